@@ -1,0 +1,794 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * drover.c - the operator's front door: a whole local cluster in one command
+ *
+ * `drover up` makes (or reuses) a cluster directory, starts whichever of
+ * munged, droverctld and the droverd of each node is not running, and
+ * returns only when the controller answers and every node is up: after it,
+ * commands need no sleeps.  `drover status` and `drover down` find the
+ * daemons through their pid files (drover_proc.h says how a pid is trusted).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cmd/lib/drover_cluster.h"
+#include "cmd/lib/drover_proc.h"
+#include "cmd/lib/opt.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/sizefmt.h"
+#include "common/xalloc.h"
+#include "conf/conf.h"
+#include "proto/auth.h"
+#include "proto/client.h"
+
+#define PROG "drover"
+#define EXIT_NOT_RUNNING 3 /* drover status: LSB's "program is not running" */
+#define UP_TIMEOUT_S 30
+#define STOP_TIMEOUT_MS 10000
+#define POLL_MS 200
+#define TAIL_LINES 20
+
+enum daemon_kind { DAEMON_MUNGED, DAEMON_CTLD, DAEMON_NODE };
+
+struct daemon {
+    enum daemon_kind kind;
+    const char *name; /* argv[0]'s base name: munged, droverctld, droverd */
+    char *node;       /* droverd: the node it serves */
+    char *pidfile;
+    char *log;        /* where its stdout and stderr go */
+    pid_t pid;        /* running, or 0 */
+    bool started;     /* started by this run of drover */
+    time_t start_time;
+};
+
+struct cluster {
+    char *dir;                /* absolute */
+    char *conf_path;          /* dir/etc/slurm.conf */
+    struct slurm_conf *conf;  /* NULL while only half known (drover down) */
+    struct daemon *daemons;   /* [0] munged, [1] droverctld, then nodes */
+    size_t count;
+    proto_auth_t *auth;
+};
+
+struct opts {
+    const char *dir;
+    struct drover_shape shape;
+    const char *shape_opt; /* the first shape option given, for messages */
+    int timeout_s;
+};
+
+enum {
+    OPT_DIR = CMD_OPT_LONG,
+    OPT_NODES,
+    OPT_GPUS,
+    OPT_CPUS,
+    OPT_MEM,
+    OPT_GPU_TYPE,
+    OPT_PARTITION,
+    OPT_PORT_BASE,
+    OPT_TIMEOUT,
+};
+
+static const struct cmd_opt opts_table[] = {
+    {"dir", OPT_DIR, required_argument,
+     "  --dir=DIR               the cluster's directory (default\n"
+     "                          $XDG_RUNTIME_DIR/drover, else /tmp/drover-$USER)\n"},
+    {"nodes", OPT_NODES, required_argument,
+     "  --nodes=N               up: number of nodes, node01..nodeNN (4)\n"},
+    {"gpus-per-node", OPT_GPUS, required_argument,
+     "  --gpus-per-node=G       up: fake GPUs per node (8)\n"},
+    {"cpus-per-node", OPT_CPUS, required_argument,
+     "  --cpus-per-node=C       up: CPUs per node (32)\n"},
+    {"mem-per-node", OPT_MEM, required_argument,
+     "  --mem-per-node=SIZE     up: memory per node, MiB or with a unit: 16G\n"
+     "                          (256G)\n"},
+    {"gpu-type", OPT_GPU_TYPE, required_argument,
+     "  --gpu-type=TYPE         up: GPU type, as in Gres=gpu:TYPE:G (none)\n"},
+    {"partition", OPT_PARTITION, required_argument,
+     "  --partition=NAME        up: name of the default partition (debug)\n"},
+    {"port-base", OPT_PORT_BASE, required_argument,
+     "  --port-base=PORT        up: controller port; nodes use the next ones\n"
+     "                          (default: a free block below the ephemeral "
+     "range)\n"},
+    {"timeout", OPT_TIMEOUT, required_argument,
+     "  --timeout=SECS          up: how long to wait for the cluster (30)\n"},
+    {"help", 'h', no_argument, "  -h, --help              show this help\n"},
+    {"version", 'V', no_argument,
+     "  -V, --version           show drover's version\n"},
+    CMD_OPT_END,
+};
+
+static const char help_head[] =
+    "Usage: drover up [OPTIONS]      start a local cluster (or what is missing "
+    "of it)\n"
+    "       drover status [--dir=DIR] one line per daemon; exit 3 unless all "
+    "run\n"
+    "       drover down [--dir=DIR]   stop every daemon and job of the "
+    "cluster\n"
+    "\n"
+    "A local cluster is a private munged, a droverctld and one droverd per\n"
+    "node on this host, all under one directory.  `drover up` returns when\n"
+    "every node is up; run it again to restart any daemon that died.\n"
+    "\n"
+    "Options:\n";
+
+/* --- options ------------------------------------------------------------ */
+
+static unsigned parse_count(const char *opt, const char *s, unsigned min,
+                            unsigned max)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max || s[0] == '-') {
+        cmd_error(PROG, "--%s=%s: expected a number from %u to %u", opt, s,
+                  min, max);
+        exit(1);
+    }
+    return (unsigned)v;
+}
+
+static uint64_t parse_mem(const char *s)
+{
+    drv_error_t error = {{0}};
+    uint64_t mib;
+
+    if (sizefmt_parse_mib(s, &mib, &error) < 0 || mib == 0) {
+        cmd_error(PROG, "--mem-per-node=%s: %s", s,
+                  error.text[0] ? error.text : "expected a size such as 16G");
+        exit(1);
+    }
+    return mib;
+}
+
+/* The option name of 'val' (for "applies only to up" messages). */
+static const char *opt_name(int val)
+{
+    for (const struct cmd_opt *o = opts_table; o->name; o++) {
+        if (o->val == val)
+            return o->name;
+    }
+    return "?";
+}
+
+static void set_shape_opt(struct opts *o, int c, const char *arg)
+{
+    struct drover_shape *s = &o->shape;
+
+    if (!o->shape_opt && c != OPT_TIMEOUT)
+        o->shape_opt = opt_name(c);
+    switch (c) {
+    case OPT_NODES:
+        s->nodes = parse_count("nodes", arg, 1, 999);
+        break;
+    case OPT_GPUS:
+        s->gpus_per_node = parse_count("gpus-per-node", arg, 0, 64);
+        break;
+    case OPT_CPUS:
+        s->cpus_per_node = parse_count("cpus-per-node", arg, 1, 4096);
+        break;
+    case OPT_MEM:
+        s->mem_mib = parse_mem(arg);
+        break;
+    case OPT_GPU_TYPE:
+        s->gpu_type = arg;
+        break;
+    case OPT_PARTITION:
+        s->partition = arg;
+        break;
+    case OPT_PORT_BASE:
+        s->port_base = parse_count("port-base", arg, 1024, 65535);
+        break;
+    case OPT_TIMEOUT:
+        o->timeout_s = (int)parse_count("timeout", arg, 1, 3600);
+        break;
+    }
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    int c;
+
+    while ((c = cmd_getopt(argc, argv, opts_table)) != -1) {
+        switch (c) {
+        case OPT_DIR:
+            o->dir = optarg;
+            break;
+        case 'h':
+            cmd_print_help(stdout, help_head, opts_table, NULL);
+            exit(0);
+        case 'V':
+            printf("drover %s (slurm %s)\n", DROVER_VERSION,
+                   DROVER_SLURM_VERSION);
+            exit(0);
+        case '?':
+            fprintf(stderr, "Try \"drover --help\" for more information\n");
+            exit(1);
+        default:
+            set_shape_opt(o, c, optarg);
+        }
+    }
+}
+
+/* --- the cluster directory ---------------------------------------------- */
+
+/* Names that would not survive slurm.conf's lexer or a hostlist. */
+static bool dir_name_ok(const char *dir)
+{
+    for (const char *p = dir; *p; p++) {
+        if (*p <= ' ' || strchr("#[],=\"'\\", *p))
+            return false;
+    }
+    return true;
+}
+
+/* An absolute, normalized form of 'dir' (which need not exist yet). */
+static char *absolute_dir(const char *dir)
+{
+    char real[PATH_MAX], cwd[PATH_MAX];
+
+    if (realpath(dir, real))
+        return xstrdup(real);
+    if (dir[0] == '/')
+        return xstrdup(dir);
+    if (!getcwd(cwd, sizeof(cwd))) {
+        cmd_error(PROG, "cannot find the current directory: %s",
+                  strerror(errno));
+        exit(1);
+    }
+    return xasprintf("%s/%s", cwd, dir);
+}
+
+static char *resolve_dir(const char *given)
+{
+    char *dflt = given ? NULL : drover_default_dir();
+    char *dir = absolute_dir(given ? given : dflt);
+
+    free(dflt);
+    while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
+        dir[strlen(dir) - 1] = '\0';
+    if (!dir_name_ok(dir)) {
+        cmd_error(PROG, "%s: the cluster directory's path must not contain "
+                  "spaces or any of #[],=\"'\\", dir);
+        exit(1);
+    }
+    return dir;
+}
+
+static void add_daemon(struct cluster *c, enum daemon_kind kind,
+                       const char *node)
+{
+    struct daemon *d;
+
+    c->daemons = realloc(c->daemons, (c->count + 1) * sizeof(*d));
+    if (!c->daemons)
+        abort();
+    d = &c->daemons[c->count++];
+    *d = (struct daemon){.kind = kind};
+    if (kind == DAEMON_MUNGED) {
+        d->name = "munged";
+        d->pidfile = drover_path(c->dir, DROVER_MUNGE_PID_REL);
+        d->log = drover_path(c->dir, "log/munged.out");
+    } else if (kind == DAEMON_CTLD) {
+        d->name = "droverctld";
+        d->pidfile = drover_path(c->dir, DROVER_CTLD_PID_REL);
+        d->log = drover_path(c->dir, DROVER_CTLD_LOG_REL);
+    } else {
+        d->name = "droverd";
+        d->node = xstrdup(node);
+        d->pidfile = drover_node_pidfile(c->dir, node);
+        d->log = drover_node_log(c->dir, node);
+    }
+}
+
+/* Nodes of a directory whose slurm.conf cannot be read: from pid files. */
+static void add_nodes_from_pidfiles(struct cluster *c)
+{
+    char *pattern = drover_path(c->dir, "run/droverd-*.pid");
+    glob_t g;
+
+    if (glob(pattern, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            char *node = xstrdup(strrchr(g.gl_pathv[i], '/') + 9);
+
+            node[strlen(node) - 4] = '\0'; /* "droverd-" ... ".pid" */
+            add_daemon(c, DAEMON_NODE, node);
+            free(node);
+        }
+        globfree(&g);
+    }
+    free(pattern);
+}
+
+/* Load the cluster in 'dir'.  With 'must_load', a slurm.conf that cannot
+ * be read is fatal; otherwise the nodes come from the pid files.
+ */
+static struct cluster *cluster_open(char *dir, bool must_load)
+{
+    struct cluster *c = xzalloc(sizeof(*c));
+    drv_error_t error = {{0}};
+
+    c->dir = dir;
+    c->conf_path = drover_path(dir, DROVER_CONF_REL);
+    c->conf = conf_load(c->conf_path, &error);
+    if (!c->conf && must_load) {
+        cmd_error(PROG, "%s", error.text);
+        exit(1);
+    }
+    add_daemon(c, DAEMON_MUNGED, NULL);
+    add_daemon(c, DAEMON_CTLD, NULL);
+    if (c->conf) {
+        for (size_t i = 0; i < c->conf->node_count; i++)
+            add_daemon(c, DAEMON_NODE, c->conf->nodes[i].name);
+    } else {
+        add_nodes_from_pidfiles(c);
+    }
+    return c;
+}
+
+static void cluster_close(struct cluster *c)
+{
+    for (size_t i = 0; i < c->count; i++) {
+        free(c->daemons[i].node);
+        free(c->daemons[i].pidfile);
+        free(c->daemons[i].log);
+    }
+    free(c->daemons);
+    proto_auth_destroy(c->auth);
+    conf_destroy(c->conf);
+    free(c->conf_path);
+    free(c->dir);
+    free(c);
+}
+
+/* Fill in the pid of each running daemon; returns how many run. */
+static size_t cluster_scan(struct cluster *c)
+{
+    size_t running = 0;
+
+    for (size_t i = 0; i < c->count; i++) {
+        struct daemon *d = &c->daemons[i];
+
+        d->pid = drover_proc_find(d->pidfile, d->name, c->dir, d->node);
+        if (d->pid)
+            running++;
+    }
+    return running;
+}
+
+/* --- finding the programs ----------------------------------------------- */
+
+static char *self_dir(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+    if (n <= 0) {
+        cmd_error(PROG, "cannot read /proc/self/exe: %s", strerror(errno));
+        exit(1);
+    }
+    exe[n] = '\0';
+    *strrchr(exe, '/') = '\0';
+    return xstrdup(exe);
+}
+
+/* A daemon next to drover: $DROVER_SBIN_DIR, the build tree
+ * (src/cmd/../ctld), the same directory, or ../sbin of an installed prefix.
+ */
+static char *find_daemon(const char *name, const char *build_subdir)
+{
+    const char *sbin = getenv("DROVER_SBIN_DIR");
+    char *self = self_dir();
+    char *cand[4] = {
+        sbin && sbin[0] ? xasprintf("%s/%s", sbin, name) : NULL,
+        xasprintf("%s/../%s/%s", self, build_subdir, name),
+        xasprintf("%s/%s", self, name),
+        xasprintf("%s/../sbin/%s", self, name),
+    };
+    char *found = NULL;
+
+    for (size_t i = 0; i < 4; i++) {
+        if (!found && cand[i] && access(cand[i], X_OK) == 0)
+            found = xstrdup(cand[i]);
+        free(cand[i]);
+    }
+    if (!found) {
+        cmd_error(PROG, "cannot find %s next to %s (looked in "
+                  "$DROVER_SBIN_DIR, ../%s, ., ../sbin)", name, self,
+                  build_subdir);
+        exit(1);
+    }
+    free(self);
+    return found;
+}
+
+static char *find_munged(void)
+{
+    static const char *const paths[] = {
+        "/usr/sbin/munged", "/usr/local/sbin/munged", "/sbin/munged",
+    };
+    const char *env = getenv("DROVER_MUNGED");
+
+    if (env && env[0])
+        return xstrdup(env);
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+        if (access(paths[i], X_OK) == 0)
+            return xstrdup(paths[i]);
+    }
+    cmd_error(PROG, "cannot find munged (install the munge package, or set "
+              "DROVER_MUNGED)");
+    exit(1);
+}
+
+/* --- starting ----------------------------------------------------------- */
+
+static void fail_with_log(const char *log, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+
+static void fail_with_log(const char *log, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "%s: error: ", PROG);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (log)
+        drover_print_tail(stderr, log, TAIL_LINES);
+    exit(1);
+}
+
+static void start_munged(struct cluster *c, struct daemon *d)
+{
+    char *munged = find_munged();
+    char *key = drover_path(c->dir, "munge/munge.key");
+    char *sock = drover_path(c->dir, DROVER_MUNGE_SOCKET_REL);
+    char *argv[] = {
+        munged,
+        xasprintf("--socket=%s", sock),
+        xasprintf("--key-file=%s", key),
+        xasprintf("--pid-file=%s", d->pidfile),
+        xasprintf("--log-file=%s/munge/munged.log", c->dir),
+        xasprintf("--seed-file=%s/munge/munged.seed", c->dir),
+        "--force",
+        NULL,
+    };
+    drv_error_t error = {{0}};
+    pid_t pid;
+    int status;
+
+    if (drover_munge_key(key, &error) < 0
+        || (pid = drover_proc_spawn(argv, c->dir, d->log, NULL, &error)) < 0)
+        fail_with_log(NULL, "%s", error.text);
+    /* munged forks and its first process exits once the daemon is ready. */
+    if ((status = drover_proc_wait(pid, 15000)) < 0 || status != 0)
+        fail_with_log(d->log, "munged did not start (%s)",
+                      status < 0 ? strerror(errno) : "it exited with an error");
+    if (!(d->pid = drover_proc_find(d->pidfile, d->name, c->dir, NULL)))
+        fail_with_log(d->log, "munged started but %s names no munged",
+                      d->pidfile);
+    d->started = true;
+    for (size_t i = 1; i < 6; i++)
+        free(argv[i]);
+    free(munged);
+    free(key);
+    free(sock);
+}
+
+static void start_daemon(struct cluster *c, struct daemon *d, const char *bin)
+{
+    char *argv[] = {(char *)bin, "-D", "-f", c->conf_path,
+                    d->node ? "-N" : NULL, d->node, NULL};
+    drv_error_t error = {{0}};
+
+    d->start_time = time(NULL);
+    d->pid = drover_proc_spawn(argv, c->dir, d->log, d->pidfile, &error);
+    if (d->pid < 0)
+        fail_with_log(NULL, "%s", error.text);
+    d->started = true;
+}
+
+static void start_missing(struct cluster *c)
+{
+    char *ctld = find_daemon("droverctld", "ctld");
+    char *noded = find_daemon("droverd", "noded");
+    drv_error_t error = {{0}};
+
+    if (!c->daemons[0].pid)
+        start_munged(c, &c->daemons[0]);
+    if (!(c->auth = proto_auth_create(c->conf->auth_socket, &error)))
+        fail_with_log(NULL, "%s", error.text);
+    for (size_t i = 1; i < c->count; i++) {
+        struct daemon *d = &c->daemons[i];
+
+        if (!d->pid)
+            start_daemon(c, d, d->kind == DAEMON_CTLD ? ctld : noded);
+    }
+    free(ctld);
+    free(noded);
+}
+
+/* --- waiting until the cluster is up ------------------------------------ */
+
+/* Fail if a daemon we started has already exited. */
+static void check_started_alive(struct cluster *c)
+{
+    for (size_t i = 1; i < c->count; i++) {
+        struct daemon *d = &c->daemons[i];
+        int status;
+
+        if (!d->started || !drover_proc_exited(d->pid, &status))
+            continue;
+        d->pid = 0;
+        if (WIFSIGNALED(status))
+            fail_with_log(d->log, "%s%s%s was killed by signal %d", d->name,
+                          d->node ? " " : "", d->node ? d->node : "",
+                          WTERMSIG(status));
+        fail_with_log(d->log, "%s%s%s exited with status %d", d->name,
+                      d->node ? " " : "", d->node ? d->node : "",
+                      WEXITSTATUS(status));
+    }
+}
+
+static int ctld_call(struct cluster *c, const char *type, json_t **resp,
+                     drv_error_t *error)
+{
+    return proto_call_sync(c->conf->ctld_addr, c->conf->ctld_port, c->auth,
+                           type, NULL, resp, 2000, error);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+
+    nanosleep(&ts, NULL);
+}
+
+static void wait_ctld(struct cluster *c, time_t deadline, int timeout_s)
+{
+    drv_error_t error = {{0}};
+
+    for (;;) {
+        check_started_alive(c);
+        memset(&error, 0, sizeof(error));
+        if (ctld_call(c, "ping", NULL, &error) == 0)
+            return;
+        if (time(NULL) >= deadline)
+            break;
+        sleep_ms(POLL_MS);
+    }
+    fail_with_log(c->daemons[1].log, "droverctld did not answer within %d s: "
+                  "%s", timeout_s, error.text);
+}
+
+/* Is node 'j' up, and registered by the droverd we started (if we did)? */
+static bool node_up(const struct daemon *d, json_t *j)
+{
+    const char *state = json_string_value(json_object_get(j, "state"));
+    json_t *nr = json_object_get(j, "not_responding");
+    json_int_t start =
+        json_integer_value(json_object_get(j, "slurmd_start_time"));
+
+    if (!state || !strcmp(state, "DOWN") || !strcmp(state, "UNKNOWN")
+        || json_is_true(nr))
+        return false;
+    return !d->started || start >= (json_int_t)d->start_time;
+}
+
+/* The first node not up, or NULL; its record goes to *why (borrowed). */
+static struct daemon *first_node_down(struct cluster *c, json_t *resp,
+                                      json_t **why)
+{
+    json_t *nodes = json_object_get(resp, "nodes"), *j;
+    size_t k;
+
+    for (size_t i = 2; i < c->count; i++) {
+        struct daemon *d = &c->daemons[i];
+        bool up = false;
+
+        *why = NULL;
+        json_array_foreach(nodes, k, j) {
+            const char *name = json_string_value(json_object_get(j, "name"));
+
+            if (name && !strcmp(name, d->node)) {
+                *why = j;
+                up = node_up(d, j);
+            }
+        }
+        if (!up)
+            return d;
+    }
+    return NULL;
+}
+
+static void fail_node(struct daemon *d, json_t *j, int timeout_s)
+{
+    const char *st = json_string_value(json_object_get(j, "state_str"));
+    const char *reason = json_string_value(json_object_get(j, "reason"));
+
+    fail_with_log(d->log, "node %s was not up within %d s (state %s%s%s%s)",
+                  d->node, timeout_s, st ? st : "unknown to droverctld",
+                  json_is_true(json_object_get(j, "not_responding"))
+                      ? ", not responding" : "",
+                  reason && reason[0] ? ", reason: " : "",
+                  reason && reason[0] ? reason : "");
+}
+
+static void wait_nodes(struct cluster *c, time_t deadline, int timeout_s)
+{
+    drv_error_t error = {{0}};
+    struct daemon *d = NULL;
+    json_t *resp = NULL, *why = NULL;
+
+    for (;;) {
+        check_started_alive(c);
+        json_decref(resp);
+        resp = NULL;
+        memset(&error, 0, sizeof(error));
+        if (ctld_call(c, "node_info", &resp, &error) == 0
+            && !(d = first_node_down(c, resp, &why)))
+            break;
+        if (time(NULL) >= deadline) {
+            if (!resp)
+                fail_with_log(c->daemons[1].log, "node_info: %s", error.text);
+            fail_node(d, why, timeout_s);
+        }
+        sleep_ms(POLL_MS);
+    }
+    json_decref(resp);
+}
+
+/* --- subcommands -------------------------------------------------------- */
+
+static void print_usage_hint(struct cluster *c)
+{
+    char *bin = self_dir();
+    size_t nodes = c->count - 2;
+
+    printf("drover: cluster %s is up in %s: %zu node%s, controller on "
+           "%s:%u\n", c->conf->cluster_name ? c->conf->cluster_name : "",
+           c->dir, nodes, nodes == 1 ? "" : "s", c->conf->ctld_addr,
+           c->conf->ctld_port);
+    printf("To use it:\n"
+           "  export DROVER_CONF=%s\n"
+           "  export PATH=%s:$PATH\n"
+           "To stop it:\n"
+           "  %s/drover down --dir %s\n", c->conf_path, bin, bin, c->dir);
+    free(bin);
+}
+
+static int cmd_up(char *dir, const struct opts *o)
+{
+    drv_error_t error = {{0}};
+    struct cluster *c;
+    time_t deadline;
+
+    if (!drover_cluster_exists(dir)) {
+        if (drover_cluster_create(dir, &o->shape, &error) < 0) {
+            cmd_error(PROG, "%s", error.text);
+            return 1;
+        }
+    } else if (o->shape_opt) {
+        fprintf(stderr, "drover: note: %s already holds a cluster; its "
+                "configuration is kept (--%s is ignored)\n", dir,
+                o->shape_opt);
+    }
+    c = cluster_open(dir, true);
+    cluster_scan(c);
+    start_missing(c);
+    deadline = time(NULL) + o->timeout_s;
+    wait_ctld(c, deadline, o->timeout_s);
+    wait_nodes(c, deadline, o->timeout_s);
+    print_usage_hint(c);
+    cluster_close(c);
+    return 0;
+}
+
+static int cmd_status(char *dir)
+{
+    struct cluster *c;
+    size_t running;
+    int rc;
+
+    if (!drover_cluster_exists(dir)) {
+        printf("drover: no cluster in %s\n", dir);
+        free(dir);
+        return EXIT_NOT_RUNNING;
+    }
+    c = cluster_open(dir, false);
+    running = cluster_scan(c);
+    for (size_t i = 0; i < c->count; i++) {
+        struct daemon *d = &c->daemons[i];
+        char what[128];
+
+        snprintf(what, sizeof(what), "%s%s%s", d->name, d->node ? " " : "",
+                 d->node ? d->node : "");
+        if (d->pid)
+            printf("%-20s running  pid %d\n", what, (int)d->pid);
+        else
+            printf("%-20s stopped\n", what);
+    }
+    rc = running == c->count ? 0 : EXIT_NOT_RUNNING;
+    cluster_close(c);
+    return rc;
+}
+
+static void remove_pidfiles(struct cluster *c)
+{
+    for (size_t i = 0; i < c->count; i++) {
+        if (c->daemons[i].pid)
+            (void)unlink(c->daemons[i].pidfile);
+    }
+}
+
+static int cmd_down(char *dir)
+{
+    struct cluster *c = cluster_open(dir, false);
+    size_t running = cluster_scan(c);
+    pid_t *pids = xzalloc(c->count * sizeof(*pids));
+    int forced, jobs;
+
+    /* Controller and nodes first (they need munged to the end), then the
+     * jobs the node daemons leave running, then munged. */
+    for (size_t i = 1; i < c->count; i++)
+        pids[i] = c->daemons[i].pid;
+    forced = drover_proc_stop(pids, c->count, STOP_TIMEOUT_MS);
+    jobs = drover_proc_kill_jobs(c->conf_path);
+    forced += drover_proc_stop(&c->daemons[0].pid, 1, STOP_TIMEOUT_MS);
+    remove_pidfiles(c);
+    printf("drover: stopped %zu daemon%s in %s", running,
+           running == 1 ? "" : "s", c->dir);
+    if (forced)
+        printf(" (%d with SIGKILL)", forced);
+    if (jobs)
+        printf(", killed %d job process%s", jobs, jobs == 1 ? "" : "es");
+    printf("\n");
+    free(pids);
+    cluster_close(c);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {.shape = DROVER_SHAPE_DEFAULT, .timeout_s = UP_TIMEOUT_S};
+    const char *sub;
+
+    log_init(PROG, LOG_LEVEL_INFO);
+    signal(SIGPIPE, SIG_IGN);
+    parse_opts(argc, argv, &o);
+    if (optind != argc - 1) {
+        cmd_error(PROG, optind >= argc ? "say up, status or down (see drover "
+                  "--help)" : "too many arguments (see drover --help)");
+        return 1;
+    }
+    sub = argv[optind];
+    if (strcmp(sub, "up") && o.shape_opt) {
+        cmd_error(PROG, "--%s applies only to drover up", o.shape_opt);
+        return 1;
+    }
+    if (!strcmp(sub, "up"))
+        return cmd_up(resolve_dir(o.dir), &o);
+    if (!strcmp(sub, "status"))
+        return cmd_status(resolve_dir(o.dir));
+    if (!strcmp(sub, "down"))
+        return cmd_down(resolve_dir(o.dir));
+    cmd_error(PROG, "unknown command '%s': say up, status or down", sub);
+    return 1;
+}

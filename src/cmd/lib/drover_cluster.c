@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * drover_cluster.c - lay out a local cluster's directory and configuration
+ *
+ * The configuration is plain slurm.conf and gres.conf, so what `drover up`
+ * makes is also a worked example of a cluster configuration.  Ports are
+ * chosen below the kernel's ephemeral range: a port taken from that range
+ * could later be handed to an outgoing connection as its local port, and a
+ * daemon restarted after that could not listen again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/lib/drover_cluster.h"
+#include "common/xalloc.h"
+
+#define NVIDIA_MAJOR 195 /* the NVIDIA driver's character device major */
+#define MUNGE_KEY_BYTES 1024
+#define PORT_LOW 10000  /* lowest port drover picks by itself */
+
+char *drover_path(const char *dir, const char *rel)
+{
+    return xasprintf("%s/%s", dir, rel);
+}
+
+char *drover_node_log(const char *dir, const char *node)
+{
+    return xasprintf("%s/log/droverd-%s.log", dir, node);
+}
+
+char *drover_node_pidfile(const char *dir, const char *node)
+{
+    return xasprintf("%s/run/droverd-%s.pid", dir, node);
+}
+
+char *drover_default_dir(void)
+{
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    const char *user = getenv("USER");
+    struct passwd *pw = getpwuid(geteuid());
+
+    if (xdg && xdg[0] == '/')
+        return xasprintf("%s/drover", xdg);
+    if (pw)
+        user = pw->pw_name;
+    if (user && user[0])
+        return xasprintf("/tmp/drover-%s", user);
+    return xasprintf("/tmp/drover-%u", (unsigned)geteuid());
+}
+
+bool drover_cluster_exists(const char *dir)
+{
+    char *conf = drover_path(dir, DROVER_CONF_REL);
+    bool exists = access(conf, F_OK) == 0;
+
+    free(conf);
+    return exists;
+}
+
+/* mkdir -p 'path'; the last component gets 'mode'. */
+static int mkdir_p(const char *path, mode_t mode, drv_error_t *error)
+{
+    char *p = xstrdup(path);
+
+    for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+            errprintf(error, "cannot create %s: %s", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    free(p);
+    if (mkdir(path, mode) < 0 && errno != EEXIST)
+        return errprintf(error, "cannot create %s: %s", path, strerror(errno));
+    if (chmod(path, mode) < 0)
+        return errprintf(error, "cannot chmod %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* The munge directory is searchable by all, so that every user can reach
+ * the socket (munged warns otherwise); the key itself is 0400.
+ */
+static const struct {
+    const char *rel;
+    mode_t mode;
+} layout[] = {
+    {"etc", 0755},   {"munge", 0755}, {"state", 0700}, {"spool", 0755},
+    {"log", 0755},   {"run", 0755},   {"dev", 0755},
+};
+
+static int make_layout(const char *dir, drv_error_t *error)
+{
+    if (mkdir_p(dir, 0755, error) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof(layout) / sizeof(layout[0]); i++) {
+        char *p = drover_path(dir, layout[i].rel);
+        int rc = mkdir_p(p, layout[i].mode, error);
+
+        free(p);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Make one fake GPU.  Returns 0, 1 when mknod is not permitted, or -1. */
+static int make_fake_gpu(const char *dir, unsigned i, drv_error_t *error)
+{
+    char *path = xasprintf("%s/dev/nvidia%u", dir, i);
+    dev_t dev = makedev(NVIDIA_MAJOR, i);
+    struct stat st;
+    int rc = 0;
+
+    if (lstat(path, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == dev)
+        goto out;
+    (void)unlink(path);
+    if (mknod(path, S_IFCHR | 0666, dev) < 0 || chmod(path, 0666) < 0) {
+        if (errno == EPERM || errno == EACCES)
+            rc = 1;
+        else
+            rc = errprintf(error, "cannot create %s: %s", path,
+                           strerror(errno));
+    }
+out:
+    free(path);
+    return rc;
+}
+
+/* Make dir/dev/nvidia0..count-1.  Sets *made to whether they exist. */
+static int make_fake_gpus(const char *dir, unsigned count, bool *made,
+                          drv_error_t *error)
+{
+    *made = count > 0;
+    for (unsigned i = 0; i < count; i++) {
+        int rc = make_fake_gpu(dir, i, error);
+
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            fprintf(stderr, "drover: warning: cannot create fake GPU devices "
+                            "in %s/dev (mknod needs root): gres.conf gives "
+                            "GPU counts without File=\n", dir);
+            *made = false;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static bool port_free(unsigned port)
+{
+    struct sockaddr_in sa = {
+        .sin_family = AF_INET,
+        .sin_port = htons((uint16_t)port),
+        .sin_addr.s_addr = htonl(INADDR_ANY),
+    };
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+static bool ports_free(unsigned base, unsigned count)
+{
+    for (unsigned p = base; p < base + count; p++) {
+        if (!port_free(p))
+            return false;
+    }
+    return true;
+}
+
+/* The first port of the kernel's ephemeral range (32768 by default). */
+static unsigned ephemeral_low(void)
+{
+    FILE *fp = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    unsigned lo = 32768, hi;
+
+    if (fp) {
+        if (fscanf(fp, "%u %u", &lo, &hi) != 2)
+            lo = 32768;
+        fclose(fp);
+    }
+    return lo;
+}
+
+/* Find 'count' consecutive free ports; store the first in *base. */
+static int pick_ports(unsigned count, unsigned *base, drv_error_t *error)
+{
+    unsigned lo = PORT_LOW, hi = ephemeral_low();
+    unsigned seed;
+
+    if (hi < lo + 10 * count) { /* an odd ephemeral range: use the top */
+        lo = 49152;
+        hi = 65536;
+    }
+    if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+        seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+    srand(seed);
+    for (int tries = 0; tries < 500; tries++) {
+        unsigned b = lo + (unsigned)rand() % (hi - lo - count);
+
+        if (ports_free(b, count)) {
+            *base = b;
+            return 0;
+        }
+    }
+    errno = EADDRINUSE;
+    return errprintf(error, "no %u free consecutive ports in %u-%u; "
+                     "give one with --port-base", count, lo, hi - 1);
+}
+
+static int choose_ports(const struct drover_shape *shape, unsigned *base,
+                        drv_error_t *error)
+{
+    unsigned count = shape->nodes + 1;
+
+    if (!shape->port_base)
+        return pick_ports(count, base, error);
+    if (shape->port_base + count > 65536) {
+        errno = EINVAL;
+        return errprintf(error, "--port-base %u: %u ports do not fit below "
+                         "65536", shape->port_base, count);
+    }
+    for (unsigned p = shape->port_base; p < shape->port_base + count; p++) {
+        if (!port_free(p)) {
+            errno = EADDRINUSE;
+            return errprintf(error, "port %u (from --port-base %u) is in "
+                             "use", p, shape->port_base);
+        }
+    }
+    *base = shape->port_base;
+    return 0;
+}
+
+/* Write 'text' to 'path' through a temporary file and rename(). */
+static int write_file(const char *path, const char *text, mode_t mode,
+                      drv_error_t *error)
+{
+    char *tmp = xasprintf("%s.tmp", path);
+    size_t len = strlen(text);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    int rc = -1;
+
+    if (fd < 0) {
+        errprintf(error, "cannot create %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0
+        || fchmod(fd, mode) < 0) {
+        errprintf(error, "cannot write %s: %s", tmp, strerror(errno));
+        close(fd);
+        goto out;
+    }
+    close(fd);
+    if (rename(tmp, path) < 0) {
+        errprintf(error, "cannot rename %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (rc < 0)
+        (void)unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* Node names: node01..node99, then as many digits as the count needs. */
+static int name_width(unsigned nodes)
+{
+    int w = 1;
+
+    for (unsigned n = nodes; n >= 10; n /= 10)
+        w++;
+    return w < 2 ? 2 : w;
+}
+
+static char *node_range(unsigned nodes)
+{
+    int w = name_width(nodes);
+
+    if (nodes == 1)
+        return xasprintf("node%0*u", w, 1u);
+    return xasprintf("node[%0*u-%0*u]", w, 1u, w, nodes);
+}
+
+static char *port_range(unsigned first, unsigned count)
+{
+    if (count == 1)
+        return xasprintf("%u", first);
+    return xasprintf("%u-%u", first, first + count - 1);
+}
+
+static char *gres_spec(const struct drover_shape *shape)
+{
+    if (!shape->gpus_per_node)
+        return xstrdup("");
+    if (shape->gpu_type)
+        return xasprintf(" Gres=gpu:%s:%u", shape->gpu_type,
+                         shape->gpus_per_node);
+    return xasprintf(" Gres=gpu:%u", shape->gpus_per_node);
+}
+
+static char *gres_conf_text(const char *dir, const struct drover_shape *shape,
+                            bool files)
+{
+    char *nodes = node_range(shape->nodes);
+    char *type = shape->gpu_type ? xasprintf(" Type=%s", shape->gpu_type)
+                                 : xstrdup("");
+    char *what, *text;
+
+    if (!shape->gpus_per_node)
+        what = xstrdup("# (no GPUs)\n");
+    else if (!files)
+        what = xasprintf("NodeName=%s Name=gpu%s Count=%u\n", nodes, type,
+                         shape->gpus_per_node);
+    else if (shape->gpus_per_node == 1)
+        what = xasprintf("NodeName=%s Name=gpu%s File=%s/dev/nvidia0\n",
+                         nodes, type, dir);
+    else
+        what = xasprintf("NodeName=%s Name=gpu%s File=%s/dev/nvidia[0-%u]\n",
+                         nodes, type, dir, shape->gpus_per_node - 1);
+    text = xasprintf("# gres.conf written by `drover up`.  Every node daemon "
+                     "of this host\n# shares the same fake GPU devices.\n%s",
+                     what);
+    free(nodes);
+    free(type);
+    free(what);
+    return text;
+}
+
+static char *node_line(const struct drover_shape *shape, unsigned base)
+{
+    unsigned cpus = shape->cpus_per_node;
+    unsigned sockets = (cpus >= 2 && cpus % 2 == 0) ? 2 : 1;
+    char *nodes = node_range(shape->nodes);
+    char *ports = port_range(base + 1, shape->nodes);
+    char *gres = gres_spec(shape);
+    char *line;
+
+    line = xasprintf("NodeName=%s NodeAddr=127.0.0.1 NodeHostname=localhost "
+                     "Port=%s CPUs=%u Sockets=%u CoresPerSocket=%u "
+                     "ThreadsPerCore=1 RealMemory=%llu%s State=UNKNOWN\n",
+                     nodes, ports, cpus, sockets, cpus / sockets,
+                     (unsigned long long)shape->mem_mib, gres);
+    free(nodes);
+    free(ports);
+    free(gres);
+    return line;
+}
+
+static const char slurm_conf_fmt[] =
+    "# slurm.conf written by `drover up` for a local cluster in\n"
+    "# %1$s\n"
+    "# Slurm's own dialect: edit it and run `drover down` and `drover up`\n"
+    "# --dir %1$s to apply.\n"
+    "ClusterName=drover\n"
+    "SlurmctldHost=localhost(127.0.0.1)\n"
+    "SlurmctldPort=%2$u\n"
+    "SlurmUser=%3$s\n"
+    "AuthType=auth/munge\n"
+    "AuthInfo=socket=%1$s/" DROVER_MUNGE_SOCKET_REL "\n"
+    "StateSaveLocation=%1$s/state\n"
+    "SlurmdSpoolDir=%1$s/spool/%%n\n"
+    "SlurmctldLogFile=%1$s/" DROVER_CTLD_LOG_REL "\n"
+    "SlurmdLogFile=%1$s/log/droverd-%%n.log\n"
+    "SlurmctldPidFile=%1$s/" DROVER_CTLD_PID_REL "\n"
+    "SlurmdPidFile=%1$s/run/droverd-%%n.pid\n"
+    "# Short timeouts: every daemon is on this host.\n"
+    "KillWait=5\n"
+    "SlurmdTimeout=30\n"
+    "MinJobAge=300\n"
+    "ReturnToService=1\n"
+    "SchedulerType=sched/backfill\n"
+    "SelectType=select/cons_tres\n"
+    "GresTypes=gpu\n"
+    "\n"
+    "%4$s"
+    "PartitionName=%5$s Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
+
+static char *slurm_conf_text(const char *dir, const struct drover_shape *shape,
+                             unsigned base, const char *user)
+{
+    char *nodes = node_line(shape, base);
+    char *text = xasprintf(slurm_conf_fmt, dir, base, user, nodes,
+                           shape->partition);
+
+    free(nodes);
+    return text;
+}
+
+static int current_user(char *buf, size_t size, drv_error_t *error)
+{
+    struct passwd *pw = getpwuid(geteuid());
+
+    if (!pw) {
+        errno = ENOENT;
+        return errprintf(error, "uid %u has no user name (SlurmUser= needs "
+                         "one)", (unsigned)geteuid());
+    }
+    snprintf(buf, size, "%s", pw->pw_name);
+    return 0;
+}
+
+static int write_confs(const char *dir, const struct drover_shape *shape,
+                       unsigned base, bool files, drv_error_t *error)
+{
+    char user[256];
+    char *path, *text;
+    int rc;
+
+    if (current_user(user, sizeof(user), error) < 0)
+        return -1;
+    path = drover_path(dir, "etc/gres.conf");
+    text = gres_conf_text(dir, shape, files);
+    rc = write_file(path, text, 0644, error);
+    free(path);
+    free(text);
+    if (rc < 0)
+        return -1;
+    path = drover_path(dir, DROVER_CONF_REL);
+    text = slurm_conf_text(dir, shape, base, user);
+    rc = write_file(path, text, 0644, error);
+    free(path);
+    free(text);
+    return rc;
+}
+
+int drover_cluster_create(const char *dir, const struct drover_shape *shape,
+                          drv_error_t *error)
+{
+    unsigned base;
+    bool files;
+
+    if (make_layout(dir, error) < 0
+        || make_fake_gpus(dir, shape->gpus_per_node, &files, error) < 0
+        || choose_ports(shape, &base, error) < 0)
+        return -1;
+    return write_confs(dir, shape, base, files, error);
+}
+
+int drover_munge_key(const char *path, drv_error_t *error)
+{
+    unsigned char key[MUNGE_KEY_BYTES];
+    int fd;
+
+    if (access(path, F_OK) == 0)
+        return 0;
+    if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key))
+        return errprintf(error, "cannot read random bytes for %s: %s", path,
+                         strerror(errno));
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400)) < 0)
+        return errprintf(error, "cannot create %s: %s", path, strerror(errno));
+    if (write(fd, key, sizeof(key)) != (ssize_t)sizeof(key) || fsync(fd) < 0) {
+        errprintf(error, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
+        (void)unlink(path);
+        return -1;
+    }
+    close(fd);
+    return 0;
+}

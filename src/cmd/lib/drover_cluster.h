@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * drover_cluster.h - the directory of a local cluster made by `drover up`
+ *
+ * Everything a local cluster owns lives under one directory DIR:
+ *   etc/slurm.conf etc/gres.conf   the configuration, in Slurm's dialect
+ *   munge/                         key, socket, pid, log and seed of munged
+ *   state/                         StateSaveLocation
+ *   spool/%n/                      SlurmdSpoolDir of each node
+ *   log/                           droverctld.log, droverd-%n.log, munged.out
+ *   run/                           droverctld.pid, droverd-%n.pid
+ *   dev/nvidia0...                 fake GPUs (character devices, major 195)
+ * etc/slurm.conf is written last, so a directory holding it holds a whole
+ * cluster; `drover up` on such a directory reuses it as it is.
+ */
+#ifndef DROVER_CMD_LIB_DROVER_CLUSTER_H
+#define DROVER_CMD_LIB_DROVER_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+/* The shape of a new cluster: the options of `drover up`. */
+struct drover_shape {
+    unsigned nodes;          /* node01..nodeNN */
+    unsigned gpus_per_node;  /* 0: no GPUs */
+    unsigned cpus_per_node;
+    uint64_t mem_mib;        /* RealMemory= of each node */
+    const char *gpu_type;    /* "a100", or NULL for untyped GPUs */
+    const char *partition;   /* the one partition, Default=YES */
+    unsigned port_base;      /* controller's port, nodes' follow; 0: pick */
+};
+
+#define DROVER_SHAPE_DEFAULT                                                   \
+    {                                                                          \
+        .nodes = 4, .gpus_per_node = 8, .cpus_per_node = 32,                   \
+        .mem_mib = 262144, .gpu_type = NULL, .partition = "debug",             \
+        .port_base = 0,                                                        \
+    }
+
+/* Fixed names inside DIR. */
+#define DROVER_CONF_REL "etc/slurm.conf"
+#define DROVER_MUNGE_SOCKET_REL "munge/munge.socket.2"
+#define DROVER_MUNGE_PID_REL "munge/munged.pid"
+#define DROVER_CTLD_PID_REL "run/droverctld.pid"
+#define DROVER_CTLD_LOG_REL "log/droverctld.log"
+
+/* "dir/rel".  Caller frees. */
+char *drover_path(const char *dir, const char *rel);
+
+/* Node log "dir/log/droverd-NAME.log" and pid file "dir/run/droverd-NAME.pid"
+ * (the SlurmdLogFile= and SlurmdPidFile= that drover_cluster_create writes).
+ * Caller frees.
+ */
+char *drover_node_log(const char *dir, const char *node);
+char *drover_node_pidfile(const char *dir, const char *node);
+
+/* The default cluster directory: $XDG_RUNTIME_DIR/drover, else
+ * /tmp/drover-$USER.  Caller frees.
+ */
+char *drover_default_dir(void);
+
+/* True if 'dir' holds a cluster (its etc/slurm.conf exists). */
+bool drover_cluster_exists(const char *dir);
+
+/* Make the layout under 'dir' (absolute; created if missing), the fake GPU
+ * devices, and write gres.conf then slurm.conf for 'shape'.  Ports are
+ * shape->port_base and up, or a free block of consecutive ports below the
+ * kernel's ephemeral range.  Fake GPUs need mknod (root); without it a
+ * warning goes to stderr and gres.conf gives Count= instead of File=.
+ * Returns 0, or -1 with errno and 'error' naming the path or the reason.
+ */
+int drover_cluster_create(const char *dir, const struct drover_shape *shape,
+                          drv_error_t *error);
+
+/* Make a MUNGE key at 'path' (1024 random bytes, mode 0400) unless one
+ * exists.  Returns 0, or -1 with errno and 'error'.
+ */
+int drover_munge_key(const char *path, drv_error_t *error);
+
+#endif /* !DROVER_CMD_LIB_DROVER_CLUSTER_H */

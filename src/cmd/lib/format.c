@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * format.c - table-driven output formats for squeue and sinfo
+ *
+ * The parser splits the format at '%' like squeue's _parse_format() (so an
+ * empty token such as "%%" disappears); each token is ['.'] [width] letter
+ * followed by its literal suffix.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd/lib/format.h"
+#include "common/xalloc.h"
+
+static void buf_grow(struct fmt_buf *b, size_t add)
+{
+    size_t need = b->len + add + 1;
+
+    if (need <= b->cap)
+        return;
+    while (b->cap < need)
+        b->cap = b->cap ? b->cap * 2 : 128;
+    b->s = realloc(b->s, b->cap);
+    if (!b->s) {
+        fprintf(stderr, "out of memory\n");
+        abort();
+    }
+}
+
+void fmt_buf_puts(struct fmt_buf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+
+    buf_grow(b, n);
+    if (n)
+        memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void fmt_buf_printf(struct fmt_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n <= 0)
+        return;
+    buf_grow(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void fmt_buf_reset(struct fmt_buf *b)
+{
+    b->len = 0;
+    if (b->s)
+        b->s[0] = '\0';
+}
+
+const char *fmt_buf_str(const struct fmt_buf *b)
+{
+    return b->s ? b->s : "";
+}
+
+void fmt_pad(struct fmt_buf *out, const char *value, int width, bool right,
+             bool cut)
+{
+    size_t len = value ? strlen(value) : 0;
+    size_t w = width > 0 ? (size_t)width : 0;
+
+    if (!value)
+        value = "";
+    if (w == 0) {
+        fmt_buf_puts(out, value);
+        return;
+    }
+    /* Slurm formats left-justified text with "%.Ns", which always cuts. */
+    if (len > w && (cut || !right)) {
+        buf_grow(out, w);
+        memcpy(out->s + out->len, value, w);
+        out->len += w;
+        out->s[out->len] = '\0';
+        return;
+    }
+    if (len >= w) {
+        fmt_buf_puts(out, value);
+        return;
+    }
+    if (right)
+        fmt_buf_printf(out, "%*s", (int)w, value);
+    else
+        fmt_buf_printf(out, "%-*s", (int)w, value);
+}
+
+const struct fmt_field *fmt_field_by_letter(const struct fmt_field *table,
+                                            char letter)
+{
+    for (; table->header; table++) {
+        if (table->letter && table->letter == letter)
+            return table;
+    }
+    return NULL;
+}
+
+const struct fmt_field *fmt_field_by_name(const struct fmt_field *table,
+                                          const char *name, size_t len)
+{
+    for (; table->header; table++) {
+        if (table->name && strlen(table->name) == len
+            && strncasecmp(table->name, name, len) == 0)
+            return table;
+    }
+    return NULL;
+}
+
+static struct fmt_spec *spec_create(void)
+{
+    struct fmt_spec *spec = xzalloc(sizeof(*spec));
+
+    spec->prefix = xstrdup("");
+    return spec;
+}
+
+static void spec_add(struct fmt_spec *spec, const struct fmt_field *field,
+                     int width, bool right, const char *suffix, size_t slen)
+{
+    struct fmt_item *it;
+
+    spec->items = realloc(spec->items, (spec->count + 1) * sizeof(*it));
+    if (!spec->items) {
+        fprintf(stderr, "out of memory\n");
+        abort();
+    }
+    it = &spec->items[spec->count++];
+    it->field = field;
+    it->width = width;
+    it->right = right;
+    it->suffix = xzalloc(slen + 1);
+    memcpy(it->suffix, suffix, slen);
+}
+
+/* One token of an -o format: the text between two '%'. */
+static void parse_token(struct fmt_spec *spec, const char *tok, size_t len,
+                        const struct fmt_field *table)
+{
+    const char *p = tok, *end = tok + len;
+    const struct fmt_field *field;
+    bool right = false;
+    int width = 0;
+
+    if (p < end && *p == '.') {
+        right = true;
+        p++;
+    }
+    if (p < end && *p == '-')
+        p++;
+    while (p < end && isdigit((unsigned char)*p) && width < 100000)
+        width = width * 10 + (*p++ - '0');
+    if (p == end)
+        return;
+    if (!(field = fmt_field_by_letter(table, *p))) {
+        if (!spec->bad)
+            spec->bad = *p;
+        return;
+    }
+    p++;
+    spec_add(spec, field, width, right, p, (size_t)(end - p));
+}
+
+struct fmt_spec *fmt_parse(const char *format, const struct fmt_field *table)
+{
+    struct fmt_spec *spec = spec_create();
+    const char *p = format ? format : "", *q;
+
+    q = strchr(p, '%');
+    if (!q)
+        q = p + strlen(p);
+    free(spec->prefix);
+    spec->prefix = xzalloc((size_t)(q - p) + 1);
+    memcpy(spec->prefix, p, (size_t)(q - p));
+    while (*q == '%') {
+        const char *tok = q + 1;
+        const char *next = strchr(tok, '%');
+
+        if (!next)
+            next = tok + strlen(tok);
+        if (next > tok)
+            parse_token(spec, tok, (size_t)(next - tok), table);
+        q = next;
+    }
+    return spec;
+}
+
+/* One entry of an -O format: "name[:[.]width]". */
+static void parse_long_token(struct fmt_spec *spec, const char *tok,
+                             size_t len, const struct fmt_field *table,
+                             int default_width)
+{
+    const char *colon = memchr(tok, ':', len);
+    size_t nlen = colon ? (size_t)(colon - tok) : len;
+    const struct fmt_field *field = fmt_field_by_name(table, tok, nlen);
+    int width = default_width;
+    bool right = false;
+
+    if (!field) {
+        if (!spec->bad_name) {
+            spec->bad_name = xzalloc(nlen + 1);
+            memcpy(spec->bad_name, tok, nlen);
+        }
+        return;
+    }
+    if (colon) {
+        const char *p = colon + 1, *end = tok + len;
+
+        if (p < end && *p == '.') {
+            right = true;
+            p++;
+        }
+        if (p < end && isdigit((unsigned char)*p)) {
+            width = 0;
+            while (p < end && isdigit((unsigned char)*p) && width < 100000)
+                width = width * 10 + (*p++ - '0');
+        }
+    }
+    spec_add(spec, field, width, right, "", 0);
+}
+
+struct fmt_spec *fmt_parse_long(const char *format,
+                                const struct fmt_field *table,
+                                int default_width)
+{
+    struct fmt_spec *spec = spec_create();
+    const char *p = format ? format : "";
+
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+        if (len > 0)
+            parse_long_token(spec, p, len, table, default_width);
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return spec;
+}
+
+void fmt_spec_destroy(struct fmt_spec *spec)
+{
+    if (!spec)
+        return;
+    for (size_t i = 0; i < spec->count; i++)
+        free(spec->items[i].suffix);
+    free(spec->items);
+    free(spec->prefix);
+    free(spec->bad_name);
+    free(spec);
+}
+
+char *fmt_header(const struct fmt_spec *spec)
+{
+    struct fmt_buf out = {0};
+
+    fmt_buf_puts(&out, spec->prefix);
+    for (size_t i = 0; i < spec->count; i++) {
+        const struct fmt_item *it = &spec->items[i];
+
+        fmt_pad(&out, it->field->header, it->width, it->right,
+                !(it->field->flags & FMT_HEADER_NOCUT));
+        fmt_buf_puts(&out, it->suffix);
+    }
+    fmt_buf_puts(&out, "");
+    return out.s;
+}
+
+char *fmt_row(const struct fmt_spec *spec, const void *rec, const void *ctx)
+{
+    struct fmt_buf out = {0}, val = {0};
+
+    fmt_buf_puts(&out, spec->prefix);
+    for (size_t i = 0; i < spec->count; i++) {
+        const struct fmt_item *it = &spec->items[i];
+
+        fmt_buf_reset(&val);
+        it->field->print(&val, rec, ctx);
+        fmt_pad(&out, fmt_buf_str(&val), it->width, it->right,
+                !(it->field->flags & FMT_NOCUT));
+        fmt_buf_puts(&out, it->suffix);
+    }
+    free(val.s);
+    fmt_buf_puts(&out, "");
+    return out.s;
+}

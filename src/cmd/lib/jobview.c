@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * jobview.c - derived values of a job record, shared by squeue and scontrol
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/lib/jobview.h"
+#include "cmd/lib/jsonget.h"
+#include "cmd/lib/names.h"
+#include "cmd/lib/states.h"
+#include "common/hostlist.h"
+#include "common/timefmt.h"
+
+uint32_t job_view_job_id(const json_t *job)
+{
+    return (uint32_t)jint(job, "job_id", 0);
+}
+
+int job_view_is_array(const json_t *job)
+{
+    return jint(job, "array_job_id", 0) > 0;
+}
+
+char *job_view_id(const json_t *job, char *buf, size_t size)
+{
+    const char *tasks = jstr(job, "array_task_str");
+    long long array_id = (long long)jint(job, "array_job_id", 0);
+
+    if (array_id > 0 && tasks && tasks[0])
+        snprintf(buf, size, "%lld_[%s]", array_id, tasks);
+    else if (array_id > 0 && jhas(job, "array_task_id"))
+        snprintf(buf, size, "%lld_%lld", array_id,
+                 (long long)jint(job, "array_task_id", 0));
+    else
+        snprintf(buf, size, "%u", job_view_job_id(job));
+    return buf;
+}
+
+const char *job_view_user(const json_t *job)
+{
+    const char *name = jstr(job, "user_name");
+
+    return (name && name[0]) ? name
+                             : names_user((uid_t)jint(job, "user_id", 0));
+}
+
+const char *job_view_group(const json_t *job)
+{
+    const char *name = jstr(job, "group_name");
+
+    return (name && name[0]) ? name
+                             : names_group((gid_t)jint(job, "group_id", 0));
+}
+
+int64_t job_view_time_used(const json_t *job, time_t now)
+{
+    job_state_t base = job_base_state_of(job);
+    int64_t start = jint(job, "start_time", 0);
+    int64_t end = jint(job, "end_time", 0);
+
+    if (start == 0 || job_state_is_pending(base))
+        return 0;
+    if (job_state_is_running(base) || end == 0)
+        end = (int64_t)now;
+    return end > start ? end - start : 0;
+}
+
+int64_t job_view_time_limit(const json_t *job)
+{
+    int64_t limit = jint(job, "time_limit_s", TIME_INFINITE);
+
+    return limit < 0 ? TIME_INFINITE : limit;
+}
+
+time_t job_view_end_time(const json_t *job)
+{
+    int64_t end = jint(job, "end_time", 0);
+    int64_t start = jint(job, "start_time", 0);
+    int64_t limit = job_view_time_limit(job);
+
+    if (end == 0 && start > 0 && limit != TIME_INFINITE
+        && job_state_is_running(job_base_state_of(job)))
+        end = start + limit;
+    return (time_t)end;
+}
+
+const char *job_view_nodes(const json_t *job)
+{
+    const char *nodes = jstr(job, "nodes");
+
+    if (nodes && nodes[0])
+        return nodes;
+    if (job_state_is_pending(job_base_state_of(job)))
+        return "";
+    return jstr_or(job, "last_nodes", "");
+}
+
+static uint32_t hostlist_size(const char *expr)
+{
+    hostlist_t *hl = hostlist_decode(expr, NULL);
+    uint32_t n = hl ? (uint32_t)hostlist_count(hl) : 0;
+
+    hostlist_destroy(hl);
+    return n;
+}
+
+uint32_t job_view_node_count(const json_t *job)
+{
+    int64_t n = 0;
+    const char *nodes;
+
+    if (!job_state_is_pending(job_base_state_of(job))) {
+        n = jint(job, "node_count", 0);
+        if (n <= 0 && (nodes = job_view_nodes(job))[0])
+            n = hostlist_size(nodes);
+    }
+    if (n <= 0)
+        n = jint(job, "nodes_min", 1);
+    return n > 0 ? (uint32_t)n : 1;
+}
+
+uint32_t job_view_cpus(const json_t *job)
+{
+    int64_t n = jint(job, "num_cpus", 0);
+    int64_t tasks = jint(job, "num_tasks", 1);
+    int64_t cpt = jint(job, "cpus_per_task", 1);
+
+    if (n <= 0)
+        n = (tasks > 0 ? tasks : 1) * (cpt > 0 ? cpt : 1);
+    return (uint32_t)n;
+}
+
+uint64_t job_view_min_memory(const json_t *job, int *per_cpu)
+{
+    int64_t per_node = jint(job, "mem_per_node_mib", 0);
+    int64_t cpu = jint(job, "mem_per_cpu_mib", 0);
+
+    *per_cpu = per_node <= 0 && cpu > 0;
+    if (*per_cpu)
+        return (uint64_t)cpu;
+    return per_node > 0 ? (uint64_t)per_node : 0;
+}
+
+uint32_t job_view_min_cpus(const json_t *job)
+{
+    int64_t cpt = jint(job, "cpus_per_task", 1);
+    int64_t tpn = jint(job, "ntasks_per_node", 0);
+
+    if (cpt <= 0)
+        cpt = 1;
+    return (uint32_t)(tpn > 0 ? cpt * tpn : cpt);
+}
+
+const char *job_view_reason(const json_t *job)
+{
+    return jstr_or(job, "state_reason", "None");
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * names.c - user and group names for the commands
+ *
+ * A command prints a few dozen jobs at most from a handful of users, so a
+ * small linear cache is plenty.
+ */
+#include <ctype.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/lib/names.h"
+#include "common/xalloc.h"
+
+struct name_cache {
+    unsigned long id;
+    char *name;
+    struct name_cache *next;
+};
+
+static struct name_cache *users, *groups;
+
+static const char *cache_find(struct name_cache *c, unsigned long id)
+{
+    for (; c; c = c->next) {
+        if (c->id == id)
+            return c->name;
+    }
+    return NULL;
+}
+
+static const char *cache_add(struct name_cache **head, unsigned long id,
+                             const char *name)
+{
+    struct name_cache *c = xzalloc(sizeof(*c));
+
+    c->id = id;
+    c->name = name ? xstrdup(name) : xasprintf("%lu", id);
+    c->next = *head;
+    *head = c;
+    return c->name;
+}
+
+const char *names_user(uid_t uid)
+{
+    const char *name = cache_find(users, uid);
+    struct passwd *pw;
+
+    if (name)
+        return name;
+    pw = getpwuid(uid);
+    return cache_add(&users, uid, pw ? pw->pw_name : NULL);
+}
+
+const char *names_group(gid_t gid)
+{
+    const char *name = cache_find(groups, gid);
+    struct group *gr;
+
+    if (name)
+        return name;
+    gr = getgrgid(gid);
+    return cache_add(&groups, gid, gr ? gr->gr_name : NULL);
+}
+
+int names_user_uid(const char *name, uid_t *uid)
+{
+    struct passwd *pw;
+    char *end;
+    unsigned long v;
+
+    if (!name || !name[0])
+        return -1;
+    if ((pw = getpwnam(name))) {
+        *uid = pw->pw_uid;
+        return 0;
+    }
+    if (isdigit((unsigned char)name[0])) {
+        v = strtoul(name, &end, 10);
+        if (*end == '\0') {
+            *uid = (uid_t)v;
+            return 0;
+        }
+    }
+    return -1;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rpc.c - how a user command reaches the controller
+ *
+ * One configuration and one MUNGE context per process; each call opens its
+ * own connection (commands make one or two calls and exit).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd/lib/rpc.h"
+#include "proto/auth.h"
+#include "proto/client.h"
+
+static struct slurm_conf *conf;
+static proto_auth_t *auth;
+
+const struct slurm_conf *cmd_conf(const char *prog)
+{
+    drv_error_t error = {{0}};
+
+    if (!conf && !(conf = conf_load(NULL, &error))) {
+        fprintf(stderr, "%s: error: %s\n", prog, error.text);
+        exit(1);
+    }
+    return conf;
+}
+
+int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
+            drv_error_t *error)
+{
+    const struct slurm_conf *c = cmd_conf(prog);
+    int timeout_ms = c->msg_timeout_s ? (int)c->msg_timeout_s * 1000 : 10000;
+
+    if (resp)
+        *resp = NULL;
+    if (!auth && !(auth = proto_auth_create(c->auth_socket, error))) {
+        json_decref(body);
+        if (error && !error->text[0])
+            errprintf(error, "%s", drv_strerror(errno));
+        return -1;
+    }
+    if (proto_call_sync(c->ctld_addr ? c->ctld_addr : c->ctld_host,
+                        c->ctld_port, auth, type, body, resp, timeout_ms,
+                        error) < 0) {
+        if (error && !error->text[0])
+            errprintf(error, "%s", drv_strerror(errno));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rpc.h - how a user command reaches the controller
+ *
+ * Commands find the cluster only through configuration: DROVER_CONF, then
+ * the default slurm.conf path.  The MUNGE socket comes from AuthInfo=socket=.
+ */
+#ifndef DROVER_CMD_LIB_RPC_H
+#define DROVER_CMD_LIB_RPC_H
+
+#include <jansson.h>
+
+#include "common/error.h"
+#include "conf/conf.h"
+
+/* Load (once) and return the configuration.  On failure prints
+ * "<prog>: error: <reason>" to stderr and exits 1 (commands only).
+ * Borrowed: lives until exit.
+ */
+const struct slurm_conf *cmd_conf(const char *prog);
+
+/* Send one request of 'type' with 'body' (stolen) to the controller and
+ * wait for the answer (MessageTimeout seconds).  On success stores the
+ * response body in *resp (caller json_decref()s; may pass NULL) and returns
+ * 0.  On failure returns -1 with errno set to the EDRV_* number of an error
+ * response, or an errno value for I/O errors, and error->text set to the
+ * server's detail or drv_strerror(errno).
+ */
+int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
+            drv_error_t *error);
+
+#endif /* !DROVER_CMD_LIB_RPC_H */

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * sbatch_opt.h - sbatch's options: one table for argv, #SBATCH lines and
+ * SBATCH_* variables, and the job description (job_submit body) built
+ * from them.
+ *
+ * Parsing runs as Slurm's sbatch does: a first pass over the command line
+ * (unknown options, --help/--usage/--version, --wrap, -Q, -v, the script
+ * and its arguments), then a second pass applying #SBATCH lines, then
+ * SBATCH_* variables, then the command line again, each overriding the last.
+ * Nothing here exits or reads files; errors come back in a struct
+ * sbatch_error holding Slurm's message and exit status for main() to print.
+ */
+#ifndef DROVER_CMD_LIB_SBATCH_OPT_H
+#define DROVER_CMD_LIB_SBATCH_OPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* Why parsing stopped: Slurm's exit status and message. */
+struct sbatch_error {
+    int exit_code;     /* 1 (Slurm's error_exit) or 255 (its exit(-1)) */
+    const char *level; /* "error", "fatal", or NULL: text is printed bare */
+    char text[1024];   /* one or more lines, '\n'-separated, no prefix */
+};
+
+/* Print 'e' as Slurm does: each line as "sbatch: <level>: <line>\n". */
+void sbatch_error_print(const struct sbatch_error *e, FILE *f);
+
+/* Where an option value came from, lowest precedence first. */
+enum sbatch_src { SBATCH_SRC_NONE, SBATCH_SRC_SCRIPT, SBATCH_SRC_ENV,
+                  SBATCH_SRC_CLI };
+
+/* What the first pass asks main() to do. */
+enum sbatch_action { SBATCH_SUBMIT, SBATCH_HELP, SBATCH_USAGE,
+                     SBATCH_VERSION };
+
+struct sbatch_cli_opt; /* a command-line option kept for the second pass */
+
+/* Everything sbatch learned from its inputs.  Strings are owned (free()). */
+struct sbatch_opts {
+    FILE *msgs;        /* informational lines ("sbatch: ..."); NULL: none */
+    char *cwd;         /* getcwd() at creation */
+    char *submit_host; /* short host name; set by the caller */
+    enum sbatch_src cur_src; /* source of the values being applied */
+
+    /* first pass */
+    char *wrap;             /* --wrap command, or NULL */
+    int quiet, verbose;     /* -Q and -v counts */
+    char *script_path;      /* script file as given, or NULL (stdin/wrap) */
+    int script_argc;        /* arguments after the script name */
+    char **script_argv;
+    struct sbatch_cli_opt *cli;
+    size_t cli_count;
+    char **given;           /* per table row: last value applied, for -v */
+    bool *is_set;           /* per table row: applied at least once */
+
+    /* job description */
+    char *job_name, *partition, *comment, *work_dir;
+    char *std_out, *std_err, *std_in;
+    int nodes_min, nodes_max; /* 0: not given */
+    int ntasks;
+    bool ntasks_set;
+    int cpus_per_task;        /* 0: not given */
+    int ntasks_per_node;      /* 0: not given */
+    int64_t mem_per_node_mib; /* -1: not given */
+    int64_t mem_per_cpu_mib;  /* -1: not given */
+    enum sbatch_src mem_src, mem_per_cpu_src;
+    int64_t time_limit_s;     /* -1 unlimited; valid when time_set */
+    bool time_set;
+    char *gres;               /* --gres as given ("gpu:a100:2"); not "none" */
+    char *gpus;               /* --gpus as given ("4", "a100:4") */
+    char *gpus_per_node;      /* --gpus-per-node as given */
+    bool exclusive;
+    bool hold;
+    int requeue;              /* -1 not given, 0 or 1 */
+    int nice;
+    bool nice_set;
+    char *export_env;         /* --export, or NULL for ALL */
+    bool parsable, wait, test_only;
+    json_t *extra;            /* accepted options Drover passes on as is */
+};
+
+/* Create with defaults (work_dir = getcwd()).  'msgs' receives
+ * informational lines such as Slurm's "can't run N processes" warning.
+ * Returns NULL with errno if the working directory cannot be read.
+ */
+struct sbatch_opts *sbatch_opts_create(FILE *msgs);
+
+/* NULL is a no-op. */
+void sbatch_opts_destroy(struct sbatch_opts *o);
+
+/* First pass over the command line.  argv[0] is ignored; getopt's own
+ * messages name the program "sbatch".  Unknown options (getopt prints the
+ * first line) return -1 with e->exit_code 255.  The first of
+ * --help/--usage/--version ends the pass and is returned.  Returns
+ * SBATCH_SUBMIT when the job should be submitted, or -1.
+ */
+int sbatch_opts_first_pass(struct sbatch_opts *o, int argc, char **argv,
+                           struct sbatch_error *e);
+
+/* Second pass: #SBATCH lines of 'script' (label names it in messages:
+ * the script's base name or "stdin"), then SBATCH_* variables from 'envp'
+ * (NULL-terminated "NAME=value" strings), then the command line kept by
+ * the first pass; then the checks and defaults Slurm applies.
+ * Returns 0, or -1 with 'e' set.
+ */
+int sbatch_opts_second_pass(struct sbatch_opts *o, const char *script,
+                            const char *label, char *const *envp,
+                            struct sbatch_error *e);
+
+/* The job_submit body (docs/protocol.md "Job description") for 'script'
+ * with the environment selected by --export from 'envp'.  Options Drover
+ * accepts but does not model go in under their long names with '-' as '_'
+ * ("account", "dependency", ...).  Returns a new reference, or NULL with 'e'
+ * set for an invalid --gres/--gpus/--export.
+ */
+json_t *sbatch_opts_job_desc(const struct sbatch_opts *o, const char *script,
+                             char *const *envp, struct sbatch_error *e);
+
+/* Print the options that were set, as Slurm does under -v. */
+void sbatch_opts_print_set(const struct sbatch_opts *o, FILE *f);
+
+/* sbatch --help, generated from the option table; sbatch --usage. */
+void sbatch_opts_print_help(FILE *f);
+void sbatch_opts_print_usage(FILE *f);
+
+/* Slurm's --wrap script: "#!/bin/sh\n# This script was created by sbatch
+ * --wrap.\n\n<cmd>\n".  Caller frees.
+ */
+char *sbatch_script_wrap(const char *cmd);
+
+/* Slurm's checks on a batch script of 'len' bytes: not empty, not only
+ * whitespace, starts with "#!", no NUL byte, no DOS line breaks.
+ * Returns 0, or -1 with 'e' set (exit status 1).
+ */
+int sbatch_script_check(const char *buf, size_t len, struct sbatch_error *e);
+
+#endif /* !DROVER_CMD_LIB_SBATCH_OPT_H */

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * squeue_print.c - squeue's columns, filters and sort order
+ *
+ * Each printer writes one value the way Slurm 22.05's squeue/print.c does;
+ * fields Drover does not model print Slurm's value for "not set" (Account
+ * "(null)", QOS "normal", S:C:T "*:*:*").
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd/lib/jobview.h"
+#include "cmd/lib/jsonget.h"
+#include "cmd/lib/squeue_print.h"
+#include "cmd/lib/states.h"
+#include "common/sizefmt.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+
+#define JOB(rec) ((const json_t *)(rec))
+#define NOW(ctx) (((const struct squeue_ctx *)(ctx))->now)
+
+static void put_time(struct fmt_buf *out, int64_t secs)
+{
+    char buf[32];
+
+    fmt_buf_puts(out, timefmt_duration(secs, 0, buf, sizeof(buf)));
+}
+
+static void put_stamp(struct fmt_buf *out, int64_t t)
+{
+    char buf[32];
+
+    fmt_buf_puts(out, t ? timefmt_stamp((time_t)t, 0, buf, sizeof(buf))
+                        : "N/A");
+}
+
+static void p_job_id(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    char buf[64];
+
+    fmt_buf_puts(out, job_view_id(JOB(rec), buf, sizeof(buf)));
+}
+
+static void p_job_id2(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_printf(out, "%u", job_view_job_id(JOB(rec)));
+}
+
+static void p_array_job_id(struct fmt_buf *out, const void *rec,
+                           const void *ctx)
+{
+    int64_t id = jint(JOB(rec), "array_job_id", 0);
+
+    fmt_buf_printf(out, "%lld",
+                   (long long)(id > 0 ? id : job_view_job_id(JOB(rec))));
+}
+
+static void p_array_task_id(struct fmt_buf *out, const void *rec,
+                            const void *ctx)
+{
+    const char *tasks = jstr(JOB(rec), "array_task_str");
+
+    if (tasks && tasks[0])
+        fmt_buf_puts(out, tasks);
+    else if (job_view_is_array(JOB(rec)) && jhas(JOB(rec), "array_task_id"))
+        fmt_buf_printf(out, "%lld",
+                       (long long)jint(JOB(rec), "array_task_id", 0));
+    else
+        fmt_buf_puts(out, "N/A");
+}
+
+static void p_partition(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "partition", "(null)"));
+}
+
+static void p_name(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "name", "(null)"));
+}
+
+static void p_user(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, job_view_user(JOB(rec)));
+}
+
+static void p_uid(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_printf(out, "%lld", (long long)jint(JOB(rec), "user_id", 0));
+}
+
+static void p_group(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, job_view_group(JOB(rec)));
+}
+
+static void p_gid(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_printf(out, "%lld", (long long)jint(JOB(rec), "group_id", 0));
+}
+
+static void p_state_compact(struct fmt_buf *out, const void *rec,
+                            const void *ctx)
+{
+    fmt_buf_puts(out, job_state_code(job_state_of(JOB(rec))));
+}
+
+static void p_state(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, job_state_name(job_state_of(JOB(rec))));
+}
+
+static void p_time_used(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    put_time(out, job_view_time_used(JOB(rec), NOW(ctx)));
+}
+
+static void p_time_limit(struct fmt_buf *out, const void *rec,
+                         const void *ctx)
+{
+    put_time(out, job_view_time_limit(JOB(rec)));
+}
+
+static void p_time_left(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    int64_t limit = job_view_time_limit(JOB(rec));
+
+    if (limit == TIME_INFINITE)
+        fmt_buf_puts(out, "UNLIMITED");
+    else
+        put_time(out, limit - job_view_time_used(JOB(rec), NOW(ctx)));
+}
+
+static void p_num_nodes(struct fmt_buf *out, const void *rec,
+                        const void *ctx)
+{
+    fmt_buf_printf(out, "%u", job_view_node_count(JOB(rec)));
+}
+
+static void p_num_cpus(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_printf(out, "%u", job_view_cpus(JOB(rec)));
+}
+
+static void p_nodes(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, job_view_nodes(JOB(rec)));
+}
+
+/* Slurm shows "(Reason)" for pending, failed and timed-out jobs that are no
+ * longer completing, and the node list otherwise.
+ */
+static void p_reason_list(struct fmt_buf *out, const void *rec,
+                          const void *ctx)
+{
+    job_state_t s = job_state_of(JOB(rec));
+    const char *name = job_state_name(s);
+
+    if (job_state_is_pending(s) || strcmp(name, "FAILED") == 0
+        || strcmp(name, "TIMEOUT") == 0)
+        fmt_buf_printf(out, "(%s)", job_view_reason(JOB(rec)));
+    else
+        fmt_buf_puts(out, job_view_nodes(JOB(rec)));
+}
+
+static void p_reason(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, job_view_reason(JOB(rec)));
+}
+
+static void p_tres_per_node(struct fmt_buf *out, const void *rec,
+                            const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "tres_per_node", "N/A"));
+}
+
+static void p_min_memory(struct fmt_buf *out, const void *rec,
+                         const void *ctx)
+{
+    char buf[32];
+    int per_cpu;
+    uint64_t mib = job_view_min_memory(JOB(rec), &per_cpu);
+
+    fmt_buf_puts(out, mib ? sizefmt_mib(mib, buf, sizeof(buf)) : "0");
+}
+
+static void p_min_cpus(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_printf(out, "%u", job_view_min_cpus(JOB(rec)));
+}
+
+static void p_priority(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    double prio = (double)jint(JOB(rec), "priority", 0) / 4294967295.0;
+
+    fmt_buf_printf(out, "%16.14f", prio);
+}
+
+static void p_priority_long(struct fmt_buf *out, const void *rec,
+                            const void *ctx)
+{
+    fmt_buf_printf(out, "%lld", (long long)jint(JOB(rec), "priority", 0));
+}
+
+static void p_submit(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    put_stamp(out, jint(JOB(rec), "submit_time", 0));
+}
+
+static void p_start(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    put_stamp(out, jint(JOB(rec), "start_time", 0));
+}
+
+static void p_end(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    time_t end = job_view_end_time(JOB(rec));
+
+    if (job_view_time_limit(JOB(rec)) == TIME_INFINITE && end > NOW(ctx))
+        fmt_buf_puts(out, "NONE");
+    else
+        put_stamp(out, end);
+}
+
+static void p_account(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "account", "(null)"));
+}
+
+static void p_qos(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "qos", "normal"));
+}
+
+static void p_work_dir(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "work_dir", "(null)"));
+}
+
+static void p_command(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "command", "(null)"));
+}
+
+static void p_comment(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "comment", "(null)"));
+}
+
+static void p_oversubscribe(struct fmt_buf *out, const void *rec,
+                            const void *ctx)
+{
+    fmt_buf_puts(out, jbool(JOB(rec), "exclusive", false) ? "NO" : "OK");
+}
+
+static void p_nice(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_printf(out, "%lld", (long long)jint(JOB(rec), "nice", 0));
+}
+
+static void p_batch_host(struct fmt_buf *out, const void *rec,
+                         const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "batch_host", "n/a"));
+}
+
+static void p_empty(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+}
+
+static void p_null(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, "(null)");
+}
+
+static void p_zero(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, "0");
+}
+
+static void p_star(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, "*");
+}
+
+static void p_sct(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, "*:*:*");
+}
+
+static void p_na(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, "N/A");
+}
+
+#define NC (FMT_NOCUT | FMT_HEADER_NOCUT)
+
+const struct fmt_field squeue_fields[] = {
+    {'A', "JobID", "JOBID", p_job_id2, 0},
+    {'a', "Account", "ACCOUNT", p_account, 0},
+    {'B', "BatchHost", "EXEC_HOST", p_batch_host, 0},
+    {'b', "tres-per-node", "TRES_PER_NODE", p_tres_per_node, 0},
+    {'C', "NumCPUs", "CPUS", p_num_cpus, 0},
+    {'c', "MinCpus", "MIN_CPUS", p_min_cpus, 0},
+    {'D', "NumNodes", "NODES", p_num_nodes, 0},
+    {'d', "MinTmpDisk", "MIN_TMP_DISK", p_zero, 0},
+    {'E', "Dependency", "DEPENDENCY", p_empty, 0},
+    {'e', "EndTime", "END_TIME", p_end, 0},
+    {'F', "ArrayJobID", "ARRAY_JOB_ID", p_array_job_id, 0},
+    {'f', "Feature", "FEATURES", p_null, 0},
+    {'G', "GroupID", "GROUP", p_gid, 0},
+    {'g', "GroupName", "GROUP", p_group, 0},
+    {'H', "SocketsPerNode", "SOCKETS_PER_NODE", p_star, 0},
+    {'h', "OverSubscribe", "OVER_SUBSCRIBE", p_oversubscribe, 0},
+    {'I', "CoresPerSocket", "CORES_PER_SOCKET", p_star, 0},
+    {'i', "JobArrayID", "JOBID", p_job_id, 0},
+    {'J', "ThreadsPerCore", "THREADS_PER_CORE", p_star, 0},
+    {'j', "Name", "NAME", p_name, 0},
+    {'K', "ArrayTaskID", "ARRAY_TASK_ID", p_array_task_id, 0},
+    {'k', "Comment", "COMMENT", p_comment, 0},
+    {'L', "TimeLeft", "TIME_LEFT", p_time_left, FMT_NOCUT},
+    {'l', "TimeLimit", "TIME_LIMIT", p_time_limit, FMT_NOCUT},
+    {'M', "TimeUsed", "TIME", p_time_used, FMT_NOCUT},
+    {'m', "MinMemory", "MIN_MEMORY", p_min_memory, 0},
+    {'N', "NodeList", "NODELIST", p_nodes, NC},
+    {'n', "ReqNodes", "REQ_NODES", p_empty, 0},
+    {'O', "Contiguous", "CONTIGUOUS", p_zero, 0},
+    {'o', "Command", "COMMAND", p_command, 0},
+    {'P', "Partition", "PARTITION", p_partition, 0},
+    {'p', "Priority", "PRIORITY", p_priority, 0},
+    {'Q', "PriorityLong", "PRIORITY", p_priority_long, 0},
+    {'q', "QOS", "QOS", p_qos, 0},
+    {'R', "ReasonList", "NODELIST(REASON)", p_reason_list, NC},
+    {'r', "Reason", "REASON", p_reason, 0},
+    {'S', "StartTime", "START_TIME", p_start, 0},
+    {'T', "State", "STATE", p_state, 0},
+    {'t', "StateCompact", "ST", p_state_compact, 0},
+    {'U', "UserID", "USER", p_uid, 0},
+    {'u', "UserName", "USER", p_user, 0},
+    {'V', "SubmitTime", "SUBMIT_TIME", p_submit, 0},
+    {'v', "Reservation", "RESERVATION", p_null, 0},
+    {'W', "Licenses", "LICENSES", p_null, 0},
+    {'w', "WCKey", "WCKEY", p_null, 0},
+    {'X', "CoreSpec", "CORE_SPEC", p_na, 0},
+    {'x', "ExcNodes", "EXC_NODES", p_empty, 0},
+    {'Y', "SchedNodes", "SCHEDNODES", p_null, NC},
+    {'y', "Nice", "NICE", p_nice, 0},
+    {'Z', "WorkDir", "WORK_DIR", p_work_dir, 0},
+    {'z', "SCT", "S:C:T", p_sct, 0},
+    {0, NULL, NULL, NULL, 0},
+};
+
+static bool has_u32(const uint32_t *v, size_t n, uint32_t x)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] == x)
+            return true;
+    }
+    return false;
+}
+
+static bool has_str(const char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; s && i < n; i++) {
+        if (strcmp(v[i], s) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool state_selected(const json_t *job, const struct squeue_filter *f)
+{
+    job_state_t shown = job_state_of(job);
+    job_state_t base = job_base_state_of(job);
+
+    if (f->all_states)
+        return true;
+    if (f->nstates == 0)
+        return job_state_is_active(shown);
+    for (size_t i = 0; i < f->nstates; i++) {
+        /* COMPLETING is a flag in Slurm: -t CG matches any completing job,
+         * and a base state matches a job that is not completing. */
+        if (job_state_is_completing(f->states[i])
+                ? job_state_is_completing(shown)
+                : (f->states[i] == base && !job_state_is_completing(shown)))
+            return true;
+    }
+    return false;
+}
+
+static bool user_selected(const json_t *job, const struct squeue_filter *f)
+{
+    uid_t uid = (uid_t)jint(job, "user_id", -1);
+
+    if (!f->users_given)
+        return true;
+    for (size_t i = 0; i < f->nuids; i++) {
+        if (f->uids[i] == uid)
+            return true;
+    }
+    return false;
+}
+
+bool squeue_job_selected(const json_t *job, const struct squeue_filter *f)
+{
+    uint32_t array_id = (uint32_t)jint(job, "array_job_id", 0);
+
+    if (f->njob_ids && !has_u32(f->job_ids, f->njob_ids, job_view_job_id(job))
+        && !(array_id && has_u32(f->job_ids, f->njob_ids, array_id)))
+        return false;
+    if (!user_selected(job, f) || !state_selected(job, f))
+        return false;
+    if (f->npartitions
+        && !has_str(f->partitions, f->npartitions, jstr(job, "partition")))
+        return false;
+    if (f->nnames && !has_str(f->names, f->nnames, jstr(job, "name")))
+        return false;
+    return true;
+}
+
+/* Sorting: Slurm first orders jobs by start time, latest first (pending
+ * jobs without one count as starting just after now), then applies the -S
+ * keys from last to first with a stable sort.  One comparison chain does
+ * the same: the -S keys in order, then start time, then the controller's
+ * order.
+ */
+struct sort_key {
+    char key;
+    bool reverse;
+};
+
+struct sort_item {
+    const json_t *job;
+    size_t index;
+};
+
+struct sort_ctx {
+    struct sort_key keys[32];
+    size_t nkeys;
+    time_t now;
+};
+
+static const char sort_letters[] = "CDGMNPQSTUVegijlLmNpStuV";
+
+int squeue_sort_check(const char *spec, char *bad)
+{
+    for (const char *p = spec; p && *p; p++) {
+        if (*p == ',' || *p == '+' || *p == '-')
+            continue;
+        if (!strchr(sort_letters, *p)) {
+            *bad = *p;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int cmp_num(int64_t a, int64_t b)
+{
+    return (a > b) - (a < b);
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Slurm sorts array tasks under their array's id; the pending remainder of
+ * an array (no task id) sorts after its tasks.
+ */
+static int cmp_job_id(const json_t *a, const json_t *b)
+{
+    int64_t ida = jint(a, "array_job_id", 0), idb = jint(b, "array_job_id", 0);
+    int64_t ta, tb;
+
+    ida = ida > 0 ? ida : job_view_job_id(a);
+    idb = idb > 0 ? idb : job_view_job_id(b);
+    if (ida != idb)
+        return cmp_num(ida, idb);
+    ta = jhas(a, "array_task_id") ? jint(a, "array_task_id", 0) : INT64_MAX;
+    tb = jhas(b, "array_task_id") ? jint(b, "array_task_id", 0) : INT64_MAX;
+    return cmp_num(ta, tb);
+}
+
+static int64_t start_key(const json_t *job, time_t now)
+{
+    int64_t start = jint(job, "start_time", 0);
+
+    if (start == 0)
+        return (int64_t)now + 100;
+    if (job_state_is_pending(job_base_state_of(job)) && start < now)
+        return (int64_t)now;
+    return start;
+}
+
+static int cmp_times(char key, const json_t *a, const json_t *b, time_t now)
+{
+    switch (key) {
+    case 'M':
+        return cmp_num(job_view_time_used(a, now), job_view_time_used(b, now));
+    case 'l':
+        return cmp_num((uint64_t)job_view_time_limit(a),
+                       (uint64_t)job_view_time_limit(b));
+    case 'L':
+        return cmp_num(job_view_time_limit(a) - job_view_time_used(a, now),
+                       job_view_time_limit(b) - job_view_time_used(b, now));
+    case 'V':
+        return cmp_num(jint(a, "submit_time", 0), jint(b, "submit_time", 0));
+    case 'S':
+        return cmp_num(start_key(a, now), start_key(b, now));
+    case 'e':
+        return cmp_num(job_view_end_time(a), job_view_end_time(b));
+    default:
+        return 0;
+    }
+}
+
+static int cmp_key(char key, const json_t *a, const json_t *b, time_t now)
+{
+    switch (key) {
+    case 'i':
+        return cmp_job_id(a, b);
+    case 'j':
+        return cmp_str(jstr(a, "name"), jstr(b, "name"));
+    case 'P':
+        return cmp_str(jstr(a, "partition"), jstr(b, "partition"));
+    case 't':
+        return cmp_str(job_state_code(job_state_of(a)),
+                       job_state_code(job_state_of(b)));
+    case 'T':
+        return cmp_str(job_state_name(job_state_of(a)),
+                       job_state_name(job_state_of(b)));
+    case 'p':
+    case 'Q':
+        return cmp_num(jint(a, "priority", 0), jint(b, "priority", 0));
+    case 'u':
+        return cmp_str(job_view_user(a), job_view_user(b));
+    case 'U':
+        return cmp_num(jint(a, "user_id", 0), jint(b, "user_id", 0));
+    case 'g':
+        return cmp_str(job_view_group(a), job_view_group(b));
+    case 'G':
+        return cmp_num(jint(a, "group_id", 0), jint(b, "group_id", 0));
+    case 'D':
+        return cmp_num(job_view_node_count(a), job_view_node_count(b));
+    case 'C':
+        return cmp_num(job_view_cpus(a), job_view_cpus(b));
+    case 'N':
+        return cmp_str(job_view_nodes(a), job_view_nodes(b));
+    default:
+        return cmp_times(key, a, b, now);
+    }
+}
+
+static int sort_cmp(const void *pa, const void *pb, void *arg)
+{
+    const struct sort_item *a = pa, *b = pb;
+    const struct sort_ctx *sc = arg;
+    int d;
+
+    for (size_t i = 0; i < sc->nkeys; i++) {
+        d = cmp_key(sc->keys[i].key, a->job, b->job, sc->now);
+        if (d)
+            return sc->keys[i].reverse ? -d : d;
+    }
+    d = cmp_num(start_key(a->job, sc->now), start_key(b->job, sc->now));
+    if (d)
+        return -d;
+    return cmp_num((int64_t)a->index, (int64_t)b->index);
+}
+
+static void sort_keys_parse(struct sort_ctx *sc, const char *spec)
+{
+    bool reverse = false;
+
+    for (const char *p = spec; *p && sc->nkeys < 32; p++) {
+        if (*p == ',' || *p == '+') {
+            reverse = false;
+            continue;
+        }
+        if (*p == '-') {
+            reverse = true;
+            continue;
+        }
+        sc->keys[sc->nkeys++] = (struct sort_key){*p, reverse};
+        reverse = false;
+    }
+}
+
+void squeue_sort(const json_t **jobs, size_t n, const char *spec, time_t now)
+{
+    struct sort_ctx sc = {.nkeys = 0, .now = now};
+    struct sort_item *items;
+
+    if (n < 2)
+        return;
+    sort_keys_parse(&sc, spec ? spec : "P,t,-p");
+    items = xzalloc(n * sizeof(*items));
+    for (size_t i = 0; i < n; i++)
+        items[i] = (struct sort_item){jobs[i], i};
+    qsort_r(items, n, sizeof(*items), sort_cmp, &sc);
+    for (size_t i = 0; i < n; i++)
+        jobs[i] = items[i].job;
+    free(items);
+}
+
+void squeue_print(FILE *out, const struct fmt_spec *spec, const json_t **jobs,
+                  size_t n, const struct squeue_ctx *ctx, bool noheader)
+{
+    char *line;
+
+    if (!noheader) {
+        line = fmt_header(spec);
+        fprintf(out, "%s\n", line);
+        free(line);
+    }
+    for (size_t i = 0; i < n; i++) {
+        line = fmt_row(spec, jobs[i], ctx);
+        fprintf(out, "%s\n", line);
+        free(line);
+    }
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * states.c - job and node state names as the commands print them
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd/lib/jsonget.h"
+#include "cmd/lib/states.h"
+#include "common/xalloc.h"
+
+/* Slurm's job states in the order squeue's error message lists them. */
+static const struct {
+    const char *name;
+    const char *code;
+} job_states[] = {
+    {"PENDING", "PD"},       {"RUNNING", "R"},         {"SUSPENDED", "S"},
+    {"COMPLETED", "CD"},     {"CANCELLED", "CA"},      {"FAILED", "F"},
+    {"TIMEOUT", "TO"},       {"NODE_FAIL", "NF"},      {"PREEMPTED", "PR"},
+    {"BOOT_FAIL", "BF"},     {"DEADLINE", "DL"},       {"OUT_OF_MEMORY", "OOM"},
+    {"COMPLETING", "CG"},    {"CONFIGURING", "CF"},    {"RESIZING", "RS"},
+    {"RESV_DEL_HOLD", "RD"}, {"REQUEUED", "RQ"},       {"REQUEUE_FED", "RF"},
+    {"REQUEUE_HOLD", "RH"},  {"REVOKED", "RV"},        {"SIGNALING", "SI"},
+    {"SPECIAL_EXIT", "SE"},  {"STAGE_OUT", "SO"},      {"STOPPED", "ST"},
+};
+
+#define JOB_STATE_N ((int)(sizeof(job_states) / sizeof(job_states[0])))
+#define JS_PENDING 0
+#define JS_RUNNING 1
+#define JS_SUSPENDED 2
+#define JS_COMPLETING 12
+
+const char *job_state_name(job_state_t s)
+{
+    return (s >= 0 && s < JOB_STATE_N) ? job_states[s].name : "UNKNOWN";
+}
+
+const char *job_state_code(job_state_t s)
+{
+    return (s >= 0 && s < JOB_STATE_N) ? job_states[s].code : "?";
+}
+
+job_state_t job_state_lookup(const char *name)
+{
+    if (!name)
+        return -1;
+    for (int i = 0; i < JOB_STATE_N; i++) {
+        if (strcasecmp(name, job_states[i].name) == 0
+            || strcasecmp(name, job_states[i].code) == 0)
+            return i;
+    }
+    return -1;
+}
+
+int job_state_count(void)
+{
+    return JOB_STATE_N;
+}
+
+const char *job_state_names_list(void)
+{
+    static char list[512];
+
+    if (!list[0]) {
+        size_t off = 0;
+
+        for (int i = 0; i < JOB_STATE_N && off < sizeof(list); i++)
+            off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+                                    i ? "," : "", job_states[i].name);
+    }
+    return list;
+}
+
+job_state_t job_base_state_of(const json_t *job)
+{
+    job_state_t s = job_state_lookup(jstr(job, "job_state"));
+
+    return s < 0 ? JS_PENDING : s;
+}
+
+job_state_t job_state_of(const json_t *job)
+{
+    if (jbool(job, "completing", false))
+        return JS_COMPLETING;
+    return job_base_state_of(job);
+}
+
+bool job_state_is_pending(job_state_t s)
+{
+    return s == JS_PENDING;
+}
+
+bool job_state_is_running(job_state_t s)
+{
+    return s == JS_RUNNING;
+}
+
+bool job_state_is_completing(job_state_t s)
+{
+    return s == JS_COMPLETING;
+}
+
+bool job_state_is_active(job_state_t s)
+{
+    return s == JS_PENDING || s == JS_RUNNING || s == JS_SUSPENDED
+           || s == JS_COMPLETING;
+}
+
+job_state_t job_state_pending(void)
+{
+    return JS_PENDING;
+}
+
+job_state_t job_state_running(void)
+{
+    return JS_RUNNING;
+}
+
+job_state_t job_state_completing(void)
+{
+    return JS_COMPLETING;
+}
+
+/* Node base states: the controller's name, sinfo's compact and long names,
+ * and scontrol's upper-case name.
+ */
+static const struct {
+    int base;
+    const char *wire;
+    const char *compact;
+    const char *lng;
+} node_bases[] = {
+    {NODE_BASE_UNKNOWN, "UNKNOWN", "unk", "unknown"},
+    {NODE_BASE_DOWN, "DOWN", "down", "down"},
+    {NODE_BASE_IDLE, "IDLE", "idle", "idle"},
+    {NODE_BASE_ALLOCATED, "ALLOCATED", "alloc", "allocated"},
+    {NODE_BASE_MIXED, "MIXED", "mix", "mixed"},
+    {NODE_BASE_FUTURE, "FUTURE", "futr", "future"},
+};
+
+#define NODE_BASE_N (sizeof(node_bases) / sizeof(node_bases[0]))
+
+static size_t base_index(int base)
+{
+    for (size_t i = 0; i < NODE_BASE_N; i++) {
+        if (node_bases[i].base == base)
+            return i;
+    }
+    return 0;
+}
+
+struct node_state node_state_of(const json_t *node)
+{
+    struct node_state st = {NODE_BASE_UNKNOWN, false, false, false};
+    const char *s = jstr(node, "state");
+
+    for (size_t i = 0; s && i < NODE_BASE_N; i++) {
+        if (strcasecmp(s, node_bases[i].wire) == 0)
+            st.base = node_bases[i].base;
+    }
+    st.drain = jbool(node, "drain", false);
+    st.not_responding = jbool(node, "not_responding", false);
+    st.planned = jbool(node, "planned", false);
+    return st;
+}
+
+/* Slurm calls a drained node that still runs jobs DRAINING. */
+static bool draining(struct node_state st)
+{
+    return st.drain
+           && (st.base == NODE_BASE_ALLOCATED || st.base == NODE_BASE_MIXED);
+}
+
+static const char *with_star(const char *name, bool star, char *buf,
+                             size_t size)
+{
+    if (!star)
+        return name;
+    snprintf(buf, size, "%s*", name);
+    return buf;
+}
+
+const char *node_state_compact(struct node_state st)
+{
+    static char buf[32];
+    const char *name = node_bases[base_index(st.base)].compact;
+
+    if (st.drain)
+        name = draining(st) ? "drng" : "drain";
+    else if (st.planned && st.base == NODE_BASE_IDLE)
+        name = "plnd";
+    return with_star(name, st.not_responding, buf, sizeof(buf));
+}
+
+const char *node_state_long(struct node_state st)
+{
+    static char buf[32];
+    const char *name = node_bases[base_index(st.base)].lng;
+
+    if (st.drain)
+        name = draining(st) ? "draining" : "drained";
+    else if (st.planned && st.base == NODE_BASE_IDLE)
+        name = "planned";
+    return with_star(name, st.not_responding, buf, sizeof(buf));
+}
+
+char *node_state_complete(struct node_state st)
+{
+    return xasprintf("%s%s%s%s", node_bases[base_index(st.base)].wire,
+                     st.drain ? "+DRAIN" : "", st.planned ? "+PLANNED" : "",
+                     st.not_responding ? "+NOT_RESPONDING" : "");
+}
+
+uint32_t node_state_sort_key(struct node_state st)
+{
+    return (uint32_t)st.base | (st.drain ? 0x200u : 0)
+           | (st.not_responding ? 0x800u : 0) | (st.planned ? 0x200000u : 0);
+}
+
+/* sinfo -t matches a prefix of either name, case-insensitively. */
+static bool name_is(const char *name, const char *a, const char *b)
+{
+    size_t n = strlen(name);
+
+    return n && (strncasecmp(a, name, n) == 0
+                 || (b && strncasecmp(b, name, n) == 0));
+}
+
+bool node_state_matches(const char *name, struct node_state st, bool *known)
+{
+    *known = true;
+    for (size_t i = 0; i < NODE_BASE_N; i++) {
+        if (name_is(name, node_bases[i].compact, node_bases[i].lng))
+            return st.base == node_bases[i].base;
+    }
+    if (name_is(name, "drain", NULL))
+        return st.drain;
+    if (name_is(name, "drained", NULL))
+        return st.drain && !draining(st);
+    if (name_is(name, "draining", "drng"))
+        return draining(st);
+    if (name_is(name, "no_respond", NULL))
+        return st.not_responding;
+    if (name_is(name, "fail", NULL))
+        return false;
+    *known = false;
+    return false;
+}

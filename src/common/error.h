@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * error.h - error texts for people and Slurm's error numbers for the wire
+ *
+ * In-process functions return -1/NULL with errno set and fill an optional
+ * drv_error_t with a reason a person can act on.  Codes that cross the wire
+ * come from one table, DRV_ERRORS, holding Slurm's numbers and texts so the
+ * commands print the lines Slurm users already know.
+ */
+#ifndef DROVER_COMMON_ERROR_H
+#define DROVER_COMMON_ERROR_H
+
+typedef struct {
+    char text[160]; /* same size as jansson's json_error_t text */
+} drv_error_t;
+
+/* code, number, message (Slurm's number and text where one exists) */
+#define DRV_ERRORS(X)                                                          \
+    X(ERROR, 1, "Unspecified error")                                           \
+    X(INVALID_PARTITION_NAME, 2000, "Invalid partition name specified")        \
+    X(DEFAULT_PARTITION_NOT_SET, 2001, "No partition specified or system default partition") \
+    X(ACCESS_DENIED, 2002, "Access/permission denied")                         \
+    X(JOB_MISSING_REQUIRED_PARTITION_GROUP, 2003, "User's group not permitted to use this partition") \
+    X(REQUESTED_NODES_NOT_IN_PARTITION, 2004, "Requested nodes not in this partition") \
+    X(TOO_MANY_REQUESTED_CPUS, 2005, "More processors requested than permitted") \
+    X(INVALID_NODE_COUNT, 2006, "Node count specification invalid")            \
+    X(ERROR_ON_DESC_TO_RECORD_COPY, 2007, "Unable to create job record, try again") \
+    X(JOB_MISSING_SIZE_SPECIFICATION, 2008, "Job size specification needs to be provided") \
+    X(JOB_SCRIPT_MISSING, 2009, "Job script not specified")                    \
+    X(USER_ID_MISSING, 2010, "Invalid user id")                                \
+    X(DUPLICATE_JOB_ID, 2011, "Duplicate job id")                              \
+    X(PATHNAME_TOO_LONG, 2012, "Pathname of a file, directory or other parameter too long") \
+    X(NOT_TOP_PRIORITY, 2013, "Immediate execution impossible, insufficient priority") \
+    X(REQUESTED_NODE_CONFIG_UNAVAILABLE, 2014, "Requested node configuration is not available") \
+    X(REQUESTED_PART_CONFIG_UNAVAILABLE, 2015, "Requested partition configuration not available now") \
+    X(ALREADY_DONE, 2016, "Job/step already completing or completed")          \
+    X(INVALID_JOB_ID, 2017, "Invalid job id specified")                        \
+    X(INVALID_NODE_NAME, 2018, "Invalid node name specified")                  \
+    X(WRITING_TO_FILE, 2019, "I/O error writing script/environment to file")   \
+    X(TRANSITION_STATE_NO_UPDATE, 2020, "Job can not be altered now, try again later") \
+    X(JOB_PENDING, 2021, "Job is pending execution")                           \
+    X(JOB_NOT_PENDING, 2030, "Job is no longer pending execution")             \
+    X(JOB_NOT_RUNNING, 2031, "Job is not running")                             \
+    X(JOB_NOT_FINISHED, 2034, "Job has not finished")                          \
+    X(INVALID_TIME_LIMIT, 2051, "Requested time limit is invalid (missing or exceeds some limit)") \
+    X(INVALID_NODE_STATE, 2051 + 1000, "Invalid node state specified")         \
+    X(DISABLED, 2052, "Requested operation is presently disabled")             \
+    X(INVALID_GRES, 2072, "Invalid generic resource (gres) specification")     \
+    X(INVALID_TIME_VALUE, 2073, "Invalid time specified")                      \
+    X(BATCH_ONLY, 2084, "Requested operation not supported on this job")      \
+    X(JOB_HELD, 2085, "Job is in held state, pending scheduler release")      \
+    X(INVALID_USER_ID, 2096, "Invalid user id")                                \
+    X(NOT_SUPPORTED, 2097, "Requested operation not supported")                \
+    X(PROTOCOL_AUTH, 1007, "Protocol authentication error")                    \
+    X(PROTOCOL_MALFORMED, 1008, "Protocol message malformed")                  \
+    X(COMMUNICATIONS_CONNECTION, 1001, "Communication connection failure")     \
+    X(JOURNAL_WRITE, 2200, "Unable to save job state, try again")
+
+enum drv_errnum {
+#define X(name, num, msg) EDRV_##name = num,
+    DRV_ERRORS(X)
+#undef X
+};
+
+/* Format into 'error' (if non-NULL), preserving errno.  Always returns -1,
+ * so a function can end with "return errprintf(error, ...)".
+ */
+int errprintf(drv_error_t *error, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Text for an EDRV_* number or an errno value.  Never NULL; static storage
+ * (strerror's for errno values).
+ */
+const char *drv_strerror(int errnum);
+
+/* Symbolic name, e.g. "EDRV_INVALID_JOB_ID", or "errno" for errno values.
+ * Static storage, never NULL.
+ */
+const char *drv_errname(int errnum);
+
+#endif /* !DROVER_COMMON_ERROR_H */

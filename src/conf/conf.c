@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * conf.c - slurm.conf: the table of global keywords, line dispatch, and the
+ * public entry points
+ *
+ * conf_parse() reads the whole file into a fresh struct slurm_conf and
+ * checks all of it (partitions' Nodes=, gres.conf) before returning it, so a
+ * caller that reconfigures can keep the old one on failure.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "conf/conf.h"
+#include "conf/conf_private.h"
+
+enum key_type {
+    KEY_STRING,    /* char *; "Key=" restores the default */
+    KEY_UINT32,    /* uint32_t, 0..max */
+    KEY_PORT,      /* uint16_t; "6817", or "6817-6818" (the first is used) */
+    KEY_DEBUG,     /* char *, a Slurm log level name, or 0-9 */
+    KEY_CTLD_HOST, /* char *, "name" or "name(addr)"; the first line wins */
+    KEY_AUTHINFO,  /* char *, socket= of "socket=PATH,ttl=60" */
+    KEY_IGNORE,    /* a Slurm keyword we accept and do not use */
+};
+
+struct conf_key {
+    const char *name; /* Slurm's spelling; matched case-insensitively */
+    enum key_type type;
+    size_t offset;    /* into struct slurm_conf */
+    const char *dflt; /* parsed like a value from the file; NULL: none */
+    uint32_t max;     /* KEY_UINT32: largest value; 0: UINT32_MAX */
+};
+
+#define FIELD(f) offsetof(struct slurm_conf, f)
+#define IGNORED(name) { name, KEY_IGNORE, 0, NULL, 0 }
+
+/* Every char * field of struct slurm_conf except 'path' has a row here:
+ * conf_destroy() frees them through it.  Defaults are Slurm's (slurm.conf(5)),
+ * except ReturnToService (Slurm: 0).
+ */
+static const struct conf_key conf_keys[] = {
+    /* keyword             type           field                      default */
+    { "ClusterName",       KEY_STRING,    FIELD(cluster_name),       NULL, 0 },
+    { "SlurmctldHost",     KEY_CTLD_HOST, FIELD(ctld_host),          NULL, 0 },
+    { "ControlMachine",    KEY_CTLD_HOST, FIELD(ctld_host),          NULL, 0 },
+    { "ControlAddr",       KEY_STRING,    FIELD(ctld_addr),          NULL, 0 },
+    { "SlurmctldPort",     KEY_PORT,      FIELD(ctld_port),          "6817", 0 },
+    { "SlurmdPort",        KEY_PORT,      FIELD(slurmd_port),        "6818", 0 },
+    { "SlurmUser",         KEY_STRING,    FIELD(slurm_user),         "root", 0 },
+    { "StateSaveLocation", KEY_STRING,    FIELD(state_save_location), "/var/spool", 0 },
+    { "SlurmdSpoolDir",    KEY_STRING,    FIELD(slurmd_spool_dir),   "/var/spool/slurmd", 0 },
+    { "SlurmctldLogFile",  KEY_STRING,    FIELD(ctld_log_file),      NULL, 0 },
+    { "SlurmdLogFile",     KEY_STRING,    FIELD(slurmd_log_file),    NULL, 0 },
+    { "SlurmctldPidFile",  KEY_STRING,    FIELD(ctld_pid_file),      NULL, 0 },
+    { "SlurmdPidFile",     KEY_STRING,    FIELD(slurmd_pid_file),    NULL, 0 },
+    { "SlurmctldDebug",    KEY_DEBUG,     FIELD(ctld_debug),         "info", 0 },
+    { "SlurmdDebug",       KEY_DEBUG,     FIELD(slurmd_debug),       "info", 0 },
+    { "AuthInfo",          KEY_AUTHINFO,  FIELD(auth_socket),        NULL, 0 },
+    { "GresTypes",         KEY_STRING,    FIELD(gres_types),         NULL, 0 },
+    { "DroverOperators",   KEY_STRING,    FIELD(operators),          NULL, 0 },
+    { "FirstJobId",        KEY_UINT32,    FIELD(first_job_id),       "1", 0 },
+    { "MaxJobCount",       KEY_UINT32,    FIELD(max_job_count),      "10000", 0 },
+    { "MaxArraySize",      KEY_UINT32,    FIELD(max_array_size),     "1001", 4000001 },
+    { "KillWait",          KEY_UINT32,    FIELD(kill_wait_s),        "30", 0 },
+    { "MinJobAge",         KEY_UINT32,    FIELD(min_job_age_s),      "300", 0 },
+    { "SlurmdTimeout",     KEY_UINT32,    FIELD(slurmd_timeout_s),   "300", 0 },
+    { "MessageTimeout",    KEY_UINT32,    FIELD(msg_timeout_s),      "10", 0 },
+    { "ReturnToService",   KEY_UINT32,    FIELD(return_to_service),  "1", 2 },
+    { "SelectType",        KEY_STRING,    FIELD(select_type),        "select/cons_tres", 0 },
+    { "SchedulerType",     KEY_STRING,    FIELD(scheduler_type),     "sched/backfill", 0 },
+    { "ProctrackType",     KEY_STRING,    FIELD(proctrack_type),     "proctrack/cgroup", 0 },
+    { "TaskPlugin",        KEY_STRING,    FIELD(task_plugin),        "task/none", 0 },
+    /* Accepted silently: plugins, accounting and policies Drover does not
+     * have (yet), and keywords of older Slurm releases.
+     */
+    IGNORED("AccountingStorageBackupHost"), IGNORED("AccountingStorageEnforce"),
+    IGNORED("AccountingStorageExternalHost"), IGNORED("AccountingStorageHost"),
+    IGNORED("AccountingStorageLoc"), IGNORED("AccountingStorageParameters"),
+    IGNORED("AccountingStoragePass"), IGNORED("AccountingStoragePort"),
+    IGNORED("AccountingStorageTRES"), IGNORED("AccountingStorageType"),
+    IGNORED("AccountingStorageUser"), IGNORED("AccountingStoreFlags"),
+    IGNORED("AccountingStoreJobComment"), IGNORED("AcctGatherEnergyType"),
+    IGNORED("AcctGatherFilesystemType"), IGNORED("AcctGatherInterconnectType"),
+    IGNORED("AcctGatherNodeFreq"), IGNORED("AcctGatherProfileType"),
+    IGNORED("AllowSpecResourcesUsage"), IGNORED("AuthAltParameters"),
+    IGNORED("AuthAltTypes"), IGNORED("AuthType"), IGNORED("BackupAddr"),
+    IGNORED("BackupController"), IGNORED("BatchStartTimeout"),
+    IGNORED("BurstBufferType"), IGNORED("CacheGroups"),
+    IGNORED("CheckpointType"), IGNORED("CliFilterPlugins"),
+    IGNORED("CommunicationParameters"), IGNORED("CompleteWait"),
+    IGNORED("CoreSpecPlugin"), IGNORED("CpuFreqDef"),
+    IGNORED("CpuFreqGovernors"), IGNORED("CredType"), IGNORED("DebugFlags"),
+    IGNORED("DefCpuPerGPU"), IGNORED("DefMemPerCPU"), IGNORED("DefMemPerGPU"),
+    IGNORED("DefMemPerNode"), IGNORED("DefaultStorageHost"),
+    IGNORED("DefaultStorageLoc"), IGNORED("DefaultStoragePass"),
+    IGNORED("DefaultStoragePort"), IGNORED("DefaultStorageType"),
+    IGNORED("DefaultStorageUser"), IGNORED("DependencyParameters"),
+    IGNORED("DisableRootJobs"), IGNORED("EioTimeout"),
+    IGNORED("EnforcePartLimits"), IGNORED("Epilog"), IGNORED("EpilogMsgTime"),
+    IGNORED("EpilogSlurmctld"), IGNORED("ExtSensorsFreq"),
+    IGNORED("ExtSensorsType"), IGNORED("FairShareDampeningFactor"),
+    IGNORED("FastSchedule"), IGNORED("FederationParameters"),
+    IGNORED("GetEnvTimeout"), IGNORED("GpuFreqDef"),
+    IGNORED("GroupUpdateForce"), IGNORED("GroupUpdateTime"),
+    IGNORED("HealthCheckInterval"), IGNORED("HealthCheckNodeState"),
+    IGNORED("HealthCheckProgram"), IGNORED("InactiveLimit"),
+    IGNORED("InteractiveStepOptions"), IGNORED("JobAcctGatherFrequency"),
+    IGNORED("JobAcctGatherParams"), IGNORED("JobAcctGatherType"),
+    IGNORED("JobCompHost"), IGNORED("JobCompLoc"), IGNORED("JobCompParams"),
+    IGNORED("JobCompPass"), IGNORED("JobCompPort"), IGNORED("JobCompType"),
+    IGNORED("JobCompUser"), IGNORED("JobContainerType"),
+    IGNORED("JobCredentialPrivateKey"), IGNORED("JobCredentialPublicCertificate"),
+    IGNORED("JobFileAppend"), IGNORED("JobRequeue"),
+    IGNORED("JobSubmitPlugins"), IGNORED("KeepAliveTime"),
+    IGNORED("KillOnBadExit"), IGNORED("LaunchParameters"),
+    IGNORED("LaunchType"), IGNORED("Licenses"), IGNORED("LogTimeFormat"),
+    IGNORED("MailDomain"), IGNORED("MailProg"), IGNORED("MaxDBDMsgs"),
+    IGNORED("MaxJobId"), IGNORED("MaxMemPerCPU"), IGNORED("MaxMemPerNode"),
+    IGNORED("MaxStepCount"), IGNORED("MaxTasksPerNode"),
+    IGNORED("MCSParameters"), IGNORED("MCSPlugin"), IGNORED("MemLimitEnforce"),
+    IGNORED("MpiDefault"), IGNORED("MpiParams"), IGNORED("OverTimeLimit"),
+    IGNORED("PluginDir"), IGNORED("PlugStackConfig"),
+    IGNORED("PowerParameters"), IGNORED("PowerPlugin"),
+    IGNORED("PreemptExemptTime"), IGNORED("PreemptMode"),
+    IGNORED("PreemptType"), IGNORED("PrEpParameters"), IGNORED("PrEpPlugins"),
+    IGNORED("PriorityCalcPeriod"), IGNORED("PriorityDecayHalfLife"),
+    IGNORED("PriorityFavorSmall"), IGNORED("PriorityFlags"),
+    IGNORED("PriorityMaxAge"), IGNORED("PriorityParameters"),
+    IGNORED("PrioritySiteFactorParameters"),
+    IGNORED("PrioritySiteFactorPlugin"), IGNORED("PriorityType"),
+    IGNORED("PriorityUsageResetPeriod"), IGNORED("PriorityWeightAge"),
+    IGNORED("PriorityWeightAssoc"), IGNORED("PriorityWeightFairshare"),
+    IGNORED("PriorityWeightJobSize"), IGNORED("PriorityWeightPartition"),
+    IGNORED("PriorityWeightQOS"), IGNORED("PriorityWeightTRES"),
+    IGNORED("PrivateData"), IGNORED("Prolog"), IGNORED("PrologEpilogTimeout"),
+    IGNORED("PrologFlags"), IGNORED("PrologSlurmctld"),
+    IGNORED("PropagatePrioProcess"), IGNORED("PropagateResourceLimits"),
+    IGNORED("PropagateResourceLimitsExcept"), IGNORED("RebootProgram"),
+    IGNORED("ReconfigFlags"), IGNORED("RequeueExit"),
+    IGNORED("RequeueExitHold"), IGNORED("ResumeFailProgram"),
+    IGNORED("ResumeProgram"), IGNORED("ResumeRate"), IGNORED("ResumeTimeout"),
+    IGNORED("ResvEpilog"), IGNORED("ResvOverRun"), IGNORED("ResvProlog"),
+    IGNORED("SallocDefaultCommand"), IGNORED("SchedulerParameters"),
+    IGNORED("SchedulerPort"), IGNORED("SchedulerTimeSlice"),
+    IGNORED("ScronParameters"), IGNORED("SelectTypeParameters"),
+    IGNORED("SlurmctldAddr"), IGNORED("SlurmctldParameters"),
+    IGNORED("SlurmctldPrimaryOffProg"), IGNORED("SlurmctldPrimaryOnProg"),
+    IGNORED("SlurmctldSyslogDebug"), IGNORED("SlurmctldTimeout"),
+    IGNORED("SlurmdParameters"), IGNORED("SlurmdSyslogDebug"),
+    IGNORED("SlurmdUser"), IGNORED("SlurmSchedLogFile"),
+    IGNORED("SlurmSchedLogLevel"), IGNORED("SrunEpilog"),
+    IGNORED("SrunPortRange"), IGNORED("SrunProlog"),
+    IGNORED("SuspendExcNodes"), IGNORED("SuspendExcParts"),
+    IGNORED("SuspendProgram"), IGNORED("SuspendRate"), IGNORED("SuspendTime"),
+    IGNORED("SuspendTimeout"), IGNORED("SwitchParameters"),
+    IGNORED("SwitchType"), IGNORED("TaskEpilog"), IGNORED("TaskPluginParam"),
+    IGNORED("TaskProlog"), IGNORED("TCPTimeout"), IGNORED("TmpFS"),
+    IGNORED("TopologyParam"), IGNORED("TopologyPlugin"),
+    IGNORED("TrackWCKey"), IGNORED("TreeWidth"),
+    IGNORED("UnkillableStepProgram"), IGNORED("UnkillableStepTimeout"),
+    IGNORED("UsePAM"), IGNORED("VSizeFactor"), IGNORED("WaitTime"),
+    IGNORED("X11Parameters"),
+};
+
+#define CONF_KEY_COUNT (sizeof(conf_keys) / sizeof(conf_keys[0]))
+
+/* Slurm's level names, indexed by the numbers SlurmctldDebug also takes. */
+static const char *const debug_levels[] = {
+    "quiet", "fatal", "error", "info", "verbose",
+    "debug", "debug2", "debug3", "debug4", "debug5",
+};
+
+typedef int (*line_kind_f)(struct conf_parser *p, const struct conf_line *l,
+                           drv_error_t *error);
+
+static int unsupported_line(struct conf_parser *p, const struct conf_line *l,
+                            drv_error_t *error);
+
+/* Lines whose first keyword makes the whole line one record. */
+static const struct line_kind {
+    const char *key;
+    line_kind_f fn;
+} line_kinds[] = {
+    { "NodeName", conf__node_line },
+    { "PartitionName", conf__part_line },
+    { "DownNodes", conf__down_line },
+    { "NodeSet", unsupported_line },
+    { "FrontendName", unsupported_line },
+    { "SwitchName", unsupported_line },
+};
+
+static const struct conf_key *conf_key_find(const char *name)
+{
+    for (size_t i = 0; i < CONF_KEY_COUNT; i++)
+        if (!strcasecmp(conf_keys[i].name, name))
+            return &conf_keys[i];
+    return NULL;
+}
+
+static bool key_is_string(enum key_type t)
+{
+    return t == KEY_STRING || t == KEY_DEBUG || t == KEY_CTLD_HOST
+           || t == KEY_AUTHINFO;
+}
+
+static int set_string(char **field, const char *value, size_t n)
+{
+    char *s = strndup(value, n);
+
+    if (!s)
+        return -1;
+    free(*field);
+    *field = s;
+    return 0;
+}
+
+static const char *set_debug(char **field, const char *value)
+{
+    uint32_t n;
+
+    if (conf__parse_u32(value, &n) == 0) {
+        if (n >= sizeof(debug_levels) / sizeof(debug_levels[0]))
+            return "not a log level";
+        value = debug_levels[n];
+    }
+    for (size_t i = 0; i < sizeof(debug_levels) / sizeof(debug_levels[0]);
+         i++)
+        if (!strcasecmp(value, debug_levels[i]))
+            return set_string(field, debug_levels[i],
+                              strlen(debug_levels[i])) < 0 ? "" : NULL;
+    return "not a log level";
+}
+
+/* SlurmctldHost=ctld1(10.0.0.1): a later line names a backup controller,
+ * which Drover does not have; the first line wins.
+ */
+static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
+{
+    const char *paren = strchr(value, '(');
+    size_t n = paren ? (size_t)(paren - value) : strlen(value);
+    size_t len = strlen(value);
+
+    if (conf->ctld_host)
+        return NULL;
+    if (n == 0 || (paren && (len - n < 3 || value[len - 1] != ')')))
+        return "expected NAME or NAME(ADDRESS)";
+    if (set_string(&conf->ctld_host, value, n) < 0
+        || (paren && set_string(&conf->ctld_addr, paren + 1, len - n - 2) < 0))
+        return "";
+    return NULL;
+}
+
+/* AuthInfo=socket=/run/munge/munge.socket.2,ttl=60 (or, as old Slurm, a
+ * bare socket path).
+ */
+static const char *set_authinfo(char **field, const char *value)
+{
+    const char *s = value;
+
+    if (value[0] == '/')
+        return set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        if (!strncasecmp(s, "socket=", 7))
+            return set_string(field, s + 7, n - 7) < 0 ? "" : NULL;
+        s += n + (s[n] == ',' ? 1 : 0);
+    }
+    return NULL;
+}
+
+static const char *set_number(struct slurm_conf *conf,
+                              const struct conf_key *k, const char *value)
+{
+    void *field = (char *)conf + k->offset;
+    uint16_t *ports;
+    size_t count;
+    uint32_t v;
+
+    if (k->type == KEY_PORT) {
+        if (conf__parse_ports(value, &ports, &count) < 0)
+            return errno == ENOMEM ? "" : "not a port number";
+        *(uint16_t *)field = ports[0];
+        free(ports);
+        return NULL;
+    }
+    if (conf__parse_u32(value, &v) < 0)
+        return "not a number";
+    if (k->max && v > k->max)
+        return "too large";
+    *(uint32_t *)field = v;
+    return NULL;
+}
+
+/* Set one global keyword.  Returns NULL, or why not ("" for ENOMEM). */
+static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
+                           const char *value)
+{
+    char **field = (char **)((char *)conf + k->offset);
+
+    if (!*value && k->type != KEY_IGNORE) {
+        if (!k->dflt) {
+            if (key_is_string(k->type) && k->type != KEY_CTLD_HOST) {
+                free(*field);
+                *field = NULL;
+            }
+            return NULL;
+        }
+        value = k->dflt;
+    }
+    switch (k->type) {
+    case KEY_STRING:
+        return set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+    case KEY_DEBUG:
+        return set_debug(field, value);
+    case KEY_CTLD_HOST:
+        return set_ctld_host(conf, value);
+    case KEY_AUTHINFO:
+        return set_authinfo(field, value);
+    case KEY_IGNORE:
+        return NULL;
+    default:
+        return set_number(conf, k, value);
+    }
+}
+
+static int global_line(struct conf_parser *p, const struct conf_line *l,
+                       drv_error_t *error)
+{
+    for (size_t i = 0; i < l->count; i++) {
+        const struct conf_pair *kv = &l->pairs[i];
+        const struct conf_key *k = conf_key_find(kv->key);
+        const char *why;
+
+        if (!k) {
+            log_error("%s:%d: unknown keyword '%s' ignored", l->file, l->line,
+                      kv->key);
+            continue;
+        }
+        if (!(why = set_key(p->conf, k, kv->value)))
+            continue;
+        if (!*why)
+            return conf__enomem(error);
+        return conf__einval(error, "%s:%d: %s=%s: %s", l->file, l->line,
+                            kv->key, kv->value, why);
+    }
+    return 0;
+}
+
+static int unsupported_line(struct conf_parser *p, const struct conf_line *l,
+                            drv_error_t *error)
+{
+    (void)p;
+    (void)error;
+    log_error("%s:%d: %s lines are not supported; ignored", l->file, l->line,
+              l->pairs[0].key);
+    return 0;
+}
+
+static int slurm_line(const struct conf_line *l, void *arg, drv_error_t *error)
+{
+    for (size_t i = 0; i < sizeof(line_kinds) / sizeof(line_kinds[0]); i++)
+        if (!strcasecmp(l->pairs[0].key, line_kinds[i].key))
+            return line_kinds[i].fn(arg, l, error);
+    return global_line(arg, l, error);
+}
+
+static struct slurm_conf *conf_create(const char *path)
+{
+    struct slurm_conf *conf = calloc(1, sizeof(*conf));
+
+    if (!conf)
+        return NULL;
+    if (!(conf->path = strdup(path))
+        || !(conf->node_index = conf__index_create()))
+        goto error;
+    for (size_t i = 0; i < CONF_KEY_COUNT; i++)
+        if (conf_keys[i].dflt && set_key(conf, &conf_keys[i],
+                                         conf_keys[i].dflt) != NULL)
+            goto error; /* defaults are valid: only ENOMEM */
+    return conf;
+error:
+    conf_destroy(conf);
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* After the last line: what depends on keywords that may come later. */
+static int conf_finish(struct conf_parser *p, drv_error_t *error)
+{
+    struct slurm_conf *conf = p->conf;
+
+    if (!conf->ctld_addr && conf->ctld_host
+        && !(conf->ctld_addr = strdup(conf->ctld_host)))
+        return conf__enomem(error);
+    for (size_t i = 0; i < conf->node_count; i++)
+        if (conf->nodes[i].port == 0)
+            conf->nodes[i].port = conf->slurmd_port;
+    return conf__part_resolve(p, error);
+}
+
+/* gres.conf beside slurm.conf, or 'text' in its place; optional. */
+static int load_gres(struct conf_parser *p, const char *text,
+                     drv_error_t *error)
+{
+    char *path, *file_text = NULL;
+    int rc;
+
+    if (asprintf(&path, "%s/gres.conf", p->confdir) < 0)
+        return conf__enomem(error);
+    if (!text && !(text = file_text = conf__read_file(path))
+        && errno != ENOENT) {
+        int saved_errno = errno;
+        errprintf(error, "cannot open %s: %s", path, strerror(saved_errno));
+        free(path);
+        errno = saved_errno;
+        return -1;
+    }
+    rc = conf__gres_devs(p, path, text, error);
+    free(file_text);
+    free(path);
+    return rc;
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        return strdup(".");
+    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+static void parser_clear(struct conf_parser *p)
+{
+    conf__node_spec_destroy(p->node_defaults);
+    if (p->conf)
+        conf__part_parser_clear(p);
+    free((char *)p->confdir);
+}
+
+struct slurm_conf *conf_parse(const char *path, const char *text,
+                              const char *gres_text, drv_error_t *error)
+{
+    struct conf_parser p = { 0 };
+    struct slurm_conf *conf;
+
+    if (!path || !text) {
+        errno = EINVAL;
+        errprintf(error, "conf_parse: no path or no text");
+        return NULL;
+    }
+    if (!(p.conf = conf_create(path)) || !(p.confdir = dir_of(path))) {
+        conf__enomem(error);
+        goto error;
+    }
+    if (conf__lex(path, text, p.confdir, slurm_line, &p, error) < 0
+        || conf_finish(&p, error) < 0 || load_gres(&p, gres_text, error) < 0)
+        goto error;
+    conf = p.conf;
+    parser_clear(&p);
+    return conf;
+error:
+    parser_clear(&p);
+    conf_destroy(p.conf);
+    return NULL;
+}
+
+struct slurm_conf *conf_load(const char *path, drv_error_t *error)
+{
+    struct slurm_conf *conf;
+    char *text;
+
+    if (!path)
+        path = getenv("DROVER_CONF");
+    if (!path || !*path)
+        path = DROVER_SYSCONFDIR "/slurm.conf";
+    if (!(text = conf__read_file(path))) {
+        int saved_errno = errno;
+        errprintf(error, "cannot open %s: %s", path, strerror(saved_errno));
+        errno = saved_errno;
+        return NULL;
+    }
+    conf = conf_parse(path, text, NULL, error);
+    if (!conf) {
+        int saved_errno = errno;
+        free(text);
+        errno = saved_errno;
+        return NULL;
+    }
+    free(text);
+    return conf;
+}
+
+const struct conf_node *conf_node_find(const struct slurm_conf *conf,
+                                       const char *name)
+{
+    long i;
+
+    if (!conf || !name)
+        return NULL;
+    i = conf->node_index ? conf__index_find(conf->node_index, name) : -1;
+    return i >= 0 ? &conf->nodes[i] : NULL;
+}
+
+const struct conf_partition *conf_partition_find(const struct slurm_conf *conf,
+                                                 const char *name)
+{
+    for (size_t i = 0; conf && name && i < conf->partition_count; i++)
+        if (!strcmp(conf->partitions[i].name, name))
+            return &conf->partitions[i];
+    return NULL;
+}
+
+const struct conf_partition *conf_partition_default(const struct slurm_conf *c)
+{
+    if (!c || c->partition_count == 0)
+        return NULL;
+    for (size_t i = 0; i < c->partition_count; i++)
+        if (c->partitions[i].is_default)
+            return &c->partitions[i];
+    return &c->partitions[0];
+}
+
+/* Write the expansion into 'out' (if non-NULL); return its length. */
+static size_t expand(const char *tmpl, const struct conf_node *node,
+                     char *out)
+{
+    size_t len = 0;
+
+    for (const char *s = tmpl; *s; s++) {
+        const char *sub = NULL;
+        if (s[0] == '%' && s[1] == 'n')
+            sub = node->name;
+        else if (s[0] == '%' && s[1] == 'h')
+            sub = node->hostname ? node->hostname : node->name;
+        if (sub) {
+            if (out)
+                memcpy(out + len, sub, strlen(sub));
+            len += strlen(sub);
+            s++;
+        } else {
+            if (out)
+                out[len] = *s;
+            len++;
+        }
+    }
+    if (out)
+        out[len] = '\0';
+    return len;
+}
+
+char *conf_expand_node_path(const char *tmpl, const struct conf_node *node)
+{
+    char *out;
+
+    if (!tmpl || !node || !node->name) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(out = malloc(expand(tmpl, node, NULL) + 1)))
+        return NULL;
+    expand(tmpl, node, out);
+    return out;
+}
+
+void conf_destroy(struct slurm_conf *conf)
+{
+    if (!conf)
+        return;
+    int saved_errno = errno;
+    for (size_t i = 0; i < CONF_KEY_COUNT; i++) {
+        if (key_is_string(conf_keys[i].type)) {
+            char **field = (char **)((char *)conf + conf_keys[i].offset);
+            free(*field);
+            *field = NULL;
+        }
+    }
+    for (size_t i = 0; i < conf->node_count; i++)
+        conf__node_clear(&conf->nodes[i]);
+    free(conf->nodes);
+    for (size_t i = 0; i < conf->partition_count; i++)
+        conf__part_clear(&conf->partitions[i]);
+    free(conf->partitions);
+    conf__index_destroy(conf->node_index);
+    free(conf->path);
+    free(conf);
+    errno = saved_errno;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * conf.h - slurm.conf and gres.conf, parsed into typed structs
+ *
+ * The file is found through DROVER_CONF, then DROVER_SYSCONFDIR/slurm.conf.
+ * gres.conf is read from the same directory as slurm.conf.  Unknown keywords
+ * are a warning naming file and line; malformed values are an error naming
+ * file, line and keyword.  Node lines with ranges (NodeName=node[01-04]) are
+ * expanded to one conf_node per node.  Messages name files as given or as
+ * resolved from an Include line ("/etc/drover/slurm.conf:12: ...").
+ *
+ * Syntax: Key=Value pairs separated by white space (spaces around '=' too),
+ * case-insensitive keywords, double-quoted values, '#' comments, trailing
+ * backslash continuation, "Include PATH" (relative to the slurm.conf
+ * directory; glob patterns allowed).  NodeName=DEFAULT and
+ * PartitionName=DEFAULT set defaults for the lines after them.  NodeAddr=,
+ * NodeHostname= and Port= may give one value per node, in order
+ * ("Port=17001-17004").  DownNodes= lines set State/Reason of defined nodes.
+ * A second PartitionName line for the same name is ignored with a warning
+ * (as Slurm); a second SlurmctldHost line (a backup) is ignored.
+ */
+#ifndef DROVER_CONF_CONF_H
+#define DROVER_CONF_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+struct conf_index; /* private to src/conf */
+
+/* One GPU (or other GRES) device of a node, from gres.conf File= lines or,
+ * failing those, from the node's Gres= count. */
+struct conf_gres_dev {
+    char *name;  /* "gpu" */
+    char *type;  /* "a100", or NULL when untyped */
+    char *file;  /* "/dev/nvidia0", or NULL when no File= was given */
+    int index;   /* 0-based index within the node's devices of this name */
+};
+
+/* Gres= of a NodeName line: "gpu:8" or "gpu:a100:8". */
+struct conf_gres {
+    char *name;      /* "gpu" */
+    char *type;      /* NULL when untyped */
+    uint32_t count;
+};
+
+struct conf_node {
+    char *name;          /* "node01" */
+    char *addr;          /* NodeAddr=, default NodeHostname, default name */
+    char *hostname;      /* NodeHostname=, default name */
+    uint16_t port;       /* Port=, default SlurmdPort */
+    uint32_t cpus;       /* CPUs=, default Sockets*Cores*Threads */
+    uint32_t boards;     /* Boards=, default 1 */
+    uint32_t sockets;    /* Sockets= (all boards), or Boards*SocketsPerBoard,
+                          * or CPUs/(CoresPerSocket*Threads) when only
+                          * CoresPerSocket is given, else 1 */
+    uint32_t cores_per_socket; /* CoresPerSocket=, default
+                                * cpus/(sockets*threads), at least 1 */
+    uint32_t threads_per_core; /* ThreadsPerCore=, default 1 */
+    uint64_t real_memory_mib; /* RealMemory=, default 1 (also "16G") */
+    uint64_t tmp_disk_mib; /* TmpDisk=, default 0 */
+    uint32_t weight;     /* Weight=, default 1 */
+    char *features;      /* Feature= as written ("a100,nvlink"), or NULL */
+    char *state;         /* State= upper-cased (e.g. "UNKNOWN", "DRAIN"),
+                          * or from a DownNodes= line, or NULL */
+    char *reason;        /* Reason=, or NULL */
+    struct conf_gres *gres; /* Gres= entries */
+    size_t gres_count;
+    struct conf_gres_dev *gres_devs; /* from gres.conf, one per device */
+    size_t gres_dev_count;
+};
+
+struct conf_partition {
+    char *name;
+    char *nodes;         /* Nodes= hostlist expression, "ALL" expanded */
+    bool is_default;     /* Default=YES */
+    bool state_up;       /* State=UP (default) */
+    const char *state;   /* "UP", "DOWN", "DRAIN" or "INACTIVE" (static) */
+    int64_t max_time_s;  /* MaxTime=, TIME_INFINITE by default */
+    int64_t default_time_s; /* DefaultTime=, TIME_INFINITE (NONE) if unset */
+    uint32_t max_nodes;  /* MaxNodes=, UINT32_MAX if UNLIMITED */
+    uint32_t priority_tier; /* PriorityTier=, default 1 */
+    uint32_t priority_job_factor; /* PriorityJobFactor=, default 1 */
+};
+
+struct slurm_conf {
+    char *path;               /* the slurm.conf read */
+    char *cluster_name;       /* ClusterName= */
+    char *ctld_host;          /* first SlurmctldHost= (name part) */
+    char *ctld_addr;          /* SlurmctldHost=name(addr) addr, else name */
+    uint16_t ctld_port;       /* SlurmctldPort=, 6817 */
+    uint16_t slurmd_port;     /* SlurmdPort=, 6818 */
+    char *slurm_user;         /* SlurmUser=, "root" */
+    char *state_save_location;/* StateSaveLocation=, "/var/spool" */
+    char *slurmd_spool_dir;   /* SlurmdSpoolDir= (may contain %n),
+                               * "/var/spool/slurmd" */
+    char *ctld_log_file;      /* SlurmctldLogFile= or NULL (stderr) */
+    char *slurmd_log_file;    /* SlurmdLogFile= (may contain %n) or NULL */
+    char *ctld_pid_file;      /* SlurmctldPidFile= or NULL */
+    char *slurmd_pid_file;    /* SlurmdPidFile= (may contain %n) or NULL */
+    char *ctld_debug;         /* SlurmctldDebug=, "info" (numbers 0-9 are
+                               * stored as names: 3 -> "info") */
+    char *slurmd_debug;       /* SlurmdDebug=, "info" */
+    char *auth_socket;        /* AuthInfo=socket=PATH, or NULL (munge default) */
+    char *gres_types;         /* GresTypes= */
+    char *operators;          /* DroverOperators= user list (drover extension)*/
+    uint32_t first_job_id;    /* FirstJobId=, 1 */
+    uint32_t max_job_count;   /* MaxJobCount=, 10000 */
+    uint32_t max_array_size;  /* MaxArraySize=, 1001 */
+    uint32_t kill_wait_s;     /* KillWait=, 30 */
+    uint32_t min_job_age_s;   /* MinJobAge=, 300 */
+    uint32_t slurmd_timeout_s;/* SlurmdTimeout=, 300 */
+    uint32_t msg_timeout_s;   /* MessageTimeout=, 10 */
+    uint32_t return_to_service; /* ReturnToService=, 1 */
+    char *select_type;        /* SelectType=, "select/cons_tres" */
+    char *scheduler_type;     /* SchedulerType=, "sched/backfill" */
+    char *proctrack_type;     /* ProctrackType=, "proctrack/cgroup" */
+    char *task_plugin;        /* TaskPlugin=, "task/none" */
+    struct conf_node *nodes;
+    size_t node_count;
+    struct conf_partition *partitions;
+    size_t partition_count;
+    struct conf_index *node_index; /* private to src/conf: name lookup */
+};
+
+/* Read slurm.conf at 'path' (NULL: DROVER_CONF, then the default path) and
+ * gres.conf beside it (optional).  Warnings (unknown keywords) go to the log
+ * at error level, prefixed "path:line:".  Returns a new conf (free with
+ * conf_destroy()), or NULL with errno and 'error' saying
+ * "slurm.conf:12: NodeName=n[1-2]: RealMemory=abc: not a number" or
+ * "cannot open /x/slurm.conf: No such file or directory".  errno is EINVAL
+ * for a bad file, ENOMEM, or open()'s errno (ENOENT, EACCES...) when
+ * slurm.conf, gres.conf or an Include'd file cannot be read.
+ *
+ * gres.conf lines (Name= Type= File= Count= NodeName= AutoDetect=) give
+ * each node's devices of a name in file order; without any for a name, the
+ * node's Gres= counts give devices with file NULL.  Lines naming nodes that
+ * slurm.conf lacks are skipped.  The device count per Gres= entry must match.
+ */
+struct slurm_conf *conf_load(const char *path, drv_error_t *error);
+
+/* Parse slurm.conf text already in memory; 'path' is used for messages and
+ * to find gres.conf (pass gres_text to give gres.conf text directly, or NULL
+ * to read it from beside 'path' if it exists).  Same returns as conf_load().
+ */
+struct slurm_conf *conf_parse(const char *path, const char *text,
+                              const char *gres_text, drv_error_t *error);
+
+/* Borrowed lookups: valid while 'conf' lives.  NULL if no such name. */
+const struct conf_node *conf_node_find(const struct slurm_conf *conf,
+                                       const char *name);
+const struct conf_partition *conf_partition_find(const struct slurm_conf *conf,
+                                                 const char *name);
+/* The Default=YES partition, else the first, else NULL. */
+const struct conf_partition *conf_partition_default(const struct slurm_conf *c);
+
+/* Expand %n (node name) and %h (hostname) in a path template such as
+ * SlurmdSpoolDir=/var/spool/drover/%n.  Caller frees.  NULL on ENOMEM.
+ */
+char *conf_expand_node_path(const char *tmpl, const struct conf_node *node);
+
+/* NULL is a no-op.  errno is preserved. */
+void conf_destroy(struct slurm_conf *conf);
+
+#endif /* !DROVER_CONF_CONF_H */

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * conf_part.c - PartitionName= lines of slurm.conf
+ *
+ * Nodes= is checked only after the last line, because Slurm lets a
+ * partition name nodes defined further down (it builds nodes, then
+ * partitions).  A second line for the same partition is ignored with a
+ * warning, as Slurm does.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "conf/conf_private.h"
+
+#define PUNSET INT64_MIN
+
+/* What a PartitionName line says; numbers are PUNSET when not given. */
+struct part_spec {
+    char *nodes;
+    int64_t is_default;
+    int64_t state; /* index into part_states */
+    int64_t max_time;
+    int64_t default_time;
+    int64_t max_nodes;
+    int64_t priority_tier;
+    int64_t priority_job_factor;
+};
+
+/* Where each partition was defined, for messages after the last line. */
+struct part_src {
+    char *file;
+    int line;
+    char *nodes; /* Nodes= as written, or NULL */
+};
+
+enum part_type {
+    PART_NODES,  /* char *, hostlist or ALL, checked after the last line */
+    PART_BOOL,   /* YES/NO */
+    PART_STATE,  /* UP/DOWN/DRAIN/INACTIVE */
+    PART_TIME,   /* seconds, Slurm time limit syntax, minutes by default */
+    PART_LIMIT,  /* number or UNLIMITED/INFINITE (UINT32_MAX) */
+    PART_U32,
+    PART_IGNORE, /* accepted for compatibility, not used */
+};
+
+#define PSPEC(f) offsetof(struct part_spec, f)
+
+static const struct part_key {
+    const char *name;
+    enum part_type type;
+    size_t offset;
+} part_keys[] = {
+    /* keyword             type         field */
+    { "Nodes",             PART_NODES,  PSPEC(nodes) },
+    { "Default",           PART_BOOL,   PSPEC(is_default) },
+    { "State",             PART_STATE,  PSPEC(state) },
+    { "MaxTime",           PART_TIME,   PSPEC(max_time) },
+    { "DefaultTime",       PART_TIME,   PSPEC(default_time) },
+    { "MaxNodes",          PART_LIMIT,  PSPEC(max_nodes) },
+    { "PriorityTier",      PART_U32,    PSPEC(priority_tier) },
+    { "PriorityJobFactor", PART_U32,    PSPEC(priority_job_factor) },
+    { "AllocNodes",        PART_IGNORE, 0 },
+    { "AllowAccounts",     PART_IGNORE, 0 },
+    { "AllowGroups",       PART_IGNORE, 0 },
+    { "AllowQos",          PART_IGNORE, 0 },
+    { "Alternate",         PART_IGNORE, 0 },
+    { "CpuBind",           PART_IGNORE, 0 },
+    { "DefCpuPerGPU",      PART_IGNORE, 0 },
+    { "DefMemPerCPU",      PART_IGNORE, 0 },
+    { "DefMemPerGPU",      PART_IGNORE, 0 },
+    { "DefMemPerNode",     PART_IGNORE, 0 },
+    { "DenyAccounts",      PART_IGNORE, 0 },
+    { "DenyQos",           PART_IGNORE, 0 },
+    { "DisableRootJobs",   PART_IGNORE, 0 },
+    { "ExclusiveUser",     PART_IGNORE, 0 },
+    { "GraceTime",         PART_IGNORE, 0 },
+    { "Hidden",            PART_IGNORE, 0 },
+    { "LLN",               PART_IGNORE, 0 },
+    { "MaxCPUsPerNode",    PART_IGNORE, 0 },
+    { "MaxCPUsPerSocket",  PART_IGNORE, 0 },
+    { "MaxMemPerCPU",      PART_IGNORE, 0 },
+    { "MaxMemPerNode",     PART_IGNORE, 0 },
+    { "MinNodes",          PART_IGNORE, 0 },
+    { "OverSubscribe",     PART_IGNORE, 0 },
+    { "OverTimeLimit",     PART_IGNORE, 0 },
+    { "PowerDownOnIdle",   PART_IGNORE, 0 },
+    { "PreemptMode",       PART_IGNORE, 0 },
+    { "QOS",               PART_IGNORE, 0 },
+    { "ReqResv",           PART_IGNORE, 0 },
+    { "ResumeTimeout",     PART_IGNORE, 0 },
+    { "RootOnly",          PART_IGNORE, 0 },
+    { "SelectTypeParameters", PART_IGNORE, 0 },
+    { "Shared",            PART_IGNORE, 0 },
+    { "SuspendTime",       PART_IGNORE, 0 },
+    { "SuspendTimeout",    PART_IGNORE, 0 },
+    { "TRESBillingWeights", PART_IGNORE, 0 },
+};
+
+static const char *const part_states[] = { "UP", "DOWN", "DRAIN", "INACTIVE" };
+
+static const struct part_key *part_key_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(part_keys) / sizeof(part_keys[0]); i++)
+        if (!strcasecmp(part_keys[i].name, name))
+            return &part_keys[i];
+    return NULL;
+}
+
+static void pspec_init(struct part_spec *s)
+{
+    *s = (struct part_spec){
+        .nodes = NULL,
+        .is_default = PUNSET,
+        .state = PUNSET,
+        .max_time = PUNSET,
+        .default_time = PUNSET,
+        .max_nodes = PUNSET,
+        .priority_tier = PUNSET,
+        .priority_job_factor = PUNSET,
+    };
+}
+
+static int pspec_merge(struct part_spec *dst, const struct part_spec *src)
+{
+    for (size_t i = 0; i < sizeof(part_keys) / sizeof(part_keys[0]); i++) {
+        size_t off = part_keys[i].offset;
+        int64_t *d = (int64_t *)((char *)dst + off);
+
+        if (part_keys[i].type == PART_IGNORE || part_keys[i].type == PART_NODES)
+            continue;
+        if (*d == PUNSET)
+            *d = *(const int64_t *)((const char *)src + off);
+    }
+    if (!dst->nodes && src->nodes && !(dst->nodes = strdup(src->nodes)))
+        return -1;
+    return 0;
+}
+
+static const char *parse_time(const char *value, int64_t *out)
+{
+    if (!strcasecmp(value, "NONE")) {
+        *out = TIME_INFINITE;
+        return NULL;
+    }
+    return timefmt_parse_limit(value, out, NULL) < 0 ? "not a time limit"
+                                                     : NULL;
+}
+
+/* Parse one numeric value; NULL if good, else the reason. */
+static const char *parse_number(enum part_type t, const char *value,
+                                int64_t *out)
+{
+    uint32_t v;
+    bool b;
+
+    switch (t) {
+    case PART_BOOL:
+        if (conf__parse_bool(value, &b) < 0)
+            return "expected YES or NO";
+        *out = b;
+        return NULL;
+    case PART_STATE:
+        for (size_t i = 0; i < sizeof(part_states) / sizeof(part_states[0]);
+             i++) {
+            if (!strcasecmp(value, part_states[i])) {
+                *out = (int64_t)i;
+                return NULL;
+            }
+        }
+        return "expected UP, DOWN, DRAIN or INACTIVE";
+    case PART_TIME:
+        return parse_time(value, out);
+    default:
+        if (t == PART_LIMIT
+            && (!strcasecmp(value, "UNLIMITED") || !strcasecmp(value, "INFINITE")))
+            v = UINT32_MAX;
+        else if (conf__parse_u32(value, &v) < 0)
+            return "not a number";
+        *out = v;
+        return NULL;
+    }
+}
+
+static int pspec_set(struct part_spec *s, const struct conf_line *l,
+                     const struct conf_pair *kv, drv_error_t *error)
+{
+    const struct part_key *k = part_key_find(kv->key);
+    const char *bad;
+
+    if (!k) {
+        log_error("%s:%d: unknown keyword '%s' ignored", l->file, l->line,
+                  kv->key);
+        return 0;
+    }
+    if (k->type == PART_IGNORE)
+        return 0;
+    if (k->type == PART_NODES) {
+        free(s->nodes);
+        return (s->nodes = strdup(kv->value)) ? 0 : conf__enomem(error);
+    }
+    bad = parse_number(k->type, kv->value,
+                       (int64_t *)((char *)s + k->offset));
+    if (bad)
+        return conf__einval(error, "%s:%d: PartitionName=%s: %s=%s: %s",
+                            l->file, l->line, l->pairs[0].value, kv->key,
+                            kv->value, bad);
+    return 0;
+}
+
+static int64_t or_default(int64_t v, int64_t dflt)
+{
+    return v != PUNSET ? v : dflt;
+}
+
+static int reserve_parts(struct conf_parser *p)
+{
+    struct slurm_conf *conf = p->conf;
+    size_t alloc = p->part_alloc ? p->part_alloc * 2 : 8;
+    struct conf_partition *parts;
+    struct part_src *srcs;
+
+    if (conf->partition_count < p->part_alloc)
+        return 0;
+    if (!(parts = realloc(conf->partitions, alloc * sizeof(*parts))))
+        return -1;
+    conf->partitions = parts;
+    if (!(srcs = realloc(p->part_srcs, alloc * sizeof(*srcs))))
+        return -1;
+    p->part_srcs = srcs;
+    p->part_alloc = alloc;
+    return 0;
+}
+
+static int add_partition(struct conf_parser *p, const struct conf_line *l,
+                         struct part_spec *s)
+{
+    struct slurm_conf *conf = p->conf;
+    struct conf_partition *part;
+    struct part_src *src;
+
+    if (reserve_parts(p) < 0)
+        return -1;
+    part = &conf->partitions[conf->partition_count];
+    src = &p->part_srcs[conf->partition_count];
+    *part = (struct conf_partition){
+        .is_default = or_default(s->is_default, 0) != 0,
+        .state = part_states[or_default(s->state, 0)],
+        .state_up = or_default(s->state, 0) == 0,
+        .max_time_s = or_default(s->max_time, TIME_INFINITE),
+        .default_time_s = or_default(s->default_time, TIME_INFINITE),
+        .max_nodes = (uint32_t)or_default(s->max_nodes, UINT32_MAX),
+        .priority_tier = (uint32_t)or_default(s->priority_tier, 1),
+        .priority_job_factor = (uint32_t)or_default(s->priority_job_factor, 1),
+    };
+    *src = (struct part_src){ .line = l->line, .nodes = s->nodes };
+    if (!(part->name = strdup(l->pairs[0].value))
+        || !(src->file = strdup(l->file))) {
+        free(part->name);
+        return -1;
+    }
+    s->nodes = NULL; /* moved to src */
+    /* Slurm: a later Default=YES partition replaces the earlier default. */
+    for (size_t i = 0; part->is_default && i < conf->partition_count; i++)
+        conf->partitions[i].is_default = false;
+    conf->partition_count++;
+    return 0;
+}
+
+static int set_defaults(struct conf_parser *p, struct part_spec *s)
+{
+    if (p->part_defaults)
+        free(p->part_defaults->nodes);
+    else if (!(p->part_defaults = malloc(sizeof(*s))))
+        return -1;
+    *p->part_defaults = *s;
+    pspec_init(s);
+    return 0;
+}
+
+static bool part_exists(const struct slurm_conf *conf, const char *name)
+{
+    for (size_t i = 0; i < conf->partition_count; i++)
+        if (!strcmp(conf->partitions[i].name, name))
+            return true;
+    return false;
+}
+
+int conf__part_line(struct conf_parser *p, const struct conf_line *l,
+                    drv_error_t *error)
+{
+    const char *name = l->pairs[0].value;
+    struct part_spec spec;
+    int rc = -1;
+
+    if (!*name)
+        return conf__einval(error, "%s:%d: PartitionName=: empty name",
+                            l->file, l->line);
+    pspec_init(&spec);
+    for (size_t i = 1; i < l->count; i++)
+        if (pspec_set(&spec, l, &l->pairs[i], error) < 0)
+            goto done;
+    if (p->part_defaults && pspec_merge(&spec, p->part_defaults) < 0) {
+        conf__enomem(error);
+        goto done;
+    }
+    rc = 0;
+    if (!strcasecmp(name, "DEFAULT"))
+        rc = set_defaults(p, &spec);
+    else if (part_exists(p->conf, name))
+        log_error("%s:%d: PartitionName=%s: duplicate entry ignored",
+                  l->file, l->line, name);
+    else
+        rc = add_partition(p, l, &spec);
+    if (rc < 0)
+        conf__enomem(error);
+done:
+    free(spec.nodes);
+    return rc;
+}
+
+/* Every node, in slurm.conf order. */
+static hostlist_t *all_nodes(const struct slurm_conf *conf)
+{
+    hostlist_t *hl = hostlist_create();
+
+    for (size_t i = 0; hl && i < conf->node_count; i++) {
+        if (hostlist_append(hl, conf->nodes[i].name) < 0) {
+            hostlist_destroy(hl);
+            return NULL;
+        }
+    }
+    return hl;
+}
+
+static hostlist_t *part_hosts(const struct slurm_conf *conf,
+                              const struct part_src *src, const char *name,
+                              drv_error_t *error)
+{
+    drv_error_t herr = { 0 };
+    hostlist_t *hl;
+
+    if (!strcasecmp(src->nodes, "ALL"))
+        hl = all_nodes(conf);
+    else
+        hl = hostlist_decode(src->nodes, &herr);
+    if (!hl && errno == ENOMEM)
+        conf__enomem(error);
+    else if (!hl)
+        conf__einval(error, "%s:%d: PartitionName=%s: Nodes=%s: %s", src->file,
+                     src->line, name, src->nodes, herr.text);
+    return hl;
+}
+
+static int resolve_one(struct slurm_conf *conf, struct conf_partition *part,
+                       const struct part_src *src, drv_error_t *error)
+{
+    hostlist_t *hl;
+    int rc = 0;
+
+    if (!src->nodes || !*src->nodes)
+        return (part->nodes = strdup("")) ? 0 : conf__enomem(error);
+    if (!(hl = part_hosts(conf, src, part->name, error)))
+        return -1;
+    for (size_t i = 0; i < hostlist_count(hl) && rc == 0; i++) {
+        const char *host = hostlist_nth(hl, i);
+        if (conf__index_find(conf->node_index, host) < 0)
+            rc = conf__einval(error, "%s:%d: PartitionName=%s: Nodes=%s: no "
+                              "such node %s", src->file, src->line, part->name,
+                              src->nodes, host);
+    }
+    if (rc == 0 && !(part->nodes = hostlist_encode(hl)))
+        rc = conf__enomem(error);
+    hostlist_destroy(hl);
+    return rc;
+}
+
+int conf__part_resolve(struct conf_parser *p, drv_error_t *error)
+{
+    struct slurm_conf *conf = p->conf;
+
+    for (size_t i = 0; i < conf->partition_count; i++)
+        if (resolve_one(conf, &conf->partitions[i], &p->part_srcs[i],
+                        error) < 0)
+            return -1;
+    return 0;
+}
+
+void conf__part_clear(struct conf_partition *part)
+{
+    free(part->name);
+    free(part->nodes);
+    memset(part, 0, sizeof(*part));
+}
+
+void conf__part_parser_clear(struct conf_parser *p)
+{
+    for (size_t i = 0; p->part_srcs && i < p->conf->partition_count; i++) {
+        free(p->part_srcs[i].file);
+        free(p->part_srcs[i].nodes);
+    }
+    free(p->part_srcs);
+    p->part_srcs = NULL;
+    if (p->part_defaults)
+        free(p->part_defaults->nodes);
+    free(p->part_defaults);
+    p->part_defaults = NULL;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * conf_private.h - declarations shared by the files of src/conf
+ *
+ * conf_lexer.c turns text into lines of Key=Value pairs; conf.c owns the
+ * global keyword table and dispatches NodeName (conf_node.c), PartitionName
+ * (conf_part.c) lines; conf_gres.c reads gres.conf and fills the devices.
+ */
+#ifndef DROVER_CONF_CONF_PRIVATE_H
+#define DROVER_CONF_CONF_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "conf/conf.h"
+
+/* One Key=Value pair; both strings are borrowed for the callback only.
+ * A quoted value has its quotes removed; "Key=" gives an empty value.
+ */
+struct conf_pair {
+    const char *key;
+    const char *value;
+};
+
+/* One logical line (continuations joined, comment removed). */
+struct conf_line {
+    const char *file;              /* path for messages (borrowed) */
+    int line;                      /* first physical line, 1-based */
+    const struct conf_pair *pairs; /* count >= 1; pairs[0] names the kind */
+    size_t count;
+};
+
+/* Called for each non-empty line.  Returns 0, or -1 with errno and 'error'
+ * set, which stops the lexer.
+ */
+typedef int (*conf_line_f)(const struct conf_line *line, void *arg,
+                           drv_error_t *error);
+
+/* Lex 'text', read from 'file' (used in messages), calling 'cb' for each
+ * line.  "Include PATH" lines are followed (PATH relative to 'confdir', glob
+ * patterns allowed).  Returns 0, or -1 with errno (EINVAL syntax, ENOENT and
+ * friends for an Include that cannot be read, ENOMEM) and 'error' set.
+ */
+int conf__lex(const char *file, const char *text, const char *confdir,
+              conf_line_f cb, void *arg, drv_error_t *error);
+
+/* Read a whole file into a NUL-terminated string.  Caller frees.  NULL with
+ * errno from open/read, or ENOMEM.
+ */
+char *conf__read_file(const char *path);
+
+/* Format into 'error', set errno=EINVAL, return -1. */
+int conf__einval(drv_error_t *error, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Say "out of memory" in 'error', set errno=ENOMEM, return -1. */
+int conf__enomem(drv_error_t *error);
+
+/* Value parsers: 0, or -1 (the caller writes the message).  Numbers are
+ * plain decimal with no sign.
+ */
+int conf__parse_u32(const char *s, uint32_t *out);
+int conf__parse_u64(const char *s, uint64_t *out);
+int conf__parse_bool(const char *s, bool *out); /* YES/NO/TRUE/FALSE/1/0 */
+int conf__parse_mib(const char *s, uint64_t *mib); /* "4096", "16G" */
+
+/* Parse a port list: "6818", "17001-17004", "[17001-17004,17010]".
+ * On success *ports is a new array (caller frees) of *count ports, in order.
+ * -1 with errno EINVAL or ENOMEM.
+ */
+int conf__parse_ports(const char *s, uint16_t **ports, size_t *count);
+
+/* Name -> position index over strings the caller keeps alive. */
+struct conf_index *conf__index_create(void);
+int conf__index_add(struct conf_index *ix, const char *name, size_t pos);
+long conf__index_find(const struct conf_index *ix, const char *name);
+void conf__index_destroy(struct conf_index *ix);
+
+struct node_spec;
+struct part_spec;
+struct part_src;
+
+/* State of one conf_parse() call. */
+struct conf_parser {
+    struct slurm_conf *conf;
+    const char *confdir;
+    size_t node_alloc;
+    size_t part_alloc;
+    struct node_spec *node_defaults; /* from NodeName=DEFAULT, or NULL */
+    struct part_spec *part_defaults; /* from PartitionName=DEFAULT, or NULL */
+    struct part_src *part_srcs;      /* per partition: where and Nodes= */
+};
+
+/* conf_node.c */
+int conf__node_line(struct conf_parser *p, const struct conf_line *l,
+                    drv_error_t *error);
+int conf__down_line(struct conf_parser *p, const struct conf_line *l,
+                    drv_error_t *error);
+void conf__node_clear(struct conf_node *node);
+void conf__node_spec_destroy(struct node_spec *spec);
+
+/* Parse a Gres= value ("gpu:8", "gpu:a100:4,gpu:v100:4").  On success
+ * *gres is a new array (free each with conf__gres_clear(), then the array)
+ * of *count entries.  On failure -1 with errno and 'why' (a short reason,
+ * without the keyword) filled.
+ */
+int conf__gres_parse(const char *value, struct conf_gres **gres,
+                     size_t *count, char *why, size_t whylen);
+void conf__gres_clear(struct conf_gres *g);
+
+/* conf_part.c */
+int conf__part_line(struct conf_parser *p, const struct conf_line *l,
+                    drv_error_t *error);
+/* Resolve each partition's Nodes= against the nodes; after the last line. */
+int conf__part_resolve(struct conf_parser *p, drv_error_t *error);
+void conf__part_clear(struct conf_partition *part);
+void conf__part_parser_clear(struct conf_parser *p);
+
+/* conf_gres.c: read gres.conf text ('text' NULL: no gres.conf) and fill
+ * each node's gres_devs.
+ */
+int conf__gres_devs(struct conf_parser *p, const char *file, const char *text,
+                    drv_error_t *error);
+void conf__gres_dev_clear(struct conf_gres_dev *dev);
+
+#endif /* !DROVER_CONF_CONF_PRIVATE_H */

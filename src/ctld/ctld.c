@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * ctld.c - job life-cycle transitions shared by the RPC handlers, the
+ * scheduler and node health, and durable acknowledgement
+ *
+ * A transition changes the record, then journals it; an answer that
+ * promises durability waits in 'acks' until the journal flush that runs
+ * before the loop next blocks (one fdatasync per loop iteration).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/job_info.h"
+#include "proto/client.h"
+
+struct ack {
+    proto_req_t *req;
+    json_t *body;
+    struct ack *next;
+};
+
+time_t ctld_now(struct ctld *ctld)
+{
+    (void)ctld;
+    return time(NULL);
+}
+
+struct job *ctld_job_find(struct ctld *ctld, uint32_t id)
+{
+    struct job *job = NULL;
+
+    HASH_FIND(hh, ctld->jobs, &id, sizeof(id), job);
+    return job;
+}
+
+uint32_t ctld_job_base_priority(const struct job *job)
+{
+    int64_t prio = 100000000 - (int64_t)job->id - job->nice;
+
+    return prio < 1 ? 1 : (uint32_t)prio;
+}
+
+static void journal_record(struct ctld *ctld, json_t *rec)
+{
+    if (!rec || journal_append(ctld->journal, rec) < 0)
+        log_err("journal: cannot queue a record");
+    json_decref(rec);
+}
+
+void ctld_journal_job(struct ctld *ctld, const struct job *job,
+                      bool with_launch)
+{
+    json_t *o = job_to_json(job, ctld->nodes->names,
+                            with_launch ? JOB_JSON_LAUNCH : 0);
+
+    journal_record(ctld, json_pack("{s:s s:o}", "op", "job", "job", o));
+}
+
+void ctld_journal_node(struct ctld *ctld, const struct ctld_node *n)
+{
+    journal_record(
+        ctld, json_pack("{s:s s:s s:b s:b s:s s:s s:I}", "op", "node", "name",
+                        n->conf->name, "drain", n->drain, "down", n->down,
+                        "reason", n->reason ? n->reason : "", "reason_user",
+                        n->reason_user ? n->reason_user : "", "reason_time",
+                        (json_int_t)n->reason_time));
+}
+
+void ctld_respond_durable(struct ctld *ctld, proto_req_t *req, json_t *body)
+{
+    struct ack *a = xzalloc(sizeof(*a));
+
+    a->req = req;
+    a->body = body;
+    *ctld->acks_tail = a;
+    ctld->acks_tail = &a->next;
+}
+
+/* uv_prepare: runs before the loop blocks.  Flush, then answer. */
+void ctld_flush_cb(uv_prepare_t *h)
+{
+    struct ctld *ctld = h->data;
+    struct ack *a, *next;
+    int errnum = 0;
+
+    if (journal_dirty(ctld->journal) && journal_flush(ctld->journal) < 0) {
+        errnum = errno;
+        log_err("journal: flush failed; %s", "answering EDRV_JOURNAL_WRITE");
+    }
+    for (a = ctld->acks; a; a = next) {
+        next = a->next;
+        int rc = errnum ? proto_respond_error(a->req, EDRV_JOURNAL_WRITE,
+                                              strerror(errnum))
+                        : proto_respond(a->req, a->body);
+        if (rc < 0)
+            log_err("responding after journal flush");
+        if (errnum)
+            json_decref(a->body);
+        free(a);
+    }
+    ctld->acks = NULL;
+    ctld->acks_tail = &ctld->acks;
+}
+
+static void release_alloc(struct ctld *ctld, struct job *job)
+{
+    if (!job->alloc)
+        return;
+    if (sched_alloc_release(ctld->nodes->sched, ctld->nodes->count,
+                            job->alloc)
+        < 0)
+        log_err("JobId=%u: releasing allocation", job->id);
+    for (uint32_t i = 0; i < job->alloc->node_count; i++)
+        ctld->nodes->info[job->alloc->node_idx[i]].last_busy = ctld_now(ctld);
+    json_t *a = job_alloc_to_json(job->alloc, ctld->nodes->names);
+    free(job->last_alloc_json);
+    job->last_alloc_json = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    free(job->last_nodes);
+    job->last_nodes = job->nodes;
+    job->nodes = NULL;
+    sched_alloc_destroy(job->alloc);
+    job->alloc = NULL;
+}
+
+void ctld_job_requeue(struct ctld *ctld, struct job *job)
+{
+    release_alloc(ctld, job);
+    job->state = JOB_PENDING;
+    job->reason = JOB_REASON_NONE;
+    job->restarts++;
+    job->completing = false;
+    job->cancel_requested = false;
+    job->requeue_requested = false;
+    job->start_time = job->end_time = 0;
+    job->exit_status = 0;
+    job->eligible_time = ctld_now(ctld);
+}
+
+void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
+                       bool timed_out, bool node_failed)
+{
+    if (job->requeue_requested || (node_failed && job->requeue)) {
+        log_info("JobId=%u requeued", job->id);
+        ctld_job_requeue(ctld, job);
+    } else {
+        release_alloc(ctld, job);
+        job->exit_status = status;
+        if (job->cancel_requested)
+            job->state = JOB_CANCELLED;
+        else if (node_failed)
+            job->state = JOB_NODE_FAIL;
+        else if (timed_out)
+            job->state = JOB_TIMEOUT;
+        else if (status == 0)
+            job->state = JOB_COMPLETED;
+        else
+            job->state = JOB_FAILED;
+        if (!job->end_time || !job->cancel_requested)
+            job->end_time = ctld_now(ctld);
+        job->completing = false;
+        log_info("JobId=%u done: %s status %d", job->id,
+                 job_state_string(job->state), status);
+    }
+    ctld_journal_job(ctld, job, false);
+    scheduler_request(ctld);
+}
+
+struct signal_ctx {
+    struct ctld *ctld;
+    uint32_t job_id;
+    bool terminate;
+};
+
+static void signal_done(int errnum, const char *errstr, json_t *resp,
+                        void *arg)
+{
+    struct signal_ctx *sc = arg;
+    struct job *job = ctld_job_find(sc->ctld, sc->job_id);
+
+    (void)resp;
+    if (errnum && job && job->alloc && sc->terminate
+        && errnum != EDRV_INVALID_JOB_ID) {
+        log_error("JobId=%u: node unreachable to terminate (%s); ending it",
+                  sc->job_id, errstr ? errstr : drv_strerror(errnum));
+        ctld_job_finished(sc->ctld, job, SIGKILL, false, false);
+    } else if (errnum == EDRV_INVALID_JOB_ID && job && job->alloc) {
+        /* The node no longer has it: it ended; the completion will come. */
+        log_verbose("JobId=%u: not on node when signalled", sc->job_id);
+    }
+    free(sc);
+}
+
+void ctld_job_signal_node(struct ctld *ctld, struct job *job, int signo,
+                          bool terminate)
+{
+    const struct conf_node *cn;
+    struct signal_ctx *sc;
+
+    if (!job->alloc)
+        return;
+    cn = ctld->nodes->info[job->alloc->node_idx[0]].conf;
+    sc = xzalloc(sizeof(*sc));
+    sc->ctld = ctld;
+    sc->job_id = job->id;
+    sc->terminate = terminate;
+    if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
+                         "job_signal",
+                         json_pack("{s:I s:i s:b}", "job_id",
+                                   (json_int_t)job->id, "signal", signo,
+                                   "terminate", terminate),
+                         (int)ctld->conf->msg_timeout_s * 1000, signal_done,
+                         sc)
+        < 0) {
+        log_err("JobId=%u: job_signal to %s", job->id, cn->name);
+        free(sc);
+    }
+}
+
+static void stray_done(int errnum, const char *errstr, json_t *resp,
+                       void *arg)
+{
+    (void)errnum;
+    (void)errstr;
+    (void)resp;
+    (void)arg;
+}
+
+void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id)
+{
+    const struct conf_node *cn = ctld->nodes->info[node].conf;
+
+    if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
+                         "job_signal",
+                         json_pack("{s:I s:i s:b s:b}", "job_id",
+                                   (json_int_t)job_id, "signal", SIGKILL,
+                                   "terminate", 1, "forget", 1),
+                         (int)ctld->conf->msg_timeout_s * 1000, stray_done,
+                         NULL)
+        < 0)
+        log_err("JobId=%u: terminating stray job on %s", job_id, cn->name);
+}

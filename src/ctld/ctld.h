@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * ctld.h - the controller's context, shared by its subsystems
+ *
+ * One libuv loop owns all of this state (design.md: no locks).  Subsystems:
+ * node_table (nodes and partitions), job_table (jobs by id), journal
+ * (durability), scheduler (runs src/sched on the tables), and the RPC
+ * handlers in rpc_job.c and rpc_node.c.
+ */
+#ifndef DROVER_CTLD_CTLD_H
+#define DROVER_CTLD_CTLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <uv.h>
+
+#include "conf/conf.h"
+#include "ctld/job.h"
+#include "ctld/journal.h"
+#include "ctld/node_table.h"
+#include "proto/auth.h"
+#include "proto/server.h"
+
+struct ctld {
+    uv_loop_t *loop;
+    struct slurm_conf *conf;
+    struct proto_auth *auth;
+    struct proto_server *server;
+    struct node_table *nodes;
+    struct job *jobs;          /* uthash by id */
+    uint32_t next_job_id;
+    struct journal *journal;
+    uv_prepare_t flush_handle; /* flushes the journal before the loop blocks */
+    struct ack *acks;          /* responses waiting for the flush */
+    struct ack **acks_tail;
+    uv_timer_t sched_timer;    /* coalesced "schedule soon" */
+    uv_timer_t periodic_timer; /* node health, purge, snapshots */
+    uv_signal_t sigterm;
+    uv_signal_t sigint;
+    uid_t slurm_uid;
+    time_t boot_time;
+    bool sched_pending;
+};
+
+/* Seconds since the epoch, read once per callback (style.md: time is a
+ * parameter below this level). */
+time_t ctld_now(struct ctld *ctld);
+
+/* Journal the full record of 'job' (and its script when 'with_launch').
+ * The record reaches the disk before any ack queued after it.
+ */
+void ctld_journal_job(struct ctld *ctld, const struct job *job,
+                      bool with_launch);
+
+/* Journal the administrative state of a node (drain/down and reason). */
+void ctld_journal_node(struct ctld *ctld, const struct ctld_node *node);
+
+/* Respond to 'req' with 'body' (stolen) once everything journaled so far
+ * is on disk.  A failed flush answers EDRV_JOURNAL_WRITE instead.
+ */
+void ctld_respond_durable(struct ctld *ctld, struct proto_req *req,
+                          json_t *body);
+
+/* Find a job by id; NULL if none. */
+struct job *ctld_job_find(struct ctld *ctld, uint32_t id);
+
+/* Ask for a scheduling pass on the next loop iteration. */
+void scheduler_request(struct ctld *ctld);
+
+/* Run one scheduling pass now (starts jobs, sets pending reasons). */
+void scheduler_run(struct ctld *ctld);
+
+/* A job left its node(s) (completion confirmed): release its allocation,
+ * settle its final state from 'status' (raw wait status) and journal it.
+ */
+void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
+                       bool timed_out, bool node_failed);
+
+/* Send a terminate (or signal) request for a running job to its batch
+ * host.  Asynchronous; failures are logged.
+ */
+void ctld_job_signal_node(struct ctld *ctld, struct job *job, int signo,
+                          bool terminate);
+
+/* Tell node 'node' to kill job 'job_id', which the controller no longer
+ * runs there (it was ended while the node was unreachable). */
+void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id);
+
+/* The journal flush before the loop blocks (uv_prepare callback). */
+void ctld_flush_cb(uv_prepare_t *h);
+
+/* Priority of a job that is not held: earlier submissions first, less
+ * its nice value (Slurm's priority/basic order). */
+uint32_t ctld_job_base_priority(const struct job *job);
+
+/* Put a finished job back in the queue (scontrol requeue): PENDING,
+ * Restarts+1, times and allocation cleared.  Caller journals.
+ */
+void ctld_job_requeue(struct ctld *ctld, struct job *job);
+
+/* Handler tables (rpc_job.c, rpc_node.c), concatenated by main.c. */
+extern const struct proto_handler rpc_job_handlers[];
+extern const struct proto_handler rpc_node_handlers[];
+
+#endif /* !DROVER_CTLD_CTLD_H */

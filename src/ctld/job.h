@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * job.h - the controller's job record, its states and its JSON shapes
+ *
+ * One struct job per batch job.  The same JSON shape serves job_info
+ * responses, the journal and snapshots (docs/protocol.md).
+ */
+#ifndef DROVER_CTLD_JOB_H
+#define DROVER_CTLD_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <jansson.h>
+#include <uthash.h>
+
+#include "common/error.h"
+#include "sched/sched.h"
+
+enum job_state {
+    JOB_PENDING = 0,
+    JOB_RUNNING,
+    JOB_COMPLETED,
+    JOB_FAILED,
+    JOB_CANCELLED,
+    JOB_TIMEOUT,
+    JOB_NODE_FAIL,
+    JOB_OOM,
+    JOB_STATE_COUNT,
+};
+
+/* Pending reasons, with Slurm's spelling. */
+#define JOB_REASONS(X)                                                         \
+    X(NONE, "None")                                                            \
+    X(RESOURCES, "Resources")                                                  \
+    X(PRIORITY, "Priority")                                                    \
+    X(HELD_USER, "JobHeldUser")                                                \
+    X(HELD_ADMIN, "JobHeldAdmin")                                              \
+    X(BEGIN_TIME, "BeginTime")                                                 \
+    X(NODE_NOT_AVAIL, "ReqNodeNotAvail")                                       \
+    X(PART_NODE_LIMIT, "PartitionNodeLimit")                                   \
+    X(PART_TIME_LIMIT, "PartitionTimeLimit")                                   \
+    X(PART_DOWN, "PartitionDown")                                              \
+    X(LAUNCH_FAILED, "launch failed requeued held")                           \
+    X(NODE_DOWN, "NodeDown")
+
+enum job_reason {
+#define X(name, text) JOB_REASON_##name,
+    JOB_REASONS(X)
+#undef X
+};
+
+struct job {
+    uint32_t id;
+    char *name;
+    uid_t uid;
+    gid_t gid;
+    char *user_name;
+    char *group_name;
+    char *partition;
+    enum job_state state;
+    enum job_reason reason;
+    bool completing;       /* ended or signalled; node has not confirmed */
+    bool cancel_requested; /* scancel of a running job: end as CANCELLED */
+    bool requeue_requested;/* scontrol requeue of a running job */
+    uint32_t priority;     /* 0 while held */
+    int nice;
+    bool hold;
+    bool hold_admin;
+    time_t submit_time;
+    time_t eligible_time;
+    time_t start_time;
+    time_t end_time;
+    int64_t time_limit_s;  /* TIME_INFINITE for none */
+    struct sched_request req;
+    char *gres;            /* the request as given: "gpu:2" */
+    char *gpu_type;        /* req.gpu_type points here */
+    struct sched_alloc *alloc; /* while running/completing */
+    char *nodes;           /* allocated hostlist, NULL when none */
+    char *last_nodes;      /* nodes of the last run, kept after it ends */
+    char *last_alloc_json; /* compact JSON of the last allocation */
+    int exit_status;       /* raw wait status */
+    bool requeue;          /* --requeue (Slurm's default) */
+    uint32_t restarts;
+    char *work_dir;
+    char *std_out;
+    char *std_err;
+    char *std_in;
+    char *comment;
+    char *submit_host;
+    json_t *launch;        /* {"script","argv","env"}; dropped when done */
+    UT_hash_handle hh;
+};
+
+/* "PENDING" / "PD" etc.  Static strings. */
+const char *job_state_string(enum job_state s);
+const char *job_state_short(enum job_state s);
+const char *job_reason_string(enum job_reason r);
+
+/* True for COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, OOM. */
+bool job_state_is_final(enum job_state s);
+
+/* Parse "RUNNING" etc.; -1 if unknown. */
+int job_state_parse(const char *s);
+
+/* Which parts job_to_json() writes. */
+enum job_json_flags {
+    JOB_JSON_LAUNCH = 1, /* include "launch" (script, argv, env) */
+    JOB_JSON_INFO = 2,   /* derived fields for commands (names, TRES, ...) */
+};
+
+/* Serialize.  'node_names' maps alloc node indexes to names (borrowed).
+ * Returns a new reference (caller decrefs), NULL on ENOMEM.
+ */
+json_t *job_to_json(const struct job *job, const char *const *node_names,
+                    int flags);
+
+/* Apply the fields present in 'o' to 'job' (used for journal replay and
+ * submission).  'node_index' resolves allocation node names to indexes
+ * and gives its GPU count (returns -1 if unknown).  Returns 0, or -1 with 'error' set.
+ */
+int job_apply_json(struct job *job, json_t *o,
+                   long (*node_index)(const char *name, uint32_t *ngpus, void *arg), void *arg,
+                   drv_error_t *error);
+
+/* New pending job with defaults (requeue on, 1 node, 1 task, 1 cpu). */
+struct job *job_create(uint32_t id);
+
+/* NULL is a no-op. */
+void job_destroy(struct job *job);
+
+/* JSON array of the allocation, [{"node","cpus","mem_mib","gpus"}].
+ * New reference; NULL when there is no allocation.
+ */
+json_t *job_alloc_to_json(const struct sched_alloc *a,
+                          const char *const *node_names);
+
+#endif /* !DROVER_CTLD_JOB_H */

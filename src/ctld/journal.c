@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * journal.c - append-only JSON-lines log with batched fdatasync
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/journal.h"
+
+struct journal {
+    char *dir;
+    char *log_path;
+    char *snap_path;
+    int fd;
+    char *buf;     /* queued record lines */
+    size_t len;
+    size_t cap;
+    size_t records;
+};
+
+static int mkdir_p(const char *dir)
+{
+    char *p = xstrdup(dir);
+
+    for (char *s = p + 1; *s; s++) {
+        if (*s == '/') {
+            *s = '\0';
+            if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+                free(p);
+                return -1;
+            }
+            *s = '/';
+        }
+    }
+    free(p);
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+struct journal *journal_open(const char *dir, drv_error_t *error)
+{
+    struct journal *j = xzalloc(sizeof(*j));
+
+    j->fd = -1;
+    j->dir = xstrdup(dir);
+    j->log_path = xasprintf("%s/journal", dir);
+    j->snap_path = xasprintf("%s/snapshot.json", dir);
+    if (mkdir_p(dir) < 0) {
+        errprintf(error, "cannot create StateSaveLocation %s: %s", dir,
+                  strerror(errno));
+        goto error;
+    }
+    j->fd = open(j->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (j->fd < 0) {
+        errprintf(error, "cannot open %s: %s", j->log_path, strerror(errno));
+        goto error;
+    }
+    return j;
+error:
+    journal_close(j);
+    return NULL;
+}
+
+static int replay_snapshot(struct journal *j,
+                           int (*cb)(json_t *, void *, drv_error_t *),
+                           void *arg, drv_error_t *error)
+{
+    json_error_t jerr;
+    json_t *snap;
+    int rc;
+
+    if (access(j->snap_path, F_OK) < 0)
+        return 0;
+    if (!(snap = json_load_file(j->snap_path, 0, &jerr)))
+        return errprintf(error, "%s:%d: %s", j->snap_path, jerr.line,
+                         jerr.text);
+    rc = cb(snap, arg, error);
+    json_decref(snap);
+    return rc;
+}
+
+static int replay_line(char *line, size_t lineno, bool last,
+                       int (*cb)(json_t *, void *, drv_error_t *), void *arg,
+                       drv_error_t *error)
+{
+    json_error_t jerr;
+    json_t *rec;
+    int rc;
+
+    if (!*line)
+        return 0;
+    if (!(rec = json_loads(line, 0, &jerr))) {
+        if (last) {
+            log_error("journal:%zu: ignoring torn last record", lineno);
+            return 0;
+        }
+        return errprintf(error, "journal:%zu: %s", lineno, jerr.text);
+    }
+    rc = cb(rec, arg, error);
+    json_decref(rec);
+    return rc;
+}
+
+int journal_replay(struct journal *j,
+                   int (*snapshot_cb)(json_t *snap, void *arg, drv_error_t *e),
+                   int (*record_cb)(json_t *rec, void *arg, drv_error_t *e),
+                   void *arg, drv_error_t *error)
+{
+    FILE *fp;
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    ssize_t n;
+    int rc = 0;
+
+    if (replay_snapshot(j, snapshot_cb, arg, error) < 0)
+        return -1;
+    if (!(fp = fopen(j->log_path, "r")))
+        return errprintf(error, "cannot read %s: %s", j->log_path,
+                         strerror(errno));
+    while (rc == 0 && (n = getline(&line, &cap, fp)) >= 0) {
+        bool complete = n > 0 && line[n - 1] == '\n';
+        if (complete)
+            line[n - 1] = '\0';
+        lineno++;
+        rc = replay_line(line, lineno, !complete, record_cb, arg, error);
+    }
+    j->records = lineno;
+    free(line);
+    fclose(fp);
+    return rc;
+}
+
+int journal_append(struct journal *j, json_t *rec)
+{
+    char *s = json_dumps(rec, JSON_COMPACT);
+    size_t n;
+
+    if (!s)
+        return errno = ENOMEM, -1;
+    n = strlen(s);
+    if (j->len + n + 1 > j->cap) {
+        size_t cap = (j->cap ? j->cap * 2 : 65536);
+        while (cap < j->len + n + 1)
+            cap *= 2;
+        char *nb = realloc(j->buf, cap);
+        if (!nb) {
+            free(s);
+            return errno = ENOMEM, -1;
+        }
+        j->buf = nb;
+        j->cap = cap;
+    }
+    memcpy(j->buf + j->len, s, n);
+    j->buf[j->len + n] = '\n';
+    j->len += n + 1;
+    j->records++;
+    free(s);
+    return 0;
+}
+
+int journal_dirty(const struct journal *j)
+{
+    return j->len > 0;
+}
+
+size_t journal_length(const struct journal *j)
+{
+    return j->records;
+}
+
+int journal_flush(struct journal *j)
+{
+    size_t off = 0;
+
+    while (off < j->len) {
+        ssize_t n = write(j->fd, j->buf + off, j->len - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            /* Drop the partial line we wrote so the log stays parseable. */
+            if (off > 0)
+                memmove(j->buf, j->buf + off, j->len - off), j->len -= off;
+            return -1;
+        }
+        off += (size_t)n;
+    }
+    if (fdatasync(j->fd) < 0)
+        return -1;
+    j->len = 0;
+    return 0;
+}
+
+static int write_file_sync(const char *path, const char *text)
+{
+    size_t len = strlen(text), off = 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+    if (fd < 0)
+        return -1;
+    while (off < len) {
+        ssize_t n = write(fd, text + off, len - off);
+        if (n < 0 && errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+        if (n > 0)
+            off += (size_t)n;
+    }
+    if (fsync(fd) < 0) {
+        close(fd);
+        return -1;
+    }
+    return close(fd);
+}
+
+static int fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc;
+
+    if (fd < 0)
+        return -1;
+    rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int journal_snapshot(struct journal *j, json_t *state)
+{
+    char *tmp = xasprintf("%s.new", j->snap_path);
+    char *text = json_dumps(state, JSON_COMPACT);
+    int rc = -1;
+
+    if (!text || journal_flush(j) < 0)
+        goto out;
+    if (write_file_sync(tmp, text) < 0 || rename(tmp, j->snap_path) < 0
+        || fsync_dir(j->dir) < 0)
+        goto out;
+    /* Replaying the old log over the new snapshot is harmless (records are
+     * upserts), so a crash between rename and truncate loses nothing. */
+    if (ftruncate(j->fd, 0) < 0 || fdatasync(j->fd) < 0)
+        goto out;
+    j->records = 0;
+    rc = 0;
+out:
+    free(text);
+    free(tmp);
+    return rc;
+}
+
+void journal_close(struct journal *j)
+{
+    if (!j)
+        return;
+    int saved_errno = errno;
+    if (j->fd >= 0) {
+        if (j->len && journal_flush(j) < 0)
+            log_err("journal: final flush");
+        close(j->fd);
+    }
+    free(j->buf);
+    free(j->dir);
+    free(j->log_path);
+    free(j->snap_path);
+    free(j);
+    errno = saved_errno;
+}

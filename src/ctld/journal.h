@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * journal.h - the controller's durable state: snapshot + append-only log
+ *
+ * Every state change is a JSON record appended to StateSaveLocation/journal
+ * (one per line).  Records are buffered and written with one fdatasync per
+ * batch (journal_flush); a caller that must not answer before its record
+ * is on disk waits for the flush.  journal_snapshot() writes the whole
+ * state to StateSaveLocation/snapshot.json atomically and empties the log.
+ * Records are ordered, deterministic commands, so the same log could be
+ * replicated (design.md: Raft later).
+ */
+#ifndef DROVER_CTLD_JOURNAL_H
+#define DROVER_CTLD_JOURNAL_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "common/error.h"
+
+struct journal;
+
+/* Open (creating 'dir' and the log if needed).  Returns a journal (free with
+ * journal_close()), or NULL with errno and 'error' naming the path.
+ */
+struct journal *journal_open(const char *dir, drv_error_t *error);
+
+/* Replay: call 'snapshot_cb' with the snapshot object (if one exists), then
+ * 'record_cb' with each log record in order.  A torn last line (crash in
+ * the middle of a write) is ignored with a log message; a bad line in the
+ * middle is an error.  Returns 0, or -1 with 'error' set (the callback's
+ * error, or "journal:LINE: ...").
+ */
+int journal_replay(struct journal *j,
+                   int (*snapshot_cb)(json_t *snap, void *arg, drv_error_t *e),
+                   int (*record_cb)(json_t *rec, void *arg, drv_error_t *e),
+                   void *arg, drv_error_t *error);
+
+/* Queue a record (a reference is taken).  It reaches the disk at the next
+ * journal_flush().  Returns 0, or -1 with errno=ENOMEM.
+ */
+int journal_append(struct journal *j, json_t *rec);
+
+/* True when records are queued and not yet flushed. */
+int journal_dirty(const struct journal *j);
+
+/* Write queued records and fdatasync.  Returns 0, or -1 with errno (the
+ * records stay queued and the next flush tries again).
+ */
+int journal_flush(struct journal *j);
+
+/* Records in the log since the last snapshot. */
+size_t journal_length(const struct journal *j);
+
+/* Write 'state' as the new snapshot (temp file, fsync, rename, fsync dir),
+ * then truncate the log.  Queued records are flushed first.  Returns 0, or
+ * -1 with errno.
+ */
+int journal_snapshot(struct journal *j, json_t *state);
+
+/* Flush and close.  NULL is a no-op. */
+void journal_close(struct journal *j);
+
+#endif /* !DROVER_CTLD_JOURNAL_H */

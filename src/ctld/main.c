@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * droverctld - the controller
+ *
+ * main() reads top to bottom: options, config, logging, modules in
+ * dependency order, state restore, listen, loop, teardown in reverse.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/state.h"
+
+#define PERIODIC_MS 2000
+#define SNAPSHOT_RECORDS 20000
+
+struct opts {
+    const char *conf_path;
+    bool foreground;
+    int verbose;
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "Usage: droverctld [-D] [-f slurm.conf] [-v...] [-V]\n"
+                "  -D        run in the foreground, log to stderr\n"
+                "  -f FILE   read FILE instead of $DROVER_CONF\n"
+                "  -v        more verbose logging (repeat)\n"
+                "  -V        print the version and exit\n");
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    int c;
+
+    while ((c = getopt(argc, argv, "Df:vVh")) != -1) {
+        switch (c) {
+        case 'D':
+            o->foreground = true;
+            break;
+        case 'f':
+            o->conf_path = optarg;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case 'V':
+            printf("drover %s (slurm %s)\n", DROVER_VERSION,
+                   DROVER_SLURM_VERSION);
+            exit(0);
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            exit(1);
+        }
+    }
+}
+
+static bool in_list(const char *list, const char *name)
+{
+    char *copy, *tok, *save = NULL;
+    bool found = false;
+
+    if (!list || !name)
+        return false;
+    copy = xstrdup(list);
+    for (tok = strtok_r(copy, ",", &save); tok && !found;
+         tok = strtok_r(NULL, ",", &save))
+        found = !strcmp(tok, name);
+    free(copy);
+    return found;
+}
+
+/* Roles from the credential's uid: root and SlurmUser are daemons and
+ * admins; DroverOperators= are operators; everyone is a user. */
+static unsigned roles_of(uid_t uid, gid_t gid, void *arg)
+{
+    struct ctld *ctld = arg;
+    struct passwd *pw;
+
+    (void)gid;
+    if (uid == 0 || uid == ctld->slurm_uid)
+        return PROTO_ROLE_USER | PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN
+               | PROTO_ROLE_DAEMON;
+    if ((pw = getpwuid(uid)) && in_list(ctld->conf->operators, pw->pw_name))
+        return PROTO_ROLE_USER | PROTO_ROLE_OPERATOR;
+    return PROTO_ROLE_USER;
+}
+
+/* Node health, purging and snapshots, every PERIODIC_MS. */
+static void periodic_cb(uv_timer_t *t)
+{
+    struct ctld *ctld = t->data;
+    time_t now = ctld_now(ctld);
+
+    for (size_t i = 0; i < ctld->nodes->count; i++) {
+        struct ctld_node *n = &ctld->nodes->info[i];
+        if (n->responding
+            && now - n->last_seen > (time_t)ctld->conf->slurmd_timeout_s) {
+            log_error("Node %s not responding", n->conf->name);
+            n->responding = false;
+            node_table_update_avail(ctld->nodes, i);
+        }
+    }
+    state_purge_old_jobs(ctld, now);
+    if (journal_length(ctld->journal) > SNAPSHOT_RECORDS
+        && state_snapshot(ctld) < 0)
+        log_err("snapshot");
+    scheduler_request(ctld);
+}
+
+static void signal_cb(uv_signal_t *s, int signo)
+{
+    log_info("Terminate signal (%s) received", strsignal(signo));
+    uv_stop(s->loop);
+}
+
+static void setup_logging(const struct slurm_conf *conf, struct opts *o)
+{
+    int level = log_level_parse(conf->ctld_debug ? conf->ctld_debug : "info");
+
+    if (level < 0)
+        level = LOG_LEVEL_INFO;
+    log_init("droverctld", (enum log_level)(level + o->verbose));
+    if (!o->foreground && conf->ctld_log_file
+        && log_open(conf->ctld_log_file) < 0)
+        log_fatal("cannot open %s", conf->ctld_log_file);
+}
+
+static void write_pidfile(const char *path)
+{
+    FILE *fp;
+
+    if (!path)
+        return;
+    if (!(fp = fopen(path, "w"))) {
+        log_err("cannot write %s", path);
+        return;
+    }
+    fprintf(fp, "%d\n", (int)getpid());
+    fclose(fp);
+}
+
+static void ctld_init(struct ctld *ctld, struct opts *o)
+{
+    drv_error_t error = {0};
+    struct passwd *pw;
+
+    if (!(ctld->conf = conf_load(o->conf_path, &error)))
+        log_fatal("%s", error.text);
+    setup_logging(ctld->conf, o);
+    pw = getpwnam(ctld->conf->slurm_user ? ctld->conf->slurm_user : "root");
+    ctld->slurm_uid = pw ? pw->pw_uid : 0;
+    if (!ctld->conf->state_save_location)
+        log_fatal("StateSaveLocation is not set in %s", ctld->conf->path);
+    if (!(ctld->nodes = node_table_create(ctld->conf, &error)))
+        log_fatal("%s: %s", ctld->conf->path, error.text);
+    if (!(ctld->journal =
+              journal_open(ctld->conf->state_save_location, &error)))
+        log_fatal("%s", error.text);
+    ctld->next_job_id = ctld->conf->first_job_id ? ctld->conf->first_job_id
+                                                 : 1;
+    ctld->acks_tail = &ctld->acks;
+    if (state_restore(ctld, &error) < 0)
+        log_fatal("restoring state from %s: %s",
+                  ctld->conf->state_save_location, error.text);
+    if (!(ctld->auth = proto_auth_create(ctld->conf->auth_socket, &error)))
+        log_fatal("%s", error.text);
+}
+
+static void ctld_listen(struct ctld *ctld)
+{
+    drv_error_t error = {0};
+
+    if (!(ctld->server = proto_server_create(ctld->loop, ctld->auth, roles_of,
+                                             ctld, &error))
+        || proto_server_register(ctld->server, rpc_job_handlers, ctld, &error)
+               < 0
+        || proto_server_register(ctld->server, rpc_node_handlers, ctld,
+                                 &error)
+               < 0
+        || proto_server_listen(ctld->server, "0.0.0.0", ctld->conf->ctld_port,
+                               &error)
+               < 0)
+        log_fatal("%s", error.text);
+}
+
+static void ctld_start_handles(struct ctld *ctld)
+{
+    uv_prepare_init(ctld->loop, &ctld->flush_handle);
+    ctld->flush_handle.data = ctld;
+    uv_prepare_start(&ctld->flush_handle, ctld_flush_cb);
+    uv_timer_init(ctld->loop, &ctld->sched_timer);
+    ctld->sched_timer.data = ctld;
+    uv_timer_init(ctld->loop, &ctld->periodic_timer);
+    ctld->periodic_timer.data = ctld;
+    uv_timer_start(&ctld->periodic_timer, periodic_cb, PERIODIC_MS,
+                   PERIODIC_MS);
+    uv_signal_init(ctld->loop, &ctld->sigterm);
+    uv_signal_start(&ctld->sigterm, signal_cb, SIGTERM);
+    uv_signal_init(ctld->loop, &ctld->sigint);
+    uv_signal_start(&ctld->sigint, signal_cb, SIGINT);
+}
+
+static void close_cb(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+static void ctld_fini(struct ctld *ctld)
+{
+    struct job *job, *tmp;
+
+    ctld_flush_cb(&ctld->flush_handle);
+    if (state_snapshot(ctld) < 0)
+        log_err("final snapshot");
+    proto_server_destroy(ctld->server);
+    uv_walk(ctld->loop, close_cb, NULL);
+    uv_run(ctld->loop, UV_RUN_DEFAULT);
+    journal_close(ctld->journal);
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        HASH_DEL(ctld->jobs, job);
+        job_destroy(job);
+    }
+    node_table_destroy(ctld->nodes);
+    proto_auth_destroy(ctld->auth);
+    conf_destroy(ctld->conf);
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {0};
+    struct ctld ctld = {0};
+
+    parse_opts(argc, argv, &o);
+    signal(SIGPIPE, SIG_IGN);
+    ctld.loop = uv_default_loop();
+    ctld.boot_time = time(NULL);
+    ctld_init(&ctld, &o);
+    ctld_listen(&ctld);
+    ctld_start_handles(&ctld);
+    write_pidfile(ctld.conf->ctld_pid_file);
+    log_info("droverctld %s started on port %u", DROVER_VERSION,
+             ctld.conf->ctld_port);
+    scheduler_request(&ctld);
+    uv_run(ctld.loop, UV_RUN_DEFAULT);
+    ctld_fini(&ctld);
+    uv_loop_close(ctld.loop);
+    return 0;
+}

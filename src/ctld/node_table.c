@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * node_table.c - nodes and partitions from slurm.conf, and their JSON
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/sizefmt.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/node_table.h"
+
+static void node_init(struct node_table *nt, size_t i,
+                      const struct conf_node *cn)
+{
+    struct sched_node *sn = &nt->sched[i];
+
+    nt->info[i].conf = cn;
+    nt->names[i] = cn->name;
+    sn->name = cn->name;
+    sn->cpus = cn->cpus;
+    sn->mem_mib = cn->real_memory_mib;
+    sn->weight = cn->weight;
+    sn->features = cn->features;
+    for (size_t g = 0; g < cn->gres_count; g++) {
+        if (strcmp(cn->gres[g].name, "gpu"))
+            continue;
+        sn->gpus += cn->gres[g].count;
+        if (cn->gres[g].type)
+            sn->gpu_type = cn->gres[g].type;
+    }
+    sn->alloc_gpus = bitmap_create(sn->gpus);
+    if (cn->state && !strcasecmp(cn->state, "DRAIN"))
+        nt->info[i].drain = true;
+    if (cn->state && !strcasecmp(cn->state, "DOWN"))
+        nt->info[i].down = true;
+    node_table_update_avail(nt, i);
+}
+
+static int part_init(struct node_table *nt, size_t p,
+                     const struct conf_partition *cp, drv_error_t *error)
+{
+    struct ctld_partition *part = &nt->parts[p];
+    hostlist_t *hl = hostlist_decode(cp->nodes ? cp->nodes : "", error);
+
+    if (!hl)
+        return -1;
+    part->conf = cp;
+    part->nodes = bitmap_create(nt->count ? nt->count : 1);
+    for (size_t h = 0; h < hostlist_count(hl); h++) {
+        long i = node_table_index(nt, hostlist_nth(hl, h));
+        if (i < 0) {
+            hostlist_destroy(hl);
+            return errprintf(error, "PartitionName=%s: no such node %s",
+                             cp->name, hostlist_nth(hl, h));
+        }
+        bitmap_set(part->nodes, (size_t)i);
+        part->total_cpus += nt->sched[i].cpus;
+    }
+    hostlist_destroy(hl);
+    return 0;
+}
+
+struct node_table *node_table_create(const struct slurm_conf *conf,
+                                     drv_error_t *error)
+{
+    struct node_table *nt = xzalloc(sizeof(*nt));
+
+    nt->count = conf->node_count;
+    nt->sched = xzalloc(sizeof(*nt->sched) * (nt->count + 1));
+    nt->info = xzalloc(sizeof(*nt->info) * (nt->count + 1));
+    nt->names = xzalloc(sizeof(*nt->names) * (nt->count + 1));
+    for (size_t i = 0; i < nt->count; i++)
+        node_init(nt, i, &conf->nodes[i]);
+    nt->part_count = conf->partition_count;
+    nt->parts = xzalloc(sizeof(*nt->parts) * (nt->part_count + 1));
+    for (size_t p = 0; p < nt->part_count; p++) {
+        if (part_init(nt, p, &conf->partitions[p], error) < 0) {
+            node_table_destroy(nt);
+            return NULL;
+        }
+    }
+    return nt;
+}
+
+void node_table_destroy(struct node_table *nt)
+{
+    if (!nt)
+        return;
+    for (size_t i = 0; i < nt->count; i++) {
+        bitmap_destroy(nt->sched[i].alloc_gpus);
+        free(nt->info[i].reason);
+        free(nt->info[i].reason_user);
+    }
+    for (size_t p = 0; p < nt->part_count; p++)
+        bitmap_destroy(nt->parts[p].nodes);
+    free(nt->parts);
+    free(nt->sched);
+    free(nt->info);
+    free(nt->names);
+    free(nt);
+}
+
+long node_table_index(const struct node_table *nt, const char *name)
+{
+    for (size_t i = 0; i < nt->count; i++)
+        if (!strcmp(nt->names[i], name))
+            return (long)i;
+    return -1;
+}
+
+struct ctld_partition *node_table_partition(struct node_table *nt,
+                                            const char *name)
+{
+    for (size_t p = 0; p < nt->part_count; p++) {
+        if (name ? !strcmp(nt->parts[p].conf->name, name)
+                 : nt->parts[p].conf->is_default)
+            return &nt->parts[p];
+    }
+    return name || !nt->part_count ? NULL : &nt->parts[0];
+}
+
+void node_table_update_avail(struct node_table *nt, size_t i)
+{
+    const struct ctld_node *n = &nt->info[i];
+
+    nt->sched[i].available = n->responding && !n->drain && !n->down;
+}
+
+char *node_table_alloc_hostlist(const struct node_table *nt,
+                                const struct sched_alloc *a)
+{
+    hostlist_t *hl = hostlist_create();
+    char *s;
+
+    for (uint32_t i = 0; a && i < a->node_count; i++)
+        hostlist_append(hl, nt->names[a->node_idx[i]]);
+    s = hostlist_encode(hl);
+    hostlist_destroy(hl);
+    return s ? s : xstrdup("");
+}
+
+/* Base state as Slurm derives it: DOWN, UNKNOWN (never registered),
+ * ALLOCATED (every CPU taken), MIXED, IDLE. */
+static const char *node_base_state(const struct node_table *nt, size_t i)
+{
+    const struct ctld_node *n = &nt->info[i];
+    const struct sched_node *sn = &nt->sched[i];
+
+    if (n->down)
+        return "DOWN";
+    if (!n->responding && n->last_seen == 0 && sn->running_jobs == 0)
+        return "UNKNOWN";
+    if (sn->running_jobs > 0
+        && (sn->alloc_cpus >= sn->cpus || sn->exclusive_alloc))
+        return "ALLOCATED";
+    if (sn->running_jobs > 0)
+        return "MIXED";
+    return "IDLE";
+}
+
+static char *gres_string(const struct sched_node *sn)
+{
+    if (!sn->gpus)
+        return xstrdup("(null)");
+    if (sn->gpu_type)
+        return xasprintf("gpu:%s:%u", sn->gpu_type, sn->gpus);
+    return xasprintf("gpu:%u", sn->gpus);
+}
+
+static char *gres_used_string(const struct sched_node *sn)
+{
+    size_t used = sn->alloc_gpus ? bitmap_count(sn->alloc_gpus) : 0;
+    char *idx, *s;
+
+    if (!sn->gpus)
+        return xstrdup("");
+    idx = used ? bitmap_fmt(sn->alloc_gpus) : xstrdup("N/A");
+    if (sn->gpu_type)
+        s = xasprintf("gpu:%s:%zu(IDX:%s)", sn->gpu_type, used, idx);
+    else
+        s = xasprintf("gpu:%zu(IDX:%s)", used, idx);
+    free(idx);
+    return s;
+}
+
+static char *tres_string(uint32_t cpus, uint64_t mem, int nodes,
+                         uint32_t gpus, bool billing)
+{
+    char membuf[32], part[64], out[256] = "";
+
+    if (cpus) {
+        snprintf(part, sizeof(part), "cpu=%u,", cpus);
+        strcat(out, part);
+    }
+    if (mem) {
+        snprintf(part, sizeof(part), "mem=%s,",
+                 sizefmt_mib(mem, membuf, sizeof(membuf)));
+        strcat(out, part);
+    }
+    if (nodes) {
+        snprintf(part, sizeof(part), "node=%d,", nodes);
+        strcat(out, part);
+    }
+    if (billing && cpus) {
+        snprintf(part, sizeof(part), "billing=%u,", cpus);
+        strcat(out, part);
+    }
+    if (gpus) {
+        snprintf(part, sizeof(part), "gres/gpu=%u,", gpus);
+        strcat(out, part);
+    }
+    if (*out)
+        out[strlen(out) - 1] = '\0';
+    return xstrdup(out);
+}
+
+char *node_table_tres(uint32_t cpus, uint64_t mem, int nodes, uint32_t gpus,
+                      bool billing)
+{
+    return tres_string(cpus, mem, nodes, gpus, billing);
+}
+
+static json_t *node_partitions(const struct node_table *nt, size_t i)
+{
+    json_t *arr = json_array();
+
+    for (size_t p = 0; p < nt->part_count; p++)
+        if (bitmap_test(nt->parts[p].nodes, i))
+            json_array_append_new(arr, json_string(nt->parts[p].conf->name));
+    return arr;
+}
+
+static char *node_state_str(const struct node_table *nt, size_t i)
+{
+    const struct ctld_node *n = &nt->info[i];
+    const char *base = node_base_state(nt, i);
+
+    return xasprintf("%s%s%s", base, n->drain ? "+DRAIN" : "",
+                     !n->responding && strcmp(base, "UNKNOWN")
+                         ? "+NOT_RESPONDING"
+                         : "");
+}
+
+json_t *node_table_node_json(const struct node_table *nt, size_t i)
+{
+    const struct ctld_node *n = &nt->info[i];
+    const struct sched_node *sn = &nt->sched[i];
+    const struct conf_node *cn = n->conf;
+    size_t gpus_used = sn->alloc_gpus ? bitmap_count(sn->alloc_gpus) : 0;
+    char *gres = gres_string(sn), *used = gres_used_string(sn);
+    char *cfg = tres_string(sn->cpus, sn->mem_mib, 0, sn->gpus, true);
+    char *alloc = tres_string(sn->alloc_cpus, sn->alloc_mem_mib, 0,
+                              (uint32_t)gpus_used, false);
+    char *state_str = node_state_str(nt, i);
+    json_t *o = json_pack(
+        "{s:s s:s s:b s:b s:s s:s s:s s:I s:i s:i s:i s:i s:i s:I s:I s:s "
+        "s:s s:s s:s s:i s:o s:s s:i s:I s:I s:I s:s s:s s:s}",
+        "name", cn->name, "state", node_base_state(nt, i), "drain", n->drain,
+        "not_responding", !n->responding, "state_str", state_str, "reason",
+        n->reason ? n->reason : "", "reason_user",
+        n->reason_user ? n->reason_user : "", "reason_time",
+        (json_int_t)n->reason_time, "cpus", sn->cpus, "alloc_cpus",
+        sn->alloc_cpus, "sockets", cn->sockets, "cores_per_socket",
+        cn->cores_per_socket, "threads_per_core", cn->threads_per_core,
+        "real_memory_mib", (json_int_t)sn->mem_mib, "alloc_mem_mib",
+        (json_int_t)sn->alloc_mem_mib, "gres", gres, "gres_used", used,
+        "addr", cn->addr, "hostname", cn->hostname, "port", cn->port,
+        "partitions", node_partitions(nt, i), "features",
+        cn->features ? cn->features : "", "weight", cn->weight, "boot_time",
+        (json_int_t)n->boot_time, "slurmd_start_time",
+        (json_int_t)n->slurmd_start_time, "last_busy_time",
+        (json_int_t)n->last_busy, "cfg_tres", cfg, "alloc_tres", alloc,
+        "version", DROVER_SLURM_VERSION);
+
+    json_object_set_new(o, "running_jobs", json_integer(sn->running_jobs));
+    free(gres);
+    free(used);
+    free(cfg);
+    free(alloc);
+    free(state_str);
+    return o;
+}
+
+json_t *node_table_partition_json(const struct node_table *nt, size_t p)
+{
+    const struct ctld_partition *part = &nt->parts[p];
+    const struct conf_partition *cp = part->conf;
+    uint64_t mem = 0;
+    uint32_t gpus = 0;
+    size_t nodes = bitmap_count(part->nodes);
+    char *expr, *tres;
+    hostlist_t *hl = hostlist_create();
+    json_t *o;
+
+    for (size_t i = 0; i < nt->count; i++) {
+        if (!bitmap_test(part->nodes, i))
+            continue;
+        hostlist_append(hl, nt->names[i]);
+        mem += nt->sched[i].mem_mib;
+        gpus += nt->sched[i].gpus;
+    }
+    expr = hostlist_encode(hl);
+    hostlist_destroy(hl);
+    tres = tres_string(part->total_cpus, mem, (int)nodes, gpus, true);
+    o = json_pack("{s:s s:b s:s s:s s:i s:i s:I s:I s:I s:i s:i s:s}", "name",
+                  cp->name, "default", cp->is_default, "state",
+                  cp->state_up ? "UP" : "DOWN", "nodes", expr ? expr : "",
+                  "total_cpus", part->total_cpus, "total_nodes", (int)nodes,
+                  "max_time_s", (json_int_t)cp->max_time_s, "default_time_s",
+                  (json_int_t)cp->default_time_s, "max_nodes",
+                  cp->max_nodes == UINT32_MAX ? (json_int_t)-1
+                                              : (json_int_t)cp->max_nodes,
+                  "priority_tier", cp->priority_tier, "priority_job_factor",
+                  cp->priority_job_factor, "tres", tres);
+    free(expr);
+    free(tres);
+    return o;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * node_table.h - the controller's nodes and partitions
+ *
+ * Built from slurm.conf.  'sched' is the contiguous array src/sched works
+ * on; 'info' runs parallel to it with what only the controller needs.
+ */
+#ifndef DROVER_CTLD_NODE_TABLE_H
+#define DROVER_CTLD_NODE_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "common/bitmap.h"
+#include "conf/conf.h"
+#include "sched/sched.h"
+
+struct ctld_node {
+    const struct conf_node *conf; /* borrowed from the live conf */
+    bool responding;   /* registered and heard from within SlurmdTimeout */
+    bool drain;
+    bool down;
+    char *reason;
+    char *reason_user;
+    time_t reason_time;
+    time_t last_seen;
+    time_t boot_time;
+    time_t slurmd_start_time;
+    time_t last_busy;
+};
+
+struct ctld_partition {
+    const struct conf_partition *conf;
+    bitmap_t *nodes; /* indexes into the node table */
+    uint32_t total_cpus;
+};
+
+struct node_table {
+    struct sched_node *sched;
+    struct ctld_node *info;
+    const char **names;    /* node names by index, for hostlists */
+    size_t count;
+    struct ctld_partition *parts;
+    size_t part_count;
+};
+
+/* Build from 'conf' (borrowed; must outlive the table).  Nodes start not
+ * responding until they register.  NULL with 'error' set on failure.
+ */
+struct node_table *node_table_create(const struct slurm_conf *conf,
+                                     drv_error_t *error);
+void node_table_destroy(struct node_table *nt);
+
+/* Index of node 'name', or -1. */
+long node_table_index(const struct node_table *nt, const char *name);
+
+/* Partition by name (NULL: the default partition); NULL if none. */
+struct ctld_partition *node_table_partition(struct node_table *nt,
+                                            const char *name);
+
+/* Recompute sched[i].available from the node's flags. */
+void node_table_update_avail(struct node_table *nt, size_t i);
+
+/* Compressed hostlist of the allocation's nodes.  Caller frees. */
+char *node_table_alloc_hostlist(const struct node_table *nt,
+                                const struct sched_alloc *a);
+
+/* The node_info object of node i (docs/protocol.md).  New reference. */
+json_t *node_table_node_json(const struct node_table *nt, size_t i);
+
+/* The partition_info object of partition p.  New reference. */
+json_t *node_table_partition_json(const struct node_table *nt, size_t p);
+
+/* A Slurm TRES string: "cpu=16,mem=16G,node=1,billing=16,gres/gpu=2";
+ * zero parts are left out, billing (= cpus) only when 'billing'.
+ * Caller frees.
+ */
+char *node_table_tres(uint32_t cpus, uint64_t mem_mib, int nodes,
+                      uint32_t gpus, bool billing);
+
+#endif /* !DROVER_CTLD_NODE_TABLE_H */

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rpc_job.c - job_submit, job_info, job_cancel, job_hold, job_requeue
+ *
+ * Each handler: decode, validate, act (mutate and journal), respond once.
+ * A user acts on their own jobs; operators on all (the role mask comes
+ * from the MUNGE credential's uid, never from the body).
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jobpath.h"
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/job_info.h"
+
+/* Keys of a job description a user may set (docs/protocol.md). */
+static const char *const submit_keys[] = {
+    "name", "partition", "work_dir", "std_out", "std_err", "std_in",
+    "nodes_min", "nodes_max", "num_tasks", "cpus_per_task",
+    "ntasks_per_node", "mem_per_node_mib", "mem_per_cpu_mib", "gres",
+    "gpus", "gpus_per_node", "gpu_type", "time_limit_s", "exclusive",
+    "hold", "requeue", "nice", "comment", "submit_host", NULL,
+};
+
+static json_t *submit_fields(json_t *body)
+{
+    json_t *o = json_object(), *v;
+
+    for (size_t i = 0; submit_keys[i]; i++)
+        if ((v = json_object_get(body, submit_keys[i])))
+            json_object_set(o, submit_keys[i], v);
+    /* Protocol says "ntasks"; the record calls it "num_tasks". */
+    if ((v = json_object_get(body, "ntasks")))
+        json_object_set(o, "num_tasks", v);
+    return o;
+}
+
+static long node_index_cb(const char *name, uint32_t *ngpus, void *arg)
+{
+    struct node_table *nt = arg;
+    long i = node_table_index(nt, name);
+
+    if (i >= 0)
+        *ngpus = nt->sched[i].gpus;
+    return i;
+}
+
+static void set_owner(struct job *job, uid_t uid, gid_t gid)
+{
+    struct passwd *pw = getpwuid(uid);
+    struct group *gr = getgrgid(gid);
+
+    job->uid = uid;
+    job->gid = gid;
+    free(job->user_name);
+    free(job->group_name);
+    job->user_name = pw ? xstrdup(pw->pw_name) : xasprintf("%u", uid);
+    job->group_name = gr ? xstrdup(gr->gr_name) : xasprintf("%u", gid);
+}
+
+static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
+{
+    const char *script = NULL;
+    json_t *argv = json_object_get(body, "argv");
+    json_t *env = json_object_get(body, "env");
+
+    if (json_unpack(body, "{s:s}", "script", &script) < 0 || !*script) {
+        errno = EDRV_JOB_SCRIPT_MISSING;
+        return errprintf(error, "no batch script");
+    }
+    if (strncmp(script, "#!", 2)) {
+        errno = EDRV_JOB_SCRIPT_MISSING;
+        return errprintf(error, "the script must start with #!");
+    }
+    job->launch = json_pack("{s:s s:O s:O}", "script", script, "argv",
+                            json_is_array(argv) ? argv : json_array(),
+                            "env", json_is_object(env) ? env : json_object());
+    return job->launch ? 0 : errprintf(error, "out of memory");
+}
+
+/* Partition, time limit and "can this ever run" checks. */
+static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
+{
+    struct ctld_partition *part;
+    const struct conf_partition *cp;
+
+    if (!(part = node_table_partition(ctld->nodes, job->partition))) {
+        errno = job->partition ? EDRV_INVALID_PARTITION_NAME
+                               : EDRV_DEFAULT_PARTITION_NOT_SET;
+        return errprintf(error, "invalid partition specified: %s",
+                         job->partition ? job->partition : "(default)");
+    }
+    cp = part->conf;
+    if (!job->partition)
+        job->partition = xstrdup(cp->name);
+    if (job->time_limit_s == TIME_INFINITE || job->time_limit_s == 0)
+        job->time_limit_s = cp->default_time_s != TIME_INFINITE
+                                ? cp->default_time_s
+                                : cp->max_time_s;
+    job->req.allowed_nodes = part->nodes;
+    if (job->req.min_nodes > bitmap_count(part->nodes)) {
+        job->reason = JOB_REASON_PART_NODE_LIMIT;
+        return 0;
+    }
+    if (sched_check_never(ctld->nodes->sched, ctld->nodes->count, &job->req,
+                          error)
+        != SCHED_OK) {
+        errno = EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+        return -1;
+    }
+    return 0;
+}
+
+static void rpc_job_submit(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_t *body = proto_req_body(req), *fields = submit_fields(body);
+    struct job *job = job_create(0);
+    drv_error_t error = {0};
+    time_t now = ctld_now(ctld);
+
+    if (job_apply_json(job, fields, node_index_cb, ctld->nodes, &error) < 0) {
+        errno = EDRV_PROTOCOL_MALFORMED;
+        goto error;
+    }
+    set_owner(job, proto_req_uid(req), proto_req_gid(req));
+    if (submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0)
+        goto error;
+    job->id = ctld->next_job_id++;
+    job->priority = job->hold ? 0 : ctld_job_base_priority(job);
+    if (job->hold)
+        job->reason = JOB_REASON_HELD_USER;
+    job->submit_time = job->eligible_time = now;
+    HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
+    json_decref(fields);
+    ctld_journal_job(ctld, job, true);
+    log_info("_slurm_rpc_submit_batch_job: JobId=%u InitPrio=%u", job->id,
+             job->priority);
+    ctld_respond_durable(ctld, req, json_pack("{s:I}", "job_id",
+                                              (json_int_t)job->id));
+    scheduler_request(ctld);
+    return;
+error:
+    json_decref(fields);
+    job_destroy(job);
+    if (proto_respond_error(req, errno, error.text[0] ? error.text : NULL) < 0)
+        log_err("job_submit: responding");
+}
+
+static bool job_matches(const struct job *job, json_t *filter)
+{
+    json_t *ids = json_object_get(filter, "job_ids");
+    json_t *users = json_object_get(filter, "user_ids");
+    json_t *states = json_object_get(filter, "states");
+    json_t *parts = json_object_get(filter, "partitions");
+    json_t *v;
+    size_t i;
+    bool hit;
+
+#define MATCH_ANY(arr, cond)                                                   \
+    if (json_array_size(arr)) {                                                \
+        hit = false;                                                           \
+        json_array_foreach(arr, i, v) if (cond) hit = true;                    \
+        if (!hit)                                                              \
+            return false;                                                      \
+    }
+    MATCH_ANY(ids, json_integer_value(v) == job->id)
+    MATCH_ANY(users, json_integer_value(v) == (json_int_t)job->uid)
+    MATCH_ANY(parts, job->partition
+                         && !strcmp(json_string_value(v) ?: "", job->partition))
+    MATCH_ANY(states, job_state_parse(json_string_value(v) ?: "")
+                          == (int)job->state)
+#undef MATCH_ANY
+    return true;
+}
+
+static void rpc_job_info(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_t *filter = proto_req_body(req), *jobs = json_array();
+    time_t now = ctld_now(ctld);
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job_matches(job, filter))
+            json_array_append_new(jobs, job_info_json(ctld, job, now));
+    }
+    if (proto_respond(req, json_pack("{s:I s:o}", "now", (json_int_t)now,
+                                     "jobs", jobs))
+        < 0)
+        log_err("job_info: responding");
+}
+
+/* Find the job named in the body and check the caller may act on it. */
+static struct job *job_for_req(struct ctld *ctld, proto_req_t *req,
+                               int denied_errnum, int *errnum)
+{
+    json_int_t id = 0;
+    struct job *job;
+
+    if (json_unpack(proto_req_body(req), "{s:I}", "job_id", &id) < 0) {
+        *errnum = EDRV_PROTOCOL_MALFORMED;
+        return NULL;
+    }
+    if (id <= 0 || id > UINT32_MAX
+        || !(job = ctld_job_find(ctld, (uint32_t)id))) {
+        *errnum = EDRV_INVALID_JOB_ID;
+        return NULL;
+    }
+    if (job->uid != proto_req_uid(req)
+        && !(proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN))) {
+        *errnum = denied_errnum;
+        return NULL;
+    }
+    return job;
+}
+
+static void respond_errnum(proto_req_t *req, int errnum, const char *what)
+{
+    if (proto_respond_error(req, errnum, NULL) < 0)
+        log_err("%s: responding", what);
+}
+
+static void rpc_job_cancel(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    int errnum = 0, signo = SIGKILL;
+    struct job *job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum);
+
+    if (!job)
+        return respond_errnum(req, errnum, "job_cancel");
+    json_unpack(proto_req_body(req), "{s?i}", "signal", &signo);
+    if (job_state_is_final(job->state))
+        return respond_errnum(req, EDRV_ALREADY_DONE, "job_cancel");
+    if (job->state == JOB_RUNNING && signo != SIGKILL) {
+        ctld_job_signal_node(ctld, job, signo, false);
+        proto_respond(req, NULL);
+        return;
+    }
+    log_info("%s: JobId=%u uid %u", __func__, job->id, proto_req_uid(req));
+    job->end_time = ctld_now(ctld);
+    if (job->state == JOB_RUNNING) {
+        job->cancel_requested = true;
+        job->completing = true;
+        ctld_job_signal_node(ctld, job, SIGKILL, true);
+    }
+    job->state = JOB_CANCELLED;
+    job->reason = JOB_REASON_NONE;
+    ctld_journal_job(ctld, job, false);
+    ctld_respond_durable(ctld, req, NULL);
+    scheduler_request(ctld);
+}
+
+static void rpc_job_hold(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    int errnum = 0, hold = 1;
+    struct job *job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum);
+    bool privileged = proto_req_roles(req)
+                      & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
+
+    if (!job)
+        return respond_errnum(req, errnum, "job_hold");
+    json_unpack(proto_req_body(req), "{s?b}", "hold", &hold);
+    if (job_state_is_final(job->state))
+        return respond_errnum(req, EDRV_ALREADY_DONE, "job_hold");
+    if (!hold && job->hold_admin && !privileged)
+        return respond_errnum(req, EDRV_ACCESS_DENIED, "job_hold");
+    job->hold = hold;
+    job->hold_admin = hold && privileged && job->uid != proto_req_uid(req);
+    if (hold) {
+        job->priority = 0;
+        job->reason = job->hold_admin ? JOB_REASON_HELD_ADMIN
+                                      : JOB_REASON_HELD_USER;
+    } else {
+        job->priority = ctld_job_base_priority(job);
+        if (job->reason == JOB_REASON_HELD_USER
+            || job->reason == JOB_REASON_HELD_ADMIN)
+            job->reason = JOB_REASON_NONE;
+    }
+    ctld_journal_job(ctld, job, false);
+    ctld_respond_durable(ctld, req, NULL);
+    scheduler_request(ctld);
+}
+
+static void rpc_job_requeue(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    int errnum = 0;
+    struct job *job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum);
+
+    if (!job)
+        return respond_errnum(req, errnum, "job_requeue");
+    if (job->state == JOB_PENDING)
+        return respond_errnum(req, EDRV_JOB_PENDING, "job_requeue");
+    if (job->completing)
+        return respond_errnum(req, EDRV_TRANSITION_STATE_NO_UPDATE,
+                              "job_requeue");
+    if (job->state == JOB_RUNNING) {
+        job->requeue_requested = true;
+        job->completing = true;
+        ctld_job_signal_node(ctld, job, SIGKILL, true);
+    } else {
+        ctld_job_requeue(ctld, job);
+    }
+    ctld_journal_job(ctld, job, false);
+    ctld_respond_durable(ctld, req, NULL);
+    scheduler_request(ctld);
+}
+
+const struct proto_handler rpc_job_handlers[] = {
+    {"job_submit", rpc_job_submit, PROTO_ROLE_USER},
+    {"job_info", rpc_job_info, PROTO_ROLE_USER},
+    {"job_cancel", rpc_job_cancel, PROTO_ROLE_USER},
+    {"job_hold", rpc_job_hold, PROTO_ROLE_USER},
+    {"job_requeue", rpc_job_requeue, PROTO_ROLE_USER},
+    PROTO_HANDLER_END,
+};

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rpc_node.c - ping, node_info, partition_info, node_update, and what node
+ * daemons send: node_register and job_complete
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+
+static void respond(proto_req_t *req, json_t *body, const char *what)
+{
+    if (proto_respond(req, body) < 0)
+        log_err("%s: responding", what);
+}
+
+static void respond_error(proto_req_t *req, int errnum, const char *text,
+                          const char *what)
+{
+    if (proto_respond_error(req, errnum, text) < 0)
+        log_err("%s: responding", what);
+}
+
+static void rpc_ping(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+
+    respond(req, json_pack("{s:s s:I}", "host", ctld->conf->ctld_host,
+                           "now", (json_int_t)ctld_now(ctld)),
+            "ping");
+}
+
+static bool name_wanted(json_t *names, const char *name)
+{
+    json_t *v;
+    size_t i;
+
+    if (!json_array_size(names))
+        return true;
+    json_array_foreach(names, i, v) if (!strcmp(json_string_value(v) ?: "",
+                                                name)) return true;
+    return false;
+}
+
+static void rpc_node_info(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_t *names = json_object_get(proto_req_body(req), "names");
+    json_t *arr = json_array();
+
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        if (name_wanted(names, ctld->nodes->names[i]))
+            json_array_append_new(arr, node_table_node_json(ctld->nodes, i));
+    respond(req, json_pack("{s:I s:o}", "now", (json_int_t)ctld_now(ctld),
+                           "nodes", arr),
+            "node_info");
+}
+
+static void rpc_partition_info(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_t *names = json_object_get(proto_req_body(req), "names");
+    json_t *arr = json_array();
+
+    for (size_t p = 0; p < ctld->nodes->part_count; p++)
+        if (name_wanted(names, ctld->nodes->parts[p].conf->name))
+            json_array_append_new(arr,
+                                  node_table_partition_json(ctld->nodes, p));
+    respond(req, json_pack("{s:I s:o}", "now", (json_int_t)ctld_now(ctld),
+                           "partitions", arr),
+            "partition_info");
+}
+
+/* Apply State=DRAIN|UNDRAIN|RESUME|DOWN to one node. */
+static int node_set_state(struct ctld *ctld, size_t i, const char *state,
+                          const char *reason, const char *user)
+{
+    struct ctld_node *n = &ctld->nodes->info[i];
+
+    if (!strcasecmp(state, "DRAIN") || !strcasecmp(state, "DOWN")) {
+        if (!reason || !*reason)
+            return -1;
+        if (!strcasecmp(state, "DRAIN"))
+            n->drain = true;
+        else
+            n->down = true;
+        free(n->reason);
+        free(n->reason_user);
+        n->reason = xstrdup(reason);
+        n->reason_user = xstrdup(user);
+        n->reason_time = ctld_now(ctld);
+    } else {
+        n->drain = false;
+        if (!strcasecmp(state, "RESUME"))
+            n->down = false;
+        FREE_NULL(n->reason);
+        FREE_NULL(n->reason_user);
+        n->reason_time = 0;
+    }
+    node_table_update_avail(ctld->nodes, i);
+    ctld_journal_node(ctld, n);
+    return 0;
+}
+
+static bool state_valid(const char *state)
+{
+    static const char *const ok[] = {"DRAIN", "UNDRAIN", "RESUME", "DOWN",
+                                     NULL};
+    for (size_t i = 0; ok[i]; i++)
+        if (!strcasecmp(state, ok[i]))
+            return true;
+    return false;
+}
+
+static void rpc_node_update(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    const char *name = NULL, *state = NULL, *reason = NULL;
+    struct passwd *pw = getpwuid(proto_req_uid(req));
+    hostlist_t *hl;
+    drv_error_t error = {0};
+    long idx;
+
+    if (json_unpack(proto_req_body(req), "{s:s s:s s?s}", "name", &name,
+                    "state", &state, "reason", &reason)
+        < 0)
+        return respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL,
+                             "node_update");
+    if (!state_valid(state))
+        return respond_error(req, EDRV_INVALID_NODE_STATE, NULL, "node_update");
+    if (!(hl = hostlist_decode(name, &error)))
+        return respond_error(req, EDRV_INVALID_NODE_NAME, error.text,
+                             "node_update");
+    for (size_t h = 0; h < hostlist_count(hl); h++) {
+        if ((idx = node_table_index(ctld->nodes, hostlist_nth(hl, h))) < 0) {
+            hostlist_destroy(hl);
+            return respond_error(req, EDRV_INVALID_NODE_NAME, NULL,
+                                 "node_update");
+        }
+    }
+    for (size_t h = 0; h < hostlist_count(hl); h++) {
+        idx = node_table_index(ctld->nodes, hostlist_nth(hl, h));
+        if (node_set_state(ctld, (size_t)idx, state, reason,
+                           pw ? pw->pw_name : "root")
+            < 0) {
+            hostlist_destroy(hl);
+            return respond_error(req, EDRV_INVALID_NODE_STATE,
+                                 "You must specify a reason when DOWNING or "
+                                 "DRAINING a node. Request denied",
+                                 "node_update");
+        }
+        log_info("update_node: node %s state set to %s", hostlist_nth(hl, h),
+                 state);
+    }
+    hostlist_destroy(hl);
+    ctld_respond_durable(ctld, req, NULL);
+    scheduler_request(ctld);
+}
+
+static struct job *job_on_node(struct ctld *ctld, json_int_t id, long node)
+{
+    struct job *job = ctld_job_find(ctld, (uint32_t)id);
+
+    if (!job || !job->alloc || (long)job->alloc->node_idx[0] != node)
+        return NULL;
+    return job;
+}
+
+static void complete_one(struct ctld *ctld, json_t *c, long node)
+{
+    json_int_t id = 0;
+    int status = 0, timed_out = 0;
+    struct job *job;
+
+    if (json_unpack(c, "{s:I s?i s?b}", "job_id", &id, "status", &status,
+                    "timed_out", &timed_out)
+        < 0)
+        return;
+    if ((job = job_on_node(ctld, id, node)))
+        ctld_job_finished(ctld, job, status, timed_out, false);
+}
+
+/* Jobs the controller believes run on 'node' that the node does not
+ * report are lost (the node daemon restarted): they failed with the node. */
+static void reconcile(struct ctld *ctld, long node, json_t *running,
+                      time_t now)
+{
+    struct job *job, *tmp;
+    json_t *v;
+    size_t i;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        bool seen = false;
+        if (!job->alloc || (long)job->alloc->node_idx[0] != node
+            || now - job->start_time < 5)
+            continue;
+        json_array_foreach(running, i, v) {
+            if (json_integer_value(json_object_get(v, "job_id")) == job->id)
+                seen = true;
+        }
+        if (!seen) {
+            log_error("JobId=%u: not running on %s any more", job->id,
+                      ctld->nodes->names[node]);
+            ctld_job_finished(ctld, job, 0, false, !job->completing);
+        }
+    }
+    /* And jobs the node runs that the controller has ended: stop them. */
+    json_array_foreach(running, i, v) {
+        json_int_t id = json_integer_value(json_object_get(v, "job_id"));
+        job = ctld_job_find(ctld, (uint32_t)id);
+        if (!job || !job->alloc || (long)job->alloc->node_idx[0] != node) {
+            log_error("JobId=%ju on %s is unknown here: terminating it",
+                      (uintmax_t)id, ctld->nodes->names[node]);
+            ctld_node_terminate_stray(ctld, node, (uint32_t)id);
+        }
+    }
+}
+
+static void rpc_node_register(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_t *body = proto_req_body(req), *running, *done, *c;
+    const char *name = NULL;
+    json_int_t start = 0;
+    struct ctld_node *n;
+    time_t now = ctld_now(ctld);
+    long idx;
+    size_t i;
+
+    if (json_unpack(body, "{s:s s?I}", "node", &name, "start_time", &start)
+        < 0)
+        return respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL,
+                             "node_register");
+    if ((idx = node_table_index(ctld->nodes, name)) < 0)
+        return respond_error(req, EDRV_INVALID_NODE_NAME, name,
+                             "node_register");
+    n = &ctld->nodes->info[idx];
+    if (!n->responding)
+        log_info("Node %s now responding", name);
+    if (n->down && n->reason && !strcmp(n->reason, "Not responding")) {
+        n->down = false; /* ReturnToService */
+        FREE_NULL(n->reason);
+    }
+    n->responding = true;
+    n->last_seen = now;
+    n->slurmd_start_time = (time_t)start;
+    if (!n->boot_time)
+        n->boot_time = (time_t)start;
+    node_table_update_avail(ctld->nodes, (size_t)idx);
+    done = json_object_get(body, "done");
+    json_array_foreach(done, i, c) complete_one(ctld, c, idx);
+    if ((running = json_object_get(body, "jobs")))
+        reconcile(ctld, idx, running, now);
+    ctld_respond_durable(ctld, req, NULL);
+    scheduler_request(ctld);
+}
+
+static void rpc_job_complete(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    const char *name = NULL;
+    long idx;
+
+    if (json_unpack(proto_req_body(req), "{s:s}", "node", &name) < 0
+        || (idx = node_table_index(ctld->nodes, name)) < 0)
+        return respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL,
+                             "job_complete");
+    ctld->nodes->info[idx].last_seen = ctld_now(ctld);
+    complete_one(ctld, proto_req_body(req), idx);
+    ctld_respond_durable(ctld, req, NULL);
+}
+
+const struct proto_handler rpc_node_handlers[] = {
+    {"ping", rpc_ping, PROTO_ROLE_USER},
+    {"node_info", rpc_node_info, PROTO_ROLE_USER},
+    {"partition_info", rpc_partition_info, PROTO_ROLE_USER},
+    {"node_update", rpc_node_update, PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN},
+    {"node_register", rpc_node_register, PROTO_ROLE_DAEMON},
+    {"job_complete", rpc_job_complete, PROTO_ROLE_DAEMON},
+    PROTO_HANDLER_END,
+};

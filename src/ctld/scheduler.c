@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * scheduler.c - runs the pure core (src/sched) over the controller's tables
+ * and launches what it starts
+ *
+ * A pass is requested by every event that can start a job (submission,
+ * completion, release, node change) and coalesced into one pass per loop
+ * iteration, so a job starts within a loop turn of its resources freeing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/job_info.h"
+#include "proto/client.h"
+
+static void sched_timer_cb(uv_timer_t *t)
+{
+    scheduler_run(t->data);
+}
+
+void scheduler_request(struct ctld *ctld)
+{
+    if (!uv_is_active((uv_handle_t *)&ctld->sched_timer))
+        uv_timer_start(&ctld->sched_timer, sched_timer_cb, 0, 0);
+}
+
+static bool job_is_eligible(const struct job *job, time_t now)
+{
+    if (job->state != JOB_PENDING || job->hold || job->priority == 0)
+        return false;
+    if (job->reason == JOB_REASON_PART_NODE_LIMIT)
+        return false;
+    return job->eligible_time <= now;
+}
+
+static int by_priority(const void *a, const void *b)
+{
+    const struct job *x = *(struct job *const *)a;
+    const struct job *y = *(struct job *const *)b;
+
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+struct launch_ctx {
+    struct ctld *ctld;
+    uint32_t job_id;
+    uint32_t restarts;
+    long node;
+};
+
+static void launch_done(int errnum, const char *errstr, json_t *resp,
+                        void *arg)
+{
+    struct launch_ctx *lc = arg;
+    struct ctld *ctld = lc->ctld;
+    struct job *job = ctld_job_find(ctld, lc->job_id);
+
+    (void)resp;
+    if (errnum && job && job->alloc && job->restarts == lc->restarts) {
+        struct ctld_node *n = &ctld->nodes->info[lc->node];
+        log_error("JobId=%u: launch on %s failed: %s; requeued", job->id,
+                  n->conf->name, errstr ? errstr : drv_strerror(errnum));
+        if (errnum == ECONNREFUSED || errnum == ETIMEDOUT
+            || errnum == EDRV_COMMUNICATIONS_CONNECTION) {
+            n->responding = false;
+            node_table_update_avail(ctld->nodes, (size_t)lc->node);
+        }
+        ctld_job_requeue(ctld, job);
+        job->restarts--; /* a launch that never ran is not a restart */
+        ctld_journal_job(ctld, job, false);
+        scheduler_request(ctld);
+    }
+    free(lc);
+}
+
+static void launch(struct ctld *ctld, struct job *job)
+{
+    long node = job->alloc->node_idx[0];
+    const struct conf_node *cn = ctld->nodes->info[node].conf;
+    json_t *o = job_info_json(ctld, job, ctld_now(ctld));
+    struct launch_ctx *lc = xzalloc(sizeof(*lc));
+
+    json_object_set(o, "launch", job->launch);
+    json_object_set_new(o, "kill_wait_s",
+                        json_integer(ctld->conf->kill_wait_s));
+    json_object_set_new(o, "cluster_name",
+                        json_string(ctld->conf->cluster_name
+                                        ? ctld->conf->cluster_name
+                                        : "cluster"));
+    lc->ctld = ctld;
+    lc->job_id = job->id;
+    lc->restarts = job->restarts;
+    lc->node = node;
+    if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
+                         "batch_launch", json_pack("{s:o}", "job", o),
+                         (int)ctld->conf->msg_timeout_s * 1000, launch_done,
+                         lc)
+        < 0) {
+        log_err("JobId=%u: batch_launch", job->id);
+        launch_done(errno, NULL, NULL, lc);
+    }
+}
+
+static void job_start(struct ctld *ctld, struct job *job,
+                      struct sched_alloc *alloc, time_t now)
+{
+    job->alloc = alloc;
+    job->state = JOB_RUNNING;
+    job->reason = JOB_REASON_NONE;
+    job->start_time = now;
+    job->end_time = 0;
+    free(job->nodes);
+    job->nodes = node_table_alloc_hostlist(ctld->nodes, alloc);
+    log_info("sched: Allocate JobId=%u NodeList=%s #CPUs=%u", job->id,
+             job->nodes, alloc->cpus[0]);
+    ctld_journal_job(ctld, job, false);
+    launch(ctld, job);
+}
+
+static void apply_decision(struct ctld *ctld, struct job *job,
+                           struct sched_decision *d, time_t now)
+{
+    switch (d->action) {
+    case SCHED_ACT_START:
+        job_start(ctld, job, d->alloc, now);
+        d->alloc = NULL;
+        break;
+    case SCHED_ACT_WAIT:
+        job->reason = d->reason == SCHED_REASON_PRIORITY
+                          ? JOB_REASON_PRIORITY
+                          : JOB_REASON_RESOURCES;
+        break;
+    case SCHED_ACT_NEVER:
+        job->reason = JOB_REASON_NODE_NOT_AVAIL;
+        break;
+    }
+}
+
+/* Collect running jobs (anything holding an allocation) and eligible
+ * pending ones, highest priority first. */
+static void collect(struct ctld *ctld, time_t now, struct job ***pend,
+                    size_t *np, struct sched_job **run, size_t *nr)
+{
+    size_t cap = HASH_COUNT(ctld->jobs) + 1;
+    struct job *job, *tmp;
+
+    *pend = xzalloc(sizeof(**pend) * cap);
+    *run = xzalloc(sizeof(**run) * cap);
+    *np = *nr = 0;
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->alloc) {
+            (*run)[(*nr)++] = (struct sched_job){
+                .id = job->id,
+                .time_limit_s = job->time_limit_s,
+                .start_time = job->start_time,
+                .alloc = job->alloc,
+            };
+        } else if (job_is_eligible(job, now)) {
+            (*pend)[(*np)++] = job;
+        }
+    }
+    qsort(*pend, *np, sizeof(**pend), by_priority);
+}
+
+void scheduler_run(struct ctld *ctld)
+{
+    time_t now = ctld_now(ctld);
+    struct job **pend;
+    struct sched_job *run, *pj;
+    struct sched_decision *dec;
+    size_t np, nr;
+
+    collect(ctld, now, &pend, &np, &run, &nr);
+    pj = xzalloc(sizeof(*pj) * (np + 1));
+    dec = xzalloc(sizeof(*dec) * (np + 1));
+    for (size_t i = 0; i < np; i++) {
+        struct ctld_partition *part =
+            node_table_partition(ctld->nodes, pend[i]->partition);
+        pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
+        pj[i] = (struct sched_job){
+            .id = pend[i]->id,
+            .req = &pend[i]->req,
+            .time_limit_s = pend[i]->time_limit_s,
+        };
+    }
+    if (np && sched_pass(ctld->nodes->sched, ctld->nodes->count, run, nr, pj,
+                         np, now, NULL, dec)
+                  < 0) {
+        log_err("sched: pass failed");
+    } else {
+        for (size_t i = 0; i < np; i++)
+            apply_decision(ctld, pend[i], &dec[i], now);
+        sched_decisions_clear(dec, np);
+    }
+    free(dec);
+    free(pj);
+    free(run);
+    free(pend);
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * state.h - the controller's state on disk: restore at start, snapshots,
+ * and purging finished jobs (MinJobAge)
+ */
+#ifndef DROVER_CTLD_STATE_H
+#define DROVER_CTLD_STATE_H
+
+#include <time.h>
+
+#include "common/error.h"
+
+struct ctld;
+
+/* Replay snapshot + journal into the (empty) job table, then re-apply the
+ * allocations of running jobs to the nodes.  next_job_id ends above every
+ * id ever journaled, so no id is handed out twice.  Returns 0, or -1 with
+ * 'error' set.
+ */
+int state_restore(struct ctld *ctld, drv_error_t *error);
+
+/* Write a snapshot of every job and node and empty the journal.  Returns 0
+ * or -1 with errno.
+ */
+int state_snapshot(struct ctld *ctld);
+
+/* Forget finished jobs that ended MinJobAge seconds before 'now'
+ * (journaled as purge records).
+ */
+void state_purge_old_jobs(struct ctld *ctld, time_t now);
+
+#endif /* !DROVER_CTLD_STATE_H */

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * jobs.c - jobs running on this node: time limits, termination, reaping
+ *
+ * At the time limit the job's process group gets SIGTERM, and SIGKILL
+ * KillWait seconds later (Slurm's order); a cancel does the same at once.
+ * When the batch script exits, whatever it left in its process group is
+ * killed and the completion goes to the controller.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/noded.h"
+
+struct nd_job *jobs_find(struct noded *nd, uint32_t id)
+{
+    struct nd_job *job = NULL;
+
+    HASH_FIND(hh, nd->jobs, &id, sizeof(id), job);
+    return job;
+}
+
+static void kill_cb(uv_timer_t *t)
+{
+    struct nd_job *job = t->data;
+
+    log_info("JobId=%u: KillWait over, sending SIGKILL", job->id);
+    killpg(job->pid, SIGKILL);
+}
+
+void jobs_terminate(struct noded *nd, struct nd_job *job)
+{
+    (void)nd;
+    if (job->terminating)
+        return;
+    job->terminating = true;
+    killpg(job->pid, SIGCONT);
+    killpg(job->pid, SIGTERM);
+    uv_timer_start(&job->kill_timer, kill_cb,
+                   (uint64_t)(job->kill_wait_s ? job->kill_wait_s : 1) * 1000,
+                   0);
+}
+
+static void limit_cb(uv_timer_t *t)
+{
+    struct nd_job *job = t->data;
+
+    log_info("JobId=%u: time limit exhausted", job->id);
+    job->timed_out = true;
+    jobs_terminate(job->nd, job);
+}
+
+void jobs_track(struct noded *nd, struct nd_job *job)
+{
+    uv_timer_init(nd->loop, &job->limit_timer);
+    uv_timer_init(nd->loop, &job->kill_timer);
+    job->limit_timer.data = job;
+    job->kill_timer.data = job;
+    HASH_ADD(hh, nd->jobs, id, sizeof(job->id), job);
+    if (job->time_limit_s > 0)
+        uv_timer_start(&job->limit_timer, limit_cb,
+                       (uint64_t)job->time_limit_s * 1000, 0);
+}
+
+static void job_free_cb(uv_handle_t *h)
+{
+    struct nd_job *job = h->data;
+
+    /* Both timers close; the job goes with the second. */
+    if (uv_is_closing((uv_handle_t *)&job->limit_timer)
+        && uv_is_closing((uv_handle_t *)&job->kill_timer)) {
+        if (h == (uv_handle_t *)&job->kill_timer)
+            free(job);
+    }
+}
+
+static void job_ended(struct noded *nd, struct nd_job *job, int status)
+{
+    json_t *c = json_pack("{s:s s:I s:i s:b}", "node", nd->node->name,
+                          "job_id", (json_int_t)job->id, "status", status,
+                          "timed_out", job->timed_out);
+
+    log_info("JobId=%u: batch script exited, status %d%s", job->id, status,
+             job->timed_out ? " (time limit)" : "");
+    killpg(job->pid, SIGKILL); /* what the script left behind */
+    HASH_DEL(nd->jobs, job);
+    uv_close((uv_handle_t *)&job->limit_timer, job_free_cb);
+    uv_close((uv_handle_t *)&job->kill_timer, job_free_cb);
+    register_completion(nd, c);
+}
+
+void jobs_sigchld_cb(uv_signal_t *h, int signo)
+{
+    struct noded *nd = h->data;
+    struct nd_job *job, *tmp;
+    int status;
+    pid_t pid;
+
+    (void)signo;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        HASH_ITER(hh, nd->jobs, job, tmp) {
+            if (job->pid == pid) {
+                job_ended(nd, job, status);
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * launch.c - run a batch script as the job's user
+ *
+ * fork; in the child: new session, the job's groups, gid and uid, its
+ * work directory, its output files (opened as the user, so permissions
+ * are the user's), the job environment, exec.  The child never returns.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/launch_env.h"
+#include "noded/noded.h"
+
+struct launch {
+    uint32_t job_id;
+    uid_t uid;
+    gid_t gid;
+    const char *user;
+    const char *work_dir;
+    const char *std_out;
+    const char *std_err;
+    const char *std_in;
+    char *script_path;
+    char **argv;
+    char **envp;
+};
+
+static int write_script(struct noded *nd, struct launch *l, const char *text,
+                        drv_error_t *error)
+{
+    char *dir = xasprintf("%s/job%05u", nd->spool_dir, l->job_id);
+    int fd;
+    size_t len = strlen(text);
+
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+        errprintf(error, "mkdir %s: %s", dir, strerror(errno));
+        free(dir);
+        return -1;
+    }
+    if (chown(dir, l->uid, l->gid) < 0 && getuid() == 0)
+        log_err("chown %s", dir);
+    l->script_path = xasprintf("%s/slurm_script", dir);
+    free(dir);
+    fd = open(l->script_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+    if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
+        errprintf(error, "writing %s: %s", l->script_path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (fchown(fd, l->uid, l->gid) < 0 && getuid() == 0)
+        log_err("chown %s", l->script_path);
+    close(fd);
+    return 0;
+}
+
+static char **build_argv(const char *script, json_t *args)
+{
+    size_t n = json_array_size(args);
+    char **argv = xzalloc(sizeof(*argv) * (n + 2));
+    json_t *v;
+    size_t i;
+
+    argv[0] = xstrdup(script);
+    json_array_foreach(args, i, v) argv[i + 1] =
+        xstrdup(json_string_value(v) ?: "");
+    return argv;
+}
+
+static void free_strv(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+static int open_as(const char *path, int flags, int target)
+{
+    int fd = open(path, flags, 0644);
+
+    if (fd < 0)
+        return -1;
+    if (fd != target) {
+        if (dup2(fd, target) < 0)
+            return -1;
+        close(fd);
+    }
+    return 0;
+}
+
+/* In the child: become the user.  Root switches identity; an unprivileged
+ * droverd can only run its own user's jobs. */
+static int become_user(const struct launch *l)
+{
+    if (getuid() != 0)
+        return l->uid == getuid() ? 0 : (errno = EPERM, -1);
+    if (initgroups(l->user, l->gid) < 0 && setgroups(0, NULL) < 0)
+        return -1;
+    if (setgid(l->gid) < 0 || setuid(l->uid) < 0)
+        return -1;
+    return 0;
+}
+
+static void child_fail(const char *what)
+{
+    fprintf(stderr, "droverd: job launch: %s: %s\n", what, strerror(errno));
+    _exit(127);
+}
+
+static void exec_child(const struct launch *l)
+{
+    sigset_t all;
+
+    sigemptyset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    for (int s = 1; s < NSIG; s++)
+        signal(s, SIG_DFL);
+    setsid();
+    if (become_user(l) < 0)
+        child_fail("setting user");
+    if (chdir(l->work_dir) < 0 && chdir("/tmp") < 0)
+        child_fail("chdir");
+    if (open_as(l->std_in, O_RDONLY, 0) < 0)
+        child_fail(l->std_in);
+    if (open_as(l->std_out, O_WRONLY | O_CREAT | O_TRUNC, 1) < 0)
+        child_fail(l->std_out);
+    if (strcmp(l->std_err, l->std_out)) {
+        if (open_as(l->std_err, O_WRONLY | O_CREAT | O_TRUNC, 2) < 0)
+            child_fail(l->std_err);
+    } else if (dup2(1, 2) < 0) {
+        child_fail("dup2");
+    }
+    for (int fd = 3; fd < 1024; fd++)
+        close(fd);
+    execve(l->script_path, l->argv, l->envp);
+    child_fail(l->script_path);
+}
+
+static int parse_launch(json_t *job, struct launch *l, drv_error_t *error)
+{
+    json_int_t id = 0, uid = -1, gid = -1;
+
+    if (json_unpack(job, "{s:I s:I s:I s:s s:s s:s s:s s:s}", "job_id", &id,
+                    "user_id", &uid, "group_id", &gid, "user_name", &l->user,
+                    "work_dir", &l->work_dir, "std_out", &l->std_out,
+                    "std_err", &l->std_err, "std_in", &l->std_in)
+        < 0)
+        return errprintf(error, "batch_launch: incomplete job description");
+    l->job_id = (uint32_t)id;
+    l->uid = (uid_t)uid;
+    l->gid = (gid_t)gid;
+    return 0;
+}
+
+struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
+{
+    struct launch l = {0};
+    json_t *launch = json_object_get(job, "launch");
+    const char *script = json_string_value(json_object_get(launch, "script"));
+    struct nd_job *j;
+    pid_t pid;
+
+    if (parse_launch(job, &l, error) < 0)
+        return NULL;
+    if (!script)
+        return errprintf(error, "JobId=%u: no script", l.job_id), NULL;
+    if (write_script(nd, &l, script, error) < 0) {
+        free(l.script_path);
+        return NULL;
+    }
+    l.argv = build_argv(l.script_path, json_object_get(launch, "argv"));
+    l.envp = launch_env_build(nd, job);
+    if ((pid = fork()) < 0) {
+        errprintf(error, "fork: %s", strerror(errno));
+    } else if (pid == 0) {
+        exec_child(&l);
+    }
+    free_strv(l.argv);
+    free_strv(l.envp);
+    free(l.script_path);
+    if (pid < 0)
+        return NULL;
+    j = xzalloc(sizeof(*j));
+    j->id = l.job_id;
+    j->pid = pid;
+    j->nd = nd;
+    j->time_limit_s = json_integer_value(json_object_get(job, "time_limit_s"));
+    j->kill_wait_s =
+        (uint32_t)json_integer_value(json_object_get(job, "kill_wait_s"));
+    log_info("Launched JobId=%u pid %d as uid %u", j->id, (int)pid, l.uid);
+    return j;
+}

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * launch_env.c - SLURM_* variables for a batch script
+ *
+ * Names and values follow what Slurm 22.05 sets (slurm-golden jobenv-*).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "noded/launch_env.h"
+#include "noded/noded.h"
+
+struct envb {
+    json_t *vars; /* name -> value, insertion-ordered by jansson */
+};
+
+static void env_set(struct envb *e, const char *name, const char *value)
+{
+    json_object_set_new(e->vars, name, json_string(value ? value : ""));
+}
+
+static void env_setf(struct envb *e, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void env_setf(struct envb *e, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+
+    va_start(ap, fmt);
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    env_set(e, name, s);
+    free(s);
+}
+
+static const char *jstr(json_t *job, const char *key)
+{
+    const char *s = json_string_value(json_object_get(job, key));
+    return s ? s : "";
+}
+
+static json_int_t jint(json_t *job, const char *key)
+{
+    return json_integer_value(json_object_get(job, key));
+}
+
+/* This node's entry in the allocation. */
+static json_t *my_alloc(struct noded *nd, json_t *job, size_t *index)
+{
+    json_t *e;
+    size_t i;
+
+    json_array_foreach(json_object_get(job, "alloc"), i, e) {
+        if (!strcmp(jstr(e, "node"), nd->node->name)) {
+            *index = i;
+            return e;
+        }
+    }
+    *index = 0;
+    return NULL;
+}
+
+/* "0-2,5" -> "0,1,2,5" */
+static char *gpu_list(const char *ranges)
+{
+    size_t cap = strlen(ranges) * 8 + 16, len = 0;
+    char *out = xzalloc(cap), *copy = xstrdup(ranges), *save = NULL;
+
+    for (char *tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        unsigned lo = 0, hi = 0;
+        int n = sscanf(tok, "%u-%u", &lo, &hi);
+        if (n < 2)
+            hi = lo;
+        for (unsigned g = lo; g <= hi && len + 12 < cap; g++)
+            len += (size_t)snprintf(out + len, cap - len, "%s%u",
+                                    len ? "," : "", g);
+    }
+    free(copy);
+    return out;
+}
+
+static void tasks_per_node(struct envb *e, json_t *job)
+{
+    char buf[1024] = "";
+    size_t len = 0;
+    json_t *a;
+    size_t i;
+
+    json_array_foreach(json_object_get(job, "alloc"), i, a) {
+        if (len + 16 < sizeof(buf))
+            len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%lld",
+                                    len ? "," : "", (long long)jint(a, "tasks"));
+    }
+    env_set(e, "SLURM_TASKS_PER_NODE", buf);
+}
+
+static void set_job_vars(struct envb *e, struct noded *nd, json_t *job)
+{
+    const char *nodes = jstr(job, "nodes");
+
+    env_setf(e, "SLURM_JOB_ID", "%lld", (long long)jint(job, "job_id"));
+    env_setf(e, "SLURM_JOBID", "%lld", (long long)jint(job, "job_id"));
+    env_set(e, "SLURM_JOB_NAME", jstr(job, "name"));
+    env_set(e, "SLURM_JOB_NODELIST", nodes);
+    env_set(e, "SLURM_NODELIST", nodes);
+    env_setf(e, "SLURM_JOB_NUM_NODES", "%lld", (long long)jint(job, "node_count"));
+    env_setf(e, "SLURM_NNODES", "%lld", (long long)jint(job, "node_count"));
+    env_setf(e, "SLURM_NTASKS", "%lld", (long long)jint(job, "num_tasks"));
+    env_setf(e, "SLURM_NPROCS", "%lld", (long long)jint(job, "num_tasks"));
+    if (jint(job, "cpus_per_task") > 0)
+        env_setf(e, "SLURM_CPUS_PER_TASK", "%lld",
+                 (long long)jint(job, "cpus_per_task"));
+    env_set(e, "SLURM_JOB_PARTITION", jstr(job, "partition"));
+    env_set(e, "SLURM_JOB_USER", jstr(job, "user_name"));
+    env_setf(e, "SLURM_JOB_UID", "%lld", (long long)jint(job, "user_id"));
+    env_setf(e, "SLURM_JOB_GID", "%lld", (long long)jint(job, "group_id"));
+    env_set(e, "SLURM_SUBMIT_DIR", jstr(job, "work_dir"));
+    env_set(e, "SLURM_SUBMIT_HOST", jstr(job, "submit_host"));
+    env_set(e, "SLURM_CLUSTER_NAME", jstr(job, "cluster_name"));
+    env_set(e, "SLURMD_NODENAME", nd->node->name);
+    env_set(e, "SLURM_TOPOLOGY_ADDR", nd->node->name);
+    env_set(e, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+    env_set(e, "SLURM_NODEID", "0");
+    env_set(e, "SLURM_PROCID", "0");
+    env_set(e, "SLURM_LOCALID", "0");
+    env_set(e, "SLURM_GTIDS", "0");
+    env_set(e, "SLURM_PRIO_PROCESS", "0");
+    env_set(e, "SLURM_NODE_ALIASES", "(null)");
+    if (nd->conf->path)
+        env_set(e, "SLURM_CONF", nd->conf->path);
+    tasks_per_node(e, job);
+}
+
+static void set_node_vars(struct envb *e, json_t *alloc, json_t *job)
+{
+    const char *gpus = jstr(alloc, "gpus");
+    json_int_t mem = jint(job, "mem_per_node_mib");
+
+    env_setf(e, "SLURM_CPUS_ON_NODE", "%lld", (long long)jint(alloc, "cpus"));
+    env_setf(e, "SLURM_JOB_CPUS_PER_NODE", "%lld",
+             (long long)jint(alloc, "cpus"));
+    if (mem > 0)
+        env_setf(e, "SLURM_MEM_PER_NODE", "%lld", (long long)mem);
+    else if (jint(job, "mem_per_cpu_mib") > 0)
+        env_setf(e, "SLURM_MEM_PER_CPU", "%lld",
+                 (long long)jint(job, "mem_per_cpu_mib"));
+    if (*gpus) {
+        char *list = gpu_list(gpus);
+        size_t n = 1;
+        for (const char *p = list; *p; p++)
+            n += *p == ',';
+        env_set(e, "CUDA_VISIBLE_DEVICES", list);
+        env_set(e, "GPU_DEVICE_ORDINAL", list);
+        env_set(e, "SLURM_JOB_GPUS", list);
+        env_setf(e, "SLURM_GPUS_ON_NODE", "%zu", n);
+        free(list);
+    }
+}
+
+char **launch_env_build(struct noded *nd, json_t *job)
+{
+    struct envb e = {.vars = json_object()};
+    json_t *submit = json_object_get(json_object_get(job, "launch"), "env");
+    json_t *alloc;
+    const char *k;
+    json_t *v;
+    size_t i = 0, idx;
+    char **envp;
+
+    json_object_foreach(submit, k, v) {
+        /* A submit shell's GPU and job variables must not leak in. */
+        if (json_is_string(v) && strcmp(k, "CUDA_VISIBLE_DEVICES")
+            && strcmp(k, "GPU_DEVICE_ORDINAL"))
+            env_set(&e, k, json_string_value(v));
+    }
+    set_job_vars(&e, nd, job);
+    if ((alloc = my_alloc(nd, job, &idx)))
+        set_node_vars(&e, alloc, job);
+    envp = xzalloc(sizeof(*envp) * (json_object_size(e.vars) + 1));
+    json_object_foreach(e.vars, k, v)
+        envp[i++] = xasprintf("%s=%s", k, json_string_value(v));
+    json_decref(e.vars);
+    return envp;
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * droverd - the node daemon
+ *
+ * droverd -N node01 serves the node named node01 in slurm.conf, on that
+ * node's Port=, with SlurmdSpoolDir (with %n expanded) as its spool.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/noded.h"
+
+struct opts {
+    const char *conf_path;
+    const char *node_name;
+    bool foreground;
+    int verbose;
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "Usage: droverd [-D] [-f slurm.conf] [-N nodename] [-v] [-V]\n"
+                "  -D        run in the foreground, log to stderr\n"
+                "  -f FILE   read FILE instead of $DROVER_CONF\n"
+                "  -N NAME   the node this daemon serves (default: hostname)\n"
+                "  -v        more verbose logging (repeat)\n"
+                "  -V        print the version and exit\n");
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    int c;
+
+    while ((c = getopt(argc, argv, "Df:N:vVh")) != -1) {
+        switch (c) {
+        case 'D':
+            o->foreground = true;
+            break;
+        case 'f':
+            o->conf_path = optarg;
+            break;
+        case 'N':
+            o->node_name = optarg;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case 'V':
+            printf("drover %s (slurm %s)\n", DROVER_VERSION,
+                   DROVER_SLURM_VERSION);
+            exit(0);
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            exit(1);
+        }
+    }
+}
+
+static unsigned roles_of(uid_t uid, gid_t gid, void *arg)
+{
+    struct noded *nd = arg;
+
+    (void)gid;
+    if (uid == 0 || uid == nd->slurm_uid)
+        return PROTO_ROLE_USER | PROTO_ROLE_DAEMON;
+    return PROTO_ROLE_USER;
+}
+
+static void signal_cb(uv_signal_t *s, int signo)
+{
+    log_info("Terminate signal (%s) received", strsignal(signo));
+    uv_stop(s->loop);
+}
+
+/* GPUs are named by gres.conf File= lines: check they exist, as slurmd
+ * does, so a broken device shows in the log rather than inside a job. */
+static void check_gres_devices(const struct conf_node *node)
+{
+    struct stat st;
+
+    for (size_t i = 0; i < node->gres_dev_count; i++) {
+        const char *f = node->gres_devs[i].file;
+        if (f && (stat(f, &st) < 0 || !S_ISCHR(st.st_mode)))
+            log_error("gres/%s: %s is not a character device",
+                      node->gres_devs[i].name, f);
+    }
+}
+
+static void noded_init(struct noded *nd, struct opts *o)
+{
+    drv_error_t error = {0};
+    char host[256] = "";
+    struct passwd *pw;
+    int level;
+
+    if (!(nd->conf = conf_load(o->conf_path, &error)))
+        log_fatal("%s", error.text);
+    if (!o->node_name && gethostname(host, sizeof(host)) == 0)
+        o->node_name = host;
+    if (!(nd->node = conf_node_find(nd->conf, o->node_name)))
+        log_fatal("node %s is not in %s", o->node_name, nd->conf->path);
+    level = log_level_parse(nd->conf->slurmd_debug ?: "info");
+    log_init(xasprintf("droverd(%s)", nd->node->name),
+             (enum log_level)((level < 0 ? LOG_LEVEL_INFO : level)
+                              + o->verbose));
+    if (!o->foreground && nd->conf->slurmd_log_file) {
+        char *p = conf_expand_node_path(nd->conf->slurmd_log_file, nd->node);
+        if (log_open(p) < 0)
+            log_fatal("cannot open %s", p);
+        free(p);
+    }
+    pw = getpwnam(nd->conf->slurm_user ?: "root");
+    nd->slurm_uid = pw ? pw->pw_uid : 0;
+    nd->spool_dir = conf_expand_node_path(
+        nd->conf->slurmd_spool_dir ?: "/var/spool/drover/%n", nd->node);
+    if (mkdir(nd->spool_dir, 0755) < 0 && errno != EEXIST)
+        log_fatal("cannot create SlurmdSpoolDir %s: %s", nd->spool_dir,
+                  strerror(errno));
+    if (!(nd->auth = proto_auth_create(nd->conf->auth_socket, &error)))
+        log_fatal("%s", error.text);
+    check_gres_devices(nd->node);
+    nd->done = json_array();
+    nd->start_time = time(NULL);
+}
+
+static void noded_listen(struct noded *nd)
+{
+    drv_error_t error = {0};
+
+    if (!(nd->server = proto_server_create(nd->loop, nd->auth, roles_of, nd,
+                                           &error))
+        || proto_server_register(nd->server, noded_handlers, nd, &error) < 0
+        || proto_server_listen(nd->server, "0.0.0.0", nd->node->port, &error)
+               < 0)
+        log_fatal("%s", error.text);
+}
+
+static void noded_start_handles(struct noded *nd)
+{
+    uv_signal_init(nd->loop, &nd->sigchld);
+    nd->sigchld.data = nd;
+    uv_signal_start(&nd->sigchld, jobs_sigchld_cb, SIGCHLD);
+    uv_signal_init(nd->loop, &nd->sigterm);
+    uv_signal_start(&nd->sigterm, signal_cb, SIGTERM);
+    uv_signal_init(nd->loop, &nd->sigint);
+    uv_signal_start(&nd->sigint, signal_cb, SIGINT);
+    register_start(nd);
+}
+
+static void write_pidfile(struct noded *nd)
+{
+    char *path;
+    FILE *fp;
+
+    if (!nd->conf->slurmd_pid_file)
+        return;
+    path = conf_expand_node_path(nd->conf->slurmd_pid_file, nd->node);
+    if ((fp = fopen(path, "w"))) {
+        fprintf(fp, "%d\n", (int)getpid());
+        fclose(fp);
+    } else {
+        log_err("cannot write %s", path);
+    }
+    free(path);
+}
+
+static void close_cb(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {0};
+    struct noded nd = {0};
+
+    parse_opts(argc, argv, &o);
+    signal(SIGPIPE, SIG_IGN);
+    nd.loop = uv_default_loop();
+    noded_init(&nd, &o);
+    noded_listen(&nd);
+    noded_start_handles(&nd);
+    write_pidfile(&nd);
+    log_info("droverd %s started: node %s port %u", DROVER_VERSION,
+             nd.node->name, nd.node->port);
+    uv_run(nd.loop, UV_RUN_DEFAULT);
+    /* Jobs keep running when droverd stops (as slurmd's do); the
+     * controller reconciles at the next registration. */
+    proto_server_destroy(nd.server);
+    uv_walk(nd.loop, close_cb, NULL);
+    uv_run(nd.loop, UV_RUN_DEFAULT);
+    json_decref(nd.done);
+    proto_auth_destroy(nd.auth);
+    free(nd.spool_dir);
+    conf_destroy(nd.conf);
+    return 0;
+}

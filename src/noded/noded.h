@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * noded.h - the node daemon's context and its subsystems
+ *
+ * One droverd per node; several may run on one host, each with its own
+ * name (-N), port and spool directory.  One libuv loop owns everything:
+ * the RPC server (batch_launch, job_signal, ping), the jobs it runs
+ * (launch.c: fork and exec as the job's user; jobs.c: time limits,
+ * signals, completions) and registration with the controller
+ * (register.c: at start and as a heartbeat, carrying unacknowledged
+ * completions so none is lost while the controller is down).
+ */
+#ifndef DROVER_NODED_NODED_H
+#define DROVER_NODED_NODED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <jansson.h>
+#include <uthash.h>
+#include <uv.h>
+
+#include "conf/conf.h"
+#include "proto/auth.h"
+#include "proto/server.h"
+
+struct nd_job {
+    uint32_t id;
+    pid_t pid;               /* also the process group (setsid) */
+    int64_t time_limit_s;    /* -1: none */
+    uint32_t kill_wait_s;
+    bool timed_out;
+    bool terminating;
+    struct noded *nd;
+    uv_timer_t limit_timer;  /* time limit reached: SIGTERM */
+    uv_timer_t kill_timer;   /* KillWait later: SIGKILL */
+    UT_hash_handle hh;
+};
+
+struct noded {
+    uv_loop_t *loop;
+    struct slurm_conf *conf;
+    const struct conf_node *node;
+    proto_auth_t *auth;
+    proto_server_t *server;
+    char *spool_dir;
+    struct nd_job *jobs;      /* uthash by id */
+    json_t *done;             /* completions not yet acknowledged */
+    uv_timer_t register_timer;
+    uv_signal_t sigchld;
+    uv_signal_t sigterm;
+    uv_signal_t sigint;
+    uid_t slurm_uid;
+    time_t start_time;
+    bool register_in_flight;
+};
+
+/* launch.c: start the batch script of 'job' (a job_info object with
+ * "launch").  Returns the new job record (owned by nd->jobs), or NULL with
+ * 'error' set.
+ */
+struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error);
+
+/* jobs.c */
+struct nd_job *jobs_find(struct noded *nd, uint32_t id);
+/* Start the time-limit timer of a job just launched. */
+void jobs_track(struct noded *nd, struct nd_job *job);
+/* SIGTERM now, SIGKILL after KillWait (a cancel or requeue). */
+void jobs_terminate(struct noded *nd, struct nd_job *job);
+/* Reap children (SIGCHLD handler). */
+void jobs_sigchld_cb(uv_signal_t *h, int signo);
+
+/* register.c */
+void register_start(struct noded *nd);
+/* Send a completion now; it stays in nd->done until acknowledged. */
+void register_completion(struct noded *nd, json_t *completion);
+
+/* rpc.c */
+extern const struct proto_handler noded_handlers[];
+
+#endif /* !DROVER_NODED_NODED_H */

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * register.c - node registration, heartbeat and completion delivery
+ *
+ * The node registers at start and then every REGISTER_MS as a heartbeat;
+ * each registration lists the running jobs and every completion not yet
+ * acknowledged, so a controller that restarted learns all it missed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/noded.h"
+#include "proto/client.h"
+
+#define REGISTER_MS 5000
+#define RETRY_MS 1000
+
+struct call_ctx {
+    struct noded *nd;
+    json_t *sent; /* completions this call carried */
+};
+
+/* Drop acknowledged completions from nd->done. */
+static void forget_done(struct noded *nd, json_t *sent)
+{
+    json_t *keep = json_array(), *c, *s;
+    size_t i, k;
+
+    json_array_foreach(nd->done, i, c) {
+        bool acked = false;
+        json_array_foreach(sent, k, s) if (json_equal(c, s)) acked = true;
+        if (!acked)
+            json_array_append(keep, c);
+    }
+    json_decref(nd->done);
+    nd->done = keep;
+}
+
+static void register_timer_cb(uv_timer_t *t);
+
+static void register_done(int errnum, const char *errstr, json_t *resp,
+                          void *arg)
+{
+    struct call_ctx *cc = arg;
+    struct noded *nd = cc->nd;
+
+    (void)resp;
+    nd->register_in_flight = false;
+    if (errnum) {
+        log_verbose("registration with controller failed: %s",
+                    errstr ? errstr : drv_strerror(errnum));
+        uv_timer_start(&nd->register_timer, register_timer_cb, RETRY_MS, 0);
+    } else {
+        forget_done(nd, cc->sent);
+        uv_timer_start(&nd->register_timer, register_timer_cb, REGISTER_MS,
+                       0);
+    }
+    json_decref(cc->sent);
+    free(cc);
+}
+
+static json_t *running_jobs(struct noded *nd)
+{
+    json_t *arr = json_array();
+    struct nd_job *job, *tmp;
+
+    HASH_ITER(hh, nd->jobs, job, tmp)
+        json_array_append_new(arr, json_pack("{s:I}", "job_id",
+                                             (json_int_t)job->id));
+    return arr;
+}
+
+static void register_send(struct noded *nd)
+{
+    struct call_ctx *cc = xzalloc(sizeof(*cc));
+    json_t *body;
+
+    cc->nd = nd;
+    cc->sent = json_copy(nd->done);
+    body = json_pack("{s:s s:I s:o s:O}", "node", nd->node->name,
+                     "start_time", (json_int_t)nd->start_time, "jobs",
+                     running_jobs(nd), "done", cc->sent);
+    nd->register_in_flight = true;
+    if (proto_call_async(nd->loop, nd->conf->ctld_addr, nd->conf->ctld_port,
+                         nd->auth, "node_register", body,
+                         (int)nd->conf->msg_timeout_s * 1000, register_done,
+                         cc)
+        < 0)
+        register_done(EDRV_COMMUNICATIONS_CONNECTION, NULL, NULL, cc);
+}
+
+static void register_timer_cb(uv_timer_t *t)
+{
+    struct noded *nd = t->data;
+
+    if (!nd->register_in_flight)
+        register_send(nd);
+}
+
+void register_start(struct noded *nd)
+{
+    uv_timer_init(nd->loop, &nd->register_timer);
+    nd->register_timer.data = nd;
+    register_send(nd);
+}
+
+static void completion_done(int errnum, const char *errstr, json_t *resp,
+                            void *arg)
+{
+    struct call_ctx *cc = arg;
+
+    (void)resp;
+    if (errnum)
+        log_verbose("job_complete not delivered (%s); will retry",
+                    errstr ? errstr : drv_strerror(errnum));
+    else
+        forget_done(cc->nd, cc->sent);
+    json_decref(cc->sent);
+    free(cc);
+}
+
+void register_completion(struct noded *nd, json_t *completion)
+{
+    struct call_ctx *cc = xzalloc(sizeof(*cc));
+
+    json_array_append(nd->done, completion);
+    cc->nd = nd;
+    cc->sent = json_pack("[O]", completion);
+    if (proto_call_async(nd->loop, nd->conf->ctld_addr, nd->conf->ctld_port,
+                         nd->auth, "job_complete", completion,
+                         (int)nd->conf->msg_timeout_s * 1000, completion_done,
+                         cc)
+        < 0)
+        completion_done(EDRV_COMMUNICATIONS_CONNECTION, NULL, NULL, cc);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rpc.c - what the node daemon answers: ping, batch_launch, job_signal
+ *
+ * Launch and signal come only from the controller (role daemon: root or
+ * SlurmUser, from the MUNGE credential).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "common/log.h"
+#include "noded/noded.h"
+
+static void rpc_ping(proto_req_t *req, void *arg)
+{
+    struct noded *nd = arg;
+
+    if (proto_respond(req, json_pack("{s:s}", "node", nd->node->name)) < 0)
+        log_err("ping: responding");
+}
+
+static void rpc_batch_launch(proto_req_t *req, void *arg)
+{
+    struct noded *nd = arg;
+    json_t *job = json_object_get(proto_req_body(req), "job");
+    json_int_t id = json_integer_value(json_object_get(job, "job_id"));
+    drv_error_t error = {0};
+    struct nd_job *j;
+
+    if (!json_is_object(job) || id <= 0) {
+        proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, "no job");
+        return;
+    }
+    if (jobs_find(nd, (uint32_t)id)) { /* a retried launch */
+        proto_respond(req, NULL);
+        return;
+    }
+    if (!(j = launch_batch(nd, job, &error))) {
+        log_error("JobId=%lld: launch failed: %s", (long long)id, error.text);
+        proto_respond_error(req, EDRV_ERROR, error.text);
+        return;
+    }
+    jobs_track(nd, j);
+    if (proto_respond(req, NULL) < 0)
+        log_err("batch_launch: responding");
+}
+
+static void rpc_job_signal(proto_req_t *req, void *arg)
+{
+    struct noded *nd = arg;
+    json_int_t id = 0;
+    int signo = SIGKILL, terminate = 0;
+    struct nd_job *job;
+
+    if (json_unpack(proto_req_body(req), "{s:I s?i s?b}", "job_id", &id,
+                    "signal", &signo, "terminate", &terminate)
+        < 0) {
+        proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
+        return;
+    }
+    if (!(job = jobs_find(nd, (uint32_t)id))) {
+        proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
+        return;
+    }
+    if (terminate)
+        jobs_terminate(nd, job);
+    else if (killpg(job->pid, signo) < 0)
+        log_err("JobId=%u: signal %d", job->id, signo);
+    proto_respond(req, NULL);
+}
+
+const struct proto_handler noded_handlers[] = {
+    {"ping", rpc_ping, PROTO_ROLE_USER},
+    {"batch_launch", rpc_batch_launch, PROTO_ROLE_DAEMON},
+    {"job_signal", rpc_job_signal, PROTO_ROLE_DAEMON},
+    PROTO_HANDLER_END,
+};

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * auth.h - MUNGE credentials bound to the message they travel with
+ *
+ * Every request carries a MUNGE credential; the receiver takes uid and gid
+ * from it, never from the body (design.md).  The credential's payload is a
+ * digest of the request type and body, checked on decode, so a captured
+ * credential cannot be glued to another message.  Replay and expiry are
+ * MUNGE's: munged refuses a credential it has already decoded.
+ *
+ * Both calls are blocking round trips to munged over its local socket (well
+ * under a millisecond normally; munge retries for a few seconds when munged
+ * is down).  A proto_auth is not thread-safe: use one per thread.
+ */
+#ifndef DROVER_PROTO_AUTH_H
+#define DROVER_PROTO_AUTH_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "common/error.h"
+
+typedef struct proto_auth proto_auth_t;
+
+/* Create a credential context talking to munged at 'socket_path' (copied;
+ * NULL = MUNGE's default socket).  Nothing is contacted yet.
+ * Returns NULL with errno ENOMEM, or EDRV_PROTOCOL_AUTH with 'error' (may be
+ * NULL) holding MUNGE's reason.  Free with proto_auth_destroy().
+ */
+proto_auth_t *proto_auth_create(const char *socket_path, drv_error_t *error);
+
+/* NULL is a no-op.  errno is preserved. */
+void proto_auth_destroy(proto_auth_t *auth);
+
+/* Mint a credential for a request of 'type' carrying 'body' (a JSON object,
+ * borrowed; NULL is taken as {}).  Returns a new string (caller frees with
+ * free()), or NULL with errno:
+ *   EDRV_PROTOCOL_AUTH  munged refused or is unreachable; 'error' holds
+ *                       MUNGE's text, e.g. "Failed to access ...: No such
+ *                       file or directory"
+ *   EINVAL              type NULL or body not an object
+ *   ENOMEM
+ */
+char *proto_auth_encode(proto_auth_t *auth, const char *type,
+                        const json_t *body, drv_error_t *error);
+
+/* Check 'cred' and that it was minted for exactly this 'type' and 'body'
+ * (borrowed; NULL body is taken as {}).  On success returns 0 and sets *uid
+ * and *gid (either pointer may be NULL).  Returns -1 with errno:
+ *   EDRV_PROTOCOL_AUTH  invalid, expired, replayed or rewound credential,
+ *                       a credential minted for another message, or munged
+ *                       unreachable; 'error' says which (MUNGE's text)
+ *   EINVAL              cred or type NULL, or body not an object
+ *   ENOMEM
+ */
+int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
+                      const json_t *body, uid_t *uid, gid_t *gid,
+                      drv_error_t *error);
+
+/* The digest bound into credentials: 64-bit FNV-1a over 'type', one NUL
+ * byte, then the body serialized by jansson with JSON_COMPACT|JSON_SORT_KEYS.
+ * (A non-jansson sender must reproduce that serialization.)  Returns 0 and
+ * sets *digest, or -1 with errno EINVAL (body not an object) or ENOMEM.
+ */
+int proto_auth_digest(const char *type, const json_t *body, uint64_t *digest);
+
+#endif /* !DROVER_PROTO_AUTH_H */

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * client_async.c - one RPC on its own connection, driven by a libuv loop
+ *
+ * A call owns a timer (the overall timeout, and the way failures found
+ * before proto_call_async returns are reported later), at most one
+ * outstanding uv_getaddrinfo, and one TCP handle per connect attempt.
+ * 'pending' counts those; the call is freed once it is finished and pending
+ * drops to zero, i.e. after every libuv callback that can still mention it.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "proto/client.h"
+#include "proto/frame.h"
+#include "proto/msg_private.h"
+
+struct call;
+
+struct attempt {
+    uv_tcp_t tcp;
+    uv_connect_t connect;
+    uv_write_t write;
+    struct call *call;
+    bool closing;
+};
+
+struct call {
+    uv_loop_t *loop;
+    uv_timer_t timer;
+    uv_getaddrinfo_t gai;
+    bool gai_pending;
+    struct addrinfo *ai_list; /* from uv_getaddrinfo */
+    struct addrinfo *ai_next; /* next address to try */
+    struct sockaddr_storage numeric;
+    struct attempt *att;      /* the live attempt, or NULL */
+    bool connected;
+    int pending;
+    bool finished;
+    int last_errnum;          /* of the latest failed connect attempt */
+    char *frame;
+    size_t frame_len;
+    proto_decoder_t *dec;
+    char *type;
+    int timeout_ms;
+    int deferred_errnum;      /* failure to report from the timer */
+    drv_error_t deferred;
+    proto_call_f cb;
+    void *arg;
+    char peer[300];
+};
+
+static void try_next(struct call *call);
+static void on_timer(uv_timer_t *timer);
+
+static void call_maybe_free(struct call *call)
+{
+    if (!call->finished || call->pending > 0)
+        return;
+    if (call->ai_list)
+        uv_freeaddrinfo(call->ai_list);
+    proto_decoder_destroy(call->dec);
+    free(call->frame);
+    free(call->type);
+    free(call);
+}
+
+static void on_attempt_close(uv_handle_t *h)
+{
+    struct attempt *a = h->data;
+    struct call *call = a->call;
+
+    free(a);
+    call->pending--;
+    call_maybe_free(call);
+}
+
+static void attempt_close(struct call *call)
+{
+    struct attempt *a = call->att;
+
+    if (a && !a->closing) {
+        a->closing = true;
+        uv_close((uv_handle_t *)&a->tcp, on_attempt_close);
+    }
+    call->att = NULL;
+}
+
+static void on_timer_close(uv_handle_t *h)
+{
+    struct call *call = h->data;
+
+    call->pending--;
+    call_maybe_free(call);
+}
+
+/* Report the outcome once and tear the call down. */
+static void finish(struct call *call, int errnum, const char *errstr,
+                   json_t *body)
+{
+    if (call->finished)
+        return;
+    call->finished = true;
+    call->cb(errnum, errstr ? errstr : "", errnum ? NULL : body, call->arg);
+    attempt_close(call);
+    if (call->gai_pending)
+        uv_cancel((uv_req_t *)&call->gai); /* on_resolved still runs */
+    uv_close((uv_handle_t *)&call->timer, on_timer_close);
+}
+
+static void fail(struct call *call, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void fail(struct call *call, int errnum, const char *fmt, ...)
+{
+    char text[sizeof(((drv_error_t *)0)->text)];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    finish(call, errnum, text, NULL);
+}
+
+/* For failures found before proto_call_async returns: cb must not run from
+ * inside it, so the timer reports them on the next loop iteration.
+ */
+static void fail_later(struct call *call, int errnum)
+{
+    call->deferred_errnum = errnum;
+    uv_timer_stop(&call->timer);
+    uv_timer_start(&call->timer, on_timer, 0, 0);
+}
+
+static void on_timer(uv_timer_t *timer)
+{
+    struct call *call = timer->data;
+
+    if (call->deferred_errnum) {
+        finish(call, call->deferred_errnum, call->deferred.text, NULL);
+        return;
+    }
+    if (!call->connected)
+        fail(call, ETIMEDOUT, "Unable to contact %s: %s", call->peer,
+             strerror(ETIMEDOUT));
+    else
+        fail(call, ETIMEDOUT, "%s: no answer to '%s' within %d ms", call->peer,
+             call->type, call->timeout_ms);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)h;
+    buf->base = malloc(suggested);
+    buf->len = buf->base ? suggested : 0;
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    struct attempt *a = stream->data;
+    struct call *call = a->call;
+    drv_error_t error = { { 0 } };
+    json_t *msg, *body;
+    bool server_error;
+
+    if (nread > 0 && !call->finished) {
+        if (proto_decoder_feed(call->dec, buf->base, (size_t)nread) < 0) {
+            free(buf->base);
+            fail(call, ENOMEM, "out of memory");
+            return;
+        }
+    }
+    free(buf->base);
+    if (call->finished || nread == 0)
+        return;
+    if (nread < 0) {
+        if (nread == UV_EOF)
+            fail(call, ECONNRESET,
+                 "%s closed the connection before answering '%s'", call->peer,
+                 call->type);
+        else if (nread == UV_ENOBUFS)
+            fail(call, ENOMEM, "out of memory");
+        else
+            fail(call, (int)-nread, "%s: %s", call->peer,
+                 strerror((int)-nread));
+        return;
+    }
+    if (!(msg = proto_decoder_next(call->dec, &error))) {
+        if (errno == EPROTO)
+            fail(call, EDRV_PROTOCOL_MALFORMED, "%s: invalid response: %s",
+                 call->peer, error.text);
+        else if (errno != EAGAIN)
+            fail(call, errno, "out of memory");
+        return;
+    }
+    if (proto__response_parse(msg, call->type, call->peer, &body,
+                              &server_error, &error)
+        < 0)
+        finish(call, errno, error.text, NULL);
+    else
+        finish(call, 0, NULL, body);
+    json_decref(msg);
+}
+
+static void on_write(uv_write_t *req, int status)
+{
+    struct attempt *a = req->data;
+    struct call *call = a->call;
+
+    if (status < 0 && !call->finished && !a->closing)
+        fail(call, -status, "%s: sending '%s': %s", call->peer, call->type,
+             strerror(-status));
+}
+
+static void on_connect(uv_connect_t *req, int status)
+{
+    struct attempt *a = req->data;
+    struct call *call = a->call;
+    uv_buf_t b;
+    int rc;
+
+    if (call->finished || a->closing)
+        return;
+    if (status < 0) {
+        call->last_errnum = -status;
+        attempt_close(call);
+        try_next(call);
+        return;
+    }
+    call->connected = true;
+    uv_tcp_nodelay(&a->tcp, 1);
+    b = uv_buf_init(call->frame, (unsigned)call->frame_len);
+    a->write.data = a;
+    if ((rc = uv_write(&a->write, (uv_stream_t *)&a->tcp, &b, 1, on_write))
+            < 0
+        || (rc = uv_read_start((uv_stream_t *)&a->tcp, on_alloc, on_read))
+               < 0)
+        fail(call, -rc, "%s: %s", call->peer, strerror(-rc));
+}
+
+/* Start connecting to 'sa'.  Returns 0, or a negative libuv status. */
+static int attempt_start(struct call *call, const struct sockaddr *sa)
+{
+    struct attempt *a;
+    int rc;
+
+    if (!(a = calloc(1, sizeof(*a))))
+        return UV_ENOMEM;
+    a->call = call;
+    if ((rc = uv_tcp_init(call->loop, &a->tcp)) < 0) {
+        free(a);
+        return rc;
+    }
+    a->tcp.data = a;
+    a->connect.data = a;
+    call->pending++;
+    call->att = a;
+    if ((rc = uv_tcp_connect(&a->connect, &a->tcp, sa, on_connect)) < 0) {
+        attempt_close(call);
+        return rc;
+    }
+    return 0;
+}
+
+/* Try the remaining resolved addresses; give up when none is left. */
+static void try_next(struct call *call)
+{
+    while (call->ai_next) {
+        struct addrinfo *ai = call->ai_next;
+        int rc;
+
+        call->ai_next = ai->ai_next;
+        if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+            continue;
+        if ((rc = attempt_start(call, ai->ai_addr)) == 0)
+            return;
+        call->last_errnum = -rc;
+    }
+    fail(call, call->last_errnum ? call->last_errnum : EHOSTUNREACH,
+         "Unable to contact %s: %s", call->peer,
+         strerror(call->last_errnum ? call->last_errnum : EHOSTUNREACH));
+}
+
+static void on_resolved(uv_getaddrinfo_t *req, int status,
+                        struct addrinfo *res)
+{
+    struct call *call = req->data;
+
+    call->gai_pending = false;
+    call->pending--;
+    if (call->finished) {
+        if (res)
+            uv_freeaddrinfo(res);
+        call_maybe_free(call);
+        return;
+    }
+    if (status < 0) {
+        fail(call, status == UV_ENOMEM ? ENOMEM : EHOSTUNREACH,
+             "Unable to contact %s: %s", call->peer, uv_strerror(status));
+        return;
+    }
+    call->ai_list = call->ai_next = res;
+    try_next(call);
+}
+
+int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
+                     proto_auth_t *auth, const char *type, json_t *body,
+                     int timeout_ms, proto_call_f cb, void *arg)
+{
+    struct addrinfo hints = { .ai_family = AF_UNSPEC,
+                              .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_NUMERICSERV };
+    struct sockaddr_in *sin;
+    struct sockaddr_in6 *sin6;
+    struct call *call;
+    char portstr[8];
+    int rc;
+
+    if (!loop || !host || !auth || !type || !cb) {
+        json_decref(body);
+        errno = EINVAL;
+        return -1;
+    }
+    if (!(call = calloc(1, sizeof(*call))) || !(call->type = strdup(type))
+        || !(call->dec = proto_decoder_create())) {
+        if (call)
+            free(call->type);
+        free(call);
+        json_decref(body);
+        errno = ENOMEM;
+        return -1;
+    }
+    proto__sigpipe_ignore();
+    call->loop = loop;
+    call->cb = cb;
+    call->arg = arg;
+    call->timeout_ms = timeout_ms;
+    snprintf(call->peer, sizeof(call->peer), "%s:%u", host, (unsigned)port);
+    uv_timer_init(loop, &call->timer); /* cannot fail for a valid loop */
+    call->timer.data = call;
+    call->pending++;
+    if (timeout_ms > 0)
+        uv_timer_start(&call->timer, on_timer, (uint64_t)timeout_ms, 0);
+
+    if (proto__request_frame(auth, type, body, &call->frame, &call->frame_len,
+                             &call->deferred)
+        < 0) {
+        fail_later(call, errno);
+        return 0;
+    }
+
+    sin = (struct sockaddr_in *)&call->numeric;
+    sin6 = (struct sockaddr_in6 *)&call->numeric;
+    if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+        sin->sin_family = AF_INET;
+        sin->sin_port = htons(port);
+    }
+    else if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
+        sin6->sin6_family = AF_INET6;
+        sin6->sin6_port = htons(port);
+    }
+    if (call->numeric.ss_family != 0) {
+        /* connect's outcome always arrives through on_connect, later */
+        if ((rc = attempt_start(call, (struct sockaddr *)&call->numeric)) < 0) {
+            errprintf(&call->deferred, "Unable to contact %s: %s", call->peer,
+                      strerror(-rc));
+            fail_later(call, -rc);
+        }
+        return 0;
+    }
+    snprintf(portstr, sizeof(portstr), "%u", (unsigned)port);
+    call->gai.data = call;
+    if ((rc = uv_getaddrinfo(loop, &call->gai, on_resolved, host, portstr,
+                             &hints))
+        < 0) {
+        errprintf(&call->deferred, "Unable to contact %s: %s", call->peer,
+                  uv_strerror(rc));
+        fail_later(call, rc == UV_ENOMEM ? ENOMEM : EHOSTUNREACH);
+        return 0;
+    }
+    call->gai_pending = true;
+    call->pending++;
+    return 0;
+}

@@ -1,0 +1,881 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * server.c - RPC server: accept, frame, authenticate, authorize, dispatch
+ *
+ * Lifetimes: a connection is reference counted.  Its open handle holds one
+ * reference, each request handed to a handler holds one, and each queued
+ * write holds one, so a handler may answer long after the peer went away
+ * (the answer is then just freed).  The server itself is freed when its last
+ * own handle (listeners, sweep timer, ready idler) has closed.
+ *
+ * Ordering: a connection has at most one request outstanding.  While it has
+ * one, reading stops (TCP pushes back on the client); frames already buffered
+ * wait in the decoder.  An answer given outside the dispatch loop puts the
+ * connection on the "ready" list, drained from a uv_idle callback, so that
+ * answering never runs another handler re-entrantly.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "proto/frame.h"
+#include "proto/msg.h"
+#include "proto/msg_private.h"
+#include "proto/server.h"
+
+#define LISTEN_BACKLOG 1024
+#define READ_CHUNK 65536
+/* Stop taking requests from a client while this much of its answers is
+ * still unsent.
+ */
+#define WRITE_HIGH_WATER (4u * 1024 * 1024)
+
+struct table_ent {
+    const struct proto_handler *table;
+    void *arg;
+    struct table_ent *next;
+};
+
+struct listener {
+    uv_tcp_t tcp;
+    proto_server_t *s;
+    struct listener *next;
+};
+
+struct conn {
+    uv_tcp_t tcp;
+    proto_server_t *s; /* NULL once closing */
+    struct conn *prev, *next;
+    struct conn *ready_next;
+    int in_ready;
+    proto_decoder_t *dec;
+    proto_req_t *outstanding;
+    int refs;
+    int closing;
+    int reading;
+    int dispatching;
+    int close_after_write; /* stop taking requests; close once written */
+    int writes_pending;
+    uint64_t last_active; /* uv_now(), ms */
+    struct sockaddr_storage peer;
+    char peer_str[INET6_ADDRSTRLEN + 16];
+};
+
+struct proto_req {
+    struct conn *conn;
+    json_t *msg; /* owned; type and body are borrowed from it */
+    const char *type;
+    json_t *body;
+    uid_t uid;
+    gid_t gid;
+    unsigned roles;
+};
+
+struct write_req {
+    uv_write_t req;
+    struct conn *conn;
+    char *buf;
+};
+
+struct proto_server {
+    uv_loop_t *loop;
+    proto_auth_t *auth;
+    proto_roles_f roles_of;
+    void *roles_arg;
+    struct table_ent *tables;
+    struct listener *listeners;
+    struct conn *conns;
+    struct conn *ready;
+    uv_timer_t sweep;
+    uv_idle_t idler;
+    unsigned idle_ms;
+    int handles_open;
+    int destroyed;
+    int read_buf_busy;
+    char read_buf[READ_CHUNK];
+};
+
+static void dispatch_loop(struct conn *c);
+static void ready_add(proto_server_t *s, struct conn *c);
+static void conn_read_start(struct conn *c);
+static void on_ready(uv_idle_t *idler);
+
+/* --- connections -------------------------------------------------------- */
+
+static void conn_decref(struct conn *c)
+{
+    if (--c->refs == 0) {
+        proto_decoder_destroy(c->dec);
+        free(c);
+    }
+}
+
+static void ready_remove(proto_server_t *s, struct conn *c)
+{
+    struct conn **pp;
+
+    if (!c->in_ready)
+        return;
+    for (pp = &s->ready; *pp; pp = &(*pp)->ready_next) {
+        if (*pp == c) {
+            *pp = c->ready_next;
+            break;
+        }
+    }
+    c->in_ready = 0;
+    c->ready_next = NULL;
+}
+
+static void ready_add(proto_server_t *s, struct conn *c)
+{
+    if (c->in_ready)
+        return;
+    c->in_ready = 1;
+    c->ready_next = s->ready;
+    s->ready = c;
+    if (!uv_is_active((uv_handle_t *)&s->idler))
+        uv_idle_start(&s->idler, on_ready);
+}
+
+static void on_conn_close(uv_handle_t *h)
+{
+    conn_decref(h->data);
+}
+
+static void conn_close(struct conn *c)
+{
+    proto_server_t *s = c->s;
+
+    if (c->closing)
+        return;
+    c->closing = 1;
+    if (s) {
+        ready_remove(s, c);
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            s->conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        c->prev = c->next = NULL;
+    }
+    c->s = NULL;
+    uv_close((uv_handle_t *)&c->tcp, on_conn_close);
+}
+
+static int write_blocked(const struct conn *c)
+{
+    return uv_stream_get_write_queue_size((const uv_stream_t *)&c->tcp)
+           >= WRITE_HIGH_WATER;
+}
+
+static void on_write(uv_write_t *wr, int status)
+{
+    struct write_req *w = wr->data;
+    struct conn *c = w->conn;
+
+    free(w->buf);
+    free(w);
+    c->writes_pending--;
+    if (status < 0 && status != UV_ECANCELED && !c->closing)
+        log_debug("proto: %s: write failed: %s", c->peer_str,
+                  uv_strerror(status));
+    if (!c->closing
+        && (status < 0 || (c->close_after_write && c->writes_pending == 0)))
+        conn_close(c);
+    /* Answers drained below the mark: take requests again. */
+    if (!c->closing && c->s && !c->close_after_write && !c->outstanding
+        && !c->reading && !write_blocked(c))
+        ready_add(c->s, c);
+    conn_decref(c);
+}
+
+/* Queue 'msg' (borrowed) on the connection.  Returns 0, or -1 with errno
+ * (EMSGSIZE, ENOMEM, or a socket error).
+ */
+static int conn_send(struct conn *c, const json_t *msg)
+{
+    struct write_req *w;
+    uv_buf_t b;
+    size_t len;
+    int rc;
+
+    if (!(w = calloc(1, sizeof(*w))))
+        return -1;
+    if (proto_frame_encode(msg, &w->buf, &len) < 0) {
+        free(w);
+        return -1;
+    }
+    b = uv_buf_init(w->buf, (unsigned)len);
+    w->conn = c;
+    w->req.data = w;
+    if ((rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write))
+        < 0) {
+        free(w->buf);
+        free(w);
+        errno = -rc;
+        return -1;
+    }
+    c->refs++;
+    c->writes_pending++;
+    return 0;
+}
+
+/* Send an error response on the connection's behalf (no request object).
+ * If even that fails the connection is closed: the client sees it drop.
+ */
+static void conn_send_error(struct conn *c, int errnum, const char *errstr)
+{
+    json_t *msg = proto_msg_error(errnum, errstr);
+
+    if (!msg || conn_send(c, msg) < 0) {
+        log_err("proto: %s: sending error response", c->peer_str);
+        conn_close(c);
+    }
+    json_decref(msg);
+}
+
+/* Garbage on the stream: answer once, then close when the answer is out. */
+static void conn_fail(struct conn *c, int errnum, const char *errstr)
+{
+    log_verbose("proto: %s: %s; closing connection", c->peer_str, errstr);
+    conn_send_error(c, errnum, errstr);
+    c->close_after_write = 1;
+    if (!c->closing && c->writes_pending == 0)
+        conn_close(c);
+    if (!c->closing && c->reading) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        c->reading = 0;
+    }
+}
+
+/* --- dispatch ----------------------------------------------------------- */
+
+static const struct proto_handler *lookup(proto_server_t *s, const char *type,
+                                          void **arg)
+{
+    for (struct table_ent *t = s->tables; t; t = t->next) {
+        for (const struct proto_handler *h = t->table; h->type; h++) {
+            if (!strcmp(h->type, type)) {
+                *arg = t->arg;
+                return h;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Take one message (stolen) off the connection and route it. */
+static void handle_msg(struct conn *c, json_t *msg)
+{
+    proto_server_t *s = c->s;
+    struct proto_msg m;
+    const struct proto_handler *h;
+    drv_error_t error = { { 0 } };
+    proto_req_t *req;
+    void *arg = NULL;
+    uid_t uid;
+    gid_t gid;
+    unsigned roles;
+
+    if (proto_msg_parse(msg, &m, &error) < 0) {
+        log_verbose("proto: %s: %s", c->peer_str, error.text);
+        conn_send_error(c, errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_MALFORMED,
+                        error.text);
+        goto done;
+    }
+    if (!m.cred) {
+        log_error("proto: %s: '%s' request carries no credential", c->peer_str,
+                  m.type);
+        conn_send_error(c, EDRV_PROTOCOL_AUTH, "request carries no credential");
+        goto done;
+    }
+    if (proto_auth_decode(s->auth, m.cred, m.type, m.body, &uid, &gid, &error)
+        < 0) {
+        log_error("proto: %s: '%s' request: %s", c->peer_str, m.type,
+                  error.text);
+        conn_send_error(c, errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_AUTH,
+                        error.text);
+        goto done;
+    }
+    if (!(h = lookup(s, m.type, &arg))) {
+        errprintf(&error, "unknown message type '%s'", m.type);
+        log_debug("proto: %s: %s", c->peer_str, error.text);
+        conn_send_error(c, EDRV_NOT_SUPPORTED, error.text);
+        goto done;
+    }
+    roles = s->roles_of(uid, gid, s->roles_arg);
+    if (!(roles & h->roles)) {
+        errprintf(&error, "uid %lu may not send '%s'", (unsigned long)uid,
+                  m.type);
+        log_verbose("proto: %s: %s", c->peer_str, error.text);
+        conn_send_error(c, EDRV_ACCESS_DENIED, error.text);
+        goto done;
+    }
+    if (!(req = calloc(1, sizeof(*req)))) {
+        conn_send_error(c, ENOMEM, "server out of memory");
+        goto done;
+    }
+    req->conn = c;
+    c->refs++;
+    req->msg = msg;
+    req->type = m.type;
+    req->body = m.body;
+    req->uid = uid;
+    req->gid = gid;
+    req->roles = roles;
+    c->outstanding = req;
+    h->fn(req, arg);
+    return;
+done:
+    json_decref(msg);
+}
+
+/* Route every complete frame buffered on 'c', one request at a time. */
+static void dispatch_loop(struct conn *c)
+{
+    drv_error_t error = { { 0 } };
+    json_t *msg;
+
+    c->dispatching = 1;
+    while (!c->closing && !c->close_after_write && !c->outstanding
+           && !write_blocked(c)) {
+        if (!(msg = proto_decoder_next(c->dec, &error))) {
+            if (errno == EPROTO)
+                conn_fail(c, EDRV_PROTOCOL_MALFORMED, error.text);
+            else if (errno != EAGAIN)
+                conn_fail(c, errno, "server out of memory");
+            break;
+        }
+        handle_msg(c, msg);
+    }
+    c->dispatching = 0;
+    if (c->closing || c->close_after_write)
+        return;
+    if ((c->outstanding || write_blocked(c)) && c->reading) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        c->reading = 0;
+    }
+    else if (!c->outstanding && !write_blocked(c) && !c->reading)
+        conn_read_start(c);
+}
+
+/* --- reading ------------------------------------------------------------ */
+
+/* libuv calls alloc then read back to back on the loop thread, and the
+ * decoder copies what it keeps, so one buffer serves every connection.
+ */
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    struct conn *c = h->data;
+    proto_server_t *s = c->s;
+
+    (void)suggested;
+    if (!s || s->read_buf_busy) {
+        *buf = uv_buf_init(NULL, 0); /* read_cb gets UV_ENOBUFS */
+        return;
+    }
+    s->read_buf_busy = 1;
+    *buf = uv_buf_init(s->read_buf, sizeof(s->read_buf));
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    struct conn *c = stream->data;
+    proto_server_t *s = c->s;
+
+    if (s && buf->base == s->read_buf)
+        s->read_buf_busy = 0;
+    if (c->closing || nread == 0)
+        return;
+    if (nread > 0) {
+        c->last_active = uv_now(s->loop);
+        if (proto_decoder_feed(c->dec, buf->base, (size_t)nread) < 0) {
+            conn_fail(c, ENOMEM, "server out of memory");
+            return;
+        }
+        dispatch_loop(c);
+        return;
+    }
+    if (nread == UV_EOF) {
+        size_t left = proto_decoder_buffered(c->dec);
+        if (left > 0) {
+            char text[96];
+            snprintf(text, sizeof(text),
+                     "connection closed inside a frame (%zu bytes of it)",
+                     left);
+            conn_fail(c, EDRV_PROTOCOL_MALFORMED, text);
+            return;
+        }
+    }
+    else {
+        log_debug("proto: %s: read failed: %s", c->peer_str,
+                  uv_strerror((int)nread));
+    }
+    conn_close(c);
+}
+
+static void conn_read_start(struct conn *c)
+{
+    int rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+
+    if (rc < 0) {
+        log_error("proto: %s: cannot read: %s", c->peer_str, uv_strerror(rc));
+        conn_close(c);
+        return;
+    }
+    c->reading = 1;
+}
+
+static void peer_format(struct conn *c)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+
+    if (c->peer.ss_family == AF_INET) {
+        struct sockaddr_in *sin = (struct sockaddr_in *)&c->peer;
+        uv_ip4_name(sin, ip, sizeof(ip));
+        port = ntohs(sin->sin_port);
+        snprintf(c->peer_str, sizeof(c->peer_str), "%s:%d", ip, port);
+    }
+    else if (c->peer.ss_family == AF_INET6) {
+        struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&c->peer;
+        uv_ip6_name(sin6, ip, sizeof(ip));
+        port = ntohs(sin6->sin6_port);
+        snprintf(c->peer_str, sizeof(c->peer_str), "[%s]:%d", ip, port);
+    }
+    else {
+        snprintf(c->peer_str, sizeof(c->peer_str), "unknown-peer");
+    }
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    struct listener *l = server->data;
+    proto_server_t *s = l->s;
+    struct conn *c;
+    int len = sizeof(struct sockaddr_storage);
+    int rc;
+
+    if (status < 0) {
+        log_error("proto: accept: %s", uv_strerror(status));
+        return;
+    }
+    if (!(c = calloc(1, sizeof(*c))) || !(c->dec = proto_decoder_create())) {
+        /* Not accepting leaves the listener paused until the next accept;
+         * there is nothing better to do without memory.
+         */
+        log_error("proto: accept: out of memory");
+        free(c);
+        return;
+    }
+    c->refs = 1; /* the handle */
+    c->s = s;
+    c->tcp.data = c;
+    if ((rc = uv_tcp_init(s->loop, &c->tcp)) < 0) {
+        log_error("proto: accept: %s", uv_strerror(rc));
+        proto_decoder_destroy(c->dec);
+        free(c);
+        return;
+    }
+    c->next = s->conns;
+    if (s->conns)
+        s->conns->prev = c;
+    s->conns = c;
+    if ((rc = uv_accept(server, (uv_stream_t *)&c->tcp)) < 0) {
+        log_error("proto: accept: %s", uv_strerror(rc));
+        conn_close(c);
+        return;
+    }
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&c->peer, &len) < 0)
+        memset(&c->peer, 0, sizeof(c->peer));
+    peer_format(c);
+    uv_tcp_nodelay(&c->tcp, 1);
+    c->last_active = uv_now(s->loop);
+    log_debug2("proto: %s: connected", c->peer_str);
+    conn_read_start(c);
+}
+
+/* --- server-wide handles ------------------------------------------------ */
+
+static void on_ready(uv_idle_t *idler)
+{
+    proto_server_t *s = idler->data;
+    struct conn *c;
+
+    while ((c = s->ready)) {
+        s->ready = c->ready_next;
+        c->ready_next = NULL;
+        c->in_ready = 0;
+        dispatch_loop(c);
+    }
+    uv_idle_stop(idler);
+}
+
+static void on_sweep(uv_timer_t *timer)
+{
+    proto_server_t *s = timer->data;
+    uint64_t now = uv_now(s->loop);
+    struct conn *c, *next;
+
+    for (c = s->conns; c; c = next) {
+        next = c->next;
+        if (!c->outstanding && !c->closing && !c->close_after_write
+            && now - c->last_active >= s->idle_ms) {
+            log_debug("proto: %s: idle for %u ms, closing", c->peer_str,
+                      s->idle_ms);
+            conn_close(c);
+        }
+    }
+}
+
+static void sweep_restart(proto_server_t *s)
+{
+    uint64_t every;
+
+    uv_timer_stop(&s->sweep);
+    if (s->idle_ms == 0 || s->destroyed)
+        return;
+    /* Close within about a quarter of the limit after it passes. */
+    every = s->idle_ms / 4;
+    if (every < 10)
+        every = 10;
+    if (every > 5000)
+        every = 5000;
+    uv_timer_start(&s->sweep, on_sweep, every, every);
+}
+
+static void on_server_handle_close(uv_handle_t *h)
+{
+    proto_server_t *s = h->data;
+
+    if (h != (uv_handle_t *)&s->sweep && h != (uv_handle_t *)&s->idler)
+        free(h); /* a listener (its tcp handle is its first member) */
+    if (--s->handles_open == 0) {
+        struct table_ent *t, *next;
+        for (t = s->tables; t; t = next) {
+            next = t->next;
+            free(t);
+        }
+        free(s);
+    }
+}
+
+/* --- public ------------------------------------------------------------- */
+
+proto_server_t *proto_server_create(uv_loop_t *loop, proto_auth_t *auth,
+                                    proto_roles_f roles_of, void *roles_arg,
+                                    drv_error_t *error)
+{
+    proto_server_t *s;
+
+    if (!loop || !auth || !roles_of) {
+        errno = EINVAL;
+        errprintf(error, "proto_server_create: loop, auth and roles_of are "
+                         "required");
+        return NULL;
+    }
+    if (!(s = calloc(1, sizeof(*s)))) {
+        errprintf(error, "out of memory");
+        return NULL;
+    }
+    proto__sigpipe_ignore();
+    s->loop = loop;
+    s->auth = auth;
+    s->roles_of = roles_of;
+    s->roles_arg = roles_arg;
+    s->idle_ms = PROTO_SERVER_IDLE_MS;
+    /* Neither init can fail for a valid loop (libuv returns 0). */
+    uv_timer_init(loop, &s->sweep);
+    s->sweep.data = s;
+    s->handles_open++;
+    uv_idle_init(loop, &s->idler);
+    s->idler.data = s;
+    s->handles_open++;
+    uv_unref((uv_handle_t *)&s->sweep);
+    sweep_restart(s);
+    return s;
+}
+
+int proto_server_register(proto_server_t *s,
+                          const struct proto_handler *table, void *arg,
+                          drv_error_t *error)
+{
+    struct table_ent *t;
+
+    for (const struct proto_handler *h = table; h->type; h++) {
+        void *unused;
+        if (!h->fn) {
+            errno = EINVAL;
+            return errprintf(error, "handler for '%s' has no function",
+                             h->type);
+        }
+        if (lookup(s, h->type, &unused)) {
+            errno = EEXIST;
+            return errprintf(error, "message type '%s' is already handled",
+                             h->type);
+        }
+        for (const struct proto_handler *g = table; g < h; g++) {
+            if (!strcmp(g->type, h->type)) {
+                errno = EEXIST;
+                return errprintf(error, "message type '%s' appears twice",
+                                 h->type);
+            }
+        }
+    }
+    if (!(t = calloc(1, sizeof(*t)))) {
+        return errprintf(error, "out of memory");
+    }
+    t->table = table;
+    t->arg = arg;
+    t->next = s->tables;
+    s->tables = t;
+    return 0;
+}
+
+int proto_server_unregister(proto_server_t *s,
+                            const struct proto_handler *table)
+{
+    for (struct table_ent **pp = &s->tables; *pp; pp = &(*pp)->next) {
+        if ((*pp)->table == table) {
+            struct table_ent *t = *pp;
+            *pp = t->next;
+            free(t);
+            return 0;
+        }
+    }
+    errno = ENOENT;
+    return -1;
+}
+
+int proto_server_listen(proto_server_t *s, const char *host, uint16_t port,
+                        drv_error_t *error)
+{
+    struct addrinfo hints = {
+        .ai_family = AF_UNSPEC,
+        .ai_socktype = SOCK_STREAM,
+        .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+    };
+    struct addrinfo *res = NULL;
+    struct listener *l;
+    char portstr[8];
+    const char *name = host ? host : "0.0.0.0";
+    int rc;
+
+    snprintf(portstr, sizeof(portstr), "%u", (unsigned)port);
+    if ((rc = getaddrinfo(name, portstr, &hints, &res)) != 0) {
+        errno = rc == EAI_MEMORY ? ENOMEM : EHOSTUNREACH;
+        return errprintf(error, "cannot listen on %s:%u: %s", name,
+                         (unsigned)port, gai_strerror(rc));
+    }
+    if (!(l = calloc(1, sizeof(*l)))) {
+        freeaddrinfo(res);
+        return errprintf(error, "out of memory");
+    }
+    l->s = s;
+    uv_tcp_init(s->loop, &l->tcp); /* cannot fail for AF_UNSPEC */
+    l->tcp.data = l;
+    s->handles_open++;
+    if ((rc = uv_tcp_bind(&l->tcp, res->ai_addr, 0)) < 0
+        || (rc = uv_listen((uv_stream_t *)&l->tcp, LISTEN_BACKLOG,
+                           on_connection))
+               < 0) {
+        freeaddrinfo(res);
+        /* The listener is freed in on_server_handle_close; data must be
+         * the server there.
+         */
+        l->tcp.data = s;
+        uv_close((uv_handle_t *)&l->tcp, on_server_handle_close);
+        errno = -rc;
+        return errprintf(error, "cannot listen on %s:%u: %s", name,
+                         (unsigned)port, uv_strerror(rc));
+    }
+    freeaddrinfo(res);
+    l->next = s->listeners;
+    s->listeners = l;
+    return 0;
+}
+
+uint16_t proto_server_port(const proto_server_t *s)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof(ss);
+    const struct listener *l;
+
+    /* The first listener is at the end of the list. */
+    for (l = s->listeners; l && l->next; l = l->next)
+        ;
+    if (!l || uv_tcp_getsockname(&l->tcp, (struct sockaddr *)&ss, &len) < 0)
+        return 0;
+    if (ss.ss_family == AF_INET)
+        return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    if (ss.ss_family == AF_INET6)
+        return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    return 0;
+}
+
+void proto_server_set_idle_timeout(proto_server_t *s, unsigned ms)
+{
+    s->idle_ms = ms;
+    sweep_restart(s);
+}
+
+void proto_server_destroy(proto_server_t *s)
+{
+    if (s && !s->destroyed) {
+        int saved_errno = errno;
+        struct listener *l, *next;
+
+        s->destroyed = 1;
+        while (s->conns)
+            conn_close(s->conns);
+        for (l = s->listeners; l; l = next) {
+            next = l->next;
+            l->tcp.data = s;
+            uv_close((uv_handle_t *)&l->tcp, on_server_handle_close);
+        }
+        s->listeners = NULL;
+        uv_close((uv_handle_t *)&s->sweep, on_server_handle_close);
+        uv_close((uv_handle_t *)&s->idler, on_server_handle_close);
+        errno = saved_errno;
+    }
+}
+
+/* --- requests ----------------------------------------------------------- */
+
+const char *proto_req_type(const proto_req_t *req)
+{
+    return req->type;
+}
+
+json_t *proto_req_body(const proto_req_t *req)
+{
+    return req->body;
+}
+
+uid_t proto_req_uid(const proto_req_t *req)
+{
+    return req->uid;
+}
+
+gid_t proto_req_gid(const proto_req_t *req)
+{
+    return req->gid;
+}
+
+unsigned proto_req_roles(const proto_req_t *req)
+{
+    return req->roles;
+}
+
+const char *proto_req_peer(const proto_req_t *req)
+{
+    return req->conn->peer_str;
+}
+
+const struct sockaddr *proto_req_peer_addr(const proto_req_t *req)
+{
+    return (const struct sockaddr *)&req->conn->peer;
+}
+
+/* Free 'req' and let its connection take the next request. */
+static void req_finish(proto_req_t *req)
+{
+    struct conn *c = req->conn;
+
+    if (c->outstanding == req) {
+        c->outstanding = NULL;
+        if (c->s && !c->closing) {
+            c->last_active = uv_now(c->s->loop);
+            /* Inside the dispatch loop the loop itself moves on. */
+            if (!c->dispatching)
+                ready_add(c->s, c);
+        }
+    }
+    json_decref(req->msg);
+    free(req);
+    conn_decref(c);
+}
+
+/* Send 'resp' (stolen) for 'req' and free 'req'.  Returns 0 or -1/errno. */
+static int respond_msg(proto_req_t *req, json_t *resp)
+{
+    struct conn *c = req->conn;
+    int rc = 0;
+    int errnum = 0;
+
+    if (c->closing || !c->s) {
+        log_debug("proto: %s: '%s' answered after the connection closed",
+                  c->peer_str, req->type);
+    }
+    else if (conn_send(c, resp) < 0) {
+        errnum = errno;
+        rc = -1;
+        if (errnum == EMSGSIZE) {
+            log_error("proto: %s: '%s' response exceeds %u bytes",
+                      c->peer_str, req->type, PROTO_FRAME_MAX);
+            conn_send_error(c, EMSGSIZE, "response too large");
+        }
+        else {
+            log_error("proto: %s: '%s' response: %s", c->peer_str, req->type,
+                      strerror(errnum));
+            conn_close(c);
+        }
+    }
+    json_decref(resp);
+    req_finish(req);
+    if (rc < 0)
+        errno = errnum;
+    return rc;
+}
+
+/* No memory even for an answer: drop the connection so the client is not
+ * left waiting, and free the request.
+ */
+static int respond_nomem(proto_req_t *req)
+{
+    log_error("proto: %s: '%s': out of memory answering", req->conn->peer_str,
+              req->type);
+    if (!req->conn->closing)
+        conn_close(req->conn);
+    req_finish(req);
+    errno = ENOMEM;
+    return -1;
+}
+
+int proto_respond(proto_req_t *req, json_t *body)
+{
+    json_t *resp;
+
+    if (body && !json_is_object(body)) {
+        json_decref(body);
+        log_error("proto: '%s' handler answered with a non-object body",
+                  req->type);
+        if (!(resp = proto_msg_error(EINVAL, "handler returned a bad body")))
+            return respond_nomem(req);
+        respond_msg(req, resp);
+        errno = EINVAL;
+        return -1;
+    }
+    if (!(resp = proto_msg_response(req->type, body)))
+        return respond_nomem(req);
+    return respond_msg(req, resp);
+}
+
+int proto_respond_error(proto_req_t *req, int errnum, const char *errstr)
+{
+    json_t *resp;
+
+    if (!(resp = proto_msg_error(errnum, errstr)))
+        return respond_nomem(req);
+    return respond_msg(req, resp);
+}

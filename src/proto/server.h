@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * server.h - RPC server on the daemon's libuv loop
+ *
+ * A server listens on TCP, reads frames, authenticates each request with
+ * MUNGE, authorizes it against the role mask in the handler table (denied by
+ * default) and calls the handler.  A connection may carry many requests one
+ * after another; the client decides when to close.  While a request on a
+ * connection is outstanding (or its unsent answers pass 4 MiB) the server
+ * reads nothing more from it, so responses always leave in request order
+ * and a client that never reads cannot make the server buffer without end.
+ *
+ * Every request is answered exactly once, with proto_respond() or
+ * proto_respond_error(), either inside the handler or later (after a journal
+ * fsync, a call to another daemon...).  The answer frees the request.
+ *
+ *     static void rpc_ping(proto_req_t *req, void *arg)
+ *     {
+ *         if (proto_respond(req, json_pack("{s:s}", "pong", "ok")) < 0)
+ *             log_err("ping: responding");
+ *     }
+ *     static const struct proto_handler handlers[] = {
+ *         { "ping", rpc_ping, PROTO_ROLE_USER | PROTO_ROLE_DAEMON },
+ *         PROTO_HANDLER_END,
+ *     };
+ */
+#ifndef DROVER_PROTO_SERVER_H
+#define DROVER_PROTO_SERVER_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "common/error.h"
+#include "proto/auth.h"
+
+/* Who may call a handler.  A caller's mask comes from the server's roles_of
+ * callback; a handler runs only if (caller's mask & handler.roles) != 0.
+ */
+enum proto_role {
+    PROTO_ROLE_USER = 1,     /* any authenticated user */
+    PROTO_ROLE_OPERATOR = 2, /* slurm.conf / sacctmgr operator */
+    PROTO_ROLE_ADMIN = 4,    /* admin */
+    PROTO_ROLE_DAEMON = 8,   /* SlurmUser/root: controller and node daemons */
+};
+
+/* Idle connections are closed after this long (ms) without a request. */
+#define PROTO_SERVER_IDLE_MS 60000
+
+typedef struct proto_server proto_server_t;
+typedef struct proto_req proto_req_t;
+
+/* A request handler.  'req' belongs to the handler until it is answered with
+ * proto_respond() or proto_respond_error() (now or later); 'arg' is the one
+ * given with the table to proto_server_register().
+ */
+typedef void (*proto_handler_f)(proto_req_t *req, void *arg);
+
+/* Role mask of a caller, from the uid and gid in its credential.  Return 0
+ * for "no roles": such a caller can run nothing.
+ */
+typedef unsigned (*proto_roles_f)(uid_t uid, gid_t gid, void *arg);
+
+struct proto_handler {
+    const char *type;   /* message type, e.g. "job_submit" */
+    proto_handler_f fn;
+    unsigned roles;     /* enum proto_role bits allowed to call it */
+};
+
+#define PROTO_HANDLER_END { NULL, NULL, 0 }
+
+/* Create a server on 'loop' (borrowed; must outlive the server).
+ * 'auth' (borrowed; must outlive the server) decodes credentials.
+ * 'roles_of' (required) maps a caller to its role mask; 'roles_arg' is passed
+ * to it.  The server listens nowhere until proto_server_listen().
+ * If SIGPIPE still has its default action it is set to SIG_IGN (libuv writes
+ * with write(2): a vanished client must not kill the daemon).
+ * Returns NULL with errno EINVAL (loop, auth or roles_of NULL), ENOMEM, or a
+ * libuv failure as an errno; 'error' (may be NULL) says why.
+ */
+proto_server_t *proto_server_create(uv_loop_t *loop, proto_auth_t *auth,
+                                    proto_roles_f roles_of, void *roles_arg,
+                                    drv_error_t *error);
+
+/* Add a handler table (borrowed; must outlive the server or be removed with
+ * proto_server_unregister), terminated by PROTO_HANDLER_END.  'arg' goes to
+ * its handlers.  Several tables may be registered (one per subsystem).
+ * Returns 0, or -1 with errno EEXIST (a type is already handled; 'error'
+ * names it), EINVAL (an entry without fn) or ENOMEM.
+ */
+int proto_server_register(proto_server_t *s,
+                          const struct proto_handler *table, void *arg,
+                          drv_error_t *error);
+
+/* Remove a table added by proto_server_register.  Requests already handed
+ * to its handlers stay theirs to answer.  Returns 0, or -1 with errno=ENOENT.
+ */
+int proto_server_unregister(proto_server_t *s,
+                            const struct proto_handler *table);
+
+/* Listen on 'host' (name or address; NULL = all IPv4 addresses) and 'port'
+ * (0 = an ephemeral port; see proto_server_port).  May be called more than
+ * once to listen on several addresses.  Name lookup is blocking (start-up).
+ * Returns 0, or -1 with errno (EADDRINUSE, EACCES, EHOSTUNREACH when the
+ * name does not resolve, ENOMEM...) and 'error' (may be NULL) naming the
+ * address.
+ */
+int proto_server_listen(proto_server_t *s, const char *host, uint16_t port,
+                        drv_error_t *error);
+
+/* The port the first listener is bound to (useful after listening on port
+ * 0), or 0 when not listening.
+ */
+uint16_t proto_server_port(const proto_server_t *s);
+
+/* Close connections idle for 'ms' milliseconds (no request outstanding and
+ * nothing received); default PROTO_SERVER_IDLE_MS.  0 disables the timeout.
+ */
+void proto_server_set_idle_timeout(proto_server_t *s, unsigned ms);
+
+/* Stop listening, close every connection and free the server.  The memory
+ * is released in uv_close callbacks, so run the loop afterwards (uv_run)
+ * before uv_loop_close().  Requests still outstanding stay valid: answering
+ * them later just frees them.  NULL is a no-op; errno is preserved.
+ */
+void proto_server_destroy(proto_server_t *s);
+
+/* Request accessors.  Strings and the body are borrowed from the request
+ * and valid until it is answered; json_incref(body) to keep it longer.
+ */
+const char *proto_req_type(const proto_req_t *req);
+json_t *proto_req_body(const proto_req_t *req); /* always an object */
+uid_t proto_req_uid(const proto_req_t *req);    /* from the credential */
+gid_t proto_req_gid(const proto_req_t *req);
+unsigned proto_req_roles(const proto_req_t *req); /* roles_of's answer */
+/* The peer's numeric address and port, "10.0.0.7:41234" ("[::1]:41234"). */
+const char *proto_req_peer(const proto_req_t *req);
+/* The peer's socket address (sockaddr_in or sockaddr_in6). */
+const struct sockaddr *proto_req_peer_addr(const proto_req_t *req);
+
+/* Answer 'req' with success and free it ('req' is invalid afterwards, also
+ * on failure).  'body' (a JSON object) is stolen, also on failure; NULL
+ * sends {}.  Returns 0 when the response was queued, or when the connection
+ * has meanwhile gone away (nothing to answer; the request is just freed).
+ * Returns -1 with errno:
+ *   EINVAL    body is not an object (the client gets an EINVAL error instead)
+ *   EMSGSIZE  the response exceeds PROTO_FRAME_MAX (the client gets an error)
+ *   ENOMEM    (the connection is closed; the client sees it drop)
+ */
+int proto_respond(proto_req_t *req, json_t *body);
+
+/* Answer 'req' with an error and free it.  errnum: EDRV_* or errno (0 is
+ * sent as EDRV_ERROR); errstr (copied; NULL for none) is detail a person can
+ * act on, e.g. "job 77 not found"; the client falls back to
+ * drv_strerror(errnum).  Returns as proto_respond (only ENOMEM can fail).
+ */
+int proto_respond_error(proto_req_t *req, int errnum, const char *errstr);
+
+#endif /* !DROVER_PROTO_SERVER_H */

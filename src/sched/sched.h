@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * sched.h - the pure scheduling core: node selection and the backfill pass
+ *
+ * Nothing here does I/O, reads a clock or keeps global state: the caller
+ * passes the cluster (an array of struct sched_node), the queue and "now".
+ * The same code runs in the controller, the simulator and the unit tests.
+ * Resource rules follow Slurm's select/cons_tres with CPUs counted one by one
+ * (CR_Core-like); the pass follows Slurm's sched/backfill.
+ */
+#ifndef DROVER_SCHED_SCHED_H
+#define DROVER_SCHED_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/bitmap.h"
+#include "common/error.h"
+
+/* Results of sched_select() and sched_check_never(). */
+enum sched_result {
+    SCHED_OK = 0,    /* fits (now, or for sched_check_never: some day) */
+    SCHED_BUSY = 1,  /* would fit on the configured nodes, but not now */
+    SCHED_NEVER = 2, /* no set of configured nodes could ever run it */
+};
+
+/* One compute node: its configured size and its current usage.
+ * The caller owns the strings and the bitmap; the scheduler reads the
+ * configuration and, in sched_alloc_apply/release and sched_pass, updates
+ * the usage fields.
+ */
+struct sched_node {
+    const char *name;
+    uint32_t cpus;        /* CPUs (slurm.conf CPUs=) */
+    uint64_t mem_mib;     /* RealMemory, MiB */
+    uint32_t gpus;        /* GPUs (Gres=gpu[:type]:N) */
+    const char *gpu_type; /* "a100", or NULL for untyped GPUs */
+    const char *features; /* comma list or NULL; not used yet */
+    bool available;       /* up and not drained/down: may take new jobs */
+    uint32_t weight;      /* slurm.conf Weight=: lower is chosen first */
+    /* usage */
+    uint32_t alloc_cpus;
+    uint64_t alloc_mem_mib;
+    bitmap_t *alloc_gpus; /* nbits == gpus; may be NULL only if gpus == 0 */
+    bool exclusive_alloc; /* held by an --exclusive job */
+    uint32_t running_jobs;
+};
+
+/* What a job asks for, already resolved from its options by the caller.
+ * Zero means "not requested" unless said otherwise.
+ */
+struct sched_request {
+    uint32_t min_nodes;       /* -N min; 0 = 1 */
+    uint32_t max_nodes;       /* -N max; 0 = min_nodes when min_nodes was
+                               * given, else as many as the tasks need */
+    uint32_t ntasks;          /* -n; 0 = one per node (or ntasks_per_node) */
+    uint32_t cpus_per_task;   /* -c; 0 = 1 */
+    uint32_t ntasks_per_node; /* --ntasks-per-node: at most this many */
+    uint64_t mem_per_node_mib; /* --mem */
+    uint64_t mem_per_cpu_mib;  /* --mem-per-cpu (not with --mem) */
+    uint32_t gpus_per_node;   /* --gres=gpu:N, --gpus-per-node=N */
+    uint32_t gpus_total;      /* --gpus=N over all nodes (not with the above) */
+    const char *gpu_type;     /* --gres=gpu:a100:2; NULL = any type */
+    bool exclusive;           /* --exclusive: whole nodes, alone on them */
+    const bitmap_t *allowed_nodes; /* the partition's nodes as indexes into
+                                    * the node array; NULL = all nodes */
+};
+
+/* Resources given to one job: node_count parallel entries, node indexes
+ * ascending.  Owned by whoever received it; free with sched_alloc_destroy().
+ */
+struct sched_alloc {
+    uint32_t node_count;
+    bool exclusive;     /* whole nodes: sets/clears exclusive_alloc */
+    uint32_t *node_idx; /* index into the node array */
+    uint32_t *tasks;    /* tasks placed on the node (SLURM_TASKS_PER_NODE) */
+    uint32_t *cpus;
+    uint64_t *mem_mib;
+    bitmap_t **gpus;    /* GPU indexes on the node (nbits == node's gpus);
+                         * NULL where no GPU is allocated on that node */
+};
+
+/* New allocation with room for 'node_count' nodes, every entry zero/NULL:
+ * for the controller to rebuild allocations from saved state.
+ * NULL with errno=ENOMEM.  Free with sched_alloc_destroy().
+ */
+struct sched_alloc *sched_alloc_create(uint32_t node_count);
+
+/* NULL is a no-op.  errno is preserved. */
+void sched_alloc_destroy(struct sched_alloc *a);
+
+/* GPU indexes allocated on entry 'i' (not node index) in Slurm's range form,
+ * "0-1,4", or "" when none.  Caller frees with free().
+ * NULL with errno EINVAL (i >= node_count) or ENOMEM.
+ */
+char *sched_alloc_gpu_fmt(const struct sched_alloc *a, uint32_t i);
+
+/* Add allocation 'a' to the usage of 'nodes' (n entries): CPUs, memory,
+ * GPU bits, running_jobs, and exclusive_alloc for an exclusive allocation.
+ * Capacity is not checked: replaying saved state must always succeed.
+ * Returns 0, or -1 with errno=EINVAL and nothing changed if a node index is
+ * >= n or a GPU bitmap's size differs from the node's GPU count.
+ */
+int sched_alloc_apply(struct sched_node *nodes,
+                      size_t n,
+                      const struct sched_alloc *a);
+
+/* Remove allocation 'a' (applied before) from the usage of 'nodes'.
+ * Counters stop at zero.  Same returns and errors as sched_alloc_apply().
+ */
+int sched_alloc_release(struct sched_node *nodes,
+                        size_t n,
+                        const struct sched_alloc *a);
+
+/* Could 'req' ever run on 'nodes' (n entries)?  Judged on the nodes' sizes
+ * alone, as if all were empty and up, within req->allowed_nodes.  This is
+ * the submit-time check behind Slurm's "Requested node configuration is not
+ * available" (--gres=gpu:16 on 8-GPU nodes, -N 10 on 4 nodes, --mem over
+ * RealMemory, -c 64 on 32-CPU nodes).
+ * Returns SCHED_OK, or SCHED_NEVER with the reason in 'error', or -1 with
+ * errno=EINVAL for a malformed request ('error' says what):
+ * mem_per_node with mem_per_cpu, gpus_per_node with gpus_total,
+ * max_nodes < min_nodes, fewer tasks or total GPUs than nodes, gpu_type
+ * without a GPU count.  'error' may be NULL.
+ */
+int sched_check_never(const struct sched_node *nodes,
+                      size_t n,
+                      const struct sched_request *req,
+                      drv_error_t *error);
+
+/* Choose resources for 'req' among 'nodes' (n entries) as they are now.
+ * Rules (Slurm cons_tres): nodes that are not available, hold an exclusive
+ * job, or (for an exclusive request) run anything are skipped; nodes are
+ * taken lowest weight first, then by index, as few as needed between
+ * min_nodes and max_nodes; tasks are dealt round robin as far as each node
+ * has room (the cons_tres block layout), so -N2 -n5 gives 3+2; each node
+ * gets tasks * cpus_per_task CPUs, mem_per_node or mem_per_cpu * CPUs MiB
+ * (0 when no memory was requested), and GPU indexes lowest free first;
+ * gpus_total fills nodes in order, each chosen node taking at least one.
+ * An exclusive request gets every CPU, all memory and all GPUs of its nodes.
+ * Returns SCHED_OK with a new allocation in *alloc_out (caller frees with
+ * sched_alloc_destroy()), SCHED_BUSY or SCHED_NEVER (see enum sched_result;
+ * *alloc_out = NULL), or -1 with errno EINVAL (malformed request, as for
+ * sched_check_never()) or ENOMEM.  'nodes' is not modified.
+ */
+int sched_select(const struct sched_node *nodes,
+                 size_t n,
+                 const struct sched_request *req,
+                 struct sched_alloc **alloc_out);
+
+/* A job as the pass sees it.  Pending jobs use id, req and time_limit_s;
+ * running jobs use time_limit_s, start_time and alloc.
+ */
+struct sched_job {
+    uint32_t id;
+    const struct sched_request *req; /* pending jobs */
+    int64_t time_limit_s;            /* seconds; -1 = no limit (never ends) */
+    int64_t start_time;              /* running jobs: epoch seconds */
+    const struct sched_alloc *alloc; /* running jobs */
+};
+
+enum sched_action {
+    SCHED_ACT_START, /* start now with 'alloc' */
+    SCHED_ACT_WAIT,  /* stay pending for 'reason' */
+    SCHED_ACT_NEVER, /* can never run here: Slurm rejects or holds it */
+};
+
+/* Pending reasons, with Slurm's spelling in sched_reason_string(). */
+enum sched_reason {
+    SCHED_REASON_NONE,
+    SCHED_REASON_RESOURCES, /* does not fit now */
+    SCHED_REASON_PRIORITY,  /* fits now, but would delay a reservation held
+                             * by a job ahead of it */
+};
+
+struct sched_decision {
+    uint32_t job_id;
+    enum sched_action action;
+    enum sched_reason reason; /* SCHED_ACT_WAIT */
+    int64_t start_time;       /* START: now; WAIT: planned start (epoch s,
+                               * for squeue --start), or -1 if unknown */
+    struct sched_alloc *alloc; /* START: the resources; WAIT with a planned
+                                * start: the resources reserved then; else
+                                * NULL.  Caller frees. */
+};
+
+/* "Resources", "Priority", "None".  Static storage, never NULL. */
+const char *sched_reason_string(enum sched_reason reason);
+
+/* Knobs of the pass; NULL means SCHED_PASS_OPTS_DEFAULT. */
+struct sched_pass_opts {
+    uint32_t reserve_depth; /* blocked jobs, first in queue order, for
+                             * which a reservation is sought (Slurm
+                             * bf_max_job_test); 0 = none */
+    int64_t window_s;       /* no reservation starts later than now + this
+                             * (Slurm bf_window); 0 = no limit */
+};
+#define SCHED_PASS_OPTS_DEFAULT                                                \
+    ((struct sched_pass_opts){ .reserve_depth = 500, .window_s = 86400 })
+
+/* One scheduling pass with backfill, as Slurm's sched/backfill.
+ *   nodes[n]     the cluster with current usage, which already includes
+ *                every running job's allocation; jobs started by the pass
+ *                are applied to it.
+ *   running[nrunning]  running jobs (start_time, time_limit_s, alloc): they
+ *                free their resources at start_time + time_limit_s, or at
+ *                now + 1 if that has passed; never with no limit.
+ *   pending[npending]  eligible pending jobs, highest priority first.
+ *   now          epoch seconds.
+ *   opts         NULL for SCHED_PASS_OPTS_DEFAULT.
+ *   out[npending]  one decision per pending job, same order.
+ * Rules: jobs are taken in order.  One that does not fit now waits for
+ * Resources.  One that fits now starts, unless its resources, over its time
+ * limit, overlap a reservation held by a job ahead of it: then it is placed
+ * elsewhere if it can be, else it waits for Priority.  Each waiting job, up
+ * to opts->reserve_depth of them, is given a reservation: the earliest time,
+ * as running jobs and earlier reservations end, when it fits for its whole
+ * time limit, and the resources it would take then (so a short job may
+ * backfill before it).  A job for which no such time exists within the
+ * window (for example everything left runs without a time limit) gets no
+ * reservation and blocks nobody.  A request that is malformed or can never
+ * fit gets SCHED_ACT_NEVER.
+ * Returns 0, or -1 with errno ENOMEM, or EINVAL (NULL arrays, a node with
+ * GPUs but no usage bitmap of that size, a running allocation that does
+ * not match the nodes); on failure 'nodes' is as it was and 'out' holds no
+ * allocations.
+ */
+int sched_pass(struct sched_node *nodes,
+               size_t n,
+               const struct sched_job *running,
+               size_t nrunning,
+               const struct sched_job *pending,
+               size_t npending,
+               int64_t now,
+               const struct sched_pass_opts *opts,
+               struct sched_decision *out);
+
+/* Free every allocation in out[0..count) and set it to NULL. */
+void sched_decisions_clear(struct sched_decision *out, size_t count);
+
+#endif /* !DROVER_SCHED_SCHED_H */

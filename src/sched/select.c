@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * select.c - node selection: which nodes, CPUs, memory and GPUs a job gets
+ *
+ * The rules are Slurm select/cons_tres with CPUs counted one by one.  Nodes
+ * are judged one at a time into candidates (how many tasks and GPUs each
+ * could take), then the fewest candidates that satisfy the request are
+ * chosen, preferring low weight and low index as Slurm's node ordering does.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched.h"
+#include "sched/sched_private.h"
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
+/* A request with defaults filled in and its combination checked. */
+struct sel_req {
+    uint32_t min_nodes;
+    uint32_t max_nodes;
+    uint32_t ntasks;   /* 0: per_node tasks on every chosen node */
+    uint32_t per_node; /* tasks per node when ntasks == 0 */
+    uint32_t cpt;      /* CPUs per task, >= 1 */
+    uint32_t tpn;      /* at most this many tasks per node; 0 = no limit */
+    uint64_t mem_node;
+    uint64_t mem_cpu;
+    uint32_t gpn;
+    uint32_t gtot;
+    const char *gtype;
+    bool exclusive;
+    const bitmap_t *allowed;
+};
+
+/* A node that could take part in the allocation, and how much it could
+ * take: 'cap' tasks and 'gfree' GPUs of the right type.
+ */
+struct cand {
+    uint32_t idx;
+    uint32_t weight;
+    uint64_t cap;
+    uint64_t gfree;
+};
+
+/* Free resources of one node, as seen by one request. */
+struct node_room {
+    uint64_t cpus;
+    uint64_t mem;
+    uint64_t gpus; /* of the requested type */
+};
+
+struct sched_alloc *sched_alloc_create(uint32_t node_count)
+{
+    struct sched_alloc *a;
+    size_t k = node_count ? node_count : 1;
+
+    if (!(a = calloc(1, sizeof(*a))))
+        return NULL;
+    a->node_count = node_count;
+    if (!(a->node_idx = calloc(k, sizeof(*a->node_idx)))
+        || !(a->tasks = calloc(k, sizeof(*a->tasks)))
+        || !(a->cpus = calloc(k, sizeof(*a->cpus)))
+        || !(a->mem_mib = calloc(k, sizeof(*a->mem_mib)))
+        || !(a->gpus = calloc(k, sizeof(*a->gpus))))
+        goto error;
+    return a;
+error:
+    sched_alloc_destroy(a);
+    errno = ENOMEM;
+    return NULL;
+}
+
+void sched_alloc_destroy(struct sched_alloc *a)
+{
+    if (a) {
+        int saved_errno = errno;
+        if (a->gpus) {
+            for (uint32_t i = 0; i < a->node_count; i++)
+                bitmap_destroy(a->gpus[i]);
+        }
+        free(a->gpus);
+        free(a->mem_mib);
+        free(a->cpus);
+        free(a->tasks);
+        free(a->node_idx);
+        free(a);
+        errno = saved_errno;
+    }
+}
+
+char *sched_alloc_gpu_fmt(const struct sched_alloc *a, uint32_t i)
+{
+    char *s;
+
+    if (!a || i >= a->node_count) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (a->gpus[i])
+        return bitmap_fmt(a->gpus[i]);
+    if (!(s = strdup("")))
+        errno = ENOMEM;
+    return s;
+}
+
+bool sched__alloc_valid(const struct sched_node *nodes,
+                        size_t n,
+                        const struct sched_alloc *a)
+{
+    if (!a || (!nodes && n))
+        return false;
+    for (uint32_t i = 0; i < a->node_count; i++) {
+        uint32_t idx = a->node_idx[i];
+        if (idx >= n)
+            return false;
+        if (a->gpus[i]
+            && (bitmap_size(a->gpus[i]) != nodes[idx].gpus
+                || !nodes[idx].alloc_gpus
+                || bitmap_size(nodes[idx].alloc_gpus) != nodes[idx].gpus))
+            return false;
+    }
+    return true;
+}
+
+int sched_alloc_apply(struct sched_node *nodes,
+                      size_t n,
+                      const struct sched_alloc *a)
+{
+    if (!sched__alloc_valid(nodes, n, a)) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (uint32_t i = 0; i < a->node_count; i++) {
+        struct sched_node *nd = &nodes[a->node_idx[i]];
+        nd->alloc_cpus += a->cpus[i];
+        nd->alloc_mem_mib += a->mem_mib[i];
+        if (a->gpus[i])
+            bitmap_or(nd->alloc_gpus, a->gpus[i]);
+        if (a->exclusive)
+            nd->exclusive_alloc = true;
+        nd->running_jobs++;
+    }
+    return 0;
+}
+
+int sched_alloc_release(struct sched_node *nodes,
+                        size_t n,
+                        const struct sched_alloc *a)
+{
+    if (!sched__alloc_valid(nodes, n, a)) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (uint32_t i = 0; i < a->node_count; i++) {
+        struct sched_node *nd = &nodes[a->node_idx[i]];
+        nd->alloc_cpus -= MIN(nd->alloc_cpus, a->cpus[i]);
+        nd->alloc_mem_mib -= MIN(nd->alloc_mem_mib, a->mem_mib[i]);
+        if (a->gpus[i])
+            bitmap_and_not(nd->alloc_gpus, a->gpus[i]);
+        if (a->exclusive)
+            nd->exclusive_alloc = false;
+        if (nd->running_jobs > 0)
+            nd->running_jobs--;
+    }
+    return 0;
+}
+
+/* Set errno=EINVAL, format the reason into 'error'; returns -1. */
+static int invalid(drv_error_t *error, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int invalid(drv_error_t *error, const char *fmt, ...)
+{
+    if (error) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(error->text, sizeof(error->text), fmt, ap);
+        va_end(ap);
+    }
+    errno = EINVAL;
+    return -1;
+}
+
+/* Fill in defaults and reject combinations Slurm rejects.
+ * Returns 0, or -1 with errno=EINVAL and the reason in 'error'.
+ */
+static int normalize(const struct sched_request *req,
+                     struct sel_req *r,
+                     drv_error_t *error)
+{
+    if (!req)
+        return invalid(error, "no request");
+    *r = (struct sel_req){
+        .min_nodes = req->min_nodes ? req->min_nodes : 1,
+        .max_nodes = req->max_nodes,
+        .ntasks = req->ntasks,
+        .per_node = req->ntasks_per_node ? req->ntasks_per_node : 1,
+        .cpt = req->cpus_per_task ? req->cpus_per_task : 1,
+        .tpn = req->ntasks_per_node,
+        .mem_node = req->mem_per_node_mib,
+        .mem_cpu = req->mem_per_cpu_mib,
+        .gpn = req->gpus_per_node,
+        .gtot = req->gpus_total,
+        .gtype = req->gpu_type,
+        .exclusive = req->exclusive,
+        .allowed = req->allowed_nodes,
+    };
+    /* Slurm: -N n means exactly n; -n alone spreads over what it needs. */
+    if (r->max_nodes == 0)
+        r->max_nodes = req->min_nodes ? r->min_nodes : UINT32_MAX;
+    if (r->max_nodes < r->min_nodes)
+        return invalid(error, "node count range %" PRIu32 "-%" PRIu32
+                       " is empty", r->min_nodes, r->max_nodes);
+    if (r->ntasks && r->ntasks < r->min_nodes)
+        return invalid(error, "%" PRIu32 " tasks cannot cover %" PRIu32
+                       " nodes", r->ntasks, r->min_nodes);
+    if (r->mem_node && r->mem_cpu)
+        return invalid(error, "--mem and --mem-per-cpu are exclusive");
+    if (r->gpn && r->gtot)
+        return invalid(error, "GPUs per node and GPUs per job together");
+    if (r->gtot && r->gtot < r->min_nodes)
+        return invalid(error, "%" PRIu32 " GPUs cannot cover %" PRIu32
+                       " nodes", r->gtot, r->min_nodes);
+    if (r->gtype && !r->gpn && !r->gtot)
+        return invalid(error, "GPU type '%s' without a GPU count", r->gtype);
+    return 0;
+}
+
+static bool node_allowed(const struct sel_req *r, size_t idx)
+{
+    return !r->allowed
+           || (idx < bitmap_size(r->allowed) && bitmap_test(r->allowed, idx));
+}
+
+static bool gpu_type_ok(const struct sel_req *r, const struct sched_node *nd)
+{
+    return !r->gtype || (nd->gpu_type && strcmp(nd->gpu_type, r->gtype) == 0);
+}
+
+/* What the node has free for 'r': all of it when 'empty' (the never-check),
+ * else what its usage leaves.  False if the node may take no job now.
+ */
+static bool node_room(const struct sched_node *nd,
+                      const struct sel_req *r,
+                      bool empty,
+                      struct node_room *room)
+{
+    uint64_t used_gpus = 0;
+
+    if (!empty) {
+        if (!nd->available || nd->exclusive_alloc)
+            return false;
+        if (nd->alloc_gpus)
+            used_gpus = bitmap_count(nd->alloc_gpus);
+        /* Exclusive jobs need a node with nothing on it. */
+        if (r->exclusive
+            && (nd->running_jobs || nd->alloc_cpus || nd->alloc_mem_mib
+                || used_gpus))
+            return false;
+    }
+    room->cpus = nd->cpus - (empty ? 0 : MIN(nd->cpus, nd->alloc_cpus));
+    room->mem =
+        nd->mem_mib - (empty ? 0 : MIN(nd->mem_mib, nd->alloc_mem_mib));
+    room->gpus = gpu_type_ok(r, nd) ? nd->gpus - MIN(nd->gpus, used_gpus) : 0;
+    return true;
+}
+
+/* Tasks of 'r' that fit in 'room', or 0 if the node cannot be used. */
+static uint64_t room_task_cap(const struct sel_req *r,
+                              const struct node_room *room)
+{
+    uint64_t cap = room->cpus / r->cpt;
+
+    if (r->mem_cpu)
+        cap = MIN(cap, room->mem / r->mem_cpu / r->cpt);
+    if (r->tpn)
+        cap = MIN(cap, r->tpn);
+    if (r->mem_node && room->mem < r->mem_node)
+        return 0;
+    if (room->gpus < r->gpn || (r->gtot && room->gpus == 0))
+        return 0;
+    if (r->ntasks == 0)
+        return cap >= r->per_node ? r->per_node : 0;
+    return cap;
+}
+
+/* Judge node 'idx' into 'c'.  False if it cannot take part. */
+static bool node_eval(const struct sched_node *nodes,
+                      size_t idx,
+                      const struct sel_req *r,
+                      bool empty,
+                      struct cand *c)
+{
+    struct node_room room;
+
+    if (!node_allowed(r, idx) || !node_room(&nodes[idx], r, empty, &room))
+        return false;
+    c->cap = room_task_cap(r, &room);
+    if (c->cap == 0)
+        return false;
+    c->idx = (uint32_t)idx;
+    c->weight = nodes[idx].weight;
+    c->gfree = room.gpus;
+    return true;
+}
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+    return a > b ? -1 : a < b ? 1 : 0;
+}
+
+/* Slurm's node order: weight, then position in the node table. */
+static int cmp_pref(const void *pa, const void *pb)
+{
+    const struct cand *a = pa, *b = pb;
+
+    if (a->weight != b->weight)
+        return a->weight < b->weight ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx ? 1 : 0;
+}
+
+static int cmp_idx(const void *pa, const void *pb)
+{
+    const struct cand *a = pa, *b = pb;
+
+    return a->idx < b->idx ? -1 : a->idx > b->idx ? 1 : 0;
+}
+
+static int cmp_by_tasks(const void *pa, const void *pb)
+{
+    const struct cand *a = pa, *b = pb;
+    int c = cmp_u64_desc(a->cap, b->cap);
+
+    return c ? c : cmp_pref(pa, pb);
+}
+
+static int cmp_by_gpus(const void *pa, const void *pb)
+{
+    const struct cand *a = pa, *b = pb;
+    int c = cmp_u64_desc(a->gfree, b->gfree);
+
+    return c ? c : cmp_by_tasks(pa, pb);
+}
+
+/* Take candidates from the front until 'r' is satisfied.  Returns the node
+ * count, or 0 if max_nodes or the candidates run out first.
+ */
+static uint32_t take_prefix(const struct cand *c,
+                            size_t nc,
+                            const struct sel_req *r)
+{
+    uint64_t tasks = 0, gpus = 0;
+
+    for (size_t i = 0; i < nc && i < r->max_nodes; i++) {
+        tasks += c[i].cap;
+        gpus += c[i].gfree;
+        if (i + 1 >= r->min_nodes
+            && (r->ntasks == 0 || tasks >= r->ntasks)
+            && (r->gtot == 0 || gpus >= r->gtot))
+            return (uint32_t)(i + 1);
+    }
+    return 0;
+}
+
+/* Order 'c' so its first k entries, k returned, are the chosen nodes;
+ * 0 if none will do.  Preferred nodes first; when they run into max_nodes,
+ * the biggest nodes, which finds a set whenever one exists (for the task
+ * or GPU count, one at a time).
+ */
+static uint32_t choose(struct cand *c, size_t nc, const struct sel_req *r)
+{
+    uint32_t k;
+
+    qsort(c, nc, sizeof(*c), cmp_pref);
+    if ((k = take_prefix(c, nc, r)) || nc <= r->max_nodes)
+        return k;
+    qsort(c, nc, sizeof(*c), r->gtot ? cmp_by_gpus : cmp_by_tasks);
+    return take_prefix(c, nc, r);
+}
+
+/* Tasks on the first k candidates if the largest per-node share is 'level':
+ * each node takes min(cap, level).
+ */
+static uint64_t tasks_at_level(const struct cand *c, uint32_t k, uint64_t level)
+{
+    uint64_t sum = 0;
+
+    for (uint32_t i = 0; i < k; i++)
+        sum += MIN(c[i].cap, level);
+    return sum;
+}
+
+/* Deal r->ntasks round robin over c[0..k) as far as each has room, the
+ * way cons_tres lays out block-distributed tasks: -N2 -n5 gives 3+2.
+ * The caller made sure the capacities add up to enough.
+ */
+static void deal_tasks(const struct cand *c,
+                       uint32_t k,
+                       const struct sel_req *r,
+                       uint32_t *tasks)
+{
+    uint64_t lo = 1, hi = r->ntasks, rest;
+
+    if (r->ntasks == 0) {
+        for (uint32_t i = 0; i < k; i++)
+            tasks[i] = r->per_node;
+        return;
+    }
+    /* Full rounds: the highest level whose total stays within ntasks. */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (tasks_at_level(c, k, mid) <= r->ntasks)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    rest = r->ntasks - tasks_at_level(c, k, lo);
+    for (uint32_t i = 0; i < k; i++) {
+        tasks[i] = (uint32_t)MIN(c[i].cap, lo);
+        if (rest && c[i].cap > lo) {
+            tasks[i]++;
+            rest--;
+        }
+    }
+}
+
+/* GPUs node i of k takes: the per-node count, or for gpus_total as many as
+ * it has while leaving one for each node after it.  '*left' counts down.
+ */
+static uint32_t gpu_share(const struct sel_req *r,
+                          const struct cand *c,
+                          uint32_t i,
+                          uint32_t k,
+                          uint64_t *left)
+{
+    uint64_t give;
+
+    if (!r->gtot)
+        return r->gpn;
+    give = MIN(c[i].gfree, *left - (k - 1 - i));
+    *left -= give;
+    return (uint32_t)give;
+}
+
+/* A bitmap of 'count' free GPUs of 'nd', lowest index first, or all of
+ * them for an exclusive job.  *out = NULL when there are none to give.
+ * Returns 0 or -1 with errno=ENOMEM.
+ */
+static int pick_gpus(const struct sched_node *nd,
+                     uint32_t count,
+                     bool exclusive,
+                     bitmap_t **out)
+{
+    bitmap_t *b;
+    long bit = 0;
+
+    *out = NULL;
+    if (exclusive)
+        count = nd->gpus;
+    if (count == 0 || nd->gpus == 0)
+        return 0;
+    if (!(b = bitmap_create(nd->gpus)))
+        return -1;
+    for (uint32_t got = 0; got < count; got++, bit++) {
+        if (nd->alloc_gpus && !exclusive)
+            bit = bitmap_first_clear(nd->alloc_gpus, (size_t)bit);
+        if (bit < 0 || (size_t)bit >= nd->gpus)
+            break; /* cannot happen: the node was judged to have them */
+        bitmap_set(b, (size_t)bit);
+    }
+    *out = b;
+    return 0;
+}
+
+/* Build the allocation of the first k candidates (sorted by index here).
+ * Returns 0 with *out set, or -1 with errno=ENOMEM.
+ */
+static int build_alloc(const struct sched_node *nodes,
+                       const struct sel_req *r,
+                       struct cand *c,
+                       uint32_t k,
+                       struct sched_alloc **out)
+{
+    struct sched_alloc *a;
+    uint64_t gpus_left = r->gtot;
+
+    qsort(c, k, sizeof(*c), cmp_idx);
+    if (!(a = sched_alloc_create(k)))
+        return -1;
+    a->exclusive = r->exclusive;
+    deal_tasks(c, k, r, a->tasks);
+    for (uint32_t i = 0; i < k; i++) {
+        const struct sched_node *nd = &nodes[c[i].idx];
+        uint32_t ngpus = gpu_share(r, c, i, k, &gpus_left);
+
+        a->node_idx[i] = c[i].idx;
+        a->cpus[i] = r->exclusive ? nd->cpus : a->tasks[i] * r->cpt;
+        if (r->exclusive)
+            a->mem_mib[i] = nd->mem_mib;
+        else
+            a->mem_mib[i] = r->mem_node ? r->mem_node : r->mem_cpu * a->cpus[i];
+        if (pick_gpus(nd, ngpus, r->exclusive, &a->gpus[i]) < 0) {
+            sched_alloc_destroy(a);
+            return -1;
+        }
+    }
+    *out = a;
+    return 0;
+}
+
+/* Judge every node and choose.  Returns SCHED_OK (with *alloc_out set if
+ * alloc_out is not NULL), SCHED_BUSY when no set of nodes will do, or -1
+ * with errno=ENOMEM.  With 'empty', nodes are judged as if idle and up.
+ */
+static int select_run(const struct sched_node *nodes,
+                      size_t n,
+                      const struct sel_req *r,
+                      bool empty,
+                      struct sched_alloc **alloc_out)
+{
+    struct cand *c;
+    size_t nc = 0;
+    uint32_t k;
+    int rc = SCHED_BUSY;
+
+    if (!(c = calloc(n ? n : 1, sizeof(*c))))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (node_eval(nodes, i, r, empty, &c[nc]))
+            nc++;
+    }
+    if ((k = choose(c, nc, r)) > 0) {
+        rc = SCHED_OK;
+        if (alloc_out && build_alloc(nodes, r, c, k, alloc_out) < 0)
+            rc = -1;
+    }
+    free(c);
+    return rc;
+}
+
+int sched__select_now(const struct sched_node *nodes,
+                      size_t n,
+                      const struct sched_request *req,
+                      struct sched_alloc **alloc_out)
+{
+    struct sel_req r;
+
+    if (!alloc_out || (!nodes && n)) {
+        errno = EINVAL;
+        return -1;
+    }
+    *alloc_out = NULL;
+    if (normalize(req, &r, NULL) < 0)
+        return -1;
+    return select_run(nodes, n, &r, false, alloc_out);
+}
+
+int sched_select(const struct sched_node *nodes,
+                 size_t n,
+                 const struct sched_request *req,
+                 struct sched_alloc **alloc_out)
+{
+    struct sel_req r;
+    int rc;
+
+    if ((rc = sched__select_now(nodes, n, req, alloc_out)) != SCHED_BUSY)
+        return rc;
+    (void)normalize(req, &r, NULL); /* succeeded just above */
+    if ((rc = select_run(nodes, n, &r, true, NULL)) < 0)
+        return -1;
+    return rc == SCHED_OK ? SCHED_BUSY : SCHED_NEVER;
+}
+
+/* The largest node sizes among the nodes 'r' may use. */
+struct biggest {
+    size_t nodes;  /* allowed nodes */
+    size_t typed;  /* of those, with the requested GPU type */
+    uint64_t cpus;
+    uint64_t mem;
+    uint64_t gpus; /* of the requested type */
+};
+
+static void find_biggest(const struct sched_node *nodes,
+                         size_t n,
+                         const struct sel_req *r,
+                         struct biggest *b)
+{
+    *b = (struct biggest){ 0 };
+    for (size_t i = 0; i < n; i++) {
+        const struct sched_node *nd = &nodes[i];
+        if (!node_allowed(r, i))
+            continue;
+        b->nodes++;
+        if (nd->cpus > b->cpus)
+            b->cpus = nd->cpus;
+        if (nd->mem_mib > b->mem)
+            b->mem = nd->mem_mib;
+        if (gpu_type_ok(r, nd)) {
+            b->typed += nd->gpus > 0;
+            if (nd->gpus > b->gpus)
+                b->gpus = nd->gpus;
+        }
+    }
+}
+
+/* Say why 'r' can never run, in 'error'.  Always returns SCHED_NEVER. */
+static int explain_never(const struct sched_node *nodes,
+                         size_t n,
+                         const struct sel_req *r,
+                         drv_error_t *error)
+{
+    struct biggest b;
+
+    find_biggest(nodes, n, r, &b);
+    if (b.nodes == 0)
+        errprintf(error, "no nodes to run on");
+    else if (r->gtype && (r->gpn || r->gtot) && b.typed == 0)
+        errprintf(error, "no node has GPUs of type %s", r->gtype);
+    else if (r->gpn > b.gpus)
+        errprintf(error, "%" PRIu32 " GPUs per node requested, nodes have"
+                  " at most %" PRIu64, r->gpn, b.gpus);
+    else if (r->cpt > b.cpus)
+        errprintf(error, "%" PRIu32 " CPUs per task requested, nodes have"
+                  " at most %" PRIu64, r->cpt, b.cpus);
+    else if (r->mem_node > b.mem || (r->mem_cpu && r->mem_cpu > b.mem / r->cpt))
+        errprintf(error, "more memory requested than a node has (at most"
+                  " %" PRIu64 " MiB)", b.mem);
+    else if (r->min_nodes > b.nodes)
+        errprintf(error, "%" PRIu32 " nodes requested, %zu available",
+                  r->min_nodes, b.nodes);
+    else
+        errprintf(error, "the request does not fit on %" PRIu32 " nodes",
+                  MIN(r->max_nodes, (uint32_t)MIN(b.nodes, UINT32_MAX)));
+    return SCHED_NEVER;
+}
+
+int sched_check_never(const struct sched_node *nodes,
+                      size_t n,
+                      const struct sched_request *req,
+                      drv_error_t *error)
+{
+    struct sel_req r;
+    int rc;
+
+    if (!nodes && n)
+        return invalid(error, "no node table");
+    if (normalize(req, &r, error) < 0)
+        return -1;
+    if ((rc = select_run(nodes, n, &r, true, NULL)) != SCHED_BUSY)
+        return rc;
+    return explain_never(nodes, n, &r, error);
+}

@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * test_sched_pass.c - the scheduling pass and its backfill, with explicit
+ * times on constructed clusters
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sched/sched.h"
+#include "sched_cluster.h"
+
+#define NOW 1700000000
+#define GIB 1024
+#define MAXJ 64
+
+/* A cluster, its running jobs and the decisions of one pass. */
+struct world {
+    struct cluster *c;
+    struct sched_job running[MAXJ];
+    struct sched_alloc *allocs[MAXJ];
+    size_t nrunning;
+    struct sched_decision out[MAXJ];
+    size_t nout;
+};
+
+static struct world *world_create(size_t n, uint32_t cpus, uint32_t gpus)
+{
+    struct world *w = calloc(1, sizeof(*w));
+
+    if (!w)
+        abort();
+    w->c = cluster_create(n, cpus, 64 * GIB, gpus, NULL);
+    return w;
+}
+
+static void world_destroy(struct world *w)
+{
+    for (size_t i = 0; i < w->nrunning; i++)
+        sched_alloc_destroy(w->allocs[i]);
+    sched_decisions_clear(w->out, w->nout);
+    cluster_destroy(w->c);
+    free(w);
+}
+
+/* A job running on node 'idx' with 'cpus' CPUs since 'start' for at most
+ * 'limit' seconds (-1: no limit).
+ */
+static void run_on(struct world *w,
+                   uint32_t idx,
+                   uint32_t cpus,
+                   int64_t start,
+                   int64_t limit)
+{
+    struct sched_alloc *a = sched_alloc_create(1);
+
+    assert_non_null(a);
+    a->node_idx[0] = idx;
+    a->tasks[0] = 1;
+    a->cpus[0] = cpus;
+    assert_int_equal(sched_alloc_apply(w->c->nodes, w->c->n, a), 0);
+    w->allocs[w->nrunning] = a;
+    w->running[w->nrunning++] = (struct sched_job){
+        .id = 900 + (uint32_t)w->nrunning,
+        .time_limit_s = limit,
+        .start_time = start,
+        .alloc = a,
+    };
+}
+
+static int pass(struct world *w,
+                const struct sched_job *pending,
+                size_t npending,
+                const struct sched_pass_opts *opts)
+{
+    sched_decisions_clear(w->out, w->nout);
+    w->nout = npending;
+    return sched_pass(w->c->nodes, w->c->n, w->running, w->nrunning, pending,
+                      npending, NOW, opts, w->out);
+}
+
+static void assert_waits(const struct sched_decision *d,
+                         enum sched_reason reason,
+                         int64_t start)
+{
+    assert_int_equal(d->action, SCHED_ACT_WAIT);
+    assert_int_equal(d->reason, reason);
+    assert_int_equal(d->start_time, start);
+    if (start < 0)
+        assert_null(d->alloc);
+    else
+        assert_non_null(d->alloc);
+}
+
+static void assert_starts_on(const struct sched_decision *d, uint32_t idx)
+{
+    assert_int_equal(d->action, SCHED_ACT_START);
+    assert_int_equal(d->start_time, NOW);
+    assert_non_null(d->alloc);
+    assert_int_equal(d->alloc->node_idx[0], idx);
+}
+
+static void pass_starts_in_priority_order(void **state)
+{
+    (void)state;
+    struct world *w = world_create(2, 4, 0);
+    struct sched_request whole = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &whole, .time_limit_s = 100 },
+        { .id = 2, .req = &whole, .time_limit_s = 100 },
+        { .id = 3, .req = &whole, .time_limit_s = 100 },
+    };
+
+    assert_int_equal(pass(w, q, 3, NULL), 0);
+    assert_int_equal(w->out[0].job_id, 1);
+    assert_starts_on(&w->out[0], 0);
+    assert_starts_on(&w->out[1], 1);
+    assert_waits(&w->out[2], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_int_equal(w->c->nodes[0].alloc_cpus, 4);
+    assert_int_equal(w->c->nodes[1].alloc_cpus, 4);
+    assert_int_equal(w->c->nodes[1].running_jobs, 1);
+    world_destroy(w);
+}
+
+/* n0 and n1 each run a 2-CPU job (ending at +100 and +1000); n2 is idle. */
+static struct world *two_busy_nodes(void)
+{
+    struct world *w = world_create(3, 4, 0);
+
+    run_on(w, 0, 2, NOW - 50, 150);
+    run_on(w, 1, 2, NOW - 50, 1050);
+    return w;
+}
+
+static struct sched_request bigsim = { .min_nodes = 2, .exclusive = true };
+
+static void pass_blocked_job_gets_resources_later_fit_gets_priority(void **s)
+{
+    (void)s;
+    struct world *w = two_busy_nodes();
+    struct sched_request wide = { .min_nodes = 3 };
+    struct sched_job q[] = {
+        { .id = 10, .req = &bigsim, .time_limit_s = 3600 },
+        { .id = 11, .req = &wide, .time_limit_s = 3600 },
+    };
+
+    assert_int_equal(pass(w, q, 2, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_int_equal(w->out[0].alloc->node_count, 2);
+    assert_int_equal(w->out[0].alloc->node_idx[0], 0);
+    assert_int_equal(w->out[0].alloc->node_idx[1], 2);
+    /* wide fits now but would hold n0 and n2 past +100: after bigsim. */
+    assert_waits(&w->out[1], SCHED_REASON_PRIORITY, NOW + 100 + 3600);
+    assert_int_equal(w->c->nodes[2].alloc_cpus, 0);
+    world_destroy(w);
+}
+
+static void pass_backfills_short_job_before_reservation(void **state)
+{
+    (void)state;
+    struct world *w = two_busy_nodes();
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 10, .req = &bigsim, .time_limit_s = 3600 },
+        { .id = 11, .req = &one, .time_limit_s = 60 },
+        { .id = 12, .req = &one, .time_limit_s = 100 }, /* ends just then */
+    };
+
+    assert_int_equal(pass(w, q, 3, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_starts_on(&w->out[1], 0);
+    assert_starts_on(&w->out[2], 0);
+    assert_int_equal(w->c->nodes[0].alloc_cpus, 4);
+    world_destroy(w);
+}
+
+static void pass_long_job_starts_off_the_reserved_nodes(void **state)
+{
+    (void)state;
+    struct world *w = two_busy_nodes();
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 10, .req = &bigsim, .time_limit_s = 3600 },
+        { .id = 11, .req = &one, .time_limit_s = 7200 },
+    };
+
+    assert_int_equal(pass(w, q, 2, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    /* n0 is first in order but reserved from +100; n1 is not. */
+    assert_starts_on(&w->out[1], 1);
+    world_destroy(w);
+}
+
+static void pass_small_job_shares_node_with_reservation_when_room(void **s)
+{
+    (void)s;
+    struct world *w = world_create(1, 4, 0);
+    struct sched_request two = { .ntasks = 2 };
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &two, .time_limit_s = 3600 },
+        { .id = 2, .req = &one, .time_limit_s = 3600 },
+        { .id = 3, .req = &one, .time_limit_s = 3600 },
+    };
+
+    run_on(w, 0, 3, NOW, 100);
+    assert_int_equal(pass(w, q, 3, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    /* 3 CPUs now, 2 reserved from +100: one CPU is free throughout. */
+    assert_starts_on(&w->out[1], 0);
+    /* Full now; at +100 the two reserved and the one started leave one. */
+    assert_waits(&w->out[2], SCHED_REASON_RESOURCES, NOW + 100);
+    world_destroy(w);
+}
+
+static void pass_oversubscribed_gpu_jobs_some_start_rest_resources(void **s)
+{
+    (void)s;
+    struct world *w = world_create(4, 64, 8);
+    struct sched_request gpu = { .gpus_per_node = 1 };
+    struct sched_job q[40];
+    size_t started = 0;
+
+    for (uint32_t i = 0; i < 40; i++)
+        q[i] = (struct sched_job){ .id = 100 + i, .req = &gpu,
+                                   .time_limit_s = 3600 };
+    assert_int_equal(pass(w, q, 40, NULL), 0);
+    for (size_t i = 0; i < 32; i++) {
+        assert_int_equal(w->out[i].action, SCHED_ACT_START);
+        started++;
+    }
+    for (size_t i = 32; i < 40; i++)
+        assert_waits(&w->out[i], SCHED_REASON_RESOURCES, NOW + 3600);
+    assert_int_equal(started, 32);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(bitmap_count(w->c->nodes[i].alloc_gpus), 8);
+    assert_int_equal(w->out[0].alloc->node_idx[0], 0);
+    assert_string_equal(gpu_str(w->out[0].alloc, 0), "0");
+    assert_string_equal(gpu_str(w->out[1].alloc, 0), "1");
+    assert_int_equal(w->out[8].alloc->node_idx[0], 1);
+    assert_string_equal(gpu_str(w->out[8].alloc, 0), "0");
+    world_destroy(w);
+}
+
+static void pass_job_that_can_never_fit_is_never(void **state)
+{
+    (void)state;
+    struct world *w = world_create(4, 32, 0);
+    struct sched_request ten = { .min_nodes = 10 };
+    struct sched_request bad = { .min_nodes = 3, .ntasks = 1 };
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &ten, .time_limit_s = 60 },
+        { .id = 2, .req = &bad, .time_limit_s = 60 },
+        { .id = 3, .req = NULL, .time_limit_s = 60 },
+        { .id = 4, .req = &one, .time_limit_s = 60 },
+    };
+
+    assert_int_equal(pass(w, q, 4, NULL), 0);
+    assert_int_equal(w->out[0].action, SCHED_ACT_NEVER);
+    assert_int_equal(w->out[1].action, SCHED_ACT_NEVER);
+    assert_int_equal(w->out[2].action, SCHED_ACT_NEVER);
+    assert_null(w->out[0].alloc);
+    assert_starts_on(&w->out[3], 0);
+    world_destroy(w);
+}
+
+static void pass_blocked_job_without_end_time_blocks_nobody(void **state)
+{
+    (void)state;
+    struct world *w = world_create(2, 4, 0);
+    struct sched_request two_nodes = { .min_nodes = 2, .ntasks = 8 };
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &two_nodes, .time_limit_s = 60 },
+        { .id = 2, .req = &one, .time_limit_s = -1 },
+    };
+
+    run_on(w, 0, 4, NOW - 10, -1);
+    assert_int_equal(pass(w, q, 2, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, -1);
+    assert_starts_on(&w->out[1], 1);
+    world_destroy(w);
+}
+
+static void pass_second_reservation_follows_the_first(void **state)
+{
+    (void)state;
+    struct world *w = world_create(1, 4, 0);
+    struct sched_request whole = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &whole, .time_limit_s = 100 },
+        { .id = 2, .req = &whole, .time_limit_s = 100 },
+        { .id = 3, .req = &one, .time_limit_s = 50 },
+    };
+
+    run_on(w, 0, 4, NOW, 100);
+    assert_int_equal(pass(w, q, 3, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, NOW + 200);
+    assert_waits(&w->out[2], SCHED_REASON_RESOURCES, NOW + 300);
+    world_destroy(w);
+}
+
+static void pass_job_without_limit_cannot_jump_a_reservation(void **state)
+{
+    (void)state;
+    struct world *w = world_create(1, 4, 0);
+    struct sched_request whole = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &whole, .time_limit_s = 100 },
+        { .id = 2, .req = &one, .time_limit_s = -1 },
+    };
+
+    run_on(w, 0, 2, NOW, 100);
+    assert_int_equal(pass(w, q, 2, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_waits(&w->out[1], SCHED_REASON_PRIORITY, NOW + 200);
+    assert_int_equal(w->c->nodes[0].alloc_cpus, 2);
+    world_destroy(w);
+}
+
+static void pass_job_past_its_limit_is_expected_to_end_next_second(void **s)
+{
+    (void)s;
+    struct world *w = world_create(1, 4, 0);
+    struct sched_request whole = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_job q[] = { { .id = 1, .req = &whole, .time_limit_s = 60 } };
+
+    run_on(w, 0, 4, NOW - 1000, 100);
+    assert_int_equal(pass(w, q, 1, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 1);
+    world_destroy(w);
+}
+
+static void pass_plans_no_further_than_the_window(void **state)
+{
+    (void)state;
+    struct world *w = world_create(1, 4, 0);
+    struct sched_request whole = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_job q[] = { { .id = 1, .req = &whole, .time_limit_s = 60 } };
+    struct sched_pass_opts opts = { .reserve_depth = 10, .window_s = 50 };
+
+    run_on(w, 0, 4, NOW, 100);
+    assert_int_equal(pass(w, q, 1, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, -1);
+    opts.window_s = 100;
+    assert_int_equal(pass(w, q, 1, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    world_destroy(w);
+}
+
+static void pass_without_reservations_later_jobs_take_free_nodes(void **s)
+{
+    (void)s;
+    struct world *w = two_busy_nodes();
+    struct sched_request wide = { .min_nodes = 3 };
+    struct sched_job q[] = {
+        { .id = 10, .req = &bigsim, .time_limit_s = 3600 },
+        { .id = 11, .req = &wide, .time_limit_s = 3600 },
+    };
+    struct sched_pass_opts opts = { .reserve_depth = 0 };
+
+    assert_int_equal(pass(w, q, 2, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, -1);
+    assert_int_equal(w->out[1].action, SCHED_ACT_START);
+    assert_int_equal(w->out[1].alloc->node_count, 3);
+    world_destroy(w);
+}
+
+static void pass_reserve_depth_one_plans_only_the_first_blocked(void **s)
+{
+    (void)s;
+    struct world *w = world_create(1, 4, 0);
+    struct sched_request whole = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &whole, .time_limit_s = 100 },
+        { .id = 2, .req = &whole, .time_limit_s = 100 },
+    };
+    struct sched_pass_opts opts = { .reserve_depth = 1 };
+
+    run_on(w, 0, 4, NOW, 100);
+    assert_int_equal(pass(w, q, 2, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, -1);
+    world_destroy(w);
+}
+
+static void pass_rejects_bad_arguments_and_changes_nothing(void **state)
+{
+    (void)state;
+    struct world *w = world_create(2, 4, 2);
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = { { .id = 1, .req = &one, .time_limit_s = 60 } };
+    struct sched_alloc *bad = sched_alloc_create(1);
+    struct sched_job run = { .id = 9, .alloc = bad, .time_limit_s = -1 };
+
+    errno = 0;
+    assert_int_equal(sched_pass(w->c->nodes, w->c->n, NULL, 0, q, 1, NOW,
+                                NULL, NULL), -1);
+    assert_int_equal(errno, EINVAL);
+    bad->node_idx[0] = 5; /* no such node */
+    errno = 0;
+    assert_int_equal(sched_pass(w->c->nodes, w->c->n, &run, 1, q, 1, NOW,
+                                NULL, w->out), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_null(w->out[0].alloc);
+    assert_int_equal(w->c->nodes[0].alloc_cpus, 0);
+    assert_int_equal(w->c->nodes[0].running_jobs, 0);
+    sched_alloc_destroy(bad);
+    world_destroy(w);
+}
+
+/* Property check on random clusters and queues: at every instant, what
+ * runs, what the pass started and what it reserved fit on the nodes
+ * together: no CPU, memory or GPU is promised twice.
+ */
+static uint32_t rnd(uint64_t *seed, uint32_t below)
+{
+    *seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(*seed >> 33) % below;
+}
+
+struct span {
+    int64_t start, end;
+    const struct sched_alloc *a;
+};
+
+static void check_instant(const struct cluster *c,
+                          const struct span *sp,
+                          size_t nsp,
+                          int64_t t)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        uint64_t cpus = 0, mem = 0, gpus = 0, jobs = 0;
+        bool excl = false;
+        bitmap_t *seen = bitmap_create(c->nodes[i].gpus ? c->nodes[i].gpus : 1);
+
+        for (size_t k = 0; k < nsp; k++) {
+            const struct sched_alloc *a = sp[k].a;
+            if (sp[k].start > t || sp[k].end <= t)
+                continue;
+            for (uint32_t j = 0; j < a->node_count; j++) {
+                if (a->node_idx[j] != i)
+                    continue;
+                cpus += a->cpus[j];
+                mem += a->mem_mib[j];
+                jobs++;
+                excl = excl || a->exclusive;
+                if (a->gpus[j]) {
+                    assert_false(bitmap_overlap(seen, a->gpus[j]));
+                    bitmap_or(seen, a->gpus[j]);
+                    gpus += bitmap_count(a->gpus[j]);
+                }
+            }
+        }
+        assert_true(cpus <= c->nodes[i].cpus);
+        assert_true(mem <= c->nodes[i].mem_mib);
+        assert_true(gpus <= c->nodes[i].gpus);
+        assert_true(!excl || jobs <= 1);
+        bitmap_destroy(seen);
+    }
+}
+
+static void random_request(uint64_t *seed, struct sched_request *r)
+{
+    *r = (struct sched_request){ 0 };
+    switch (rnd(seed, 5)) {
+    case 0:
+        r->ntasks = 1 + rnd(seed, 40);
+        break;
+    case 1:
+        r->min_nodes = 1 + rnd(seed, 4);
+        r->ntasks = r->min_nodes + rnd(seed, 20);
+        r->cpus_per_task = 1 + rnd(seed, 4);
+        break;
+    case 2:
+        r->gpus_per_node = 1 + rnd(seed, 4);
+        r->mem_per_node_mib = rnd(seed, 32) * GIB;
+        break;
+    case 3:
+        r->gpus_total = 1 + rnd(seed, 12);
+        r->mem_per_cpu_mib = rnd(seed, 4) * GIB;
+        break;
+    default:
+        r->min_nodes = 1 + rnd(seed, 3);
+        r->exclusive = true;
+        break;
+    }
+}
+
+static int64_t span_end(int64_t start, int64_t limit, int64_t floor)
+{
+    int64_t end = limit < 0 ? INT64_MAX : start + limit;
+    return end > floor ? end : floor;
+}
+
+static void one_random_world(uint64_t *seed)
+{
+    struct world *w = world_create(1 + rnd(seed, 8), 4 + rnd(seed, 29),
+                                   rnd(seed, 3) * 4);
+    struct sched_request reqs[MAXJ];
+    struct sched_job q[MAXJ];
+    struct span sp[2 * MAXJ];
+    size_t nq = 1 + rnd(seed, 30), nsp = 0;
+    const int64_t limits[] = { -1, 30, 100, 600, 3600 };
+
+    for (size_t i = 0; i < w->c->n; i++)
+        w->c->nodes[i].available = rnd(seed, 8) != 0;
+    for (size_t i = 0; i < 12; i++) {
+        struct sched_request r;
+        struct sched_alloc *a = NULL;
+        random_request(seed, &r);
+        if (sched_select(w->c->nodes, w->c->n, &r, &a) != SCHED_OK)
+            continue;
+        assert_int_equal(sched_alloc_apply(w->c->nodes, w->c->n, a), 0);
+        w->allocs[w->nrunning] = a;
+        w->running[w->nrunning++] = (struct sched_job){
+            .start_time = NOW - (int64_t)rnd(seed, 200),
+            .time_limit_s = limits[rnd(seed, 5)], .alloc = a };
+    }
+    for (size_t i = 0; i < nq; i++) {
+        random_request(seed, &reqs[i]);
+        q[i] = (struct sched_job){ .id = (uint32_t)i, .req = &reqs[i],
+                                   .time_limit_s = limits[rnd(seed, 5)] };
+    }
+    assert_int_equal(pass(w, q, nq, NULL), 0);
+    for (size_t i = 0; i < w->nrunning; i++)
+        sp[nsp++] = (struct span){ NOW, span_end(w->running[i].start_time,
+                                   w->running[i].time_limit_s, NOW + 1),
+                                   w->allocs[i] };
+    for (size_t i = 0; i < nq; i++) {
+        if (w->out[i].alloc)
+            sp[nsp++] = (struct span){ w->out[i].start_time,
+                                       span_end(w->out[i].start_time,
+                                                q[i].time_limit_s, 0),
+                                       w->out[i].alloc };
+    }
+    for (size_t k = 0; k < nsp; k++)
+        check_instant(w->c, sp, nsp, sp[k].start);
+    world_destroy(w);
+}
+
+static void pass_never_promises_a_resource_twice(void **state)
+{
+    (void)state;
+    uint64_t seed = 42;
+
+    for (int i = 0; i < 300; i++)
+        one_random_world(&seed);
+}
+
+static void pass_reason_strings_are_slurms(void **state)
+{
+    (void)state;
+    assert_string_equal(sched_reason_string(SCHED_REASON_RESOURCES),
+                        "Resources");
+    assert_string_equal(sched_reason_string(SCHED_REASON_PRIORITY),
+                        "Priority");
+    assert_string_equal(sched_reason_string(SCHED_REASON_NONE), "None");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pass_starts_in_priority_order),
+        cmocka_unit_test(
+            pass_blocked_job_gets_resources_later_fit_gets_priority),
+        cmocka_unit_test(pass_backfills_short_job_before_reservation),
+        cmocka_unit_test(pass_long_job_starts_off_the_reserved_nodes),
+        cmocka_unit_test(pass_small_job_shares_node_with_reservation_when_room),
+        cmocka_unit_test(
+            pass_oversubscribed_gpu_jobs_some_start_rest_resources),
+        cmocka_unit_test(pass_job_that_can_never_fit_is_never),
+        cmocka_unit_test(pass_blocked_job_without_end_time_blocks_nobody),
+        cmocka_unit_test(pass_second_reservation_follows_the_first),
+        cmocka_unit_test(pass_job_without_limit_cannot_jump_a_reservation),
+        cmocka_unit_test(
+            pass_job_past_its_limit_is_expected_to_end_next_second),
+        cmocka_unit_test(pass_plans_no_further_than_the_window),
+        cmocka_unit_test(pass_without_reservations_later_jobs_take_free_nodes),
+        cmocka_unit_test(pass_reserve_depth_one_plans_only_the_first_blocked),
+        cmocka_unit_test(pass_rejects_bad_arguments_and_changes_nothing),
+        cmocka_unit_test(pass_never_promises_a_resource_twice),
+        cmocka_unit_test(pass_reason_strings_are_slurms),
+    };
+
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
