@@ -14,6 +14,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,11 +256,20 @@ static char *absolute_dir(const char *dir)
     return xasprintf("%s/%s", cwd, dir);
 }
 
-static char *resolve_dir(const char *given)
+/* The cluster directory to use; 'create' makes it first (drover up), so
+ * that the paths written into slurm.conf are already normalized.
+ */
+static char *resolve_dir(const char *given, bool create)
 {
     char *dflt = given ? NULL : drover_default_dir();
-    char *dir = absolute_dir(given ? given : dflt);
+    drv_error_t error = {{0}};
+    char *dir;
 
+    if (create && drover_make_dir(given ? given : dflt, &error) < 0) {
+        cmd_error(PROG, "%s", error.text);
+        exit(1);
+    }
+    dir = absolute_dir(given ? given : dflt);
     free(dflt);
     while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
         dir[strlen(dir) - 1] = '\0';
@@ -784,11 +794,11 @@ int main(int argc, char **argv)
         return 1;
     }
     if (!strcmp(sub, "up"))
-        return cmd_up(resolve_dir(o.dir), &o);
+        return cmd_up(resolve_dir(o.dir, true), &o);
     if (!strcmp(sub, "status"))
-        return cmd_status(resolve_dir(o.dir));
+        return cmd_status(resolve_dir(o.dir, false));
     if (!strcmp(sub, "down"))
-        return cmd_down(resolve_dir(o.dir));
+        return cmd_down(resolve_dir(o.dir, false));
     cmd_error(PROG, "unknown command '%s': say up, status or down", sub);
     return 1;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -210,4 +211,204 @@ static void parse_args(int argc, char **argv, struct sinfo_args *a)
         fputs(sinfo_usage, stdout);
         exit(1);
     }
+}
+
+/* sinfo's built-in formats size the node list and partition columns to fit;
+ * a user's -o does not.
+ */
+struct format_choice {
+    const char *text;
+    bool node_field;
+    bool part_field;
+};
+
+static struct format_choice choose_format(const struct sinfo_args *a)
+{
+    const struct sinfo_opts *o = &a->opts;
+    const char *env = getenv("SINFO_FORMAT");
+
+    if (a->format)
+        return (struct format_choice){a->format, false, false};
+    if (o->summarize)
+        return (struct format_choice){SINFO_FORMAT_SUMMARIZE, false, true};
+    if (o->node_view)
+        return (struct format_choice){a->long_output ? SINFO_FORMAT_NODE_LONG
+                                                     : SINFO_FORMAT_NODE,
+                                      true, true};
+    if (o->reasons)
+        return (struct format_choice){a->long_output
+                                          ? SINFO_FORMAT_REASONS_LONG
+                                          : SINFO_FORMAT_REASONS,
+                                      false, false};
+    if (env)
+        return (struct format_choice){env, false, false};
+    return (struct format_choice){a->long_output ? SINFO_FORMAT_LONG
+                                                 : SINFO_FORMAT_DEFAULT,
+                                  false, true};
+}
+
+/* Split -t into names and check each against sinfo's state names. */
+static int split_states(struct sinfo_args *a, char ***names)
+{
+    struct node_state idle = {NODE_BASE_IDLE, false, false, false};
+    char *save = NULL, *tok;
+    bool known;
+    size_t n = 0;
+
+    *names = NULL;
+    if (!a->states)
+        return 0;
+    if (strcasecmp(a->states, "all") == 0)
+        return 0;
+    for (tok = strtok_r(a->states, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        node_state_matches(tok, idle, &known);
+        if (!known) {
+            cmd_error(a->prog, "Bad state string: \"%s\"", tok);
+            exit(1);
+        }
+        *names = realloc(*names, (n + 1) * sizeof(**names));
+        if (!*names)
+            abort();
+        (*names)[n++] = tok;
+    }
+    a->opts.states = (const char *const *)*names;
+    a->opts.nstates = n;
+    return 0;
+}
+
+static bool name_in_list(const char *list, const char *name)
+{
+    char *copy = xstrdup(list), *save = NULL, *tok;
+    bool found = false;
+
+    for (tok = strtok_r(copy, ",", &save); tok && !found;
+         tok = strtok_r(NULL, ",", &save))
+        found = strcmp(tok, name) == 0;
+    free(copy);
+    return found;
+}
+
+/* -p: keep the named partitions, in the controller's order. */
+static json_t *filter_partitions(const struct sinfo_args *a, json_t *parts)
+{
+    json_t *out = json_array(), *p;
+    size_t i;
+
+    json_array_foreach(parts, i, p) {
+        if (!a->partitions || name_in_list(a->partitions, jstr_or(p, "name", "")))
+            json_array_append(out, p);
+    }
+    return out;
+}
+
+/* -n: keep the named nodes. */
+static json_t *filter_nodes(const struct sinfo_args *a, json_t *nodes)
+{
+    hostlist_t *hl;
+    json_t *out, *n;
+    size_t i;
+
+    if (!a->nodes)
+        return json_incref(nodes);
+    if (!(hl = hostlist_decode(a->nodes, NULL))) {
+        cmd_error(a->prog, "'%s' invalid entry for --nodes", a->nodes);
+        exit(1);
+    }
+    out = json_array();
+    json_array_foreach(nodes, i, n) {
+        if (hostlist_find(hl, jstr_or(n, "name", "")) >= 0)
+            json_array_append(out, n);
+    }
+    hostlist_destroy(hl);
+    return out;
+}
+
+static int load(const char *prog, const char *type, const char *key,
+                json_t **resp, json_t **array)
+{
+    drv_error_t error = {{0}};
+
+    if (cmd_rpc(prog, type, json_object(), resp, &error) < 0) {
+        fprintf(stderr, "slurm_load_%s error: %s\n",
+                strcmp(type, "node_info") == 0 ? "node" : "partitions",
+                error.text);
+        return -1;
+    }
+    *array = json_object_get(*resp, key);
+    if (!json_is_array(*array)) {
+        json_object_set_new(*resp, key, json_array());
+        *array = json_object_get(*resp, key);
+    }
+    return 0;
+}
+
+static void print_date(time_t now)
+{
+    char buf[64];
+    struct tm tm;
+
+    localtime_r(&now, &tm);
+    strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", &tm);
+    printf("%s\n", buf);
+}
+
+static int show(struct sinfo_args *a, struct format_choice fc)
+{
+    json_t *presp = NULL, *nresp = NULL, *parts, *nodes, *fparts, *fnodes;
+    struct sinfo_row *rows;
+    struct fmt_spec *spec;
+    size_t nrows;
+
+    if (load(a->prog, "partition_info", "partitions", &presp, &parts) < 0
+        || load(a->prog, "node_info", "nodes", &nresp, &nodes) < 0) {
+        json_decref(presp);
+        return 1;
+    }
+    spec = a->format_long ? fmt_parse_long(a->format_long, sinfo_fields, 20)
+                          : fmt_parse(fc.text, sinfo_fields);
+    if (spec->bad)
+        cmd_error(a->prog, "Invalid node format specification: %c",
+                  spec->bad);
+    if (spec->bad_name)
+        cmd_error(a->prog, "Invalid node format specification: %s",
+                  spec->bad_name);
+    fparts = filter_partitions(a, parts);
+    fnodes = filter_nodes(a, nodes);
+    rows = sinfo_rows_build(spec, fparts, fnodes, &a->opts, &nrows);
+    if (!a->format_long)
+        sinfo_fit_widths(spec, rows, nrows, fc.node_field, fc.part_field);
+    if (a->long_output || a->iterate)
+        print_date((time_t)jint(nresp, "now", (int64_t)time(NULL)));
+    sinfo_print(stdout, spec, rows, nrows, a->noheader);
+    fflush(stdout);
+    sinfo_rows_destroy(rows, nrows);
+    fmt_spec_destroy(spec);
+    json_decref(fparts);
+    json_decref(fnodes);
+    json_decref(presp);
+    json_decref(nresp);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct sinfo_args a = {.prog = cmd_prog_name(argv[0])};
+    struct format_choice fc;
+    char **states = NULL;
+    int rc;
+
+    parse_args(argc, argv, &a);
+    if (!a.partitions)
+        a.partitions = getenv("SINFO_PARTITION");
+    split_states(&a, &states);
+    fc = choose_format(&a);
+    rc = show(&a, fc);
+    while (a.iterate && rc == 0) {
+        printf("\n");
+        sleep((unsigned)a.iterate);
+        rc = show(&a, fc);
+    }
+    free(states);
+    return rc;
 }

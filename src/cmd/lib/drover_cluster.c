@@ -68,7 +68,9 @@ bool drover_cluster_exists(const char *dir)
     return exists;
 }
 
-/* mkdir -p 'path'; the last component gets 'mode'. */
+/* mkdir -p 'path'; the last component, if made here, gets 'mode'.  An
+ * existing directory keeps its mode: it may be one the user chose.
+ */
 static int mkdir_p(const char *path, mode_t mode, drv_error_t *error)
 {
     char *p = xstrdup(path);
@@ -83,11 +85,19 @@ static int mkdir_p(const char *path, mode_t mode, drv_error_t *error)
         *s = '/';
     }
     free(p);
-    if (mkdir(path, mode) < 0 && errno != EEXIST)
+    if (mkdir(path, mode) < 0) {
+        if (errno == EEXIST)
+            return 0;
         return errprintf(error, "cannot create %s: %s", path, strerror(errno));
-    if (chmod(path, mode) < 0)
+    }
+    if (chmod(path, mode) < 0) /* not limited by the umask */
         return errprintf(error, "cannot chmod %s: %s", path, strerror(errno));
     return 0;
+}
+
+int drover_make_dir(const char *dir, drv_error_t *error)
+{
+    return mkdir_p(dir, 0755, error);
 }
 
 /* The munge directory is searchable by all, so that every user can reach
@@ -443,8 +453,8 @@ static int write_confs(const char *dir, const struct drover_shape *shape,
 int drover_cluster_create(const char *dir, const struct drover_shape *shape,
                           drv_error_t *error)
 {
-    unsigned base;
-    bool files;
+    unsigned base = 0;
+    bool files = false;
 
     if (make_layout(dir, error) < 0
         || make_fake_gpus(dir, shape->gpus_per_node, &files, error) < 0

@@ -61,6 +61,11 @@ char *drover_node_pidfile(const char *dir, const char *node);
  */
 char *drover_default_dir(void);
 
+/* mkdir -p 'dir' (mode 0755 where made).  Returns 0, or -1 with errno and
+ * 'error'.
+ */
+int drover_make_dir(const char *dir, drv_error_t *error);
+
 /* True if 'dir' holds a cluster (its etc/slurm.conf exists). */
 bool drover_cluster_exists(const char *dir);
 
