@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -244,4 +245,187 @@ static void parse_args(int argc, char **argv, struct scancel_args *a)
         }
     }
     parse_ids(a, argc, argv);
+}
+
+static bool has_filters(const struct scancel_args *a)
+{
+    return a->user || a->state || a->name || a->partition || a->nodelist
+           || a->account || a->qos;
+}
+
+/* -i: ask before each job. */
+static bool confirmed(const struct scancel_args *a, const json_t *job,
+                      uint32_t id)
+{
+    char line[64];
+
+    if (!a->interactive)
+        return true;
+    printf("Cancel job_id=%u name=%s partition=%s [y/n]? ", id,
+           jstr_or(job, "name", "(null)"), jstr_or(job, "partition", "(null)"));
+    fflush(stdout);
+    return fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y');
+}
+
+/* Returns 0, or the error number to exit with. */
+static int cancel_one(const struct scancel_args *a, uint32_t id)
+{
+    drv_error_t error = {{0}};
+    json_t *body = json_pack("{s:I}", "job_id", (json_int_t)id);
+    int err;
+
+    if (a->signal)
+        json_object_set_new(body, "signal", json_integer(a->signal));
+    if (cmd_rpc(a->prog, "job_cancel", body, NULL, &error) == 0)
+        return 0;
+    err = errno;
+    /* Slurm 22.05 is silent about jobs that are gone or already done. */
+    if (err == EDRV_INVALID_JOB_ID || err == EDRV_ALREADY_DONE)
+        return 0;
+    if (!a->quiet)
+        cmd_error(a->prog, "Kill job error on job id %u: %s", id,
+                  err >= 1000 ? drv_strerror(err) : error.text);
+    return err;
+}
+
+static bool id_listed(const struct scancel_args *a, uint32_t id)
+{
+    for (size_t i = 0; i < a->nids; i++) {
+        if (a->ids[i] == id)
+            return true;
+    }
+    return a->nids == 0;
+}
+
+static bool nodes_overlap(const char *want, const char *have)
+{
+    hostlist_t *w = hostlist_decode(want, NULL);
+    hostlist_t *h = hostlist_decode(have, NULL);
+    bool hit = false;
+
+    for (size_t i = 0; w && h && !hit && i < hostlist_count(h); i++)
+        hit = hostlist_find(w, hostlist_nth(h, i)) >= 0;
+    hostlist_destroy(w);
+    hostlist_destroy(h);
+    return hit;
+}
+
+static bool state_wanted(const struct scancel_args *a, const json_t *job)
+{
+    job_state_t s = job_state_of(job);
+    char *copy, *tok, *save = NULL;
+    bool hit = false;
+
+    if (!job_state_is_active(s) || job_state_is_completing(s))
+        return false;
+    if (!a->state)
+        return true;
+    copy = xstrdup(a->state);
+    for (tok = strtok_r(copy, ",", &save); tok && !hit;
+         tok = strtok_r(NULL, ",", &save))
+        hit = job_state_lookup(tok) == s;
+    free(copy);
+    return hit;
+}
+
+static bool job_wanted(const struct scancel_args *a, const json_t *job,
+                       uid_t uid)
+{
+    if (!id_listed(a, job_view_job_id(job)) || !state_wanted(a, job))
+        return false;
+    if (a->user && (uid_t)jint(job, "user_id", -1) != uid)
+        return false;
+    if (a->name && strcmp(jstr_or(job, "name", ""), a->name) != 0)
+        return false;
+    if (a->partition && strcmp(jstr_or(job, "partition", ""), a->partition))
+        return false;
+    if (a->account && strcmp(jstr_or(job, "account", ""), a->account) != 0)
+        return false;
+    if (a->qos && strcmp(jstr_or(job, "qos", "normal"), a->qos) != 0)
+        return false;
+    return !a->nodelist || nodes_overlap(a->nodelist, job_view_nodes(job));
+}
+
+/* -t accepts only the states a job can be cancelled in. */
+static void check_states(const struct scancel_args *a)
+{
+    char *copy, *tok, *save = NULL;
+
+    if (!a->state)
+        return;
+    copy = xstrdup(a->state);
+    for (tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        const char *name = job_state_name(job_state_lookup(tok));
+
+        if (strcmp(name, "PENDING") && strcmp(name, "RUNNING")
+            && strcmp(name, "SUSPENDED")) {
+            cmd_error(a->prog, "Invalid job state specified: %s", tok);
+            cmd_error(a->prog, "Valid job states are PENDING, RUNNING and "
+                               "SUSPENDED");
+            exit(1);
+        }
+    }
+    free(copy);
+}
+
+static int cancel_filtered(const struct scancel_args *a)
+{
+    drv_error_t error = {{0}};
+    json_t *resp = NULL, *jobs, *job;
+    uid_t uid = 0;
+    int rc = 0, err;
+    size_t i;
+
+    if (a->user && names_user_uid(a->user, &uid) < 0) {
+        cmd_error(a->prog, "Invalid user name: %s", a->user);
+        return 1;
+    }
+    if (cmd_rpc(a->prog, "job_info", json_object(), &resp, &error) < 0) {
+        cmd_error(a->prog, "slurm_load_jobs error: %s", error.text);
+        return 1;
+    }
+    jobs = json_object_get(resp, "jobs");
+    json_array_foreach(jobs, i, job) {
+        uint32_t id = job_view_job_id(job);
+
+        if (!job_wanted(a, job, uid) || !confirmed(a, job, id))
+            continue;
+        if ((err = cancel_one(a, id)) > rc)
+            rc = err;
+    }
+    json_decref(resp);
+    return rc;
+}
+
+static int cancel_ids(const struct scancel_args *a)
+{
+    int rc = 0, err;
+
+    for (size_t i = 0; i < a->nids; i++) {
+        if (!confirmed(a, NULL, a->ids[i]))
+            continue;
+        if ((err = cancel_one(a, a->ids[i])) > rc)
+            rc = err;
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct scancel_args a = {.prog = cmd_prog_name(argv[0])};
+    int rc;
+
+    parse_args(argc, argv, &a);
+    check_states(&a);
+    if (!a.nids && !has_filters(&a)) {
+        cmd_error(a.prog, "No job identification provided");
+        free(a.ids);
+        return 1;
+    }
+    rc = has_filters(&a) ? cancel_filtered(&a) : cancel_ids(&a);
+    free(a.ids);
+    /* Like Slurm, exit with the error number; an exit status keeps only
+     * its low eight bits. */
+    return rc == 0 ? 0 : ((rc & 0xff) ? rc & 0xff : 1);
 }

@@ -183,6 +183,8 @@ struct squeue_args {
     const char *sort;
     const char *jobs;
     bool job_flag;
+    const char *steps; /* -s list: "8379.batch,8380" */
+    bool step_flag;
     bool long_list;
     bool noheader;
     bool start;
@@ -292,17 +294,22 @@ static void parse_args(int argc, char **argv, struct squeue_args *a)
         } else if (c == OPT_USAGE) {
             fputs(squeue_usage, stdout);
             exit(0);
-        } else if (c == OPT_JSON || c == OPT_YAML || c == 's' || c == 'M') {
+        } else if (c == OPT_JSON || c == OPT_YAML || c == 'M') {
             unsupported(a->prog, c == OPT_JSON   ? "--json"
                                  : c == OPT_YAML ? "--yaml"
-                                 : c == 's'      ? "--steps"
                                                  : "--clusters");
+        } else if (c == 's') {
+            a->step_flag = true;
+            if (optarg)
+                a->steps = optarg;
         } else {
             handle_opt(a, c, optarg);
         }
     }
     if (optind < argc && a->job_flag && !a->jobs)
         a->jobs = argv[optind++];
+    else if (optind < argc && a->step_flag && !a->steps)
+        a->steps = argv[optind++];
     if (optind < argc) {
         cmd_error(a->prog, "Unrecognized option: %s", argv[optind]);
         fputs(squeue_usage, stdout);
@@ -315,7 +322,8 @@ static void apply_env(struct squeue_args *a)
 {
     const char *v;
 
-    if (!a->format && !a->format_long && !a->long_list && !a->start) {
+    if (!a->format && !a->format_long && !a->long_list && !a->start
+        && !a->step_flag) {
         if ((v = getenv("SQUEUE_FORMAT")))
             a->format = v;
         else if ((v = getenv("SQUEUE_FORMAT2")))
@@ -355,9 +363,9 @@ static int build_job_ids(struct squeue_args *a, struct squeue_filter *f,
 {
     struct list ids = {NULL, NULL, 0};
 
-    if (!a->jobs)
+    if (!a->jobs && !a->steps)
         return 0;
-    list_split(&ids, a->jobs);
+    list_split(&ids, a->jobs ? a->jobs : a->steps);
     st->job_ids = xzalloc((ids.n + 1) * sizeof(*st->job_ids));
     for (size_t i = 0; i < ids.n; i++) {
         char *end;
@@ -434,7 +442,12 @@ static struct fmt_spec *build_spec(const struct squeue_args *a)
 {
     struct fmt_spec *spec;
 
-    if (a->format_long)
+    if (a->step_flag && a->format_long)
+        spec = fmt_parse_long(a->format_long, squeue_step_fields, 20);
+    else if (a->step_flag)
+        spec = fmt_parse(a->format ? a->format : SQUEUE_FORMAT_STEPS,
+                         squeue_step_fields);
+    else if (a->format_long)
         spec = fmt_parse_long(a->format_long, squeue_fields, 20);
     else
         spec = fmt_parse(a->format ? a->format
@@ -489,6 +502,19 @@ static bool single_job_missing(const struct squeue_filter *f,
     return true;
 }
 
+/* squeue -s: the batch step of each running job that passes the filters
+ * (states aside: steps are always running).
+ */
+static bool step_selected(const struct squeue_args *a,
+                          const struct squeue_filter *f, const json_t *job)
+{
+    struct squeue_filter any = *f;
+
+    any.all_states = true;
+    return job_state_is_running(job_base_state_of(job))
+           && squeue_job_selected(job, &any) && extra_selected(a, job);
+}
+
 static json_t *request_body(const struct squeue_filter *f)
 {
     json_t *body = json_pack("{s:b}", "all_states", 1);
@@ -526,7 +552,7 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
         return 1;
     }
     jobs = json_object_get(resp, "jobs");
-    if (single_job_missing(f, jobs)) {
+    if (!a->step_flag && single_job_missing(f, jobs)) {
         fprintf(stderr, "slurm_load_jobs error: %s\n",
                 drv_strerror(EDRV_INVALID_JOB_ID));
         json_decref(resp);
@@ -537,10 +563,11 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
         print_date(ctx.now);
     sel = xzalloc((json_array_size(jobs) + 1) * sizeof(*sel));
     json_array_foreach(jobs, i, job) {
-        if (squeue_job_selected(job, f) && extra_selected(a, job))
+        if (a->step_flag ? step_selected(a, f, job)
+                         : squeue_job_selected(job, f) && extra_selected(a, job))
             sel[n++] = job;
     }
-    squeue_sort(sel, n, a->sort, ctx.now);
+    squeue_sort(sel, n, a->step_flag && !a->sort ? "P,i" : a->sort, ctx.now);
     squeue_print(stdout, spec, sel, n, &ctx, a->noheader);
     fflush(stdout);
     free(sel);

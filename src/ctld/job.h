@@ -88,6 +88,7 @@ struct job {
     char *std_err;
     char *std_in;
     char *comment;
+    char *command;         /* the script's path, NULL for --wrap/stdin */
     char *submit_host;
     json_t *launch;        /* {"script","argv","env"}; dropped when done */
     UT_hash_handle hh;

@@ -26,7 +26,7 @@ static const char *const submit_keys[] = {
     "nodes_min", "nodes_max", "num_tasks", "cpus_per_task",
     "ntasks_per_node", "mem_per_node_mib", "mem_per_cpu_mib", "gres",
     "gpus", "gpus_per_node", "gpu_type", "time_limit_s", "exclusive",
-    "hold", "requeue", "nice", "comment", "submit_host", NULL,
+    "hold", "requeue", "nice", "comment", "command", "submit_host", NULL,
 };
 
 static json_t *submit_fields(json_t *body)
@@ -85,6 +85,16 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
     return job->launch ? 0 : errprintf(error, "out of memory");
 }
 
+/* As Slurm, a GRES type no node has is an invalid GRES request, while a
+ * count no node can hold is an unavailable configuration. */
+static bool gpu_type_known(const struct node_table *nt, const char *type)
+{
+    for (size_t i = 0; i < nt->count; i++)
+        if (nt->sched[i].gpu_type && !strcmp(nt->sched[i].gpu_type, type))
+            return true;
+    return false;
+}
+
 /* Partition, time limit and "can this ever run" checks. */
 static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
 {
@@ -108,6 +118,11 @@ static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
     if (job->req.min_nodes > bitmap_count(part->nodes)) {
         job->reason = JOB_REASON_PART_NODE_LIMIT;
         return 0;
+    }
+    if (job->req.gpu_type && !gpu_type_known(ctld->nodes, job->req.gpu_type)) {
+        errno = EDRV_INVALID_GRES;
+        return errprintf(error, "no node has GPUs of type %s",
+                         job->req.gpu_type);
     }
     if (sched_check_never(ctld->nodes->sched, ctld->nodes->count, &job->req,
                           error)

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -78,6 +79,20 @@ static void job_free_cb(uv_handle_t *h)
     }
 }
 
+/* The script is the job's; once it ended, its spool entry goes. */
+static void spool_remove(struct noded *nd, uint32_t id)
+{
+    char *dir = xasprintf("%s/job%05u", nd->spool_dir, id);
+    char *script = xasprintf("%s/slurm_script", dir);
+
+    if (unlink(script) < 0 && errno != ENOENT)
+        log_err("unlink %s", script);
+    if (rmdir(dir) < 0 && errno != ENOENT)
+        log_err("rmdir %s", dir);
+    free(script);
+    free(dir);
+}
+
 static void job_ended(struct noded *nd, struct nd_job *job, int status)
 {
     json_t *c = json_pack("{s:s s:I s:i s:b}", "node", nd->node->name,
@@ -87,6 +102,7 @@ static void job_ended(struct noded *nd, struct nd_job *job, int status)
     log_info("JobId=%u: batch script exited, status %d%s", job->id, status,
              job->timed_out ? " (time limit)" : "");
     killpg(job->pid, SIGKILL); /* what the script left behind */
+    spool_remove(nd, job->id);
     HASH_DEL(nd->jobs, job);
     uv_close((uv_handle_t *)&job->limit_timer, job_free_cb);
     uv_close((uv_handle_t *)&job->kill_timer, job_free_cb);

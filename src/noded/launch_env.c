@@ -120,7 +120,9 @@ static void set_job_vars(struct envb *e, struct noded *nd, json_t *job)
     env_set(e, "SLURM_JOB_USER", jstr(job, "user_name"));
     env_setf(e, "SLURM_JOB_UID", "%lld", (long long)jint(job, "user_id"));
     env_setf(e, "SLURM_JOB_GID", "%lld", (long long)jint(job, "group_id"));
-    env_set(e, "SLURM_SUBMIT_DIR", jstr(job, "work_dir"));
+    /* sbatch sends the directory it ran in, which -D may differ from. */
+    if (!json_object_get(e->vars, "SLURM_SUBMIT_DIR"))
+        env_set(e, "SLURM_SUBMIT_DIR", jstr(job, "work_dir"));
     env_set(e, "SLURM_SUBMIT_HOST", jstr(job, "submit_host"));
     env_set(e, "SLURM_CLUSTER_NAME", jstr(job, "cluster_name"));
     env_set(e, "SLURMD_NODENAME", nd->node->name);

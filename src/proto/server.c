@@ -288,9 +288,9 @@ static void handle_msg(struct conn *c, json_t *msg)
     unsigned roles;
 
     if (proto_msg_parse(msg, &m, &error) < 0) {
+        int errnum = errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_MALFORMED;
         log_verbose("proto: %s: %s", c->peer_str, error.text);
-        conn_send_error(c, errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_MALFORMED,
-                        error.text);
+        conn_send_error(c, errnum, error.text);
         goto done;
     }
     if (!m.cred) {
@@ -301,10 +301,10 @@ static void handle_msg(struct conn *c, json_t *msg)
     }
     if (proto_auth_decode(s->auth, m.cred, m.type, m.body, &uid, &gid, &error)
         < 0) {
+        int errnum = errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_AUTH;
         log_error("proto: %s: '%s' request: %s", c->peer_str, m.type,
                   error.text);
-        conn_send_error(c, errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_AUTH,
-                        error.text);
+        conn_send_error(c, errnum, error.text);
         goto done;
     }
     if (!(h = lookup(s, m.type, &arg))) {

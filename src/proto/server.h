@@ -27,6 +27,7 @@
 #ifndef DROVER_PROTO_SERVER_H
 #define DROVER_PROTO_SERVER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>

@@ -86,4 +86,5 @@ def test_oversubscribed_1gpu_jobs_some_run_rest_pend_for_resources(cluster, tmp_
 def test_typed_gpu_request_on_untyped_nodes_is_rejected(cluster, tmp_path):
     r = cluster.run("sbatch", "--gres=gpu:h100:1", "--wrap", "true", cwd=tmp_path)
     assert r.returncode == 1
-    assert "Requested node configuration is not available" in r.stderr
+    assert r.stderr == ("sbatch: error: Batch job submission failed: "
+                        "Invalid generic resource (gres) specification\n")

@@ -486,6 +486,24 @@ static void flags_and_passed_on_options(void **state)
     json_decref(b);
 }
 
+static void time_limits_keep_seconds_and_zero_is_unlimited(void **state)
+{
+    json_t *b = must_parse(ARGV("--time=0:02", "--wrap=true"), "", NO_ENV);
+
+    (void)state;
+    assert_int_equal(num(b, "time_limit_s"), 2);
+    json_decref(b);
+    b = must_parse(ARGV("-t", "1-00:00:00", "--wrap=true"), "", NO_ENV);
+    assert_int_equal(num(b, "time_limit_s"), 86400);
+    json_decref(b);
+    b = must_parse(ARGV("-t", "0", "--wrap=true"), "", NO_ENV);
+    assert_int_equal(num(b, "time_limit_s"), -1);
+    json_decref(b);
+    b = must_parse(ARGV("--wrap=true"), "", NO_ENV);
+    assert_null(json_object_get(b, "time_limit_s"));
+    json_decref(b);
+}
+
 static void first_pass_reports_help_and_version(void **state)
 {
     struct sbatch_opts *o = sbatch_opts_create(NULL);
@@ -574,6 +592,7 @@ int main(void)
         cmocka_unit_test(memory_options_exclude_each_other),
         cmocka_unit_test(tasks_per_node_sets_task_count),
         cmocka_unit_test(flags_and_passed_on_options),
+        cmocka_unit_test(time_limits_keep_seconds_and_zero_is_unlimited),
         cmocka_unit_test(first_pass_reports_help_and_version),
         cmocka_unit_test(help_lists_table_rows_in_slurm_layout),
         cmocka_unit_test(wrap_script_matches_slurm),

@@ -43,18 +43,23 @@ void fmt_buf_puts(struct fmt_buf *b, const char *s)
 
 void fmt_buf_printf(struct fmt_buf *b, const char *fmt, ...)
 {
+    char small[256];
     va_list ap;
     int n;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
     va_end(ap);
     if (n <= 0)
         return;
     buf_grow(b, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
+    if ((size_t)n < sizeof(small)) {
+        memcpy(b->s + b->len, small, (size_t)n + 1);
+    } else {
+        va_start(ap, fmt);
+        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
     b->len += (size_t)n;
 }
 

@@ -11,6 +11,7 @@
 #include "cmd/lib/states.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
+#include "common/xalloc.h"
 
 uint32_t job_view_job_id(const json_t *job)
 {
@@ -94,6 +95,23 @@ const char *job_view_nodes(const json_t *job)
     if (job_state_is_pending(job_base_state_of(job)))
         return "";
     return jstr_or(job, "last_nodes", "");
+}
+
+char *job_view_batch_host(const json_t *job)
+{
+    const char *host = jstr_or(job, "batch_host", NULL);
+    hostlist_t *hl;
+    char *first = NULL;
+
+    if (host)
+        return xstrdup(host);
+    if (job_state_is_pending(job_base_state_of(job)))
+        return NULL;
+    hl = hostlist_decode(job_view_nodes(job), NULL);
+    if (hl && hostlist_count(hl) > 0)
+        first = xstrdup(hostlist_nth(hl, 0));
+    hostlist_destroy(hl);
+    return first;
 }
 
 static uint32_t hostlist_size(const char *expr)

@@ -47,6 +47,11 @@ time_t job_view_end_time(const json_t *job);
  */
 const char *job_view_nodes(const json_t *job);
 
+/* The batch host: the record's "batch_host", else the first allocated
+ * node; NULL while pending.  Caller frees.
+ */
+char *job_view_batch_host(const json_t *job);
+
 /* Node count: requested minimum while pending, allocated count after. */
 uint32_t job_view_node_count(const json_t *job);
 

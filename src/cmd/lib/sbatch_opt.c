@@ -348,7 +348,9 @@ static int set_mem(struct sbatch_opts *o, const struct optdef *d,
     return 0;
 }
 
-/* Slurm keeps minutes: seconds round up, and 0 means no limit. */
+/* A limit of 0 means none, as in Slurm.  Slurm rounds "MM:SS" up to whole
+ * minutes; Drover keeps the seconds (docs/compatibility.md).
+ */
 static int set_time(struct sbatch_opts *o, const struct optdef *d,
                     const char *arg, struct sbatch_error *e)
 {
@@ -357,8 +359,6 @@ static int set_time(struct sbatch_opts *o, const struct optdef *d,
     (void)d;
     if (timefmt_parse_limit(arg, &secs, NULL) < 0)
         return fail(e, 255, "error", "Invalid --time specification");
-    if (secs > 0)
-        secs = (secs + 59) / 60 * 60;
     o->time_limit_s = secs == 0 ? TIME_INFINITE : secs;
     o->time_set = true;
     return 0;

@@ -166,28 +166,10 @@ static void job_line_start_end(struct rec *r, const json_t *job)
     rec_eol(r);
 }
 
-/* The batch host: the record's, else the first allocated node. */
-static char *batch_host(const json_t *job)
-{
-    const char *host = jstr_or(job, "batch_host", NULL);
-    hostlist_t *hl;
-    char *first = NULL;
-
-    if (host)
-        return xstrdup(host);
-    if (job_state_is_pending(job_base_state_of(job)))
-        return NULL;
-    hl = hostlist_decode(job_view_nodes(job), NULL);
-    if (hl && hostlist_count(hl) > 0)
-        first = xstrdup(hostlist_nth(hl, 0));
-    hostlist_destroy(hl);
-    return first;
-}
-
 static void job_line_nodes(struct rec *r, const json_t *job)
 {
     const char *sched = jstr_or(job, "sched_nodes", NULL);
-    char *host = batch_host(job);
+    char *host = job_view_batch_host(job);
 
     fmt_buf_printf(&r->out, "Partition=%s AllocNode:Sid=%s:%lld",
                    jstr_or(job, "partition", "(null)"),

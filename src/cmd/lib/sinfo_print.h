@@ -27,7 +27,7 @@
 #define SINFO_FORMAT_NODE "%N %.6D %.9P %6t"
 #define SINFO_FORMAT_NODE_LONG                                                 \
     "%N %.6D %.9P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E"
-#define SINFO_FORMAT_SUMMARIZE "%9P %.5a %.10l %.16F  %N"
+#define SINFO_FORMAT_SUMMARIZE "%9P %.5a %.10l %.16F %N"
 #define SINFO_FORMAT_REASONS "%20E %9u %19H %N"
 #define SINFO_FORMAT_REASONS_LONG "%20E %12U %19H %6t %N"
 

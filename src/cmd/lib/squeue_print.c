@@ -622,3 +622,39 @@ void squeue_print(FILE *out, const struct fmt_spec *spec, const json_t **jobs,
         free(line);
     }
 }
+
+/* --- squeue -s: batch steps ---------------------------------------------- */
+
+static void p_step_id(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    char buf[64];
+
+    fmt_buf_printf(out, "%s.batch", job_view_id(JOB(rec), buf, sizeof(buf)));
+}
+
+static void p_step_name(struct fmt_buf *out, const void *rec,
+                        const void *ctx)
+{
+    fmt_buf_puts(out, "batch");
+}
+
+/* The batch step runs on the batch host. */
+static void p_step_nodes(struct fmt_buf *out, const void *rec,
+                         const void *ctx)
+{
+    char *host = job_view_batch_host(JOB(rec));
+
+    fmt_buf_puts(out, host ? host : "");
+    free(host);
+}
+
+const struct fmt_field squeue_step_fields[] = {
+    {'i', "StepID", "STEPID", p_step_id, 0},
+    {'j', "StepName", "NAME", p_step_name, 0},
+    {'M', "TimeUsed", "TIME", p_time_used, FMT_NOCUT},
+    {'N', "NodeList", "NODELIST", p_step_nodes, NC},
+    {'P', "Partition", "PARTITION", p_partition, 0},
+    {'U', "UserID", "USER", p_uid, 0},
+    {'u', "UserName", "USER", p_user, 0},
+    {0, NULL, NULL, NULL, 0},
+};

@@ -22,6 +22,7 @@
 #define SQUEUE_FORMAT_DEFAULT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define SQUEUE_FORMAT_LONG "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
 #define SQUEUE_FORMAT_START "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
+#define SQUEUE_FORMAT_STEPS "%.15i %.8j %.9P %.8u %.9M %N"
 
 /* Passed to every printer as 'ctx'. */
 struct squeue_ctx {
@@ -30,6 +31,12 @@ struct squeue_ctx {
 
 /* The column table (ends with a row whose header is NULL). */
 extern const struct fmt_field squeue_fields[];
+
+/* Columns of squeue -s: one record per job step.  Drover's jobs have one
+ * step, the batch script ("<job>.batch" on the batch host); the record is
+ * the running job.
+ */
+extern const struct fmt_field squeue_step_fields[];
 
 /* Which jobs to show.  Empty lists select everything. */
 struct squeue_filter {

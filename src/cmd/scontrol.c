@@ -1,0 +1,764 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * scontrol.c - view and change controller state (Slurm's scontrol)
+ *
+ * Supported: show job|node|partition|hostnames, ping, hold, release,
+ * requeue, update NodeName=... and update JobId=... TimeLimit=....  Messages
+ * and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
+ * "slurm_suspend error: ...", "Node x not found").  With no command,
+ * commands are read from standard input, one per line.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cmd/lib/jsonget.h"
+#include "cmd/lib/opt.h"
+#include "cmd/lib/rpc.h"
+#include "cmd/lib/scontrol_print.h"
+#include "common/hostlist.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+
+enum {
+    OPT_HELP = CMD_OPT_LONG,
+    OPT_USAGE,
+    OPT_HIDE,
+    OPT_LOCAL,
+    OPT_SIBLING,
+    OPT_FEDERATION,
+    OPT_JSON,
+    OPT_YAML,
+};
+
+static const struct cmd_opt scontrol_opts[] = {
+    {"all", 'a', no_argument,
+     "     -a or --all: equivalent to \"all\" command\n"},
+    {"details", 'd', no_argument,
+     "     -d or --details: equivalent to \"details\" command\n"},
+    {"federation", OPT_FEDERATION, no_argument,
+     "     --federation: Report jobs from federation if a member of one\n"},
+    {"help", 'h', no_argument,
+     "     -h or --help: equivalent to \"help\" command\n"},
+    {"hide", OPT_HIDE, no_argument,
+     "     --hide: equivalent to \"hide\" command\n"},
+    {"json", OPT_JSON, no_argument,
+     "     --json: Produce JSON output\n"},
+    {"local", OPT_LOCAL, no_argument,
+     "     --local: Report information only about jobs on the local cluster."
+     "\n"},
+    {"clusters", 'M', required_argument,
+     "     -M or --cluster: equivalent to \"cluster\" command.\n"},
+    {"cluster", 'M', required_argument, NULL},
+    {"oneliner", 'o', no_argument,
+     "     -o or --oneliner: equivalent to \"oneliner\" command\n"},
+    {"quiet", 'Q', no_argument,
+     "     -Q or --quiet: equivalent to \"quiet\" command\n"},
+    {"sibling", OPT_SIBLING, no_argument,
+     "     --sibling: Report information about all sibling jobs.\n"},
+    {"uid", 'u', required_argument,
+     "     -u or --uid: Update job as user \"uid\" instead of the invoking "
+     "user.\n"},
+    {"verbose", 'v', no_argument,
+     "     -v or --verbose: equivalent to \"verbose\" command\n"},
+    {"version", 'V', no_argument,
+     "     -V or --version: equivalent to \"version\" command\n"},
+    {"yaml", OPT_YAML, no_argument,
+     "     --yaml: Produce YAML output\n"},
+    {"usage", OPT_USAGE, no_argument, NULL},
+    CMD_OPT_END,
+};
+
+static const char help_head[] =
+    "scontrol [<OPTION>] [<COMMAND>]\n"
+    "    Valid <OPTION> values are:\n";
+
+static const char help_tail[] =
+    "\n"
+    "  <keyword> may be omitted from the execute line and scontrol will\n"
+    "  execute in interactive mode. It will process commands as entered\n"
+    "  until explicitly terminated.\n"
+    "\n"
+    "    Valid <COMMAND> values are:\n"
+    "     exit                     terminate scontrol\n"
+    "     help                     print this description of use.\n"
+    "     hold <job_list>          prevent specified job from starting.\n"
+    "     oneliner                 report output one record per line.\n"
+    "     ping                     print status of slurmctld daemons.\n"
+    "     quit                     terminate this command.\n"
+    "     release <job_list>       permit specified job to start (see hold)\n"
+    "     requeue <job_id>         re-queue a batch job\n"
+    "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
+    "                              is all records.\n"
+    "     update <SPECIFICATIONS>  update job or node configuration.\n"
+    "     version                  display tool version number.\n"
+    "\n"
+    "  <ENTITY> may be \"hostnames\", \"job\", \"node\" or \"partition\".\n"
+    "  <ID> may be a job id, node name (or hostlist expression), partition\n"
+    "  name, or a hostlist expression for \"show hostnames\".\n"
+    "\n"
+    "  Node update <SPECIFICATIONS>: NodeName=<name> State=<DRAIN|RESUME|\n"
+    "  DOWN|UNDRAIN> [Reason=<reason>].  Job update <SPECIFICATIONS>:\n"
+    "  JobId=<id> TimeLimit=<time>.\n";
+
+static const char scontrol_usage[] =
+    "Usage: scontrol [-a] [-d] [-h] [-M cluster] [-o] [-Q] [-u uid] [-v] "
+    "[-V]\n"
+    "                [COMMAND [ARGS]]\n";
+
+/* Settings that commands on the command line and in interactive mode
+ * share.
+ */
+struct scontrol {
+    const char *prog;
+    bool one_liner;
+    bool detail;
+    bool quiet;
+    int exit_code;
+    bool exit_flag;
+};
+
+/* Slurm accepts any abbreviation of a keyword at least 'min' long. */
+static bool keyword(const char *word, const char *full, size_t min)
+{
+    size_t len = strlen(word);
+
+    return len >= min && len <= strlen(full)
+           && strncasecmp(word, full, len) == 0;
+}
+
+/* Text for an error from the controller: Slurm's for its numbers, the
+ * client's (which names the peer) for I/O failures.
+ */
+static const char *err_text(int err, const drv_error_t *error)
+{
+    return err >= 1000 ? drv_strerror(err) : error->text;
+}
+
+static time_t resp_now(const json_t *resp)
+{
+    return (time_t)jint(resp, "now", (int64_t)time(NULL));
+}
+
+static struct scontrol_ctx print_ctx(const struct scontrol *sc, time_t now)
+{
+    const struct slurm_conf *conf = cmd_conf(sc->prog);
+    struct scontrol_ctx ctx = {now, sc->one_liner, sc->detail,
+                               conf ? conf->slurmd_port : 6818};
+
+    return ctx;
+}
+
+/* --- show job ------------------------------------------------------------ */
+
+/* "8379" or "8385_0"; *task is -1 without a task.  -1 when not an id. */
+static int parse_job_id(const char *s, uint32_t *id, long *task)
+{
+    char *end;
+    unsigned long v;
+
+    *task = -1;
+    if (!s || !isdigit((unsigned char)s[0]))
+        return -1;
+    v = strtoul(s, &end, 10);
+    if (*end == '_' && isdigit((unsigned char)end[1]))
+        *task = strtol(end + 1, &end, 10);
+    if (*end || v == 0 || v > UINT32_MAX)
+        return -1;
+    *id = (uint32_t)v;
+    return 0;
+}
+
+static bool job_matches(const json_t *job, uint32_t id, long task)
+{
+    if (task >= 0)
+        return jint(job, "array_job_id", 0) == id
+               && jint(job, "array_task_id", -1) == task;
+    return jint(job, "job_id", 0) == id || jint(job, "array_job_id", 0) == id;
+}
+
+static void show_job(struct scontrol *sc, const char *arg)
+{
+    drv_error_t error = {{0}};
+    json_t *resp = NULL, *jobs, *job;
+    struct scontrol_ctx ctx;
+    uint32_t id = 0;
+    long task = -1;
+    size_t i, shown = 0;
+
+    if (arg && parse_job_id(arg, &id, &task) < 0) {
+        fprintf(stderr, "slurm_load_jobs error: %s\n",
+                drv_strerror(EDRV_INVALID_JOB_ID));
+        sc->exit_code = 1;
+        return;
+    }
+    if (cmd_rpc(sc->prog, "job_info", json_pack("{s:b}", "all_states", 1),
+                &resp, &error) < 0) {
+        fprintf(stderr, "slurm_load_jobs error: %s\n", error.text);
+        sc->exit_code = 1;
+        return;
+    }
+    ctx = print_ctx(sc, resp_now(resp));
+    jobs = json_object_get(resp, "jobs");
+    json_array_foreach(jobs, i, job) {
+        char *text;
+
+        if (arg && !job_matches(job, id, task))
+            continue;
+        text = scontrol_sprint_job(job, &ctx);
+        fputs(text, stdout);
+        free(text);
+        shown++;
+    }
+    if (arg && !shown) {
+        fprintf(stderr, "slurm_load_jobs error: %s\n",
+                drv_strerror(EDRV_INVALID_JOB_ID));
+        sc->exit_code = 1;
+    } else if (!shown) {
+        printf("No jobs in the system\n");
+    }
+    json_decref(resp);
+}
+
+/* --- show node, show partition ------------------------------------------- */
+
+struct entity {
+    const char *type;     /* request type */
+    const char *key;      /* array in the response */
+    const char *load_err; /* Slurm's prefix for load errors */
+    const char *title;    /* "Node", "Partition" */
+    const char *none;     /* no records at all */
+    char *(*sprint)(const json_t *, const struct scontrol_ctx *);
+};
+
+static const struct entity node_entity = {
+    "node_info", "nodes", "slurm_load_node error", "Node",
+    "No nodes in the system", scontrol_sprint_node};
+static const struct entity part_entity = {
+    "partition_info", "partitions", "slurm_load_partitions error",
+    "Partition", "No partitions in the system", scontrol_sprint_partition};
+
+static const json_t *find_named(const json_t *records, const char *name)
+{
+    size_t i;
+    json_t *r;
+
+    json_array_foreach(records, i, r) {
+        if (strcmp(jstr_or(r, "name", ""), name) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+static void print_record(const struct entity *e, const json_t *rec,
+                         const struct scontrol_ctx *ctx)
+{
+    char *text = e->sprint(rec, ctx);
+
+    fputs(text, stdout);
+    free(text);
+}
+
+/* Print the records named by 'arg' (a hostlist expression for nodes, one
+ * name for partitions), or all of them.
+ */
+static void show_named(struct scontrol *sc, const struct entity *e,
+                       const json_t *records, const char *arg,
+                       const struct scontrol_ctx *ctx)
+{
+    hostlist_t *hl = NULL;
+    size_t i;
+    json_t *r;
+
+    if (!arg) {
+        json_array_foreach(records, i, r)
+            print_record(e, r, ctx);
+        if (json_array_size(records) == 0)
+            printf("%s\n", e->none);
+        return;
+    }
+    if (e == &node_entity)
+        hl = hostlist_decode(arg, NULL);
+    for (i = 0; i < (hl ? hostlist_count(hl) : 1); i++) {
+        const char *name = hl ? hostlist_nth(hl, i) : arg;
+        const json_t *rec = find_named(records, name);
+
+        if (rec) {
+            print_record(e, rec, ctx);
+        } else {
+            printf("%s %s not found\n", e->title, name);
+            sc->exit_code = 1;
+        }
+    }
+    hostlist_destroy(hl);
+}
+
+static void show_entity(struct scontrol *sc, const struct entity *e,
+                        const char *arg)
+{
+    drv_error_t error = {{0}};
+    json_t *resp = NULL, *records;
+    struct scontrol_ctx ctx;
+
+    if (cmd_rpc(sc->prog, e->type, json_object(), &resp, &error) < 0) {
+        fprintf(stderr, "%s: %s\n", e->load_err, error.text);
+        sc->exit_code = 1;
+        return;
+    }
+    ctx = print_ctx(sc, resp_now(resp));
+    records = json_object_get(resp, e->key);
+    show_named(sc, e, json_is_array(records) ? records : NULL, arg, &ctx);
+    json_decref(resp);
+}
+
+static void show_hostnames(struct scontrol *sc, const char *arg)
+{
+    drv_error_t error = {{0}};
+    hostlist_t *hl;
+
+    if (!arg)
+        arg = getenv("SLURM_JOB_NODELIST");
+    if (!arg) {
+        cmd_error(sc->prog, "host list is empty");
+        sc->exit_code = 1;
+        return;
+    }
+    if (!(hl = hostlist_decode(arg, &error))) {
+        cmd_error(sc->prog, "Invalid hostlist: %s", arg);
+        sc->exit_code = 1;
+        return;
+    }
+    for (size_t i = 0; i < hostlist_count(hl); i++)
+        printf("%s\n", hostlist_nth(hl, i));
+    hostlist_destroy(hl);
+}
+
+static void cmd_show(struct scontrol *sc, int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : NULL;
+    const char *arg = argc > 2 ? argv[2] : NULL;
+
+    if (!what) {
+        fprintf(stderr, "too few arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+    } else if (argc > 3) {
+        fprintf(stderr, "too many arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+    } else if (keyword(what, "jobs", 1)) {
+        show_job(sc, arg);
+    } else if (keyword(what, "nodes", 1)) {
+        show_entity(sc, &node_entity, arg);
+    } else if (keyword(what, "partitions", 2)) {
+        show_entity(sc, &part_entity, arg);
+    } else if (keyword(what, "hostnames", 5)) {
+        show_hostnames(sc, arg);
+    } else {
+        fprintf(stderr, "invalid entity:%s for keyword:%s \n", what, argv[0]);
+        sc->exit_code = 1;
+    }
+}
+
+/* --- ping ---------------------------------------------------------------- */
+
+static void cmd_ping(struct scontrol *sc, int argc, char **argv)
+{
+    const struct slurm_conf *conf = cmd_conf(sc->prog);
+    drv_error_t error = {{0}};
+    json_t *resp = NULL;
+    const char *host;
+    int rc;
+
+    if (argc > 1) {
+        fprintf(stderr, "too many arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+        return;
+    }
+    rc = cmd_rpc(sc->prog, "ping", json_object(), &resp, &error);
+    host = conf->ctld_host ? conf->ctld_host : jstr_or(resp, "host", "");
+    printf("Slurmctld(primary) at %s is %s\n", host, rc == 0 ? "UP" : "DOWN");
+    if (rc < 0)
+        sc->exit_code = 1;
+    json_decref(resp);
+}
+
+/* --- hold, release, requeue ---------------------------------------------- */
+
+/* Strip scontrol's optional "JobId=" / "Job=" before a job list. */
+static const char *job_list_arg(const char *s)
+{
+    if (strncasecmp(s, "JobId=", 6) == 0)
+        return s + 6;
+    if (strncasecmp(s, "Job=", 4) == 0)
+        return s + 4;
+    return s;
+}
+
+/* Run 'type' for each id of the comma list 'arg'.  Prints Slurm's
+ * "<error> for job <id>" per failure and returns the last error (0: none).
+ */
+static int for_each_job(struct scontrol *sc, const char *arg,
+                        const char *type, json_t *extra, bool hold)
+{
+    char *copy = xstrdup(job_list_arg(arg)), *tok, *save = NULL;
+    int last = 0;
+
+    for (tok = strtok_r(copy, ", ", &save); tok;
+         tok = strtok_r(NULL, ", ", &save)) {
+        drv_error_t error = {{0}};
+        uint32_t id;
+        long task;
+        json_t *body;
+        int err;
+
+        if (parse_job_id(tok, &id, &task) < 0 || task >= 0) {
+            err = EDRV_INVALID_JOB_ID;
+        } else {
+            body = json_pack("{s:I}", "job_id", (json_int_t)id);
+            json_object_update(body, extra);
+            err = cmd_rpc(sc->prog, type, body, NULL, &error) < 0 ? errno : 0;
+        }
+        /* Slurm's controller refuses another user's hold/release with
+         * "Invalid user id". */
+        if (hold && err == EDRV_ACCESS_DENIED)
+            err = EDRV_USER_ID_MISSING;
+        if (err) {
+            if (!sc->quiet)
+                fprintf(stderr, "%s for job %s\n", err_text(err, &error), tok);
+            sc->exit_code = 1;
+            last = err;
+        }
+    }
+    free(copy);
+    return last;
+}
+
+static void cmd_hold(struct scontrol *sc, int argc, char **argv)
+{
+    bool release = keyword(argv[0], "release", 3);
+    json_t *extra = json_pack("{s:b}", "hold", !release);
+
+    if (argc < 2) {
+        fprintf(stderr, "too few arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        int err = for_each_job(sc, argv[i], "job_hold", extra, true);
+
+        if (err && !sc->quiet)
+            fprintf(stderr, "slurm_suspend error: %s\n",
+                    err >= 1000 ? drv_strerror(err) : strerror(err));
+    }
+    json_decref(extra);
+}
+
+static void cmd_requeue(struct scontrol *sc, int argc, char **argv)
+{
+    json_t *extra = json_object();
+
+    if (argc < 2) {
+        fprintf(stderr, "too few arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+    }
+    for (int i = 1; i < argc; i++)
+        for_each_job(sc, argv[i], "job_requeue", extra, false);
+    json_decref(extra);
+}
+
+/* --- update -------------------------------------------------------------- */
+
+/* "Key=Value" split in place; value NULL when there is no '='. */
+struct kv {
+    const char *arg;
+    char key[64];
+    const char *val;
+};
+
+static void kv_split(struct kv *kv, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+
+    kv->arg = arg;
+    if (n >= sizeof(kv->key))
+        n = sizeof(kv->key) - 1;
+    memcpy(kv->key, arg, n);
+    kv->key[n] = '\0';
+    kv->val = eq ? eq + 1 : NULL;
+}
+
+static void not_supported(struct scontrol *sc, const char *arg)
+{
+    fprintf(stderr, "Update of this parameter is not supported: %s\n", arg);
+    fprintf(stderr, "Request aborted\n");
+    sc->exit_code = 1;
+}
+
+static const char *const node_states[] = {"DRAIN", "RESUME", "DOWN",
+                                          "UNDRAIN"};
+
+static const char *node_state_arg(const char *val)
+{
+    for (size_t i = 0; val && i < sizeof(node_states) / sizeof(*node_states);
+         i++) {
+        if (strcasecmp(val, node_states[i]) == 0)
+            return node_states[i];
+    }
+    return NULL;
+}
+
+static void bad_node_state(struct scontrol *sc, const char *arg)
+{
+    fprintf(stderr, "Invalid input: %s\n", arg);
+    fprintf(stderr, "Request aborted\n");
+    fprintf(stderr, "Valid states are: NoResp DRAIN FAIL FUTURE RESUME "
+                    "POWER_DOWN POWER_UP UNDRAIN\n");
+    fprintf(stderr, "Not all states are valid given a node's prior state\n");
+    sc->exit_code = 1;
+}
+
+static void update_node(struct scontrol *sc, int argc, char **argv)
+{
+    const char *name = NULL, *state = NULL, *reason = NULL;
+    drv_error_t error = {{0}};
+    json_t *body;
+    struct kv kv;
+
+    for (int i = 1; i < argc; i++) {
+        kv_split(&kv, argv[i]);
+        if (keyword(kv.key, "NodeName", 3) && kv.val)
+            name = kv.val;
+        else if (keyword(kv.key, "State", 2) && kv.val
+                 && !(state = node_state_arg(kv.val))) {
+            bad_node_state(sc, argv[i]);
+            return;
+        } else if (keyword(kv.key, "Reason", 2) && kv.val)
+            reason = kv.val;
+        else if (!keyword(kv.key, "State", 2)) {
+            not_supported(sc, argv[i]);
+            return;
+        }
+    }
+    if (!name || !name[0]) {
+        fprintf(stderr, "Invalid input: NodeName\nRequest aborted\n");
+        sc->exit_code = 1;
+        return;
+    }
+    if (state && (!strcmp(state, "DRAIN") || !strcmp(state, "DOWN"))
+        && (!reason || !reason[0])) {
+        fprintf(stderr, "You must specify a reason when DOWNING or DRAINING "
+                        "a node. Request denied\n");
+        sc->exit_code = 1;
+        return;
+    }
+    body = json_pack("{s:s}", "name", name);
+    if (state)
+        json_object_set_new(body, "state", json_string(state));
+    if (reason)
+        json_object_set_new(body, "reason", json_string(reason));
+    if (cmd_rpc(sc->prog, "node_update", body, NULL, &error) < 0) {
+        fprintf(stderr, "slurm_update error: %s\n", err_text(errno, &error));
+        sc->exit_code = 1;
+    }
+}
+
+static void update_job(struct scontrol *sc, int argc, char **argv)
+{
+    const char *job = NULL;
+    json_t *extra = json_object();
+    struct kv kv;
+    int64_t secs;
+
+    for (int i = 1; i < argc; i++) {
+        kv_split(&kv, argv[i]);
+        if (keyword(kv.key, "JobId", 3) && kv.val) {
+            job = kv.val;
+        } else if (keyword(kv.key, "TimeLimit", 5) && kv.val) {
+            if (timefmt_parse_limit(kv.val, &secs, NULL) < 0) {
+                cmd_error(sc->prog, "Invalid TimeLimit value");
+                sc->exit_code = 1;
+                json_decref(extra);
+                return;
+            }
+            json_object_set_new(extra, "time_limit_s", json_integer(secs));
+        } else {
+            not_supported(sc, argv[i]);
+            json_decref(extra);
+            return;
+        }
+    }
+    if (job && json_object_size(extra) > 0)
+        for_each_job(sc, job, "job_update", extra, false);
+    else if (job)
+        fprintf(stderr, "No changes specified\n");
+    json_decref(extra);
+}
+
+static void cmd_update(struct scontrol *sc, int argc, char **argv)
+{
+    struct kv kv;
+
+    for (int i = 1; i < argc; i++) {
+        kv_split(&kv, argv[i]);
+        if (keyword(kv.key, "NodeName", 3)) {
+            update_node(sc, argc, argv);
+            return;
+        }
+        if (keyword(kv.key, "JobId", 3)) {
+            update_job(sc, argc, argv);
+            return;
+        }
+    }
+    fprintf(stderr, "No valid entity in update command\n");
+    fprintf(stderr, "Input line must include \"NodeName\" or \"JobId\"\n");
+    sc->exit_code = 1;
+}
+
+/* --- commands ------------------------------------------------------------ */
+
+static void print_help(void)
+{
+    cmd_print_help(stdout, help_head, scontrol_opts, help_tail);
+}
+
+static void cmd_flag(struct scontrol *sc, int argc, char **argv)
+{
+    if (argc > 1) {
+        fprintf(stderr, "too many arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+    }
+    if (keyword(argv[0], "oneliner", 1))
+        sc->one_liner = true;
+    else if (keyword(argv[0], "details", 1))
+        sc->detail = true;
+    else if (keyword(argv[0], "quiet", 4))
+        sc->quiet = true;
+    else if (keyword(argv[0], "hide", 2))
+        sc->detail = false;
+    else if (keyword(argv[0], "exit", 2) || keyword(argv[0], "quit", 4))
+        sc->exit_flag = true;
+    else if (keyword(argv[0], "version", 4))
+        cmd_print_version();
+    else if (keyword(argv[0], "help", 2))
+        print_help();
+}
+
+static const struct {
+    const char *name;
+    size_t min;
+    void (*run)(struct scontrol *sc, int argc, char **argv);
+} commands[] = {
+    {"show", 3, cmd_show},        {"ping", 3, cmd_ping},
+    {"hold", 4, cmd_hold},        {"uhold", 5, cmd_hold},
+    {"holdu", 5, cmd_hold},       {"release", 3, cmd_hold},
+    {"requeue", 3, cmd_requeue},  {"update", 1, cmd_update},
+    {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
+    {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
+    {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},
+    {"version", 4, cmd_flag},     {"help", 2, cmd_flag},
+};
+
+static void run_command(struct scontrol *sc, int argc, char **argv)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (keyword(argv[0], commands[i].name, commands[i].min)) {
+            commands[i].run(sc, argc, argv);
+            return;
+        }
+    }
+    fprintf(stderr, "invalid keyword: %s\n", argv[0]);
+    sc->exit_code = 1;
+}
+
+/* Split an interactive line into words; "double quotes" group words. */
+static int split_line(char *line, char **argv, int max)
+{
+    int argc = 0;
+    char *p = line;
+
+    while (*p && argc < max) {
+        char *w;
+
+        while (isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            break;
+        w = p;
+        argv[argc++] = w;
+        for (bool quoted = false; *p && (quoted || !isspace((unsigned char)*p));
+             p++) {
+            if (*p == '"') {
+                quoted = !quoted;
+                memmove(p, p + 1, strlen(p));
+                p--;
+            }
+        }
+        if (*p)
+            *p++ = '\0';
+    }
+    return argc;
+}
+
+static void interactive(struct scontrol *sc)
+{
+    char line[4096], *argv[64];
+    int argc;
+
+    while (!sc->exit_flag && fgets(line, sizeof(line), stdin)) {
+        line[strcspn(line, "\n")] = '\0';
+        if ((argc = split_line(line, argv, 64)) > 0)
+            run_command(sc, argc, argv);
+    }
+}
+
+static void parse_args(struct scontrol *sc, int argc, char **argv)
+{
+    int c;
+
+    while ((c = cmd_getopt(argc, argv, scontrol_opts)) != -1) {
+        if (c == '?') {
+            fprintf(stderr, "Try \"scontrol --help\" for more information\n");
+            exit(1);
+        } else if (c == 'h') {
+            print_help();
+            exit(0);
+        } else if (c == OPT_USAGE) {
+            fputs(scontrol_usage, stdout);
+            exit(0);
+        } else if (c == 'V') {
+            cmd_print_version();
+            exit(0);
+        } else if (c == 'd') {
+            sc->detail = true;
+        } else if (c == 'o') {
+            sc->one_liner = true;
+        } else if (c == 'Q') {
+            sc->quiet = true;
+        } else if (c == OPT_JSON || c == OPT_YAML || c == 'M' || c == 'u') {
+            cmd_error(sc->prog, "%s is not supported by Drover",
+                      c == OPT_JSON   ? "--json"
+                      : c == OPT_YAML ? "--yaml"
+                      : c == 'M'      ? "--clusters"
+                                      : "--uid");
+            exit(1);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct scontrol sc = {.prog = cmd_prog_name(argv[0])};
+
+    parse_args(&sc, argc, argv);
+    if (optind < argc)
+        run_command(&sc, argc - optind, argv + optind);
+    else
+        interactive(&sc);
+    return sc.exit_code;
+}
