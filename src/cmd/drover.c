@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -667,6 +669,22 @@ static void wait_nodes(struct cluster *c, time_t deadline, int timeout_s)
 
 /* --- subcommands -------------------------------------------------------- */
 
+/* Hold DIR/drover.lock until exit, so that two `drover up` (or an up and a
+ * down) on one directory take turns instead of racing to start daemons.
+ * Daemons do not inherit it (drover_proc_spawn closes descriptors).
+ */
+static void lock_dir(const char *dir)
+{
+    char *path = drover_path(dir, "drover.lock");
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+    if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+        cmd_error(PROG, "cannot lock %s: %s", path, strerror(errno));
+        exit(1);
+    }
+    free(path);
+}
+
 static void print_usage_hint(struct cluster *c)
 {
     char *bin = self_dir();
@@ -690,6 +708,7 @@ static int cmd_up(char *dir, const struct opts *o)
     struct cluster *c;
     time_t deadline;
 
+    lock_dir(dir);
     if (!drover_cluster_exists(dir)) {
         if (drover_cluster_create(dir, &o->shape, &error) < 0) {
             cmd_error(PROG, "%s", error.text);
@@ -750,10 +769,16 @@ static void remove_pidfiles(struct cluster *c)
 
 static int cmd_down(char *dir)
 {
-    struct cluster *c = cluster_open(dir, false);
-    size_t running = cluster_scan(c);
-    pid_t *pids = xzalloc(c->count * sizeof(*pids));
+    struct cluster *c;
+    size_t running;
+    pid_t *pids;
     int forced, jobs;
+
+    if (access(dir, F_OK) == 0)
+        lock_dir(dir);
+    c = cluster_open(dir, false);
+    running = cluster_scan(c);
+    pids = xzalloc(c->count * sizeof(*pids));
 
     /* Controller and nodes first (they need munged to the end), then the
      * jobs the node daemons leave running, then munged. */

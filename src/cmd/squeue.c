@@ -373,6 +373,8 @@ static int build_job_ids(struct squeue_args *a, struct squeue_filter *f,
 
         if (end == ids.v[i] || (*end && *end != '_' && *end != '.')) {
             cmd_error(a->prog, "Invalid job id: %s", ids.v[i]);
+            free(ids.buf);
+            free(ids.v);
             return -1;
         }
         st->job_ids[f->njob_ids++] = (uint32_t)id;
@@ -575,6 +577,25 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     return 0;
 }
 
+static void list_free(struct list *l)
+{
+    free(l->buf);
+    free(l->v);
+}
+
+static void args_free(struct squeue_args *a, struct filter_store *st)
+{
+    list_free(&a->users);
+    list_free(&a->states);
+    list_free(&a->partitions);
+    list_free(&a->names);
+    list_free(&a->accounts);
+    list_free(&a->qos);
+    free(st->job_ids);
+    free(st->uids);
+    free(st->states);
+}
+
 int main(int argc, char **argv)
 {
     struct squeue_args a = {.prog = cmd_prog_name(argv[0])};
@@ -588,15 +609,19 @@ int main(int argc, char **argv)
     if (a.long_list && a.format) {
         cmd_error(a.prog, "Options -o(--format) and -l(--long) are mutually "
                           "exclusive. Please remove one and retry.");
+        args_free(&a, &st);
         return 1;
     }
     apply_env(&a);
     if (a.sort && squeue_sort_check(a.sort, &bad) < 0) {
         cmd_error(a.prog, "Invalid sort specification: %c", bad);
+        args_free(&a, &st);
         return 1;
     }
-    if (build_filter(&a, &f, &st) < 0)
+    if (build_filter(&a, &f, &st) < 0) {
+        args_free(&a, &st);
         return 1;
+    }
     spec = build_spec(&a);
     rc = show_queue(&a, &f, spec);
     while (a.iterate && rc == 0) {
@@ -605,8 +630,6 @@ int main(int argc, char **argv)
         rc = show_queue(&a, &f, spec);
     }
     fmt_spec_destroy(spec);
-    free(st.job_ids);
-    free(st.uids);
-    free(st.states);
+    args_free(&a, &st);
     return rc;
 }

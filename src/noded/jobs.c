@@ -71,12 +71,9 @@ static void job_free_cb(uv_handle_t *h)
 {
     struct nd_job *job = h->data;
 
-    /* Both timers close; the job goes with the second. */
-    if (uv_is_closing((uv_handle_t *)&job->limit_timer)
-        && uv_is_closing((uv_handle_t *)&job->kill_timer)) {
-        if (h == (uv_handle_t *)&job->kill_timer)
-            free(job);
-    }
+    /* Both timers close; the job goes with the last of them. */
+    if (--job->open_handles == 0)
+        free(job);
 }
 
 /* The script is the job's; once it ended, its spool entry goes. */
@@ -104,6 +101,7 @@ static void job_ended(struct noded *nd, struct nd_job *job, int status)
     killpg(job->pid, SIGKILL); /* what the script left behind */
     spool_remove(nd, job->id);
     HASH_DEL(nd->jobs, job);
+    job->open_handles = 2;
     uv_close((uv_handle_t *)&job->limit_timer, job_free_cb);
     uv_close((uv_handle_t *)&job->kill_timer, job_free_cb);
     register_completion(nd, c);
@@ -124,5 +122,15 @@ void jobs_sigchld_cb(uv_signal_t *h, int signo)
                 break;
             }
         }
+    }
+}
+
+void jobs_forget_all(struct noded *nd)
+{
+    struct nd_job *job, *tmp;
+
+    HASH_ITER(hh, nd->jobs, job, tmp) {
+        HASH_DEL(nd->jobs, job);
+        free(job);
     }
 }

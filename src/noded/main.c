@@ -205,6 +205,7 @@ int main(int argc, char **argv)
     proto_server_destroy(nd.server);
     uv_walk(nd.loop, close_cb, NULL);
     uv_run(nd.loop, UV_RUN_DEFAULT);
+    jobs_forget_all(&nd);
     json_decref(nd.done);
     proto_auth_destroy(nd.auth);
     free(nd.spool_dir);

@@ -32,6 +32,7 @@ struct nd_job {
     uint32_t kill_wait_s;
     bool timed_out;
     bool terminating;
+    int open_handles;        /* timers not yet closed at teardown */
     struct noded *nd;
     uv_timer_t limit_timer;  /* time limit reached: SIGTERM */
     uv_timer_t kill_timer;   /* KillWait later: SIGKILL */
@@ -68,6 +69,9 @@ struct nd_job *jobs_find(struct noded *nd, uint32_t id);
 void jobs_track(struct noded *nd, struct nd_job *job);
 /* SIGTERM now, SIGKILL after KillWait (a cancel or requeue). */
 void jobs_terminate(struct noded *nd, struct nd_job *job);
+/* Drop every job record at shutdown (the jobs keep running; the handles
+ * must be closed already). */
+void jobs_forget_all(struct noded *nd);
 /* Reap children (SIGCHLD handler). */
 void jobs_sigchld_cb(uv_signal_t *h, int signo);
 

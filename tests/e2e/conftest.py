@@ -20,6 +20,7 @@ tmp_path and run jobs of other users in it.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -89,8 +90,9 @@ def _cluster_params(request):
 
 
 def _make_root(request):
-    name = request.node.name.replace("/", "_").replace("[", "-")
-    root = tempfile.mkdtemp(prefix=f"drover-e2e-{name[:40].rstrip(']')}-",
+    # Only characters that slurm.conf and hostlists take in a path.
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name)[:40]
+    root = tempfile.mkdtemp(prefix=f"drover-e2e-{name.strip('-')}-",
                             dir="/tmp")
     os.chmod(root, 0o755)
     return Path(root)
@@ -124,6 +126,22 @@ def cluster(request, cluster_root):
             c.down()
         except Exception as e:  # report, but let the test's outcome stand
             print(f"\n[drover] drover down failed: {e}")
+    # Under the sanitizer build, daemons report memory errors and leaks
+    # into their logs (at exit, for leaks): any such report fails the test.
+    reports = sanitizer_reports(cluster_root)
+    assert not reports, "sanitizer reports in daemon logs:\n" + "\n".join(reports)
+
+
+def sanitizer_reports(root):
+    found = []
+    for log in Path(root).glob("**/log/*.log"):
+        text = log.read_text(errors="replace")
+        for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                       "runtime error:"):
+            if marker in text:
+                i = text.index(marker)
+                found.append(f"--- {log} ---\n{text[max(0, i - 200):i + 2000]}")
+    return found
 
 
 def _admin(*cmd):

@@ -2,6 +2,8 @@
 """GPU jobs get exactly their GPUs, disjoint between concurrent jobs."""
 import re
 
+import pytest
+
 GPU_JOB = """\
 #!/bin/bash
 #SBATCH --gres=gpu:2
@@ -88,3 +90,18 @@ def test_typed_gpu_request_on_untyped_nodes_is_rejected(cluster, tmp_path):
     assert r.returncode == 1
     assert r.stderr == ("sbatch: error: Batch job submission failed: "
                         "Invalid generic resource (gres) specification\n")
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 2, "up_args": ["--gpu-type", "a100"]}],
+                         indirect=True)
+def test_typed_gpu_request_runs_on_typed_nodes(cluster, tmp_path):
+    job = cluster.sbatch("--gres=gpu:a100:2", "--wrap", "echo $CUDA_VISIBLE_DEVICES",
+                         cwd=tmp_path)
+    cluster.wait_job_state(job, ["COMPLETED"], timeout=30)
+    assert (tmp_path / f"slurm-{job}.out").read_text() == "0,1\n"
+    detail = cluster.run("scontrol", "-d", "show", "job", job, check=True).stdout
+    assert "GRES=gpu:a100:2(IDX:0-1)" in detail
+    node = cluster.run("scontrol", "show", "node", "node01", check=True).stdout
+    assert "Gres=gpu:a100:8" in node
+    r = cluster.run("sbatch", "--gres=gpu:v100:1", "--wrap", "true", cwd=tmp_path)
+    assert r.returncode == 1 and "Invalid generic resource" in r.stderr

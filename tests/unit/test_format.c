@@ -299,10 +299,13 @@ static const char *const mixed_queue[] = {
     "\"array_task_id\":1}",
 };
 
-/* Select, sort and print records as squeue does; returns the output. */
-static char *run_squeue(const char *const *texts, size_t n,
-                        const struct squeue_filter *f, const char *format,
-                        bool long_format, bool noheader, time_t now)
+/* Select, sort (by 'sort', NULL: squeue's default) and print records as
+ * squeue does; returns the output.
+ */
+static char *run_squeue_sorted(const char *const *texts, size_t n,
+                               const struct squeue_filter *f,
+                               const char *format, bool long_format,
+                               bool noheader, time_t now, const char *sort)
 {
     struct squeue_ctx ctx = {now};
     struct fmt_spec *spec = long_format
@@ -321,7 +324,7 @@ static char *run_squeue(const char *const *texts, size_t n,
         if (squeue_job_selected(recs[i], f))
             sel[nsel++] = recs[i];
     }
-    squeue_sort(sel, nsel, NULL, now);
+    squeue_sort(sel, nsel, sort, now);
     squeue_print(m, spec, sel, nsel, &ctx, noheader);
     fclose(m);
     for (size_t i = 0; i < n; i++)
@@ -330,6 +333,14 @@ static char *run_squeue(const char *const *texts, size_t n,
     free(sel);
     fmt_spec_destroy(spec);
     return out;
+}
+
+static char *run_squeue(const char *const *texts, size_t n,
+                        const struct squeue_filter *f, const char *format,
+                        bool long_format, bool noheader, time_t now)
+{
+    return run_squeue_sorted(texts, n, f, format, long_format, noheader, now,
+                             NULL);
 }
 
 #define MIXED_NOW ts("2026-11-21T06:11:33")
@@ -482,6 +493,63 @@ static void squeue_running_held(void **state)
 
     (void)state;
     assert_golden("squeue-running-held", out);
+    free(out);
+}
+
+/* The busier queue of squeue-O-gres and squeue-sort-format: more of alice's
+ * jobs (h2 held, a2 an array with task 0 running, g8 over the GPU limit),
+ * in the order the controller listed them.
+ */
+#define J(id, user, st, prio, cpus, extra)                                     \
+    "{\"job_id\":" #id ",\"user_id\":1001,\"user_name\":\"" user "\","      \
+    "\"partition\":\"gpu\",\"job_state\":\"" st "\",\"priority\":" #prio     \
+    ",\"num_cpus\":" #cpus ",\"nodes\":\"\"" extra "}"
+
+static const char *const busy_queue[] = {
+    J(8397, "alice", "PENDING", 7666, 1,
+      ",\"array_job_id\":8397,\"array_task_str\":\"1-3%1\""),
+    J(8398, "alice", "PENDING", 7666, 1, ",\"tres_per_node\":\"gres:gpu:8\""),
+    J(8385, "alice", "PENDING", 7666, 4,
+      ",\"array_job_id\":8385,\"array_task_str\":\"2-7%2\""),
+    J(8383, "alice", "PENDING", 7666, 1, ""),
+    J(8381, "bob", "PENDING", 4333, 3, ""),
+    J(8396, "alice", "PENDING", 0, 1, ""),
+    J(8384, "alice", "PENDING", 0, 1, ""),
+    J(8399, "alice", "RUNNING", 7666, 1,
+      ",\"start_time\":\"@2026-11-21T06:13:27\",\"array_job_id\":8397,"
+      "\"array_task_id\":0"),
+    J(8382, "alice", "RUNNING", 7666, 2,
+      ",\"start_time\":\"@2026-11-21T06:11:21\""),
+    J(8386, "alice", "RUNNING", 7666, 4,
+      ",\"start_time\":\"@2026-11-21T06:11:21\",\"array_job_id\":8385,"
+      "\"array_task_id\":0"),
+    J(8387, "alice", "RUNNING", 7666, 4,
+      ",\"start_time\":\"@2026-11-21T06:11:21\",\"array_job_id\":8385,"
+      "\"array_task_id\":1"),
+    J(8379, "alice", "RUNNING", 7666, 16,
+      ",\"start_time\":\"@2026-11-21T06:11:18\","
+      "\"tres_per_node\":\"gres:gpu:2\""),
+    J(8380, "bob", "RUNNING", 4333, 64,
+      ",\"start_time\":\"@2026-11-21T06:12:40\""),
+};
+
+static void squeue_busy_queue(void **state)
+{
+    const size_t n = sizeof(busy_queue) / sizeof(busy_queue[0]);
+    struct squeue_filter f = {0};
+    time_t now = ts("2026-11-21T06:13:40");
+    char *out;
+
+    (void)state;
+    out = run_squeue(busy_queue, n, &f,
+                     "JobID:10,UserName:8,tres-per-node:20,NumCPUs:6,"
+                     "MinMemory:10,State:10",
+                     true, false, now);
+    assert_golden("squeue-O-gres", out);
+    free(out);
+    out = run_squeue_sorted(busy_queue, n, &f, "%.10i %.8u %.10T %.6C %.10b",
+                            false, false, now, "i");
+    assert_golden("squeue-sort-format", out);
     free(out);
 }
 
@@ -856,6 +924,7 @@ int main(void)
         cmocka_unit_test(squeue_cancelled_and_odd_reasons),
         cmocka_unit_test(squeue_running_held),
         cmocka_unit_test(squeue_steps),
+        cmocka_unit_test(squeue_busy_queue),
         cmocka_unit_test(scontrol_jobs),
         cmocka_unit_test(scontrol_nodes_and_partition),
         cmocka_unit_test(sinfo_partition_views),

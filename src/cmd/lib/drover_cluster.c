@@ -161,8 +161,9 @@ static int make_fake_gpus(const char *dir, unsigned count, bool *made,
             return -1;
         if (rc > 0) {
             fprintf(stderr, "drover: warning: cannot create fake GPU devices "
-                            "in %s/dev (mknod needs root): gres.conf gives "
-                            "GPU counts without File=\n", dir);
+                            "in %s/dev (mknod needs root or CAP_MKNOD): "
+                            "gres.conf gives GPU counts without File=\n",
+                    dir);
             *made = false;
             return 0;
         }

@@ -10,6 +10,7 @@
  *   log/                           droverctld.log, droverd-%n.log, munged.out
  *   run/                           droverctld.pid, droverd-%n.pid
  *   dev/nvidia0...                 fake GPUs (character devices, major 195)
+ *   drover.lock                    held by `drover up` and `drover down`
  * etc/slurm.conf is written last, so a directory holding it holds a whole
  * cluster; `drover up` on such a directory reuses it as it is.
  */
