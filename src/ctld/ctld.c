@@ -246,3 +246,21 @@ void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id)
         < 0)
         log_err("JobId=%u: terminating stray job on %s", job_id, cn->name);
 }
+
+void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)
+{
+    const struct conf_node *cn;
+
+    if (!job->alloc)
+        return;
+    cn = ctld->nodes->info[job->alloc->node_idx[0]].conf;
+    if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
+                         "job_limit",
+                         json_pack("{s:I s:I}", "job_id", (json_int_t)job->id,
+                                   "time_limit_s",
+                                   (json_int_t)job->time_limit_s),
+                         (int)ctld->conf->msg_timeout_s * 1000, stray_done,
+                         NULL)
+        < 0)
+        log_err("JobId=%u: job_limit to %s", job->id, cn->name);
+}

@@ -83,6 +83,9 @@ void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
 void ctld_job_signal_node(struct ctld *ctld, struct job *job, int signo,
                           bool terminate);
 
+/* Tell the batch host a running job's new time limit (asynchronous). */
+void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);
+
 /* Tell node 'node' to kill job 'job_id', which the controller no longer
  * runs there (it was ended while the node was unreachable). */
 void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id);

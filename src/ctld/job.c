@@ -77,10 +77,7 @@ struct job *job_create(uint32_t id)
     job->state = JOB_PENDING;
     job->requeue = true;
     job->time_limit_s = TIME_INFINITE;
-    job->req.min_nodes = 1;
-    job->req.max_nodes = 1;
-    job->req.ntasks = 1;
-    job->req.cpus_per_task = 1;
+    job->req.cpus_per_task = 1; /* nodes and tasks: 0 = as src/sched decides */
     return job;
 }
 

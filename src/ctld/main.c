@@ -99,6 +99,31 @@ static unsigned roles_of(uid_t uid, gid_t gid, void *arg)
     return PROTO_ROLE_USER;
 }
 
+/* A node silent for SlurmdTimeout is DOWN ("Not responding", as Slurm
+ * says) and its jobs end NODE_FAIL, or are requeued when they allow it. */
+static void node_lost(struct ctld *ctld, size_t i)
+{
+    struct ctld_node *n = &ctld->nodes->info[i];
+    struct job *job, *tmp;
+
+    log_error("Node %s not responding, setting DOWN", n->conf->name);
+    n->responding = false;
+    n->down = true;
+    free(n->reason);
+    n->reason = xstrdup("Not responding");
+    n->reason_time = ctld_now(ctld);
+    node_table_update_avail(ctld->nodes, i);
+    ctld_journal_node(ctld, n);
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        for (uint32_t k = 0; job->alloc && k < job->alloc->node_count; k++) {
+            if (job->alloc->node_idx[k] == i) {
+                ctld_job_finished(ctld, job, 0, false, true);
+                break;
+            }
+        }
+    }
+}
+
 /* Node health, purging and snapshots, every PERIODIC_MS. */
 static void periodic_cb(uv_timer_t *t)
 {
@@ -107,12 +132,10 @@ static void periodic_cb(uv_timer_t *t)
 
     for (size_t i = 0; i < ctld->nodes->count; i++) {
         struct ctld_node *n = &ctld->nodes->info[i];
-        if (n->responding
-            && now - n->last_seen > (time_t)ctld->conf->slurmd_timeout_s) {
-            log_error("Node %s not responding", n->conf->name);
-            n->responding = false;
-            node_table_update_avail(ctld->nodes, i);
-        }
+        if (!n->down
+            && (n->responding || ctld->nodes->sched[i].running_jobs)
+            && now - n->last_seen > (time_t)ctld->conf->slurmd_timeout_s)
+            node_lost(ctld, i);
     }
     state_purge_old_jobs(ctld, now);
     if (journal_length(ctld->journal) > SNAPSHOT_RECORDS
@@ -176,6 +199,9 @@ static void ctld_init(struct ctld *ctld, struct opts *o)
     if (state_restore(ctld, &error) < 0)
         log_fatal("restoring state from %s: %s",
                   ctld->conf->state_save_location, error.text);
+    /* Nodes get SlurmdTimeout from now to register again. */
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        ctld->nodes->info[i].last_seen = ctld->boot_time;
     if (!(ctld->auth = proto_auth_create(ctld->conf->auth_socket, &error)))
         log_fatal("%s", error.text);
 }

@@ -155,7 +155,7 @@ static const char *node_base_state(const struct node_table *nt, size_t i)
 
     if (n->down)
         return "DOWN";
-    if (!n->responding && n->last_seen == 0 && sn->running_jobs == 0)
+    if (!n->responding && n->slurmd_start_time == 0 && sn->running_jobs == 0)
         return "UNKNOWN";
     if (sn->running_jobs > 0
         && (sn->alloc_cpus >= sn->cpus || sn->exclusive_alloc))

@@ -330,7 +330,39 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
     scheduler_request(ctld);
 }
 
+/* scontrol update JobId= TimeLimit=: as Slurm, a user may change a pending
+ * job's limit and lower a running one's; raising a running job's limit
+ * takes an operator. */
+static void rpc_job_update(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    int errnum = 0;
+    json_int_t limit = 0;
+    struct job *job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum);
+    bool privileged = proto_req_roles(req)
+                      & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
+
+    if (!job)
+        return respond_errnum(req, errnum, "job_update");
+    if (json_unpack(proto_req_body(req), "{s:I}", "time_limit_s", &limit) < 0)
+        return respond_errnum(req, EDRV_NOT_SUPPORTED, "job_update");
+    if (job_state_is_final(job->state))
+        return respond_errnum(req, EDRV_ALREADY_DONE, "job_update");
+    if (job->state == JOB_RUNNING && !privileged
+        && (limit == TIME_INFINITE
+            || (job->time_limit_s != TIME_INFINITE
+                && limit > job->time_limit_s)))
+        return respond_errnum(req, EDRV_ACCESS_DENIED, "job_update");
+    job->time_limit_s = limit;
+    if (job->state == JOB_RUNNING)
+        ctld_job_set_node_limit(ctld, job);
+    ctld_journal_job(ctld, job, false);
+    ctld_respond_durable(ctld, req, NULL);
+    scheduler_request(ctld);
+}
+
 const struct proto_handler rpc_job_handlers[] = {
+    {"job_update", rpc_job_update, PROTO_ROLE_USER},
     {"job_submit", rpc_job_submit, PROTO_ROLE_USER},
     {"job_info", rpc_job_info, PROTO_ROLE_USER},
     {"job_cancel", rpc_job_cancel, PROTO_ROLE_USER},

@@ -247,6 +247,7 @@ static void rpc_node_register(proto_req_t *req, void *arg)
     if (n->down && n->reason && !strcmp(n->reason, "Not responding")) {
         n->down = false; /* ReturnToService */
         FREE_NULL(n->reason);
+        ctld_journal_node(ctld, n);
     }
     n->responding = true;
     n->last_seen = now;

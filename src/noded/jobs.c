@@ -62,9 +62,20 @@ void jobs_track(struct noded *nd, struct nd_job *job)
     job->limit_timer.data = job;
     job->kill_timer.data = job;
     HASH_ADD(hh, nd->jobs, id, sizeof(job->id), job);
-    if (job->time_limit_s > 0)
-        uv_timer_start(&job->limit_timer, limit_cb,
-                       (uint64_t)job->time_limit_s * 1000, 0);
+    job->start_ms = uv_now(nd->loop);
+    jobs_set_limit(nd, job, job->time_limit_s);
+}
+
+void jobs_set_limit(struct noded *nd, struct nd_job *job, int64_t limit_s)
+{
+    uint64_t end, now = uv_now(nd->loop);
+
+    job->time_limit_s = limit_s;
+    uv_timer_stop(&job->limit_timer);
+    if (limit_s <= 0 || job->timed_out)
+        return;
+    end = job->start_ms + (uint64_t)limit_s * 1000;
+    uv_timer_start(&job->limit_timer, limit_cb, end > now ? end - now : 0, 0);
 }
 
 static void job_free_cb(uv_handle_t *h)

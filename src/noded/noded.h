@@ -29,6 +29,7 @@ struct nd_job {
     uint32_t id;
     pid_t pid;               /* also the process group (setsid) */
     int64_t time_limit_s;    /* -1: none */
+    uint64_t start_ms;       /* uv_now() at launch */
     uint32_t kill_wait_s;
     bool timed_out;
     bool terminating;
@@ -67,6 +68,8 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error);
 struct nd_job *jobs_find(struct noded *nd, uint32_t id);
 /* Start the time-limit timer of a job just launched. */
 void jobs_track(struct noded *nd, struct nd_job *job);
+/* A new time limit (seconds from the start; -1 none): re-arm the timer. */
+void jobs_set_limit(struct noded *nd, struct nd_job *job, int64_t limit_s);
 /* SIGTERM now, SIGKILL after KillWait (a cancel or requeue). */
 void jobs_terminate(struct noded *nd, struct nd_job *job);
 /* Drop every job record at shutdown (the jobs keep running; the handles

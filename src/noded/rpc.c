@@ -70,7 +70,28 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
     proto_respond(req, NULL);
 }
 
+static void rpc_job_limit(proto_req_t *req, void *arg)
+{
+    struct noded *nd = arg;
+    json_int_t id = 0, limit = -1;
+    struct nd_job *job;
+
+    if (json_unpack(proto_req_body(req), "{s:I s:I}", "job_id", &id,
+                    "time_limit_s", &limit)
+        < 0) {
+        proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
+        return;
+    }
+    if (!(job = jobs_find(nd, (uint32_t)id))) {
+        proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
+        return;
+    }
+    jobs_set_limit(nd, job, limit);
+    proto_respond(req, NULL);
+}
+
 const struct proto_handler noded_handlers[] = {
+    {"job_limit", rpc_job_limit, PROTO_ROLE_DAEMON},
     {"ping", rpc_ping, PROTO_ROLE_USER},
     {"batch_launch", rpc_batch_launch, PROTO_ROLE_DAEMON},
     {"job_signal", rpc_job_signal, PROTO_ROLE_DAEMON},

@@ -56,3 +56,38 @@ def test_user_cannot_cancel_hold_or_requeue_another_users_job(cluster, tmp_path,
     cluster.run("scontrol", "hold", job_id, user=alice, cwd="/", check=True)
     cluster.run("scancel", job_id, check=True)
     cluster.wait_job_state(job_id, ["CANCELLED"], timeout=30)
+
+
+def test_time_limit_updates_follow_slurms_rules(cluster, tmp_path, make_user):
+    alice = make_user("drvalice2")
+    d = user_dir(tmp_path, alice)
+    pending = cluster.run("sbatch", "--parsable", "-H", "-t", "10", "--wrap", "true",
+                          user=alice, cwd=d, check=True).stdout.strip()
+    running = cluster.run("sbatch", "--parsable", "-t", "60", "--wrap", "sleep 300",
+                          user=alice, cwd=d, check=True).stdout.strip()
+    cluster.wait_job_state(running, ["RUNNING"], timeout=30)
+    # A pending job's limit may go up or down.
+    for limit, shown in (("5", "00:05:00"), ("1:00:00", "01:00:00")):
+        r = cluster.run("scontrol", "update", f"JobId={pending}", f"TimeLimit={limit}",
+                        user=alice, cwd="/")
+        assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+        assert cluster.job_field(pending, "TimeLimit") == shown
+    # A running job's limit may only go down, unless root does it.
+    r = cluster.run("scontrol", "update", f"JobId={running}", "TimeLimit=50",
+                    user=alice, cwd="/")
+    assert r.returncode == 0 and cluster.job_field(running, "TimeLimit") == "00:50:00"
+    r = cluster.run("scontrol", "update", f"JobId={running}", "TimeLimit=2:00:00",
+                    user=alice, cwd="/")
+    assert (r.returncode, r.stderr) == (1, f"Access/permission denied for job {running}\n")
+    cluster.run("scontrol", "update", f"JobId={running}", "TimeLimit=2:00:00", check=True)
+    assert cluster.job_field(running, "TimeLimit") == "02:00:00"
+    r = cluster.run("scontrol", "update", "JobId=999999", "TimeLimit=5")
+    assert (r.returncode, r.stderr) == (1, "Invalid job id specified for job 999999\n")
+    cluster.run("scancel", pending, running, check=True)
+
+
+def test_lowered_limit_of_a_running_job_is_enforced_by_its_node(cluster, tmp_path):
+    job = cluster.sbatch("-t", "10", "--wrap", "sleep 300", cwd=tmp_path)
+    cluster.wait_job_state(job, ["RUNNING"], timeout=30)
+    cluster.run("scontrol", "update", f"JobId={job}", "TimeLimit=0:01", check=True)
+    cluster.wait_job_state(job, ["TIMEOUT"], timeout=30)
