@@ -266,8 +266,7 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
         job->completing = true;
         ctld_job_signal_node(ctld, job, SIGKILL, true);
     }
-    job->state = JOB_CANCELLED;
-    job->reason = JOB_REASON_NONE;
+    job->state = JOB_CANCELLED; /* the pending reason stays, as in Slurm */
     ctld_journal_job(ctld, job, false);
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);
