@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
@@ -162,20 +163,6 @@ static void setup_logging(const struct slurm_conf *conf, struct opts *o)
         log_fatal("cannot open %s", conf->ctld_log_file);
 }
 
-static void write_pidfile(const char *path)
-{
-    FILE *fp;
-
-    if (!path)
-        return;
-    if (!(fp = fopen(path, "w"))) {
-        log_err("cannot write %s", path);
-        return;
-    }
-    fprintf(fp, "%d\n", (int)getpid());
-    fclose(fp);
-}
-
 static void ctld_init(struct ctld *ctld, struct opts *o)
 {
     drv_error_t error = {0};
@@ -240,13 +227,6 @@ static void ctld_start_handles(struct ctld *ctld)
     uv_signal_start(&ctld->sigint, signal_cb, SIGINT);
 }
 
-static void close_cb(uv_handle_t *h, void *arg)
-{
-    (void)arg;
-    if (!uv_is_closing(h))
-        uv_close(h, NULL);
-}
-
 static void ctld_fini(struct ctld *ctld)
 {
     struct job *job, *tmp;
@@ -255,8 +235,7 @@ static void ctld_fini(struct ctld *ctld)
     if (state_snapshot(ctld) < 0)
         log_err("final snapshot");
     proto_server_destroy(ctld->server);
-    uv_walk(ctld->loop, close_cb, NULL);
-    uv_run(ctld->loop, UV_RUN_DEFAULT);
+    daemon_close_loop(ctld->loop);
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         HASH_DEL(ctld->jobs, job);
@@ -279,7 +258,7 @@ int main(int argc, char **argv)
     ctld_init(&ctld, &o);
     ctld_listen(&ctld);
     ctld_start_handles(&ctld);
-    write_pidfile(ctld.conf->ctld_pid_file);
+    daemon_write_pidfile(ctld.conf->ctld_pid_file);
     log_info("droverctld %s started on port %u", DROVER_VERSION,
              ctld.conf->ctld_port);
     scheduler_request(&ctld);

@@ -115,6 +115,16 @@ long node_table_index(const struct node_table *nt, const char *name)
     return -1;
 }
 
+long node_table_index_cb(const char *name, uint32_t *ngpus, void *arg)
+{
+    struct node_table *nt = arg;
+    long i = node_table_index(nt, name);
+
+    if (i >= 0)
+        *ngpus = nt->sched[i].gpus;
+    return i;
+}
+
 struct ctld_partition *node_table_partition(struct node_table *nt,
                                             const char *name)
 {

@@ -56,6 +56,10 @@ void node_table_destroy(struct node_table *nt);
 /* Index of node 'name', or -1. */
 long node_table_index(const struct node_table *nt, const char *name);
 
+/* job_apply_json()'s resolver: index of node 'name' (or -1) and its GPU
+ * count in *ngpus.  'arg' is the struct node_table. */
+long node_table_index_cb(const char *name, uint32_t *ngpus, void *arg);
+
 /* Partition by name (NULL: the default partition); NULL if none. */
 struct ctld_partition *node_table_partition(struct node_table *nt,
                                             const char *name);

@@ -16,16 +16,6 @@
 #include "ctld/ctld.h"
 #include "ctld/state.h"
 
-static long node_index_cb(const char *name, uint32_t *ngpus, void *arg)
-{
-    struct node_table *nt = arg;
-    long i = node_table_index(nt, name);
-
-    if (i >= 0)
-        *ngpus = nt->sched[i].gpus;
-    return i;
-}
-
 static int restore_job(struct ctld *ctld, json_t *o, drv_error_t *error)
 {
     json_int_t id = json_integer_value(json_object_get(o, "job_id"));
@@ -34,7 +24,7 @@ static int restore_job(struct ctld *ctld, json_t *o, drv_error_t *error)
     if (id <= 0 || id > UINT32_MAX)
         return errprintf(error, "job record without a job_id");
     job = job_create((uint32_t)id);
-    if (job_apply_json(job, o, node_index_cb, ctld->nodes, error) < 0) {
+    if (job_apply_json(job, o, node_table_index_cb, ctld->nodes, error) < 0) {
         job_destroy(job);
         return -1;
     }

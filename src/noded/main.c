@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
@@ -164,25 +165,12 @@ static void noded_start_handles(struct noded *nd)
 static void write_pidfile(struct noded *nd)
 {
     char *path;
-    FILE *fp;
 
     if (!nd->conf->slurmd_pid_file)
         return;
     path = conf_expand_node_path(nd->conf->slurmd_pid_file, nd->node);
-    if ((fp = fopen(path, "w"))) {
-        fprintf(fp, "%d\n", (int)getpid());
-        fclose(fp);
-    } else {
-        log_err("cannot write %s", path);
-    }
+    daemon_write_pidfile(path);
     free(path);
-}
-
-static void close_cb(uv_handle_t *h, void *arg)
-{
-    (void)arg;
-    if (!uv_is_closing(h))
-        uv_close(h, NULL);
 }
 
 int main(int argc, char **argv)
@@ -203,8 +191,7 @@ int main(int argc, char **argv)
     /* Jobs keep running when droverd stops (as slurmd's do); the
      * controller reconciles at the next registration. */
     proto_server_destroy(nd.server);
-    uv_walk(nd.loop, close_cb, NULL);
-    uv_run(nd.loop, UV_RUN_DEFAULT);
+    daemon_close_loop(nd.loop);
     jobs_forget_all(&nd);
     json_decref(nd.done);
     proto_auth_destroy(nd.auth);
