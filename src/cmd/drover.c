@@ -84,6 +84,7 @@ enum {
     OPT_PARTITION,
     OPT_PORT_BASE,
     OPT_TIMEOUT,
+    OPT_CONF_EXTRA,
 };
 
 static const struct cmd_opt opts_table[] = {
@@ -107,6 +108,9 @@ static const struct cmd_opt opts_table[] = {
      "  --port-base=PORT        up: controller port; nodes use the next ones\n"
      "                          (default: a free block below the ephemeral "
      "range)\n"},
+    {"conf-extra", OPT_CONF_EXTRA, required_argument,
+     "  --conf-extra=KEY=VALUE  up: a slurm.conf setting for the new cluster\n"
+     "                          (replaces drover's own; may be repeated)\n"},
     {"timeout", OPT_TIMEOUT, required_argument,
      "  --timeout=SECS          up: how long to wait for the cluster (30)\n"},
     {"help", 'h', no_argument, "  -h, --help              show this help\n"},
@@ -170,6 +174,21 @@ static const char *opt_name(int val)
     return "?";
 }
 
+/* --conf-extra=Key=Value, collected as lines (freed at exit). */
+static void add_conf_extra(struct drover_shape *s, const char *arg)
+{
+    static char *lines;
+    char *more;
+
+    if (!strchr(arg, '=') || strchr(arg, '\n')) {
+        fprintf(stderr, "drover: --conf-extra=%s: want KEY=VALUE\n", arg);
+        exit(1);
+    }
+    more = xasprintf("%s%s\n", lines ? lines : "", arg);
+    free(lines);
+    s->conf_extra = lines = more;
+}
+
 static void set_shape_opt(struct opts *o, int c, const char *arg)
 {
     struct drover_shape *s = &o->shape;
@@ -201,6 +220,9 @@ static void set_shape_opt(struct opts *o, int c, const char *arg)
     case OPT_TIMEOUT:
         o->timeout_s = (int)parse_count("timeout", arg, 1, 3600);
         break;
+    case OPT_CONF_EXTRA:
+        add_conf_extra(s, arg);
+        break;
     }
 }
 
@@ -217,8 +239,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
             cmd_print_help(stdout, help_head, opts_table, NULL);
             exit(0);
         case 'V':
-            printf("drover %s (slurm %s)\n", DROVER_VERSION,
-                   DROVER_SLURM_VERSION);
+            cmd_print_version();
             exit(0);
         case '?':
             fprintf(stderr, "Try \"drover --help\" for more information\n");

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -22,7 +23,9 @@
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/sbatch_opt.h"
+#include "cmd/lib/sbatch_req.h"
 #include "common/error.h"
+#include "common/timefmt.h"
 #include "common/xalloc.h"
 
 extern char **environ;
@@ -216,6 +219,40 @@ static int wait_job(uint32_t id)
     }
 }
 
+/* --test-only: the controller validates and plans the job without
+ * queueing it; print Slurm's "Job N to start at ..." line. */
+static int test_only(const struct sbatch_opts *o, json_t *body)
+{
+    drv_error_t error = {{0}};
+    json_t *resp = NULL;
+    json_int_t id = 0, start = 0, cpus = 0;
+    const char *nodes = "", *part = "";
+    char when[32];
+
+    json_object_set_new(body, "test_only", json_true());
+    if (cmd_rpc("sbatch", "job_submit", body, &resp, &error) < 0) {
+        int errnum = errno;
+
+        if (errnum == EDRV_INVALID_PARTITION_NAME && o->partition)
+            fprintf(stderr, "sbatch: error: invalid partition specified: %s\n",
+                    o->partition);
+        fprintf(stderr, "sbatch: error: Job submit/allocate failed: %s\n",
+                drv_strerror(errnum));
+        return 1;
+    }
+    json_unpack(resp, "{s?I s?I s?I s?s s?s}", "job_id", &id, "start_time",
+                &start, "cpus", &cpus, "nodes", &nodes, "partition", &part);
+    if (start > 0)
+        timefmt_stamp((time_t)start, 0, when, sizeof(when));
+    else
+        snprintf(when, sizeof(when), "Unknown");
+    fprintf(stderr, "sbatch: Job %lld to start at %s using %lld processors on"
+            " nodes %s in partition %s\n", (long long)id, when,
+            (long long)cpus, nodes, part);
+    json_decref(resp);
+    return 0;
+}
+
 /* Build the job description, send it and print the result. */
 static int submit_script(struct sbatch_opts *o, const char *script)
 {
@@ -223,13 +260,15 @@ static int submit_script(struct sbatch_opts *o, const char *script)
     json_t *body;
     uint32_t id;
 
-    if (o->test_only) {
-        fprintf(stderr, "sbatch: error: --test-only is not supported\n");
-        return 1;
-    }
     o->submit_host = short_hostname();
     if (!(body = sbatch_opts_job_desc(o, script, environ, &e)))
         return report(&e);
+    if (sbatch_req_finish(body, time(NULL), &e) < 0) {
+        json_decref(body);
+        return report(&e);
+    }
+    if (o->test_only)
+        return test_only(o, body);
     if (!(id = submit(o, body)))
         return 1;
     if (!o->quiet) {

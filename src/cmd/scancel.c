@@ -124,6 +124,7 @@ struct scancel_args {
     bool quiet;
     bool interactive;
     uint32_t *ids;
+    char **tasks; /* per id: "7" / "1-10" of "N_7" / "N_[1-10]", or NULL */
     size_t nids;
 };
 
@@ -204,14 +205,35 @@ static void parse_opt(struct scancel_args *a, int c, const char *arg)
     }
 }
 
-/* Job ids are plain numbers; array tasks and steps are not modelled. */
+/* "N", or an array's tasks "N_7", "N_[1-10]"; steps are not modelled. */
+static char *parse_tasks(char *end)
+{
+    size_t len;
+
+    if (*end != '_')
+        return end;
+    end++;
+    len = strlen(end);
+    if (*end == '[' && len > 2 && end[len - 1] == ']')
+        return end[1] && strspn(end + 1, "0123456789-,:") == len - 2
+                   ? end + len : end;
+    return strspn(end, "0123456789") == len && len ? end + len : end;
+}
+
 static void parse_ids(struct scancel_args *a, int argc, char **argv)
 {
     a->ids = xzalloc((size_t)(argc + 1) * sizeof(*a->ids));
+    a->tasks = xzalloc((size_t)(argc + 1) * sizeof(*a->tasks));
     for (int i = optind; i < argc; i++) {
-        char *end;
+        char *end, *tasks;
         unsigned long id = strtoul(argv[i], &end, 10);
 
+        tasks = *end == '_' ? end + 1 : NULL;
+        end = parse_tasks(end);
+        if (tasks) {
+            a->tasks[a->nids] = xstrdup(tasks + (*tasks == '['));
+            a->tasks[a->nids][strcspn(a->tasks[a->nids], "]")] = '\0';
+        }
         if (!isdigit((unsigned char)argv[i][0]) || *end || id == 0) {
             cmd_error(a->prog, "Invalid job id %s", argv[i]);
             exit(1);
@@ -268,12 +290,15 @@ static bool confirmed(const struct scancel_args *a, const json_t *job,
 }
 
 /* Returns 0, or the error number to exit with. */
-static int cancel_one(const struct scancel_args *a, uint32_t id)
+static int cancel_one(const struct scancel_args *a, uint32_t id,
+                      const char *tasks)
 {
     drv_error_t error = {{0}};
     json_t *body = json_pack("{s:I}", "job_id", (json_int_t)id);
     int err;
 
+    if (tasks)
+        json_object_set_new(body, "array_tasks", json_string(tasks));
     if (a->signal)
         json_object_set_new(body, "signal", json_integer(a->signal));
     if (cmd_rpc(a->prog, "job_cancel", body, NULL, &error) == 0)
@@ -391,7 +416,7 @@ static int cancel_filtered(const struct scancel_args *a)
 
         if (!job_wanted(a, job, uid) || !confirmed(a, job, id))
             continue;
-        if ((err = cancel_one(a, id)) > rc)
+        if ((err = cancel_one(a, id, NULL)) > rc)
             rc = err;
     }
     json_decref(resp);
@@ -405,7 +430,7 @@ static int cancel_ids(const struct scancel_args *a)
     for (size_t i = 0; i < a->nids; i++) {
         if (!confirmed(a, NULL, a->ids[i]))
             continue;
-        if ((err = cancel_one(a, a->ids[i])) > rc)
+        if ((err = cancel_one(a, a->ids[i], a->tasks[i])) > rc)
             rc = err;
     }
     return rc;
@@ -420,10 +445,14 @@ int main(int argc, char **argv)
     check_states(&a);
     if (!a.nids && !has_filters(&a)) {
         cmd_error(a.prog, "No job identification provided");
+        free(a.tasks);
         free(a.ids);
         return 1;
     }
     rc = has_filters(&a) ? cancel_filtered(&a) : cancel_ids(&a);
+    for (size_t i = 0; i < a.nids; i++)
+        free(a.tasks[i]);
+    free(a.tasks);
     free(a.ids);
     /* Like Slurm, exit with the error number; an exit status keeps only
      * its low eight bits. */

@@ -19,6 +19,9 @@
 #include <strings.h>
 #include <time.h>
 
+#include "cmd/lib/config_print.h"
+#include "cmd/lib/jobview.h"
+#include "cmd/lib/json_out.h"
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
@@ -123,7 +126,24 @@ struct scontrol {
     bool quiet;
     int exit_code;
     bool exit_flag;
+    bool json;         /* --json: collect records, print v0.0.38 shapes */
+    json_t *collected; /* the records shown, while json */
 };
+
+/* --json: print what was collected under 'key' and forget it. */
+static void json_flush(struct scontrol *sc, const char *key,
+                       json_t *(*convert)(const json_t *))
+{
+    size_t n = json_array_size(sc->collected);
+    const json_t **recs = xzalloc((n + 1) * sizeof(*recs));
+
+    for (size_t k = 0; k < n; k++)
+        recs[k] = json_array_get(sc->collected, k);
+    json_out_print(stdout, key, recs, n, convert);
+    free(recs);
+    json_decref(sc->collected);
+    sc->collected = NULL;
+}
 
 /* Slurm accepts any abbreviation of a keyword at least 'min' long. */
 static bool keyword(const char *word, const char *full, size_t min)
@@ -178,6 +198,9 @@ static int parse_job_id(const char *s, uint32_t *id, long *task)
 
 static bool job_matches(const json_t *job, uint32_t id, long task)
 {
+    if (task >= 0 && jint(job, "array_job_id", 0) == id
+        && jstr(job, "array_pending"))
+        return job_view_task_pending(job, task);
     if (task >= 0)
         return jint(job, "array_job_id", 0) == id
                && jint(job, "array_task_id", -1) == task;
@@ -207,17 +230,25 @@ static void show_job(struct scontrol *sc, const char *arg)
     }
     ctx = print_ctx(sc, resp_now(resp));
     jobs = json_object_get(resp, "jobs");
+    if (sc->json && !sc->collected)
+        sc->collected = json_array();
     json_array_foreach(jobs, i, job) {
         char *text;
 
         if (arg && !job_matches(job, id, task))
             continue;
+        shown++;
+        if (sc->json) {
+            json_array_append(sc->collected, job);
+            continue;
+        }
         text = scontrol_sprint_job(job, &ctx);
         fputs(text, stdout);
         free(text);
-        shown++;
     }
-    if (arg && !shown) {
+    if (sc->json && (shown || !arg)) {
+        json_flush(sc, "jobs", json_out_job);
+    } else if (arg && !shown) {
         fprintf(stderr, "slurm_load_jobs error: %s\n",
                 drv_strerror(EDRV_INVALID_JOB_ID));
         sc->exit_code = 1;
@@ -257,11 +288,16 @@ static const json_t *find_named(const json_t *records, const char *name)
     return NULL;
 }
 
-static void print_record(const struct entity *e, const json_t *rec,
-                         const struct scontrol_ctx *ctx)
+static void print_record(struct scontrol *sc, const struct entity *e,
+                         const json_t *rec, const struct scontrol_ctx *ctx)
 {
-    char *text = e->sprint(rec, ctx);
+    char *text;
 
+    if (sc->json) {
+        json_array_append(sc->collected, (json_t *)rec);
+        return;
+    }
+    text = e->sprint(rec, ctx);
     fputs(text, stdout);
     free(text);
 }
@@ -279,8 +315,8 @@ static void show_named(struct scontrol *sc, const struct entity *e,
 
     if (!arg) {
         json_array_foreach(records, i, r)
-            print_record(e, r, ctx);
-        if (json_array_size(records) == 0)
+            print_record(sc, e, r, ctx);
+        if (json_array_size(records) == 0 && !sc->json)
             printf("%s\n", e->none);
         return;
     }
@@ -291,7 +327,7 @@ static void show_named(struct scontrol *sc, const struct entity *e,
         const json_t *rec = find_named(records, name);
 
         if (rec) {
-            print_record(e, rec, ctx);
+            print_record(sc, e, rec, ctx);
         } else {
             printf("%s %s not found\n", e->title, name);
             sc->exit_code = 1;
@@ -314,7 +350,12 @@ static void show_entity(struct scontrol *sc, const struct entity *e,
     }
     ctx = print_ctx(sc, resp_now(resp));
     records = json_object_get(resp, e->key);
+    if (sc->json)
+        sc->collected = json_array();
     show_named(sc, e, json_is_array(records) ? records : NULL, arg, &ctx);
+    if (sc->json)
+        json_flush(sc, e->key,
+                   e == &node_entity ? json_out_node : json_out_partition);
     json_decref(resp);
 }
 
@@ -340,6 +381,24 @@ static void show_hostnames(struct scontrol *sc, const char *arg)
     hostlist_destroy(hl);
 }
 
+/* The controller's running configuration (rpc_config.c). */
+static void show_config(struct scontrol *sc)
+{
+    drv_error_t error = {{0}};
+    json_t *resp = NULL;
+    char *text;
+
+    if (cmd_rpc(sc->prog, "config_info", json_object(), &resp, &error) < 0) {
+        fprintf(stderr, "slurm_load_ctl_conf error: %s\n", error.text);
+        sc->exit_code = 1;
+        return;
+    }
+    text = config_sprint(resp);
+    fputs(text, stdout);
+    free(text);
+    json_decref(resp);
+}
+
 static void cmd_show(struct scontrol *sc, int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : NULL;
@@ -351,8 +410,10 @@ static void cmd_show(struct scontrol *sc, int argc, char **argv)
     } else if (argc > 3) {
         fprintf(stderr, "too many arguments for keyword:%s\n", argv[0]);
         sc->exit_code = 1;
-    } else if (keyword(what, "jobs", 1)) {
+    } else if (keyword(what, "jobs", 1) || keyword(what, "jobid", 4)) {
         show_job(sc, arg);
+    } else if (keyword(what, "config", 1)) {
+        show_config(sc);
     } else if (keyword(what, "nodes", 1)) {
         show_entity(sc, &node_entity, arg);
     } else if (keyword(what, "partitions", 2)) {
@@ -587,6 +648,10 @@ static void update_job(struct scontrol *sc, int argc, char **argv)
                 return;
             }
             json_object_set_new(extra, "time_limit_s", json_integer(secs));
+        } else if (keyword(kv.key, "ArrayTaskThrottle", 6) && kv.val
+                   && isdigit((unsigned char)kv.val[0])) {
+            json_object_set_new(extra, "array_throttle",
+                                json_integer(strtoll(kv.val, NULL, 10)));
         } else {
             not_supported(sc, argv[i]);
             json_decref(extra);
@@ -740,10 +805,11 @@ static void parse_args(struct scontrol *sc, int argc, char **argv)
             sc->one_liner = true;
         } else if (c == 'Q') {
             sc->quiet = true;
-        } else if (c == OPT_JSON || c == OPT_YAML || c == 'M' || c == 'u') {
+        } else if (c == OPT_JSON) {
+            sc->json = true;
+        } else if (c == OPT_YAML || c == 'M' || c == 'u') {
             cmd_error(sc->prog, "%s is not supported by Drover",
-                      c == OPT_JSON   ? "--json"
-                      : c == OPT_YAML ? "--yaml"
+                      c == OPT_YAML ? "--yaml"
                       : c == 'M'      ? "--clusters"
                                       : "--uid");
             exit(1);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd/lib/format.h"
+#include "cmd/lib/json_out.h"
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
@@ -123,6 +124,7 @@ struct sinfo_args {
     char *states;     /* -t, comma list */
     bool long_output;
     bool noheader;
+    bool json; /* --json: nodes and partitions in v0.0.38 shapes */
     int iterate;
     struct sinfo_opts opts;
 };
@@ -195,10 +197,11 @@ static void parse_args(int argc, char **argv, struct sinfo_args *a)
         } else if (c == OPT_USAGE) {
             fputs(sinfo_usage, stdout);
             exit(0);
-        } else if (c == OPT_JSON || c == OPT_YAML || c == 'T' || c == 'M') {
+        } else if (c == OPT_JSON) {
+            a->json = true;
+        } else if (c == OPT_YAML || c == 'T' || c == 'M') {
             cmd_error(a->prog, "%s is not supported by Drover",
-                      c == OPT_JSON   ? "--json"
-                      : c == OPT_YAML ? "--yaml"
+                      c == OPT_YAML ? "--yaml"
                       : c == 'T'      ? "--reservation"
                                       : "--clusters");
             exit(1);
@@ -353,6 +356,25 @@ static void print_date(time_t now)
     printf("%s\n", buf);
 }
 
+/* sinfo --json: the filtered nodes and partitions. */
+static void show_json(json_t *parts, json_t *nodes)
+{
+    size_t np = json_array_size(parts), nn = json_array_size(nodes);
+    const json_t **recs = calloc(np + nn + 1, sizeof(*recs));
+    json_t *doc = json_out_doc();
+
+    if (!recs)
+        abort();
+    for (size_t k = 0; k < nn; k++)
+        recs[k] = json_array_get(nodes, k);
+    json_out_add(doc, "nodes", recs, nn, json_out_node);
+    for (size_t k = 0; k < np; k++)
+        recs[k] = json_array_get(parts, k);
+    json_out_add(doc, "partitions", recs, np, json_out_partition);
+    json_out_dump(stdout, doc);
+    free(recs);
+}
+
 static int show(struct sinfo_args *a, struct format_choice fc)
 {
     json_t *presp = NULL, *nresp = NULL, *parts, *nodes, *fparts, *fnodes;
@@ -375,6 +397,15 @@ static int show(struct sinfo_args *a, struct format_choice fc)
                   spec->bad_name);
     fparts = filter_partitions(a, parts);
     fnodes = filter_nodes(a, nodes);
+    if (a->json) {
+        show_json(fparts, fnodes);
+        fmt_spec_destroy(spec);
+        json_decref(fparts);
+        json_decref(fnodes);
+        json_decref(presp);
+        json_decref(nresp);
+        return 0;
+    }
     rows = sinfo_rows_build(spec, fparts, fnodes, &a->opts, &nrows);
     if (!a->format_long)
         sinfo_fit_widths(spec, rows, nrows, fc.node_field, fc.part_field);

@@ -19,12 +19,15 @@
 #include <unistd.h>
 
 #include "cmd/lib/format.h"
+#include "cmd/lib/jobview.h"
+#include "cmd/lib/json_out.h"
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/names.h"
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/squeue_print.h"
 #include "cmd/lib/states.h"
+#include "common/hostlist.h"
 #include "common/xalloc.h"
 
 enum {
@@ -186,8 +189,11 @@ struct squeue_args {
     const char *steps; /* -s list: "8379.batch,8380" */
     bool step_flag;
     bool long_list;
+    bool array_expand;       /* -r: one line per array task */
     bool noheader;
     bool start;
+    bool json; /* --json: v0.0.38 shapes (json_out.c) */
+    hostlist_t *nodes; /* -w: jobs on any of these nodes */
     int iterate;
     struct list users, states, partitions, names, accounts, qos;
 };
@@ -241,6 +247,9 @@ static void handle_opt(struct squeue_args *a, int c, char *arg)
     case 'l':
         a->long_list = true;
         break;
+    case 'r':
+        a->array_expand = true;
+        break;
     case 'n':
         list_split(&a->names, arg);
         break;
@@ -264,6 +273,13 @@ static void handle_opt(struct squeue_args *a, int c, char *arg)
         break;
     case 'u':
         list_split(&a->users, arg);
+        break;
+    case 'w':
+        hostlist_destroy(a->nodes);
+        if (!(a->nodes = hostlist_decode(arg, NULL))) {
+            cmd_error(a->prog, "Invalid node name %s", arg);
+            exit(1);
+        }
         break;
     case OPT_START:
         a->start = true;
@@ -294,10 +310,10 @@ static void parse_args(int argc, char **argv, struct squeue_args *a)
         } else if (c == OPT_USAGE) {
             fputs(squeue_usage, stdout);
             exit(0);
-        } else if (c == OPT_JSON || c == OPT_YAML || c == 'M') {
-            unsupported(a->prog, c == OPT_JSON   ? "--json"
-                                 : c == OPT_YAML ? "--yaml"
-                                                 : "--clusters");
+        } else if (c == OPT_JSON) {
+            a->json = true;
+        } else if (c == OPT_YAML || c == 'M') {
+            unsupported(a->prog, c == OPT_YAML ? "--yaml" : "--clusters");
         } else if (c == 's') {
             a->step_flag = true;
             if (optarg)
@@ -473,6 +489,18 @@ static bool in_list(const struct list *l, const char *s)
     return false;
 }
 
+/* -w: a job on any of the nodes (pending jobs have none). */
+static bool on_nodes(const hostlist_t *want, const json_t *job)
+{
+    hostlist_t *hl = hostlist_decode(jstr_or(job, "nodes", ""), NULL);
+    bool found = false;
+
+    for (size_t i = 0; hl && !found && i < hostlist_count(hl); i++)
+        found = hostlist_find(want, hostlist_nth(hl, i)) >= 0;
+    hostlist_destroy(hl);
+    return found;
+}
+
 /* -A and -q: records without an account match none; QOS is "normal". */
 static bool extra_selected(const struct squeue_args *a, const json_t *job)
 {
@@ -481,6 +509,8 @@ static bool extra_selected(const struct squeue_args *a, const json_t *job)
     if (a->accounts.n && (!account || !in_list(&a->accounts, account)))
         return false;
     if (a->qos.n && !in_list(&a->qos, jstr_or(job, "qos", "normal")))
+        return false;
+    if (a->nodes && !on_nodes(a->nodes, job))
         return false;
     return true;
 }
@@ -554,6 +584,8 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
         return 1;
     }
     jobs = json_object_get(resp, "jobs");
+    if (a->array_expand)
+        job_view_expand_arrays(jobs);
     if (!a->step_flag && single_job_missing(f, jobs)) {
         fprintf(stderr, "slurm_load_jobs error: %s\n",
                 drv_strerror(EDRV_INVALID_JOB_ID));
@@ -561,7 +593,7 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
         return 1;
     }
     ctx.now = (time_t)jint(resp, "now", (int64_t)time(NULL));
-    if (a->long_list || a->iterate)
+    if ((a->long_list || a->iterate) && !a->json)
         print_date(ctx.now);
     sel = xzalloc((json_array_size(jobs) + 1) * sizeof(*sel));
     json_array_foreach(jobs, i, job) {
@@ -570,7 +602,10 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
             sel[n++] = job;
     }
     squeue_sort(sel, n, a->step_flag && !a->sort ? "P,i" : a->sort, ctx.now);
-    squeue_print(stdout, spec, sel, n, &ctx, a->noheader);
+    if (a->json)
+        json_out_print(stdout, "jobs", sel, n, json_out_job);
+    else
+        squeue_print(stdout, spec, sel, n, &ctx, a->noheader);
     fflush(stdout);
     free(sel);
     json_decref(resp);
@@ -591,6 +626,7 @@ static void args_free(struct squeue_args *a, struct filter_store *st)
     list_free(&a->names);
     list_free(&a->accounts);
     list_free(&a->qos);
+    hostlist_destroy(a->nodes);
     free(st->job_ids);
     free(st->uids);
     free(st->states);

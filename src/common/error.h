@@ -39,6 +39,7 @@ typedef struct {
     X(WRITING_TO_FILE, 2019, "I/O error writing script/environment to file")   \
     X(TRANSITION_STATE_NO_UPDATE, 2020, "Job can not be altered now, try again later") \
     X(JOB_PENDING, 2021, "Job is pending execution")                           \
+    X(INVALID_FEATURE, 2026, "Invalid feature specification")                  \
     X(JOB_NOT_PENDING, 2030, "Job is no longer pending execution")             \
     X(JOB_NOT_RUNNING, 2031, "Job is not running")                             \
     X(JOB_NOT_FINISHED, 2034, "Job has not finished")                          \
@@ -49,6 +50,8 @@ typedef struct {
     X(INVALID_TIME_VALUE, 2073, "Invalid time specified")                      \
     X(BATCH_ONLY, 2084, "Requested operation not supported on this job")      \
     X(JOB_HELD, 2085, "Job is in held state, pending scheduler release")      \
+    X(INVALID_ARRAY, 2038, "Invalid job array specification")                  \
+    X(DEPENDENCY, 2053, "Job dependency problem")                              \
     X(INVALID_USER_ID, 2096, "Invalid user id")                                \
     X(NOT_SUPPORTED, 2097, "Requested operation not supported")                \
     X(PROTOCOL_AUTH, 1007, "Protocol authentication error")                    \

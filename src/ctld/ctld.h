@@ -105,5 +105,6 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job);
 /* Handler tables (rpc_job.c, rpc_node.c), concatenated by main.c. */
 extern const struct proto_handler rpc_job_handlers[];
 extern const struct proto_handler rpc_node_handlers[];
+extern const struct proto_handler rpc_config_handlers[]; /* rpc_config.c */
 
 #endif /* !DROVER_CTLD_CTLD_H */

@@ -13,6 +13,8 @@
 #include "common/bitmap.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/array.h"
+#include "ctld/depend.h"
 #include "ctld/job.h"
 
 static const struct {
@@ -94,6 +96,7 @@ void job_destroy(struct job *job)
     sched_alloc_destroy(job->alloc);
     free(job->nodes);
     free(job->last_nodes);
+    free(job->sched_nodes);
     free(job->last_alloc_json);
     free(job->work_dir);
     free(job->std_out);
@@ -102,7 +105,10 @@ void job_destroy(struct job *job)
     free(job->comment);
     free(job->command);
     free(job->submit_host);
+    job_place_clear(&job->place);
     json_decref(job->launch);
+    job_array_destroy(job->array);
+    job_depend_destroy(job->depend);
     free(job);
 }
 
@@ -133,17 +139,30 @@ static void set_str(json_t *o, const char *key, const char *val)
         json_object_set_new(o, key, json_string(val));
 }
 
+/* Set only when given: most jobs ask for none of these. */
+static void set_nonzero(json_t *o, const char *key, json_int_t v)
+{
+    if (v)
+        json_object_set_new(o, key, json_integer(v));
+}
+
 static json_t *job_req_to_json(const struct job *job)
 {
     const struct sched_request *r = &job->req;
-
-    return json_pack(
+    json_t *o = json_pack(
         "{s:i s:i s:i s:i s:i s:I s:I s:i s:i s:b}", "nodes_min", r->min_nodes,
         "nodes_max", r->max_nodes, "num_tasks", r->ntasks, "cpus_per_task",
         r->cpus_per_task, "ntasks_per_node", r->ntasks_per_node,
         "mem_per_node_mib", (json_int_t)r->mem_per_node_mib, "mem_per_cpu_mib",
         (json_int_t)r->mem_per_cpu_mib, "gpus_per_node", r->gpus_per_node,
         "gpus", r->gpus_total, "exclusive", r->exclusive);
+
+    if (o) {
+        set_nonzero(o, "gpus_per_task", r->gpus_per_task);
+        set_nonzero(o, "cpus_per_gpu", r->cpus_per_gpu);
+        set_nonzero(o, "mem_per_gpu_mib", (json_int_t)r->mem_per_gpu_mib);
+    }
+    return o;
 }
 
 json_t *job_to_json(const struct job *job, const char *const *node_names,
@@ -171,6 +190,7 @@ json_t *job_to_json(const struct job *job, const char *const *node_names,
     json_t *req = job_req_to_json(job);
     json_object_update(o, req);
     json_decref(req);
+    job_place_to_json(&job->place, o);
     set_str(o, "name", job->name);
     set_str(o, "user_name", job->user_name);
     set_str(o, "group_name", job->group_name);
@@ -192,7 +212,11 @@ json_t *job_to_json(const struct job *job, const char *const *node_names,
     else if (job->last_alloc_json)
         json_object_set_new(o, "last_alloc",
                             json_loads(job->last_alloc_json, 0, NULL));
-    if ((flags & JOB_JSON_LAUNCH) && job->launch)
+    array_to_json(job, o, flags & JOB_JSON_INFO);
+    depend_to_json(job, o);
+    /* Split-off array tasks share the master's script (array.h). */
+    if ((flags & JOB_JSON_LAUNCH) && job->launch
+        && !(job->array && job->array->job_id != job->id))
         json_object_set(o, "launch", job->launch);
     return o;
 }
@@ -251,6 +275,9 @@ static const struct {
     {"mem_per_cpu_mib", offsetof(struct job, req.mem_per_cpu_mib), K_U64},
     {"gpus_per_node", offsetof(struct job, req.gpus_per_node), K_U32},
     {"gpus", offsetof(struct job, req.gpus_total), K_U32},
+    {"gpus_per_task", offsetof(struct job, req.gpus_per_task), K_U32},
+    {"cpus_per_gpu", offsetof(struct job, req.cpus_per_gpu), K_U32},
+    {"mem_per_gpu_mib", offsetof(struct job, req.mem_per_gpu_mib), K_U64},
     {"exclusive", offsetof(struct job, req.exclusive), K_BOOL},
 };
 
@@ -369,6 +396,9 @@ int job_apply_json(struct job *job, json_t *o,
         json_decref(job->launch);
         job->launch = json_is_object(v) ? json_incref(v) : NULL;
     }
+    job_place_apply_json(&job->place, o);
+    array_apply_json(job, o);
+    depend_apply_json(job, o);
     if ((v = json_object_get(o, "alloc")))
         return apply_alloc(job, v, node_index, arg, error);
     return 0;

@@ -16,7 +16,11 @@
 #include <uthash.h>
 
 #include "common/error.h"
+#include "ctld/job_place.h"
 #include "sched/sched.h"
+
+struct job_array;
+struct job_depend;
 
 enum job_state {
     JOB_PENDING = 0,
@@ -43,7 +47,10 @@ enum job_state {
     X(PART_TIME_LIMIT, "PartitionTimeLimit")                                   \
     X(PART_DOWN, "PartitionDown")                                              \
     X(LAUNCH_FAILED, "launch failed requeued held")                           \
-    X(NODE_DOWN, "NodeDown")
+    X(NODE_DOWN, "NodeDown")                                                   \
+    X(DEPENDENCY, "Dependency")                                                \
+    X(DEP_NEVER, "DependencyNeverSatisfied")                                   \
+    X(ARRAY_TASK_LIMIT, "JobArrayTaskLimit")
 
 enum job_reason {
 #define X(name, text) JOB_REASON_##name,
@@ -72,8 +79,13 @@ struct job {
     time_t eligible_time;
     time_t start_time;
     time_t end_time;
+    time_t sched_start_time; /* pending: the scheduler's planned start
+                              * (0 unknown); not journaled */
+    char *sched_nodes;       /* pending: nodes the plan reserves, or NULL */
     int64_t time_limit_s;  /* TIME_INFINITE for none */
     struct sched_request req;
+    struct job_place place; /* -w -x -C --begin --time-min --signal
+                             * --open-mode (job_place.h) */
     char *gres;            /* the request as given: "gpu:2" */
     char *gpu_type;        /* req.gpu_type points here */
     struct sched_alloc *alloc; /* while running/completing */
@@ -91,6 +103,8 @@ struct job {
     char *command;         /* the script's path, NULL for --wrap/stdin */
     char *submit_host;
     json_t *launch;        /* {"script","argv","env"}; dropped when done */
+    struct job_array *array;   /* array.h; NULL when not an array */
+    struct job_depend *depend; /* depend.h; NULL when no dependency */
     UT_hash_handle hh;
 };
 

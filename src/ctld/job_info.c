@@ -10,6 +10,7 @@
 #include "common/jobpath.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/job_info.h"
 
@@ -82,7 +83,15 @@ static void add_paths(json_t *o, const struct job *job, const char *host)
         .array_task_id = -1,
         .work_dir = job->work_dir,
     };
-    const char *out = job->std_out ? job->std_out : "slurm-%j.out";
+    const char *out = job->std_out ? job->std_out
+                      : job->array ? "slurm-%A_%a.out"
+                                   : "slurm-%j.out";
+
+    if (job->array) {
+        v.array_job_id = job->array->job_id;
+        if (job->array->task_id != ARRAY_TASK_NONE)
+            v.array_task_id = job->array->task_id;
+    }
 
     set_path(o, "std_out", out, &v);
     set_path(o, "std_err", job->std_err ? job->std_err : out, &v);
@@ -160,6 +169,12 @@ json_t *job_info_json(struct ctld *ctld, const struct job *job, time_t now)
     json_object_set_new(o, "alloc", alloc_detail(ctld, job));
     if (!job->alloc && job->last_nodes)
         json_object_set_new(o, "nodes", json_string(job->last_nodes));
+    /* squeue --start: a pending job's start is the scheduler's plan. */
+    if (job->state == JOB_PENDING && job->sched_start_time)
+        json_object_set_new(o, "start_time",
+                            json_integer(job->sched_start_time));
+    if (job->state == JOB_PENDING && job->sched_nodes)
+        json_object_set_new(o, "sched_nodes", json_string(job->sched_nodes));
     add_paths(o, job, host);
     free(tres);
     free(exit_code);

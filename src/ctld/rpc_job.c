@@ -17,8 +17,11 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/job_info.h"
+#include "ctld/submit_check.h"
 
 /* Keys of a job description a user may set (docs/protocol.md). */
 static const char *const submit_keys[] = {
@@ -26,7 +29,10 @@ static const char *const submit_keys[] = {
     "nodes_min", "nodes_max", "num_tasks", "cpus_per_task",
     "ntasks_per_node", "mem_per_node_mib", "mem_per_cpu_mib", "gres",
     "gpus", "gpus_per_node", "gpu_type", "time_limit_s", "exclusive",
-    "hold", "requeue", "nice", "comment", "command", "submit_host", NULL,
+    "hold", "requeue", "nice", "comment", "command", "submit_host",
+    "req_nodes", "exc_nodes", "features", "begin_time", "time_min_s",
+    "signal_num", "signal_secs", "signal_batch_only", "open_mode",
+    "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", NULL,
 };
 
 static json_t *submit_fields(json_t *body)
@@ -40,16 +46,6 @@ static json_t *submit_fields(json_t *body)
     if ((v = json_object_get(body, "ntasks")))
         json_object_set(o, "num_tasks", v);
     return o;
-}
-
-static long node_index_cb(const char *name, uint32_t *ngpus, void *arg)
-{
-    struct node_table *nt = arg;
-    long i = node_table_index(nt, name);
-
-    if (i >= 0)
-        *ngpus = nt->sched[i].gpus;
-    return i;
 }
 
 static void set_owner(struct job *job, uid_t uid, gid_t gid)
@@ -115,6 +111,8 @@ static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
                                 ? cp->default_time_s
                                 : cp->max_time_s;
     job->req.allowed_nodes = part->nodes;
+    if (submit_check_place(ctld, job, part, error) < 0)
+        return -1;
     if (job->req.min_nodes > bitmap_count(part->nodes)) {
         job->reason = JOB_REASON_PART_NODE_LIMIT;
         return 0;
@@ -141,18 +139,35 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     drv_error_t error = {0};
     time_t now = ctld_now(ctld);
 
-    if (job_apply_json(job, fields, node_index_cb, ctld->nodes, &error) < 0) {
+    if (job_apply_json(job, fields, node_table_index_cb, ctld->nodes, &error) < 0) {
         errno = EDRV_PROTOCOL_MALFORMED;
         goto error;
     }
     set_owner(job, proto_req_uid(req), proto_req_gid(req));
-    if (submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0)
+    if (submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
+        || depend_array_submit(ctld, job, body, &error) < 0)
         goto error;
+    if (json_is_true(json_object_get(body, "test_only"))) {
+        json_t *answer;
+        job->eligible_time = now;
+        submit_check_begin(job, now);
+        answer = submit_will_run(ctld, job, ctld->next_job_id, now);
+        json_decref(fields);
+        job_destroy(job);
+        if ((answer ? proto_respond(req, answer)
+                    : proto_respond_error(req, errno, NULL)) < 0)
+            log_err("job_submit: responding");
+        return;
+    }
     job->id = ctld->next_job_id++;
     job->priority = job->hold ? 0 : ctld_job_base_priority(job);
     if (job->hold)
         job->reason = JOB_REASON_HELD_USER;
     job->submit_time = job->eligible_time = now;
+    submit_check_begin(job, now);
+    array_set_id(job);
+    if (job->depend && job->depend->list && job->eligible_time <= now)
+        job->eligible_time = 0; /* Slurm: EligibleTime=Unknown */
     HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
     json_decref(fields);
     ctld_journal_job(ctld, job, true);
@@ -186,7 +201,9 @@ static bool job_matches(const struct job *job, json_t *filter)
         if (!hit)                                                              \
             return false;                                                      \
     }
-    MATCH_ANY(ids, json_integer_value(v) == job->id)
+    MATCH_ANY(ids, json_integer_value(v) == job->id
+                       || (job->array
+                           && json_integer_value(v) == job->array->job_id))
     MATCH_ANY(users, json_integer_value(v) == (json_int_t)job->uid)
     MATCH_ANY(parts, job->partition
                          && !strcmp(json_string_value(v) ?: "", job->partition))
@@ -247,9 +264,11 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     int errnum = 0, signo = SIGKILL;
-    struct job *job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum);
+    struct job *job;
 
-    if (!job)
+    if (array_cancel_rpc(ctld, req))
+        return;
+    if (!(job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum)))
         return respond_errnum(req, errnum, "job_cancel");
     json_unpack(proto_req_body(req), "{s?i}", "signal", &signo);
     if (job_state_is_final(job->state))
@@ -337,11 +356,13 @@ static void rpc_job_update(proto_req_t *req, void *arg)
     struct ctld *ctld = arg;
     int errnum = 0;
     json_int_t limit = 0;
-    struct job *job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum);
+    struct job *job;
     bool privileged = proto_req_roles(req)
                       & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
 
-    if (!job)
+    if (array_update_rpc(ctld, req))
+        return;
+    if (!(job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum)))
         return respond_errnum(req, errnum, "job_update");
     if (json_unpack(proto_req_body(req), "{s:I}", "time_limit_s", &limit) < 0)
         return respond_errnum(req, EDRV_NOT_SUPPORTED, "job_update");

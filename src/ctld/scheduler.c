@@ -13,8 +13,11 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/job_info.h"
+#include "ctld/submit_check.h"
 #include "proto/client.h"
 
 static void sched_timer_cb(uv_timer_t *t)
@@ -32,7 +35,8 @@ static bool job_is_eligible(const struct job *job, time_t now)
 {
     if (job->state != JOB_PENDING || job->hold || job->priority == 0)
         return false;
-    if (job->reason == JOB_REASON_PART_NODE_LIMIT)
+    if (job->reason == JOB_REASON_PART_NODE_LIMIT
+        || job->reason == JOB_REASON_PART_TIME_LIMIT)
         return false;
     return job->eligible_time <= now;
 }
@@ -115,6 +119,9 @@ static void job_start(struct ctld *ctld, struct job *job,
     job->reason = JOB_REASON_NONE;
     job->start_time = now;
     job->end_time = 0;
+    job->sched_start_time = 0;
+    free(job->sched_nodes);
+    job->sched_nodes = NULL;
     free(job->nodes);
     job->nodes = node_table_alloc_hostlist(ctld->nodes, alloc);
     log_info("sched: Allocate JobId=%u NodeList=%s #CPUs=%u", job->id,
@@ -128,13 +135,22 @@ static void apply_decision(struct ctld *ctld, struct job *job,
 {
     switch (d->action) {
     case SCHED_ACT_START:
+        if (array_is_master(job) && !(job = array_start_next(ctld, job)))
+            break; /* the decision's allocation is freed with it */
         job_start(ctld, job, d->alloc, now);
         d->alloc = NULL;
         break;
     case SCHED_ACT_WAIT:
+        job->sched_start_time = d->start_time > 0 ? (time_t)d->start_time : 0;
+        free(job->sched_nodes);
+        job->sched_nodes = d->alloc ? node_table_alloc_hostlist(ctld->nodes,
+                                                                d->alloc)
+                                    : NULL;
         job->reason = d->reason == SCHED_REASON_PRIORITY
                           ? JOB_REASON_PRIORITY
                           : JOB_REASON_RESOURCES;
+        if (submit_req_node_unavail(job, ctld->nodes))
+            job->reason = JOB_REASON_NODE_NOT_AVAIL;
         break;
     case SCHED_ACT_NEVER:
         job->reason = JOB_REASON_NODE_NOT_AVAIL;
@@ -161,6 +177,8 @@ static void collect(struct ctld *ctld, time_t now, struct job ***pend,
                 .start_time = job->start_time,
                 .alloc = job->alloc,
             };
+        } else if (job->state == JOB_PENDING && depend_gate(ctld, job, now)) {
+            continue; /* dependency or array throttle: reason set */
         } else if (job_is_eligible(job, now)) {
             (*pend)[(*np)++] = job;
         }
@@ -183,6 +201,9 @@ void scheduler_run(struct ctld *ctld)
         struct ctld_partition *part =
             node_table_partition(ctld->nodes, pend[i]->partition);
         pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
+        if (job_place_resolve(&pend[i]->place, &pend[i]->req, ctld->nodes,
+                              NULL) < 0)
+            log_error("JobId=%u: node list no longer valid", pend[i]->id);
         pj[i] = (struct sched_job){
             .id = pend[i]->id,
             .req = &pend[i]->req,

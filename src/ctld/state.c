@@ -13,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/state.h"
 
@@ -111,6 +112,7 @@ int state_restore(struct ctld *ctld, drv_error_t *error)
 
     if (journal_replay(ctld->journal, snapshot_cb, record_cb, ctld, error) < 0)
         return -1;
+    array_restore_launch(ctld);
     /* Running jobs hold their resources again. */
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         if (job->alloc

@@ -5,7 +5,9 @@
  * At the time limit the job's process group gets SIGTERM, and SIGKILL
  * KillWait seconds later (Slurm's order); a cancel does the same at once.
  * When the batch script exits, whatever it left in its process group is
- * killed and the completion goes to the controller.
+ * killed and the completion goes to the controller.  --signal=[B:]SIG@secs
+ * sends SIG that many seconds before the limit, to the batch shell alone
+ * with B:, else to the whole process group (Slurm's sbatch semantics).
  */
 #include <errno.h>
 #include <signal.h>
@@ -55,12 +57,31 @@ static void limit_cb(uv_timer_t *t)
     jobs_terminate(job->nd, job);
 }
 
+static void signal_cb(uv_timer_t *t)
+{
+    struct nd_job *job = t->data;
+    int rc;
+
+    if (job->terminating)
+        return;
+    log_info("JobId=%u: sending signal %d%s %d s before the time limit",
+             job->id, job->signal_num,
+             job->signal_batch ? " to the batch shell" : "",
+             job->signal_secs);
+    rc = job->signal_batch ? kill(job->pid, job->signal_num)
+                           : killpg(job->pid, job->signal_num);
+    if (rc < 0)
+        log_err("JobId=%u: signal %d", job->id, job->signal_num);
+}
+
 void jobs_track(struct noded *nd, struct nd_job *job)
 {
     uv_timer_init(nd->loop, &job->limit_timer);
     uv_timer_init(nd->loop, &job->kill_timer);
+    uv_timer_init(nd->loop, &job->signal_timer);
     job->limit_timer.data = job;
     job->kill_timer.data = job;
+    job->signal_timer.data = job;
     HASH_ADD(hh, nd->jobs, id, sizeof(job->id), job);
     job->start_ms = uv_now(nd->loop);
     jobs_set_limit(nd, job, job->time_limit_s);
@@ -72,17 +93,25 @@ void jobs_set_limit(struct noded *nd, struct nd_job *job, int64_t limit_s)
 
     job->time_limit_s = limit_s;
     uv_timer_stop(&job->limit_timer);
+    uv_timer_stop(&job->signal_timer);
     if (limit_s <= 0 || job->timed_out)
         return;
     end = job->start_ms + (uint64_t)limit_s * 1000;
     uv_timer_start(&job->limit_timer, limit_cb, end > now ? end - now : 0, 0);
+    if (job->signal_num > 0 && end > now) {
+        uint64_t at = end - (uint64_t)job->signal_secs * 1000;
+        if (at > end) /* signal_secs beyond the start: wrapped */
+            at = 0;
+        uv_timer_start(&job->signal_timer, signal_cb, at > now ? at - now : 0,
+                       0);
+    }
 }
 
 static void job_free_cb(uv_handle_t *h)
 {
     struct nd_job *job = h->data;
 
-    /* Both timers close; the job goes with the last of them. */
+    /* All timers close; the job goes with the last of them. */
     if (--job->open_handles == 0)
         free(job);
 }
@@ -112,9 +141,10 @@ static void job_ended(struct noded *nd, struct nd_job *job, int status)
     killpg(job->pid, SIGKILL); /* what the script left behind */
     spool_remove(nd, job->id);
     HASH_DEL(nd->jobs, job);
-    job->open_handles = 2;
+    job->open_handles = 3;
     uv_close((uv_handle_t *)&job->limit_timer, job_free_cb);
     uv_close((uv_handle_t *)&job->kill_timer, job_free_cb);
+    uv_close((uv_handle_t *)&job->signal_timer, job_free_cb);
     register_completion(nd, c);
 }
 

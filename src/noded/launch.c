@@ -30,6 +30,7 @@ struct launch {
     const char *std_out;
     const char *std_err;
     const char *std_in;
+    int out_mode;      /* O_TRUNC, or O_APPEND for --open-mode=append */
     char *script_path;
     char **argv;
     char **envp;
@@ -117,6 +118,31 @@ static void child_fail(const char *what)
     _exit(127);
 }
 
+/* Fill in "SLURM_TASK_PID=" (launch_env.c) with this process's pid.  Runs
+ * in the forked child: no allocation, no stdio.
+ */
+static void set_task_pid(char **envp)
+{
+    static char var[32] = "SLURM_TASK_PID=";
+    char digits[16];
+    size_t n = 0, len = strlen(var);
+    pid_t pid = getpid();
+
+    do {
+        digits[n++] = (char)('0' + pid % 10);
+        pid /= 10;
+    } while (pid > 0 && n < sizeof(digits));
+    while (n > 0 && len + 1 < sizeof(var))
+        var[len++] = digits[--n];
+    var[len] = '\0';
+    for (; envp && *envp; envp++) {
+        if (strcmp(*envp, "SLURM_TASK_PID=") == 0) {
+            *envp = var;
+            return;
+        }
+    }
+}
+
 static void exec_child(const struct launch *l)
 {
     sigset_t all;
@@ -132,16 +158,17 @@ static void exec_child(const struct launch *l)
         child_fail("chdir");
     if (open_as(l->std_in, O_RDONLY, 0) < 0)
         child_fail(l->std_in);
-    if (open_as(l->std_out, O_WRONLY | O_CREAT | O_TRUNC, 1) < 0)
+    if (open_as(l->std_out, O_WRONLY | O_CREAT | l->out_mode, 1) < 0)
         child_fail(l->std_out);
     if (strcmp(l->std_err, l->std_out)) {
-        if (open_as(l->std_err, O_WRONLY | O_CREAT | O_TRUNC, 2) < 0)
+        if (open_as(l->std_err, O_WRONLY | O_CREAT | l->out_mode, 2) < 0)
             child_fail(l->std_err);
     } else if (dup2(1, 2) < 0) {
         child_fail("dup2");
     }
     for (int fd = 3; fd < 1024; fd++)
         close(fd);
+    set_task_pid(l->envp);
     execve(l->script_path, l->argv, l->envp);
     child_fail(l->script_path);
 }
@@ -156,6 +183,12 @@ static int parse_launch(json_t *job, struct launch *l, drv_error_t *error)
                     "std_err", &l->std_err, "std_in", &l->std_in)
         < 0)
         return errprintf(error, "batch_launch: incomplete job description");
+    l->out_mode = json_is_string(json_object_get(job, "open_mode"))
+                          && !strcmp(json_string_value(
+                                         json_object_get(job, "open_mode")),
+                                     "append")
+                      ? O_APPEND
+                      : O_TRUNC;
     l->job_id = (uint32_t)id;
     l->uid = (uid_t)uid;
     l->gid = (gid_t)gid;
@@ -197,6 +230,10 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     j->time_limit_s = json_integer_value(json_object_get(job, "time_limit_s"));
     j->kill_wait_s =
         (uint32_t)json_integer_value(json_object_get(job, "kill_wait_s"));
+    j->signal_num = (int)json_integer_value(json_object_get(job, "signal_num"));
+    j->signal_secs =
+        (int)json_integer_value(json_object_get(job, "signal_secs"));
+    j->signal_batch = json_is_true(json_object_get(job, "signal_batch_only"));
     log_info("Launched JobId=%u pid %d as uid %u", j->id, (int)pid, l.uid);
     return j;
 }

@@ -100,6 +100,61 @@ static void tasks_per_node(struct envb *e, json_t *job)
     env_set(e, "SLURM_TASKS_PER_NODE", buf);
 }
 
+/* Slurm sets an end time of a year after the start for a job without a
+ * time limit.
+ */
+#define NO_LIMIT_END_S (365 * 24 * 3600)
+
+/* Account, QOS, times, restarts and the cluster triple
+ * (docs/job-environment.md).  SLURM_TASK_PID is a placeholder that the
+ * child fills in with its own pid (launch.c).
+ */
+static void set_more_job_vars(struct envb *e, struct noded *nd, json_t *job)
+{
+    json_int_t start = jint(job, "start_time");
+    json_int_t limit = jint(job, "time_limit_s");
+    const char *account = jstr(job, "account");
+    const char *qos = jstr(job, "qos");
+
+    if (*account)
+        env_set(e, "SLURM_JOB_ACCOUNT", account);
+    env_set(e, "SLURM_JOB_QOS", *qos ? qos : "normal");
+    if (jint(job, "restarts") > 0)
+        env_setf(e, "SLURM_RESTART_COUNT", "%lld",
+                 (long long)jint(job, "restarts"));
+    if (start > 0) {
+        env_setf(e, "SLURM_JOB_START_TIME", "%lld", (long long)start);
+        env_setf(e, "SLURM_JOB_END_TIME", "%lld",
+                 (long long)(start + (limit > 0 ? limit : NO_LIMIT_END_S)));
+    }
+    env_set(e, "SLURM_TASK_PID", "");
+    env_setf(e, "SLURM_WORKING_CLUSTER", "%s:%s:%u:9728:109",
+             jstr(job, "cluster_name"),
+             nd->conf->ctld_host ? nd->conf->ctld_host : "localhost",
+             (unsigned)nd->conf->ctld_port);
+}
+
+/* Array tasks: SLURM_ARRAY_JOB_ID, _TASK_ID and the whole array's
+ * _TASK_COUNT/_MIN/_MAX/_STEP (golden jobenv-envdump-array-task0). */
+static void set_array_vars(struct envb *e, json_t *job)
+{
+    static const struct {
+        const char *var, *key;
+    } vars[] = {
+        {"SLURM_ARRAY_JOB_ID", "array_job_id"},
+        {"SLURM_ARRAY_TASK_ID", "array_task_id"},
+        {"SLURM_ARRAY_TASK_COUNT", "array_task_count"},
+        {"SLURM_ARRAY_TASK_MIN", "array_task_min"},
+        {"SLURM_ARRAY_TASK_MAX", "array_task_max"},
+        {"SLURM_ARRAY_TASK_STEP", "array_task_step"},
+    };
+
+    if (!json_object_get(job, "array_task_id"))
+        return;
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        env_setf(e, vars[i].var, "%lld", (long long)jint(job, vars[i].key));
+}
+
 static void set_job_vars(struct envb *e, struct noded *nd, json_t *job)
 {
     const char *nodes = jstr(job, "nodes");
@@ -137,6 +192,8 @@ static void set_job_vars(struct envb *e, struct noded *nd, json_t *job)
     if (nd->conf->path)
         env_set(e, "SLURM_CONF", nd->conf->path);
     tasks_per_node(e, job);
+    set_more_job_vars(e, nd, job);
+    set_array_vars(e, job);
 }
 
 static void set_node_vars(struct envb *e, json_t *alloc, json_t *job)

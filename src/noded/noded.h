@@ -31,12 +31,16 @@ struct nd_job {
     int64_t time_limit_s;    /* -1: none */
     uint64_t start_ms;       /* uv_now() at launch */
     uint32_t kill_wait_s;
+    int signal_num;          /* --signal: 0 none */
+    int signal_secs;         /*   seconds before the time limit */
+    bool signal_batch;       /*   B: only the batch shell, else its group */
     bool timed_out;
     bool terminating;
     int open_handles;        /* timers not yet closed at teardown */
     struct noded *nd;
     uv_timer_t limit_timer;  /* time limit reached: SIGTERM */
     uv_timer_t kill_timer;   /* KillWait later: SIGKILL */
+    uv_timer_t signal_timer; /* --signal: signal_secs before the limit */
     UT_hash_handle hh;
 };
 
@@ -68,7 +72,9 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error);
 struct nd_job *jobs_find(struct noded *nd, uint32_t id);
 /* Start the time-limit timer of a job just launched. */
 void jobs_track(struct noded *nd, struct nd_job *job);
-/* A new time limit (seconds from the start; -1 none): re-arm the timer. */
+/* A new time limit (seconds from the start; -1 none): re-arm the limit
+ * timer and the --signal timer (which fires signal_secs before it, or at
+ * once when that moment has passed but the limit has not). */
 void jobs_set_limit(struct noded *nd, struct nd_job *job, int64_t limit_s);
 /* SIGTERM now, SIGKILL after KillWait (a cancel or requeue). */
 void jobs_terminate(struct noded *nd, struct nd_job *job);

@@ -36,7 +36,8 @@ struct sched_node {
     uint64_t mem_mib;     /* RealMemory, MiB */
     uint32_t gpus;        /* GPUs (Gres=gpu[:type]:N) */
     const char *gpu_type; /* "a100", or NULL for untyped GPUs */
-    const char *features; /* comma list or NULL; not used yet */
+    const char *features; /* comma list (Feature=) or NULL; matched
+                           * against sched_request.features */
     bool available;       /* up and not drained/down: may take new jobs */
     uint32_t weight;      /* slurm.conf Weight=: lower is chosen first */
     /* usage */
@@ -62,9 +63,21 @@ struct sched_request {
     uint32_t gpus_per_node;   /* --gres=gpu:N, --gpus-per-node=N */
     uint32_t gpus_total;      /* --gpus=N over all nodes (not with the above) */
     const char *gpu_type;     /* --gres=gpu:a100:2; NULL = any type */
+    uint32_t gpus_per_task;   /* --gpus-per-task: each task's GPUs, on its
+                               * node (not with the two above) */
+    uint32_t cpus_per_gpu;    /* --cpus-per-gpu: a node's CPUs are at least
+                               * its GPUs times this */
+    uint64_t mem_per_gpu_mib; /* --mem-per-gpu: a node's memory is its GPUs
+                               * times this (not with --mem/--mem-per-cpu) */
     bool exclusive;           /* --exclusive: whole nodes, alone on them */
     const bitmap_t *allowed_nodes; /* the partition's nodes as indexes into
                                     * the node array; NULL = all nodes */
+    const bitmap_t *required_nodes; /* -w: every one of these is in the
+                                     * allocation (raises min_nodes to
+                                     * their count); NULL = none */
+    const bitmap_t *excluded_nodes; /* -x: never used; NULL = none */
+    const char *features;     /* -C expression (sched/feature_expr.h) that each
+                               * node's features must satisfy; NULL = any */
 };
 
 /* Resources given to one job: node_count parallel entries, node indexes
@@ -121,6 +134,7 @@ int sched_alloc_release(struct sched_node *nodes,
  * Returns SCHED_OK, or SCHED_NEVER with the reason in 'error', or -1 with
  * errno=EINVAL for a malformed request ('error' says what):
  * mem_per_node with mem_per_cpu, gpus_per_node with gpus_total,
+ * gpus_per_task with either, mem_per_gpu with mem_per_node or mem_per_cpu,
  * max_nodes < min_nodes, fewer tasks or total GPUs than nodes, gpu_type
  * without a GPU count.  'error' may be NULL.
  */
@@ -137,7 +151,11 @@ int sched_check_never(const struct sched_node *nodes,
  * has room (the cons_tres block layout), so -N2 -n5 gives 3+2; each node
  * gets tasks * cpus_per_task CPUs, mem_per_node or mem_per_cpu * CPUs MiB
  * (0 when no memory was requested), and GPU indexes lowest free first;
- * gpus_total fills nodes in order, each chosen node taking at least one.
+ * gpus_total fills nodes in order, each chosen node taking at least one;
+ * gpus_per_task gives a node tasks * gpus_per_task GPUs.  With
+ * cpus_per_gpu a node's CPUs are the larger of tasks * cpus_per_task and
+ * its GPUs * cpus_per_gpu; with mem_per_gpu its memory is GPUs *
+ * mem_per_gpu (Slurm cons_tres).
  * An exclusive request gets every CPU, all memory and all GPUs of its nodes.
  * Returns SCHED_OK with a new allocation in *alloc_out (caller frees with
  * sched_alloc_destroy()), SCHED_BUSY or SCHED_NEVER (see enum sched_result;

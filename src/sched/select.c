@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/feature_expr.h"
 #include "sched/sched.h"
 #include "sched/sched_private.h"
 
@@ -31,9 +32,16 @@ struct sel_req {
     uint64_t mem_cpu;
     uint32_t gpn;
     uint32_t gtot;
+    uint32_t gpt;      /* GPUs per task */
+    uint32_t cpg;      /* CPUs per GPU */
+    uint64_t mpg;      /* MiB per GPU */
     const char *gtype;
     bool exclusive;
     const bitmap_t *allowed;
+    const bitmap_t *required;
+    const bitmap_t *excluded;
+    const char *features;
+    uint32_t nreq; /* required nodes */
 };
 
 /* A node that could take part in the allocation, and how much it could
@@ -42,6 +50,7 @@ struct sel_req {
 struct cand {
     uint32_t idx;
     uint32_t weight;
+    bool required;
     uint64_t cap;
     uint64_t gfree;
 };
@@ -205,13 +214,28 @@ static int normalize(const struct sched_request *req,
         .mem_cpu = req->mem_per_cpu_mib,
         .gpn = req->gpus_per_node,
         .gtot = req->gpus_total,
+        .gpt = req->gpus_per_task,
+        .cpg = req->cpus_per_gpu,
+        .mpg = req->mem_per_gpu_mib,
         .gtype = req->gpu_type,
         .exclusive = req->exclusive,
         .allowed = req->allowed_nodes,
+        .required = req->required_nodes,
+        .excluded = req->excluded_nodes,
+        .features = req->features,
+        .nreq = req->required_nodes ? (uint32_t)bitmap_count(req->required_nodes)
+                                    : 0,
     };
+    /* Slurm: a node list raises the node count to its size. */
+    if (r->nreq > r->min_nodes) {
+        r->min_nodes = r->nreq;
+        if (req->max_nodes && req->max_nodes < r->nreq)
+            return invalid(error, "%" PRIu32 " nodes listed, at most %" PRIu32
+                           " requested", r->nreq, req->max_nodes);
+    }
     /* Slurm: -N n means exactly n; -n alone spreads over what it needs. */
     if (r->max_nodes == 0)
-        r->max_nodes = req->min_nodes ? r->min_nodes : UINT32_MAX;
+        r->max_nodes = req->min_nodes || r->nreq ? r->min_nodes : UINT32_MAX;
     if (r->max_nodes < r->min_nodes)
         return invalid(error, "node count range %" PRIu32 "-%" PRIu32
                        " is empty", r->min_nodes, r->max_nodes);
@@ -225,15 +249,35 @@ static int normalize(const struct sched_request *req,
     if (r->gtot && r->gtot < r->min_nodes)
         return invalid(error, "%" PRIu32 " GPUs cannot cover %" PRIu32
                        " nodes", r->gtot, r->min_nodes);
-    if (r->gtype && !r->gpn && !r->gtot)
+    if (r->gpt && (r->gpn || r->gtot))
+        return invalid(error, "GPUs per task with GPUs per node or per job");
+    if (r->mpg && (r->mem_node || r->mem_cpu))
+        return invalid(error, "--mem-per-gpu with --mem or --mem-per-cpu");
+    if (r->gtype && !r->gpn && !r->gtot && !r->gpt)
         return invalid(error, "GPU type '%s' without a GPU count", r->gtype);
     return 0;
 }
 
-static bool node_allowed(const struct sel_req *r, size_t idx)
+static bool in_bitmap(const bitmap_t *b, size_t idx)
 {
-    return !r->allowed
-           || (idx < bitmap_size(r->allowed) && bitmap_test(r->allowed, idx));
+    return idx < bitmap_size(b) && bitmap_test(b, idx);
+}
+
+/* In the partition, not excluded, and with the features asked for. */
+static bool node_allowed(const struct sel_req *r,
+                         const struct sched_node *nodes,
+                         size_t idx)
+{
+    if (r->allowed && !in_bitmap(r->allowed, idx))
+        return false;
+    if (r->excluded && in_bitmap(r->excluded, idx))
+        return false;
+    return feature_expr_match(r->features, nodes[idx].features);
+}
+
+static bool node_required(const struct sel_req *r, size_t idx)
+{
+    return r->required && in_bitmap(r->required, idx);
 }
 
 static bool gpu_type_ok(const struct sel_req *r, const struct sched_node *nd)
@@ -269,19 +313,60 @@ static bool node_room(const struct sched_node *nd,
     return true;
 }
 
+/* CPUs one task holds: its own, or those of its GPUs (--gpus-per-task
+ * with --cpus-per-gpu), whichever is more.
+ */
+static uint64_t task_cpus(const struct sel_req *r)
+{
+    uint64_t by_gpu = (uint64_t)r->gpt * r->cpg;
+
+    return by_gpu > r->cpt ? by_gpu : r->cpt;
+}
+
+/* A node's CPUs for 'tasks' tasks and 'gpus' GPUs (Slurm cons_tres:
+ * --cpus-per-gpu raises the CPU count to cover the GPUs). */
+static uint64_t node_cpus(const struct sel_req *r, uint64_t tasks,
+                          uint64_t gpus)
+{
+    uint64_t by_task = tasks * r->cpt, by_gpu = gpus * r->cpg;
+
+    return by_gpu > by_task ? by_gpu : by_task;
+}
+
+/* GPUs a node can take for a --gpus request: free ones of the type, as
+ * far as its free CPUs and memory cover their --cpus/--mem-per-gpu. */
+static uint64_t room_gpus(const struct sel_req *r, const struct node_room *room)
+{
+    uint64_t g = room->gpus;
+
+    if (r->cpg)
+        g = MIN(g, room->cpus / r->cpg);
+    if (r->mpg)
+        g = MIN(g, room->mem / r->mpg);
+    return g;
+}
+
 /* Tasks of 'r' that fit in 'room', or 0 if the node cannot be used. */
 static uint64_t room_task_cap(const struct sel_req *r,
                               const struct node_room *room)
 {
-    uint64_t cap = room->cpus / r->cpt;
+    uint64_t cap = room->cpus / task_cpus(r);
 
     if (r->mem_cpu)
         cap = MIN(cap, room->mem / r->mem_cpu / r->cpt);
+    if (r->gpt) {
+        cap = MIN(cap, room->gpus / r->gpt);
+        if (r->mpg)
+            cap = MIN(cap, room->mem / (r->mpg * r->gpt));
+    }
     if (r->tpn)
         cap = MIN(cap, r->tpn);
     if (r->mem_node && room->mem < r->mem_node)
         return 0;
-    if (room->gpus < r->gpn || (r->gtot && room->gpus == 0))
+    if (room->gpus < r->gpn || (r->gtot && room_gpus(r, room) == 0))
+        return 0;
+    if (r->gpn && (room->cpus < (uint64_t)r->gpn * r->cpg
+                   || room->mem < r->gpn * r->mpg))
         return 0;
     if (r->ntasks == 0)
         return cap >= r->per_node ? r->per_node : 0;
@@ -297,14 +382,16 @@ static bool node_eval(const struct sched_node *nodes,
 {
     struct node_room room;
 
-    if (!node_allowed(r, idx) || !node_room(&nodes[idx], r, empty, &room))
+    if (!node_allowed(r, nodes, idx)
+        || !node_room(&nodes[idx], r, empty, &room))
         return false;
     c->cap = room_task_cap(r, &room);
     if (c->cap == 0)
         return false;
     c->idx = (uint32_t)idx;
     c->weight = nodes[idx].weight;
-    c->gfree = room.gpus;
+    c->required = node_required(r, idx);
+    c->gfree = r->gtot ? room_gpus(r, &room) : room.gpus;
     return true;
 }
 
@@ -318,6 +405,8 @@ static int cmp_pref(const void *pa, const void *pb)
 {
     const struct cand *a = pa, *b = pb;
 
+    if (a->required != b->required)
+        return a->required ? -1 : 1;
     if (a->weight != b->weight)
         return a->weight < b->weight ? -1 : 1;
     return a->idx < b->idx ? -1 : a->idx > b->idx ? 1 : 0;
@@ -333,7 +422,8 @@ static int cmp_idx(const void *pa, const void *pb)
 static int cmp_by_tasks(const void *pa, const void *pb)
 {
     const struct cand *a = pa, *b = pb;
-    int c = cmp_u64_desc(a->cap, b->cap);
+    int c = a->required != b->required ? (a->required ? -1 : 1)
+                                       : cmp_u64_desc(a->cap, b->cap);
 
     return c ? c : cmp_pref(pa, pb);
 }
@@ -341,7 +431,8 @@ static int cmp_by_tasks(const void *pa, const void *pb)
 static int cmp_by_gpus(const void *pa, const void *pb)
 {
     const struct cand *a = pa, *b = pb;
-    int c = cmp_u64_desc(a->gfree, b->gfree);
+    int c = a->required != b->required ? (a->required ? -1 : 1)
+                                       : cmp_u64_desc(a->gfree, b->gfree);
 
     return c ? c : cmp_by_tasks(pa, pb);
 }
@@ -373,7 +464,14 @@ static uint32_t take_prefix(const struct cand *c,
  */
 static uint32_t choose(struct cand *c, size_t nc, const struct sel_req *r)
 {
-    uint32_t k;
+    uint32_t k, nreq = 0;
+
+    /* Every required node must be a candidate; sorted first, the
+     * min_nodes they raised makes take_prefix() keep them all. */
+    for (size_t i = 0; i < nc; i++)
+        nreq += c[i].required;
+    if (nreq < r->nreq)
+        return 0;
 
     qsort(c, nc, sizeof(*c), cmp_pref);
     if ((k = take_prefix(c, nc, r)) || nc <= r->max_nodes)
@@ -439,6 +537,8 @@ static uint32_t gpu_share(const struct sel_req *r,
 {
     uint64_t give;
 
+    if (r->gpt)
+        return 0; /* build_alloc: tasks * gpus_per_task */
     if (!r->gtot)
         return r->gpn;
     give = MIN(c[i].gfree, *left - (k - 1 - i));
@@ -495,12 +595,16 @@ static int build_alloc(const struct sched_node *nodes,
     deal_tasks(c, k, r, a->tasks);
     for (uint32_t i = 0; i < k; i++) {
         const struct sched_node *nd = &nodes[c[i].idx];
-        uint32_t ngpus = gpu_share(r, c, i, k, &gpus_left);
+        uint32_t ngpus = r->gpt ? a->tasks[i] * r->gpt
+                                : gpu_share(r, c, i, k, &gpus_left);
 
         a->node_idx[i] = c[i].idx;
-        a->cpus[i] = r->exclusive ? nd->cpus : a->tasks[i] * r->cpt;
+        a->cpus[i] = r->exclusive ? nd->cpus
+                                  : (uint32_t)node_cpus(r, a->tasks[i], ngpus);
         if (r->exclusive)
             a->mem_mib[i] = nd->mem_mib;
+        else if (r->mpg)
+            a->mem_mib[i] = r->mpg * ngpus;
         else
             a->mem_mib[i] = r->mem_node ? r->mem_node : r->mem_cpu * a->cpus[i];
         if (pick_gpus(nd, ngpus, r->exclusive, &a->gpus[i]) < 0) {
@@ -592,7 +696,7 @@ static void find_biggest(const struct sched_node *nodes,
     *b = (struct biggest){ 0 };
     for (size_t i = 0; i < n; i++) {
         const struct sched_node *nd = &nodes[i];
-        if (!node_allowed(r, i))
+        if (!node_allowed(r, nodes, i))
             continue;
         b->nodes++;
         if (nd->cpus > b->cpus)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -403,14 +404,48 @@ static const char slurm_conf_fmt[] =
     "%4$s"
     "PartitionName=%5$s Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
 
+/* Put one "Key=Value" line into the top-level settings of 'text': it
+ * replaces the line of the same key (case-insensitive), else goes before
+ * the node lines.  Returns the new text; frees 'text'.
+ */
+static char *conf_set_line(char *text, const char *line, size_t len)
+{
+    const char *eq = memchr(line, '=', len);
+    size_t klen = eq ? (size_t)(eq - line) : len;
+    char *p = text, *out;
+
+    for (; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+        if (strncasecmp(p, line, klen) == 0 && p[klen] == '=')
+            break;
+        if (*p == '\n')
+            break; /* the blank line before the nodes */
+    }
+    if (*p == '\n' || !*p) {
+        out = xasprintf("%.*s%.*s\n%s", (int)(p - text), text, (int)len, line,
+                        p);
+    } else {
+        const char *end = strchr(p, '\n');
+        out = xasprintf("%.*s%.*s%s", (int)(p - text), text, (int)len, line,
+                        end ? end : "");
+    }
+    free(text);
+    return out;
+}
+
 static char *slurm_conf_text(const char *dir, const struct drover_shape *shape,
                              unsigned base, const char *user)
 {
     char *nodes = node_line(shape, base);
     char *text = xasprintf(slurm_conf_fmt, dir, base, user, nodes,
                            shape->partition);
+    const char *l, *nl;
 
     free(nodes);
+    for (l = shape->conf_extra; l && *l; l = nl ? nl + 1 : l + strlen(l)) {
+        nl = strchr(l, '\n');
+        if ((nl ? (size_t)(nl - l) : strlen(l)) > 0)
+            text = conf_set_line(text, l, nl ? (size_t)(nl - l) : strlen(l));
+    }
     return text;
 }
 

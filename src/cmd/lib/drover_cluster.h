@@ -31,6 +31,8 @@ struct drover_shape {
     const char *gpu_type;    /* "a100", or NULL for untyped GPUs */
     const char *partition;   /* the one partition, Default=YES */
     unsigned port_base;      /* controller's port, nodes' follow; 0: pick */
+    const char *conf_extra;  /* "Key=Value\n" lines for slurm.conf (a key
+                              * drover writes is replaced), or NULL */
 };
 
 #define DROVER_SHAPE_DEFAULT                                                   \

@@ -9,6 +9,7 @@
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/names.h"
 #include "cmd/lib/states.h"
+#include "common/bitmap.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -80,8 +81,10 @@ time_t job_view_end_time(const json_t *job)
     int64_t start = jint(job, "start_time", 0);
     int64_t limit = job_view_time_limit(job);
 
+    /* Running: the limit; pending with a planned start: the plan's end. */
     if (end == 0 && start > 0 && limit != TIME_INFINITE
-        && job_state_is_running(job_base_state_of(job)))
+        && (job_state_is_running(job_base_state_of(job))
+            || job_state_is_pending(job_base_state_of(job))))
         end = start + limit;
     return (time_t)end;
 }
@@ -173,4 +176,58 @@ uint32_t job_view_min_cpus(const json_t *job)
 const char *job_view_reason(const json_t *job)
 {
     return jstr_or(job, "state_reason", "None");
+}
+
+/* One copy of 'job' per task of its pending set, appended to 'out'. */
+static void expand_one(json_t *out, json_t *job)
+{
+    const char *pending = jstr(job, "array_pending");
+    bitmap_t *set = pending && *pending
+                        ? bitmap_parse(pending,
+                                       (size_t)jint(job, "array_task_max", 0)
+                                           + 1,
+                                       NULL)
+                        : NULL;
+
+    for (long k = set ? bitmap_first_set(set, 0) : -1; k >= 0;
+         k = bitmap_first_set(set, (size_t)k + 1)) {
+        json_t *t = json_deep_copy(job);
+        json_object_del(t, "array_task_str");
+        json_object_set_new(t, "array_task_id", json_integer(k));
+        json_array_append_new(out, t);
+    }
+    if (!set)
+        json_array_append(out, job);
+    bitmap_destroy(set);
+}
+
+void job_view_expand_arrays(json_t *jobs)
+{
+    json_t *out = json_array(), *job;
+    size_t i;
+
+    json_array_foreach(jobs, i, job) {
+        if (jhas(job, "array_task_str"))
+            expand_one(out, job);
+        else
+            json_array_append(out, job);
+    }
+    json_array_clear(jobs);
+    json_array_extend(jobs, out);
+    json_decref(out);
+}
+
+bool job_view_task_pending(const json_t *job, long task)
+{
+    const char *pending = jstr(job, "array_pending");
+    bitmap_t *set;
+    bool hit;
+
+    if (!pending || !*pending || task < 0)
+        return false;
+    set = bitmap_parse(pending, (size_t)jint(job, "array_task_max", 0) + 1,
+                       NULL);
+    hit = set && bitmap_test(set, (size_t)task);
+    bitmap_destroy(set);
+    return hit;
 }

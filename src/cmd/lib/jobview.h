@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <stdbool.h>
 #include <jansson.h>
 
 /* "8379", "8385_0" or "8385_[2-7%2]" (squeue %i).  Returns buf. */
@@ -66,5 +67,14 @@ uint32_t job_view_min_cpus(const json_t *job);
 
 /* The pending reason, or "None". */
 const char *job_view_reason(const json_t *job);
+
+/* squeue -r: replace each pending array record in 'jobs' (a JSON array,
+ * modified in place) by one record per pending task, with array_task_id
+ * set and no array_task_str.  Records keep the controller's order. */
+void job_view_expand_arrays(json_t *jobs);
+
+/* True when task 'task' is among the pending tasks of array record
+ * 'job' (its "array_pending" set). */
+bool job_view_task_pending(const json_t *job, long task);
 
 #endif /* !DROVER_CMD_LIB_JOBVIEW_H */

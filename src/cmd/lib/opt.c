@@ -75,7 +75,7 @@ void cmd_print_help(FILE *out, const char *head, const struct cmd_opt *opts,
 
 void cmd_print_version(void)
 {
-    printf("slurm-wlm %s\n", DROVER_SLURM_VERSION);
+    printf("slurm %s\ndrover %s\n", DROVER_SLURM_VERSION, DROVER_VERSION);
 }
 
 void cmd_error(const char *prog, const char *fmt, ...)

@@ -40,8 +40,10 @@ int cmd_getopt(int argc, char **argv, const struct cmd_opt *opts);
 void cmd_print_help(FILE *out, const char *head, const struct cmd_opt *opts,
                     const char *tail);
 
-/* "slurm-wlm 22.05.8" (the Slurm release we match; Debian's spelling, as
- * the goldens were captured from Debian packages).
+/* Print "slurm 22.05.8" (the Slurm release we match, in upstream's
+ * spelling: the line tools parse to pick their flags), then Drover's own
+ * version on a second line ("drover 0.1.0").  Debian's build prints
+ * "slurm-wlm 22.05.8"; see docs/compatibility.md.
  */
 void cmd_print_version(void);
 

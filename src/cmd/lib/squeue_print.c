@@ -266,6 +266,13 @@ static void p_batch_host(struct fmt_buf *out, const void *rec,
     fmt_buf_puts(out, jstr_or(JOB(rec), "batch_host", "n/a"));
 }
 
+/* The nodes the scheduler plans a pending job on (squeue --start). */
+static void p_sched_nodes(struct fmt_buf *out, const void *rec,
+                          const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "sched_nodes", "(null)"));
+}
+
 static void p_empty(struct fmt_buf *out, const void *rec, const void *ctx)
 {
 }
@@ -345,7 +352,7 @@ const struct fmt_field squeue_fields[] = {
     {'w', "WCKey", "WCKEY", p_null, 0},
     {'X', "CoreSpec", "CORE_SPEC", p_na, 0},
     {'x', "ExcNodes", "EXC_NODES", p_empty, 0},
-    {'Y', "SchedNodes", "SCHEDNODES", p_null, NC},
+    {'Y', "SchedNodes", "SCHEDNODES", p_sched_nodes, NC},
     {'y', "Nice", "NICE", p_nice, 0},
     {'Z', "WorkDir", "WORK_DIR", p_work_dir, 0},
     {'z', "SCT", "S:C:T", p_sct, 0},

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * sbatch_req.c - -w, -x, -C, --begin, --time-min, --signal, --open-mode
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd/lib/sbatch_req.h"
+#include "common/hostlist.h"
+#include "common/timefmt.h"
+
+/* "+N[units]" after "now": seconds added, or -1. */
+static int64_t parse_offset(const char *s)
+{
+    static const struct { const char *name; int64_t mult; } units[] = {
+        {"seconds", 1}, {"minutes", 60}, {"hours", 3600},
+        {"days", 86400}, {"weeks", 7 * 86400},
+    };
+    char *end;
+    long long n;
+
+    if (*s != '+' || !isdigit((unsigned char)s[1]))
+        return -1;
+    n = strtoll(s + 1, &end, 10);
+    if (!*end)
+        return n;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (!strncasecmp(end, units[i].name, strlen(end)))
+            return n * units[i].mult;
+    return -1;
+}
+
+/* "HH:MM[:SS]" into tm; true if the whole of 's' matched. */
+static bool parse_hms(const char *s, struct tm *tm)
+{
+    int h, m, sec = 0, len = 0, len2 = 0;
+
+    if (sscanf(s, "%2d:%2d%n", &h, &m, &len) != 2)
+        return false;
+    if (s[len] == ':') {
+        if (sscanf(s + len, ":%2d%n", &sec, &len2) != 1)
+            return false;
+        len += len2;
+    }
+    if (s[len] || h > 23 || m > 59 || sec > 59 || h < 0 || m < 0 || sec < 0)
+        return false;
+    tm->tm_hour = h;
+    tm->tm_min = m;
+    tm->tm_sec = sec;
+    return true;
+}
+
+/* A date part: "YYYY-MM-DD", "MM/DD[/YY]", or a word. */
+static bool parse_date(const char *s, struct tm *tm, bool *has_time)
+{
+    int y, mo, d, len = 0;
+
+    *has_time = false;
+    if (!strcasecmp(s, "today"))
+        return true;
+    if (!strcasecmp(s, "tomorrow") || !strcasecmp(s, "midnight")) {
+        tm->tm_mday++;
+        *has_time = tolower((unsigned char)*s) == 'm';
+        return true;
+    }
+    if (!strcasecmp(s, "noon") || !strcasecmp(s, "teatime")) {
+        tm->tm_hour = tolower((unsigned char)*s) == 'n' ? 12 : 16;
+        *has_time = true;
+        return true;
+    }
+    if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &len) == 3 && !s[len]) {
+        tm->tm_year = y - 1900;
+    } else if (sscanf(s, "%2d/%2d/%2d%n", &mo, &d, &y, &len) == 3 && !s[len]) {
+        tm->tm_year = y + 100;
+    } else if (sscanf(s, "%2d/%2d%n", &mo, &d, &len) == 2 && !s[len]) {
+        ;
+    } else {
+        return false;
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > 31)
+        return false;
+    tm->tm_mon = mo - 1;
+    tm->tm_mday = d;
+    return true;
+}
+
+int sbatch_parse_begin(const char *s, time_t now, time_t *out)
+{
+    struct tm tm;
+    char date[64];
+    const char *t = strchr(s, 'T');
+    bool has_time = false, time_only;
+    int64_t off;
+
+    if (!strncasecmp(s, "now", 3)) {
+        off = s[3] ? parse_offset(s + 3) : 0;
+        if (off < 0)
+            return errno = EINVAL, -1;
+        *out = now + (time_t)off;
+        return 0;
+    }
+    localtime_r(&now, &tm);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    tm.tm_isdst = -1;
+    time_only = !t && strchr(s, ':');
+    if (time_only) {
+        if (!parse_hms(s, &tm))
+            return errno = EINVAL, -1;
+    } else {
+        size_t n = t ? (size_t)(t - s) : strlen(s);
+        if (n >= sizeof(date))
+            return errno = EINVAL, -1;
+        memcpy(date, s, n);
+        date[n] = '\0';
+        if (!parse_date(date, &tm, &has_time) || (t && !parse_hms(t + 1, &tm)))
+            return errno = EINVAL, -1;
+    }
+    *out = mktime(&tm);
+    if (time_only && *out < now) {
+        tm.tm_mday++;
+        *out = mktime(&tm);
+    }
+    (void)has_time;
+    return *out == (time_t)-1 ? (errno = EINVAL, -1) : 0;
+}
+
+static int signal_number(const char *s)
+{
+    static const struct { const char *name; int num; } sigs[] = {
+        {"HUP", SIGHUP}, {"INT", SIGINT}, {"QUIT", SIGQUIT},
+        {"KILL", SIGKILL}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+        {"ALRM", SIGALRM}, {"TERM", SIGTERM}, {"CONT", SIGCONT},
+        {"STOP", SIGSTOP}, {"TSTP", SIGTSTP}, {"URG", SIGURG},
+        {"XCPU", SIGXCPU}, {"XFSZ", SIGXFSZ}, {"PROF", SIGPROF},
+    };
+    char *end;
+    long n;
+
+    if (isdigit((unsigned char)*s)) {
+        n = strtol(s, &end, 10);
+        return *end || n < 1 || n >= NSIG ? -1 : (int)n;
+    }
+    if (!strncasecmp(s, "SIG", 3))
+        s += 3;
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        if (!strcasecmp(s, sigs[i].name))
+            return sigs[i].num;
+    return -1;
+}
+
+int sbatch_parse_signal(const char *s, int *signo, int *secs, int *batch)
+{
+    char buf[64], *at;
+    long t = 60;
+
+    *batch = 0;
+    if ((s[0] == 'B' || s[0] == 'R') && s[1] == ':') {
+        *batch = s[0] == 'B';
+        s += 2;
+    }
+    if (strlen(s) >= sizeof(buf))
+        return errno = EINVAL, -1;
+    strcpy(buf, s);
+    if ((at = strchr(buf, '@'))) {
+        char *end;
+        *at = '\0';
+        t = strtol(at + 1, &end, 10);
+        if (!at[1] || *end || t < 0 || t > 0xffff)
+            return errno = EINVAL, -1;
+    }
+    if ((*signo = signal_number(buf)) < 0)
+        return errno = EINVAL, -1;
+    *secs = (int)t;
+    return 0;
+}
+
+static int fail(struct sbatch_error *e, const char *text)
+{
+    e->exit_code = 255;
+    e->level = "error";
+    snprintf(e->text, sizeof(e->text), "%s", text);
+    return -1;
+}
+
+/* Move string 'from' to 'to' in 'desc'. */
+static void rename_key(json_t *desc, const char *from, const char *to)
+{
+    json_t *v = json_object_get(desc, from);
+
+    if (json_is_string(v)) {
+        json_object_set(desc, to, v);
+        json_object_del(desc, from);
+    }
+}
+
+static int finish_times(json_t *desc, time_t now, struct sbatch_error *e)
+{
+    const char *v;
+    time_t t;
+    int64_t secs;
+    int signo, ssecs, batch;
+
+    if ((v = json_string_value(json_object_get(desc, "begin")))) {
+        if (sbatch_parse_begin(v, now, &t) < 0)
+            return fail(e, "Invalid --begin specification");
+        json_object_set_new(desc, "begin_time", json_integer(t));
+        json_object_del(desc, "begin");
+    }
+    if ((v = json_string_value(json_object_get(desc, "time_min")))) {
+        if (timefmt_parse_limit(v, &secs, NULL) < 0)
+            return fail(e, "Invalid --time-min specification");
+        json_object_set_new(desc, "time_min_s", json_integer(secs));
+        json_object_del(desc, "time_min");
+    }
+    if ((v = json_string_value(json_object_get(desc, "signal")))) {
+        if (sbatch_parse_signal(v, &signo, &ssecs, &batch) < 0)
+            return fail(e, "Invalid --signal specification");
+        json_object_set_new(desc, "signal_num", json_integer(signo));
+        json_object_set_new(desc, "signal_secs", json_integer(ssecs));
+        json_object_set_new(desc, "signal_batch_only", json_boolean(batch));
+        json_object_del(desc, "signal");
+    }
+    return 0;
+}
+
+/* Slurm sizes a job by its -w list when -N and -n leave it open: at
+ * least one node, and one task, per listed node. */
+static void size_by_nodelist(json_t *desc)
+{
+    const char *v = json_string_value(json_object_get(desc, "req_nodes"));
+    hostlist_t *hl = v ? hostlist_decode(v, NULL) : NULL;
+    json_int_t count = hl ? (json_int_t)hostlist_count(hl) : 0;
+
+    hostlist_destroy(hl);
+    if (count == 0)
+        return;
+    if (!json_object_get(desc, "nodes_min")) {
+        json_object_set_new(desc, "nodes_min", json_integer(count));
+        json_object_set_new(desc, "nodes_max", json_integer(count));
+    }
+    if (!json_is_true(json_object_get(desc, "ntasks_set"))
+        && json_integer_value(json_object_get(desc, "ntasks")) < count)
+        json_object_set_new(desc, "ntasks", json_integer(count));
+}
+
+int sbatch_req_finish(json_t *desc, time_t now, struct sbatch_error *e)
+{
+    const char *v;
+
+    rename_key(desc, "nodelist", "req_nodes");
+    size_by_nodelist(desc);
+    rename_key(desc, "exclude", "exc_nodes");
+    rename_key(desc, "constraint", "features");
+    if ((v = json_string_value(json_object_get(desc, "open_mode")))) {
+        if (*v == 'a' || *v == 'A')
+            json_object_set_new(desc, "open_mode", json_string("append"));
+        else if (*v == 't' || *v == 'T')
+            json_object_set_new(desc, "open_mode", json_string("truncate"));
+        else
+            json_object_del(desc, "open_mode"); /* Slurm: "Ignored" */
+    }
+    return finish_times(desc, now, e);
+}

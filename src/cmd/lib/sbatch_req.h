@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * sbatch_req.h - sbatch options that sbatch_opt.c passes on as given
+ * (-w, -x, -C, --begin, --time-min, --signal, --open-mode), checked and
+ * turned into the job description fields of docs/protocol.md
+ */
+#ifndef DROVER_CMD_LIB_SBATCH_REQ_H
+#define DROVER_CMD_LIB_SBATCH_REQ_H
+
+#include <time.h>
+#include <jansson.h>
+
+#include "cmd/lib/sbatch_opt.h"
+
+/* Parse a --begin value as Slurm's parse_time(): "now[+N[units]]" (units
+ * seconds (default), minutes, hours, days, weeks; any prefix), "HH:MM[:SS]"
+ * (today, or tomorrow if that has passed), "YYYY-MM-DD[THH:MM[:SS]]",
+ * "MM/DD[/YY]", "today", "tomorrow", "midnight", "noon", "teatime" (16:00),
+ * an optional "THH:MM[:SS]" after a date word.  Local time.
+ * Returns 0 with *out set, or -1 with errno=EINVAL.
+ */
+int sbatch_parse_begin(const char *s, time_t now, time_t *out);
+
+/* Parse --signal "[{R|B}:]SIG[@SECS]" (SIG a number or name with or
+ * without "SIG"; SECS defaults to 60, at most 65535).  Returns 0, or -1
+ * with errno=EINVAL.
+ */
+int sbatch_parse_signal(const char *s, int *signo, int *secs, int *batch);
+
+/* Rewrite the pass-through keys of job description 'desc' ("nodelist",
+ * "exclude", "constraint", "begin", "time_min", "signal", "open_mode")
+ * into "req_nodes", "exc_nodes", "features", "begin_time", "time_min_s",
+ * "signal_num"/"signal_secs"/"signal_batch_only", "open_mode".
+ * Returns 0, or -1 with Slurm's message in 'e' (exit status 255).
+ */
+int sbatch_req_finish(json_t *desc, time_t now, struct sbatch_error *e);
+
+#endif /* !DROVER_CMD_LIB_SBATCH_REQ_H */

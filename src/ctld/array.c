@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * array.c - job arrays: one master record until tasks start, task records
+ * split off as they start, cancel and throttle updates (array.h)
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/array.h"
+#include "ctld/ctld.h"
+#include "ctld/depend.h"
+
+int array_submit(struct job *job, const char *spec, uint32_t max_size,
+                 drv_error_t *error)
+{
+    struct job_array *a;
+    uint32_t throttle = 0;
+    bitmap_t *bm = array_spec_parse(spec, max_size, &throttle, error);
+
+    if (!bm || bitmap_count(bm) == 0) {
+        bitmap_destroy(bm);
+        errno = EDRV_INVALID_ARRAY;
+        return -1;
+    }
+    a = xzalloc(sizeof(*a));
+    a->task_id = ARRAY_TASK_NONE;
+    a->throttle = throttle;
+    a->pending = bm;
+    a->count = (uint32_t)bitmap_count(bm);
+    a->min = (uint32_t)bitmap_first_set(bm, 0);
+    a->max = (uint32_t)bitmap_size(bm) - 1;
+    a->step = array_spec_step(bm);
+    job->array = a;
+    return 0;
+}
+
+void array_set_id(struct job *job)
+{
+    if (job->array)
+        job->array->job_id = job->id;
+}
+
+bool array_is_master(const struct job *job)
+{
+    return job->array && job->array->pending;
+}
+
+void job_array_destroy(struct job_array *a)
+{
+    if (a) {
+        bitmap_destroy(a->pending);
+        free(a);
+    }
+}
+
+void array_to_json(const struct job *job, json_t *o, bool info)
+{
+    const struct job_array *a = job->array;
+
+    if (!a)
+        return;
+    json_object_set_new(o, "array_job_id", json_integer(a->job_id));
+    json_object_set_new(o, "array_max_tasks", json_integer(a->throttle));
+    json_object_set_new(o, "array_task_count", json_integer(a->count));
+    json_object_set_new(o, "array_task_min", json_integer(a->min));
+    json_object_set_new(o, "array_task_max", json_integer(a->max));
+    json_object_set_new(o, "array_task_step", json_integer(a->step));
+    if (a->task_id != ARRAY_TASK_NONE)
+        json_object_set_new(o, "array_task_id", json_integer(a->task_id));
+    if (a->pending) {
+        char *s = bitmap_fmt(a->pending);
+        json_object_set_new(o, "array_pending", json_string(s ? s : ""));
+        free(s);
+        if (info && (s = array_spec_fmt(a->pending, a->throttle))) {
+            json_object_set_new(o, "array_task_str", json_string(s));
+            free(s);
+        }
+    }
+}
+
+static uint32_t get_u32(json_t *o, const char *key, uint32_t dflt)
+{
+    json_t *v = json_object_get(o, key);
+
+    return json_is_integer(v) ? (uint32_t)json_integer_value(v) : dflt;
+}
+
+void array_apply_json(struct job *job, json_t *o)
+{
+    const char *pending = json_string_value(json_object_get(o, "array_pending"));
+    struct job_array *a;
+
+    if (!json_object_get(o, "array_job_id"))
+        return;
+    job_array_destroy(job->array);
+    a = job->array = xzalloc(sizeof(*a));
+    a->job_id = get_u32(o, "array_job_id", job->id);
+    a->task_id = get_u32(o, "array_task_id", ARRAY_TASK_NONE);
+    a->throttle = get_u32(o, "array_max_tasks", 0);
+    a->count = get_u32(o, "array_task_count", 0);
+    a->min = get_u32(o, "array_task_min", 0);
+    a->max = get_u32(o, "array_task_max", 0);
+    a->step = get_u32(o, "array_task_step", 1);
+    if (pending && a->task_id == ARRAY_TASK_NONE) {
+        a->pending = *pending ? bitmap_parse(pending, (size_t)a->max + 1, NULL)
+                              : bitmap_create((size_t)a->max + 1);
+        if (!a->pending)
+            log_error("JobId=%u: bad array_pending '%s'", job->id, pending);
+    }
+}
+
+uint32_t array_running(struct ctld *ctld, uint32_t array_id)
+{
+    struct job *job, *tmp;
+    uint32_t n = 0;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->array && job->array->job_id == array_id
+            && (job->state == JOB_RUNNING || job->alloc))
+            n++;
+    }
+    return n;
+}
+
+struct job *array_find_task(struct ctld *ctld, uint32_t array_id,
+                            uint32_t task)
+{
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->array && job->array->job_id == array_id
+            && job->array->task_id == task)
+            return job;
+    }
+    return NULL;
+}
+
+static long no_nodes(const char *name, uint32_t *ngpus, void *arg)
+{
+    (void)name;
+    (void)ngpus;
+    (void)arg;
+    return -1;
+}
+
+/* A copy of the master's record (not its allocation) for task 'task'. */
+static struct job *copy_task(struct ctld *ctld, struct job *master,
+                             uint32_t task)
+{
+    json_t *o = job_to_json(master, ctld->nodes->names, 0);
+    struct job *job = job_create(ctld->next_job_id++);
+
+    json_object_del(o, "job_id");
+    json_object_del(o, "array_pending");
+    json_object_set_new(o, "array_task_id", json_integer(task));
+    if (job_apply_json(job, o, no_nodes, NULL, NULL) < 0)
+        log_error("JobId=%u: copying array task record", job->id);
+    json_decref(o);
+    job->launch = master->launch ? json_incref(master->launch) : NULL;
+    HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
+    return job;
+}
+
+struct job *array_split(struct ctld *ctld, struct job *master, uint32_t task)
+{
+    struct job_array *a = master->array;
+    struct job *job;
+
+    bitmap_clear(a->pending, task);
+    if (bitmap_count(a->pending) == 0) {
+        bitmap_destroy(a->pending);
+        a->pending = NULL;
+        a->task_id = task;
+        return master;
+    }
+    job = copy_task(ctld, master, task);
+    ctld_journal_job(ctld, master, false);
+    return job;
+}
+
+struct job *array_start_next(struct ctld *ctld, struct job *master)
+{
+    long k = depend_array_task(ctld, master);
+
+    if (k < 0)
+        return NULL;
+    if (bitmap_count(master->array->pending) > 1)
+        scheduler_request(ctld);
+    return array_split(ctld, master, (uint32_t)k);
+}
+
+void array_restore_launch(struct ctld *ctld)
+{
+    struct job *job, *tmp, *master;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->array && job->array->job_id != job->id && !job->launch
+            && (master = ctld_job_find(ctld, job->array->job_id))
+            && master->launch)
+            job->launch = json_incref(master->launch);
+    }
+}
+
+static bool may_act(const struct job *job, proto_req_t *req)
+{
+    return job->uid == proto_req_uid(req)
+           || (proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN));
+}
+
+/* As rpc_job_cancel does for one record. */
+static void cancel_record(struct ctld *ctld, struct job *job)
+{
+    if (job_state_is_final(job->state))
+        return;
+    job->end_time = ctld_now(ctld);
+    if (job->state == JOB_RUNNING) {
+        job->cancel_requested = true;
+        job->completing = true;
+        ctld_job_signal_node(ctld, job, SIGKILL, true);
+    }
+    job->state = JOB_CANCELLED;
+    ctld_journal_job(ctld, job, false);
+}
+
+static void cancel_whole(struct ctld *ctld, uint32_t array_id)
+{
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->array && job->array->job_id == array_id)
+            cancel_record(ctld, job);
+    }
+}
+
+/* Cancel tasks 'set' of array 'id'; returns how many were found. */
+static size_t cancel_tasks(struct ctld *ctld, uint32_t id, const bitmap_t *set)
+{
+    struct job *master = ctld_job_find(ctld, id), *job;
+    size_t found = 0;
+
+    for (long k = bitmap_first_set(set, 0); k >= 0;
+         k = bitmap_first_set(set, (size_t)k + 1)) {
+        if ((job = array_find_task(ctld, id, (uint32_t)k))) {
+            found++;
+            cancel_record(ctld, job);
+        } else if (master && array_is_master(master)
+                   && master->array->job_id == id
+                   && bitmap_test(master->array->pending, (size_t)k)) {
+            found++;
+            cancel_record(ctld, array_split(ctld, master, (uint32_t)k));
+        }
+    }
+    return found;
+}
+
+static struct job *any_record(struct ctld *ctld, uint32_t array_id)
+{
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->array && job->array->job_id == array_id)
+            return job;
+    }
+    return NULL;
+}
+
+bool array_cancel_rpc(struct ctld *ctld, proto_req_t *req)
+{
+    json_t *body = proto_req_body(req);
+    json_int_t id = 0;
+    const char *tasks = NULL;
+    int signo = SIGKILL;
+    struct job *job;
+    bitmap_t *set;
+    int errnum = 0;
+
+    if (json_unpack(body, "{s:I s?s s?i}", "job_id", &id, "array_tasks",
+                    &tasks, "signal", &signo) < 0
+        || id <= 0 || id > UINT32_MAX || signo != SIGKILL)
+        return false;
+    job = ctld_job_find(ctld, (uint32_t)id);
+    if (!tasks && !(job && job->array && job->array->job_id == job->id))
+        return false;
+    if (!(job = any_record(ctld, (uint32_t)id)))
+        errnum = EDRV_INVALID_JOB_ID;
+    else if (!may_act(job, req))
+        errnum = EDRV_ACCESS_DENIED;
+    else if (!tasks)
+        cancel_whole(ctld, (uint32_t)id);
+    else if (!(set = array_spec_parse(tasks, 4000001, NULL, NULL)))
+        errnum = EDRV_INVALID_JOB_ID;
+    else {
+        if (cancel_tasks(ctld, (uint32_t)id, set) == 0)
+            errnum = EDRV_INVALID_JOB_ID;
+        bitmap_destroy(set);
+    }
+    if (errnum) {
+        if (proto_respond_error(req, errnum, NULL) < 0)
+            log_err("job_cancel: responding");
+        return true;
+    }
+    log_info("job_cancel: JobId=%u_%s uid %u", (uint32_t)id,
+             tasks ? tasks : "*", proto_req_uid(req));
+    ctld_respond_durable(ctld, req, NULL);
+    scheduler_request(ctld);
+    return true;
+}
+
+/* Slurm keeps the throttle on the master and each task record. */
+bool array_update_rpc(struct ctld *ctld, proto_req_t *req)
+{
+    json_t *body = proto_req_body(req);
+    json_int_t id = 0, throttle = -1;
+    struct job *job, *tmp, *first;
+
+    if (json_unpack(body, "{s:I s:I}", "job_id", &id, "array_throttle",
+                    &throttle) < 0)
+        return false;
+    if (id <= 0 || id > UINT32_MAX || throttle < 0 || throttle > UINT32_MAX
+        || !(first = any_record(ctld, (uint32_t)id))) {
+        if (proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL) < 0)
+            log_err("job_update: responding");
+        return true;
+    }
+    if (!may_act(first, req)) {
+        if (proto_respond_error(req, EDRV_USER_ID_MISSING, NULL) < 0)
+            log_err("job_update: responding");
+        return true;
+    }
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->array && job->array->job_id == (uint32_t)id) {
+            job->array->throttle = (uint32_t)throttle;
+            ctld_journal_job(ctld, job, false);
+        }
+    }
+    ctld_respond_durable(ctld, req, NULL);
+    scheduler_request(ctld);
+    return true;
+}

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * depend.c - dependency evaluation and the scheduler's gate (depend.h)
+ *
+ * Targets are looked up by id in the job table; only a target that is an
+ * array, and singleton, scan the table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/array.h"
+#include "ctld/ctld.h"
+#include "ctld/depend.h"
+
+void job_depend_destroy(struct job_depend *d)
+{
+    if (d) {
+        dep_list_destroy(d->list);
+        free(d);
+    }
+}
+
+static struct job_depend *depend_of(struct job *job)
+{
+    if (!job->depend)
+        job->depend = xzalloc(sizeof(*job->depend));
+    return job->depend;
+}
+
+int depend_submit(struct ctld *ctld, struct job *job, json_t *body,
+                  drv_error_t *error)
+{
+    const char *spec = json_string_value(json_object_get(body, "dependency"));
+    const char *kill = json_string_value(
+        json_object_get(body, "kill_on_invalid_dep"));
+    struct dep_list *l;
+    size_t n = 0;
+
+    if (kill)
+        depend_of(job)->kill_invalid = !strcasecmp(kill, "yes");
+    if (!spec)
+        return 0;
+    if (!(l = dep_parse(spec, error))) {
+        errno = EDRV_DEPENDENCY;
+        return -1;
+    }
+    for (size_t i = 0; i < l->count; i++) {
+        l->items[i].state = DEP_UNFULFILLED;
+        if (l->items[i].type == DEP_SINGLETON
+            || ctld_job_find(ctld, l->items[i].job_id))
+            l->items[n++] = l->items[i];
+    }
+    l->count = n;
+    if (!n) {
+        dep_list_destroy(l);
+        return 0;
+    }
+    depend_of(job)->list = l;
+    return 0;
+}
+
+void depend_to_json(const struct job *job, json_t *o)
+{
+    char *s;
+
+    if (!job->depend)
+        return;
+    json_object_set_new(o, "kill_on_invalid_dep",
+                        json_boolean(job->depend->kill_invalid));
+    if (job->depend->list && (s = dep_fmt(job->depend->list, true))) {
+        json_object_set_new(o, "dependency", json_string(s));
+        free(s);
+    }
+}
+
+void depend_apply_json(struct job *job, json_t *o)
+{
+    json_t *kill = json_object_get(o, "kill_on_invalid_dep");
+    const char *spec = json_string_value(json_object_get(o, "dependency"));
+
+    if (json_is_boolean(kill))
+        depend_of(job)->kill_invalid = json_is_true(kill);
+    if (spec) {
+        dep_list_destroy(depend_of(job)->list);
+        job->depend->list = *spec ? dep_parse(spec, NULL) : NULL;
+    }
+}
+
+/* What the records of a target amount to. */
+struct agg {
+    unsigned found, unstarted, running, ok, not_ok;
+    time_t last_start;
+};
+
+static void agg_add(struct agg *g, const struct job *j)
+{
+    g->found++;
+    if (j->state == JOB_PENDING)
+        g->unstarted++;
+    else if (!job_state_is_final(j->state) || j->completing)
+        g->running++;
+    else if (j->state == JOB_COMPLETED)
+        g->ok++;
+    else
+        g->not_ok++;
+    if (j->start_time > g->last_start)
+        g->last_start = j->start_time;
+}
+
+static void target(struct ctld *ctld, uint32_t id, uint32_t task,
+                   struct agg *g)
+{
+    struct job *j = ctld_job_find(ctld, id), *r, *tmp;
+
+    memset(g, 0, sizeof(*g));
+    if (task != DEP_TASK_ALL) {
+        if ((r = array_find_task(ctld, id, task)))
+            agg_add(g, r);
+        else if (j && array_is_master(j) && j->array->job_id == id
+                 && bitmap_test(j->array->pending, task))
+            g->found = g->unstarted = 1;
+        return;
+    }
+    if (!j || !j->array) {
+        if (j)
+            agg_add(g, j);
+        return;
+    }
+    HASH_ITER(hh, ctld->jobs, r, tmp) {
+        if (r->array && r->array->job_id == id) {
+            agg_add(g, r);
+            if (array_is_master(r))
+                g->unstarted += (unsigned)bitmap_count(r->array->pending);
+        }
+    }
+}
+
+static enum dep_state ended_ok(const struct agg *g)
+{
+    if (g->not_ok)
+        return DEP_FAILED;
+    return g->unstarted || g->running ? DEP_UNFULFILLED : DEP_FULFILLED;
+}
+
+static bool singleton_free(struct ctld *ctld, const struct job *job)
+{
+    struct job *j, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, j, tmp) {
+        if (j == job || j->uid != job->uid || job_state_is_final(j->state)
+            || !j->name || !job->name || strcmp(j->name, job->name)
+            || (job->array && j->array
+                && j->array->job_id == job->array->job_id))
+            continue;
+        if (j->state != JOB_PENDING || j->id < job->id)
+            return false;
+    }
+    return true;
+}
+
+static enum dep_state item_state(struct ctld *ctld, const struct job *job,
+                                 const struct dep_item *it, time_t now)
+{
+    struct agg g;
+
+    if (it->type == DEP_SINGLETON)
+        return singleton_free(ctld, job) ? DEP_FULFILLED : DEP_UNFULFILLED;
+    if (it->type == DEP_AFTER_CORR && array_is_master(job))
+        return depend_array_task(ctld, job) >= 0 ? DEP_FULFILLED
+                                                 : DEP_UNFULFILLED;
+    target(ctld, it->job_id, it->task_id, &g);
+    if (!g.found)
+        return DEP_FULFILLED;
+    switch (it->type) {
+    case DEP_AFTER:
+        if (g.unstarted)
+            return DEP_UNFULFILLED;
+        return now >= g.last_start + 60 * (time_t)it->minutes
+                   ? DEP_FULFILLED
+                   : DEP_UNFULFILLED;
+    case DEP_AFTER_ANY:
+        return g.unstarted || g.running ? DEP_UNFULFILLED : DEP_FULFILLED;
+    case DEP_AFTER_NOT_OK:
+        if (g.unstarted || g.running)
+            return DEP_UNFULFILLED;
+        return g.not_ok ? DEP_FULFILLED : DEP_FAILED;
+    default: /* afterok, and aftercorr outside an array */
+        return ended_ok(&g);
+    }
+}
+
+long depend_array_task(struct ctld *ctld, const struct job *job)
+{
+    const struct dep_list *l = job->depend ? job->depend->list : NULL;
+    const bitmap_t *p = job->array->pending;
+    struct agg g;
+
+    for (long k = bitmap_first_set(p, 0); k >= 0;
+         k = bitmap_first_set(p, (size_t)k + 1)) {
+        bool ok = true;
+        for (size_t i = 0; l && ok && i < l->count; i++) {
+            if (l->items[i].type != DEP_AFTER_CORR)
+                continue;
+            target(ctld, l->items[i].job_id, (uint32_t)k, &g);
+            ok = !g.found || ended_ok(&g) == DEP_FULFILLED;
+        }
+        if (ok)
+            return k;
+    }
+    return -1;
+}
+
+/* Update the items' states; the state of the whole list. */
+static enum dep_state evaluate(struct ctld *ctld, struct job *job,
+                               time_t now, bool *changed)
+{
+    struct dep_list *l = job->depend->list;
+    size_t nfail = 0, nok = 0;
+
+    for (size_t i = 0; i < l->count; i++) {
+        enum dep_state s = item_state(ctld, job, &l->items[i], now);
+        if (l->items[i].type == DEP_AFTER_CORR && s == DEP_FULFILLED)
+            nok++; /* per task: the item itself stays unfulfilled */
+        else if (s != l->items[i].state) {
+            l->items[i].state = s;
+            *changed = true;
+        }
+        nfail += s == DEP_FAILED;
+        nok += s == DEP_FULFILLED && l->items[i].type != DEP_AFTER_CORR;
+    }
+    if (l->any)
+        return nok ? DEP_FULFILLED
+                   : nfail == l->count ? DEP_FAILED : DEP_UNFULFILLED;
+    return nfail ? DEP_FAILED
+                 : nok == l->count ? DEP_FULFILLED : DEP_UNFULFILLED;
+}
+
+static bool has_corr(const struct dep_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (l->items[i].type == DEP_AFTER_CORR)
+            return true;
+    return false;
+}
+
+static void set_reason(struct job *job, enum job_reason r, bool *changed)
+{
+    if (job->reason != r) {
+        job->reason = r;
+        *changed = true;
+    }
+}
+
+/* The dependency part of the gate. */
+static bool depend_wait(struct ctld *ctld, struct job *job, time_t now,
+                        bool *changed)
+{
+    enum dep_state s = evaluate(ctld, job, now, changed);
+
+    if (s == DEP_FAILED) {
+        set_reason(job, JOB_REASON_DEP_NEVER, changed);
+        if (job->depend->kill_invalid) {
+            log_info("JobId=%u: dependency never satisfied; cancelled",
+                     job->id);
+            job->state = JOB_CANCELLED;
+            job->end_time = now;
+            *changed = true;
+        }
+        return true;
+    }
+    if (s == DEP_UNFULFILLED) {
+        set_reason(job, JOB_REASON_DEPENDENCY, changed);
+        return true;
+    }
+    if (!has_corr(job->depend->list)) {
+        dep_list_destroy(job->depend->list);
+        job->depend->list = NULL;
+        *changed = true;
+    }
+    if (job->reason == JOB_REASON_DEPENDENCY)
+        set_reason(job, JOB_REASON_NONE, changed);
+    if (!job->eligible_time) {
+        job->eligible_time = now;
+        *changed = true;
+    }
+    return false;
+}
+
+bool depend_gate(struct ctld *ctld, struct job *job, time_t now)
+{
+    bool changed = false, wait = false;
+
+    if (job->state != JOB_PENDING || job->hold || job->priority == 0)
+        return false;
+    if (job->depend && job->depend->list)
+        wait = depend_wait(ctld, job, now, &changed);
+    if (!wait && array_is_master(job) && job->array->throttle
+        && array_running(ctld, job->array->job_id) >= job->array->throttle) {
+        set_reason(job, JOB_REASON_ARRAY_TASK_LIMIT, &changed);
+        wait = true;
+    } else if (!wait && job->reason == JOB_REASON_ARRAY_TASK_LIMIT) {
+        set_reason(job, JOB_REASON_NONE, &changed);
+    }
+    if (changed)
+        ctld_journal_job(ctld, job, false);
+    return wait;
+}
+
+int depend_array_submit(struct ctld *ctld, struct job *job, json_t *body,
+                        drv_error_t *error)
+{
+    const char *spec = json_string_value(json_object_get(body, "array"));
+
+    if (spec && array_submit(job, spec, ctld->conf->max_array_size, error) < 0)
+        return -1;
+    return depend_submit(ctld, job, body, error);
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * job_place.c - -w/-x/-C, --begin, --time-min, --signal, --open-mode in
+ * the job record
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hostlist.h"
+#include "common/xalloc.h"
+#include "ctld/job_place.h"
+#include "ctld/node_table.h"
+
+void job_place_clear(struct job_place *pl)
+{
+    if (!pl)
+        return;
+    free(pl->req_nodes);
+    free(pl->exc_nodes);
+    free(pl->features);
+    bitmap_destroy(pl->req_bm);
+    bitmap_destroy(pl->exc_bm);
+    *pl = (struct job_place){ 0 };
+}
+
+static void set_str(json_t *o, const char *key, const char *val)
+{
+    if (val)
+        json_object_set_new(o, key, json_string(val));
+}
+
+static void set_int(json_t *o, const char *key, int64_t val)
+{
+    if (val)
+        json_object_set_new(o, key, json_integer(val));
+}
+
+void job_place_to_json(const struct job_place *pl, json_t *o)
+{
+    set_str(o, "req_nodes", pl->req_nodes);
+    set_str(o, "exc_nodes", pl->exc_nodes);
+    set_str(o, "features", pl->features);
+    set_int(o, "begin_time", pl->begin_time);
+    set_int(o, "time_min_s", pl->time_min_s);
+    set_int(o, "signal_num", pl->signal_num);
+    set_int(o, "signal_secs", pl->signal_secs);
+    if (pl->signal_batch)
+        json_object_set_new(o, "signal_batch_only", json_true());
+    if (pl->open_append)
+        json_object_set_new(o, "open_mode", json_string("append"));
+}
+
+/* Replace *dst by string 'v' if it is one ("" = none); true if changed. */
+static bool take_str(char **dst, json_t *v)
+{
+    const char *s = json_string_value(v);
+
+    if (!json_is_string(v))
+        return false;
+    free(*dst);
+    *dst = *s ? xstrdup(s) : NULL;
+    return true;
+}
+
+static void take_int(int64_t *dst, json_t *v)
+{
+    if (json_is_integer(v))
+        *dst = json_integer_value(v);
+}
+
+void job_place_apply_json(struct job_place *pl, json_t *o)
+{
+    int64_t n;
+    json_t *v;
+
+    if (take_str(&pl->req_nodes, json_object_get(o, "req_nodes"))) {
+        bitmap_destroy(pl->req_bm);
+        pl->req_bm = NULL;
+    }
+    if (take_str(&pl->exc_nodes, json_object_get(o, "exc_nodes"))) {
+        bitmap_destroy(pl->exc_bm);
+        pl->exc_bm = NULL;
+    }
+    take_str(&pl->features, json_object_get(o, "features"));
+    take_int(&pl->begin_time, json_object_get(o, "begin_time"));
+    take_int(&pl->time_min_s, json_object_get(o, "time_min_s"));
+    n = pl->signal_num;
+    take_int(&n, json_object_get(o, "signal_num"));
+    pl->signal_num = (int)n;
+    n = pl->signal_secs;
+    take_int(&n, json_object_get(o, "signal_secs"));
+    pl->signal_secs = (int)n;
+    if ((v = json_object_get(o, "signal_batch_only")))
+        pl->signal_batch = json_is_true(v);
+    if ((v = json_object_get(o, "open_mode")) && json_is_string(v))
+        pl->open_append = !strcmp(json_string_value(v), "append");
+}
+
+/* Bitmap over the node table of hostlist 'expr'. */
+static bitmap_t *resolve_list(const char *expr, const struct node_table *nt,
+                              drv_error_t *error)
+{
+    hostlist_t *hl = hostlist_decode(expr, NULL);
+    bitmap_t *b = bitmap_create(nt->count);
+    size_t i;
+
+    for (i = 0; hl && b && i < hostlist_count(hl); i++) {
+        long idx = node_table_index(nt, hostlist_nth(hl, i));
+        if (idx < 0)
+            break;
+        bitmap_set(b, (size_t)idx);
+    }
+    if (!hl || !b || i < hostlist_count(hl)) {
+        errprintf(error, "invalid node name: %s",
+                  hl && i < hostlist_count(hl) ? hostlist_nth(hl, i) : expr);
+        hostlist_destroy(hl);
+        bitmap_destroy(b);
+        errno = EDRV_INVALID_NODE_NAME;
+        return NULL;
+    }
+    hostlist_destroy(hl);
+    return b;
+}
+
+int job_place_resolve(struct job_place *pl, struct sched_request *req,
+                      const struct node_table *nt, drv_error_t *error)
+{
+    if (pl->req_nodes && !pl->req_bm
+        && !(pl->req_bm = resolve_list(pl->req_nodes, nt, error)))
+        return -1;
+    if (pl->exc_nodes && !pl->exc_bm
+        && !(pl->exc_bm = resolve_list(pl->exc_nodes, nt, error)))
+        return -1;
+    req->required_nodes = pl->req_bm;
+    req->excluded_nodes = pl->exc_bm;
+    req->features = pl->features;
+    return 0;
+}

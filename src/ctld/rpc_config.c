@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rpc_config.c - config_info: the controller's running configuration
+ *
+ * Answers `scontrol show config` with the values this controller parsed at
+ * start (not whatever slurm.conf says now), keyed by Slurm's names.  Times
+ * are seconds; the command adds Slurm's units.  Keys Drover does not parse
+ * are left out and the command prints Slurm's defaults for them.
+ */
+#include <stdlib.h>
+
+#include "common/log.h"
+#include "ctld/ctld.h"
+
+static void set_s(json_t *o, const char *key, const char *value)
+{
+    if (value)
+        json_object_set_new(o, key, json_string(value));
+}
+
+static void set_i(json_t *o, const char *key, json_int_t value)
+{
+    json_object_set_new(o, key, json_integer(value));
+}
+
+static json_t *config_values(const struct slurm_conf *c)
+{
+    json_t *o = json_object();
+
+    set_s(o, "ClusterName", c->cluster_name);
+    set_s(o, "SlurmctldHost[0]", c->ctld_host);
+    set_i(o, "SlurmctldPort", c->ctld_port);
+    set_i(o, "SlurmdPort", c->slurmd_port);
+    set_s(o, "SlurmUser", c->slurm_user);
+    set_s(o, "StateSaveLocation", c->state_save_location);
+    set_s(o, "SlurmdSpoolDir", c->slurmd_spool_dir);
+    set_s(o, "SlurmctldLogFile", c->ctld_log_file);
+    set_s(o, "SlurmdLogFile", c->slurmd_log_file);
+    set_s(o, "SlurmctldPidFile", c->ctld_pid_file);
+    set_s(o, "SlurmdPidFile", c->slurmd_pid_file);
+    set_s(o, "SlurmctldDebug", c->ctld_debug);
+    set_s(o, "SlurmdDebug", c->slurmd_debug);
+    set_s(o, "GresTypes", c->gres_types);
+    set_i(o, "FirstJobId", c->first_job_id);
+    set_i(o, "MaxJobCount", c->max_job_count);
+    set_i(o, "MaxArraySize", c->max_array_size);
+    set_i(o, "KillWait", c->kill_wait_s);
+    set_i(o, "MinJobAge", c->min_job_age_s);
+    set_i(o, "SlurmdTimeout", c->slurmd_timeout_s);
+    set_i(o, "MessageTimeout", c->msg_timeout_s);
+    set_i(o, "ReturnToService", c->return_to_service);
+    set_s(o, "SelectType", c->select_type);
+    set_s(o, "SchedulerType", c->scheduler_type);
+    set_s(o, "ProctrackType", c->proctrack_type);
+    set_s(o, "TaskPlugin", c->task_plugin);
+    set_i(o, "MaxNodeCount", (json_int_t)c->node_count);
+    set_s(o, "SLURM_CONF", c->path);
+    return o;
+}
+
+static void rpc_config_info(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_t *body = json_pack("{s:I s:I s:I s:o}", "now",
+                             (json_int_t)ctld_now(ctld), "boot_time",
+                             (json_int_t)ctld->boot_time, "next_job_id",
+                             (json_int_t)ctld->next_job_id, "config",
+                             config_values(ctld->conf));
+
+    if (proto_respond(req, body) < 0)
+        log_err("config_info: responding");
+}
+
+const struct proto_handler rpc_config_handlers[] = {
+    {"config_info", rpc_config_info, PROTO_ROLE_USER},
+    PROTO_HANDLER_END,
+};

@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Job arrays: ids, environment, %A/%a, throttle, squeue/scancel/scontrol
+forms, MaxArraySize, one record while pending, kill -9 of the controller."""
+import re
+import signal
+
+
+def squeue(cluster, *args):
+    return cluster.run("squeue", *args, check=True).stdout
+
+
+def test_array_tasks_get_env_and_output_files(cluster, tmp_path):
+    script = tmp_path / "a.sh"
+    script.write_text("#!/bin/bash\n#SBATCH --array=0-15:4\n"
+                      "#SBATCH -o " + str(tmp_path) + "/out-%A_%a.txt\n"
+                      "env | grep ^SLURM_ARRAY | sort\n")
+    jid = cluster.sbatch(str(script), cwd=tmp_path)
+    files = [tmp_path / f"out-{jid}_{k}.txt" for k in (0, 4, 8, 12)]
+    cluster.wait_until(lambda: all(f.exists() and f.read_text() for f in files),
+                       timeout=60, what="four task outputs")
+    text = files[1].read_text()
+    assert f"SLURM_ARRAY_JOB_ID={jid}\n" in text
+    assert "SLURM_ARRAY_TASK_ID=4\n" in text
+    assert "SLURM_ARRAY_TASK_COUNT=4\n" in text
+    assert "SLURM_ARRAY_TASK_MIN=0\n" in text
+    assert "SLURM_ARRAY_TASK_MAX=12\n" in text
+    assert "SLURM_ARRAY_TASK_STEP=4\n" in text
+
+
+def test_throttle_pending_line_and_r_expansion(cluster, tmp_path):
+    jid = cluster.sbatch("--array=0-19%5", "--wrap", "sleep 30", cwd=tmp_path)
+    cluster.wait_until(lambda: squeue(cluster, "-h", "-t", "R", "-o", "%i")
+                       .count("\n") == 5, timeout=30, what="5 running tasks")
+    lines = squeue(cluster, "-h", "-j", jid, "-t", "PD", "-o", "%i %r").split("\n")
+    assert lines[0] == f"{jid}_[5-19%5] JobArrayTaskLimit"
+    expanded = squeue(cluster, "-h", "-r", "-j", jid, "-o", "%i %t").split("\n")
+    ids = sorted(l.split()[0] for l in expanded if l)
+    assert len(ids) == 20
+    assert f"{jid}_19" in ids and f"{jid}_0" in ids
+    running = squeue(cluster, "-h", "-t", "R", "-o", "%i %A %a").split("\n")
+    assert f"{jid}_0 " in running[0] or any(l.startswith(f"{jid}_0 ")
+                                            for l in running)
+    # ArrayTaskThrottle update lets more run.
+    cluster.run("scontrol", "update", f"JobId={jid}", "ArrayTaskThrottle=8",
+                check=True)
+    cluster.wait_until(lambda: squeue(cluster, "-h", "-t", "R", "-o", "%i")
+                       .count("\n") == 8, timeout=30, what="8 running tasks")
+    assert "ArrayTaskThrottle=8" in cluster.run(
+        "scontrol", "show", "job", jid, check=True).stdout
+    cluster.run("scancel", jid, check=True)
+    cluster.wait_until(lambda: not squeue(cluster, "-h"), timeout=30,
+                       what="the array to be gone")
+
+
+def test_scancel_task_forms_and_show_task(cluster, tmp_path):
+    jid = cluster.sbatch("--array=0-19%2", "--wrap", "sleep 30", cwd=tmp_path)
+    cluster.wait_until(lambda: squeue(cluster, "-h", "-t", "R", "-o", "%i")
+                       .count("\n") == 2, timeout=30, what="2 running tasks")
+    out = cluster.run("scontrol", "show", "job", f"{jid}_7", check=True).stdout
+    assert f"ArrayJobId={jid}" in out and "JobState=PENDING" in out
+    run0 = cluster.run("scontrol", "show", "job", f"{jid}_0", check=True).stdout
+    assert "ArrayTaskId=0 " in run0 and "JobState=RUNNING" in run0
+    cluster.run("scancel", f"{jid}_7", check=True)
+    cluster.run("scancel", f"{jid}_[10-12]", check=True)
+    cluster.run("scancel", f"{jid}_0", check=True)
+    pend = squeue(cluster, "-h", "-r", "-j", jid, "-t", "PD", "-o", "%i")
+    for k in (7, 10, 11, 12):
+        assert f"{jid}_{k}\n" not in pend
+    assert f"{jid}_8\n" in pend
+    cluster.run("scancel", jid, check=True)
+    cluster.wait_until(lambda: not squeue(cluster, "-h"), timeout=30,
+                       what="the array to be gone")
+
+
+def test_max_array_size_error(cluster, tmp_path):
+    r = cluster.run("sbatch", "--array=0-2000000", "--wrap", "true",
+                    cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr == ("sbatch: error: Batch job submission failed: "
+                        "Invalid job array specification\n")
+
+
+def test_thousand_task_array_is_one_record_until_started(cluster, tmp_path):
+    jid = cluster.sbatch("-H", "--array=0-999", "--wrap", "true", cwd=tmp_path)
+    jobs = cluster.rpc("job_info", {})["jobs"]
+    assert len(jobs) == 1
+    assert jobs[0]["array_task_str"] == "0-999"
+    assert squeue(cluster, "-h", "-o", "%i") == f"{jid}_[0-999]\n"
+    cluster.run("scancel", jid, check=True)
+
+
+def test_kill9_controller_mid_array_loses_no_task(cluster, tmp_path):
+    jid = cluster.sbatch("--array=0-9%3", "-o", str(tmp_path / "o-%a"),
+                         "--wrap", "sleep 1; echo done", cwd=tmp_path)
+    cluster.wait_until(lambda: (tmp_path / "o-0").exists(), timeout=30,
+                       what="task 0 to start")
+    cluster.kill("droverctld", signal.SIGKILL)
+    cluster.start()
+    files = [tmp_path / f"o-{k}" for k in range(10)]
+    cluster.wait_until(lambda: all(f.exists() and f.read_text() == "done\n"
+                                   for f in files),
+                       timeout=90, what="all ten tasks to finish")
+    out = cluster.run("scontrol", "-o", "show", "job", jid, check=True).stdout
+    assert len(re.findall(r"ArrayJobId=" + jid, out)) == 10

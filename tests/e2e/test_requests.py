@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Requests, limits and placement: -w/-x/-C with node features, --begin,
+partition MaxTime/MaxNodes, --test-only, --open-mode, bad input."""
+import re
+import time
+
+from cluster import wait_until
+
+
+def job(cluster, job_id):
+    """The controller's job object (wire protocol, not a command's text)."""
+    jobs = cluster.rpc("job_info", {"job_ids": [int(job_id)],
+                                    "all_states": True})["jobs"]
+    assert jobs, f"no job {job_id}"
+    return jobs[0]
+
+
+def wait_reason(cluster, job_id, reason, timeout=15):
+    return wait_until(lambda: job(cluster, job_id)["state_reason"] == reason,
+                      timeout, f"job {job_id} to pend for {reason}")
+
+
+def set_features(cluster, features):
+    """Give node N (1-based) the Feature= list features[N-1] by editing
+    slurm.conf and restarting, as docs/config.md tells an admin to."""
+    text = cluster.conf.read_text()
+    m = re.search(r"^NodeName=node\[01-(\d+)\] (.*)Port=(\d+)-\d+ (.*)$",
+                  text, re.M)
+    assert m, text
+    n, pre, port, post = int(m.group(1)), m.group(2), int(m.group(3)), m.group(4)
+    lines = []
+    for i in range(n):
+        feat = f" Feature={features[i]}" if i < len(features) and features[i] else ""
+        lines.append(f"NodeName=node{i + 1:02d} {pre}Port={port + i} {post}{feat}")
+    cluster.conf.write_text(text[:m.start()] + "\n".join(lines) + text[m.end():])
+    cluster.down()
+    cluster.up()
+
+
+def test_nodelist_exclude_and_constraint_place_jobs(cluster):
+    set_features(cluster, ["a100,nvlink", "a100", "h100", "v100"])
+    a = cluster.sbatch("-C", "a100&nvlink", "--wrap=sleep 30")
+    b = cluster.sbatch("-C", "h100|v100", "-N2", "--wrap=sleep 30")
+    c = cluster.sbatch("-w", "node02,node04", "--wrap=sleep 30")
+    d = cluster.sbatch("-x", "node[01-03]", "-c", "2", "--wrap=sleep 30")
+    e = cluster.sbatch("-C", "a100", "-N", "2", "--wrap=sleep 30")
+    for j in (a, b, c, d, e):
+        cluster.wait_job_state(j, ["RUNNING"], timeout=20)
+    assert job(cluster, a)["nodes"] == "node01"
+    assert job(cluster, b)["nodes"] == "node[03-04]"
+    assert job(cluster, c)["nodes"] == "node[02,04]"
+    assert job(cluster, d)["nodes"] == "node04"
+    assert job(cluster, e)["nodes"] == "node[01-02]"
+    assert job(cluster, a)["features"] == "a100&nvlink"
+    assert job(cluster, c)["req_nodes"] == "node02,node04"
+
+    r = cluster.run("sbatch", "-C", "gpu9000", "--wrap=true")
+    assert r.returncode == 1
+    assert r.stderr == ("sbatch: error: Batch job submission failed: "
+                        "Invalid feature specification\n")
+    r = cluster.run("sbatch", "-C", "a100&", "--wrap=true")
+    assert r.returncode == 1 and "Invalid feature specification" in r.stderr
+    r = cluster.run("sbatch", "-w", "node99", "--wrap=true")
+    assert r.returncode == 1
+    assert r.stderr == ("sbatch: error: Batch job submission failed: "
+                        "Invalid node name specified\n")
+    r = cluster.run("sbatch", "-C", "h100", "-N", "2", "--wrap=true")
+    assert r.returncode == 1
+    assert r.stderr == ("sbatch: error: Batch job submission failed: "
+                        "Requested node configuration is not available\n")
+
+
+def test_required_node_drained_pends_req_node_not_avail(cluster):
+    cluster.run("scontrol", "update", "NodeName=node03", "State=DRAIN",
+                "Reason=test", check=True)
+    j = cluster.sbatch("-w", "node03", "--wrap=true")
+    wait_reason(cluster, j, "ReqNodeNotAvail")
+    assert job(cluster, j)["job_state"] == "PENDING"
+    cluster.run("scontrol", "update", "NodeName=node03", "State=RESUME",
+                check=True)
+    cluster.wait_job_state(j, ["COMPLETED"], timeout=20)
+    assert job(cluster, j)["nodes"] == "node03"
+
+
+def test_begin_time_holds_job_until_then(cluster):
+    j = cluster.sbatch("--begin=now+4", "--wrap=true")
+    o = job(cluster, j)
+    assert o["state_reason"] == "BeginTime"
+    assert o["eligible_time"] >= o["submit_time"] + 3
+    assert o["begin_time"] == o["eligible_time"]
+    cluster.wait_job_state(j, ["COMPLETED"], timeout=20)
+    assert job(cluster, j)["start_time"] >= o["eligible_time"]
+    later = cluster.sbatch("--begin=2099-01-01T10:00:00", "--wrap=true")
+    assert job(cluster, later)["state_reason"] == "BeginTime"
+    for bad in ("--begin=yesterdayish", "--begin=25:00", "--begin=now+3parsecs"):
+        r = cluster.run("sbatch", bad, "--wrap=true")
+        assert r.returncode == 255, bad
+        assert r.stderr == "sbatch: error: Invalid --begin specification\n"
+
+
+def test_partition_limits_make_jobs_pend(cluster_root):
+    from cluster import Cluster
+    c = Cluster(cluster_root, nodes=3, gpus_per_node=0,
+                up_args=["--conf-extra=PartitionName=debug Nodes=ALL "
+                         "Default=YES MaxTime=10:00 MaxNodes=2 State=UP"])
+    try:
+        c.up()
+        t = c.sbatch("-t", "20:00", "--wrap=true")
+        n = c.sbatch("-N", "3", "--wrap=true")
+        ok = c.sbatch("-t", "5:00", "-N", "2", "--wrap=true")
+        c.wait_job_state(ok, ["COMPLETED"], timeout=20)
+        assert job(c, t)["state_reason"] == "PartitionTimeLimit"
+        assert job(c, n)["state_reason"] == "PartitionNodeLimit"
+        assert job(c, t)["job_state"] == "PENDING"
+    finally:
+        c.down()
+
+
+def test_test_only_plans_without_queueing(cluster):
+    r = cluster.run("sbatch", "--test-only", "-N1", "--wrap=true", check=True)
+    assert r.stdout == ""
+    m = re.fullmatch(r"sbatch: Job (\d+) to start at "
+                     r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) using 1 processors on "
+                     r"nodes node01 in partition debug\n", r.stderr)
+    assert m, r.stderr
+    assert cluster.rpc("job_info", {"all_states": True})["jobs"] == []
+    first = cluster.sbatch("--wrap=true")
+    assert first == m.group(1)   # the id --test-only showed was not used up
+    # Busy cluster: the planned start is when the running job ends.
+    big = cluster.sbatch("--exclusive", "-N4", "-t", "2:00", "--wrap=sleep 60")
+    cluster.wait_job_state(big, ["RUNNING"], timeout=20)
+    r = cluster.run("sbatch", "--test-only", "-n", "4", "--wrap=true",
+                    check=True)
+    m = re.search(r"to start at (\S+) using 4 processors on nodes node01 ",
+                  r.stderr)
+    assert m, r.stderr
+    start = time.mktime(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S"))
+    assert start >= job(cluster, big)["start_time"] + 110
+    r = cluster.run("sbatch", "--test-only", "-N", "9", "--wrap=true")
+    assert r.returncode == 1
+    assert "Requested node configuration is not available" in r.stderr
+
+
+def test_open_mode_append_and_signal_option(cluster, tmp_path):
+    tmp_path.chmod(0o777)
+    out = tmp_path / "out.log"
+    out.write_text("before\n")
+    j = cluster.sbatch("--open-mode=append", "-o", str(out),
+                       "--wrap=echo after")
+    cluster.wait_job_state(j, ["COMPLETED"], timeout=20)
+    assert out.read_text() == "before\nafter\n"
+    j = cluster.sbatch("-o", str(out), "--wrap=echo only")
+    cluster.wait_job_state(j, ["COMPLETED"], timeout=20)
+    assert out.read_text() == "only\n"
+    j = cluster.sbatch("--signal=B:USR1@30", "--time-min=5", "-H",
+                       "--wrap=true")
+    o = job(cluster, j)
+    assert (o["signal_num"], o["signal_secs"], o["signal_batch_only"]) == (10, 30, True)
+    assert o["time_min_s"] == 300
+    for bad, text in (("--signal=FOO@5", "Invalid --signal specification"),
+                      ("--time-min=xx", "Invalid --time-min specification")):
+        r = cluster.run("sbatch", bad, "--wrap=true")
+        assert (r.returncode, r.stderr) == (255, f"sbatch: error: {text}\n"), bad
+
+
+SIGNAL_SCRIPT = """#!/bin/bash
+trap 'echo "got USR1 at $SECONDS"' USR1
+for i in $(seq 1 200); do sleep 0.1; done
+echo "never reached"
+"""
+
+
+def test_signal_is_sent_before_the_time_limit(cluster):
+    # -t 0:05 is MM:SS, five seconds; USR1 comes two seconds before.
+    for opt in ("--signal=USR1@2", "--signal=B:USR1@2"):
+        j = cluster.sbatch(opt, "-t", "0:05", "-o", f"sig-{opt[9]}.out",
+                           input=SIGNAL_SCRIPT)
+        cluster.wait_job_state(j, ["TIMEOUT"], timeout=30)
+        out = (cluster.workdir / f"sig-{opt[9]}.out").read_text()
+        m = re.search(r"^got USR1 at (\d+)$", out, re.M)
+        assert m, (opt, out)
+        assert 2 <= int(m.group(1)) <= 4, (opt, out)
+        assert "never reached" not in out
