@@ -652,6 +652,8 @@ static void update_job(struct scontrol *sc, int argc, char **argv)
                    && isdigit((unsigned char)kv.val[0])) {
             json_object_set_new(extra, "array_throttle",
                                 json_integer(strtoll(kv.val, NULL, 10)));
+        } else if (keyword(kv.key, "Dependency", 3) && kv.val) {
+            json_object_set_new(extra, "dependency", json_string(kv.val));
         } else {
             not_supported(sc, argv[i]);
             json_decref(extra);

@@ -193,6 +193,7 @@ struct squeue_args {
     bool noheader;
     bool start;
     bool json; /* --json: v0.0.38 shapes (json_out.c) */
+    bool noconvert; /* --noconvert: %m in MiB */
     hostlist_t *nodes; /* -w: jobs on any of these nodes */
     int iterate;
     struct list users, states, partitions, names, accounts, qos;
@@ -286,6 +287,9 @@ static void handle_opt(struct squeue_args *a, int c, char *arg)
         break;
     case OPT_ME:
         list_split(&a->users, names_user(geteuid()));
+        break;
+    case OPT_NOCONVERT:
+        a->noconvert = true;
         break;
     default:
         break;
@@ -593,6 +597,7 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
         return 1;
     }
     ctx.now = (time_t)jint(resp, "now", (int64_t)time(NULL));
+    ctx.noconvert = a->noconvert;
     if ((a->long_list || a->iterate) && !a->json)
         print_date(ctx.now);
     sel = xzalloc((json_array_size(jobs) + 1) * sizeof(*sel));

@@ -31,25 +31,33 @@ static struct job_depend *depend_of(struct job *job)
     return job->depend;
 }
 
-int depend_submit(struct ctld *ctld, struct job *job, json_t *body,
-                  drv_error_t *error)
+/* Parse 'spec' for 'job' ('job->id' 0 while submitting), dropping items
+ * naming unknown jobs: the list to keep (NULL when none is left), or NULL
+ * with errno EDRV_DEPENDENCY and 'error' set.
+ */
+static struct dep_list *parse_known(struct ctld *ctld, const struct job *job,
+                                    const char *spec, bool *bad,
+                                    drv_error_t *error)
 {
-    const char *spec = json_string_value(json_object_get(body, "dependency"));
-    const char *kill = json_string_value(
-        json_object_get(body, "kill_on_invalid_dep"));
     struct dep_list *l;
     size_t n = 0;
 
-    if (kill)
-        depend_of(job)->kill_invalid = !strcasecmp(kill, "yes");
-    if (!spec)
-        return 0;
+    *bad = false;
     if (!(l = dep_parse(spec, error))) {
+        *bad = true;
         errno = EDRV_DEPENDENCY;
-        return -1;
+        return NULL;
     }
     for (size_t i = 0; i < l->count; i++) {
         l->items[i].state = DEP_UNFULFILLED;
+        if (job->id && l->items[i].job_id == job->id
+            && l->items[i].type != DEP_SINGLETON) {
+            dep_list_destroy(l);
+            *bad = true;
+            errno = EDRV_DEPENDENCY;
+            errprintf(error, "Job %u cannot depend on itself", job->id);
+            return NULL;
+        }
         if (l->items[i].type == DEP_SINGLETON
             || ctld_job_find(ctld, l->items[i].job_id))
             l->items[n++] = l->items[i];
@@ -57,9 +65,53 @@ int depend_submit(struct ctld *ctld, struct job *job, json_t *body,
     l->count = n;
     if (!n) {
         dep_list_destroy(l);
-        return 0;
+        return NULL;
     }
+    return l;
+}
+
+int depend_submit(struct ctld *ctld, struct job *job, json_t *body,
+                  drv_error_t *error)
+{
+    const char *spec = json_string_value(json_object_get(body, "dependency"));
+    const char *kill = json_string_value(
+        json_object_get(body, "kill_on_invalid_dep"));
+    struct dep_list *l;
+    bool bad;
+
+    if (kill)
+        depend_of(job)->kill_invalid = !strcasecmp(kill, "yes");
+    if (!spec)
+        return 0;
+    if (!(l = parse_known(ctld, job, spec, &bad, error)))
+        return bad ? -1 : 0;
     depend_of(job)->list = l;
+    return 0;
+}
+
+int depend_update(struct ctld *ctld, struct job *job, const char *spec,
+                  drv_error_t *error)
+{
+    struct dep_list *l = NULL;
+    bool bad;
+
+    if (!spec) {
+        errno = EDRV_DEPENDENCY;
+        return errprintf(error, "Dependency must be a string");
+    }
+    if (job->state != JOB_PENDING) {
+        errno = EDRV_JOB_NOT_PENDING;
+        return -1;
+    }
+    if (*spec && strcmp(spec, "0")
+        && !(l = parse_known(ctld, job, spec, &bad, error)) && bad)
+        return -1;
+    dep_list_destroy(depend_of(job)->list);
+    job->depend->list = l;
+    if (job->reason == JOB_REASON_DEPENDENCY
+        || job->reason == JOB_REASON_DEP_NEVER)
+        job->reason = JOB_REASON_NONE;
+    log_info("JobId=%u: dependency set to '%s'", job->id, spec);
     return 0;
 }
 
@@ -172,7 +224,11 @@ static enum dep_state item_state(struct ctld *ctld, const struct job *job,
     if (it->type == DEP_AFTER_CORR && array_is_master(job))
         return depend_array_task(ctld, job) >= 0 ? DEP_FULFILLED
                                                  : DEP_UNFULFILLED;
-    target(ctld, it->job_id, it->task_id, &g);
+    if (it->type == DEP_AFTER_CORR && job->array
+        && it->task_id == DEP_TASK_ALL)
+        target(ctld, it->job_id, job->array->task_id, &g); /* split task */
+    else
+        target(ctld, it->job_id, it->task_id, &g);
     if (!g.found)
         return DEP_FULFILLED;
     switch (it->type) {
@@ -193,25 +249,54 @@ static enum dep_state item_state(struct ctld *ctld, const struct job *job,
     }
 }
 
-long depend_array_task(struct ctld *ctld, const struct job *job)
+/* The aftercorr items of master 'job' for its task 'k', together. */
+static enum dep_state corr_state(struct ctld *ctld, const struct job *job,
+                                 uint32_t k)
 {
     const struct dep_list *l = job->depend ? job->depend->list : NULL;
-    const bitmap_t *p = job->array->pending;
+    enum dep_state s = DEP_FULFILLED;
     struct agg g;
+
+    for (size_t i = 0; l && i < l->count; i++) {
+        if (l->items[i].type != DEP_AFTER_CORR)
+            continue;
+        target(ctld, l->items[i].job_id, k, &g);
+        if (g.found && ended_ok(&g) == DEP_FAILED)
+            return DEP_FAILED;
+        if (g.found && ended_ok(&g) == DEP_UNFULFILLED)
+            s = DEP_UNFULFILLED;
+    }
+    return s;
+}
+
+long depend_array_task(struct ctld *ctld, const struct job *job)
+{
+    const bitmap_t *p = job->array->pending;
 
     for (long k = bitmap_first_set(p, 0); k >= 0;
          k = bitmap_first_set(p, (size_t)k + 1)) {
-        bool ok = true;
-        for (size_t i = 0; l && ok && i < l->count; i++) {
-            if (l->items[i].type != DEP_AFTER_CORR)
-                continue;
-            target(ctld, l->items[i].job_id, (uint32_t)k, &g);
-            ok = !g.found || ended_ok(&g) == DEP_FULFILLED;
-        }
-        if (ok)
+        if (corr_state(ctld, job, (uint32_t)k) == DEP_FULFILLED)
             return k;
     }
     return -1;
+}
+
+/* Tasks of master 'job' whose matching task failed can never start: split
+ * them off, so that each shows DependencyNeverSatisfied (and is cancelled
+ * with --kill-on-invalid-dep=yes) when the gate sees its record.
+ */
+static void split_failed_corr(struct ctld *ctld, struct job *job)
+{
+    for (long k = bitmap_first_set(job->array->pending, 0);
+         k >= 0 && array_is_master(job);
+         k = bitmap_first_set(job->array->pending, (size_t)k + 1)) {
+        if (corr_state(ctld, job, (uint32_t)k) != DEP_FAILED)
+            continue;
+        struct job *t = array_split(ctld, job, (uint32_t)k);
+        t->reason = JOB_REASON_DEP_NEVER;
+        if (t != job)
+            ctld_journal_job(ctld, t, false);
+    }
 }
 
 /* Update the items' states; the state of the whole list. */
@@ -259,7 +344,11 @@ static void set_reason(struct job *job, enum job_reason r, bool *changed)
 static bool depend_wait(struct ctld *ctld, struct job *job, time_t now,
                         bool *changed)
 {
-    enum dep_state s = evaluate(ctld, job, now, changed);
+    enum dep_state s;
+
+    if (array_is_master(job) && has_corr(job->depend->list))
+        split_failed_corr(ctld, job);
+    s = evaluate(ctld, job, now, changed);
 
     if (s == DEP_FAILED) {
         set_reason(job, JOB_REASON_DEP_NEVER, changed);

@@ -43,6 +43,15 @@ int depend_submit(struct ctld *ctld, struct job *job, json_t *body,
 int depend_array_submit(struct ctld *ctld, struct job *job, json_t *body,
                         drv_error_t *error);
 
+/* scontrol update JobId= Dependency='spec' of a pending job: replaces
+ * its list ("" or "0" clears it), dropping items naming unknown jobs as
+ * depend_submit() does.  Returns 0, or -1 with errno EDRV_JOB_NOT_PENDING,
+ * or EDRV_DEPENDENCY and 'error' set (syntax, a job naming itself); then
+ * nothing changed.
+ */
+int depend_update(struct ctld *ctld, struct job *job, const char *spec,
+                  drv_error_t *error);
+
 /* "dependency" (Slurm's text with states) and "kill_on_invalid_dep". */
 void depend_to_json(const struct job *job, json_t *o);
 void depend_apply_json(struct job *job, json_t *o);

@@ -103,6 +103,8 @@ void job_destroy(struct job *job)
     free(job->std_err);
     free(job->std_in);
     free(job->comment);
+    free(job->account);
+    free(job->qos);
     free(job->command);
     free(job->submit_host);
     job_place_clear(&job->place);
@@ -202,6 +204,8 @@ json_t *job_to_json(const struct job *job, const char *const *node_names,
     set_str(o, "std_err", job->std_err);
     set_str(o, "std_in", job->std_in);
     set_str(o, "comment", job->comment);
+    set_str(o, "account", job->account);
+    set_str(o, "qos", job->qos);
     set_str(o, "command", job->command);
     set_str(o, "submit_host", job->submit_host);
     set_str(o, "nodes", job->nodes ? job->nodes : "");
@@ -237,6 +241,8 @@ static const struct {
     {"std_err", offsetof(struct job, std_err)},
     {"std_in", offsetof(struct job, std_in)},
     {"comment", offsetof(struct job, comment)},
+    {"account", offsetof(struct job, account)},
+    {"qos", offsetof(struct job, qos)},
     {"command", offsetof(struct job, command)},
     {"submit_host", offsetof(struct job, submit_host)},
     {"last_nodes", offsetof(struct job, last_nodes)},

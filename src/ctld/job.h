@@ -100,6 +100,8 @@ struct job {
     char *std_err;
     char *std_in;
     char *comment;
+    char *account;         /* -A as given; no accounting checks it */
+    char *qos;             /* -q as given; NULL shows as "normal" */
     char *command;         /* the script's path, NULL for --wrap/stdin */
     char *submit_host;
     json_t *launch;        /* {"script","argv","env"}; dropped when done */

@@ -41,7 +41,9 @@ static uint32_t job_num_cpus(const struct job *job, uint32_t *gpus,
     if (!job->alloc) {
         uint32_t nodes = job_node_count(job);
         *gpus = job->req.gpus_total ? job->req.gpus_total
-                                    : job->req.gpus_per_node * nodes;
+                                    : job->req.gpus_per_node * nodes
+                                          + job->req.gpus_per_task
+                                                * job_num_tasks(job);
         *mem = job->req.mem_per_node_mib
                    ? job->req.mem_per_node_mib * nodes
                    : job->req.mem_per_cpu_mib * job_num_tasks(job) * cpt;

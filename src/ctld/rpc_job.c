@@ -32,7 +32,8 @@ static const char *const submit_keys[] = {
     "hold", "requeue", "nice", "comment", "command", "submit_host",
     "req_nodes", "exc_nodes", "features", "begin_time", "time_min_s",
     "signal_num", "signal_secs", "signal_batch_only", "open_mode",
-    "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", NULL,
+    "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", "account", "qos",
+    NULL,
 };
 
 static json_t *submit_fields(json_t *body)
@@ -61,11 +62,48 @@ static void set_owner(struct job *job, uid_t uid, gid_t gid)
     job->group_name = gr ? xstrdup(gr->gr_name) : xasprintf("%u", gid);
 }
 
+/* The job's owner: the credential's, or with sbatch --uid/--gid
+ * ("user_id"/"group_id") the user named, for root and SlurmUser only.
+ * Slurm refuses anyone else with ESLURM_USER_ID_MISSING ("Security
+ * violation, SUBMIT_JOB from uid=N").  --uid alone takes that user's
+ * primary group.
+ */
+static int submit_owner(struct job *job, json_t *body, proto_req_t *req,
+                        drv_error_t *error)
+{
+    json_t *u = json_object_get(body, "user_id");
+    json_t *g = json_object_get(body, "group_id");
+    uid_t uid = proto_req_uid(req);
+    gid_t gid = proto_req_gid(req);
+    struct passwd *pw;
+
+    if (json_is_integer(u) || json_is_integer(g)) {
+        if (!(proto_req_roles(req) & (PROTO_ROLE_DAEMON | PROTO_ROLE_ADMIN))) {
+            errno = EDRV_USER_ID_MISSING;
+            return errprintf(error, "Security violation, SUBMIT_JOB from "
+                             "uid=%u for another user", (unsigned)uid);
+        }
+        if (json_is_integer(u)) {
+            uid = (uid_t)json_integer_value(u);
+            if (!(pw = getpwuid(uid))) {
+                errno = EDRV_INVALID_USER_ID;
+                return errprintf(error, "unknown uid %u", (unsigned)uid);
+            }
+            gid = pw->pw_gid;
+        }
+        if (json_is_integer(g))
+            gid = (gid_t)json_integer_value(g);
+    }
+    set_owner(job, uid, gid);
+    return 0;
+}
+
 static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
 {
     const char *script = NULL;
     json_t *argv = json_object_get(body, "argv");
     json_t *env = json_object_get(body, "env");
+    json_t *v;
 
     if (json_unpack(body, "{s:s}", "script", &script) < 0 || !*script) {
         errno = EDRV_JOB_SCRIPT_MISSING;
@@ -78,7 +116,13 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
     job->launch = json_pack("{s:s s:O s:O}", "script", script, "argv",
                             json_is_array(argv) ? argv : json_array(),
                             "env", json_is_object(env) ? env : json_object());
-    return job->launch ? 0 : errprintf(error, "out of memory");
+    if (!job->launch)
+        return errprintf(error, "out of memory");
+    /* --get-user-env (true, or Slurm's timeout/mode text): droverd adds
+     * the user's login environment (src/noded/user_env.c). */
+    if ((v = json_object_get(body, "get_user_env")) && !json_is_false(v))
+        json_object_set_new(job->launch, "get_user_env", json_true());
+    return 0;
 }
 
 /* As Slurm, a GRES type no node has is an invalid GRES request, while a
@@ -143,8 +187,8 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         errno = EDRV_PROTOCOL_MALFORMED;
         goto error;
     }
-    set_owner(job, proto_req_uid(req), proto_req_gid(req));
-    if (submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
+    if (submit_owner(job, body, req, &error) < 0
+        || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
         || depend_array_submit(ctld, job, body, &error) < 0)
         goto error;
     if (json_is_true(json_object_get(body, "test_only"))) {
@@ -333,6 +377,9 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
         return respond_errnum(req, errnum, "job_requeue");
     if (job->state == JOB_PENDING)
         return respond_errnum(req, EDRV_JOB_PENDING, "job_requeue");
+    /* Slurm: a job submitted with --no-requeue cannot be requeued. */
+    if (!job->requeue)
+        return respond_errnum(req, EDRV_DISABLED, "job_requeue");
     if (job->completing)
         return respond_errnum(req, EDRV_TRANSITION_STATE_NO_UPDATE,
                               "job_requeue");
@@ -348,34 +395,59 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
     scheduler_request(ctld);
 }
 
-/* scontrol update JobId= TimeLimit=: as Slurm, a user may change a pending
- * job's limit and lower a running one's; raising a running job's limit
- * takes an operator. */
+/* TimeLimit: as Slurm, a user may change a pending job's limit and lower
+ * a running one's; raising a running job's limit takes an operator.
+ * Returns 0 or an error number; changes nothing on error.
+ */
+static int update_time_limit(struct job *job, json_t *v, bool privileged)
+{
+    json_int_t limit = json_integer_value(v);
+
+    if (!json_is_integer(v))
+        return EDRV_NOT_SUPPORTED;
+    if (job->state == JOB_RUNNING && !privileged
+        && (limit == TIME_INFINITE
+            || (job->time_limit_s != TIME_INFINITE
+                && limit > job->time_limit_s)))
+        return EDRV_ACCESS_DENIED;
+    return 0;
+}
+
+/* scontrol update JobId= with TimeLimit= and/or Dependency= ("" clears
+ * it).  Every field is checked before any is applied. */
 static void rpc_job_update(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
+    json_t *body = proto_req_body(req);
+    json_t *limit = json_object_get(body, "time_limit_s");
+    json_t *dep = json_object_get(body, "dependency");
     int errnum = 0;
-    json_int_t limit = 0;
     struct job *job;
     bool privileged = proto_req_roles(req)
                       & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
+    drv_error_t error = {{0}};
 
     if (array_update_rpc(ctld, req))
         return;
     if (!(job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum)))
         return respond_errnum(req, errnum, "job_update");
-    if (json_unpack(proto_req_body(req), "{s:I}", "time_limit_s", &limit) < 0)
+    if (!limit && !dep)
         return respond_errnum(req, EDRV_NOT_SUPPORTED, "job_update");
     if (job_state_is_final(job->state))
         return respond_errnum(req, EDRV_ALREADY_DONE, "job_update");
-    if (job->state == JOB_RUNNING && !privileged
-        && (limit == TIME_INFINITE
-            || (job->time_limit_s != TIME_INFINITE
-                && limit > job->time_limit_s)))
-        return respond_errnum(req, EDRV_ACCESS_DENIED, "job_update");
-    job->time_limit_s = limit;
-    if (job->state == JOB_RUNNING)
-        ctld_job_set_node_limit(ctld, job);
+    if (limit && (errnum = update_time_limit(job, limit, privileged)))
+        return respond_errnum(req, errnum, "job_update");
+    if (dep && depend_update(ctld, job, json_string_value(dep), &error) < 0) {
+        if (proto_respond_error(req, errno, error.text[0] ? error.text : NULL)
+            < 0)
+            log_err("job_update: responding");
+        return;
+    }
+    if (limit) {
+        job->time_limit_s = json_integer_value(limit);
+        if (job->state == JOB_RUNNING)
+            ctld_job_set_node_limit(ctld, job);
+    }
     ctld_journal_job(ctld, job, false);
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);

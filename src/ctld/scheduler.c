@@ -135,12 +135,15 @@ static void apply_decision(struct ctld *ctld, struct job *job,
 {
     switch (d->action) {
     case SCHED_ACT_START:
-        if (array_is_master(job) && !(job = array_start_next(ctld, job)))
+        if (job->state != JOB_PENDING
+            || (array_is_master(job) && !(job = array_start_next(ctld, job))))
             break; /* the decision's allocation is freed with it */
         job_start(ctld, job, d->alloc, now);
         d->alloc = NULL;
         break;
     case SCHED_ACT_WAIT:
+        if (job->state != JOB_PENDING)
+            break; /* an array's last task started by an earlier entry */
         job->sched_start_time = d->start_time > 0 ? (time_t)d->start_time : 0;
         free(job->sched_nodes);
         job->sched_nodes = d->alloc ? node_table_alloc_hostlist(ctld->nodes,
@@ -158,8 +161,47 @@ static void apply_decision(struct ctld *ctld, struct job *job,
     }
 }
 
+/* How many times array master 'job' enters this pass: once per pending
+ * task that could start now, bounded by the CPUs of the available nodes
+ * (a task takes at least one) and by its throttle, so that one pass
+ * starts many tasks rather than one (bench/array_drain).
+ */
+static size_t array_entries(struct ctld *ctld, const struct job *job)
+{
+    size_t n = bitmap_count(job->array->pending), cpus = 0, running;
+
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        if (ctld->nodes->sched[i].available)
+            cpus += ctld->nodes->sched[i].cpus;
+    if (n > cpus)
+        n = cpus;
+    if (job->array->throttle) {
+        running = array_running(ctld, job->array->job_id);
+        running = running < job->array->throttle
+                      ? job->array->throttle - running : 0;
+        if (n > running)
+            n = running;
+    }
+    return n ? n : 1;
+}
+
+static void add_pending(struct ctld *ctld, struct job *job, struct job ***pend,
+                        size_t *np, size_t *cap)
+{
+    size_t k = array_is_master(job) ? array_entries(ctld, job) : 1;
+
+    if (*np + k > *cap) {
+        *cap = (*np + k) * 2;
+        if (!(*pend = realloc(*pend, sizeof(**pend) * *cap)))
+            abort();
+    }
+    while (k--)
+        (*pend)[(*np)++] = job;
+}
+
 /* Collect running jobs (anything holding an allocation) and eligible
- * pending ones, highest priority first. */
+ * pending ones, highest priority first; an array master once per task it
+ * may start (array_entries()). */
 static void collect(struct ctld *ctld, time_t now, struct job ***pend,
                     size_t *np, struct sched_job **run, size_t *nr)
 {
@@ -180,7 +222,7 @@ static void collect(struct ctld *ctld, time_t now, struct job ***pend,
         } else if (job->state == JOB_PENDING && depend_gate(ctld, job, now)) {
             continue; /* dependency or array throttle: reason set */
         } else if (job_is_eligible(job, now)) {
-            (*pend)[(*np)++] = job;
+            add_pending(ctld, job, pend, np, &cap);
         }
     }
     qsort(*pend, *np, sizeof(**pend), by_priority);
@@ -201,8 +243,9 @@ void scheduler_run(struct ctld *ctld)
         struct ctld_partition *part =
             node_table_partition(ctld->nodes, pend[i]->partition);
         pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
-        if (job_place_resolve(&pend[i]->place, &pend[i]->req, ctld->nodes,
-                              NULL) < 0)
+        if ((i == 0 || pend[i] != pend[i - 1]) /* array entries: once */
+            && job_place_resolve(&pend[i]->place, &pend[i]->req,
+                                 ctld->nodes, NULL) < 0)
             log_error("JobId=%u: node list no longer valid", pend[i]->id);
         pj[i] = (struct sched_job){
             .id = pend[i]->id,

@@ -20,6 +20,7 @@
 #include "common/xalloc.h"
 #include "noded/launch_env.h"
 #include "noded/noded.h"
+#include "noded/user_env.h"
 
 struct launch {
     uint32_t job_id;
@@ -31,6 +32,8 @@ struct launch {
     const char *std_err;
     const char *std_in;
     int out_mode;      /* O_TRUNC, or O_APPEND for --open-mode=append */
+    bool user_env;     /* --get-user-env (or --export=NONE): add the
+                        * user's login environment */
     char *script_path;
     char **argv;
     char **envp;
@@ -143,7 +146,7 @@ static void set_task_pid(char **envp)
     }
 }
 
-static void exec_child(const struct launch *l)
+static void exec_child(struct launch *l)
 {
     sigset_t all;
 
@@ -168,6 +171,9 @@ static void exec_child(const struct launch *l)
     }
     for (int fd = 3; fd < 1024; fd++)
         close(fd);
+    /* After the output files: a failure is reported in the job's stderr. */
+    if (l->user_env)
+        l->envp = user_env_merge(l->envp, l->user, USER_ENV_TIMEOUT_S);
     set_task_pid(l->envp);
     execve(l->script_path, l->argv, l->envp);
     child_fail(l->script_path);
@@ -213,6 +219,7 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     }
     l.argv = build_argv(l.script_path, json_object_get(launch, "argv"));
     l.envp = launch_env_build(nd, job);
+    l.user_env = json_is_true(json_object_get(launch, "get_user_env"));
     if ((pid = fork()) < 0) {
         errprintf(error, "fork: %s", strerror(errno));
     } else if (pid == 0) {

@@ -209,6 +209,15 @@ static void set_node_vars(struct envb *e, json_t *alloc, json_t *job)
     else if (jint(job, "mem_per_cpu_mib") > 0)
         env_setf(e, "SLURM_MEM_PER_CPU", "%lld",
                  (long long)jint(job, "mem_per_cpu_mib"));
+    else if (jint(job, "mem_per_gpu_mib") > 0)
+        env_setf(e, "SLURM_MEM_PER_GPU", "%lld",
+                 (long long)jint(job, "mem_per_gpu_mib"));
+    if (jint(job, "gpus_per_task") > 0)
+        env_setf(e, "SLURM_GPUS_PER_TASK", "%lld",
+                 (long long)jint(job, "gpus_per_task"));
+    if (jint(job, "cpus_per_gpu") > 0)
+        env_setf(e, "SLURM_CPUS_PER_GPU", "%lld",
+                 (long long)jint(job, "cpus_per_gpu"));
     if (*gpus) {
         char *list = gpu_list(gpus);
         size_t n = 1;

@@ -109,3 +109,65 @@ def test_singleton_runs_one_at_a_time(cluster, tmp_path):
     assert field(cluster, second, "Dependency") == "singleton(unfulfilled)"
     cluster.wait_job_state(second, "COMPLETED", timeout=30)
     assert (int(field(cluster, second, "StartTime") != "")) == 1
+
+
+def test_update_dependency_add_change_and_clear(cluster, tmp_path):
+    first = cluster.sbatch("--wrap", "sleep 2", cwd=tmp_path)
+    job = cluster.sbatch("-H", "--wrap", "true", cwd=tmp_path)
+    cluster.run("scontrol", "update", f"JobId={job}",
+                f"Dependency=afterok:{first}", check=True)
+    assert field(cluster, job, "Dependency") == \
+        f"afterok:{first}(unfulfilled)"
+    cluster.run("scontrol", "update", f"JobId={job}",
+                f"Dependency=afternotok:{first}", check=True)
+    cluster.run("scontrol", "release", job, check=True)
+    cluster.wait_job_state(first, "COMPLETED", timeout=30)
+    cluster.wait_until(lambda: field(cluster, job, "Reason")
+                       == "DependencyNeverSatisfied", timeout=30,
+                       what="DependencyNeverSatisfied")
+    cluster.run("scontrol", "update", f"JobId={job}", "Dependency=",
+                check=True)
+    cluster.wait_job_state(job, "COMPLETED", timeout=30)
+    assert field(cluster, job, "Dependency") == "(null)"
+
+
+def test_update_dependency_errors(cluster, tmp_path):
+    job = cluster.sbatch("-H", "--wrap", "true", cwd=tmp_path)
+    r = cluster.run("scontrol", "update", f"JobId={job}",
+                    "Dependency=afterfoo:1")
+    assert r.returncode == 1
+    assert "Job dependency problem" in r.stderr
+    r = cluster.run("scontrol", "update", f"JobId={job}",
+                    f"Dependency=afterok:{job}")
+    assert r.returncode == 1
+    assert field(cluster, job, "Dependency") == "(null)"
+    run = cluster.sbatch("--wrap", "sleep 30", cwd=tmp_path)
+    cluster.wait_job_state(run, "RUNNING", timeout=30)
+    r = cluster.run("scontrol", "update", f"JobId={run}",
+                    f"Dependency=afterok:{job}")
+    assert r.returncode == 1
+    assert "Job is no longer pending execution" in r.stderr
+    cluster.run("scancel", run, job)
+
+
+def test_aftercorr_failed_task_never_satisfied(cluster, tmp_path):
+    a = cluster.sbatch("--array=0-2", "-o", "/dev/null", "--wrap",
+                       "[ $SLURM_ARRAY_TASK_ID != 1 ]", cwd=tmp_path)
+    b = cluster.sbatch("--array=0-2", f"--dependency=aftercorr:{a}",
+                       "-o", str(tmp_path / "b-%a"), "--wrap", "true",
+                       cwd=tmp_path)
+    cluster.wait_until(lambda: (tmp_path / "b-0").exists()
+                       and (tmp_path / "b-2").exists(), timeout=60,
+                       what="b's tasks 0 and 2 to run")
+    cluster.wait_until(lambda: field(cluster, f"{b}_1", "Reason")
+                       == "DependencyNeverSatisfied", timeout=30,
+                       what="task 1 DependencyNeverSatisfied")
+    assert field(cluster, f"{b}_1", "JobState") == "PENDING"
+    assert not (tmp_path / "b-1").exists()
+    r = cluster.run("squeue", "-h", "-o", "%i %r", "-j", b, check=True)
+    assert r.stdout.split() == [f"{b}_1", "DependencyNeverSatisfied"]
+    k = cluster.sbatch("--array=0-2", f"--dependency=aftercorr:{a}",
+                       "--kill-on-invalid-dep=yes", "-o", "/dev/null",
+                       "--wrap", "true", cwd=tmp_path)
+    cluster.wait_until(lambda: field(cluster, f"{k}_1", "JobState")
+                       == "CANCELLED", timeout=30, what="task 1 cancelled")

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Requests, limits and placement: -w/-x/-C with node features, --begin,
 partition MaxTime/MaxNodes, --test-only, --open-mode, bad input."""
+import os
+import pwd
 import re
+import signal
 import time
 
 from cluster import wait_until
@@ -181,3 +184,157 @@ def test_signal_is_sent_before_the_time_limit(cluster):
         assert m, (opt, out)
         assert 2 <= int(m.group(1)) <= 4, (opt, out)
         assert "never reached" not in out
+
+
+def test_gpu_options_size_cpus_memory_and_gpus(cluster):
+    a = cluster.sbatch("-N1", "-n2", "--gpus-per-task=2", "-o", "gpt.out",
+                       "--wrap=echo CVD=$CUDA_VISIBLE_DEVICES "
+                       "GPT=$SLURM_GPUS_PER_TASK")
+    b = cluster.sbatch("--gpus-per-node=2", "--cpus-per-gpu=3", "-o", "cpg.out",
+                       "--wrap=echo CPUS=$SLURM_CPUS_ON_NODE; sleep 30")
+    c = cluster.sbatch("--gpus=2", "--mem-per-gpu=1G", "-o", "mpg.out",
+                       "--wrap=echo MEM=$SLURM_MEM_PER_GPU; sleep 30")
+    cluster.wait_job_state(a, ["COMPLETED"], timeout=30)
+    out = (cluster.workdir / "gpt.out").read_text()
+    assert re.fullmatch(r"CVD=\d,\d,\d,\d GPT=2\n", out), out
+    cluster.wait_job_state(b, ["RUNNING"], timeout=30)
+    assert cluster.job_field(b, "NumCPUs") == "6"
+    o = job(cluster, b)
+    assert (o["cpus_per_gpu"], o["alloc"][0]["cpus"]) == (3, 6)
+    cluster.wait_job_state(c, ["RUNNING"], timeout=30)
+    o = job(cluster, c)
+    assert o["mem_per_gpu_mib"] == 1024
+    assert sum(a["mem_mib"] for a in o["alloc"]) == 2048
+    for name, text in (("mpg.out", "MEM=1024\n"), ("cpg.out", "CPUS=6\n")):
+        path = cluster.workdir / name
+        wait_until(lambda: path.exists() and path.read_text(), 10, name)
+        assert path.read_text() == text
+    r = cluster.run("sbatch", "--gpus-per-task=x", "--wrap=true")
+    assert (r.returncode, r.stderr) == (
+        255, "sbatch: error: Invalid --gpus-per-task specification\n")
+    r = cluster.run("sbatch", "-n1", "--gpus-per-task=9", "--wrap=true")
+    assert r.returncode == 1
+    assert "Requested node configuration is not available" in r.stderr
+
+
+def test_root_submits_as_another_user_with_uid(cluster, make_user):
+    user = make_user("druid1")
+    pw = pwd.getpwnam(user)
+    work = cluster.user_workdir(user)
+    j = cluster.sbatch("--uid", user, "-D", str(work),
+                       "--wrap=echo $(id -un) $(id -u) $(id -g)")
+    cluster.wait_job_state(j, ["COMPLETED"], timeout=30)
+    assert (work / f"slurm-{j}.out").read_text() == \
+        f"{user} {pw.pw_uid} {pw.pw_gid}\n"
+    o = job(cluster, j)
+    assert (o["user_id"], o["user_name"]) == (pw.pw_uid, user)
+    j = cluster.sbatch(f"--uid={pw.pw_uid}", "--gid=0", "-D", str(work),
+                       "-o", "gid.out", "--wrap=id -g")
+    cluster.wait_job_state(j, ["COMPLETED"], timeout=30)
+    assert (work / "gid.out").read_text() == "0\n"
+    r = cluster.run("sbatch", "--uid=root", "--wrap=true", user=user)
+    assert (r.returncode, r.stderr) == (
+        255, "sbatch: error: --uid only permitted by root user\n")
+    r = cluster.run("sbatch", "--gid=0", "--wrap=true", user=user)
+    assert (r.returncode, r.stderr) == (
+        255, "sbatch: error: --gid only permitted by root user\n")
+    r = cluster.run("sbatch", "--uid=nosuchuser9", "--wrap=true")
+    assert (r.returncode, r.stderr) == (
+        255, "sbatch: error: Invalid --uid specification\n")
+
+
+def job_pids(job_id):
+    """Processes whose environment has SLURM_JOB_ID=job_id."""
+    want = f"SLURM_JOB_ID={job_id}".encode()
+    pids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/environ", "rb") as f:
+                    if want in f.read().split(b"\0"):
+                        pids.append(int(d))
+            except OSError:
+                pass
+    return pids
+
+
+def test_no_requeue_refuses_requeue_and_fails_on_node_loss(cluster):
+    nr = cluster.sbatch("--no-requeue", "-w", "node01", "--wrap=sleep 300")
+    rq = cluster.sbatch("--requeue", "-w", "node01", "--wrap=sleep 300")
+    for j in (nr, rq):
+        cluster.wait_job_state(j, ["RUNNING"], timeout=20)
+    assert job(cluster, nr)["requeue"] is False
+    assert job(cluster, rq)["requeue"] is True
+    r = cluster.run("scontrol", "requeue", nr)
+    assert (r.returncode, r.stderr) == (
+        1, f"Requested operation is presently disabled for job {nr}\n")
+    assert job(cluster, nr)["job_state"] == "RUNNING"
+
+    # The node daemon dies and its jobs with it; when it comes back without
+    # them, the controller ends them as node failures.
+    time.sleep(5)  # the controller ignores jobs younger than 5 s
+    cluster.kill("droverd", signal.SIGKILL, node="node01")
+    for pid in job_pids(nr) + job_pids(rq):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    cluster.start("droverd node01")
+    cluster.wait_job_state(nr, ["NODE_FAIL"], timeout=30)
+    wait_until(lambda: job(cluster, rq)["restarts"] == 1, 30,
+               f"job {rq} to be requeued")
+    assert job(cluster, rq)["job_state"] in ("PENDING", "RUNNING")
+
+
+ENV_SCRIPT = """#!/bin/bash
+echo "SUBMIT=${DROVER_SUBMIT_VAR-unset}"
+echo "EXTRA=${DROVER_EXTRA-unset}"
+echo "LOGIN=${DROVER_LOGIN_VAR-unset}"
+echo "JOBID=${SLURM_JOB_ID-unset}"
+echo "HOME=${HOME-unset}"
+echo "PWD=$(pwd)"
+echo "SUBMIT_DIR=${SLURM_SUBMIT_DIR-unset}"
+"""
+
+
+def env_lines(path):
+    return dict(line.split("=", 1) for line in path.read_text().splitlines())
+
+
+def test_export_get_user_env_and_chdir_in_real_jobs(cluster, make_user):
+    user = make_user("druenv1")
+    pw = pwd.getpwnam(user)
+    profile = os.path.join(pw.pw_dir, ".bash_profile")
+    with open(profile, "w") as f:
+        f.write("echo noise from the profile\nexport DROVER_LOGIN_VAR=login\n")
+    os.chown(profile, pw.pw_uid, pw.pw_gid)
+    work = cluster.user_workdir(user)
+    sub = work / "sub"
+    sub.mkdir(exist_ok=True)
+    os.chown(sub, pw.pw_uid, pw.pw_gid)
+    env = {"DROVER_SUBMIT_VAR": "submitted"}
+
+    def run(name, *opts, cwd=work):
+        j = cluster.run("sbatch", "--parsable", "-o", f"{work}/{name}.out",
+                        *opts, user=user, env=env, input=ENV_SCRIPT,
+                        check=True, cwd=cwd).stdout.strip()
+        cluster.wait_job_state(j, ["COMPLETED"], timeout=30)
+        return env_lines(work / f"{name}.out")
+
+    out = run("all")
+    assert (out["SUBMIT"], out["LOGIN"], out["PWD"]) == \
+        ("submitted", "unset", str(work))
+    out = run("list", "--export=DROVER_EXTRA=x,DROVER_SUBMIT_VAR")
+    assert (out["SUBMIT"], out["EXTRA"], out["LOGIN"]) == \
+        ("submitted", "x", "unset")
+    assert out["JOBID"] != "unset"
+    out = run("none", "--export=NONE")
+    assert (out["SUBMIT"], out["LOGIN"], out["HOME"]) == \
+        ("unset", "login", pw.pw_dir)
+    assert out["JOBID"] != "unset"
+    out = run("gue", "--get-user-env")
+    assert (out["SUBMIT"], out["LOGIN"]) == ("submitted", "login")
+    out = run("chdir", "-D", "sub")
+    assert (out["PWD"], out["SUBMIT_DIR"]) == (str(sub), str(work))
+    out = run("chdir_abs", f"--chdir={sub}", cwd=sub)
+    assert out["PWD"] == str(sub)

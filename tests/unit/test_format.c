@@ -307,7 +307,7 @@ static char *run_squeue_sorted(const char *const *texts, size_t n,
                                const char *format, bool long_format,
                                bool noheader, time_t now, const char *sort)
 {
-    struct squeue_ctx ctx = {now};
+    struct squeue_ctx ctx = {.now = now};
     struct fmt_spec *spec = long_format
                                 ? fmt_parse_long(format, squeue_fields, 20)
                                 : fmt_parse(format, squeue_fields);
@@ -577,7 +577,7 @@ static void squeue_steps(void **state)
         "\"nodes\":\"n[3-4]\"}",
     };
     const size_t n = sizeof(jobs) / sizeof(jobs[0]);
-    struct squeue_ctx ctx = {ts("2026-11-21T06:13:38")};
+    struct squeue_ctx ctx = {.now = ts("2026-11-21T06:13:38")};
     struct fmt_spec *spec = fmt_parse(SQUEUE_FORMAT_STEPS, squeue_step_fields);
     json_t *recs[sizeof(jobs) / sizeof(jobs[0])];
     const json_t *sel[sizeof(jobs) / sizeof(jobs[0])];

@@ -1559,6 +1559,10 @@ json_t *sbatch_opts_job_desc(const struct sbatch_opts *o, const char *script,
         return NULL;
     }
     json_object_set_new(body, "env", export_env(o, envp));
+    /* Slurm: --export=NONE implies --get-user-env on the batch host. */
+    if (o->export_env && !strcasecmp(o->export_env, "NONE")
+        && !json_object_get(body, "get_user_env"))
+        json_object_set_new(body, "get_user_env", json_true());
     return body;
 }
 

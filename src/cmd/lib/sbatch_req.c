@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * sbatch_req.c - -w, -x, -C, --begin, --time-min, --signal, --open-mode
+ * sbatch_req.c - -w, -x, -C, --begin, --time-min, --signal, --open-mode,
+ * --uid/--gid, --gpus-per-task, --cpus-per-gpu, --mem-per-gpu
  */
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 
 #include "cmd/lib/sbatch_req.h"
 #include "common/hostlist.h"
+#include "common/sizefmt.h"
 #include "common/timefmt.h"
 
 /* "+N[units]" after "now": seconds added, or -1. */
@@ -248,6 +252,106 @@ static void size_by_nodelist(json_t *desc)
         json_object_set_new(desc, "ntasks", json_integer(count));
 }
 
+/* A name or a number, as Slurm's uid_from_string()/gid_from_string(). */
+static int id_from_string(const char *s, bool group, long *id)
+{
+    char *end;
+    long n;
+
+    if (!*s)
+        return -1;
+    if (group) {
+        struct group *gr = getgrnam(s);
+        if (gr)
+            return *id = (long)gr->gr_gid, 0;
+    } else {
+        struct passwd *pw = getpwnam(s);
+        if (pw)
+            return *id = (long)pw->pw_uid, 0;
+    }
+    n = strtol(s, &end, 10);
+    if (*end || n < 0 || n >= 0xfffffffe)
+        return -1;
+    if (group ? !getgrgid((gid_t)n) : !getpwuid((uid_t)n))
+        return -1;
+    return *id = n, 0;
+}
+
+int sbatch_req_identity(json_t *desc, uid_t caller, struct sbatch_error *e)
+{
+    static const struct {
+        const char *opt, *key, *out, *denied, *invalid;
+        bool group;
+    } ids[] = {
+        {"uid", "uid", "user_id", "--uid only permitted by root user",
+         "Invalid --uid specification", false},
+        {"gid", "gid", "group_id", "--gid only permitted by root user",
+         "Invalid --gid specification", true},
+    };
+
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        const char *v = json_string_value(json_object_get(desc, ids[i].key));
+        long id;
+
+        if (!v)
+            continue;
+        if (caller != 0)
+            return fail(e, ids[i].denied);
+        if (id_from_string(v, ids[i].group, &id) < 0)
+            return fail(e, ids[i].invalid);
+        json_object_set_new(desc, ids[i].out, json_integer(id));
+        json_object_del(desc, ids[i].key);
+    }
+    return 0;
+}
+
+/* A positive count; 'type' (may be NULL) takes a "type:" prefix. */
+static int parse_count(const char *s, char **type, long *n)
+{
+    const char *colon = type ? strrchr(s, ':') : NULL;
+    char *end;
+
+    if (colon) {
+        if (colon == s)
+            return -1;
+        *type = strndup(s, (size_t)(colon - s));
+        s = colon + 1;
+    }
+    *n = strtol(s, &end, 10);
+    return !*s || *end || *n <= 0 || *n > 0xffff ? -1 : 0;
+}
+
+int sbatch_req_gpu_opts(json_t *desc, struct sbatch_error *e)
+{
+    const char *v;
+    char *type = NULL;
+    uint64_t mib;
+    long n;
+
+    if ((v = json_string_value(json_object_get(desc, "gpus_per_task")))) {
+        int rc = parse_count(v, &type, &n);
+        if (type && !json_object_get(desc, "gpu_type"))
+            json_object_set_new(desc, "gpu_type", json_string(type));
+        free(type);
+        if (rc < 0)
+            return fail(e, "Invalid --gpus-per-task specification");
+        json_object_set_new(desc, "gpus_per_task", json_integer(n));
+    }
+    if ((v = json_string_value(json_object_get(desc, "cpus_per_gpu")))) {
+        if (parse_count(v, NULL, &n) < 0)
+            return fail(e, "Invalid --cpus-per-gpu specification");
+        json_object_set_new(desc, "cpus_per_gpu", json_integer(n));
+    }
+    if ((v = json_string_value(json_object_get(desc, "mem_per_gpu")))) {
+        if (sizefmt_parse_mib(v, &mib, NULL) < 0)
+            return fail(e, "Invalid --mem-per-gpu specification");
+        json_object_set_new(desc, "mem_per_gpu_mib",
+                            json_integer((json_int_t)mib));
+        json_object_del(desc, "mem_per_gpu");
+    }
+    return 0;
+}
+
 int sbatch_req_finish(json_t *desc, time_t now, struct sbatch_error *e)
 {
     const char *v;
@@ -264,5 +368,8 @@ int sbatch_req_finish(json_t *desc, time_t now, struct sbatch_error *e)
         else
             json_object_del(desc, "open_mode"); /* Slurm: "Ignored" */
     }
+    if (sbatch_req_identity(desc, getuid(), e) < 0
+        || sbatch_req_gpu_opts(desc, e) < 0)
+        return -1;
     return finish_times(desc, now, e);
 }

@@ -7,6 +7,7 @@
 #ifndef DROVER_CMD_LIB_SBATCH_REQ_H
 #define DROVER_CMD_LIB_SBATCH_REQ_H
 
+#include <sys/types.h>
 #include <time.h>
 #include <jansson.h>
 
@@ -27,10 +28,27 @@ int sbatch_parse_begin(const char *s, time_t now, time_t *out);
  */
 int sbatch_parse_signal(const char *s, int *signo, int *secs, int *batch);
 
+/* --uid/--gid: rewrite "uid"/"gid" of 'desc' (a name or a number) into
+ * "user_id"/"group_id" numbers.  Only root (caller 0) may use them, as in
+ * Slurm.  Returns 0, or -1 with Slurm's message in 'e' (exit status 255):
+ * "--uid only permitted by root user", "Invalid --uid specification"
+ * (unknown user), and the same for --gid.
+ */
+int sbatch_req_identity(json_t *desc, uid_t caller, struct sbatch_error *e);
+
+/* --gpus-per-task "[type:]N", --cpus-per-gpu N, --mem-per-gpu SIZE (MiB
+ * unless suffixed): rewrite the pass-through strings of 'desc' into
+ * "gpus_per_task" (and "gpu_type" if not set), "cpus_per_gpu" and
+ * "mem_per_gpu_mib" numbers.  Returns 0, or -1 with "Invalid
+ * --<option> specification" in 'e' (exit status 255).
+ */
+int sbatch_req_gpu_opts(json_t *desc, struct sbatch_error *e);
+
 /* Rewrite the pass-through keys of job description 'desc' ("nodelist",
  * "exclude", "constraint", "begin", "time_min", "signal", "open_mode")
  * into "req_nodes", "exc_nodes", "features", "begin_time", "time_min_s",
- * "signal_num"/"signal_secs"/"signal_batch_only", "open_mode".
+ * "signal_num"/"signal_secs"/"signal_batch_only", "open_mode"; then
+ * sbatch_req_identity() with getuid() and sbatch_req_gpu_opts().
  * Returns 0, or -1 with Slurm's message in 'e' (exit status 255).
  */
 int sbatch_req_finish(json_t *desc, time_t now, struct sbatch_error *e);

@@ -182,8 +182,12 @@ static void p_min_memory(struct fmt_buf *out, const void *rec,
     char buf[32];
     int per_cpu;
     uint64_t mib = job_view_min_memory(JOB(rec), &per_cpu);
+    const struct squeue_ctx *c = ctx;
 
-    fmt_buf_puts(out, mib ? sizefmt_mib(mib, buf, sizeof(buf)) : "0");
+    if (mib && c && c->noconvert)
+        fmt_buf_printf(out, "%lluM", (unsigned long long)mib);
+    else
+        fmt_buf_puts(out, mib ? sizefmt_mib(mib, buf, sizeof(buf)) : "0");
 }
 
 static void p_min_cpus(struct fmt_buf *out, const void *rec, const void *ctx)

@@ -26,7 +26,8 @@
 
 /* Passed to every printer as 'ctx'. */
 struct squeue_ctx {
-    time_t now; /* the controller's clock, from the response */
+    time_t now;     /* the controller's clock, from the response */
+    bool noconvert; /* --noconvert: memory stays in MiB ("2048M") */
 };
 
 /* The column table (ends with a row whose header is NULL). */

@@ -227,12 +227,14 @@ static bool name_is(const char *name, const char *a, const char *b)
                  || (b && strncasecmp(b, name, n) == 0));
 }
 
+/* As Slurm's sinfo: a drained or draining node matches only the drain
+ * names, not its base state ("-t idle" leaves drained idle nodes out). */
 bool node_state_matches(const char *name, struct node_state st, bool *known)
 {
     *known = true;
     for (size_t i = 0; i < NODE_BASE_N; i++) {
         if (name_is(name, node_bases[i].compact, node_bases[i].lng))
-            return st.base == node_bases[i].base;
+            return st.base == node_bases[i].base && !st.drain;
     }
     if (name_is(name, "drain", NULL))
         return st.drain;
@@ -241,7 +243,7 @@ bool node_state_matches(const char *name, struct node_state st, bool *known)
     if (name_is(name, "draining", "drng"))
         return draining(st);
     if (name_is(name, "no_respond", NULL))
-        return st.not_responding;
+        return st.not_responding && !st.drain;
     if (name_is(name, "fail", NULL))
         return false;
     *known = false;
