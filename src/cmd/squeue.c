@@ -2,10 +2,10 @@
  *
  * squeue.c - view the job queue (Slurm's squeue)
  *
- * Asks the controller for every job it holds (finished ones included) and
- * filters, sorts and formats here, so that "-t all", "-j <done job>" and
- * the default PD/R/CG view behave as in Slurm whatever the controller's
- * filters do.
+ * Asks the controller for the jobs that may pass the filters, with only
+ * the keys the format, sort and filters read (docs/protocol.md, job_info),
+ * then filters again, sorts and formats here, so that "-t all",
+ * "-j <done job>" and the default PD/R/CG view behave as in Slurm.
  */
 #include "config.h"
 
@@ -551,14 +551,94 @@ static bool step_selected(const struct squeue_args *a,
            && squeue_job_selected(job, &any) && extra_selected(a, job);
 }
 
-static json_t *request_body(const struct squeue_filter *f)
+static json_t *int_array(const uint32_t *v, size_t n)
+{
+    json_t *arr = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_integer(v[i]));
+    return arr;
+}
+
+/* The states the controller may skip sending: a superset of what
+ * squeue_job_selected() and step_selected() keep (the controller matches
+ * base states, and "COMPLETING" for any completing job).  NULL: all.
+ */
+static json_t *wanted_states(const struct squeue_args *a,
+                             const struct squeue_filter *f)
+{
+    json_t *states;
+
+    if (f->all_states && !a->step_flag)
+        return NULL;
+    states = json_array();
+    if (a->step_flag) {
+        json_array_append_new(states, json_string("RUNNING"));
+    } else if (f->nstates == 0) {
+        json_array_append_new(states, json_string("PENDING"));
+        json_array_append_new(states, json_string("RUNNING"));
+        json_array_append_new(states, json_string("SUSPENDED"));
+        json_array_append_new(states, json_string("COMPLETING"));
+    }
+    for (size_t i = 0; !a->step_flag && i < f->nstates; i++)
+        json_array_append_new(states,
+                              json_string(job_state_name(f->states[i])));
+    return states;
+}
+
+/* The keys the output needs (--json: everything). */
+static json_t *wanted_fields(const struct squeue_args *a,
+                             const struct fmt_spec *spec)
+{
+    json_t *keys;
+
+    if (a->json)
+        return NULL;
+    keys = squeue_wanted_keys(spec, a->step_flag && !a->sort ? "P,i"
+                                                             : a->sort);
+    if (a->accounts.n)
+        squeue_keys_add(keys, "account");
+    if (a->qos.n)
+        squeue_keys_add(keys, "qos");
+    if (a->nodes)
+        squeue_keys_add(keys, "nodes");
+    return keys;
+}
+
+/* The controller filters and sends only the keys printed; squeue filters
+ * again (names, accounts, -w, completing flags).  "squeue -j N" asks for
+ * job N alone in any state, so that a finished job it still holds prints
+ * nothing rather than an error (single_job_missing()).
+ */
+static json_t *request_body(const struct squeue_args *a,
+                            const struct squeue_filter *f,
+                            const struct fmt_spec *spec)
 {
     json_t *body = json_pack("{s:b}", "all_states", 1);
-    json_t *ids;
+    json_t *v;
 
-    if (body && f->njob_ids == 1 && (ids = json_array())) {
-        json_array_append_new(ids, json_integer(f->job_ids[0]));
-        json_object_set_new(body, "job_ids", ids);
+    if (!body)
+        return NULL;
+    if ((v = wanted_fields(a, spec)))
+        json_object_set_new(body, "fields", v);
+    if (f->njob_ids)
+        json_object_set_new(body, "job_ids",
+                            int_array(f->job_ids, f->njob_ids));
+    if (f->njob_ids == 1)
+        return body;
+    if ((v = wanted_states(a, f)))
+        json_object_set_new(body, "states", v);
+    if (f->nuids) {
+        v = json_array();
+        for (size_t i = 0; i < f->nuids; i++)
+            json_array_append_new(v, json_integer(f->uids[i]));
+        json_object_set_new(body, "user_ids", v);
+    }
+    if (f->npartitions) {
+        v = json_array();
+        for (size_t i = 0; i < f->npartitions; i++)
+            json_array_append_new(v, json_string(f->partitions[i]));
+        json_object_set_new(body, "partitions", v);
     }
     return body;
 }
@@ -583,7 +663,8 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     struct squeue_ctx ctx;
     size_t i, n = 0;
 
-    if (cmd_rpc(a->prog, "job_info", request_body(f), &resp, &error) < 0) {
+    if (cmd_rpc(a->prog, "job_info", request_body(a, f, spec), &resp, &error)
+        < 0) {
         fprintf(stderr, "slurm_load_jobs error: %s\n", error.text);
         return 1;
     }

@@ -287,6 +287,84 @@ static const struct {
     {"exclusive", offsetof(struct job, req.exclusive), K_BOOL},
 };
 
+/* job_field_lookup() handles: small ids, then the two tables. */
+enum {
+    FIELD_JOB_ID,
+    FIELD_STATE,
+    FIELD_REASON,
+    FIELD_STR = 0x100,
+    FIELD_INT = 0x200,
+    FIELD_OMIT_ZERO = 0x400, /* set_nonzero() in job_req_to_json() */
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+int job_field_lookup(const char *key)
+{
+    if (!strcmp(key, "job_id"))
+        return FIELD_JOB_ID;
+    if (!strcmp(key, "job_state"))
+        return FIELD_STATE;
+    if (!strcmp(key, "state_reason"))
+        return FIELD_REASON;
+    for (size_t i = 0; i < NELEM(job_str_fields); i++)
+        if (!strcmp(key, job_str_fields[i].key))
+            return FIELD_STR | (int)i;
+    for (size_t i = 0; i < NELEM(job_int_fields); i++) {
+        if (strcmp(key, job_int_fields[i].key))
+            continue;
+        if (!strcmp(key, "gpus_per_task") || !strcmp(key, "cpus_per_gpu")
+            || !strcmp(key, "mem_per_gpu_mib"))
+            return FIELD_INT | FIELD_OMIT_ZERO | (int)i;
+        return FIELD_INT | (int)i;
+    }
+    return -1;
+}
+
+static json_int_t int_field(const struct job *job, size_t i)
+{
+    const char *base = (const char *)job + job_int_fields[i].off;
+
+    switch (job_int_fields[i].kind) {
+    case K_U32:
+        return *(const uint32_t *)base;
+    case K_I32:
+        return *(const int *)base;
+    case K_I64:
+        return *(const int64_t *)base;
+    case K_U64:
+        return (json_int_t) * (const uint64_t *)base;
+    case K_TIME:
+        return *(const time_t *)base;
+    case K_BOOL:
+        return *(const bool *)base;
+    }
+    return 0;
+}
+
+void job_field_put(const struct job *job, int field, json_t *o)
+{
+    size_t i = (size_t)field & 0xff;
+    json_int_t v;
+
+    if (field == FIELD_JOB_ID)
+        json_object_set_new(o, "job_id", json_integer(job->id));
+    else if (field == FIELD_STATE)
+        set_str(o, "job_state", job_state_string(job->state));
+    else if (field == FIELD_REASON)
+        set_str(o, "state_reason", job_reason_string(job->reason));
+    else if (field & FIELD_STR)
+        set_str(o, job_str_fields[i].key,
+                *(char *const *)((const char *)job + job_str_fields[i].off));
+    else if (field & FIELD_INT) {
+        v = int_field(job, i);
+        if (job_int_fields[i].kind == K_BOOL)
+            json_object_set_new(o, job_int_fields[i].key, json_boolean(v));
+        else if (v || !(field & FIELD_OMIT_ZERO))
+            json_object_set_new(o, job_int_fields[i].key, json_integer(v));
+    }
+}
+
 static void apply_int(struct job *job, size_t i, json_t *v)
 {
     char *base = (char *)job + job_int_fields[i].off;

@@ -133,6 +133,19 @@ enum job_json_flags {
 json_t *job_to_json(const struct job *job, const char *const *node_names,
                     int flags);
 
+/* One stored field of the record as job_to_json() writes it, for answers
+ * that carry only the keys asked for (job_info "fields").  Covers job_id,
+ * job_state, state_reason and the plain string and number fields; the
+ * rest (alloc, arrays, dependencies, placement) are written by their
+ * modules.  job_field_lookup() returns a handle for 'key', or -1.
+ */
+int job_field_lookup(const char *key);
+
+/* Write field 'field' (from job_field_lookup()) of 'job' into 'o'; like
+ * job_to_json(), unset strings and zero optional counts are left out.
+ */
+void job_field_put(const struct job *job, int field, json_t *o);
+
 /* Apply the fields present in 'o' to 'job' (used for journal replay and
  * submission).  'node_index' resolves allocation node names to indexes
  * and gives its GPU count (returns -1 if unknown).  Returns 0, or -1 with 'error' set.

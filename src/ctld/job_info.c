@@ -12,7 +12,9 @@
 #include "common/xalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/job_info.h"
+#include "ctld/job_place.h"
 
 static uint32_t job_node_count(const struct job *job)
 {
@@ -145,41 +147,294 @@ static char *tres_per_node(const struct job *job)
     return xstrdup("");
 }
 
+/* What the derived keys of one job share, computed on first use. */
+struct info_ctx {
+    struct ctld *ctld;
+    const struct job *job;
+    bool have_host, have_cpus;
+    const char *host;
+    uint32_t cpus, gpus;
+    uint64_t mem;
+};
+
+static const char *ctx_host(struct info_ctx *c)
+{
+    if (!c->have_host) {
+        c->host = c->job->alloc
+                      ? c->ctld->nodes->names[c->job->alloc->node_idx[0]]
+                      : last_batch_host(c->job);
+        c->have_host = true;
+    }
+    return c->host;
+}
+
+static uint32_t ctx_cpus(struct info_ctx *c)
+{
+    if (!c->have_cpus) {
+        c->cpus = job_num_cpus(c->job, &c->gpus, &c->mem);
+        c->have_cpus = true;
+    }
+    return c->cpus;
+}
+
+/* Each builder writes one key or a group sharing a derivation. */
+typedef void (*info_build_f)(struct info_ctx *c, json_t *o);
+
+static void b_node_count(struct info_ctx *c, json_t *o)
+{
+    json_object_set_new(o, "node_count", json_integer(job_node_count(c->job)));
+}
+
+static void b_num_cpus(struct info_ctx *c, json_t *o)
+{
+    json_object_set_new(o, "num_cpus", json_integer(ctx_cpus(c)));
+}
+
+static void b_num_tasks(struct info_ctx *c, json_t *o)
+{
+    json_object_set_new(o, "num_tasks", json_integer(job_num_tasks(c->job)));
+}
+
+static void b_batch_host(struct info_ctx *c, json_t *o)
+{
+    json_object_set_new(o, "batch_host", json_string(ctx_host(c) ?: ""));
+}
+
+static void b_exit_code(struct info_ctx *c, json_t *o)
+{
+    char *exit_code = exit_code_string(c->job->exit_status);
+
+    json_object_set_new(o, "exit_code", json_string(exit_code));
+    free(exit_code);
+}
+
+/* "tres_alloc" once allocated, "tres_req" before. */
+static void b_tres(struct info_ctx *c, json_t *o)
+{
+    uint32_t cpus = ctx_cpus(c);
+    char *tres = node_table_tres(cpus, c->mem, (int)job_node_count(c->job),
+                                 c->gpus, true);
+
+    json_object_set_new(o, c->job->alloc ? "tres_alloc" : "tres_req",
+                        json_string(tres));
+    free(tres);
+}
+
+static void b_tres_per_node(struct info_ctx *c, json_t *o)
+{
+    char *tpn = tres_per_node(c->job);
+
+    json_object_set_new(o, "tres_per_node", json_string(tpn));
+    free(tpn);
+}
+
+static void b_batch_flag(struct info_ctx *c, json_t *o)
+{
+    (void)c;
+    json_object_set_new(o, "batch_flag", json_integer(1));
+}
+
+static void b_alloc(struct info_ctx *c, json_t *o)
+{
+    json_object_set_new(o, "alloc", alloc_detail(c->ctld, c->job));
+}
+
+/* A finished job shows the nodes it ran on. */
+static void b_nodes(struct info_ctx *c, json_t *o)
+{
+    const struct job *job = c->job;
+    const char *nodes = !job->alloc && job->last_nodes ? job->last_nodes
+                                                       : job->nodes;
+
+    json_object_set_new(o, "nodes", json_string(nodes ? nodes : ""));
+}
+
+/* squeue --start: a pending job's start is the scheduler's plan. */
+static void b_start_time(struct info_ctx *c, json_t *o)
+{
+    const struct job *job = c->job;
+    time_t t = job->state == JOB_PENDING && job->sched_start_time
+                   ? job->sched_start_time
+                   : job->start_time;
+
+    json_object_set_new(o, "start_time", json_integer(t));
+}
+
+static void b_sched_nodes(struct info_ctx *c, json_t *o)
+{
+    if (c->job->state == JOB_PENDING && c->job->sched_nodes)
+        json_object_set_new(o, "sched_nodes",
+                            json_string(c->job->sched_nodes));
+}
+
+static void b_paths(struct info_ctx *c, json_t *o)
+{
+    add_paths(o, c->job, ctx_host(c));
+}
+
+static void b_array(struct info_ctx *c, json_t *o)
+{
+    array_to_json(c->job, o, true);
+}
+
+static void b_depend(struct info_ctx *c, json_t *o)
+{
+    depend_to_json(c->job, o);
+}
+
+static void b_place(struct info_ctx *c, json_t *o)
+{
+    job_place_to_json(&c->job->place, o);
+}
+
+static void b_last_alloc(struct info_ctx *c, json_t *o)
+{
+    if (!c->job->alloc && c->job->last_alloc_json)
+        json_object_set_new(o, "last_alloc",
+                            json_loads(c->job->last_alloc_json, 0, NULL));
+}
+
+/* The keys job_to_json() does not write as a plain field, with their
+ * builders.  The first DERIVED_COUNT rows are the derived keys, in the
+ * order the full answer adds them; the rest are groups job_to_json()
+ * writes itself.
+ */
+static const struct {
+    const char *key;
+    info_build_f build;
+} info_keys[] = {
+    {"node_count", b_node_count},
+    {"num_cpus", b_num_cpus},
+    {"num_tasks", b_num_tasks},
+    {"batch_host", b_batch_host},
+    {"exit_code", b_exit_code},
+    {"tres_alloc", b_tres},
+    {"tres_per_node", b_tres_per_node},
+    {"batch_flag", b_batch_flag},
+    {"alloc", b_alloc},
+    {"nodes", b_nodes},
+    {"start_time", b_start_time},
+    {"sched_nodes", b_sched_nodes},
+    {"std_out", b_paths},
+    /* aliases and groups */
+    {"tres_req", b_tres},
+    {"std_err", b_paths},
+    {"std_in", b_paths},
+    {"last_alloc", b_last_alloc},
+    {"array_job_id", b_array},
+    {"array_max_tasks", b_array},
+    {"array_task_count", b_array},
+    {"array_task_min", b_array},
+    {"array_task_max", b_array},
+    {"array_task_step", b_array},
+    {"array_task_id", b_array},
+    {"array_pending", b_array},
+    {"array_task_str", b_array},
+    {"kill_on_invalid_dep", b_depend},
+    {"dependency", b_depend},
+    {"req_nodes", b_place},
+    {"exc_nodes", b_place},
+    {"features", b_place},
+    {"begin_time", b_place},
+    {"time_min_s", b_place},
+    {"signal_num", b_place},
+    {"signal_secs", b_place},
+    {"signal_batch_only", b_place},
+    {"open_mode", b_place},
+};
+
+#define DERIVED_COUNT 13
+#define NKEYS (sizeof(info_keys) / sizeof(info_keys[0]))
+
 json_t *job_info_json(struct ctld *ctld, const struct job *job, time_t now)
 {
     json_t *o = job_to_json(job, ctld->nodes->names, JOB_JSON_INFO);
-    const char *host = job->alloc ? ctld->nodes->names[job->alloc->node_idx[0]]
-                                  : last_batch_host(job);
-    uint32_t gpus;
-    uint64_t mem;
-    uint32_t cpus = job_num_cpus(job, &gpus, &mem);
-    uint32_t nodes = job_node_count(job);
-    char *tres = node_table_tres(cpus, mem, (int)nodes, gpus, true);
-    char *exit_code = exit_code_string(job->exit_status);
-    char *tpn = tres_per_node(job);
+    struct info_ctx c = {.ctld = ctld, .job = job};
 
     (void)now;
-    json_object_set_new(o, "node_count", json_integer(nodes));
-    json_object_set_new(o, "num_cpus", json_integer(cpus));
-    json_object_set_new(o, "num_tasks", json_integer(job_num_tasks(job)));
-    json_object_set_new(o, "batch_host", json_string(host ? host : ""));
-    json_object_set_new(o, "exit_code", json_string(exit_code));
-    json_object_set_new(o, job->alloc ? "tres_alloc" : "tres_req",
-                        json_string(tres));
-    json_object_set_new(o, "tres_per_node", json_string(tpn));
-    json_object_set_new(o, "batch_flag", json_integer(1));
-    json_object_set_new(o, "alloc", alloc_detail(ctld, job));
-    if (!job->alloc && job->last_nodes)
-        json_object_set_new(o, "nodes", json_string(job->last_nodes));
-    /* squeue --start: a pending job's start is the scheduler's plan. */
-    if (job->state == JOB_PENDING && job->sched_start_time)
-        json_object_set_new(o, "start_time",
-                            json_integer(job->sched_start_time));
-    if (job->state == JOB_PENDING && job->sched_nodes)
-        json_object_set_new(o, "sched_nodes", json_string(job->sched_nodes));
-    add_paths(o, job, host);
-    free(tres);
-    free(exit_code);
-    free(tpn);
+    for (size_t i = 0; o && i < DERIVED_COUNT; i++) {
+        /* Keep the full answer as it always was: no "start_time" and
+         * "nodes" rewrite unless they differ from the record's. */
+        if (info_keys[i].build == b_start_time
+            && !(job->state == JOB_PENDING && job->sched_start_time))
+            continue;
+        if (info_keys[i].build == b_nodes
+            && !(!job->alloc && job->last_nodes))
+            continue;
+        info_keys[i].build(&c, o);
+    }
+    return o;
+}
+
+struct job_info_plan {
+    int *fields;        /* job_field_lookup() handles */
+    size_t nfields;
+    info_build_f *builds; /* distinct builders, in info_keys order */
+    size_t nbuilds;
+};
+
+static void plan_add_build(struct job_info_plan *p, info_build_f b)
+{
+    for (size_t i = 0; i < p->nbuilds; i++)
+        if (p->builds[i] == b)
+            return;
+    p->builds[p->nbuilds++] = b;
+}
+
+static void plan_add(struct job_info_plan *p, const char *key)
+{
+    int f;
+
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (!strcmp(key, info_keys[i].key)) {
+            plan_add_build(p, info_keys[i].build);
+            return;
+        }
+    }
+    if ((f = job_field_lookup(key)) < 0)
+        return;
+    for (size_t i = 0; i < p->nfields; i++)
+        if (p->fields[i] == f)
+            return;
+    p->fields[p->nfields++] = f;
+}
+
+struct job_info_plan *job_info_plan_create(json_t *fields)
+{
+    struct job_info_plan *p;
+    size_t i, n = json_array_size(fields);
+    json_t *v;
+
+    if (!json_is_array(fields))
+        return NULL;
+    p = xzalloc(sizeof(*p));
+    p->fields = xzalloc((n + 1) * sizeof(*p->fields));
+    p->builds = xzalloc((n + 1) * sizeof(*p->builds));
+    json_array_foreach(fields, i, v) {
+        if (json_is_string(v))
+            plan_add(p, json_string_value(v));
+    }
+    return p;
+}
+
+void job_info_plan_destroy(struct job_info_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->fields);
+    free(plan->builds);
+    free(plan);
+}
+
+json_t *job_info_json_plan(struct ctld *ctld, const struct job *job,
+                           const struct job_info_plan *plan)
+{
+    json_t *o = json_object();
+    struct info_ctx c = {.ctld = ctld, .job = job};
+
+    for (size_t i = 0; o && i < plan->nfields; i++)
+        job_field_put(job, plan->fields[i], o);
+    for (size_t i = 0; o && i < plan->nbuilds; i++)
+        plan->builds[i](&c, o);
     return o;
 }

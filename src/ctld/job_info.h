@@ -17,4 +17,22 @@ struct job;
  */
 json_t *job_info_json(struct ctld *ctld, const struct job *job, time_t now);
 
+/* The keys a job_info request asks for ("fields"), resolved once. */
+struct job_info_plan;
+
+/* Resolve 'fields' (a JSON array of key names; unknown names are
+ * skipped).  NULL when 'fields' is not an array: answer in full.
+ */
+struct job_info_plan *job_info_plan_create(json_t *fields);
+
+/* NULL is a no-op. */
+void job_info_plan_destroy(struct job_info_plan *plan);
+
+/* Only the keys in 'plan' (and, for keys derived together such as the
+ * expanded std_out/std_err/std_in, the rest of their group) with the
+ * values job_info_json() gives them.  New reference.
+ */
+json_t *job_info_json_plan(struct ctld *ctld, const struct job *job,
+                           const struct job_info_plan *plan);
+
 #endif /* !DROVER_CTLD_JOB_INFO_H */

@@ -228,6 +228,14 @@ error:
         log_err("job_submit: responding");
 }
 
+/* "COMPLETING" in a states filter: any job still completing. */
+static bool is_completing(json_t *v)
+{
+    const char *s = json_string_value(v);
+
+    return s && (!strcmp(s, "COMPLETING") || !strcmp(s, "CG"));
+}
+
 static bool job_matches(const struct job *job, json_t *filter)
 {
     json_t *ids = json_object_get(filter, "job_ids");
@@ -252,7 +260,8 @@ static bool job_matches(const struct job *job, json_t *filter)
     MATCH_ANY(parts, job->partition
                          && !strcmp(json_string_value(v) ?: "", job->partition))
     MATCH_ANY(states, job_state_parse(json_string_value(v) ?: "")
-                          == (int)job->state)
+                              == (int)job->state
+                          || (job->completing && is_completing(v)))
 #undef MATCH_ANY
     return true;
 }
@@ -262,12 +271,17 @@ static void rpc_job_info(proto_req_t *req, void *arg)
     struct ctld *ctld = arg;
     json_t *filter = proto_req_body(req), *jobs = json_array();
     time_t now = ctld_now(ctld);
+    struct job_info_plan *plan =
+        job_info_plan_create(json_object_get(filter, "fields"));
     struct job *job, *tmp;
 
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         if (job_matches(job, filter))
-            json_array_append_new(jobs, job_info_json(ctld, job, now));
+            json_array_append_new(jobs,
+                                  plan ? job_info_json_plan(ctld, job, plan)
+                                       : job_info_json(ctld, job, now));
     }
+    job_info_plan_destroy(plan);
     if (proto_respond(req, json_pack("{s:I s:o}", "now", (json_int_t)now,
                                      "jobs", jobs))
         < 0)

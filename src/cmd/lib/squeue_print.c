@@ -19,6 +19,12 @@
 #include "common/xalloc.h"
 
 #define JOB(rec) ((const json_t *)(rec))
+
+static void p_step_id(struct fmt_buf *out, const void *rec, const void *ctx);
+static void p_step_name(struct fmt_buf *out, const void *rec,
+                        const void *ctx);
+static void p_step_nodes(struct fmt_buf *out, const void *rec,
+                         const void *ctx);
 #define NOW(ctx) (((const struct squeue_ctx *)(ctx))->now)
 
 static void put_time(struct fmt_buf *out, int64_t secs)
@@ -362,6 +368,125 @@ const struct fmt_field squeue_fields[] = {
     {'z', "SCT", "S:C:T", p_sct, 0},
     {0, NULL, NULL, NULL, 0},
 };
+
+/* --- the job keys each printer reads (job_info "fields") --------------- */
+
+#define K_ID "job_id array_job_id array_task_id array_task_str"
+#define K_STATE "job_state completing"
+#define K_NODES "nodes last_nodes job_state"
+#define K_USED "job_state start_time end_time"
+
+/* Every printer of squeue_fields and squeue_step_fields, with the keys it
+ * reads, the jobview.c helpers it calls included.  A key missing here
+ * would print differently once the controller sends only these; the unit
+ * test test_squeue_fields checks each row against the full record.
+ */
+static const struct {
+    fmt_print_f print;
+    const char *keys;
+} printer_keys[] = {
+    {p_job_id, K_ID},
+    {p_job_id2, "job_id"},
+    {p_array_job_id, "array_job_id job_id"},
+    {p_array_task_id, "array_task_str array_job_id array_task_id"},
+    {p_partition, "partition"},
+    {p_name, "name"},
+    {p_user, "user_name user_id"},
+    {p_uid, "user_id"},
+    {p_group, "group_name group_id"},
+    {p_gid, "group_id"},
+    {p_state_compact, K_STATE},
+    {p_state, K_STATE},
+    {p_time_used, K_USED},
+    {p_time_limit, "time_limit_s"},
+    {p_time_left, "time_limit_s " K_USED},
+    {p_num_nodes, K_NODES " node_count nodes_min"},
+    {p_num_cpus, "num_cpus num_tasks cpus_per_task"},
+    {p_nodes, K_NODES},
+    {p_reason_list, K_STATE " state_reason nodes last_nodes"},
+    {p_reason, "state_reason"},
+    {p_tres_per_node, "tres_per_node"},
+    {p_min_memory, "mem_per_node_mib mem_per_cpu_mib"},
+    {p_min_cpus, "cpus_per_task ntasks_per_node"},
+    {p_priority, "priority"},
+    {p_priority_long, "priority"},
+    {p_submit, "submit_time"},
+    {p_start, "start_time"},
+    {p_end, "time_limit_s " K_USED},
+    {p_account, "account"},
+    {p_qos, "qos"},
+    {p_work_dir, "work_dir"},
+    {p_command, "command"},
+    {p_comment, "comment"},
+    {p_oversubscribe, "exclusive"},
+    {p_nice, "nice"},
+    {p_batch_host, "batch_host"},
+    {p_sched_nodes, "sched_nodes"},
+    {p_empty, ""},
+    {p_null, ""},
+    {p_zero, ""},
+    {p_star, ""},
+    {p_sct, ""},
+    {p_na, ""},
+    {p_step_id, K_ID},
+    {p_step_name, ""},
+    {p_step_nodes, "batch_host " K_NODES},
+};
+
+/* What selection (squeue_job_selected(), -j checks) and array folding
+ * (-r, job_view_expand_arrays()) read, and the start-time sort. */
+#define K_BASE                                                                 \
+    K_ID " array_pending array_task_max user_id " K_STATE                      \
+         " partition name start_time"
+
+const char *squeue_field_keys(const struct fmt_field *field)
+{
+    for (size_t i = 0; i < sizeof(printer_keys) / sizeof(printer_keys[0]);
+         i++) {
+        if (printer_keys[i].print == field->print)
+            return printer_keys[i].keys;
+    }
+    return NULL;
+}
+
+/* Append each space-separated key of 'list' not yet in 'keys'. */
+void squeue_keys_add(json_t *keys, const char *list)
+{
+    const char *p = list, *end;
+    size_t i;
+    json_t *v;
+
+    while (p && *p) {
+        bool seen = false;
+
+        end = strchr(p, ' ');
+        if (!end)
+            end = p + strlen(p);
+        json_array_foreach(keys, i, v) {
+            const char *k = json_string_value(v);
+            if (strlen(k) == (size_t)(end - p) && !strncmp(k, p, end - p))
+                seen = true;
+        }
+        if (end > p && !seen)
+            json_array_append_new(keys, json_stringn(p, end - p));
+        p = *end ? end + 1 : end;
+    }
+}
+
+json_t *squeue_wanted_keys(const struct fmt_spec *spec, const char *sort)
+{
+    json_t *keys = json_array();
+    const struct fmt_field *f;
+
+    squeue_keys_add(keys, K_BASE);
+    for (size_t i = 0; spec && i < spec->count; i++)
+        squeue_keys_add(keys, squeue_field_keys(spec->items[i].field));
+    for (const char *p = sort ? sort : "P,t,-p"; *p; p++) {
+        if ((f = fmt_field_by_letter(squeue_fields, *p)))
+            squeue_keys_add(keys, squeue_field_keys(f));
+    }
+    return keys;
+}
 
 static bool has_u32(const uint32_t *v, size_t n, uint32_t x)
 {

@@ -39,6 +39,22 @@ extern const struct fmt_field squeue_fields[];
  */
 extern const struct fmt_field squeue_step_fields[];
 
+/* The job keys (space-separated, "" for none) the printer of 'field'
+ * reads; NULL for a field of neither squeue table.
+ */
+const char *squeue_field_keys(const struct fmt_field *field);
+
+/* Append to 'keys' (a JSON array of strings) each space-separated key of
+ * 'list' it does not hold yet; NULL adds nothing.
+ */
+void squeue_keys_add(json_t *keys, const char *list);
+
+/* The job_info "fields" squeue needs to print 'spec' sorted by 'sort'
+ * (NULL: the default): the columns' keys, the sort keys and what
+ * selection and array folding read.  A new JSON array.
+ */
+json_t *squeue_wanted_keys(const struct fmt_spec *spec, const char *sort);
+
 /* Which jobs to show.  Empty lists select everything. */
 struct squeue_filter {
     const uint32_t *job_ids;

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * test_squeue_fields.c - squeue asks the controller for only the job keys
+ * it reads (job_info "fields"); printing, sorting and selecting a record
+ * cut down to those keys must give what the full record gives.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "cmd/lib/format.h"
+#include "cmd/lib/jobview.h"
+#include "cmd/lib/squeue_print.h"
+
+#define NOW 1795000000
+
+/* Full job_info records of various shapes (docs/protocol.md). */
+static const char *const full_jobs[] = {
+    /* running, allocated, with the derived keys */
+    "{\"job_id\":101,\"user_id\":1001,\"group_id\":1001,\"user_name\":\"alice\","
+    "\"group_name\":\"users\",\"job_state\":\"RUNNING\",\"state_reason\":"
+    "\"None\",\"completing\":false,\"priority\":7666,\"nice\":5,\"submit_time\":"
+    "1794990000,\"eligible_time\":1794990000,\"start_time\":1794995000,"
+    "\"end_time\":0,\"time_limit_s\":3600,\"nodes_min\":2,\"num_tasks\":4,"
+    "\"cpus_per_task\":2,\"ntasks_per_node\":2,\"mem_per_node_mib\":2048,"
+    "\"mem_per_cpu_mib\":0,\"exclusive\":true,\"name\":\"train\",\"partition\":"
+    "\"gpu\",\"work_dir\":\"/home/alice\",\"account\":\"proj\",\"qos\":\"high\","
+    "\"command\":\"/home/alice/run.sh\",\"comment\":\"c1\",\"nodes\":\"n[1-2]\","
+    "\"node_count\":2,\"num_cpus\":8,\"batch_host\":\"n1\",\"tres_per_node\":"
+    "\"gres:gpu:2\",\"exit_code\":\"0:0\"}",
+    /* pending, planned */
+    "{\"job_id\":102,\"user_id\":1002,\"group_id\":1002,\"user_name\":\"bob\","
+    "\"group_name\":\"staff\",\"job_state\":\"PENDING\",\"state_reason\":"
+    "\"Resources\",\"priority\":100,\"submit_time\":1794991000,\"start_time\":"
+    "1795003000,\"end_time\":0,\"time_limit_s\":600,\"nodes_min\":1,"
+    "\"num_tasks\":1,\"cpus_per_task\":1,\"mem_per_cpu_mib\":512,\"name\":"
+    "\"wait\",\"partition\":\"debug\",\"nodes\":\"\",\"node_count\":1,"
+    "\"num_cpus\":1,\"batch_host\":\"\",\"sched_nodes\":\"n3\"}",
+    /* completing, finished base state */
+    "{\"job_id\":103,\"user_id\":1001,\"group_id\":1001,\"user_name\":\"alice\","
+    "\"job_state\":\"COMPLETED\",\"state_reason\":\"None\",\"completing\":true,"
+    "\"priority\":0,\"submit_time\":1794980000,\"start_time\":1794981000,"
+    "\"end_time\":1794999000,\"time_limit_s\":-1,\"name\":\"done\","
+    "\"partition\":\"gpu\",\"nodes\":\"\",\"last_nodes\":\"n4\",\"node_count\":1,"
+    "\"num_cpus\":4,\"batch_host\":\"n4\"}",
+    /* failed: reason shown, last nodes */
+    "{\"job_id\":104,\"user_id\":1003,\"group_id\":1003,\"job_state\":\"FAILED\","
+    "\"state_reason\":\"NonZeroExitCode\",\"priority\":5,\"submit_time\":"
+    "1794970000,\"start_time\":1794971000,\"end_time\":1794972000,"
+    "\"time_limit_s\":60,\"name\":\"bad\",\"partition\":\"debug\",\"nodes\":"
+    "\"n2\",\"last_nodes\":\"n2\",\"node_count\":1,\"num_cpus\":2}",
+    /* pending array remainder */
+    "{\"job_id\":200,\"user_id\":1002,\"user_name\":\"bob\",\"job_state\":"
+    "\"PENDING\",\"state_reason\":\"JobHeldUser\",\"hold\":true,\"priority\":0,"
+    "\"submit_time\":1794992000,\"start_time\":0,\"time_limit_s\":-1,"
+    "\"array_job_id\":200,\"array_task_min\":0,\"array_task_max\":9,"
+    "\"array_pending\":\"2-9\",\"array_task_str\":\"2-9%4\",\"name\":\"arr\","
+    "\"partition\":\"debug\",\"nodes\":\"\",\"num_tasks\":1}",
+    /* running array task */
+    "{\"job_id\":201,\"user_id\":1002,\"user_name\":\"bob\",\"job_state\":"
+    "\"RUNNING\",\"state_reason\":\"None\",\"priority\":50,\"submit_time\":"
+    "1794992000,\"start_time\":1794999500,\"time_limit_s\":120,"
+    "\"array_job_id\":200,\"array_task_id\":1,\"array_task_max\":9,\"name\":"
+    "\"arr\",\"partition\":\"debug\",\"nodes\":\"n3\",\"node_count\":1,"
+    "\"num_cpus\":1,\"batch_host\":\"n3\"}",
+};
+
+#define NJOBS (sizeof(full_jobs) / sizeof(full_jobs[0]))
+
+static json_t *load(const char *text)
+{
+    json_error_t err;
+    json_t *o = json_loads(text, 0, &err);
+
+    if (!o)
+        fail_msg("bad fixture: %s", err.text);
+    return o;
+}
+
+/* 'full' with only the keys of 'keys' (a JSON array of names). */
+static json_t *restrict_to(const json_t *full, const json_t *keys)
+{
+    json_t *o = json_object(), *k, *v;
+    size_t i;
+
+    json_array_foreach(keys, i, k) {
+        if ((v = json_object_get(full, json_string_value(k))))
+            json_object_set(o, json_string_value(k), v);
+    }
+    return o;
+}
+
+static char *print_one(const struct fmt_field *field, const json_t *job)
+{
+    struct fmt_item item = {.field = field, .width = 0, .suffix = ""};
+    struct fmt_spec spec = {.prefix = "", .items = &item, .count = 1};
+    struct squeue_ctx ctx = {.now = NOW, .noconvert = false};
+
+    return fmt_row(&spec, job, &ctx);
+}
+
+static void check_table(const struct fmt_field *table)
+{
+    for (const struct fmt_field *f = table; f->header; f++) {
+        const char *list = squeue_field_keys(f);
+        json_t *keys = json_array();
+
+        if (!list)
+            fail_msg("no keys declared for %c/%s", f->letter, f->name);
+        squeue_keys_add(keys, list);
+        for (size_t j = 0; j < NJOBS; j++) {
+            json_t *full = load(full_jobs[j]);
+            json_t *cut = restrict_to(full, keys);
+            char *want = print_one(f, full), *got = print_one(f, cut);
+
+            if (strcmp(want, got))
+                fail_msg("%c/%s on job %zu: \"%s\" cut, \"%s\" full",
+                         f->letter, f->name, j, got, want);
+            free(want);
+            free(got);
+            json_decref(full);
+            json_decref(cut);
+        }
+        json_decref(keys);
+    }
+}
+
+/* Every -o letter / -O name of squeue and squeue -s. */
+static void every_field_prints_the_same(void **state)
+{
+    (void)state;
+    check_table(squeue_fields);
+    check_table(squeue_step_fields);
+}
+
+/* Sorted by 'sort' (NULL: default), the job ids in order, "-r" expanded. */
+static char *sorted_ids(json_t *jobs, const char *sort)
+{
+    const json_t *sel[64];
+    char *out = calloc(1, 1024);
+    size_t n = json_array_size(jobs);
+
+    job_view_expand_arrays(jobs);
+    n = json_array_size(jobs);
+    for (size_t i = 0; i < n && i < 64; i++)
+        sel[i] = json_array_get(jobs, i);
+    squeue_sort(sel, n, sort, NOW);
+    for (size_t i = 0; i < n; i++) {
+        char buf[64];
+        size_t len = strlen(out);
+
+        snprintf(out + len, 1024 - len, "%s,",
+                 job_view_id(sel[i], buf, sizeof(buf)));
+    }
+    return out;
+}
+
+/* Sorting, selection and array folding read only the declared keys. */
+static void every_sort_key_orders_the_same(void **state)
+{
+    const char *sorts[] = {NULL, "C", "D", "G", "M", "N", "P", "Q", "S",
+                           "T", "U", "V", "e", "g", "i", "j", "l", "L",
+                           "m", "p", "t", "u", "-V,i"};
+    struct squeue_filter f = {0};
+
+    (void)state;
+    for (size_t s = 0; s < sizeof(sorts) / sizeof(sorts[0]); s++) {
+        json_t *keys = squeue_wanted_keys(NULL, sorts[s]);
+        json_t *full = json_array(), *cut = json_array();
+        char *want, *got;
+
+        for (size_t j = 0; j < NJOBS; j++) {
+            json_t *o = load(full_jobs[j]);
+            json_t *c = restrict_to(o, keys);
+
+            assert_int_equal(squeue_job_selected(o, &f),
+                             squeue_job_selected(c, &f));
+            json_array_append_new(full, o);
+            json_array_append_new(cut, c);
+        }
+        want = sorted_ids(full, sorts[s]);
+        got = sorted_ids(cut, sorts[s]);
+        assert_string_equal(got, want);
+        free(want);
+        free(got);
+        json_decref(full);
+        json_decref(cut);
+        json_decref(keys);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_field_prints_the_same),
+        cmocka_unit_test(every_sort_key_orders_the_same),
+    };
+
+    setenv("TZ", "UTC", 1);
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
