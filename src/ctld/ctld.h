@@ -18,6 +18,7 @@
 #include "conf/conf.h"
 #include "ctld/job.h"
 #include "ctld/journal.h"
+#include "ctld/launch_store.h"
 #include "ctld/node_table.h"
 #include "proto/auth.h"
 #include "proto/server.h"
@@ -29,6 +30,7 @@ struct ctld {
     struct proto_server *server;
     struct node_table *nodes;
     struct job *jobs;          /* uthash by id */
+    struct launch_store *launches; /* shared scripts/environments */
     uint32_t next_job_id;
     struct journal *journal;
     uv_prepare_t flush_handle; /* flushes the journal before the loop blocks */

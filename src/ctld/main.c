@@ -139,6 +139,7 @@ static void periodic_cb(uv_timer_t *t)
             node_lost(ctld, i);
     }
     state_purge_old_jobs(ctld, now);
+    launch_store_sweep(ctld->launches);
     if (journal_length(ctld->journal) > SNAPSHOT_RECORDS
         && state_snapshot(ctld) < 0)
         log_err("snapshot");
@@ -183,6 +184,7 @@ static void ctld_init(struct ctld *ctld, struct opts *o)
     ctld->next_job_id = ctld->conf->first_job_id ? ctld->conf->first_job_id
                                                  : 1;
     ctld->acks_tail = &ctld->acks;
+    ctld->launches = launch_store_create();
     if (state_restore(ctld, &error) < 0)
         log_fatal("restoring state from %s: %s",
                   ctld->conf->state_save_location, error.text);
@@ -244,6 +246,7 @@ static void ctld_fini(struct ctld *ctld)
         HASH_DEL(ctld->jobs, job);
         job_destroy(job);
     }
+    launch_store_destroy(ctld->launches);
     node_table_destroy(ctld->nodes);
     proto_auth_destroy(ctld->auth);
     conf_destroy(ctld->conf);

@@ -125,6 +125,15 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
     return 0;
 }
 
+/* Keep the launch data in its compact, shared form (launch_store.h). */
+static void store_launch(struct ctld *ctld, struct job *job)
+{
+    json_t *stored = launch_store_pack(ctld->launches, job->launch);
+
+    json_decref(job->launch);
+    job->launch = stored;
+}
+
 /* As Slurm, a GRES type no node has is an invalid GRES request, while a
  * count no node can hold is an unavailable configuration. */
 static bool gpu_type_known(const struct node_table *nt, const char *type)
@@ -191,6 +200,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
         || depend_array_submit(ctld, job, body, &error) < 0)
         goto error;
+    store_launch(ctld, job);
     if (json_is_true(json_object_get(body, "test_only"))) {
         json_t *answer;
         job->eligible_time = now;

@@ -90,7 +90,7 @@ static void launch(struct ctld *ctld, struct job *job)
     json_t *o = job_info_json(ctld, job, ctld_now(ctld));
     struct launch_ctx *lc = xzalloc(sizeof(*lc));
 
-    json_object_set(o, "launch", job->launch);
+    json_object_set_new(o, "launch", launch_store_unpack(job->launch));
     json_object_set_new(o, "kill_wait_s",
                         json_integer(ctld->conf->kill_wait_s));
     json_object_set_new(o, "cluster_name",

@@ -29,6 +29,11 @@ static int restore_job(struct ctld *ctld, json_t *o, drv_error_t *error)
         job_destroy(job);
         return -1;
     }
+    if (job->launch) {
+        json_t *stored = launch_store_pack(ctld->launches, job->launch);
+        json_decref(job->launch);
+        job->launch = stored;
+    }
     if ((old = ctld_job_find(ctld, (uint32_t)id))) {
         if (!job->launch && old->launch)
             job->launch = json_incref(old->launch);
