@@ -207,6 +207,44 @@ static bool job_matches(const json_t *job, uint32_t id, long task)
     return jint(job, "job_id", 0) == id || jint(job, "array_job_id", 0) == id;
 }
 
+/* The id array_order() puts first (qsort passes no context). */
+static uint32_t first_id;
+
+static int array_cmp(const void *pa, const void *pb)
+{
+    const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
+    uint32_t ida = (uint32_t)jint(a, "job_id", 0);
+    uint32_t idb = (uint32_t)jint(b, "job_id", 0);
+
+    if ((ida == first_id) != (idb == first_id))
+        return ida == first_id ? -1 : 1;
+    return (idb > ida) - (idb < ida);
+}
+
+/* "scontrol show job N": Slurm's controller packs the record whose id is
+ * N first, then the other records of array N newest first (its array
+ * hash chain): 8385 (pending 2-7), 8387 (task 1), 8386 (task 0).  Job ids
+ * are unique, so qsort's order is total. */
+static void array_order(json_t *jobs, uint32_t id)
+{
+    size_t n = json_array_size(jobs), i;
+    json_t **v, *job;
+
+    if (n < 2)
+        return;
+    v = calloc(n, sizeof(*v));
+    if (!v)
+        return;
+    json_array_foreach(jobs, i, job)
+        v[i] = json_incref(job);
+    first_id = id;
+    qsort(v, n, sizeof(*v), array_cmp);
+    json_array_clear(jobs);
+    for (i = 0; i < n; i++)
+        json_array_append_new(jobs, v[i]);
+    free(v);
+}
+
 static void show_job(struct scontrol *sc, const char *arg)
 {
     drv_error_t error = {{0}};
@@ -230,6 +268,8 @@ static void show_job(struct scontrol *sc, const char *arg)
     }
     ctx = print_ctx(sc, resp_now(resp));
     jobs = json_object_get(resp, "jobs");
+    if (arg && task < 0)
+        array_order(jobs, id);
     if (sc->json && !sc->collected)
         sc->collected = json_array();
     json_array_foreach(jobs, i, job) {

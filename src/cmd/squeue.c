@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -374,6 +375,7 @@ static void apply_env(struct squeue_args *a)
 /* The filter's arrays; kept here so main() can free them. */
 struct filter_store {
     uint32_t *job_ids;
+    long *job_tasks;
     uid_t *uids;
     int *states;
 };
@@ -387,6 +389,7 @@ static int build_job_ids(struct squeue_args *a, struct squeue_filter *f,
         return 0;
     list_split(&ids, a->jobs ? a->jobs : a->steps);
     st->job_ids = xzalloc((ids.n + 1) * sizeof(*st->job_ids));
+    st->job_tasks = xzalloc((ids.n + 1) * sizeof(*st->job_tasks));
     for (size_t i = 0; i < ids.n; i++) {
         char *end;
         unsigned long id = strtoul(ids.v[i], &end, 10);
@@ -397,11 +400,15 @@ static int build_job_ids(struct squeue_args *a, struct squeue_filter *f,
             free(ids.v);
             return -1;
         }
+        st->job_tasks[f->njob_ids] = -1;
+        if (a->jobs && *end == '_' && isdigit((unsigned char)end[1]))
+            st->job_tasks[f->njob_ids] = strtol(end + 1, NULL, 10);
         st->job_ids[f->njob_ids++] = (uint32_t)id;
     }
     free(ids.buf);
     free(ids.v);
     f->job_ids = st->job_ids;
+    f->job_tasks = st->job_tasks;
     return 0;
 }
 
@@ -538,6 +545,43 @@ static bool single_job_missing(const struct squeue_filter *f,
     return true;
 }
 
+/* The id one_job_order() puts first (qsort passes no context). */
+static uint32_t one_job_id;
+
+static int one_job_cmp(const void *pa, const void *pb)
+{
+    const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
+    uint32_t ida = job_view_job_id(a), idb = job_view_job_id(b);
+
+    if ((ida == one_job_id) != (idb == one_job_id))
+        return ida == one_job_id ? -1 : 1;
+    return (idb > ida) - (idb < ida);
+}
+
+/* "squeue -j N" loads job N alone, and Slurm's controller sends the
+ * record whose id is N first, then the other records of array N newest
+ * first (its array hash chain).  The sorts that follow are stable, so
+ * this order shows among equals: "squeue -r -j N" lists running task 1
+ * before task 0.  Job ids are unique, so qsort's order is total.
+ */
+static void one_job_order(json_t *jobs, uint32_t id)
+{
+    size_t n = json_array_size(jobs), i;
+    json_t **v, *job;
+
+    if (n < 2)
+        return;
+    v = xzalloc(n * sizeof(*v));
+    json_array_foreach(jobs, i, job)
+        v[i] = json_incref(job);
+    one_job_id = id;
+    qsort(v, n, sizeof(*v), one_job_cmp);
+    json_array_clear(jobs);
+    for (i = 0; i < n; i++)
+        json_array_append_new(jobs, v[i]);
+    free(v);
+}
+
 /* squeue -s: the batch step of each running job that passes the filters
  * (states aside: steps are always running).
  */
@@ -669,6 +713,8 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
         return 1;
     }
     jobs = json_object_get(resp, "jobs");
+    if (f->njob_ids == 1)
+        one_job_order(jobs, f->job_ids[0]);
     if (a->array_expand)
         job_view_expand_arrays(jobs);
     if (!a->step_flag && single_job_missing(f, jobs)) {
@@ -714,6 +760,7 @@ static void args_free(struct squeue_args *a, struct filter_store *st)
     list_free(&a->qos);
     hostlist_destroy(a->nodes);
     free(st->job_ids);
+    free(st->job_tasks);
     free(st->uids);
     free(st->states);
 }
@@ -721,7 +768,7 @@ static void args_free(struct squeue_args *a, struct filter_store *st)
 int main(int argc, char **argv)
 {
     struct squeue_args a = {.prog = cmd_prog_name(argv[0])};
-    struct filter_store st = {NULL, NULL, NULL};
+    struct filter_store st = {NULL, NULL, NULL, NULL};
     struct squeue_filter f;
     struct fmt_spec *spec;
     char bad = 0;

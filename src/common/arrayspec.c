@@ -122,10 +122,50 @@ bitmap_t *array_spec_parse(const char *spec, uint32_t max_size,
     return bm;
 }
 
+/* Slurm's clients show at most this many bytes of a pending task list
+ * (SLURM_BITSTR_LEN's default, 64 counting the NUL), ending a longer one
+ * in "...". */
+#define TASKS_SHOWN 64
+
+/* "lo-hi:step" when the set is one progression with a step above 1, as
+ * Slurm's clients fold it ("0-15:4" pending all shows "0-12:4"). */
+static char *fmt_stepped(const bitmap_t *tasks)
+{
+    uint32_t step = array_spec_step(tasks);
+    long lo = bitmap_first_set(tasks, 0), hi = lo, k;
+    char *s;
+
+    if (step <= 1)
+        return NULL;
+    for (k = lo; k >= 0; k = bitmap_first_set(tasks, (size_t)k + 1))
+        hi = k;
+    if (asprintf(&s, "%ld-%ld:%u", lo, hi, step) < 0)
+        return NULL;
+    return s;
+}
+
+/* Slurm writes the ranges and their commas with snprintf into TASKS_SHOWN
+ * bytes, drops the last character written, and a list that filled the
+ * buffer gets "..." in place of its last characters: a list of 62 or
+ * more characters shows as its first 60 and "...".  'tasks' is freed. */
+static char *cut_long(char *tasks)
+{
+    char *s;
+
+    if (strlen(tasks) < TASKS_SHOWN - 2)
+        return tasks;
+    if (asprintf(&s, "%.*s...", TASKS_SHOWN - 4, tasks) < 0)
+        s = NULL;
+    free(tasks);
+    return s;
+}
+
 char *array_spec_fmt(const bitmap_t *tasks, uint32_t throttle)
 {
-    char *s = bitmap_fmt(tasks), *out;
+    char *s = fmt_stepped(tasks), *out;
 
+    if (!s && (s = bitmap_fmt(tasks)))
+        s = cut_long(s);
     if (!s || !throttle)
         return s;
     if (asprintf(&out, "%s%%%u", s, throttle) < 0)

@@ -30,8 +30,11 @@
 bitmap_t *array_spec_parse(const char *spec, uint32_t max_size,
                            uint32_t *throttle, drv_error_t *error);
 
-/* Format a task set as Slurm shows a pending array: "2-7", or "2-7%2"
- * with a throttle.  Caller frees.  NULL on ENOMEM. */
+/* Format a task set as Slurm's clients show a pending array: "2-7", or
+ * "2-7%2" with a throttle; one progression with a step above 1 folds to
+ * "4-12:4"; a list of ranges longer than 61 characters is cut to its
+ * first 60 and "..." (Slurm's SLURM_BITSTR_LEN default of 64).  Caller
+ * frees.  NULL on ENOMEM. */
 char *array_spec_fmt(const bitmap_t *tasks, uint32_t throttle);
 
 /* SLURM_ARRAY_TASK_STEP of a set: the common difference when the indexes

@@ -5,6 +5,7 @@
  * Each converter sets Slurm's keys in Slurm's order (jansson keeps
  * insertion order), from the controller's records (docs/protocol.md).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/states.h"
 #include "common/timefmt.h"
+#include "common/xalloc.h"
 
 #include "config.h"
 
@@ -70,7 +72,7 @@ static void job_head(json_t *o, const json_t *job)
     empty(o, "flags");
     s(o, "burst_buffer", "");
     s(o, "burst_buffer_state", "");
-    s(o, "cluster", jstr_or(job, "cluster_name", ""));
+    s(o, "cluster", jstr_or(job, "cluster_name", cluster_name));
     s(o, "cluster_features", "");
     s(o, "command", jstr(job, "command"));
     s(o, "comment", jstr(job, "comment"));
@@ -182,6 +184,34 @@ static void job_resources(json_t *o, const json_t *job)
     nul(o, "threads_per_core");
 }
 
+/* ClusterName for "cluster" (json_out_set_cluster()). */
+static const char *cluster_name = "";
+
+void json_out_set_cluster(const char *name)
+{
+    cluster_name = name ? name : "";
+}
+
+/* Slurm's JSON gives a node's used GRES without the indexes sinfo and
+ * scontrol show: "gpu:2", not "gpu:2(IDX:0-1)" (golden sinfo-json). */
+static void s_gres_used(json_t *o, const char *used)
+{
+    char buf[512];
+    size_t k = 0;
+
+    for (const char *p = used ? used : ""; *p && k + 1 < sizeof(buf); p++) {
+        if (*p == '(') {
+            p = strchr(p, ')');
+            if (!p)
+                break;
+            continue;
+        }
+        buf[k++] = *p;
+    }
+    buf[k] = '\0';
+    json_object_set_new(o, "gres_used", json_string(buf));
+}
+
 json_t *json_out_job(const json_t *job)
 {
     json_t *o = json_object();
@@ -249,7 +279,7 @@ static void node_head(json_t *o, const json_t *node)
     s(o, "active_features", jstr(node, "features"));
     s(o, "gres", jstr(node, "gres"));
     s(o, "gres_drained", "N/A");
-    s(o, "gres_used", jstr(node, "gres_used"));
+    s_gres_used(o, jstr(node, "gres_used"));
     s(o, "mcs_label", "");
     s(o, "name", jstr(node, "name"));
     s(o, "next_state_after_reboot", "invalid");
@@ -363,11 +393,57 @@ void json_out_add(json_t *doc, const char *key, const json_t **records,
     json_object_set_new(doc, key, arr);
 }
 
+char *json_out_text(const json_t *doc)
+{
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER
+                                     | JSON_ESCAPE_SLASH);
+    const char *line = text;
+    size_t n = 0, len;
+    bool in_str = false;
+    char *out, *o;
+
+    if (!text)
+        return NULL;
+    len = strlen(text);
+    for (const char *p = text; *p; p++)
+        n += p[0] == '[' && p[1] == ']';
+    /* Each "[]" grows by a newline and its line's indent (< len). */
+    out = o = xzalloc(len + n * (len + 1) + 1);
+    for (const char *p = text; *p; p++) {
+        if (in_str) {
+            if (*p == '\\' && p[1])
+                *o++ = *p++;
+            else if (*p == '"')
+                in_str = false;
+        } else if (*p == '"') {
+            in_str = true;
+        } else if (*p == '\n') {
+            line = p + 1;
+        } else if (*p == '[' && p[1] == ']') {
+            size_t indent = strspn(line, " ");
+
+            *o++ = '[';
+            *o++ = '\n';
+            memset(o, ' ', indent);
+            o += indent;
+            continue;
+        }
+        *o++ = *p;
+    }
+    *o = '\0';
+    free(text);
+    return out;
+}
+
 void json_out_dump(FILE *out, json_t *doc)
 {
-    json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER
-                             | JSON_ESCAPE_SLASH);
-    fputc('\n', out);
+    char *text = json_out_text(doc);
+
+    if (text) {
+        fputs(text, out);
+        fputc('\n', out);
+    }
+    free(text);
     json_decref(doc);
 }
 

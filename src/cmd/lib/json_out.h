@@ -37,6 +37,16 @@ void json_out_add(json_t *doc, const char *key, const json_t **records,
  */
 void json_out_dump(FILE *out, json_t *doc);
 
+/* The text json_out_dump() prints (without the final newline): jansson's
+ * two-space layout with "\/", and an empty array as "[", a newline and
+ * "]" under its line's indent, as Slurm's JSON writer does.  Caller
+ * frees; NULL on ENOMEM. */
+char *json_out_text(const json_t *doc);
+
+/* ClusterName, shown as a job's "cluster" (default ""); 'name' is
+ * borrowed and must outlive the printing. */
+void json_out_set_cluster(const char *name);
+
 /* json_out_doc(), json_out_add() of one array, json_out_dump(). */
 void json_out_print(FILE *out, const char *key, const json_t **records,
                     size_t n, json_t *(*convert)(const json_t *));

@@ -18,6 +18,7 @@
 #include "cmd/lib/names.h"
 #include "cmd/lib/scontrol_print.h"
 #include "cmd/lib/states.h"
+#include "common/bitmap.h"
 #include "common/hostlist.h"
 #include "common/sizefmt.h"
 #include "common/timefmt.h"
@@ -40,6 +41,25 @@ static void rec_init(struct rec *r, const struct scontrol_ctx *ctx)
 static void rec_eol(struct rec *r)
 {
     fmt_buf_puts(&r->out, r->le);
+}
+
+/* True for an array's pending record once some of its tasks have been
+ * split off: Slurm shows that record with EligibleTime=Unknown (golden
+ * scontrol-show-job-array), its tasks with their own. */
+static bool tasks_split_off(const json_t *job)
+{
+    const char *pending = jstr(job, "array_pending");
+    int64_t max = jint(job, "array_task_max", 0);
+    bitmap_t *set;
+    bool split;
+
+    if (!pending || !*pending || max < 0 || jhas(job, "array_task_id"))
+        return false;
+    if (!(set = bitmap_parse(pending, (size_t)max + 1, NULL)))
+        return false;
+    split = (int64_t)bitmap_count(set) < jint(job, "array_task_count", 0);
+    bitmap_destroy(set);
+    return split;
 }
 
 static const char *stamp(time_t t, char *buf, size_t size)
@@ -132,8 +152,10 @@ static void job_line_times(struct rec *r, const json_t *job)
     rec_eol(r);
     fmt_buf_printf(&r->out, "SubmitTime=%s EligibleTime=%s",
                    stamp((time_t)jint(job, "submit_time", 0), b1, sizeof(b1)),
-                   stamp((time_t)jint(job, "eligible_time", 0), b2,
-                         sizeof(b2)));
+                   stamp(tasks_split_off(job)
+                             ? 0
+                             : (time_t)jint(job, "eligible_time", 0),
+                         b2, sizeof(b2)));
     rec_eol(r);
     fmt_buf_printf(&r->out, "AccrueTime=%s",
                    stamp((time_t)jint(job, "accrue_time",

@@ -488,15 +488,6 @@ json_t *squeue_wanted_keys(const struct fmt_spec *spec, const char *sort)
     return keys;
 }
 
-static bool has_u32(const uint32_t *v, size_t n, uint32_t x)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] == x)
-            return true;
-    }
-    return false;
-}
-
 static bool has_str(const char *const *v, size_t n, const char *s)
 {
     for (size_t i = 0; s && i < n; i++) {
@@ -539,12 +530,31 @@ static bool user_selected(const json_t *job, const struct squeue_filter *f)
     return false;
 }
 
-bool squeue_job_selected(const json_t *job, const struct squeue_filter *f)
+/* "-j 12" selects job 12 and every record of array 12; "-j 12_3" only
+ * task 3 of array 12: its own record, or the array's pending record
+ * while task 3 is among its pending tasks (Slurm's squeue filter). */
+static bool id_selected(const json_t *job, const struct squeue_filter *f)
 {
     uint32_t array_id = (uint32_t)jint(job, "array_job_id", 0);
 
-    if (f->njob_ids && !has_u32(f->job_ids, f->njob_ids, job_view_job_id(job))
-        && !(array_id && has_u32(f->job_ids, f->njob_ids, array_id)))
+    for (size_t i = 0; i < f->njob_ids; i++) {
+        long task = f->job_tasks ? f->job_tasks[i] : -1;
+
+        if (task < 0 && (f->job_ids[i] == job_view_job_id(job)
+                         || (array_id && f->job_ids[i] == array_id)))
+            return true;
+        if (task < 0 || !array_id || f->job_ids[i] != array_id)
+            continue;
+        if (jhas(job, "array_task_id") ? jint(job, "array_task_id", -1) == task
+                                       : job_view_task_pending(job, task))
+            return true;
+    }
+    return false;
+}
+
+bool squeue_job_selected(const json_t *job, const struct squeue_filter *f)
+{
+    if (f->njob_ids && !id_selected(job, f))
         return false;
     if (!user_selected(job, f) || !state_selected(job, f))
         return false;

@@ -58,6 +58,7 @@ json_t *squeue_wanted_keys(const struct fmt_spec *spec, const char *sort);
 /* Which jobs to show.  Empty lists select everything. */
 struct squeue_filter {
     const uint32_t *job_ids;
+    const long *job_tasks;  /* per job id: its "_N" task, or -1; may be NULL */
     size_t njob_ids;
     const uid_t *uids;
     size_t nuids;
