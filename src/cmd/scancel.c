@@ -385,9 +385,10 @@ static void check_states(const struct scancel_args *a)
 
         if (strcmp(name, "PENDING") && strcmp(name, "RUNNING")
             && strcmp(name, "SUSPENDED")) {
-            cmd_error(a->prog, "Invalid job state specified: %s", tok);
-            cmd_error(a->prog, "Valid job states are PENDING, RUNNING and "
-                               "SUSPENDED");
+            /* Slurm prints these two lines without the "scancel:" prefix. */
+            fprintf(stderr, "Invalid job state specified: %s\n", tok);
+            fprintf(stderr, "Valid job states are PENDING, RUNNING, and "
+                            "SUSPENDED\n");
             exit(1);
         }
     }

@@ -255,7 +255,7 @@ static void show_job(struct scontrol *sc, const char *arg)
     size_t i, shown = 0;
 
     if (arg && parse_job_id(arg, &id, &task) < 0) {
-        fprintf(stderr, "slurm_load_jobs error: %s\n",
+        fprintf(stderr, "scontrol_print_job error: %s\n",
                 drv_strerror(EDRV_INVALID_JOB_ID));
         sc->exit_code = 1;
         return;
@@ -658,6 +658,11 @@ static void update_node(struct scontrol *sc, int argc, char **argv)
         sc->exit_code = 1;
         return;
     }
+    if (!state && !reason) {
+        fprintf(stderr, "No changes specified\n");
+        sc->exit_code = 1;
+        return;
+    }
     body = json_pack("{s:s}", "name", name);
     if (state)
         json_object_set_new(body, "state", json_string(state));
@@ -702,8 +707,10 @@ static void update_job(struct scontrol *sc, int argc, char **argv)
     }
     if (job && json_object_size(extra) > 0)
         for_each_job(sc, job, "job_update", extra, false);
-    else if (job)
+    else if (job) {
         fprintf(stderr, "No changes specified\n");
+        sc->exit_code = 1;
+    }
     json_decref(extra);
 }
 
@@ -711,6 +718,11 @@ static void cmd_update(struct scontrol *sc, int argc, char **argv)
 {
     struct kv kv;
 
+    if (argc < 2) {
+        fprintf(stderr, "too few arguments for update keyword\n");
+        sc->exit_code = 1;
+        return;
+    }
     for (int i = 1; i < argc; i++) {
         kv_split(&kv, argv[i]);
         if (keyword(kv.key, "NodeName", 3)) {

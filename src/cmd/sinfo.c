@@ -268,6 +268,11 @@ static int split_states(struct sinfo_args *a, char ***names)
         node_state_matches(tok, idle, &known);
         if (!known) {
             cmd_error(a->prog, "Bad state string: \"%s\"", tok);
+            cmd_error(a->prog, "valid states: unknown,down,idle,allocated,?,"
+                      "mixed,future,drain,drained,draining,no_respond,"
+                      "reserved,perfctrs,cloud,completing,powering_down,"
+                      "powered_down,power_down,powering_up,fail,maint,reboot,"
+                      "reboot^,unknown");
             exit(1);
         }
         *names = realloc(*names, (n + 1) * sizeof(**names));
@@ -393,7 +398,8 @@ static int show(struct sinfo_args *a, struct format_choice fc)
         cmd_error(a->prog, "Invalid node format specification: %c",
                   spec->bad);
     if (spec->bad_name)
-        cmd_error(a->prog, "Invalid node format specification: %s",
+        /* "job", as Slurm's sinfo -O says. */
+        cmd_error(a->prog, "Invalid job format specification: %s",
                   spec->bad_name);
     fparts = filter_partitions(a, parts);
     fnodes = filter_nodes(a, nodes);

@@ -734,10 +734,12 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
             sel[n++] = job;
     }
     squeue_sort(sel, n, a->step_flag && !a->sort ? "P,i" : a->sort, ctx.now);
-    if (a->json)
+    if (a->json) {
+        json_out_set_cluster(cmd_conf(a->prog)->cluster_name);
         json_out_print(stdout, "jobs", sel, n, json_out_job);
-    else
+    } else {
         squeue_print(stdout, spec, sel, n, &ctx, a->noheader);
+    }
     fflush(stdout);
     free(sel);
     json_decref(resp);

@@ -54,6 +54,8 @@ typedef struct {
     X(DEPENDENCY, 2053, "Job dependency problem")                              \
     X(INVALID_USER_ID, 2096, "Invalid user id")                                \
     X(NOT_SUPPORTED, 2097, "Requested operation not supported")                \
+    X(INVALID_NICE, 2120, "Invalid --nice value")                              \
+    X(INVALID_TIME_MIN_LIMIT, 2121, "Invalid time-min specification (exceeds job's time or other limits)") \
     X(PROTOCOL_AUTH, 1007, "Protocol authentication error")                    \
     X(PROTOCOL_MALFORMED, 1008, "Protocol message malformed")                  \
     X(COMMUNICATIONS_CONNECTION, 1001, "Communication connection failure")     \

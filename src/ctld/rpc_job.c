@@ -184,6 +184,28 @@ static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
     return 0;
 }
 
+/* Values only the controller can judge, as Slurm's job_submit checks:
+ * a negative --nice is for administrators, and --time-min may not
+ * exceed the job's time limit (after the partition's default). */
+static int submit_check_values(struct job *job, json_t *body,
+                               proto_req_t *req, drv_error_t *error)
+{
+    json_t *tmin = json_object_get(body, "time_min_s");
+
+    if (job->nice < 0
+        && !(proto_req_roles(req) & (PROTO_ROLE_DAEMON | PROTO_ROLE_ADMIN))) {
+        errno = EDRV_INVALID_NICE;
+        return errprintf(error, "negative nice %d from a user", job->nice);
+    }
+    if (json_is_integer(tmin) && job->time_limit_s != TIME_INFINITE
+        && json_integer_value(tmin) > job->time_limit_s) {
+        errno = EDRV_INVALID_TIME_MIN_LIMIT;
+        return errprintf(error, "time-min %lld s over the time limit",
+                         (long long)json_integer_value(tmin));
+    }
+    return 0;
+}
+
 static void rpc_job_submit(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -198,6 +220,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     }
     if (submit_owner(job, body, req, &error) < 0
         || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
+        || submit_check_values(job, body, req, &error) < 0
         || depend_array_submit(ctld, job, body, &error) < 0)
         goto error;
     store_launch(ctld, job);

@@ -102,3 +102,46 @@ def test_kill9_controller_mid_array_loses_no_task(cluster, tmp_path):
                        timeout=90, what="all ten tasks to finish")
     out = cluster.run("scontrol", "-o", "show", "job", jid, check=True).stdout
     assert len(re.findall(r"ArrayJobId=" + jid, out)) == 10
+
+
+def test_stepped_array_pending_tasks_fold_with_their_step(cluster, tmp_path):
+    jid = cluster.sbatch("-H", "--array=0-15:4", "--wrap", "true",
+                         cwd=tmp_path)
+    assert squeue(cluster, "-h", "-o", "%i") == f"{jid}_[0-12:4]\n"
+    out = cluster.run("scontrol", "show", "job", jid, check=True).stdout
+    assert "ArrayTaskId=0-12:4 " in out
+    cluster.run("scancel", f"{jid}_4", check=True)
+    # 0,8,12 is no longer one progression: Slurm lists it.
+    assert squeue(cluster, "-h", "-o", "%i") == f"{jid}_[0,8,12]\n"
+    cluster.run("scancel", jid, check=True)
+
+
+def test_array_records_in_slurms_order_and_task_filter(cluster, tmp_path):
+    jid = cluster.sbatch("--array=0-7%2", "-c4", "-J", "arr", "--wrap",
+                         "sleep 60", cwd=tmp_path)
+    cluster.wait_until(lambda: squeue(cluster, "-h", "-t", "R", "-o", "%i")
+                       .count("\n") == 2, timeout=30, what="2 running tasks")
+    # Golden squeue-array-r: pending tasks, then running task 1, task 0.
+    ids = squeue(cluster, "-h", "-r", "-j", jid, "-o", "%i").split()
+    assert ids == [f"{jid}_{k}" for k in (2, 3, 4, 5, 6, 7, 1, 0)]
+    # Golden squeue-array-tasks-running: only the tasks named.
+    out = squeue(cluster, "-j", f"{jid}_0,{jid}_1", "-o",
+                 "%i %A %a %F %K %j %T")
+    lines = out.split("\n")
+    assert lines[0] == ("JOBID JOBID ACCOUNT ARRAY_JOB_ID ARRAY_TASK_ID "
+                        "NAME STATE")
+    assert [l.split()[0] for l in lines[1:] if l] == [f"{jid}_0", f"{jid}_1"]
+    assert lines[1].endswith(f" {jid} 0 arr RUNNING")
+    # Golden scontrol-show-job-array: the array record, then the newest task.
+    out = cluster.run("scontrol", "show", "job", jid, check=True).stdout
+    tasks = re.findall(r"ArrayTaskId=(\S+)", out)
+    assert tasks == ["2-7%2", "1", "0"]
+    assert out.split("\n")[6].endswith("EligibleTime=Unknown")
+    cluster.run("scancel", jid, check=True)
+
+
+def test_squeue_json_prints_empty_arrays_as_slurm(cluster, tmp_path):
+    cluster.sbatch("-H", "--wrap", "true", cwd=tmp_path)
+    out = squeue(cluster, "--json")
+    assert '  "errors": [\n  ],\n' in out
+    assert '"cluster": "' in out and '"cluster": "",' not in out

@@ -18,6 +18,34 @@
 
 #include "config.h"
 
+/* ClusterName for "cluster" (json_out_set_cluster()). */
+static const char *cluster_name = "";
+
+void json_out_set_cluster(const char *name)
+{
+    cluster_name = name ? name : "";
+}
+
+/* Slurm's JSON gives a node's used GRES without the indexes sinfo and
+ * scontrol show: "gpu:2", not "gpu:2(IDX:0-1)" (golden sinfo-json). */
+static void s_gres_used(json_t *o, const char *used)
+{
+    char buf[512];
+    size_t k = 0;
+
+    for (const char *p = used ? used : ""; *p && k + 1 < sizeof(buf); p++) {
+        if (*p == '(') {
+            p = strchr(p, ')');
+            if (!p)
+                break;
+            continue;
+        }
+        buf[k++] = *p;
+    }
+    buf[k] = '\0';
+    json_object_set_new(o, "gres_used", json_string(buf));
+}
+
 static void s(json_t *o, const char *key, const char *v)
 {
     json_object_set_new(o, key, json_string(v ? v : ""));
@@ -182,34 +210,6 @@ static void job_resources(json_t *o, const json_t *job)
         i(o, "time_limit", limit / 60);
     i(o, "time_minimum", jint(job, "time_min_s", 0) / 60);
     nul(o, "threads_per_core");
-}
-
-/* ClusterName for "cluster" (json_out_set_cluster()). */
-static const char *cluster_name = "";
-
-void json_out_set_cluster(const char *name)
-{
-    cluster_name = name ? name : "";
-}
-
-/* Slurm's JSON gives a node's used GRES without the indexes sinfo and
- * scontrol show: "gpu:2", not "gpu:2(IDX:0-1)" (golden sinfo-json). */
-static void s_gres_used(json_t *o, const char *used)
-{
-    char buf[512];
-    size_t k = 0;
-
-    for (const char *p = used ? used : ""; *p && k + 1 < sizeof(buf); p++) {
-        if (*p == '(') {
-            p = strchr(p, ')');
-            if (!p)
-                break;
-            continue;
-        }
-        buf[k++] = *p;
-    }
-    buf[k] = '\0';
-    json_object_set_new(o, "gres_used", json_string(buf));
 }
 
 json_t *json_out_job(const json_t *job)

@@ -253,12 +253,120 @@ static void pass_key(const struct optdef *d, char *key, size_t size)
             *p = '_';
 }
 
+/* Is 's' a comma list of words from 'words' (case-insensitive)? */
+static bool word_list(const char *s, const char *const *words)
+{
+    char *copy = xstrdup(s), *save = NULL, *tok;
+    bool ok = *s != '\0';
+
+    for (tok = strtok_r(copy, ",", &save); ok && tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        ok = false;
+        for (const char *const *w = words; *w && !ok; w++)
+            ok = !strcasecmp(tok, *w);
+    }
+    free(copy);
+    return ok;
+}
+
+static bool valid_mail_type(const char *s)
+{
+    static const char *const words[] = {
+        "NONE", "BEGIN", "END", "FAIL", "REQUEUE", "ALL", "INVALID_DEPEND",
+        "STAGE_OUT", "TIME_LIMIT", "TIME_LIMIT_90", "TIME_LIMIT_80",
+        "TIME_LIMIT_50", "ARRAY_TASKS", NULL,
+    };
+    return word_list(s, words);
+}
+
+/* -m: node[:socket[:core]] methods, each optionally ",Pack"/",NoPack";
+ * "plane=N" alone.  Slurm's set_distribution() accepts these words. */
+static bool valid_distribution(const char *s)
+{
+    static const char *const words[] = {
+        "block", "cyclic", "fcyclic", "arbitrary", "*", "pack", "nopack",
+        NULL,
+    };
+    char *copy, *p;
+    bool ok;
+
+    if (!strncasecmp(s, "plane=", 6))
+        return isdigit((unsigned char)s[6]) && strspn(s + 6, "0123456789")
+                                                   == strlen(s + 6);
+    copy = xstrdup(s);
+    for (p = copy; *p; p++)
+        if (*p == ':')
+            *p = ',';
+    ok = word_list(copy, words);
+    free(copy);
+    return ok;
+}
+
+static bool valid_yes_no(const char *s)
+{
+    return !strcasecmp(s, "yes") || !strcasecmp(s, "no");
+}
+
+static bool valid_zero_one(const char *s)
+{
+    return !strcmp(s, "0") || !strcmp(s, "1");
+}
+
+static bool valid_size(const char *s)
+{
+    uint64_t mib;
+
+    return sizefmt_parse_mib(s, &mib, NULL) == 0;
+}
+
+/* Options passed on to the controller whose values sbatch checks first,
+ * with Slurm's message: "Invalid --NAME specification" (exit 255), or for
+ * 'numeric' ones Slurm's parse_int() message (exit 1). */
+static const struct {
+    const char *name;
+    bool (*valid)(const char *arg);
+    bool numeric;
+} pass_checks[] = {
+    {"mail-type", valid_mail_type, false},
+    {"distribution", valid_distribution, false},
+    {"kill-on-invalid-dep", valid_yes_no, false},
+    {"wait-all-nodes", valid_zero_one, false},
+    {"tmp", valid_size, false},
+    {"threads-per-core", NULL, true},
+    {"ntasks-per-gpu", NULL, true},
+    {"cpus-per-gpu", NULL, true},
+};
+
+static int check_pass(const struct optdef *d, const char *arg,
+                      struct sbatch_error *e)
+{
+    int n;
+
+    if (!arg)
+        return 0;
+    for (size_t i = 0; i < sizeof(pass_checks) / sizeof(pass_checks[0]); i++) {
+        if (strcmp(pass_checks[i].name, d->name))
+            continue;
+        if (pass_checks[i].numeric) {
+            char opt[80];
+
+            snprintf(opt, sizeof(opt), "--%s", d->name);
+            return parse_int(opt, arg, true, &n, e);
+        }
+        if (!pass_checks[i].valid(arg))
+            return fail(e, 255, "error", "Invalid --%s specification",
+                        d->name);
+    }
+    return 0;
+}
+
 static int set_pass(struct sbatch_opts *o, const struct optdef *d,
                     const char *arg, struct sbatch_error *e)
 {
     char key[64];
 
-    (void)e;
+    if (check_pass(d, arg, e) < 0)
+        return -1;
     pass_key(d, key, sizeof(key));
     json_object_set_new(o->extra, key,
                         arg ? json_string(arg) : json_true());
@@ -686,6 +794,8 @@ static const struct optdef opt_table[] = {
     {"open-mode", 0, REQ, "SBATCH_OPEN_MODE", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
     {"kill-on-invalid-dep", 0, REQ, NULL, PASS, 0, SEC_NONE,
+     NULL, NULL, NULL},
+    {"ntasks-per-gpu", 0, REQ, "SBATCH_NTASKS_PER_GPU", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
     {"hint", 0, REQ, "SBATCH_HINT", PASS, 0, SEC_NONE, NULL, NULL, NULL},
     {"acctg-freq", 0, REQ, "SBATCH_ACCTG_FREQ", PASS, 0, SEC_NONE,

@@ -215,6 +215,10 @@ static int finish_times(json_t *desc, time_t now, struct sbatch_error *e)
         json_object_set_new(desc, "begin_time", json_integer(t));
         json_object_del(desc, "begin");
     }
+    /* --deadline is checked with --begin's syntax and passed on. */
+    if ((v = json_string_value(json_object_get(desc, "deadline")))
+        && sbatch_parse_begin(v, now, &t) < 0)
+        return fail(e, "Invalid --deadline specification");
     if ((v = json_string_value(json_object_get(desc, "time_min")))) {
         if (timefmt_parse_limit(v, &secs, NULL) < 0)
             return fail(e, "Invalid --time-min specification");
@@ -366,7 +370,7 @@ int sbatch_req_finish(json_t *desc, time_t now, struct sbatch_error *e)
         else if (*v == 't' || *v == 'T')
             json_object_set_new(desc, "open_mode", json_string("truncate"));
         else
-            json_object_del(desc, "open_mode"); /* Slurm: "Ignored" */
+            return fail(e, "Invalid --open-mode specification");
     }
     if (sbatch_req_identity(desc, getuid(), e) < 0
         || sbatch_req_gpu_opts(desc, e) < 0)
