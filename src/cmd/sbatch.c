@@ -254,6 +254,33 @@ static int test_only(const struct sbatch_opts *o, json_t *body)
 }
 
 /* Build the job description, send it and print the result. */
+static bool in_list(const char *list, const char *name, size_t len)
+{
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == len && !strncmp(p, name, len))
+            return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
+/* As Slurm's sbatch: a --gres name must be one of slurm.conf's GresTypes
+ * (gpu when GresTypes is unset), checked before anything is sent. */
+static bool gres_names_known(json_t *body)
+{
+    const char *gres = json_string_value(json_object_get(body, "gres"));
+    const char *types = cmd_conf("sbatch")->gres_types;
+
+    for (const char *p = gres; p && *p;) {
+        size_t n = strcspn(p, ","), name = strcspn(p, ":,");
+        if (!in_list(types ? types : "gpu", p, name))
+            return false;
+        p += n + (p[n] == ',');
+    }
+    return true;
+}
+
 static int submit_script(struct sbatch_opts *o, const char *script)
 {
     struct sbatch_error e = {0};
@@ -266,6 +293,11 @@ static int submit_script(struct sbatch_opts *o, const char *script)
     if (sbatch_req_finish(body, time(NULL), &e) < 0) {
         json_decref(body);
         return report(&e);
+    }
+    if (!gres_names_known(body)) {
+        json_decref(body);
+        fprintf(stderr, "sbatch: error: %s\n", drv_strerror(EDRV_INVALID_GRES));
+        return 1;
     }
     if (o->test_only)
         return test_only(o, body);
