@@ -351,16 +351,6 @@ static int load(const char *prog, const char *type, const char *key,
     return 0;
 }
 
-static void print_date(time_t now)
-{
-    char buf[64];
-    struct tm tm;
-
-    localtime_r(&now, &tm);
-    strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", &tm);
-    printf("%s\n", buf);
-}
-
 /* sinfo --json: the filtered nodes and partitions. */
 static void show_json(json_t *parts, json_t *nodes)
 {
@@ -416,7 +406,7 @@ static int show(struct sinfo_args *a, struct format_choice fc)
     if (!a->format_long)
         sinfo_fit_widths(spec, rows, nrows, fc.node_field, fc.part_field);
     if (a->long_output || a->iterate)
-        print_date((time_t)jint(nresp, "now", (int64_t)time(NULL)));
+        cmd_print_date((time_t)jint(nresp, "now", (int64_t)time(NULL)));
     sinfo_print(stdout, spec, rows, nrows, a->noheader);
     fflush(stdout);
     sinfo_rows_destroy(rows, nrows);

@@ -687,16 +687,6 @@ static json_t *request_body(const struct squeue_args *a,
     return body;
 }
 
-static void print_date(time_t now)
-{
-    char buf[64];
-    struct tm tm;
-
-    localtime_r(&now, &tm);
-    strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", &tm);
-    printf("%s\n", buf);
-}
-
 /* One view of the queue.  Returns the exit status. */
 static int show_queue(const struct squeue_args *a, const struct squeue_filter *f,
                       const struct fmt_spec *spec)
@@ -726,7 +716,7 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     ctx.now = (time_t)jint(resp, "now", (int64_t)time(NULL));
     ctx.noconvert = a->noconvert;
     if ((a->long_list || a->iterate) && !a->json)
-        print_date(ctx.now);
+        cmd_print_date(ctx.now);
     sel = xzalloc((json_array_size(jobs) + 1) * sizeof(*sel));
     json_array_foreach(jobs, i, job) {
         if (a->step_flag ? step_selected(a, f, job)

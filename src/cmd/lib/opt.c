@@ -95,3 +95,13 @@ const char *cmd_prog_name(const char *argv0)
 
     return slash ? slash + 1 : (argv0 ? argv0 : "");
 }
+
+void cmd_print_date(time_t now)
+{
+    char buf[64];
+    struct tm tm;
+
+    localtime_r(&now, &tm);
+    strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", &tm);
+    printf("%s\n", buf);
+}

@@ -13,6 +13,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <time.h>
 
 /* Values of long-only options start here (above any letter). */
 #define CMD_OPT_LONG 0x100
@@ -46,6 +47,10 @@ void cmd_print_help(FILE *out, const char *head, const struct cmd_opt *opts,
  * "slurm-wlm 22.05.8"; see docs/compatibility.md.
  */
 void cmd_print_version(void);
+
+/* The date line of squeue -l and sinfo -l ("Sat Nov 21 07:29:10 2026"),
+ * local time, on stdout. */
+void cmd_print_date(time_t now);
 
 /* "prog: error: <message>" on stderr. */
 void cmd_error(const char *prog, const char *fmt, ...)
