@@ -22,6 +22,8 @@
 struct ack {
     proto_req_t *req;
     json_t *body;
+    void (*undo)(struct ctld *, uint32_t);
+    uint32_t undo_id;
     struct ack *next;
 };
 
@@ -72,14 +74,24 @@ void ctld_journal_node(struct ctld *ctld, const struct ctld_node *n)
                         (json_int_t)n->reason_time));
 }
 
-void ctld_respond_durable(struct ctld *ctld, proto_req_t *req, json_t *body)
+void ctld_respond_durable_undo(struct ctld *ctld, proto_req_t *req,
+                               json_t *body,
+                               void (*undo)(struct ctld *, uint32_t),
+                               uint32_t id)
 {
     struct ack *a = xzalloc(sizeof(*a));
 
     a->req = req;
     a->body = body;
+    a->undo = undo;
+    a->undo_id = id;
     *ctld->acks_tail = a;
     ctld->acks_tail = &a->next;
+}
+
+void ctld_respond_durable(struct ctld *ctld, proto_req_t *req, json_t *body)
+{
+    ctld_respond_durable_undo(ctld, req, body, NULL, 0);
 }
 
 /* uv_prepare: runs before the loop blocks.  Flush, then answer. */
@@ -95,6 +107,8 @@ void ctld_flush_cb(uv_prepare_t *h)
     }
     for (a = ctld->acks; a; a = next) {
         next = a->next;
+        if (errnum && a->undo)
+            a->undo(ctld, a->undo_id);
         int rc = errnum ? proto_respond_error(a->req, EDRV_JOURNAL_WRITE,
                                               strerror(errnum))
                         : proto_respond(a->req, a->body);
@@ -106,6 +120,7 @@ void ctld_flush_cb(uv_prepare_t *h)
     }
     ctld->acks = NULL;
     ctld->acks_tail = &ctld->acks;
+    scheduler_arm(ctld);
 }
 
 static void release_alloc(struct ctld *ctld, struct job *job)

@@ -64,11 +64,23 @@ void ctld_journal_node(struct ctld *ctld, const struct ctld_node *node);
 void ctld_respond_durable(struct ctld *ctld, struct proto_req *req,
                           json_t *body);
 
+/* As ctld_respond_durable(), and if the flush fails, call undo(ctld, id)
+ * first, so the change the requester is told failed is withdrawn.
+ */
+void ctld_respond_durable_undo(struct ctld *ctld, struct proto_req *req,
+                               json_t *body,
+                               void (*undo)(struct ctld *, uint32_t),
+                               uint32_t id);
+
 /* Find a job by id; NULL if none. */
 struct job *ctld_job_find(struct ctld *ctld, uint32_t id);
 
 /* Ask for a scheduling pass on the next loop iteration. */
 void scheduler_request(struct ctld *ctld);
+
+/* Start the requested pass on the next loop turn (called after the
+ * journal flush). */
+void scheduler_arm(struct ctld *ctld);
 
 /* Run one scheduling pass now (starts jobs, sets pending reasons). */
 void scheduler_run(struct ctld *ctld);

@@ -179,24 +179,31 @@ size_t journal_length(const struct journal *j)
 
 int journal_flush(struct journal *j)
 {
+    off_t start = lseek(j->fd, 0, SEEK_END);
     size_t off = 0;
 
     while (off < j->len) {
         ssize_t n = write(j->fd, j->buf + off, j->len - off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            /* Drop the partial line we wrote so the log stays parseable. */
-            if (off > 0)
-                memmove(j->buf, j->buf + off, j->len - off), j->len -= off;
-            return -1;
-        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            goto fail;
         off += (size_t)n;
     }
     if (fdatasync(j->fd) < 0)
-        return -1;
+        goto fail;
     j->len = 0;
     return 0;
+fail:
+    /* Cut what part of the batch reached the file (a full disk takes
+     * half a line), so the log stays whole; the batch stays queued. */
+    {
+        int saved_errno = errno;
+        if (start >= 0 && ftruncate(j->fd, start) < 0)
+            log_err("journal: cannot cut a partial write");
+        errno = saved_errno;
+    }
+    return -1;
 }
 
 static int write_file_sync(const char *path, const char *text)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * rpc_job.c - job_submit, job_info, job_cancel, job_hold, job_requeue
+ * rpc_job.c - job_submit, job_info, job_cancel, job_hold, job_requeue,
+ * job_update
  *
  * Each handler: decode, validate, act (mutate and journal), respond once.
  * A user acts on their own jobs; operators on all (the role mask comes
@@ -21,6 +22,7 @@
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_info.h"
+#include "ctld/job_update.h"
 #include "ctld/submit_check.h"
 
 /* Keys of a job description a user may set (docs/protocol.md). */
@@ -86,7 +88,7 @@ static int submit_owner(struct job *job, json_t *body, proto_req_t *req,
         if (json_is_integer(u)) {
             uid = (uid_t)json_integer_value(u);
             if (!(pw = getpwuid(uid))) {
-                errno = EDRV_INVALID_USER_ID;
+                errno = EDRV_USER_ID_MISSING;
                 return errprintf(error, "unknown uid %u", (unsigned)uid);
             }
             gid = pw->pw_gid;
@@ -125,6 +127,27 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
     return 0;
 }
 
+/* The submission's record could not be written (full disk): the requester
+ * is told it failed, so the job must not exist.  A purge record follows the
+ * unwritten submit record, so whenever the disk takes them both, replay
+ * ends without the job too.  No pass has run since (scheduler_arm). */
+static void submit_withdraw(struct ctld *ctld, uint32_t id)
+{
+    struct job *job = ctld_job_find(ctld, id);
+    json_t *rec;
+
+    if (!job || job->state != JOB_PENDING || job->alloc)
+        return;
+    log_error("JobId=%u withdrawn: its journal record could not be written",
+              id);
+    rec = json_pack("{s:s s:I}", "op", "purge", "job_id", (json_int_t)id);
+    if (journal_append(ctld->journal, rec) < 0)
+        log_err("journal: purge record");
+    json_decref(rec);
+    HASH_DEL(ctld->jobs, job);
+    job_destroy(job);
+}
+
 /* Keep the launch data in its compact, shared form (launch_store.h). */
 static void store_launch(struct ctld *ctld, struct job *job)
 {
@@ -134,14 +157,34 @@ static void store_launch(struct ctld *ctld, struct job *job)
     job->launch = stored;
 }
 
-/* As Slurm, a GRES type no node has is an invalid GRES request, while a
- * count no node can hold is an unavailable configuration. */
+/* As Slurm, a GRES type no node has ("gpu:x", "--gpus=abc") is a request
+ * no node configuration can satisfy. */
 static bool gpu_type_known(const struct node_table *nt, const char *type)
 {
     for (size_t i = 0; i < nt->count; i++)
         if (nt->sched[i].gpu_type && !strcmp(nt->sched[i].gpu_type, type))
             return true;
     return false;
+}
+
+/* Slurm's "Memory specification can not be satisfied" (the detail sbatch
+ * prints before the submission error): more memory per node, or per task's
+ * CPUs, than any node of the partition has. */
+static int check_memory(const struct node_table *nt, const struct job *job,
+                        drv_error_t *error)
+{
+    const struct sched_request *r = &job->req;
+    uint64_t most = 0, cpu_mem = r->mem_per_cpu_mib
+                                 * (r->cpus_per_task ? r->cpus_per_task : 1);
+
+    for (size_t i = 0; i < nt->count; i++)
+        if ((!r->allowed_nodes || bitmap_test(r->allowed_nodes, i))
+            && nt->sched[i].mem_mib > most)
+            most = nt->sched[i].mem_mib;
+    if (r->mem_per_node_mib <= most && cpu_mem <= most)
+        return 0;
+    errno = EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+    return errprintf(error, "Memory specification can not be satisfied");
 }
 
 /* Partition, time limit and "can this ever run" checks. */
@@ -171,10 +214,12 @@ static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
         return 0;
     }
     if (job->req.gpu_type && !gpu_type_known(ctld->nodes, job->req.gpu_type)) {
-        errno = EDRV_INVALID_GRES;
+        errno = EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
         return errprintf(error, "no node has GPUs of type %s",
                          job->req.gpu_type);
     }
+    if (check_memory(ctld->nodes, job, error) < 0)
+        return -1;
     if (sched_check_never(ctld->nodes->sched, ctld->nodes->count, &job->req,
                           error)
         != SCHED_OK) {
@@ -185,13 +230,18 @@ static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
 }
 
 /* Values only the controller can judge, as Slurm's job_submit checks:
- * a negative --nice is for administrators, and --time-min may not
+ * -N 0 is an invalid node count, a negative --nice is for administrators, and --time-min may not
  * exceed the job's time limit (after the partition's default). */
 static int submit_check_values(struct job *job, json_t *body,
                                proto_req_t *req, drv_error_t *error)
 {
     json_t *tmin = json_object_get(body, "time_min_s");
+    json_t *nmin = json_object_get(body, "nodes_min");
 
+    if (json_is_integer(nmin) && json_integer_value(nmin) == 0) {
+        errno = EDRV_INVALID_NODE_COUNT; /* sbatch -N 0 */
+        return errprintf(error, "a node count of 0");
+    }
     if (job->nice < 0
         && !(proto_req_roles(req) & (PROTO_ROLE_DAEMON | PROTO_ROLE_ADMIN))) {
         errno = EDRV_INVALID_NICE;
@@ -250,8 +300,9 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     ctld_journal_job(ctld, job, true);
     log_info("_slurm_rpc_submit_batch_job: JobId=%u InitPrio=%u", job->id,
              job->priority);
-    ctld_respond_durable(ctld, req, json_pack("{s:I}", "job_id",
-                                              (json_int_t)job->id));
+    ctld_respond_durable_undo(ctld, req,
+                              json_pack("{s:I}", "job_id", (json_int_t)job->id),
+                              submit_withdraw, job->id);
     scheduler_request(ctld);
     return;
 error:
@@ -460,8 +511,9 @@ static int update_time_limit(struct job *job, json_t *v, bool privileged)
     return 0;
 }
 
-/* scontrol update JobId= with TimeLimit= and/or Dependency= ("" clears
- * it).  Every field is checked before any is applied. */
+/* scontrol update JobId= with TimeLimit=, Dependency= ("" clears it) and
+ * the fields of job_update.h.  Every field is checked before any is
+ * applied. */
 static void rpc_job_update(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -473,23 +525,27 @@ static void rpc_job_update(proto_req_t *req, void *arg)
     bool privileged = proto_req_roles(req)
                       & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
     drv_error_t error = {{0}};
+    struct job_update u;
 
     if (array_update_rpc(ctld, req))
         return;
     if (!(job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum)))
         return respond_errnum(req, errnum, "job_update");
-    if (!limit && !dep)
-        return respond_errnum(req, EDRV_NOT_SUPPORTED, "job_update");
     if (job_state_is_final(job->state))
         return respond_errnum(req, EDRV_ALREADY_DONE, "job_update");
     if (limit && (errnum = update_time_limit(job, limit, privileged)))
         return respond_errnum(req, errnum, "job_update");
-    if (dep && depend_update(ctld, job, json_string_value(dep), &error) < 0) {
+    if (job_update_check(ctld, job, body, &u, &error) < 0
+        || (dep && depend_update(ctld, job, json_string_value(dep), &error)
+                       < 0)) {
         if (proto_respond_error(req, errno, error.text[0] ? error.text : NULL)
             < 0)
             log_err("job_update: responding");
         return;
     }
+    if (!limit && !dep && !u.any)
+        return respond_errnum(req, EDRV_NOT_SUPPORTED, "job_update");
+    job_update_apply(ctld, job, &u);
     if (limit) {
         job->time_limit_s = json_integer_value(limit);
         if (job->state == JOB_RUNNING)

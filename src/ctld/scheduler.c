@@ -25,10 +25,20 @@ static void sched_timer_cb(uv_timer_t *t)
     scheduler_run(t->data);
 }
 
+/* The pass is armed from the journal flush (ctld_flush_cb), so it only
+ * ever sees state that is on disk: a submission whose record could not be
+ * written is withdrawn before any pass could start it. */
 void scheduler_request(struct ctld *ctld)
 {
-    if (!uv_is_active((uv_handle_t *)&ctld->sched_timer))
+    ctld->sched_pending = true;
+}
+
+void scheduler_arm(struct ctld *ctld)
+{
+    if (ctld->sched_pending
+        && !uv_is_active((uv_handle_t *)&ctld->sched_timer))
         uv_timer_start(&ctld->sched_timer, sched_timer_cb, 0, 0);
+    ctld->sched_pending = false;
 }
 
 static bool job_is_eligible(const struct job *job, time_t now)

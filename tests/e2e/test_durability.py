@@ -5,6 +5,10 @@ import subprocess
 import threading
 import time
 
+import pytest
+
+from cluster import Cluster
+
 
 def test_kill9_controller_keeps_every_job_and_running_jobs_keep_running(cluster, tmp_path):
     running = cluster.sbatch("-o", str(tmp_path / "r.out"), "--wrap",
@@ -55,3 +59,40 @@ def test_kill9_during_a_submit_loop_loses_no_acknowledged_job(cluster, tmp_path)
     assert not missing, f"acknowledged jobs lost: {missing}"
     assert len(acked) == len(set(acked)), "a job id was handed out twice"
     cluster.run("scancel", "-u", cluster.user, check=True)
+
+
+@pytest.mark.needs_root
+def test_full_disk_refuses_submissions_cleanly_and_loses_nothing(cluster_root):
+    """A submission whose journal record cannot be written is refused with a
+    clear error and leaves no trace; the controller keeps running, and
+    everything acknowledged before and after survives a kill -9."""
+    state = cluster_root / "statefs"
+    state.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(state)],
+                   check=True)
+    c = Cluster(cluster_root, nodes=1,
+                up_args=["--conf-extra", f"StateSaveLocation={state}"])
+    try:
+        c.up()
+        before = c.sbatch("-H", "--wrap", "true")
+        filler = state / "filler"
+        subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=64k"],
+                       capture_output=True)  # until the disk is full
+        r = c.run("sbatch", "-H", "--wrap", "true")
+        assert r.returncode == 1
+        assert r.stderr == ("sbatch: error: Batch job submission failed: "
+                            "Unable to save job state, try again\n")
+        assert c.run("squeue", "-h", "-o", "%i", check=True).stdout.split() == [before]
+        assert c.run("scontrol", "ping", check=True).returncode == 0
+        assert "could not be written" in c.log_file("droverctld").read_text()
+
+        filler.unlink()
+        after = c.sbatch("-H", "--wrap", "true")
+        assert int(after) > int(before)
+        c.kill("droverctld", signal.SIGKILL)
+        c.start()
+        assert sorted(c.run("squeue", "-h", "-o", "%i", check=True).stdout.split(),
+                      key=int) == [before, after]
+    finally:
+        c.down()
+        subprocess.run(["umount", "-l", str(state)])
