@@ -124,6 +124,10 @@ static uint32_t submit(const struct sbatch_opts *o, json_t *body)
         if (errnum == EDRV_INVALID_PARTITION_NAME && o->partition)
             fprintf(stderr, "sbatch: error: invalid partition specified: %s\n",
                     o->partition);
+        /* Slurm's controller adds this message to the error. */
+        if (errnum == EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE
+            && !strcmp(error.text, "Memory specification can not be satisfied"))
+            fprintf(stderr, "sbatch: error: %s\n", error.text);
         fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n",
                 drv_strerror(errnum));
         return 0;
@@ -236,6 +240,10 @@ static int test_only(const struct sbatch_opts *o, json_t *body)
         if (errnum == EDRV_INVALID_PARTITION_NAME && o->partition)
             fprintf(stderr, "sbatch: error: invalid partition specified: %s\n",
                     o->partition);
+        /* Slurm's controller adds this message to the error. */
+        if (errnum == EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE
+            && !strcmp(error.text, "Memory specification can not be satisfied"))
+            fprintf(stderr, "sbatch: error: %s\n", error.text);
         fprintf(stderr, "sbatch: error: Job submit/allocate failed: %s\n",
                 drv_strerror(errnum));
         return 1;

@@ -3,7 +3,9 @@
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
  * Supported: show job|node|partition|hostnames, ping, hold, release,
- * requeue, update NodeName=... and update JobId=... TimeLimit=....  Messages
+ * requeue, update NodeName=... (State, Reason, Weight) and update JobId=...
+ * (TimeLimit, ArrayTaskThrottle, Dependency, Partition, NumNodes,
+ * StartTime, Name, Features).  Messages
  * and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
  * "slurm_suspend error: ...", "Node x not found").  With no command,
  * commands are read from standard input, one per line.
@@ -25,6 +27,7 @@
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
+#include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/scontrol_print.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
@@ -108,8 +111,10 @@ static const char help_tail[] =
     "  name, or a hostlist expression for \"show hostnames\".\n"
     "\n"
     "  Node update <SPECIFICATIONS>: NodeName=<name> State=<DRAIN|RESUME|\n"
-    "  DOWN|UNDRAIN> [Reason=<reason>].  Job update <SPECIFICATIONS>:\n"
-    "  JobId=<id> TimeLimit=<time>.\n";
+    "  DOWN|UNDRAIN> [Reason=<reason>] [Weight=<n>].  Job update\n"
+    "  <SPECIFICATIONS>: JobId=<id> and TimeLimit=<time>, Dependency=,\n"
+    "  ArrayTaskThrottle=, Partition=, NumNodes=<min[-max]>, StartTime=,\n"
+    "  Name=, Features=.\n";
 
 static const char scontrol_usage[] =
     "Usage: scontrol [-a] [-d] [-h] [-M cluster] [-o] [-Q] [-u uid] [-v] "
@@ -139,6 +144,7 @@ static void json_flush(struct scontrol *sc, const char *key,
 
     for (size_t k = 0; k < n; k++)
         recs[k] = json_array_get(sc->collected, k);
+    json_out_set_cluster(cmd_conf(sc->prog)->cluster_name);
     json_out_print(stdout, key, recs, n, convert);
     free(recs);
     json_decref(sc->collected);
@@ -624,9 +630,24 @@ static void bad_node_state(struct scontrol *sc, const char *arg)
     sc->exit_code = 1;
 }
 
+/* Weight=N: Slurm's message for a bad value, which is then no change.
+ * Returns the weight, or -1. */
+static long long node_weight(const char *prog, const char *val)
+{
+    char *end;
+    long long w = strtoll(val, &end, 10);
+
+    if (!isdigit((unsigned char)*val) || *end || w >= UINT32_MAX) {
+        cmd_error(prog, "Weight value (%s) is not a valid number", val);
+        return -1;
+    }
+    return w;
+}
+
 static void update_node(struct scontrol *sc, int argc, char **argv)
 {
     const char *name = NULL, *state = NULL, *reason = NULL;
+    long long weight = -1;
     drv_error_t error = {{0}};
     json_t *body;
     struct kv kv;
@@ -635,6 +656,8 @@ static void update_node(struct scontrol *sc, int argc, char **argv)
         kv_split(&kv, argv[i]);
         if (keyword(kv.key, "NodeName", 3) && kv.val)
             name = kv.val;
+        else if (keyword(kv.key, "Weight", 1) && kv.val)
+            weight = node_weight(sc->prog, kv.val);
         else if (keyword(kv.key, "State", 2) && kv.val
                  && !(state = node_state_arg(kv.val))) {
             bad_node_state(sc, argv[i]);
@@ -658,12 +681,14 @@ static void update_node(struct scontrol *sc, int argc, char **argv)
         sc->exit_code = 1;
         return;
     }
-    if (!state && !reason) {
+    if (!state && !reason && weight < 0) {
         fprintf(stderr, "No changes specified\n");
         sc->exit_code = 1;
         return;
     }
     body = json_pack("{s:s}", "name", name);
+    if (weight >= 0)
+        json_object_set_new(body, "weight", json_integer(weight));
     if (state)
         json_object_set_new(body, "state", json_string(state));
     if (reason)
@@ -674,33 +699,121 @@ static void update_node(struct scontrol *sc, int argc, char **argv)
     }
 }
 
+/* What one Key=Value of update JobId= did. */
+enum upd { UPD_SET, UPD_SKIP, UPD_ABORT };
+
+static enum upd job_time_limit(struct scontrol *sc, const char *arg,
+                               const char *val, json_t *extra)
+{
+    int64_t secs;
+
+    (void)arg;
+    if (timefmt_parse_limit(val, &secs, NULL) < 0) {
+        cmd_error(sc->prog, "Invalid TimeLimit value");
+        sc->exit_code = 1;
+        return UPD_ABORT;
+    }
+    json_object_set_new(extra, "time_limit_s", json_integer(secs));
+    return UPD_SET;
+}
+
+static enum upd job_throttle(struct scontrol *sc, const char *arg,
+                             const char *val, json_t *extra)
+{
+    if (!isdigit((unsigned char)val[0])) {
+        not_supported(sc, arg);
+        return UPD_ABORT;
+    }
+    json_object_set_new(extra, "array_throttle",
+                        json_integer(strtoll(val, NULL, 10)));
+    return UPD_SET;
+}
+
+/* NumNodes=min[-max]: Slurm's scontrol returns (exit 0) on a bad count. */
+static enum upd job_num_nodes(struct scontrol *sc, const char *arg,
+                              const char *val, json_t *extra)
+{
+    char *end, *end2;
+    long min = strtol(val, &end, 10), max = min;
+
+    (void)arg;
+    if (*end == '-' && isdigit((unsigned char)end[1]))
+        max = strtol(end + 1, &end2, 10), end = end2;
+    if (!isdigit((unsigned char)*val) || *end || min < 0 || max < min) {
+        cmd_error(sc->prog, "Invalid numeric value \"%s\" for requested "
+                            "node count.", val);
+        return UPD_ABORT;
+    }
+    json_object_set_new(extra, "nodes_min", json_integer(min));
+    json_object_set_new(extra, "nodes_max", json_integer(max));
+    return UPD_SET;
+}
+
+/* StartTime=: a bad time is reported as Slurm's parse_time() does and
+ * is no change. */
+static enum upd job_start_time(struct scontrol *sc, const char *arg,
+                               const char *val, json_t *extra)
+{
+    time_t t;
+    int pos;
+
+    (void)sc;
+    (void)arg;
+    if (sbatch_parse_time(val, time(NULL), &t, &pos) < 0) {
+        fprintf(stderr, "Invalid time specification (pos=%d): %s\n", pos,
+                val);
+        return UPD_SKIP;
+    }
+    json_object_set_new(extra, "begin_time", json_integer(t));
+    return UPD_SET;
+}
+
+/* The Key= of update JobId= (shortest abbreviation Drover accepts): a
+ * parser, or the body key its value goes to as given. */
+static const struct job_key {
+    const char *name;
+    size_t min;
+    enum upd (*parse)(struct scontrol *sc, const char *arg, const char *val,
+                      json_t *extra);
+    const char *body_key;
+} job_keys[] = {
+    {"TimeLimit", 5, job_time_limit, NULL},
+    {"ArrayTaskThrottle", 6, job_throttle, NULL},
+    {"NumNodes", 3, job_num_nodes, NULL},
+    {"StartTime", 5, job_start_time, NULL},
+    {"Dependency", 3, NULL, "dependency"},
+    {"Partition", 2, NULL, "partition"},
+    {"Name", 2, NULL, "name"},
+    {"JobName", 4, NULL, "name"},
+    {"Features", 4, NULL, "features"},
+};
+
+static const struct job_key *job_key_find(const char *key)
+{
+    for (size_t i = 0; i < sizeof(job_keys) / sizeof(*job_keys); i++)
+        if (keyword(key, job_keys[i].name, job_keys[i].min))
+            return &job_keys[i];
+    return NULL;
+}
+
 static void update_job(struct scontrol *sc, int argc, char **argv)
 {
     const char *job = NULL;
     json_t *extra = json_object();
+    const struct job_key *k;
     struct kv kv;
-    int64_t secs;
 
     for (int i = 1; i < argc; i++) {
         kv_split(&kv, argv[i]);
         if (keyword(kv.key, "JobId", 3) && kv.val) {
             job = kv.val;
-        } else if (keyword(kv.key, "TimeLimit", 5) && kv.val) {
-            if (timefmt_parse_limit(kv.val, &secs, NULL) < 0) {
-                cmd_error(sc->prog, "Invalid TimeLimit value");
-                sc->exit_code = 1;
-                json_decref(extra);
-                return;
-            }
-            json_object_set_new(extra, "time_limit_s", json_integer(secs));
-        } else if (keyword(kv.key, "ArrayTaskThrottle", 6) && kv.val
-                   && isdigit((unsigned char)kv.val[0])) {
-            json_object_set_new(extra, "array_throttle",
-                                json_integer(strtoll(kv.val, NULL, 10)));
-        } else if (keyword(kv.key, "Dependency", 3) && kv.val) {
-            json_object_set_new(extra, "dependency", json_string(kv.val));
-        } else {
+        } else if (!kv.val || !(k = job_key_find(kv.key))) {
             not_supported(sc, argv[i]);
+            json_decref(extra);
+            return;
+        } else if (!k->parse) {
+            json_object_set_new(extra, k->body_key, json_string(kv.val));
+        } else if (k->parse(sc, argv[i], kv.val, extra) == UPD_ABORT) {
             json_decref(extra);
             return;
         }

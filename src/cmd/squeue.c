@@ -774,10 +774,11 @@ int main(int argc, char **argv)
         return 1;
     }
     apply_env(&a);
+    /* Slurm reports a bad sort key, prints the queue unsorted, fails. */
     if (a.sort && squeue_sort_check(a.sort, &bad) < 0) {
         cmd_error(a.prog, "Invalid sort specification: %c", bad);
-        args_free(&a, &st);
-        return 1;
+        a.sort = "";
+        a.iterate = 0;
     }
     if (build_filter(&a, &f, &st) < 0) {
         args_free(&a, &st);
@@ -792,5 +793,5 @@ int main(int argc, char **argv)
     }
     fmt_spec_destroy(spec);
     args_free(&a, &st);
-    return rc;
+    return bad ? 1 : rc;
 }

@@ -14,9 +14,15 @@ typedef struct {
     char text[160]; /* same size as jansson's json_error_t text */
 } drv_error_t;
 
-/* code, number, message (Slurm's number and text where one exists) */
+/* code, number, message.  Numbers and texts are Slurm 22.05's (slurm_errno.h,
+ * slurm_errno.c) where Slurm has the same error: scancel and others exit with
+ * the number's low byte, as Slurm's commands do.  Codes Drover alone has sit
+ * in DRV_LOCAL_ERRORS below, above every number Slurm uses.
+ */
 #define DRV_ERRORS(X)                                                          \
     X(ERROR, 1, "Unspecified error")                                           \
+    X(COMMUNICATIONS_CONNECTION, 1001, "Communication connection failure")     \
+    X(PROTOCOL_AUTH, 1007, "Protocol authentication error")                    \
     X(INVALID_PARTITION_NAME, 2000, "Invalid partition name specified")        \
     X(DEFAULT_PARTITION_NOT_SET, 2001, "No partition specified or system default partition") \
     X(ACCESS_DENIED, 2002, "Access/permission denied")                         \
@@ -33,33 +39,39 @@ typedef struct {
     X(NOT_TOP_PRIORITY, 2013, "Immediate execution impossible, insufficient priority") \
     X(REQUESTED_NODE_CONFIG_UNAVAILABLE, 2014, "Requested node configuration is not available") \
     X(REQUESTED_PART_CONFIG_UNAVAILABLE, 2015, "Requested partition configuration not available now") \
-    X(ALREADY_DONE, 2016, "Job/step already completing or completed")          \
+    X(NODES_BUSY, 2016, "Requested nodes are busy")                            \
     X(INVALID_JOB_ID, 2017, "Invalid job id specified")                        \
     X(INVALID_NODE_NAME, 2018, "Invalid node name specified")                  \
     X(WRITING_TO_FILE, 2019, "I/O error writing script/environment to file")   \
     X(TRANSITION_STATE_NO_UPDATE, 2020, "Job can not be altered now, try again later") \
-    X(JOB_PENDING, 2021, "Job is pending execution")                           \
-    X(INVALID_FEATURE, 2026, "Invalid feature specification")                  \
-    X(JOB_NOT_PENDING, 2030, "Job is no longer pending execution")             \
-    X(JOB_NOT_RUNNING, 2031, "Job is not running")                             \
-    X(JOB_NOT_FINISHED, 2034, "Job has not finished")                          \
+    X(ALREADY_DONE, 2021, "Job/step already completing or completed")          \
+    X(JOB_PENDING, 2024, "Job is pending execution")                           \
+    X(INVALID_NODE_STATE, 2028, "Invalid node state specified")                \
+    X(INVALID_FEATURE, 2029, "Invalid feature specification")                  \
+    X(NOT_SUPPORTED, 2036, "Requested operation not supported on this system") \
+    X(DISABLED, 2037, "Requested operation is presently disabled")             \
+    X(DEPENDENCY, 2038, "Job dependency problem")                              \
+    X(BATCH_ONLY, 2039, "Only batch jobs are accepted or processed")           \
+    X(JOB_HELD, 2042, "Job is in held state, pending scheduler release")       \
     X(INVALID_TIME_LIMIT, 2051, "Requested time limit is invalid (missing or exceeds some limit)") \
-    X(INVALID_NODE_STATE, 2051 + 1000, "Invalid node state specified")         \
-    X(DISABLED, 2052, "Requested operation is presently disabled")             \
+    X(INVALID_TIME_VALUE, 2054, "Invalid time specified")                      \
     X(INVALID_GRES, 2072, "Invalid generic resource (gres) specification")     \
-    X(INVALID_TIME_VALUE, 2073, "Invalid time specified")                      \
-    X(BATCH_ONLY, 2084, "Requested operation not supported on this job")      \
-    X(JOB_HELD, 2085, "Job is in held state, pending scheduler release")      \
-    X(INVALID_ARRAY, 2038, "Invalid job array specification")                  \
-    X(DEPENDENCY, 2053, "Job dependency problem")                              \
-    X(INVALID_USER_ID, 2096, "Invalid user id")                                \
-    X(NOT_SUPPORTED, 2097, "Requested operation not supported")                \
-    X(INVALID_NICE, 2120, "Invalid --nice value")                              \
-    X(INVALID_TIME_MIN_LIMIT, 2121, "Invalid time-min specification (exceeds job's time or other limits)") \
-    X(PROTOCOL_AUTH, 1007, "Protocol authentication error")                    \
-    X(PROTOCOL_MALFORMED, 1008, "Protocol message malformed")                  \
-    X(COMMUNICATIONS_CONNECTION, 1001, "Communication connection failure")     \
-    X(JOURNAL_WRITE, 2200, "Unable to save job state, try again")
+    X(JOB_NOT_PENDING, 2073, "Job is no longer pending execution")             \
+    X(INVALID_ARRAY, 2081, "Invalid job array specification")                  \
+    X(JOB_NOT_RUNNING, 2085, "Job is not running")                             \
+    X(JOB_NOT_FINISHED, 2088, "Job is not finished")                           \
+    X(INVALID_NICE, 2123, "Invalid --nice value")                              \
+    X(INVALID_TIME_MIN_LIMIT, 2124, "Invalid time-min specification (exceeds job's time or other limits)") \
+    DRV_LOCAL_ERRORS(X)
+
+/* Drover's own codes, from DRV_LOCAL_ERRNO_BASE up: Slurm has no equivalent
+ * (its highest range starts at 13000).  Their low bytes mean nothing to
+ * Slurm tools.
+ */
+#define DRV_LOCAL_ERRNO_BASE 20000
+#define DRV_LOCAL_ERRORS(X)                                                    \
+    X(PROTOCOL_MALFORMED, 20000, "Protocol message malformed")                 \
+    X(JOURNAL_WRITE, 20001, "Unable to save job state, try again")
 
 enum drv_errnum {
 #define X(name, num, msg) EDRV_##name = num,

@@ -66,12 +66,11 @@ void ctld_journal_job(struct ctld *ctld, const struct job *job,
 
 void ctld_journal_node(struct ctld *ctld, const struct ctld_node *n)
 {
-    journal_record(
-        ctld, json_pack("{s:s s:s s:b s:b s:s s:s s:I}", "op", "node", "name",
-                        n->conf->name, "drain", n->drain, "down", n->down,
-                        "reason", n->reason ? n->reason : "", "reason_user",
-                        n->reason_user ? n->reason_user : "", "reason_time",
-                        (json_int_t)n->reason_time));
+    json_t *o = node_table_admin_json(ctld->nodes,
+                                      (size_t)(n - ctld->nodes->info));
+
+    json_object_set_new(o, "op", json_string("node"));
+    journal_record(ctld, o);
 }
 
 void ctld_respond_durable_undo(struct ctld *ctld, proto_req_t *req,

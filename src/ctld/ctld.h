@@ -55,7 +55,8 @@ time_t ctld_now(struct ctld *ctld);
 void ctld_journal_job(struct ctld *ctld, const struct job *job,
                       bool with_launch);
 
-/* Journal the administrative state of a node (drain/down and reason). */
+/* Journal the administrative state of a node (drain/down, reason and an
+ * updated weight: node_table_admin_json()).  'node' is in ctld->nodes. */
 void ctld_journal_node(struct ctld *ctld, const struct ctld_node *node);
 
 /* Respond to 'req' with 'body' (stolen) once everything journaled so far

@@ -97,6 +97,7 @@ void node_table_destroy(struct node_table *nt)
         bitmap_destroy(nt->sched[i].alloc_gpus);
         free(nt->info[i].reason);
         free(nt->info[i].reason_user);
+        free(nt->info[i].os);
     }
     for (size_t p = 0; p < nt->part_count; p++)
         bitmap_destroy(nt->parts[p].nodes);
@@ -283,13 +284,15 @@ json_t *node_table_node_json(const struct node_table *nt, size_t i)
         (json_int_t)sn->alloc_mem_mib, "gres", gres, "gres_used", used,
         "addr", cn->addr, "hostname", cn->hostname, "port", cn->port,
         "partitions", node_partitions(nt, i), "features",
-        cn->features ? cn->features : "", "weight", cn->weight, "boot_time",
+        cn->features ? cn->features : "", "weight", sn->weight, "boot_time",
         (json_int_t)n->boot_time, "slurmd_start_time",
         (json_int_t)n->slurmd_start_time, "last_busy_time",
         (json_int_t)n->last_busy, "cfg_tres", cfg, "alloc_tres", alloc,
         "version", DROVER_SLURM_VERSION);
 
     json_object_set_new(o, "running_jobs", json_integer(sn->running_jobs));
+    if (n->os)
+        json_object_set_new(o, "os", json_string(n->os));
     free(gres);
     free(used);
     free(cfg);
@@ -332,4 +335,44 @@ json_t *node_table_partition_json(const struct node_table *nt, size_t p)
     free(expr);
     free(tres);
     return o;
+}
+
+json_t *node_table_admin_json(const struct node_table *nt, size_t i)
+{
+    const struct ctld_node *n = &nt->info[i];
+    json_t *o = json_pack("{s:s s:b s:b s:s s:s s:I}", "name", nt->names[i],
+                          "drain", n->drain, "down", n->down, "reason",
+                          n->reason ? n->reason : "", "reason_user",
+                          n->reason_user ? n->reason_user : "",
+                          "reason_time", (json_int_t)n->reason_time);
+
+    if (nt->sched[i].weight != n->conf->weight)
+        json_object_set_new(o, "weight", json_integer(nt->sched[i].weight));
+    return o;
+}
+
+void node_table_admin_restore(struct node_table *nt, json_t *o)
+{
+    const char *name = "", *reason = "", *user = "";
+    int drain = 0, down = 0;
+    json_int_t when = 0, weight = -1;
+    struct ctld_node *n;
+    long i;
+
+    json_unpack(o, "{s?s s?b s?b s?s s?s s?I s?I}", "name", &name, "drain",
+                &drain, "down", &down, "reason", &reason, "reason_user", &user,
+                "reason_time", &when, "weight", &weight);
+    if ((i = node_table_index(nt, name)) < 0)
+        return;
+    n = &nt->info[i];
+    n->drain = drain;
+    n->down = down;
+    free(n->reason);
+    free(n->reason_user);
+    n->reason = *reason ? xstrdup(reason) : NULL;
+    n->reason_user = *user ? xstrdup(user) : NULL;
+    n->reason_time = (time_t)when;
+    nt->sched[i].weight = weight >= 0 && weight < UINT32_MAX
+                              ? (uint32_t)weight
+                              : n->conf->weight;
 }

@@ -29,6 +29,7 @@ struct ctld_node {
     time_t boot_time;
     time_t slurmd_start_time;
     time_t last_busy;
+    char *os; /* droverd host's uname: "Linux <release> <version>" */
 };
 
 struct ctld_partition {
@@ -73,6 +74,18 @@ char *node_table_alloc_hostlist(const struct node_table *nt,
 
 /* The node_info object of node i (docs/protocol.md).  New reference. */
 json_t *node_table_node_json(const struct node_table *nt, size_t i);
+
+/* The administrative state of node i, as journaled and snapshotted:
+ * {"name","drain","down","reason","reason_user","reason_time"} and
+ * "weight" when scontrol update changed it from slurm.conf's.  New
+ * reference.
+ */
+json_t *node_table_admin_json(const struct node_table *nt, size_t i);
+
+/* Restore what node_table_admin_json() saved; an unknown node name is
+ * ignored (it left slurm.conf).
+ */
+void node_table_admin_restore(struct node_table *nt, json_t *o);
 
 /* The partition_info object of partition p.  New reference. */
 json_t *node_table_partition_json(const struct node_table *nt, size_t p);

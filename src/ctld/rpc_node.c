@@ -119,47 +119,73 @@ static bool state_valid(const char *state)
     return false;
 }
 
+/* The node indexes of hostlist 'name' (caller frees; *count of them), or
+ * NULL when it is malformed or names an unknown node. */
+static long *node_indexes(struct ctld *ctld, const char *name, size_t *count,
+                          drv_error_t *error)
+{
+    hostlist_t *hl = hostlist_decode(name, error);
+    long *idx;
+
+    if (!hl)
+        return NULL;
+    *count = hostlist_count(hl);
+    idx = xzalloc((*count + 1) * sizeof(*idx));
+    for (size_t h = 0; h < *count; h++) {
+        if ((idx[h] = node_table_index(ctld->nodes, hostlist_nth(hl, h))) < 0) {
+            FREE_NULL(idx);
+            break;
+        }
+    }
+    hostlist_destroy(hl);
+    return idx;
+}
+
+static bool needs_reason(const char *state)
+{
+    return !strcasecmp(state, "DRAIN") || !strcasecmp(state, "DOWN");
+}
+
+/* scontrol update NodeName= State= Reason= Weight=: operators only
+ * (Slurm's "Invalid user id" otherwise); every node is checked first. */
 static void rpc_node_update(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     const char *name = NULL, *state = NULL, *reason = NULL;
+    json_int_t weight = -1;
     struct passwd *pw = getpwuid(proto_req_uid(req));
-    hostlist_t *hl;
     drv_error_t error = {0};
-    long idx;
+    size_t count = 0;
+    long *idx;
 
-    if (json_unpack(proto_req_body(req), "{s:s s:s s?s}", "name", &name,
-                    "state", &state, "reason", &reason)
-        < 0)
+    if (!(proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN)))
+        return respond_error(req, EDRV_USER_ID_MISSING, NULL, "node_update");
+    if (json_unpack(proto_req_body(req), "{s:s s?s s?s s?I}", "name", &name,
+                    "state", &state, "reason", &reason, "weight", &weight) < 0
+        || (!state && weight < 0) || weight >= UINT32_MAX)
         return respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL,
                              "node_update");
-    if (!state_valid(state))
+    if (state && !state_valid(state))
         return respond_error(req, EDRV_INVALID_NODE_STATE, NULL, "node_update");
-    if (!(hl = hostlist_decode(name, &error)))
-        return respond_error(req, EDRV_INVALID_NODE_NAME, error.text,
+    if (state && needs_reason(state) && (!reason || !*reason))
+        return respond_error(req, EDRV_INVALID_NODE_STATE,
+                             "You must specify a reason when DOWNING or "
+                             "DRAINING a node. Request denied",
                              "node_update");
-    for (size_t h = 0; h < hostlist_count(hl); h++) {
-        if ((idx = node_table_index(ctld->nodes, hostlist_nth(hl, h))) < 0) {
-            hostlist_destroy(hl);
-            return respond_error(req, EDRV_INVALID_NODE_NAME, NULL,
-                                 "node_update");
-        }
+    if (!(idx = node_indexes(ctld, name, &count, &error)))
+        return respond_error(req, EDRV_INVALID_NODE_NAME,
+                             error.text[0] ? error.text : NULL, "node_update");
+    for (size_t h = 0; h < count; h++) {
+        if (weight >= 0)
+            ctld->nodes->sched[idx[h]].weight = (uint32_t)weight;
+        if (state)
+            node_set_state(ctld, (size_t)idx[h], state, reason,
+                           pw ? pw->pw_name : "root");
+        else
+            ctld_journal_node(ctld, &ctld->nodes->info[idx[h]]);
+        log_info("update_node: node %s updated", ctld->nodes->names[idx[h]]);
     }
-    for (size_t h = 0; h < hostlist_count(hl); h++) {
-        idx = node_table_index(ctld->nodes, hostlist_nth(hl, h));
-        if (node_set_state(ctld, (size_t)idx, state, reason,
-                           pw ? pw->pw_name : "root")
-            < 0) {
-            hostlist_destroy(hl);
-            return respond_error(req, EDRV_INVALID_NODE_STATE,
-                                 "You must specify a reason when DOWNING or "
-                                 "DRAINING a node. Request denied",
-                                 "node_update");
-        }
-        log_info("update_node: node %s state set to %s", hostlist_nth(hl, h),
-                 state);
-    }
-    hostlist_destroy(hl);
+    free(idx);
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);
 }
@@ -227,14 +253,15 @@ static void rpc_node_register(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *body = proto_req_body(req), *running, *done, *c;
-    const char *name = NULL;
+    const char *name = NULL, *os = NULL;
     json_int_t start = 0;
     struct ctld_node *n;
     time_t now = ctld_now(ctld);
     long idx;
     size_t i;
 
-    if (json_unpack(body, "{s:s s?I}", "node", &name, "start_time", &start)
+    if (json_unpack(body, "{s:s s?I s?s}", "node", &name, "start_time",
+                    &start, "os", &os)
         < 0)
         return respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL,
                              "node_register");
@@ -254,6 +281,10 @@ static void rpc_node_register(proto_req_t *req, void *arg)
     n->slurmd_start_time = (time_t)start;
     if (!n->boot_time)
         n->boot_time = (time_t)start;
+    if (os && (!n->os || strcmp(n->os, os))) {
+        free(n->os);
+        n->os = xstrdup(os);
+    }
     node_table_update_avail(ctld->nodes, (size_t)idx);
     done = json_object_get(body, "done");
     json_array_foreach(done, i, c) complete_one(ctld, c, idx);
@@ -282,7 +313,7 @@ const struct proto_handler rpc_node_handlers[] = {
     {"ping", rpc_ping, PROTO_ROLE_USER},
     {"node_info", rpc_node_info, PROTO_ROLE_USER},
     {"partition_info", rpc_partition_info, PROTO_ROLE_USER},
-    {"node_update", rpc_node_update, PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN},
+    {"node_update", rpc_node_update, PROTO_ROLE_USER},
     {"node_register", rpc_node_register, PROTO_ROLE_DAEMON},
     {"job_complete", rpc_job_complete, PROTO_ROLE_DAEMON},
     PROTO_HANDLER_END,

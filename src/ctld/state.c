@@ -46,28 +46,6 @@ static int restore_job(struct ctld *ctld, json_t *o, drv_error_t *error)
     return 0;
 }
 
-static void restore_node(struct ctld *ctld, json_t *o)
-{
-    const char *name = "", *reason = "", *user = "";
-    int drain = 0, down = 0;
-    json_int_t when = 0;
-    long i;
-
-    json_unpack(o, "{s?s s?b s?b s?s s?s s?I}", "name", &name, "drain",
-                &drain, "down", &down, "reason", &reason, "reason_user", &user,
-                "reason_time", &when);
-    if ((i = node_table_index(ctld->nodes, name)) < 0)
-        return;
-    struct ctld_node *n = &ctld->nodes->info[i];
-    n->drain = drain;
-    n->down = down;
-    free(n->reason);
-    free(n->reason_user);
-    n->reason = *reason ? xstrdup(reason) : NULL;
-    n->reason_user = *user ? xstrdup(user) : NULL;
-    n->reason_time = (time_t)when;
-}
-
 static int record_cb(json_t *rec, void *arg, drv_error_t *error)
 {
     struct ctld *ctld = arg;
@@ -78,7 +56,7 @@ static int record_cb(json_t *rec, void *arg, drv_error_t *error)
     if (!strcmp(op, "job"))
         return restore_job(ctld, json_object_get(rec, "job"), error);
     if (!strcmp(op, "node")) {
-        restore_node(ctld, rec);
+        node_table_admin_restore(ctld->nodes, rec);
     } else if (!strcmp(op, "purge")) {
         json_int_t id = json_integer_value(json_object_get(rec, "job_id"));
         struct job *job = ctld_job_find(ctld, (uint32_t)id);
@@ -106,7 +84,7 @@ static int snapshot_cb(json_t *snap, void *arg, drv_error_t *error)
             return -1;
     }
     json_array_foreach(json_object_get(snap, "nodes"), i, v)
-        restore_node(ctld, v);
+        node_table_admin_restore(ctld->nodes, v);
     return 0;
 }
 
@@ -144,16 +122,8 @@ int state_snapshot(struct ctld *ctld)
     HASH_ITER(hh, ctld->jobs, job, tmp)
         json_array_append_new(jobs, job_to_json(job, ctld->nodes->names,
                                                 JOB_JSON_LAUNCH));
-    for (size_t i = 0; i < ctld->nodes->count; i++) {
-        const struct ctld_node *n = &ctld->nodes->info[i];
-        json_array_append_new(
-            nodes, json_pack("{s:s s:b s:b s:s s:s s:I}", "name",
-                             n->conf->name, "drain", n->drain, "down", n->down,
-                             "reason", n->reason ? n->reason : "",
-                             "reason_user",
-                             n->reason_user ? n->reason_user : "",
-                             "reason_time", (json_int_t)n->reason_time));
-    }
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        json_array_append_new(nodes, node_table_admin_json(ctld->nodes, i));
     snap = json_pack("{s:I s:o s:o}", "next_job_id",
                      (json_int_t)ctld->next_job_id, "jobs", jobs, "nodes",
                      nodes);

@@ -24,11 +24,9 @@ static int feature_unknown(const char *name, void *arg)
     return 1;
 }
 
-static int check_features(struct ctld *ctld, const struct job *job,
+int submit_check_features(struct ctld *ctld, const char *expr,
                           drv_error_t *error)
 {
-    const char *expr = job->place.features;
-
     if (!expr)
         return 0;
     if (feature_expr_check(expr, error) < 0
@@ -53,19 +51,27 @@ int submit_check_place(struct ctld *ctld, struct job *job,
     const struct conf_partition *cp = part->conf;
 
     if (job_place_resolve(&job->place, &job->req, ctld->nodes, error) < 0
-        || check_features(ctld, job, error) < 0)
+        || submit_check_features(ctld, job->place.features, error) < 0)
         return -1;
     if (job->place.req_bm && !subset(job->place.req_bm, part->nodes)) {
         errno = EDRV_REQUESTED_NODES_NOT_IN_PARTITION;
         return errprintf(error, "nodes %s are not all in partition %s",
                          job->place.req_nodes, cp->name);
     }
+    submit_check_part_limits(job, part);
+    return 0;
+}
+
+void submit_check_part_limits(struct job *job,
+                              const struct ctld_partition *part)
+{
+    const struct conf_partition *cp = part->conf;
+
     if (cp->max_time_s != TIME_INFINITE && job->time_limit_s != TIME_INFINITE
         && job->time_limit_s > cp->max_time_s)
         job->reason = JOB_REASON_PART_TIME_LIMIT;
     if (cp->max_nodes != UINT32_MAX && job->req.min_nodes > cp->max_nodes)
         job->reason = JOB_REASON_PART_NODE_LIMIT;
-    return 0;
 }
 
 void submit_check_begin(struct job *job, time_t now)

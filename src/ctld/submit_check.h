@@ -24,6 +24,19 @@
 int submit_check_place(struct ctld *ctld, struct job *job,
                        const struct ctld_partition *part, drv_error_t *error);
 
+/* -C expression 'expr' (NULL: none) well formed and naming only features
+ * some node has.  Returns 0, or -1 with errno EDRV_INVALID_FEATURE and the
+ * reason in 'error'.
+ */
+int submit_check_features(struct ctld *ctld, const char *expr,
+                          drv_error_t *error);
+
+/* Set job->reason to PartitionTimeLimit / PartitionNodeLimit when the job
+ * is over the MaxTime / MaxNodes of 'part' (leaves it alone otherwise).
+ */
+void submit_check_part_limits(struct job *job,
+                              const struct ctld_partition *part);
+
 /* --begin: a begin time after 'now' becomes the eligible time, with
  * reason BeginTime unless the job is held.  Call after submit_time and
  * eligible_time are set.

@@ -6,8 +6,10 @@
  * each registration lists the running jobs and every completion not yet
  * acknowledged, so a controller that restarted learns all it missed.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -72,16 +74,30 @@ static json_t *running_jobs(struct noded *nd)
     return arr;
 }
 
+/* The host's operating system as Slurm's slurmd reports it for
+ * `scontrol show node` OS=: "sysname release version". */
+static void os_string(char *buf, size_t len)
+{
+    struct utsname u;
+
+    if (uname(&u) < 0)
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "%s %s %s", u.sysname, u.release, u.version);
+}
+
 static void register_send(struct noded *nd)
 {
     struct call_ctx *cc = xzalloc(sizeof(*cc));
+    char os[3 * sizeof(((struct utsname *)0)->release)];
     json_t *body;
 
     cc->nd = nd;
     cc->sent = json_copy(nd->done);
-    body = json_pack("{s:s s:I s:o s:O}", "node", nd->node->name,
+    os_string(os, sizeof(os));
+    body = json_pack("{s:s s:I s:o s:O s:s}", "node", nd->node->name,
                      "start_time", (json_int_t)nd->start_time, "jobs",
-                     running_jobs(nd), "done", cc->sent);
+                     running_jobs(nd), "done", cc->sent, "os", os);
     nd->register_in_flight = true;
     if (proto_call_async(nd->loop, nd->conf->ctld_addr, nd->conf->ctld_port,
                          nd->auth, "node_register", body,

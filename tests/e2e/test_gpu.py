@@ -89,7 +89,7 @@ def test_typed_gpu_request_on_untyped_nodes_is_rejected(cluster, tmp_path):
     r = cluster.run("sbatch", "--gres=gpu:h100:1", "--wrap", "true", cwd=tmp_path)
     assert r.returncode == 1
     assert r.stderr == ("sbatch: error: Batch job submission failed: "
-                        "Invalid generic resource (gres) specification\n")
+                        "Requested node configuration is not available\n")
 
 
 @pytest.mark.parametrize("cluster", [{"nodes": 2, "up_args": ["--gpu-type", "a100"]}],
@@ -104,4 +104,4 @@ def test_typed_gpu_request_runs_on_typed_nodes(cluster, tmp_path):
     node = cluster.run("scontrol", "show", "node", "node01", check=True).stdout
     assert "Gres=gpu:a100:8" in node
     r = cluster.run("sbatch", "--gres=gpu:v100:1", "--wrap", "true", cwd=tmp_path)
-    assert r.returncode == 1 and "Invalid generic resource" in r.stderr
+    assert r.returncode == 1 and "configuration is not available" in r.stderr

@@ -95,10 +95,11 @@ def test_begin_time_holds_job_until_then(cluster):
     assert job(cluster, j)["start_time"] >= o["eligible_time"]
     later = cluster.sbatch("--begin=2099-01-01T10:00:00", "--wrap=true")
     assert job(cluster, later)["state_reason"] == "BeginTime"
-    for bad in ("--begin=yesterdayish", "--begin=25:00", "--begin=now+3parsecs"):
-        r = cluster.run("sbatch", bad, "--wrap=true")
+    for bad, pos in (("yesterdayish", 0), ("25:00", 0), ("now+3parsecs", 3)):
+        r = cluster.run("sbatch", f"--begin={bad}", "--wrap=true")
         assert r.returncode == 255, bad
-        assert r.stderr == "sbatch: error: Invalid --begin specification\n"
+        assert r.stderr == (f"Invalid time specification (pos={pos}): {bad}\n"
+                            "sbatch: error: Invalid --begin specification\n")
 
 
 def test_partition_limits_make_jobs_pend(cluster_root):
@@ -211,7 +212,7 @@ def test_gpu_options_size_cpus_memory_and_gpus(cluster):
         path = cluster.workdir / name
         wait_until(lambda: path.exists() and path.read_text(), 10, name)
         assert path.read_text() == text
-    r = cluster.run("sbatch", "--gpus-per-task=x", "--wrap=true")
+    r = cluster.run("sbatch", "-n1", "--gpus-per-task=x", "--wrap=true")
     assert (r.returncode, r.stderr) == (
         255, "sbatch: error: Invalid --gpus-per-task specification\n")
     r = cluster.run("sbatch", "-n1", "--gpus-per-task=9", "--wrap=true")

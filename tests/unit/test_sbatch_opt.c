@@ -236,8 +236,8 @@ static void gpus_option_counts_whole_job(void **state)
     assert_int_equal(num(b, "gpus"), 4);
     assert_null(json_object_get(b, "gpus_per_node"));
     json_decref(b);
-    b = must_parse(ARGV("-G", "v100:3", "--gpus-per-node=2", "--wrap=x"), "",
-                   NO_ENV);
+    b = must_parse(ARGV("-G", "v100:3", "--gpus-per-node=v100:2", "--wrap=x"),
+                   "", NO_ENV);
     assert_int_equal(num(b, "gpus"), 3);
     assert_int_equal(num(b, "gpus_per_node"), 2);
     assert_string_equal(str(b, "gpu_type"), "v100");
@@ -249,6 +249,7 @@ static void bad_gres_is_rejected_like_the_controller(void **state)
     static const char *const bad[] = {"gpu:x:y:z", "gpu:", ":2", "gpu,,mps",
                                       "gpu:a100:2x"};
     struct sbatch_error e;
+    json_t *b;
 
     (void)state;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -261,8 +262,18 @@ static void bad_gres_is_rejected_like_the_controller(void **state)
                                     "generic resource (gres) specification");
         free(opt);
     }
-    assert_null(body_for(ARGV("--gpus=a100", "--wrap=true"), "", NO_ENV, &e));
+    /* As Slurm, a type alone counts one GPU of it (the controller then
+     * refuses a type no node has), and typed and untyped GPU requests
+     * together are refused. */
+    b = must_parse(ARGV("--gpus=a100", "--wrap=true"), "", NO_ENV);
+    assert_int_equal(num(b, "gpus"), 1);
+    assert_string_equal(str(b, "gpu_type"), "a100");
+    json_decref(b);
+    assert_null(body_for(ARGV("--gres=gpu", "--gpus=a100", "--wrap=true"), "",
+                         NO_ENV, &e));
     assert_int_equal(e.exit_code, 1);
+    assert_string_equal(e.text, "Invalid GRES specification (with and "
+                                "without type identification)");
 }
 
 static void bad_values_give_slurms_messages(void **state)

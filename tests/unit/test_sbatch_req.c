@@ -36,6 +36,23 @@ static time_t begin(const char *s)
     return t;
 }
 
+/* Where Slurm's parse_time() says a bad time failed: (pos=N). */
+static void bad_time_reports_slurms_position(void **state)
+{
+    static const struct { const char *s; int pos; } cases[] = {
+        {"bogus", 0}, {"2020-13-45", 5}, {"2020-01-45", 8}, {"now+abc", 3},
+        {"25:00", 0}, {"2020-01-01Tx", 11},
+    };
+    time_t t;
+    int pos;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_int_equal(sbatch_parse_time(cases[i].s, NOW, &t, &pos), -1);
+        assert_int_equal(pos, cases[i].pos);
+    }
+}
+
 static void begin_now_takes_offsets_in_any_unit_prefix(void **state)
 {
     (void)state;
@@ -233,6 +250,7 @@ int main(void)
         cmocka_unit_test(begin_time_of_day_is_today_or_tomorrow),
         cmocka_unit_test(begin_dates_and_words),
         cmocka_unit_test(begin_rejects_malformed_values),
+        cmocka_unit_test(bad_time_reports_slurms_position),
         cmocka_unit_test(signal_parses_names_numbers_and_prefixes),
         cmocka_unit_test(signal_rejects_malformed_values),
         cmocka_unit_test(finish_turns_signal_into_description_fields),

@@ -79,6 +79,34 @@ static void set_each(json_t *o, void (*f)(json_t *, const char *),
         f(o, *keys);
 }
 
+/* True once the job has left the queue for good (COMPLETED, CANCELLED, ...). */
+static bool job_ended(const json_t *job)
+{
+    const char *st = job_state_name(job_base_state_of(job));
+
+    return strcmp(st, "PENDING") && strcmp(st, "RUNNING")
+           && strcmp(st, "SUSPENDED");
+}
+
+/* Slurm's job flags Drover can know: accrual is over once the job left
+ * PENDING (Slurm sets JOB_ACCRUE_OVER when a job starts or ends). */
+static json_t *job_flags(const json_t *job)
+{
+    json_t *flags = json_array();
+
+    if (strcmp(job_state_name(job_base_state_of(job)), "PENDING"))
+        json_array_append_new(flags, json_string("JOB_ACCRUE_OVER"));
+    return flags;
+}
+
+/* Slurm 22.05 prints "nice" and "cpus" as null for a job that ended
+ * without ever getting nodes (golden squeue-json: an srun cancelled while
+ * pending). */
+static bool job_never_ran(const json_t *job)
+{
+    return job_ended(job) && !*jstr_or(job, "nodes", "");
+}
+
 static void job_head(json_t *o, const json_t *job)
 {
     const char *tasks = jstr(job, "array_task_str");
@@ -97,7 +125,7 @@ static void job_head(json_t *o, const json_t *job)
     s(o, "batch_features", "");
     b(o, "batch_flag", jint(job, "batch_flag", 1) != 0);
     s(o, "batch_host", jstr(job, "batch_host"));
-    empty(o, "flags");
+    json_object_set_new(o, "flags", job_flags(job));
     s(o, "burst_buffer", "");
     s(o, "burst_buffer_state", "");
     s(o, "cluster", jstr_or(job, "cluster_name", cluster_name));
@@ -152,12 +180,18 @@ static void job_ids(json_t *o, const json_t *job)
     s(o, "memory_per_tres", "");
     s(o, "name", jstr(job, "name"));
     s(o, "nodes", jstr(job, "nodes"));
-    i(o, "nice", jint(job, "nice", 0));
+    if (job_never_ran(job))
+        nul(o, "nice");
+    else
+        i(o, "nice", jint(job, "nice", 0));
     nul(o, "tasks_per_core");
     i(o, "tasks_per_node", jint(job, "ntasks_per_node", 0));
     nul(o, "tasks_per_socket");
     i(o, "tasks_per_board", 0);
-    i(o, "cpus", job_view_cpus(job));
+    if (job_never_ran(job))
+        nul(o, "cpus");
+    else
+        i(o, "cpus", job_view_cpus(job));
     i(o, "node_count", job_view_node_count(job));
     i(o, "tasks", jint(job, "num_tasks", 1));
     nul(o, "het_job_id");
@@ -288,7 +322,7 @@ static void node_head(json_t *o, const json_t *node)
     json_object_set_new(o, "state", lower(jstr_or(node, "state", "UNKNOWN")));
     json_object_set_new(o, "state_flags", node_flags(node));
     empty(o, "next_state_after_reboot_flags");
-    s(o, "operating_system", "");
+    s(o, "operating_system", jstr(node, "os"));
     nul(o, "owner");
     json_object_set(o, "partitions",
                     json_object_get(node, "partitions") ?: json_array());

@@ -401,9 +401,11 @@ static int set_nodes(struct sbatch_opts *o, const struct optdef *d,
 
     (void)d;
     if (!dash) {
-        if ((min = max = node_count(arg)) <= 0)
+        if ((min = max = node_count(arg)) < 0)
             return fail(e, 255, "error", "\"%s\" is not a valid node count",
                         arg);
+        if (min == 0) /* Slurm's controller refuses it: send it on */
+            min = max = -1;
     } else {
         char *lo = xasprintf("%.*s", (int)(dash - arg), arg);
 
@@ -1364,14 +1366,19 @@ static bool word_ok(const char *s, const char *extra)
     return true;
 }
 
-/* One entry: "name[:type][:count]" (named) or "[type:]count".  Adds gpu
- * counts to *gpus and keeps the first GPU type.  Returns 0 or -1.
+/* GPU specifications seen, typed or not (Slurm refuses a mix). */
+enum gres_kind { GRES_UNTYPED = 1, GRES_TYPED = 2 };
+
+/* One entry: "name[:type][:count]" (named) or "[type:]count"; as Slurm, a
+ * type alone counts 1.  Adds gpu counts to *gpus, keeps the first GPU type
+ * and ORs enum gres_kind into *kinds.  Returns 0 or -1.
  */
-static int gres_entry(char *ent, bool named, long *gpus, char **type)
+static int gres_entry(char *ent, bool named, long *gpus, char **type,
+                      unsigned *kinds)
 {
     char *f[4] = {0};
     int n = 0;
-    long count = named ? 1 : -1;
+    long count = 1;
     const char *t = NULL;
 
     for (char *tok = ent, *sep; n < 4; tok = sep + 1) {
@@ -1392,16 +1399,18 @@ static int gres_entry(char *ent, bool named, long *gpus, char **type)
             t = f[i];
         }
     }
-    if (count < 0 || (named && strcmp(f[0], "gpu")))
-        return count < 0 ? -1 : 0;
+    if (named && strcmp(f[0], "gpu"))
+        return 0;
     *gpus += count;
+    *kinds |= t ? GRES_TYPED : GRES_UNTYPED;
     if (t && !*type)
         *type = xstrdup(t);
     return 0;
 }
 
 /* A comma-separated --gres (named) or --gpus list. */
-static int gres_parse(const char *spec, bool named, long *gpus, char **type)
+static int gres_parse(const char *spec, bool named, long *gpus, char **type,
+                      unsigned *kinds)
 {
     char *copy = xstrdup(spec), *save = NULL, *tok;
     int rc = 0, entries = 0;
@@ -1409,7 +1418,7 @@ static int gres_parse(const char *spec, bool named, long *gpus, char **type)
     *gpus = 0;
     for (tok = strtok_r(copy, ",", &save); tok && rc == 0;
          tok = strtok_r(NULL, ",", &save), entries++)
-        rc = gres_entry(tok, named, gpus, type);
+        rc = gres_entry(tok, named, gpus, type, kinds);
     if (entries == 0 || spec[strlen(spec) - 1] == ',' || strstr(spec, ",,"))
         rc = -1;
     free(copy);
@@ -1429,21 +1438,22 @@ static int add_gpus(const struct sbatch_opts *o, json_t *body,
     char *type = NULL;
     long n;
     int rc = -1;
+    unsigned kinds = 0;
 
     if (o->gres) {
-        if (gres_parse(o->gres, true, &n, &type) < 0)
+        if (gres_parse(o->gres, true, &n, &type, &kinds) < 0)
             goto out;
         json_object_set_new(body, "gres", json_string(o->gres));
         if (n > 0)
             json_object_set_new(body, "gpus_per_node", json_integer(n));
     }
     if (o->gpus) {
-        if (gres_parse(o->gpus, false, &n, &type) < 0)
+        if (gres_parse(o->gpus, false, &n, &type, &kinds) < 0)
             goto out;
         json_object_set_new(body, "gpus", json_integer(n));
     }
     if (o->gpus_per_node) {
-        if (gres_parse(o->gpus_per_node, false, &n, &type) < 0)
+        if (gres_parse(o->gpus_per_node, false, &n, &type, &kinds) < 0)
             goto out;
         json_object_set_new(body, "gpus_per_node", json_integer(n));
     }
@@ -1452,6 +1462,9 @@ static int add_gpus(const struct sbatch_opts *o, json_t *body,
     rc = 0;
 out:
     free(type);
+    if (rc == 0 && kinds == (GRES_TYPED | GRES_UNTYPED))
+        return fail(e, 1, "error", "Invalid GRES specification (with and "
+                                   "without type identification)");
     return rc < 0 ? gres_fail(e) : 0;
 }
 
@@ -1624,6 +1637,9 @@ static void add_resources(const struct sbatch_opts *o, json_t *body)
     if (o->nodes_min > 0) {
         set_int(body, "nodes_min", o->nodes_min);
         set_int(body, "nodes_max", o->nodes_max);
+    } else if (o->nodes_min < 0) {
+        set_int(body, "nodes_min", 0);
+        set_int(body, "nodes_max", 0);
     }
     set_int(body, "ntasks", o->ntasks);
     json_object_set_new(body, "ntasks_set", json_boolean(o->ntasks_set));

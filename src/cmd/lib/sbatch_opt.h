@@ -62,7 +62,7 @@ struct sbatch_opts {
     /* job description */
     char *job_name, *partition, *comment, *work_dir;
     char *std_out, *std_err, *std_in;
-    int nodes_min, nodes_max; /* 0: not given */
+    int nodes_min, nodes_max; /* 0: not given; -1: -N 0 */
     int ntasks;
     bool ntasks_set;
     int cpus_per_task;        /* 0: not given */

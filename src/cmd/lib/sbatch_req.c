@@ -59,12 +59,14 @@ static bool parse_hms(const char *s, struct tm *tm)
     return true;
 }
 
-/* A date part: "YYYY-MM-DD", "MM/DD[/YY]", or a word. */
-static bool parse_date(const char *s, struct tm *tm, bool *has_time)
+/* A date part: "YYYY-MM-DD", "MM/DD[/YY]", or a word.  On failure *bad
+ * is the offset of the bad field (0: the whole word). */
+static bool parse_date(const char *s, struct tm *tm, bool *has_time, int *bad)
 {
     int y, mo, d, len = 0;
 
     *has_time = false;
+    *bad = 0;
     if (!strcasecmp(s, "today"))
         return true;
     if (!strcasecmp(s, "tomorrow") || !strcasecmp(s, "midnight")) {
@@ -79,6 +81,7 @@ static bool parse_date(const char *s, struct tm *tm, bool *has_time)
     }
     if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &len) == 3 && !s[len]) {
         tm->tm_year = y - 1900;
+        *bad = mo < 1 || mo > 12 ? 5 : 8; /* where Slurm's parse stops */
     } else if (sscanf(s, "%2d/%2d/%2d%n", &mo, &d, &y, &len) == 3 && !s[len]) {
         tm->tm_year = y + 100;
     } else if (sscanf(s, "%2d/%2d%n", &mo, &d, &len) == 2 && !s[len]) {
@@ -88,23 +91,26 @@ static bool parse_date(const char *s, struct tm *tm, bool *has_time)
     }
     if (mo < 1 || mo > 12 || d < 1 || d > 31)
         return false;
+    *bad = 0;
     tm->tm_mon = mo - 1;
     tm->tm_mday = d;
     return true;
 }
 
-int sbatch_parse_begin(const char *s, time_t now, time_t *out)
+int sbatch_parse_time(const char *s, time_t now, time_t *out, int *pos)
 {
     struct tm tm;
     char date[64];
     const char *t = strchr(s, 'T');
     bool has_time = false, time_only;
     int64_t off;
+    int bad = 0;
 
+    *pos = 0;
     if (!strncasecmp(s, "now", 3)) {
         off = s[3] ? parse_offset(s + 3) : 0;
         if (off < 0)
-            return errno = EINVAL, -1;
+            return *pos = 3, errno = EINVAL, -1;
         *out = now + (time_t)off;
         return 0;
     }
@@ -121,8 +127,10 @@ int sbatch_parse_begin(const char *s, time_t now, time_t *out)
             return errno = EINVAL, -1;
         memcpy(date, s, n);
         date[n] = '\0';
-        if (!parse_date(date, &tm, &has_time) || (t && !parse_hms(t + 1, &tm)))
-            return errno = EINVAL, -1;
+        if (!parse_date(date, &tm, &has_time, &bad))
+            return *pos = bad, errno = EINVAL, -1;
+        if (t && !parse_hms(t + 1, &tm))
+            return *pos = (int)n + 1, errno = EINVAL, -1;
     }
     *out = mktime(&tm);
     if (time_only && *out < now) {
@@ -131,6 +139,13 @@ int sbatch_parse_begin(const char *s, time_t now, time_t *out)
     }
     (void)has_time;
     return *out == (time_t)-1 ? (errno = EINVAL, -1) : 0;
+}
+
+int sbatch_parse_begin(const char *s, time_t now, time_t *out)
+{
+    int pos;
+
+    return sbatch_parse_time(s, now, out, &pos);
 }
 
 static int signal_number(const char *s)
@@ -191,6 +206,15 @@ static int fail(struct sbatch_error *e, const char *text)
     return -1;
 }
 
+/* Slurm's parse_time() prints where a time failed to parse, bare, before
+ * the command's own error. */
+static int time_fail(struct sbatch_error *e, const char *s, int pos,
+                     const char *text)
+{
+    fprintf(stderr, "Invalid time specification (pos=%d): %s\n", pos, s);
+    return fail(e, text);
+}
+
 /* Move string 'from' to 'to' in 'desc'. */
 static void rename_key(json_t *desc, const char *from, const char *to)
 {
@@ -207,18 +231,18 @@ static int finish_times(json_t *desc, time_t now, struct sbatch_error *e)
     const char *v;
     time_t t;
     int64_t secs;
-    int signo, ssecs, batch;
+    int signo, ssecs, batch, pos;
 
     if ((v = json_string_value(json_object_get(desc, "begin")))) {
-        if (sbatch_parse_begin(v, now, &t) < 0)
-            return fail(e, "Invalid --begin specification");
+        if (sbatch_parse_time(v, now, &t, &pos) < 0)
+            return time_fail(e, v, pos, "Invalid --begin specification");
         json_object_set_new(desc, "begin_time", json_integer(t));
         json_object_del(desc, "begin");
     }
     /* --deadline is checked with --begin's syntax and passed on. */
     if ((v = json_string_value(json_object_get(desc, "deadline")))
-        && sbatch_parse_begin(v, now, &t) < 0)
-        return fail(e, "Invalid --deadline specification");
+        && sbatch_parse_time(v, now, &t, &pos) < 0)
+        return time_fail(e, v, pos, "Invalid --deadline specification");
     if ((v = json_string_value(json_object_get(desc, "time_min")))) {
         if (timefmt_parse_limit(v, &secs, NULL) < 0)
             return fail(e, "Invalid --time-min specification");
@@ -371,6 +395,15 @@ int sbatch_req_finish(json_t *desc, time_t now, struct sbatch_error *e)
             json_object_set_new(desc, "open_mode", json_string("truncate"));
         else
             return fail(e, "Invalid --open-mode specification");
+    }
+    if (json_object_get(desc, "gpus_per_task")
+        && !json_object_get(desc, "gpus")
+        && !json_is_true(json_object_get(desc, "ntasks_set"))) {
+        fail(e, "Failed to validate job spec. --gpus-per-task used without "
+                "either --gpus or -n/--ntasks is not allowed.\n"
+                "Invalid generic resource (gres) specification");
+        e->exit_code = 1; /* Slurm's client-side GRES validation */
+        return -1;
     }
     if (sbatch_req_identity(desc, getuid(), e) < 0
         || sbatch_req_gpu_opts(desc, e) < 0)

@@ -22,6 +22,12 @@
  */
 int sbatch_parse_begin(const char *s, time_t now, time_t *out);
 
+/* sbatch_parse_begin() that also sets *pos, on failure, to the offset
+ * Slurm's parse_time() reports ("Invalid time specification (pos=N)"):
+ * 3 after "now", the bad field of a date (5: month, 8: day), else 0.
+ */
+int sbatch_parse_time(const char *s, time_t now, time_t *out, int *pos);
+
 /* Parse --signal "[{R|B}:]SIG[@SECS]" (SIG a number or name with or
  * without "SIG"; SECS defaults to 60, at most 65535).  Returns 0, or -1
  * with errno=EINVAL.

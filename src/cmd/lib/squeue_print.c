@@ -592,11 +592,13 @@ static const char sort_letters[] = "CDGMNPQSTUVegijlLmNpStuV";
 
 int squeue_sort_check(const char *spec, char *bad)
 {
-    for (const char *p = spec; p && *p; p++) {
-        if (*p == ',' || *p == '+' || *p == '-')
+    for (size_t i = spec ? strlen(spec) : 0; i > 0; i--) {
+        char c = spec[i - 1];
+
+        if (c == ',' || c == '+' || c == '-')
             continue;
-        if (!strchr(sort_letters, *p)) {
-            *bad = *p;
+        if (!strchr(sort_letters, c)) {
+            *bad = c;
             return -1;
         }
     }

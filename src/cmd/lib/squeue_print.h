@@ -78,7 +78,8 @@ struct squeue_filter {
 bool squeue_job_selected(const json_t *job, const struct squeue_filter *f);
 
 /* Check a -S sort specification ("P,t,-p", "i", "-V").  Returns 0, or -1
- * with *bad set to the first letter squeue does not know.
+ * with *bad set to the last letter squeue does not know (Slurm applies the
+ * keys from the last one and stops at the first it does not know).
  */
 int squeue_sort_check(const char *spec, char *bad);
 

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * job_update.c - scontrol update JobId= with Partition=, NumNodes=,
+ * StartTime=, Name=, Features= (job_update.h)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "ctld/job_update.h"
+#include "ctld/submit_check.h"
+
+static int bad(int errnum, drv_error_t *error, const char *what)
+{
+    errno = errnum;
+    return errprintf(error, "%s", what);
+}
+
+/* The keys present with their JSON types; NULL members when absent. */
+struct update_keys {
+    json_t *part, *nmin, *nmax, *begin, *name, *features;
+};
+
+static int get_keys(json_t *body, struct update_keys *k, drv_error_t *error)
+{
+    *k = (struct update_keys){
+        json_object_get(body, "partition"), json_object_get(body, "nodes_min"),
+        json_object_get(body, "nodes_max"), json_object_get(body, "begin_time"),
+        json_object_get(body, "name"), json_object_get(body, "features")};
+    if ((k->part && !json_is_string(k->part))
+        || (k->nmin && !json_is_integer(k->nmin))
+        || (k->nmax && !json_is_integer(k->nmax))
+        || (k->begin && !json_is_integer(k->begin))
+        || (k->name && !json_is_string(k->name))
+        || (k->features && !json_is_string(k->features)))
+        return bad(EDRV_PROTOCOL_MALFORMED, error, "job_update value type");
+    return 0;
+}
+
+/* NumNodes=min[-max]: as Slurm, at least 1 and max not under min. */
+static int check_nodes(struct update_keys *k, struct job_update *u,
+                       drv_error_t *error)
+{
+    json_int_t min = json_integer_value(k->nmin);
+    json_int_t max = k->nmax ? json_integer_value(k->nmax) : min;
+
+    if (min < 1 || min > UINT32_MAX || max < min || max > UINT32_MAX)
+        return bad(EDRV_INVALID_NODE_COUNT, error, "node count");
+    u->min_nodes = (uint32_t)min;
+    u->max_nodes = (uint32_t)max;
+    return 0;
+}
+
+int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
+                     struct job_update *u, drv_error_t *error)
+{
+    struct update_keys k;
+
+    *u = (struct job_update){0};
+    if (get_keys(body, &k, error) < 0)
+        return -1;
+    u->any = k.part || k.nmin || k.begin || k.name || k.features;
+    if ((k.part || k.nmin || k.begin || k.features)
+        && job->state != JOB_PENDING)
+        return bad(EDRV_JOB_NOT_PENDING, error, "job is not pending");
+    if (k.part && !(u->part = node_table_partition(
+                        ctld->nodes, json_string_value(k.part))))
+        return bad(EDRV_INVALID_PARTITION_NAME, error, "unknown partition");
+    if (k.nmin && check_nodes(&k, u, error) < 0)
+        return -1;
+    if (k.features && json_string_length(k.features) > 0
+        && submit_check_features(ctld, json_string_value(k.features), error)
+               < 0)
+        return -1;
+    if ((u->has_begin = k.begin != NULL))
+        u->begin = json_integer_value(k.begin);
+    u->name = json_string_value(k.name);
+    u->features = json_string_value(k.features);
+    return 0;
+}
+
+/* Partition and node count: re-judge the partition-limit reasons. */
+static void apply_place(struct ctld *ctld, struct job *job,
+                        const struct job_update *u)
+{
+    struct ctld_partition *part;
+
+    if (u->part) {
+        free(job->partition);
+        job->partition = xstrdup(u->part->conf->name);
+    }
+    if (u->min_nodes) {
+        job->req.min_nodes = u->min_nodes;
+        job->req.max_nodes = u->max_nodes;
+        if (job->req.ntasks && job->req.ntasks < u->min_nodes)
+            job->req.ntasks = u->min_nodes; /* a task per node at least */
+    }
+    if (!(part = node_table_partition(ctld->nodes, job->partition)))
+        return;
+    job->req.allowed_nodes = part->nodes;
+    if (job->reason == JOB_REASON_PART_NODE_LIMIT
+        || job->reason == JOB_REASON_PART_TIME_LIMIT)
+        job->reason = JOB_REASON_NONE;
+    if (job->reason != JOB_REASON_NONE)
+        return;
+    submit_check_part_limits(job, part);
+    if (job->req.min_nodes > bitmap_count(part->nodes))
+        job->reason = JOB_REASON_PART_NODE_LIMIT;
+}
+
+/* StartTime: eligible then; BeginTime while that is in the future. */
+static void apply_begin(struct ctld *ctld, struct job *job, int64_t begin)
+{
+    time_t now = ctld_now(ctld);
+
+    job->place.begin_time = begin > now ? begin : 0;
+    if (begin > now) {
+        job->eligible_time = (time_t)begin;
+        if (job->reason == JOB_REASON_NONE)
+            job->reason = JOB_REASON_BEGIN_TIME;
+    } else if (job->reason == JOB_REASON_BEGIN_TIME
+               || job->eligible_time > now) {
+        job->eligible_time = now;
+        if (job->reason == JOB_REASON_BEGIN_TIME)
+            job->reason = JOB_REASON_NONE;
+    }
+}
+
+void job_update_apply(struct ctld *ctld, struct job *job,
+                      const struct job_update *u)
+{
+    if (u->part || u->min_nodes)
+        apply_place(ctld, job, u);
+    if (u->has_begin)
+        apply_begin(ctld, job, u->begin);
+    if (u->name) {
+        free(job->name);
+        job->name = xstrdup(u->name);
+    }
+    if (u->features) {
+        free(job->place.features);
+        job->place.features = u->features[0] ? xstrdup(u->features) : NULL;
+        job->req.features = job->place.features;
+    }
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * job_update.h - the fields of scontrol update JobId= beyond TimeLimit and
+ * Dependency: Partition=, NumNodes=, StartTime=, Name=, Features=
+ *
+ * Checked all together first (job_update_check), applied only when every
+ * field is valid (job_update_apply), so a refused request changes nothing.
+ */
+#ifndef DROVER_CTLD_JOB_UPDATE_H
+#define DROVER_CTLD_JOB_UPDATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "ctld/ctld.h"
+
+/* The checked values of one request; strings are borrowed from its body. */
+struct job_update {
+    bool any;                            /* some field below was given */
+    const struct ctld_partition *part;   /* "partition"; NULL: unchanged */
+    uint32_t min_nodes, max_nodes;       /* "nodes_min"/"nodes_max"; 0: no */
+    bool has_begin;                      /* "begin_time" (epoch seconds) */
+    int64_t begin;
+    const char *name;                    /* "name"; NULL: unchanged */
+    const char *features;                /* "features"; "" clears; NULL no */
+};
+
+/* Check the fields of job_update body 'body' for 'job', as Slurm's
+ * update_job: all but Name= need a pending job (EDRV_JOB_NOT_PENDING);
+ * an unknown partition is EDRV_INVALID_PARTITION_NAME, a node count of
+ * 0 or a maximum under the minimum EDRV_INVALID_NODE_COUNT, a bad or
+ * unknown feature EDRV_INVALID_FEATURE, a value of the wrong JSON type
+ * EDRV_PROTOCOL_MALFORMED.  Fills *u; returns 0, or -1 with errno set
+ * and the reason in 'error' (may be NULL).
+ */
+int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
+                     struct job_update *u, drv_error_t *error);
+
+/* Apply what job_update_check() accepted to 'job' (not journaled):
+ * partition and node count re-evaluate the partition-limit reasons,
+ * StartTime sets the eligible time (BeginTime while in the future).
+ */
+void job_update_apply(struct ctld *ctld, struct job *job,
+                      const struct job_update *u);
+
+#endif /* !DROVER_CTLD_JOB_UPDATE_H */
