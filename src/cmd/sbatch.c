@@ -111,6 +111,21 @@ static char *short_hostname(void)
     return xstrdup(host);
 }
 
+/* Print a refused submission as Slurm does: the lines it adds for some
+ * errors, then "<what>: <error text>". */
+static void submit_error(const struct sbatch_opts *o, int errnum,
+                         const drv_error_t *error, const char *what)
+{
+    if (errnum == EDRV_INVALID_PARTITION_NAME && o->partition)
+        fprintf(stderr, "sbatch: error: invalid partition specified: %s\n",
+                o->partition);
+    /* Slurm's controller adds this message to the error. */
+    if (errnum == EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE
+        && !strcmp(error->text, "Memory specification can not be satisfied"))
+        fprintf(stderr, "sbatch: error: %s\n", error->text);
+    fprintf(stderr, "sbatch: error: %s: %s\n", what, drv_strerror(errnum));
+}
+
 /* Send the job; returns its id, or 0 after printing Slurm's error. */
 static uint32_t submit(const struct sbatch_opts *o, json_t *body)
 {
@@ -119,17 +134,7 @@ static uint32_t submit(const struct sbatch_opts *o, json_t *body)
     json_int_t id = 0;
 
     if (cmd_rpc("sbatch", "job_submit", body, &resp, &error) < 0) {
-        int errnum = errno;
-
-        if (errnum == EDRV_INVALID_PARTITION_NAME && o->partition)
-            fprintf(stderr, "sbatch: error: invalid partition specified: %s\n",
-                    o->partition);
-        /* Slurm's controller adds this message to the error. */
-        if (errnum == EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE
-            && !strcmp(error.text, "Memory specification can not be satisfied"))
-            fprintf(stderr, "sbatch: error: %s\n", error.text);
-        fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n",
-                drv_strerror(errnum));
+        submit_error(o, errno, &error, "Batch job submission failed");
         return 0;
     }
     id = json_integer_value(json_object_get(resp, "job_id"));
@@ -235,17 +240,7 @@ static int test_only(const struct sbatch_opts *o, json_t *body)
 
     json_object_set_new(body, "test_only", json_true());
     if (cmd_rpc("sbatch", "job_submit", body, &resp, &error) < 0) {
-        int errnum = errno;
-
-        if (errnum == EDRV_INVALID_PARTITION_NAME && o->partition)
-            fprintf(stderr, "sbatch: error: invalid partition specified: %s\n",
-                    o->partition);
-        /* Slurm's controller adds this message to the error. */
-        if (errnum == EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE
-            && !strcmp(error.text, "Memory specification can not be satisfied"))
-            fprintf(stderr, "sbatch: error: %s\n", error.text);
-        fprintf(stderr, "sbatch: error: Job submit/allocate failed: %s\n",
-                drv_strerror(errnum));
+        submit_error(o, errno, &error, "Job submit/allocate failed");
         return 1;
     }
     json_unpack(resp, "{s?I s?I s?I s?s s?s}", "job_id", &id, "start_time",
