@@ -160,6 +160,10 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job)
 void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
                        bool timed_out, bool node_failed)
 {
+    /* Step tasks on the other nodes end with the job (the batch host
+     * kills its own). */
+    for (uint32_t i = 1; job->alloc && i < job->alloc->node_count; i++)
+        ctld_node_terminate_stray(ctld, job->alloc->node_idx[i], job->id);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
         ctld_job_requeue(ctld, job);

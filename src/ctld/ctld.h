@@ -121,5 +121,6 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job);
 extern const struct proto_handler rpc_job_handlers[];
 extern const struct proto_handler rpc_node_handlers[];
 extern const struct proto_handler rpc_config_handlers[]; /* rpc_config.c */
+extern const struct proto_handler rpc_step_handlers[]; /* rpc_step.c */
 
 #endif /* !DROVER_CTLD_CTLD_H */

@@ -192,6 +192,9 @@ json_t *job_to_json(const struct job *job, const char *const *node_names,
     json_t *req = job_req_to_json(job);
     json_object_update(o, req);
     json_decref(req);
+    if (job->next_step_id)
+        json_object_set_new(o, "next_step_id",
+                            json_integer(job->next_step_id));
     job_place_to_json(&job->place, o);
     set_str(o, "name", job->name);
     set_str(o, "user_name", job->user_name);
@@ -272,6 +275,7 @@ static const struct {
     {"exit_status", offsetof(struct job, exit_status), K_I32},
     {"requeue", offsetof(struct job, requeue), K_BOOL},
     {"restarts", offsetof(struct job, restarts), K_U32},
+    {"next_step_id", offsetof(struct job, next_step_id), K_U32},
     {"nodes_min", offsetof(struct job, req.min_nodes), K_U32},
     {"nodes_max", offsetof(struct job, req.max_nodes), K_U32},
     {"num_tasks", offsetof(struct job, req.ntasks), K_U32},

@@ -95,6 +95,7 @@ struct job {
     int exit_status;       /* raw wait status */
     bool requeue;          /* --requeue (Slurm's default) */
     uint32_t restarts;
+    uint32_t next_step_id; /* srun: the id the next step gets */
     char *work_dir;
     char *std_out;
     char *std_err;

@@ -33,6 +33,7 @@ static void kill_cb(uv_timer_t *t)
 
     log_info("JobId=%u: KillWait over, sending SIGKILL", job->id);
     killpg(job->pid, SIGKILL);
+    step_signal_job(job->nd, job->id, SIGKILL);
 }
 
 void jobs_terminate(struct noded *nd, struct nd_job *job)
@@ -43,6 +44,7 @@ void jobs_terminate(struct noded *nd, struct nd_job *job)
     job->terminating = true;
     killpg(job->pid, SIGCONT);
     killpg(job->pid, SIGTERM);
+    step_signal_job(nd, job->id, SIGTERM);
     uv_timer_start(&job->kill_timer, kill_cb,
                    (uint64_t)(job->kill_wait_s ? job->kill_wait_s : 1) * 1000,
                    0);
@@ -139,6 +141,7 @@ static void job_ended(struct noded *nd, struct nd_job *job, int status)
     log_info("JobId=%u: batch script exited, status %d%s", job->id, status,
              job->timed_out ? " (time limit)" : "");
     killpg(job->pid, SIGKILL); /* what the script left behind */
+    step_signal_job(nd, job->id, SIGKILL); /* and its steps, as Slurm */
     spool_remove(nd, job->id);
     HASH_DEL(nd->jobs, job);
     job->open_handles = 3;
@@ -157,6 +160,8 @@ void jobs_sigchld_cb(uv_signal_t *h, int signo)
 
     (void)signo;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (step_reaped(nd, pid, status))
+            continue;
         HASH_ITER(hh, nd->jobs, job, tmp) {
             if (job->pid == pid) {
                 job_ended(nd, job, status);

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,19 +101,6 @@ static int open_as(const char *path, int flags, int target)
     return 0;
 }
 
-/* In the child: become the user.  Root switches identity; an unprivileged
- * droverd can only run its own user's jobs. */
-static int become_user(const struct launch *l)
-{
-    if (getuid() != 0)
-        return l->uid == getuid() ? 0 : (errno = EPERM, -1);
-    if (initgroups(l->user, l->gid) < 0 && setgroups(0, NULL) < 0)
-        return -1;
-    if (setgid(l->gid) < 0 || setuid(l->uid) < 0)
-        return -1;
-    return 0;
-}
-
 static void child_fail(const char *what)
 {
     fprintf(stderr, "droverd: job launch: %s: %s\n", what, strerror(errno));
@@ -148,14 +134,8 @@ static void set_task_pid(char **envp)
 
 static void exec_child(struct launch *l)
 {
-    sigset_t all;
-
-    sigemptyset(&all);
-    sigprocmask(SIG_SETMASK, &all, NULL);
-    for (int s = 1; s < NSIG; s++)
-        signal(s, SIG_DFL);
-    setsid();
-    if (become_user(l) < 0)
+    child_reset();
+    if (child_become_user(l->user, l->uid, l->gid) < 0)
         child_fail("setting user");
     if (chdir(l->work_dir) < 0 && chdir("/tmp") < 0)
         child_fail("chdir");

@@ -52,6 +52,7 @@ struct noded {
     proto_server_t *server;
     char *spool_dir;
     struct nd_job *jobs;      /* uthash by id */
+    struct nd_step *steps;    /* step.c: running steps (a list) */
     json_t *done;             /* completions not yet acknowledged */
     uv_timer_t register_timer;
     uv_signal_t sigchld;
@@ -67,6 +68,25 @@ struct noded {
  * 'error' set.
  */
 struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error);
+
+/* child.c: in a forked child before exec.  child_reset(): default
+ * signal dispositions, empty mask, new session.  child_become_user():
+ * root takes the user's groups, gid and uid; an unprivileged droverd may
+ * only run its own uid (else -1, errno EPERM).  Returns 0 or -1 (errno).
+ */
+void child_reset(void);
+int child_become_user(const char *user, uid_t uid, gid_t gid);
+
+/* step.c: job steps (srun).  step_launch() forks the tasks of one node
+ * described by a step_launch body and streams their output and exits to
+ * srun; returns 0, or -1 with 'error' set.  step_reaped() takes a child's
+ * exit status; false when 'pid' is no step task.
+ */
+int step_launch(struct noded *nd, json_t *body, drv_error_t *error);
+bool step_reaped(struct noded *nd, pid_t pid, int status);
+/* Send 'signo' to every live task of job 'job_id's steps on this node
+ * (each task leads its own process group).  Returns how many. */
+int step_signal_job(struct noded *nd, uint32_t job_id, int signo);
 
 /* jobs.c */
 struct nd_job *jobs_find(struct noded *nd, uint32_t id);

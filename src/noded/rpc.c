@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * rpc.c - what the node daemon answers: ping, batch_launch, job_signal
+ * rpc.c - what the node daemon answers: ping, batch_launch, job_signal,
+ * job_limit, step_launch
  *
  * Launch and signal come only from the controller (role daemon: root or
  * SlurmUser, from the MUNGE credential).
@@ -60,7 +61,11 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
         return;
     }
     if (!(job = jobs_find(nd, (uint32_t)id))) {
-        proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
+        /* Not the batch host: only step tasks of the job run here. */
+        if (step_signal_job(nd, (uint32_t)id, terminate ? SIGKILL : signo))
+            proto_respond(req, NULL);
+        else
+            proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
         return;
     }
     if (terminate)
@@ -90,7 +95,23 @@ static void rpc_job_limit(proto_req_t *req, void *arg)
     proto_respond(req, NULL);
 }
 
+/* A job step's tasks on this node (from the controller, for srun). */
+static void rpc_step_launch(proto_req_t *req, void *arg)
+{
+    struct noded *nd = arg;
+    drv_error_t error = {0};
+
+    if (step_launch(nd, proto_req_body(req), &error) < 0) {
+        log_error("step_launch: %s", error.text);
+        proto_respond_error(req, EDRV_ERROR, error.text);
+        return;
+    }
+    if (proto_respond(req, NULL) < 0)
+        log_err("step_launch: responding");
+}
+
 const struct proto_handler noded_handlers[] = {
+    {"step_launch", rpc_step_launch, PROTO_ROLE_DAEMON},
     {"job_limit", rpc_job_limit, PROTO_ROLE_DAEMON},
     {"ping", rpc_ping, PROTO_ROLE_USER},
     {"batch_launch", rpc_batch_launch, PROTO_ROLE_DAEMON},

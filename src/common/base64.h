@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * base64.h - standard base64 (RFC 4648, with padding)
+ *
+ * Used where bytes that need not be UTF-8 travel in JSON strings (step
+ * task output frames).
+ */
+#ifndef DROVER_COMMON_BASE64_H
+#define DROVER_COMMON_BASE64_H
+
+#include <stddef.h>
+
+/* Encode 'len' bytes of 'data'.  Returns a new NUL-terminated string
+ * (caller frees); aborts on out of memory like xzalloc.
+ */
+char *base64_encode(const void *data, size_t len);
+
+/* Decode 's' into a new buffer (caller frees) and set *len.  Returns NULL
+ * when 's' is not valid base64.
+ */
+unsigned char *base64_decode(const char *s, size_t *len);
+
+#endif /* !DROVER_COMMON_BASE64_H */

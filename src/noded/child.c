@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * child.c - what every process droverd forks does before exec: default
+ * signal dispositions and mask, a new session, the user's identity.
+ * Shared by batch scripts (launch.c) and step tasks (step.c).
+ */
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "noded/noded.h"
+
+void child_reset(void)
+{
+    sigset_t all;
+
+    sigemptyset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    for (int s = 1; s < NSIG; s++)
+        signal(s, SIG_DFL);
+    setsid();
+}
+
+int child_become_user(const char *user, uid_t uid, gid_t gid)
+{
+    if (getuid() != 0)
+        return uid == getuid() ? 0 : (errno = EPERM, -1);
+    if (initgroups(user, gid) < 0 && setgroups(0, NULL) < 0)
+        return -1;
+    if (setgid(gid) < 0 || setuid(uid) < 0)
+        return -1;
+    return 0;
+}

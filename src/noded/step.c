@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * step.c - the tasks of a job step (srun) on this node
+ *
+ * step_launch forks one process per rank given, as the job's user, with
+ * stdout and stderr on pipes, and connects to srun's I/O port.  Output
+ * goes to srun as frames {"task","stream","data" (base64)}; once a task
+ * has exited and both its pipes reached EOF, {"task","exit","node"}.
+ * When every task has reported, the connection is shut down and the step
+ * record freed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/base64.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/noded.h"
+#include "proto/frame.h"
+
+struct step_task {
+    struct nd_step *st;
+    int rank;
+    pid_t pid;
+    int status;
+    bool reaped;
+    int open_pipes;
+    bool reported;
+    uv_pipe_t out;
+    uv_pipe_t err;
+};
+
+struct nd_step {
+    struct noded *nd;
+    uint32_t job_id;
+    uint32_t step_id;
+    size_t ntasks;
+    size_t remaining;  /* tasks not yet reported */
+    int handles;       /* open libuv handles */
+    bool connected;
+    bool io_failed;
+    bool finishing;
+    struct step_task *tasks;
+    uv_tcp_t tcp;
+    uv_connect_t connect_req;
+    uv_shutdown_t shutdown_req;
+    struct nd_step *next;
+};
+
+extern char **environ;
+
+static void unlink_free(struct nd_step *st)
+{
+    struct nd_step **pp = &st->nd->steps;
+
+    while (*pp && *pp != st)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = st->next;
+    free(st->tasks);
+    free(st);
+}
+
+static void handle_closed(uv_handle_t *h)
+{
+    struct nd_step *st = h->data;
+
+    if (--st->handles == 0)
+        unlink_free(st);
+}
+
+static void write_done(uv_write_t *w, int status)
+{
+    (void)status;
+    free(w->data);
+    free(w);
+}
+
+static void send_frame(struct nd_step *st, json_t *msg)
+{
+    uv_write_t *w;
+    uv_buf_t buf;
+    char *data;
+    size_t len;
+
+    if (st->io_failed || proto_frame_encode(msg, &data, &len) < 0) {
+        json_decref(msg);
+        return;
+    }
+    json_decref(msg);
+    w = xzalloc(sizeof(*w));
+    w->data = data;
+    buf = uv_buf_init(data, (unsigned)len);
+    if (uv_write(w, (uv_stream_t *)&st->tcp, &buf, 1, write_done) < 0) {
+        free(data);
+        free(w);
+    }
+}
+
+static void shutdown_done(uv_shutdown_t *req, int status)
+{
+    struct nd_step *st = req->data;
+
+    (void)status;
+    uv_close((uv_handle_t *)&st->tcp, handle_closed);
+}
+
+static void finish(struct nd_step *st)
+{
+    if (st->remaining > 0 || st->finishing
+        || (!st->connected && !st->io_failed))
+        return;
+    st->finishing = true;
+    st->shutdown_req.data = st;
+    if (st->io_failed
+        || uv_shutdown(&st->shutdown_req, (uv_stream_t *)&st->tcp,
+                       shutdown_done)
+               < 0)
+        uv_close((uv_handle_t *)&st->tcp, handle_closed);
+}
+
+static void task_check(struct step_task *t)
+{
+    struct nd_step *st = t->st;
+
+    if (!t->reaped || t->open_pipes > 0 || t->reported)
+        return;
+    t->reported = true;
+    send_frame(st, json_pack("{s:i s:i s:s}", "task", t->rank, "exit",
+                             t->status, "node", st->nd->node->name));
+    st->remaining--;
+    finish(st);
+}
+
+static void alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf)
+{
+    (void)h;
+    buf->base = xzalloc(size);
+    buf->len = size;
+}
+
+static void pipe_closed(uv_handle_t *h)
+{
+    struct step_task *t = h->data;
+    struct nd_step *st = t->st;
+
+    t->open_pipes--;
+    task_check(t);
+    if (--st->handles == 0)
+        unlink_free(st);
+}
+
+static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    struct step_task *t = s->data;
+    const char *stream = s == (uv_stream_t *)&t->out ? "out" : "err";
+
+    if (n > 0) {
+        char *b64 = base64_encode(buf->base, (size_t)n);
+
+        send_frame(t->st, json_pack("{s:i s:s s:s}", "task", t->rank,
+                                    "stream", stream, "data", b64));
+        free(b64);
+    } else if (n < 0) {
+        uv_read_stop(s);
+        uv_close((uv_handle_t *)s, pipe_closed);
+    }
+    free(buf->base);
+}
+
+static void connect_cb(uv_connect_t *req, int status)
+{
+    struct nd_step *st = req->data;
+
+    if (status < 0) {
+        log_error("StepId=%u.%u: connecting to srun: %s", st->job_id,
+                  st->step_id, uv_strerror(status));
+        st->io_failed = true;
+        for (size_t i = 0; i < st->ntasks; i++)
+            if (!st->tasks[i].reaped && st->tasks[i].pid > 0)
+                killpg(st->tasks[i].pid, SIGKILL);
+    }
+    st->connected = true;
+    finish(st);
+}
+
+/* The task's name=value list: the step's environment without the
+ * per-task names, then those. */
+static const char *const task_vars[] = {
+    "SLURM_STEP_ID=", "SLURM_STEPID=", "SLURM_PROCID=", "SLURM_LOCALID=",
+    "SLURM_NODEID=", "SLURM_STEP_NODELIST=", "SLURM_STEP_NUM_TASKS=",
+    "SLURM_STEP_NUM_NODES=", "SLURM_STEP_TASKS_PER_NODE=",
+    "SLURMD_NODENAME=", NULL,
+};
+
+static bool is_task_var(const char *kv)
+{
+    for (size_t i = 0; task_vars[i]; i++)
+        if (!strncmp(kv, task_vars[i], strlen(task_vars[i])))
+            return true;
+    return false;
+}
+
+struct step_desc {
+    json_t *body;
+    const char *user;
+    const char *cwd;
+    json_int_t uid, gid, node_index, ntasks, job_id, step_id;
+    const char *nodes;
+    const char *tasks_per_node;
+    json_int_t num_nodes;
+};
+
+static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
+                       int local)
+{
+    json_t *env = json_object_get(d->body, "env"), *v;
+    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 12));
+    size_t i, n = 0;
+
+    json_array_foreach(env, i, v) {
+        const char *s = json_string_value(v);
+        if (s && !is_task_var(s))
+            e[n++] = xstrdup(s);
+    }
+    e[n++] = xasprintf("SLURM_STEP_ID=%lld", (long long)d->step_id);
+    e[n++] = xasprintf("SLURM_STEPID=%lld", (long long)d->step_id);
+    e[n++] = xasprintf("SLURM_PROCID=%d", rank);
+    e[n++] = xasprintf("SLURM_LOCALID=%d", local);
+    e[n++] = xasprintf("SLURM_NODEID=%lld", (long long)d->node_index);
+    e[n++] = xasprintf("SLURM_STEP_NODELIST=%s", d->nodes);
+    e[n++] = xasprintf("SLURM_STEP_NUM_TASKS=%lld", (long long)d->ntasks);
+    e[n++] = xasprintf("SLURM_STEP_NUM_NODES=%lld", (long long)d->num_nodes);
+    e[n++] = xasprintf("SLURM_STEP_TASKS_PER_NODE=%s", d->tasks_per_node);
+    e[n++] = xasprintf("SLURMD_NODENAME=%s", nd->node->name);
+    return e;
+}
+
+static char **str_array(json_t *a)
+{
+    char **v = xzalloc(sizeof(*v) * (json_array_size(a) + 1));
+    json_t *x;
+    size_t i;
+
+    json_array_foreach(a, i, x) v[i] = xstrdup(json_string_value(x) ?: "");
+    return v;
+}
+
+static void free_strv(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void task_child(const struct step_desc *d, int out, int err,
+                       char **argv, char **envp)
+{
+    int null = open("/dev/null", O_RDONLY);
+
+    child_reset();
+    if (child_become_user(d->user, (uid_t)d->uid, (gid_t)d->gid) < 0) {
+        dprintf(err, "droverd: step task: setting user: %s\n",
+                strerror(errno));
+        _exit(127);
+    }
+    if (chdir(d->cwd) < 0 && chdir("/tmp") < 0)
+        _exit(127);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0
+        || dup2(err, 2) < 0)
+        _exit(127);
+    for (int fd = 3; fd < 1024; fd++)
+        close(fd);
+    environ = envp;
+    execvp(argv[0], argv);
+    fprintf(stderr, "droverd: step task: %s: %s\n", argv[0], strerror(errno));
+    _exit(errno == ENOENT ? 127 : 126);
+}
+
+static void watch_pipe(struct step_task *t, uv_pipe_t *p, int fd)
+{
+    struct nd_step *st = t->st;
+
+    uv_pipe_init(st->nd->loop, p, 0);
+    uv_pipe_open(p, fd);
+    p->data = t;
+    st->handles++;
+    t->open_pipes++;
+    uv_read_start((uv_stream_t *)p, alloc_cb, read_cb);
+}
+
+/* Fork rank 'rank' (local index 'local'); its pipes are watched. */
+static int start_task(struct nd_step *st, const struct step_desc *d,
+                      struct step_task *t, int local, char **argv)
+{
+    int out[2], err[2];
+    char **envp;
+
+    if (pipe2(out, O_CLOEXEC) < 0)
+        return -1;
+    if (pipe2(err, O_CLOEXEC) < 0) {
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
+    envp = task_env(d, st->nd, t->rank, local);
+    t->st = st;
+    if ((t->pid = fork()) == 0)
+        task_child(d, out[1], err[1], argv, envp);
+    free_strv(envp);
+    close(out[1]);
+    close(err[1]);
+    if (t->pid < 0) {
+        close(out[0]);
+        close(err[0]);
+        return -1;
+    }
+    watch_pipe(t, &t->out, out[0]);
+    watch_pipe(t, &t->err, err[0]);
+    return 0;
+}
+
+static int parse_desc(json_t *body, struct step_desc *d, drv_error_t *error)
+{
+    d->body = body;
+    if (json_unpack(body,
+                    "{s:I s:I s:I s:I s:s s:s s:I s:I s:s s:s s:I}",
+                    "job_id", &d->job_id, "step_id", &d->step_id, "uid",
+                    &d->uid, "gid", &d->gid, "user_name", &d->user, "cwd",
+                    &d->cwd, "node_index", &d->node_index, "ntasks",
+                    &d->ntasks, "nodes", &d->nodes, "tasks_per_node",
+                    &d->tasks_per_node, "num_nodes", &d->num_nodes)
+            < 0
+        || json_array_size(json_object_get(body, "argv")) == 0
+        || json_array_size(json_object_get(body, "ranks")) == 0)
+        return errprintf(error, "step_launch: incomplete step description");
+    return 0;
+}
+
+static int connect_srun(struct nd_step *st, json_t *body, drv_error_t *error)
+{
+    const char *host = json_string_value(json_object_get(body, "io_host"));
+    int port = (int)json_integer_value(json_object_get(body, "io_port"));
+    struct sockaddr_storage sa;
+    int rc;
+
+    if (!host || (uv_ip4_addr(host, port, (struct sockaddr_in *)&sa) < 0
+                  && uv_ip6_addr(host, port, (struct sockaddr_in6 *)&sa) < 0))
+        return errprintf(error, "step_launch: bad io_host");
+    uv_tcp_init(st->nd->loop, &st->tcp);
+    st->tcp.data = st;
+    st->handles++;
+    st->connect_req.data = st;
+    rc = uv_tcp_connect(&st->connect_req, &st->tcp, (struct sockaddr *)&sa,
+                        connect_cb);
+    if (rc < 0) {
+        st->io_failed = true;
+        return errprintf(error, "connecting to srun: %s", uv_strerror(rc));
+    }
+    return 0;
+}
+
+int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
+{
+    json_t *ranks = json_object_get(body, "ranks");
+    struct step_desc d = {0};
+    struct nd_step *st;
+    char **argv;
+
+    if (parse_desc(body, &d, error) < 0)
+        return -1;
+    st = xzalloc(sizeof(*st));
+    st->nd = nd;
+    st->job_id = (uint32_t)d.job_id;
+    st->step_id = (uint32_t)d.step_id;
+    st->ntasks = st->remaining = json_array_size(ranks);
+    st->tasks = xzalloc(sizeof(*st->tasks) * st->ntasks);
+    st->next = nd->steps;
+    nd->steps = st;
+    if (connect_srun(st, body, error) < 0) {
+        st->io_failed = true;
+        st->remaining = 0;
+        if (st->handles)
+            uv_close((uv_handle_t *)&st->tcp, handle_closed);
+        else
+            unlink_free(st);
+        return -1;
+    }
+    argv = str_array(json_object_get(body, "argv"));
+    for (size_t i = 0; i < st->ntasks; i++) {
+        struct step_task *t = &st->tasks[i];
+
+        t->rank = (int)json_integer_value(json_array_get(ranks, i));
+        if (start_task(st, &d, t, (int)i, argv) < 0) {
+            log_err("StepId=%u.%u: task %d", st->job_id, st->step_id,
+                    t->rank);
+            t->reaped = true;
+            t->status = 127 << 8;
+            task_check(t);
+        }
+    }
+    free_strv(argv);
+    log_info("Launched StepId=%u.%u: %zu tasks", st->job_id, st->step_id,
+             st->ntasks);
+    return 0;
+}
+
+bool step_reaped(struct noded *nd, pid_t pid, int status)
+{
+    for (struct nd_step *st = nd->steps; st; st = st->next) {
+        for (size_t i = 0; i < st->ntasks; i++) {
+            struct step_task *t = &st->tasks[i];
+
+            if (t->pid == pid && !t->reaped) {
+                t->reaped = true;
+                t->status = status;
+                task_check(t);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+int step_signal_job(struct noded *nd, uint32_t job_id, int signo)
+{
+    int n = 0;
+
+    for (struct nd_step *st = nd->steps; st; st = st->next) {
+        if (st->job_id != job_id)
+            continue;
+        for (size_t i = 0; i < st->ntasks; i++) {
+            struct step_task *t = &st->tasks[i];
+            if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
+                n++;
+        }
+    }
+    return n;
+}

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: Apache-2.0
+"""srun inside a batch job: tasks, their environment and output, exit codes,
+step ids (issue 4, first slice)."""
+import re
+
+import pytest
+
+
+def run_job(cluster, tmp_path, script, *args, states=("COMPLETED",)):
+    path = tmp_path / "job.sh"
+    path.write_text("#!/bin/bash\n" + script)
+    job_id = cluster.sbatch("-o", "out.txt", "-e", "err.txt", *args, str(path),
+                            cwd=tmp_path)
+    cluster.wait_job_state(job_id, list(states), timeout=60)
+    return (job_id, (tmp_path / "out.txt").read_text(),
+            (tmp_path / "err.txt").read_text())
+
+
+def test_srun_labels_four_tasks_on_one_node(cluster, tmp_path):
+    _, out, err = run_job(
+        cluster, tmp_path,
+        "srun -n4 -l bash -c 'echo $SLURM_PROCID $SLURM_LOCALID "
+        "$SLURM_STEP_NUM_TASKS $SLURM_STEP_ID $SLURM_JOB_ID'\n",
+        "-n4", "-N1")
+    lines = sorted(out.splitlines())
+    job = lines[0].split()[-1]
+    assert lines == [f"{r}: {r} {r} 4 0 {job}" for r in range(4)], (out, err)
+
+
+def test_srun_spreads_tasks_over_two_nodes_in_blocks(cluster, tmp_path):
+    _, out, err = run_job(
+        cluster, tmp_path,
+        "srun -N2 -n4 bash -c 'echo $SLURM_PROCID $SLURM_NODEID "
+        "$SLURM_LOCALID $SLURMD_NODENAME $SLURM_STEP_NUM_NODES "
+        "$SLURM_STEP_NODELIST $SLURM_STEP_TASKS_PER_NODE'\n",
+        "-N2", "-n4")
+    got = sorted(out.splitlines())
+    assert got == [
+        "0 0 0 node01 2 node[01-02] 2(x2)",
+        "1 0 1 node01 2 node[01-02] 2(x2)",
+        "2 1 0 node02 2 node[01-02] 2(x2)",
+        "3 1 1 node02 2 node[01-02] 2(x2)",
+    ], (out, err)
+
+
+def test_srun_default_is_the_jobs_tasks_and_stderr_comes_back(cluster, tmp_path):
+    _, out, err = run_job(cluster, tmp_path,
+                          "srun bash -c 'echo out$SLURM_PROCID; "
+                          "echo err$SLURM_PROCID >&2'\n", "-n2")
+    assert sorted(out.splitlines()) == ["out0", "out1"]
+    assert sorted(err.splitlines()) == ["err0", "err1"]
+
+
+def test_srun_exit_code_fails_the_job(cluster, tmp_path):
+    job_id, out, err = run_job(
+        cluster, tmp_path,
+        "srun -n2 bash -c '[ $SLURM_PROCID = 1 ] && exit 3; exit 0'\n",
+        "-n2", states=("FAILED",))
+    assert err == "srun: error: node01: task 1: Exited with exit code 3\n"
+    assert cluster.job_field(job_id, "ExitCode") == "3:0"
+
+
+def test_srun_all_tasks_failing_use_a_task_range(cluster, tmp_path):
+    _, out, err = run_job(cluster, tmp_path,
+                          "srun -n2 bash -c 'exit 3'; echo rc=$?\n", "-n2")
+    assert out == "rc=3\n"
+    assert err == "srun: error: node01: tasks 0-1: Exited with exit code 3\n"
+
+
+def test_sequential_steps_get_ids_0_and_1(cluster, tmp_path):
+    _, out, err = run_job(cluster, tmp_path,
+                          "srun -n1 printenv SLURM_STEP_ID\n"
+                          "srun -n1 printenv SLURM_STEP_ID\n")
+    assert out == "0\n1\n", err
+
+
+def test_srun_outside_an_allocation_says_so(cluster):
+    env = dict(cluster.env)
+    env.pop("SLURM_JOB_ID", None)
+    r = cluster.run("srun", "true")
+    assert r.returncode == 1
+    assert "SLURM_JOB_ID" in r.stderr
+
+
+def step_task_pids(cluster, job_id):
+    """Pids of step tasks (SLURM_STEP_ID set) of job 'job_id'."""
+    want = f"SLURM_JOB_ID={job_id}".encode()
+    pids = []
+    for pid in cluster.processes():
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if want in env and any(v.startswith(b"SLURM_STEP_ID=") for v in env):
+            pids.append(pid)
+    return pids
+
+
+def test_cancelling_a_job_ends_its_step_tasks_on_every_node(cluster, tmp_path):
+    job_id = cluster.sbatch("-N2", "-n2", "-o", "/dev/null", "--wrap",
+                            "srun sleep 300", cwd=tmp_path)
+    cluster.wait_until(lambda: len(step_task_pids(cluster, job_id)) == 2,
+                       timeout=30, what="two step tasks running")
+    cluster.run("scancel", job_id, check=True)
+    cluster.wait_job_state(job_id, ["CANCELLED"], timeout=30)
+    cluster.wait_until(lambda: step_task_pids(cluster, job_id) == [],
+                       timeout=30, what="no step task left after scancel")
+
+
+def test_step_tasks_end_when_the_batch_script_ends(cluster, tmp_path):
+    job_id = cluster.sbatch("-N2", "-n2", "-o", "/dev/null", "--wrap",
+                            "srun sleep 300 & sleep 2; exit 0", cwd=tmp_path)
+    cluster.wait_job_state(job_id, ["COMPLETED"], timeout=30)
+    cluster.wait_until(lambda: step_task_pids(cluster, job_id) == [],
+                       timeout=30, what="no step task left after the job")
