@@ -265,15 +265,27 @@ static int io_loop(struct srun *s, int lfd)
     struct pollfd pfd[MAX_CONNS + 1];
     struct conn conns[MAX_CONNS];
     int nconn = 0, closed = 0;
+    int connect_ms = (int)cmd_conf("srun")->msg_timeout_s * 1000;
 
     while (s->exited < s->ntask_total
            && !(closed >= s->nodes && closed == nconn)) {
         pfd[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
         for (int i = 0; i < nconn; i++)
             pfd[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
-        if (poll(pfd, (nfds_t)nconn + 1, -1) < 0) {
-            if (errno == EINTR)
-                continue;
+        /* Every node connects back at launch: one that has not within
+         * MessageTimeout never will (its daemon died or the launch
+         * failed), and srun must not wait for it forever. */
+        int timeout = nconn < s->nodes ? connect_ms : -1;
+        int n = poll(pfd, (nfds_t)nconn + 1, timeout);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        if (n == 0) {
+            fprintf(stderr, "srun: error: %ld of %ld node(s) never "
+                            "connected back within %d s\n",
+                    (long)(s->nodes - nconn), (long)s->nodes,
+                    connect_ms / 1000);
             break;
         }
         for (int i = 0; i < nconn; i++) {
