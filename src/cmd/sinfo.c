@@ -395,21 +395,16 @@ static int show(struct sinfo_args *a, struct format_choice fc)
     fnodes = filter_nodes(a, nodes);
     if (a->json) {
         show_json(fparts, fnodes);
-        fmt_spec_destroy(spec);
-        json_decref(fparts);
-        json_decref(fnodes);
-        json_decref(presp);
-        json_decref(nresp);
-        return 0;
+    } else {
+        rows = sinfo_rows_build(spec, fparts, fnodes, &a->opts, &nrows);
+        if (!a->format_long)
+            sinfo_fit_widths(spec, rows, nrows, fc.node_field, fc.part_field);
+        if (a->long_output || a->iterate)
+            cmd_print_date((time_t)jint(nresp, "now", (int64_t)time(NULL)));
+        sinfo_print(stdout, spec, rows, nrows, a->noheader);
+        fflush(stdout);
+        sinfo_rows_destroy(rows, nrows);
     }
-    rows = sinfo_rows_build(spec, fparts, fnodes, &a->opts, &nrows);
-    if (!a->format_long)
-        sinfo_fit_widths(spec, rows, nrows, fc.node_field, fc.part_field);
-    if (a->long_output || a->iterate)
-        cmd_print_date((time_t)jint(nresp, "now", (int64_t)time(NULL)));
-    sinfo_print(stdout, spec, rows, nrows, a->noheader);
-    fflush(stdout);
-    sinfo_rows_destroy(rows, nrows);
     fmt_spec_destroy(spec);
     json_decref(fparts);
     json_decref(fnodes);

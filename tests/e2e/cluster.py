@@ -392,6 +392,19 @@ class Cluster:
                 found.append(pid)
         return found
 
+    def job_pids(self, job_id, steps_only=False):
+        """Pids of this cluster's processes running for job 'job_id'
+        (SLURM_JOB_ID in their environment); with steps_only, only step
+        tasks (SLURM_STEP_ID set too)."""
+        want = f"SLURM_JOB_ID={job_id}".encode()
+        pids = []
+        for pid in self.processes():
+            env = _proc_environ(pid)
+            if want in env and (not steps_only or any(
+                    v.startswith(b"SLURM_STEP_ID=") for v in env)):
+                pids.append(pid)
+        return pids
+
     def log_tails(self, lines=LOG_TAIL_LINES):
         """Each daemon's log tail, for failure reports."""
         parts = []

@@ -17,20 +17,6 @@ def daemon_names(cluster):
             *[f"droverd {n}" for n in cluster.node_names]]
 
 
-def job_pids(cluster, job_id):
-    """Pids of processes whose environment has SLURM_JOB_ID=job_id."""
-    want = f"SLURM_JOB_ID={job_id}".encode()
-    pids = []
-    for pid in cluster.processes():
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if want in f.read().split(b"\0"):
-                    pids.append(pid)
-        except OSError:
-            pass
-    return pids
-
-
 def test_drover_up_starts_every_node_idle_with_its_resources(cluster):
     info = cluster.node_info()
     assert sorted(info) == cluster.node_names
@@ -121,7 +107,7 @@ def test_drover_up_twice_changes_nothing(cluster):
 
 def test_drover_down_leaves_no_process_not_even_a_job(cluster):
     job_id = cluster.sbatch("--wrap", "sleep 600")
-    wait_until(lambda: job_pids(cluster, job_id), 30,
+    wait_until(lambda: cluster.job_pids(job_id), 30,
                f"a process of job {job_id}")
     assert len(cluster.processes()) >= len(daemon_names(cluster)) + 1
 

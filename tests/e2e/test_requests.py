@@ -246,21 +246,6 @@ def test_root_submits_as_another_user_with_uid(cluster, make_user):
         255, "sbatch: error: Invalid --uid specification\n")
 
 
-def job_pids(job_id):
-    """Processes whose environment has SLURM_JOB_ID=job_id."""
-    want = f"SLURM_JOB_ID={job_id}".encode()
-    pids = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open(f"/proc/{d}/environ", "rb") as f:
-                    if want in f.read().split(b"\0"):
-                        pids.append(int(d))
-            except OSError:
-                pass
-    return pids
-
-
 def test_no_requeue_refuses_requeue_and_fails_on_node_loss(cluster):
     nr = cluster.sbatch("--no-requeue", "-w", "node01", "--wrap=sleep 300")
     rq = cluster.sbatch("--requeue", "-w", "node01", "--wrap=sleep 300")
@@ -277,7 +262,7 @@ def test_no_requeue_refuses_requeue_and_fails_on_node_loss(cluster):
     # them, the controller ends them as node failures.
     time.sleep(5)  # the controller ignores jobs younger than 5 s
     cluster.kill("droverd", signal.SIGKILL, node="node01")
-    for pid in job_pids(nr) + job_pids(rq):
+    for pid in cluster.job_pids(nr) + cluster.job_pids(rq):
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:

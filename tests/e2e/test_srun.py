@@ -82,29 +82,14 @@ def test_srun_outside_an_allocation_says_so(cluster):
     assert "SLURM_JOB_ID" in r.stderr
 
 
-def step_task_pids(cluster, job_id):
-    """Pids of step tasks (SLURM_STEP_ID set) of job 'job_id'."""
-    want = f"SLURM_JOB_ID={job_id}".encode()
-    pids = []
-    for pid in cluster.processes():
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = f.read().split(b"\0")
-        except OSError:
-            continue
-        if want in env and any(v.startswith(b"SLURM_STEP_ID=") for v in env):
-            pids.append(pid)
-    return pids
-
-
 def test_cancelling_a_job_ends_its_step_tasks_on_every_node(cluster, tmp_path):
     job_id = cluster.sbatch("-N2", "-n2", "-o", "/dev/null", "--wrap",
                             "srun sleep 300", cwd=tmp_path)
-    cluster.wait_until(lambda: len(step_task_pids(cluster, job_id)) == 2,
+    cluster.wait_until(lambda: len(cluster.job_pids(job_id, steps_only=True)) == 2,
                        timeout=30, what="two step tasks running")
     cluster.run("scancel", job_id, check=True)
     cluster.wait_job_state(job_id, ["CANCELLED"], timeout=30)
-    cluster.wait_until(lambda: step_task_pids(cluster, job_id) == [],
+    cluster.wait_until(lambda: cluster.job_pids(job_id, steps_only=True) == [],
                        timeout=30, what="no step task left after scancel")
 
 
@@ -112,5 +97,5 @@ def test_step_tasks_end_when_the_batch_script_ends(cluster, tmp_path):
     job_id = cluster.sbatch("-N2", "-n2", "-o", "/dev/null", "--wrap",
                             "srun sleep 300 & sleep 2; exit 0", cwd=tmp_path)
     cluster.wait_job_state(job_id, ["COMPLETED"], timeout=30)
-    cluster.wait_until(lambda: step_task_pids(cluster, job_id) == [],
+    cluster.wait_until(lambda: cluster.job_pids(job_id, steps_only=True) == [],
                        timeout=30, what="no step task left after the job")
