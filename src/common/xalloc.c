@@ -24,6 +24,15 @@ void *xzalloc_at(size_t size, const char *file, int line)
     return p;
 }
 
+void *xrealloc_at(void *p, size_t size, const char *file, int line)
+{
+    void *n = realloc(p, size ? size : 1);
+
+    if (!n)
+        oom(file, line);
+    return n;
+}
+
 char *xstrdup_at(const char *s, const char *file, int line)
 {
     char *p;

@@ -14,11 +14,14 @@
 #define xzalloc(size) xzalloc_at((size), __FILE__, __LINE__)
 /* strdup(s) that never returns NULL; NULL in gives NULL out. */
 #define xstrdup(s) xstrdup_at((s), __FILE__, __LINE__)
+/* realloc(p, size) that never returns NULL. */
+#define xrealloc(p, size) xrealloc_at((p), (size), __FILE__, __LINE__)
 /* asprintf that never fails; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void *xzalloc_at(size_t size, const char *file, int line);
 char *xstrdup_at(const char *s, const char *file, int line);
+void *xrealloc_at(void *p, size_t size, const char *file, int line);
 
 #define FREE_NULL(p)                                                           \
     do {                                                                       \

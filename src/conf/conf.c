@@ -55,6 +55,9 @@ static const struct conf_key conf_keys[] = {
     { "ControlAddr",       KEY_STRING,    FIELD(ctld_addr),          NULL, 0 },
     { "SlurmctldPort",     KEY_PORT,      FIELD(ctld_port),          "6817", 0 },
     { "SlurmdPort",        KEY_PORT,      FIELD(slurmd_port),        "6818", 0 },
+    { "AccountingStorageType", KEY_STRING, FIELD(accounting_storage_type), NULL, 0 },
+    { "AccountingStorageHost", KEY_STRING, FIELD(accounting_storage_host), NULL, 0 },
+    { "AccountingStoragePort", KEY_PORT,   FIELD(accounting_storage_port), "6819", 0 },
     { "SlurmUser",         KEY_STRING,    FIELD(slurm_user),         "root", 0 },
     { "StateSaveLocation", KEY_STRING,    FIELD(state_save_location), "/var/spool", 0 },
     { "SlurmdSpoolDir",    KEY_STRING,    FIELD(slurmd_spool_dir),   "/var/spool/slurmd", 0 },
@@ -83,10 +86,10 @@ static const struct conf_key conf_keys[] = {
      * have (yet), and keywords of older Slurm releases.
      */
     IGNORED("AccountingStorageBackupHost"), IGNORED("AccountingStorageEnforce"),
-    IGNORED("AccountingStorageExternalHost"), IGNORED("AccountingStorageHost"),
+    IGNORED("AccountingStorageExternalHost"),
     IGNORED("AccountingStorageLoc"), IGNORED("AccountingStorageParameters"),
-    IGNORED("AccountingStoragePass"), IGNORED("AccountingStoragePort"),
-    IGNORED("AccountingStorageTRES"), IGNORED("AccountingStorageType"),
+    IGNORED("AccountingStoragePass"),
+    IGNORED("AccountingStorageTRES"),
     IGNORED("AccountingStorageUser"), IGNORED("AccountingStoreFlags"),
     IGNORED("AccountingStoreJobComment"), IGNORED("AcctGatherEnergyType"),
     IGNORED("AcctGatherFilesystemType"), IGNORED("AcctGatherInterconnectType"),

@@ -92,6 +92,12 @@ struct slurm_conf {
     char *ctld_addr;          /* SlurmctldHost=name(addr) addr, else name */
     uint16_t ctld_port;       /* SlurmctldPort=, 6817 */
     uint16_t slurmd_port;     /* SlurmdPort=, 6818 */
+    char *accounting_storage_type; /* AccountingStorageType=, NULL = none;
+                                    * "accounting_storage/slurmdbd" sends
+                                    * job records to droverdbd */
+    char *accounting_storage_host; /* AccountingStorageHost=, NULL = the
+                                    * controller's host */
+    uint16_t accounting_storage_port; /* AccountingStoragePort=, 6819 */
     char *slurm_user;         /* SlurmUser=, "root" */
     char *state_save_location;/* StateSaveLocation=, "/var/spool" */
     char *slurmd_spool_dir;   /* SlurmdSpoolDir= (may contain %n),

@@ -211,33 +211,19 @@ static bool may_act(const struct job *job, proto_req_t *req)
            || (proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN));
 }
 
-/* As rpc_job_cancel does for one record. */
-static void cancel_record(struct ctld *ctld, struct job *job)
-{
-    if (job_state_is_final(job->state))
-        return;
-    job->end_time = ctld_now(ctld);
-    if (job->state == JOB_RUNNING) {
-        job->cancel_requested = true;
-        job->completing = true;
-        ctld_job_signal_node(ctld, job, SIGKILL, true);
-    }
-    job->state = JOB_CANCELLED;
-    ctld_journal_job(ctld, job, false);
-}
-
-static void cancel_whole(struct ctld *ctld, uint32_t array_id)
+static void cancel_whole(struct ctld *ctld, uint32_t array_id, uid_t by)
 {
     struct job *job, *tmp;
 
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         if (job->array && job->array->job_id == array_id)
-            cancel_record(ctld, job);
+            ctld_job_cancel(ctld, job, by);
     }
 }
 
 /* Cancel tasks 'set' of array 'id'; returns how many were found. */
-static size_t cancel_tasks(struct ctld *ctld, uint32_t id, const bitmap_t *set)
+static size_t cancel_tasks(struct ctld *ctld, uint32_t id, const bitmap_t *set,
+                           uid_t by)
 {
     struct job *master = ctld_job_find(ctld, id), *job;
     size_t found = 0;
@@ -246,12 +232,13 @@ static size_t cancel_tasks(struct ctld *ctld, uint32_t id, const bitmap_t *set)
          k = bitmap_first_set(set, (size_t)k + 1)) {
         if ((job = array_find_task(ctld, id, (uint32_t)k))) {
             found++;
-            cancel_record(ctld, job);
+            ctld_job_cancel(ctld, job, by);
         } else if (master && array_is_master(master)
                    && master->array->job_id == id
                    && bitmap_test(master->array->pending, (size_t)k)) {
             found++;
-            cancel_record(ctld, array_split(ctld, master, (uint32_t)k));
+            ctld_job_cancel(ctld, array_split(ctld, master, (uint32_t)k),
+                            by);
         }
     }
     return found;
@@ -290,11 +277,11 @@ bool array_cancel_rpc(struct ctld *ctld, proto_req_t *req)
     else if (!may_act(job, req))
         errnum = EDRV_ACCESS_DENIED;
     else if (!tasks)
-        cancel_whole(ctld, (uint32_t)id);
+        cancel_whole(ctld, (uint32_t)id, proto_req_uid(req));
     else if (!(set = array_spec_parse(tasks, 4000001, NULL, NULL)))
         errnum = EDRV_INVALID_JOB_ID;
     else {
-        if (cancel_tasks(ctld, (uint32_t)id, set) == 0)
+        if (cancel_tasks(ctld, (uint32_t)id, set, proto_req_uid(req)) == 0)
             errnum = EDRV_INVALID_JOB_ID;
         bitmap_destroy(set);
     }

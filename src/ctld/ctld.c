@@ -15,6 +15,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/job_info.h"
 #include "proto/client.h"
@@ -62,6 +63,7 @@ void ctld_journal_job(struct ctld *ctld, const struct job *job,
                             with_launch ? JOB_JSON_LAUNCH : 0);
 
     journal_record(ctld, json_pack("{s:s s:o}", "op", "job", "job", o));
+    acct_job_changed(ctld, job);
 }
 
 void ctld_journal_node(struct ctld *ctld, const struct ctld_node *n)
@@ -100,6 +102,7 @@ void ctld_flush_cb(uv_prepare_t *h)
     struct ack *a, *next;
     int errnum = 0;
 
+    acct_flush(ctld);
     if (journal_dirty(ctld->journal) && journal_flush(ctld->journal) < 0) {
         errnum = errno;
         log_err("journal: flush failed; %s", "answering EDRV_JOURNAL_WRITE");
@@ -152,6 +155,7 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job)
     job->completing = false;
     job->cancel_requested = false;
     job->requeue_requested = false;
+    job->cancelled_by = -1;
     job->start_time = job->end_time = 0;
     job->exit_status = 0;
     job->eligible_time = ctld_now(ctld);
@@ -281,4 +285,19 @@ void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)
                          NULL)
         < 0)
         log_err("JobId=%u: job_limit to %s", job->id, cn->name);
+}
+
+void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by)
+{
+    if (job_state_is_final(job->state))
+        return;
+    job->end_time = ctld_now(ctld);
+    job->cancelled_by = by;
+    if (job->state == JOB_RUNNING) {
+        job->cancel_requested = true;
+        job->completing = true;
+        ctld_job_signal_node(ctld, job, SIGKILL, true);
+    }
+    job->state = JOB_CANCELLED;
+    ctld_journal_job(ctld, job, false);
 }

@@ -31,6 +31,7 @@ struct ctld {
     struct node_table *nodes;
     struct job *jobs;          /* uthash by id */
     struct launch_store *launches; /* shared scripts/environments */
+    struct acct *acct;         /* accounting spool (acct.h); NULL = none */
     uint32_t next_job_id;
     struct journal *journal;
     uv_prepare_t flush_handle; /* flushes the journal before the loop blocks */
@@ -97,6 +98,13 @@ void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
  */
 void ctld_job_signal_node(struct ctld *ctld, struct job *job, int signo,
                           bool terminate);
+
+/* Cancel 'job' for user 'by' (scancel): a pending job ends CANCELLED now
+ * (its pending reason stays, as in Slurm), a running one is killed on its
+ * nodes and ends CANCELLED when they confirm.  Journals the job; a job
+ * already finished is left alone.
+ */
+void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by);
 
 /* Tell the batch host a running job's new time limit (asynchronous). */
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);

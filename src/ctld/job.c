@@ -79,6 +79,7 @@ struct job *job_create(uint32_t id)
     job->state = JOB_PENDING;
     job->requeue = true;
     job->time_limit_s = TIME_INFINITE;
+    job->cancelled_by = -1;
     job->req.cpus_per_task = 1; /* nodes and tasks: 0 = as src/sched decides */
     return job;
 }
@@ -267,6 +268,7 @@ static const struct {
     {"completing", offsetof(struct job, completing), K_BOOL},
     {"cancel_requested", offsetof(struct job, cancel_requested), K_BOOL},
     {"requeue_requested", offsetof(struct job, requeue_requested), K_BOOL},
+    {"cancelled_by", offsetof(struct job, cancelled_by), K_I64},
     {"submit_time", offsetof(struct job, submit_time), K_TIME},
     {"eligible_time", offsetof(struct job, eligible_time), K_TIME},
     {"start_time", offsetof(struct job, start_time), K_TIME},

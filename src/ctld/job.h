@@ -71,6 +71,8 @@ struct job {
     bool completing;       /* ended or signalled; node has not confirmed */
     bool cancel_requested; /* scancel of a running job: end as CANCELLED */
     bool requeue_requested;/* scontrol requeue of a running job */
+    int64_t cancelled_by;  /* uid that cancelled it (sacct "CANCELLED by
+                            * N"), -1 when not cancelled by a user */
     uint32_t priority;     /* 0 while held */
     int nice;
     bool hold;

@@ -19,6 +19,7 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/state.h"
 
@@ -140,6 +141,7 @@ static void periodic_cb(uv_timer_t *t)
     }
     state_purge_old_jobs(ctld, now);
     launch_store_sweep(ctld->launches);
+    acct_periodic(ctld);
     if (journal_length(ctld->journal) > SNAPSHOT_RECORDS
         && state_snapshot(ctld) < 0)
         log_err("snapshot");
@@ -193,6 +195,8 @@ static void ctld_init(struct ctld *ctld, struct opts *o)
         ctld->nodes->info[i].last_seen = ctld->boot_time;
     if (!(ctld->auth = proto_auth_create(ctld->conf->auth_socket, &error)))
         log_fatal("%s", error.text);
+    if (acct_init(ctld, &error) < 0)
+        log_fatal("accounting spool: %s", error.text);
 }
 
 static void ctld_listen(struct ctld *ctld)
@@ -243,6 +247,7 @@ static void ctld_fini(struct ctld *ctld)
     if (state_snapshot(ctld) < 0)
         log_err("final snapshot");
     proto_server_destroy(ctld->server);
+    acct_fini(ctld);
     daemon_close_loop(ctld->loop);
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {

@@ -421,14 +421,7 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
         return;
     }
     log_info("%s: JobId=%u uid %u", __func__, job->id, proto_req_uid(req));
-    job->end_time = ctld_now(ctld);
-    if (job->state == JOB_RUNNING) {
-        job->cancel_requested = true;
-        job->completing = true;
-        ctld_job_signal_node(ctld, job, SIGKILL, true);
-    }
-    job->state = JOB_CANCELLED; /* the pending reason stays, as in Slurm */
-    ctld_journal_job(ctld, job, false);
+    ctld_job_cancel(ctld, job, proto_req_uid(req));
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);
 }

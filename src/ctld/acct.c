@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * acct.c - spool job records for droverdbd and drain them in order (acct.h)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/acct.h"
+#include "ctld/acct_record.h"
+#include "ctld/array.h"
+#include "ctld/ctld.h"
+#include "proto/client.h"
+
+#define SEND_MAX 500           /* events per acct_send */
+#define SEND_TIMEOUT_MS 30000
+#define RETRY_MIN_MS 1000
+#define RETRY_MAX_MS 10000
+#define COMPACT_RECORDS 20000  /* spool log length that triggers compaction */
+
+struct acct_event {
+    uint64_t seq;
+    json_t *job;               /* the accounting record */
+    struct acct_event *next;
+};
+
+struct acct {
+    struct journal *spool;
+    char *host, *cluster;
+    uint16_t port;
+    uint64_t next_seq, acked_seq;
+    struct acct_event *head, **tail;
+    size_t count;
+    uint32_t *changed;          /* job ids changed this loop turn */
+    size_t nchanged, changed_cap;
+    bool in_flight, down_logged;
+    uv_timer_t retry;
+    unsigned retry_ms;
+};
+
+static bool enabled(const struct ctld *ctld)
+{
+    return ctld->acct != NULL;
+}
+
+static void event_push(struct acct *a, uint64_t seq, json_t *job)
+{
+    struct acct_event *e = xzalloc(sizeof(*e));
+
+    e->seq = seq;
+    e->job = job;
+    *a->tail = e;
+    a->tail = &e->next;
+    a->count++;
+    if (seq >= a->next_seq)
+        a->next_seq = seq + 1;
+}
+
+/* Drop events up to 'seq' (acked). */
+static void events_drop(struct acct *a, uint64_t seq)
+{
+    struct acct_event *e;
+
+    while ((e = a->head) && e->seq <= seq) {
+        a->head = e->next;
+        json_decref(e->job);
+        free(e);
+        a->count--;
+    }
+    if (!a->head)
+        a->tail = &a->head;
+    if (seq > a->acked_seq)
+        a->acked_seq = seq;
+}
+
+/* Spool snapshot: {"acked_seq":N,"next_seq":N,"pending":[event...]}. */
+static int restore_snapshot(json_t *snap, void *arg, drv_error_t *error)
+{
+    struct acct *a = arg;
+    json_int_t acked = 0, next = 1;
+    json_t *pending = NULL, *ev;
+    size_t i;
+
+    (void)error;
+    json_unpack(snap, "{s?I s?I s?o}", "acked_seq", &acked, "next_seq", &next,
+                "pending", &pending);
+    a->acked_seq = (uint64_t)acked;
+    a->next_seq = (uint64_t)next;
+    json_array_foreach(pending, i, ev) {
+        json_int_t seq = 0;
+        json_t *job = NULL;
+        if (!json_unpack(ev, "{s:I s:o}", "seq", &seq, "job", &job))
+            event_push(a, (uint64_t)seq, json_incref(job));
+    }
+    return 0;
+}
+
+/* Spool log records: {"seq":N,"job":{...}} or {"ack":N}. */
+static int restore_record(json_t *rec, void *arg, drv_error_t *error)
+{
+    struct acct *a = arg;
+    json_int_t seq = 0, ack = 0;
+    json_t *job = NULL;
+
+    (void)error;
+    if (!json_unpack(rec, "{s:I}", "ack", &ack))
+        events_drop(a, (uint64_t)ack);
+    else if (!json_unpack(rec, "{s:I s:o}", "seq", &seq, "job", &job)
+             && (uint64_t)seq > a->acked_seq)
+        event_push(a, (uint64_t)seq, json_incref(job));
+    return 0;
+}
+
+static void send_next(struct ctld *ctld);
+
+static void retry_cb(uv_timer_t *t)
+{
+    send_next(t->data);
+}
+
+static void schedule_retry(struct ctld *ctld)
+{
+    struct acct *a = ctld->acct;
+
+    a->retry_ms = a->retry_ms ? a->retry_ms * 2 : RETRY_MIN_MS;
+    if (a->retry_ms > RETRY_MAX_MS)
+        a->retry_ms = RETRY_MAX_MS;
+    uv_timer_start(&a->retry, retry_cb, a->retry_ms, 0);
+}
+
+static void sent_cb(int errnum, const char *errstr, json_t *resp, void *arg)
+{
+    struct ctld *ctld = arg;
+    struct acct *a = ctld->acct;
+    json_int_t acked = -1;
+
+    if (!a) /* the controller is shutting down */
+        return;
+    a->in_flight = false;
+    if (errnum || json_unpack(resp, "{s:I}", "acked_seq", &acked) < 0) {
+        if (!a->down_logged)
+            log_error("accounting: droverdbd at %s:%u: %s; %zu events spooled",
+                     a->host, a->port, errnum ? errstr : "bad answer",
+                     a->count);
+        a->down_logged = true;
+        schedule_retry(ctld);
+        return;
+    }
+    if (a->down_logged)
+        log_info("accounting: droverdbd is back; sending %zu events",
+                 a->count);
+    a->down_logged = false;
+    a->retry_ms = 0;
+    events_drop(a, (uint64_t)acked);
+    if (journal_append(a->spool, json_pack("{s:I}", "ack", acked)) < 0)
+        log_err("accounting: cannot queue an ack record");
+    send_next(ctld);
+}
+
+/* The next batch: up to SEND_MAX events, in order. */
+static json_t *next_batch(struct acct *a)
+{
+    json_t *events = json_array();
+    size_t n = 0;
+
+    for (struct acct_event *e = a->head; e && n < SEND_MAX; e = e->next, n++)
+        json_array_append_new(events, json_pack("{s:I s:O}", "seq",
+                                                (json_int_t)e->seq, "job",
+                                                e->job));
+    return json_pack("{s:s s:o}", "cluster", a->cluster, "events", events);
+}
+
+static void send_next(struct ctld *ctld)
+{
+    struct acct *a = ctld->acct;
+
+    if (a->in_flight || !a->head || uv_is_active((uv_handle_t *)&a->retry))
+        return;
+    a->in_flight = true;
+    if (proto_call_async(ctld->loop, a->host, a->port, ctld->auth,
+                         "acct_send", next_batch(a), SEND_TIMEOUT_MS, sent_cb,
+                         ctld)
+        < 0) {
+        a->in_flight = false;
+        log_err("accounting: cannot start a send");
+        schedule_retry(ctld);
+    }
+}
+
+int acct_init(struct ctld *ctld, drv_error_t *error)
+{
+    const struct slurm_conf *conf = ctld->conf;
+    struct acct *a;
+    char *dir;
+
+    if (!conf->accounting_storage_type
+        || strcmp(conf->accounting_storage_type,
+                  "accounting_storage/slurmdbd"))
+        return 0;
+    a = xzalloc(sizeof(*a));
+    a->tail = &a->head;
+    a->next_seq = 1;
+    a->host = xstrdup(conf->accounting_storage_host
+                          ? conf->accounting_storage_host
+                          : (conf->ctld_addr ? conf->ctld_addr : "localhost"));
+    a->port = conf->accounting_storage_port;
+    a->cluster = xstrdup(conf->cluster_name ? conf->cluster_name : "cluster");
+    dir = xasprintf("%s/acct_spool", conf->state_save_location);
+    a->spool = journal_open(dir, error);
+    free(dir);
+    if (!a->spool
+        || journal_replay(a->spool, restore_snapshot, restore_record, a, error)
+               < 0) {
+        journal_close(a->spool);
+        free(a->host);
+        free(a->cluster);
+        free(a);
+        return -1;
+    }
+    uv_timer_init(ctld->loop, &a->retry);
+    a->retry.data = ctld;
+    ctld->acct = a;
+    log_info("accounting: droverdbd at %s:%u, %zu events spooled", a->host,
+             a->port, a->count);
+    return 0;
+}
+
+void acct_job_changed(struct ctld *ctld, const struct job *job)
+{
+    struct acct *a = ctld->acct;
+
+    if (!enabled(ctld))
+        return;
+    if (a->nchanged == a->changed_cap) {
+        a->changed_cap = a->changed_cap ? a->changed_cap * 2 : 64;
+        a->changed = xrealloc(a->changed, a->changed_cap * sizeof(uint32_t));
+    }
+    a->changed[a->nchanged++] = job->id;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+    return a < b ? -1 : a > b;
+}
+
+/* One event per changed job (a job changed twice this turn: once). */
+static void spool_changed(struct ctld *ctld)
+{
+    struct acct *a = ctld->acct;
+
+    qsort(a->changed, a->nchanged, sizeof(uint32_t), cmp_u32);
+    for (size_t i = 0; i < a->nchanged; i++) {
+        struct job *job;
+        json_t *rec;
+
+        if (i && a->changed[i] == a->changed[i - 1])
+            continue;
+        if (!(job = ctld_job_find(ctld, a->changed[i]))
+            || array_is_master(job)
+            || !(rec = acct_record_build(ctld, job)))
+            continue;
+        if (journal_append(a->spool, json_pack("{s:I s:O}", "seq",
+                                               (json_int_t)a->next_seq, "job",
+                                               rec))
+            < 0)
+            log_err("accounting: cannot queue an event");
+        event_push(a, a->next_seq, rec);
+    }
+    a->nchanged = 0;
+}
+
+static void spool_write(struct ctld *ctld)
+{
+    struct acct *a = ctld->acct;
+
+    if (a->nchanged)
+        spool_changed(ctld);
+    if (journal_dirty(a->spool) && journal_flush(a->spool) < 0)
+        log_err("accounting: spool flush failed; retrying next turn");
+}
+
+void acct_flush(struct ctld *ctld)
+{
+    if (!enabled(ctld))
+        return;
+    spool_write(ctld);
+    send_next(ctld);
+}
+
+void acct_periodic(struct ctld *ctld)
+{
+    struct acct *a = ctld->acct;
+    json_t *pending, *snap;
+
+    if (!enabled(ctld) || !journal_length(a->spool)
+        || (a->head && journal_length(a->spool) < COMPACT_RECORDS))
+        return;
+    pending = json_array();
+    for (struct acct_event *e = a->head; e; e = e->next)
+        json_array_append_new(pending, json_pack("{s:I s:O}", "seq",
+                                                 (json_int_t)e->seq, "job",
+                                                 e->job));
+    snap = json_pack("{s:I s:I s:o}", "acked_seq", (json_int_t)a->acked_seq,
+                     "next_seq", (json_int_t)a->next_seq, "pending", pending);
+    if (journal_snapshot(a->spool, snap) < 0)
+        log_err("accounting: compacting the spool");
+    json_decref(snap);
+}
+
+size_t acct_pending(const struct ctld *ctld)
+{
+    return enabled(ctld) ? ctld->acct->count : 0;
+}
+
+static void retry_closed(uv_handle_t *h)
+{
+    struct acct *a = h->data;
+
+    free(a->host);
+    free(a->cluster);
+    free(a->changed);
+    free(a);
+}
+
+void acct_fini(struct ctld *ctld)
+{
+    struct acct *a = ctld->acct;
+
+    if (!enabled(ctld))
+        return;
+    spool_write(ctld);
+    journal_close(a->spool);
+    events_drop(a, UINT64_MAX);
+    ctld->acct = NULL;
+    a->retry.data = a;
+    uv_close((uv_handle_t *)&a->retry, retry_closed);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * acct.h - sending job records to droverdbd, through an on-disk spool
+ *
+ * With AccountingStorageType=accounting_storage/slurmdbd, every journaled
+ * change of a job makes the job "changed for accounting".  At the end of
+ * each loop turn (before the journal flush) the changed jobs' records
+ * (acct_record.h) become numbered events appended to the spool,
+ * StateSaveLocation/acct_spool/ (a journal.h log: one fdatasync per turn).
+ * A drainer sends pending events in order with `acct_send` and drops them
+ * when droverdbd acks them; while droverdbd or its database is down the
+ * events wait on disk (across controller restarts too) and the drainer
+ * retries with a backoff of 1 to 10 s.  Events are whole records, upserted
+ * by droverdbd, so a resend never duplicates a job (design.md: nothing
+ * lost).
+ */
+#ifndef DROVER_CTLD_ACCT_H
+#define DROVER_CTLD_ACCT_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+
+struct ctld;
+struct job;
+
+/* Open the spool and load events not yet acked, when accounting is
+ * configured (otherwise every call below is a no-op).  Returns 0, or -1
+ * with 'error' naming the spool path.
+ */
+int acct_init(struct ctld *ctld, drv_error_t *error);
+
+/* 'job' changed: its record is spooled at the end of this loop turn. */
+void acct_job_changed(struct ctld *ctld, const struct job *job);
+
+/* End of a loop turn (ctld_flush_cb): spool the changed jobs' events,
+ * flush the spool, and start a send if none is under way.  A spool write
+ * failure is logged; the events stay queued in memory and are written at
+ * the next turn.
+ */
+void acct_flush(struct ctld *ctld);
+
+/* Periodic upkeep: compact the spool when its log has grown. */
+void acct_periodic(struct ctld *ctld);
+
+/* Events waiting for droverdbd's ack (sdiag-style figure, tests). */
+size_t acct_pending(const struct ctld *ctld);
+
+/* Flush and close the spool; the events not acked stay on disk. */
+void acct_fini(struct ctld *ctld);
+
+#endif /* !DROVER_CTLD_ACCT_H */

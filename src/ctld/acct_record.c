@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * acct_record.c - the accounting job record (docs/protocol.md)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/arrayspec.h"
+#include "common/bitmap.h"
+#include "common/sizefmt.h"
+#include "common/xalloc.h"
+#include "ctld/acct_record.h"
+#include "ctld/array.h"
+#include "ctld/ctld.h"
+#include "ctld/job_info.h"
+
+char *acct_tres_string(uint32_t cpus, uint64_t mem_mib, uint32_t nodes,
+                       uint32_t gpus)
+{
+    char out[256] = "", part[64], mem[32];
+
+    if (cpus)
+        snprintf(out, sizeof(out), "billing=%u,cpu=%u,", cpus, cpus);
+    if (gpus) {
+        snprintf(part, sizeof(part), "gres/gpu=%u,", gpus);
+        strcat(out, part);
+    }
+    if (mem_mib) {
+        snprintf(part, sizeof(part), "mem=%s,",
+                 sizefmt_mib(mem_mib, mem, sizeof(mem)));
+        strcat(out, part);
+    }
+    if (nodes) {
+        snprintf(part, sizeof(part), "node=%u,", nodes);
+        strcat(out, part);
+    }
+    if (*out)
+        out[strlen(out) - 1] = '\0';
+    return xstrdup(out);
+}
+
+struct totals {
+    uint32_t nodes, cpus, gpus;
+    uint64_t mem;
+};
+
+/* Sums over [{"node","cpus","mem_mib","gpus":"0-1"}] (job_alloc_to_json). */
+static void totals_of_alloc_json(const char *text, struct totals *t)
+{
+    json_t *arr = text ? json_loads(text, 0, NULL) : NULL, *e;
+    size_t i;
+
+    json_array_foreach(arr, i, e) {
+        json_int_t cpus = 0, mem = 0;
+        const char *gpus = "";
+        bitmap_t *b;
+
+        json_unpack(e, "{s?I s?I s?s}", "cpus", &cpus, "mem_mib", &mem,
+                    "gpus", &gpus);
+        t->nodes++;
+        t->cpus += (uint32_t)cpus;
+        t->mem += (uint64_t)mem;
+        if (*gpus && (b = bitmap_parse(gpus, 4096, NULL))) {
+            t->gpus += (uint32_t)bitmap_count(b);
+            bitmap_destroy(b);
+        }
+    }
+    json_decref(arr);
+}
+
+/* What the job holds now, or held when it ran; zero before it started. */
+static void alloc_totals(const struct job *job, struct totals *t)
+{
+    memset(t, 0, sizeof(*t));
+    if (job->alloc) {
+        t->nodes = job->alloc->node_count;
+        t->cpus = job_info_cpus(job, &t->gpus, &t->mem);
+    } else if (job->start_time) {
+        totals_of_alloc_json(job->last_alloc_json, t);
+    }
+}
+
+static void put_request(json_t *o, const struct job *job)
+{
+    uint32_t gpus = 0, nodes = job->req.min_nodes ? job->req.min_nodes : 1;
+    uint64_t mem = 0;
+    uint32_t cpus = job_info_req_cpus(job, &gpus, &mem);
+    char *tres = acct_tres_string(cpus, mem, nodes, gpus);
+
+    json_object_set_new(o, "req_cpus", json_integer(cpus));
+    json_object_set_new(o, "req_tres", json_string(tres));
+    free(tres);
+    json_object_set_new(o, "req_mem_per_cpu",
+                        json_boolean(job->req.mem_per_cpu_mib != 0));
+    json_object_set_new(
+        o, "req_mem_mib",
+        json_integer((json_int_t)(job->req.mem_per_cpu_mib
+                                      ? job->req.mem_per_cpu_mib
+                                      : job->req.mem_per_node_mib)));
+}
+
+static void put_alloc(json_t *o, const struct job *job)
+{
+    struct totals t;
+    const char *nodes = job->nodes ? job->nodes : job->last_nodes;
+    char *tres;
+
+    alloc_totals(job, &t);
+    tres = t.cpus ? acct_tres_string(t.cpus, t.mem, t.nodes, t.gpus)
+                  : xstrdup("");
+    json_object_set_new(o, "alloc_tres", json_string(tres));
+    free(tres);
+    json_object_set_new(o, "ncpus", json_integer(t.cpus));
+    json_object_set_new(
+        o, "nnodes",
+        json_integer(t.nodes ? t.nodes
+                             : (job->req.min_nodes ? job->req.min_nodes : 1)));
+    json_object_set_new(o, "nodes", json_string(job->start_time && nodes
+                                                    ? nodes
+                                                    : "None assigned"));
+}
+
+static void put_array(json_t *o, const struct job *job)
+{
+    bool task = job->array && job->array->task_id != ARRAY_TASK_NONE;
+
+    json_object_set_new(o, "array_job_id",
+                        json_integer(task ? job->array->job_id : 0));
+    json_object_set_new(o, "array_task_id",
+                        json_integer(task ? (json_int_t)job->array->task_id : -1));
+}
+
+json_t *acct_record_build(struct ctld *ctld, const struct job *job)
+{
+    (void)ctld;
+    json_t *o = json_pack(
+        "{s:I s:I s:I s:I s:I s:s s:I s:s s:I s:s s:s s:s s:s s:s s:i s:I"
+        " s:I s:s s:s s:s s:s s:i}",
+        "job_id", (json_int_t)job->id, "submit_time",
+        (json_int_t)job->submit_time, "eligible_time",
+        (json_int_t)job->eligible_time, "start_time",
+        (json_int_t)job->start_time, "end_time",
+        (json_int_t)(job_state_is_final(job->state) ? job->end_time : 0),
+        "name", job->name ? job->name : "", "uid", (json_int_t)job->uid,
+        "user", job->user_name ? job->user_name : "", "gid",
+        (json_int_t)job->gid, "group", job->group_name ? job->group_name : "",
+        "account", job->account ? job->account : "", "qos",
+        job->qos ? job->qos : "normal", "partition",
+        job->partition ? job->partition : "", "state",
+        job_state_string(job->state), "exit_status", job->exit_status,
+        "time_limit_min",
+        (json_int_t)(job->time_limit_s < 0 ? -1 : job->time_limit_s / 60),
+        "priority", (json_int_t)job->priority, "reason",
+        job_reason_string(job->state == JOB_PENDING ? job->reason
+                                                    : JOB_REASON_NONE),
+        "work_dir", job->work_dir ? job->work_dir : "", "comment",
+        job->comment ? job->comment : "", "constraints",
+        job->place.features ? job->place.features : "",
+        "derived_exit_status", 0);
+
+    if (!o) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (job->state == JOB_CANCELLED && job->cancelled_by >= 0)
+        json_object_set_new(o, "cancelled_by",
+                            json_integer(job->cancelled_by));
+    put_array(o, job);
+    put_request(o, job);
+    put_alloc(o, job);
+    json_object_set_new(o, "steps", json_array());
+    return o;
+}

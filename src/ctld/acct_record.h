@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * acct_record.h - a job as droverdbd stores it
+ *
+ * The accounting job record of docs/protocol.md ("Accounting job record"),
+ * built from the controller's job: what sacct shows of it.
+ */
+#ifndef DROVER_CTLD_ACCT_RECORD_H
+#define DROVER_CTLD_ACCT_RECORD_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+struct ctld;
+struct job;
+
+/* The accounting record of 'job' now (a new reference; NULL with
+ * errno=ENOMEM).  Allocated values come from the job's allocation, or
+ * after it ended from the allocation it had; before it starts they are
+ * empty/zero and the requested ones are filled.
+ */
+json_t *acct_record_build(struct ctld *ctld, const struct job *job);
+
+/* Slurm's accounting TRES string, keys in sacct's (alphabetical) order:
+ * "billing=4,cpu=4,gres/gpu=2,mem=8000M,node=1"; zero counts are left
+ * out.  'mem_mib' in MiB.  Returns a malloc'ed string (caller frees).
+ */
+char *acct_tres_string(uint32_t cpus, uint64_t mem_mib, uint32_t nodes,
+                       uint32_t gpus);
+
+#endif /* !DROVER_CTLD_ACCT_RECORD_H */
