@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Nothing lost: accounting events wait on the controller's disk while
+droverdbd is down (killed with -9, and across a controller restart), then
+drain in order, and every job appears in sacct exactly once."""
+import signal
+import time
+
+import pytest
+
+from cluster import binary
+
+pytestmark = pytest.mark.skipif(
+    binary("droverdbd") is None or binary("sacct") is None,
+    reason="droverdbd/sacct not built")
+
+JOBS = 200
+
+
+def sacct_states(cluster, ids):
+    """{job id: [states]} for 'ids' from sacct (allocations only)."""
+    r = cluster.run("sacct", "-X", "-n", "-P", "-o", "JobID,State", "-j",
+                    ",".join(ids), check=True, timeout=60)
+    seen = {}
+    for line in r.stdout.splitlines():
+        job, state = line.split("|")
+        seen.setdefault(job, []).append(state)
+    return seen
+
+
+def submit_many(cluster, tmp_path, n):
+    ids = []
+    for i in range(n):
+        ids.append(cluster.sbatch("-J", f"d{i}", "-o", "/dev/null", "--wrap",
+                                  "exit 3" if i % 10 == 0 else "true",
+                                  cwd=tmp_path))
+    return ids
+
+
+def wait_all_final(cluster, ids, timeout=180):
+    def done():
+        r = cluster.run("squeue", "-h", "-t", "all", "-o", "%i %T",
+                        check=True)
+        states = dict(l.split() for l in r.stdout.splitlines())
+        return all(states.get(j) in ("COMPLETED", "FAILED") for j in ids)
+    cluster.wait_until(done, timeout=timeout, what=f"{len(ids)} jobs ended")
+
+
+def check_all_recorded(cluster, ids, timeout=120):
+    def recorded():
+        seen = sacct_states(cluster, ids)
+        return all(seen.get(j) in (["COMPLETED"], ["FAILED"]) for j in ids)
+    cluster.wait_until(recorded, timeout=timeout,
+                       what="every job in sacct with its final state")
+    seen = sacct_states(cluster, ids)
+    assert sorted(seen) == sorted(ids), "jobs missing or extra in sacct"
+    for i, j in enumerate(ids):
+        assert seen[j] == (["FAILED"] if i % 10 == 0 else ["COMPLETED"]), j
+
+
+def test_dbd_killed_and_controller_restarted_during_outage(cluster, tmp_path):
+    before = cluster.sbatch("--wrap", "true", cwd=tmp_path)
+    cluster.wait_job_state(before, ["COMPLETED"], timeout=30)
+    check_all_recorded(cluster, [before])
+
+    cluster.kill("droverdbd", signal.SIGKILL)
+    first = submit_many(cluster, tmp_path, JOBS // 2)
+    cluster.kill("droverctld", signal.SIGKILL)   # restart during the outage
+    cluster.kill("droverdbd", signal.SIGKILL)    # drover up restarts both...
+    cluster.start()
+    cluster.kill("droverdbd", signal.SIGKILL)    # ...so stop the dbd again
+    second = submit_many(cluster, tmp_path, JOBS - JOBS // 2)
+    ids = first + second
+    wait_all_final(cluster, ids)
+    r = cluster.run("sacct", "-X", "-n", "-P", "-j", ids[0])
+    assert r.returncode == 1 and "error" in r.stderr, r
+
+    cluster.start()                              # droverdbd comes back
+    check_all_recorded(cluster, ids)
