@@ -284,8 +284,19 @@ static time_t parse_when(const struct sacct_args *a, const char *s, time_t now)
     time_t t;
     int pos;
 
-    if (sbatch_parse_time(s, now, &t, &pos) < 0)
+    char *plus = NULL;
+
+    /* sacct takes "now-N[units]" too (sbatch --begin only looks ahead). */
+    if (!strncasecmp(s, "now-", 4)) {
+        plus = xstrdup(s);
+        plus[3] = '+';
+    }
+    if (sbatch_parse_time(plus ? plus : s, now, &t, &pos) < 0)
         fatal(a->prog, "Invalid time specification: ", s);
+    if (plus) {
+        free(plus);
+        return now - (t - now);
+    }
     if (strncasecmp(s, "now", 3) && !strchr(s, 'T') && strchr(s, ':')
         && !strchr(s, '-') && !strchr(s, '/')) {
         while (t > now)
@@ -387,16 +398,20 @@ static json_t *query(const struct sacct_args *a, json_t *filter)
         host = "localhost";
     if (cmd_rpc_to(a->prog, host, port, "acct_job_query", filter, &resp,
                    &error) < 0) {
-        /* Slurm's three lines when slurmdbd cannot be reached. */
-        if (errno == ECONNREFUSED || errno == ETIMEDOUT
-            || errno == EHOSTUNREACH) {
+        /* Slurm's three lines when slurmdbd cannot be reached; an error
+         * answer of droverdbd is shown with its own text.
+         */
+        int err = errno;
+        const char *why = err > 0 && err < 1000 ? strerror(err) : error.text;
+
+        if (err == ECONNREFUSED || err == ETIMEDOUT || err == EHOSTUNREACH) {
             cmd_error(a->prog,
                       "slurm_persist_conn_open_without_init: failed to open "
                       "persistent connection to host:%s:%u: %s",
-                      host, port, error.text);
-            cmd_error(a->prog, "Sending PersistInit msg: %s", error.text);
+                      host, port, why);
+            cmd_error(a->prog, "Sending PersistInit msg: %s", why);
         }
-        cmd_error(a->prog, "Problem talking to the database: %s", error.text);
+        cmd_error(a->prog, "Problem talking to the database: %s", why);
         exit(1);
     }
     return resp;

@@ -18,27 +18,24 @@
 #include "common/sizefmt.h"
 #include "common/timefmt.h"
 
-/* "+N[units]" or "-N[units]" after "now" (Slurm's parse_time() takes
- * both; sacct -S now-1day): seconds added into *off.  Returns 0, or -1.
- */
-static int parse_offset(const char *s, int64_t *off)
+/* "+N[units]" after "now": seconds added, or -1. */
+static int64_t parse_offset(const char *s)
 {
     static const struct { const char *name; int64_t mult; } units[] = {
         {"seconds", 1}, {"minutes", 60}, {"hours", 3600},
         {"days", 86400}, {"weeks", 7 * 86400},
     };
-    int64_t sign = *s == '-' ? -1 : 1;
     char *end;
     long long n;
 
-    if ((*s != '+' && *s != '-') || !isdigit((unsigned char)s[1]))
+    if (*s != '+' || !isdigit((unsigned char)s[1]))
         return -1;
     n = strtoll(s + 1, &end, 10);
     if (!*end)
-        return *off = sign * n, 0;
+        return n;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
         if (!strncasecmp(end, units[i].name, strlen(end)))
-            return *off = sign * n * units[i].mult, 0;
+            return n * units[i].mult;
     return -1;
 }
 
@@ -111,8 +108,8 @@ int sbatch_parse_time(const char *s, time_t now, time_t *out, int *pos)
 
     *pos = 0;
     if (!strncasecmp(s, "now", 3)) {
-        off = 0;
-        if (s[3] && parse_offset(s + 3, &off) < 0)
+        off = s[3] ? parse_offset(s + 3) : 0;
+        if (off < 0)
             return *pos = 3, errno = EINVAL, -1;
         *out = now + (time_t)off;
         return 0;

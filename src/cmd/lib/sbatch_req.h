@@ -13,7 +13,7 @@
 
 #include "cmd/lib/sbatch_opt.h"
 
-/* Parse a --begin value as Slurm's parse_time(): "now[{+|-}N[units]]" (units
+/* Parse a --begin value as Slurm's parse_time(): "now[+N[units]]" (units
  * seconds (default), minutes, hours, days, weeks; any prefix), "HH:MM[:SS]"
  * (today, or tomorrow if that has passed), "YYYY-MM-DD[THH:MM[:SS]]",
  * "MM/DD[/YY]", "today", "tomorrow", "midnight", "noon", "teatime" (16:00),
