@@ -291,8 +291,11 @@ static time_t parse_when(const struct sacct_args *a, const char *s, time_t now)
         plus = xstrdup(s);
         plus[3] = '+';
     }
-    if (sbatch_parse_time(plus ? plus : s, now, &t, &pos) < 0)
-        fatal(a->prog, "Invalid time specification: ", s);
+    /* Slurm's parse_time() logs the error, and sacct exits 1. */
+    if (sbatch_parse_time(plus ? plus : s, now, &t, &pos) < 0) {
+        cmd_error(a->prog, "Invalid time specification (pos=%d): %s", pos, s);
+        exit(1);
+    }
     if (plus) {
         free(plus);
         return now - (t - now);
@@ -346,9 +349,12 @@ static json_t *build_filter(const struct sacct_args *a, time_t now,
 
     if (a->jobs)
         json_object_set_new(f, "job_ids", job_ids(a, specs, nspecs));
+    /* Slurm: root, -a, and -j without -u look at every user's jobs
+     * (droverdbd still limits a non-admin under PrivateData).
+     */
     if (a->users)
         json_object_set_new(f, "user_ids", user_ids(a));
-    else if (a->all_users || geteuid() == 0)
+    else if (a->all_users || a->jobs || geteuid() == 0)
         json_object_set_new(f, "all_users", json_true());
     else
         json_object_set_new(f, "user_ids",
