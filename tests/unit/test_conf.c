@@ -157,6 +157,25 @@ static void ctld_addr_defaults_to_host(void **state)
     conf_destroy(conf);
 }
 
+static void accounting_storage_keys_are_parsed(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf = parse_ok(
+        "AccountingStorageType=accounting_storage/slurmdbd\n"
+        "AccountingStorageHost=dbhost\nAccountingStoragePort=6900\n", NULL);
+
+    assert_string_equal(conf->accounting_storage_type,
+                        "accounting_storage/slurmdbd");
+    assert_string_equal(conf->accounting_storage_host, "dbhost");
+    assert_int_equal(conf->accounting_storage_port, 6900);
+    conf_destroy(conf);
+    conf = parse_ok("ControlMachine=head\n", NULL);
+    assert_null(conf->accounting_storage_type);
+    assert_null(conf->accounting_storage_host);
+    assert_int_equal(conf->accounting_storage_port, 0);
+    conf_destroy(conf);
+}
+
 static void continuation_joins_lines(void **state)
 {
     (void)state;
@@ -751,6 +770,7 @@ int main(void)
         cmocka_unit_test(defaults_without_keywords),
         cmocka_unit_test(global_keywords_are_parsed),
         cmocka_unit_test(ctld_addr_defaults_to_host),
+        cmocka_unit_test(accounting_storage_keys_are_parsed),
         cmocka_unit_test(continuation_joins_lines),
         cmocka_unit_test(node_ranges_and_default),
         cmocka_unit_test(node_topology_is_inferred),

@@ -31,6 +31,16 @@ int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
             drv_error_t *error)
 {
     const struct slurm_conf *c = cmd_conf(prog);
+
+    return cmd_rpc_to(prog, c->ctld_addr ? c->ctld_addr : c->ctld_host,
+                      c->ctld_port, type, body, resp, error);
+}
+
+int cmd_rpc_to(const char *prog, const char *host, uint16_t port,
+               const char *type, json_t *body, json_t **resp,
+               drv_error_t *error)
+{
+    const struct slurm_conf *c = cmd_conf(prog);
     int timeout_ms = c->msg_timeout_s ? (int)c->msg_timeout_s * 1000 : 10000;
 
     if (resp)
@@ -41,8 +51,7 @@ int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
             errprintf(error, "%s", drv_strerror(errno));
         return -1;
     }
-    if (proto_call_sync(c->ctld_addr ? c->ctld_addr : c->ctld_host,
-                        c->ctld_port, auth, type, body, resp, timeout_ms,
+    if (proto_call_sync(host, port, auth, type, body, resp, timeout_ms,
                         error) < 0) {
         if (error && !error->text[0])
             errprintf(error, "%s", drv_strerror(errno));

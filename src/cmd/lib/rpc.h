@@ -8,6 +8,8 @@
 #ifndef DROVER_CMD_LIB_RPC_H
 #define DROVER_CMD_LIB_RPC_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 
 #include "common/error.h"
@@ -28,5 +30,12 @@ const struct slurm_conf *cmd_conf(const char *prog);
  */
 int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
             drv_error_t *error);
+
+/* cmd_rpc() to another daemon at 'host':'port' (sacct to droverdbd), with
+ * the same credential, timeout and errors.
+ */
+int cmd_rpc_to(const char *prog, const char *host, uint16_t port,
+               const char *type, json_t *body, json_t **resp,
+               drv_error_t *error);
 
 #endif /* !DROVER_CMD_LIB_RPC_H */

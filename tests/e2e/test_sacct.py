@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: Apache-2.0
+"""sacct (issue 5): accounting records of real jobs, read back from
+droverdbd through the real command.
+
+The first tests need no accounting daemon (option errors, the version, an
+unreachable or disabled database).  The others run jobs and read their
+records; they are skipped, with the reason shown, until the build has
+droverdbd (written beside this command, see docs/protocol.md "Accounting
+daemon")."""
+import json
+import re
+import socket
+
+import pytest
+
+from cluster import build_dir
+
+ONE_NODE = [1]
+
+
+def droverdbd_built():
+    return any((build_dir() / sub / "droverdbd").exists()
+               for sub in ("src/dbd", "src/cmd"))
+
+
+needs_dbd = pytest.mark.skipif(
+    not droverdbd_built(),
+    reason="droverdbd is not built yet (accounting daemon, issue 5)")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def conf_with_accounting(cluster, tmp_path, lines):
+    """A copy of the cluster's slurm.conf (and gres.conf) whose
+    AccountingStorage* keys are replaced by 'lines'; its path."""
+    kept = [line for line in cluster.conf.read_text().splitlines()
+            if not line.strip().lower().startswith("accountingstorage")]
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("\n".join(kept + lines) + "\n")
+    gres = cluster.conf.parent / "gres.conf"
+    if gres.exists():
+        (tmp_path / "gres.conf").write_text(gres.read_text())
+    return str(conf)
+
+
+# --- without droverdbd ---------------------------------------------------
+
+
+@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
+def test_sacct_rejects_an_unknown_field_as_slurm_does(cluster):
+    r = cluster.run("sacct", "-o", "JobID,NoSuchField")
+    assert r.returncode == 1
+    assert r.stdout == ""
+    assert r.stderr == 'sacct: error: Invalid field requested: "NoSuchField"\n'
+
+
+@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
+def test_sacct_version_and_helpformat(cluster):
+    r = cluster.run("sacct", "--version", check=True)
+    assert r.stdout.splitlines()[0] == "slurm 22.05.8"
+    r = cluster.run("sacct", "--helpformat", check=True)
+    names = r.stdout.split()
+    for field in ("JobID", "JobIDRaw", "State", "ExitCode", "AllocTRES",
+                  "MaxRSS", "TotalCPU", "Elapsed", "NTasks", "WorkDir"):
+        assert field in names
+
+
+@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
+def test_sacct_reports_an_unreachable_database(cluster, tmp_path):
+    port = free_port()
+    conf = conf_with_accounting(cluster, tmp_path, [
+        "AccountingStorageType=accounting_storage/slurmdbd",
+        "AccountingStorageHost=127.0.0.1",
+        f"AccountingStoragePort={port}"])
+    r = cluster.run("sacct", env={"DROVER_CONF": conf})
+    assert r.returncode == 1
+    assert r.stdout == ""
+    assert r.stderr.splitlines()[-1] == (
+        "sacct: error: Problem talking to the database: Connection refused")
+
+
+@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
+def test_sacct_without_accounting_storage_says_it_is_disabled(cluster,
+                                                              tmp_path):
+    conf = conf_with_accounting(
+        cluster, tmp_path, ["AccountingStorageType=accounting_storage/none"])
+    r = cluster.run("sacct", env={"DROVER_CONF": conf})
+    assert r.returncode == 1
+    assert r.stderr == "sacct: error: Slurm accounting storage is disabled\n"
+
+
+@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
+def test_sacct_rejects_bad_job_ids_and_states(cluster):
+    r = cluster.run("sacct", "-j", "abc")
+    assert r.returncode == 1
+    assert r.stderr == "sacct: fatal: Bad job/step specified: abc\n"
+    r = cluster.run("sacct", "-s", "nosuch")
+    assert r.returncode == 1
+    assert r.stderr == "sacct: fatal: unrecognized job state value\n"
+
+
+# --- with droverdbd ------------------------------------------------------
+
+
+def sacct_lines(cluster, *args):
+    r = cluster.run("sacct", "-P", "-n", *args, check=True)
+    return r.stdout.splitlines()
+
+
+def wait_recorded(cluster, job_id, state, timeout=60):
+    """Wait until droverdbd has the job's record in 'state' (events reach
+    it asynchronously from the controller)."""
+    def recorded():
+        lines = sacct_lines(cluster, "-X", "-j", job_id, "-o", "JobID,State")
+        return any(line.split("|")[1].startswith(state) for line in lines)
+    cluster.wait_until(recorded, timeout=timeout,
+                       what=f"sacct showing job {job_id} {state}")
+
+
+def submit(cluster, tmp_path, *args):
+    return cluster.sbatch("-o", "/dev/null", *args, cwd=tmp_path)
+
+
+@needs_dbd
+@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
+def test_sacct_shows_states_and_exit_codes_of_finished_jobs(cluster,
+                                                            tmp_path):
+    ok = submit(cluster, tmp_path, "-J", "ok", "--wrap", "true")
+    fail3 = submit(cluster, tmp_path, "-J", "fail3", "--wrap", "exit 3")
+    tmo = submit(cluster, tmp_path, "-J", "tmo", "--time=0:02", "--wrap",
+                 "sleep 60")
+    cancel = submit(cluster, tmp_path, "-J", "cancelme", "--wrap", "sleep 60")
+    cluster.wait_job_state(cancel, ["RUNNING"], timeout=30)
+    cluster.run("scancel", cancel, check=True)
+    for job, state in ((ok, "COMPLETED"), (fail3, "FAILED"),
+                       (tmo, "TIMEOUT"), (cancel, "CANCELLED")):
+        wait_recorded(cluster, job, state)
+
+    ids = ",".join([ok, fail3, tmo, cancel])
+    lines = sacct_lines(cluster, "-j", ids, "-o", "JobID,State,ExitCode")
+    uid = cluster.run("id", "-u", check=True).stdout.strip()
+    assert f"{ok}|COMPLETED|0:0" in lines
+    assert f"{ok}.batch|COMPLETED|0:0" in lines
+    assert f"{fail3}|FAILED|3:0" in lines
+    assert f"{fail3}.batch|FAILED|3:0" in lines
+    assert f"{tmo}|TIMEOUT|0:0" in lines
+    assert f"{cancel}|CANCELLED by {uid}|0:15" in lines or \
+        f"{cancel}|CANCELLED by {uid}|0:0" in lines
+
+    # -X: the allocations only, no steps.
+    lines = sacct_lines(cluster, "-X", "-j", ids, "-o", "JobID")
+    assert lines == [ok, fail3, tmo, cancel]
+
+    # -s filters by state (with -S so the window covers today).
+    lines = sacct_lines(cluster, "-X", "-s", "F,TO", "-S", "today",
+                        "-o", "JobID")
+    assert sorted(lines) == sorted([fail3, tmo])
+
+
+@needs_dbd
+@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
+def test_sacct_default_columns_and_json(cluster, tmp_path):
+    job = submit(cluster, tmp_path, "-J", "hello", "--wrap", "true")
+    wait_recorded(cluster, job, "COMPLETED")
+    r = cluster.run("sacct", check=True)
+    header, rule, *rows = r.stdout.splitlines()
+    assert header.split() == ["JobID", "JobName", "Partition", "Account",
+                              "AllocCPUS", "State", "ExitCode"]
+    assert set(rule.replace(" ", "")) == {"-"}
+    mine = [row.split() for row in rows if row.split()[0] == job]
+    assert mine and mine[0][1] == "hello" and mine[0][-2:] == ["COMPLETED",
+                                                                "0:0"]
+    assert any(row.split()[0] == f"{job}.batch" for row in rows)
+
+    doc = json.loads(cluster.run("sacct", "--json", "-j", job,
+                                 check=True).stdout)
+    jobs = doc["jobs"]
+    assert [j["job_id"] for j in jobs] == [int(job)]
+    assert jobs[0]["name"] == "hello"
+    assert jobs[0]["state"]["current"] == "COMPLETED"
+    assert jobs[0]["steps"][0]["step"]["name"] == "batch"
+
+
+@needs_dbd
+@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
+def test_sacct_lists_array_tasks_as_job_underscore_task(cluster, tmp_path):
+    job = submit(cluster, tmp_path, "--array=0-1", "--wrap", "true")
+    wait_recorded(cluster, f"{job}_1", "COMPLETED")
+    wait_recorded(cluster, f"{job}_0", "COMPLETED")
+    lines = sacct_lines(cluster, "-j", job, "-o", "JobID,State")
+    assert f"{job}_0|COMPLETED" in lines
+    assert f"{job}_1|COMPLETED" in lines
+    assert f"{job}_0.batch|COMPLETED" in lines
+    assert all(re.match(rf"{job}_[01](\.batch)?\|", line) for line in lines)
