@@ -389,13 +389,11 @@ static json_t *query(const struct sacct_args *a, json_t *filter)
     const struct slurm_conf *c = cmd_conf(a->prog);
     const char *type = c->accounting_storage_type;
     const char *host = c->accounting_storage_host;
-    uint16_t port = c->accounting_storage_port ? c->accounting_storage_port
-                                               : 6819;
+    uint16_t port = c->accounting_storage_port; /* 6819 unless set */
     drv_error_t error = {{0}};
     json_t *resp = NULL;
 
-    if ((type && strcmp(type, "accounting_storage/slurmdbd"))
-        || (!type && !host && !c->accounting_storage_port)) {
+    if (!type || strcmp(type, "accounting_storage/slurmdbd")) {
         json_decref(filter);
         cmd_error(a->prog, "Slurm accounting storage is disabled");
         exit(1);

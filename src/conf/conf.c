@@ -82,9 +82,6 @@ static const struct conf_key conf_keys[] = {
     { "SchedulerType",     KEY_STRING,    FIELD(scheduler_type),     "sched/backfill", 0 },
     { "ProctrackType",     KEY_STRING,    FIELD(proctrack_type),     "proctrack/cgroup", 0 },
     { "TaskPlugin",        KEY_STRING,    FIELD(task_plugin),        "task/none", 0 },
-    { "AccountingStorageHost", KEY_STRING, FIELD(accounting_storage_host), NULL, 0 },
-    { "AccountingStoragePort", KEY_PORT,   FIELD(accounting_storage_port), NULL, 0 },
-    { "AccountingStorageType", KEY_STRING, FIELD(accounting_storage_type), NULL, 0 },
     /* Accepted silently: plugins, accounting and policies Drover does not
      * have (yet), and keywords of older Slurm releases.
      */

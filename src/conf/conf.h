@@ -124,9 +124,6 @@ struct slurm_conf {
     char *scheduler_type;     /* SchedulerType=, "sched/backfill" */
     char *proctrack_type;     /* ProctrackType=, "proctrack/cgroup" */
     char *task_plugin;        /* TaskPlugin=, "task/none" */
-    char *accounting_storage_host; /* AccountingStorageHost= (droverdbd), NULL */
-    uint16_t accounting_storage_port; /* AccountingStoragePort=, 0 if unset */
-    char *accounting_storage_type; /* AccountingStorageType=, NULL if unset */
     struct conf_node *nodes;
     size_t node_count;
     struct conf_partition *partitions;

@@ -172,7 +172,7 @@ static void accounting_storage_keys_are_parsed(void **state)
     conf = parse_ok("ControlMachine=head\n", NULL);
     assert_null(conf->accounting_storage_type);
     assert_null(conf->accounting_storage_host);
-    assert_int_equal(conf->accounting_storage_port, 0);
+    assert_int_equal(conf->accounting_storage_port, 6819);
     conf_destroy(conf);
 }
 
