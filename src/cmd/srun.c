@@ -2,10 +2,13 @@
  *
  * srun.c - run a job step inside an allocation
  *
- *     srun [-n N] [-N M] [-l] command [args...]
+ *     srun [resource options] [-l] [--pty] command [args...]
  *
- * Needs SLURM_JOB_ID (a batch job; allocation-less srun is not there
- * yet).  srun listens on an ephemeral TCP port, asks the controller for
+ * Options are sbatch's table (src/cmd/lib/sbatch_opt.c, srun's rows).
+ * Inside a job (SLURM_JOB_ID) the step runs in that allocation; outside
+ * one srun first gets an allocation exactly as salloc does
+ * (src/cmd/lib/alloc.c), runs the step over it and releases it with the
+ * step's exit status.  srun listens on an ephemeral TCP port, asks the controller for
  * the step (step_create), and each node's droverd connects back with the
  * tasks' output and exits as frames (docs/protocol.md).  The exit code is
  * the highest task's (128+signal for a signal).
@@ -21,10 +24,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cmd/lib/alloc.h"
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
+#include "cmd/lib/sbatch_opt.h"
+#include "cmd/lib/sbatch_req.h"
 #include "common/base64.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
@@ -68,76 +75,49 @@ static long number(const char *s, const char *opt)
     return v;
 }
 
-/* Value of option 'arg' ("-n4", "-n 4", "--ntasks=4"); advances *i. */
-static const char *opt_value(char **argv, int *i, const char *s,
-                             const char *l)
+static int report_opts(const struct sbatch_error *e)
 {
-    const char *a = argv[*i];
-    size_t ll = strlen(l);
-
-    if (!strncmp(a, l, ll) && a[ll] == '=')
-        return a + ll + 1;
-    if (!strcmp(a, l) || !strcmp(a, s))
-        return argv[++*i];
-    if (!strncmp(a, s, 2) && a[2])
-        return a + 2;
-    return NULL;
+    sbatch_error_print_as(e, "srun", stderr);
+    return e->exit_code;
 }
 
-static void print_help(void)
+/* Options from sbatch's table (srun's rows).  Returns -1 to go on, else
+ * the exit status. */
+static int parse_args(int argc, char **argv, struct sbatch_opts *o,
+                      struct srun *s)
 {
-    printf("Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n"
-           "Runs a job step inside the current allocation (SLURM_JOB_ID).\n"
-           "\n"
-           "  -l, --label                 prepend task number to lines of "
-           "stdout/err\n"
-           "  -N, --nodes=N               number of nodes on which to run\n"
-           "  -n, --ntasks=ntasks         number of tasks to run\n"
-           "\n"
-           "Help options:\n"
-           "  -h, --help                  show this help message\n"
-           "      --usage                 display brief usage message\n"
-           "  -V, --version               output version information and "
-           "exit\n");
-}
+    struct sbatch_error e = {0};
 
-static void parse_args(int argc, char **argv, struct srun *s)
-{
-    int i;
-
-    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-        const char *a = argv[i], *v;
-
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            print_help();
-            exit(0);
-        } else if (!strcmp(a, "--usage")) {
-            printf("Usage: srun [-N nnodes] [-n ntasks] [-l] executable "
-                   "[args...]\n");
-            exit(0);
-        } else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-            cmd_print_version();
-            exit(0);
-        } else if (!strcmp(a, "-l") || !strcmp(a, "--label"))
-            s->label = true;
-        else if (!strncmp(a, "-n", 2) || !strncmp(a, "--ntasks", 8))
-            v = opt_value(argv, &i, "-n", "--ntasks"),
-            s->ntasks = number(v, "ntasks");
-        else if (!strncmp(a, "-N", 2) || !strncmp(a, "--nodes", 7))
-            v = opt_value(argv, &i, "-N", "--nodes"),
-            s->nodes = number(v, "node count");
-        else if (!strcmp(a, "--"))
-            break;
-        else {
-            fprintf(stderr, "srun: error: unrecognized option '%s'\n", a);
-            exit(1);
-        }
+    switch (sbatch_opts_first_pass(o, argc, argv, &e)) {
+    case SBATCH_SUBMIT:
+        break;
+    case SBATCH_HELP:
+        sbatch_opts_print_help_cmd(stdout, SBATCH_CMD_SRUN);
+        return 0;
+    case SBATCH_USAGE:
+        printf("Usage: srun [-N nnodes] [-n ntasks] [-i in] [-o out] "
+               "[-e err]\n            [-c ncpus] [-r n] [-p partition] "
+               "[--hold] [-t minutes]\n            [-l] [--pty] "
+               "[--immediate[=secs]] executable [args...]\n");
+        return 0;
+    case SBATCH_VERSION:
+        cmd_print_version();
+        return 0;
+    default:
+        return report_opts(&e);
     }
-    if (i < argc && !strcmp(argv[i], "--"))
-        i++;
-    if (i >= argc)
+    if (!o->script_path)
         usage_error("No command given to execute.");
-    s->argv = argv + i;
+    if (sbatch_opts_second_pass(o, NULL, NULL, environ, &e) < 0)
+        return report_opts(&e);
+    s->argv = xzalloc(sizeof(char *) * (size_t)(o->script_argc + 2));
+    s->argv[0] = o->script_path;
+    for (int i = 0; i < o->script_argc; i++)
+        s->argv[i + 1] = o->script_argv[i];
+    s->label = o->label;
+    s->ntasks = o->ntasks_set ? o->ntasks : 0;
+    s->nodes = o->nodes_min > 0 ? o->nodes_min : 0;
+    return -1;
 }
 
 static int listen_any(int *port)
@@ -165,7 +145,7 @@ static json_t *str_array(char **v)
     return a;
 }
 
-static void step_create(struct srun *s, long job_id, int port)
+static int step_create(struct srun *s, long job_id, int port)
 {
     char cwd[PATH_MAX];
     json_t *body, *resp = NULL;
@@ -184,12 +164,13 @@ static void step_create(struct srun *s, long job_id, int port)
     if (cmd_rpc("srun", "step_create", body, &resp, &error) < 0) {
         fprintf(stderr, "srun: error: Unable to create step for job %ld: %s\n",
                 job_id, error.text);
-        exit(1);
+        return -1;
     }
     s->ntask_total = (int)json_integer_value(json_object_get(resp, "ntasks"));
     s->nodes = json_integer_value(json_object_get(resp, "nodes"));
     json_decref(resp);
     s->tasks = xzalloc(sizeof(*s->tasks) * (size_t)(s->ntask_total + 1));
+    return 0;
 }
 
 /* Write task output, with "R: " at each line start under -l. */
@@ -356,28 +337,92 @@ static int report(struct srun *s)
     return rc;
 }
 
-int main(int argc, char **argv)
+/* srun outside a job: an allocation exactly as salloc's (alloc.c), with
+ * the job's variables in the environment the step inherits.  Returns the
+ * job id, or 0 with *rc set. */
+static uint32_t allocate(struct sbatch_opts *o, int *rc)
 {
-    struct srun s = {0};
-    const char *job = getenv("SLURM_JOB_ID");
+    struct sbatch_error e = {0};
+    json_t *desc, *job;
+    uint32_t id;
+
+    o->submit_host = alloc_submit_host();
+    if (!(desc = sbatch_opts_job_desc(o, NULL, environ, &e))
+        || sbatch_req_finish(desc, time(NULL), &e) < 0) {
+        json_decref(desc);
+        *rc = report_opts(&e);
+        return 0;
+    }
+    if (!(job = alloc_create(o, desc, rc)))
+        return 0;
+    id = (uint32_t)json_integer_value(json_object_get(job, "job_id"));
+    alloc_set_env(o, job);
+    json_decref(job);
+    return id;
+}
+
+/* The raw wait status of the task with the highest exit code. */
+static int worst_status(const struct srun *s)
+{
+    int worst = 0;
+
+    for (int i = 0; i < s->ntask_total; i++)
+        if (task_code(s->tasks[i].status) > task_code(worst))
+            worst = s->tasks[i].status;
+    return worst;
+}
+
+static int run_step(struct srun *s, long job_id)
+{
     int port, lfd, lost, rc;
 
-    parse_args(argc, argv, &s);
-    if (!job || !*job)
-        usage_error("srun outside a job allocation is not supported: "
-                    "SLURM_JOB_ID is not set (run it inside sbatch)");
-    signal(SIGPIPE, SIG_IGN);
     lfd = listen_any(&port);
-    step_create(&s, number(job, "SLURM_JOB_ID"), port);
-    lost = io_loop(&s, lfd);
+    if (step_create(s, job_id, port) < 0) {
+        close(lfd);
+        return 1;
+    }
+    lost = io_loop(s, lfd);
     close(lfd);
-    rc = report(&s);
+    rc = report(s);
     if (lost) {
         fprintf(stderr, "srun: error: %d task(s) lost\n", lost);
         rc = rc ? rc : 1;
     }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct srun s = {0};
+    struct sbatch_opts *o;
+    const char *job = getenv("SLURM_JOB_ID");
+    uint32_t own = 0;
+    int rc;
+
+    setvbuf(stderr, NULL, _IOLBF, 0);
+    if (!(o = sbatch_opts_create_cmd(stderr, SBATCH_CMD_SRUN)))
+        usage_error("getcwd failed");
+    if ((rc = parse_args(argc, argv, o, &s)) >= 0) {
+        sbatch_opts_destroy(o);
+        return rc;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    if (!job || !*job) {
+        if (!(own = allocate(o, &rc))) {
+            sbatch_opts_destroy(o);
+            return rc;
+        }
+        rc = run_step(&s, own);
+        alloc_release("srun", own, rc && !worst_status(&s) ? 1 << 8
+                                                           : worst_status(&s),
+                      false);
+    } else {
+        rc = run_step(&s, number(job, "SLURM_JOB_ID"));
+    }
     for (int i = 0; i < s.ntask_total; i++)
         free(s.tasks[i].node);
     free(s.tasks);
+    free(s.argv);
+    sbatch_opts_destroy(o);
     return rc;
 }

@@ -195,7 +195,7 @@ static const char *const task_vars[] = {
     "SLURM_STEP_ID=", "SLURM_STEPID=", "SLURM_PROCID=", "SLURM_LOCALID=",
     "SLURM_NODEID=", "SLURM_STEP_NODELIST=", "SLURM_STEP_NUM_TASKS=",
     "SLURM_STEP_NUM_NODES=", "SLURM_STEP_TASKS_PER_NODE=",
-    "SLURMD_NODENAME=", NULL,
+    "SLURMD_NODENAME=", "SLURM_CONF=", NULL,
 };
 
 static bool is_task_var(const char *kv)
@@ -220,7 +220,7 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
                        int local)
 {
     json_t *env = json_object_get(d->body, "env"), *v;
-    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 12));
+    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 13));
     size_t i, n = 0;
 
     json_array_foreach(env, i, v) {
@@ -238,6 +238,8 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
     e[n++] = xasprintf("SLURM_STEP_NUM_NODES=%lld", (long long)d->num_nodes);
     e[n++] = xasprintf("SLURM_STEP_TASKS_PER_NODE=%s", d->tasks_per_node);
     e[n++] = xasprintf("SLURMD_NODENAME=%s", nd->node->name);
+    if (nd->conf->path) /* as in a batch job (launch_env.c) */
+        e[n++] = xasprintf("SLURM_CONF=%s", nd->conf->path);
     return e;
 }
 
