@@ -22,8 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,7 +57,43 @@ struct srun {
     int ntask_total;
     struct task *tasks;
     int exited;
+    bool pty;                /* --pty: task 0 on a terminal */
 };
+
+static void tty_size(int *rows, int *cols)
+{
+    struct winsize ws = {0};
+
+    if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) < 0 || !ws.ws_row)
+        ws = (struct winsize){.ws_row = 24, .ws_col = 80};
+    *rows = ws.ws_row;
+    *cols = ws.ws_col;
+}
+
+/* --pty puts our terminal in raw mode: keys go to task 0 as typed. */
+static struct termios saved_tty;
+static bool tty_raw;
+
+static void tty_restore(void)
+{
+    if (tty_raw)
+        tcsetattr(STDIN_FILENO, TCSADRAIN, &saved_tty);
+    tty_raw = false;
+}
+
+static void tty_make_raw(void)
+{
+    struct termios raw;
+
+    if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tty) < 0)
+        return;
+    raw = saved_tty;
+    cfmakeraw(&raw);
+    if (tcsetattr(STDIN_FILENO, TCSADRAIN, &raw) == 0) {
+        tty_raw = true;
+        atexit(tty_restore);
+    }
+}
 
 static void usage_error(const char *msg)
 {
@@ -115,6 +153,7 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     for (int i = 0; i < o->script_argc; i++)
         s->argv[i + 1] = o->script_argv[i];
     s->label = o->label;
+    s->pty = o->pty;
     s->ntasks = o->ntasks_set ? o->ntasks : 0;
     s->nodes = o->nodes_min > 0 ? o->nodes_min : 0;
     return -1;
@@ -161,6 +200,14 @@ static int step_create(struct srun *s, long job_id, int port)
         json_object_set_new(body, "ntasks", json_integer(s->ntasks));
     if (s->nodes)
         json_object_set_new(body, "nodes", json_integer(s->nodes));
+    if (s->pty) {
+        int rows, cols;
+
+        tty_size(&rows, &cols);
+        json_object_set_new(body, "pty", json_true());
+        json_object_set_new(body, "pty_rows", json_integer(rows));
+        json_object_set_new(body, "pty_cols", json_integer(cols));
+    }
     if (cmd_rpc("srun", "step_create", body, &resp, &error) < 0) {
         fprintf(stderr, "srun: error: Unable to create step for job %ld: %s\n",
                 job_id, error.text);
@@ -219,7 +266,19 @@ static void handle_frame(struct srun *s, json_t *m)
 struct conn {
     int fd;
     proto_decoder_t *dec;
+    bool rank0; /* its node runs task 0 (its first frame said so) */
 };
+
+/* A node's first frame: {"node","ranks"}. */
+static bool frame_has_rank0(json_t *m)
+{
+    json_t *ranks = json_object_get(m, "ranks"), *r;
+    size_t i;
+
+    json_array_foreach(ranks, i, r) if (json_integer_value(r) == 0
+                                        && json_is_integer(r)) return true;
+    return false;
+}
 
 /* Read what arrived on connection 'c'; false at its end. */
 static bool conn_read(struct srun *s, struct conn *c)
@@ -233,19 +292,82 @@ static bool conn_read(struct srun *s, struct conn *c)
     if (n <= 0 || proto_decoder_feed(c->dec, buf, (size_t)n) < 0)
         return false;
     while ((m = proto_decoder_next(c->dec, NULL))) {
-        handle_frame(s, m);
+        if (json_object_get(m, "ranks"))
+            c->rank0 = c->rank0 || frame_has_rank0(m);
+        else
+            handle_frame(s, m);
         json_decref(m);
     }
     return errno == EAGAIN;
+}
+
+/* --pty: one frame to task 0's node (blocking; the node reads them as
+ * they come). */
+static void send_to(int fd, json_t *msg)
+{
+    char *data;
+    size_t len, off = 0;
+
+    if (proto_frame_encode(msg, &data, &len) == 0) {
+        while (off < len) {
+            ssize_t n = write(fd, data + off, len - off);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            off += (size_t)n;
+        }
+        free(data);
+    }
+    json_decref(msg);
+}
+
+static volatile sig_atomic_t winched;
+
+static void on_winch(int signo)
+{
+    (void)signo;
+    winched = 1;
+}
+
+
+/* Our stdin to task 0's terminal: {"stdin":base64}, at its end
+ * {"stdin_eof":true}; returns false once it ended. */
+static bool forward_stdin(int fd)
+{
+    char buf[4096];
+    ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+    char *b64;
+
+    if (n < 0 && errno == EINTR)
+        return true;
+    if (n <= 0) {
+        send_to(fd, json_pack("{s:b}", "stdin_eof", 1));
+        return false;
+    }
+    b64 = base64_encode(buf, (size_t)n);
+    send_to(fd, json_pack("{s:s}", "stdin", b64));
+    free(b64);
+    return true;
+}
+
+/* The connection of task 0's node, or -1. */
+static int rank0_fd(const struct conn *conns, int nconn)
+{
+    for (int i = 0; i < nconn; i++)
+        if (conns[i].rank0 && conns[i].fd >= 0)
+            return conns[i].fd;
+    return -1;
 }
 
 /* Serve the nodes' connections until every task has exited (or every
  * node has hung up).  Returns the number of tasks never heard from. */
 static int io_loop(struct srun *s, int lfd)
 {
-    struct pollfd pfd[MAX_CONNS + 1];
+    struct pollfd pfd[MAX_CONNS + 2];
     struct conn conns[MAX_CONNS];
-    int nconn = 0, closed = 0;
+    int nconn = 0, closed = 0, tty_fd = -1;
+    bool in_open = s->pty;
     int connect_ms = (int)cmd_conf("srun")->msg_timeout_s * 1000;
 
     while (s->exited < s->ntask_total
@@ -253,11 +375,23 @@ static int io_loop(struct srun *s, int lfd)
         pfd[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
         for (int i = 0; i < nconn; i++)
             pfd[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
+        tty_fd = rank0_fd(conns, nconn);
+        pfd[nconn + 1] = (struct pollfd){
+            .fd = in_open && tty_fd >= 0 ? STDIN_FILENO : -1,
+            .events = POLLIN};
+        if (winched && tty_fd >= 0) {
+            int rows, cols;
+
+            winched = 0;
+            tty_size(&rows, &cols);
+            send_to(tty_fd, json_pack("{s:{s:i s:i}}", "winsize", "rows",
+                                      rows, "cols", cols));
+        }
         /* Every node connects back at launch: one that has not within
          * MessageTimeout never will (its daemon died or the launch
          * failed), and srun must not wait for it forever. */
         int timeout = nconn < s->nodes ? connect_ms : -1;
-        int n = poll(pfd, (nfds_t)nconn + 1, timeout);
+        int n = poll(pfd, (nfds_t)nconn + 2, timeout);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -279,11 +413,14 @@ static int io_loop(struct srun *s, int lfd)
                 closed++;
             }
         }
+        if (pfd[nconn + 1].revents && tty_fd >= 0)
+            in_open = forward_stdin(tty_fd);
         if ((pfd[0].revents & POLLIN) && nconn < MAX_CONNS) {
             int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
             if (fd >= 0)
-                conns[nconn++] = (struct conn){fd, proto_decoder_create()};
+                conns[nconn++] = (struct conn){fd, proto_decoder_create(),
+                                               false};
         }
     }
     for (int i = 0; i < nconn; i++)
@@ -381,7 +518,15 @@ static int run_step(struct srun *s, long job_id)
         close(lfd);
         return 1;
     }
+    if (s->pty) {
+        struct sigaction sa = {.sa_handler = on_winch};
+
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGWINCH, &sa, NULL);
+        tty_make_raw();
+    }
     lost = io_loop(s, lfd);
+    tty_restore();
     close(lfd);
     rc = report(s);
     if (lost) {

@@ -2,6 +2,7 @@
 """Interactive allocations (issue 4): salloc, srun outside a job (the same
 allocation code), --immediate, cancellation, time limits, srun --pty."""
 import os
+import shutil
 import re
 import signal
 import subprocess
@@ -205,3 +206,41 @@ def test_srun_partition_too_small_waits_and_scancel_ends_it(cluster):
                    "srun: Job has been cancelled\n"
                    "srun: error: Unable to allocate resources: Job/step "
                    "already completing or completed\n")
+
+
+def test_srun_pty_bash_in_tmux(cluster):
+    """srun --pty bash in a real terminal (tmux): keys reach the job's
+    shell, its terminal has tmux's size, and 'exit' ends the job."""
+    tmux = shutil.which("tmux")
+    if not tmux:
+        pytest.skip("tmux not installed")
+    sock = str(cluster.root / "tmux.sock")
+
+    def tm(*args):
+        return subprocess.run([tmux, "-S", sock, *args], env=cluster.env,
+                              cwd=cluster.workdir, capture_output=True,
+                              text=True, timeout=10)
+
+    def screen():
+        return tm("capture-pane", "-p").stdout
+
+    r = tm("new-session", "-d", "-x", "100", "-y", "30",
+           "srun --pty bash --norc --noprofile; sleep 30")
+    assert r.returncode == 0, r.stderr
+    try:
+        cluster.wait_until(lambda: job_ids(cluster, "R"), timeout=15,
+                           what="the allocation")
+        job = job_ids(cluster, "R")[0]
+        cluster.wait_until(lambda: "$" in screen() or "#" in screen(),
+                           timeout=15, what="a prompt")
+        tm("send-keys", "echo hello-$SLURM_JOB_ID; tty; stty size", "Enter")
+        cluster.wait_until(lambda: f"hello-{job}\n" in screen(), timeout=15,
+                           what="the job's answer")
+        lines = screen().splitlines()
+        at = lines.index(f"hello-{job}")
+        assert lines[at + 1].startswith("/dev/pts/")
+        assert lines[at + 2] == "30 100"
+        tm("send-keys", "exit", "Enter")
+        assert cluster.wait_job_state(job, "COMPLETED", timeout=15)
+    finally:
+        tm("kill-server")
