@@ -234,8 +234,8 @@ def test_srun_pty_bash_in_tmux(cluster):
         cluster.wait_until(lambda: "$" in screen() or "#" in screen(),
                            timeout=15, what="a prompt")
         tm("send-keys", "echo hello-$SLURM_JOB_ID; tty; stty size", "Enter")
-        cluster.wait_until(lambda: f"hello-{job}\n" in screen(), timeout=15,
-                           what="the job's answer")
+        cluster.wait_until(lambda: "\n30 100\n" in screen(), timeout=15,
+                           what="the job's answers")
         lines = screen().splitlines()
         at = lines.index(f"hello-{job}")
         assert lines[at + 1].startswith("/dev/pts/")
