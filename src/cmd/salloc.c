@@ -54,13 +54,18 @@ static int report(const struct sbatch_error *e)
 
 static void usage(void)
 {
-    printf("Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]\n"
-           "              [[-c cpus-per-node] [-r n] [-p partition] [--hold] [-t minutes]\n"
-           "              [--immediate[=secs]] [--no-kill] [--overcommit] [-D path]\n"
-           "              [--nodefile=file] [--nodelist=hosts] [--exclude=hosts]\n"
-           "              [--mem=MB] [--mem-per-cpu=MB] [--gres=list] [-C list]\n"
-           "              [--gpus=n] [--gpus-per-node=n] [-J jobname]\n"
-           "              [executable [args...]]\n");
+    fputs("Usage: salloc [-N numnodes|[min nodes]-[max nodes]] "
+          "[-n num-processors]\n"
+          "              [[-c cpus-per-node] [-r n] [-p partition] [--hold] "
+          "[-t minutes]\n"
+          "              [--immediate[=secs]] [--no-kill] [--overcommit] "
+          "[-D path]\n"
+          "              [--nodefile=file] [--nodelist=hosts] "
+          "[--exclude=hosts]\n"
+          "              [--mem=MB] [--mem-per-cpu=MB] [--gres=list] "
+          "[-C list]\n"
+          "              [--gpus=n] [--gpus-per-node=n] [-J jobname]\n"
+          "              [executable [args...]]\n", stdout);
 }
 
 /* Parse; returns -1 to go on, else the exit status. */

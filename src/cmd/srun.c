@@ -7,11 +7,13 @@
  * Options are sbatch's table (src/cmd/lib/sbatch_opt.c, srun's rows).
  * Inside a job (SLURM_JOB_ID) the step runs in that allocation; outside
  * one srun first gets an allocation exactly as salloc does
- * (src/cmd/lib/alloc.c), runs the step over it and releases it with the
- * step's exit status.  srun listens on an ephemeral TCP port, asks the controller for
- * the step (step_create), and each node's droverd connects back with the
- * tasks' output and exits as frames (docs/protocol.md).  The exit code is
- * the highest task's (128+signal for a signal).
+ * (src/cmd/lib/alloc.c), runs the step over it and releases it with
+ * the step's exit status.  srun listens on an ephemeral TCP port, asks
+ * the controller for the step (step_create), and each node's droverd
+ * connects back with the tasks' output and exits as frames
+ * (docs/protocol.md); with --pty, srun's terminal goes raw and its keys
+ * and window size go to task 0's pseudo-terminal.  The exit code is the
+ * highest task's (128+signal for a signal).
  */
 #include <errno.h>
 #include <limits.h>

@@ -622,8 +622,8 @@ static const struct optdef opt_table[] = {
     {"export-file", 0, REQ, NULL, PASS, F_SBATCH, SEC_PARALLEL,
      "=file|fd", "specify environment variables file or file\n"
      "descriptor to export", NULL},
-    {"get-user-env", 0, OPTA, "SBATCH_GET_USER_ENV", PASS, F_SBATCH, SEC_PARALLEL,
-     "", "load environment from local cluster", NULL},
+    {"get-user-env", 0, OPTA, "SBATCH_GET_USER_ENV", PASS, F_SBATCH,
+     SEC_PARALLEL, "", "load environment from local cluster", NULL},
     {"gid", 0, REQ, NULL, PASS, 0, SEC_PARALLEL,
      "=group_id", "group ID to run job as (user root only)", NULL},
     {"gres", 0, REQ, "SBATCH_GRES", set_gres, AT(gres), 0, SEC_PARALLEL,
@@ -704,8 +704,8 @@ static const struct optdef opt_table[] = {
      "", "quiet mode (suppress informational messages)", NULL},
     {"reboot", 0, NOA, NULL, PASS, 0, SEC_PARALLEL,
      "", "reboot compute nodes before starting job", NULL},
-    {"requeue", 0, NOA, "SBATCH_REQUEUE", set_requeue, 0, F_SBATCH, SEC_PARALLEL,
-     "", "if set, permit the job to be requeued", NULL},
+    {"requeue", 0, NOA, "SBATCH_REQUEUE", set_requeue, 0, F_SBATCH,
+     SEC_PARALLEL, "", "if set, permit the job to be requeued", NULL},
     {"oversubscribe", 's', NOA, NULL, PASS, 0, SEC_PARALLEL,
      "", "over subscribe resources with other jobs", NULL},
     {"core-spec", 'S', REQ, "SBATCH_CORE_SPEC", PASS, 0, SEC_PARALLEL,
@@ -732,8 +732,8 @@ static const struct optdef opt_table[] = {
     {"verbose", 'v', NOA, NULL, set_count, AT(verbose), F_EARLY,
      SEC_PARALLEL, "",
      "verbose mode (multiple -v's increase verbosity)", NULL},
-    {"wait", 'W', NOA, "SBATCH_WAIT", set_flag, AT(wait), F_SBATCH, SEC_PARALLEL,
-     "", "wait for completion of submitted job", NULL},
+    {"wait", 'W', NOA, "SBATCH_WAIT", set_flag, AT(wait), F_SBATCH,
+     SEC_PARALLEL, "", "wait for completion of submitted job", NULL},
     {"wckey", 0, REQ, "SBATCH_WCKEY", PASS, 0, SEC_PARALLEL,
      "=wckey", "wckey to run job under", NULL},
     {"wrap", 0, REQ, NULL, set_str, AT(wrap), F_EARLY | F_SBATCH, SEC_PARALLEL,
@@ -842,7 +842,8 @@ static const struct optdef opt_table[] = {
      NULL, NULL, NULL},
     {"wait-all-nodes", 0, REQ, "SBATCH_WAIT_ALL_NODES", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
-    {"batch", 0, REQ, "SBATCH_BATCH", PASS, F_SBATCH, SEC_NONE, NULL, NULL, NULL},
+    {"batch", 0, REQ, "SBATCH_BATCH", PASS, F_SBATCH,
+    SEC_NONE, NULL, NULL, NULL},
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
