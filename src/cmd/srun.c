@@ -325,6 +325,12 @@ static void send_to(int fd, json_t *msg)
 }
 
 static volatile sig_atomic_t winched;
+static volatile sig_atomic_t stopped; /* SIGINT/TERM/HUP, own allocation */
+
+static void on_stop(int signo)
+{
+    stopped = signo;
+}
 
 static void on_winch(int signo)
 {
@@ -394,6 +400,8 @@ static int io_loop(struct srun *s, int lfd)
          * failed), and srun must not wait for it forever. */
         int timeout = nconn < s->nodes ? connect_ms : -1;
         int n = poll(pfd, (nfds_t)nconn + 2, timeout);
+        if (stopped)
+            break; /* main() gives the allocation back: tasks end */
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -531,7 +539,7 @@ static int run_step(struct srun *s, long job_id)
     tty_restore();
     close(lfd);
     rc = report(s);
-    if (lost) {
+    if (lost && !stopped) {
         fprintf(stderr, "srun: error: %d task(s) lost\n", lost);
         rc = rc ? rc : 1;
     }
@@ -555,13 +563,25 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     if (!job || !*job) {
+        struct sigaction sa = {.sa_handler = on_stop};
+
         if (!(own = allocate(o, &rc))) {
             sbatch_opts_destroy(o);
             return rc;
         }
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
         rc = run_step(&s, own);
-        alloc_release("srun", own, rc && !worst_status(&s) ? 1 << 8
-                                                           : worst_status(&s),
+        if (stopped) {
+            fprintf(stderr, "srun: Force Terminated JobId=%u\n", own);
+            rc = 128 + stopped;
+        }
+        alloc_release("srun", own,
+                      stopped                          ? stopped
+                      : rc && !worst_status(&s) ? 1 << 8
+                                                : worst_status(&s),
                       false);
     } else {
         rc = run_step(&s, number(job, "SLURM_JOB_ID"));

@@ -244,3 +244,19 @@ def test_srun_pty_bash_in_tmux(cluster):
         assert cluster.wait_job_state(job, "COMPLETED", timeout=15)
     finally:
         tm("kill-server")
+
+
+def test_sigterm_to_srun_outside_a_job_ends_its_allocation(cluster):
+    p = start(cluster, "srun", "-N2", "sleep", "60")
+    cluster.wait_until(lambda: job_ids(cluster, "R"), timeout=15,
+                       what="the allocation")
+    job = job_ids(cluster, "R")[0]
+    cluster.wait_until(lambda: len(cluster.job_pids(job, steps_only=True)) == 2,
+                       timeout=15, what="the step's two tasks")
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 128 + signal.SIGTERM
+    assert err == f"srun: Force Terminated JobId={job}\n"
+    assert cluster.wait_job_done(job, timeout=15) == "FAILED"
+    cluster.wait_until(lambda: cluster.job_pids(job) == [], timeout=15,
+                       what="no task left")
