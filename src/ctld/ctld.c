@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/interactive.h"
 #include "ctld/job_info.h"
 #include "proto/client.h"
 
@@ -296,7 +297,10 @@ void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by)
     if (job->state == JOB_RUNNING) {
         job->cancel_requested = true;
         job->completing = true;
-        ctld_job_signal_node(ctld, job, SIGKILL, true);
+        if (job->interactive) /* no node reports its end */
+            interactive_end(ctld, job, SIGKILL, false);
+        else
+            ctld_job_signal_node(ctld, job, SIGKILL, true);
     }
     job->state = JOB_CANCELLED;
     ctld_journal_job(ctld, job, false);

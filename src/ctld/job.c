@@ -193,6 +193,8 @@ json_t *job_to_json(const struct job *job, const char *const *node_names,
     json_t *req = job_req_to_json(job);
     json_object_update(o, req);
     json_decref(req);
+    if (job->interactive)
+        json_object_set_new(o, "interactive", json_true());
     if (job->next_step_id)
         json_object_set_new(o, "next_step_id",
                             json_integer(job->next_step_id));
@@ -276,6 +278,7 @@ static const struct {
     {"time_limit_s", offsetof(struct job, time_limit_s), K_I64},
     {"exit_status", offsetof(struct job, exit_status), K_I32},
     {"requeue", offsetof(struct job, requeue), K_BOOL},
+    {"interactive", offsetof(struct job, interactive), K_BOOL},
     {"restarts", offsetof(struct job, restarts), K_U32},
     {"next_step_id", offsetof(struct job, next_step_id), K_U32},
     {"nodes_min", offsetof(struct job, req.min_nodes), K_U32},

@@ -96,6 +96,7 @@ struct job {
     char *last_alloc_json; /* compact JSON of the last allocation */
     int exit_status;       /* raw wait status */
     bool requeue;          /* --requeue (Slurm's default) */
+    bool interactive;      /* salloc/srun allocation: no batch script */
     uint32_t restarts;
     uint32_t next_step_id; /* srun: the id the next step gets */
     char *work_dir;

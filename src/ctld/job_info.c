@@ -235,8 +235,7 @@ static void b_tres_per_node(struct info_ctx *c, json_t *o)
 
 static void b_batch_flag(struct info_ctx *c, json_t *o)
 {
-    (void)c;
-    json_object_set_new(o, "batch_flag", json_integer(1));
+    json_object_set_new(o, "batch_flag", json_integer(!c->job->interactive));
 }
 
 static void b_alloc(struct info_ctx *c, json_t *o)

@@ -21,6 +21,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/interactive.h"
 #include "ctld/state.h"
 
 #define PERIODIC_MS 2000
@@ -139,6 +140,7 @@ static void periodic_cb(uv_timer_t *t)
             && now - n->last_seen > (time_t)ctld->conf->slurmd_timeout_s)
             node_lost(ctld, i);
     }
+    interactive_check_limits(ctld, now);
     state_purge_old_jobs(ctld, now);
     launch_store_sweep(ctld->launches);
     acct_periodic(ctld);
@@ -214,6 +216,9 @@ static void ctld_listen(struct ctld *ctld)
                                  &error)
                < 0
         || proto_server_register(ctld->server, rpc_step_handlers, ctld,
+                                 &error)
+               < 0
+        || proto_server_register(ctld->server, rpc_alloc_handlers, ctld,
                                  &error)
                < 0
         || proto_server_listen(ctld->server, "0.0.0.0", ctld->conf->ctld_port,

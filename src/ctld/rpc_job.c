@@ -21,6 +21,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/interactive.h"
 #include "ctld/job_info.h"
 #include "ctld/job_update.h"
 #include "ctld/submit_check.h"
@@ -35,7 +36,7 @@ static const char *const submit_keys[] = {
     "req_nodes", "exc_nodes", "features", "begin_time", "time_min_s",
     "signal_num", "signal_secs", "signal_batch_only", "open_mode",
     "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", "account", "qos",
-    NULL,
+    "interactive", NULL,
 };
 
 static json_t *submit_fields(json_t *body)
@@ -107,6 +108,10 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
     json_t *env = json_object_get(body, "env");
     json_t *v;
 
+    if (job->interactive) { /* salloc/srun: nothing to launch */
+        job->requeue = false;
+        return 0;
+    }
     if (json_unpack(body, "{s:s}", "script", &script) < 0 || !*script) {
         errno = EDRV_JOB_SCRIPT_MISSING;
         return errprintf(error, "no batch script");

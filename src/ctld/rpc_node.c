@@ -225,7 +225,7 @@ static void reconcile(struct ctld *ctld, long node, json_t *running,
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         bool seen = false;
         if (!job->alloc || (long)job->alloc->node_idx[0] != node
-            || now - job->start_time < 5)
+            || now - job->start_time < 5 || job->interactive)
             continue;
         json_array_foreach(running, i, v) {
             if (json_integer_value(json_object_get(v, "job_id")) == job->id)

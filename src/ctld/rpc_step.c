@@ -132,6 +132,14 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
                   "io_port", json_object_get(body, "io_port"));
     free(nodes);
     free(tpn);
+    /* srun --pty: passed on as given (docs/protocol.md step_launch). */
+    if (json_is_true(json_object_get(body, "pty"))) {
+        json_object_set_new(o, "pty", json_true());
+        json_object_set_new(o, "pty_rows", json_integer(json_integer_value(
+            json_object_get(body, "pty_rows"))));
+        json_object_set_new(o, "pty_cols", json_integer(json_integer_value(
+            json_object_get(body, "pty_cols"))));
+    }
     return o;
 }
 

@@ -137,7 +137,8 @@ static void job_start(struct ctld *ctld, struct job *job,
     log_info("sched: Allocate JobId=%u NodeList=%s #CPUs=%u", job->id,
              job->nodes, alloc->cpus[0]);
     ctld_journal_job(ctld, job, false);
-    launch(ctld, job);
+    if (!job->interactive) /* salloc/srun: the allocation is all */
+        launch(ctld, job);
 }
 
 static void apply_decision(struct ctld *ctld, struct job *job,

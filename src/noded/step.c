@@ -7,7 +7,10 @@
  * goes to srun as frames {"task","stream","data" (base64)}; once a task
  * has exited and both its pipes reached EOF, {"task","exit","node"}.
  * When every task has reported, the connection is shut down and the step
- * record freed.
+ * record freed.  The first frame is {"node","ranks"} (which ranks run
+ * here).  With "pty" (srun --pty) rank 0 runs on a pseudo-terminal whose
+ * master is its output stream; srun's {"stdin"}, {"stdin_eof"} and
+ * {"winsize"} frames on the same connection feed it (docs/protocol.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
+#include <pty.h>
 
 #include "common/base64.h"
 #include "common/log.h"
@@ -45,6 +51,9 @@ struct nd_step {
     bool connected;
     bool io_failed;
     bool finishing;
+    bool pty;          /* srun --pty: rank 0 on a pseudo-terminal */
+    struct step_task *tty_task; /* that task, while its terminal is open */
+    proto_decoder_t *dec; /* frames from srun */
     struct step_task *tasks;
     uv_tcp_t tcp;
     uv_connect_t connect_req;
@@ -62,6 +71,7 @@ static void unlink_free(struct nd_step *st)
         pp = &(*pp)->next;
     if (*pp)
         *pp = st->next;
+    proto_decoder_destroy(st->dec);
     free(st->tasks);
     free(st);
 }
@@ -173,6 +183,71 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     free(buf->base);
 }
 
+static void tty_write(struct step_task *t, const char *data, size_t len)
+{
+    uv_write_t *w = xzalloc(sizeof(*w));
+    uv_buf_t buf;
+
+    w->data = xzalloc(len + 1);
+    memcpy(w->data, data, len);
+    buf = uv_buf_init(w->data, (unsigned)len);
+    if (uv_write(w, (uv_stream_t *)&t->out, &buf, 1, write_done) < 0) {
+        free(w->data);
+        free(w);
+    }
+}
+
+/* One frame from srun for the terminal of rank 0. */
+static void tty_frame(struct nd_step *st, json_t *m)
+{
+    struct step_task *t = st->tty_task;
+    const char *data = json_string_value(json_object_get(m, "stdin"));
+    json_t *ws = json_object_get(m, "winsize");
+    uv_os_fd_t fd;
+
+    if (!t || t->open_pipes == 0)
+        return;
+    if (data) {
+        size_t len;
+        unsigned char *bytes = base64_decode(data, &len);
+
+        if (bytes && len)
+            tty_write(t, (char *)bytes, len);
+        free(bytes);
+    } else if (json_is_true(json_object_get(m, "stdin_eof"))) {
+        tty_write(t, "\x04", 1); /* the terminal's EOF character */
+    } else if (json_is_object(ws)
+               && uv_fileno((uv_handle_t *)&t->out, &fd) == 0) {
+        struct winsize w = {
+            .ws_row = (unsigned short)json_integer_value(
+                json_object_get(ws, "rows")),
+            .ws_col = (unsigned short)json_integer_value(
+                json_object_get(ws, "cols")),
+        };
+        ioctl(fd, TIOCSWINSZ, &w);
+    }
+}
+
+/* srun's side of the I/O connection (--pty only).  When srun goes away
+ * the terminal is hung up, as a terminal's is. */
+static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    struct nd_step *st = s->data;
+    json_t *m;
+
+    if (n > 0 && proto_decoder_feed(st->dec, buf->base, (size_t)n) == 0) {
+        while ((m = proto_decoder_next(st->dec, NULL))) {
+            tty_frame(st, m);
+            json_decref(m);
+        }
+    } else if (n < 0) {
+        uv_read_stop(s);
+        if (st->tty_task && !st->tty_task->reaped && st->tty_task->pid > 0)
+            killpg(st->tty_task->pid, SIGHUP);
+    }
+    free(buf->base);
+}
+
 static void connect_cb(uv_connect_t *req, int status)
 {
     struct nd_step *st = req->data;
@@ -186,6 +261,8 @@ static void connect_cb(uv_connect_t *req, int status)
                 killpg(st->tasks[i].pid, SIGKILL);
     }
     st->connected = true;
+    if (status >= 0 && st->pty)
+        uv_read_start((uv_stream_t *)&st->tcp, alloc_cb, io_read_cb);
     finish(st);
 }
 
@@ -195,7 +272,7 @@ static const char *const task_vars[] = {
     "SLURM_STEP_ID=", "SLURM_STEPID=", "SLURM_PROCID=", "SLURM_LOCALID=",
     "SLURM_NODEID=", "SLURM_STEP_NODELIST=", "SLURM_STEP_NUM_TASKS=",
     "SLURM_STEP_NUM_NODES=", "SLURM_STEP_TASKS_PER_NODE=",
-    "SLURMD_NODENAME=", NULL,
+    "SLURMD_NODENAME=", "SLURM_CONF=", NULL,
 };
 
 static bool is_task_var(const char *kv)
@@ -220,7 +297,7 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
                        int local)
 {
     json_t *env = json_object_get(d->body, "env"), *v;
-    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 12));
+    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 13));
     size_t i, n = 0;
 
     json_array_foreach(env, i, v) {
@@ -238,6 +315,8 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
     e[n++] = xasprintf("SLURM_STEP_NUM_NODES=%lld", (long long)d->num_nodes);
     e[n++] = xasprintf("SLURM_STEP_TASKS_PER_NODE=%s", d->tasks_per_node);
     e[n++] = xasprintf("SLURMD_NODENAME=%s", nd->node->name);
+    if (nd->conf->path) /* as in a batch job (launch_env.c) */
+        e[n++] = xasprintf("SLURM_CONF=%s", nd->conf->path);
     return e;
 }
 
@@ -258,12 +337,15 @@ static void free_strv(char **v)
     free(v);
 }
 
-static void task_child(const struct step_desc *d, int out, int err,
-                       char **argv, char **envp)
+/* 'in' -1: /dev/null; 'ctty': 'in' is a terminal to make ours. */
+static void task_child(const struct step_desc *d, int in, int out, int err,
+                       bool ctty, char **argv, char **envp)
 {
-    int null = open("/dev/null", O_RDONLY);
+    int null = in >= 0 ? in : open("/dev/null", O_RDONLY);
 
     child_reset();
+    if (ctty && ioctl(in, TIOCSCTTY, 0) < 0)
+        dprintf(err, "droverd: step task: TIOCSCTTY: %s\n", strerror(errno));
     if (child_become_user(d->user, (uid_t)d->uid, (gid_t)d->gid) < 0) {
         dprintf(err, "droverd: step task: setting user: %s\n",
                 strerror(errno));
@@ -311,7 +393,7 @@ static int start_task(struct nd_step *st, const struct step_desc *d,
     envp = task_env(d, st->nd, t->rank, local);
     t->st = st;
     if ((t->pid = fork()) == 0)
-        task_child(d, out[1], err[1], argv, envp);
+        task_child(d, -1, out[1], err[1], false, argv, envp);
     free_strv(envp);
     close(out[1]);
     close(err[1]);
@@ -322,6 +404,43 @@ static int start_task(struct nd_step *st, const struct step_desc *d,
     }
     watch_pipe(t, &t->out, out[0]);
     watch_pipe(t, &t->err, err[0]);
+    return 0;
+}
+
+/* srun --pty: rank 0 with a pseudo-terminal as stdin, stdout and stderr
+ * and as its controlling terminal; the master is its output stream. */
+static int start_tty_task(struct nd_step *st, const struct step_desc *d,
+                          struct step_task *t, int local, char **argv)
+{
+    json_t *b = d->body;
+    struct winsize ws = {
+        .ws_row = (unsigned short)json_integer_value(
+            json_object_get(b, "pty_rows")),
+        .ws_col = (unsigned short)json_integer_value(
+            json_object_get(b, "pty_cols")),
+    };
+    int master, slave;
+    char **envp;
+
+    if (!ws.ws_row || !ws.ws_col)
+        ws = (struct winsize){.ws_row = 24, .ws_col = 80};
+    if (openpty(&master, &slave, NULL, NULL, &ws) < 0)
+        return -1;
+    fcntl(master, F_SETFD, FD_CLOEXEC);
+    if (fchown(slave, (uid_t)d->uid, (gid_t)d->gid) < 0)
+        log_err("StepId=%u.%u: pty owner", st->job_id, st->step_id);
+    envp = task_env(d, st->nd, t->rank, local);
+    t->st = st;
+    if ((t->pid = fork()) == 0)
+        task_child(d, slave, slave, slave, true, argv, envp);
+    free_strv(envp);
+    close(slave);
+    if (t->pid < 0) {
+        close(master);
+        return -1;
+    }
+    watch_pipe(t, &t->out, master);
+    st->tty_task = t;
     return 0;
 }
 
@@ -380,6 +499,8 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->step_id = (uint32_t)d.step_id;
     st->ntasks = st->remaining = json_array_size(ranks);
     st->tasks = xzalloc(sizeof(*st->tasks) * st->ntasks);
+    st->pty = json_is_true(json_object_get(body, "pty"));
+    st->dec = proto_decoder_create();
     st->next = nd->steps;
     nd->steps = st;
     if (connect_srun(st, body, error) < 0) {
@@ -391,12 +512,17 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
             unlink_free(st);
         return -1;
     }
+    send_frame(st, json_pack("{s:s s:O}", "node", nd->node->name, "ranks",
+                             ranks));
     argv = str_array(json_object_get(body, "argv"));
     for (size_t i = 0; i < st->ntasks; i++) {
         struct step_task *t = &st->tasks[i];
 
         t->rank = (int)json_integer_value(json_array_get(ranks, i));
-        if (start_task(st, &d, t, (int)i, argv) < 0) {
+        if ((st->pty && t->rank == 0
+                 ? start_tty_task(st, &d, t, (int)i, argv)
+                 : start_task(st, &d, t, (int)i, argv))
+            < 0) {
             log_err("StepId=%u.%u: task %d", st->job_id, st->step_id,
                     t->rank);
             t->reaped = true;

@@ -10,7 +10,7 @@ import pytest
 from cluster import binary
 
 pytestmark = pytest.mark.skipif(
-    binary("droverdbd") is None or binary("sacct") is None,
+    not binary("droverdbd").exists() or not binary("sacct").exists(),
     reason="droverdbd/sacct not built")
 
 JOBS = 200
