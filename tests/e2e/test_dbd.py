@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from cluster import Cluster, ClusterError
+from conftest import sanitizer_reports
 
 REPO = Path(__file__).resolve().parents[2]
 PG_PRIVATE = REPO / "tests" / "pg_private.sh"
@@ -109,6 +110,9 @@ def acct_cluster(request, cluster_root):
             c.down()
         except Exception as e:
             print(f"\n[drover] drover down failed: {e}")
+    reports = sanitizer_reports(cluster_root)
+    assert not reports, "sanitizer reports in daemon logs:\n" + "\n".join(
+        reports)
 
 
 def dbd_port(c):
