@@ -256,7 +256,9 @@ static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
     if (n == 0 || (paren && (len - n < 3 || value[len - 1] != ')')))
         return "expected NAME or NAME(ADDRESS)";
     if (conf__set_string(&conf->ctld_host, value, n) < 0
-        || (paren && conf__set_string(&conf->ctld_addr, paren + 1, len - n - 2) < 0))
+        || (paren
+            && conf__set_string(&conf->ctld_addr, paren + 1, len - n - 2)
+                   < 0))
         return "";
     return NULL;
 }

@@ -29,8 +29,8 @@ struct dbd_conf {
     char *dbd_addr;        /* DbdAddr=, else DbdHost */
     uint16_t dbd_port;     /* DbdPort=, 6819 */
     enum dbd_storage storage; /* from StorageType= */
-    char *storage_type;    /* StorageType= as given, "accounting_storage/sqlite" */
-    char *storage_host;    /* StorageHost= (pgsql host or socket dir), or NULL */
+    char *storage_type;    /* StorageType=, "accounting_storage/sqlite" */
+    char *storage_host;    /* StorageHost= (pgsql host or socket dir) */
     uint16_t storage_port; /* StoragePort=, 0: the server's default */
     char *storage_user;    /* StorageUser=, or NULL */
     char *storage_pass;    /* StoragePass=, or NULL */
