@@ -215,7 +215,7 @@ static bool key_is_string(enum key_type t)
            || t == KEY_AUTHINFO;
 }
 
-static int set_string(char **field, const char *value, size_t n)
+int conf__set_string(char **field, const char *value, size_t n)
 {
     char *s = strndup(value, n);
 
@@ -226,7 +226,7 @@ static int set_string(char **field, const char *value, size_t n)
     return 0;
 }
 
-static const char *set_debug(char **field, const char *value)
+const char *conf__set_debug(char **field, const char *value)
 {
     uint32_t n;
 
@@ -238,7 +238,7 @@ static const char *set_debug(char **field, const char *value)
     for (size_t i = 0; i < sizeof(debug_levels) / sizeof(debug_levels[0]);
          i++)
         if (!strcasecmp(value, debug_levels[i]))
-            return set_string(field, debug_levels[i],
+            return conf__set_string(field, debug_levels[i],
                               strlen(debug_levels[i])) < 0 ? "" : NULL;
     return "not a log level";
 }
@@ -256,8 +256,10 @@ static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
         return NULL;
     if (n == 0 || (paren && (len - n < 3 || value[len - 1] != ')')))
         return "expected NAME or NAME(ADDRESS)";
-    if (set_string(&conf->ctld_host, value, n) < 0
-        || (paren && set_string(&conf->ctld_addr, paren + 1, len - n - 2) < 0))
+    if (conf__set_string(&conf->ctld_host, value, n) < 0
+        || (paren
+            && conf__set_string(&conf->ctld_addr, paren + 1, len - n - 2)
+                   < 0))
         return "";
     return NULL;
 }
@@ -265,16 +267,16 @@ static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
 /* AuthInfo=socket=/run/munge/munge.socket.2,ttl=60 (or, as old Slurm, a
  * bare socket path).
  */
-static const char *set_authinfo(char **field, const char *value)
+const char *conf__set_authinfo(char **field, const char *value)
 {
     const char *s = value;
 
     if (value[0] == '/')
-        return set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+        return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
     while (*s) {
         size_t n = strcspn(s, ",");
         if (!strncasecmp(s, "socket=", 7))
-            return set_string(field, s + 7, n - 7) < 0 ? "" : NULL;
+            return conf__set_string(field, s + 7, n - 7) < 0 ? "" : NULL;
         s += n + (s[n] == ',' ? 1 : 0);
     }
     return NULL;
@@ -321,13 +323,13 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
     }
     switch (k->type) {
     case KEY_STRING:
-        return set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+        return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
     case KEY_DEBUG:
-        return set_debug(field, value);
+        return conf__set_debug(field, value);
     case KEY_CTLD_HOST:
         return set_ctld_host(conf, value);
     case KEY_AUTHINFO:
-        return set_authinfo(field, value);
+        return conf__set_authinfo(field, value);
     case KEY_IGNORE:
         return NULL;
     default:
