@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/job_info.h"
+#include "ctld/step.h"
 #include "proto/client.h"
 
 struct ack {
@@ -155,6 +156,8 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job)
     job->start_time = job->end_time = 0;
     job->exit_status = 0;
     job->eligible_time = ctld_now(ctld);
+    job_steps_destroy(job->steps); /* the next run has its own */
+    job->steps = NULL;
 }
 
 void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
@@ -183,6 +186,7 @@ void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
         if (!job->end_time || !job->cancel_requested)
             job->end_time = ctld_now(ctld);
         job->completing = false;
+        job_steps_end_all(job, job->end_time);
         log_info("JobId=%u done: %s status %d", job->id,
                  job_state_string(job->state), status);
     }
