@@ -2,8 +2,10 @@
 """Job steps as controller records (issue 4): squeue -s, scontrol show
 step, scancel N.S, step usage (RSS, CPU time) and state after the job,
 and steps surviving a controller restart."""
+import os
 import re
 import signal
+import time
 
 STEPS_HEADER = ("         STEPID     NAME PARTITION     USER      TIME "
                 "NODELIST")
@@ -161,3 +163,29 @@ def test_bad_step_requests_are_refused(cluster):
     assert r.returncode != 0
     assert "Kill job error on job step id 12345.0: Invalid job id " \
            "specified" in r.stderr
+
+
+def test_two_node_step_and_node_failure(cluster, tmp_path):
+    job = submit(cluster, tmp_path, "srun -N2 -n2 true\nsrun -N2 sleep 300\n",
+                 "-N2", "--no-requeue")
+    step = wait_step(cluster, job, 1)
+    assert (step["nodes"], step["nnodes"], step["ntasks"]) == \
+        ("node[01-02]", 2, 2)
+    done = wait_step(cluster, job, 0, states=("COMPLETED",))
+    assert done["nodes"] == "node[01-02]" and done["exit_status"] == 0
+
+    # The batch host's daemon dies with the job's processes; when it comes
+    # back without them, the job and its steps end as node failures.
+    time.sleep(5)  # the controller ignores jobs younger than 5 s
+    cluster.kill("droverd", signal.SIGKILL, node="node01")
+    for pid in cluster.job_pids(job):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    cluster.start("droverd node01")
+    cluster.wait_job_state(job, ["NODE_FAIL"], timeout=30)
+    steps = steps_of(cluster, job)
+    assert steps[1]["state"] == "NODE_FAIL", steps[1]
+    assert steps[BATCH]["state"] == "NODE_FAIL"
+    assert steps[0]["state"] == "COMPLETED"
