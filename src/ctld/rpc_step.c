@@ -169,12 +169,11 @@ static void send_launches(struct ctld *ctld, struct job *job,
         const struct conf_node *cn =
             ctld->nodes->info[job->alloc->node_idx[i]].conf;
         json_t *o = json_deep_copy(base), *ranks = json_array();
+        struct launch_arg *la = xzalloc(sizeof(*la));
 
         for (uint32_t t = 0; t < tasks[i]; t++)
             json_array_append_new(ranks, json_integer(rank++));
         json_object_set_new(o, "ranks", ranks);
-        struct launch_arg *la = xzalloc(sizeof(*la));
-
         la->sc = sc;
         la->node = (long)job->alloc->node_idx[i];
         json_object_set_new(o, "node_index", json_integer(i));

@@ -4,7 +4,6 @@
  * step_cancel (scancel N.S), step_complete (a node's report of its part
  * of a step, with usage), and the record step_create starts.
  */
-#include <errno.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -89,10 +88,11 @@ static void rpc_step_complete(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     const char *name = NULL;
+    json_int_t job_id, step_id;
     long idx;
 
     if (json_unpack(proto_req_body(req), "{s:s s:I s:I}", "node", &name,
-                    "job_id", &(json_int_t){0}, "step_id", &(json_int_t){0})
+                    "job_id", &job_id, "step_id", &step_id)
             < 0
         || (idx = node_table_index(ctld->nodes, name)) < 0) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED,

@@ -20,7 +20,6 @@
 #include "common/error.h"
 
 struct job;
-enum job_state;
 
 /* Slurm's special step ids (slurm.h). */
 #define STEP_ID_BATCH 0xfffffffbu
