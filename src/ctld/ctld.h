@@ -123,6 +123,14 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job);
  * reports are ignored (droverd resends until acknowledged). */
 void ctld_step_complete(struct ctld *ctld, json_t *report, long node);
 
+/* rpc_step_info.c: node 'node' registered, running the steps in
+ * 'running' ([{"job_id","step_id"}]).  A running srun step older than 5 s
+ * that still waits for this node's report but is not among them lost its
+ * tasks here (the node daemon restarted): it ends NODE_FAIL and its other
+ * nodes kill their tasks. */
+void ctld_steps_reconcile(struct ctld *ctld, long node, json_t *running,
+                          time_t now);
+
 /* rpc_step_info.c: the record of srun step 'step_id' of running 'job'
  * (added to job->steps, borrowed) from step_create's 'body': named after
  * argv[0]'s basename, with srun_host/srun_pid when given, on the first

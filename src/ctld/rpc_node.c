@@ -299,6 +299,8 @@ static void rpc_node_register(proto_req_t *req, void *arg)
         else
             complete_one(ctld, c, idx);
     }
+    if ((running = json_object_get(body, "steps")))
+        ctld_steps_reconcile(ctld, idx, running, now);
     if ((running = json_object_get(body, "jobs")))
         reconcile(ctld, idx, running, now);
     ctld_respond_durable(ctld, req, NULL);

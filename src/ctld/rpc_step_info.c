@@ -2,7 +2,8 @@
  *
  * rpc_step_info.c - job steps as first-class records: step_info (list),
  * step_cancel (scancel N.S), step_complete (a node's report of its part
- * of a step, with usage), and the record step_create starts.
+ * of a step, with usage), steps a restarted node lost, and the record
+ * step_create starts.
  */
 #include <libgen.h>
 #include <signal.h>
@@ -275,6 +276,43 @@ static void rpc_step_cancel(proto_req_t *req, void *arg)
     }
     signal_nodes(ctld, job, s, signo ? signo : SIGKILL);
     ctld_respond_durable(ctld, req, NULL);
+}
+
+/* --- a node's running steps at registration ---------------------------- */
+
+static bool step_listed(json_t *running, uint32_t job_id, uint32_t step_id)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(running, i, v) {
+        if (json_integer_value(json_object_get(v, "job_id")) == job_id
+            && json_integer_value(json_object_get(v, "step_id")) == step_id)
+            return true;
+    }
+    return false;
+}
+
+void ctld_steps_reconcile(struct ctld *ctld, long node, json_t *running,
+                          time_t now)
+{
+    const char *name = ctld->nodes->names[node];
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        for (struct job_step *s = job->steps; s; s = s->next) {
+            if (s->state != JOB_RUNNING || s->id == STEP_ID_BATCH
+                || now - s->start_time < 5 || !job_step_pending_on(s, name)
+                || step_listed(running, job->id, s->id))
+                continue;
+            log_error("StepId=%u.%u: its tasks on %s are gone", job->id,
+                      s->id, name);
+            job_step_node_reported(s, name);
+            job_step_end(s, JOB_NODE_FAIL, now);
+            signal_nodes(ctld, job, s, SIGKILL);
+            ctld_journal_job(ctld, job, false);
+        }
+    }
 }
 
 const struct proto_handler rpc_step_info_handlers[] = {

@@ -118,10 +118,22 @@ void job_step_add_usage(struct job_step *step, const char *node,
         step->max_rss_task = json_is_integer(v) ? (int)json_integer_value(v)
                                                 : -1;
     }
+    if (json_is_true(json_object_get(report, "cancelled")))
+        step->cancelled = true;
     if ((v = json_object_get(report, "user_cpu_us")) && json_is_integer(v))
         step->user_cpu_us += json_integer_value(v);
     if ((v = json_object_get(report, "sys_cpu_us")) && json_is_integer(v))
         step->sys_cpu_us += json_integer_value(v);
+}
+
+bool job_step_pending_on(const struct job_step *step, const char *node)
+{
+    hostlist_t *hl = step->pending ? hostlist_decode(step->pending, NULL)
+                                   : NULL;
+    bool found = hl && hostlist_find(hl, node) >= 0;
+
+    hostlist_destroy(hl);
+    return found;
 }
 
 bool job_step_node_reported(struct job_step *step, const char *node)

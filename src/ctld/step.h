@@ -69,11 +69,15 @@ const char *job_step_id_str(uint32_t id, char *buf, size_t len);
 int64_t job_step_id_parse(const char *s);
 
 /* Fold one node's report into the step: raw wait status "status" (max),
+ * "cancelled" (the node killed the tasks: the step ends CANCELLED),
  * "max_rss_kib" with "max_rss_task" (the largest wins, with 'node'),
  * "user_cpu_us" and "sys_cpu_us" (summed).  Missing keys are skipped.
  */
 void job_step_add_usage(struct job_step *step, const char *node,
                         json_t *report);
+
+/* True when 'node' has yet to report. */
+bool job_step_pending_on(const struct job_step *step, const char *node);
 
 /* Take 'node' off the nodes yet to report.  Returns true when it was
  * pending (false: a repeated or unexpected report). */

@@ -87,7 +87,9 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error);
 /* 'ru' is the task's wait4() usage (borrowed).  When every task of the
  * step on this node has ended (and its output reached srun), the step's
  * report goes to the controller as step_complete: max status, the
- * largest ru_maxrss with its rank, summed user and system CPU time. */
+ * largest ru_maxrss with its rank, summed user and system CPU time, and
+ * "cancelled" when droverd killed the tasks (step_signal_job(),
+ * step_signal() with 'cancelled'). */
 bool step_reaped(struct noded *nd, pid_t pid, int status,
                  const struct rusage *ru);
 /* Send 'signo' to the live tasks of step 'step_id' of job 'job_id'; with
@@ -95,8 +97,12 @@ bool step_reaped(struct noded *nd, pid_t pid, int status,
  * STEP J.S ON node CANCELLED AT time ***").  Returns how many tasks. */
 int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
                 int signo, bool cancelled);
+/* [{"job_id","step_id"}] of the steps with tasks still running here, for
+ * registration.  New reference. */
+json_t *step_running(struct noded *nd);
 /* Send 'signo' to every live task of job 'job_id's steps on this node
- * (each task leads its own process group).  Returns how many. */
+ * (each task leads its own process group).  SIGTERM and SIGKILL end the
+ * steps for their job: their reports say "cancelled".  Returns how many. */
 int step_signal_job(struct noded *nd, uint32_t job_id, int signo);
 
 /* jobs.c */

@@ -95,9 +95,10 @@ static void register_send(struct noded *nd)
     cc->nd = nd;
     cc->sent = json_copy(nd->done);
     os_string(os, sizeof(os));
-    body = json_pack("{s:s s:I s:o s:O s:s}", "node", nd->node->name,
+    body = json_pack("{s:s s:I s:o s:o s:O s:s}", "node", nd->node->name,
                      "start_time", (json_int_t)nd->start_time, "jobs",
-                     running_jobs(nd), "done", cc->sent, "os", os);
+                     running_jobs(nd), "steps", step_running(nd), "done",
+                     cc->sent, "os", os);
     nd->register_in_flight = true;
     if (proto_call_async(nd->loop, nd->conf->ctld_addr, nd->conf->ctld_port,
                          nd->auth, "node_register", body,

@@ -53,6 +53,7 @@ struct nd_step {
     bool connected;
     bool io_failed;
     bool finishing;
+    bool killed;       /* ended for its job or by scancel: "cancelled" */
     struct step_task *tasks;
     uv_tcp_t tcp;
     uv_connect_t connect_req;
@@ -163,6 +164,8 @@ static void report_step(struct nd_step *st)
     }
     usage_to_json(&sum, task, c);
     json_object_set_new(c, "status", json_integer(status));
+    if (st->killed)
+        json_object_set_new(c, "cancelled", json_true());
     log_info("StepId=%u.%u: tasks done, status %d, max RSS %lld KiB, "
              "CPU %lld+%lld us",
              st->job_id, st->step_id, status, (long long)sum.ru_maxrss,
@@ -484,6 +487,8 @@ int step_signal_job(struct noded *nd, uint32_t job_id, int signo)
     for (struct nd_step *st = nd->steps; st; st = st->next) {
         if (st->job_id != job_id)
             continue;
+        if (signo == SIGTERM || signo == SIGKILL)
+            st->killed = true;
         for (size_t i = 0; i < st->ntasks; i++) {
             struct step_task *t = &st->tasks[i];
             if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
@@ -519,8 +524,10 @@ int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
     for (struct nd_step *st = nd->steps; st; st = st->next) {
         if (st->job_id != job_id || st->step_id != step_id)
             continue;
-        if (cancelled)
+        if (cancelled) {
+            st->killed = true;
             tell_cancelled(st);
+        }
         for (size_t i = 0; i < st->ntasks; i++) {
             struct step_task *t = &st->tasks[i];
             if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
@@ -528,4 +535,17 @@ int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
         }
     }
     return n;
+}
+
+json_t *step_running(struct noded *nd)
+{
+    json_t *arr = json_array();
+
+    for (struct nd_step *st = nd->steps; st; st = st->next)
+        if (st->remaining > 0)
+            json_array_append_new(arr, json_pack("{s:I s:I}", "job_id",
+                                                 (json_int_t)st->job_id,
+                                                 "step_id",
+                                                 (json_int_t)st->step_id));
+    return arr;
 }

@@ -189,3 +189,36 @@ def test_two_node_step_and_node_failure(cluster, tmp_path):
     assert steps[1]["state"] == "NODE_FAIL", steps[1]
     assert steps[BATCH]["state"] == "NODE_FAIL"
     assert steps[0]["state"] == "COMPLETED"
+
+
+def node_pids(cluster, job_id, node):
+    """Pids of job 'job_id's step tasks that run on 'node'."""
+    want = f"SLURMD_NODENAME={node}".encode()
+    pids = []
+    for pid in cluster.job_pids(job_id, steps_only=True):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if want in f.read().split(b"\0"):
+                    pids.append(pid)
+        except OSError:
+            pass
+    return pids
+
+
+def test_step_lost_on_a_restarted_node_ends_node_fail(cluster, tmp_path):
+    job = submit(cluster, tmp_path,
+                 "srun -N2 -n2 sleep 300\necho rc=$?\nsleep 300\n", "-N2")
+    wait_step(cluster, job, 0)
+    time.sleep(5)  # the controller ignores steps younger than 5 s
+    cluster.kill("droverd", signal.SIGKILL, node="node02")
+    for pid in node_pids(cluster, job, "node02"):
+        os.kill(pid, signal.SIGKILL)
+    cluster.start("droverd node02")
+    step = wait_step(cluster, job, 0, states=("NODE_FAIL",))
+    assert step["end_time"] > 0
+    # The other node's task is killed, srun returns, the job goes on.
+    cluster.wait_until(lambda: "rc=" in (tmp_path / "out.txt").read_text(),
+                       30, "srun to return")
+    assert cluster.job_state(job) == "RUNNING"
+    assert node_pids(cluster, job, "node01") == []
+    assert cluster.run("scancel", job).returncode == 0
