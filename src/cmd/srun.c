@@ -188,7 +188,7 @@ static json_t *str_array(char **v)
 
 static int step_create(struct srun *s, long job_id, int port)
 {
-    char cwd[PATH_MAX];
+    char cwd[PATH_MAX], host[256] = "";
     json_t *body, *resp = NULL;
     drv_error_t error = {0};
 
@@ -210,6 +210,9 @@ static int step_create(struct srun *s, long job_id, int port)
         json_object_set_new(body, "pty_rows", json_integer(rows));
         json_object_set_new(body, "pty_cols", json_integer(cols));
     }
+    gethostname(host, sizeof(host) - 1);
+    json_object_set_new(body, "srun_host", json_string(host));
+    json_object_set_new(body, "srun_pid", json_integer(getpid()));
     if (cmd_rpc("srun", "step_create", body, &resp, &error) < 0) {
         fprintf(stderr, "srun: error: Unable to create step for job %ld: %s\n",
                 job_id, error.text);

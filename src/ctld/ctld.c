@@ -19,6 +19,7 @@
 #include "ctld/ctld.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
+#include "ctld/step.h"
 #include "proto/client.h"
 
 struct ack {
@@ -160,6 +161,8 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job)
     job->start_time = job->end_time = 0;
     job->exit_status = 0;
     job->eligible_time = ctld_now(ctld);
+    job_steps_destroy(job->steps); /* the next run has its own */
+    job->steps = NULL;
 }
 
 void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
@@ -188,6 +191,7 @@ void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
         if (!job->end_time || !job->cancel_requested)
             job->end_time = ctld_now(ctld);
         job->completing = false;
+        job_steps_end_all(job, job->end_time);
         log_info("JobId=%u done: %s status %d", job->id,
                  job_state_string(job->state), status);
     }

@@ -21,6 +21,7 @@
 
 struct job_array;
 struct job_depend;
+struct job_step;
 
 enum job_state {
     JOB_PENDING = 0,
@@ -99,6 +100,8 @@ struct job {
     bool interactive;      /* salloc/srun allocation: no batch script */
     uint32_t restarts;
     uint32_t next_step_id; /* srun: the id the next step gets */
+    struct job_step *steps; /* step.h: batch and srun steps, kept until
+                             * the job is purged */
     char *work_dir;
     char *std_out;
     char *std_err;

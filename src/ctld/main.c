@@ -221,6 +221,9 @@ static void ctld_listen(struct ctld *ctld)
         || proto_server_register(ctld->server, rpc_alloc_handlers, ctld,
                                  &error)
                < 0
+        || proto_server_register(ctld->server, rpc_step_info_handlers, ctld,
+                                 &error)
+               < 0
         || proto_server_listen(ctld->server, "0.0.0.0", ctld->conf->ctld_port,
                                &error)
                < 0)

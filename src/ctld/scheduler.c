@@ -17,6 +17,7 @@
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_info.h"
+#include "ctld/step.h"
 #include "ctld/submit_check.h"
 #include "proto/client.h"
 
@@ -121,6 +122,22 @@ static void launch(struct ctld *ctld, struct job *job)
     }
 }
 
+/* The batch step: the script, one task on the first node. */
+static void batch_step_start(struct ctld *ctld, struct job *job, time_t now)
+{
+    const struct sched_alloc *a = job->alloc;
+    struct job_step *s = job_step_create(
+        STEP_ID_BATCH, "batch", ctld->nodes->names[a->node_idx[0]], now);
+
+    s->nnodes = s->ntasks = 1;
+    s->ncpus = a->cpus[0];
+    s->alloc_tres = a->mem_mib[0]
+                        ? xasprintf("cpu=%u,mem=%lluM,node=1", a->cpus[0],
+                                    (unsigned long long)a->mem_mib[0])
+                        : xasprintf("cpu=%u,node=1", a->cpus[0]);
+    job_step_add(job, s);
+}
+
 static void job_start(struct ctld *ctld, struct job *job,
                       struct sched_alloc *alloc, time_t now)
 {
@@ -136,6 +153,7 @@ static void job_start(struct ctld *ctld, struct job *job,
     job->nodes = node_table_alloc_hostlist(ctld->nodes, alloc);
     log_info("sched: Allocate JobId=%u NodeList=%s #CPUs=%u", job->id,
              job->nodes, alloc->cpus[0]);
+    batch_step_start(ctld, job, now);
     ctld_journal_job(ctld, job, false);
     if (!job->interactive) /* salloc/srun: the allocation is all */
         launch(ctld, job);

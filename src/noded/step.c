@@ -2,6 +2,10 @@
  *
  * step.c - the tasks of a job step (srun) on this node
  *
+ * Once every task has ended, the node's part of the step is reported to
+ * the controller (step_complete, resent until acknowledged: register.c)
+ * with the tasks' highest wait status and their wait4() usage.
+ *
  * step_launch forks one process per rank given, as the job's user, with
  * stdout and stderr on pipes, and connects to srun's I/O port.  Output
  * goes to srun as frames {"task","stream","data" (base64)}; once a task
@@ -20,11 +24,14 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 #include <pty.h>
 
 #include "common/base64.h"
 #include "common/log.h"
+#include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
 #include "proto/frame.h"
@@ -37,6 +44,7 @@ struct step_task {
     bool reaped;
     int open_pipes;
     bool reported;
+    struct rusage ru; /* from wait4() */
     uv_pipe_t out;
     uv_pipe_t err;
 };
@@ -54,6 +62,7 @@ struct nd_step {
     bool pty;          /* srun --pty: rank 0 on a pseudo-terminal */
     struct step_task *tty_task; /* that task, while its terminal is open */
     proto_decoder_t *dec; /* frames from srun */
+    bool killed;       /* ended for its job or by scancel: "cancelled" */
     struct step_task *tasks;
     uv_tcp_t tcp;
     uv_connect_t connect_req;
@@ -134,6 +143,47 @@ static void finish(struct nd_step *st)
         uv_close((uv_handle_t *)&st->tcp, handle_closed);
 }
 
+static int64_t tv_us(struct timeval tv)
+{
+    return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+/* The node's report of the step: max status, largest RSS and its rank,
+ * summed CPU times. */
+static void report_step(struct nd_step *st)
+{
+    json_t *c = json_pack("{s:s s:I s:I}", "node", st->nd->node->name,
+                          "job_id", (json_int_t)st->job_id, "step_id",
+                          (json_int_t)st->step_id);
+    struct rusage sum = {0};
+    int status = 0, task = -1;
+
+    for (size_t i = 0; i < st->ntasks; i++) {
+        const struct step_task *t = &st->tasks[i];
+
+        if (t->status > status)
+            status = t->status;
+        if (task < 0 || t->ru.ru_maxrss > sum.ru_maxrss) {
+            sum.ru_maxrss = t->ru.ru_maxrss;
+            task = t->rank;
+        }
+        sum.ru_utime.tv_sec += t->ru.ru_utime.tv_sec;
+        sum.ru_utime.tv_usec += t->ru.ru_utime.tv_usec;
+        sum.ru_stime.tv_sec += t->ru.ru_stime.tv_sec;
+        sum.ru_stime.tv_usec += t->ru.ru_stime.tv_usec;
+    }
+    usage_to_json(&sum, task, c);
+    json_object_set_new(c, "status", json_integer(status));
+    if (st->killed)
+        json_object_set_new(c, "cancelled", json_true());
+    log_info("StepId=%u.%u: tasks done, status %d, max RSS %lld KiB, "
+             "CPU %lld+%lld us",
+             st->job_id, st->step_id, status, (long long)sum.ru_maxrss,
+             (long long)tv_us(sum.ru_utime), (long long)tv_us(sum.ru_stime));
+    register_completion(st->nd, c);
+    json_decref(c);
+}
+
 static void task_check(struct step_task *t)
 {
     struct nd_step *st = t->st;
@@ -143,7 +193,8 @@ static void task_check(struct step_task *t)
     t->reported = true;
     send_frame(st, json_pack("{s:i s:i s:s}", "task", t->rank, "exit",
                              t->status, "node", st->nd->node->name));
-    st->remaining--;
+    if (--st->remaining == 0)
+        report_step(st);
     finish(st);
 }
 
@@ -536,7 +587,8 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     return 0;
 }
 
-bool step_reaped(struct noded *nd, pid_t pid, int status)
+bool step_reaped(struct noded *nd, pid_t pid, int status,
+                 const struct rusage *ru)
 {
     for (struct nd_step *st = nd->steps; st; st = st->next) {
         for (size_t i = 0; i < st->ntasks; i++) {
@@ -545,6 +597,7 @@ bool step_reaped(struct noded *nd, pid_t pid, int status)
             if (t->pid == pid && !t->reaped) {
                 t->reaped = true;
                 t->status = status;
+                t->ru = *ru;
                 task_check(t);
                 return true;
             }
@@ -560,6 +613,8 @@ int step_signal_job(struct noded *nd, uint32_t job_id, int signo)
     for (struct nd_step *st = nd->steps; st; st = st->next) {
         if (st->job_id != job_id)
             continue;
+        if (signo == SIGTERM || signo == SIGKILL)
+            st->killed = true;
         for (size_t i = 0; i < st->ntasks; i++) {
             struct step_task *t = &st->tasks[i];
             if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
@@ -567,4 +622,56 @@ int step_signal_job(struct noded *nd, uint32_t job_id, int signo)
         }
     }
     return n;
+}
+
+/* Slurm's slurmstepd line on srun's stderr when a step is cancelled. */
+static void tell_cancelled(struct nd_step *st)
+{
+    char stamp[32], *text, *b64;
+
+    if (st->ntasks == 0 || !st->connected || st->io_failed)
+        return;
+    timefmt_stamp(time(NULL), 0, stamp, sizeof(stamp));
+    text = xasprintf("slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT "
+                     "%s ***\n",
+                     st->job_id, st->step_id, st->nd->node->name, stamp);
+    b64 = base64_encode(text, strlen(text));
+    send_frame(st, json_pack("{s:i s:s s:s}", "task", st->tasks[0].rank,
+                             "stream", "err", "data", b64));
+    free(b64);
+    free(text);
+}
+
+int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
+                int signo, bool cancelled)
+{
+    int n = 0;
+
+    for (struct nd_step *st = nd->steps; st; st = st->next) {
+        if (st->job_id != job_id || st->step_id != step_id)
+            continue;
+        if (cancelled) {
+            st->killed = true;
+            tell_cancelled(st);
+        }
+        for (size_t i = 0; i < st->ntasks; i++) {
+            struct step_task *t = &st->tasks[i];
+            if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
+                n++;
+        }
+    }
+    return n;
+}
+
+json_t *step_running(struct noded *nd)
+{
+    json_t *arr = json_array();
+
+    for (struct nd_step *st = nd->steps; st; st = st->next)
+        if (st->remaining > 0)
+            json_array_append_new(arr, json_pack("{s:I s:I}", "job_id",
+                                                 (json_int_t)st->job_id,
+                                                 "step_id",
+                                                 (json_int_t)st->step_id));
+    return arr;
 }
