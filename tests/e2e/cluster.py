@@ -50,6 +50,19 @@ class ClusterError(AssertionError):
     """A cluster operation failed; the message says what and shows output."""
 
 
+PG_PRIVATE = REPO / "tests" / "pg_private.sh"
+
+
+def pg_conf_args(pg):
+    """drover up arguments for a droverdbd storing in PostgreSQL server
+    'pg' (the pg_server fixture's dict)."""
+    return [f"--dbd-conf-extra={k}={v}" for k, v in (
+        ("StorageType", "accounting_storage/pgsql"),
+        ("StorageHost", pg["host"]), ("StoragePort", pg["port"]),
+        ("StorageUser", pg["user"]), ("StoragePass", "drover-test"),
+        ("StorageLoc", pg["db"]))]
+
+
 def build_dir():
     """The meson build directory: $DROVER_BUILD_DIR, else <repo>/build."""
     return Path(os.environ.get("DROVER_BUILD_DIR", REPO / "build")).resolve()
@@ -359,6 +372,24 @@ class Cluster:
         except (OSError, ValueError, IndexError):
             return None
         return pid if _proc_alive(pid) else None
+
+    def restart_alone(self, name, timeout=30):
+        """kill -9 one daemon and start it again with the same command line
+        and environment, without `drover up` (which would also start any
+        other daemon a test keeps down).  The pid file is rewritten by the
+        daemon itself; output goes to its log as under drover up."""
+        pid = self.pid(name)
+        if pid is None:
+            raise ClusterError(f"{name} is not running")
+        argv = [a for a in _proc_cmdline(pid) if a]
+        env = dict(e.split(b"=", 1) for e in _proc_environ(pid) if b"=" in e)
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+        self.kill(name, signal.SIGKILL)
+        with open(self.log_file(name), "ab") as log:
+            subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                             stdout=log, stderr=log, start_new_session=True)
+        self.wait_until(lambda: self.pid(name) not in (None, pid),
+                        timeout=timeout, what=f"{name} restarted")
 
     def kill(self, name, sig=signal.SIGKILL, node=None, timeout=10):
         """Send 'sig' to a daemon: kill("droverctld"), kill("node02") or

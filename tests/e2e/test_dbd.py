@@ -16,11 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from cluster import Cluster, ClusterError
-from conftest import sanitizer_reports
+from cluster import PG_PRIVATE, Cluster, ClusterError, pg_conf_args
 
 REPO = Path(__file__).resolve().parents[2]
-PG_PRIVATE = REPO / "tests" / "pg_private.sh"
 STEP_BATCH = 4294967291
 STEP_EXTERN = 4294967292
 INJECTION = "'; DROP TABLE job; --"
@@ -59,60 +57,6 @@ def job_record(job_id, uid=0, user="root", **kw):
     }
     rec.update(kw)
     return rec
-
-
-@pytest.fixture(scope="module")
-def pg_server(tmp_path_factory):
-    """A private PostgreSQL server: (host, port, user, database)."""
-    base = tmp_path_factory.mktemp("pg")
-    os.chmod(base, 0o755)
-    os.chmod(base.parent, 0o755)
-    d = base / "pg"
-    r = subprocess.run([str(PG_PRIVATE), "start", str(d)],
-                       capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
-        pytest.skip(f"no private PostgreSQL server: {r.stderr.strip()}")
-    host, port, user, db = r.stdout.split()
-    yield {"host": host, "port": int(port), "user": user, "db": db,
-           "dir": d}
-    subprocess.run([str(PG_PRIVATE), "stop", str(d)], capture_output=True,
-                   timeout=60)
-
-
-def pg_conf_args(pg):
-    return [f"--dbd-conf-extra={k}={v}" for k, v in (
-        ("StorageType", "accounting_storage/pgsql"),
-        ("StorageHost", pg["host"]), ("StoragePort", pg["port"]),
-        ("StorageUser", pg["user"]), ("StoragePass", "drover-test"),
-        ("StorageLoc", pg["db"]))]
-
-
-@pytest.fixture(params=["sqlite", "pgsql"])
-def acct_cluster(request, cluster_root):
-    """A 1-node cluster whose droverdbd stores in SQLite, or in the
-    private PostgreSQL server."""
-    args = []
-    if request.param == "pgsql":
-        pg = dict(request.getfixturevalue("pg_server"))
-        pg["db"] = f"acct_{os.path.basename(cluster_root)}".replace("-", "_")
-        r = subprocess.run([str(PG_PRIVATE), "createdb", str(pg["dir"]),
-                            pg["db"]], capture_output=True, text=True,
-                           timeout=60)
-        assert r.returncode == 0, r.stderr
-        args = pg_conf_args(pg)
-    c = Cluster(cluster_root, nodes=1, gpus_per_node=0, up_args=args)
-    c.backend = request.param
-    try:
-        c.up()
-        yield c
-    finally:
-        try:
-            c.down()
-        except Exception as e:
-            print(f"\n[drover] drover down failed: {e}")
-    reports = sanitizer_reports(cluster_root)
-    assert not reports, "sanitizer reports in daemon logs:\n" + "\n".join(
-        reports)
 
 
 def dbd_port(c):
