@@ -62,6 +62,7 @@ typedef struct {
     X(JOB_NOT_FINISHED, 2088, "Job is not finished")                           \
     X(INVALID_NICE, 2123, "Invalid --nice value")                              \
     X(INVALID_TIME_MIN_LIMIT, 2124, "Invalid time-min specification (exceeds job's time or other limits)") \
+    X(DB_CONNECTION, 7000, "Unable to connect to database")                    \
     DRV_LOCAL_ERRORS(X)
 
 /* Drover's own codes, from DRV_LOCAL_ERRNO_BASE up: Slurm has no equivalent
@@ -71,7 +72,8 @@ typedef struct {
 #define DRV_LOCAL_ERRNO_BASE 20000
 #define DRV_LOCAL_ERRORS(X)                                                    \
     X(PROTOCOL_MALFORMED, 20000, "Protocol message malformed")                 \
-    X(JOURNAL_WRITE, 20001, "Unable to save job state, try again")
+    X(JOURNAL_WRITE, 20001, "Unable to save job state, try again")             \
+    X(ACCT_STORAGE, 20010, "Accounting database error")
 
 enum drv_errnum {
 #define X(name, num, msg) EDRV_##name = num,

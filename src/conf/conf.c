@@ -79,14 +79,16 @@ static const struct conf_key conf_keys[] = {
     { "SchedulerType",     KEY_STRING,    FIELD(scheduler_type),     "sched/backfill", 0 },
     { "ProctrackType",     KEY_STRING,    FIELD(proctrack_type),     "proctrack/cgroup", 0 },
     { "TaskPlugin",        KEY_STRING,    FIELD(task_plugin),        "task/none", 0 },
+    { "AccountingStorageType", KEY_STRING, FIELD(acct_storage_type), "accounting_storage/none", 0 },
+    { "AccountingStorageHost", KEY_STRING, FIELD(acct_storage_host), NULL, 0 },
+    { "AccountingStoragePort", KEY_PORT,   FIELD(acct_storage_port), "6819", 0 },
     /* Accepted silently: plugins, accounting and policies Drover does not
      * have (yet), and keywords of older Slurm releases.
      */
     IGNORED("AccountingStorageBackupHost"), IGNORED("AccountingStorageEnforce"),
-    IGNORED("AccountingStorageExternalHost"), IGNORED("AccountingStorageHost"),
+    IGNORED("AccountingStorageExternalHost"),
     IGNORED("AccountingStorageLoc"), IGNORED("AccountingStorageParameters"),
-    IGNORED("AccountingStoragePass"), IGNORED("AccountingStoragePort"),
-    IGNORED("AccountingStorageTRES"), IGNORED("AccountingStorageType"),
+    IGNORED("AccountingStoragePass"), IGNORED("AccountingStorageTRES"),
     IGNORED("AccountingStorageUser"), IGNORED("AccountingStoreFlags"),
     IGNORED("AccountingStoreJobComment"), IGNORED("AcctGatherEnergyType"),
     IGNORED("AcctGatherFilesystemType"), IGNORED("AcctGatherInterconnectType"),
@@ -212,7 +214,7 @@ static bool key_is_string(enum key_type t)
            || t == KEY_AUTHINFO;
 }
 
-static int set_string(char **field, const char *value, size_t n)
+int conf__set_string(char **field, const char *value, size_t n)
 {
     char *s = strndup(value, n);
 
@@ -223,7 +225,7 @@ static int set_string(char **field, const char *value, size_t n)
     return 0;
 }
 
-static const char *set_debug(char **field, const char *value)
+const char *conf__set_debug(char **field, const char *value)
 {
     uint32_t n;
 
@@ -235,7 +237,7 @@ static const char *set_debug(char **field, const char *value)
     for (size_t i = 0; i < sizeof(debug_levels) / sizeof(debug_levels[0]);
          i++)
         if (!strcasecmp(value, debug_levels[i]))
-            return set_string(field, debug_levels[i],
+            return conf__set_string(field, debug_levels[i],
                               strlen(debug_levels[i])) < 0 ? "" : NULL;
     return "not a log level";
 }
@@ -253,8 +255,8 @@ static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
         return NULL;
     if (n == 0 || (paren && (len - n < 3 || value[len - 1] != ')')))
         return "expected NAME or NAME(ADDRESS)";
-    if (set_string(&conf->ctld_host, value, n) < 0
-        || (paren && set_string(&conf->ctld_addr, paren + 1, len - n - 2) < 0))
+    if (conf__set_string(&conf->ctld_host, value, n) < 0
+        || (paren && conf__set_string(&conf->ctld_addr, paren + 1, len - n - 2) < 0))
         return "";
     return NULL;
 }
@@ -262,16 +264,16 @@ static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
 /* AuthInfo=socket=/run/munge/munge.socket.2,ttl=60 (or, as old Slurm, a
  * bare socket path).
  */
-static const char *set_authinfo(char **field, const char *value)
+const char *conf__set_authinfo(char **field, const char *value)
 {
     const char *s = value;
 
     if (value[0] == '/')
-        return set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+        return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
     while (*s) {
         size_t n = strcspn(s, ",");
         if (!strncasecmp(s, "socket=", 7))
-            return set_string(field, s + 7, n - 7) < 0 ? "" : NULL;
+            return conf__set_string(field, s + 7, n - 7) < 0 ? "" : NULL;
         s += n + (s[n] == ',' ? 1 : 0);
     }
     return NULL;
@@ -318,13 +320,13 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
     }
     switch (k->type) {
     case KEY_STRING:
-        return set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+        return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
     case KEY_DEBUG:
-        return set_debug(field, value);
+        return conf__set_debug(field, value);
     case KEY_CTLD_HOST:
         return set_ctld_host(conf, value);
     case KEY_AUTHINFO:
-        return set_authinfo(field, value);
+        return conf__set_authinfo(field, value);
     case KEY_IGNORE:
         return NULL;
     default:

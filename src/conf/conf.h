@@ -118,6 +118,10 @@ struct slurm_conf {
     char *scheduler_type;     /* SchedulerType=, "sched/backfill" */
     char *proctrack_type;     /* ProctrackType=, "proctrack/cgroup" */
     char *task_plugin;        /* TaskPlugin=, "task/none" */
+    char *acct_storage_type;  /* AccountingStorageType=,
+                               * "accounting_storage/none" */
+    char *acct_storage_host;  /* AccountingStorageHost= (the dbd), or NULL */
+    uint16_t acct_storage_port; /* AccountingStoragePort=, 6819 */
     struct conf_node *nodes;
     size_t node_count;
     struct conf_partition *partitions;
