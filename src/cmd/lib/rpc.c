@@ -27,8 +27,9 @@ const struct slurm_conf *cmd_conf(const char *prog)
     return conf;
 }
 
-int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
-            drv_error_t *error)
+static int call(const char *prog, const char *host, uint16_t port,
+                const char *type, json_t *body, json_t **resp,
+                drv_error_t *error)
 {
     const struct slurm_conf *c = cmd_conf(prog);
     int timeout_ms = c->msg_timeout_s ? (int)c->msg_timeout_s * 1000 : 10000;
@@ -41,12 +42,31 @@ int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
             errprintf(error, "%s", drv_strerror(errno));
         return -1;
     }
-    if (proto_call_sync(c->ctld_addr ? c->ctld_addr : c->ctld_host,
-                        c->ctld_port, auth, type, body, resp, timeout_ms,
+    if (proto_call_sync(host, port, auth, type, body, resp, timeout_ms,
                         error) < 0) {
         if (error && !error->text[0])
             errprintf(error, "%s", drv_strerror(errno));
         return -1;
     }
     return 0;
+}
+
+int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
+            drv_error_t *error)
+{
+    const struct slurm_conf *c = cmd_conf(prog);
+
+    return call(prog, c->ctld_addr ? c->ctld_addr : c->ctld_host,
+                c->ctld_port, type, body, resp, error);
+}
+
+int cmd_rpc_dbd(const char *prog, const char *type, json_t *body,
+                json_t **resp, drv_error_t *error)
+{
+    const struct slurm_conf *c = cmd_conf(prog);
+    const char *host = c->acct_storage_host;
+
+    if (!host)
+        host = c->ctld_addr ? c->ctld_addr : c->ctld_host;
+    return call(prog, host, c->acct_storage_port, type, body, resp, error);
 }

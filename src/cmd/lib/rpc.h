@@ -29,4 +29,10 @@ const struct slurm_conf *cmd_conf(const char *prog);
 int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
             drv_error_t *error);
 
+/* As cmd_rpc, to the accounting daemon: AccountingStorageHost (default:
+ * the controller's host) and AccountingStoragePort of slurm.conf.
+ */
+int cmd_rpc_dbd(const char *prog, const char *type, json_t *body,
+                json_t **resp, drv_error_t *error);
+
 #endif /* !DROVER_CMD_LIB_RPC_H */
