@@ -10,6 +10,8 @@
 #   pg_private.sh start DIR      start; prints "HOST PORT USER DATABASE"
 #   pg_private.sh stop DIR       stop it and remove DIR
 #   pg_private.sh createdb DIR NAME   one more database (for one test)
+#   pg_private.sh pause DIR      stop the server, keep its data and port
+#   pg_private.sh resume DIR     start it again after pause
 #   pg_private.sh run CMD...     start, run CMD with DROVER_TEST_PG_HOST,
 #                                _PORT, _USER and _DB set, stop; exits
 #                                with CMD's status.  When no server can be
@@ -58,15 +60,29 @@ start() {
     as_pg "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 \
         --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
         || die "initdb failed: $(tail -3 "$dir/initdb.log")"
-    port=$(free_port)
-    as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-        -o "-p $port -k $dir -h 127.0.0.1 -c fsync=off" start >/dev/null \
-        || die "postgres did not start: $(tail -3 "$dir/server.log")"
-    echo "$port" >"$dir/port"
+    free_port >"$dir/port"
+    port=$(cat "$dir/port")
+    resume "$dir"
     psql_admin "$dir" -c "CREATE ROLE $DB_USER LOGIN PASSWORD 'drover-test'" \
         -c "CREATE DATABASE $DB_NAME OWNER $DB_USER ENCODING 'UTF8' TEMPLATE template0" \
         || { stop "$dir"; die "cannot create the role and database"; }
     echo "127.0.0.1 $port $DB_USER $DB_NAME"
+}
+
+resume() {
+    local dir=$1 bin port
+    bin=$(pg_bindir) || die "no PostgreSQL server installed"
+    port=$(cat "$dir/port")
+    as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
+        -o "-p $port -k $dir -h 127.0.0.1 -c fsync=off" start >/dev/null \
+        || die "postgres did not start: $(tail -3 "$dir/server.log")"
+}
+
+pause() {
+    local dir=$1 bin
+    bin=$(pg_bindir) || die "no PostgreSQL server installed"
+    as_pg "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null \
+        || die "cannot stop the server in $dir"
 }
 
 psql_admin() {
@@ -113,7 +129,9 @@ run() {
 case "${1:-}" in
 start) [ $# -eq 2 ] || die "usage: pg_private.sh start DIR"; start "$2" ;;
 createdb) [ $# -eq 3 ] || die "usage: pg_private.sh createdb DIR NAME"; createdb "$2" "$3" ;;
+pause) [ $# -eq 2 ] || die "usage: pg_private.sh pause DIR"; pause "$2" ;;
+resume) [ $# -eq 2 ] || die "usage: pg_private.sh resume DIR"; resume "$2" ;;
 stop) [ $# -eq 2 ] || die "usage: pg_private.sh stop DIR"; stop "$2" ;;
 run) shift; [ $# -ge 1 ] || die "usage: pg_private.sh run CMD..."; run "$@" ;;
-*) die "usage: pg_private.sh start DIR | stop DIR | run CMD..." ;;
+*) die "usage: pg_private.sh start|stop|pause|resume DIR, createdb DIR NAME, run CMD..." ;;
 esac

@@ -185,9 +185,9 @@ static const char *opt_name(int val)
 }
 
 /* --conf-extra=Key=Value (or --dbd-conf-extra), collected as lines in
- * *lines (freed at exit).
+ * *lines; 'keep' (a static) holds them to the end.
  */
-static void add_conf_extra(const char **lines, const char *opt,
+static void add_conf_extra(const char **lines, char **keep, const char *opt,
                            const char *arg)
 {
     char *more;
@@ -196,10 +196,12 @@ static void add_conf_extra(const char **lines, const char *opt,
         fprintf(stderr, "drover: --%s=%s: want KEY=VALUE\n", opt, arg);
         exit(1);
     }
-    more = xasprintf("%s%s\n", *lines ? *lines : "", arg);
-    free((char *)*lines);
-    *lines = more;
+    more = xasprintf("%s%s\n", *keep ? *keep : "", arg);
+    free(*keep);
+    *lines = *keep = more;
 }
+
+static char *conf_extra_lines, *dbd_conf_extra_lines;
 
 static void set_shape_opt(struct opts *o, int c, const char *arg)
 {
@@ -233,10 +235,11 @@ static void set_shape_opt(struct opts *o, int c, const char *arg)
         o->timeout_s = (int)parse_count("timeout", arg, 1, 3600);
         break;
     case OPT_CONF_EXTRA:
-        add_conf_extra(&s->conf_extra, "conf-extra", arg);
+        add_conf_extra(&s->conf_extra, &conf_extra_lines, "conf-extra", arg);
         break;
     case OPT_DBD_CONF_EXTRA:
-        add_conf_extra(&s->dbd_conf_extra, "dbd-conf-extra", arg);
+        add_conf_extra(&s->dbd_conf_extra, &dbd_conf_extra_lines,
+                       "dbd-conf-extra", arg);
         break;
     }
 }

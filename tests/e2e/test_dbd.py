@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from cluster import Cluster, ClusterError
+from conftest import sanitizer_reports
 
 REPO = Path(__file__).resolve().parents[2]
 PG_PRIVATE = REPO / "tests" / "pg_private.sh"
@@ -109,6 +110,9 @@ def acct_cluster(request, cluster_root):
             c.down()
         except Exception as e:
             print(f"\n[drover] drover down failed: {e}")
+    reports = sanitizer_reports(cluster_root)
+    assert not reports, "sanitizer reports in daemon logs:\n" + "\n".join(
+        reports)
 
 
 def dbd_port(c):
@@ -277,3 +281,32 @@ def test_mysql_storage_is_refused_with_a_reason(cluster, drover_bin):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode != 0
     assert "Drover stores accounting in SQLite or PostgreSQL" in r.stderr
+
+
+def test_droverdbd_waits_for_an_unreachable_postgresql(pg_server,
+                                                      cluster_root):
+    """The server is down when droverdbd starts: it keeps running, answers
+    requests with Slurm's "Unable to connect to database", and stores
+    once the server is back."""
+    def pg(cmd):
+        r = subprocess.run([str(PG_PRIVATE), cmd, str(pg_server["dir"])],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+
+    pg("pause")
+    c = Cluster(cluster_root, nodes=1, gpus_per_node=0,
+                up_args=pg_conf_args(pg_server))
+    try:
+        c.up()
+        with pytest.raises(ClusterError, match="7000: .*connect"):
+            send(c, [job_record(601)])
+        assert dbd(c, "ping")["connected"] is False
+        pg("resume")
+        c.wait_until(lambda: dbd(c, "ping")["connected"], timeout=30,
+                     what="droverdbd to reconnect to PostgreSQL")
+        assert send(c, [job_record(601)]) == {"acked_seq": 1}
+        assert [r["job_id"] for r in query(c)] == [601]
+    finally:
+        c.down()
+        subprocess.run([str(PG_PRIVATE), "resume", str(pg_server["dir"])],
+                       capture_output=True, timeout=60)

@@ -6,6 +6,8 @@
  * (as sacctmgr -i would), listed back with assoc_store_list and printed
  * with sacctmgr's printer: the output must equal Slurm's byte for byte.
  * Then inheritance, the version counter, dry runs, bad input, deletion.
+ * "test_assoc_store pgsql" runs the same on the PostgreSQL server named by
+ * DROVER_TEST_PG_HOST/_PORT/_USER/_DB (tests/pg_private.sh run).
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,18 +29,21 @@
 #include "golden.h"
 
 static char dir[] = "/tmp/test_assoc_store.XXXXXX";
+static struct db_target target;
 
 static int setup(void **state)
 {
     char path[PATH_MAX];
-    struct db_target t = {.backend = DB_SQLITE, .loc = path};
     drv_error_t error = {{0}};
     db_t *db;
 
     if (!mkdtemp(dir))
         return -1;
-    snprintf(path, sizeof(path), "%s/acct.sqlite", dir);
-    if (!(db = db_open(&t, &error)) || schema_migrate(db, NULL, &error) < 0) {
+    if (target.backend == DB_SQLITE) {
+        snprintf(path, sizeof(path), "%s/acct.sqlite", dir);
+        target.loc = path;
+    }
+    if (!(db = db_open(&target, &error)) || schema_migrate(db, NULL, &error) < 0) {
         fprintf(stderr, "setup: %s\n", error.text);
         return -1;
     }
@@ -264,7 +269,7 @@ static void test_delete(void **state)
     json_decref(r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_setup),
@@ -275,5 +280,18 @@ int main(void)
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
+    if (argc > 1 && !strcmp(argv[1], "pgsql")) {
+        const char *port = getenv("DROVER_TEST_PG_PORT");
+        target = (struct db_target){
+            .backend = DB_PGSQL, .host = getenv("DROVER_TEST_PG_HOST"),
+            .port = port ? (unsigned)atoi(port) : 0,
+            .user = getenv("DROVER_TEST_PG_USER"),
+            .loc = getenv("DROVER_TEST_PG_DB")};
+        if (!target.host || !target.loc) {
+            printf("1..0 # SKIP DROVER_TEST_PG_HOST and _DB not set (run "
+                   "through tests/pg_private.sh run)\n");
+            return 0;
+        }
+    }
     return cmocka_run_group_tests(tests, setup, teardown);
 }
