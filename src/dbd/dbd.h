@@ -81,4 +81,7 @@ void dbd_work_stop(struct dbd *dbd);
 /* rpc.c: the handler table. */
 extern const struct proto_handler dbd_rpc_handlers[];
 
+/* rpc_assoc.c: acct_assoc_list and acct_modify. */
+extern const struct proto_handler dbd_assoc_handlers[];
+
 #endif /* !DROVER_DBD_DBD_H */

@@ -128,6 +128,8 @@ static void dbd_listen(struct dbd *dbd)
                                             dbd, &error))
         || proto_server_register(dbd->server, dbd_rpc_handlers, dbd, &error)
                < 0
+        || proto_server_register(dbd->server, dbd_assoc_handlers, dbd, &error)
+               < 0
         || proto_server_listen(dbd->server, "0.0.0.0", dbd->conf->dbd_port,
                                &error)
                < 0)

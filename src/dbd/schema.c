@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "dbd/assoc_store.h"
 #include "dbd/schema.h"
 
 struct migration {
@@ -96,6 +97,7 @@ static const char *const v1_steps[] = {
 
 static const struct migration migrations[] = {
     {1, "clusters, jobs and steps", v1_steps},
+    {2, "associations, QOS and users", assoc_schema_v2},
 };
 
 #define MIGRATION_COUNT (sizeof(migrations) / sizeof(migrations[0]))

@@ -31,6 +31,9 @@ static struct db_target target;
 static char sqlite_path[] = "/tmp/drover-test-dbstore-XXXXXX";
 
 static const char *const drop_all[] = {
+    "DROP TABLE IF EXISTS assoc", "DROP TABLE IF EXISTS acct_user",
+    "DROP TABLE IF EXISTS acct", "DROP TABLE IF EXISTS qos",
+    "DROP TABLE IF EXISTS acct_meta",
     "DROP TABLE IF EXISTS step", "DROP TABLE IF EXISTS job",
     "DROP TABLE IF EXISTS cluster", "DROP TABLE IF EXISTS schema_version",
 };
