@@ -32,25 +32,30 @@ static uint32_t job_num_tasks(const struct job *job)
     return job_node_count(job);
 }
 
-static uint32_t job_num_cpus(const struct job *job, uint32_t *gpus,
-                             uint64_t *mem)
+uint32_t job_info_req_cpus(const struct job *job, uint32_t *gpus,
+                           uint64_t *mem)
+{
+    uint32_t cpt = job->req.cpus_per_task ? job->req.cpus_per_task : 1;
+    uint32_t nodes = job_node_count(job);
+
+    *gpus = job->req.gpus_total ? job->req.gpus_total
+                                : job->req.gpus_per_node * nodes
+                                      + job->req.gpus_per_task
+                                            * job_num_tasks(job);
+    *mem = job->req.mem_per_node_mib
+               ? job->req.mem_per_node_mib * nodes
+               : job->req.mem_per_cpu_mib * job_num_tasks(job) * cpt;
+    return job_num_tasks(job) * cpt;
+}
+
+uint32_t job_info_cpus(const struct job *job, uint32_t *gpus, uint64_t *mem)
 {
     uint32_t cpus = 0;
-    uint32_t cpt = job->req.cpus_per_task ? job->req.cpus_per_task : 1;
 
+    if (!job->alloc)
+        return job_info_req_cpus(job, gpus, mem);
     *gpus = 0;
     *mem = 0;
-    if (!job->alloc) {
-        uint32_t nodes = job_node_count(job);
-        *gpus = job->req.gpus_total ? job->req.gpus_total
-                                    : job->req.gpus_per_node * nodes
-                                          + job->req.gpus_per_task
-                                                * job_num_tasks(job);
-        *mem = job->req.mem_per_node_mib
-                   ? job->req.mem_per_node_mib * nodes
-                   : job->req.mem_per_cpu_mib * job_num_tasks(job) * cpt;
-        return job_num_tasks(job) * cpt;
-    }
     for (uint32_t i = 0; i < job->alloc->node_count; i++) {
         cpus += job->alloc->cpus[i];
         *mem += job->alloc->mem_mib[i];
@@ -171,7 +176,7 @@ static const char *ctx_host(struct info_ctx *c)
 static uint32_t ctx_cpus(struct info_ctx *c)
 {
     if (!c->have_cpus) {
-        c->cpus = job_num_cpus(c->job, &c->gpus, &c->mem);
+        c->cpus = job_info_cpus(c->job, &c->gpus, &c->mem);
         c->have_cpus = true;
     }
     return c->cpus;

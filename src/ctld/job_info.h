@@ -5,6 +5,7 @@
 #ifndef DROVER_CTLD_JOB_INFO_H
 #define DROVER_CTLD_JOB_INFO_H
 
+#include <stdint.h>
 #include <time.h>
 #include <jansson.h>
 
@@ -16,6 +17,16 @@ struct job;
  * the allocation with CPU ids.  New reference.
  */
 json_t *job_info_json(struct ctld *ctld, const struct job *job, time_t now);
+
+/* CPUs of 'job': allocated while it holds an allocation, else requested
+ * (tasks x cpus-per-task).  '*gpus' and '*mem' (MiB) get the matching
+ * totals over all its nodes.
+ */
+uint32_t job_info_cpus(const struct job *job, uint32_t *gpus, uint64_t *mem);
+
+/* As job_info_cpus() for the request alone (allocated or not). */
+uint32_t job_info_req_cpus(const struct job *job, uint32_t *gpus,
+                           uint64_t *mem);
 
 /* The keys a job_info request asks for ("fields"), resolved once. */
 struct job_info_plan;

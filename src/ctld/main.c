@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/enforce.h"
 #include "ctld/state.h"
 
 #define PERIODIC_MS 2000
@@ -244,6 +245,7 @@ static void ctld_fini(struct ctld *ctld)
         log_err("final snapshot");
     proto_server_destroy(ctld->server);
     daemon_close_loop(ctld->loop);
+    enforce_fini(ctld);
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         HASH_DEL(ctld->jobs, job);
@@ -259,6 +261,7 @@ int main(int argc, char **argv)
 {
     struct opts o = {0};
     struct ctld ctld = {0};
+    drv_error_t error = {0};
 
     parse_opts(argc, argv, &o);
     signal(SIGPIPE, SIG_IGN);
@@ -267,6 +270,8 @@ int main(int argc, char **argv)
     ctld_init(&ctld, &o);
     ctld_listen(&ctld);
     ctld_start_handles(&ctld);
+    if (enforce_init(&ctld, &error) < 0)
+        log_fatal("%s", error.text);
     daemon_write_pidfile(ctld.conf->ctld_pid_file);
     log_info("droverctld %s started on port %u", DROVER_VERSION,
              ctld.conf->ctld_port);

@@ -140,15 +140,30 @@ int limits_resolve(const limits_table_t *t, const char *user,
                    const char *qos, unsigned flags, struct limits_resolved *out,
                    drv_error_t *error);
 
+/* The tightest MaxWall (minutes) of the job's QOS (with
+ * LIMITS_ENFORCE_QOS) and association (with LIMITS_ENFORCE_LIMITS), or -1
+ * when neither has one: Slurm gives a job without a time limit this one.
+ */
+int64_t limits_max_wall_min(const limits_table_t *t,
+                            const struct limits_job *job, unsigned flags);
+
 /* Forget all usage. */
 void limits_usage_clear(limits_table_t *t);
 
-/* Add 'count' jobs like 'job' to the usage: pending or running ones count
- * against submit limits; running ones also against job counts and TRES.
- * A job whose association or QOS is unknown adds nothing there.
+/* What limits_usage_add() counts. */
+enum limits_use {
+    LIMITS_USE_PENDING, /* a queued job: submit limits */
+    LIMITS_USE_RUNNING, /* a running job: submit limits, job counts, TRES */
+    LIMITS_USE_START,   /* a job counted as pending starts: job counts and
+                         * TRES only */
+};
+
+/* Add 'count' jobs like 'job' to the usage, as 'use' says.  For running
+ * jobs 'job->tres' should be what they were given.  A job whose
+ * association or QOS is unknown adds nothing there.
  */
 void limits_usage_add(limits_table_t *t, const struct limits_job *job,
-                      bool running, uint32_t count);
+                      enum limits_use use, uint32_t count);
 
 /* Submit limits (Slurm's job submit limits): the QOS's GrpSubmitJobs and
  * MaxSubmitJobsPerUser, the association's MaxSubmitJobs and every

@@ -59,10 +59,11 @@ void limits_usage_clear(limits_table_t *t)
 }
 
 static void usage_add(struct limits_usage *u, const struct limits_job *job,
-                      bool running, uint32_t count)
+                      enum limits_use use, uint32_t count)
 {
-    u->submit_jobs += count;
-    if (!running)
+    if (use != LIMITS_USE_START)
+        u->submit_jobs += count;
+    if (use == LIMITS_USE_PENDING)
         return;
     u->run_jobs += count;
     for (int i = 0; i < TRES_COUNT; i++)
@@ -71,7 +72,7 @@ static void usage_add(struct limits_usage *u, const struct limits_job *job,
 }
 
 void limits_usage_add(limits_table_t *t, const struct limits_job *job,
-                      bool running, uint32_t count)
+                      enum limits_use use, uint32_t count)
 {
     struct limits_qos *q = limits__qos_find(t, job->qos);
     struct limits_assoc *a = job->account
@@ -81,11 +82,11 @@ void limits_usage_add(limits_table_t *t, const struct limits_job *job,
                                  : NULL;
 
     if (q) {
-        usage_add(&q->use, job, running, count);
-        usage_add(&qos_user(q, job->user, true)->use, job, running, count);
+        usage_add(&q->use, job, use, count);
+        usage_add(&qos_user(q, job->user, true)->use, job, use, count);
     }
     for (; a; a = a->parent)
-        usage_add(&a->use, job, running, count);
+        usage_add(&a->use, job, use, count);
 }
 
 static bool over(int64_t limit, int64_t used, int64_t more)
@@ -217,4 +218,22 @@ enum limits_reason limits_check_start(const limits_table_t *t,
         return LIMITS_OK;
     a = limits__assoc_find(t, job->user, job->account, job->partition);
     return a ? check_assoc(a, job) : LIMITS_OK;
+}
+
+int64_t limits_max_wall_min(const limits_table_t *t,
+                            const struct limits_job *job, unsigned flags)
+{
+    const struct limits_qos *q = limits__qos_find(t, job->qos);
+    const struct limits_assoc *a =
+        job->account ? limits__assoc_find(t, job->user, job->account,
+                                          job->partition)
+                     : NULL;
+    int64_t best = -1;
+
+    if (q && (flags & LIMITS_ENFORCE_QOS))
+        best = q->lim.max_wall_min;
+    if (a && (flags & LIMITS_ENFORCE_LIMITS) && a->lim.max_wall_min >= 0
+        && (best < 0 || a->lim.max_wall_min < best))
+        best = a->lim.max_wall_min;
+    return best;
 }

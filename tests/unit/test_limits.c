@@ -112,7 +112,7 @@ static void gpu4_second_job_waits_for_first(void **state)
 
     (void)state;
     assert_int_equal(limits_check_start(t, &j, ALL), LIMITS_OK);
-    limits_usage_add(t, &j, true, 1);
+    limits_usage_add(t, &j, LIMITS_USE_RUNNING, 1);
     assert_int_equal(limits_check_start(t, &j, ALL), LIMITS_QOS_MAX_GRES_PU);
     assert_string_equal(limits_reason_string(LIMITS_QOS_MAX_GRES_PU),
                         "QOSMaxGRESPerUser");
@@ -124,7 +124,7 @@ static void gpu4_second_job_waits_for_first(void **state)
     j.tres.v[TRES_GPU] = 4;
     assert_int_equal(limits_check_start(t, &j, ALL), LIMITS_OK);
     /* without qos enforcement nothing is held */
-    limits_usage_add(t, &j, true, 1);
+    limits_usage_add(t, &j, LIMITS_USE_RUNNING, 1);
     assert_int_equal(limits_check_start(t, &j, LIMITS_ENFORCE_ASSOCS),
                      LIMITS_OK);
     /* a job of 8 GPUs can never fit: it waits (Slurm 22.05) */
@@ -143,7 +143,7 @@ static void parent_grp_tres_applies_to_children(void **state)
 
     (void)state;
     assert_int_equal(limits_check_start(t, &b, ALL), LIMITS_OK);
-    limits_usage_add(t, &a, true, 1);
+    limits_usage_add(t, &a, LIMITS_USE_RUNNING, 1);
     assert_int_equal(limits_check_start(t, &b, ALL), LIMITS_ASSOC_GRP_GRES);
     b.tres.v[TRES_GPU] = 0;
     b.tres.v[TRES_CPU] = 4;
@@ -166,19 +166,26 @@ static void max_jobs_per_user_and_max_wall(void **state)
     (void)state;
     assert_int_equal(limits_check_start(t, &j, ALL),
                      LIMITS_QOS_MAX_WALL_PJ);
+    assert_int_equal(limits_max_wall_min(t, &j, ALL), 30);
+    assert_int_equal(limits_max_wall_min(t, &j, LIMITS_ENFORCE_LIMITS), -1);
     j.time_limit_min = 30;
     assert_int_equal(limits_check_start(t, &j, ALL), LIMITS_OK);
-    limits_usage_add(t, &j, true, 1);
+    limits_usage_add(t, &j, LIMITS_USE_RUNNING, 1);
     /* the association's MaxJobs=1 holds it before the QOS's 2 */
     assert_int_equal(limits_check_start(t, &j, ALL), LIMITS_ASSOC_MAX_JOBS);
-    limits_usage_add(t, &j, true, 1);
+    limits_usage_add(t, &j, LIMITS_USE_RUNNING, 1);
     assert_int_equal(limits_check_start(t, &j, ALL), LIMITS_QOS_MAX_JOBS_PU);
     assert_string_equal(limits_reason_string(LIMITS_QOS_MAX_JOBS_PU),
                         "QOSMaxJobsPerUserLimit");
     /* pending jobs do not count against running-job limits */
     limits_usage_clear(t);
-    limits_usage_add(t, &j, false, 5);
+    limits_usage_add(t, &j, LIMITS_USE_PENDING, 5);
     assert_int_equal(limits_check_start(t, &j, ALL), LIMITS_OK);
+    /* two of them start in one pass: the second is held */
+    limits_usage_add(t, &j, LIMITS_USE_START, 1);
+    assert_int_equal(limits_check_start(t, &j, ALL), LIMITS_ASSOC_MAX_JOBS);
+    limits_usage_add(t, &j, LIMITS_USE_START, 1);
+    assert_int_equal(limits_check_start(t, &j, ALL), LIMITS_QOS_MAX_JOBS_PU);
     limits_table_destroy(t);
 }
 
@@ -192,12 +199,12 @@ static void submit_limits(void **state)
 
     (void)state;
     assert_int_equal(limits_check_submit(t, &j, ALL, &error), 0);
-    limits_usage_add(t, &j, false, 1);
-    limits_usage_add(t, &j, true, 1);
+    limits_usage_add(t, &j, LIMITS_USE_PENDING, 1);
+    limits_usage_add(t, &j, LIMITS_USE_RUNNING, 1);
     assert_int_equal(limits_check_submit(t, &j, ALL, &error), -1);
     assert_int_equal(errno, EDRV_ACCOUNTING_POLICY);
     assert_int_equal(limits_check_submit(t, &n, ALL, &error), 0);
-    limits_usage_add(t, &n, false, 1);
+    limits_usage_add(t, &n, LIMITS_USE_PENDING, 1);
     assert_int_equal(limits_check_submit(t, &n, ALL, &error), -1);
     assert_int_equal(errno, EDRV_ACCOUNTING_POLICY);
     limits_table_destroy(t);
