@@ -315,24 +315,36 @@ void limits_table_destroy(limits_table_t *t)
     errno = saved;
 }
 
+/* Look up one key; on the stack when it fits (a pass looks up once per
+ * job). */
+static struct limits_assoc *assoc_get(const limits_table_t *t,
+                                      const char *user, const char *account,
+                                      const char *partition)
+{
+    struct limits_assoc *a = NULL;
+    char buf[256], *key = buf;
+    int n = snprintf(buf, sizeof(buf), "%s" KEY_SEP "%s" KEY_SEP "%s", user,
+                     account, partition);
+
+    if (n < 0)
+        return NULL;
+    if ((size_t)n >= sizeof(buf))
+        key = assoc_key(user, account, partition);
+    HASH_FIND_STR(t->assocs, key, a);
+    if (key != buf)
+        free(key);
+    return a;
+}
+
 struct limits_assoc *limits__assoc_find(const limits_table_t *t,
                                         const char *user, const char *account,
                                         const char *partition)
 {
     struct limits_assoc *a = NULL;
-    char *key;
 
-    if (partition && *partition) {
-        key = assoc_key(user, account, partition);
-        HASH_FIND_STR(t->assocs, key, a);
-        free(key);
-    }
-    if (!a) {
-        key = assoc_key(user, account, "");
-        HASH_FIND_STR(t->assocs, key, a);
-        free(key);
-    }
-    return a;
+    if (partition && *partition)
+        a = assoc_get(t, user, account, partition);
+    return a ? a : assoc_get(t, user, account, "");
 }
 
 struct limits_qos *limits__qos_find(const limits_table_t *t, const char *name)
