@@ -58,6 +58,13 @@ static struct limits_job limits_job_of(const struct job *job, bool alloc)
     };
 }
 
+/* Jobs a pending record stands for: an array's pending tasks. */
+static uint32_t job_count(const struct job *job)
+{
+    return array_is_master(job) ? (uint32_t)bitmap_count(job->array->pending)
+                                : 1;
+}
+
 /* Usage from the job table: one pass over the jobs. */
 static void usage_recompute(struct ctld *ctld, struct enforce *e)
 {
@@ -70,10 +77,8 @@ static void usage_recompute(struct ctld *ctld, struct enforce *e)
             limits_usage_add(e->table, &lj, LIMITS_USE_RUNNING, 1);
         } else if (job->state == JOB_PENDING) {
             struct limits_job lj = limits_job_of(job, false);
-            uint32_t n = array_is_master(job)
-                             ? (uint32_t)bitmap_count(job->array->pending)
-                             : 1;
-            limits_usage_add(e->table, &lj, LIMITS_USE_PENDING, n);
+            limits_usage_add(e->table, &lj, LIMITS_USE_PENDING,
+                             job_count(job));
         }
     }
     e->usage_fresh = true;
@@ -246,7 +251,8 @@ int enforce_submit(struct ctld *ctld, struct job *job, drv_error_t *error)
         job->time_limit_s = wall * 60; /* Slurm: the limit becomes the job's */
     if (!e->usage_fresh)
         usage_recompute(ctld, e);
-    return limits_check_submit(e->table, &lj, e->flags, error);
+    return limits_check_submit(e->table, &lj, job_count(job), e->flags,
+                               error);
 }
 
 void enforce_job_added(struct ctld *ctld, const struct job *job)
@@ -257,9 +263,7 @@ void enforce_job_added(struct ctld *ctld, const struct job *job)
     if (!e || !e->table || !e->usage_fresh)
         return;
     lj = limits_job_of(job, false);
-    limits_usage_add(e->table, &lj, LIMITS_USE_PENDING,
-                     array_is_master(job)
-                         ? (uint32_t)bitmap_count(job->array->pending) : 1);
+    limits_usage_add(e->table, &lj, LIMITS_USE_PENDING, job_count(job));
 }
 
 bool enforce_pass_begin(struct ctld *ctld, struct enforce_pass *p,

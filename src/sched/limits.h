@@ -167,13 +167,14 @@ void limits_usage_add(limits_table_t *t, const struct limits_job *job,
 
 /* Submit limits (Slurm's job submit limits): the QOS's GrpSubmitJobs and
  * MaxSubmitJobsPerUser, the association's MaxSubmitJobs and every
- * ancestor's GrpSubmitJobs, against the current usage plus this job.
+ * ancestor's GrpSubmitJobs, against the current usage plus 'count' jobs
+ * like 'job' (an array's tasks).
  * Returns 0, or -1 with errno EDRV_ACCOUNTING_POLICY and the limit named in
  * 'error'.  Limits are only checked with LIMITS_ENFORCE_LIMITS (association)
  * or LIMITS_ENFORCE_QOS (QOS) in 'flags'.
  */
 int limits_check_submit(const limits_table_t *t, const struct limits_job *job,
-                        unsigned flags, drv_error_t *error);
+                        uint32_t count, unsigned flags, drv_error_t *error);
 
 /* May 'job' start now, given the current usage (which must not include
  * it)?  Returns LIMITS_OK, or the first limit that holds it back, in

@@ -101,7 +101,7 @@ static int policy(drv_error_t *error, const char *what, const char *name)
 }
 
 int limits_check_submit(const limits_table_t *t, const struct limits_job *job,
-                        unsigned flags, drv_error_t *error)
+                        uint32_t count, unsigned flags, drv_error_t *error)
 {
     struct limits_qos *q = limits__qos_find(t, job->qos);
     const struct limits_assoc *a;
@@ -109,18 +109,18 @@ int limits_check_submit(const limits_table_t *t, const struct limits_job *job,
 
     if (q && (flags & LIMITS_ENFORCE_QOS)) {
         u = qos_user(q, job->user, false);
-        if (over(q->lim.grp_submit_jobs, q->use.submit_jobs, 1))
+        if (over(q->lim.grp_submit_jobs, q->use.submit_jobs, count))
             return policy(error, "GrpSubmitJobs", q->name);
-        if (over(q->lim.max_submit_jobs, u ? u->use.submit_jobs : 0, 1))
+        if (over(q->lim.max_submit_jobs, u ? u->use.submit_jobs : 0, count))
             return policy(error, "MaxSubmitJobsPerUser", q->name);
     }
     if (!(flags & LIMITS_ENFORCE_LIMITS) || !job->account)
         return 0;
     a = limits__assoc_find(t, job->user, job->account, job->partition);
-    if (a && over(a->lim.max_submit_jobs, a->use.submit_jobs, 1))
+    if (a && over(a->lim.max_submit_jobs, a->use.submit_jobs, count))
         return policy(error, "MaxSubmitJobs", a->account);
     for (; a; a = a->parent)
-        if (over(a->lim.grp_submit_jobs, a->use.submit_jobs, 1))
+        if (over(a->lim.grp_submit_jobs, a->use.submit_jobs, count))
             return policy(error, "GrpSubmitJobs", a->account);
     return 0;
 }

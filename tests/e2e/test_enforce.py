@@ -25,6 +25,9 @@ ENFORCE = "AccountingStorageEnforce=associations,limits,qos"
 BAD_ACCOUNT = ("sbatch: error: Batch job submission failed: Invalid account "
                "or account/partition combination specified\n")
 BAD_QOS = "sbatch: error: Batch job submission failed: Invalid qos specification\n"
+POLICY = ("sbatch: error: Batch job submission failed: Job violates "
+          "accounting/QOS policy (job submit limit, user's size and/or time "
+          "limits)\n")
 GPU_JOB = ("--gres=gpu:4", "--wrap", "sleep 300")
 
 
@@ -156,6 +159,8 @@ def test_job_over_a_per_user_limit_pends_and_submit_limit_refuses(
     user = make_user("drenforce1")
     restart_with_cache(cluster, assoc_cache(
         user, {"max_submit_jobs_per_user": 2, "max_wall_min": 10}))
+    # An array counts as its tasks against MaxSubmitJobsPerUser=2.
+    assert_rejected(cluster, user, "--array=0-2", stderr=POLICY)
     # 8 GPUs can never fit a 4-GPU per-user cap: accepted, pends (as
     # Slurm 22.05 does, golden sbatch-gpu8-over-qos).
     g8 = cluster.sbatch("--parsable", "-J", "g8", "--gres=gpu:8", "-t", "5",
@@ -166,11 +171,7 @@ def test_job_over_a_per_user_limit_pends_and_submit_limit_refuses(
     cluster.wait_until(
         lambda: reason(cluster, long) == "PD QOSMaxWallDurationPerJobLimit",
         timeout=10, what="the long job to pend on MaxWall")
-    r = cluster.run("sbatch", "--wrap", "true", user=user)
-    assert r.returncode == 1
-    assert r.stderr == ("sbatch: error: Batch job submission failed: Job "
-                        "violates accounting/QOS policy (job submit limit, "
-                        "user's size and/or time limits)\n")
+    assert_rejected(cluster, user, stderr=POLICY)
     cluster.run("scancel", long, check=True)
     time.sleep(0.5)  # the cancel's pass recomputes usage
     # Without -t, the QOS's MaxWall becomes the job's limit (as Slurm).

@@ -198,14 +198,16 @@ static void submit_limits(void **state)
     drv_error_t error = {{0}};
 
     (void)state;
-    assert_int_equal(limits_check_submit(t, &j, ALL, &error), 0);
+    assert_int_equal(limits_check_submit(t, &j, 1, ALL, &error), 0);
+    assert_int_equal(limits_check_submit(t, &j, 2, ALL, &error), 0);
+    assert_int_equal(limits_check_submit(t, &j, 3, ALL, &error), -1);
     limits_usage_add(t, &j, LIMITS_USE_PENDING, 1);
     limits_usage_add(t, &j, LIMITS_USE_RUNNING, 1);
-    assert_int_equal(limits_check_submit(t, &j, ALL, &error), -1);
+    assert_int_equal(limits_check_submit(t, &j, 1, ALL, &error), -1);
     assert_int_equal(errno, EDRV_ACCOUNTING_POLICY);
-    assert_int_equal(limits_check_submit(t, &n, ALL, &error), 0);
+    assert_int_equal(limits_check_submit(t, &n, 1, ALL, &error), 0);
     limits_usage_add(t, &n, LIMITS_USE_PENDING, 1);
-    assert_int_equal(limits_check_submit(t, &n, ALL, &error), -1);
+    assert_int_equal(limits_check_submit(t, &n, 1, ALL, &error), -1);
     assert_int_equal(errno, EDRV_ACCOUNTING_POLICY);
     limits_table_destroy(t);
 }
