@@ -53,8 +53,11 @@ typedef struct {
     X(DEPENDENCY, 2038, "Job dependency problem")                              \
     X(BATCH_ONLY, 2039, "Only batch jobs are accepted or processed")           \
     X(JOB_HELD, 2042, "Job is in held state, pending scheduler release")       \
+    X(INVALID_ACCOUNT, 2045, "Invalid account or account/partition combination specified") \
+    X(ACCOUNTING_POLICY, 2050, "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)") \
     X(INVALID_TIME_LIMIT, 2051, "Requested time limit is invalid (missing or exceeds some limit)") \
     X(INVALID_TIME_VALUE, 2054, "Invalid time specified")                      \
+    X(INVALID_QOS, 2066, "Invalid qos specification")                          \
     X(INVALID_GRES, 2072, "Invalid generic resource (gres) specification")     \
     X(JOB_NOT_PENDING, 2073, "Job is no longer pending execution")             \
     X(INVALID_ARRAY, 2081, "Invalid job array specification")                  \

@@ -44,6 +44,8 @@ struct ctld {
     uid_t slurm_uid;
     time_t boot_time;
     bool sched_pending;
+    struct enforce *enforce;   /* AccountingStorageEnforce (enforce.h);
+                                * NULL = off */
 };
 
 /* Seconds since the epoch, read once per callback (style.md: time is a

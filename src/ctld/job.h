@@ -17,6 +17,7 @@
 
 #include "common/error.h"
 #include "ctld/job_place.h"
+#include "sched/limits.h"
 #include "sched/sched.h"
 
 struct job_array;
@@ -51,13 +52,18 @@ enum job_state {
     X(NODE_DOWN, "NodeDown")                                                   \
     X(DEPENDENCY, "Dependency")                                                \
     X(DEP_NEVER, "DependencyNeverSatisfied")                                   \
-    X(ARRAY_TASK_LIMIT, "JobArrayTaskLimit")
+    X(ARRAY_TASK_LIMIT, "JobArrayTaskLimit")                                   \
+    LIMITS_REASONS(X) /* association/QOS limits, sched/limits.h */
 
 enum job_reason {
 #define X(name, text) JOB_REASON_##name,
     JOB_REASONS(X)
 #undef X
 };
+
+/* The job reason of limit 'r' (not LIMITS_OK): same order in both lists. */
+#define JOB_REASON_OF_LIMIT(r)                                                 \
+    ((enum job_reason)(JOB_REASON_QOS_GRP_JOBS + ((r) - LIMITS_QOS_GRP_JOBS)))
 
 struct job {
     uint32_t id;

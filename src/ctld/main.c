@@ -22,6 +22,7 @@
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/interactive.h"
+#include "ctld/enforce.h"
 #include "ctld/state.h"
 
 #define PERIODIC_MS 2000
@@ -257,6 +258,7 @@ static void ctld_fini(struct ctld *ctld)
     proto_server_destroy(ctld->server);
     acct_fini(ctld);
     daemon_close_loop(ctld->loop);
+    enforce_fini(ctld);
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         HASH_DEL(ctld->jobs, job);
@@ -272,6 +274,7 @@ int main(int argc, char **argv)
 {
     struct opts o = {0};
     struct ctld ctld = {0};
+    drv_error_t error = {0};
 
     parse_opts(argc, argv, &o);
     signal(SIGPIPE, SIG_IGN);
@@ -280,6 +283,8 @@ int main(int argc, char **argv)
     ctld_init(&ctld, &o);
     ctld_listen(&ctld);
     ctld_start_handles(&ctld);
+    if (enforce_init(&ctld, &error) < 0)
+        log_fatal("%s", error.text);
     daemon_write_pidfile(ctld.conf->ctld_pid_file);
     log_info("droverctld %s started on port %u", DROVER_VERSION,
              ctld.conf->ctld_port);

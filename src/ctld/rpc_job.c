@@ -20,6 +20,7 @@
 #include "common/xalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/enforce.h"
 #include "ctld/depend.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
@@ -276,7 +277,8 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     if (submit_owner(job, body, req, &error) < 0
         || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
         || submit_check_values(job, body, req, &error) < 0
-        || depend_array_submit(ctld, job, body, &error) < 0)
+        || depend_array_submit(ctld, job, body, &error) < 0
+        || enforce_submit(ctld, job, &error) < 0)
         goto error;
     store_launch(ctld, job);
     if (json_is_true(json_object_get(body, "test_only"))) {
@@ -301,6 +303,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     if (job->depend && job->depend->list && job->eligible_time <= now)
         job->eligible_time = 0; /* Slurm: EligibleTime=Unknown */
     HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
+    enforce_job_added(ctld, job);
     json_decref(fields);
     ctld_journal_job(ctld, job, true);
     log_info("_slurm_rpc_submit_batch_job: JobId=%u InitPrio=%u", job->id,

@@ -16,6 +16,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/enforce.h"
 #include "ctld/job_info.h"
 #include "ctld/step.h"
 #include "ctld/submit_check.h"
@@ -159,8 +160,10 @@ static void job_start(struct ctld *ctld, struct job *job,
         launch(ctld, job);
 }
 
+/* 'held': the limit that held the job back (SCHED_REASON_LIMIT). */
 static void apply_decision(struct ctld *ctld, struct job *job,
-                           struct sched_decision *d, time_t now)
+                           struct sched_decision *d, enum job_reason held,
+                           time_t now)
 {
     switch (d->action) {
     case SCHED_ACT_START:
@@ -173,6 +176,13 @@ static void apply_decision(struct ctld *ctld, struct job *job,
     case SCHED_ACT_WAIT:
         if (job->state != JOB_PENDING)
             break; /* an array's last task started by an earlier entry */
+        if (d->reason == SCHED_REASON_LIMIT) {
+            job->reason = held;
+            job->sched_start_time = 0;
+            free(job->sched_nodes);
+            job->sched_nodes = NULL;
+            break;
+        }
         job->sched_start_time = d->start_time > 0 ? (time_t)d->start_time : 0;
         free(job->sched_nodes);
         job->sched_nodes = d->alloc ? node_table_alloc_hostlist(ctld->nodes,
@@ -263,6 +273,8 @@ void scheduler_run(struct ctld *ctld)
     struct job **pend;
     struct sched_job *run, *pj;
     struct sched_decision *dec;
+    struct sched_pass_opts opts = SCHED_PASS_OPTS_DEFAULT;
+    struct enforce_pass gate;
     size_t np, nr;
 
     collect(ctld, now, &pend, &np, &run, &nr);
@@ -282,15 +294,23 @@ void scheduler_run(struct ctld *ctld)
             .time_limit_s = pend[i]->time_limit_s,
         };
     }
+    if (np && enforce_pass_begin(ctld, &gate, pend, np)) {
+        opts.admit = enforce_admit;
+        opts.started = enforce_started;
+        opts.gate_arg = &gate;
+    }
     if (np && sched_pass(ctld->nodes->sched, ctld->nodes->count, run, nr, pj,
-                         np, now, NULL, dec)
+                         np, now, &opts, dec)
                   < 0) {
         log_err("sched: pass failed");
     } else {
         for (size_t i = 0; i < np; i++)
-            apply_decision(ctld, pend[i], &dec[i], now);
+            apply_decision(ctld, pend[i], &dec[i],
+                           gate.held ? gate.held[i] : JOB_REASON_NONE, now);
         sched_decisions_clear(dec, np);
     }
+    if (np)
+        enforce_pass_end(&gate);
     free(dec);
     free(pj);
     free(run);
