@@ -31,6 +31,13 @@ static json_t *config_values(const struct slurm_conf *c)
     set_s(o, "ClusterName", c->cluster_name);
     set_s(o, "AccountingStorageEnforce",
           conf_enforce_string(c->accounting_storage_enforce, buf, sizeof(buf)));
+    set_s(o, "AccountingStorageType", c->accounting_storage_type);
+    if (c->accounting_storage_type) {
+        set_s(o, "AccountingStorageHost", c->accounting_storage_host
+                                              ? c->accounting_storage_host
+                                              : c->ctld_host);
+        set_i(o, "AccountingStoragePort", c->accounting_storage_port);
+    }
     set_s(o, "SlurmctldHost[0]", c->ctld_host);
     set_i(o, "SlurmctldPort", c->ctld_port);
     set_i(o, "SlurmdPort", c->slurmd_port);
