@@ -126,9 +126,9 @@ def submit(cluster, tmp_path, *args):
 
 
 @needs_dbd
-@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
-def test_sacct_shows_states_and_exit_codes_of_finished_jobs(cluster,
+def test_sacct_shows_states_and_exit_codes_of_finished_jobs(acct_cluster,
                                                             tmp_path):
+    cluster = acct_cluster  # SQLite and PostgreSQL
     ok = submit(cluster, tmp_path, "-J", "ok", "--wrap", "true")
     fail3 = submit(cluster, tmp_path, "-J", "fail3", "--wrap", "exit 3")
     tmo = submit(cluster, tmp_path, "-J", "tmo", "--time=0:02", "--wrap",
@@ -162,8 +162,8 @@ def test_sacct_shows_states_and_exit_codes_of_finished_jobs(cluster,
 
 
 @needs_dbd
-@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
-def test_sacct_default_columns_and_json(cluster, tmp_path):
+def test_sacct_default_columns_and_json(acct_cluster, tmp_path):
+    cluster = acct_cluster  # SQLite and PostgreSQL
     job = submit(cluster, tmp_path, "-J", "hello", "--wrap", "true")
     wait_recorded(cluster, job, "COMPLETED")
     r = cluster.run("sacct", check=True)
@@ -186,8 +186,8 @@ def test_sacct_default_columns_and_json(cluster, tmp_path):
 
 
 @needs_dbd
-@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
-def test_sacct_lists_array_tasks_as_job_underscore_task(cluster, tmp_path):
+def test_sacct_lists_array_tasks_as_job_underscore_task(acct_cluster, tmp_path):
+    cluster = acct_cluster  # SQLite and PostgreSQL
     job = submit(cluster, tmp_path, "--array=0-1", "--wrap", "true")
     wait_recorded(cluster, f"{job}_1", "COMPLETED")
     wait_recorded(cluster, f"{job}_0", "COMPLETED")
