@@ -115,6 +115,14 @@ static int restore_record(json_t *rec, void *arg, drv_error_t *error)
 
 static void send_next(struct ctld *ctld);
 
+/* Queue 'rec' (stolen) in the spool's log. */
+static void spool_append(struct acct *a, json_t *rec)
+{
+    if (!rec || journal_append(a->spool, rec) < 0)
+        log_err("accounting: cannot queue a spool record");
+    json_decref(rec);
+}
+
 static void retry_cb(uv_timer_t *t)
 {
     send_next(t->data);
@@ -154,8 +162,7 @@ static void sent_cb(int errnum, const char *errstr, json_t *resp, void *arg)
     a->down_logged = false;
     a->retry_ms = 0;
     events_drop(a, (uint64_t)acked);
-    if (journal_append(a->spool, json_pack("{s:I}", "ack", acked)) < 0)
-        log_err("accounting: cannot queue an ack record");
+    spool_append(a, json_pack("{s:I}", "ack", acked));
     send_next(ctld);
 }
 
@@ -263,11 +270,8 @@ static void spool_changed(struct ctld *ctld)
             || array_is_master(job)
             || !(rec = acct_record_build(ctld, job)))
             continue;
-        if (journal_append(a->spool, json_pack("{s:I s:O}", "seq",
-                                               (json_int_t)a->next_seq, "job",
-                                               rec))
-            < 0)
-            log_err("accounting: cannot queue an event");
+        spool_append(a, json_pack("{s:I s:O}", "seq", (json_int_t)a->next_seq,
+                                  "job", rec));
         event_push(a, a->next_seq, rec);
     }
     a->nchanged = 0;

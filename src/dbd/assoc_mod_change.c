@@ -525,13 +525,18 @@ static int check_body(struct mod *m, json_t *body, const char **op,
         return mod__fail(m, " Unknown entity: %s", *entity ? *entity
                                                            : "(none)");
     m->where = json_is_object(json_object_get(body, "where"))
-                   ? json_object_get(body, "where") : json_object();
+                   ? json_incref(json_object_get(body, "where"))
+                   : json_object();
     m->set = json_is_object(json_object_get(body, "set"))
-                 ? json_object_get(body, "set") : json_object();
-    json_incref(m->where);
-    m->set = json_deep_copy(m->set); /* adminlevel gets normalised */
-    m->names = mod__to_list(names ? names : json_array(),
-                            !strcmp(*entity, "user"));
+                 ? json_deep_copy(json_object_get(body, "set")) /* adminlevel
+                                                    gets normalised */
+                 : json_object();
+    {
+        json_t *none = json_array();
+        m->names = mod__to_list(names ? names : none,
+                                !strcmp(*entity, "user"));
+        json_decref(none);
+    }
     if ((wn = mod__wlist(m->where, "name", !strcmp(*entity, "user")))) {
         json_array_extend(m->names, wn);
         json_decref(wn);
