@@ -25,6 +25,7 @@
 
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
+#include "cmd/lib/srun_mpi.h"
 #include "common/base64.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
@@ -40,7 +41,13 @@ struct task {
     bool mid_line[2]; /* -l: last output did not end a line */
 };
 
+struct conn;
+
 struct srun {
+    const char *mpi;         /* --mpi / SLURM_MPI_TYPE; NULL: none */
+    struct srun_fence_hub *fences; /* --mpi=pmix: fences in progress */
+    struct conn *conns;      /* the nodes' connections (io_loop) */
+    int nconn;
     long ntasks;
     long nodes;
     bool label;
@@ -91,6 +98,7 @@ static void print_help(void)
            "\n"
            "  -l, --label                 prepend task number to lines of "
            "stdout/err\n"
+           "      --mpi=type              type of MPI being used\n"
            "  -N, --nodes=N               number of nodes on which to run\n"
            "  -n, --ntasks=ntasks         number of tasks to run\n"
            "\n"
@@ -126,7 +134,11 @@ static void parse_args(int argc, char **argv, struct srun *s)
         else if (!strncmp(a, "-N", 2) || !strncmp(a, "--nodes", 7))
             v = opt_value(argv, &i, "-N", "--nodes"),
             s->nodes = number(v, "node count");
-        else if (!strcmp(a, "--"))
+        else if (!strncmp(a, "--mpi", 5) && (a[5] == '=' || !a[5])) {
+            s->mpi = a[5] ? a + 6 : argv[++i];
+            if (!s->mpi)
+                usage_error("option '--mpi' requires an argument");
+        } else if (!strcmp(a, "--"))
             break;
         else {
             fprintf(stderr, "srun: error: unrecognized option '%s'\n", a);
@@ -181,6 +193,8 @@ static void step_create(struct srun *s, long job_id, int port)
         json_object_set_new(body, "ntasks", json_integer(s->ntasks));
     if (s->nodes)
         json_object_set_new(body, "nodes", json_integer(s->nodes));
+    if (s->mpi)
+        json_object_set_new(body, "mpi", json_string(s->mpi));
     if (cmd_rpc("srun", "step_create", body, &resp, &error) < 0) {
         fprintf(stderr, "srun: error: Unable to create step for job %ld: %s\n",
                 job_id, error.text);
@@ -240,6 +254,45 @@ struct conn {
     proto_decoder_t *dec;
 };
 
+static void write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        buf += n;
+        len -= (size_t)n;
+    }
+}
+
+/* --mpi=pmix: a node's share of a fence; the last share makes the
+ * answer, sent to every node (srun_mpi.h). */
+static void fence_frame(struct srun *s, json_t *m)
+{
+    const char *error;
+    json_t *answer;
+    char *buf;
+    size_t len;
+
+    if (!s->fences)
+        s->fences = srun_fence_hub_create((int)s->nodes);
+    answer = srun_fence_add(s->fences, m, &error);
+    if (error)
+        fprintf(stderr, "srun: error: PMIx: %s\n", error);
+    if (!answer || proto_frame_encode(answer, &buf, &len) < 0) {
+        json_decref(answer);
+        return;
+    }
+    for (int i = 0; i < s->nconn; i++)
+        if (s->conns[i].fd >= 0)
+            write_all(s->conns[i].fd, buf, len);
+    free(buf);
+    json_decref(answer);
+}
+
 /* Read what arrived on connection 'c'; false at its end. */
 static bool conn_read(struct srun *s, struct conn *c)
 {
@@ -252,7 +305,10 @@ static bool conn_read(struct srun *s, struct conn *c)
     if (n <= 0 || proto_decoder_feed(c->dec, buf, (size_t)n) < 0)
         return false;
     while ((m = proto_decoder_next(c->dec, NULL))) {
-        handle_frame(s, m);
+        if (json_object_get(m, "fence"))
+            fence_frame(s, m);
+        else
+            handle_frame(s, m);
         json_decref(m);
     }
     return errno == EAGAIN;
@@ -276,6 +332,8 @@ static int io_loop(struct srun *s, int lfd)
          * MessageTimeout never will (its daemon died or the launch
          * failed), and srun must not wait for it forever. */
         int timeout = nconn < s->nodes ? connect_ms : -1;
+        s->conns = conns;
+        s->nconn = nconn;
         int n = poll(pfd, (nfds_t)nconn + 1, timeout);
         if (n < 0 && errno == EINTR)
             continue;
@@ -363,6 +421,15 @@ int main(int argc, char **argv)
     int port, lfd, lost, rc;
 
     parse_args(argc, argv, &s);
+    if (!s.mpi)
+        s.mpi = getenv("SLURM_MPI_TYPE");
+    if (s.mpi) {
+        int known = srun_mpi_check(s.mpi, stdout, stderr);
+
+        if (known != 0)
+            exit(known > 0 ? 0 : 1);
+        setenv("SLURM_MPI_TYPE", s.mpi, 1);
+    }
     if (!job || !*job)
         usage_error("srun outside a job allocation is not supported: "
                     "SLURM_JOB_ID is not set (run it inside sbatch)");
@@ -379,5 +446,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < s.ntask_total; i++)
         free(s.tasks[i].node);
     free(s.tasks);
+    srun_fence_hub_destroy(s.fences);
     return rc;
 }

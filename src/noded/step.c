@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
+#include "noded/mpi_pmix.h"
 #include "proto/frame.h"
 
 struct step_task {
@@ -46,6 +47,8 @@ struct nd_step {
     bool io_failed;
     bool finishing;
     struct step_task *tasks;
+    struct nd_pmix_ns *pmix;  /* --mpi=pmix: the step's PMIx namespace */
+    proto_decoder_t *dec;     /* frames from srun (PMIx fences) */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
     uv_shutdown_t shutdown_req;
@@ -62,6 +65,8 @@ static void unlink_free(struct nd_step *st)
         pp = &(*pp)->next;
     if (*pp)
         *pp = st->next;
+    nd_pmix_ns_destroy(st->pmix);
+    proto_decoder_destroy(st->dec);
     free(st->tasks);
     free(st);
 }
@@ -173,11 +178,37 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     free(buf->base);
 }
 
+/* Frames from srun: answers to PMIx fences. */
+static void srun_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    struct nd_step *st = s->data;
+    json_t *m;
+
+    if (n > 0 && proto_decoder_feed(st->dec, buf->base, (size_t)n) == 0) {
+        while ((m = proto_decoder_next(st->dec, NULL))) {
+            if (st->pmix)
+                nd_pmix_ns_frame(st->pmix, m);
+            json_decref(m);
+        }
+    } else if (n < 0 || n > 0) {
+        uv_read_stop(s);
+        if (st->pmix)
+            nd_pmix_ns_lost(st->pmix);
+    }
+    free(buf->base);
+}
+
 static void connect_cb(uv_connect_t *req, int status)
 {
     struct nd_step *st = req->data;
 
+    if (status == 0 && st->pmix) {
+        st->dec = proto_decoder_create();
+        uv_read_start((uv_stream_t *)&st->tcp, alloc_cb, srun_read_cb);
+    }
     if (status < 0) {
+        if (st->pmix)
+            nd_pmix_ns_lost(st->pmix);
         log_error("StepId=%u.%u: connecting to srun: %s", st->job_id,
                   st->step_id, uv_strerror(status));
         st->io_failed = true;
@@ -309,6 +340,8 @@ static int start_task(struct nd_step *st, const struct step_desc *d,
         return -1;
     }
     envp = task_env(d, st->nd, t->rank, local);
+    if (st->pmix)
+        nd_pmix_ns_fork_env(st->pmix, t->rank, &envp);
     t->st = st;
     if ((t->pid = fork()) == 0)
         task_child(d, out[1], err[1], argv, envp);
@@ -365,6 +398,34 @@ static int connect_srun(struct nd_step *st, json_t *body, drv_error_t *error)
     return 0;
 }
 
+static void pmix_send(void *arg, json_t *msg)
+{
+    send_frame(arg, msg);
+}
+
+/* --mpi: "none" (or absent) runs the tasks as they are; "pmix" and
+ * "pmix_v4" serve them a PMIx namespace (pmix.c). */
+static int mpi_setup(struct nd_step *st, const struct step_desc *d,
+                     drv_error_t *error)
+{
+    const char *mpi = json_string_value(json_object_get(d->body, "mpi"));
+    struct nd_pmix_step ps = {
+        .job_id = (uint32_t)d->job_id, .step_id = (uint32_t)d->step_id,
+        .uid = (uid_t)d->uid, .gid = (gid_t)d->gid,
+        .ntasks = (uint32_t)d->ntasks, .node_index = (uint32_t)d->node_index,
+        .nodes = d->nodes, .tasks_per_node = d->tasks_per_node,
+        .send = pmix_send, .send_arg = st,
+    };
+
+    if (!mpi || !strcmp(mpi, "none"))
+        return 0;
+    if (strcmp(mpi, "pmix") && strcmp(mpi, "pmix_v4"))
+        return errprintf(error, "step_launch: MPI type '%s' is not supported",
+                         mpi);
+    st->pmix = nd_pmix_ns_create(st->nd, &ps, error);
+    return st->pmix ? 0 : -1;
+}
+
 int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
 {
     json_t *ranks = json_object_get(body, "ranks");
@@ -382,6 +443,10 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->tasks = xzalloc(sizeof(*st->tasks) * st->ntasks);
     st->next = nd->steps;
     nd->steps = st;
+    if (mpi_setup(st, &d, error) < 0) {
+        unlink_free(st);
+        return -1;
+    }
     if (connect_srun(st, body, error) < 0) {
         st->io_failed = true;
         st->remaining = 0;

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * mpi_hello.c - built by tests/e2e/test_mpi.py with mpicc: each rank
+ * prints its rank, the world size, its node and the sum of all ranks.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    const char *node = getenv("SLURMD_NODENAME");
+    int rank, size, sum = 0;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    printf("rank %d of %d on %s sum %d\n", rank, size, node ? node : "?",
+           sum);
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}
