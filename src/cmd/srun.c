@@ -27,6 +27,7 @@
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/srun_mpi.h"
 #include "common/base64.h"
+#include "common/hostlist.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
 
@@ -50,6 +51,8 @@ struct srun {
     int nconn;
     long ntasks;
     long nodes;
+    long ntasks_per_node;    /* --ntasks-per-node (mpirun's orted launch) */
+    const char *nodelist;    /* -w/--nodelist */
     bool label;
     char **argv;
     int ntask_total;
@@ -109,6 +112,70 @@ static void print_help(void)
            "exit\n");
 }
 
+/* The options Open MPI's mpirun (plm/slurm) gives srun to start its
+ * orted daemons: --ntasks-per-node=1 --kill-on-bad-exit --cpu-bind=none
+ * [--nodes=N --nodelist=h1,h2].  Binding is not done by Drover, so
+ * --cpu-bind is accepted as "none"; --kill-on-bad-exit is accepted (a
+ * daemon that fails makes mpirun end the job itself).  Returns true when
+ * argv[*i] was one of them (advancing *i past a separate value). */
+static bool launcher_opt(char **argv, int *i, struct srun *s)
+{
+    const char *a = argv[*i], *v;
+
+    if (!strncmp(a, "--ntasks-per-node", 17)) {
+        v = opt_value(argv, i, "--ntasks-per-node", "--ntasks-per-node");
+        s->ntasks_per_node = number(v, "ntasks-per-node");
+    } else if (!strcmp(a, "-K") || !strcmp(a, "-K0") || !strcmp(a, "-K1")
+               || !strncmp(a, "--kill-on-bad-exit", 18)) {
+        ;
+    } else if (!strncmp(a, "--cpu-bind", 10) || !strncmp(a, "--cpu_bind", 10)) {
+        if (!strchr(a, '='))
+            ++*i;
+    } else if (!strncmp(a, "-w", 2) || !strncmp(a, "--nodelist", 10)) {
+        if (!(s->nodelist = opt_value(argv, i, "-w", "--nodelist")))
+            usage_error("option '--nodelist' requires an argument");
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Derive the node count from --ntasks-per-node and --nodelist.  A
+ * nodelist must be the first nodes of the allocation (steps are laid out
+ * from the first node). */
+static void launcher_fixup(struct srun *s)
+{
+    drv_error_t err = {0};
+    hostlist_t *want, *job;
+    const char *jl = getenv("SLURM_JOB_NODELIST");
+
+    if (s->ntasks_per_node && !s->nodes && s->ntasks)
+        s->nodes = (s->ntasks + s->ntasks_per_node - 1) / s->ntasks_per_node;
+    if (s->ntasks_per_node && !s->ntasks && s->nodes)
+        s->ntasks = s->nodes * s->ntasks_per_node;
+    if (!s->nodelist)
+        return;
+    if (!(want = hostlist_decode(s->nodelist, &err))) {
+        fprintf(stderr, "srun: error: --nodelist=%s: %s\n", s->nodelist,
+                err.text);
+        exit(1);
+    }
+    job = hostlist_decode(jl ? jl : "", &err);
+    for (size_t n = 0; n < hostlist_count(want); n++) {
+        if (!job || n >= hostlist_count(job)
+            || strcmp(hostlist_nth(want, n), hostlist_nth(job, n))) {
+            fprintf(stderr, "srun: error: --nodelist=%s: Drover runs a step "
+                            "on the first nodes of the allocation (%s)\n",
+                    s->nodelist, jl ? jl : "none");
+            exit(1);
+        }
+    }
+    if (!s->nodes)
+        s->nodes = (long)hostlist_count(want);
+    hostlist_destroy(want);
+    hostlist_destroy(job);
+}
+
 static void parse_args(int argc, char **argv, struct srun *s)
 {
     int i;
@@ -126,6 +193,8 @@ static void parse_args(int argc, char **argv, struct srun *s)
         } else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
             cmd_print_version();
             exit(0);
+        } else if (launcher_opt(argv, &i, s)) {
+            ;
         } else if (!strcmp(a, "-l") || !strcmp(a, "--label"))
             s->label = true;
         else if (!strncmp(a, "-n", 2) || !strncmp(a, "--ntasks", 8))
@@ -150,6 +219,7 @@ static void parse_args(int argc, char **argv, struct srun *s)
     if (i >= argc)
         usage_error("No command given to execute.");
     s->argv = argv + i;
+    launcher_fixup(s);
 }
 
 static int listen_any(int *port)

@@ -56,11 +56,14 @@ def test_srun_mpi_pmix_runs_one_world(cluster, mpi_user, mpi):
     assert sorted(out.splitlines()) == EXPECTED, (out, err)
 
 
-def test_srun_without_mpi_runs_singletons(cluster, mpi_user):
+def test_srun_without_mpi_gives_open_mpi_no_pmix(cluster, mpi_user):
+    """--mpi=none (the default, MpiDefault=none): no PMIx server, and
+    Open MPI refuses a direct launch without one, as under Slurm."""
     user, work = mpi_user
-    out, err = run_as(cluster, user, work, "srun ./mpi_hello\n", "-N2", "-n4")
-    assert sorted(out.splitlines()) == sorted(
-        f"rank 0 of 1 on node0{r // 2 + 1} sum 0" for r in range(4)), (out, err)
+    out, err = run_as(cluster, user, work, "srun ./mpi_hello\n", "-N2", "-n4",
+                      states=("FAILED",))
+    assert out == ""
+    assert 'direct launched using "srun"' in err, err
 
 
 def test_srun_bad_mpi_type_starts_nothing(cluster, mpi_user):
