@@ -49,6 +49,7 @@ struct srun {
     struct srun_fence_hub *fences; /* --mpi=pmix: fences in progress */
     struct conn *conns;      /* the nodes' connections (io_loop) */
     int nconn;
+    bool aborted;            /* a rank called MPI_Abort */
     long ntasks;
     long nodes;
     long ntasks_per_node;    /* --ntasks-per-node (mpirun's orted launch) */
@@ -338,28 +339,49 @@ static void write_all(int fd, const char *buf, size_t len)
     }
 }
 
+static void send_all(struct srun *s, json_t *msg)
+{
+    char *buf;
+    size_t len;
+
+    if (proto_frame_encode(msg, &buf, &len) < 0)
+        return;
+    for (int i = 0; i < s->nconn; i++)
+        if (s->conns[i].fd >= 0)
+            write_all(s->conns[i].fd, buf, len);
+    free(buf);
+}
+
+/* --mpi=pmix: a rank called MPI_Abort; every node kills the step. */
+static void abort_frame(struct srun *s, json_t *m)
+{
+    json_t *status = json_object_get(m, "abort");
+
+    if (s->aborted || !json_is_integer(status))
+        return;
+    s->aborted = true;
+    fprintf(stderr, "srun: error: %s: task %lld: MPI_Abort with status %lld; "
+                    "killing the step\n",
+            json_string_value(json_object_get(m, "node")) ?: "?",
+            (long long)json_integer_value(json_object_get(m, "rank")),
+            (long long)json_integer_value(status));
+    send_all(s, json_pack("{s:O}", "abort", status));
+}
+
 /* --mpi=pmix: a node's share of a fence; the last share makes the
  * answer, sent to every node (srun_mpi.h). */
 static void fence_frame(struct srun *s, json_t *m)
 {
     const char *error;
     json_t *answer;
-    char *buf;
-    size_t len;
 
     if (!s->fences)
         s->fences = srun_fence_hub_create((int)s->nodes);
     answer = srun_fence_add(s->fences, m, &error);
     if (error)
         fprintf(stderr, "srun: error: PMIx: %s\n", error);
-    if (!answer || proto_frame_encode(answer, &buf, &len) < 0) {
-        json_decref(answer);
-        return;
-    }
-    for (int i = 0; i < s->nconn; i++)
-        if (s->conns[i].fd >= 0)
-            write_all(s->conns[i].fd, buf, len);
-    free(buf);
+    if (answer)
+        send_all(s, answer);
     json_decref(answer);
 }
 
@@ -377,6 +399,8 @@ static bool conn_read(struct srun *s, struct conn *c)
     while ((m = proto_decoder_next(c->dec, NULL))) {
         if (json_object_get(m, "fence"))
             fence_frame(s, m);
+        else if (json_object_get(m, "abort"))
+            abort_frame(s, m);
         else
             handle_frame(s, m);
         json_decref(m);

@@ -47,12 +47,16 @@ struct nd_pmix_ns {
     struct nd_pmix_ns *next;
 };
 
-/* A call of the server module, queued for the loop. */
+/* A call of the server module, queued for the loop: a fence, or an
+ * abort (abort_cb set). */
 struct request {
     char nspace[PMIX_MAX_NSLEN + 1];
+    pmix_rank_t rank;
     char *data;
     size_t ndata;
     pmix_modex_cbfunc_t cbfunc;
+    pmix_op_cbfunc_t abort_cb;
+    int status;
     void *cbdata;
     struct request *next;
 };
@@ -69,12 +73,47 @@ static struct {
 
 /* --- libpmix's thread ------------------------------------------------ */
 
+static void enqueue(struct request *r)
+{
+    struct request **pp;
+
+    pthread_mutex_lock(&srv.lock);
+    for (pp = &srv.queue; *pp; pp = &(*pp)->next)
+        ;
+    *pp = r;
+    pthread_mutex_unlock(&srv.lock);
+    uv_async_send(&srv.async);
+}
+
+/* MPI_Abort: the whole step goes (srun tells every node). */
+static pmix_status_t abort_fn(const pmix_proc_t *proc, void *server_object,
+                              int status, const char msg[],
+                              pmix_proc_t procs[], size_t nprocs,
+                              pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    struct request *r = calloc(1, sizeof(*r));
+
+    (void)server_object;
+    (void)msg;
+    (void)procs;
+    (void)nprocs;
+    if (!r)
+        return PMIX_ERR_NOMEM;
+    memcpy(r->nspace, proc->nspace, sizeof(r->nspace) - 1);
+    r->rank = proc->rank;
+    r->status = status;
+    r->abort_cb = cbfunc;
+    r->cbdata = cbdata;
+    enqueue(r);
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
                               const pmix_info_t info[], size_t ninfo,
                               char *data, size_t ndata,
                               pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
-    struct request *r, **pp;
+    struct request *r;
 
     (void)info;
     (void)ninfo;
@@ -91,16 +130,12 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
     r->ndata = ndata;
     r->cbfunc = cbfunc;
     r->cbdata = cbdata;
-    pthread_mutex_lock(&srv.lock);
-    for (pp = &srv.queue; *pp; pp = &(*pp)->next)
-        ;
-    *pp = r;
-    pthread_mutex_unlock(&srv.lock);
-    uv_async_send(&srv.async);
+    enqueue(r);
     return PMIX_SUCCESS;
 }
 
 static pmix_server_module_t module = {
+    .abort = abort_fn,
     .fence_nb = fence_nb,
 };
 
@@ -192,6 +227,20 @@ static void start_fence(struct request *r)
     free(b64);
 }
 
+static void start_abort(struct request *r)
+{
+    struct nd_pmix_ns *ns = ns_find(r->nspace);
+
+    log_info("%s: rank %u aborted with status %d", r->nspace, r->rank,
+             r->status);
+    if (ns && !ns->lost)
+        ns->send(ns->send_arg,
+                 json_pack("{s:i s:s s:I}", "abort", r->status, "node",
+                           ns->nd->node->name, "rank", (json_int_t)r->rank));
+    if (r->abort_cb)
+        r->abort_cb(PMIX_SUCCESS, r->cbdata);
+}
+
 static void async_cb(uv_async_t *h)
 {
     struct request *q, *next;
@@ -203,7 +252,10 @@ static void async_cb(uv_async_t *h)
     pthread_mutex_unlock(&srv.lock);
     for (; q; q = next) {
         next = q->next;
-        start_fence(q);
+        if (q->abort_cb)
+            start_abort(q);
+        else
+            start_fence(q);
         free(q->data);
         free(q);
     }
@@ -479,6 +531,14 @@ struct nd_pmix_ns *nd_pmix_ns_create(struct noded *nd,
     ns->next = srv.spaces;
     srv.spaces = ns;
     return ns;
+}
+
+void nd_pmix_shutdown(void)
+{
+    if (!srv.started)
+        return;
+    PMIx_server_finalize();
+    srv.started = false;
 }
 
 int nd_pmix_ns_fork_env(struct nd_pmix_ns *ns, int rank, char ***envp)

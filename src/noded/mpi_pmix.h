@@ -15,6 +15,10 @@
  * count 0, 1, ... per step on each node (every node sees the same
  * sequence of collectives).  libpmix calls the module from its own
  * thread: requests are queued and handled on the libuv loop.
+ *
+ * MPI_Abort (PMIx_Abort) sends srun {"abort":status,"node","rank"}; srun
+ * answers every node with {"abort":status}, and each droverd kills the
+ * step's tasks (step.c).
  */
 #ifndef DROVER_NODED_MPI_PMIX_H
 #define DROVER_NODED_MPI_PMIX_H
@@ -69,6 +73,10 @@ void nd_pmix_ns_lost(struct nd_pmix_ns *ns);
 /* Deregister the namespace and its clients, fail fences in flight, free.
  * Accepts NULL. */
 void nd_pmix_ns_destroy(struct nd_pmix_ns *ns);
+
+/* At droverd's exit, after the loop's handles are closed: stop the PMIx
+ * server if it was started (tasks still running lose it). */
+void nd_pmix_shutdown(void);
 
 /* Parse Slurm's tasks-per-node form "2(x3),1" into counts[] (at most
  * 'max').  Returns the number of nodes, or -1 on a malformed string. */

@@ -178,7 +178,14 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     free(buf->base);
 }
 
-/* Frames from srun: answers to PMIx fences. */
+static void kill_tasks(struct nd_step *st, int signo)
+{
+    for (size_t i = 0; i < st->ntasks; i++)
+        if (!st->tasks[i].reaped && st->tasks[i].pid > 0)
+            killpg(st->tasks[i].pid, signo);
+}
+
+/* Frames from srun: answers to PMIx fences, and a step abort. */
 static void srun_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     struct nd_step *st = s->data;
@@ -186,7 +193,9 @@ static void srun_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
     if (n > 0 && proto_decoder_feed(st->dec, buf->base, (size_t)n) == 0) {
         while ((m = proto_decoder_next(st->dec, NULL))) {
-            if (st->pmix)
+            if (json_object_get(m, "abort"))
+                kill_tasks(st, SIGKILL);
+            else if (st->pmix)
                 nd_pmix_ns_frame(st->pmix, m);
             json_decref(m);
         }
@@ -212,9 +221,7 @@ static void connect_cb(uv_connect_t *req, int status)
         log_error("StepId=%u.%u: connecting to srun: %s", st->job_id,
                   st->step_id, uv_strerror(status));
         st->io_failed = true;
-        for (size_t i = 0; i < st->ntasks; i++)
-            if (!st->tasks[i].reaped && st->tasks[i].pid > 0)
-                killpg(st->tasks[i].pid, SIGKILL);
+        kill_tasks(st, SIGKILL);
     }
     st->connected = true;
     finish(st);

@@ -56,6 +56,15 @@ def test_srun_mpi_pmix_runs_one_world(cluster, mpi_user, mpi):
     assert sorted(out.splitlines()) == EXPECTED, (out, err)
 
 
+def test_srun_mpi_abort_kills_the_step(cluster, mpi_user):
+    user, work = mpi_user
+    out, err = run_as(cluster, user, work,
+                      "srun --mpi=pmix ./mpi_hello abort; echo rc=$?\n",
+                      "-N2", "-n4")
+    assert out.splitlines()[-1] != "rc=0", (out, err)
+    assert "task 1: MPI_Abort with status 3; killing the step" in err, err
+
+
 def test_srun_without_mpi_gives_open_mpi_no_pmix(cluster, mpi_user):
     """--mpi=none (the default, MpiDefault=none): no PMIx server, and
     Open MPI refuses a direct launch without one, as under Slurm."""
