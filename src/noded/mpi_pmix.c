@@ -22,6 +22,7 @@
 #include "common/base64.h"
 #include "common/hostlist.h"
 #include "common/log.h"
+#include "common/taskcount.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
 #include "noded/mpi_pmix.h"
@@ -314,38 +315,7 @@ static int server_start(struct noded *nd, drv_error_t *error)
     return 0;
 }
 
-int nd_pmix_tasks_per_node(const char *s, uint32_t *counts, size_t max)
-{
-    size_t n = 0;
-
-    while (s && *s) {
-        char *end;
-        unsigned long c = strtoul(s, &end, 10), rep = 1;
-
-        if (end == s)
-            return -1;
-        if (!strncmp(end, "(x", 2)) {
-            s = end + 2;
-            rep = strtoul(s, &end, 10);
-            if (end == s || *end != ')' || rep == 0)
-                return -1;
-            end++;
-        }
-        for (; rep > 0; rep--) {
-            if (n >= max)
-                return -1;
-            counts[n++] = (uint32_t)c;
-        }
-        if (*end == ',')
-            end++;
-        else if (*end)
-            return -1;
-        s = end;
-    }
-    return (int)n;
-}
-
-/* "a,b,c" with 'sep' from n strings printed by 'put'. */
+/* "first,first+1,...": 'count' ranks. */
 static char *join_ranks(uint32_t first, uint32_t count)
 {
     char *s = xstrdup(""), *t;
@@ -508,7 +478,7 @@ struct nd_pmix_ns *nd_pmix_ns_create(struct noded *nd,
     if (!hl)
         return NULL;
     counts = xzalloc(sizeof(*counts) * (hostlist_count(hl) + 1));
-    n = nd_pmix_tasks_per_node(st->tasks_per_node, counts,
+    n = taskcount_decode(st->tasks_per_node, counts,
                                hostlist_count(hl));
     ns = xzalloc(sizeof(*ns));
     snprintf(ns->name, sizeof(ns->name), "drover.%u.%u", st->job_id,

@@ -78,8 +78,4 @@ void nd_pmix_ns_destroy(struct nd_pmix_ns *ns);
  * server if it was started (tasks still running lose it). */
 void nd_pmix_shutdown(void);
 
-/* Parse Slurm's tasks-per-node form "2(x3),1" into counts[] (at most
- * 'max').  Returns the number of nodes, or -1 on a malformed string. */
-int nd_pmix_tasks_per_node(const char *s, uint32_t *counts, size_t max);
-
 #endif /* !DROVER_NODED_MPI_PMIX_H */
