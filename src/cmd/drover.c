@@ -3,7 +3,8 @@
  * drover.c - the operator's front door: a whole local cluster in one command
  *
  * `drover up` makes (or reuses) a cluster directory, starts whichever of
- * munged, droverctld and the droverd of each node is not running, and
+ * munged, droverdbd, droverctld and the droverd of each node is not
+ * running (droverdbd answering before droverctld starts), and
  * returns only when the controller answers and every node is up: after it,
  * commands need no sleeps.  `drover status` and `drover down` find the
  * daemons through their pid files (drover_proc.h says how a pid is trusted).
@@ -45,11 +46,12 @@
 #define POLL_MS 200
 #define TAIL_LINES 20
 
-enum daemon_kind { DAEMON_MUNGED, DAEMON_CTLD, DAEMON_NODE };
+enum daemon_kind { DAEMON_MUNGED, DAEMON_CTLD, DAEMON_NODE, DAEMON_DBD };
 
 struct daemon {
     enum daemon_kind kind;
-    const char *name; /* argv[0]'s base name: munged, droverctld, droverd */
+    const char *name; /* argv[0]'s base name: munged, droverctld, droverd,
+                       * droverdbd */
     char *node;       /* droverd: the node it serves */
     char *pidfile;
     char *log;        /* where its stdout and stderr go */
@@ -61,8 +63,10 @@ struct daemon {
 struct cluster {
     char *dir;                /* absolute */
     char *conf_path;          /* dir/etc/slurm.conf */
+    char *dbd_conf_path;      /* dir/etc/slurmdbd.conf */
     struct slurm_conf *conf;  /* NULL while only half known (drover down) */
-    struct daemon *daemons;   /* [0] munged, [1] droverctld, then nodes */
+    struct daemon *daemons;   /* [0] munged, [1] droverctld, then nodes,
+                               * then droverdbd if etc/slurmdbd.conf is */
     size_t count;
     proto_auth_t *auth;
 };
@@ -85,6 +89,7 @@ enum {
     OPT_PORT_BASE,
     OPT_TIMEOUT,
     OPT_CONF_EXTRA,
+    OPT_DBD_CONF_EXTRA,
 };
 
 static const struct cmd_opt opts_table[] = {
@@ -111,6 +116,10 @@ static const struct cmd_opt opts_table[] = {
     {"conf-extra", OPT_CONF_EXTRA, required_argument,
      "  --conf-extra=KEY=VALUE  up: a slurm.conf setting for the new cluster\n"
      "                          (replaces drover's own; may be repeated)\n"},
+    {"dbd-conf-extra", OPT_DBD_CONF_EXTRA, required_argument,
+     "  --dbd-conf-extra=KEY=VALUE  up: a slurmdbd.conf setting, e.g.\n"
+     "                          StorageType=accounting_storage/pgsql (may be\n"
+     "                          repeated)\n"},
     {"timeout", OPT_TIMEOUT, required_argument,
      "  --timeout=SECS          up: how long to wait for the cluster (30)\n"},
     {"help", 'h', no_argument, "  -h, --help              show this help\n"},
@@ -127,8 +136,9 @@ static const char help_head[] =
     "       drover down [--dir=DIR]   stop every daemon and job of the "
     "cluster\n"
     "\n"
-    "A local cluster is a private munged, a droverctld and one droverd per\n"
-    "node on this host, all under one directory.  `drover up` returns when\n"
+    "A local cluster is a private munged, a droverdbd (accounting, on\n"
+    "SQLite), a droverctld and one droverd per node on this host, all under\n"
+    "one directory.  `drover up` returns when\n"
     "every node is up; run it again to restart any daemon that died.\n"
     "\n"
     "Options:\n";
@@ -174,20 +184,24 @@ static const char *opt_name(int val)
     return "?";
 }
 
-/* --conf-extra=Key=Value, collected as lines (freed at exit). */
-static void add_conf_extra(struct drover_shape *s, const char *arg)
+/* --conf-extra=Key=Value (or --dbd-conf-extra), collected as lines in
+ * *lines; 'keep' (a static) holds them to the end.
+ */
+static void add_conf_extra(const char **lines, char **keep, const char *opt,
+                           const char *arg)
 {
-    static char *lines;
     char *more;
 
     if (!strchr(arg, '=') || strchr(arg, '\n')) {
-        fprintf(stderr, "drover: --conf-extra=%s: want KEY=VALUE\n", arg);
+        fprintf(stderr, "drover: --%s=%s: want KEY=VALUE\n", opt, arg);
         exit(1);
     }
-    more = xasprintf("%s%s\n", lines ? lines : "", arg);
-    free(lines);
-    s->conf_extra = lines = more;
+    more = xasprintf("%s%s\n", *keep ? *keep : "", arg);
+    free(*keep);
+    *lines = *keep = more;
 }
+
+static char *conf_extra_lines, *dbd_conf_extra_lines;
 
 static void set_shape_opt(struct opts *o, int c, const char *arg)
 {
@@ -221,7 +235,11 @@ static void set_shape_opt(struct opts *o, int c, const char *arg)
         o->timeout_s = (int)parse_count("timeout", arg, 1, 3600);
         break;
     case OPT_CONF_EXTRA:
-        add_conf_extra(s, arg);
+        add_conf_extra(&s->conf_extra, &conf_extra_lines, "conf-extra", arg);
+        break;
+    case OPT_DBD_CONF_EXTRA:
+        add_conf_extra(&s->dbd_conf_extra, &dbd_conf_extra_lines,
+                       "dbd-conf-extra", arg);
         break;
     }
 }
@@ -318,6 +336,10 @@ static void add_daemon(struct cluster *c, enum daemon_kind kind,
         d->name = "munged";
         d->pidfile = drover_path(c->dir, DROVER_MUNGE_PID_REL);
         d->log = drover_path(c->dir, "log/munged.out");
+    } else if (kind == DAEMON_DBD) {
+        d->name = "droverdbd";
+        d->pidfile = drover_path(c->dir, DROVER_DBD_PID_REL);
+        d->log = drover_path(c->dir, DROVER_DBD_LOG_REL);
     } else if (kind == DAEMON_CTLD) {
         d->name = "droverctld";
         d->pidfile = drover_path(c->dir, DROVER_CTLD_PID_REL);
@@ -372,6 +394,9 @@ static struct cluster *cluster_open(char *dir, bool must_load)
     } else {
         add_nodes_from_pidfiles(c);
     }
+    c->dbd_conf_path = drover_path(dir, DROVER_DBD_CONF_REL);
+    if (access(c->dbd_conf_path, F_OK) == 0)
+        add_daemon(c, DAEMON_DBD, NULL);
     return c;
 }
 
@@ -386,6 +411,7 @@ static void cluster_close(struct cluster *c)
     proto_auth_destroy(c->auth);
     conf_destroy(c->conf);
     free(c->conf_path);
+    free(c->dbd_conf_path);
     free(c->dir);
     free(c);
 }
@@ -527,8 +553,9 @@ static void start_munged(struct cluster *c, struct daemon *d)
 
 static void start_daemon(struct cluster *c, struct daemon *d, const char *bin)
 {
-    char *argv[] = {(char *)bin, "-D", "-f", c->conf_path,
-                    d->node ? "-N" : NULL, d->node, NULL};
+    char *conf = d->kind == DAEMON_DBD ? c->dbd_conf_path : c->conf_path;
+    char *argv[] = {(char *)bin, "-D", "-f", conf, d->node ? "-N" : NULL,
+                    d->node, NULL};
     drv_error_t error = {{0}};
 
     d->start_time = time(NULL);
@@ -538,7 +565,43 @@ static void start_daemon(struct cluster *c, struct daemon *d, const char *bin)
     d->started = true;
 }
 
-static void start_missing(struct cluster *c)
+static void check_started_alive(struct cluster *c);
+static void sleep_ms(int ms);
+
+/* The droverdbd of the cluster, or NULL (a directory made before it). */
+static struct daemon *dbd_daemon(struct cluster *c)
+{
+    struct daemon *d = &c->daemons[c->count - 1];
+
+    return d->kind == DAEMON_DBD ? d : NULL;
+}
+
+/* Start droverdbd if it is not running and wait until it answers, so that
+ * the controller finds it from its first job.
+ */
+static void start_dbd(struct cluster *c, struct daemon *d, time_t deadline)
+{
+    char *bin = find_daemon("droverdbd", "dbd");
+    drv_error_t error = {{0}};
+
+    if (!d->pid)
+        start_daemon(c, d, bin);
+    free(bin);
+    for (;;) {
+        check_started_alive(c);
+        memset(&error, 0, sizeof(error));
+        if (proto_call_sync(c->conf->accounting_storage_host ?: "localhost",
+                            c->conf->accounting_storage_port, c->auth, "ping",
+                            NULL, NULL, 2000, &error) == 0)
+            return;
+        if (time(NULL) >= deadline)
+            fail_with_log(d->log, "droverdbd did not answer on port %u: %s",
+                          c->conf->accounting_storage_port, error.text);
+        sleep_ms(POLL_MS);
+    }
+}
+
+static void start_missing(struct cluster *c, time_t deadline)
 {
     char *ctld = find_daemon("droverctld", "ctld");
     char *noded = find_daemon("droverd", "noded");
@@ -548,10 +611,12 @@ static void start_missing(struct cluster *c)
         start_munged(c, &c->daemons[0]);
     if (!(c->auth = proto_auth_create(c->conf->auth_socket, &error)))
         fail_with_log(NULL, "%s", error.text);
+    if (dbd_daemon(c))
+        start_dbd(c, dbd_daemon(c), deadline);
     for (size_t i = 1; i < c->count; i++) {
         struct daemon *d = &c->daemons[i];
 
-        if (!d->pid)
+        if (!d->pid && d->kind != DAEMON_DBD)
             start_daemon(c, d, d->kind == DAEMON_CTLD ? ctld : noded);
     }
     free(ctld);
@@ -636,6 +701,8 @@ static struct daemon *first_node_down(struct cluster *c, json_t *resp,
         struct daemon *d = &c->daemons[i];
         bool up = false;
 
+        if (d->kind != DAEMON_NODE)
+            continue;
         *why = NULL;
         json_array_foreach(nodes, k, j) {
             const char *name = json_string_value(json_object_get(j, "name"));
@@ -709,7 +776,7 @@ static void lock_dir(const char *dir)
 static void print_usage_hint(struct cluster *c)
 {
     char *bin = self_dir();
-    size_t nodes = c->count - 2;
+    size_t nodes = c->conf->node_count;
 
     printf("drover: cluster %s is up in %s: %zu node%s, controller on "
            "%s:%u\n", c->conf->cluster_name ? c->conf->cluster_name : "",
@@ -742,8 +809,8 @@ static int cmd_up(char *dir, const struct opts *o)
     }
     c = cluster_open(dir, true);
     cluster_scan(c);
-    start_missing(c);
     deadline = time(NULL) + o->timeout_s;
+    start_missing(c, deadline);
     wait_ctld(c, deadline, o->timeout_s);
     wait_nodes(c, deadline, o->timeout_s);
     print_usage_hint(c);

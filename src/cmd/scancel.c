@@ -125,6 +125,7 @@ struct scancel_args {
     bool interactive;
     uint32_t *ids;
     char **tasks; /* per id: "7" / "1-10" of "N_7" / "N_[1-10]", or NULL */
+    long long *steps; /* per id: the step of "N.S" / "N.batch", or -1 */
     size_t nids;
 };
 
@@ -205,7 +206,31 @@ static void parse_opt(struct scancel_args *a, int c, const char *arg)
     }
 }
 
-/* "N", or an array's tasks "N_7", "N_[1-10]"; steps are not modelled. */
+#define STEP_ID_BATCH 0xfffffffbLL
+
+/* ".S" or ".batch" after a job id: the step id, 'end' past it; -1 when
+ * there is none, -2 when it is not a step id. */
+static long long parse_step(char **end)
+{
+    char *p = *end, *e;
+    long long v;
+
+    if (*p != '.')
+        return -1;
+    if (!strcmp(p + 1, "batch")) {
+        *end = p + strlen(p);
+        return STEP_ID_BATCH;
+    }
+    if (!isdigit((unsigned char)p[1]))
+        return -2;
+    v = strtoll(p + 1, &e, 10);
+    if (*e || v >= STEP_ID_BATCH)
+        return -2;
+    *end = e;
+    return v;
+}
+
+/* "N", or an array's tasks "N_7", "N_[1-10]". */
 static char *parse_tasks(char *end)
 {
     size_t len;
@@ -224,17 +249,24 @@ static void parse_ids(struct scancel_args *a, int argc, char **argv)
 {
     a->ids = xzalloc((size_t)(argc + 1) * sizeof(*a->ids));
     a->tasks = xzalloc((size_t)(argc + 1) * sizeof(*a->tasks));
+    a->steps = xzalloc((size_t)(argc + 1) * sizeof(*a->steps));
     for (int i = optind; i < argc; i++) {
-        char *end, *tasks;
+        char *end, *tasks, *dot;
         unsigned long id = strtoul(argv[i], &end, 10);
 
         tasks = *end == '_' ? end + 1 : NULL;
+        if ((dot = strchr(end, '.')))
+            *dot = '\0'; /* parse_tasks() sees the tasks alone */
         end = parse_tasks(end);
+        if (dot)
+            *dot = '.';
+        a->steps[a->nids] = parse_step(&end);
         if (tasks) {
             a->tasks[a->nids] = xstrdup(tasks + (*tasks == '['));
-            a->tasks[a->nids][strcspn(a->tasks[a->nids], "]")] = '\0';
+            a->tasks[a->nids][strcspn(a->tasks[a->nids], "].")] = '\0';
         }
-        if (!isdigit((unsigned char)argv[i][0]) || *end || id == 0) {
+        if (!isdigit((unsigned char)argv[i][0]) || *end || id == 0
+            || a->steps[a->nids] == -2) {
             cmd_error(a->prog, "Invalid job id %s", argv[i]);
             exit(1);
         }
@@ -287,6 +319,33 @@ static bool confirmed(const struct scancel_args *a, const json_t *job,
            jstr_or(job, "name", "(null)"), jstr_or(job, "partition", "(null)"));
     fflush(stdout);
     return fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y');
+}
+
+/* scancel N.S: the step's tasks are killed (SIGKILL unless -s). */
+static int cancel_step(const struct scancel_args *a, uint32_t id,
+                       long long step)
+{
+    drv_error_t error = {{0}};
+    json_t *body = json_pack("{s:I s:I}", "job_id", (json_int_t)id,
+                             "step_id", (json_int_t)step);
+    int err;
+
+    if (a->signal)
+        json_object_set_new(body, "signal", json_integer(a->signal));
+    if (cmd_rpc(a->prog, "step_cancel", body, NULL, &error) == 0)
+        return 0;
+    err = errno;
+    if (err == EDRV_ALREADY_DONE)
+        return 0;
+    if (!a->quiet) {
+        if (step == STEP_ID_BATCH)
+            cmd_error(a->prog, "Kill job error on job step id %u.batch: %s",
+                      id, err >= 1000 ? drv_strerror(err) : error.text);
+        else
+            cmd_error(a->prog, "Kill job error on job step id %u.%lld: %s",
+                      id, step, err >= 1000 ? drv_strerror(err) : error.text);
+    }
+    return err;
 }
 
 /* Returns 0, or the error number to exit with. */
@@ -431,7 +490,9 @@ static int cancel_ids(const struct scancel_args *a)
     for (size_t i = 0; i < a->nids; i++) {
         if (!confirmed(a, NULL, a->ids[i]))
             continue;
-        if ((err = cancel_one(a, a->ids[i], a->tasks[i])) > rc)
+        err = a->steps[i] >= 0 ? cancel_step(a, a->ids[i], a->steps[i])
+                               : cancel_one(a, a->ids[i], a->tasks[i]);
+        if (err > rc)
             rc = err;
     }
     return rc;
@@ -447,6 +508,7 @@ int main(int argc, char **argv)
     if (!a.nids && !has_filters(&a)) {
         cmd_error(a.prog, "No job identification provided");
         free(a.tasks);
+        free(a.steps);
         free(a.ids);
         return 1;
     }
@@ -454,6 +516,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < a.nids; i++)
         free(a.tasks[i]);
     free(a.tasks);
+    free(a.steps);
     free(a.ids);
     /* Like Slurm, exit with the error number; an exit status keeps only
      * its low eight bits. */

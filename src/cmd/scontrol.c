@@ -2,7 +2,7 @@
  *
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
- * Supported: show job|node|partition|hostnames, ping, hold, release,
+ * Supported: show job|step|node|partition|hostnames, ping, hold, release,
  * requeue, update NodeName=... (State, Reason, Weight) and update JobId=...
  * (TimeLimit, ArrayTaskThrottle, Dependency, Partition, NumNodes,
  * StartTime, Name, Features).  Messages
@@ -304,6 +304,78 @@ static void show_job(struct scontrol *sc, const char *arg)
     json_decref(resp);
 }
 
+/* --- show step ----------------------------------------------------------- */
+
+#define STEP_ID_NONE -1LL
+
+/* "N", "N.S" or "N.batch"; like Slurm 22.05, which reads the step part
+ * with strtol, ".batch" (any text) is step 0 (golden
+ * scontrol-show-step-batch).  -1 when not an id. */
+static int parse_step_id(const char *s, uint32_t *job, long long *step)
+{
+    char *end;
+    unsigned long v;
+
+    *step = STEP_ID_NONE;
+    if (!s || !isdigit((unsigned char)s[0]))
+        return -1;
+    v = strtoul(s, &end, 10);
+    if (*end == '.') {
+        *step = strtoll(end + 1, NULL, 10);
+        end += strlen(end);
+    }
+    if (*end || v == 0 || v > UINT32_MAX || *step > UINT32_MAX)
+        return -1;
+    *job = (uint32_t)v;
+    return 0;
+}
+
+static void show_step(struct scontrol *sc, const char *arg)
+{
+    drv_error_t error = {{0}};
+    json_t *resp = NULL, *steps, *st, *body = json_object();
+    struct scontrol_ctx ctx;
+    uint32_t job = 0;
+    long long step = STEP_ID_NONE;
+    size_t i, shown = 0;
+
+    if (arg && parse_step_id(arg, &job, &step) < 0) {
+        fprintf(stderr, "Invalid job step id: %s\n", arg);
+        sc->exit_code = 1;
+        json_decref(body);
+        return;
+    }
+    if (arg)
+        json_object_set_new(body, "job_ids", json_pack("[I]", (json_int_t)job));
+    if (cmd_rpc(sc->prog, "step_info", body, &resp, &error) < 0) {
+        fprintf(stderr, "slurm_get_job_steps error: %s\n", error.text);
+        sc->exit_code = 1;
+        return;
+    }
+    ctx = print_ctx(sc, resp_now(resp));
+    steps = json_object_get(resp, "steps");
+    json_array_foreach(steps, i, st) {
+        char *text;
+
+        if (step != STEP_ID_NONE && jint(st, "step_id", -1) != step)
+            continue;
+        shown++;
+        text = scontrol_sprint_step(st, &ctx);
+        fputs(text, stdout);
+        free(text);
+    }
+    if (!shown && arg) {
+        if (step != STEP_ID_NONE)
+            printf("Job step %u.%lld not found\n", job, step);
+        else
+            printf("Job step %u not found\n", job);
+        sc->exit_code = 1;
+    } else if (!shown) {
+        printf("No job steps in the system\n");
+    }
+    json_decref(resp);
+}
+
 /* --- show node, show partition ------------------------------------------- */
 
 struct entity {
@@ -458,6 +530,8 @@ static void cmd_show(struct scontrol *sc, int argc, char **argv)
         sc->exit_code = 1;
     } else if (keyword(what, "jobs", 1) || keyword(what, "jobid", 4)) {
         show_job(sc, arg);
+    } else if (keyword(what, "steps", 2)) {
+        show_step(sc, arg);
     } else if (keyword(what, "config", 1)) {
         show_config(sc);
     } else if (keyword(what, "nodes", 1)) {

@@ -646,6 +646,8 @@ static json_t *wanted_fields(const struct squeue_args *a,
         squeue_keys_add(keys, "qos");
     if (a->nodes)
         squeue_keys_add(keys, "nodes");
+    if (a->step_flag)
+        squeue_keys_add(keys, "steps");
     return keys;
 }
 
@@ -685,6 +687,23 @@ static json_t *request_body(const struct squeue_args *a,
         json_object_set_new(body, "partitions", v);
     }
     return body;
+}
+
+/* squeue -s: a row per running step of the selected jobs. */
+static void print_steps(const struct fmt_spec *spec, const json_t **jobs,
+                        size_t n, const struct squeue_ctx *ctx,
+                        bool noheader)
+{
+    json_t *rows = squeue_step_rows(jobs, n);
+    const json_t **v = xzalloc((json_array_size(rows) + 1) * sizeof(*v));
+    json_t *row;
+    size_t i;
+
+    json_array_foreach(rows, i, row)
+        v[i] = row;
+    squeue_print(stdout, spec, v, json_array_size(rows), ctx, noheader);
+    free(v);
+    json_decref(rows);
 }
 
 /* One view of the queue.  Returns the exit status. */
@@ -727,6 +746,8 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     if (a->json) {
         json_out_set_cluster(cmd_conf(a->prog)->cluster_name);
         json_out_print(stdout, "jobs", sel, n, json_out_job);
+    } else if (a->step_flag) {
+        print_steps(spec, sel, n, &ctx, a->noheader);
     } else {
         squeue_print(stdout, spec, sel, n, &ctx, a->noheader);
     }

@@ -2,13 +2,19 @@
  *
  * srun.c - run a job step inside an allocation
  *
- *     srun [-n N] [-N M] [-l] command [args...]
+ *     srun [resource options] [-l] [--pty] command [args...]
  *
- * Needs SLURM_JOB_ID (a batch job; allocation-less srun is not there
- * yet).  srun listens on an ephemeral TCP port, asks the controller for
- * the step (step_create), and each node's droverd connects back with the
- * tasks' output and exits as frames (docs/protocol.md).  The exit code is
- * the highest task's (128+signal for a signal).
+ * Options are sbatch's table (src/cmd/lib/sbatch_opt.c, srun's rows).
+ * Inside a job (SLURM_JOB_ID) the step runs in that allocation; outside
+ * one srun first gets an allocation exactly as salloc does
+ * (src/cmd/lib/alloc.c), runs the step over it and releases it with
+ * the step's exit status.  srun listens on an ephemeral TCP port, asks
+ * the controller for the step (step_create), and each node's droverd
+ * connects back with the tasks' output and exits as frames
+ * (docs/protocol.md); with --pty, srun's terminal goes raw and its keys
+ * and window size go to task 0's pseudo-terminal; with --mpi=pmix srun
+ * is the hub of the nodes' PMIx fences (srun_mpi.h).  The exit code is the
+ * highest task's (128+signal for a signal).
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,15 +25,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cmd/lib/alloc.h"
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
+#include "cmd/lib/sbatch_opt.h"
+#include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/srun_mpi.h"
 #include "common/base64.h"
-#include "common/hostlist.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
 
@@ -42,24 +53,56 @@ struct task {
     bool mid_line[2]; /* -l: last output did not end a line */
 };
 
-struct conn;
-
 struct srun {
-    const char *mpi;         /* --mpi / SLURM_MPI_TYPE; NULL: none */
-    struct srun_fence_hub *fences; /* --mpi=pmix: fences in progress */
-    struct conn *conns;      /* the nodes' connections (io_loop) */
-    int nconn;
-    bool aborted;            /* a rank called MPI_Abort */
     long ntasks;
     long nodes;
-    long ntasks_per_node;    /* --ntasks-per-node (mpirun's orted launch) */
-    const char *nodelist;    /* -w/--nodelist */
     bool label;
     char **argv;
     int ntask_total;
     struct task *tasks;
     int exited;
+    bool pty;                /* --pty: task 0 on a terminal */
+    const char *mpi;         /* --mpi / SLURM_MPI_TYPE; NULL: none */
+    struct srun_fence_hub *fences; /* --mpi=pmix: fences in progress */
+    struct conn *conns;      /* the nodes' connections (io_loop) */
+    int nconn;
+    bool aborted;            /* a rank called MPI_Abort */
 };
+
+static void tty_size(int *rows, int *cols)
+{
+    struct winsize ws = {0};
+
+    if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) < 0 || !ws.ws_row)
+        ws = (struct winsize){.ws_row = 24, .ws_col = 80};
+    *rows = ws.ws_row;
+    *cols = ws.ws_col;
+}
+
+/* --pty puts our terminal in raw mode: keys go to task 0 as typed. */
+static struct termios saved_tty;
+static bool tty_raw;
+
+static void tty_restore(void)
+{
+    if (tty_raw)
+        tcsetattr(STDIN_FILENO, TCSADRAIN, &saved_tty);
+    tty_raw = false;
+}
+
+static void tty_make_raw(void)
+{
+    struct termios raw;
+
+    if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tty) < 0)
+        return;
+    raw = saved_tty;
+    cfmakeraw(&raw);
+    if (tcsetattr(STDIN_FILENO, TCSADRAIN, &raw) == 0) {
+        tty_raw = true;
+        atexit(tty_restore);
+    }
+}
 
 static void usage_error(const char *msg)
 {
@@ -79,148 +122,68 @@ static long number(const char *s, const char *opt)
     return v;
 }
 
-/* Value of option 'arg' ("-n4", "-n 4", "--ntasks=4"); advances *i. */
-static const char *opt_value(char **argv, int *i, const char *s,
-                             const char *l)
+static int report_opts(const struct sbatch_error *e)
 {
-    const char *a = argv[*i];
-    size_t ll = strlen(l);
-
-    if (!strncmp(a, l, ll) && a[ll] == '=')
-        return a + ll + 1;
-    if (!strcmp(a, l) || !strcmp(a, s))
-        return argv[++*i];
-    if (!strncmp(a, s, 2) && a[2])
-        return a + 2;
-    return NULL;
+    sbatch_error_print_as(e, "srun", stderr);
+    return e->exit_code;
 }
 
-static void print_help(void)
+/* --mpi, else SLURM_MPI_TYPE: checked (Slurm's error for an unknown
+ * type), and exported to the tasks as srun does.  Returns -1 to go on,
+ * else the exit status. */
+static int mpi_type(struct sbatch_opts *o, struct srun *s)
 {
-    printf("Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n"
-           "Runs a job step inside the current allocation (SLURM_JOB_ID).\n"
-           "\n"
-           "  -l, --label                 prepend task number to lines of "
-           "stdout/err\n"
-           "      --mpi=type              type of MPI being used\n"
-           "  -N, --nodes=N               number of nodes on which to run\n"
-           "  -n, --ntasks=ntasks         number of tasks to run\n"
-           "\n"
-           "Help options:\n"
-           "  -h, --help                  show this help message\n"
-           "      --usage                 display brief usage message\n"
-           "  -V, --version               output version information and "
-           "exit\n");
+    int known;
+
+    s->mpi = o->mpi ? o->mpi : getenv("SLURM_MPI_TYPE");
+    if (!s->mpi)
+        return -1;
+    if ((known = srun_mpi_check(s->mpi, stdout, stderr)) != 0)
+        return known > 0 ? 0 : 1;
+    setenv("SLURM_MPI_TYPE", s->mpi, 1);
+    return -1;
 }
 
-/* The options Open MPI's mpirun (plm/slurm) gives srun to start its
- * orted daemons: --ntasks-per-node=1 --kill-on-bad-exit --cpu-bind=none
- * [--nodes=N --nodelist=h1,h2].  Binding is not done by Drover, so
- * --cpu-bind is accepted as "none"; --kill-on-bad-exit is accepted (a
- * daemon that fails makes mpirun end the job itself).  Returns true when
- * argv[*i] was one of them (advancing *i past a separate value). */
-static bool launcher_opt(char **argv, int *i, struct srun *s)
+/* Options from sbatch's table (srun's rows).  Returns -1 to go on, else
+ * the exit status. */
+static int parse_args(int argc, char **argv, struct sbatch_opts *o,
+                      struct srun *s)
 {
-    const char *a = argv[*i], *v;
+    struct sbatch_error e = {0};
 
-    if (!strncmp(a, "--ntasks-per-node", 17)) {
-        v = opt_value(argv, i, "--ntasks-per-node", "--ntasks-per-node");
-        s->ntasks_per_node = number(v, "ntasks-per-node");
-    } else if (!strcmp(a, "-K") || !strcmp(a, "-K0") || !strcmp(a, "-K1")
-               || !strncmp(a, "--kill-on-bad-exit", 18)) {
-        ;
-    } else if (!strncmp(a, "--cpu-bind", 10) || !strncmp(a, "--cpu_bind", 10)) {
-        if (!strchr(a, '='))
-            ++*i;
-    } else if (!strncmp(a, "-w", 2) || !strncmp(a, "--nodelist", 10)) {
-        if (!(s->nodelist = opt_value(argv, i, "-w", "--nodelist")))
-            usage_error("option '--nodelist' requires an argument");
-    } else {
-        return false;
+    switch (sbatch_opts_first_pass(o, argc, argv, &e)) {
+    case SBATCH_SUBMIT:
+        break;
+    case SBATCH_HELP:
+        sbatch_opts_print_help_cmd(stdout, SBATCH_CMD_SRUN);
+        return 0;
+    case SBATCH_USAGE:
+        printf("Usage: srun [-N nnodes] [-n ntasks] [-i in] [-o out] "
+               "[-e err]\n            [-c ncpus] [-r n] [-p partition] "
+               "[--hold] [-t minutes]\n            [-l] [--pty] "
+               "[--immediate[=secs]] executable [args...]\n");
+        return 0;
+    case SBATCH_VERSION:
+        cmd_print_version();
+        return 0;
+    default:
+        return report_opts(&e);
     }
-    return true;
-}
-
-/* Derive the node count from --ntasks-per-node and --nodelist.  A
- * nodelist must be the first nodes of the allocation (steps are laid out
- * from the first node). */
-static void launcher_fixup(struct srun *s)
-{
-    drv_error_t err = {0};
-    hostlist_t *want, *job;
-    const char *jl = getenv("SLURM_JOB_NODELIST");
-
-    if (s->ntasks_per_node && !s->nodes && s->ntasks)
-        s->nodes = (s->ntasks + s->ntasks_per_node - 1) / s->ntasks_per_node;
-    if (s->ntasks_per_node && !s->ntasks && s->nodes)
-        s->ntasks = s->nodes * s->ntasks_per_node;
-    if (!s->nodelist)
-        return;
-    if (!(want = hostlist_decode(s->nodelist, &err))) {
-        fprintf(stderr, "srun: error: --nodelist=%s: %s\n", s->nodelist,
-                err.text);
-        exit(1);
-    }
-    job = hostlist_decode(jl ? jl : "", &err);
-    for (size_t n = 0; n < hostlist_count(want); n++) {
-        if (!job || n >= hostlist_count(job)
-            || strcmp(hostlist_nth(want, n), hostlist_nth(job, n))) {
-            fprintf(stderr, "srun: error: --nodelist=%s: Drover runs a step "
-                            "on the first nodes of the allocation (%s)\n",
-                    s->nodelist, jl ? jl : "none");
-            exit(1);
-        }
-    }
-    if (!s->nodes)
-        s->nodes = (long)hostlist_count(want);
-    hostlist_destroy(want);
-    hostlist_destroy(job);
-}
-
-static void parse_args(int argc, char **argv, struct srun *s)
-{
-    int i;
-
-    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-        const char *a = argv[i], *v;
-
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            print_help();
-            exit(0);
-        } else if (!strcmp(a, "--usage")) {
-            printf("Usage: srun [-N nnodes] [-n ntasks] [-l] executable "
-                   "[args...]\n");
-            exit(0);
-        } else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-            cmd_print_version();
-            exit(0);
-        } else if (launcher_opt(argv, &i, s)) {
-            ;
-        } else if (!strcmp(a, "-l") || !strcmp(a, "--label"))
-            s->label = true;
-        else if (!strncmp(a, "-n", 2) || !strncmp(a, "--ntasks", 8))
-            v = opt_value(argv, &i, "-n", "--ntasks"),
-            s->ntasks = number(v, "ntasks");
-        else if (!strncmp(a, "-N", 2) || !strncmp(a, "--nodes", 7))
-            v = opt_value(argv, &i, "-N", "--nodes"),
-            s->nodes = number(v, "node count");
-        else if (!strncmp(a, "--mpi", 5) && (a[5] == '=' || !a[5])) {
-            s->mpi = a[5] ? a + 6 : argv[++i];
-            if (!s->mpi)
-                usage_error("option '--mpi' requires an argument");
-        } else if (!strcmp(a, "--"))
-            break;
-        else {
-            fprintf(stderr, "srun: error: unrecognized option '%s'\n", a);
-            exit(1);
-        }
-    }
-    if (i < argc && !strcmp(argv[i], "--"))
-        i++;
-    if (i >= argc)
+    if (!o->script_path)
         usage_error("No command given to execute.");
-    s->argv = argv + i;
-    launcher_fixup(s);
+    if (sbatch_opts_second_pass(o, NULL, NULL, environ, &e) < 0)
+        return report_opts(&e);
+    s->argv = xzalloc(sizeof(char *) * (size_t)(o->script_argc + 2));
+    s->argv[0] = o->script_path;
+    for (int i = 0; i < o->script_argc; i++)
+        s->argv[i + 1] = o->script_argv[i];
+    s->label = o->label;
+    s->pty = o->pty;
+    s->ntasks = o->ntasks_set ? o->ntasks : 0;
+    s->nodes = o->nodes_min > 0 ? o->nodes_min : 0;
+    if (o->ntasks_per_node && !s->nodes && s->ntasks)
+        s->nodes = (s->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
+    return mpi_type(o, s);
 }
 
 static int listen_any(int *port)
@@ -248,9 +211,9 @@ static json_t *str_array(char **v)
     return a;
 }
 
-static void step_create(struct srun *s, long job_id, int port)
+static int step_create(struct srun *s, long job_id, int port)
 {
-    char cwd[PATH_MAX];
+    char cwd[PATH_MAX], host[256] = "";
     json_t *body, *resp = NULL;
     drv_error_t error = {0};
 
@@ -266,15 +229,27 @@ static void step_create(struct srun *s, long job_id, int port)
         json_object_set_new(body, "nodes", json_integer(s->nodes));
     if (s->mpi)
         json_object_set_new(body, "mpi", json_string(s->mpi));
+    if (s->pty) {
+        int rows, cols;
+
+        tty_size(&rows, &cols);
+        json_object_set_new(body, "pty", json_true());
+        json_object_set_new(body, "pty_rows", json_integer(rows));
+        json_object_set_new(body, "pty_cols", json_integer(cols));
+    }
+    gethostname(host, sizeof(host) - 1);
+    json_object_set_new(body, "srun_host", json_string(host));
+    json_object_set_new(body, "srun_pid", json_integer(getpid()));
     if (cmd_rpc("srun", "step_create", body, &resp, &error) < 0) {
         fprintf(stderr, "srun: error: Unable to create step for job %ld: %s\n",
                 job_id, error.text);
-        exit(1);
+        return -1;
     }
     s->ntask_total = (int)json_integer_value(json_object_get(resp, "ntasks"));
     s->nodes = json_integer_value(json_object_get(resp, "nodes"));
     json_decref(resp);
     s->tasks = xzalloc(sizeof(*s->tasks) * (size_t)(s->ntask_total + 1));
+    return 0;
 }
 
 /* Write task output, with "R: " at each line start under -l. */
@@ -323,33 +298,75 @@ static void handle_frame(struct srun *s, json_t *m)
 struct conn {
     int fd;
     proto_decoder_t *dec;
+    bool rank0; /* its node runs task 0 (its first frame said so) */
 };
 
-static void write_all(int fd, const char *buf, size_t len)
+/* A node's first frame: {"node","ranks"}. */
+static bool frame_has_rank0(json_t *m)
 {
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
+    json_t *ranks = json_object_get(m, "ranks"), *r;
+    size_t i;
 
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        buf += n;
-        len -= (size_t)n;
+    json_array_foreach(ranks, i, r) if (json_integer_value(r) == 0
+                                        && json_is_integer(r)) return true;
+    return false;
+}
+
+static void fence_frame(struct srun *s, json_t *m);
+static void abort_frame(struct srun *s, json_t *m);
+
+/* Read what arrived on connection 'c'; false at its end. */
+static bool conn_read(struct srun *s, struct conn *c)
+{
+    char buf[65536];
+    ssize_t n = read(c->fd, buf, sizeof(buf));
+    json_t *m;
+
+    if (n < 0 && errno == EINTR)
+        return true;
+    if (n <= 0 || proto_decoder_feed(c->dec, buf, (size_t)n) < 0)
+        return false;
+    while ((m = proto_decoder_next(c->dec, NULL))) {
+        if (json_object_get(m, "ranks"))
+            c->rank0 = c->rank0 || frame_has_rank0(m);
+        else if (json_object_get(m, "fence"))
+            fence_frame(s, m);
+        else if (json_object_get(m, "abort"))
+            abort_frame(s, m);
+        else
+            handle_frame(s, m);
+        json_decref(m);
     }
+    return errno == EAGAIN;
+}
+
+/* --pty: one frame to task 0's node (blocking; the node reads them as
+ * they come). */
+static void send_to(int fd, json_t *msg)
+{
+    char *data;
+    size_t len, off = 0;
+
+    if (proto_frame_encode(msg, &data, &len) == 0) {
+        while (off < len) {
+            ssize_t n = write(fd, data + off, len - off);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            off += (size_t)n;
+        }
+        free(data);
+    }
+    json_decref(msg);
 }
 
 static void send_all(struct srun *s, json_t *msg)
 {
-    char *buf;
-    size_t len;
-
-    if (proto_frame_encode(msg, &buf, &len) < 0)
-        return;
     for (int i = 0; i < s->nconn; i++)
         if (s->conns[i].fd >= 0)
-            write_all(s->conns[i].fd, buf, len);
-    free(buf);
+            send_to(s->conns[i].fd, json_incref(msg));
+    json_decref(msg);
 }
 
 /* --mpi=pmix: a rank called MPI_Abort; every node kills the step. */
@@ -382,39 +399,60 @@ static void fence_frame(struct srun *s, json_t *m)
         fprintf(stderr, "srun: error: PMIx: %s\n", error);
     if (answer)
         send_all(s, answer);
-    json_decref(answer);
 }
 
-/* Read what arrived on connection 'c'; false at its end. */
-static bool conn_read(struct srun *s, struct conn *c)
+static volatile sig_atomic_t winched;
+static volatile sig_atomic_t stopped; /* SIGINT/TERM/HUP, own allocation */
+
+static void on_stop(int signo)
 {
-    char buf[65536];
-    ssize_t n = read(c->fd, buf, sizeof(buf));
-    json_t *m;
+    stopped = signo;
+}
+
+static void on_winch(int signo)
+{
+    (void)signo;
+    winched = 1;
+}
+
+
+/* Our stdin to task 0's terminal: {"stdin":base64}, at its end
+ * {"stdin_eof":true}; returns false once it ended. */
+static bool forward_stdin(int fd)
+{
+    char buf[4096];
+    ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+    char *b64;
 
     if (n < 0 && errno == EINTR)
         return true;
-    if (n <= 0 || proto_decoder_feed(c->dec, buf, (size_t)n) < 0)
+    if (n <= 0) {
+        send_to(fd, json_pack("{s:b}", "stdin_eof", 1));
         return false;
-    while ((m = proto_decoder_next(c->dec, NULL))) {
-        if (json_object_get(m, "fence"))
-            fence_frame(s, m);
-        else if (json_object_get(m, "abort"))
-            abort_frame(s, m);
-        else
-            handle_frame(s, m);
-        json_decref(m);
     }
-    return errno == EAGAIN;
+    b64 = base64_encode(buf, (size_t)n);
+    send_to(fd, json_pack("{s:s}", "stdin", b64));
+    free(b64);
+    return true;
+}
+
+/* The connection of task 0's node, or -1. */
+static int rank0_fd(const struct conn *conns, int nconn)
+{
+    for (int i = 0; i < nconn; i++)
+        if (conns[i].rank0 && conns[i].fd >= 0)
+            return conns[i].fd;
+    return -1;
 }
 
 /* Serve the nodes' connections until every task has exited (or every
  * node has hung up).  Returns the number of tasks never heard from. */
 static int io_loop(struct srun *s, int lfd)
 {
-    struct pollfd pfd[MAX_CONNS + 1];
+    struct pollfd pfd[MAX_CONNS + 2];
     struct conn conns[MAX_CONNS];
-    int nconn = 0, closed = 0;
+    int nconn = 0, closed = 0, tty_fd = -1;
+    bool in_open = s->pty;
     int connect_ms = (int)cmd_conf("srun")->msg_timeout_s * 1000;
 
     while (s->exited < s->ntask_total
@@ -422,13 +460,27 @@ static int io_loop(struct srun *s, int lfd)
         pfd[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
         for (int i = 0; i < nconn; i++)
             pfd[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
+        tty_fd = rank0_fd(conns, nconn);
+        pfd[nconn + 1] = (struct pollfd){
+            .fd = in_open && tty_fd >= 0 ? STDIN_FILENO : -1,
+            .events = POLLIN};
+        if (winched && tty_fd >= 0) {
+            int rows, cols;
+
+            winched = 0;
+            tty_size(&rows, &cols);
+            send_to(tty_fd, json_pack("{s:{s:i s:i}}", "winsize", "rows",
+                                      rows, "cols", cols));
+        }
         /* Every node connects back at launch: one that has not within
          * MessageTimeout never will (its daemon died or the launch
          * failed), and srun must not wait for it forever. */
         int timeout = nconn < s->nodes ? connect_ms : -1;
         s->conns = conns;
         s->nconn = nconn;
-        int n = poll(pfd, (nfds_t)nconn + 1, timeout);
+        int n = poll(pfd, (nfds_t)nconn + 2, timeout);
+        if (stopped)
+            break; /* main() gives the allocation back: tasks end */
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -450,11 +502,14 @@ static int io_loop(struct srun *s, int lfd)
                 closed++;
             }
         }
+        if (pfd[nconn + 1].revents && tty_fd >= 0)
+            in_open = forward_stdin(tty_fd);
         if ((pfd[0].revents & POLLIN) && nconn < MAX_CONNS) {
             int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
             if (fd >= 0)
-                conns[nconn++] = (struct conn){fd, proto_decoder_create()};
+                conns[nconn++] = (struct conn){fd, proto_decoder_create(),
+                                               false};
         }
     }
     for (int i = 0; i < nconn; i++)
@@ -508,38 +563,113 @@ static int report(struct srun *s)
     return rc;
 }
 
+/* srun outside a job: an allocation exactly as salloc's (alloc.c), with
+ * the job's variables in the environment the step inherits.  Returns the
+ * job id, or 0 with *rc set. */
+static uint32_t allocate(struct sbatch_opts *o, int *rc)
+{
+    struct sbatch_error e = {0};
+    json_t *desc, *job;
+    uint32_t id;
+
+    o->submit_host = alloc_submit_host();
+    if (!(desc = sbatch_opts_job_desc(o, NULL, environ, &e))
+        || sbatch_req_finish(desc, time(NULL), &e) < 0) {
+        json_decref(desc);
+        *rc = report_opts(&e);
+        return 0;
+    }
+    if (!(job = alloc_create(o, desc, rc)))
+        return 0;
+    id = (uint32_t)json_integer_value(json_object_get(job, "job_id"));
+    alloc_set_env(o, job);
+    json_decref(job);
+    return id;
+}
+
+/* The raw wait status of the task with the highest exit code. */
+static int worst_status(const struct srun *s)
+{
+    int worst = 0;
+
+    for (int i = 0; i < s->ntask_total; i++)
+        if (task_code(s->tasks[i].status) > task_code(worst))
+            worst = s->tasks[i].status;
+    return worst;
+}
+
+static int run_step(struct srun *s, long job_id)
+{
+    int port, lfd, lost, rc;
+
+    lfd = listen_any(&port);
+    if (step_create(s, job_id, port) < 0) {
+        close(lfd);
+        return 1;
+    }
+    if (s->pty) {
+        struct sigaction sa = {.sa_handler = on_winch};
+
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGWINCH, &sa, NULL);
+        tty_make_raw();
+    }
+    lost = io_loop(s, lfd);
+    tty_restore();
+    close(lfd);
+    rc = report(s);
+    if (lost && !stopped) {
+        fprintf(stderr, "srun: error: %d task(s) lost\n", lost);
+        rc = rc ? rc : 1;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct srun s = {0};
+    struct sbatch_opts *o;
     const char *job = getenv("SLURM_JOB_ID");
-    int port, lfd, lost, rc;
+    uint32_t own = 0;
+    int rc;
 
-    parse_args(argc, argv, &s);
-    if (!s.mpi)
-        s.mpi = getenv("SLURM_MPI_TYPE");
-    if (s.mpi) {
-        int known = srun_mpi_check(s.mpi, stdout, stderr);
-
-        if (known != 0)
-            exit(known > 0 ? 0 : 1);
-        setenv("SLURM_MPI_TYPE", s.mpi, 1);
+    setvbuf(stderr, NULL, _IOLBF, 0);
+    if (!(o = sbatch_opts_create_cmd(stderr, SBATCH_CMD_SRUN)))
+        usage_error("getcwd failed");
+    if ((rc = parse_args(argc, argv, o, &s)) >= 0) {
+        sbatch_opts_destroy(o);
+        return rc;
     }
-    if (!job || !*job)
-        usage_error("srun outside a job allocation is not supported: "
-                    "SLURM_JOB_ID is not set (run it inside sbatch)");
     signal(SIGPIPE, SIG_IGN);
-    lfd = listen_any(&port);
-    step_create(&s, number(job, "SLURM_JOB_ID"), port);
-    lost = io_loop(&s, lfd);
-    close(lfd);
-    rc = report(&s);
-    if (lost) {
-        fprintf(stderr, "srun: error: %d task(s) lost\n", lost);
-        rc = rc ? rc : 1;
+    if (!job || !*job) {
+        struct sigaction sa = {.sa_handler = on_stop};
+
+        if (!(own = allocate(o, &rc))) {
+            sbatch_opts_destroy(o);
+            return rc;
+        }
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        rc = run_step(&s, own);
+        if (stopped) {
+            fprintf(stderr, "srun: Force Terminated JobId=%u\n", own);
+            rc = 128 + stopped;
+        }
+        alloc_release("srun", own,
+                      stopped                          ? stopped
+                      : rc && !worst_status(&s) ? 1 << 8
+                                                : worst_status(&s),
+                      false);
+    } else {
+        rc = run_step(&s, number(job, "SLURM_JOB_ID"));
     }
     for (int i = 0; i < s.ntask_total; i++)
         free(s.tasks[i].node);
     free(s.tasks);
+    free(s.argv);
     srun_fence_hub_destroy(s.fences);
+    sbatch_opts_destroy(o);
     return rc;
 }

@@ -53,8 +53,11 @@ typedef struct {
     X(DEPENDENCY, 2038, "Job dependency problem")                              \
     X(BATCH_ONLY, 2039, "Only batch jobs are accepted or processed")           \
     X(JOB_HELD, 2042, "Job is in held state, pending scheduler release")       \
+    X(INVALID_ACCOUNT, 2045, "Invalid account or account/partition combination specified") \
+    X(ACCOUNTING_POLICY, 2050, "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)") \
     X(INVALID_TIME_LIMIT, 2051, "Requested time limit is invalid (missing or exceeds some limit)") \
     X(INVALID_TIME_VALUE, 2054, "Invalid time specified")                      \
+    X(INVALID_QOS, 2066, "Invalid qos specification")                          \
     X(INVALID_GRES, 2072, "Invalid generic resource (gres) specification")     \
     X(JOB_NOT_PENDING, 2073, "Job is no longer pending execution")             \
     X(INVALID_ARRAY, 2081, "Invalid job array specification")                  \
@@ -62,6 +65,7 @@ typedef struct {
     X(JOB_NOT_FINISHED, 2088, "Job is not finished")                           \
     X(INVALID_NICE, 2123, "Invalid --nice value")                              \
     X(INVALID_TIME_MIN_LIMIT, 2124, "Invalid time-min specification (exceeds job's time or other limits)") \
+    X(DB_CONNECTION, 7000, "Unable to connect to database")                    \
     DRV_LOCAL_ERRORS(X)
 
 /* Drover's own codes, from DRV_LOCAL_ERRNO_BASE up: Slurm has no equivalent
@@ -71,7 +75,8 @@ typedef struct {
 #define DRV_LOCAL_ERRNO_BASE 20000
 #define DRV_LOCAL_ERRORS(X)                                                    \
     X(PROTOCOL_MALFORMED, 20000, "Protocol message malformed")                 \
-    X(JOURNAL_WRITE, 20001, "Unable to save job state, try again")
+    X(JOURNAL_WRITE, 20001, "Unable to save job state, try again")             \
+    X(ACCT_STORAGE, 20010, "Accounting database error")
 
 enum drv_errnum {
 #define X(name, num, msg) EDRV_##name = num,

@@ -30,6 +30,7 @@ enum key_type {
     KEY_CTLD_HOST, /* char *, "name" or "name(addr)"; the first line wins */
     KEY_AUTHINFO,  /* char *, socket= of "socket=PATH,ttl=60" */
     KEY_IGNORE,    /* a Slurm keyword we accept and do not use */
+    KEY_ENFORCE,   /* uint32_t enum conf_enforce, "associations,limits" */
 };
 
 struct conf_key {
@@ -58,6 +59,7 @@ static const struct conf_key conf_keys[] = {
     { "AccountingStorageType", KEY_STRING, FIELD(accounting_storage_type), NULL, 0 },
     { "AccountingStorageHost", KEY_STRING, FIELD(accounting_storage_host), NULL, 0 },
     { "AccountingStoragePort", KEY_PORT,   FIELD(accounting_storage_port), "6819", 0 },
+    { "AccountingStorageEnforce", KEY_ENFORCE, FIELD(accounting_storage_enforce), "none", 0 },
     { "SlurmUser",         KEY_STRING,    FIELD(slurm_user),         "root", 0 },
     { "StateSaveLocation", KEY_STRING,    FIELD(state_save_location), "/var/spool", 0 },
     { "SlurmdSpoolDir",    KEY_STRING,    FIELD(slurmd_spool_dir),   "/var/spool/slurmd", 0 },
@@ -85,7 +87,7 @@ static const struct conf_key conf_keys[] = {
     /* Accepted silently: plugins, accounting and policies Drover does not
      * have (yet), and keywords of older Slurm releases.
      */
-    IGNORED("AccountingStorageBackupHost"), IGNORED("AccountingStorageEnforce"),
+    IGNORED("AccountingStorageBackupHost"),
     IGNORED("AccountingStorageExternalHost"),
     IGNORED("AccountingStorageLoc"), IGNORED("AccountingStorageParameters"),
     IGNORED("AccountingStoragePass"),
@@ -215,7 +217,7 @@ static bool key_is_string(enum key_type t)
            || t == KEY_AUTHINFO;
 }
 
-static int set_string(char **field, const char *value, size_t n)
+int conf__set_string(char **field, const char *value, size_t n)
 {
     char *s = strndup(value, n);
 
@@ -226,7 +228,7 @@ static int set_string(char **field, const char *value, size_t n)
     return 0;
 }
 
-static const char *set_debug(char **field, const char *value)
+const char *conf__set_debug(char **field, const char *value)
 {
     uint32_t n;
 
@@ -238,7 +240,7 @@ static const char *set_debug(char **field, const char *value)
     for (size_t i = 0; i < sizeof(debug_levels) / sizeof(debug_levels[0]);
          i++)
         if (!strcasecmp(value, debug_levels[i]))
-            return set_string(field, debug_levels[i],
+            return conf__set_string(field, debug_levels[i],
                               strlen(debug_levels[i])) < 0 ? "" : NULL;
     return "not a log level";
 }
@@ -256,8 +258,10 @@ static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
         return NULL;
     if (n == 0 || (paren && (len - n < 3 || value[len - 1] != ')')))
         return "expected NAME or NAME(ADDRESS)";
-    if (set_string(&conf->ctld_host, value, n) < 0
-        || (paren && set_string(&conf->ctld_addr, paren + 1, len - n - 2) < 0))
+    if (conf__set_string(&conf->ctld_host, value, n) < 0
+        || (paren
+            && conf__set_string(&conf->ctld_addr, paren + 1, len - n - 2)
+                   < 0))
         return "";
     return NULL;
 }
@@ -265,19 +269,76 @@ static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
 /* AuthInfo=socket=/run/munge/munge.socket.2,ttl=60 (or, as old Slurm, a
  * bare socket path).
  */
-static const char *set_authinfo(char **field, const char *value)
+const char *conf__set_authinfo(char **field, const char *value)
 {
     const char *s = value;
 
     if (value[0] == '/')
-        return set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+        return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
     while (*s) {
         size_t n = strcspn(s, ",");
         if (!strncasecmp(s, "socket=", 7))
-            return set_string(field, s + 7, n - 7) < 0 ? "" : NULL;
+            return conf__set_string(field, s + 7, n - 7) < 0 ? "" : NULL;
         s += n + (s[n] == ',' ? 1 : 0);
     }
     return NULL;
+}
+
+/* AccountingStorageEnforce words in Slurm's print order, with the flags
+ * each sets (conf.h: enum conf_enforce). */
+static const struct {
+    const char *word;
+    uint32_t flag, sets;
+} enforce_words[] = {
+    { "associations", CONF_ENFORCE_ASSOCS, CONF_ENFORCE_ASSOCS },
+    { "limits", CONF_ENFORCE_LIMITS, CONF_ENFORCE_ASSOCS | CONF_ENFORCE_LIMITS },
+    { "nojobs", CONF_ENFORCE_NOJOBS, CONF_ENFORCE_NOJOBS | CONF_ENFORCE_NOSTEPS },
+    { "nosteps", CONF_ENFORCE_NOSTEPS, CONF_ENFORCE_NOSTEPS },
+    { "qos", CONF_ENFORCE_QOS, CONF_ENFORCE_ASSOCS | CONF_ENFORCE_QOS },
+    { "safe", CONF_ENFORCE_SAFE,
+      CONF_ENFORCE_ASSOCS | CONF_ENFORCE_LIMITS | CONF_ENFORCE_SAFE },
+    { "wckeys", CONF_ENFORCE_WCKEYS, CONF_ENFORCE_ASSOCS | CONF_ENFORCE_WCKEYS },
+    { "all", 0, CONF_ENFORCE_ASSOCS | CONF_ENFORCE_LIMITS | CONF_ENFORCE_QOS
+                    | CONF_ENFORCE_SAFE | CONF_ENFORCE_WCKEYS },
+    { "none", 0, 0 },
+};
+#define ENFORCE_WORD_COUNT (sizeof(enforce_words) / sizeof(enforce_words[0]))
+
+static const char *set_enforce(uint32_t *field, const char *value)
+{
+    uint32_t flags = 0;
+
+    while (*value) {
+        size_t n = strcspn(value, ","), i;
+        for (i = 0; i < ENFORCE_WORD_COUNT; i++)
+            if (strlen(enforce_words[i].word) == n
+                && !strncasecmp(value, enforce_words[i].word, n))
+                break;
+        if (i == ENFORCE_WORD_COUNT)
+            return "expected associations, limits, qos, safe, wckeys, "
+                   "nojobs, nosteps, all or none";
+        flags |= enforce_words[i].sets;
+        value += n + (value[n] == ',');
+    }
+    *field = flags;
+    return NULL;
+}
+
+char *conf_enforce_string(uint32_t flags, char *buf, size_t size)
+{
+    size_t len = 0;
+
+    if (!size)
+        return buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ENFORCE_WORD_COUNT; i++)
+        if (enforce_words[i].flag && (flags & enforce_words[i].flag))
+            len += (size_t)snprintf(buf + len, len < size ? size - len : 0,
+                                    "%s%s", len ? "," : "",
+                                    enforce_words[i].word);
+    if (!len)
+        snprintf(buf, size, "none");
+    return buf;
 }
 
 static const char *set_number(struct slurm_conf *conf,
@@ -321,15 +382,17 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
     }
     switch (k->type) {
     case KEY_STRING:
-        return set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+        return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
     case KEY_DEBUG:
-        return set_debug(field, value);
+        return conf__set_debug(field, value);
     case KEY_CTLD_HOST:
         return set_ctld_host(conf, value);
     case KEY_AUTHINFO:
-        return set_authinfo(field, value);
+        return conf__set_authinfo(field, value);
     case KEY_IGNORE:
         return NULL;
+    case KEY_ENFORCE:
+        return set_enforce((uint32_t *)field, value);
     default:
         return set_number(conf, k, value);
     }

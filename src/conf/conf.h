@@ -85,6 +85,19 @@ struct conf_partition {
     uint32_t priority_job_factor; /* PriorityJobFactor=, default 1 */
 };
 
+/* AccountingStorageEnforce= flags, as Slurm implies them: "limits", "qos",
+ * "safe" and "wckeys" each imply "associations"; "safe" implies "limits";
+ * "nojobs" implies "nosteps"; "all" is everything but nojobs/nosteps. */
+enum conf_enforce {
+    CONF_ENFORCE_ASSOCS = 1,
+    CONF_ENFORCE_LIMITS = 2,
+    CONF_ENFORCE_QOS = 4,
+    CONF_ENFORCE_SAFE = 8,
+    CONF_ENFORCE_WCKEYS = 16,
+    CONF_ENFORCE_NOJOBS = 32,
+    CONF_ENFORCE_NOSTEPS = 64,
+};
+
 struct slurm_conf {
     char *path;               /* the slurm.conf read */
     char *cluster_name;       /* ClusterName= */
@@ -98,6 +111,8 @@ struct slurm_conf {
     char *accounting_storage_host; /* AccountingStorageHost=, NULL = the
                                     * controller's host */
     uint16_t accounting_storage_port; /* AccountingStoragePort=, 6819 */
+    uint32_t accounting_storage_enforce; /* AccountingStorageEnforce=:
+                                          * enum conf_enforce bits, 0 */
     char *slurm_user;         /* SlurmUser=, "root" */
     char *state_save_location;/* StateSaveLocation=, "/var/spool" */
     char *slurmd_spool_dir;   /* SlurmdSpoolDir= (may contain %n),
@@ -169,5 +184,10 @@ char *conf_expand_node_path(const char *tmpl, const struct conf_node *node);
 
 /* NULL is a no-op.  errno is preserved. */
 void conf_destroy(struct slurm_conf *conf);
+
+/* AccountingStorageEnforce flags as `scontrol show config` prints them:
+ * "associations,limits,qos" (Slurm's order), "none" for 0.  Written into
+ * 'buf' (80 bytes are always enough); returns buf. */
+char *conf_enforce_string(uint32_t flags, char *buf, size_t size);
 
 #endif /* !DROVER_CONF_CONF_H */

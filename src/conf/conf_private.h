@@ -58,6 +58,13 @@ int conf__einval(drv_error_t *error, const char *fmt, ...)
 /* Say "out of memory" in 'error', set errno=ENOMEM, return -1. */
 int conf__enomem(drv_error_t *error);
 
+/* Setters shared with conf_dbd.c (conf.c).  Each returns NULL, or why the
+ * value is refused ("" for ENOMEM).  conf__set_string returns 0 or -1.
+ */
+int conf__set_string(char **field, const char *value, size_t n);
+const char *conf__set_debug(char **field, const char *value);
+const char *conf__set_authinfo(char **field, const char *value);
+
 /* Value parsers: 0, or -1 (the caller writes the message).  Numbers are
  * plain decimal with no sign.
  */

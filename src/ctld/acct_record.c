@@ -14,6 +14,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/job_info.h"
+#include "ctld/step.h"
 
 char *acct_tres_string(uint32_t cpus, uint64_t mem_mib, uint32_t nodes,
                        uint32_t gpus)
@@ -131,12 +132,26 @@ static void put_array(json_t *o, const struct job *job)
                         json_integer(task ? (json_int_t)job->array->task_id : -1));
 }
 
+/* The steps, and Slurm's DerivedExitCode: the highest exit of the srun
+ * steps (the batch step's is the job's own ExitCode). */
+static void put_steps(json_t *o, const struct job *job)
+{
+    json_t *steps = job_steps_to_json(job, false);
+    int derived = 0;
+
+    for (const struct job_step *s = job->steps; s; s = s->next)
+        if (s->id != STEP_ID_BATCH && s->end_time && s->exit_status > derived)
+            derived = s->exit_status;
+    json_object_set_new(o, "derived_exit_status", json_integer(derived));
+    json_object_set_new(o, "steps", steps ? steps : json_array());
+}
+
 json_t *acct_record_build(struct ctld *ctld, const struct job *job)
 {
     (void)ctld;
     json_t *o = json_pack(
         "{s:I s:I s:I s:I s:I s:s s:I s:s s:I s:s s:s s:s s:s s:s s:i s:I"
-        " s:I s:s s:s s:s s:s s:i}",
+        " s:I s:s s:s s:s s:s}",
         "job_id", (json_int_t)job->id, "submit_time",
         (json_int_t)job->submit_time, "eligible_time",
         (json_int_t)job->eligible_time, "start_time",
@@ -148,7 +163,9 @@ json_t *acct_record_build(struct ctld *ctld, const struct job *job)
         "account", job->account ? job->account : "", "qos",
         job->qos ? job->qos : "normal", "partition",
         job->partition ? job->partition : "", "state",
-        job_state_string(job->state), "exit_status", job->exit_status,
+        job_state_string(job->state), "exit_status",
+        /* Slurm records a timed-out job as 0:0 (its batch step 0:15) */
+        job->state == JOB_TIMEOUT ? 0 : job->exit_status,
         "time_limit_min",
         (json_int_t)(job->time_limit_s < 0 ? -1 : job->time_limit_s / 60),
         "priority", (json_int_t)job->priority, "reason",
@@ -156,8 +173,7 @@ json_t *acct_record_build(struct ctld *ctld, const struct job *job)
                                                     : JOB_REASON_NONE),
         "work_dir", job->work_dir ? job->work_dir : "", "comment",
         job->comment ? job->comment : "", "constraints",
-        job->place.features ? job->place.features : "",
-        "derived_exit_status", 0);
+        job->place.features ? job->place.features : "");
 
     if (!o) {
         errno = ENOMEM;
@@ -169,6 +185,6 @@ json_t *acct_record_build(struct ctld *ctld, const struct job *job)
     put_array(o, job);
     put_request(o, job);
     put_alloc(o, job);
-    json_object_set_new(o, "steps", json_array());
+    put_steps(o, job);
     return o;
 }

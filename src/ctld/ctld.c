@@ -17,7 +17,9 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/interactive.h"
 #include "ctld/job_info.h"
+#include "ctld/step.h"
 #include "proto/client.h"
 
 struct ack {
@@ -159,6 +161,8 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job)
     job->start_time = job->end_time = 0;
     job->exit_status = 0;
     job->eligible_time = ctld_now(ctld);
+    job_steps_destroy(job->steps); /* the next run has its own */
+    job->steps = NULL;
 }
 
 void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
@@ -187,6 +191,7 @@ void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
         if (!job->end_time || !job->cancel_requested)
             job->end_time = ctld_now(ctld);
         job->completing = false;
+        job_steps_end_all(job, job->end_time);
         log_info("JobId=%u done: %s status %d", job->id,
                  job_state_string(job->state), status);
     }
@@ -296,7 +301,10 @@ void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by)
     if (job->state == JOB_RUNNING) {
         job->cancel_requested = true;
         job->completing = true;
-        ctld_job_signal_node(ctld, job, SIGKILL, true);
+        if (job->interactive) /* no node reports its end */
+            interactive_end(ctld, job, SIGKILL, false);
+        else
+            ctld_job_signal_node(ctld, job, SIGKILL, true);
     }
     job->state = JOB_CANCELLED;
     ctld_journal_job(ctld, job, false);

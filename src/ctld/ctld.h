@@ -44,6 +44,8 @@ struct ctld {
     uid_t slurm_uid;
     time_t boot_time;
     bool sched_pending;
+    struct enforce *enforce;   /* AccountingStorageEnforce (enforce.h);
+                                * NULL = off */
 };
 
 /* Seconds since the epoch, read once per callback (style.md: time is a
@@ -125,10 +127,34 @@ uint32_t ctld_job_base_priority(const struct job *job);
  */
 void ctld_job_requeue(struct ctld *ctld, struct job *job);
 
+/* rpc_step_info.c: one node's step_complete report (docs/protocol.md)
+ * from node index 'node': usage folded into the step, which ends once
+ * every node reported; journaled.  Unknown jobs/steps and repeated
+ * reports are ignored (droverd resends until acknowledged). */
+void ctld_step_complete(struct ctld *ctld, json_t *report, long node);
+
+/* rpc_step_info.c: node 'node' registered, running the steps in
+ * 'running' ([{"job_id","step_id"}]).  A running srun step older than 5 s
+ * that still waits for this node's report but is not among them lost its
+ * tasks here (the node daemon restarted): it ends NODE_FAIL and its other
+ * nodes kill their tasks. */
+void ctld_steps_reconcile(struct ctld *ctld, long node, json_t *running,
+                          time_t now);
+
+/* rpc_step_info.c: the record of srun step 'step_id' of running 'job'
+ * (added to job->steps, borrowed) from step_create's 'body': named after
+ * argv[0]'s basename, with srun_host/srun_pid when given, on the first
+ * 'nodes' allocated nodes, all of which are to report. */
+struct job_step *ctld_step_record(struct ctld *ctld, struct job *job,
+                                  uint32_t step_id, json_t *body,
+                                  uint32_t nodes, uint32_t ntasks);
+
 /* Handler tables (rpc_job.c, rpc_node.c), concatenated by main.c. */
 extern const struct proto_handler rpc_job_handlers[];
 extern const struct proto_handler rpc_node_handlers[];
 extern const struct proto_handler rpc_config_handlers[]; /* rpc_config.c */
 extern const struct proto_handler rpc_step_handlers[]; /* rpc_step.c */
+/* step_info, step_cancel, step_complete (rpc_step_info.c) */
+extern const struct proto_handler rpc_step_info_handlers[];
 
 #endif /* !DROVER_CTLD_CTLD_H */

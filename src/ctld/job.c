@@ -16,6 +16,7 @@
 #include "ctld/array.h"
 #include "ctld/depend.h"
 #include "ctld/job.h"
+#include "ctld/step.h"
 
 static const struct {
     const char *name;
@@ -112,6 +113,7 @@ void job_destroy(struct job *job)
     json_decref(job->launch);
     job_array_destroy(job->array);
     job_depend_destroy(job->depend);
+    job_steps_destroy(job->steps);
     free(job);
 }
 
@@ -193,6 +195,8 @@ json_t *job_to_json(const struct job *job, const char *const *node_names,
     json_t *req = job_req_to_json(job);
     json_object_update(o, req);
     json_decref(req);
+    if (job->interactive)
+        json_object_set_new(o, "interactive", json_true());
     if (job->next_step_id)
         json_object_set_new(o, "next_step_id",
                             json_integer(job->next_step_id));
@@ -222,6 +226,8 @@ json_t *job_to_json(const struct job *job, const char *const *node_names,
                             json_loads(job->last_alloc_json, 0, NULL));
     array_to_json(job, o, flags & JOB_JSON_INFO);
     depend_to_json(job, o);
+    if (job->steps)
+        json_object_set_new(o, "steps", job_steps_to_json(job, true));
     /* Split-off array tasks share the master's script (array.h). */
     if ((flags & JOB_JSON_LAUNCH) && job->launch
         && !(job->array && job->array->job_id != job->id))
@@ -276,6 +282,7 @@ static const struct {
     {"time_limit_s", offsetof(struct job, time_limit_s), K_I64},
     {"exit_status", offsetof(struct job, exit_status), K_I32},
     {"requeue", offsetof(struct job, requeue), K_BOOL},
+    {"interactive", offsetof(struct job, interactive), K_BOOL},
     {"restarts", offsetof(struct job, restarts), K_U32},
     {"next_step_id", offsetof(struct job, next_step_id), K_U32},
     {"nodes_min", offsetof(struct job, req.min_nodes), K_U32},
@@ -489,6 +496,9 @@ int job_apply_json(struct job *job, json_t *o,
     job_place_apply_json(&job->place, o);
     array_apply_json(job, o);
     depend_apply_json(job, o);
+    if ((v = json_object_get(o, "steps"))
+        && job_steps_apply_json(job, v, error) < 0)
+        return -1;
     if ((v = json_object_get(o, "alloc")))
         return apply_alloc(job, v, node_index, arg, error);
     return 0;

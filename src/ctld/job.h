@@ -17,10 +17,12 @@
 
 #include "common/error.h"
 #include "ctld/job_place.h"
+#include "sched/limits.h"
 #include "sched/sched.h"
 
 struct job_array;
 struct job_depend;
+struct job_step;
 
 enum job_state {
     JOB_PENDING = 0,
@@ -50,13 +52,18 @@ enum job_state {
     X(NODE_DOWN, "NodeDown")                                                   \
     X(DEPENDENCY, "Dependency")                                                \
     X(DEP_NEVER, "DependencyNeverSatisfied")                                   \
-    X(ARRAY_TASK_LIMIT, "JobArrayTaskLimit")
+    X(ARRAY_TASK_LIMIT, "JobArrayTaskLimit")                                   \
+    LIMITS_REASONS(X) /* association/QOS limits, sched/limits.h */
 
 enum job_reason {
 #define X(name, text) JOB_REASON_##name,
     JOB_REASONS(X)
 #undef X
 };
+
+/* The job reason of limit 'r' (not LIMITS_OK): same order in both lists. */
+#define JOB_REASON_OF_LIMIT(r)                                                 \
+    ((enum job_reason)(JOB_REASON_QOS_GRP_JOBS + ((r) - LIMITS_QOS_GRP_JOBS)))
 
 struct job {
     uint32_t id;
@@ -96,8 +103,11 @@ struct job {
     char *last_alloc_json; /* compact JSON of the last allocation */
     int exit_status;       /* raw wait status */
     bool requeue;          /* --requeue (Slurm's default) */
+    bool interactive;      /* salloc/srun allocation: no batch script */
     uint32_t restarts;
     uint32_t next_step_id; /* srun: the id the next step gets */
+    struct job_step *steps; /* step.h: batch and srun steps, kept until
+                             * the job is purged */
     char *work_dir;
     char *std_out;
     char *std_err;

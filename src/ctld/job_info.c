@@ -15,6 +15,7 @@
 #include "ctld/depend.h"
 #include "ctld/job_info.h"
 #include "ctld/job_place.h"
+#include "ctld/step.h"
 
 static uint32_t job_node_count(const struct job *job)
 {
@@ -235,8 +236,7 @@ static void b_tres_per_node(struct info_ctx *c, json_t *o)
 
 static void b_batch_flag(struct info_ctx *c, json_t *o)
 {
-    (void)c;
-    json_object_set_new(o, "batch_flag", json_integer(1));
+    json_object_set_new(o, "batch_flag", json_integer(!c->job->interactive));
 }
 
 static void b_alloc(struct info_ctx *c, json_t *o)
@@ -299,6 +299,14 @@ static void b_last_alloc(struct info_ctx *c, json_t *o)
                             json_loads(c->job->last_alloc_json, 0, NULL));
 }
 
+static void b_steps(struct info_ctx *c, json_t *o)
+{
+    json_t *steps = job_steps_to_json(c->job, true);
+
+    if (steps)
+        json_object_set_new(o, "steps", steps);
+}
+
 /* The keys job_to_json() does not write as a plain field, with their
  * builders.  The first DERIVED_COUNT rows are the derived keys, in the
  * order the full answer adds them; the rest are groups job_to_json()
@@ -346,6 +354,7 @@ static const struct {
     {"signal_secs", b_place},
     {"signal_batch_only", b_place},
     {"open_mode", b_place},
+    {"steps", b_steps},
 };
 
 #define DERIVED_COUNT 13

@@ -21,6 +21,8 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/interactive.h"
+#include "ctld/enforce.h"
 #include "ctld/state.h"
 
 #define PERIODIC_MS 2000
@@ -139,6 +141,7 @@ static void periodic_cb(uv_timer_t *t)
             && now - n->last_seen > (time_t)ctld->conf->slurmd_timeout_s)
             node_lost(ctld, i);
     }
+    interactive_check_limits(ctld, now);
     state_purge_old_jobs(ctld, now);
     launch_store_sweep(ctld->launches);
     acct_periodic(ctld);
@@ -216,6 +219,12 @@ static void ctld_listen(struct ctld *ctld)
         || proto_server_register(ctld->server, rpc_step_handlers, ctld,
                                  &error)
                < 0
+        || proto_server_register(ctld->server, rpc_alloc_handlers, ctld,
+                                 &error)
+               < 0
+        || proto_server_register(ctld->server, rpc_step_info_handlers, ctld,
+                                 &error)
+               < 0
         || proto_server_listen(ctld->server, "0.0.0.0", ctld->conf->ctld_port,
                                &error)
                < 0)
@@ -249,6 +258,7 @@ static void ctld_fini(struct ctld *ctld)
     proto_server_destroy(ctld->server);
     acct_fini(ctld);
     daemon_close_loop(ctld->loop);
+    enforce_fini(ctld);
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         HASH_DEL(ctld->jobs, job);
@@ -264,6 +274,7 @@ int main(int argc, char **argv)
 {
     struct opts o = {0};
     struct ctld ctld = {0};
+    drv_error_t error = {0};
 
     parse_opts(argc, argv, &o);
     signal(SIGPIPE, SIG_IGN);
@@ -272,6 +283,8 @@ int main(int argc, char **argv)
     ctld_init(&ctld, &o);
     ctld_listen(&ctld);
     ctld_start_handles(&ctld);
+    if (enforce_init(&ctld, &error) < 0)
+        log_fatal("%s", error.text);
     daemon_write_pidfile(ctld.conf->ctld_pid_file);
     log_info("droverctld %s started on port %u", DROVER_VERSION,
              ctld.conf->ctld_port);

@@ -26,8 +26,11 @@ static void set_i(json_t *o, const char *key, json_int_t value)
 static json_t *config_values(const struct slurm_conf *c)
 {
     json_t *o = json_object();
+    char buf[80];
 
     set_s(o, "ClusterName", c->cluster_name);
+    set_s(o, "AccountingStorageEnforce",
+          conf_enforce_string(c->accounting_storage_enforce, buf, sizeof(buf)));
     set_s(o, "SlurmctldHost[0]", c->ctld_host);
     set_i(o, "SlurmctldPort", c->ctld_port);
     set_i(o, "SlurmdPort", c->slurmd_port);

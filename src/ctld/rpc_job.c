@@ -20,7 +20,9 @@
 #include "common/xalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/enforce.h"
 #include "ctld/depend.h"
+#include "ctld/interactive.h"
 #include "ctld/job_info.h"
 #include "ctld/job_update.h"
 #include "ctld/submit_check.h"
@@ -35,7 +37,7 @@ static const char *const submit_keys[] = {
     "req_nodes", "exc_nodes", "features", "begin_time", "time_min_s",
     "signal_num", "signal_secs", "signal_batch_only", "open_mode",
     "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", "account", "qos",
-    NULL,
+    "interactive", NULL,
 };
 
 static json_t *submit_fields(json_t *body)
@@ -107,6 +109,10 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
     json_t *env = json_object_get(body, "env");
     json_t *v;
 
+    if (job->interactive) { /* salloc/srun: nothing to launch */
+        job->requeue = false;
+        return 0;
+    }
     if (json_unpack(body, "{s:s}", "script", &script) < 0 || !*script) {
         errno = EDRV_JOB_SCRIPT_MISSING;
         return errprintf(error, "no batch script");
@@ -271,7 +277,8 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     if (submit_owner(job, body, req, &error) < 0
         || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
         || submit_check_values(job, body, req, &error) < 0
-        || depend_array_submit(ctld, job, body, &error) < 0)
+        || depend_array_submit(ctld, job, body, &error) < 0
+        || enforce_submit(ctld, job, &error) < 0)
         goto error;
     store_launch(ctld, job);
     if (json_is_true(json_object_get(body, "test_only"))) {
@@ -296,6 +303,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     if (job->depend && job->depend->list && job->eligible_time <= now)
         job->eligible_time = 0; /* Slurm: EligibleTime=Unknown */
     HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
+    enforce_job_added(ctld, job);
     json_decref(fields);
     ctld_journal_job(ctld, job, true);
     log_info("_slurm_rpc_submit_batch_job: JobId=%u InitPrio=%u", job->id,

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
 
 static void respond(proto_req_t *req, json_t *body, const char *what)
 {
@@ -203,14 +204,19 @@ static void complete_one(struct ctld *ctld, json_t *c, long node)
 {
     json_int_t id = 0;
     int status = 0, timed_out = 0;
+    struct job_step *batch;
     struct job *job;
 
     if (json_unpack(c, "{s:I s?i s?b}", "job_id", &id, "status", &status,
                     "timed_out", &timed_out)
         < 0)
         return;
-    if ((job = job_on_node(ctld, id, node)))
-        ctld_job_finished(ctld, job, status, timed_out, false);
+    if (!(job = job_on_node(ctld, id, node)))
+        return;
+    if ((batch = job_step_find(job, STEP_ID_BATCH))
+        && job_step_node_reported(batch, ctld->nodes->names[node]))
+        job_step_add_usage(batch, ctld->nodes->names[node], c);
+    ctld_job_finished(ctld, job, status, timed_out, false);
 }
 
 /* Jobs the controller believes run on 'node' that the node does not
@@ -225,7 +231,7 @@ static void reconcile(struct ctld *ctld, long node, json_t *running,
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         bool seen = false;
         if (!job->alloc || (long)job->alloc->node_idx[0] != node
-            || now - job->start_time < 5)
+            || now - job->start_time < 5 || job->interactive)
             continue;
         json_array_foreach(running, i, v) {
             if (json_integer_value(json_object_get(v, "job_id")) == job->id)
@@ -287,7 +293,14 @@ static void rpc_node_register(proto_req_t *req, void *arg)
     }
     node_table_update_avail(ctld->nodes, (size_t)idx);
     done = json_object_get(body, "done");
-    json_array_foreach(done, i, c) complete_one(ctld, c, idx);
+    json_array_foreach(done, i, c) {
+        if (json_object_get(c, "step_id"))
+            ctld_step_complete(ctld, c, idx);
+        else
+            complete_one(ctld, c, idx);
+    }
+    if ((running = json_object_get(body, "steps")))
+        ctld_steps_reconcile(ctld, idx, running, now);
     if ((running = json_object_get(body, "jobs")))
         reconcile(ctld, idx, running, now);
     ctld_respond_durable(ctld, req, NULL);

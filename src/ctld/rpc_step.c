@@ -15,9 +15,11 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
 #include "proto/client.h"
 
 struct step_ctx {
+    struct ctld *ctld;
     proto_req_t *req;
     uint32_t job_id;
     uint32_t step_id;
@@ -43,12 +45,33 @@ static void step_answer(struct step_ctx *sc)
     free(sc);
 }
 
+/* A node that could not launch its part reports it failed (status 1), so
+ * the step record still ends. */
+static void launch_failed(struct step_ctx *sc, long node)
+{
+    json_t *report = json_pack("{s:I s:I s:i}", "job_id",
+                               (json_int_t)sc->job_id, "step_id",
+                               (json_int_t)sc->step_id, "status", 1 << 8);
+
+    ctld_step_complete(sc->ctld, report, node);
+    json_decref(report);
+}
+
+struct launch_arg {
+    struct step_ctx *sc;
+    long node;
+};
+
 static void launch_done(int errnum, const char *errstr, json_t *resp,
                         void *arg)
 {
-    struct step_ctx *sc = arg;
+    struct launch_arg *la = arg;
+    struct step_ctx *sc = la->sc;
 
     (void)resp;
+    if (errnum)
+        launch_failed(sc, la->node);
+    free(la);
     if (errnum && !sc->errnum) {
         sc->errnum = errnum;
         sc->errstr = xstrdup(errstr && *errstr ? errstr : NULL);
@@ -134,6 +157,14 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
         json_object_set(o, "mpi", json_object_get(body, "mpi"));
     free(nodes);
     free(tpn);
+    /* srun --pty: passed on as given (docs/protocol.md step_launch). */
+    if (json_is_true(json_object_get(body, "pty"))) {
+        json_object_set_new(o, "pty", json_true());
+        json_object_set_new(o, "pty_rows", json_integer(json_integer_value(
+            json_object_get(body, "pty_rows"))));
+        json_object_set_new(o, "pty_cols", json_integer(json_integer_value(
+            json_object_get(body, "pty_cols"))));
+    }
     return o;
 }
 
@@ -148,19 +179,22 @@ static void send_launches(struct ctld *ctld, struct job *job,
         const struct conf_node *cn =
             ctld->nodes->info[job->alloc->node_idx[i]].conf;
         json_t *o = json_deep_copy(base), *ranks = json_array();
+        struct launch_arg *la = xzalloc(sizeof(*la));
 
         for (uint32_t t = 0; t < tasks[i]; t++)
             json_array_append_new(ranks, json_integer(rank++));
         json_object_set_new(o, "ranks", ranks);
+        la->sc = sc;
+        la->node = (long)job->alloc->node_idx[i];
         json_object_set_new(o, "node_index", json_integer(i));
         if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                              "step_launch", o,
                              (int)ctld->conf->msg_timeout_s * 1000,
-                             launch_done, sc)
+                             launch_done, la)
             < 0) {
             log_err("StepId=%u.%u: step_launch to %s", job->id, sc->step_id,
                     cn->name);
-            launch_done(errno, NULL, NULL, sc);
+            launch_done(errno, NULL, NULL, la);
         }
     }
 }
@@ -247,9 +281,11 @@ static void rpc_step_create(proto_req_t *req, void *arg)
         free(sc);
         return;
     }
+    sc->ctld = ctld;
     sc->req = req;
     sc->job_id = job->id;
     sc->step_id = job->next_step_id++;
+    ctld_step_record(ctld, job, sc->step_id, body, sc->nodes, sc->ntasks);
     ctld_journal_job(ctld, job, false);
     tasks = xzalloc(sizeof(*tasks) * sc->nodes);
     layout(job, sc->nodes, sc->ntasks, tasks);

@@ -16,7 +16,9 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/enforce.h"
 #include "ctld/job_info.h"
+#include "ctld/step.h"
 #include "ctld/submit_check.h"
 #include "proto/client.h"
 
@@ -121,6 +123,22 @@ static void launch(struct ctld *ctld, struct job *job)
     }
 }
 
+/* The batch step: the script, one task on the first node. */
+static void batch_step_start(struct ctld *ctld, struct job *job, time_t now)
+{
+    const struct sched_alloc *a = job->alloc;
+    struct job_step *s = job_step_create(
+        STEP_ID_BATCH, "batch", ctld->nodes->names[a->node_idx[0]], now);
+
+    s->nnodes = s->ntasks = 1;
+    s->ncpus = a->cpus[0];
+    s->alloc_tres = a->mem_mib[0]
+                        ? xasprintf("cpu=%u,mem=%lluM,node=1", a->cpus[0],
+                                    (unsigned long long)a->mem_mib[0])
+                        : xasprintf("cpu=%u,node=1", a->cpus[0]);
+    job_step_add(job, s);
+}
+
 static void job_start(struct ctld *ctld, struct job *job,
                       struct sched_alloc *alloc, time_t now)
 {
@@ -136,12 +154,16 @@ static void job_start(struct ctld *ctld, struct job *job,
     job->nodes = node_table_alloc_hostlist(ctld->nodes, alloc);
     log_info("sched: Allocate JobId=%u NodeList=%s #CPUs=%u", job->id,
              job->nodes, alloc->cpus[0]);
+    batch_step_start(ctld, job, now);
     ctld_journal_job(ctld, job, false);
-    launch(ctld, job);
+    if (!job->interactive) /* salloc/srun: the allocation is all */
+        launch(ctld, job);
 }
 
+/* 'held': the limit that held the job back (SCHED_REASON_LIMIT). */
 static void apply_decision(struct ctld *ctld, struct job *job,
-                           struct sched_decision *d, time_t now)
+                           struct sched_decision *d, enum job_reason held,
+                           time_t now)
 {
     switch (d->action) {
     case SCHED_ACT_START:
@@ -154,6 +176,13 @@ static void apply_decision(struct ctld *ctld, struct job *job,
     case SCHED_ACT_WAIT:
         if (job->state != JOB_PENDING)
             break; /* an array's last task started by an earlier entry */
+        if (d->reason == SCHED_REASON_LIMIT) {
+            job->reason = held;
+            job->sched_start_time = 0;
+            free(job->sched_nodes);
+            job->sched_nodes = NULL;
+            break;
+        }
         job->sched_start_time = d->start_time > 0 ? (time_t)d->start_time : 0;
         free(job->sched_nodes);
         job->sched_nodes = d->alloc ? node_table_alloc_hostlist(ctld->nodes,
@@ -244,6 +273,8 @@ void scheduler_run(struct ctld *ctld)
     struct job **pend;
     struct sched_job *run, *pj;
     struct sched_decision *dec;
+    struct sched_pass_opts opts = SCHED_PASS_OPTS_DEFAULT;
+    struct enforce_pass gate;
     size_t np, nr;
 
     collect(ctld, now, &pend, &np, &run, &nr);
@@ -263,15 +294,23 @@ void scheduler_run(struct ctld *ctld)
             .time_limit_s = pend[i]->time_limit_s,
         };
     }
+    if (np && enforce_pass_begin(ctld, &gate, pend, np)) {
+        opts.admit = enforce_admit;
+        opts.started = enforce_started;
+        opts.gate_arg = &gate;
+    }
     if (np && sched_pass(ctld->nodes->sched, ctld->nodes->count, run, nr, pj,
-                         np, now, NULL, dec)
+                         np, now, &opts, dec)
                   < 0) {
         log_err("sched: pass failed");
     } else {
         for (size_t i = 0; i < np; i++)
-            apply_decision(ctld, pend[i], &dec[i], now);
+            apply_decision(ctld, pend[i], &dec[i],
+                           gate.held ? gate.held[i] : JOB_REASON_NONE, now);
         sched_decisions_clear(dec, np);
     }
+    if (np)
+        enforce_pass_end(&gate);
     free(dec);
     free(pj);
     free(run);

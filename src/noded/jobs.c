@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -132,11 +133,14 @@ static void spool_remove(struct noded *nd, uint32_t id)
     free(dir);
 }
 
-static void job_ended(struct noded *nd, struct nd_job *job, int status)
+static void job_ended(struct noded *nd, struct nd_job *job, int status,
+                      const struct rusage *ru)
 {
     json_t *c = json_pack("{s:s s:I s:i s:b}", "node", nd->node->name,
                           "job_id", (json_int_t)job->id, "status", status,
                           "timed_out", job->timed_out);
+
+    usage_to_json(ru, 0, c);
 
     log_info("JobId=%u: batch script exited, status %d%s", job->id, status,
              job->timed_out ? " (time limit)" : "");
@@ -155,20 +159,33 @@ void jobs_sigchld_cb(uv_signal_t *h, int signo)
 {
     struct noded *nd = h->data;
     struct nd_job *job, *tmp;
+    struct rusage ru;
     int status;
     pid_t pid;
 
     (void)signo;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        if (step_reaped(nd, pid, status))
+    while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
+        if (step_reaped(nd, pid, status, &ru))
             continue;
         HASH_ITER(hh, nd->jobs, job, tmp) {
             if (job->pid == pid) {
-                job_ended(nd, job, status);
+                job_ended(nd, job, status, &ru);
                 break;
             }
         }
     }
+}
+
+void usage_to_json(const struct rusage *ru, int task, json_t *o)
+{
+    json_object_set_new(o, "max_rss_kib", json_integer(ru->ru_maxrss));
+    json_object_set_new(o, "max_rss_task", json_integer(task));
+    json_object_set_new(o, "user_cpu_us",
+                        json_integer((json_int_t)ru->ru_utime.tv_sec * 1000000
+                                     + ru->ru_utime.tv_usec));
+    json_object_set_new(o, "sys_cpu_us",
+                        json_integer((json_int_t)ru->ru_stime.tv_sec * 1000000
+                                     + ru->ru_stime.tv_usec));
 }
 
 void jobs_forget_all(struct noded *nd)

@@ -82,10 +82,27 @@ int child_become_user(const char *user, uid_t uid, gid_t gid);
  * srun; returns 0, or -1 with 'error' set.  step_reaped() takes a child's
  * exit status; false when 'pid' is no step task.
  */
+struct rusage;
 int step_launch(struct noded *nd, json_t *body, drv_error_t *error);
-bool step_reaped(struct noded *nd, pid_t pid, int status);
+/* 'ru' is the task's wait4() usage (borrowed).  When every task of the
+ * step on this node has ended (and its output reached srun), the step's
+ * report goes to the controller as step_complete: max status, the
+ * largest ru_maxrss with its rank, summed user and system CPU time, and
+ * "cancelled" when droverd killed the tasks (step_signal_job(),
+ * step_signal() with 'cancelled'). */
+bool step_reaped(struct noded *nd, pid_t pid, int status,
+                 const struct rusage *ru);
+/* Send 'signo' to the live tasks of step 'step_id' of job 'job_id'; with
+ * 'cancelled', srun is told first, as Slurm's slurmstepd says it ("***
+ * STEP J.S ON node CANCELLED AT time ***").  Returns how many tasks. */
+int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
+                int signo, bool cancelled);
+/* [{"job_id","step_id"}] of the steps with tasks still running here, for
+ * registration.  New reference. */
+json_t *step_running(struct noded *nd);
 /* Send 'signo' to every live task of job 'job_id's steps on this node
- * (each task leads its own process group).  Returns how many. */
+ * (each task leads its own process group).  SIGTERM and SIGKILL end the
+ * steps for their job: their reports say "cancelled".  Returns how many. */
 int step_signal_job(struct noded *nd, uint32_t job_id, int signo);
 
 /* jobs.c */
@@ -101,12 +118,17 @@ void jobs_terminate(struct noded *nd, struct nd_job *job);
 /* Drop every job record at shutdown (the jobs keep running; the handles
  * must be closed already). */
 void jobs_forget_all(struct noded *nd);
+/* Put a process's usage in 'o' as the controller's reports carry it:
+ * max_rss_kib (ru_maxrss), max_rss_task ('task'), user_cpu_us,
+ * sys_cpu_us. */
+void usage_to_json(const struct rusage *ru, int task, json_t *o);
 /* Reap children (SIGCHLD handler). */
 void jobs_sigchld_cb(uv_signal_t *h, int signo);
 
 /* register.c */
 void register_start(struct noded *nd);
-/* Send a completion now; it stays in nd->done until acknowledged. */
+/* Send a completion now; it stays in nd->done until acknowledged.  One
+ * with "step_id" goes as step_complete, else as job_complete. */
 void register_completion(struct noded *nd, json_t *completion);
 
 /* rpc.c */

@@ -95,9 +95,10 @@ static void register_send(struct noded *nd)
     cc->nd = nd;
     cc->sent = json_copy(nd->done);
     os_string(os, sizeof(os));
-    body = json_pack("{s:s s:I s:o s:O s:s}", "node", nd->node->name,
+    body = json_pack("{s:s s:I s:o s:o s:O s:s}", "node", nd->node->name,
                      "start_time", (json_int_t)nd->start_time, "jobs",
-                     running_jobs(nd), "done", cc->sent, "os", os);
+                     running_jobs(nd), "steps", step_running(nd), "done",
+                     cc->sent, "os", os);
     nd->register_in_flight = true;
     if (proto_call_async(nd->loop, nd->conf->ctld_addr, nd->conf->ctld_port,
                          nd->auth, "node_register", body,
@@ -129,7 +130,7 @@ static void completion_done(int errnum, const char *errstr, json_t *resp,
 
     (void)resp;
     if (errnum)
-        log_verbose("job_complete not delivered (%s); will retry",
+        log_verbose("completion not delivered (%s); will retry",
                     errstr ? errstr : drv_strerror(errnum));
     else
         forget_done(cc->nd, cc->sent);
@@ -145,7 +146,11 @@ void register_completion(struct noded *nd, json_t *completion)
     cc->nd = nd;
     cc->sent = json_pack("[O]", completion);
     if (proto_call_async(nd->loop, nd->conf->ctld_addr, nd->conf->ctld_port,
-                         nd->auth, "job_complete", completion,
+                         nd->auth,
+                         json_object_get(completion, "step_id")
+                             ? "step_complete"
+                             : "job_complete",
+                         completion,
                          (int)nd->conf->msg_timeout_s * 1000, completion_done,
                          cc)
         < 0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * rpc.c - what the node daemon answers: ping, batch_launch, job_signal,
- * job_limit, step_launch
+ * job_limit, step_launch, step_signal
  *
  * Launch and signal come only from the controller (role daemon: root or
  * SlurmUser, from the MUNGE credential).
@@ -110,7 +110,35 @@ static void rpc_step_launch(proto_req_t *req, void *arg)
         log_err("step_launch: responding");
 }
 
+/* Signal one step's tasks here (scancel N.S).  The batch step is the
+ * batch script's process group. */
+static void rpc_step_signal(proto_req_t *req, void *arg)
+{
+    struct noded *nd = arg;
+    json_int_t id = 0, step = 0;
+    int signo = SIGKILL, cancelled = 0;
+    struct nd_job *job;
+
+    if (json_unpack(proto_req_body(req), "{s:I s:I s?i s?b}", "job_id", &id,
+                    "step_id", &step, "signal", &signo, "cancelled",
+                    &cancelled)
+        < 0) {
+        proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
+        return;
+    }
+    if (step == 0xfffffffb && (job = jobs_find(nd, (uint32_t)id))) {
+        if (killpg(job->pid, signo) < 0)
+            log_err("JobId=%u: signal %d", job->id, signo);
+    } else if (!step_signal(nd, (uint32_t)id, (uint32_t)step, signo,
+                            cancelled)) {
+        proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
+        return;
+    }
+    proto_respond(req, NULL);
+}
+
 const struct proto_handler noded_handlers[] = {
+    {"step_signal", rpc_step_signal, PROTO_ROLE_DAEMON},
     {"step_launch", rpc_step_launch, PROTO_ROLE_DAEMON},
     {"job_limit", rpc_job_limit, PROTO_ROLE_DAEMON},
     {"ping", rpc_ping, PROTO_ROLE_USER},

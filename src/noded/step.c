@@ -2,12 +2,19 @@
  *
  * step.c - the tasks of a job step (srun) on this node
  *
+ * Once every task has ended, the node's part of the step is reported to
+ * the controller (step_complete, resent until acknowledged: register.c)
+ * with the tasks' highest wait status and their wait4() usage.
+ *
  * step_launch forks one process per rank given, as the job's user, with
  * stdout and stderr on pipes, and connects to srun's I/O port.  Output
  * goes to srun as frames {"task","stream","data" (base64)}; once a task
  * has exited and both its pipes reached EOF, {"task","exit","node"}.
  * When every task has reported, the connection is shut down and the step
- * record freed.
+ * record freed.  The first frame is {"node","ranks"} (which ranks run
+ * here).  With "pty" (srun --pty) rank 0 runs on a pseudo-terminal whose
+ * master is its output stream; srun's {"stdin"}, {"stdin_eof"} and
+ * {"winsize"} frames on the same connection feed it (docs/protocol.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +22,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
+#include <pty.h>
 
 #include "common/base64.h"
 #include "common/log.h"
+#include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
 #include "noded/mpi_pmix.h"
@@ -32,6 +45,7 @@ struct step_task {
     bool reaped;
     int open_pipes;
     bool reported;
+    struct rusage ru; /* from wait4() */
     uv_pipe_t out;
     uv_pipe_t err;
 };
@@ -46,9 +60,12 @@ struct nd_step {
     bool connected;
     bool io_failed;
     bool finishing;
+    bool pty;          /* srun --pty: rank 0 on a pseudo-terminal */
+    struct step_task *tty_task; /* that task, while its terminal is open */
+    proto_decoder_t *dec; /* frames from srun */
+    bool killed;       /* ended for its job or by scancel: "cancelled" */
     struct step_task *tasks;
     struct nd_pmix_ns *pmix;  /* --mpi=pmix: the step's PMIx namespace */
-    proto_decoder_t *dec;     /* frames from srun (PMIx fences) */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
     uv_shutdown_t shutdown_req;
@@ -129,6 +146,47 @@ static void finish(struct nd_step *st)
         uv_close((uv_handle_t *)&st->tcp, handle_closed);
 }
 
+static int64_t tv_us(struct timeval tv)
+{
+    return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+/* The node's report of the step: max status, largest RSS and its rank,
+ * summed CPU times. */
+static void report_step(struct nd_step *st)
+{
+    json_t *c = json_pack("{s:s s:I s:I}", "node", st->nd->node->name,
+                          "job_id", (json_int_t)st->job_id, "step_id",
+                          (json_int_t)st->step_id);
+    struct rusage sum = {0};
+    int status = 0, task = -1;
+
+    for (size_t i = 0; i < st->ntasks; i++) {
+        const struct step_task *t = &st->tasks[i];
+
+        if (t->status > status)
+            status = t->status;
+        if (task < 0 || t->ru.ru_maxrss > sum.ru_maxrss) {
+            sum.ru_maxrss = t->ru.ru_maxrss;
+            task = t->rank;
+        }
+        sum.ru_utime.tv_sec += t->ru.ru_utime.tv_sec;
+        sum.ru_utime.tv_usec += t->ru.ru_utime.tv_usec;
+        sum.ru_stime.tv_sec += t->ru.ru_stime.tv_sec;
+        sum.ru_stime.tv_usec += t->ru.ru_stime.tv_usec;
+    }
+    usage_to_json(&sum, task, c);
+    json_object_set_new(c, "status", json_integer(status));
+    if (st->killed)
+        json_object_set_new(c, "cancelled", json_true());
+    log_info("StepId=%u.%u: tasks done, status %d, max RSS %lld KiB, "
+             "CPU %lld+%lld us",
+             st->job_id, st->step_id, status, (long long)sum.ru_maxrss,
+             (long long)tv_us(sum.ru_utime), (long long)tv_us(sum.ru_stime));
+    register_completion(st->nd, c);
+    json_decref(c);
+}
+
 static void task_check(struct step_task *t)
 {
     struct nd_step *st = t->st;
@@ -138,7 +196,8 @@ static void task_check(struct step_task *t)
     t->reported = true;
     send_frame(st, json_pack("{s:i s:i s:s}", "task", t->rank, "exit",
                              t->status, "node", st->nd->node->name));
-    st->remaining--;
+    if (--st->remaining == 0)
+        report_step(st);
     finish(st);
 }
 
@@ -185,8 +244,55 @@ static void kill_tasks(struct nd_step *st, int signo)
             killpg(st->tasks[i].pid, signo);
 }
 
-/* Frames from srun: answers to PMIx fences, and a step abort. */
-static void srun_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+static void tty_write(struct step_task *t, const char *data, size_t len)
+{
+    uv_write_t *w = xzalloc(sizeof(*w));
+    uv_buf_t buf;
+
+    w->data = xzalloc(len + 1);
+    memcpy(w->data, data, len);
+    buf = uv_buf_init(w->data, (unsigned)len);
+    if (uv_write(w, (uv_stream_t *)&t->out, &buf, 1, write_done) < 0) {
+        free(w->data);
+        free(w);
+    }
+}
+
+/* One frame from srun for the terminal of rank 0. */
+static void tty_frame(struct nd_step *st, json_t *m)
+{
+    struct step_task *t = st->tty_task;
+    const char *data = json_string_value(json_object_get(m, "stdin"));
+    json_t *ws = json_object_get(m, "winsize");
+    uv_os_fd_t fd;
+
+    if (!t || t->open_pipes == 0)
+        return;
+    if (data) {
+        size_t len;
+        unsigned char *bytes = base64_decode(data, &len);
+
+        if (bytes && len)
+            tty_write(t, (char *)bytes, len);
+        free(bytes);
+    } else if (json_is_true(json_object_get(m, "stdin_eof"))) {
+        tty_write(t, "\x04", 1); /* the terminal's EOF character */
+    } else if (json_is_object(ws)
+               && uv_fileno((uv_handle_t *)&t->out, &fd) == 0) {
+        struct winsize w = {
+            .ws_row = (unsigned short)json_integer_value(
+                json_object_get(ws, "rows")),
+            .ws_col = (unsigned short)json_integer_value(
+                json_object_get(ws, "cols")),
+        };
+        ioctl(fd, TIOCSWINSZ, &w);
+    }
+}
+
+/* srun's side of the I/O connection (--pty, --mpi=pmix): terminal
+ * input, PMIx fence answers, a step abort.  When srun goes away the
+ * terminal is hung up, as a terminal's is, and PMIx fences fail. */
+static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     struct nd_step *st = s->data;
     json_t *m;
@@ -195,14 +301,18 @@ static void srun_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         while ((m = proto_decoder_next(st->dec, NULL))) {
             if (json_object_get(m, "abort"))
                 kill_tasks(st, SIGKILL);
-            else if (st->pmix)
+            else if (json_object_get(m, "fence") && st->pmix)
                 nd_pmix_ns_frame(st->pmix, m);
+            else
+                tty_frame(st, m);
             json_decref(m);
         }
-    } else if (n < 0 || n > 0) {
+    } else if (n < 0) {
         uv_read_stop(s);
         if (st->pmix)
             nd_pmix_ns_lost(st->pmix);
+        if (st->tty_task && !st->tty_task->reaped && st->tty_task->pid > 0)
+            killpg(st->tty_task->pid, SIGHUP);
     }
     free(buf->base);
 }
@@ -211,10 +321,6 @@ static void connect_cb(uv_connect_t *req, int status)
 {
     struct nd_step *st = req->data;
 
-    if (status == 0 && st->pmix) {
-        st->dec = proto_decoder_create();
-        uv_read_start((uv_stream_t *)&st->tcp, alloc_cb, srun_read_cb);
-    }
     if (status < 0) {
         if (st->pmix)
             nd_pmix_ns_lost(st->pmix);
@@ -224,6 +330,8 @@ static void connect_cb(uv_connect_t *req, int status)
         kill_tasks(st, SIGKILL);
     }
     st->connected = true;
+    if (status >= 0 && (st->pty || st->pmix))
+        uv_read_start((uv_stream_t *)&st->tcp, alloc_cb, io_read_cb);
     finish(st);
 }
 
@@ -233,7 +341,7 @@ static const char *const task_vars[] = {
     "SLURM_STEP_ID=", "SLURM_STEPID=", "SLURM_PROCID=", "SLURM_LOCALID=",
     "SLURM_NODEID=", "SLURM_STEP_NODELIST=", "SLURM_STEP_NUM_TASKS=",
     "SLURM_STEP_NUM_NODES=", "SLURM_STEP_TASKS_PER_NODE=",
-    "SLURMD_NODENAME=", NULL,
+    "SLURMD_NODENAME=", "SLURM_CONF=", NULL,
 };
 
 static bool is_task_var(const char *kv)
@@ -258,7 +366,7 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
                        int local)
 {
     json_t *env = json_object_get(d->body, "env"), *v;
-    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 12));
+    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 13));
     size_t i, n = 0;
 
     json_array_foreach(env, i, v) {
@@ -276,6 +384,8 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
     e[n++] = xasprintf("SLURM_STEP_NUM_NODES=%lld", (long long)d->num_nodes);
     e[n++] = xasprintf("SLURM_STEP_TASKS_PER_NODE=%s", d->tasks_per_node);
     e[n++] = xasprintf("SLURMD_NODENAME=%s", nd->node->name);
+    if (nd->conf->path) /* as in a batch job (launch_env.c) */
+        e[n++] = xasprintf("SLURM_CONF=%s", nd->conf->path);
     return e;
 }
 
@@ -296,12 +406,15 @@ static void free_strv(char **v)
     free(v);
 }
 
-static void task_child(const struct step_desc *d, int out, int err,
-                       char **argv, char **envp)
+/* 'in' -1: /dev/null; 'ctty': 'in' is a terminal to make ours. */
+static void task_child(const struct step_desc *d, int in, int out, int err,
+                       bool ctty, char **argv, char **envp)
 {
-    int null = open("/dev/null", O_RDONLY);
+    int null = in >= 0 ? in : open("/dev/null", O_RDONLY);
 
     child_reset();
+    if (ctty && ioctl(in, TIOCSCTTY, 0) < 0)
+        dprintf(err, "droverd: step task: TIOCSCTTY: %s\n", strerror(errno));
     if (child_become_user(d->user, (uid_t)d->uid, (gid_t)d->gid) < 0) {
         dprintf(err, "droverd: step task: setting user: %s\n",
                 strerror(errno));
@@ -351,7 +464,7 @@ static int start_task(struct nd_step *st, const struct step_desc *d,
         nd_pmix_ns_fork_env(st->pmix, t->rank, &envp);
     t->st = st;
     if ((t->pid = fork()) == 0)
-        task_child(d, out[1], err[1], argv, envp);
+        task_child(d, -1, out[1], err[1], false, argv, envp);
     free_strv(envp);
     close(out[1]);
     close(err[1]);
@@ -362,6 +475,43 @@ static int start_task(struct nd_step *st, const struct step_desc *d,
     }
     watch_pipe(t, &t->out, out[0]);
     watch_pipe(t, &t->err, err[0]);
+    return 0;
+}
+
+/* srun --pty: rank 0 with a pseudo-terminal as stdin, stdout and stderr
+ * and as its controlling terminal; the master is its output stream. */
+static int start_tty_task(struct nd_step *st, const struct step_desc *d,
+                          struct step_task *t, int local, char **argv)
+{
+    json_t *b = d->body;
+    struct winsize ws = {
+        .ws_row = (unsigned short)json_integer_value(
+            json_object_get(b, "pty_rows")),
+        .ws_col = (unsigned short)json_integer_value(
+            json_object_get(b, "pty_cols")),
+    };
+    int master, slave;
+    char **envp;
+
+    if (!ws.ws_row || !ws.ws_col)
+        ws = (struct winsize){.ws_row = 24, .ws_col = 80};
+    if (openpty(&master, &slave, NULL, NULL, &ws) < 0)
+        return -1;
+    fcntl(master, F_SETFD, FD_CLOEXEC);
+    if (fchown(slave, (uid_t)d->uid, (gid_t)d->gid) < 0)
+        log_err("StepId=%u.%u: pty owner", st->job_id, st->step_id);
+    envp = task_env(d, st->nd, t->rank, local);
+    t->st = st;
+    if ((t->pid = fork()) == 0)
+        task_child(d, slave, slave, slave, true, argv, envp);
+    free_strv(envp);
+    close(slave);
+    if (t->pid < 0) {
+        close(master);
+        return -1;
+    }
+    watch_pipe(t, &t->out, master);
+    st->tty_task = t;
     return 0;
 }
 
@@ -448,6 +598,8 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->step_id = (uint32_t)d.step_id;
     st->ntasks = st->remaining = json_array_size(ranks);
     st->tasks = xzalloc(sizeof(*st->tasks) * st->ntasks);
+    st->pty = json_is_true(json_object_get(body, "pty"));
+    st->dec = proto_decoder_create();
     st->next = nd->steps;
     nd->steps = st;
     if (mpi_setup(st, &d, error) < 0) {
@@ -463,12 +615,17 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
             unlink_free(st);
         return -1;
     }
+    send_frame(st, json_pack("{s:s s:O}", "node", nd->node->name, "ranks",
+                             ranks));
     argv = str_array(json_object_get(body, "argv"));
     for (size_t i = 0; i < st->ntasks; i++) {
         struct step_task *t = &st->tasks[i];
 
         t->rank = (int)json_integer_value(json_array_get(ranks, i));
-        if (start_task(st, &d, t, (int)i, argv) < 0) {
+        if ((st->pty && t->rank == 0
+                 ? start_tty_task(st, &d, t, (int)i, argv)
+                 : start_task(st, &d, t, (int)i, argv))
+            < 0) {
             log_err("StepId=%u.%u: task %d", st->job_id, st->step_id,
                     t->rank);
             t->reaped = true;
@@ -482,7 +639,8 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     return 0;
 }
 
-bool step_reaped(struct noded *nd, pid_t pid, int status)
+bool step_reaped(struct noded *nd, pid_t pid, int status,
+                 const struct rusage *ru)
 {
     for (struct nd_step *st = nd->steps; st; st = st->next) {
         for (size_t i = 0; i < st->ntasks; i++) {
@@ -491,6 +649,7 @@ bool step_reaped(struct noded *nd, pid_t pid, int status)
             if (t->pid == pid && !t->reaped) {
                 t->reaped = true;
                 t->status = status;
+                t->ru = *ru;
                 task_check(t);
                 return true;
             }
@@ -506,6 +665,8 @@ int step_signal_job(struct noded *nd, uint32_t job_id, int signo)
     for (struct nd_step *st = nd->steps; st; st = st->next) {
         if (st->job_id != job_id)
             continue;
+        if (signo == SIGTERM || signo == SIGKILL)
+            st->killed = true;
         for (size_t i = 0; i < st->ntasks; i++) {
             struct step_task *t = &st->tasks[i];
             if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
@@ -513,4 +674,56 @@ int step_signal_job(struct noded *nd, uint32_t job_id, int signo)
         }
     }
     return n;
+}
+
+/* Slurm's slurmstepd line on srun's stderr when a step is cancelled. */
+static void tell_cancelled(struct nd_step *st)
+{
+    char stamp[32], *text, *b64;
+
+    if (st->ntasks == 0 || !st->connected || st->io_failed)
+        return;
+    timefmt_stamp(time(NULL), 0, stamp, sizeof(stamp));
+    text = xasprintf("slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT "
+                     "%s ***\n",
+                     st->job_id, st->step_id, st->nd->node->name, stamp);
+    b64 = base64_encode(text, strlen(text));
+    send_frame(st, json_pack("{s:i s:s s:s}", "task", st->tasks[0].rank,
+                             "stream", "err", "data", b64));
+    free(b64);
+    free(text);
+}
+
+int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
+                int signo, bool cancelled)
+{
+    int n = 0;
+
+    for (struct nd_step *st = nd->steps; st; st = st->next) {
+        if (st->job_id != job_id || st->step_id != step_id)
+            continue;
+        if (cancelled) {
+            st->killed = true;
+            tell_cancelled(st);
+        }
+        for (size_t i = 0; i < st->ntasks; i++) {
+            struct step_task *t = &st->tasks[i];
+            if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
+                n++;
+        }
+    }
+    return n;
+}
+
+json_t *step_running(struct noded *nd)
+{
+    json_t *arr = json_array();
+
+    for (struct nd_step *st = nd->steps; st; st = st->next)
+        if (st->remaining > 0)
+            json_array_append_new(arr, json_pack("{s:I s:I}", "job_id",
+                                                 (json_int_t)st->job_id,
+                                                 "step_id",
+                                                 (json_int_t)st->step_id));
+    return arr;
 }

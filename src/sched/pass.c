@@ -62,6 +62,7 @@ const char *sched_reason_string(enum sched_reason reason)
         [SCHED_REASON_NONE] = "None",
         [SCHED_REASON_RESOURCES] = "Resources",
         [SCHED_REASON_PRIORITY] = "Priority",
+        [SCHED_REASON_LIMIT] = "AccountingPolicy",
     };
 
     if ((size_t)reason < sizeof(names) / sizeof(names[0]))
@@ -466,8 +467,14 @@ int sched_pass(struct sched_node *nodes,
         || add_running(&p, running, nrunning) < 0)
         goto error;
     for (i = 0; i < npending; i++) {
+        if (p.opts.admit && !p.opts.admit(p.opts.gate_arg, i)) {
+            out[i].reason = SCHED_REASON_LIMIT;
+            continue;
+        }
         if (try_start(&p, &pending[i], &out[i]) < 0)
             goto error;
+        if (out[i].action == SCHED_ACT_START && p.opts.started)
+            p.opts.started(p.opts.gate_arg, i);
         if (out[i].action == SCHED_ACT_WAIT
             && plan_job(&p, &pending[i], &out[i]) < 0)
             goto error;

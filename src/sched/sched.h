@@ -190,6 +190,9 @@ enum sched_reason {
     SCHED_REASON_RESOURCES, /* does not fit now */
     SCHED_REASON_PRIORITY,  /* fits now, but would delay a reservation held
                              * by a job ahead of it */
+    SCHED_REASON_LIMIT,     /* held back by the pass's admit gate (an
+                             * association/QOS limit; the caller knows
+                             * which): "AccountingPolicy" */
 };
 
 struct sched_decision {
@@ -213,6 +216,15 @@ struct sched_pass_opts {
                              * bf_max_job_test); 0 = none */
     int64_t window_s;       /* no reservation starts later than now + this
                              * (Slurm bf_window); 0 = no limit */
+    /* Optional gate (association/QOS limits, src/sched/limits.h): asked
+     * for pending[i], in queue order, before the pass tries it; false
+     * leaves it waiting with SCHED_REASON_LIMIT and no reservation.  NULL:
+     * every job may start. */
+    bool (*admit)(void *arg, size_t i);
+    /* Optional: told that pending[i] starts in this pass, so the gate can
+     * count it for the jobs after it. */
+    void (*started)(void *arg, size_t i);
+    void *gate_arg;
 };
 #define SCHED_PASS_OPTS_DEFAULT                                                \
     ((struct sched_pass_opts){ .reserve_depth = 500, .window_s = 86400 })

@@ -50,6 +50,19 @@ class ClusterError(AssertionError):
     """A cluster operation failed; the message says what and shows output."""
 
 
+PG_PRIVATE = REPO / "tests" / "pg_private.sh"
+
+
+def pg_conf_args(pg):
+    """drover up arguments for a droverdbd storing in PostgreSQL server
+    'pg' (the pg_server fixture's dict)."""
+    return [f"--dbd-conf-extra={k}={v}" for k, v in (
+        ("StorageType", "accounting_storage/pgsql"),
+        ("StorageHost", pg["host"]), ("StoragePort", pg["port"]),
+        ("StorageUser", pg["user"]), ("StoragePass", "drover-test"),
+        ("StorageLoc", pg["db"]))]
+
+
 def build_dir():
     """The meson build directory: $DROVER_BUILD_DIR, else <repo>/build."""
     return Path(os.environ.get("DROVER_BUILD_DIR", REPO / "build")).resolve()
@@ -68,7 +81,7 @@ def command_dirs():
     return b / "src" / "cmd", None
 
 
-_DAEMON_SUBDIRS = {"droverctld": "ctld", "droverd": "noded"}
+_DAEMON_SUBDIRS = {"droverctld": "ctld", "droverd": "noded", "droverdbd": "dbd"}
 
 
 def binary(name):
@@ -336,6 +349,8 @@ class Cluster:
             return self.dir / "run" / "droverctld.pid"
         if name == "munged":
             return self.dir / "munge" / "munged.pid"
+        if name == "droverdbd":
+            return self.dir / "run" / "droverdbd.pid"
         if name in self.node_names:
             return self.dir / "run" / f"droverd-{name}.pid"
         raise ValueError(f"no daemon called {name!r}")
@@ -346,6 +361,8 @@ class Cluster:
             return self.dir / "log" / "droverctld.log"
         if name == "munged":
             return self.dir / "munge" / "munged.log"
+        if name == "droverdbd":
+            return self.dir / "log" / "droverdbd.log"
         return self.dir / "log" / f"droverd-{name}.log"
 
     def pid(self, name):
@@ -355,6 +372,24 @@ class Cluster:
         except (OSError, ValueError, IndexError):
             return None
         return pid if _proc_alive(pid) else None
+
+    def restart_alone(self, name, timeout=30):
+        """kill -9 one daemon and start it again with the same command line
+        and environment, without `drover up` (which would also start any
+        other daemon a test keeps down).  The pid file is rewritten by the
+        daemon itself; output goes to its log as under drover up."""
+        pid = self.pid(name)
+        if pid is None:
+            raise ClusterError(f"{name} is not running")
+        argv = [a for a in _proc_cmdline(pid) if a]
+        env = dict(e.split(b"=", 1) for e in _proc_environ(pid) if b"=" in e)
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+        self.kill(name, signal.SIGKILL)
+        with open(self.log_file(name), "ab") as log:
+            subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                             stdout=log, stderr=log, start_new_session=True)
+        self.wait_until(lambda: self.pid(name) not in (None, pid),
+                        timeout=timeout, what=f"{name} restarted")
 
     def kill(self, name, sig=signal.SIGKILL, node=None, timeout=10):
         """Send 'sig' to a daemon: kill("droverctld"), kill("node02") or
@@ -408,7 +443,7 @@ class Cluster:
     def log_tails(self, lines=LOG_TAIL_LINES):
         """Each daemon's log tail, for failure reports."""
         parts = []
-        for name in ["droverctld", *self.node_names, "munged"]:
+        for name in ["droverctld", *self.node_names, "droverdbd", "munged"]:
             path = self.log_file(name)
             if path.exists():
                 parts.append(f"--- {path} ---\n{tail(path, lines)}")
@@ -429,17 +464,18 @@ class Cluster:
         """The controller's port (SlurmctldPort of this cluster)."""
         return int(self.conf_value("SlurmctldPort"))
 
-    def rpc(self, msg_type, body=None, port=None, timeout=10):
+    def rpc(self, msg_type, body=None, port=None, timeout=10, user=None):
         """One request to the controller (or to 'port') over the wire
         protocol of docs/protocol.md, with a MUNGE credential minted by the
-        munge command.  Returns the response body; an error response raises
-        ClusterError with its errnum and errstr.
+        munge command (as 'user' when given: runuser).  Returns the
+        response body; an error response raises ClusterError with its
+        errnum and errstr.
         """
         body = body or {}
         port = port or self.ctld_port
         text = json.dumps(body, separators=(",", ":"), sort_keys=True,
                           ensure_ascii=False)
-        cred = self._munge_cred(msg_type, text)
+        cred = self._munge_cred(msg_type, text, user)
         req = json.dumps({"v": 1, "type": msg_type, "cred": cred,
                           "body": body}).encode()
         with socket.create_connection(("127.0.0.1", port), timeout) as s:
@@ -451,15 +487,17 @@ class Cluster:
                                f"{b.get('errstr')}")
         return resp.get("body", {})
 
-    def _munge_cred(self, msg_type, body_text):
+    def _munge_cred(self, msg_type, body_text, user=None):
         """A credential bound to (type, body) as src/proto/auth.c binds it:
         payload "drv1:" + FNV-1a 64 of type, NUL, compact sorted body."""
         h = 0xcbf29ce484222325
         for byte in msg_type.encode() + b"\0" + body_text.encode():
             h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
         sock = self.dir / "munge" / "munge.socket.2"
-        r = subprocess.run(["munge", "-S", str(sock), "-s", f"drv1:{h:016x}"],
-                           capture_output=True, text=True, timeout=30)
+        cmd = ["munge", "-S", str(sock), "-s", f"drv1:{h:016x}"]
+        if user is not None:
+            cmd = ["runuser", "-u", user, "--", *cmd]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
         if r.returncode != 0:
             raise ClusterError(f"munge: {r.stderr.strip()}")
         return r.stdout.strip()

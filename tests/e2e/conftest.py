@@ -31,7 +31,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cluster import Cluster, binary  # noqa: E402
+from cluster import PG_PRIVATE, Cluster, binary, pg_conf_args  # noqa: E402
 
 TEST_USERS = ("druser1", "druser2")
 
@@ -205,3 +205,49 @@ def test_users():
 def test_user(test_users):
     """The name of one ordinary user, druser1."""
     return test_users[0]
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory):
+    """A private PostgreSQL server: (host, port, user, database)."""
+    base = tmp_path_factory.mktemp("pg")
+    os.chmod(base, 0o755)
+    os.chmod(base.parent, 0o755)
+    d = base / "pg"
+    r = subprocess.run([str(PG_PRIVATE), "start", str(d)],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        pytest.skip(f"no private PostgreSQL server: {r.stderr.strip()}")
+    host, port, user, db = r.stdout.split()
+    yield {"host": host, "port": int(port), "user": user, "db": db,
+           "dir": d}
+    subprocess.run([str(PG_PRIVATE), "stop", str(d)], capture_output=True,
+                   timeout=60)
+
+
+@pytest.fixture(params=["sqlite", "pgsql"])
+def acct_cluster(request, cluster_root):
+    """A 1-node cluster whose droverdbd stores in SQLite, or in the
+    private PostgreSQL server."""
+    args = []
+    if request.param == "pgsql":
+        pg = dict(request.getfixturevalue("pg_server"))
+        pg["db"] = f"acct_{os.path.basename(cluster_root)}".replace("-", "_")
+        r = subprocess.run([str(PG_PRIVATE), "createdb", str(pg["dir"]),
+                            pg["db"]], capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        args = pg_conf_args(pg)
+    c = Cluster(cluster_root, nodes=1, gpus_per_node=0, up_args=args)
+    c.backend = request.param
+    try:
+        c.up()
+        yield c
+    finally:
+        try:
+            c.down()
+        except Exception as e:
+            print(f"\n[drover] drover down failed: {e}")
+    reports = sanitizer_reports(cluster_root)
+    assert not reports, "sanitizer reports in daemon logs:\n" + "\n".join(
+        reports)

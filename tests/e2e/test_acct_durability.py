@@ -3,14 +3,14 @@
 droverdbd is down (killed with -9, and across a controller restart), then
 drain in order, and every job appears in sacct exactly once."""
 import signal
-import time
+import subprocess
 
 import pytest
 
-from cluster import binary
+from cluster import PG_PRIVATE, binary
 
 pytestmark = pytest.mark.skipif(
-    binary("droverdbd") is None or binary("sacct") is None,
+    not binary("droverdbd").exists() or not binary("sacct").exists(),
     reason="droverdbd/sacct not built")
 
 JOBS = 200
@@ -45,7 +45,12 @@ def wait_all_final(cluster, ids, timeout=180):
     cluster.wait_until(done, timeout=timeout, what=f"{len(ids)} jobs ended")
 
 
-def check_all_recorded(cluster, ids, timeout=120):
+def expected_state(i):
+    return "FAILED" if i % 10 == 0 else "COMPLETED"
+
+
+def check_all_recorded(cluster, ids, expect, timeout=120):
+    """Every job of 'ids' is in sacct exactly once, in state expect(i)."""
     def recorded():
         seen = sacct_states(cluster, ids)
         return all(seen.get(j) in (["COMPLETED"], ["FAILED"]) for j in ids)
@@ -54,20 +59,19 @@ def check_all_recorded(cluster, ids, timeout=120):
     seen = sacct_states(cluster, ids)
     assert sorted(seen) == sorted(ids), "jobs missing or extra in sacct"
     for i, j in enumerate(ids):
-        assert seen[j] == (["FAILED"] if i % 10 == 0 else ["COMPLETED"]), j
+        assert seen[j] == [expect(i)], j
 
 
-def test_dbd_killed_and_controller_restarted_during_outage(cluster, tmp_path):
+def test_dbd_killed_and_controller_restarted_during_outage(acct_cluster,
+                                                          tmp_path):
+    cluster = acct_cluster
     before = cluster.sbatch("--wrap", "true", cwd=tmp_path)
     cluster.wait_job_state(before, ["COMPLETED"], timeout=30)
-    check_all_recorded(cluster, [before])
+    check_all_recorded(cluster, [before], lambda i: "COMPLETED")
 
     cluster.kill("droverdbd", signal.SIGKILL)
     first = submit_many(cluster, tmp_path, JOBS // 2)
-    cluster.kill("droverctld", signal.SIGKILL)   # restart during the outage
-    cluster.kill("droverdbd", signal.SIGKILL)    # drover up restarts both...
-    cluster.start()
-    cluster.kill("droverdbd", signal.SIGKILL)    # ...so stop the dbd again
+    cluster.restart_alone("droverctld")          # restart during the outage
     second = submit_many(cluster, tmp_path, JOBS - JOBS // 2)
     ids = first + second
     wait_all_final(cluster, ids)
@@ -75,4 +79,27 @@ def test_dbd_killed_and_controller_restarted_during_outage(cluster, tmp_path):
     assert r.returncode == 1 and "error" in r.stderr, r
 
     cluster.start()                              # droverdbd comes back
-    check_all_recorded(cluster, ids)
+    check_all_recorded(cluster, ids, expected_state)
+
+
+def test_database_stopped_while_jobs_run(acct_cluster, pg_server, tmp_path):
+    """PostgreSQL itself goes away (droverdbd stays up) while 200 jobs run
+    through; once it is back every job is recorded exactly once."""
+    cluster = acct_cluster
+    if cluster.backend != "pgsql":
+        pytest.skip("stopping the database server applies to PostgreSQL")
+
+    def pg(cmd):
+        r = subprocess.run([str(PG_PRIVATE), cmd, str(pg_server["dir"])],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+
+    pg("pause")
+    try:
+        ids = submit_many(cluster, tmp_path, JOBS)
+        wait_all_final(cluster, ids)
+        r = cluster.run("sacct", "-X", "-n", "-P", "-j", ids[0])
+        assert r.returncode == 1, r
+    finally:
+        pg("resume")
+    check_all_recorded(cluster, ids, expected_state)

@@ -74,14 +74,6 @@ def test_sequential_steps_get_ids_0_and_1(cluster, tmp_path):
     assert out == "0\n1\n", err
 
 
-def test_srun_outside_an_allocation_says_so(cluster):
-    env = dict(cluster.env)
-    env.pop("SLURM_JOB_ID", None)
-    r = cluster.run("srun", "true")
-    assert r.returncode == 1
-    assert "SLURM_JOB_ID" in r.stderr
-
-
 def test_cancelling_a_job_ends_its_step_tasks_on_every_node(cluster, tmp_path):
     job_id = cluster.sbatch("-N2", "-n2", "-o", "/dev/null", "--wrap",
                             "srun sleep 300", cwd=tmp_path)

@@ -65,4 +65,19 @@ static char *golden_text(const char *file)
     return NULL;
 }
 
+/* Fail the test unless 'got' is byte for byte data/slurm-golden/<name>.stdout
+ * (a missing file fails too). */
+__attribute__((unused)) static void golden_assert(const char *name,
+                                                 const char *got)
+{
+    char file[256], *want;
+
+    snprintf(file, sizeof(file), "%s.stdout", name);
+    if (!(want = golden_text(file)))
+        fail_msg("golden file %s not found", file);
+    else if (strcmp(want, got) != 0)
+        fail_msg("%s differs\n--- want\n%s--- got\n%s", name, want, got);
+    free(want);
+}
+
 #endif /* !DROVER_TESTS_UNIT_GOLDEN_H */

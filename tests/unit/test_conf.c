@@ -176,6 +176,32 @@ static void accounting_storage_keys_are_parsed(void **state)
     conf_destroy(conf);
 }
 
+static void accounting_storage_enforce_flags(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf = parse_ok("", NULL);
+    char buf[80];
+
+    assert_int_equal(conf->accounting_storage_enforce, 0);
+    assert_string_equal(conf_enforce_string(0, buf, sizeof(buf)), "none");
+    conf_destroy(conf);
+    conf = parse_ok("AccountingStorageEnforce=qos,Limits\n", NULL);
+    assert_int_equal(conf->accounting_storage_enforce,
+                     CONF_ENFORCE_ASSOCS | CONF_ENFORCE_LIMITS
+                         | CONF_ENFORCE_QOS);
+    assert_string_equal(conf_enforce_string(conf->accounting_storage_enforce,
+                                            buf, sizeof(buf)),
+                        "associations,limits,qos");
+    conf_destroy(conf);
+    conf = parse_ok("AccountingStorageEnforce=safe,nojobs\n", NULL);
+    assert_string_equal(conf_enforce_string(conf->accounting_storage_enforce,
+                                            buf, sizeof(buf)),
+                        "associations,limits,nojobs,nosteps,safe");
+    conf_destroy(conf);
+    parse_fails("AccountingStorageEnforce=associations,bogus\n", NULL,
+                "AccountingStorageEnforce=associations,bogus: expected");
+}
+
 static void continuation_joins_lines(void **state)
 {
     (void)state;
@@ -771,6 +797,7 @@ int main(void)
         cmocka_unit_test(global_keywords_are_parsed),
         cmocka_unit_test(ctld_addr_defaults_to_host),
         cmocka_unit_test(accounting_storage_keys_are_parsed),
+        cmocka_unit_test(accounting_storage_enforce_flags),
         cmocka_unit_test(continuation_joins_lines),
         cmocka_unit_test(node_ranges_and_default),
         cmocka_unit_test(node_topology_is_inferred),

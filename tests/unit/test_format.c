@@ -30,6 +30,7 @@
 #include "cmd/lib/sinfo_print.h"
 #include "cmd/lib/squeue_print.h"
 #include "cmd/lib/states.h"
+#include "common/xalloc.h"
 
 /* --- helpers ------------------------------------------------------------- */
 
@@ -725,6 +726,131 @@ static void scontrol_jobs(void **state)
     }
 }
 
+/* --- steps --------------------------------------------------------------- */
+
+#define STEP_BATCH 0xfffffffbLL
+
+static json_t *step_rec(json_int_t job, json_int_t step, int uid,
+                        const char *start, const char *nodes,
+                        const char *name)
+{
+    return json_pack("{s:I s:I s:i s:s s:s s:s s:I s:i s:i s:i s:s s:s}",
+                     "job_id", job, "step_id", step, "user_id", uid, "state",
+                     "RUNNING", "partition", "gpu", "nodes", nodes,
+                     "start_time", (json_int_t)ts(start), "nnodes", 1,
+                     "ntasks", 1, "ncpus", 16, "name", name, "alloc_tres",
+                     "cpu=16,mem=4000M,node=1");
+}
+
+/* scontrol show step (golden scontrol-show-steps-all): the batch steps of
+ * train (8379, alice 1001), bigsim (8380, bob 1002) and sweep (8382);
+ * a batch step shows CPUs=0 and no TRES or srun whatever its record says.
+ */
+static void scontrol_steps(void **state)
+{
+    json_t *steps[] = {
+        step_rec(8379, STEP_BATCH, 1001, "2026-11-21T06:11:18", "n1", "batch"),
+        step_rec(8380, STEP_BATCH, 1002, "2026-11-21T06:12:40", "n3", "batch"),
+        step_rec(8382, STEP_BATCH, 1001, "2026-11-21T06:11:21", "n1", "batch"),
+    };
+    struct scontrol_ctx ctx = {ts("2026-11-21T06:13:38"), false, false, 6818};
+    char *all = xstrdup(""), *one, *t;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        one = scontrol_sprint_step(steps[i], &ctx);
+        t = xasprintf("%s%s", all, one);
+        free(all);
+        free(one);
+        all = t;
+        json_decref(steps[i]);
+    }
+    assert_golden("scontrol-show-steps-all", all);
+    free(all);
+}
+
+/* An srun step: its CPUs, TRES, block distribution and srun's host:pid. */
+static void scontrol_srun_step(void **state)
+{
+    json_t *st = step_rec(8379, 0, 1001, "2026-11-21T06:12:00", "n1", "sleep");
+    struct scontrol_ctx ctx = {ts("2026-11-21T06:13:38"), false, false, 6818};
+    char *out;
+
+    (void)state;
+    json_object_set_new(st, "srun_host", json_string("login1"));
+    json_object_set_new(st, "srun_pid", json_integer(4242));
+    out = scontrol_sprint_step(st, &ctx);
+    assert_string_equal(
+        out, "StepId=8379.0 UserId=1001 StartTime=2026-11-21T06:12:00 "
+             "TimeLimit=UNLIMITED\n"
+             "   State=RUNNING Partition=gpu NodeList=n1\n"
+             "   Nodes=1 CPUs=16 Tasks=1 Name=sleep Network=(null)\n"
+             "   TRES=cpu=16,mem=4000M,node=1\n"
+             "   ResvPorts=(null)\n"
+             "   CPUFreqReq=Default Dist=Block\n"
+             "   SrunHost:Pid=login1:4242\n\n");
+    free(out);
+    json_decref(st);
+}
+
+/* squeue -s over jobs that carry step records: each job's running steps,
+ * batch first (Slurm's order), finished ones left out, TIME from the
+ * step's start. */
+static void squeue_srun_steps(void **state)
+{
+    json_t *jobs[] = {
+        rec("{\"job_id\":8379,\"user_name\":\"alice\",\"partition\":"
+            "\"gpu\",\"job_state\":\"RUNNING\",\"start_time\":"
+            "\"@2026-11-21T06:11:18\",\"nodes\":\"n1\"}"),
+        rec("{\"job_id\":8382,\"user_name\":\"alice\",\"partition\":"
+            "\"gpu\",\"job_state\":\"RUNNING\",\"start_time\":"
+            "\"@2026-11-21T06:11:21\",\"nodes\":\"n[1-2]\"}"),
+    };
+    json_t *s8379 = json_pack(
+        "[o o o]",
+        step_rec(8379, STEP_BATCH, 1001, "2026-11-21T06:11:18", "n1", "batch"),
+        step_rec(8379, 0, 1001, "2026-11-21T06:12:00", "n1", "sleep"),
+        step_rec(8379, 1, 1001, "2026-11-21T06:12:30", "n1", "true"));
+    json_t *s8382 = json_pack(
+        "[o o]",
+        step_rec(8382, STEP_BATCH, 1001, "2026-11-21T06:11:21", "n1", "batch"),
+        step_rec(8382, 0, 1001, "2026-11-21T06:13:00", "n[1-2]", "hostname"));
+    struct squeue_ctx ctx = {.now = ts("2026-11-21T06:13:38")};
+    struct fmt_spec *spec = fmt_parse(SQUEUE_FORMAT_STEPS, squeue_step_fields);
+    const json_t **sel, *sorted[2];
+    json_t *rows, *row;
+    char *out = NULL;
+    size_t len = 0, i;
+    FILE *m = open_memstream(&out, &len);
+
+    (void)state;
+    json_object_set_new(json_array_get(s8379, 2), "state",
+                        json_string("COMPLETED"));
+    json_object_set_new(jobs[0], "steps", s8379);
+    json_object_set_new(jobs[1], "steps", s8382);
+    sorted[0] = jobs[0];
+    sorted[1] = jobs[1];
+    rows = squeue_step_rows(sorted, 2);
+    sel = calloc(json_array_size(rows) + 1, sizeof(*sel));
+    json_array_foreach(rows, i, row)
+        sel[i] = row;
+    squeue_print(m, spec, sel, json_array_size(rows), &ctx, false);
+    fclose(m);
+    assert_string_equal(
+        out,
+        "         STEPID     NAME PARTITION     USER      TIME NODELIST\n"
+        "     8379.batch    batch       gpu    alice      2:20 n1\n"
+        "         8379.0    sleep       gpu    alice      1:38 n1\n"
+        "     8382.batch    batch       gpu    alice      2:17 n1\n"
+        "         8382.0 hostname       gpu    alice      0:38 n[1-2]\n");
+    free(out);
+    free(sel);
+    json_decref(rows);
+    json_decref(jobs[0]);
+    json_decref(jobs[1]);
+    fmt_spec_destroy(spec);
+}
+
 /* --- nodes and partitions ------------------------------------------------ */
 
 /* The four golden nodes: 2 sockets x 16 cores, 4000 MiB, 8 GPUs, one slurmd
@@ -926,6 +1052,9 @@ int main(void)
         cmocka_unit_test(squeue_steps),
         cmocka_unit_test(squeue_busy_queue),
         cmocka_unit_test(scontrol_jobs),
+        cmocka_unit_test(scontrol_steps),
+        cmocka_unit_test(scontrol_srun_step),
+        cmocka_unit_test(squeue_srun_steps),
         cmocka_unit_test(scontrol_nodes_and_partition),
         cmocka_unit_test(sinfo_partition_views),
         cmocka_unit_test(sinfo_node_views),

@@ -125,6 +125,60 @@ static void pass_starts_in_priority_order(void **state)
     world_destroy(w);
 }
 
+/* The admit gate: at most 'max' starts in the pass, counted through
+ * 'started'; job 2 (index 1) does not fit the nodes anyway. */
+struct gate {
+    int max, started, asked;
+};
+
+static bool gate_admit(void *arg, size_t i)
+{
+    struct gate *g = arg;
+
+    (void)i;
+    g->asked++;
+    return g->started < g->max;
+}
+
+static void gate_started(void *arg, size_t i)
+{
+    struct gate *g = arg;
+
+    (void)i;
+    g->started++;
+}
+
+static void pass_gate_holds_jobs_after_those_it_started(void **state)
+{
+    (void)state;
+    struct world *w = world_create(3, 4, 0);
+    struct sched_request whole = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_request huge = { .ntasks = 1, .cpus_per_task = 8 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &whole, .time_limit_s = 100 },
+        { .id = 2, .req = &huge, .time_limit_s = 100 },
+        { .id = 3, .req = &whole, .time_limit_s = 100 },
+        { .id = 4, .req = &whole, .time_limit_s = 100 },
+    };
+    struct gate g = { .max = 2 };
+    struct sched_pass_opts opts = SCHED_PASS_OPTS_DEFAULT;
+
+    opts.admit = gate_admit;
+    opts.started = gate_started;
+    opts.gate_arg = &g;
+    assert_int_equal(pass(w, q, 4, &opts), 0);
+    assert_starts_on(&w->out[0], 0);
+    assert_int_equal(w->out[1].action, SCHED_ACT_NEVER);
+    assert_starts_on(&w->out[2], 1);
+    assert_waits(&w->out[3], SCHED_REASON_LIMIT, -1); /* n2 stays free */
+    assert_int_equal(g.asked, 4);
+    assert_int_equal(g.started, 2);
+    assert_int_equal(w->c->nodes[2].alloc_cpus, 0);
+    assert_string_equal(sched_reason_string(SCHED_REASON_LIMIT),
+                        "AccountingPolicy");
+    world_destroy(w);
+}
+
 /* n0 and n1 each run a 2-CPU job (ending at +100 and +1000); n2 is idle. */
 static struct world *two_busy_nodes(void)
 {
@@ -588,6 +642,7 @@ int main(void)
         cmocka_unit_test(pass_rejects_bad_arguments_and_changes_nothing),
         cmocka_unit_test(pass_never_promises_a_resource_twice),
         cmocka_unit_test(pass_reason_strings_are_slurms),
+        cmocka_unit_test(pass_gate_holds_jobs_after_those_it_started),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -239,7 +239,7 @@ static int pick_ports(unsigned count, unsigned *base, drv_error_t *error)
 static int choose_ports(const struct drover_shape *shape, unsigned *base,
                         drv_error_t *error)
 {
-    unsigned count = shape->nodes + 1;
+    unsigned count = shape->nodes + 2; /* controller, nodes, droverdbd */
 
     if (!shape->port_base)
         return pick_ports(count, base, error);
@@ -392,6 +392,9 @@ static const char slurm_conf_fmt[] =
     "SlurmdLogFile=%1$s/log/droverd-%%n.log\n"
     "SlurmctldPidFile=%1$s/" DROVER_CTLD_PID_REL "\n"
     "SlurmdPidFile=%1$s/run/droverd-%%n.pid\n"
+    "AccountingStorageType=accounting_storage/slurmdbd\n"
+    "AccountingStorageHost=localhost\n"
+    "AccountingStoragePort=%6$u\n"
     "# Short timeouts: every daemon is on this host.\n"
     "KillWait=5\n"
     "SlurmdTimeout=30\n"
@@ -432,21 +435,65 @@ static char *conf_set_line(char *text, const char *line, size_t len)
     return out;
 }
 
-static char *slurm_conf_text(const char *dir, const struct drover_shape *shape,
-                             unsigned base, const char *user)
+/* Apply "Key=Value\n" lines of 'extra' (may be NULL) to 'text'. */
+static char *conf_set_lines(char *text, const char *extra)
 {
-    char *nodes = node_line(shape, base);
-    char *text = xasprintf(slurm_conf_fmt, dir, base, user, nodes,
-                           shape->partition);
     const char *l, *nl;
 
-    free(nodes);
-    for (l = shape->conf_extra; l && *l; l = nl ? nl + 1 : l + strlen(l)) {
+    for (l = extra; l && *l; l = nl ? nl + 1 : l + strlen(l)) {
         nl = strchr(l, '\n');
         if ((nl ? (size_t)(nl - l) : strlen(l)) > 0)
             text = conf_set_line(text, l, nl ? (size_t)(nl - l) : strlen(l));
     }
     return text;
+}
+
+static unsigned dbd_port(const struct drover_shape *shape, unsigned base)
+{
+    return base + shape->nodes + 1;
+}
+
+static char *slurm_conf_text(const char *dir, const struct drover_shape *shape,
+                             unsigned base, const char *user)
+{
+    char *nodes = node_line(shape, base);
+    char *text = xasprintf(slurm_conf_fmt, dir, base, user, nodes,
+                           shape->partition, dbd_port(shape, base));
+
+    free(nodes);
+    return conf_set_lines(text, shape->conf_extra);
+}
+
+static const char dbd_conf_fmt[] =
+    "# slurmdbd.conf written by `drover up` for the local cluster in\n"
+    "# %1$s\n"
+    "# It may hold a database password: droverdbd refuses it unless it is\n"
+    "# mode 0600 and owned by the user droverdbd runs as.\n"
+    "DbdHost=localhost\n"
+    "DbdAddr=127.0.0.1\n"
+    "DbdPort=%2$u\n"
+    "SlurmUser=%3$s\n"
+    "AuthType=auth/munge\n"
+    "AuthInfo=socket=%1$s/" DROVER_MUNGE_SOCKET_REL "\n"
+    "LogFile=%1$s/" DROVER_DBD_LOG_REL "\n"
+    "PidFile=%1$s/" DROVER_DBD_PID_REL "\n"
+    "DebugLevel=info\n"
+    "StorageType=accounting_storage/sqlite\n"
+    "StorageLoc=%1$s/state/acct.sqlite\n"
+    "PurgeJobAfter=12months\n";
+
+static int write_dbd_conf(const char *dir, const struct drover_shape *shape,
+                          unsigned base, const char *user, drv_error_t *error)
+{
+    char *path = drover_path(dir, DROVER_DBD_CONF_REL);
+    char *text = conf_set_lines(xasprintf(dbd_conf_fmt, dir,
+                                          dbd_port(shape, base), user),
+                                shape->dbd_conf_extra);
+    int rc = write_file(path, text, 0600, error);
+
+    free(path);
+    free(text);
+    return rc;
 }
 
 static int current_user(char *buf, size_t size, drv_error_t *error)
@@ -476,7 +523,7 @@ static int write_confs(const char *dir, const struct drover_shape *shape,
     rc = write_file(path, text, 0644, error);
     free(path);
     free(text);
-    if (rc < 0)
+    if (rc < 0 || write_dbd_conf(dir, shape, base, user, error) < 0)
         return -1;
     path = drover_path(dir, DROVER_CONF_REL);
     text = slurm_conf_text(dir, shape, base, user);

@@ -4,8 +4,9 @@
  *
  * Everything a local cluster owns lives under one directory DIR:
  *   etc/slurm.conf etc/gres.conf   the configuration, in Slurm's dialect
+ *   etc/slurmdbd.conf              droverdbd's (mode 0600)
  *   munge/                         key, socket, pid, log and seed of munged
- *   state/                         StateSaveLocation
+ *   state/                         StateSaveLocation; acct.sqlite (accounting)
  *   spool/%n/                      SlurmdSpoolDir of each node
  *   log/                           droverctld.log, droverd-%n.log, munged.out
  *   run/                           droverctld.pid, droverd-%n.pid
@@ -33,6 +34,7 @@ struct drover_shape {
     unsigned port_base;      /* controller's port, nodes' follow; 0: pick */
     const char *conf_extra;  /* "Key=Value\n" lines for slurm.conf (a key
                               * drover writes is replaced), or NULL */
+    const char *dbd_conf_extra; /* the same for slurmdbd.conf, or NULL */
 };
 
 #define DROVER_SHAPE_DEFAULT                                                   \
@@ -48,6 +50,9 @@ struct drover_shape {
 #define DROVER_MUNGE_PID_REL "munge/munged.pid"
 #define DROVER_CTLD_PID_REL "run/droverctld.pid"
 #define DROVER_CTLD_LOG_REL "log/droverctld.log"
+#define DROVER_DBD_CONF_REL "etc/slurmdbd.conf"
+#define DROVER_DBD_PID_REL "run/droverdbd.pid"
+#define DROVER_DBD_LOG_REL "log/droverdbd.log"
 
 /* "dir/rel".  Caller frees. */
 char *drover_path(const char *dir, const char *rel);
@@ -73,9 +78,10 @@ int drover_make_dir(const char *dir, drv_error_t *error);
 bool drover_cluster_exists(const char *dir);
 
 /* Make the layout under 'dir' (absolute; created if missing), the fake GPU
- * devices, and write gres.conf then slurm.conf for 'shape'.  Ports are
- * shape->port_base and up, or a free block of consecutive ports below the
- * kernel's ephemeral range.  Fake GPUs need mknod (root); without it a
+ * devices, and write gres.conf, slurmdbd.conf (0600; SQLite in
+ * state/acct.sqlite) then slurm.conf for 'shape'.  Ports are
+ * shape->port_base and up (controller, nodes, then droverdbd), or a free
+ * block of consecutive ports below the kernel's ephemeral range.  Fake GPUs need mknod (root); without it a
  * warning goes to stderr and gres.conf gives Count= instead of File=.
  * Returns 0, or -1 with errno and 'error' naming the path or the reason.
  */

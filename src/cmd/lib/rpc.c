@@ -27,15 +27,6 @@ const struct slurm_conf *cmd_conf(const char *prog)
     return conf;
 }
 
-int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
-            drv_error_t *error)
-{
-    const struct slurm_conf *c = cmd_conf(prog);
-
-    return cmd_rpc_to(prog, c->ctld_addr ? c->ctld_addr : c->ctld_host,
-                      c->ctld_port, type, body, resp, error);
-}
-
 int cmd_rpc_to(const char *prog, const char *host, uint16_t port,
                const char *type, json_t *body, json_t **resp,
                drv_error_t *error)
@@ -58,4 +49,25 @@ int cmd_rpc_to(const char *prog, const char *host, uint16_t port,
         return -1;
     }
     return 0;
+}
+
+int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
+            drv_error_t *error)
+{
+    const struct slurm_conf *c = cmd_conf(prog);
+
+    return cmd_rpc_to(prog, c->ctld_addr ? c->ctld_addr : c->ctld_host,
+                      c->ctld_port, type, body, resp, error);
+}
+
+int cmd_rpc_dbd(const char *prog, const char *type, json_t *body,
+                json_t **resp, drv_error_t *error)
+{
+    const struct slurm_conf *c = cmd_conf(prog);
+    const char *host = c->accounting_storage_host;
+
+    if (!host)
+        host = c->ctld_addr ? c->ctld_addr : c->ctld_host;
+    return cmd_rpc_to(prog, host, c->accounting_storage_port, type, body,
+                      resp, error);
 }

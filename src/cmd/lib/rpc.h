@@ -38,4 +38,10 @@ int cmd_rpc_to(const char *prog, const char *host, uint16_t port,
                const char *type, json_t *body, json_t **resp,
                drv_error_t *error);
 
+/* As cmd_rpc, to the accounting daemon: AccountingStorageHost (default:
+ * the controller's host) and AccountingStoragePort of slurm.conf.
+ */
+int cmd_rpc_dbd(const char *prog, const char *type, json_t *body,
+                json_t **resp, drv_error_t *error);
+
 #endif /* !DROVER_CMD_LIB_RPC_H */

@@ -43,6 +43,10 @@ enum section { SEC_NONE, SEC_PARALLEL, SEC_CONSTRAINT, SEC_CONSUMABLE,
 enum optflag {
     F_EARLY = 1,     /* command line only, acted on in the first pass */
     F_HELP_ONLY = 2, /* a --help line, not an option */
+    /* Rows only some commands take (none of these: every command). */
+    F_SBATCH = 4,    /* sbatch only (--wrap, --array, -o ...) */
+    F_SRUN = 8,      /* srun only (--label, --pty) */
+    F_ALLOC = 16,    /* salloc and srun (--immediate) */
 };
 
 struct optdef {
@@ -136,13 +140,19 @@ static int fail(struct sbatch_error *e, int code, const char *level,
 
 void sbatch_error_print(const struct sbatch_error *e, FILE *f)
 {
+    sbatch_error_print_as(e, "sbatch", f);
+}
+
+void sbatch_error_print_as(const struct sbatch_error *e, const char *prog,
+                           FILE *f)
+{
     const char *p = e->text;
 
     while (*p) {
         size_t n = strcspn(p, "\n");
 
         if (e->level)
-            fprintf(f, "sbatch: %s: %.*s\n", e->level, (int)n, p);
+            fprintf(f, "%s: %s: %.*s\n", prog, e->level, (int)n, p);
         else
             fprintf(f, "%.*s\n", (int)n, p);
         p += n;
@@ -160,7 +170,7 @@ static void info(const struct sbatch_opts *o, const char *fmt, ...)
 
     if (!o->msgs)
         return;
-    fputs("sbatch: ", o->msgs);
+    fprintf(o->msgs, "%s: ", o->prog);
     va_start(ap, fmt);
     vfprintf(o->msgs, fmt, ap);
     va_end(ap);
@@ -538,6 +548,19 @@ static int set_count(struct sbatch_opts *o, const struct optdef *d,
     return 0;
 }
 
+/* salloc/srun -I[secs]: Slurm's default is one second. */
+static int set_immediate(struct sbatch_opts *o, const struct optdef *d,
+                         const char *arg, struct sbatch_error *e)
+{
+    if (!arg) {
+        o->immediate = 1;
+        return 0;
+    }
+    if (parse_int(d->name, arg, true, &o->immediate, e) < 0)
+        return -1;
+    return 0;
+}
+
 static int set_action(struct sbatch_opts *o, const struct optdef *d,
                       const char *arg, struct sbatch_error *e)
 {
@@ -565,7 +588,7 @@ static int set_action(struct sbatch_opts *o, const struct optdef *d,
  * 22.05 prints them.  Rows with SEC_NONE are accepted but not listed.
  */
 static const struct optdef opt_table[] = {
-    {"array", 'a', REQ, "SBATCH_ARRAY_INX", PASS, 0, SEC_PARALLEL,
+    {"array", 'a', REQ, "SBATCH_ARRAY_INX", PASS, F_SBATCH, SEC_PARALLEL,
      "=indexes", "job array index values", NULL},
     {"account", 'A', REQ, "SBATCH_ACCOUNT", PASS, 0, SEC_PARALLEL,
      "=name", "charge job to specified account", NULL},
@@ -591,16 +614,16 @@ static const struct optdef opt_table[] = {
      "=mins", "delay boot for desired node features", NULL},
     {"chdir", 'D', REQ, NULL, set_chdir, 0, 0, SEC_PARALLEL,
      "=directory", "set working directory for batch script", NULL},
-    {"error", 'e', REQ, "SBATCH_ERROR", set_path, AT(std_err), 0,
+    {"error", 'e', REQ, "SBATCH_ERROR", set_path, AT(std_err), F_SBATCH,
      SEC_PARALLEL, "=err", "file for batch script's standard error", NULL},
     {"export", 0, REQ, "SBATCH_EXPORT", set_str, AT(export_env), 0,
      SEC_PARALLEL, "[=names]", "specify environment variables to export",
      NULL},
-    {"export-file", 0, REQ, NULL, PASS, 0, SEC_PARALLEL,
+    {"export-file", 0, REQ, NULL, PASS, F_SBATCH, SEC_PARALLEL,
      "=file|fd", "specify environment variables file or file\n"
      "descriptor to export", NULL},
-    {"get-user-env", 0, OPTA, "SBATCH_GET_USER_ENV", PASS, 0, SEC_PARALLEL,
-     "", "load environment from local cluster", NULL},
+    {"get-user-env", 0, OPTA, "SBATCH_GET_USER_ENV", PASS, F_SBATCH,
+     SEC_PARALLEL, "", "load environment from local cluster", NULL},
     {"gid", 0, REQ, NULL, PASS, 0, SEC_PARALLEL,
      "=group_id", "group ID to run job as (user root only)", NULL},
     {"gres", 0, REQ, "SBATCH_GRES", set_gres, AT(gres), 0, SEC_PARALLEL,
@@ -609,10 +632,21 @@ static const struct optdef opt_table[] = {
      "=opts", "flags related to GRES management", NULL},
     {"hold", 'H', NOA, NULL, set_flag, AT(hold), 0, SEC_PARALLEL,
      "", "submit job in held state", NULL},
-    {"ignore-pbs", 0, NOA, "SBATCH_IGNORE_PBS", PASS, 0, SEC_PARALLEL,
+    {"ignore-pbs", 0, NOA, "SBATCH_IGNORE_PBS", PASS, F_SBATCH, SEC_PARALLEL,
      "", "Ignore #PBS and #BSUB options in the batch script", NULL},
-    {"input", 'i', REQ, "SBATCH_INPUT", set_path, AT(std_in), 0,
+    {"input", 'i', REQ, "SBATCH_INPUT", set_path, AT(std_in), F_SBATCH,
      SEC_PARALLEL, "=in", "file for batch script's standard input", NULL},
+    {"immediate", 'I', OPTA, NULL, set_immediate, 0, F_ALLOC, SEC_PARALLEL,
+     "[=secs]", "exit if resources not available in \"secs\"", NULL},
+    {"label", 'l', NOA, NULL, set_flag, AT(label), F_SRUN, SEC_PARALLEL,
+     "", "prepend task number to lines of stdout/err", NULL},
+    {"pty", 0, NOA, NULL, set_flag, AT(pty), F_SRUN, SEC_PARALLEL,
+     "", "run task zero in pseudo terminal", NULL},
+    {"unbuffered", 'u', NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "", "do not line-buffer stdout/err", NULL},
+    {"kill-on-bad-exit", 'K', OPTA, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "[=0|1]", "kill the job if any task terminates with a\n"
+     "non-zero exit code", NULL},
     {"job-name", 'J', REQ, "SBATCH_JOB_NAME", set_str, AT(job_name), 0,
      SEC_PARALLEL, "=jobname", "name of job", NULL},
     {"no-kill", 'k', OPTA, "SBATCH_NO_KILL", PASS, 0, SEC_PARALLEL,
@@ -635,23 +669,25 @@ static const struct optdef opt_table[] = {
      "=user", "who to send email notification for job state\nchanges", NULL},
     {"mcs-label", 0, REQ, NULL, PASS, 0, SEC_PARALLEL,
      "=mcs", "mcs label if mcs plugin mcs/group is used", NULL},
+    {"mpi", 0, REQ, NULL, set_str, AT(mpi), F_SRUN, SEC_PARALLEL,
+     "=type", "type of MPI being used", NULL},
     {"ntasks", 'n', REQ, NULL, set_ntasks, 0, 0, SEC_PARALLEL,
      "=ntasks", "number of tasks to run", NULL},
     {"nice", 0, OPTA, NULL, set_nice, 0, 0, SEC_PARALLEL,
      "[=value]", "decrease scheduling priority by value", NULL},
-    {"no-requeue", 0, NOA, "SBATCH_NO_REQUEUE", set_requeue, 0, 0,
+    {"no-requeue", 0, NOA, "SBATCH_NO_REQUEUE", set_requeue, 0, F_SBATCH,
      SEC_PARALLEL, "", "if set, do not permit the job to be requeued", NULL},
     {"ntasks-per-node", 0, REQ, NULL, set_posint, AT(ntasks_per_node), 0,
      SEC_PARALLEL, "=n", "number of tasks to invoke on each node", NULL},
     {"nodes", 'N', REQ, NULL, set_nodes, 0, 0, SEC_PARALLEL,
      "=N", "number of nodes on which to run (N = min[-max])", NULL},
-    {"output", 'o', REQ, "SBATCH_OUTPUT", set_path, AT(std_out), 0,
+    {"output", 'o', REQ, "SBATCH_OUTPUT", set_path, AT(std_out), F_SBATCH,
      SEC_PARALLEL, "=out", "file for batch script's standard output", NULL},
     {"overcommit", 'O', NOA, "SBATCH_OVERCOMMIT", PASS, 0, SEC_PARALLEL,
      "", "overcommit resources", NULL},
     {"partition", 'p', REQ, "SBATCH_PARTITION", set_str, AT(partition), 0,
      SEC_PARALLEL, "=partition", "partition requested", NULL},
-    {"parsable", 0, NOA, NULL, set_flag, AT(parsable), 0, SEC_PARALLEL,
+    {"parsable", 0, NOA, NULL, set_flag, AT(parsable), F_SBATCH, SEC_PARALLEL,
      "", "outputs only the jobid and cluster name (if present),\n"
      "separated by semicolon, only on successful submission.", NULL},
     {"power", 0, REQ, "SBATCH_POWER", PASS, 0, SEC_PARALLEL,
@@ -670,8 +706,8 @@ static const struct optdef opt_table[] = {
      "", "quiet mode (suppress informational messages)", NULL},
     {"reboot", 0, NOA, NULL, PASS, 0, SEC_PARALLEL,
      "", "reboot compute nodes before starting job", NULL},
-    {"requeue", 0, NOA, "SBATCH_REQUEUE", set_requeue, 0, 0, SEC_PARALLEL,
-     "", "if set, permit the job to be requeued", NULL},
+    {"requeue", 0, NOA, "SBATCH_REQUEUE", set_requeue, 0, F_SBATCH,
+     SEC_PARALLEL, "", "if set, permit the job to be requeued", NULL},
     {"oversubscribe", 's', NOA, NULL, PASS, 0, SEC_PARALLEL,
      "", "over subscribe resources with other jobs", NULL},
     {"core-spec", 'S', REQ, "SBATCH_CORE_SPEC", PASS, 0, SEC_PARALLEL,
@@ -698,11 +734,11 @@ static const struct optdef opt_table[] = {
     {"verbose", 'v', NOA, NULL, set_count, AT(verbose), F_EARLY,
      SEC_PARALLEL, "",
      "verbose mode (multiple -v's increase verbosity)", NULL},
-    {"wait", 'W', NOA, "SBATCH_WAIT", set_flag, AT(wait), 0, SEC_PARALLEL,
-     "", "wait for completion of submitted job", NULL},
+    {"wait", 'W', NOA, "SBATCH_WAIT", set_flag, AT(wait), F_SBATCH,
+     SEC_PARALLEL, "", "wait for completion of submitted job", NULL},
     {"wckey", 0, REQ, "SBATCH_WCKEY", PASS, 0, SEC_PARALLEL,
      "=wckey", "wckey to run job under", NULL},
-    {"wrap", 0, REQ, NULL, set_str, AT(wrap), F_EARLY, SEC_PARALLEL,
+    {"wrap", 0, REQ, NULL, set_str, AT(wrap), F_EARLY | F_SBATCH, SEC_PARALLEL,
      "[=command string]", "wrap command string in a sh script and submit",
      NULL},
 
@@ -791,11 +827,11 @@ static const struct optdef opt_table[] = {
     {"tasks-per-node", 0, REQ, NULL, set_posint, AT(ntasks_per_node), 0,
      SEC_NONE, NULL, NULL, NULL},
     {"cluster", 0, REQ, NULL, PASS, 0, SEC_NONE, NULL, NULL, NULL},
-    {"test-only", 0, NOA, NULL, set_flag, AT(test_only), 0, SEC_NONE,
+    {"test-only", 0, NOA, NULL, set_flag, AT(test_only), F_SBATCH, SEC_NONE,
      NULL, NULL, NULL},
-    {"open-mode", 0, REQ, "SBATCH_OPEN_MODE", PASS, 0, SEC_NONE,
+    {"open-mode", 0, REQ, "SBATCH_OPEN_MODE", PASS, F_SBATCH, SEC_NONE,
      NULL, NULL, NULL},
-    {"kill-on-invalid-dep", 0, REQ, NULL, PASS, 0, SEC_NONE,
+    {"kill-on-invalid-dep", 0, REQ, NULL, PASS, F_SBATCH, SEC_NONE,
      NULL, NULL, NULL},
     {"ntasks-per-gpu", 0, REQ, "SBATCH_NTASKS_PER_GPU", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
@@ -804,11 +840,15 @@ static const struct optdef opt_table[] = {
      NULL, NULL, NULL},
     {"mem-bind", 0, REQ, "SBATCH_MEM_BIND", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
+    /* Open MPI's mpirun starts its daemons with --cpu-bind=none; Drover
+     * binds no CPUs yet, so every value is taken as none. */
+    {"cpu-bind", 0, REQ, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
     {"network", 0, REQ, "SBATCH_NETWORK", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
     {"wait-all-nodes", 0, REQ, "SBATCH_WAIT_ALL_NODES", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
-    {"batch", 0, REQ, "SBATCH_BATCH", PASS, 0, SEC_NONE, NULL, NULL, NULL},
+    {"batch", 0, REQ, "SBATCH_BATCH", PASS, F_SBATCH,
+    SEC_NONE, NULL, NULL, NULL},
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -818,13 +858,27 @@ static size_t row_index(const struct optdef *d)
     return (size_t)(d - opt_table);
 }
 
+/* Whether command 'cmd' takes row 'd'. */
+static bool row_ok(const struct optdef *d, enum sbatch_cmd cmd)
+{
+    switch (cmd) {
+    case SBATCH_CMD_SBATCH:
+        return !(d->flags & (F_SRUN | F_ALLOC));
+    case SBATCH_CMD_SALLOC:
+        return !(d->flags & (F_SBATCH | F_SRUN));
+    default:
+        return !(d->flags & F_SBATCH);
+    }
+}
+
 /* The row getopt_long reported as 'c'. */
-static const struct optdef *row_for(int c)
+static const struct optdef *row_for(int c, enum sbatch_cmd cmd)
 {
     if (c >= LONG_BASE && (size_t)(c - LONG_BASE) < OPT_COUNT)
         return &opt_table[c - LONG_BASE];
     for (size_t i = 0; i < OPT_COUNT; i++)
-        if (opt_table[i].short_opt == c && !(opt_table[i].flags & F_HELP_ONLY))
+        if (opt_table[i].short_opt == c && !(opt_table[i].flags & F_HELP_ONLY)
+            && row_ok(&opt_table[i], cmd))
             return &opt_table[i];
     return NULL;
 }
@@ -837,7 +891,7 @@ struct getopt_tables {
     char shorts[128];
 };
 
-static void getopt_tables_build(struct getopt_tables *t)
+static void getopt_tables_build(struct getopt_tables *t, enum sbatch_cmd cmd)
 {
     size_t n = 0, s = 0;
 
@@ -846,7 +900,7 @@ static void getopt_tables_build(struct getopt_tables *t)
     for (size_t i = 0; i < OPT_COUNT; i++) {
         const struct optdef *d = &opt_table[i];
 
-        if (d->flags & F_HELP_ONLY)
+        if ((d->flags & F_HELP_ONLY) || !row_ok(d, cmd))
             continue;
         t->longs[n].name = d->name;
         t->longs[n].has_arg = d->has_arg;
@@ -878,18 +932,18 @@ static int getopt_each(struct sbatch_opts *o, int argc, char **argv,
     char **av = xzalloc((size_t)(argc + 1) * sizeof(*av));
     int c, rc = 0;
 
-    getopt_tables_build(&t);
-    av[0] = "sbatch";
+    getopt_tables_build(&t, o->cmd);
+    av[0] = (char *)o->prog;
     for (int i = 1; i < argc; i++)
         av[i] = argv[i];
     optind = 0; /* full reset of GNU getopt */
     opterr = 1;
     while ((c = getopt_long(argc, av, t.shorts, t.longs, NULL)) != -1) {
-        const struct optdef *d = row_for(c);
+        const struct optdef *d = row_for(c, o->cmd);
 
         if (!d) {
-            rc = fail(e, 255, NULL,
-                      "Try \"sbatch --help\" for more information");
+            rc = fail(e, 255, NULL, "Try \"%s --help\" for more information",
+                      o->prog);
             break;
         }
         if ((rc = fn(o, d, optarg, e)) != 0)
@@ -1118,6 +1172,8 @@ static int apply_script(struct sbatch_opts *o, const char *script,
     struct strv args = {0};
     int first, rc;
 
+    if (!script) /* salloc, srun */
+        return 0;
     strv_push(&args, "sbatch");
     rc = script_directives(script, label, &args, e);
     if (rc == 0 && args.n > 1) {
@@ -1162,8 +1218,16 @@ static int apply_env(struct sbatch_opts *o, char *const *envp,
     for (size_t i = 0; i < OPT_COUNT; i++) {
         const struct optdef *d = &opt_table[i];
         const char *v, *arg;
+        char name[64];
 
-        if (!d->env || (d->flags & F_EARLY) || !(v = env_get(envp, d->env)))
+        if (!d->env || (d->flags & F_EARLY) || !row_ok(d, o->cmd)
+            || o->cmd == SBATCH_CMD_SRUN)
+            continue;
+        /* SBATCH_X -> SALLOC_X */
+        snprintf(name, sizeof(name), "%s%s",
+                 o->cmd == SBATCH_CMD_SALLOC ? "SALLOC_" : "SBATCH_",
+                 d->env + strlen("SBATCH_"));
+        if (!(v = env_get(envp, name)))
             continue;
         arg = v;
         if (d->has_arg == no_argument) {
@@ -1278,7 +1342,18 @@ int sbatch_opts_second_pass(struct sbatch_opts *o, const char *script,
 /* ------------------------------------------------------------------ */
 /* Create and destroy                                                  */
 
+static const char *const cmd_names[] = {
+    [SBATCH_CMD_SBATCH] = "sbatch",
+    [SBATCH_CMD_SALLOC] = "salloc",
+    [SBATCH_CMD_SRUN] = "srun",
+};
+
 struct sbatch_opts *sbatch_opts_create(FILE *msgs)
+{
+    return sbatch_opts_create_cmd(msgs, SBATCH_CMD_SBATCH);
+}
+
+struct sbatch_opts *sbatch_opts_create_cmd(FILE *msgs, enum sbatch_cmd cmd)
 {
     struct sbatch_opts *o = xzalloc(sizeof(*o));
 
@@ -1286,6 +1361,8 @@ struct sbatch_opts *sbatch_opts_create(FILE *msgs)
         free(o);
         return NULL;
     }
+    o->cmd = cmd;
+    o->prog = cmd_names[cmd];
     o->msgs = msgs;
     o->work_dir = xstrdup(o->cwd);
     o->given = xzalloc(OPT_COUNT * sizeof(*o->given));
@@ -1306,6 +1383,7 @@ static void free_strings(struct sbatch_opts *o)
         &o->cwd, &o->submit_host, &o->wrap, &o->script_path, &o->job_name,
         &o->partition, &o->comment, &o->work_dir, &o->std_out, &o->std_err,
         &o->std_in, &o->gres, &o->gpus, &o->gpus_per_node, &o->export_env,
+        &o->mpi,
     };
 
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
@@ -1425,9 +1503,15 @@ static int gres_parse(const char *spec, bool named, long *gpus, char **type,
     return rc;
 }
 
-static int gres_fail(struct sbatch_error *e)
+static int gres_fail(const struct sbatch_opts *o, struct sbatch_error *e)
 {
-    return fail(e, 1, "error", "Batch job submission failed: %s",
+    static const char *const what[] = {
+        [SBATCH_CMD_SBATCH] = "Batch job submission failed",
+        [SBATCH_CMD_SALLOC] = "Job submit/allocate failed",
+        [SBATCH_CMD_SRUN] = "Unable to allocate resources",
+    };
+
+    return fail(e, 1, "error", "%s: %s", what[o->cmd],
                 drv_strerror(EDRV_INVALID_GRES));
 }
 
@@ -1465,7 +1549,7 @@ out:
     if (rc == 0 && kinds == (GRES_TYPED | GRES_UNTYPED))
         return fail(e, 1, "error", "Invalid GRES specification (with and "
                                    "without type identification)");
-    return rc < 0 ? gres_fail(e) : 0;
+    return rc < 0 ? gres_fail(o, e) : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1676,14 +1760,22 @@ json_t *sbatch_opts_job_desc(const struct sbatch_opts *o, const char *script,
     set_string(body, "comment", o->comment);
     set_string(body, "work_dir", o->work_dir);
     set_string(body, "submit_host", o->submit_host);
-    add_script(o, body, script);
-    add_io(o, body);
+    if (o->cmd != SBATCH_CMD_SBATCH) {
+        /* salloc/srun: an allocation only; the command runs here. */
+        json_object_set_new(body, "interactive", json_true());
+        set_string(body, "command", o->script_path);
+    } else {
+        add_script(o, body, script);
+        add_io(o, body);
+    }
     add_resources(o, body);
     add_flags(o, body);
     if (add_gpus(o, body, e) < 0) {
         json_decref(body);
         return NULL;
     }
+    if (o->cmd != SBATCH_CMD_SBATCH)
+        return body;
     json_object_set_new(body, "env", export_env(o, envp));
     /* Slurm: --export=NONE implies --get-user-env on the batch host. */
     if (o->export_env && !strcasecmp(o->export_env, "NONE")
@@ -1761,14 +1853,29 @@ static void help_row(FILE *f, const struct optdef *d)
 
 void sbatch_opts_print_help(FILE *f)
 {
-    fputs("Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) "
-          "[args(0)...]\n", f);
+    sbatch_opts_print_help_cmd(f, SBATCH_CMD_SBATCH);
+}
+
+void sbatch_opts_print_help_cmd(FILE *f, enum sbatch_cmd cmd)
+{
+    static const char *const usage[] = {
+        [SBATCH_CMD_SBATCH] = "Usage: sbatch [OPTIONS(0)...] [ : "
+                              "[OPTIONS(N)...]] script(0) [args(0)...]\n",
+        [SBATCH_CMD_SALLOC] = "Usage: salloc [OPTIONS(0)...] [ : "
+                              "[OPTIONS(N)...]] [command(0) [args(0)...]]\n",
+        [SBATCH_CMD_SRUN] = "Usage: srun [OPTIONS(0)... [executable(0) "
+                            "[args(0)...]]] [ : [OPTIONS(N)...]] "
+                            "executable(N) [args(N)...]\n",
+    };
+
+    fputs(usage[cmd], f);
     for (int sec = SEC_PARALLEL; sec < SEC_COUNT; sec++) {
         fputc('\n', f);
         if (section_title[sec])
             fprintf(f, "%s\n", section_title[sec]);
         for (size_t i = 0; i < OPT_COUNT; i++)
-            if (opt_table[i].sec == (enum section)sec)
+            if (opt_table[i].sec == (enum section)sec
+                && row_ok(&opt_table[i], cmd))
                 help_row(f, &opt_table[i]);
     }
     fputc('\n', f);
@@ -1783,9 +1890,11 @@ void sbatch_opts_print_set(const struct sbatch_opts *o, FILE *f)
 {
     const char *rule = "-------------------- --------------------";
 
-    fprintf(f, "sbatch: defined options\nsbatch: %s\n", rule);
+    const char *p = o->prog;
+
+    fprintf(f, "%s: defined options\n%s: %s\n", p, p, rule);
     for (size_t i = 0; i < OPT_COUNT; i++)
         if (o->is_set[i] && !(opt_table[i].flags & F_EARLY))
-            fprintf(f, "sbatch: %-20s: %s\n", opt_table[i].name, o->given[i]);
-    fprintf(f, "sbatch: %s\nsbatch: end of defined options\n", rule);
+            fprintf(f, "%s: %-20s: %s\n", p, opt_table[i].name, o->given[i]);
+    fprintf(f, "%s: %s\n%s: end of defined options\n", p, rule, p);
 }

@@ -31,6 +31,17 @@ struct sbatch_error {
 /* Print 'e' as Slurm does: each line as "sbatch: <level>: <line>\n". */
 void sbatch_error_print(const struct sbatch_error *e, FILE *f);
 
+/* The same with 'prog' ("salloc", "srun") in place of "sbatch". */
+void sbatch_error_print_as(const struct sbatch_error *e, const char *prog,
+                           FILE *f);
+
+/* The command whose options are parsed.  Each shares the one table (the
+ * resource options); a row may be limited to some commands (--wrap is
+ * sbatch's, --label srun's).  Input variables are SBATCH_* for sbatch and
+ * SALLOC_* for salloc (same suffixes); srun reads none yet.
+ */
+enum sbatch_cmd { SBATCH_CMD_SBATCH, SBATCH_CMD_SALLOC, SBATCH_CMD_SRUN };
+
 /* Where an option value came from, lowest precedence first. */
 enum sbatch_src { SBATCH_SRC_NONE, SBATCH_SRC_SCRIPT, SBATCH_SRC_ENV,
                   SBATCH_SRC_CLI };
@@ -43,6 +54,8 @@ struct sbatch_cli_opt; /* a command-line option kept for the second pass */
 
 /* Everything sbatch learned from its inputs.  Strings are owned (free()). */
 struct sbatch_opts {
+    enum sbatch_cmd cmd;
+    const char *prog;  /* "sbatch", "salloc" or "srun" (static) */
     FILE *msgs;        /* informational lines ("sbatch: ..."); NULL: none */
     char *cwd;         /* getcwd() at creation */
     char *submit_host; /* short host name; set by the caller */
@@ -82,6 +95,9 @@ struct sbatch_opts {
     bool nice_set;
     char *export_env;         /* --export, or NULL for ALL */
     bool parsable, wait, test_only;
+    int immediate;            /* salloc/srun -I: seconds to wait, 0 none */
+    bool label, pty;          /* srun -l, --pty */
+    char *mpi;                /* srun --mpi, or NULL */
     json_t *extra;            /* accepted options Drover passes on as is */
 };
 
@@ -91,12 +107,16 @@ struct sbatch_opts {
  */
 struct sbatch_opts *sbatch_opts_create(FILE *msgs);
 
+/* As sbatch_opts_create(), for the options of command 'cmd'. */
+struct sbatch_opts *sbatch_opts_create_cmd(FILE *msgs, enum sbatch_cmd cmd);
+
 /* NULL is a no-op. */
 void sbatch_opts_destroy(struct sbatch_opts *o);
 
 /* First pass over the command line.  argv[0] is ignored; getopt's own
- * messages name the program "sbatch".  Unknown options (getopt prints the
- * first line) return -1 with e->exit_code 255.  The first of
+ * messages name the program (o->prog).  Unknown options (getopt prints
+ * the first line) return -1 with e->exit_code 255.  For salloc and srun
+ * the "script" and its arguments are the command to run.  The first of
  * --help/--usage/--version ends the pass and is returned.  Returns
  * SBATCH_SUBMIT when the job should be submitted, or -1.
  */
@@ -106,7 +126,8 @@ int sbatch_opts_first_pass(struct sbatch_opts *o, int argc, char **argv,
 /* Second pass: #SBATCH lines of 'script' (label names it in messages:
  * the script's base name or "stdin"), then SBATCH_* variables from 'envp'
  * (NULL-terminated "NAME=value" strings), then the command line kept by
- * the first pass; then the checks and defaults Slurm applies.
+ * the first pass; then the checks and defaults Slurm applies.  'script'
+ * is NULL for salloc and srun (no directives).
  * Returns 0, or -1 with 'e' set.
  */
 int sbatch_opts_second_pass(struct sbatch_opts *o, const char *script,
@@ -116,7 +137,9 @@ int sbatch_opts_second_pass(struct sbatch_opts *o, const char *script,
 /* The job_submit body (docs/protocol.md "Job description") for 'script'
  * with the environment selected by --export from 'envp'.  Options Drover
  * accepts but does not model go in under their long names with '-' as '_'
- * ("account", "dependency", ...).  Returns a new reference, or NULL with 'e'
+ * ("account", "dependency", ...).  For salloc and srun ('script' NULL)
+ * the body asks for an allocation only ("interactive":true): no script,
+ * environment or output files.  Returns a new reference, or NULL with 'e'
  * set for an invalid --gres/--gpus/--export.
  */
 json_t *sbatch_opts_job_desc(const struct sbatch_opts *o, const char *script,
@@ -127,6 +150,9 @@ void sbatch_opts_print_set(const struct sbatch_opts *o, FILE *f);
 
 /* sbatch --help, generated from the option table; sbatch --usage. */
 void sbatch_opts_print_help(FILE *f);
+
+/* --help of command 'cmd' ("Usage: salloc ..."), from the same table. */
+void sbatch_opts_print_help_cmd(FILE *f, enum sbatch_cmd cmd);
 void sbatch_opts_print_usage(FILE *f);
 
 /* Slurm's --wrap script: "#!/bin/sh\n# This script was created by sbatch

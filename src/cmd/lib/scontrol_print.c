@@ -677,3 +677,55 @@ char *scontrol_sprint_partition(const json_t *part,
     fmt_buf_puts(&r.out, ctx->one_liner ? "\n" : "\n\n");
     return r.out.s;
 }
+
+/* --- show step ------------------------------------------------------------ */
+
+#define STEP_ID_BATCH 0xfffffffbu
+
+/* Slurm prints the batch step with no CPU count, TRES or srun, and srun's
+ * steps with their block distribution. */
+char *scontrol_sprint_step(const json_t *step, const struct scontrol_ctx *ctx)
+{
+    bool batch = jint(step, "step_id", 0) == STEP_ID_BATCH;
+    const char *host = jstr_or(step, "srun_host", NULL);
+    char when[32], id[16];
+    struct rec r;
+
+    rec_init(&r, ctx);
+    if (batch)
+        snprintf(id, sizeof(id), "batch");
+    else
+        snprintf(id, sizeof(id), "%lld", (long long)jint(step, "step_id", 0));
+    fmt_buf_printf(&r.out, "StepId=%lld.%s UserId=%lld StartTime=%s "
+                           "TimeLimit=UNLIMITED",
+                   (long long)jint(step, "job_id", 0), id,
+                   (long long)jint(step, "user_id", 0),
+                   stamp((time_t)jint(step, "start_time", 0), when,
+                         sizeof(when)));
+    rec_eol(&r);
+    fmt_buf_printf(&r.out, "State=%s Partition=%s NodeList=%s",
+                   jstr_or(step, "state", "RUNNING"),
+                   jstr_or(step, "partition", "(null)"),
+                   jstr_or(step, "nodes", "(null)"));
+    rec_eol(&r);
+    fmt_buf_printf(&r.out, "Nodes=%lld CPUs=%lld Tasks=%lld Name=%s "
+                           "Network=(null)",
+                   (long long)jint(step, "nnodes", 0),
+                   batch ? 0LL : (long long)jint(step, "ncpus", 0),
+                   (long long)jint(step, "ntasks", 0),
+                   jstr_or(step, "name", "(null)"));
+    rec_eol(&r);
+    fmt_buf_printf(&r.out, "TRES=%s",
+                   batch ? "(null)" : jstr_or(step, "alloc_tres", "(null)"));
+    rec_eol(&r);
+    fmt_buf_puts(&r.out, "ResvPorts=(null)");
+    rec_eol(&r);
+    fmt_buf_puts(&r.out, batch ? "CPUFreqReq=Default"
+                               : "CPUFreqReq=Default Dist=Block");
+    rec_eol(&r);
+    fmt_buf_printf(&r.out, "SrunHost:Pid=%s:%lld",
+                   batch || !host ? "(null)" : host,
+                   batch ? 0LL : (long long)jint(step, "srun_pid", 0));
+    fmt_buf_puts(&r.out, ctx->one_liner ? "\n" : "\n\n");
+    return r.out.s;
+}

@@ -34,5 +34,8 @@ char *scontrol_sprint_node(const json_t *node,
                            const struct scontrol_ctx *ctx);
 char *scontrol_sprint_partition(const json_t *part,
                                 const struct scontrol_ctx *ctx);
+/* A step_info record (docs/protocol.md): Slurm's layout of "scontrol show
+ * step" (StepId=J.S ... SrunHost:Pid=...).  Caller frees. */
+char *scontrol_sprint_step(const json_t *step, const struct scontrol_ctx *ctx);
 
 #endif /* !DROVER_CMD_LIB_SCONTROL_PRINT_H */

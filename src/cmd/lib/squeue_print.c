@@ -771,29 +771,80 @@ void squeue_print(FILE *out, const struct fmt_spec *spec, const json_t **jobs,
     }
 }
 
-/* --- squeue -s: batch steps ---------------------------------------------- */
+/* --- squeue -s: steps ----------------------------------------------------- */
+
+#define STEP_ID_BATCH 0xfffffffbu
 
 static void p_step_id(struct fmt_buf *out, const void *rec, const void *ctx)
 {
+    int64_t id = jint(JOB(rec), "step_id", STEP_ID_BATCH);
     char buf[64];
 
-    fmt_buf_printf(out, "%s.batch", job_view_id(JOB(rec), buf, sizeof(buf)));
+    (void)ctx;
+    job_view_id(JOB(rec), buf, sizeof(buf));
+    if (id == STEP_ID_BATCH)
+        fmt_buf_printf(out, "%s.batch", buf);
+    else
+        fmt_buf_printf(out, "%s.%lld", buf, (long long)id);
 }
 
 static void p_step_name(struct fmt_buf *out, const void *rec,
                         const void *ctx)
 {
-    fmt_buf_puts(out, "batch");
+    (void)ctx;
+    fmt_buf_puts(out, jstr_or(JOB(rec), "step_name", "batch"));
 }
 
-/* The batch step runs on the batch host. */
+/* A step row's own nodes; a job without step records: the batch host. */
 static void p_step_nodes(struct fmt_buf *out, const void *rec,
                          const void *ctx)
 {
-    char *host = job_view_batch_host(JOB(rec));
+    const char *nodes = jstr_or(JOB(rec), "step_nodes", NULL);
+    char *host;
 
+    (void)ctx;
+    if (nodes) {
+        fmt_buf_puts(out, nodes);
+        return;
+    }
+    host = job_view_batch_host(JOB(rec));
     fmt_buf_puts(out, host ? host : "");
     free(host);
+}
+
+/* One row: the job's keys with the step's id, name, nodes and start. */
+static json_t *step_row(const json_t *job, const json_t *step)
+{
+    json_t *row = json_copy((json_t *)job);
+
+    json_object_del(row, "steps");
+    json_object_set(row, "step_id", json_object_get(step, "step_id"));
+    json_object_set_new(row, "step_name",
+                        json_string(jstr_or(step, "name", "")));
+    json_object_set_new(row, "step_nodes",
+                        json_string(jstr_or(step, "nodes", "")));
+    json_object_set(row, "start_time", json_object_get(step, "start_time"));
+    return row;
+}
+
+json_t *squeue_step_rows(const json_t *const *jobs, size_t n)
+{
+    json_t *rows = json_array();
+
+    for (size_t i = 0; i < n; i++) {
+        const json_t *steps = json_object_get(jobs[i], "steps"), *st;
+        size_t k;
+
+        if (!json_is_array(steps)) {
+            json_array_append(rows, (json_t *)jobs[i]);
+            continue;
+        }
+        json_array_foreach(steps, k, st) {
+            if (!strcmp(jstr_or(st, "state", ""), "RUNNING"))
+                json_array_append_new(rows, step_row(jobs[i], st));
+        }
+    }
+    return rows;
 }
 
 const struct fmt_field squeue_step_fields[] = {

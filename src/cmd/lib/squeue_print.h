@@ -33,11 +33,17 @@ struct squeue_ctx {
 /* The column table (ends with a row whose header is NULL). */
 extern const struct fmt_field squeue_fields[];
 
-/* Columns of squeue -s: one record per job step.  Drover's jobs have one
- * step, the batch script ("<job>.batch" on the batch host); the record is
- * the running job.
- */
+/* Columns of squeue -s: one record per job step, a row of
+ * squeue_step_rows(). */
 extern const struct fmt_field squeue_step_fields[];
+
+/* squeue -s rows of 'jobs' (sorted already): for each job, its running
+ * steps in the job's order (the batch step first, as Slurm lists them),
+ * each a copy of the job with "step_id", "step_name", "step_nodes" and
+ * the step's "start_time".  A job record without "steps" gives one row,
+ * itself: its batch step on the batch host.  Returns a new array (caller
+ * decrefs); the rows are valid while it is. */
+json_t *squeue_step_rows(const json_t *const *jobs, size_t n);
 
 /* The job keys (space-separated, "" for none) the printer of 'field'
  * reads; NULL for a field of neither squeue table.

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * enforce.h - AccountingStorageEnforce in the controller: the association
+ * and QOS tables from droverdbd, the submit check and the scheduling gate
+ *
+ * The tables come from droverdbd (acct_assoc_list, docs/protocol.md) at
+ * start and every ENFORCE_POLL_MS with "if_changed_since"; the last good
+ * copy is kept in StateSaveLocation/assoc_cache.json, so a controller
+ * restarted while droverdbd is down still enforces.  The decisions are
+ * src/sched/limits.h's.  Usage (jobs and TRES per QOS, user and
+ * association) is recomputed from the job table at the start of each
+ * scheduling pass (one hash lookup per job) and counted forward by each
+ * submission and each start within the pass.
+ */
+#ifndef DROVER_CTLD_ENFORCE_H
+#define DROVER_CTLD_ENFORCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "ctld/job.h"
+
+#define ENFORCE_POLL_MS 5000
+
+struct ctld;
+
+/* Set up enforcement from ctld->conf (no-op, returning 0, when
+ * AccountingStorageEnforce names none of associations, limits, qos): load
+ * the cached tables and start polling droverdbd.  A cache that cannot be
+ * parsed is logged and ignored.  Returns 0, or -1 with 'error' set on
+ * ENOMEM.
+ */
+int enforce_init(struct ctld *ctld, drv_error_t *error);
+
+/* Stop polling and free everything.  NULL-safe on a ctld without it. */
+void enforce_fini(struct ctld *ctld);
+
+/* job_submit's check, once the partition is known: resolve the account
+ * (-A, else the user's default) and the QOS (-q, else the association's
+ * default, else normal), store them in job->account/job->qos, and apply
+ * the submit limits.  Returns 0 (also when enforcement is off), or -1 with
+ * errno and 'error':
+ *   EDRV_INVALID_ACCOUNT   unknown association, or no tables yet
+ *   EDRV_INVALID_QOS       unknown QOS or one the association may not use
+ *   EDRV_ACCOUNTING_POLICY a submit limit (MaxSubmitJobs...) is reached
+ */
+int enforce_submit(struct ctld *ctld, struct job *job, drv_error_t *error);
+
+/* Count a job just queued (after enforce_submit()) against submit limits
+ * until the next pass recomputes the usage. */
+void enforce_job_added(struct ctld *ctld, const struct job *job);
+
+/* The gate for one scheduling pass over 'pend[0..np)' (the pass's queue,
+ * highest priority first).  enforce_pass_begin() recomputes the usage and
+ * returns false when enforcement is off (no gate needed); 'held' (np
+ * entries) receives the reason of each job the gate holds back.
+ */
+struct enforce_pass {
+    struct ctld *ctld;
+    struct job **pend;
+    enum job_reason *held;
+};
+bool enforce_pass_begin(struct ctld *ctld, struct enforce_pass *p,
+                        struct job **pend, size_t np);
+
+/* sched_pass_opts.admit / .started for an enforce_pass ('arg'). */
+bool enforce_admit(void *arg, size_t i);
+void enforce_started(void *arg, size_t i);
+
+/* Free what enforce_pass_begin() allocated. */
+void enforce_pass_end(struct enforce_pass *p);
+
+#endif /* !DROVER_CTLD_ENFORCE_H */

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * interactive.c - ending allocation-only jobs (salloc, srun outside a
+ * job): release by the owner, time limit (interactive.h)
+ */
+#include <errno.h>
+#include <signal.h>
+
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "ctld/interactive.h"
+
+void interactive_end(struct ctld *ctld, struct job *job, int status,
+                     bool timed_out)
+{
+    if (!job->alloc)
+        return;
+    /* ctld_job_finished() stops the tasks on the other nodes. */
+    ctld_node_terminate_stray(ctld, job->alloc->node_idx[0], job->id);
+    ctld_job_finished(ctld, job, status, timed_out, false);
+}
+
+void interactive_check_limits(struct ctld *ctld, time_t now)
+{
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (!job->interactive || job->state != JOB_RUNNING || !job->alloc
+            || job->time_limit_s == TIME_INFINITE
+            || now < job->start_time + job->time_limit_s)
+            continue;
+        log_info("Time limit exhausted for JobId=%u", job->id);
+        interactive_end(ctld, job, 0, true);
+    }
+}
+
+/* The job named in the body, if the caller may act on it; else 0 with
+ * *errnum set. */
+static struct job *release_job(struct ctld *ctld, proto_req_t *req,
+                               int *status, int *errnum)
+{
+    json_int_t id = 0;
+    struct job *job;
+
+    *status = 0;
+    if (json_unpack(proto_req_body(req), "{s:I s?i}", "job_id", &id,
+                    "exit_status", status)
+        < 0) {
+        *errnum = EDRV_PROTOCOL_MALFORMED;
+        return NULL;
+    }
+    *errnum = EDRV_INVALID_JOB_ID;
+    if (id <= 0 || id > UINT32_MAX
+        || !(job = ctld_job_find(ctld, (uint32_t)id)))
+        return NULL;
+    *errnum = EDRV_ACCESS_DENIED;
+    if (job->uid != proto_req_uid(req)
+        && !(proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN)))
+        return NULL;
+    *errnum = EDRV_NOT_SUPPORTED;
+    if (!job->interactive)
+        return NULL;
+    *errnum = EDRV_JOB_PENDING;
+    if (job->state == JOB_PENDING)
+        return NULL;
+    *errnum = EDRV_ALREADY_DONE;
+    if (job->state != JOB_RUNNING || !job->alloc)
+        return NULL;
+    return job;
+}
+
+static void rpc_job_release(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    int status, errnum;
+    struct job *job = release_job(ctld, req, &status, &errnum);
+
+    if (!job) {
+        if (proto_respond_error(req, errnum, NULL) < 0)
+            log_err("job_release: responding");
+        return;
+    }
+    log_info("%s: JobId=%u status %d", __func__, job->id, status);
+    interactive_end(ctld, job, status, false);
+    ctld_respond_durable(ctld, req, NULL);
+}
+
+const struct proto_handler rpc_alloc_handlers[] = {
+    {"job_release", rpc_job_release, PROTO_ROLE_USER},
+    PROTO_HANDLER_END,
+};

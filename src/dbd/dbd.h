@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * dbd.h - droverdbd's state, shared by its files
+ *
+ * One libuv loop owns everything here.  The database handle is the one
+ * exception: it is used only by work items (work.c), which run one at a
+ * time on libuv's thread pool so that a slow query never stalls the loop;
+ * their completions run on the loop and answer the requests.
+ */
+#ifndef DROVER_DBD_DBD_H
+#define DROVER_DBD_DBD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "conf/conf_dbd.h"
+#include "dbd/db.h"
+#include "proto/server.h"
+
+#define DBD_RECONNECT_MS 3000
+
+struct dbd_work;
+
+struct dbd {
+    uv_loop_t *loop;
+    struct dbd_conf *conf;
+    proto_auth_t *auth;
+    proto_server_t *server;
+    uid_t slurm_uid;          /* SlurmUser's uid: an admin, like root */
+    struct db_target target;  /* strings borrowed from conf */
+    /* Worker side: touched only inside work items. */
+    db_t *db;
+    char last_error[160];     /* last connect error, to log it once */
+    /* Loop side. */
+    bool connected;           /* as of the last work item */
+    int schema_version;       /* 0 until connected */
+    struct dbd_work *queue;   /* waiting, oldest first */
+    struct dbd_work **queue_tail;
+    struct dbd_work *running; /* on the thread pool, or NULL */
+    uv_timer_t reconnect_timer;
+    uv_signal_t sigterm, sigint;
+};
+
+/* A job for the worker: 'fn' runs on the thread pool with the database
+ * connected, and fills w->result (a JSON object to answer with) or
+ * w->errnum and w->error.
+ */
+struct dbd_work {
+    uv_work_t uv;
+    struct dbd *dbd;
+    proto_req_t *req;   /* answered on completion; NULL: no answer */
+    int (*fn)(struct dbd *dbd, struct dbd_work *w);
+    int64_t only_uid;   /* acct_job_query: -1 or the caller's uid */
+    json_t *result;
+    int errnum;         /* EDRV_* or errno; 0 on success */
+    drv_error_t error;
+    int schema_version; /* worker's view, copied to dbd on completion */
+    bool connected;
+    struct dbd_work *next;
+};
+
+/* work.c: queue a request for the worker ('fn' NULL: just (re)connect).
+ * The request is answered when the work is done.
+ */
+void dbd_work_submit(struct dbd *dbd, proto_req_t *req,
+                     int (*fn)(struct dbd *dbd, struct dbd_work *w),
+                     int64_t only_uid);
+
+/* work.c: start the reconnect timer and the first connection attempt. */
+void dbd_work_start(struct dbd *dbd);
+
+/* work.c: answer and drop the work not yet started (at shutdown).  The
+ * item running finishes when the loop runs again; close dbd->db after.
+ */
+void dbd_work_stop(struct dbd *dbd);
+
+/* rpc.c: the handler table. */
+extern const struct proto_handler dbd_rpc_handlers[];
+
+/* rpc_assoc.c: acct_assoc_list and acct_modify. */
+extern const struct proto_handler dbd_assoc_handlers[];
+
+#endif /* !DROVER_DBD_DBD_H */

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * jobs_store.c - upsert job and step records (acct_send)
+ *
+ * The statements are made from the column tables of acct_record.c, with
+ * every value bound: INSERT ... ON CONFLICT (key) DO UPDATE SET
+ * col = excluded.col ... RETURNING id, which SQLite and PostgreSQL both
+ * run as written.  Steps a record no longer lists are kept: a record only
+ * grows (docs/protocol.md).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/xalloc.h"
+#include "dbd/acct_record.h"
+#include "dbd/jobs_store.h"
+
+#define MAX_COLS 64
+
+/* INSERT INTO tbl (lead, cols...) VALUES (?...) ON CONFLICT (key) DO
+ * UPDATE SET ... RETURNING id.  Caller frees.
+ */
+static char *upsert_sql(const char *tbl, const char *lead,
+                        const struct acct_table *t, const char *key)
+{
+    char *cols = acct_column_list(t, ""), *marks = xstrdup("?"), *set = NULL;
+    char *next, *sql;
+
+    for (size_t i = 0; i < t->count; i++) {
+        next = xasprintf("%s, ?", marks);
+        free(marks);
+        marks = next;
+        next = xasprintf("%s%s%s = excluded.%s", set ? set : "",
+                         set ? ", " : "", t->cols[i].column,
+                         t->cols[i].column);
+        free(set);
+        set = next;
+    }
+    sql = xasprintf("INSERT INTO %s (%s, %s) VALUES (%s) ON CONFLICT (%s) "
+                    "DO UPDATE SET %s RETURNING id",
+                    tbl, lead, cols, marks, key, set);
+    free(cols);
+    free(marks);
+    free(set);
+    return sql;
+}
+
+static int cluster_id(db_t *db, const char *name, int64_t *id,
+                      drv_error_t *error)
+{
+    struct db_param p[] = {DB_TEXT(name), DB_INT(time(NULL))};
+
+    if (db_exec(db, "INSERT INTO cluster (name, created) VALUES (?, ?) "
+                    "ON CONFLICT (name) DO NOTHING", p, 2, error) < 0)
+        return -1;
+    return db_query_int(db, "SELECT id FROM cluster WHERE name = ?", p, 1, id,
+                        error);
+}
+
+/* Upsert 'rec' of table 't' under parent row 'parent'; *id gets its row. */
+static int upsert_row(db_t *db, const char *sql, const struct acct_table *t,
+                      int64_t parent, json_t *rec, int64_t *id,
+                      drv_error_t *error)
+{
+    struct db_param p[MAX_COLS + 1];
+
+    p[0] = DB_INT(parent);
+    if (acct_record_params(t, rec, p + 1, error) < 0)
+        return -1;
+    return db_query_int(db, sql, p, t->count + 1, id, error);
+}
+
+static int upsert_steps(db_t *db, int64_t job_row, json_t *steps,
+                        drv_error_t *error)
+{
+    char *sql;
+    json_t *step;
+    size_t i;
+    int64_t id;
+    int rc = 0;
+
+    if (!steps || json_is_null(steps))
+        return 0;
+    if (!json_is_array(steps)) {
+        errno = EINVAL;
+        return errprintf(error, "job record: \"steps\" must be an array");
+    }
+    sql = upsert_sql("step", "job_ref", &acct_step_table, "job_ref, step_id");
+    json_array_foreach(steps, i, step) {
+        if (!json_is_integer(json_object_get(step, "step_id"))) {
+            errno = EINVAL;
+            rc = errprintf(error, "step record %zu has no integer step_id", i);
+            break;
+        }
+        if ((rc = upsert_row(db, sql, &acct_step_table, job_row, step, &id,
+                             error)) < 0)
+            break;
+    }
+    free(sql);
+    return rc;
+}
+
+int jobs_store_upsert(db_t *db, const char *cluster, json_t *job,
+                      drv_error_t *error)
+{
+    int64_t cid, row;
+    char *sql;
+    int rc;
+
+    if (!json_is_object(job) || !json_is_integer(json_object_get(job,
+                                                                 "job_id"))) {
+        errno = EINVAL;
+        return errprintf(error, "job record has no integer job_id");
+    }
+    if (cluster_id(db, cluster, &cid, error) < 0)
+        return -1;
+    sql = upsert_sql("job", "cluster_id", &acct_job_table,
+                     "cluster_id, job_id, submit_time");
+    rc = upsert_row(db, sql, &acct_job_table, cid, job, &row, error);
+    free(sql);
+    if (rc < 0)
+        return -1;
+    return upsert_steps(db, row, json_object_get(job, "steps"), error);
+}
+
+/* Check the body's shape before touching the database. */
+static int check_send(json_t *body, const char **cluster, json_t **events,
+                      drv_error_t *error)
+{
+    json_t *ev;
+    size_t i;
+
+    *cluster = json_string_value(json_object_get(body, "cluster"));
+    *events = json_object_get(body, "events");
+    errno = EINVAL;
+    if (!*cluster || !(*cluster)[0])
+        return errprintf(error, "acct_send: no \"cluster\" name");
+    if (!json_is_array(*events))
+        return errprintf(error, "acct_send: \"events\" must be an array");
+    json_array_foreach(*events, i, ev) {
+        if (!json_is_integer(json_object_get(ev, "seq"))
+            || !json_is_object(json_object_get(ev, "job")))
+            return errprintf(error, "acct_send: event %zu needs an integer "
+                             "\"seq\" and a \"job\" object", i);
+    }
+    return 0;
+}
+
+int jobs_store_send(db_t *db, json_t *body, int64_t *acked_seq,
+                    drv_error_t *error)
+{
+    const char *cluster;
+    json_t *events, *ev;
+    int64_t acked = 0;
+    size_t i;
+
+    if (check_send(body, &cluster, &events, error) < 0)
+        return -1;
+    if (db_begin(db, error) < 0)
+        return -1;
+    json_array_foreach(events, i, ev) {
+        int64_t seq = json_integer_value(json_object_get(ev, "seq"));
+        if (jobs_store_upsert(db, cluster, json_object_get(ev, "job"), error)
+            < 0) {
+            db_rollback(db);
+            return -1;
+        }
+        if (seq > acked)
+            acked = seq;
+    }
+    if (db_commit(db, error) < 0) {
+        db_rollback(db);
+        return -1;
+    }
+    *acked_seq = acked;
+    return 0;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * droverdbd - the accounting daemon, the only database client
+ *
+ * main() reads top to bottom: options, slurmdbd.conf (refused unless 0600
+ * and ours), logging, listen, connect to the database (retried while it is
+ * unreachable: requests get an error meanwhile), loop, teardown.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/daemon.h"
+#include "common/log.h"
+#include "dbd/dbd.h"
+
+struct opts {
+    const char *conf_path;
+    bool foreground;
+    int verbose;
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "Usage: droverdbd [-D] [-f slurmdbd.conf] [-v...] [-V]\n"
+                "  -D        run in the foreground, log to stderr\n"
+                "  -f FILE   read FILE instead of $DROVER_DBD_CONF, or\n"
+                "            slurmdbd.conf beside $DROVER_CONF\n"
+                "  -v        more verbose logging (repeat)\n"
+                "  -V        print the version and exit\n");
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    int c;
+
+    while ((c = getopt(argc, argv, "Df:vVh")) != -1) {
+        switch (c) {
+        case 'D':
+            o->foreground = true;
+            break;
+        case 'f':
+            o->conf_path = optarg;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case 'V':
+            printf("drover %s (slurm %s)\n", DROVER_VERSION,
+                   DROVER_SLURM_VERSION);
+            exit(0);
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            exit(1);
+        }
+    }
+}
+
+static unsigned roles_of(uid_t uid, gid_t gid, void *arg)
+{
+    struct dbd *dbd = arg;
+
+    (void)gid;
+    if (uid == 0 || uid == dbd->slurm_uid)
+        return PROTO_ROLE_USER | PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN
+               | PROTO_ROLE_DAEMON;
+    return PROTO_ROLE_USER;
+}
+
+static void signal_cb(uv_signal_t *s, int signo)
+{
+    log_info("Terminate signal (%s) received", strsignal(signo));
+    uv_stop(s->loop);
+}
+
+static void setup_logging(const struct dbd_conf *conf, struct opts *o)
+{
+    int level = log_level_parse(conf->debug_level);
+
+    if (level < 0)
+        level = LOG_LEVEL_INFO;
+    log_init("droverdbd", (enum log_level)(level + o->verbose));
+    if (!o->foreground && conf->log_file && log_open(conf->log_file) < 0)
+        log_fatal("cannot open %s", conf->log_file);
+}
+
+static void dbd_init(struct dbd *dbd, struct opts *o)
+{
+    drv_error_t error = {{0}};
+    struct dbd_conf *c;
+    struct passwd *pw;
+
+    log_init("droverdbd", LOG_LEVEL_INFO);
+    if (!(c = dbd->conf = conf_dbd_load(o->conf_path, &error)))
+        log_fatal("%s", error.text);
+    if (conf_dbd_check_file(c->path, geteuid(), &error) < 0)
+        log_fatal("slurmdbd.conf file %s %s", c->path, error.text);
+    setup_logging(c, o);
+    if (!(pw = getpwnam(c->slurm_user)))
+        log_fatal("%s: SlurmUser=%s: no such user", c->path, c->slurm_user);
+    dbd->slurm_uid = pw->pw_uid;
+    dbd->target = (struct db_target){
+        .backend = c->storage == DBD_STORAGE_SQLITE ? DB_SQLITE : DB_PGSQL,
+        .loc = c->storage_loc,
+        .host = c->storage_host,
+        .port = c->storage_port,
+        .user = c->storage_user,
+        .pass = c->storage_pass,
+    };
+    if (!(dbd->auth = proto_auth_create(c->auth_socket, &error)))
+        log_fatal("%s", error.text);
+}
+
+static void dbd_listen(struct dbd *dbd)
+{
+    drv_error_t error = {{0}};
+
+    if (!(dbd->server = proto_server_create(dbd->loop, dbd->auth, roles_of,
+                                            dbd, &error))
+        || proto_server_register(dbd->server, dbd_rpc_handlers, dbd, &error)
+               < 0
+        || proto_server_register(dbd->server, dbd_assoc_handlers, dbd, &error)
+               < 0
+        || proto_server_listen(dbd->server, "0.0.0.0", dbd->conf->dbd_port,
+                               &error)
+               < 0)
+        log_fatal("%s", error.text);
+}
+
+static void dbd_start_handles(struct dbd *dbd)
+{
+    uv_signal_init(dbd->loop, &dbd->sigterm);
+    uv_signal_start(&dbd->sigterm, signal_cb, SIGTERM);
+    uv_signal_init(dbd->loop, &dbd->sigint);
+    uv_signal_start(&dbd->sigint, signal_cb, SIGINT);
+    dbd_work_start(dbd);
+}
+
+static void dbd_fini(struct dbd *dbd)
+{
+    proto_server_destroy(dbd->server);
+    dbd_work_stop(dbd);
+    daemon_close_loop(dbd->loop); /* the running work item completes */
+    db_close(dbd->db);
+    proto_auth_destroy(dbd->auth);
+    if (dbd->conf->pid_file)
+        (void)unlink(dbd->conf->pid_file);
+    conf_dbd_destroy(dbd->conf);
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {0};
+    struct dbd dbd = {0};
+
+    parse_opts(argc, argv, &o);
+    signal(SIGPIPE, SIG_IGN);
+    dbd.loop = uv_default_loop();
+    dbd_init(&dbd, &o);
+    dbd_listen(&dbd);
+    dbd_start_handles(&dbd);
+    daemon_write_pidfile(dbd.conf->pid_file);
+    log_info("droverdbd %s started on port %u (%s, %s)", DROVER_VERSION,
+             dbd.conf->dbd_port, dbd.conf->storage_type,
+             dbd.conf->storage_loc);
+    uv_run(dbd.loop, UV_RUN_DEFAULT);
+    dbd_fini(&dbd);
+    uv_loop_close(dbd.loop);
+    return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rpc_assoc.c - acct_assoc_list and acct_modify (docs/protocol.md,
+ * "Associations, QOS and users"); both run as work items (work.c)
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "dbd/assoc_store.h"
+#include "dbd/dbd.h"
+
+static int do_list(struct dbd *dbd, struct dbd_work *w)
+{
+    json_t *body = proto_req_body(w->req);
+    const char *cluster = json_string_value(json_object_get(body, "cluster"));
+    json_t *since = json_object_get(body, "if_changed_since");
+
+    /* Naming a cluster registers it, as slurmctld's first contact does. */
+    if (cluster && cluster[0]) {
+        if (db_begin(dbd->db, &w->error) < 0
+            || assoc_store_ensure_cluster(dbd->db, cluster, &w->error) < 0) {
+            db_rollback(dbd->db);
+            return -1;
+        }
+        if (db_commit(dbd->db, &w->error) < 0)
+            return -1;
+    }
+    w->result = assoc_store_list(dbd->db, cluster && cluster[0] ? cluster
+                                                                : NULL,
+                                 json_is_integer(since)
+                                     ? json_integer_value(since) : -1,
+                                 &w->error);
+    return w->result ? 0 : -1;
+}
+
+static void rpc_acct_assoc_list(proto_req_t *req, void *arg)
+{
+    dbd_work_submit(arg, req, do_list, -1);
+}
+
+/* root, SlurmUser, or an Operator/Administrator in the database (Slurm's
+ * rule: operators may change the accounting database too).
+ */
+static int check_admin(struct dbd *dbd, struct dbd_work *w)
+{
+    uid_t uid = proto_req_uid(w->req);
+    struct passwd pw, *res = NULL;
+    char buf[1024], level[32];
+
+    if (uid == 0 || uid == dbd->slurm_uid)
+        return 0;
+    getpwuid_r(uid, &pw, buf, sizeof(buf), &res);
+    if (res && assoc_store_admin_level(dbd->db, res->pw_name, level,
+                                       sizeof(level), &w->error) < 0)
+        return -1;
+    if (res && strcmp(level, "None"))
+        return 0;
+    w->errnum = EDRV_ACCESS_DENIED;
+    errprintf(&w->error, "%s", drv_strerror(EDRV_ACCESS_DENIED));
+    return -1;
+}
+
+static int do_modify(struct dbd *dbd, struct dbd_work *w)
+{
+    json_t *body = proto_req_body(w->req);
+
+    if (check_admin(dbd, w) < 0)
+        return -1;
+    w->result = assoc_store_modify(dbd->db, body,
+                                   json_is_true(json_object_get(body,
+                                                                "dry_run")),
+                                   &w->error);
+    if (!w->result && errno == EINVAL)
+        w->errnum = EINVAL;
+    else if (!w->result)
+        w->errnum = EDRV_ACCT_STORAGE;
+    return w->result ? 0 : -1;
+}
+
+static void rpc_acct_modify(proto_req_t *req, void *arg)
+{
+    dbd_work_submit(arg, req, do_modify, -1);
+}
+
+const struct proto_handler dbd_assoc_handlers[] = {
+    {"acct_assoc_list", rpc_acct_assoc_list,
+     PROTO_ROLE_USER | PROTO_ROLE_DAEMON},
+    {"acct_modify", rpc_acct_modify, PROTO_ROLE_USER},
+    PROTO_HANDLER_END,
+};

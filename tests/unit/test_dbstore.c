@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * test_dbstore.c - the storage layer of droverdbd (db, schema, jobs_store)
+ *
+ * `test_dbstore sqlite` runs every case on a fresh SQLite file per test;
+ * `test_dbstore pgsql` runs the same cases on the PostgreSQL server named
+ * by DROVER_TEST_PG_HOST/_PORT/_USER/_DB (tests/pg_private.sh run starts
+ * a private one), each test in a fresh schema-less state (tables dropped).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "dbd/db.h"
+#include "dbd/jobs_store.h"
+#include "dbd/schema.h"
+
+#define INJECTION "'; DROP TABLE job; --"
+#define UNICODE_COMMENT "say \"hi\" it's \xc3\xbcn\xc3\xaf \xe2\x9c\x93 ?"
+
+static struct db_target target;
+static char sqlite_path[] = "/tmp/drover-test-dbstore-XXXXXX";
+
+static const char *const drop_all[] = {
+    "DROP TABLE IF EXISTS assoc", "DROP TABLE IF EXISTS acct_user",
+    "DROP TABLE IF EXISTS acct", "DROP TABLE IF EXISTS qos",
+    "DROP TABLE IF EXISTS acct_meta",
+    "DROP TABLE IF EXISTS step", "DROP TABLE IF EXISTS job",
+    "DROP TABLE IF EXISTS cluster", "DROP TABLE IF EXISTS schema_version",
+};
+
+static int setup(void **state)
+{
+    drv_error_t error = {{0}};
+    db_t *db;
+
+    if (target.backend == DB_SQLITE) {
+        int fd = mkstemp(sqlite_path);
+        if (fd < 0)
+            return -1;
+        close(fd);
+        target.loc = sqlite_path;
+    }
+    if (!(db = db_open(&target, &error))) {
+        print_error("db_open: %s\n", error.text);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof(drop_all) / sizeof(drop_all[0]); i++)
+        if (db_exec(db, drop_all[i], NULL, 0, &error) < 0)
+            return -1;
+    if (schema_migrate(db, NULL, &error) < 0) {
+        print_error("migrate: %s\n", error.text);
+        return -1;
+    }
+    *state = db;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    db_close(*state);
+    if (target.backend == DB_SQLITE) {
+        char wal[64];
+        unlink(sqlite_path);
+        snprintf(wal, sizeof(wal), "%s-wal", sqlite_path);
+        unlink(wal);
+        snprintf(wal, sizeof(wal), "%s-shm", sqlite_path);
+        unlink(wal);
+        strcpy(sqlite_path + strlen(sqlite_path) - 6, "XXXXXX");
+    }
+    return 0;
+}
+
+static json_t *job(int id, int uid, const char *name, const char *comment)
+{
+    return json_pack(
+        "{s:i s:i s:i s:i s:i s:s s:i s:s s:s s:s s:s s:b s:s"
+        " s:[{s:I s:s s:i} {s:i s:s s:i}]}",
+        "job_id", id, "submit_time", 1000 + id, "eligible_time", 1000 + id,
+        "start_time", 1100 + id, "end_time", 1200 + id, "name", name, "uid",
+        uid, "user", "u", "state", "COMPLETED", "comment", comment,
+        "account", "acct", "req_mem_per_cpu", 1, "alloc_tres", "cpu=1",
+        "steps", "step_id", (json_int_t)4294967291LL, "name", "batch",
+        "exit_status", 0, "step_id", 0, "name", "srun", "exit_status", 256);
+}
+
+static json_t *send_body(json_t *jobs_array)
+{
+    json_t *events = json_array(), *j;
+    size_t i;
+
+    json_array_foreach(jobs_array, i, j)
+        json_array_append_new(events, json_pack("{s:I s:O}", "seq",
+                                                (json_int_t)i + 1, "job", j));
+    json_decref(jobs_array);
+    return json_pack("{s:s s:o}", "cluster", "c1", "events", events);
+}
+
+static json_t *query(db_t *db, const char *filter_text, int64_t only_uid)
+{
+    json_t *filter = json_loads(filter_text, 0, NULL);
+    drv_error_t error = {{0}};
+    json_t *jobs = jobs_store_query(db, filter, only_uid, &error);
+
+    if (!jobs)
+        print_error("query %s: %s\n", filter_text, error.text);
+    json_decref(filter);
+    return jobs;
+}
+
+static void schema_is_at_latest_and_migrating_again_is_a_no_op(void **state)
+{
+    drv_error_t error = {{0}};
+    int64_t rows;
+    int v = 0;
+
+    assert_int_equal(schema_migrate(*state, &v, &error), 0);
+    assert_int_equal(v, schema_latest());
+    assert_int_equal(db_query_int(*state, "SELECT COUNT(*) FROM "
+                                  "schema_version", NULL, 0, &rows, &error),
+                     0);
+    assert_int_equal(rows, schema_latest());
+}
+
+static void strings_come_back_unchanged(void **state)
+{
+    drv_error_t error = {{0}};
+    int64_t acked = 0;
+    json_t *body = send_body(json_pack("[o]", job(7, 100, INJECTION,
+                                                  UNICODE_COMMENT)));
+    json_t *jobs, *j, *steps;
+
+    assert_int_equal(jobs_store_send(*state, body, &acked, &error), 0);
+    assert_int_equal(acked, 1);
+    assert_non_null(jobs = query(*state, "{}", -1));
+    assert_int_equal(json_array_size(jobs), 1);
+    j = json_array_get(jobs, 0);
+    assert_string_equal(json_string_value(json_object_get(j, "name")),
+                        INJECTION);
+    assert_string_equal(json_string_value(json_object_get(j, "comment")),
+                        UNICODE_COMMENT);
+    assert_string_equal(json_string_value(json_object_get(j, "cluster")),
+                        "c1");
+    assert_true(json_is_true(json_object_get(j, "req_mem_per_cpu")));
+    assert_int_equal(json_integer_value(json_object_get(j, "array_task_id")),
+                     -1);
+    assert_null(json_object_get(j, "cancelled_by"));
+    steps = json_object_get(j, "steps");
+    assert_int_equal(json_array_size(steps), 2);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(steps, 0), "name")), "batch");
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_array_get(steps, 1), "exit_status")), 256);
+    json_decref(jobs);
+    json_decref(body);
+}
+
+static void a_record_sent_twice_is_stored_once(void **state)
+{
+    drv_error_t error = {{0}};
+    int64_t acked = 0;
+    json_t *body = send_body(json_pack("[o o]", job(8, 1, "a", ""),
+                                       job(8, 1, "b", "")));
+    json_t *jobs;
+
+    assert_int_equal(jobs_store_send(*state, body, &acked, &error), 0);
+    assert_int_equal(jobs_store_send(*state, body, &acked, &error), 0);
+    assert_int_equal(acked, 2);
+    assert_non_null(jobs = query(*state, "{}", -1));
+    assert_int_equal(json_array_size(jobs), 1);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(jobs, 0), "name")), "b");
+    assert_int_equal(json_array_size(json_object_get(json_array_get(jobs, 0),
+                                                     "steps")), 2);
+    json_decref(jobs);
+    json_decref(body);
+}
+
+static void a_bad_event_rolls_back_the_whole_batch(void **state)
+{
+    drv_error_t error = {{0}};
+    int64_t acked = 0;
+    json_t *bad = job(10, 1, "x", "");
+    json_t *body, *jobs;
+
+    json_object_set_new(bad, "uid", json_string("root"));
+    body = send_body(json_pack("[o o]", job(9, 1, "ok", ""), bad));
+    errno = 0;
+    assert_int_equal(jobs_store_send(*state, body, &acked, &error), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_non_null(strstr(error.text, "\"uid\""));
+    assert_non_null(jobs = query(*state, "{}", -1));
+    assert_int_equal(json_array_size(jobs), 0);
+    json_decref(jobs);
+    json_decref(body);
+}
+
+static void filters_and_privacy_select_jobs(void **state)
+{
+    drv_error_t error = {{0}};
+    int64_t acked;
+    json_t *body = send_body(json_pack("[o o o]", job(11, 1, "a", ""),
+                                       job(12, 2, "b", ""),
+                                       job(13, 1, "c", "")));
+    json_t *jobs;
+
+    assert_int_equal(jobs_store_send(*state, body, &acked, &error), 0);
+    assert_non_null(jobs = query(*state, "{}", 1));
+    assert_int_equal(json_array_size(jobs), 2);
+    json_decref(jobs);
+    assert_non_null(jobs = query(*state, "{\"user_ids\":[2]}", 1));
+    assert_int_equal(json_array_size(jobs), 0);
+    json_decref(jobs);
+    assert_non_null(jobs = query(*state, "{\"names\":[\"b\",\"c\"]}", -1));
+    assert_int_equal(json_array_size(jobs), 2);
+    json_decref(jobs);
+    assert_non_null(jobs = query(*state, "{\"start\":1212,\"end\":1300}",
+                                 -1));
+    assert_int_equal(json_array_size(jobs), 2); /* 12, 13 end >= 1212 */
+    json_decref(jobs);
+    assert_non_null(jobs = query(*state, "{\"cluster\":\"other\"}", -1));
+    assert_int_equal(json_array_size(jobs), 0);
+    json_decref(jobs);
+    json_decref(body);
+}
+
+static void a_malformed_filter_is_einval(void **state)
+{
+    json_t *filter = json_pack("{s:s}", "states", "RUNNING");
+    drv_error_t error = {{0}};
+
+    errno = 0;
+    assert_null(jobs_store_query(*state, filter, -1, &error));
+    assert_int_equal(errno, EINVAL);
+    assert_non_null(strstr(error.text, "states"));
+    json_decref(filter);
+}
+
+static int text_row(const struct db_row *row, void *arg)
+{
+    snprintf(arg, 64, "%s|%s", db_row_text(row, 0), db_row_text(row, 1));
+    return 0;
+}
+
+static void question_marks_in_quotes_are_not_parameters(void **state)
+{
+    struct db_param p[] = {DB_TEXT("it's")};
+    drv_error_t error = {{0}};
+    char out[64] = "";
+
+    assert_int_equal(db_query(*state, "SELECT 'a?b', ?", p, 1, text_row, out,
+                              &error), 0);
+    assert_string_equal(out, "a?b|it's");
+    errno = 0;
+    assert_int_equal(db_exec(*state, "SELECT ?, ?", p, 1, &error), -1);
+    assert_int_equal(errno, EINVAL);
+}
+
+static void a_database_error_says_why(void **state)
+{
+    drv_error_t error = {{0}};
+
+    errno = 0;
+    assert_int_equal(db_exec(*state, "SELECT nosuchcolumn FROM job", NULL, 0,
+                             &error), -1);
+    assert_int_equal(errno, EIO);
+    assert_non_null(strstr(error.text, "nosuchcolumn"));
+}
+
+static int use_pgsql(void)
+{
+    const char *port = getenv("DROVER_TEST_PG_PORT");
+
+    target.backend = DB_PGSQL;
+    target.host = getenv("DROVER_TEST_PG_HOST");
+    target.port = port ? (unsigned)atoi(port) : 0;
+    target.user = getenv("DROVER_TEST_PG_USER");
+    target.loc = getenv("DROVER_TEST_PG_DB");
+    return target.host && target.loc;
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+        T(schema_is_at_latest_and_migrating_again_is_a_no_op),
+        T(strings_come_back_unchanged),
+        T(a_record_sent_twice_is_stored_once),
+        T(a_bad_event_rolls_back_the_whole_batch),
+        T(filters_and_privacy_select_jobs),
+        T(a_malformed_filter_is_einval),
+        T(question_marks_in_quotes_are_not_parameters),
+        T(a_database_error_says_why),
+#undef T
+    };
+
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    if (argc > 1 && !strcmp(argv[1], "pgsql")) {
+        if (!use_pgsql()) {
+            printf("1..0 # SKIP DROVER_TEST_PG_HOST and _DB not set (run "
+                   "through tests/pg_private.sh run)\n");
+            return 0;
+        }
+        return cmocka_run_group_tests_name("pgsql", tests, NULL, NULL);
+    }
+    target.backend = DB_SQLITE;
+    return cmocka_run_group_tests_name("sqlite", tests, NULL, NULL);
+}
