@@ -637,6 +637,7 @@ int main(int argc, char **argv)
     if (!(o = sbatch_opts_create_cmd(stderr, SBATCH_CMD_SRUN)))
         usage_error("getcwd failed");
     if ((rc = parse_args(argc, argv, o, &s)) >= 0) {
+        free(s.argv);
         sbatch_opts_destroy(o);
         return rc;
     }

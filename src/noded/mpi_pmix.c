@@ -72,6 +72,15 @@ static struct {
     struct nd_pmix_ns *spaces;
 } srv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* Under LeakSanitizer (the sanitizer build): libpmix keeps some of its
+ * own allocations (its store, PMIx_server_init's state) past
+ * PMIx_server_finalize; they are not ours to free. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libpmix.so\n";
+}
+
 /* --- libpmix's thread ------------------------------------------------ */
 
 static void enqueue(struct request *r)
