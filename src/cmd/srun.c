@@ -169,10 +169,12 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     default:
         return report_opts(&e);
     }
-    if (!o->script_path)
-        usage_error("No command given to execute.");
     if (sbatch_opts_second_pass(o, NULL, NULL, environ, &e) < 0)
         return report_opts(&e);
+    if (o->mpi && !strcmp(o->mpi, "list")) /* needs no command */
+        return srun_mpi_check(o->mpi, stdout, stderr) > 0 ? 0 : 1;
+    if (!o->script_path)
+        usage_error("No command given to execute.");
     s->argv = xzalloc(sizeof(char *) * (size_t)(o->script_argc + 2));
     s->argv[0] = o->script_path;
     for (int i = 0; i < o->script_argc; i++)

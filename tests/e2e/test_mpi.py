@@ -84,6 +84,13 @@ def test_srun_bad_mpi_type_starts_nothing(cluster, mpi_user):
         "srun: error: Invalid MPI type 'foo', --mpi=list for acceptable types")
 
 
+def test_srun_mpi_list_needs_no_job(cluster):
+    r = cluster.run("srun", "--mpi=list")
+    assert (r.returncode, r.stdout) == (0, "MPI plugin types are...\n\tnone\n"
+                                        "\tpmix\nspecific pmix plugin versions "
+                                        "available: pmix_v4\n")
+
+
 def test_mpirun_inside_sbatch(cluster, mpi_user):
     user, work = mpi_user
     out, err = run_as(cluster, user, work, "mpirun ./mpi_hello\n",
