@@ -12,7 +12,8 @@
  * the controller for the step (step_create), and each node's droverd
  * connects back with the tasks' output and exits as frames
  * (docs/protocol.md); with --pty, srun's terminal goes raw and its keys
- * and window size go to task 0's pseudo-terminal.  The exit code is the
+ * and window size go to task 0's pseudo-terminal; with --mpi=pmix srun
+ * is the hub of the nodes' PMIx fences (srun_mpi.h).  The exit code is the
  * highest task's (128+signal for a signal).
  */
 #include <errno.h>
@@ -36,6 +37,7 @@
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/sbatch_opt.h"
 #include "cmd/lib/sbatch_req.h"
+#include "cmd/lib/srun_mpi.h"
 #include "common/base64.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
@@ -60,6 +62,11 @@ struct srun {
     struct task *tasks;
     int exited;
     bool pty;                /* --pty: task 0 on a terminal */
+    const char *mpi;         /* --mpi / SLURM_MPI_TYPE; NULL: none */
+    struct srun_fence_hub *fences; /* --mpi=pmix: fences in progress */
+    struct conn *conns;      /* the nodes' connections (io_loop) */
+    int nconn;
+    bool aborted;            /* a rank called MPI_Abort */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -121,6 +128,22 @@ static int report_opts(const struct sbatch_error *e)
     return e->exit_code;
 }
 
+/* --mpi, else SLURM_MPI_TYPE: checked (Slurm's error for an unknown
+ * type), and exported to the tasks as srun does.  Returns -1 to go on,
+ * else the exit status. */
+static int mpi_type(struct sbatch_opts *o, struct srun *s)
+{
+    int known;
+
+    s->mpi = o->mpi ? o->mpi : getenv("SLURM_MPI_TYPE");
+    if (!s->mpi)
+        return -1;
+    if ((known = srun_mpi_check(s->mpi, stdout, stderr)) != 0)
+        return known > 0 ? 0 : 1;
+    setenv("SLURM_MPI_TYPE", s->mpi, 1);
+    return -1;
+}
+
 /* Options from sbatch's table (srun's rows).  Returns -1 to go on, else
  * the exit status. */
 static int parse_args(int argc, char **argv, struct sbatch_opts *o,
@@ -146,10 +169,12 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     default:
         return report_opts(&e);
     }
-    if (!o->script_path)
-        usage_error("No command given to execute.");
     if (sbatch_opts_second_pass(o, NULL, NULL, environ, &e) < 0)
         return report_opts(&e);
+    if (o->mpi && !strcmp(o->mpi, "list")) /* needs no command */
+        return srun_mpi_check(o->mpi, stdout, stderr) > 0 ? 0 : 1;
+    if (!o->script_path)
+        usage_error("No command given to execute.");
     s->argv = xzalloc(sizeof(char *) * (size_t)(o->script_argc + 2));
     s->argv[0] = o->script_path;
     for (int i = 0; i < o->script_argc; i++)
@@ -158,7 +183,9 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     s->pty = o->pty;
     s->ntasks = o->ntasks_set ? o->ntasks : 0;
     s->nodes = o->nodes_min > 0 ? o->nodes_min : 0;
-    return -1;
+    if (o->ntasks_per_node && !s->nodes && s->ntasks)
+        s->nodes = (s->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
+    return mpi_type(o, s);
 }
 
 static int listen_any(int *port)
@@ -202,6 +229,8 @@ static int step_create(struct srun *s, long job_id, int port)
         json_object_set_new(body, "ntasks", json_integer(s->ntasks));
     if (s->nodes)
         json_object_set_new(body, "nodes", json_integer(s->nodes));
+    if (s->mpi)
+        json_object_set_new(body, "mpi", json_string(s->mpi));
     if (s->pty) {
         int rows, cols;
 
@@ -285,6 +314,9 @@ static bool frame_has_rank0(json_t *m)
     return false;
 }
 
+static void fence_frame(struct srun *s, json_t *m);
+static void abort_frame(struct srun *s, json_t *m);
+
 /* Read what arrived on connection 'c'; false at its end. */
 static bool conn_read(struct srun *s, struct conn *c)
 {
@@ -299,6 +331,10 @@ static bool conn_read(struct srun *s, struct conn *c)
     while ((m = proto_decoder_next(c->dec, NULL))) {
         if (json_object_get(m, "ranks"))
             c->rank0 = c->rank0 || frame_has_rank0(m);
+        else if (json_object_get(m, "fence"))
+            fence_frame(s, m);
+        else if (json_object_get(m, "abort"))
+            abort_frame(s, m);
         else
             handle_frame(s, m);
         json_decref(m);
@@ -325,6 +361,46 @@ static void send_to(int fd, json_t *msg)
         free(data);
     }
     json_decref(msg);
+}
+
+static void send_all(struct srun *s, json_t *msg)
+{
+    for (int i = 0; i < s->nconn; i++)
+        if (s->conns[i].fd >= 0)
+            send_to(s->conns[i].fd, json_incref(msg));
+    json_decref(msg);
+}
+
+/* --mpi=pmix: a rank called MPI_Abort; every node kills the step. */
+static void abort_frame(struct srun *s, json_t *m)
+{
+    json_t *status = json_object_get(m, "abort");
+
+    if (s->aborted || !json_is_integer(status))
+        return;
+    s->aborted = true;
+    fprintf(stderr, "srun: error: %s: task %lld: MPI_Abort with status %lld; "
+                    "killing the step\n",
+            json_string_value(json_object_get(m, "node")) ?: "?",
+            (long long)json_integer_value(json_object_get(m, "rank")),
+            (long long)json_integer_value(status));
+    send_all(s, json_pack("{s:O}", "abort", status));
+}
+
+/* --mpi=pmix: a node's share of a fence; the last share makes the
+ * answer, sent to every node (srun_mpi.h). */
+static void fence_frame(struct srun *s, json_t *m)
+{
+    const char *error;
+    json_t *answer;
+
+    if (!s->fences)
+        s->fences = srun_fence_hub_create((int)s->nodes);
+    answer = srun_fence_add(s->fences, m, &error);
+    if (error)
+        fprintf(stderr, "srun: error: PMIx: %s\n", error);
+    if (answer)
+        send_all(s, answer);
 }
 
 static volatile sig_atomic_t winched;
@@ -402,6 +478,8 @@ static int io_loop(struct srun *s, int lfd)
          * MessageTimeout never will (its daemon died or the launch
          * failed), and srun must not wait for it forever. */
         int timeout = nconn < s->nodes ? connect_ms : -1;
+        s->conns = conns;
+        s->nconn = nconn;
         int n = poll(pfd, (nfds_t)nconn + 2, timeout);
         if (stopped)
             break; /* main() gives the allocation back: tasks end */
@@ -561,6 +639,7 @@ int main(int argc, char **argv)
     if (!(o = sbatch_opts_create_cmd(stderr, SBATCH_CMD_SRUN)))
         usage_error("getcwd failed");
     if ((rc = parse_args(argc, argv, o, &s)) >= 0) {
+        free(s.argv);
         sbatch_opts_destroy(o);
         return rc;
     }
@@ -593,6 +672,7 @@ int main(int argc, char **argv)
         free(s.tasks[i].node);
     free(s.tasks);
     free(s.argv);
+    srun_fence_hub_destroy(s.fences);
     sbatch_opts_destroy(o);
     return rc;
 }

@@ -153,6 +153,8 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
                   (json_int_t)sc->ntasks, "nodes", nodes, "tasks_per_node",
                   tpn, "num_nodes", (json_int_t)sc->nodes, "io_host", host,
                   "io_port", json_object_get(body, "io_port"));
+    if (json_is_string(json_object_get(body, "mpi")))
+        json_object_set(o, "mpi", json_object_get(body, "mpi"));
     free(nodes);
     free(tpn);
     /* srun --pty: passed on as given (docs/protocol.md step_launch). */

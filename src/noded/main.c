@@ -20,6 +20,7 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "noded/mpi_pmix.h"
 #include "noded/noded.h"
 
 struct opts {
@@ -192,6 +193,7 @@ int main(int argc, char **argv)
      * controller reconciles at the next registration. */
     proto_server_destroy(nd.server);
     daemon_close_loop(nd.loop);
+    nd_pmix_shutdown();
     jobs_forget_all(&nd);
     json_decref(nd.done);
     proto_auth_destroy(nd.auth);

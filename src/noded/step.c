@@ -34,6 +34,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
+#include "noded/mpi_pmix.h"
 #include "proto/frame.h"
 
 struct step_task {
@@ -64,6 +65,7 @@ struct nd_step {
     proto_decoder_t *dec; /* frames from srun */
     bool killed;       /* ended for its job or by scancel: "cancelled" */
     struct step_task *tasks;
+    struct nd_pmix_ns *pmix;  /* --mpi=pmix: the step's PMIx namespace */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
     uv_shutdown_t shutdown_req;
@@ -80,6 +82,7 @@ static void unlink_free(struct nd_step *st)
         pp = &(*pp)->next;
     if (*pp)
         *pp = st->next;
+    nd_pmix_ns_destroy(st->pmix);
     proto_decoder_destroy(st->dec);
     free(st->tasks);
     free(st);
@@ -234,6 +237,13 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     free(buf->base);
 }
 
+static void kill_tasks(struct nd_step *st, int signo)
+{
+    for (size_t i = 0; i < st->ntasks; i++)
+        if (!st->tasks[i].reaped && st->tasks[i].pid > 0)
+            killpg(st->tasks[i].pid, signo);
+}
+
 static void tty_write(struct step_task *t, const char *data, size_t len)
 {
     uv_write_t *w = xzalloc(sizeof(*w));
@@ -279,8 +289,9 @@ static void tty_frame(struct nd_step *st, json_t *m)
     }
 }
 
-/* srun's side of the I/O connection (--pty only).  When srun goes away
- * the terminal is hung up, as a terminal's is. */
+/* srun's side of the I/O connection (--pty, --mpi=pmix): terminal
+ * input, PMIx fence answers, a step abort.  When srun goes away the
+ * terminal is hung up, as a terminal's is, and PMIx fences fail. */
 static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     struct nd_step *st = s->data;
@@ -288,11 +299,18 @@ static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
     if (n > 0 && proto_decoder_feed(st->dec, buf->base, (size_t)n) == 0) {
         while ((m = proto_decoder_next(st->dec, NULL))) {
-            tty_frame(st, m);
+            if (json_object_get(m, "abort"))
+                kill_tasks(st, SIGKILL);
+            else if (json_object_get(m, "fence") && st->pmix)
+                nd_pmix_ns_frame(st->pmix, m);
+            else
+                tty_frame(st, m);
             json_decref(m);
         }
     } else if (n < 0) {
         uv_read_stop(s);
+        if (st->pmix)
+            nd_pmix_ns_lost(st->pmix);
         if (st->tty_task && !st->tty_task->reaped && st->tty_task->pid > 0)
             killpg(st->tty_task->pid, SIGHUP);
     }
@@ -304,15 +322,15 @@ static void connect_cb(uv_connect_t *req, int status)
     struct nd_step *st = req->data;
 
     if (status < 0) {
+        if (st->pmix)
+            nd_pmix_ns_lost(st->pmix);
         log_error("StepId=%u.%u: connecting to srun: %s", st->job_id,
                   st->step_id, uv_strerror(status));
         st->io_failed = true;
-        for (size_t i = 0; i < st->ntasks; i++)
-            if (!st->tasks[i].reaped && st->tasks[i].pid > 0)
-                killpg(st->tasks[i].pid, SIGKILL);
+        kill_tasks(st, SIGKILL);
     }
     st->connected = true;
-    if (status >= 0 && st->pty)
+    if (status >= 0 && (st->pty || st->pmix))
         uv_read_start((uv_stream_t *)&st->tcp, alloc_cb, io_read_cb);
     finish(st);
 }
@@ -442,6 +460,8 @@ static int start_task(struct nd_step *st, const struct step_desc *d,
         return -1;
     }
     envp = task_env(d, st->nd, t->rank, local);
+    if (st->pmix)
+        nd_pmix_ns_fork_env(st->pmix, t->rank, &envp);
     t->st = st;
     if ((t->pid = fork()) == 0)
         task_child(d, -1, out[1], err[1], false, argv, envp);
@@ -535,6 +555,34 @@ static int connect_srun(struct nd_step *st, json_t *body, drv_error_t *error)
     return 0;
 }
 
+static void pmix_send(void *arg, json_t *msg)
+{
+    send_frame(arg, msg);
+}
+
+/* --mpi: "none" (or absent) runs the tasks as they are; "pmix" and
+ * "pmix_v4" serve them a PMIx namespace (pmix.c). */
+static int mpi_setup(struct nd_step *st, const struct step_desc *d,
+                     drv_error_t *error)
+{
+    const char *mpi = json_string_value(json_object_get(d->body, "mpi"));
+    struct nd_pmix_step ps = {
+        .job_id = (uint32_t)d->job_id, .step_id = (uint32_t)d->step_id,
+        .uid = (uid_t)d->uid, .gid = (gid_t)d->gid,
+        .ntasks = (uint32_t)d->ntasks, .node_index = (uint32_t)d->node_index,
+        .nodes = d->nodes, .tasks_per_node = d->tasks_per_node,
+        .send = pmix_send, .send_arg = st,
+    };
+
+    if (!mpi || !strcmp(mpi, "none"))
+        return 0;
+    if (strcmp(mpi, "pmix") && strcmp(mpi, "pmix_v4"))
+        return errprintf(error, "step_launch: MPI type '%s' is not supported",
+                         mpi);
+    st->pmix = nd_pmix_ns_create(st->nd, &ps, error);
+    return st->pmix ? 0 : -1;
+}
+
 int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
 {
     json_t *ranks = json_object_get(body, "ranks");
@@ -554,6 +602,10 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->dec = proto_decoder_create();
     st->next = nd->steps;
     nd->steps = st;
+    if (mpi_setup(st, &d, error) < 0) {
+        unlink_free(st);
+        return -1;
+    }
     if (connect_srun(st, body, error) < 0) {
         st->io_failed = true;
         st->remaining = 0;

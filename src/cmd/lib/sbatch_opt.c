@@ -669,6 +669,8 @@ static const struct optdef opt_table[] = {
      "=user", "who to send email notification for job state\nchanges", NULL},
     {"mcs-label", 0, REQ, NULL, PASS, 0, SEC_PARALLEL,
      "=mcs", "mcs label if mcs plugin mcs/group is used", NULL},
+    {"mpi", 0, REQ, NULL, set_str, AT(mpi), F_SRUN, SEC_PARALLEL,
+     "=type", "type of MPI being used", NULL},
     {"ntasks", 'n', REQ, NULL, set_ntasks, 0, 0, SEC_PARALLEL,
      "=ntasks", "number of tasks to run", NULL},
     {"nice", 0, OPTA, NULL, set_nice, 0, 0, SEC_PARALLEL,
@@ -838,6 +840,9 @@ static const struct optdef opt_table[] = {
      NULL, NULL, NULL},
     {"mem-bind", 0, REQ, "SBATCH_MEM_BIND", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
+    /* Open MPI's mpirun starts its daemons with --cpu-bind=none; Drover
+     * binds no CPUs yet, so every value is taken as none. */
+    {"cpu-bind", 0, REQ, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
     {"network", 0, REQ, "SBATCH_NETWORK", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
     {"wait-all-nodes", 0, REQ, "SBATCH_WAIT_ALL_NODES", PASS, 0, SEC_NONE,
@@ -1378,6 +1383,7 @@ static void free_strings(struct sbatch_opts *o)
         &o->cwd, &o->submit_host, &o->wrap, &o->script_path, &o->job_name,
         &o->partition, &o->comment, &o->work_dir, &o->std_out, &o->std_err,
         &o->std_in, &o->gres, &o->gpus, &o->gpus_per_node, &o->export_env,
+        &o->mpi,
     };
 
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)

@@ -97,6 +97,7 @@ struct sbatch_opts {
     bool parsable, wait, test_only;
     int immediate;            /* salloc/srun -I: seconds to wait, 0 none */
     bool label, pty;          /* srun -l, --pty */
+    char *mpi;                /* srun --mpi, or NULL */
     json_t *extra;            /* accepted options Drover passes on as is */
 };
 

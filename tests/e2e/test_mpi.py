@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: Apache-2.0
+"""MPI across the local cluster (issue 4): Open MPI's ranks get their
+world from droverd's PMIx server under `srun --mpi=pmix`, and from its own
+daemons (launched with srun) under `mpirun`.  Jobs run as an ordinary user:
+Open MPI refuses root."""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+pytestmark = pytest.mark.skipif(shutil.which("mpicc") is None,
+                                reason="mpicc (Open MPI) is not installed")
+
+# Every fake node of the local cluster is the same real host: Open MPI's
+# shared-memory BTL names its segments by real host name and local rank,
+# so ranks of node01 and node02 would share segments.  TCP over the
+# loopback works (docs/compatibility.md).
+OMPI_ONE_HOST = ("export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo\n")
+
+EXPECTED = sorted(f"rank {r} of 4 on node0{r // 2 + 1} sum 6"
+                  for r in range(4))
+
+
+@pytest.fixture
+def mpi_user(cluster, make_user):
+    """(user, workdir holding mpi_hello built with mpicc)."""
+    user = make_user("drmpi1")
+    work = cluster.user_workdir(user)
+    exe = work / "mpi_hello"
+    subprocess.run(["mpicc", "-o", str(exe), str(HERE / "data" / "mpi_hello.c")],
+                   check=True, timeout=120)
+    pw = __import__("pwd").getpwnam(user)
+    os.chown(exe, pw.pw_uid, pw.pw_gid)
+    return user, work
+
+
+def run_as(cluster, user, work, script, *args, states=("COMPLETED",)):
+    path = work / "job.sh"
+    path.write_text("#!/bin/bash\n" + OMPI_ONE_HOST + script)
+    path.chmod(0o755)
+    job = cluster.sbatch("-D", str(work), "-o", "out.txt", "-e", "err.txt",
+                         *args, str(path), user=user)
+    cluster.wait_job_state(job, list(states), timeout=90)
+    return ((work / "out.txt").read_text(), (work / "err.txt").read_text())
+
+
+@pytest.mark.parametrize("mpi", ["pmix", "pmix_v4"])
+def test_srun_mpi_pmix_runs_one_world(cluster, mpi_user, mpi):
+    user, work = mpi_user
+    out, err = run_as(cluster, user, work,
+                      f"srun --mpi={mpi} ./mpi_hello\n", "-N2", "-n4")
+    assert sorted(out.splitlines()) == EXPECTED, (out, err)
+
+
+def test_srun_mpi_abort_kills_the_step(cluster, mpi_user):
+    user, work = mpi_user
+    out, err = run_as(cluster, user, work,
+                      "srun --mpi=pmix ./mpi_hello abort; echo rc=$?\n",
+                      "-N2", "-n4")
+    assert out.splitlines()[-1] != "rc=0", (out, err)
+    assert "task 1: MPI_Abort with status 3; killing the step" in err, err
+
+
+def test_srun_without_mpi_gives_open_mpi_no_pmix(cluster, mpi_user):
+    """--mpi=none (the default, MpiDefault=none): no PMIx server, and
+    Open MPI refuses a direct launch without one, as under Slurm."""
+    user, work = mpi_user
+    out, err = run_as(cluster, user, work, "srun ./mpi_hello\n", "-N2", "-n4",
+                      states=("FAILED",))
+    assert out == ""
+    assert 'direct launched using "srun"' in err, err
+
+
+def test_srun_bad_mpi_type_starts_nothing(cluster, mpi_user):
+    user, work = mpi_user
+    out, err = run_as(cluster, user, work,
+                      "srun --mpi=foo ./mpi_hello; echo rc=$?\n", "-N2", "-n4")
+    assert out == "rc=1\n"
+    assert err.splitlines()[-1] == (
+        "srun: error: Invalid MPI type 'foo', --mpi=list for acceptable types")
+
+
+def test_srun_mpi_list_needs_no_job(cluster):
+    r = cluster.run("srun", "--mpi=list")
+    assert (r.returncode, r.stdout) == (0, "MPI plugin types are...\n\tnone\n"
+                                        "\tpmix\nspecific pmix plugin versions "
+                                        "available: pmix_v4\n")
+
+
+def test_mpirun_inside_sbatch(cluster, mpi_user):
+    user, work = mpi_user
+    out, err = run_as(cluster, user, work, "mpirun ./mpi_hello\n",
+                      "-N2", "-n4")
+    assert sorted(out.splitlines()) == EXPECTED, (out, err)
