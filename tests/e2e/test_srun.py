@@ -2,6 +2,7 @@
 """srun inside a batch job: tasks, their environment and output, exit codes,
 step ids (issue 4, first slice)."""
 import re
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,18 @@ def test_step_tasks_end_when_the_batch_script_ends(cluster, tmp_path):
     cluster.wait_job_state(job_id, ["COMPLETED"], timeout=30)
     cluster.wait_until(lambda: cluster.job_pids(job_id, steps_only=True) == [],
                        timeout=30, what="no step task left after the job")
+
+
+def test_distributed_training_launch_pattern(cluster, tmp_path):
+    """docs/examples/distributed_training.sh: MASTER_ADDR from scontrol
+    show hostnames, one srun task per node starting two workers each."""
+    script = Path(__file__).resolve().parents[2] / "docs" / "examples" / \
+        "distributed_training.sh"
+    job = cluster.sbatch("-o", str(tmp_path / "ddp.out"), str(script),
+                         cwd=tmp_path)
+    cluster.wait_job_state(job, ["COMPLETED"], timeout=60)
+    lines = sorted((tmp_path / "ddp.out").read_text().splitlines())
+    assert lines == sorted(
+        f"worker rank={n * 2 + l}/4 node={n} procid={n} local={l} "
+        f"host=node0{n + 1} master=node01:29500 gpus=0,1"
+        for n in (0, 1) for l in (0, 1)), lines
