@@ -5,6 +5,8 @@
 #ifndef DROVER_COMMON_DAEMON_H
 #define DROVER_COMMON_DAEMON_H
 
+#include <stdbool.h>
+
 #include <uv.h>
 
 /* Write the current pid to 'path' (NULL: nothing).  Failure is logged,
@@ -16,5 +18,21 @@ void daemon_write_pidfile(const char *path);
  * close callbacks are done (orderly shutdown after uv_stop()).
  */
 void daemon_close_loop(uv_loop_t *loop);
+
+/* The command line every daemon takes (as slurmctld, slurmd, slurmdbd). */
+struct daemon_opts {
+    const char *conf_path; /* -f FILE; NULL: the daemon's default */
+    const char *node_name; /* -N NAME (droverd only); NULL: the hostname */
+    bool foreground;       /* -D: stay attached, log to stderr */
+    int verbose;           /* how many -v */
+};
+
+/* Parse -D, -f FILE, -v (repeatable), -V and -h, and -N NAME when
+ * 'node_opt', into 'o' (zeroed first; strings point into argv).  -V prints
+ * the version line and exits 0; -h prints 'usage' (the daemon's help text)
+ * to stdout and exits 0; an unknown option prints it to stderr and exits 1.
+ */
+void daemon_parse_opts(int argc, char **argv, const char *usage,
+                       bool node_opt, struct daemon_opts *o);
 
 #endif /* !DROVER_COMMON_DAEMON_H */

@@ -28,49 +28,12 @@
 #define PERIODIC_MS 2000
 #define SNAPSHOT_RECORDS 20000
 
-struct opts {
-    const char *conf_path;
-    bool foreground;
-    int verbose;
-};
-
-static void usage(FILE *fp)
-{
-    fprintf(fp, "Usage: droverctld [-D] [-f slurm.conf] [-v...] [-V]\n"
-                "  -D        run in the foreground, log to stderr\n"
-                "  -f FILE   read FILE instead of $DROVER_CONF\n"
-                "  -v        more verbose logging (repeat)\n"
-                "  -V        print the version and exit\n");
-}
-
-static void parse_opts(int argc, char **argv, struct opts *o)
-{
-    int c;
-
-    while ((c = getopt(argc, argv, "Df:vVh")) != -1) {
-        switch (c) {
-        case 'D':
-            o->foreground = true;
-            break;
-        case 'f':
-            o->conf_path = optarg;
-            break;
-        case 'v':
-            o->verbose++;
-            break;
-        case 'V':
-            printf("drover %s (slurm %s)\n", DROVER_VERSION,
-                   DROVER_SLURM_VERSION);
-            exit(0);
-        case 'h':
-            usage(stdout);
-            exit(0);
-        default:
-            usage(stderr);
-            exit(1);
-        }
-    }
-}
+static const char usage_text[] =
+    "Usage: droverctld [-D] [-f slurm.conf] [-v...] [-V]\n"
+    "  -D        run in the foreground, log to stderr\n"
+    "  -f FILE   read FILE instead of $DROVER_CONF\n"
+    "  -v        more verbose logging (repeat)\n"
+    "  -V        print the version and exit\n";
 
 static bool in_list(const char *list, const char *name)
 {
@@ -157,7 +120,7 @@ static void signal_cb(uv_signal_t *s, int signo)
     uv_stop(s->loop);
 }
 
-static void setup_logging(const struct slurm_conf *conf, struct opts *o)
+static void setup_logging(const struct slurm_conf *conf, struct daemon_opts *o)
 {
     int level = log_level_parse(conf->ctld_debug ? conf->ctld_debug : "info");
 
@@ -169,7 +132,7 @@ static void setup_logging(const struct slurm_conf *conf, struct opts *o)
         log_fatal("cannot open %s", conf->ctld_log_file);
 }
 
-static void ctld_init(struct ctld *ctld, struct opts *o)
+static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
 {
     drv_error_t error = {0};
     struct passwd *pw;
@@ -272,11 +235,11 @@ static void ctld_fini(struct ctld *ctld)
 
 int main(int argc, char **argv)
 {
-    struct opts o = {0};
+    struct daemon_opts o;
     struct ctld ctld = {0};
     drv_error_t error = {0};
 
-    parse_opts(argc, argv, &o);
+    daemon_parse_opts(argc, argv, usage_text, false, &o);
     signal(SIGPIPE, SIG_IGN);
     ctld.loop = uv_default_loop();
     ctld.boot_time = time(NULL);

@@ -20,50 +20,13 @@
 #include "common/log.h"
 #include "dbd/dbd.h"
 
-struct opts {
-    const char *conf_path;
-    bool foreground;
-    int verbose;
-};
-
-static void usage(FILE *fp)
-{
-    fprintf(fp, "Usage: droverdbd [-D] [-f slurmdbd.conf] [-v...] [-V]\n"
-                "  -D        run in the foreground, log to stderr\n"
-                "  -f FILE   read FILE instead of $DROVER_DBD_CONF, or\n"
-                "            slurmdbd.conf beside $DROVER_CONF\n"
-                "  -v        more verbose logging (repeat)\n"
-                "  -V        print the version and exit\n");
-}
-
-static void parse_opts(int argc, char **argv, struct opts *o)
-{
-    int c;
-
-    while ((c = getopt(argc, argv, "Df:vVh")) != -1) {
-        switch (c) {
-        case 'D':
-            o->foreground = true;
-            break;
-        case 'f':
-            o->conf_path = optarg;
-            break;
-        case 'v':
-            o->verbose++;
-            break;
-        case 'V':
-            printf("drover %s (slurm %s)\n", DROVER_VERSION,
-                   DROVER_SLURM_VERSION);
-            exit(0);
-        case 'h':
-            usage(stdout);
-            exit(0);
-        default:
-            usage(stderr);
-            exit(1);
-        }
-    }
-}
+static const char usage_text[] =
+    "Usage: droverdbd [-D] [-f slurmdbd.conf] [-v...] [-V]\n"
+    "  -D        run in the foreground, log to stderr\n"
+    "  -f FILE   read FILE instead of $DROVER_DBD_CONF, or\n"
+    "            slurmdbd.conf beside $DROVER_CONF\n"
+    "  -v        more verbose logging (repeat)\n"
+    "  -V        print the version and exit\n";
 
 static unsigned roles_of(uid_t uid, gid_t gid, void *arg)
 {
@@ -82,7 +45,7 @@ static void signal_cb(uv_signal_t *s, int signo)
     uv_stop(s->loop);
 }
 
-static void setup_logging(const struct dbd_conf *conf, struct opts *o)
+static void setup_logging(const struct dbd_conf *conf, struct daemon_opts *o)
 {
     int level = log_level_parse(conf->debug_level);
 
@@ -93,7 +56,7 @@ static void setup_logging(const struct dbd_conf *conf, struct opts *o)
         log_fatal("cannot open %s", conf->log_file);
 }
 
-static void dbd_init(struct dbd *dbd, struct opts *o)
+static void dbd_init(struct dbd *dbd, struct daemon_opts *o)
 {
     drv_error_t error = {{0}};
     struct dbd_conf *c;
@@ -159,10 +122,10 @@ static void dbd_fini(struct dbd *dbd)
 
 int main(int argc, char **argv)
 {
-    struct opts o = {0};
+    struct daemon_opts o;
     struct dbd dbd = {0};
 
-    parse_opts(argc, argv, &o);
+    daemon_parse_opts(argc, argv, usage_text, false, &o);
     signal(SIGPIPE, SIG_IGN);
     dbd.loop = uv_default_loop();
     dbd_init(&dbd, &o);

@@ -23,54 +23,13 @@
 #include "noded/mpi_pmix.h"
 #include "noded/noded.h"
 
-struct opts {
-    const char *conf_path;
-    const char *node_name;
-    bool foreground;
-    int verbose;
-};
-
-static void usage(FILE *fp)
-{
-    fprintf(fp, "Usage: droverd [-D] [-f slurm.conf] [-N nodename] [-v] [-V]\n"
-                "  -D        run in the foreground, log to stderr\n"
-                "  -f FILE   read FILE instead of $DROVER_CONF\n"
-                "  -N NAME   the node this daemon serves (default: hostname)\n"
-                "  -v        more verbose logging (repeat)\n"
-                "  -V        print the version and exit\n");
-}
-
-static void parse_opts(int argc, char **argv, struct opts *o)
-{
-    int c;
-
-    while ((c = getopt(argc, argv, "Df:N:vVh")) != -1) {
-        switch (c) {
-        case 'D':
-            o->foreground = true;
-            break;
-        case 'f':
-            o->conf_path = optarg;
-            break;
-        case 'N':
-            o->node_name = optarg;
-            break;
-        case 'v':
-            o->verbose++;
-            break;
-        case 'V':
-            printf("drover %s (slurm %s)\n", DROVER_VERSION,
-                   DROVER_SLURM_VERSION);
-            exit(0);
-        case 'h':
-            usage(stdout);
-            exit(0);
-        default:
-            usage(stderr);
-            exit(1);
-        }
-    }
-}
+static const char usage_text[] =
+    "Usage: droverd [-D] [-f slurm.conf] [-N nodename] [-v] [-V]\n"
+    "  -D        run in the foreground, log to stderr\n"
+    "  -f FILE   read FILE instead of $DROVER_CONF\n"
+    "  -N NAME   the node this daemon serves (default: hostname)\n"
+    "  -v        more verbose logging (repeat)\n"
+    "  -V        print the version and exit\n";
 
 static unsigned roles_of(uid_t uid, gid_t gid, void *arg)
 {
@@ -102,7 +61,7 @@ static void check_gres_devices(const struct conf_node *node)
     }
 }
 
-static void noded_init(struct noded *nd, struct opts *o)
+static void noded_init(struct noded *nd, struct daemon_opts *o)
 {
     drv_error_t error = {0};
     char host[256] = "";
@@ -176,10 +135,10 @@ static void write_pidfile(struct noded *nd)
 
 int main(int argc, char **argv)
 {
-    struct opts o = {0};
+    struct daemon_opts o;
     struct noded nd = {0};
 
-    parse_opts(argc, argv, &o);
+    daemon_parse_opts(argc, argv, usage_text, true, &o);
     signal(SIGPIPE, SIG_IGN);
     nd.loop = uv_default_loop();
     noded_init(&nd, &o);

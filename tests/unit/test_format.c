@@ -25,6 +25,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "golden.h"
+
 #include "cmd/lib/format.h"
 #include "cmd/lib/scontrol_print.h"
 #include "cmd/lib/sinfo_print.h"
@@ -61,65 +63,15 @@ static json_t *rec(const char *text)
     return o;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf = NULL;
-    size_t len = 0;
-
-    if (!f)
-        return NULL;
-    FILE *m = open_memstream(&buf, &len);
-    int c;
-
-    while ((c = fgetc(f)) != EOF)
-        fputc(c, m);
-    fclose(m);
-    fclose(f);
-    return buf;
-}
-
-/* The data directory: beside this source file.  __FILE__ is relative to the
- * build root when meson compiles, so try it from the current directory and
- * from the build root above the test executable.
- */
+/* data/slurm-golden/<name>.stdout (golden.h); a missing file fails. */
 static char *golden(const char *name)
 {
-    char dir[PATH_MAX], exe[PATH_MAX], path[PATH_MAX * 2];
-    const char *bases[] = {"", NULL};
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    char *slash, *text;
+    char file[256], *text;
 
-    snprintf(dir, sizeof(dir), "%s", __FILE__);
-    if ((slash = strrchr(dir, '/')))
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof(dir), ".");
-    if (n > 0) {
-        exe[n] = '\0';
-        for (int up = 0; up < 3 && (slash = strrchr(exe, '/')); up++)
-            *slash = '\0';
-        bases[1] = exe;
-    }
-    for (int i = 0; i < 2; i++) {
-        if (!bases[i] || (i == 1 && dir[0] == '/'))
-            continue;
-        snprintf(path, sizeof(path), "%s%s%s/data/slurm-golden/%s.stdout",
-                 bases[i], bases[i][0] ? "/" : "", dir, name);
-        if ((text = read_file(path)))
-            return text;
-    }
-    fail_msg("golden file %s not found (from %s)", name, dir);
-    return NULL;
-}
-
-static void assert_golden(const char *name, const char *got)
-{
-    char *want = golden(name);
-
-    if (strcmp(want, got) != 0)
-        fail_msg("%s differs\n--- want\n%s--- got\n%s", name, want, got);
-    free(want);
+    snprintf(file, sizeof(file), "%s.stdout", name);
+    if (!(text = golden_text(file)))
+        fail_msg("golden file %s not found", file);
+    return text;
 }
 
 /* Drop the first line (a date). */
@@ -354,12 +306,12 @@ static void squeue_default_mixed(void **state)
                            false, MIXED_NOW);
 
     (void)state;
-    assert_golden("squeue-default-mixed", out);
+    golden_assert("squeue-default-mixed", out);
     free(out);
     out = run_squeue(mixed_queue, NQ, &f, "%.18i %.9P %.8j %.8u %.2t %.10M "
                                           "%.6D %R",
                      false, false, MIXED_NOW);
-    assert_golden("squeue-format-o", out);
+    golden_assert("squeue-format-o", out);
     free(out);
 }
 
@@ -386,17 +338,17 @@ static void squeue_selections(void **state)
 
     (void)state;
     out = run_squeue(mixed_queue, NQ, &f, "%i", false, true, MIXED_NOW);
-    assert_golden("squeue-noheader-ids", out);
+    golden_assert("squeue-noheader-ids", out);
     free(out);
     f.states = &pd;
     f.nstates = 1;
     out = run_squeue(mixed_queue, NQ, &f, "%i %r", false, false, MIXED_NOW);
-    assert_golden("squeue-pending-reasons", out);
+    golden_assert("squeue-pending-reasons", out);
     free(out);
     f.states = &r;
     out = run_squeue(mixed_queue, NQ, &f, SQUEUE_FORMAT_DEFAULT, false, false,
                      MIXED_NOW);
-    assert_golden("squeue-states-R", out);
+    golden_assert("squeue-states-R", out);
     free(out);
     memset(&f, 0, sizeof(f));
     f.uids = &bob;
@@ -404,7 +356,7 @@ static void squeue_selections(void **state)
     f.users_given = true;
     out = run_squeue(mixed_queue, NQ, &f, SQUEUE_FORMAT_DEFAULT, false, false,
                      MIXED_NOW);
-    assert_golden("squeue-user-bob", out);
+    golden_assert("squeue-user-bob", out);
     free(out);
 }
 
@@ -415,7 +367,7 @@ static void squeue_format_long_names(void **state)
                            true, false, MIXED_NOW);
 
     (void)state;
-    assert_golden("squeue-format-O", out);
+    golden_assert("squeue-format-O", out);
     free(out);
 }
 
@@ -439,11 +391,11 @@ static void squeue_finished_jobs(void **state)
 
     (void)state;
     out = run_squeue(jobs, 1, &f, SQUEUE_FORMAT_DEFAULT, false, false, now);
-    assert_golden("squeue-finished-job", out);
+    golden_assert("squeue-finished-job", out);
     free(out);
     f.all_states = true;
     out = run_squeue(jobs, 1, &f, SQUEUE_FORMAT_DEFAULT, false, false, now);
-    assert_golden("squeue-finished-job-t-all", out);
+    golden_assert("squeue-finished-job-t-all", out);
     free(out);
 }
 
@@ -468,12 +420,12 @@ static void squeue_cancelled_and_odd_reasons(void **state)
 
     (void)state;
     out = run_squeue(jobs, 2, &f, "%i %j %t %D %r", false, false, now);
-    assert_golden("squeue-odd-pending-reasons", out);
+    golden_assert("squeue-odd-pending-reasons", out);
     free(out);
     f.all_states = true;
     out = run_squeue((const char *const[]){jobs[0], jobs[2]}, 2, &f,
                      "%i %j %T %r", false, false, now);
-    assert_golden("squeue-cancelled-just-now", out);
+    golden_assert("squeue-cancelled-just-now", out);
     free(out);
 }
 
@@ -493,7 +445,7 @@ static void squeue_running_held(void **state)
                            false, false, ts("2026-11-21T06:12:22"));
 
     (void)state;
-    assert_golden("squeue-running-held", out);
+    golden_assert("squeue-running-held", out);
     free(out);
 }
 
@@ -546,11 +498,11 @@ static void squeue_busy_queue(void **state)
                      "JobID:10,UserName:8,tres-per-node:20,NumCPUs:6,"
                      "MinMemory:10,State:10",
                      true, false, now);
-    assert_golden("squeue-O-gres", out);
+    golden_assert("squeue-O-gres", out);
     free(out);
     out = run_squeue_sorted(busy_queue, n, &f, "%.10i %.8u %.10T %.6C %.10b",
                             false, false, now, "i");
-    assert_golden("squeue-sort-format", out);
+    golden_assert("squeue-sort-format", out);
     free(out);
 }
 
@@ -592,7 +544,7 @@ static void squeue_steps(void **state)
     squeue_sort(sel, n, "P,i", ctx.now);
     squeue_print(m, spec, sel, n, &ctx, false);
     fclose(m);
-    assert_golden("squeue-steps", out);
+    golden_assert("squeue-steps", out);
     free(out);
     for (size_t i = 0; i < n; i++)
         json_decref(recs[i]);
@@ -721,7 +673,7 @@ static void scontrol_jobs(void **state)
         char *out = show_job(cases[i].job, cases[i].now, cases[i].detail,
                              cases[i].one_liner);
 
-        assert_golden(cases[i].golden, out);
+        golden_assert(cases[i].golden, out);
         free(out);
     }
 }
@@ -765,7 +717,7 @@ static void scontrol_steps(void **state)
         all = t;
         json_decref(steps[i]);
     }
-    assert_golden("scontrol-show-steps-all", all);
+    golden_assert("scontrol-show-steps-all", all);
     free(all);
 }
 
@@ -907,17 +859,17 @@ static void scontrol_nodes_and_partition(void **state)
     (void)state;
     r = rec(node_n1);
     out = scontrol_sprint_node(r, &ctx);
-    assert_golden("scontrol-show-node-n1", out);
+    golden_assert("scontrol-show-node-n1", out);
     free(out);
     json_decref(r);
     r = rec(node_n4_drained);
     out = scontrol_sprint_node(r, &ctx);
-    assert_golden("scontrol-show-node-n4-drained", out);
+    golden_assert("scontrol-show-node-n4-drained", out);
     free(out);
     json_decref(r);
     r = rec(part_gpu);
     out = scontrol_sprint_partition(r, &ctx);
-    assert_golden("scontrol-show-partition", out);
+    golden_assert("scontrol-show-partition", out);
     free(out);
     json_decref(r);
 }
@@ -969,22 +921,22 @@ static void sinfo_partition_views(void **state)
     (void)state;
     out = run_sinfo(mixed_nodes, 4, &o, SINFO_FORMAT_DEFAULT, false, false,
                     true);
-    assert_golden("sinfo-default", out);
+    golden_assert("sinfo-default", out);
     free(out);
     out = run_sinfo(resumed, 4, &o, SINFO_FORMAT_DEFAULT, false, false, true);
-    assert_golden("sinfo-after-resume", out);
+    golden_assert("sinfo-after-resume", out);
     free(out);
     out = run_sinfo(busy, 4, &o, SINFO_FORMAT_DEFAULT, false, false, true);
-    assert_golden("sinfo-all-busy", out);
+    golden_assert("sinfo-all-busy", out);
     free(out);
     out = run_sinfo(mixed_nodes, 4, &o, "%20N %10c %10m %20G %10t", false,
                     false, false);
-    assert_golden("sinfo-format", out);
+    golden_assert("sinfo-format", out);
     free(out);
     o.summarize = true;
     out = run_sinfo(mixed_nodes, 4, &o, SINFO_FORMAT_SUMMARIZE, false, false,
                     true);
-    assert_golden("sinfo-s", out);
+    golden_assert("sinfo-s", out);
     free(out);
 }
 
@@ -997,7 +949,7 @@ static void sinfo_node_views(void **state)
 
     (void)state;
     out = run_sinfo(mixed_nodes, 4, &o, SINFO_FORMAT_NODE, false, true, true);
-    assert_golden("sinfo-N", out);
+    golden_assert("sinfo-N", out);
     free(out);
     out = run_sinfo(mixed_nodes, 4, &o, SINFO_FORMAT_NODE_LONG, false, true,
                     true);
@@ -1013,7 +965,7 @@ static void sinfo_node_views(void **state)
     out = run_sinfo(mixed_nodes, 4, &o,
                     "NodeList,CPUsState,Gres:12,GresUsed:25,StateLong", true,
                     false, false);
-    assert_golden("sinfo-node-gres-used", out);
+    golden_assert("sinfo-node-gres-used", out);
     free(out);
 }
 
@@ -1027,11 +979,11 @@ static void sinfo_reasons(void **state)
     (void)state;
     out = run_sinfo(mixed_nodes, 4, &o, SINFO_FORMAT_REASONS, false, false,
                     false);
-    assert_golden("sinfo-R", out);
+    golden_assert("sinfo-R", out);
     free(out);
     out = run_sinfo(resumed, 4, &o, SINFO_FORMAT_REASONS, false, false,
                     false);
-    assert_golden("sinfo-R-none", out);
+    golden_assert("sinfo-R-none", out);
     free(out);
 }
 
