@@ -648,6 +648,7 @@ int main(int argc, char **argv)
         struct sigaction sa = {.sa_handler = on_stop};
 
         if (!(own = allocate(o, &rc))) {
+            free(s.argv);
             sbatch_opts_destroy(o);
             return rc;
         }

@@ -18,7 +18,8 @@
 #define SEND_TIMEOUT_MS 30000
 #define RETRY_MIN_MS 1000
 #define RETRY_MAX_MS 10000
-#define COMPACT_RECORDS 20000  /* spool log length that triggers compaction */
+#define COMPACT_RECORDS 20000
+#define STOP_WAIT_MS 3000       /* acct_fini waits this long for a send */  /* spool log length that triggers compaction */
 
 struct acct_event {
     uint64_t seq;
@@ -36,6 +37,7 @@ struct acct {
     uint32_t *changed;          /* job ids changed this loop turn */
     size_t nchanged, changed_cap;
     bool in_flight, down_logged;
+    bool stopping;              /* acct_fini: start no more sends */
     uv_timer_t retry;
     unsigned retry_ms;
 };
@@ -183,7 +185,8 @@ static void send_next(struct ctld *ctld)
 {
     struct acct *a = ctld->acct;
 
-    if (a->in_flight || !a->head || uv_is_active((uv_handle_t *)&a->retry))
+    if (a->in_flight || a->stopping || !a->head
+        || uv_is_active((uv_handle_t *)&a->retry))
         return;
     a->in_flight = true;
     if (proto_call_async(ctld->loop, a->host, a->port, ctld->auth,
@@ -320,6 +323,18 @@ size_t acct_pending(const struct ctld *ctld)
     return enabled(ctld) ? ctld->acct->count : 0;
 }
 
+/* Let a send under way finish (its answer or its failure), for at most
+ * STOP_WAIT_MS, so that its connection is not cut mid-call at shutdown. */
+static void wait_in_flight(struct ctld *ctld)
+{
+    uint64_t deadline = uv_now(ctld->loop) + STOP_WAIT_MS;
+
+    while (ctld->acct->in_flight && uv_now(ctld->loop) < deadline) {
+        uv_run(ctld->loop, UV_RUN_ONCE);
+        uv_update_time(ctld->loop);
+    }
+}
+
 static void retry_closed(uv_handle_t *h)
 {
     struct acct *a = h->data;
@@ -336,6 +351,8 @@ void acct_fini(struct ctld *ctld)
 
     if (!enabled(ctld))
         return;
+    a->stopping = true;
+    wait_in_flight(ctld);
     spool_write(ctld);
     journal_close(a->spool);
     events_drop(a, UINT64_MAX);
