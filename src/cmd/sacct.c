@@ -276,34 +276,16 @@ static json_t *state_names(const struct sacct_args *a)
     return arr;
 }
 
-/* Slurm's parse_time() for sacct: an hour alone is in the past (today,
- * or yesterday when it is still to come), unlike sbatch --begin.
- */
+/* Slurm's parse_time() for sacct (sbatch_parse_past()). */
 static time_t parse_when(const struct sacct_args *a, const char *s, time_t now)
 {
     time_t t;
     int pos;
 
-    char *plus = NULL;
-
-    /* sacct takes "now-N[units]" too (sbatch --begin only looks ahead). */
-    if (!strncasecmp(s, "now-", 4)) {
-        plus = xstrdup(s);
-        plus[3] = '+';
-    }
     /* Slurm's parse_time() logs the error, and sacct exits 1. */
-    if (sbatch_parse_time(plus ? plus : s, now, &t, &pos) < 0) {
+    if (sbatch_parse_past(s, now, &t, &pos) < 0) {
         cmd_error(a->prog, "Invalid time specification (pos=%d): %s", pos, s);
         exit(1);
-    }
-    if (plus) {
-        free(plus);
-        return now - (t - now);
-    }
-    if (strncasecmp(s, "now", 3) && !strchr(s, 'T') && strchr(s, ':')
-        && !strchr(s, '-') && !strchr(s, '/')) {
-        while (t > now)
-            t -= 86400;
     }
     return t;
 }

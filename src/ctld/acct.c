@@ -169,8 +169,23 @@ static void sent_cb(int errnum, const char *errstr, json_t *resp, void *arg)
 }
 
 /* The next batch: up to SEND_MAX events, in order. */
-static json_t *next_batch(struct acct *a)
+/* The cluster's capacity, for droverdbd's utilization reports. */
+static json_t *cluster_tres(const struct node_table *nt)
 {
+    json_int_t cpu = 0, mem = 0, gpu = 0;
+
+    for (size_t i = 0; i < nt->count; i++) {
+        cpu += nt->sched[i].cpus;
+        mem += (json_int_t)nt->sched[i].mem_mib;
+        gpu += nt->sched[i].gpus;
+    }
+    return json_pack("{s:I s:I s:I s:I}", "cpu", cpu, "mem", mem, "node",
+                     (json_int_t)nt->count, "gres/gpu", gpu);
+}
+
+static json_t *next_batch(struct ctld *ctld)
+{
+    struct acct *a = ctld->acct;
     json_t *events = json_array();
     size_t n = 0;
 
@@ -178,7 +193,8 @@ static json_t *next_batch(struct acct *a)
         json_array_append_new(events, json_pack("{s:I s:O}", "seq",
                                                 (json_int_t)e->seq, "job",
                                                 e->job));
-    return json_pack("{s:s s:o}", "cluster", a->cluster, "events", events);
+    return json_pack("{s:s s:o s:o}", "cluster", a->cluster, "events", events,
+                     "cluster_tres", cluster_tres(ctld->nodes));
 }
 
 static void send_next(struct ctld *ctld)
@@ -190,7 +206,7 @@ static void send_next(struct ctld *ctld)
         return;
     a->in_flight = true;
     if (proto_call_async(ctld->loop, a->host, a->port, ctld->auth,
-                         "acct_send", next_batch(a), SEND_TIMEOUT_MS, sent_cb,
+                         "acct_send", next_batch(ctld), SEND_TIMEOUT_MS, sent_cb,
                          ctld)
         < 0) {
         a->in_flight = false;

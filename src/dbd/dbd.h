@@ -42,6 +42,7 @@ struct dbd {
     struct dbd_work **queue_tail;
     struct dbd_work *running; /* on the thread pool, or NULL */
     uv_timer_t reconnect_timer;
+    uv_timer_t rollup_timer;  /* rpc_usage.c */
     uv_signal_t sigterm, sigint;
 };
 
@@ -83,5 +84,11 @@ extern const struct proto_handler dbd_rpc_handlers[];
 
 /* rpc_assoc.c: acct_assoc_list and acct_modify. */
 extern const struct proto_handler dbd_assoc_handlers[];
+
+/* rpc_usage.c: acct_usage_report. */
+extern const struct proto_handler dbd_usage_handlers[];
+
+/* rpc_usage.c: start the periodic usage rollup. */
+void dbd_usage_start(struct dbd *dbd);
 
 #endif /* !DROVER_DBD_DBD_H */

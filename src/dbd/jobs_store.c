@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "dbd/acct_record.h"
 #include "dbd/jobs_store.h"
+#include "dbd/usage_store.h"
 
 #define MAX_COLS 64
 
@@ -148,12 +149,28 @@ static int check_send(json_t *body, const char **cluster, json_t **events,
     return 0;
 }
 
+/* Usage rollups: the hours from the batch's earliest job start are to be
+ * rolled up again; the controller's capacity, when sent, is recorded. */
+static int note_usage(db_t *db, const char *cluster, json_t *tres,
+                      int64_t first_start, drv_error_t *error)
+{
+    int64_t cid;
+
+    if (!first_start && !tres)
+        return 0;
+    if (cluster_id(db, cluster, &cid, error) < 0)
+        return -1;
+    if (first_start && usage_mark_dirty(db, cid, first_start, error) < 0)
+        return -1;
+    return tres ? usage_note_capacity(db, cid, tres, time(NULL), error) : 0;
+}
+
 int jobs_store_send(db_t *db, json_t *body, int64_t *acked_seq,
                     drv_error_t *error)
 {
     const char *cluster;
     json_t *events, *ev;
-    int64_t acked = 0;
+    int64_t acked = 0, first_start = 0;
     size_t i;
 
     if (check_send(body, &cluster, &events, error) < 0)
@@ -162,6 +179,8 @@ int jobs_store_send(db_t *db, json_t *body, int64_t *acked_seq,
         return -1;
     json_array_foreach(events, i, ev) {
         int64_t seq = json_integer_value(json_object_get(ev, "seq"));
+        int64_t start = json_integer_value(
+            json_object_get(json_object_get(ev, "job"), "start_time"));
         if (jobs_store_upsert(db, cluster, json_object_get(ev, "job"), error)
             < 0) {
             db_rollback(db);
@@ -169,8 +188,12 @@ int jobs_store_send(db_t *db, json_t *body, int64_t *acked_seq,
         }
         if (seq > acked)
             acked = seq;
+        if (start > 0 && (!first_start || start < first_start))
+            first_start = start;
     }
-    if (db_commit(db, error) < 0) {
+    if (note_usage(db, cluster, json_object_get(body, "cluster_tres"),
+                   first_start, error) < 0
+        || db_commit(db, error) < 0) {
         db_rollback(db);
         return -1;
     }

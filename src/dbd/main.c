@@ -93,6 +93,8 @@ static void dbd_listen(struct dbd *dbd)
                < 0
         || proto_server_register(dbd->server, dbd_assoc_handlers, dbd, &error)
                < 0
+        || proto_server_register(dbd->server, dbd_usage_handlers, dbd, &error)
+               < 0
         || proto_server_listen(dbd->server, "0.0.0.0", dbd->conf->dbd_port,
                                &error)
                < 0)
@@ -106,6 +108,7 @@ static void dbd_start_handles(struct dbd *dbd)
     uv_signal_init(dbd->loop, &dbd->sigint);
     uv_signal_start(&dbd->sigint, signal_cb, SIGINT);
     dbd_work_start(dbd);
+    dbd_usage_start(dbd);
 }
 
 static void dbd_fini(struct dbd *dbd)

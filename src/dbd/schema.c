@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "dbd/assoc_store.h"
 #include "dbd/schema.h"
+#include "dbd/usage_store.h"
 
 struct migration {
     int version;
@@ -98,6 +99,7 @@ static const char *const v1_steps[] = {
 static const struct migration migrations[] = {
     {1, "clusters, jobs and steps", v1_steps},
     {2, "associations, QOS and users", assoc_schema_v2},
+    {3, "usage rollups and cluster capacity", usage_schema_v3},
 };
 
 #define MIGRATION_COUNT (sizeof(migrations) / sizeof(migrations[0]))

@@ -34,6 +34,12 @@ static const char *const drop_all[] = {
     "DROP TABLE IF EXISTS assoc", "DROP TABLE IF EXISTS acct_user",
     "DROP TABLE IF EXISTS acct", "DROP TABLE IF EXISTS qos",
     "DROP TABLE IF EXISTS acct_meta",
+    "DROP TABLE IF EXISTS usage_hour", "DROP TABLE IF EXISTS usage_day",
+    "DROP TABLE IF EXISTS usage_month", "DROP TABLE IF EXISTS usage_state",
+    "DROP TABLE IF EXISTS cluster_usage_hour",
+    "DROP TABLE IF EXISTS cluster_usage_day",
+    "DROP TABLE IF EXISTS cluster_usage_month",
+    "DROP TABLE IF EXISTS cluster_tres",
     "DROP TABLE IF EXISTS step", "DROP TABLE IF EXISTS job",
     "DROP TABLE IF EXISTS cluster", "DROP TABLE IF EXISTS schema_version",
 };

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "cmd/lib/sbatch_req.h"
+#include "common/xalloc.h"
 #include "common/hostlist.h"
 #include "common/sizefmt.h"
 #include "common/timefmt.h"
@@ -409,4 +410,31 @@ int sbatch_req_finish(json_t *desc, time_t now, struct sbatch_error *e)
         || sbatch_req_gpu_opts(desc, e) < 0)
         return -1;
     return finish_times(desc, now, e);
+}
+
+int sbatch_parse_past(const char *s, time_t now, time_t *out, int *pos)
+{
+    char *plus = NULL;
+    time_t t;
+
+    if (!strncasecmp(s, "now-", 4)) {
+        plus = xstrdup(s);
+        plus[3] = '+';
+    }
+    if (sbatch_parse_time(plus ? plus : s, now, &t, pos) < 0) {
+        free(plus);
+        return -1;
+    }
+    if (plus) {
+        free(plus);
+        *out = now - (t - now);
+        return 0;
+    }
+    if (strncasecmp(s, "now", 3) && !strchr(s, 'T') && strchr(s, ':')
+        && !strchr(s, '-') && !strchr(s, '/')) {
+        while (t > now)
+            t -= 86400;
+    }
+    *out = t;
+    return 0;
 }

@@ -28,6 +28,13 @@ int sbatch_parse_begin(const char *s, time_t now, time_t *out);
  */
 int sbatch_parse_time(const char *s, time_t now, time_t *out, int *pos);
 
+/* sbatch_parse_time() for the commands that look back (sacct -S/-E,
+ * sreport start=/end=): "now-N[units]" too, and an hour alone is in the
+ * past (today, or yesterday when it is still to come).  Returns as
+ * sbatch_parse_time().
+ */
+int sbatch_parse_past(const char *s, time_t now, time_t *out, int *pos);
+
 /* Parse --signal "[{R|B}:]SIG[@SECS]" (SIG a number or name with or
  * without "SIG"; SECS defaults to 60, at most 65535).  Returns 0, or -1
  * with errno=EINVAL.
