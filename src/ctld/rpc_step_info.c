@@ -249,16 +249,32 @@ static int cancel_check(struct ctld *ctld, proto_req_t *req,
     return 0;
 }
 
+/* srun's word that 'node's connection broke with tasks running: the
+ * step ends NODE_FAIL and its other nodes kill their tasks. */
+static int step_node_failed(struct ctld *ctld, struct job *job,
+                            struct job_step *s, const char *node)
+{
+    if (!job_step_node_reported(s, node))
+        return EDRV_INVALID_NODE_NAME;
+    log_error("StepId=%u.%u: srun lost %s", job->id, s->id, node);
+    job_step_end(s, JOB_NODE_FAIL, ctld_now(ctld));
+    signal_nodes(ctld, job, s, SIGKILL);
+    ctld_journal_job(ctld, job, false);
+    return 0;
+}
+
 static void rpc_step_cancel(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_int_t job_id = 0, step_id = -1;
     int signo = 0, errnum;
+    const char *failed = NULL;
     struct job_step *s;
     struct job *job;
 
-    if (json_unpack(proto_req_body(req), "{s:I s:I s?i}", "job_id", &job_id,
-                    "step_id", &step_id, "signal", &signo)
+    if (json_unpack(proto_req_body(req), "{s:I s:I s?i s?s}", "job_id",
+                    &job_id, "step_id", &step_id, "signal", &signo,
+                    "node_fail", &failed)
             < 0
         || signo < 0 || signo >= NSIG) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED,
@@ -267,6 +283,13 @@ static void rpc_step_cancel(proto_req_t *req, void *arg)
     }
     if ((errnum = cancel_check(ctld, req, job_id, step_id, &job, &s))) {
         proto_respond_error(req, errnum, NULL);
+        return;
+    }
+    if (failed) {
+        if ((errnum = step_node_failed(ctld, job, s, failed)))
+            proto_respond_error(req, errnum, NULL);
+        else
+            ctld_respond_durable(ctld, req, NULL);
         return;
     }
     if (signo == 0 || signo == SIGKILL) {

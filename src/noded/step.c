@@ -279,8 +279,32 @@ static void tty_frame(struct nd_step *st, json_t *m)
     }
 }
 
-/* srun's side of the I/O connection (--pty only).  When srun goes away
- * the terminal is hung up, as a terminal's is. */
+/* srun went away (killed, or its host lost) while tasks run: they are
+ * killed, as Slurm's slurmstepd does when it loses srun; the step's
+ * report says "cancelled". */
+static void srun_lost(struct nd_step *st)
+{
+    bool live = false;
+
+    for (size_t i = 0; i < st->ntasks; i++) {
+        struct step_task *t = &st->tasks[i];
+
+        if (t->pid > 0 && !t->reaped) {
+            live = true;
+            killpg(t->pid, SIGKILL);
+        }
+    }
+    if (!live)
+        return;
+    log_error("StepId=%u.%u: srun is gone, tasks killed", st->job_id,
+              st->step_id);
+    st->killed = true;
+    st->io_failed = true;
+}
+
+/* srun's side of the I/O connection: terminal frames (--pty).  When srun
+ * goes away the terminal is hung up, as a terminal's is, and every task
+ * is killed. */
 static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     struct nd_step *st = s->data;
@@ -295,6 +319,7 @@ static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         uv_read_stop(s);
         if (st->tty_task && !st->tty_task->reaped && st->tty_task->pid > 0)
             killpg(st->tty_task->pid, SIGHUP);
+        srun_lost(st);
     }
     free(buf->base);
 }
@@ -312,7 +337,7 @@ static void connect_cb(uv_connect_t *req, int status)
                 killpg(st->tasks[i].pid, SIGKILL);
     }
     st->connected = true;
-    if (status >= 0 && st->pty)
+    if (status >= 0)
         uv_read_start((uv_stream_t *)&st->tcp, alloc_cb, io_read_cb);
     finish(st);
 }
