@@ -248,11 +248,14 @@ static json_t *str_array(char **v)
 }
 
 /* Slurm's wait for a step that does not fit the allocation's free part
- * yet: one message, then a retry each second until it is created. */
+ * yet: one message, then a retry each second until it is created.  The
+ * first half second is quiet: the step before may have ended with its
+ * nodes' reports still on their way to the controller. */
 static int step_create_retry(const char *type, json_t *body, json_t **resp,
                              long job_id, drv_error_t *error)
 {
     bool told = false;
+    long quiet_ms = 20;
 
     for (;;) {
         if (cmd_rpc("srun", type, json_incref(body), resp, error) == 0) {
@@ -264,6 +267,13 @@ static int step_create_retry(const char *type, json_t *body, json_t **resp,
         }
         if (errno != EDRV_NODES_BUSY)
             return -1;
+        if (quiet_ms <= 320) {
+            struct timespec ts = {0, quiet_ms * 1000000};
+
+            nanosleep(&ts, NULL);
+            quiet_ms *= 2;
+            continue;
+        }
         if (!told)
             fprintf(stderr, "srun: Job %ld step creation temporarily "
                             "disabled, retrying (%s)\n",

@@ -351,12 +351,63 @@ static const char *const task_vars[] = {
     "SLURMD_NODENAME=", "SLURM_CONF=", NULL,
 };
 
-static bool is_task_var(const char *kv)
+/* Replaced when the step has GPUs on this node. */
+static const char *const gpu_vars[] = {
+    "CUDA_VISIBLE_DEVICES=", "GPU_DEVICE_ORDINAL=", "SLURM_STEP_GPUS=", NULL,
+};
+
+static bool in_list(const char *kv, const char *const *names)
 {
-    for (size_t i = 0; task_vars[i]; i++)
-        if (!strncmp(kv, task_vars[i], strlen(task_vars[i])))
+    for (size_t i = 0; names[i]; i++)
+        if (!strncmp(kv, names[i], strlen(names[i])))
             return true;
     return false;
+}
+
+static bool is_task_var(const char *kv, bool gpus)
+{
+    return in_list(kv, task_vars) || (gpus && in_list(kv, gpu_vars));
+}
+
+/* "2,3": 'n' GPUs of the step's list on this node from position 'first'
+ * (all of them when n is 0). */
+static char *gpu_ids(json_t *gpus, size_t first, size_t n)
+{
+    char *s = xstrdup(""), *t;
+
+    if (!n) {
+        first = 0;
+        n = json_array_size(gpus);
+    }
+    for (size_t i = first; i < first + n && i < json_array_size(gpus); i++) {
+        t = xasprintf("%s%s%lld", s, *s ? "," : "",
+                      (long long)json_integer_value(json_array_get(gpus, i)));
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+/* The step's GPUs on this node (step_launch "gpus"): task 'local' sees
+ * its own gpus_per_task of them, in order, or all of them. */
+static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local)
+{
+    json_t *gpus = json_object_get(body, "gpus");
+    json_int_t gpt = json_integer_value(json_object_get(body,
+                                                        "gpus_per_task"));
+    char *all, *mine;
+
+    if (!json_is_array(gpus))
+        return n;
+    all = gpu_ids(gpus, 0, 0);
+    mine = gpt > 0 ? gpu_ids(gpus, (size_t)(local * gpt), (size_t)gpt)
+                   : xstrdup(all);
+    e[n++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", mine);
+    e[n++] = xasprintf("GPU_DEVICE_ORDINAL=%s", mine);
+    e[n++] = xasprintf("SLURM_STEP_GPUS=%s", all);
+    free(all);
+    free(mine);
+    return n;
 }
 
 struct step_desc {
@@ -373,14 +424,16 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
                        int local)
 {
     json_t *env = json_object_get(d->body, "env"), *v;
-    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 13));
+    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 16));
+    bool gpus = json_is_array(json_object_get(d->body, "gpus"));
     size_t i, n = 0;
 
     json_array_foreach(env, i, v) {
         const char *s = json_string_value(v);
-        if (s && !is_task_var(s))
+        if (s && !is_task_var(s, gpus))
             e[n++] = xstrdup(s);
     }
+    n = set_gpu_vars(e, n, d->body, local);
     e[n++] = xasprintf("SLURM_STEP_ID=%lld", (long long)d->step_id);
     e[n++] = xasprintf("SLURM_STEPID=%lld", (long long)d->step_id);
     e[n++] = xasprintf("SLURM_PROCID=%d", rank);
