@@ -68,7 +68,7 @@ static int fit(const struct sched_alloc *job, const struct step_req *rq,
     if (t * cpt > job->cpus[e])
         return EDRV_TOO_MANY_REQUESTED_CPUS;
     if (rq->mem_mib > job->mem_mib[e] && job->mem_mib[e])
-        return EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+        return EDRV_INVALID_TASK_MEMORY;
     if (ngpu && (!job->gpus || !job->gpus[e]
                  || bitmap_count(job->gpus[e]) < ngpu))
         return EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;

@@ -40,8 +40,9 @@ struct step_claim {
  * first entries where it fits) for tasks[i] tasks on its i-th node,
  * beside the 'nclaims' claims of running steps.  On success *out is the
  * new claim (free with step_claim_destroy) and 0 is returned; else
- * EDRV_TOO_MANY_REQUESTED_CPUS or EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE
- * when the step could never fit the allocation (CPUs; memory or GPUs),
+ * EDRV_TOO_MANY_REQUESTED_CPUS, EDRV_INVALID_TASK_MEMORY or
+ * EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE when the step could never fit
+ * the allocation (CPUs, memory, GPUs or nodes),
  * or EDRV_NODES_BUSY when it fits once running steps end.
  */
 int step_res_pick(const struct sched_alloc *job, const struct step_req *rq,

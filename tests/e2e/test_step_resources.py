@@ -85,3 +85,20 @@ def test_default_steps_take_the_node_overlap_steps_nothing(cluster, tmp_path):
     assert out == "overlap\nafter\n", err
     # the third step waited for the first (it takes the job's CPUs)
     assert f"srun: Step created for StepId={job}.2" in err, err
+
+
+def test_step_memory_fits_the_job(cluster, tmp_path):
+    job, out, err = run_job(
+        cluster, tmp_path,
+        "srun --mem=2000 echo ran; echo rc=$?\n"
+        "srun -n1 --exact --mem=600 sleep 2 & sleep 0.5\n"
+        "srun -n1 --exact --mem=300 echo fits\n"
+        "srun -n1 --exact --mem=600 echo waited; wait\n",
+        "-N1", "-n2", "--mem=1000")
+    assert out == "rc=1\nfits\nwaited\n", err
+    assert err.splitlines() == [
+        f"srun: error: Unable to create step for job {job}: Memory required "
+        "by task is not available",
+        f"srun: Job {job} step creation temporarily disabled, retrying "
+        "(Requested nodes are busy)",
+        f"srun: Step created for StepId={job}.2"], err
