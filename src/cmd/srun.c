@@ -344,9 +344,11 @@ static void output(struct srun *s, int rank, int err, const char *data,
     fflush(f);
 }
 
-/* step_cancel for our step: 'signo' to its tasks (0: SIGKILL, the step
- * ends CANCELLED), or 'failed' names the node whose connection broke. */
-static void step_cancel(const struct srun *s, int signo, const char *failed)
+/* step_cancel for our step: 'signo' to its tasks (0: SIGKILL; the step
+ * ends CANCELLED then, or with 'cancel'), or 'failed' names the node whose
+ * connection broke. */
+static void step_cancel_as(const struct srun *s, int signo, bool cancel,
+                           const char *failed)
 {
     json_t *body = json_pack("{s:I s:I}", "job_id", (json_int_t)s->job_id,
                              "step_id", (json_int_t)s->step_id);
@@ -356,10 +358,17 @@ static void step_cancel(const struct srun *s, int signo, const char *failed)
         json_object_set_new(body, "signal", json_integer(signo));
     if (failed)
         json_object_set_new(body, "node_fail", json_string(failed));
+    if (cancel)
+        json_object_set_new(body, "cancel", json_true());
     if (cmd_rpc("srun", "step_cancel", body, NULL, &error) < 0
         && errno != EDRV_ALREADY_DONE)
         fprintf(stderr, "srun: error: signalling StepId=%ld.%ld: %s\n",
                 s->job_id, s->step_id, error.text);
+}
+
+static void step_cancel(const struct srun *s, int signo, const char *failed)
+{
+    step_cancel_as(s, signo, false, failed);
 }
 
 /* "srun: error: NODE: task(s) R: Exited with exit code C" (or the
@@ -595,7 +604,7 @@ static void handle_signals(struct srun *s)
         if (now - last_intr < 1000) {
             fprintf(stderr, "srun: sending Ctrl-C to StepId=%ld.%ld\n",
                     s->job_id, s->step_id);
-            step_cancel(s, SIGINT, NULL);
+            step_cancel_as(s, SIGINT, true, NULL); /* the step is ending */
             force_terminate(s);
             continue;
         }

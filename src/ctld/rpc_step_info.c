@@ -279,14 +279,14 @@ static void rpc_step_cancel(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_int_t job_id = 0, step_id = -1;
-    int signo = 0, errnum;
+    int signo = 0, errnum, cancel = 0;
     const char *failed = NULL;
     struct job_step *s;
     struct job *job;
 
-    if (json_unpack(proto_req_body(req), "{s:I s:I s?i s?s}", "job_id",
+    if (json_unpack(proto_req_body(req), "{s:I s:I s?i s?s s?b}", "job_id",
                     &job_id, "step_id", &step_id, "signal", &signo,
-                    "node_fail", &failed)
+                    "node_fail", &failed, "cancel", &cancel)
             < 0
         || signo < 0 || signo >= NSIG) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED,
@@ -304,7 +304,7 @@ static void rpc_step_cancel(proto_req_t *req, void *arg)
             ctld_respond_durable(ctld, req, NULL);
         return;
     }
-    if (signo == 0 || signo == SIGKILL) {
+    if (signo == 0 || signo == SIGKILL || cancel) {
         s->cancelled = true;
         ctld_journal_job(ctld, job, false);
         log_info("StepId=%u.%u cancelled", job->id, s->id);

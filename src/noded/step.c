@@ -728,10 +728,10 @@ int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
     for (struct nd_step *st = nd->steps; st; st = st->next) {
         if (st->job_id != job_id || st->step_id != step_id)
             continue;
-        if (cancelled) {
+        if (cancelled && !st->killed)
+            tell_cancelled(st); /* once, however many signals follow */
+        if (cancelled)
             st->killed = true;
-            tell_cancelled(st);
-        }
         for (size_t i = 0; i < st->ntasks; i++) {
             struct step_task *t = &st->tasks[i];
             if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
