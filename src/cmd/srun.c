@@ -51,6 +51,7 @@ struct task {
     int status;
     char *node;
     bool mid_line[2]; /* -l: last output did not end a line */
+    bool reported;    /* its "srun: error:" line is out already (-K) */
 };
 
 struct srun {
@@ -67,6 +68,13 @@ struct srun {
     struct conn *conns;      /* the nodes' connections (io_loop) */
     int nconn;
     bool aborted;            /* a rank called MPI_Abort */
+    long job_id, step_id;
+    bool own_alloc;          /* srun made the allocation itself */
+    bool kill_bad;           /* -K: a bad exit kills the step */
+    int bad_status;          /* -K: the status that did (0: none) */
+    bool aborting;           /* we killed the step: no "Killed" lines */
+    bool node_failed;        /* a node's connection broke mid-step */
+    json_t *req;             /* step_create keys from the options */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -120,6 +128,57 @@ static long number(const char *s, const char *opt)
         exit(1);
     }
     return v;
+}
+
+/* The count of "gpu:2", "gpu:a100:2", "a100:2" or "2"; -1 when 's' is
+ * not of that form. */
+static long gpu_count(const char *s)
+{
+    const char *last = strrchr(s, ':');
+    char *end;
+    long v;
+
+    if (!strncmp(s, "gpu", 3) && !last)
+        return s[3] ? -1 : 1;
+    v = strtol(last ? last + 1 : s, &end, 10);
+    return *end || v < 0 ? -1 : v;
+}
+
+static bool extra_flag(const struct sbatch_opts *o, const char *key)
+{
+    json_t *v = json_object_get(o->extra, key);
+    const char *str = json_string_value(v);
+
+    return json_is_true(v) || (str && strcmp(str, "0"));
+}
+
+/* The step's own resource request (docs/protocol.md step_create). */
+static json_t *step_request(const struct sbatch_opts *o)
+{
+    json_t *r = json_object();
+    const char *gpt = json_string_value(json_object_get(o->extra,
+                                                        "gpus_per_task"));
+
+    if (o->cpus_per_task > 0)
+        json_object_set_new(r, "cpus_per_task",
+                            json_integer(o->cpus_per_task));
+    if (o->mem_per_node_mib >= 0)
+        json_object_set_new(r, "mem_mib", json_integer(o->mem_per_node_mib));
+    if (gpt)
+        json_object_set_new(r, "gpus_per_task", json_integer(gpu_count(gpt)));
+    if (o->gpus)
+        json_object_set_new(r, "gpus", json_integer(gpu_count(o->gpus)));
+    if (o->gres)
+        json_object_set_new(r, "gpus_per_node",
+                            json_integer(gpu_count(o->gres)));
+    else if (o->gpus_per_node)
+        json_object_set_new(r, "gpus_per_node",
+                            json_integer(gpu_count(o->gpus_per_node)));
+    if (extra_flag(o, "exact"))
+        json_object_set_new(r, "exact", json_true());
+    if (extra_flag(o, "overlap"))
+        json_object_set_new(r, "overlap", json_true());
+    return r;
 }
 
 static int report_opts(const struct sbatch_error *e)
@@ -185,6 +244,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     s->nodes = o->nodes_min > 0 ? o->nodes_min : 0;
     if (o->ntasks_per_node && !s->nodes && s->ntasks)
         s->nodes = (s->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
+    s->kill_bad = extra_flag(o, "kill_on_bad_exit");
+    s->req = step_request(o);
     return mpi_type(o, s);
 }
 
@@ -213,11 +274,48 @@ static json_t *str_array(char **v)
     return a;
 }
 
+/* Slurm's wait for a step that does not fit the allocation's free part
+ * yet: one message, then a retry each second until it is created.  The
+ * first half second is quiet: the step before may have ended with its
+ * nodes' reports still on their way to the controller. */
+static int step_create_retry(const char *type, json_t *body, json_t **resp,
+                             long job_id, drv_error_t *error)
+{
+    bool told = false;
+    long quiet_ms = 20;
+
+    for (;;) {
+        if (cmd_rpc("srun", type, json_incref(body), resp, error) == 0) {
+            if (told)
+                fprintf(stderr, "srun: Step created for StepId=%ld.%lld\n",
+                        job_id, (long long)json_integer_value(
+                                    json_object_get(*resp, "step_id")));
+            return 0;
+        }
+        if (errno != EDRV_NODES_BUSY)
+            return -1;
+        if (quiet_ms <= 320) {
+            struct timespec ts = {0, quiet_ms * 1000000};
+
+            nanosleep(&ts, NULL);
+            quiet_ms *= 2;
+            continue;
+        }
+        if (!told)
+            fprintf(stderr, "srun: Job %ld step creation temporarily "
+                            "disabled, retrying (%s)\n",
+                    job_id, error->text);
+        told = true;
+        sleep(1);
+    }
+}
+
 static int step_create(struct srun *s, long job_id, int port)
 {
     char cwd[PATH_MAX], host[256] = "";
     json_t *body, *resp = NULL;
     drv_error_t error = {0};
+    int rc;
 
     if (!getcwd(cwd, sizeof(cwd)))
         strcpy(cwd, "/tmp");
@@ -242,11 +340,16 @@ static int step_create(struct srun *s, long job_id, int port)
     gethostname(host, sizeof(host) - 1);
     json_object_set_new(body, "srun_host", json_string(host));
     json_object_set_new(body, "srun_pid", json_integer(getpid()));
-    if (cmd_rpc("srun", "step_create", body, &resp, &error) < 0) {
+    json_object_update(body, s->req);
+    rc = step_create_retry("step_create", body, &resp, job_id, &error);
+    json_decref(body);
+    if (rc < 0) {
         fprintf(stderr, "srun: error: Unable to create step for job %ld: %s\n",
                 job_id, error.text);
         return -1;
     }
+    s->job_id = job_id;
+    s->step_id = json_integer_value(json_object_get(resp, "step_id"));
     s->ntask_total = (int)json_integer_value(json_object_get(resp, "ntasks"));
     s->nodes = json_integer_value(json_object_get(resp, "nodes"));
     json_decref(resp);
@@ -268,6 +371,67 @@ static void output(struct srun *s, int rank, int err, const char *data,
         t->mid_line[err] = data[i] != '\n';
     }
     fflush(f);
+}
+
+/* step_cancel for our step: 'signo' to its tasks (0: SIGKILL; the step
+ * ends CANCELLED then, or with 'cancel'), or 'failed' names the node whose
+ * connection broke. */
+static void step_cancel_as(const struct srun *s, int signo, bool cancel,
+                           const char *failed)
+{
+    json_t *body = json_pack("{s:I s:I}", "job_id", (json_int_t)s->job_id,
+                             "step_id", (json_int_t)s->step_id);
+    drv_error_t error = {0};
+
+    if (signo)
+        json_object_set_new(body, "signal", json_integer(signo));
+    if (failed)
+        json_object_set_new(body, "node_fail", json_string(failed));
+    if (cancel)
+        json_object_set_new(body, "cancel", json_true());
+    if (cmd_rpc("srun", "step_cancel", body, NULL, &error) < 0
+        && errno != EDRV_ALREADY_DONE)
+        fprintf(stderr, "srun: error: signalling StepId=%ld.%ld: %s\n",
+                s->job_id, s->step_id, error.text);
+}
+
+static void step_cancel(const struct srun *s, int signo, const char *failed)
+{
+    step_cancel_as(s, signo, false, failed);
+}
+
+/* "srun: error: NODE: task(s) R: Exited with exit code C" (or the
+ * signal's name) for ranks first..last, all with 'status'. */
+static void task_line(const char *node, int first, int last, int status)
+{
+    char ranks[64];
+
+    if (last > first)
+        snprintf(ranks, sizeof(ranks), "tasks %d-%d", first, last);
+    else
+        snprintf(ranks, sizeof(ranks), "task %d", first);
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "srun: error: %s: %s: %s%s\n", node, ranks,
+                strsignal(WTERMSIG(status)),
+                WCOREDUMP(status) ? " (core dumped)" : "");
+    else
+        fprintf(stderr, "srun: error: %s: %s: Exited with exit code %d\n",
+                node, ranks, WEXITSTATUS(status));
+}
+
+/* -K: the first task to fail ends the step (Slurm's kill-on-bad-exit). */
+static void kill_on_bad_exit(struct srun *s, int rank)
+{
+    struct task *t = &s->tasks[rank];
+
+    if (!s->kill_bad || s->bad_status || s->aborting || !t->status)
+        return;
+    s->bad_status = t->status;
+    t->reported = true;
+    task_line(t->node, rank, rank, t->status);
+    fprintf(stderr, "srun: Terminating StepId=%ld.%ld\n", s->job_id,
+            s->step_id);
+    step_cancel(s, 0, NULL);
 }
 
 static void handle_frame(struct srun *s, json_t *m)
@@ -294,6 +458,7 @@ static void handle_frame(struct srun *s, json_t *m)
         t->status = (int)json_integer_value(exit_v);
         t->node = xstrdup(json_string_value(json_object_get(m, "node")));
         s->exited++;
+        kill_on_bad_exit(s, (int)rank);
     }
 }
 
@@ -301,6 +466,8 @@ struct conn {
     int fd;
     proto_decoder_t *dec;
     bool rank0; /* its node runs task 0 (its first frame said so) */
+    char *node; /* its first frame's "node" and "ranks" */
+    json_t *ranks;
 };
 
 /* A node's first frame: {"node","ranks"}. */
@@ -329,9 +496,14 @@ static bool conn_read(struct srun *s, struct conn *c)
     if (n <= 0 || proto_decoder_feed(c->dec, buf, (size_t)n) < 0)
         return false;
     while ((m = proto_decoder_next(c->dec, NULL))) {
-        if (json_object_get(m, "ranks"))
+        if (json_object_get(m, "ranks")) {
             c->rank0 = c->rank0 || frame_has_rank0(m);
-        else if (json_object_get(m, "fence"))
+            if (!c->node) {
+                c->node = xstrdup(json_string_value(json_object_get(m,
+                                                                    "node")));
+                c->ranks = json_incref(json_object_get(m, "ranks"));
+            }
+        } else if (json_object_get(m, "fence"))
             fence_frame(s, m);
         else if (json_object_get(m, "abort"))
             abort_frame(s, m);
@@ -404,11 +576,153 @@ static void fence_frame(struct srun *s, json_t *m)
 }
 
 static volatile sig_atomic_t winched;
-static volatile sig_atomic_t stopped; /* SIGINT/TERM/HUP, own allocation */
+static volatile sig_atomic_t stopped; /* SIGTERM/HUP, own allocation */
+static volatile sig_atomic_t intr_count;    /* SIGINTs to handle */
+static volatile sig_atomic_t caught[NSIG];  /* other signals to handle */
 
 static void on_stop(int signo)
 {
     stopped = signo;
+}
+
+static void on_signal(int signo)
+{
+    if (signo == SIGINT)
+        intr_count++;
+    else
+        caught[signo] = 1;
+}
+
+/* Signals srun handles while its step runs (no SA_RESTART: poll wakes);
+ * SIGTERM and SIGHUP only inside a job (an own allocation is released
+ * on them: on_stop). */
+static void catch_step_signals(bool own_alloc)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    int sigs[] = {SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM, SIGHUP};
+
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        if (!own_alloc || (sigs[i] != SIGTERM && sigs[i] != SIGHUP))
+            sigaction(sigs[i], &sa, NULL);
+}
+
+static long mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 0 running, 1 exited, 2 exited abnormally (Slurm's task states). */
+static int task_state(const struct task *t)
+{
+    return !t->exited ? 0 : t->status ? 2 : 1;
+}
+
+/* "srun: StepId=J.S tasks 0-1,3: running": the tasks in state 'want'. */
+static void status_line(const struct srun *s, int want)
+{
+    static const char *const names[] = {"running", "exited",
+                                        "exited abnormally"};
+    char *list = xstrdup(""), *t;
+    int n = 0;
+
+    for (int i = 0, j; i < s->ntask_total; i = j + 1) {
+        j = i;
+        if (task_state(&s->tasks[i]) != want)
+            continue;
+        while (j + 1 < s->ntask_total
+               && task_state(&s->tasks[j + 1]) == want)
+            j++;
+        t = j > i ? xasprintf("%s%s%d-%d", list, *list ? "," : "", i, j)
+                  : xasprintf("%s%s%d", list, *list ? "," : "", i);
+        free(list);
+        list = t;
+        n += j - i + 1;
+    }
+    if (n)
+        fprintf(stderr, "srun: StepId=%ld.%ld %s %s: %s\n", s->job_id,
+                s->step_id, n > 1 ? "tasks" : "task", list, names[want]);
+    free(list);
+}
+
+static void abort_wait_line(void)
+{
+    fprintf(stderr, "srun: Job step aborted: Waiting up to %u seconds for "
+                    "job step to finish.\n",
+            cmd_conf("srun")->kill_wait_s + 2);
+}
+
+/* Kill the step's tasks (the step ends CANCELLED); their deaths are not
+ * reported, as Slurm's srun does not once it cancelled the step. */
+static void force_terminate(struct srun *s)
+{
+    if (s->aborting)
+        return;
+    s->aborting = true;
+    fprintf(stderr, "srun: forcing job termination\n");
+    step_cancel(s, 0, NULL);
+    abort_wait_line();
+}
+
+/* Ctrl-C once: the tasks' states; twice within a second: SIGINT to the
+ * tasks, then kill them.  SIGTERM, SIGHUP, SIGQUIT end the step; other
+ * signals go to the tasks. */
+static void handle_signals(struct srun *s)
+{
+    static long last_intr = -100000;
+
+    for (; intr_count > 0; intr_count--) {
+        long now = mono_ms();
+
+        if (now - last_intr < 1000) {
+            fprintf(stderr, "srun: sending Ctrl-C to StepId=%ld.%ld\n",
+                    s->job_id, s->step_id);
+            step_cancel_as(s, SIGINT, true, NULL); /* the step is ending */
+            force_terminate(s);
+            continue;
+        }
+        fprintf(stderr, "srun: interrupt (one more within 1 sec to "
+                        "abort)\n");
+        for (int w = 0; w < 3; w++)
+            status_line(s, w);
+        last_intr = now;
+    }
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (!caught[sig])
+            continue;
+        caught[sig] = 0;
+        if (sig == SIGQUIT)
+            fprintf(stderr, "srun: Quit\n");
+        if (sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT)
+            force_terminate(s);
+        else
+            step_cancel(s, sig, NULL);
+    }
+}
+
+/* A node's connection ended: if tasks of it never reported an exit, its
+ * daemon died (Slurm's srun hears the same from the controller). */
+static void conn_closed(struct srun *s, const struct conn *c)
+{
+    json_t *r;
+    size_t i;
+
+    json_array_foreach(c->ranks, i, r) {
+        json_int_t k = json_integer_value(r);
+
+        if (k < 0 || k >= s->ntask_total || s->tasks[k].exited)
+            continue;
+        fprintf(stderr, "srun: error: Node failure on %s\n", c->node);
+        s->node_failed = true;
+        if (!s->aborting)
+            abort_wait_line();
+        s->aborting = true;
+        step_cancel(s, 0, c->node);
+        return;
+    }
 }
 
 static void on_winch(int signo)
@@ -481,9 +795,12 @@ static int io_loop(struct srun *s, int lfd)
         s->conns = conns;
         s->nconn = nconn;
         int n = poll(pfd, (nfds_t)nconn + 2, timeout);
+        int poll_errno = errno;
+
+        handle_signals(s);
         if (stopped)
             break; /* main() gives the allocation back: tasks end */
-        if (n < 0 && errno == EINTR)
+        if (n < 0 && poll_errno == EINTR)
             continue;
         if (n < 0)
             break;
@@ -498,6 +815,7 @@ static int io_loop(struct srun *s, int lfd)
             if (conns[i].fd < 0 || !pfd[i + 1].revents)
                 continue;
             if (!conn_read(s, &conns[i])) {
+                conn_closed(s, &conns[i]);
                 close(conns[i].fd);
                 proto_decoder_destroy(conns[i].dec);
                 conns[i].fd = -1;
@@ -511,14 +829,17 @@ static int io_loop(struct srun *s, int lfd)
 
             if (fd >= 0)
                 conns[nconn++] = (struct conn){fd, proto_decoder_create(),
-                                               false};
+                                               false, NULL, NULL};
         }
     }
-    for (int i = 0; i < nconn; i++)
+    for (int i = 0; i < nconn; i++) {
         if (conns[i].fd >= 0) {
             close(conns[i].fd);
             proto_decoder_destroy(conns[i].dec);
         }
+        free(conns[i].node);
+        json_decref(conns[i].ranks);
+    }
     return s->ntask_total - s->exited;
 }
 
@@ -543,26 +864,16 @@ static int report(struct srun *s)
             rc = code;
         while (j < s->ntask_total && s->tasks[j].status == t->status
                && s->tasks[j].node && t->node
+               && s->tasks[j].reported == t->reported
                && !strcmp(s->tasks[j].node, t->node))
             j++;
-        if (t->status && t->exited) {
-            char ranks[64];
-
-            if (j - i > 1)
-                snprintf(ranks, sizeof(ranks), "tasks %d-%d", i, j - 1);
-            else
-                snprintf(ranks, sizeof(ranks), "task %d", i);
-            if (WIFSIGNALED(t->status))
-                fprintf(stderr, "srun: error: %s: %s: %s\n", t->node, ranks,
-                        strsignal(WTERMSIG(t->status)));
-            else
-                fprintf(stderr,
-                        "srun: error: %s: %s: Exited with exit code %d\n",
-                        t->node, ranks, code);
-        }
+        if (t->status && t->exited && !t->reported
+            && !(s->aborting && WIFSIGNALED(t->status)))
+            task_line(t->node, i, j - 1, t->status);
         i = j;
     }
-    return rc;
+    /* -K: the exit that ended the step, not the kills that followed */
+    return s->bad_status ? task_code(s->bad_status) : rc;
 }
 
 /* srun outside a job: an allocation exactly as salloc's (alloc.c), with
@@ -609,6 +920,7 @@ static int run_step(struct srun *s, long job_id)
         close(lfd);
         return 1;
     }
+    catch_step_signals(s->own_alloc);
     if (s->pty) {
         struct sigaction sa = {.sa_handler = on_winch};
 
@@ -620,10 +932,10 @@ static int run_step(struct srun *s, long job_id)
     tty_restore();
     close(lfd);
     rc = report(s);
-    if (lost && !stopped) {
+    if (lost && !stopped && !s->node_failed)
         fprintf(stderr, "srun: error: %d task(s) lost\n", lost);
+    if (lost && !stopped)
         rc = rc ? rc : 1;
-    }
     return rc;
 }
 
@@ -653,9 +965,9 @@ int main(int argc, char **argv)
             return rc;
         }
         sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
+        s.own_alloc = true;
         rc = run_step(&s, own);
         if (stopped) {
             fprintf(stderr, "srun: Force Terminated JobId=%u\n", own);
@@ -674,6 +986,7 @@ int main(int argc, char **argv)
     free(s.tasks);
     free(s.argv);
     srun_fence_hub_destroy(s.fences);
+    json_decref(s.req);
     sbatch_opts_destroy(o);
     return rc;
 }

@@ -53,6 +53,7 @@ typedef struct {
     X(DEPENDENCY, 2038, "Job dependency problem")                              \
     X(BATCH_ONLY, 2039, "Only batch jobs are accepted or processed")           \
     X(JOB_HELD, 2042, "Job is in held state, pending scheduler release")       \
+    X(INVALID_TASK_MEMORY, 2044, "Memory required by task is not available") \
     X(INVALID_ACCOUNT, 2045, "Invalid account or account/partition combination specified") \
     X(ACCOUNTING_POLICY, 2050, "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)") \
     X(INVALID_TIME_LIMIT, 2051, "Requested time limit is invalid (missing or exceeds some limit)") \

@@ -143,11 +143,13 @@ void ctld_steps_reconcile(struct ctld *ctld, long node, json_t *running,
 
 /* rpc_step_info.c: the record of srun step 'step_id' of running 'job'
  * (added to job->steps, borrowed) from step_create's 'body': named after
- * argv[0]'s basename, with srun_host/srun_pid when given, on the first
- * 'nodes' allocated nodes, all of which are to report. */
+ * argv[0]'s basename, with srun_host/srun_pid when given, on the nodes of
+ * 'claim' (step_res.h; owned by the record from now on), all of which
+ * are to report. */
+struct step_claim;
 struct job_step *ctld_step_record(struct ctld *ctld, struct job *job,
                                   uint32_t step_id, json_t *body,
-                                  uint32_t nodes, uint32_t ntasks);
+                                  struct step_claim *claim, uint32_t ntasks);
 
 /* Handler tables (rpc_job.c, rpc_node.c), concatenated by main.c. */
 extern const struct proto_handler rpc_job_handlers[];

@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/step.h"
+#include "ctld/step_res.h"
 #include "proto/client.h"
 
 struct step_ctx {
@@ -28,6 +29,8 @@ struct step_ctx {
     uint32_t pending;
     int errnum;
     char *errstr;
+    uint32_t gpus_per_task;
+    const struct step_claim *claim; /* the step record's */
 };
 
 static void step_answer(struct step_ctx *sc)
@@ -135,12 +138,10 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
                            const uint32_t *tasks)
 {
     json_t *body = proto_req_body(req);
-    struct sched_alloc sub = *job->alloc;
     char host[64] = "", *tpn, *nodes;
     json_t *o;
 
-    sub.node_count = sc->nodes;
-    nodes = node_table_alloc_hostlist(ctld->nodes, &sub);
+    nodes = node_table_alloc_hostlist(ctld->nodes, sc->claim->part);
     tpn = tasks_per_node_fmt(tasks, sc->nodes);
     io_host(req, host, sizeof(host));
     o = json_pack("{s:I s:I s:I s:I s:s s:O s:O s:O s:I s:s s:s s:I s:s s:O}",
@@ -157,6 +158,9 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
         json_object_set(o, "mpi", json_object_get(body, "mpi"));
     free(nodes);
     free(tpn);
+    if (sc->gpus_per_task)
+        json_object_set_new(o, "gpus_per_task",
+                            json_integer(sc->gpus_per_task));
     /* srun --pty: passed on as given (docs/protocol.md step_launch). */
     if (json_is_true(json_object_get(body, "pty"))) {
         json_object_set_new(o, "pty", json_true());
@@ -176,16 +180,25 @@ static void send_launches(struct ctld *ctld, struct job *job,
 
     sc->pending = sc->nodes;
     for (uint32_t i = 0; i < sc->nodes; i++) {
-        const struct conf_node *cn =
-            ctld->nodes->info[job->alloc->node_idx[i]].conf;
+        uint32_t idx = sc->claim->part->node_idx[i];
+        const struct conf_node *cn = ctld->nodes->info[idx].conf;
         json_t *o = json_deep_copy(base), *ranks = json_array();
         struct launch_arg *la = xzalloc(sizeof(*la));
+        const bitmap_t *gpus = sc->claim->part->gpus[i];
 
         for (uint32_t t = 0; t < tasks[i]; t++)
             json_array_append_new(ranks, json_integer(rank++));
         json_object_set_new(o, "ranks", ranks);
+        if (gpus) { /* the GPUs its tasks see there */
+            json_t *g = json_array();
+
+            for (long b = bitmap_first_set(gpus, 0); b >= 0;
+                 b = bitmap_first_set(gpus, (size_t)b + 1))
+                json_array_append_new(g, json_integer(b));
+            json_object_set_new(o, "gpus", g);
+        }
         la->sc = sc;
-        la->node = (long)job->alloc->node_idx[i];
+        la->node = (long)idx;
         json_object_set_new(o, "node_index", json_integer(i));
         if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                              "step_launch", o,
@@ -252,21 +265,46 @@ static bool body_ok(json_t *body)
            && json_is_integer(json_object_get(body, "io_port"));
 }
 
+/* The step's own request: step_create's optional keys. */
+static int step_req_parse(json_t *body, struct step_req *rq)
+{
+    json_int_t cpt = 0, mem = 0, gpt = 0, gpn = 0, gpus = 0;
+    int exact = 0, overlap = 0;
+
+    if (json_unpack(body, "{s?I s?I s?I s?I s?I s?b s?b}", "cpus_per_task",
+                    &cpt, "mem_mib", &mem, "gpus_per_task", &gpt,
+                    "gpus_per_node", &gpn, "gpus", &gpus, "exact", &exact,
+                    "overlap", &overlap)
+            < 0
+        || cpt < 0 || cpt > 65536 || mem < 0 || gpt < 0 || gpt > 1024
+        || gpn < 0 || gpn > 1024 || gpus < 0 || gpus > 65536)
+        return -1;
+    *rq = (struct step_req){
+        .cpus_per_task = (uint32_t)cpt, .exact = exact, .overlap = overlap,
+        .mem_mib = (uint64_t)mem, .gpus_per_task = (uint32_t)gpt,
+        .gpus_per_node = (uint32_t)gpn, .gpus = (uint32_t)gpus};
+    return 0;
+}
+
 static void rpc_step_create(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *body = proto_req_body(req);
     json_int_t id = 0, ntasks = 0, nodes = 0;
+    struct step_claim *claim = NULL;
+    const struct step_claim *claims[256];
+    struct step_req rq;
     struct step_ctx *sc;
     struct job *job;
     uint32_t *tasks;
+    size_t nclaims = 0;
     json_t *base;
     int errnum;
 
     if (json_unpack(body, "{s:I s?I s?I}", "job_id", &id, "ntasks", &ntasks,
                     "nodes", &nodes)
             < 0
-        || !body_ok(body)) {
+        || !body_ok(body) || step_req_parse(body, &rq) < 0) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
         return;
     }
@@ -281,14 +319,26 @@ static void rpc_step_create(proto_req_t *req, void *arg)
         free(sc);
         return;
     }
+    tasks = xzalloc(sizeof(*tasks) * sc->nodes);
+    layout(job, sc->nodes, sc->ntasks, tasks);
+    for (struct job_step *s = job->steps; s && nclaims < 256; s = s->next)
+        if (s->state == JOB_RUNNING && s->claim)
+            claims[nclaims++] = s->claim;
+    if ((errnum = step_res_pick(job->alloc, &rq, sc->nodes, tasks, claims,
+                                nclaims, &claim))) {
+        proto_respond_error(req, errnum, NULL);
+        free(tasks);
+        free(sc);
+        return;
+    }
     sc->ctld = ctld;
     sc->req = req;
     sc->job_id = job->id;
     sc->step_id = job->next_step_id++;
-    ctld_step_record(ctld, job, sc->step_id, body, sc->nodes, sc->ntasks);
+    sc->gpus_per_task = rq.gpus_per_task;
+    sc->claim = claim;
+    ctld_step_record(ctld, job, sc->step_id, body, claim, sc->ntasks);
     ctld_journal_job(ctld, job, false);
-    tasks = xzalloc(sizeof(*tasks) * sc->nodes);
-    layout(job, sc->nodes, sc->ntasks, tasks);
     base = launch_body(ctld, job, req, sc, tasks);
     log_info("StepId=%u.%u: %u tasks on %u nodes", job->id, sc->step_id,
              sc->ntasks, sc->nodes);

@@ -15,6 +15,8 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/step.h"
+#include "ctld/step_res.h"
+#include "common/hostlist.h"
 #include "proto/client.h"
 
 /* --- the record of a new srun step --------------------------------------- */
@@ -30,21 +32,26 @@ static char *step_name(json_t *argv)
 
 struct job_step *ctld_step_record(struct ctld *ctld, struct job *job,
                                   uint32_t step_id, json_t *body,
-                                  uint32_t nodes, uint32_t ntasks)
+                                  struct step_claim *claim, uint32_t ntasks)
 {
     json_t *argv = json_object_get(body, "argv");
-    struct sched_alloc sub = *job->alloc;
+    uint32_t nodes = claim->part->node_count;
     uint64_t mem = 0;
     char *hl, *name = step_name(argv);
     struct job_step *s;
-    uint32_t cpus = ntasks * (job->req.cpus_per_task ? job->req.cpus_per_task
-                                                     : 1);
+    uint32_t cpus = 0;
 
-    sub.node_count = nodes;
-    hl = node_table_alloc_hostlist(ctld->nodes, &sub);
+    hl = node_table_alloc_hostlist(ctld->nodes, claim->part);
     s = job_step_create(step_id, name, hl, ctld_now(ctld));
-    for (uint32_t i = 0; i < nodes; i++)
-        mem += job->alloc->mem_mib[i];
+    for (uint32_t i = 0; i < nodes; i++) {
+        uint32_t e = claim->ent[i];
+
+        mem += claim->part->mem_mib[i] ? claim->part->mem_mib[i]
+                                       : job->alloc->mem_mib[e];
+        cpus += claim->part->cpus[i] ? claim->part->cpus[i]
+                                     : claim->part->tasks[i];
+    }
+    s->claim = claim;
     s->nnodes = nodes;
     s->ntasks = ntasks;
     s->ncpus = cpus;
@@ -207,11 +214,15 @@ static void signal_done(int errnum, const char *errstr, json_t *resp,
 static void signal_nodes(struct ctld *ctld, const struct job *job,
                          const struct job_step *s, int signo)
 {
-    for (uint32_t i = 0; job->alloc && i < s->nnodes
-                         && i < job->alloc->node_count;
-         i++) {
-        const struct conf_node *cn =
-            ctld->nodes->info[job->alloc->node_idx[i]].conf;
+    hostlist_t *hl = hostlist_decode(s->nodes, NULL);
+
+    for (size_t i = 0; hl && i < hostlist_count(hl); i++) {
+        long idx = node_table_index(ctld->nodes, hostlist_nth(hl, i));
+        const struct conf_node *cn;
+
+        if (idx < 0)
+            continue;
+        cn = ctld->nodes->info[idx].conf;
 
         if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                              "step_signal",
@@ -225,6 +236,7 @@ static void signal_nodes(struct ctld *ctld, const struct job *job,
             log_err("StepId=%u.%u: step_signal to %s", job->id, s->id,
                     cn->name);
     }
+    hostlist_destroy(hl);
 }
 
 static int cancel_check(struct ctld *ctld, proto_req_t *req,
@@ -249,16 +261,32 @@ static int cancel_check(struct ctld *ctld, proto_req_t *req,
     return 0;
 }
 
+/* srun's word that 'node's connection broke with tasks running: the
+ * step ends NODE_FAIL and its other nodes kill their tasks. */
+static int step_node_failed(struct ctld *ctld, struct job *job,
+                            struct job_step *s, const char *node)
+{
+    if (!job_step_node_reported(s, node))
+        return EDRV_INVALID_NODE_NAME;
+    log_error("StepId=%u.%u: srun lost %s", job->id, s->id, node);
+    job_step_end(s, JOB_NODE_FAIL, ctld_now(ctld));
+    signal_nodes(ctld, job, s, SIGKILL);
+    ctld_journal_job(ctld, job, false);
+    return 0;
+}
+
 static void rpc_step_cancel(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_int_t job_id = 0, step_id = -1;
-    int signo = 0, errnum;
+    int signo = 0, errnum, cancel = 0;
+    const char *failed = NULL;
     struct job_step *s;
     struct job *job;
 
-    if (json_unpack(proto_req_body(req), "{s:I s:I s?i}", "job_id", &job_id,
-                    "step_id", &step_id, "signal", &signo)
+    if (json_unpack(proto_req_body(req), "{s:I s:I s?i s?s s?b}", "job_id",
+                    &job_id, "step_id", &step_id, "signal", &signo,
+                    "node_fail", &failed, "cancel", &cancel)
             < 0
         || signo < 0 || signo >= NSIG) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED,
@@ -269,7 +297,14 @@ static void rpc_step_cancel(proto_req_t *req, void *arg)
         proto_respond_error(req, errnum, NULL);
         return;
     }
-    if (signo == 0 || signo == SIGKILL) {
+    if (failed) {
+        if ((errnum = step_node_failed(ctld, job, s, failed)))
+            proto_respond_error(req, errnum, NULL);
+        else
+            ctld_respond_durable(ctld, req, NULL);
+        return;
+    }
+    if (signo == 0 || signo == SIGKILL || cancel) {
         s->cancelled = true;
         ctld_journal_job(ctld, job, false);
         log_info("StepId=%u.%u cancelled", job->id, s->id);

@@ -12,6 +12,7 @@
 #include "common/xalloc.h"
 #include "ctld/job.h"
 #include "ctld/step.h"
+#include "ctld/step_res.h"
 
 struct job_step *job_step_create(uint32_t id, const char *name,
                                  const char *nodes, time_t now)
@@ -37,6 +38,7 @@ static void step_free(struct job_step *s)
     free(s->pending);
     free(s->max_rss_node);
     free(s->srun_host);
+    step_claim_destroy(s->claim);
     free(s);
 }
 

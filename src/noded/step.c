@@ -289,9 +289,33 @@ static void tty_frame(struct nd_step *st, json_t *m)
     }
 }
 
+/* srun went away (killed, or its host lost) while tasks run: they are
+ * killed, as Slurm's slurmstepd does when it loses srun; the step's
+ * report says "cancelled". */
+static void srun_lost(struct nd_step *st)
+{
+    bool live = false;
+
+    for (size_t i = 0; i < st->ntasks; i++) {
+        struct step_task *t = &st->tasks[i];
+
+        if (t->pid > 0 && !t->reaped) {
+            live = true;
+            killpg(t->pid, SIGKILL);
+        }
+    }
+    if (!live)
+        return;
+    log_error("StepId=%u.%u: srun is gone, tasks killed", st->job_id,
+              st->step_id);
+    st->killed = true;
+    st->io_failed = true;
+}
+
 /* srun's side of the I/O connection (--pty, --mpi=pmix): terminal
  * input, PMIx fence answers, a step abort.  When srun goes away the
- * terminal is hung up, as a terminal's is, and PMIx fences fail. */
+ * terminal is hung up, as a terminal's is, PMIx fences fail, and every
+ * task is killed. */
 static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     struct nd_step *st = s->data;
@@ -313,6 +337,7 @@ static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
             nd_pmix_ns_lost(st->pmix);
         if (st->tty_task && !st->tty_task->reaped && st->tty_task->pid > 0)
             killpg(st->tty_task->pid, SIGHUP);
+        srun_lost(st);
     }
     free(buf->base);
 }
@@ -330,7 +355,7 @@ static void connect_cb(uv_connect_t *req, int status)
         kill_tasks(st, SIGKILL);
     }
     st->connected = true;
-    if (status >= 0 && (st->pty || st->pmix))
+    if (status >= 0)
         uv_read_start((uv_stream_t *)&st->tcp, alloc_cb, io_read_cb);
     finish(st);
 }
@@ -344,12 +369,63 @@ static const char *const task_vars[] = {
     "SLURMD_NODENAME=", "SLURM_CONF=", NULL,
 };
 
-static bool is_task_var(const char *kv)
+/* Replaced when the step has GPUs on this node. */
+static const char *const gpu_vars[] = {
+    "CUDA_VISIBLE_DEVICES=", "GPU_DEVICE_ORDINAL=", "SLURM_STEP_GPUS=", NULL,
+};
+
+static bool in_list(const char *kv, const char *const *names)
 {
-    for (size_t i = 0; task_vars[i]; i++)
-        if (!strncmp(kv, task_vars[i], strlen(task_vars[i])))
+    for (size_t i = 0; names[i]; i++)
+        if (!strncmp(kv, names[i], strlen(names[i])))
             return true;
     return false;
+}
+
+static bool is_task_var(const char *kv, bool gpus)
+{
+    return in_list(kv, task_vars) || (gpus && in_list(kv, gpu_vars));
+}
+
+/* "2,3": 'n' GPUs of the step's list on this node from position 'first'
+ * (all of them when n is 0). */
+static char *gpu_ids(json_t *gpus, size_t first, size_t n)
+{
+    char *s = xstrdup(""), *t;
+
+    if (!n) {
+        first = 0;
+        n = json_array_size(gpus);
+    }
+    for (size_t i = first; i < first + n && i < json_array_size(gpus); i++) {
+        t = xasprintf("%s%s%lld", s, *s ? "," : "",
+                      (long long)json_integer_value(json_array_get(gpus, i)));
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+/* The step's GPUs on this node (step_launch "gpus"): task 'local' sees
+ * its own gpus_per_task of them, in order, or all of them. */
+static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local)
+{
+    json_t *gpus = json_object_get(body, "gpus");
+    json_int_t gpt = json_integer_value(json_object_get(body,
+                                                        "gpus_per_task"));
+    char *all, *mine;
+
+    if (!json_is_array(gpus))
+        return n;
+    all = gpu_ids(gpus, 0, 0);
+    mine = gpt > 0 ? gpu_ids(gpus, (size_t)(local * gpt), (size_t)gpt)
+                   : xstrdup(all);
+    e[n++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", mine);
+    e[n++] = xasprintf("GPU_DEVICE_ORDINAL=%s", mine);
+    e[n++] = xasprintf("SLURM_STEP_GPUS=%s", all);
+    free(all);
+    free(mine);
+    return n;
 }
 
 struct step_desc {
@@ -366,14 +442,16 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
                        int local)
 {
     json_t *env = json_object_get(d->body, "env"), *v;
-    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 13));
+    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 16));
+    bool gpus = json_is_array(json_object_get(d->body, "gpus"));
     size_t i, n = 0;
 
     json_array_foreach(env, i, v) {
         const char *s = json_string_value(v);
-        if (s && !is_task_var(s))
+        if (s && !is_task_var(s, gpus))
             e[n++] = xstrdup(s);
     }
+    n = set_gpu_vars(e, n, d->body, local);
     e[n++] = xasprintf("SLURM_STEP_ID=%lld", (long long)d->step_id);
     e[n++] = xasprintf("SLURM_STEPID=%lld", (long long)d->step_id);
     e[n++] = xasprintf("SLURM_PROCID=%d", rank);
@@ -702,10 +780,10 @@ int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
     for (struct nd_step *st = nd->steps; st; st = st->next) {
         if (st->job_id != job_id || st->step_id != step_id)
             continue;
-        if (cancelled) {
+        if (cancelled && !st->killed)
+            tell_cancelled(st); /* once, however many signals follow */
+        if (cancelled)
             st->killed = true;
-            tell_cancelled(st);
-        }
         for (size_t i = 0; i < st->ntasks; i++) {
             struct step_task *t = &st->tasks[i];
             if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)

@@ -647,6 +647,10 @@ static const struct optdef opt_table[] = {
     {"kill-on-bad-exit", 'K', OPTA, NULL, PASS, F_SRUN, SEC_PARALLEL,
      "[=0|1]", "kill the job if any task terminates with a\n"
      "non-zero exit code", NULL},
+    {"exact", 0, NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "", "use only the resources requested for the step", NULL},
+    {"overlap", 0, NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "", "share resources with other steps", NULL},
     {"job-name", 'J', REQ, "SBATCH_JOB_NAME", set_str, AT(job_name), 0,
      SEC_PARALLEL, "=jobname", "name of job", NULL},
     {"no-kill", 'k', OPTA, "SBATCH_NO_KILL", PASS, 0, SEC_PARALLEL,
