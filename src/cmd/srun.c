@@ -39,6 +39,7 @@
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/srun_mpi.h"
 #include "common/base64.h"
+#include "common/jobpath.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
 
@@ -51,10 +52,22 @@ struct task {
     int status;
     char *node;
     bool mid_line[2]; /* -l: last output did not end a line */
+    FILE *file[2];    /* -o/-e: where its stdout/stderr go (NULL: ours) */
+    int64_t node_id;  /* its node's index in the step; -1 until known */
     bool reported;    /* its "srun: error:" line is out already (-K) */
 };
 
+/* An -o/-e file, shared by the tasks whose pattern expands to it. */
+struct out_file {
+    char *path;
+    FILE *f;
+    struct out_file *next;
+};
+
 struct srun {
+    const char *out_pattern; /* -o: per-task stdout file (%t %n %s %j ...) */
+    const char *err_pattern; /* -e: stderr; NULL: with stdout */
+    struct out_file *files;
     long ntasks;
     long nodes;
     bool label;
@@ -240,6 +253,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
         s->argv[i + 1] = o->script_argv[i];
     s->label = o->label;
     s->pty = o->pty;
+    s->out_pattern = o->std_out;
+    s->err_pattern = o->std_err;
     s->ntasks = o->ntasks_set ? o->ntasks : 0;
     s->nodes = o->nodes_min > 0 ? o->nodes_min : 0;
     if (o->ntasks_per_node && !s->nodes && s->ntasks)
@@ -354,15 +369,74 @@ static int step_create(struct srun *s, long job_id, int port)
     s->nodes = json_integer_value(json_object_get(resp, "nodes"));
     json_decref(resp);
     s->tasks = xzalloc(sizeof(*s->tasks) * (size_t)(s->ntask_total + 1));
+    for (int i = 0; i < s->ntask_total; i++)
+        s->tasks[i].node_id = -1;
     return 0;
 }
 
 /* Write task output, with "R: " at each line start under -l. */
+/* The file -o/-e name for task 'rank' (opened, truncated, on first use),
+ * or NULL: the task's stream goes to ours. */
+static FILE *task_file(struct srun *s, int rank, int err)
+{
+    const char *pattern = err && s->err_pattern ? s->err_pattern
+                                                : s->out_pattern;
+    struct task *t = &s->tasks[rank];
+    struct jobpath_vars v = {
+        .job_id = (uint32_t)s->job_id, .job_name = getenv("SLURM_JOB_NAME"),
+        .user = getenv("USER"), .node = t->node, .array_task_id = -1,
+        .have_step = true, .step_id = (uint32_t)s->step_id,
+        .task_id = (uint32_t)rank,
+        .node_id = t->node_id >= 0 ? (uint32_t)t->node_id : 0,
+    };
+    struct out_file *of;
+    char *path;
+
+    if (!pattern || t->file[err])
+        return t->file[err];
+    if (!(path = jobpath_expand(pattern, &v)))
+        return NULL;
+    for (of = s->files; of && strcmp(of->path, path); of = of->next)
+        ;
+    if (!of) {
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            fprintf(stderr, "srun: error: %s: %s\n", path, strerror(errno));
+            free(path);
+            return NULL;
+        }
+        of = xzalloc(sizeof(*of));
+        of->path = path;
+        of->f = f;
+        of->next = s->files;
+        s->files = of;
+    } else {
+        free(path);
+    }
+    return t->file[err] = of->f;
+}
+
+static void files_close(struct srun *s)
+{
+    struct out_file *of, *next;
+
+    for (of = s->files; of; of = next) {
+        next = of->next;
+        fclose(of->f);
+        free(of->path);
+        free(of);
+    }
+    s->files = NULL;
+}
+
 static void output(struct srun *s, int rank, int err, const char *data,
                    size_t len)
 {
-    FILE *f = err ? stderr : stdout;
     struct task *t = &s->tasks[rank];
+    FILE *f = task_file(s, rank, err);
+
+    if (!f)
+        f = err ? stderr : stdout;
 
     for (size_t i = 0; i < len; i++) {
         if (s->label && !t->mid_line[err])
@@ -456,7 +530,8 @@ static void handle_frame(struct srun *s, json_t *m)
     } else if (json_is_integer(exit_v) && !t->exited) {
         t->exited = true;
         t->status = (int)json_integer_value(exit_v);
-        t->node = xstrdup(json_string_value(json_object_get(m, "node")));
+        if (!t->node)
+            t->node = xstrdup(json_string_value(json_object_get(m, "node")));
         s->exited++;
         kill_on_bad_exit(s, (int)rank);
     }
@@ -470,7 +545,25 @@ struct conn {
     json_t *ranks;
 };
 
-/* A node's first frame: {"node","ranks"}. */
+/* A node's first frame names its tasks: their node and node index (-o's
+ * %N and %n). */
+static void note_nodes(struct srun *s, const struct conn *c, json_t *m)
+{
+    json_t *r;
+    size_t i;
+    json_int_t idx = json_integer_value(json_object_get(m, "node_index"));
+
+    json_array_foreach(c->ranks, i, r) {
+        json_int_t rank = json_integer_value(r);
+        if (rank >= 0 && rank < s->ntask_total) {
+            s->tasks[rank].node_id = idx;
+            if (!s->tasks[rank].node)
+                s->tasks[rank].node = xstrdup(c->node);
+        }
+    }
+}
+
+/* A node's first frame: {"node","ranks","node_index"}. */
 static bool frame_has_rank0(json_t *m)
 {
     json_t *ranks = json_object_get(m, "ranks"), *r;
@@ -502,6 +595,7 @@ static bool conn_read(struct srun *s, struct conn *c)
                 c->node = xstrdup(json_string_value(json_object_get(m,
                                                                     "node")));
                 c->ranks = json_incref(json_object_get(m, "ranks"));
+                note_nodes(s, c, m);
             }
         } else if (json_object_get(m, "fence"))
             fence_frame(s, m);
@@ -986,6 +1080,7 @@ int main(int argc, char **argv)
     free(s.tasks);
     free(s.argv);
     srun_fence_hub_destroy(s.fences);
+    files_close(&s);
     json_decref(s.req);
     sbatch_opts_destroy(o);
     return rc;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * jobpath.c - expand %j/%x/%u/%N/%A/%a in output file names
+ * jobpath.c - expand %j/%x/%u/%N/%A/%a (and srun's %s/%t/%n) in file names
  */
 #include <ctype.h>
 #include <errno.h>
@@ -75,6 +75,15 @@ static size_t expand_one(struct sbuf *b, const char *p,
             sb_add(b, s, strlen(s));
         else
             sb_add(b, p - 1, n + 2);
+        break;
+    case 's':
+    case 't':
+    case 'n':
+        if (!v->have_step)
+            sb_add(b, p - 1, n + 2);
+        else
+            sb_num(b, p[n] == 's' ? v->step_id
+                      : p[n] == 't' ? v->task_id : v->node_id, width);
         break;
     case '%':
         sb_add(b, "%", 1);

@@ -10,6 +10,7 @@
 #ifndef DROVER_COMMON_JOBPATH_H
 #define DROVER_COMMON_JOBPATH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct jobpath_vars {
@@ -20,6 +21,11 @@ struct jobpath_vars {
     uint32_t array_job_id;  /* 0 when not an array task: %A = job id */
     int64_t array_task_id;  /* -1 when not an array task: %a = 4294967294 */
     const char *work_dir; /* NULL: leave relative paths relative */
+    bool have_step;       /* srun's per-task files: %s %t %n below are
+                           * known; otherwise they are kept as written */
+    uint32_t step_id;     /* %s */
+    uint32_t task_id;     /* %t: the task's rank in the step */
+    uint32_t node_id;     /* %n: the task's node, numbered in the step */
 };
 
 /* Expand 'pattern'.  Returns a new string (caller frees), or NULL with

@@ -11,7 +11,7 @@
  * goes to srun as frames {"task","stream","data" (base64)}; once a task
  * has exited and both its pipes reached EOF, {"task","exit","node"}.
  * When every task has reported, the connection is shut down and the step
- * record freed.  The first frame is {"node","ranks"} (which ranks run
+ * record freed.  The first frame is {"node","ranks","node_index"} (which ranks run
  * here).  With "pty" (srun --pty) rank 0 runs on a pseudo-terminal whose
  * master is its output stream; srun's {"stdin"}, {"stdin_eof"} and
  * {"winsize"} frames on the same connection feed it (docs/protocol.md).
@@ -693,8 +693,9 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
             unlink_free(st);
         return -1;
     }
-    send_frame(st, json_pack("{s:s s:O}", "node", nd->node->name, "ranks",
-                             ranks));
+    send_frame(st, json_pack("{s:s s:O s:O}", "node", nd->node->name,
+                             "ranks", ranks, "node_index",
+                             json_object_get(body, "node_index")));
     argv = str_array(json_object_get(body, "argv"));
     for (size_t i = 0; i < st->ntasks; i++) {
         struct step_task *t = &st->tasks[i];

@@ -107,3 +107,22 @@ def test_distributed_training_launch_pattern(cluster, tmp_path):
         f"worker rank={n * 2 + l}/4 node={n} procid={n} local={l} "
         f"host=node0{n + 1} master=node01:29500 gpus=0,1"
         for n in (0, 1) for l in (0, 1)), lines
+
+
+def test_srun_output_and_error_files_per_task(cluster, tmp_path):
+    """srun -o/-e with %j %s %t %n: one file per task, named as Slurm's
+    srun names them; a pattern without %t collects every task."""
+    script = tmp_path / "files.sh"
+    script.write_text(
+        "#!/bin/bash\n"
+        "srun -N2 -n4 -o 'out-%j-%s-%t-%n.txt' -e 'err-%t.txt' "
+        "bash -c 'echo out $SLURM_PROCID; echo err $SLURM_PROCID >&2'\n"
+        "srun -n2 -o all.txt bash -c 'echo t$SLURM_PROCID'\n")
+    job = cluster.sbatch("-N2", "-n4", "-o", "/dev/null", str(script),
+                         cwd=tmp_path)
+    cluster.wait_job_state(job, ["COMPLETED"], timeout=60)
+    for t, n in ((0, 0), (1, 0), (2, 1), (3, 1)):
+        assert (tmp_path / f"out-{job}-0-{t}-{n}.txt").read_text() == \
+            f"out {t}\n"
+        assert (tmp_path / f"err-{t}.txt").read_text() == f"err {t}\n"
+    assert sorted((tmp_path / "all.txt").read_text().split()) == ["t0", "t1"]

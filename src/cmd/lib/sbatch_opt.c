@@ -47,6 +47,7 @@ enum optflag {
     F_SBATCH = 4,    /* sbatch only (--wrap, --array, -o ...) */
     F_SRUN = 8,      /* srun only (--label, --pty) */
     F_ALLOC = 16,    /* salloc and srun (--immediate) */
+    F_NO_SALLOC = 32, /* sbatch and srun (-o, -e, -i: srun's per task) */
 };
 
 struct optdef {
@@ -614,7 +615,7 @@ static const struct optdef opt_table[] = {
      "=mins", "delay boot for desired node features", NULL},
     {"chdir", 'D', REQ, NULL, set_chdir, 0, 0, SEC_PARALLEL,
      "=directory", "set working directory for batch script", NULL},
-    {"error", 'e', REQ, "SBATCH_ERROR", set_path, AT(std_err), F_SBATCH,
+    {"error", 'e', REQ, "SBATCH_ERROR", set_path, AT(std_err), F_NO_SALLOC,
      SEC_PARALLEL, "=err", "file for batch script's standard error", NULL},
     {"export", 0, REQ, "SBATCH_EXPORT", set_str, AT(export_env), 0,
      SEC_PARALLEL, "[=names]", "specify environment variables to export",
@@ -634,7 +635,7 @@ static const struct optdef opt_table[] = {
      "", "submit job in held state", NULL},
     {"ignore-pbs", 0, NOA, "SBATCH_IGNORE_PBS", PASS, F_SBATCH, SEC_PARALLEL,
      "", "Ignore #PBS and #BSUB options in the batch script", NULL},
-    {"input", 'i', REQ, "SBATCH_INPUT", set_path, AT(std_in), F_SBATCH,
+    {"input", 'i', REQ, "SBATCH_INPUT", set_path, AT(std_in), F_NO_SALLOC,
      SEC_PARALLEL, "=in", "file for batch script's standard input", NULL},
     {"immediate", 'I', OPTA, NULL, set_immediate, 0, F_ALLOC, SEC_PARALLEL,
      "[=secs]", "exit if resources not available in \"secs\"", NULL},
@@ -685,7 +686,7 @@ static const struct optdef opt_table[] = {
      SEC_PARALLEL, "=n", "number of tasks to invoke on each node", NULL},
     {"nodes", 'N', REQ, NULL, set_nodes, 0, 0, SEC_PARALLEL,
      "=N", "number of nodes on which to run (N = min[-max])", NULL},
-    {"output", 'o', REQ, "SBATCH_OUTPUT", set_path, AT(std_out), F_SBATCH,
+    {"output", 'o', REQ, "SBATCH_OUTPUT", set_path, AT(std_out), F_NO_SALLOC,
      SEC_PARALLEL, "=out", "file for batch script's standard output", NULL},
     {"overcommit", 'O', NOA, "SBATCH_OVERCOMMIT", PASS, 0, SEC_PARALLEL,
      "", "overcommit resources", NULL},
@@ -869,7 +870,7 @@ static bool row_ok(const struct optdef *d, enum sbatch_cmd cmd)
     case SBATCH_CMD_SBATCH:
         return !(d->flags & (F_SRUN | F_ALLOC));
     case SBATCH_CMD_SALLOC:
-        return !(d->flags & (F_SBATCH | F_SRUN));
+        return !(d->flags & (F_SBATCH | F_SRUN | F_NO_SALLOC));
     default:
         return !(d->flags & F_SBATCH);
     }
