@@ -8,6 +8,7 @@ records; they are skipped, with the reason shown, until the build has
 droverdbd (written beside this command, see docs/protocol.md "Accounting
 daemon")."""
 import json
+import os
 import re
 import socket
 
@@ -196,3 +197,25 @@ def test_sacct_lists_array_tasks_as_job_underscore_task(acct_cluster, tmp_path):
     assert f"{job}_1|COMPLETED" in lines
     assert f"{job}_0.batch|COMPLETED" in lines
     assert all(re.match(rf"{job}_[01](\.batch)?\|", line) for line in lines)
+
+
+@needs_dbd
+def test_names_comments_and_paths_come_back_unchanged(acct_cluster,
+                                                      tmp_path):
+    """SQL is parameterised: a job named like an injection, a comment with
+    quotes and unicode, a working directory with spaces and quotes, all
+    submitted with sbatch, come back from sacct byte for byte."""
+    cluster = acct_cluster  # SQLite and PostgreSQL
+    name = "'; DROP TABLE job; --"
+    comment = 'say "hi" it\'s ünïcødé ✓ 日本語'
+    work = tmp_path / "dir with 'quotes' and spaces"
+    work.mkdir()
+    os.chmod(work, 0o777)
+    job = cluster.sbatch("-J", name, "--comment", comment, "-o", "/dev/null",
+                         "--wrap", "true", cwd=work)
+    wait_recorded(cluster, job, "COMPLETED")
+    r = cluster.run("sacct", "-X", "-n", "-P", "-j", job, "-o",
+                    "JobName,Comment,WorkDir", check=True)
+    assert r.stdout == f"{name}|{comment}|{work}\n"
+    later = cluster.sbatch("-o", "/dev/null", "--wrap", "true", cwd=work)
+    wait_recorded(cluster, later, "COMPLETED")   # the tables are still there
