@@ -167,6 +167,19 @@ def _proc_alive(pid):
     return stat[stat.rindex(")") + 2] not in "ZX"
 
 
+def run_job(cluster, tmp_path, script, *args, states=("COMPLETED",)):
+    """Run 'script' (bash lines) as a batch job in 'tmp_path' with sbatch
+    'args'; wait until it reaches one of 'states'.  Returns (job id, its
+    stdout, its stderr)."""
+    path = tmp_path / "job.sh"
+    path.write_text("#!/bin/bash\n" + script)
+    job_id = cluster.sbatch("-o", "out.txt", "-e", "err.txt", *args, str(path),
+                            cwd=tmp_path)
+    cluster.wait_job_state(job_id, list(states), timeout=60)
+    return (job_id, (tmp_path / "out.txt").read_text(),
+            (tmp_path / "err.txt").read_text())
+
+
 class Cluster:
     """A local cluster in 'root' (a directory of the test's own).
 

@@ -6,15 +6,7 @@ from pathlib import Path
 
 import pytest
 
-
-def run_job(cluster, tmp_path, script, *args, states=("COMPLETED",)):
-    path = tmp_path / "job.sh"
-    path.write_text("#!/bin/bash\n" + script)
-    job_id = cluster.sbatch("-o", "out.txt", "-e", "err.txt", *args, str(path),
-                            cwd=tmp_path)
-    cluster.wait_job_state(job_id, list(states), timeout=60)
-    return (job_id, (tmp_path / "out.txt").read_text(),
-            (tmp_path / "err.txt").read_text())
+from cluster import run_job
 
 
 def test_srun_labels_four_tasks_on_one_node(cluster, tmp_path):

@@ -11,19 +11,11 @@ import time
 
 import pytest
 
+from cluster import run_job
+
 CANCELLED_LINE = re.compile(
     r"^slurmstepd: error: \*\*\* STEP (\d+)\.(\d+) ON (\S+) CANCELLED AT "
     r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \*\*\*$")
-
-
-def run_job(cluster, tmp_path, script, *args, states=("COMPLETED",)):
-    path = tmp_path / "job.sh"
-    path.write_text("#!/bin/bash\n" + script)
-    job_id = cluster.sbatch("-o", "out.txt", "-e", "err.txt", *args, str(path),
-                            cwd=tmp_path)
-    cluster.wait_job_state(job_id, list(states), timeout=60)
-    return (job_id, (tmp_path / "out.txt").read_text(),
-            (tmp_path / "err.txt").read_text())
 
 
 def start(cluster, *args):

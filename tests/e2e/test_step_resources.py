@@ -6,15 +6,7 @@ Slurm's messages, --overlap."""
 import re
 import time
 
-
-def run_job(cluster, tmp_path, script, *args, states=("COMPLETED",)):
-    path = tmp_path / "job.sh"
-    path.write_text("#!/bin/bash\n" + script)
-    job_id = cluster.sbatch("-o", "out.txt", "-e", "err.txt", *args, str(path),
-                            cwd=tmp_path)
-    cluster.wait_job_state(job_id, list(states), timeout=60)
-    return (job_id, (tmp_path / "out.txt").read_text(),
-            (tmp_path / "err.txt").read_text())
+from cluster import run_job
 
 
 def test_gpus_per_task_each_task_sees_its_own(cluster, tmp_path):
