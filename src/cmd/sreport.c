@@ -302,11 +302,12 @@ int main(int argc, char **argv)
     }
     if (sreport_print(&out, resp, a.format, &a.out, &error) < 0) {
         fprintf(stderr, "%s\n", error.text);
+        free(out.s);
         json_decref(resp);
         return 1;
     }
     fputs(fmt_buf_str(&out), stdout);
-    fmt_buf_reset(&out);
+    free(out.s);
     json_decref(resp);
     return 0;
 }

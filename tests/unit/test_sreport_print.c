@@ -48,7 +48,7 @@ static char *print(json_t *ans, const char *format, struct sreport_out *o)
     o->ntres = 1;
     assert_int_equal(sreport_print(&out, ans, format, o, &error), 0);
     s = strdup(fmt_buf_str(&out));
-    fmt_buf_reset(&out);
+    free(out.s);
     return s;
 }
 
