@@ -257,6 +257,14 @@ static const char **tres_list(const char *s, size_t *n)
     return v;
 }
 
+static void args_free(struct args *a)
+{
+    for (size_t i = 0; i < a->out.ntres; i++)
+        free((char *)a->out.tres[i]);
+    free((void *)a->out.tres);
+    free(a->tres_str);
+}
+
 int main(int argc, char **argv)
 {
     struct args a = {.prog = cmd_prog_name(argv[0]), .top_count = 10,
@@ -266,6 +274,7 @@ int main(int argc, char **argv)
     time_t now = time(NULL);
     json_t *body, *resp = NULL;
     const char *env = getenv("SREPORT_TRES");
+    int rc = 0;
 
     if (env)
         a.tres_str = xstrdup(env);
@@ -298,16 +307,15 @@ int main(int argc, char **argv)
         json_object_set_new(body, "accounts", a.accounts);
     if (cmd_rpc_dbd(a.prog, "acct_usage_report", body, &resp, &error) < 0) {
         fprintf(stderr, "sreport: error: %s\n", error.text);
-        return 1;
-    }
-    if (sreport_print(&out, resp, a.format, &a.out, &error) < 0) {
+        rc = 1;
+    } else if (sreport_print(&out, resp, a.format, &a.out, &error) < 0) {
         fprintf(stderr, "%s\n", error.text);
-        free(out.s);
-        json_decref(resp);
-        return 1;
+        rc = 1;
+    } else {
+        fputs(fmt_buf_str(&out), stdout);
     }
-    fputs(fmt_buf_str(&out), stdout);
     free(out.s);
     json_decref(resp);
-    return 0;
+    args_free(&a);
+    return rc;
 }

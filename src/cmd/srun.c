@@ -1046,6 +1046,7 @@ int main(int argc, char **argv)
         usage_error("getcwd failed");
     if ((rc = parse_args(argc, argv, o, &s)) >= 0) {
         free(s.argv);
+        json_decref(s.req);
         sbatch_opts_destroy(o);
         return rc;
     }
@@ -1055,6 +1056,7 @@ int main(int argc, char **argv)
 
         if (!(own = allocate(o, &rc))) {
             free(s.argv);
+            json_decref(s.req);
             sbatch_opts_destroy(o);
             return rc;
         }
