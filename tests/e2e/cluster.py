@@ -50,6 +50,19 @@ class ClusterError(AssertionError):
     """A cluster operation failed; the message says what and shows output."""
 
 
+def require(ok, reason):
+    """A test's prerequisite that is not Drover's (tmux, mpicc, a private
+    PostgreSQL server): skip when it is missing, but fail when
+    DROVER_TEST_STRICT=1 (.ci/run installs every one of them, so there a
+    missing one is a broken CI machine, not a reason to skip)."""
+    import pytest  # only tests call this; cluster.py stays usable alone
+    if ok:
+        return
+    if os.environ.get("DROVER_TEST_STRICT") == "1":
+        pytest.fail(f"prerequisite missing under DROVER_TEST_STRICT: {reason}")
+    pytest.skip(reason)
+
+
 PG_PRIVATE = REPO / "tests" / "pg_private.sh"
 
 

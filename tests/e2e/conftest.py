@@ -31,7 +31,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cluster import PG_PRIVATE, Cluster, binary, pg_conf_args  # noqa: E402
+from cluster import PG_PRIVATE, Cluster, binary, pg_conf_args, require  # noqa: E402
 
 TEST_USERS = ("druser1", "druser2")
 
@@ -216,8 +216,8 @@ def pg_server(tmp_path_factory):
     d = base / "pg"
     r = subprocess.run([str(PG_PRIVATE), "start", str(d)],
                        capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
-        pytest.skip(f"no private PostgreSQL server: {r.stderr.strip()}")
+    require(r.returncode == 0,
+            f"no private PostgreSQL server: {r.stderr.strip()}")
     host, port, user, db = r.stdout.split()
     yield {"host": host, "port": int(port), "user": user, "db": db,
            "dir": d}

@@ -7,11 +7,8 @@ import subprocess
 
 import pytest
 
-from cluster import PG_PRIVATE, binary
+from cluster import PG_PRIVATE
 
-pytestmark = pytest.mark.skipif(
-    not binary("droverdbd").exists() or not binary("sacct").exists(),
-    reason="droverdbd/sacct not built")
 
 JOBS = 200
 
@@ -82,12 +79,11 @@ def test_dbd_killed_and_controller_restarted_during_outage(acct_cluster,
     check_all_recorded(cluster, ids, expected_state)
 
 
+@pytest.mark.parametrize("acct_cluster", ["pgsql"], indirect=True)
 def test_database_stopped_while_jobs_run(acct_cluster, pg_server, tmp_path):
     """PostgreSQL itself goes away (droverdbd stays up) while 200 jobs run
     through; once it is back every job is recorded exactly once."""
     cluster = acct_cluster
-    if cluster.backend != "pgsql":
-        pytest.skip("stopping the database server applies to PostgreSQL")
 
     def pg(cmd):
         r = subprocess.run([str(PG_PRIVATE), cmd, str(pg_server["dir"])],

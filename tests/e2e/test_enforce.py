@@ -11,12 +11,10 @@ user the copy does not know.
 """
 
 import json
-import os
 import time
 
 import pytest
 
-from cluster import binary
 
 ENFORCE = "AccountingStorageEnforce=associations,limits,qos"
 BAD_ACCOUNT = ("sbatch: error: Batch job submission failed: Invalid account "
@@ -51,12 +49,6 @@ def assert_rejected(cluster, user, *args, stderr):
     assert (r.returncode, r.stdout, r.stderr) == (1, "", stderr)
 
 
-dbd_missing = [n for n in ("droverdbd", "sacctmgr")
-               if not os.access(binary(n), os.X_OK)]
-
-
-@pytest.mark.skipif(bool(dbd_missing),
-                    reason=f"not built yet: {', '.join(dbd_missing)}")
 @pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 8,
                                       "up_args": [f"--conf-extra={ENFORCE}"]}],
                          indirect=True)

@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from cluster import require
+
 HERE = Path(__file__).resolve().parent
 
-pytestmark = pytest.mark.skipif(shutil.which("mpicc") is None,
-                                reason="mpicc (Open MPI) is not installed")
+@pytest.fixture(autouse=True)
+def mpicc_installed():
+    require(shutil.which("mpicc"), "mpicc (Open MPI) is not installed")
 
 # Every fake node of the local cluster is the same real host: Open MPI's
 # shared-memory BTL names its segments by real host name and local rank,

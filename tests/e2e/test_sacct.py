@@ -4,9 +4,7 @@ droverdbd through the real command.
 
 The first tests need no accounting daemon (option errors, the version, an
 unreachable or disabled database).  The others run jobs and read their
-records; they are skipped, with the reason shown, until the build has
-droverdbd (written beside this command, see docs/protocol.md "Accounting
-daemon")."""
+records on both backends (SQLite and PostgreSQL)."""
 import json
 import os
 import re
@@ -14,19 +12,7 @@ import socket
 
 import pytest
 
-from cluster import build_dir
-
 ONE_NODE = [1]
-
-
-def droverdbd_built():
-    return any((build_dir() / sub / "droverdbd").exists()
-               for sub in ("src/dbd", "src/cmd"))
-
-
-needs_dbd = pytest.mark.skipif(
-    not droverdbd_built(),
-    reason="droverdbd is not built yet (accounting daemon, issue 5)")
 
 
 def free_port():
@@ -126,7 +112,6 @@ def submit(cluster, tmp_path, *args):
     return cluster.sbatch("-o", "/dev/null", *args, cwd=tmp_path)
 
 
-@needs_dbd
 def test_sacct_shows_states_and_exit_codes_of_finished_jobs(acct_cluster,
                                                             tmp_path):
     cluster = acct_cluster  # SQLite and PostgreSQL
@@ -162,7 +147,6 @@ def test_sacct_shows_states_and_exit_codes_of_finished_jobs(acct_cluster,
     assert sorted(lines) == sorted([fail3, tmo])
 
 
-@needs_dbd
 def test_sacct_default_columns_and_json(acct_cluster, tmp_path):
     cluster = acct_cluster  # SQLite and PostgreSQL
     job = submit(cluster, tmp_path, "-J", "hello", "--wrap", "true")
@@ -186,7 +170,6 @@ def test_sacct_default_columns_and_json(acct_cluster, tmp_path):
     assert jobs[0]["steps"][0]["step"]["name"] == "batch"
 
 
-@needs_dbd
 def test_sacct_lists_array_tasks_as_job_underscore_task(acct_cluster, tmp_path):
     cluster = acct_cluster  # SQLite and PostgreSQL
     job = submit(cluster, tmp_path, "--array=0-1", "--wrap", "true")
@@ -199,7 +182,6 @@ def test_sacct_lists_array_tasks_as_job_underscore_task(acct_cluster, tmp_path):
     assert all(re.match(rf"{job}_[01](\.batch)?\|", line) for line in lines)
 
 
-@needs_dbd
 def test_names_comments_and_paths_come_back_unchanged(acct_cluster,
                                                       tmp_path):
     """SQL is parameterised: a job named like an injection, a comment with

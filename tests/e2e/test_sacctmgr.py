@@ -9,11 +9,6 @@ and changes nothing; dump then load gives the same associations back.
 
 import pytest
 
-from cluster import build_dir
-
-pytestmark = pytest.mark.skipif(
-    not (build_dir() / "src" / "dbd" / "droverdbd").exists(),
-    reason="droverdbd is not built")
 
 ONE_NODE = pytest.mark.parametrize(
     "cluster", [{"nodes": 1, "gpus_per_node": 0}], indirect=True)

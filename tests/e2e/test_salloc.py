@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from cluster import require
+
 GRANTED = re.compile(r"^salloc: Granted job allocation (\d+)$", re.M)
 
 
@@ -212,8 +214,7 @@ def test_srun_pty_bash_in_tmux(cluster):
     """srun --pty bash in a real terminal (tmux): keys reach the job's
     shell, its terminal has tmux's size, and 'exit' ends the job."""
     tmux = shutil.which("tmux")
-    if not tmux:
-        pytest.skip("tmux not installed")
+    require(tmux, "tmux not installed")
     sock = str(cluster.root / "tmux.sock")
 
     def tm(*args):

@@ -84,10 +84,10 @@ def test_user_topusage_and_account_report_list_the_user(acct_cluster,
     assert any(line.split("|")[0] == user for line in lines)
 
 
+@pytest.mark.parametrize("acct_cluster", ["sqlite"], indirect=True)
 def test_default_layout_and_bad_words(acct_cluster):
+    """The layout does not depend on the backend: checked on SQLite."""
     c = acct_cluster
-    if c.backend != "sqlite":
-        pytest.skip("layout checked once")
     lines = report(c, "cluster", "utilization")
     assert lines[4] == ("  Cluster Allocate     Down PLND Dow     Idle "
                         " Planned Reported ")
