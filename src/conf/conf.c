@@ -269,6 +269,18 @@ static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
 /* AuthInfo=socket=/run/munge/munge.socket.2,ttl=60 (or, as old Slurm, a
  * bare socket path).
  */
+const char *conf__set_port(uint16_t *field, const char *value)
+{
+    uint16_t *ports;
+    size_t count;
+
+    if (conf__parse_ports(value, &ports, &count) < 0)
+        return errno == ENOMEM ? "" : "not a port number";
+    *field = ports[0];
+    free(ports);
+    return NULL;
+}
+
 const char *conf__set_authinfo(char **field, const char *value)
 {
     const char *s = value;
@@ -345,17 +357,10 @@ static const char *set_number(struct slurm_conf *conf,
                               const struct conf_key *k, const char *value)
 {
     void *field = (char *)conf + k->offset;
-    uint16_t *ports;
-    size_t count;
     uint32_t v;
 
-    if (k->type == KEY_PORT) {
-        if (conf__parse_ports(value, &ports, &count) < 0)
-            return errno == ENOMEM ? "" : "not a port number";
-        *(uint16_t *)field = ports[0];
-        free(ports);
-        return NULL;
-    }
+    if (k->type == KEY_PORT)
+        return conf__set_port(field, value);
     if (conf__parse_u32(value, &v) < 0)
         return "not a number";
     if (k->max && v > k->max)

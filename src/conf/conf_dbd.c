@@ -106,18 +106,6 @@ static const char *set_storage(struct dbd_conf *c, const char *value)
     return "expected accounting_storage/sqlite or accounting_storage/pgsql";
 }
 
-static const char *set_port(uint16_t *field, const char *value)
-{
-    uint16_t *ports;
-    size_t count;
-
-    if (conf__parse_ports(value, &ports, &count) < 0)
-        return errno == ENOMEM ? "" : "not a port number";
-    *field = ports[0];
-    free(ports);
-    return NULL;
-}
-
 static const char *set_dbd_key(struct dbd_conf *c, const struct dbd_key *k,
                                const char *value)
 {
@@ -132,7 +120,7 @@ static const char *set_dbd_key(struct dbd_conf *c, const struct dbd_key *k,
         }
         return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
     case DK_PORT:
-        return set_port(field, value);
+        return conf__set_port(field, value);
     case DK_DEBUG:
         return conf__set_debug(field, value);
     case DK_STORAGE:

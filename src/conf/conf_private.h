@@ -65,6 +65,10 @@ int conf__set_string(char **field, const char *value, size_t n);
 const char *conf__set_debug(char **field, const char *value);
 const char *conf__set_authinfo(char **field, const char *value);
 
+/* A port keyword ("6817", or a range "6817-6818" of which the first is
+ * used).  Returns NULL, or what is wrong ("" for ENOMEM). */
+const char *conf__set_port(uint16_t *field, const char *value);
+
 /* Value parsers: 0, or -1 (the caller writes the message).  Numbers are
  * plain decimal with no sign.
  */
