@@ -13,15 +13,9 @@
 #include <strings.h>
 
 #include "cmd/lib/jsonget.h"
+#include "cmd/lib/print_fields.h"
 #include "cmd/lib/sacct_print.h"
 #include "common/xalloc.h"
-
-static void *grow(void *p, size_t size)
-{
-    if (!(p = realloc(p, size)))
-        abort();
-    return p;
-}
 
 /* Slurm's rule: the first field in table order that 'name' prefixes. */
 static const struct sacct_field *field_find(const char *name, size_t len)
@@ -49,14 +43,14 @@ int sacct_format_parse(const char *list, struct sacct_format *fmt, char **bad)
         const struct sacct_field *f = field_find(tok, len);
 
         if (!f) {
-            *bad = grow(NULL, len + 1);
+            *bad = xrealloc(NULL, len + 1);
             memcpy(*bad, tok, len);
             (*bad)[len] = '\0';
             free(copy);
             sacct_format_free(fmt);
             return -1;
         }
-        fmt->cols = grow(fmt->cols, (fmt->count + 1) * sizeof(*fmt->cols));
+        fmt->cols = xrealloc(fmt->cols, (fmt->count + 1) * sizeof(*fmt->cols));
         fmt->cols[fmt->count++] = (struct sacct_col){f, width ? width : f->width};
     }
     free(copy);
@@ -175,7 +169,7 @@ struct sacct_row *sacct_rows(const json_t *jobs, bool allocations,
 
         if (need > cap) {
             cap = need * 2;
-            rows = grow(rows, cap * sizeof(*rows));
+            rows = xrealloc(rows, cap * sizeof(*rows));
         }
         if (allocations || job_row_wanted(job, specs, nspecs))
             rows[n++] = (struct sacct_row){job, NULL};
@@ -190,54 +184,20 @@ struct sacct_row *sacct_rows(const json_t *jobs, bool allocations,
     return rows;
 }
 
-/* Slurm's print_fields_str(): cut with '+', "%*.*s " or "%-*.*s ". */
-static void put_cell(struct fmt_buf *o, const char *v, int width, bool number)
-{
-    size_t w = (size_t)abs(width);
-    size_t len = strlen(v);
-
-    if (len > w && !number) {
-        fmt_buf_printf(o, "%.*s+", (int)w - 1, v);
-    } else if (width < 0) {
-        fmt_buf_printf(o, "%-*s", (int)w, v);
-    } else {
-        fmt_buf_printf(o, "%*s", (int)w, v);
-    }
-    fmt_buf_puts(o, " ");
-}
-
-static void put_sep(struct fmt_buf *o, const struct sacct_output *out,
-                    size_t i, size_t n)
-{
-    if (i + 1 < n || out->layout == SACCT_PARSABLE)
-        fmt_buf_puts(o, out->delim ? out->delim : "|");
-}
-
 static void render_header(struct fmt_buf *o, const struct sacct_format *fmt,
                           const struct sacct_output *out)
 {
-    for (size_t i = 0; i < fmt->count; i++) {
-        const struct sacct_col *c = &fmt->cols[i];
-        int w = abs(c->width);
+    const char **titles = xrealloc(NULL, (fmt->count + 1) * sizeof(*titles));
+    int *widths = xrealloc(NULL, (fmt->count + 1) * sizeof(*widths));
 
-        if (out->layout != SACCT_COLUMNS) {
-            fmt_buf_puts(o, c->field->name);
-            put_sep(o, out, i, fmt->count);
-        } else if (c->width < 0) {
-            fmt_buf_printf(o, "%-*.*s ", w, w, c->field->name);
-        } else {
-            fmt_buf_printf(o, "%*.*s ", w, w, c->field->name);
-        }
-    }
-    fmt_buf_puts(o, "\n");
-    if (out->layout != SACCT_COLUMNS)
-        return;
     for (size_t i = 0; i < fmt->count; i++) {
-        for (int k = abs(fmt->cols[i].width); k > 0; k--)
-            fmt_buf_puts(o, "-");
-        fmt_buf_puts(o, " ");
+        titles[i] = fmt->cols[i].field->name;
+        widths[i] = fmt->cols[i].width;
     }
-    fmt_buf_puts(o, "\n");
+    pf_titles(o, (enum pf_layout)out->layout, out->delim, titles, widths,
+              fmt->count);
+    free(titles);
+    free(widths);
 }
 
 char *sacct_render(const struct sacct_format *fmt,
@@ -257,12 +217,9 @@ char *sacct_render(const struct sacct_format *fmt,
             fmt_buf_reset(&v);
             if (c->field->print)
                 c->field->print(&v, &rows[r], ctx);
-            if (out->layout == SACCT_COLUMNS) {
-                put_cell(&o, fmt_buf_str(&v), c->width, c->field->number);
-            } else {
-                fmt_buf_puts(&o, fmt_buf_str(&v));
-                put_sep(&o, out, i, fmt->count);
-            }
+            pf_cell(&o, (enum pf_layout)out->layout, out->delim,
+                    fmt_buf_str(&v), c->width, c->field->number,
+                    i + 1 == fmt->count);
         }
         fmt_buf_puts(&o, "\n");
     }

@@ -83,9 +83,9 @@ int sacct_format_parse(const char *list, struct sacct_format *fmt, char **bad);
 void sacct_format_free(struct sacct_format *fmt);
 
 enum sacct_layout {
-    SACCT_COLUMNS,   /* fixed-width columns under a dashed rule */
-    SACCT_PARSABLE,  /* -p: "a|b|" */
-    SACCT_PARSABLE2, /* -P: "a|b" */
+    SACCT_COLUMNS = 0,   /* fixed-width columns under a dashed rule */
+    SACCT_PARSABLE = 1,  /* -p: "a|b|" (print_fields.h's values) */
+    SACCT_PARSABLE2 = 2, /* -P: "a|b" */
 };
 
 struct sacct_output {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmd/lib/print_fields.h"
 #include "cmd/lib/sacctmgr_print.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -293,44 +294,20 @@ static struct column *parse_format(const char *format, size_t *count,
 }
 
 /* One value as print_fields_str() does. */
-static void put_cell(struct fmt_buf *out, const char *s, int width, bool last,
-                     const struct smgr_out *o)
+/* The title line(s): print_fields.h. */
+static void put_header(struct fmt_buf *out, const struct column *cols,
+                       size_t n, const struct smgr_out *o)
 {
-    int w = width < 0 ? -width : width;
+    const char **titles = xzalloc((n + 1) * sizeof(*titles));
+    int *widths = xzalloc((n + 1) * sizeof(*widths));
 
-    if (o->parsable == 2 && last)
-        fmt_buf_puts(out, s);
-    else if (o->parsable)
-        fmt_buf_printf(out, "%s|", s);
-    else if ((int)strlen(s) > w)
-        fmt_buf_printf(out, "%.*s+ ", w - 1, s);
-    else if (width < 0)
-        fmt_buf_printf(out, "%-*s ", w, s);
-    else
-        fmt_buf_printf(out, "%*s ", w, s);
-}
-
-static void put_header(struct fmt_buf *out, struct column *cols, size_t n,
-                       const struct smgr_out *o)
-{
     for (size_t i = 0; i < n; i++) {
-        int w = cols[i].width < 0 ? -cols[i].width : cols[i].width;
-        if (o->parsable)
-            put_cell(out, cols[i].f->header, 0, i + 1 == n, o);
-        else
-            fmt_buf_printf(out, "%*.*s ", cols[i].width, w,
-                           cols[i].f->header);
+        titles[i] = cols[i].f->header;
+        widths[i] = cols[i].width;
     }
-    fmt_buf_puts(out, "\n");
-    if (o->parsable)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        int w = cols[i].width < 0 ? -cols[i].width : cols[i].width;
-        for (int k = 0; k < w; k++)
-            fmt_buf_puts(out, "-");
-        fmt_buf_puts(out, " ");
-    }
-    fmt_buf_puts(out, "\n");
+    pf_titles(out, (enum pf_layout)o->parsable, NULL, titles, widths, n);
+    free(titles);
+    free(widths);
 }
 
 int smgr_print(struct fmt_buf *out, enum smgr_kind kind, bool withassoc,
@@ -362,7 +339,8 @@ int smgr_print(struct fmt_buf *out, enum smgr_kind kind, bool withassoc,
                     key = rename_key(kind, key);
                 f->get(&cell, rec, f->get == get_rec_str ? NULL : assoc, key);
             }
-            put_cell(out, fmt_buf_str(&cell), cols[c].width, c + 1 == n, o);
+            pf_cell(out, (enum pf_layout)o->parsable, NULL, fmt_buf_str(&cell),
+                    cols[c].width, false, c + 1 == n);
         }
         fmt_buf_puts(out, "\n");
     }

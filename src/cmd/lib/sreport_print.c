@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmd/lib/print_fields.h"
 #include "cmd/lib/sreport_print.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -294,46 +295,20 @@ static int usage_width(int64_t secs, enum sreport_time t)
     return per_format(t) ? w + 9 : w;
 }
 
-static void put_cell(struct fmt_buf *out, const char *s, int width, bool last,
-                     const struct sreport_out *o)
-{
-    int w = width < 0 ? -width : width;
-
-    if (o->parsable == 2 && last)
-        fmt_buf_puts(out, s ? s : "");
-    else if (o->parsable)
-        fmt_buf_printf(out, "%s|", s ? s : "");
-    else if (!s)
-        fmt_buf_printf(out, "%*s ", w, " ");
-    else if ((int)strlen(s) > w)
-        fmt_buf_printf(out, "%.*s+ ", w - 1, s);
-    else if (width < 0)
-        fmt_buf_printf(out, "%-*s ", w, s);
-    else
-        fmt_buf_printf(out, "%*s ", w, s);
-}
-
+/* The title line(s): print_fields.h. */
 static void put_titles(struct fmt_buf *out, const struct column *cols,
                        size_t n, const struct sreport_out *o)
 {
+    const char **titles = xzalloc((n + 1) * sizeof(*titles));
+    int *widths = xzalloc((n + 1) * sizeof(*widths));
+
     for (size_t i = 0; i < n; i++) {
-        int w = cols[i].width < 0 ? -cols[i].width : cols[i].width;
-        if (o->parsable)
-            put_cell(out, cols[i].f->title, 0, i + 1 == n, o);
-        else
-            fmt_buf_printf(out, "%*.*s ", cols[i].width, w,
-                           cols[i].f->title);
+        titles[i] = cols[i].f->title;
+        widths[i] = cols[i].width;
     }
-    fmt_buf_puts(out, "\n");
-    if (o->parsable)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        int w = cols[i].width < 0 ? -cols[i].width : cols[i].width;
-        for (int k = 0; k < w; k++)
-            fmt_buf_puts(out, "-");
-        fmt_buf_puts(out, " ");
-    }
-    fmt_buf_puts(out, "\n");
+    pf_titles(out, (enum pf_layout)o->parsable, NULL, titles, widths, n);
+    free(titles);
+    free(widths);
 }
 
 /* ---- the report ---- */
@@ -445,7 +420,8 @@ int sreport_print(struct fmt_buf *out, json_t *ans, const char *format,
     for (size_t l = 0; l < nl; l++) {
         for (size_t i = 0; i < n; i++) {
             char *s = cell(&lines[l], cols[i].f->kind, o);
-            put_cell(out, s, cols[i].width, i + 1 == n, o);
+            pf_cell(out, (enum pf_layout)o->parsable, NULL, s, cols[i].width,
+                    false, i + 1 == n);
             free(s);
         }
         fmt_buf_puts(out, "\n");
