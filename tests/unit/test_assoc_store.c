@@ -26,39 +26,8 @@
 #include "cmd/lib/sacctmgr_print.h"
 #include "dbd/assoc_store.h"
 #include "dbd/schema.h"
+#include "dbtest.h"
 #include "golden.h"
-
-static char dir[] = "/tmp/test_assoc_store.XXXXXX";
-static struct db_target target;
-
-static int setup(void **state)
-{
-    char path[PATH_MAX];
-    drv_error_t error = {{0}};
-    db_t *db;
-
-    if (!mkdtemp(dir))
-        return -1;
-    if (target.backend == DB_SQLITE) {
-        snprintf(path, sizeof(path), "%s/acct.sqlite", dir);
-        target.loc = path;
-    }
-    if (!(db = db_open(&target, &error)) || schema_migrate(db, NULL, &error) < 0) {
-        fprintf(stderr, "setup: %s\n", error.text);
-        return -1;
-    }
-    *state = db;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    char cmd[PATH_MAX + 16];
-
-    db_close(*state);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 /* Apply one acct_modify body (JSON text); returns the lines or NULL. */
 static json_t *modify(db_t *db, const char *body_text, bool dry,
@@ -279,19 +248,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_delete),
     };
 
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    if (argc > 1 && !strcmp(argv[1], "pgsql")) {
-        const char *port = getenv("DROVER_TEST_PG_PORT");
-        target = (struct db_target){
-            .backend = DB_PGSQL, .host = getenv("DROVER_TEST_PG_HOST"),
-            .port = port ? (unsigned)atoi(port) : 0,
-            .user = getenv("DROVER_TEST_PG_USER"),
-            .loc = getenv("DROVER_TEST_PG_DB")};
-        if (!target.host || !target.loc) {
-            printf("1..0 # SKIP DROVER_TEST_PG_HOST and _DB not set (run "
-                   "through tests/pg_private.sh run)\n");
-            return 0;
-        }
-    }
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return dbtest_main(argc, argv, tests, sizeof(tests) / sizeof(*tests),
+                       dbtest_setup, dbtest_teardown);
 }

@@ -23,68 +23,10 @@
 #include "dbd/db.h"
 #include "dbd/jobs_store.h"
 #include "dbd/schema.h"
+#include "dbtest.h"
 
 #define INJECTION "'; DROP TABLE job; --"
 #define UNICODE_COMMENT "say \"hi\" it's \xc3\xbcn\xc3\xaf \xe2\x9c\x93 ?"
-
-static struct db_target target;
-static char sqlite_path[] = "/tmp/drover-test-dbstore-XXXXXX";
-
-static const char *const drop_all[] = {
-    "DROP TABLE IF EXISTS assoc", "DROP TABLE IF EXISTS acct_user",
-    "DROP TABLE IF EXISTS acct", "DROP TABLE IF EXISTS qos",
-    "DROP TABLE IF EXISTS acct_meta",
-    "DROP TABLE IF EXISTS usage_hour", "DROP TABLE IF EXISTS usage_day",
-    "DROP TABLE IF EXISTS usage_month", "DROP TABLE IF EXISTS usage_state",
-    "DROP TABLE IF EXISTS cluster_usage_hour",
-    "DROP TABLE IF EXISTS cluster_usage_day",
-    "DROP TABLE IF EXISTS cluster_usage_month",
-    "DROP TABLE IF EXISTS cluster_tres",
-    "DROP TABLE IF EXISTS step", "DROP TABLE IF EXISTS job",
-    "DROP TABLE IF EXISTS cluster", "DROP TABLE IF EXISTS schema_version",
-};
-
-static int setup(void **state)
-{
-    drv_error_t error = {{0}};
-    db_t *db;
-
-    if (target.backend == DB_SQLITE) {
-        int fd = mkstemp(sqlite_path);
-        if (fd < 0)
-            return -1;
-        close(fd);
-        target.loc = sqlite_path;
-    }
-    if (!(db = db_open(&target, &error))) {
-        print_error("db_open: %s\n", error.text);
-        return -1;
-    }
-    for (size_t i = 0; i < sizeof(drop_all) / sizeof(drop_all[0]); i++)
-        if (db_exec(db, drop_all[i], NULL, 0, &error) < 0)
-            return -1;
-    if (schema_migrate(db, NULL, &error) < 0) {
-        print_error("migrate: %s\n", error.text);
-        return -1;
-    }
-    *state = db;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    db_close(*state);
-    if (target.backend == DB_SQLITE) {
-        char wal[64];
-        unlink(sqlite_path);
-        snprintf(wal, sizeof(wal), "%s-wal", sqlite_path);
-        unlink(wal);
-        snprintf(wal, sizeof(wal), "%s-shm", sqlite_path);
-        unlink(wal);
-        strcpy(sqlite_path + strlen(sqlite_path) - 6, "XXXXXX");
-    }
-    return 0;
-}
 
 static json_t *job(int id, int uid, const char *name, const char *comment)
 {
@@ -282,22 +224,10 @@ static void a_database_error_says_why(void **state)
     assert_non_null(strstr(error.text, "nosuchcolumn"));
 }
 
-static int use_pgsql(void)
-{
-    const char *port = getenv("DROVER_TEST_PG_PORT");
-
-    target.backend = DB_PGSQL;
-    target.host = getenv("DROVER_TEST_PG_HOST");
-    target.port = port ? (unsigned)atoi(port) : 0;
-    target.user = getenv("DROVER_TEST_PG_USER");
-    target.loc = getenv("DROVER_TEST_PG_DB");
-    return target.host && target.loc;
-}
-
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, dbtest_setup, dbtest_teardown)
         T(schema_is_at_latest_and_migrating_again_is_a_no_op),
         T(strings_come_back_unchanged),
         T(a_record_sent_twice_is_stored_once),
@@ -309,15 +239,6 @@ int main(int argc, char **argv)
 #undef T
     };
 
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    if (argc > 1 && !strcmp(argv[1], "pgsql")) {
-        if (!use_pgsql()) {
-            printf("1..0 # SKIP DROVER_TEST_PG_HOST and _DB not set (run "
-                   "through tests/pg_private.sh run)\n");
-            return 0;
-        }
-        return cmocka_run_group_tests_name("pgsql", tests, NULL, NULL);
-    }
-    target.backend = DB_SQLITE;
-    return cmocka_run_group_tests_name("sqlite", tests, NULL, NULL);
+    return dbtest_main(argc, argv, tests, sizeof(tests) / sizeof(*tests),
+                       NULL, NULL);
 }

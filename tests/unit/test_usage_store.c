@@ -24,63 +24,8 @@
 #include "dbd/db.h"
 #include "dbd/jobs_store.h"
 #include "dbd/schema.h"
+#include "dbtest.h"
 #include "dbd/usage_store.h"
-
-static struct db_target target;
-static char sqlite_path[] = "/tmp/drover-test-usage-XXXXXX";
-
-static const char *const drop_all[] = {
-    "DROP TABLE IF EXISTS usage_hour", "DROP TABLE IF EXISTS usage_day",
-    "DROP TABLE IF EXISTS usage_month", "DROP TABLE IF EXISTS usage_state",
-    "DROP TABLE IF EXISTS cluster_usage_hour",
-    "DROP TABLE IF EXISTS cluster_usage_day",
-    "DROP TABLE IF EXISTS cluster_usage_month",
-    "DROP TABLE IF EXISTS cluster_tres", "DROP TABLE IF EXISTS assoc",
-    "DROP TABLE IF EXISTS acct_user", "DROP TABLE IF EXISTS acct",
-    "DROP TABLE IF EXISTS qos", "DROP TABLE IF EXISTS acct_meta",
-    "DROP TABLE IF EXISTS step", "DROP TABLE IF EXISTS job",
-    "DROP TABLE IF EXISTS cluster", "DROP TABLE IF EXISTS schema_version",
-};
-
-static int setup(void **state)
-{
-    drv_error_t error = {{0}};
-    db_t *db;
-
-    if (target.backend == DB_SQLITE) {
-        int fd = mkstemp(sqlite_path);
-        if (fd < 0)
-            return -1;
-        close(fd);
-        target.loc = sqlite_path;
-    }
-    if (!(db = db_open(&target, &error)))
-        return -1;
-    for (size_t i = 0; i < sizeof(drop_all) / sizeof(drop_all[0]); i++)
-        if (db_exec(db, drop_all[i], NULL, 0, &error) < 0)
-            return -1;
-    if (schema_migrate(db, NULL, &error) < 0) {
-        print_error("migrate: %s\n", error.text);
-        return -1;
-    }
-    *state = db;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    db_close(*state);
-    if (target.backend == DB_SQLITE) {
-        char wal[64];
-        unlink(sqlite_path);
-        snprintf(wal, sizeof(wal), "%s-wal", sqlite_path);
-        unlink(wal);
-        snprintf(wal, sizeof(wal), "%s-shm", sqlite_path);
-        unlink(wal);
-        strcpy(sqlite_path + strlen(sqlite_path) - 6, "XXXXXX");
-    }
-    return 0;
-}
 
 /* Local time 2026-MM-DD HH:MI. */
 static int64_t at(int mon, int day, int hour, int min)
@@ -286,22 +231,10 @@ static void a_bad_report_request_is_einval(void **state)
     json_decref(req);
 }
 
-static int use_pgsql(void)
-{
-    const char *port = getenv("DROVER_TEST_PG_PORT");
-
-    target.backend = DB_PGSQL;
-    target.host = getenv("DROVER_TEST_PG_HOST");
-    target.port = port ? (unsigned)atoi(port) : 0;
-    target.user = getenv("DROVER_TEST_PG_USER");
-    target.loc = getenv("DROVER_TEST_PG_DB");
-    return target.host && target.loc;
-}
-
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, dbtest_setup, dbtest_teardown)
         cmocka_unit_test(a_job_is_split_at_hour_boundaries),
         T(rollups_sum_hours_days_and_months),
         T(rolling_up_again_changes_nothing_and_late_records_count),
@@ -311,15 +244,6 @@ int main(int argc, char **argv)
 #undef T
     };
 
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    if (argc > 1 && !strcmp(argv[1], "pgsql")) {
-        if (!use_pgsql()) {
-            printf("1..0 # SKIP DROVER_TEST_PG_HOST and _DB not set (run "
-                   "through tests/pg_private.sh run)\n");
-            return 0;
-        }
-        return cmocka_run_group_tests_name("pgsql", tests, NULL, NULL);
-    }
-    target.backend = DB_SQLITE;
-    return cmocka_run_group_tests_name("sqlite", tests, NULL, NULL);
+    return dbtest_main(argc, argv, tests, sizeof(tests) / sizeof(*tests),
+                       NULL, NULL);
 }
