@@ -471,35 +471,19 @@ static json_t *list_users(db_t *db, drv_error_t *error)
 
 json_t *assoc__qos_rows(db_t *db, drv_error_t *error)
 {
-    static const struct assoc_col cols[] = {
-        {"id", ACOL_INT},
-        {"name", ACOL_TEXT},
-        {"description", ACOL_TEXT},
-        {"priority", ACOL_INT},
-        {"usage_factor", ACOL_TEXT},
-        {"grace_time_s", ACOL_INT},
-        {"preempt", ACOL_LIST},
-        {"preempt_mode", ACOL_TEXT},
-        {"flags", ACOL_TEXT},
-        {"grp_tres", ACOL_TEXT},
-        {"grp_jobs", ACOL_INT},
-        {"grp_submit_jobs", ACOL_INT},
-        {"max_tres_per_job", ACOL_TEXT},
-        {"max_tres_per_user", ACOL_TEXT},
-        {"max_jobs_per_user", ACOL_INT},
-        {"max_submit_jobs_per_user", ACOL_INT},
-        {"max_wall_min", ACOL_INT},
-        {NULL, 0},
-    };
+    struct assoc_col cols[32] = {{"id", ACOL_INT}, {"name", ACOL_TEXT}};
+    char sql[1024] = "SELECT id, name";
+    size_t n = 2;
 
-    return assoc__select(db, "SELECT id, name, description, priority, "
-                             "usage_factor, grace_time_s, preempt, "
-                             "preempt_mode, flags, grp_tres, grp_jobs, "
-                             "grp_submit_jobs, max_tres_per_job, "
-                             "max_tres_per_user, max_jobs_per_user, "
-                             "max_submit_jobs_per_user, max_wall_min "
-                             "FROM qos ORDER BY id",
-                         NULL, 0, cols, error);
+    /* id and name, then the QOS's own columns (one table for both) */
+    for (const struct assoc_col *c = assoc__qos_cols;
+         c->name && n + 1 < sizeof(cols) / sizeof(*cols); c++) {
+        cols[n++] = *c;
+        strcat(sql, ", ");
+        strcat(sql, c->name);
+    }
+    strcat(sql, " FROM qos ORDER BY id");
+    return assoc__select(db, sql, NULL, 0, cols, error);
 }
 
 static json_t *list_accounts(db_t *db, drv_error_t *error)
