@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * cgroup.h - the cgroups a node's jobs and steps run in (v1 and v2)
+ *
+ * As Slurm's proctrack/cgroup and task/cgroup: each job gets a cgroup on
+ * the node and each of its steps one below it, named as Slurm names them:
+ *
+ *   <base>/job_<job id>/step_batch      the batch script
+ *   <base>/job_<job id>/step_<step id>  an srun step ("0", "1", ...)
+ *
+ * where <base> is, per controller, the mount point (cgroup.conf
+ * CgroupMountpoint=, default /sys/fs/cgroup; v1: plus the controller's
+ * directory), then the cgroup droverd itself was started in (from
+ * /proc/self/cgroup, so a droverd inside a container or a delegated
+ * subtree stays inside it), then "drover_<node name>" so several droverd
+ * on one host never share a tree.
+ *
+ * v1 uses the memory, pids, devices, cpuset and freezer hierarchies that
+ * are mounted; v2 the unified tree with the memory, pids and cpuset
+ * controllers that its parent lets it enable (v2 device isolation needs
+ * eBPF and is not done: logged once).  Which one: cgroup.conf
+ * CgroupPlugin= (autodetect: v2 when <mountpoint>/cgroup.controllers
+ * exists, else v1).
+ *
+ * Limits, as task/cgroup's (cgroup.conf): ConstrainRAMSpace=yes puts the
+ * job's memory on the node (times AllowedRAMSpace=%, default 100) on the
+ * job cgroup and a step's own --mem on its step cgroup (v1
+ * memory.limit_in_bytes, v2 memory.max); ConstrainSwapSpace=yes also
+ * limits memory+swap (v1 memory.memsw.limit_in_bytes, v2 memory.swap.max,
+ * AllowedSwapSpace=%, default 0); ConstrainDevices=yes denies the node's
+ * GRES device files (gres.conf File=) that the job or step was not given
+ * (v1 devices.deny "c MAJ:MIN rwm"); ConstrainCores=yes writes cpuset.cpus
+ * when a CPU list is given.
+ *
+ * Every function that can fail returns -1 (or NULL) with 'error' set to a
+ * message naming the file and the errno text; none of them exits.
+ */
+#ifndef DROVER_NODED_CGROUP_H
+#define DROVER_NODED_CGROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+
+struct slurm_conf;
+struct cgroup_root;   /* the node's tree: one per process that uses it */
+struct cgroup_step;   /* one step's cgroup (with its job's above it) */
+
+/* What a job or step cgroup is limited to; zero/NULL fields: no limit. */
+struct cgroup_limits {
+    uint64_t mem_mib;             /* MiB; before AllowedRAMSpace= */
+    const char *cpus;             /* cpuset list "0-3,6", or NULL */
+    /* Device files to deny ("/dev/nvidia1"), NULL-terminated, or NULL. */
+    const char *const *deny_devices;
+};
+
+/* Open the node's cgroup tree under 'conf' (its cgroup.conf settings)
+ * for node 'node_name'; creates <base> in each controller used.
+ * Returns NULL when cgroups are not in use (ProctrackType is not
+ * proctrack/cgroup and TaskPlugin has no task/cgroup): 'error' stays
+ * empty.  Returns NULL with 'error' set when they are configured but
+ * cannot be used (no hierarchy, no permission).  Free with
+ * cgroup_root_destroy().
+ */
+struct cgroup_root *cgroup_root_open(const struct slurm_conf *conf,
+                                     const char *node_name,
+                                     drv_error_t *error);
+
+/* "v1" or "v2": the hierarchy in use (for logs). */
+const char *cgroup_root_version(const struct cgroup_root *root);
+
+/* Remove the empty job_* directories a previous run left behind (jobs
+ * that ended while no droverd ran).  Non-empty ones stay.  Returns how
+ * many were removed. */
+int cgroup_root_sweep(struct cgroup_root *root);
+
+/* NULL is a no-op.  Leaves the directories (jobs keep running). */
+void cgroup_root_destroy(struct cgroup_root *root);
+
+/* Create (or reuse: a second step of a job finds its job cgroup there)
+ * job_<job_id> with 'job' limits and its step_<step> with 'step' limits
+ * ('step' is "batch" or the step id in decimal; 'step' limits may be
+ * NULL).  Job limits are written each time (the same values).  Returns
+ * the step's handle, or NULL with 'error' set.  Free with
+ * cgroup_step_destroy().
+ */
+struct cgroup_step *cgroup_step_create(struct cgroup_root *root,
+                                       uint32_t job_id, const char *step,
+                                       const struct cgroup_limits *job,
+                                       const struct cgroup_limits *step_lim,
+                                       drv_error_t *error);
+
+/* Move process 'pid' (0: the caller) into the step's cgroups.  Safe in a
+ * forked child before exec: it only open()s, write()s and close()s paths
+ * built in cgroup_step_create().  Returns 0, or -1 with errno. */
+int cgroup_step_attach(const struct cgroup_step *s, pid_t pid);
+
+/* Send 'signo' to every process in the step's cgroup (however it
+ * detached: setsid, double fork).  Returns how many were signalled. */
+int cgroup_step_signal(const struct cgroup_step *s, int signo);
+
+/* True when no process is left in the step's cgroup. */
+bool cgroup_step_empty(const struct cgroup_step *s);
+
+/* How many times the kernel's OOM killer killed a process of the step
+ * (v1 memory.oom_control oom_kill, v2 memory.events oom_kill); 0 when
+ * not known. */
+uint64_t cgroup_step_oom_kills(const struct cgroup_step *s);
+
+/* Largest memory use of the step's cgroup in KiB (v1
+ * memory.max_usage_in_bytes, v2 memory.peak), 0 when not known. */
+uint64_t cgroup_step_max_rss_kib(const struct cgroup_step *s);
+
+/* SIGKILL what is left, remove the step's directories, then its job's
+ * when no other step remains; free.  NULL is a no-op. */
+void cgroup_step_destroy(struct cgroup_step *s);
+
+#endif /* !DROVER_NODED_CGROUP_H */
