@@ -76,6 +76,9 @@ struct srun {
     struct task *tasks;
     int exited;
     bool pty;                /* --pty: task 0 on a terminal */
+    const char *input;       /* -i: all (NULL), a rank, or a file name */
+    int stdin_rank;          /* the task our stdin goes to; -1: every
+                              * task; -2: none (-i FILE or none) */
     const char *mpi;         /* --mpi / SLURM_MPI_TYPE; NULL: none */
     struct srun_fence_hub *fences; /* --mpi=pmix: fences in progress */
     struct conn *conns;      /* the nodes' connections (io_loop) */
@@ -216,6 +219,22 @@ static int mpi_type(struct sbatch_opts *o, struct srun *s)
     return -1;
 }
 
+/* Which task reads our stdin: task 0 with --pty; -i all (or none
+ * given) every task (-1); -i N task N; -i FILE (and none, which became
+ * /dev/null) no task (-2): the tasks open the file themselves. */
+static int stdin_rank(bool pty, const char *input)
+{
+    char *end;
+    long r;
+
+    if (pty)
+        return 0;
+    if (!input || !strcmp(input, "all"))
+        return -1;
+    r = strtol(input, &end, 10);
+    return end != input && !*end && r >= 0 && r <= INT_MAX ? (int)r : -2;
+}
+
 /* Options from sbatch's table (srun's rows).  Returns -1 to go on, else
  * the exit status. */
 static int parse_args(int argc, char **argv, struct sbatch_opts *o,
@@ -253,6 +272,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
         s->argv[i + 1] = o->script_argv[i];
     s->label = o->label;
     s->pty = o->pty;
+    s->input = o->std_in;
+    s->stdin_rank = stdin_rank(s->pty, o->std_in);
     s->out_pattern = o->std_out;
     s->err_pattern = o->std_err;
     s->ntasks = o->ntasks_set ? o->ntasks : 0;
@@ -344,6 +365,8 @@ static int step_create(struct srun *s, long job_id, int port)
         json_object_set_new(body, "nodes", json_integer(s->nodes));
     if (s->mpi)
         json_object_set_new(body, "mpi", json_string(s->mpi));
+    if (s->input)
+        json_object_set_new(body, "input", json_string(s->input));
     if (s->pty) {
         int rows, cols;
 
@@ -540,7 +563,7 @@ static void handle_frame(struct srun *s, json_t *m)
 struct conn {
     int fd;
     proto_decoder_t *dec;
-    bool rank0; /* its node runs task 0 (its first frame said so) */
+    bool stdin_to; /* its node runs a task that reads our stdin */
     char *node; /* its first frame's "node" and "ranks" */
     json_t *ranks;
 };
@@ -563,14 +586,18 @@ static void note_nodes(struct srun *s, const struct conn *c, json_t *m)
     }
 }
 
-/* A node's first frame: {"node","ranks","node_index"}. */
-static bool frame_has_rank0(json_t *m)
+/* A node's first frame: {"node","ranks","node_index"}: does one of its
+ * tasks read our stdin (srun_stdin_rank)? */
+static bool frame_reads_stdin(int stdin_rank, json_t *m)
 {
     json_t *ranks = json_object_get(m, "ranks"), *r;
     size_t i;
 
-    json_array_foreach(ranks, i, r) if (json_integer_value(r) == 0
-                                        && json_is_integer(r)) return true;
+    if (stdin_rank == -2)
+        return false;
+    json_array_foreach(ranks, i, r) if (stdin_rank == -1
+                                        || json_integer_value(r)
+                                               == stdin_rank) return true;
     return false;
 }
 
@@ -590,7 +617,8 @@ static bool conn_read(struct srun *s, struct conn *c)
         return false;
     while ((m = proto_decoder_next(c->dec, NULL))) {
         if (json_object_get(m, "ranks")) {
-            c->rank0 = c->rank0 || frame_has_rank0(m);
+            c->stdin_to = c->stdin_to || frame_reads_stdin(s->stdin_rank,
+                                                           m);
             if (!c->node) {
                 c->node = xstrdup(json_string_value(json_object_get(m,
                                                                     "node")));
@@ -826,33 +854,50 @@ static void on_winch(int signo)
 }
 
 
-/* Our stdin to task 0's terminal: {"stdin":base64}, at its end
+/* Our stdin to the tasks that read it (-i, or task 0's terminal with
+ * --pty): {"stdin":base64} to each of their nodes, at its end
  * {"stdin_eof":true}; returns false once it ended. */
-static bool forward_stdin(int fd)
+static bool forward_stdin(const struct conn *conns, int nconn)
 {
     char buf[4096];
     ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
-    char *b64;
+    char *b64 = NULL;
 
     if (n < 0 && errno == EINTR)
         return true;
-    if (n <= 0) {
-        send_to(fd, json_pack("{s:b}", "stdin_eof", 1));
-        return false;
+    if (n > 0)
+        b64 = base64_encode(buf, (size_t)n);
+    for (int i = 0; i < nconn; i++) {
+        if (!conns[i].stdin_to || conns[i].fd < 0)
+            continue;
+        send_to(conns[i].fd, b64 ? json_pack("{s:s}", "stdin", b64)
+                                 : json_pack("{s:b}", "stdin_eof", 1));
     }
-    b64 = base64_encode(buf, (size_t)n);
-    send_to(fd, json_pack("{s:s}", "stdin", b64));
     free(b64);
-    return true;
+    return n > 0;
 }
 
-/* The connection of task 0's node, or -1. */
-static int rank0_fd(const struct conn *conns, int nconn)
+/* The connection of the first node reading our stdin (with --pty, task
+ * 0's), or -1. */
+static int stdin_fd(const struct conn *conns, int nconn)
 {
     for (int i = 0; i < nconn; i++)
-        if (conns[i].rank0 && conns[i].fd >= 0)
+        if (conns[i].stdin_to && conns[i].fd >= 0)
             return conns[i].fd;
     return -1;
+}
+
+/* Our stdin is read once every node has said which tasks it runs, so
+ * none misses the start of it. */
+static bool stdin_ready(const struct srun *s, const struct conn *conns,
+                        int nconn)
+{
+    if (nconn < s->nodes)
+        return false;
+    for (int i = 0; i < nconn; i++)
+        if (!conns[i].node && conns[i].fd >= 0)
+            return false;
+    return true;
 }
 
 /* Serve the nodes' connections until every task has exited (or every
@@ -862,7 +907,7 @@ static int io_loop(struct srun *s, int lfd)
     struct pollfd pfd[MAX_CONNS + 2];
     struct conn conns[MAX_CONNS];
     int nconn = 0, closed = 0, tty_fd = -1;
-    bool in_open = s->pty;
+    bool in_open = s->stdin_rank != -2;
     int connect_ms = (int)cmd_conf("srun")->msg_timeout_s * 1000;
 
     while (s->exited < s->ntask_total
@@ -870,11 +915,13 @@ static int io_loop(struct srun *s, int lfd)
         pfd[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
         for (int i = 0; i < nconn; i++)
             pfd[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
-        tty_fd = rank0_fd(conns, nconn);
+        tty_fd = stdin_fd(conns, nconn);
         pfd[nconn + 1] = (struct pollfd){
-            .fd = in_open && tty_fd >= 0 ? STDIN_FILENO : -1,
+            .fd = in_open && tty_fd >= 0 && stdin_ready(s, conns, nconn)
+                      ? STDIN_FILENO
+                      : -1,
             .events = POLLIN};
-        if (winched && tty_fd >= 0) {
+        if (winched && tty_fd >= 0 && s->pty) {
             int rows, cols;
 
             winched = 0;
@@ -917,7 +964,7 @@ static int io_loop(struct srun *s, int lfd)
             }
         }
         if (pfd[nconn + 1].revents && tty_fd >= 0)
-            in_open = forward_stdin(tty_fd);
+            in_open = forward_stdin(conns, nconn);
         if ((pfd[0].revents & POLLIN) && nconn < MAX_CONNS) {
             int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 

@@ -156,6 +156,8 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
                   "io_port", json_object_get(body, "io_port"));
     if (json_is_string(json_object_get(body, "mpi")))
         json_object_set(o, "mpi", json_object_get(body, "mpi"));
+    if (json_is_string(json_object_get(body, "input"))) /* srun -i */
+        json_object_set(o, "input", json_object_get(body, "input"));
     free(nodes);
     free(tpn);
     if (sc->gpus_per_task)
@@ -170,6 +172,31 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
             json_object_get(body, "pty_cols"))));
     }
     return o;
+}
+
+static json_t *gpu_list(const bitmap_t *gpus)
+{
+    json_t *g = json_array();
+
+    for (long b = bitmap_first_set(gpus, 0); b >= 0;
+         b = bitmap_first_set(gpus, (size_t)b + 1))
+        json_array_append_new(g, json_integer(b));
+    return g;
+}
+
+/* What the step's cgroup on its i-th node holds to (docs/protocol.md
+ * step_launch): the job's memory and GPUs there, the step's --mem. */
+static void limits_json(const struct sched_alloc *a,
+                        const struct step_claim *cl, uint32_t i, json_t *o)
+{
+    uint32_t e = cl->ent[i];
+
+    json_object_set_new(o, "job_mem_mib", json_integer((json_int_t)
+                                                       a->mem_mib[e]));
+    json_object_set_new(o, "mem_mib", json_integer((json_int_t)
+                                                   cl->part->mem_mib[i]));
+    json_object_set_new(o, "job_gpus", a->gpus[e] ? gpu_list(a->gpus[e])
+                                                  : json_array());
 }
 
 static void send_launches(struct ctld *ctld, struct job *job,
@@ -189,14 +216,9 @@ static void send_launches(struct ctld *ctld, struct job *job,
         for (uint32_t t = 0; t < tasks[i]; t++)
             json_array_append_new(ranks, json_integer(rank++));
         json_object_set_new(o, "ranks", ranks);
-        if (gpus) { /* the GPUs its tasks see there */
-            json_t *g = json_array();
-
-            for (long b = bitmap_first_set(gpus, 0); b >= 0;
-                 b = bitmap_first_set(gpus, (size_t)b + 1))
-                json_array_append_new(g, json_integer(b));
-            json_object_set_new(o, "gpus", g);
-        }
+        if (gpus) /* the GPUs its tasks see there */
+            json_object_set_new(o, "gpus", gpu_list(gpus));
+        limits_json(job->alloc, sc->claim, i, o);
         la->sc = sc;
         la->node = (long)idx;
         json_object_set_new(o, "node_index", json_integer(i));

@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
+#include "noded/stepd.h"
 
 struct nd_job *jobs_find(struct noded *nd, uint32_t id)
 {
@@ -34,7 +35,7 @@ static void kill_cb(uv_timer_t *t)
 
     log_info("JobId=%u: KillWait over, sending SIGKILL", job->id);
     killpg(job->pid, SIGKILL);
-    step_signal_job(job->nd, job->id, SIGKILL);
+    stepmgr_signal_job(job->nd, job->id, SIGKILL);
 }
 
 void jobs_terminate(struct noded *nd, struct nd_job *job)
@@ -45,7 +46,7 @@ void jobs_terminate(struct noded *nd, struct nd_job *job)
     job->terminating = true;
     killpg(job->pid, SIGCONT);
     killpg(job->pid, SIGTERM);
-    step_signal_job(nd, job->id, SIGTERM);
+    stepmgr_signal_job(nd, job->id, SIGTERM);
     uv_timer_start(&job->kill_timer, kill_cb,
                    (uint64_t)(job->kill_wait_s ? job->kill_wait_s : 1) * 1000,
                    0);
@@ -145,7 +146,7 @@ static void job_ended(struct noded *nd, struct nd_job *job, int status,
     log_info("JobId=%u: batch script exited, status %d%s", job->id, status,
              job->timed_out ? " (time limit)" : "");
     killpg(job->pid, SIGKILL); /* what the script left behind */
-    step_signal_job(nd, job->id, SIGKILL); /* and its steps, as Slurm */
+    stepmgr_signal_job(nd, job->id, SIGKILL); /* and its steps, as Slurm */
     spool_remove(nd, job->id);
     HASH_DEL(nd->jobs, job);
     job->open_handles = 3;
@@ -165,7 +166,7 @@ void jobs_sigchld_cb(uv_signal_t *h, int signo)
 
     (void)signo;
     while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
-        if (step_reaped(nd, pid, status, &ru))
+        if (stepmgr_reaped(nd, pid, status))
             continue;
         HASH_ITER(hh, nd->jobs, job, tmp) {
             if (job->pid == pid) {
@@ -174,18 +175,6 @@ void jobs_sigchld_cb(uv_signal_t *h, int signo)
             }
         }
     }
-}
-
-void usage_to_json(const struct rusage *ru, int task, json_t *o)
-{
-    json_object_set_new(o, "max_rss_kib", json_integer(ru->ru_maxrss));
-    json_object_set_new(o, "max_rss_task", json_integer(task));
-    json_object_set_new(o, "user_cpu_us",
-                        json_integer((json_int_t)ru->ru_utime.tv_sec * 1000000
-                                     + ru->ru_utime.tv_usec));
-    json_object_set_new(o, "sys_cpu_us",
-                        json_integer((json_int_t)ru->ru_stime.tv_sec * 1000000
-                                     + ru->ru_stime.tv_usec));
 }
 
 void jobs_forget_all(struct noded *nd)

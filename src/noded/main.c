@@ -20,8 +20,8 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "noded/mpi_pmix.h"
 #include "noded/noded.h"
+#include "noded/stepd.h"
 
 static const char usage_text[] =
     "Usage: droverd [-D] [-f slurm.conf] [-N nodename] [-v] [-V]\n"
@@ -119,6 +119,7 @@ static void noded_start_handles(struct noded *nd)
     uv_signal_start(&nd->sigterm, signal_cb, SIGTERM);
     uv_signal_init(nd->loop, &nd->sigint);
     uv_signal_start(&nd->sigint, signal_cb, SIGINT);
+    stepmgr_watch(nd);
     register_start(nd);
 }
 
@@ -152,8 +153,8 @@ int main(int argc, char **argv)
      * controller reconciles at the next registration. */
     proto_server_destroy(nd.server);
     daemon_close_loop(nd.loop);
-    nd_pmix_shutdown();
     jobs_forget_all(&nd);
+    stepmgr_forget_all(&nd);
     json_decref(nd.done);
     proto_auth_destroy(nd.auth);
     free(nd.spool_dir);

@@ -283,8 +283,8 @@ static void add_u32(void *list, const char *key, uint32_t value)
 
 static int server_start(struct noded *nd, drv_error_t *error)
 {
-    char *dir = xasprintf("%s/pmix", nd->spool_dir);
-    char *me = xasprintf("droverd.%s", nd->node->name);
+    char *dir = xstrdup(nd->pmix_dir);
+    char *me = xasprintf("droverstepd.%s.%d", nd->node->name, (int)getpid());
     void *list = PMIx_Info_list_start();
     bool no = false;
     pmix_rank_t rank = 0;

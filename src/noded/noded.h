@@ -52,9 +52,13 @@ struct noded {
     proto_server_t *server;
     char *spool_dir;
     struct nd_job *jobs;      /* uthash by id */
-    struct nd_step *steps;    /* step.c: running steps (a list) */
+    struct nd_step *steps;    /* droverstepd (step.c): its step */
+    struct nd_stepd *stepds;  /* droverd (stepmgr.c): its step processes */
+    char *pmix_dir;           /* droverstepd: the step's PMIx directory */
+    struct cgroup_root *cgroot; /* cgroup.h; NULL: no cgroups */
     json_t *done;             /* completions not yet acknowledged */
     uv_timer_t register_timer;
+    uv_fs_event_t spool_watch;  /* stepmgr.c: step reports appearing */
     uv_signal_t sigchld;
     uv_signal_t sigterm;
     uv_signal_t sigint;
@@ -77,10 +81,11 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error);
 void child_reset(void);
 int child_become_user(const char *user, uid_t uid, gid_t gid);
 
-/* step.c: job steps (srun).  step_launch() forks the tasks of one node
- * described by a step_launch body and streams their output and exits to
- * srun; returns 0, or -1 with 'error' set.  step_reaped() takes a child's
- * exit status; false when 'pid' is no step task.
+/* step.c, in droverstepd (stepd.h): the step's tasks.  step_launch()
+ * forks the tasks of one node described by a step_launch body and streams
+ * their output and exits to srun; returns 0, or -1 with 'error' set.
+ * step_reaped() takes a child's exit status; false when 'pid' is no step
+ * task.  droverd itself reaches steps through stepmgr (stepd.h).
  */
 struct rusage;
 int step_launch(struct noded *nd, json_t *body, drv_error_t *error);
@@ -97,13 +102,8 @@ bool step_reaped(struct noded *nd, pid_t pid, int status,
  * STEP J.S ON node CANCELLED AT time ***").  Returns how many tasks. */
 int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
                 int signo, bool cancelled);
-/* [{"job_id","step_id"}] of the steps with tasks still running here, for
- * registration.  New reference. */
-json_t *step_running(struct noded *nd);
-/* Send 'signo' to every live task of job 'job_id's steps on this node
- * (each task leads its own process group).  SIGTERM and SIGKILL end the
- * steps for their job: their reports say "cancelled".  Returns how many. */
-int step_signal_job(struct noded *nd, uint32_t job_id, int signo);
+/* droverstepd: the step is over and freed (stepd_main.c ends). */
+void stepd_step_freed(struct noded *nd);
 
 /* jobs.c */
 struct nd_job *jobs_find(struct noded *nd, uint32_t id);

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
+#include "noded/stepd.h"
 #include "proto/client.h"
 
 #define REGISTER_MS 5000
@@ -35,6 +36,8 @@ static void forget_done(struct noded *nd, json_t *sent)
         json_array_foreach(sent, k, s) if (json_equal(c, s)) acked = true;
         if (!acked)
             json_array_append(keep, c);
+        else
+            stepmgr_acked(nd, c);
     }
     json_decref(nd->done);
     nd->done = keep;
@@ -92,12 +95,13 @@ static void register_send(struct noded *nd)
     char os[3 * sizeof(((struct utsname *)0)->release)];
     json_t *body;
 
+    stepmgr_scan(nd); /* reports of steps, steps left by an earlier run */
     cc->nd = nd;
     cc->sent = json_copy(nd->done);
     os_string(os, sizeof(os));
     body = json_pack("{s:s s:I s:o s:o s:O s:s}", "node", nd->node->name,
                      "start_time", (json_int_t)nd->start_time, "jobs",
-                     running_jobs(nd), "steps", step_running(nd), "done",
+                     running_jobs(nd), "steps", stepmgr_running(nd), "done",
                      cc->sent, "os", os);
     nd->register_in_flight = true;
     if (proto_call_async(nd->loop, nd->conf->ctld_addr, nd->conf->ctld_port,

@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "noded/noded.h"
+#include "noded/stepd.h"
 
 static void rpc_ping(proto_req_t *req, void *arg)
 {
@@ -62,7 +63,8 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
     }
     if (!(job = jobs_find(nd, (uint32_t)id))) {
         /* Not the batch host: only step tasks of the job run here. */
-        if (step_signal_job(nd, (uint32_t)id, terminate ? SIGKILL : signo))
+        if (stepmgr_signal_job(nd, (uint32_t)id,
+                               terminate ? SIGKILL : signo))
             proto_respond(req, NULL);
         else
             proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
@@ -95,19 +97,30 @@ static void rpc_job_limit(proto_req_t *req, void *arg)
     proto_respond(req, NULL);
 }
 
-/* A job step's tasks on this node (from the controller, for srun). */
+static void step_started(int errnum, const char *errstr, void *arg)
+{
+    proto_req_t *req = arg;
+
+    if (errnum) {
+        log_error("step_launch: %s", errstr);
+        proto_respond_error(req, errnum, errstr);
+    } else if (proto_respond(req, NULL) < 0) {
+        log_err("step_launch: responding");
+    }
+}
+
+/* A job step's tasks on this node (from the controller, for srun): its
+ * droverstepd answers once they started. */
 static void rpc_step_launch(proto_req_t *req, void *arg)
 {
     struct noded *nd = arg;
     drv_error_t error = {0};
 
-    if (step_launch(nd, proto_req_body(req), &error) < 0) {
+    if (stepmgr_launch(nd, proto_req_body(req), step_started, req, &error)
+        < 0) {
         log_error("step_launch: %s", error.text);
         proto_respond_error(req, EDRV_ERROR, error.text);
-        return;
     }
-    if (proto_respond(req, NULL) < 0)
-        log_err("step_launch: responding");
 }
 
 /* Signal one step's tasks here (scancel N.S).  The batch step is the
@@ -129,8 +142,8 @@ static void rpc_step_signal(proto_req_t *req, void *arg)
     if (step == 0xfffffffb && (job = jobs_find(nd, (uint32_t)id))) {
         if (killpg(job->pid, signo) < 0)
             log_err("JobId=%u: signal %d", job->id, signo);
-    } else if (!step_signal(nd, (uint32_t)id, (uint32_t)step, signo,
-                            cancelled)) {
+    } else if (!stepmgr_signal(nd, (uint32_t)id, (uint32_t)step, signo,
+                               cancelled)) {
         proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
         return;
     }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * step.c - the tasks of a job step (srun) on this node
+ * step.c - the tasks of a job step (srun) on this node, in droverstepd
  *
- * Once every task has ended, the node's part of the step is reported to
- * the controller (step_complete, resent until acknowledged: register.c)
+ * Once every task has ended, what is left in the step's cgroup (or the
+ * tasks' process groups, without cgroups) is killed, and the node's part
+ * of the step is written as the step's report (stepd.h), which droverd
+ * sends to the controller (step_complete, resent until acknowledged),
  * with the tasks' highest wait status and their wait4() usage.
  *
  * step_launch forks one process per rank given, as the job's user, with
@@ -30,10 +32,13 @@
 #include <pty.h>
 
 #include "common/base64.h"
+#include "common/jobpath.h"
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "noded/cgroup.h"
 #include "noded/noded.h"
+#include "noded/stepd.h"
 #include "noded/mpi_pmix.h"
 #include "proto/frame.h"
 
@@ -48,6 +53,8 @@ struct step_task {
     struct rusage ru; /* from wait4() */
     uv_pipe_t out;
     uv_pipe_t err;
+    uv_pipe_t in;      /* srun's stdin to this task (-i all, -i N) */
+    bool in_open;
 };
 
 struct nd_step {
@@ -66,6 +73,8 @@ struct nd_step {
     bool killed;       /* ended for its job or by scancel: "cancelled" */
     struct step_task *tasks;
     struct nd_pmix_ns *pmix;  /* --mpi=pmix: the step's PMIx namespace */
+    struct cgroup_step *cg;   /* its cgroup, or NULL */
+    bool leftovers_killed;    /* every task reaped: the rest was killed */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
     uv_shutdown_t shutdown_req;
@@ -83,8 +92,10 @@ static void unlink_free(struct nd_step *st)
     if (*pp)
         *pp = st->next;
     nd_pmix_ns_destroy(st->pmix);
+    cgroup_step_destroy(st->cg);
     proto_decoder_destroy(st->dec);
     free(st->tasks);
+    stepd_step_freed(st->nd);
     free(st);
 }
 
@@ -183,7 +194,7 @@ static void report_step(struct nd_step *st)
              "CPU %lld+%lld us",
              st->job_id, st->step_id, status, (long long)sum.ru_maxrss,
              (long long)tv_us(sum.ru_utime), (long long)tv_us(sum.ru_stime));
-    register_completion(st->nd, c);
+    stepd_write_report(st->nd->spool_dir, c);
     json_decref(c);
 }
 
@@ -242,6 +253,26 @@ static void kill_tasks(struct nd_step *st, int signo)
     for (size_t i = 0; i < st->ntasks; i++)
         if (!st->tasks[i].reaped && st->tasks[i].pid > 0)
             killpg(st->tasks[i].pid, signo);
+    if (st->cg)
+        cgroup_step_signal(st->cg, signo);
+}
+
+/* Every task was reaped: what they left running (a background process,
+ * one that called setsid) goes too, as Slurm's proctrack does at the end
+ * of a step, so it cannot hold the step's output open. */
+static void kill_leftovers(struct nd_step *st)
+{
+    for (size_t i = 0; i < st->ntasks; i++)
+        if (!st->tasks[i].reaped)
+            return;
+    if (st->leftovers_killed)
+        return;
+    st->leftovers_killed = true;
+    for (size_t i = 0; i < st->ntasks; i++)
+        if (st->tasks[i].pid > 0)
+            killpg(st->tasks[i].pid, SIGKILL);
+    if (st->cg)
+        cgroup_step_signal(st->cg, SIGKILL);
 }
 
 static void tty_write(struct step_task *t, const char *data, size_t len)
@@ -256,6 +287,65 @@ static void tty_write(struct step_task *t, const char *data, size_t len)
         free(w->data);
         free(w);
     }
+}
+
+static void in_closed(uv_handle_t *h)
+{
+    struct step_task *t = h->data;
+
+    if (--t->st->handles == 0)
+        unlink_free(t->st);
+}
+
+static void close_stdin(struct step_task *t)
+{
+    if (!t->in_open)
+        return;
+    t->in_open = false;
+    uv_close((uv_handle_t *)&t->in, in_closed);
+}
+
+static void in_write_done(uv_write_t *w, int status)
+{
+    struct step_task *t = w->handle->data;
+
+    if (status < 0 && status != UV_ECANCELED)
+        close_stdin(t); /* the task closed its stdin or ended */
+    free(w->data);
+    free(w);
+}
+
+/* srun's stdin (-i all, -i N): to each task here that reads it. */
+static void stdin_frame(struct nd_step *st, json_t *m)
+{
+    const char *data = json_string_value(json_object_get(m, "stdin"));
+    unsigned char *bytes = NULL;
+    size_t len = 0;
+
+    if (data && !(bytes = base64_decode(data, &len)))
+        return;
+    for (size_t i = 0; i < st->ntasks; i++) {
+        struct step_task *t = &st->tasks[i];
+        uv_write_t *w;
+        uv_buf_t buf;
+
+        if (!t->in_open)
+            continue;
+        if (!data) { /* stdin_eof */
+            close_stdin(t);
+            continue;
+        }
+        w = xzalloc(sizeof(*w));
+        w->data = xzalloc(len + 1);
+        memcpy(w->data, bytes, len);
+        buf = uv_buf_init(w->data, (unsigned)len);
+        if (uv_write(w, (uv_stream_t *)&t->in, &buf, 1, in_write_done) < 0) {
+            free(w->data);
+            free(w);
+            close_stdin(t);
+        }
+    }
+    free(bytes);
 }
 
 /* One frame from srun for the terminal of rank 0. */
@@ -299,11 +389,11 @@ static void srun_lost(struct nd_step *st)
     for (size_t i = 0; i < st->ntasks; i++) {
         struct step_task *t = &st->tasks[i];
 
-        if (t->pid > 0 && !t->reaped) {
+        if (t->pid > 0 && !t->reaped)
             live = true;
-            killpg(t->pid, SIGKILL);
-        }
     }
+    if (live)
+        kill_tasks(st, SIGKILL);
     if (!live)
         return;
     log_error("StepId=%u.%u: srun is gone, tasks killed", st->job_id,
@@ -327,8 +417,10 @@ static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
                 kill_tasks(st, SIGKILL);
             else if (json_object_get(m, "fence") && st->pmix)
                 nd_pmix_ns_frame(st->pmix, m);
-            else
+            else if (st->pty)
                 tty_frame(st, m);
+            else
+                stdin_frame(st, m);
             json_decref(m);
         }
     } else if (n < 0) {
@@ -337,6 +429,8 @@ static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
             nd_pmix_ns_lost(st->pmix);
         if (st->tty_task && !st->tty_task->reaped && st->tty_task->pid > 0)
             killpg(st->tty_task->pid, SIGHUP);
+        for (size_t i = 0; i < st->ntasks; i++)
+            close_stdin(&st->tasks[i]);
         srun_lost(st);
     }
     free(buf->base);
@@ -430,12 +524,15 @@ static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local)
 
 struct step_desc {
     json_t *body;
+    const struct cgroup_step *cg; /* or NULL */
     const char *user;
     const char *cwd;
     json_int_t uid, gid, node_index, ntasks, job_id, step_id;
     const char *nodes;
     const char *tasks_per_node;
     json_int_t num_nodes;
+    const char *input;     /* srun -i, or NULL */
+    const char *job_name;  /* SLURM_JOB_NAME of env, or NULL */
 };
 
 static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
@@ -484,13 +581,17 @@ static void free_strv(char **v)
     free(v);
 }
 
-/* 'in' -1: /dev/null; 'ctty': 'in' is a terminal to make ours. */
-static void task_child(const struct step_desc *d, int in, int out, int err,
-                       bool ctty, char **argv, char **envp)
+/* 'in' -1: 'in_path' (-i FILE, opened as the user) or /dev/null;
+ * 'ctty': 'in' is a terminal to make ours. */
+static void task_child(const struct step_desc *d, int in, const char *in_path,
+                       int out, int err, bool ctty, char **argv, char **envp)
 {
-    int null = in >= 0 ? in : open("/dev/null", O_RDONLY);
+    int null = in;
 
     child_reset();
+    if (d->cg && cgroup_step_attach(d->cg, 0) < 0)
+        dprintf(err, "droverd: step task: joining its cgroup: %s\n",
+                strerror(errno));
     if (ctty && ioctl(in, TIOCSCTTY, 0) < 0)
         dprintf(err, "droverd: step task: TIOCSCTTY: %s\n", strerror(errno));
     if (child_become_user(d->user, (uid_t)d->uid, (gid_t)d->gid) < 0) {
@@ -500,6 +601,13 @@ static void task_child(const struct step_desc *d, int in, int out, int err,
     }
     if (chdir(d->cwd) < 0 && chdir("/tmp") < 0)
         _exit(127);
+    if (null < 0 && in_path && (null = open(in_path, O_RDONLY)) < 0) {
+        dprintf(err, "slurmstepd: error: %s: %s\n", in_path,
+                strerror(errno));
+        _exit(1);
+    }
+    if (null < 0)
+        null = open("/dev/null", O_RDONLY);
     if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0
         || dup2(err, 2) < 0)
         _exit(127);
@@ -523,12 +631,62 @@ static void watch_pipe(struct step_task *t, uv_pipe_t *p, int fd)
     uv_read_start((uv_stream_t *)p, alloc_cb, read_cb);
 }
 
+/* srun -i: "all" (or none given: every task reads srun's stdin), "none",
+ * a rank (only that task), or a file name pattern (%t %n %s %j ...). */
+static bool reads_srun_stdin(const struct step_desc *d, int rank)
+{
+    const char *mode = d->input;
+    char *end;
+    long r;
+
+    if (!mode || !strcmp(mode, "all"))
+        return true;
+    r = strtol(mode, &end, 10);
+    return end != mode && !*end && r == rank;
+}
+
+static char *stdin_path(const struct step_desc *d, struct noded *nd,
+                        int rank)
+{
+    const char *mode = d->input;
+    char *end;
+    struct jobpath_vars v = {
+        .job_id = (uint32_t)d->job_id, .job_name = d->job_name,
+        .user = d->user, .node = nd->node->name, .array_task_id = -1,
+        .work_dir = d->cwd, .have_step = true,
+        .step_id = (uint32_t)d->step_id, .task_id = (uint32_t)rank,
+        .node_id = (uint32_t)d->node_index,
+    };
+
+    if (!mode || !strcmp(mode, "all") || !strcmp(mode, "none"))
+        return NULL;
+    if ((void)strtol(mode, &end, 10), end != mode && !*end)
+        return NULL;
+    return jobpath_expand(mode, &v);
+}
+
+/* Its stdin: a pipe fed by srun's stdin frames, or -1. */
+static int stdin_pipe(struct nd_step *st, const struct step_desc *d,
+                      struct step_task *t)
+{
+    int in[2];
+
+    if (!reads_srun_stdin(d, t->rank) || pipe2(in, O_CLOEXEC) < 0)
+        return -1;
+    uv_pipe_init(st->nd->loop, &t->in, 0);
+    uv_pipe_open(&t->in, in[1]);
+    t->in.data = t;
+    t->in_open = true;
+    st->handles++;
+    return in[0];
+}
+
 /* Fork rank 'rank' (local index 'local'); its pipes are watched. */
 static int start_task(struct nd_step *st, const struct step_desc *d,
                       struct step_task *t, int local, char **argv)
 {
-    int out[2], err[2];
-    char **envp;
+    int out[2], err[2], in;
+    char **envp, *in_path;
 
     if (pipe2(out, O_CLOEXEC) < 0)
         return -1;
@@ -537,13 +695,18 @@ static int start_task(struct nd_step *st, const struct step_desc *d,
         close(out[1]);
         return -1;
     }
+    t->st = st;
+    in = stdin_pipe(st, d, t);
+    in_path = stdin_path(d, st->nd, t->rank);
     envp = task_env(d, st->nd, t->rank, local);
     if (st->pmix)
         nd_pmix_ns_fork_env(st->pmix, t->rank, &envp);
-    t->st = st;
     if ((t->pid = fork()) == 0)
-        task_child(d, -1, out[1], err[1], false, argv, envp);
+        task_child(d, in, in_path, out[1], err[1], false, argv, envp);
     free_strv(envp);
+    free(in_path);
+    if (in >= 0)
+        close(in);
     close(out[1]);
     close(err[1]);
     if (t->pid < 0) {
@@ -581,7 +744,7 @@ static int start_tty_task(struct nd_step *st, const struct step_desc *d,
     envp = task_env(d, st->nd, t->rank, local);
     t->st = st;
     if ((t->pid = fork()) == 0)
-        task_child(d, slave, slave, slave, true, argv, envp);
+        task_child(d, slave, NULL, slave, slave, true, argv, envp);
     free_strv(envp);
     close(slave);
     if (t->pid < 0) {
@@ -591,6 +754,20 @@ static int start_tty_task(struct nd_step *st, const struct step_desc *d,
     watch_pipe(t, &t->out, master);
     st->tty_task = t;
     return 0;
+}
+
+/* NAME's value in a ["K=V"] list, or NULL. */
+static const char *env_value(json_t *env, const char *name)
+{
+    size_t i, n = strlen(name);
+    json_t *v;
+
+    json_array_foreach(env, i, v) {
+        const char *s = json_string_value(v);
+        if (s && !strncmp(s, name, n) && s[n] == '=')
+            return s + n + 1;
+    }
+    return NULL;
 }
 
 static int parse_desc(json_t *body, struct step_desc *d, drv_error_t *error)
@@ -607,6 +784,8 @@ static int parse_desc(json_t *body, struct step_desc *d, drv_error_t *error)
         || json_array_size(json_object_get(body, "argv")) == 0
         || json_array_size(json_object_get(body, "ranks")) == 0)
         return errprintf(error, "step_launch: incomplete step description");
+    d->input = json_string_value(json_object_get(body, "input"));
+    d->job_name = env_value(json_object_get(body, "env"), "SLURM_JOB_NAME");
     return 0;
 }
 
@@ -661,6 +840,57 @@ static int mpi_setup(struct nd_step *st, const struct step_desc *d,
     return st->pmix ? 0 : -1;
 }
 
+/* The node's GPU device files (gres.conf File=) not in 'given' (GPU
+ * indexes; all of them when 'given' is no array), NULL-terminated;
+ * the strings are the conf's. */
+static const char **gpus_denied(const struct conf_node *node, json_t *given)
+{
+    const char **deny = xzalloc(sizeof(*deny) * (node->gres_dev_count + 1));
+    size_t n = 0, i;
+    json_t *g;
+
+    for (size_t d = 0; d < node->gres_dev_count; d++) {
+        const struct conf_gres_dev *dev = &node->gres_devs[d];
+        bool mine = false;
+
+        if (strcmp(dev->name, "gpu") || !dev->file)
+            continue;
+        json_array_foreach(given, i, g) if (json_integer_value(g)
+                                            == dev->index) mine = true;
+        if (!mine)
+            deny[n++] = dev->file;
+    }
+    return deny;
+}
+
+/* The step's cgroup below its job's: the job's memory and GPUs on this
+ * node, the step's --mem and GPUs (cgroup.h).  No cgroups: 0. */
+static int cgroup_setup(struct nd_step *st, const struct step_desc *d,
+                        drv_error_t *error)
+{
+    struct noded *nd = st->nd;
+    const char **job_deny, **step_deny;
+    struct cgroup_limits job = {0}, step = {0};
+    char name[16];
+
+    if (!nd->cgroot)
+        return 0;
+    job_deny = gpus_denied(nd->node, json_object_get(d->body, "job_gpus"));
+    step_deny = gpus_denied(nd->node, json_object_get(d->body, "gpus"));
+    job.mem_mib = (uint64_t)json_integer_value(json_object_get(d->body,
+                                                               "job_mem_mib"));
+    step.mem_mib = (uint64_t)json_integer_value(json_object_get(d->body,
+                                                                "mem_mib"));
+    job.deny_devices = job_deny;
+    step.deny_devices = step_deny;
+    snprintf(name, sizeof(name), "%u", st->step_id);
+    st->cg = cgroup_step_create(nd->cgroot, st->job_id, name, &job, &step,
+                                error);
+    free(job_deny);
+    free(step_deny);
+    return st->cg ? 0 : -1;
+}
+
 int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
 {
     json_t *ranks = json_object_get(body, "ranks");
@@ -680,10 +910,11 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->dec = proto_decoder_create();
     st->next = nd->steps;
     nd->steps = st;
-    if (mpi_setup(st, &d, error) < 0) {
+    if (mpi_setup(st, &d, error) < 0 || cgroup_setup(st, &d, error) < 0) {
         unlink_free(st);
         return -1;
     }
+    d.cg = st->cg;
     if (connect_srun(st, body, error) < 0) {
         st->io_failed = true;
         st->remaining = 0;
@@ -709,6 +940,7 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
                     t->rank);
             t->reaped = true;
             t->status = 127 << 8;
+            close_stdin(t);
             task_check(t);
         }
     }
@@ -729,30 +961,14 @@ bool step_reaped(struct noded *nd, pid_t pid, int status,
                 t->reaped = true;
                 t->status = status;
                 t->ru = *ru;
+                close_stdin(t);
+                kill_leftovers(st);
                 task_check(t);
                 return true;
             }
         }
     }
     return false;
-}
-
-int step_signal_job(struct noded *nd, uint32_t job_id, int signo)
-{
-    int n = 0;
-
-    for (struct nd_step *st = nd->steps; st; st = st->next) {
-        if (st->job_id != job_id)
-            continue;
-        if (signo == SIGTERM || signo == SIGKILL)
-            st->killed = true;
-        for (size_t i = 0; i < st->ntasks; i++) {
-            struct step_task *t = &st->tasks[i];
-            if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
-                n++;
-        }
-    }
-    return n;
 }
 
 /* Slurm's slurmstepd line on srun's stderr when a step is cancelled. */
@@ -790,19 +1006,8 @@ int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
             if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
                 n++;
         }
+        if (st->cg && signo == SIGKILL)
+            cgroup_step_signal(st->cg, signo);
     }
     return n;
-}
-
-json_t *step_running(struct noded *nd)
-{
-    json_t *arr = json_array();
-
-    for (struct nd_step *st = nd->steps; st; st = st->next)
-        if (st->remaining > 0)
-            json_array_append_new(arr, json_pack("{s:I s:I}", "job_id",
-                                                 (json_int_t)st->job_id,
-                                                 "step_id",
-                                                 (json_int_t)st->step_id));
-    return arr;
 }

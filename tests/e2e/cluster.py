@@ -434,6 +434,22 @@ class Cluster:
                        f"{name} (pid {pid}) to die")
         return pid
 
+    def kill_stepds(self, node, sig=signal.SIGKILL):
+        """Send 'sig' to the droverstepd processes of 'node' (one per
+        step running there): with kill("droverd", node=...), what a
+        node's crash does to its daemons.  Returns their pids."""
+        pids = []
+        for pid in self.processes():
+            argv = _proc_cmdline(pid)
+            if argv and argv[0].endswith(b"droverstepd") \
+                    and node.encode() in argv:
+                try:
+                    os.kill(pid, sig)
+                    pids.append(pid)
+                except ProcessLookupError:
+                    pass
+        return pids
+
     def processes(self):
         """Pids of every process of this cluster: daemons whose command
         line names its directory, and jobs whose SLURM_CONF is its conf.

@@ -161,6 +161,7 @@ def test_node_dying_mid_step_is_node_fail(cluster):
     try:
         job = wait_tasks(cluster, 2)
         cluster.kill("node02")
+        cluster.kill_stepds("node02")
         out, err = p.communicate(timeout=30)
         assert err.splitlines()[:2] == [
             "srun: error: Node failure on node02",

@@ -178,6 +178,7 @@ def test_two_node_step_and_node_failure(cluster, tmp_path):
     # back without them, the job and its steps end as node failures.
     time.sleep(5)  # the controller ignores jobs younger than 5 s
     cluster.kill("droverd", signal.SIGKILL, node="node01")
+    cluster.kill_stepds("node01")
     for pid in cluster.job_pids(job):
         try:
             os.kill(pid, signal.SIGKILL)
@@ -211,6 +212,7 @@ def test_step_lost_on_a_restarted_node_ends_node_fail(cluster, tmp_path):
     wait_step(cluster, job, 0)
     time.sleep(5)  # the controller ignores steps younger than 5 s
     cluster.kill("droverd", signal.SIGKILL, node="node02")
+    cluster.kill_stepds("node02")
     for pid in node_pids(cluster, job, "node02"):
         os.kill(pid, signal.SIGKILL)
     cluster.start("droverd node02")

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * stepd.h - droverd and droverstepd: one process per job step on a node
+ *
+ * As Slurm's slurmstepd: for every step_launch droverd starts one
+ * droverstepd, which owns the step's tasks on this node: their cgroup
+ * (cgroup.h), their I/O to srun, their PMIx server, their exits.  A
+ * droverd that stops or restarts leaves its steps running; a new droverd
+ * finds them again through their control sockets and collects their
+ * reports from the spool.
+ *
+ * The contract between the two processes:
+ *
+ *   exec       <dir of droverd>/droverstepd -f <slurm.conf> -N <node>
+ *              in a new session; fd 0: the step_launch body (JSON, to
+ *              EOF); fd 1: the answer, one JSON object then EOF:
+ *              {} once the tasks are started, or {"error": "text"} when
+ *              nothing was started (droverd answers step_launch with it).
+ *   control    <spool>/step_<job>.<step>.sock, a Unix stream socket
+ *              (only root and droverd's uid may use it): one request
+ *              frame, one answer frame (proto/frame.h):
+ *                {"signal": N, "cancelled": bool} -> {"count": tasks}
+ *   report     <spool>/step_<job>.<step>.done: the node's step_complete
+ *              body, written (fsync'd, renamed into place) once every
+ *              task has ended; droverd sends it to the controller and
+ *              removes the file once the controller acknowledged it.
+ *
+ * Socket paths go through /proc/self/fd/<dirfd>/ so a long spool path
+ * never exceeds sun_path.
+ */
+#ifndef DROVER_NODED_STEPD_H
+#define DROVER_NODED_STEPD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#include "common/error.h"
+
+struct noded;
+
+/* "<spool>/step_<job>.<step>.done" / ".sock".  Caller frees. */
+char *stepd_done_path(const char *spool, uint32_t job_id, uint32_t step_id);
+char *stepd_sock_path(const char *spool, uint32_t job_id, uint32_t step_id);
+
+/* Fill 'sun_path' (of 'len' bytes) with a name for 'path' that bind()
+ * and connect() accept however long 'path' is: the path itself when it
+ * fits, else /proc/self/fd/<fd>/<file> with *dirfd an O_PATH descriptor
+ * of its directory (close it after the call; -1 when none was needed).
+ * Returns 0, or -1 with errno. */
+int stepd_sun_path(const char *path, char *sun_path, size_t len, int *dirfd);
+
+/* droverstepd: write the step's report 'c' (borrowed) to its .done file
+ * in 'spool' and fsync it.  Returns 0, or -1 (logged). */
+int stepd_write_report(const char *spool, json_t *c);
+
+/* --- droverd's side (stepmgr.c) --- */
+
+/* Start a droverstepd for the step_launch 'body' (borrowed) and call
+ * 'done' once it answered: errnum 0, or an EDRV_* number with 'errstr'
+ * (the step process's own message when it gave one). */
+typedef void (*stepmgr_done_f)(int errnum, const char *errstr, void *arg);
+int stepmgr_launch(struct noded *nd, json_t *body, stepmgr_done_f done,
+                   void *arg, drv_error_t *error);
+
+/* Send 'signo' to the tasks of step 'step_id' of job 'job_id'
+ * (cancelled: srun is told, as step_signal in step.c).  Returns how many
+ * tasks were signalled, 0 when no such step runs here. */
+int stepmgr_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
+                   int signo, bool cancelled);
+
+/* The same for every step of job 'job_id'; SIGTERM and SIGKILL mark
+ * them cancelled.  Returns how many tasks. */
+int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo);
+
+/* [{"job_id","step_id"}] of the steps running here.  New reference. */
+json_t *stepmgr_running(struct noded *nd);
+
+/* A child of droverd ended: true when it was a droverstepd (its report,
+ * or a failure report when it left none, goes to the controller). */
+bool stepmgr_reaped(struct noded *nd, pid_t pid, int status);
+
+/* At start and then at every registration: adopt the live step sockets
+ * in the spool (steps left by an earlier droverd), send the reports
+ * found there (register_completion), forget steps that are gone. */
+void stepmgr_scan(struct noded *nd);
+
+/* Watch the spool so a step's report goes out as soon as it is written
+ * (uses nd->spool_watch; closed with the loop's other handles). */
+void stepmgr_watch(struct noded *nd);
+
+/* A completion the controller acknowledged: its .done file goes. */
+void stepmgr_acked(struct noded *nd, json_t *completion);
+
+/* Free the records at droverd's exit (the steps keep running). */
+void stepmgr_forget_all(struct noded *nd);
+
+#endif /* !DROVER_NODED_STEPD_H */

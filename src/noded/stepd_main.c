@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * droverstepd - one job step on one node (stepd.h has the contract)
+ *
+ * Started by droverd for each step_launch: reads the launch from stdin,
+ * starts the tasks in the step's cgroup (step.c), answers on stdout,
+ * then serves its control socket until every task has ended and its
+ * report is written.  It outlives a droverd that stops meanwhile.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/daemon.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/cgroup.h"
+#include "noded/mpi_pmix.h"
+#include "noded/noded.h"
+#include "noded/stepd.h"
+#include "proto/frame.h"
+
+static const char usage_text[] =
+    "Usage: droverstepd -f slurm.conf -N nodename [-v]\n"
+    "  Started by droverd, one per job step: the step_launch body on\n"
+    "  stdin, the answer on stdout (see src/noded/stepd.h).\n";
+
+struct stepd {
+    struct noded nd;
+    uint32_t job_id;
+    uint32_t step_id;
+    char *sock_path;
+    uv_pipe_t server;
+    uv_signal_t sigchld;
+    bool closing;
+};
+
+static struct stepd S;
+
+/* The launch body: all of stdin. */
+static json_t *read_body(drv_error_t *error)
+{
+    json_error_t jerr;
+    json_t *body = json_loadf(stdin, 0, &jerr);
+
+    if (!json_is_object(body)) {
+        json_decref(body);
+        errprintf(error, "droverstepd: bad launch on stdin: %s", jerr.text);
+        return NULL;
+    }
+    return body;
+}
+
+/* The answer to droverd, then stdout goes to /dev/null. */
+static void answer(const char *error)
+{
+    json_t *a = error ? json_pack("{s:s}", "error", error) : json_object();
+
+    json_dumpf(a, stdout, JSON_COMPACT);
+    fflush(stdout);
+    json_decref(a);
+    if (!freopen("/dev/null", "w", stdout))
+        log_err("/dev/null");
+}
+
+static void sigchld_cb(uv_signal_t *h, int signo)
+{
+    struct rusage ru;
+    int status;
+    pid_t pid;
+
+    (void)h;
+    (void)signo;
+    while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0)
+        step_reaped(&S.nd, pid, status, &ru);
+}
+
+struct control_conn {
+    uv_pipe_t pipe;
+    proto_decoder_t *dec;
+};
+
+static void conn_closed(uv_handle_t *h)
+{
+    struct control_conn *c = h->data;
+
+    proto_decoder_destroy(c->dec);
+    free(c);
+}
+
+static void write_done(uv_write_t *w, int status)
+{
+    (void)status;
+    uv_close((uv_handle_t *)w->handle, conn_closed);
+    free(w->data);
+    free(w);
+}
+
+static void control_answer(struct control_conn *c, json_t *req)
+{
+    int signo = (int)json_integer_value(json_object_get(req, "signal"));
+    bool cancelled = json_is_true(json_object_get(req, "cancelled"));
+    int n = step_signal(&S.nd, S.job_id, S.step_id, signo, cancelled);
+    json_t *resp = json_pack("{s:i}", "count", n);
+    uv_write_t *w = xzalloc(sizeof(*w));
+    uv_buf_t buf;
+    char *data;
+    size_t len;
+
+    if (proto_frame_encode(resp, &data, &len) < 0) {
+        free(w);
+        uv_close((uv_handle_t *)&c->pipe, conn_closed);
+    } else {
+        w->data = data;
+        buf = uv_buf_init(data, (unsigned)len);
+        if (uv_write(w, (uv_stream_t *)&c->pipe, &buf, 1, write_done) < 0) {
+            free(data);
+            free(w);
+            uv_close((uv_handle_t *)&c->pipe, conn_closed);
+        }
+    }
+    json_decref(resp);
+}
+
+static void alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf)
+{
+    (void)h;
+    buf->base = xzalloc(size);
+    buf->len = size;
+}
+
+static void control_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    struct control_conn *c = s->data;
+    json_t *req = NULL;
+
+    if (n > 0 && proto_decoder_feed(c->dec, buf->base, (size_t)n) == 0)
+        req = proto_decoder_next(c->dec, NULL);
+    free(buf->base);
+    if (req) {
+        uv_read_stop(s);
+        control_answer(c, req);
+        json_decref(req);
+    } else if (n < 0 || (errno != EAGAIN && n > 0)) {
+        uv_close((uv_handle_t *)s, conn_closed);
+    }
+}
+
+/* Only root and droverd's user (ours) may signal the step. */
+static bool peer_allowed(uv_pipe_t *p)
+{
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    uv_os_fd_t fd;
+
+    if (uv_fileno((uv_handle_t *)p, &fd) < 0
+        || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+        return false;
+    return cred.uid == 0 || cred.uid == geteuid();
+}
+
+static void control_conn_cb(uv_stream_t *server, int status)
+{
+    struct control_conn *c;
+
+    if (status < 0)
+        return;
+    c = xzalloc(sizeof(*c));
+    c->dec = proto_decoder_create();
+    uv_pipe_init(server->loop, &c->pipe, 0);
+    c->pipe.data = c;
+    if (uv_accept(server, (uv_stream_t *)&c->pipe) < 0
+        || !peer_allowed(&c->pipe)) {
+        uv_close((uv_handle_t *)&c->pipe, conn_closed);
+        return;
+    }
+    uv_read_start((uv_stream_t *)&c->pipe, alloc_cb, control_read);
+}
+
+static int control_listen(drv_error_t *error)
+{
+    char name[108];
+    int dirfd, rc;
+
+    S.sock_path = stepd_sock_path(S.nd.spool_dir, S.job_id, S.step_id);
+    unlink(S.sock_path);
+    if (stepd_sun_path(S.sock_path, name, sizeof(name), &dirfd) < 0)
+        return errprintf(error, "%s: %s", S.sock_path, strerror(errno));
+    uv_pipe_init(S.nd.loop, &S.server, 0);
+    rc = uv_pipe_bind(&S.server, name);
+    if (dirfd >= 0)
+        close(dirfd);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&S.server, 16, control_conn_cb);
+    if (rc < 0)
+        return errprintf(error, "listening on %s: %s", S.sock_path,
+                         uv_strerror(rc));
+    chmod(S.sock_path, 0600);
+    return 0;
+}
+
+void stepd_step_freed(struct noded *nd)
+{
+    (void)nd;
+    S.closing = true;
+    uv_stop(S.nd.loop);
+}
+
+/* rm -r of the step's PMIx directory (libpmix leaves its rendezvous
+ * files behind). */
+static void remove_tree(const char *dir)
+{
+    char *cmd;
+
+    if (!dir || access(dir, F_OK) < 0)
+        return;
+    cmd = xasprintf("rm -rf -- '%s'", dir);
+    if (system(cmd) != 0)
+        log_error("could not remove %s", dir);
+    free(cmd);
+}
+
+static void stepd_init(struct daemon_opts *o, json_t *body)
+{
+    drv_error_t error = {0};
+    struct noded *nd = &S.nd;
+    char *prog;
+
+    if (!(nd->conf = conf_load(o->conf_path, &error)))
+        log_fatal("%s", error.text);
+    if (!o->node_name || !(nd->node = conf_node_find(nd->conf, o->node_name)))
+        log_fatal("node %s is not in %s", o->node_name ?: "(none)",
+                  nd->conf->path);
+    S.job_id = (uint32_t)json_integer_value(json_object_get(body, "job_id"));
+    S.step_id = (uint32_t)json_integer_value(json_object_get(body,
+                                                             "step_id"));
+    prog = xasprintf("droverstepd(%s %u.%u)", nd->node->name, S.job_id,
+                     S.step_id);
+    log_init(prog, (enum log_level)(LOG_LEVEL_INFO + o->verbose));
+    if (nd->conf->slurmd_log_file) {
+        char *p = conf_expand_node_path(nd->conf->slurmd_log_file, nd->node);
+        if (log_open(p) < 0)
+            log_err("cannot open %s", p);
+        free(p);
+    }
+    nd->spool_dir = conf_expand_node_path(
+        nd->conf->slurmd_spool_dir ?: "/var/spool/drover/%n", nd->node);
+    nd->pmix_dir = xasprintf("%s/pmix.%u.%u", nd->spool_dir, S.job_id,
+                             S.step_id);
+    nd->loop = uv_default_loop();
+    nd->cgroot = cgroup_root_open(nd->conf, nd->node->name, &error);
+    if (!nd->cgroot && error.text[0])
+        log_verbose("%s: the step runs without cgroups", error.text);
+}
+
+int main(int argc, char **argv)
+{
+    struct daemon_opts o;
+    drv_error_t error = {0};
+    json_t *body;
+    int rc;
+
+    daemon_parse_opts(argc, argv, usage_text, true, &o);
+    signal(SIGPIPE, SIG_IGN);
+    if (!(body = read_body(&error))) {
+        answer(error.text);
+        return 1;
+    }
+    stepd_init(&o, body);
+    uv_signal_init(S.nd.loop, &S.sigchld);
+    uv_signal_start(&S.sigchld, sigchld_cb, SIGCHLD);
+    rc = control_listen(&error);
+    if (rc == 0)
+        rc = step_launch(&S.nd, body, &error);
+    answer(rc < 0 ? error.text : NULL);
+    json_decref(body);
+    if (rc == 0 && !S.closing)
+        uv_run(S.nd.loop, UV_RUN_DEFAULT);
+    unlink(S.sock_path);
+    daemon_close_loop(S.nd.loop);
+    nd_pmix_shutdown();
+    remove_tree(S.nd.pmix_dir);
+    cgroup_root_destroy(S.nd.cgroot);
+    free(S.sock_path);
+    free(S.nd.pmix_dir);
+    free(S.nd.spool_dir);
+    conf_destroy(S.nd.conf);
+    return rc < 0 ? 1 : 0;
+}

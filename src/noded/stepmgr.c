@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * stepmgr.c - droverd's side of its steps: one droverstepd per step
+ * (stepd.h has the contract)
+ *
+ * droverd keeps a record per step it started or found in its spool:
+ * enough to signal it (through its control socket), to list it in
+ * registrations and to deliver its report.  The step's tasks, their I/O
+ * and their cgroup are the droverstepd's (step.c, stepd_main.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/noded.h"
+#include "noded/stepd.h"
+#include "proto/frame.h"
+
+#define CONTROL_TIMEOUT_S 2
+
+struct nd_stepd {
+    struct noded *nd;
+    uint32_t job_id;
+    uint32_t step_id;
+    pid_t pid;            /* 0: adopted from an earlier droverd */
+    bool answered;        /* the launch answer came */
+    bool started;         /* ... and it said the tasks started */
+    bool reaped;
+    bool reported;        /* its report went to register_completion */
+    bool pipe_open;
+    char *answer;         /* the answer so far */
+    size_t answer_len;
+    stepmgr_done_f done;
+    void *done_arg;
+    uv_pipe_t reply;
+    struct nd_stepd *next;
+};
+
+static struct nd_stepd *find(struct noded *nd, uint32_t job, uint32_t step)
+{
+    for (struct nd_stepd *s = nd->stepds; s; s = s->next)
+        if (s->job_id == job && s->step_id == step)
+            return s;
+    return NULL;
+}
+
+static void maybe_free(struct nd_stepd *s)
+{
+    struct nd_stepd **pp = &s->nd->stepds;
+
+    if (s->pipe_open || (s->pid && !s->reaped) || (!s->pid && !s->reported))
+        return;
+    while (*pp && *pp != s)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = s->next;
+    free(s->answer);
+    free(s);
+}
+
+/* The directory droverd runs from holds droverstepd (the build tree and
+ * the installed sbindir alike). */
+static char *stepd_exe(void)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    char *slash;
+
+    if (n <= 0)
+        return xstrdup("droverstepd");
+    self[n] = '\0';
+    slash = strrchr(self, '/');
+    return xasprintf("%.*s/droverstepd", (int)(slash - self), self);
+}
+
+static void answered(struct nd_stepd *s)
+{
+    json_t *a = s->answer ? json_loadb(s->answer, s->answer_len, 0, NULL)
+                          : NULL;
+    const char *err = json_string_value(json_object_get(a, "error"));
+
+    s->answered = true;
+    s->started = json_is_object(a) && !err;
+    if (s->started)
+        s->done(0, NULL, s->done_arg);
+    else
+        s->done(EDRV_ERROR, err ? err : "the step process did not start",
+                s->done_arg);
+    json_decref(a);
+}
+
+static void alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf)
+{
+    (void)h;
+    buf->base = xzalloc(size);
+    buf->len = size;
+}
+
+static void reply_closed(uv_handle_t *h)
+{
+    struct nd_stepd *s = h->data;
+
+    s->pipe_open = false;
+    maybe_free(s);
+}
+
+static void reply_read(uv_stream_t *p, ssize_t n, const uv_buf_t *buf)
+{
+    struct nd_stepd *s = p->data;
+
+    if (n > 0) {
+        s->answer = xrealloc(s->answer, s->answer_len + (size_t)n);
+        memcpy(s->answer + s->answer_len, buf->base, (size_t)n);
+        s->answer_len += (size_t)n;
+    } else if (n < 0) {
+        uv_read_stop(p);
+        answered(s);
+        uv_close((uv_handle_t *)p, reply_closed);
+    }
+    free(buf->base);
+}
+
+static void exec_stepd(struct noded *nd, int in, int out, const char *exe)
+{
+    child_reset();
+    if (dup2(in, 0) < 0 || dup2(out, 1) < 0)
+        _exit(127);
+    for (int fd = 3; fd < 1024; fd++)
+        close(fd);
+    execl(exe, "droverstepd", "-f", nd->conf->path, "-N", nd->node->name,
+          (char *)NULL);
+    fprintf(stderr, "droverd: exec %s: %s\n", exe, strerror(errno));
+    _exit(127);
+}
+
+/* The body goes down a pipe the new process reads to EOF. */
+static int write_all(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static pid_t spawn(struct noded *nd, json_t *body, int *reply_fd,
+                   drv_error_t *error)
+{
+    int in[2], out[2];
+    char *exe = stepd_exe(), *text;
+    pid_t pid;
+
+    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
+        free(exe);
+        return errprintf(error, "pipe: %s", strerror(errno));
+    }
+    if ((pid = fork()) == 0)
+        exec_stepd(nd, in[0], out[1], exe);
+    free(exe);
+    close(in[0]);
+    close(out[1]);
+    if (pid < 0) {
+        close(in[1]);
+        close(out[0]);
+        return errprintf(error, "fork: %s", strerror(errno));
+    }
+    text = json_dumps(body, JSON_COMPACT);
+    if (!text || write_all(in[1], text, strlen(text)) < 0)
+        log_err("StepId: writing the launch to droverstepd %d", (int)pid);
+    free(text);
+    close(in[1]);
+    *reply_fd = out[0];
+    return pid;
+}
+
+int stepmgr_launch(struct noded *nd, json_t *body, stepmgr_done_f done,
+                   void *arg, drv_error_t *error)
+{
+    json_int_t job = json_integer_value(json_object_get(body, "job_id"));
+    json_int_t step = json_integer_value(json_object_get(body, "step_id"));
+    struct nd_stepd *s;
+    int fd = -1;
+    pid_t pid;
+
+    if (job <= 0 || step < 0)
+        return errprintf(error, "step_launch: no job_id or step_id");
+    if (find(nd, (uint32_t)job, (uint32_t)step))
+        return errprintf(error, "StepId=%lld.%lld already runs here",
+                         (long long)job, (long long)step);
+    if ((pid = spawn(nd, body, &fd, error)) < 0)
+        return -1;
+    s = xzalloc(sizeof(*s));
+    *s = (struct nd_stepd){.nd = nd, .job_id = (uint32_t)job,
+                           .step_id = (uint32_t)step, .pid = pid,
+                           .done = done, .done_arg = arg, .pipe_open = true};
+    s->next = nd->stepds;
+    nd->stepds = s;
+    uv_pipe_init(nd->loop, &s->reply, 0);
+    uv_pipe_open(&s->reply, fd);
+    s->reply.data = s;
+    uv_read_start((uv_stream_t *)&s->reply, alloc_cb, reply_read);
+    return 0;
+}
+
+/* One request to a step's control socket, answered at once (the step
+ * process answers from its loop); NULL when the step is not there. */
+static json_t *control(struct noded *nd, uint32_t job, uint32_t step,
+                       json_t *req)
+{
+    char *path = stepd_sock_path(nd->spool_dir, job, step), *data = NULL;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct timeval tv = {.tv_sec = CONTROL_TIMEOUT_S};
+    proto_decoder_t *dec = proto_decoder_create();
+    json_t *resp = NULL;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), dirfd = -1;
+    size_t len;
+    char buf[4096];
+    ssize_t n;
+
+    if (fd < 0 || stepd_sun_path(path, sa.sun_path, sizeof(sa.sun_path),
+                                 &dirfd) < 0)
+        goto out;
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0
+        || proto_frame_encode(req, &data, &len) < 0
+        || write_all(fd, data, len) < 0)
+        goto out;
+    while (!resp && (n = read(fd, buf, sizeof(buf))) > 0)
+        if (proto_decoder_feed(dec, buf, (size_t)n) == 0)
+            resp = proto_decoder_next(dec, NULL);
+out:
+    if (dirfd >= 0)
+        close(dirfd);
+    if (fd >= 0)
+        close(fd);
+    proto_decoder_destroy(dec);
+    free(data);
+    free(path);
+    return resp;
+}
+
+int stepmgr_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
+                   int signo, bool cancelled)
+{
+    json_t *req = json_pack("{s:i s:b}", "signal", signo, "cancelled",
+                            cancelled);
+    json_t *resp = control(nd, job_id, step_id, req);
+    int n = resp ? (int)json_integer_value(json_object_get(resp, "count"))
+                 : 0;
+
+    json_decref(req);
+    json_decref(resp);
+    return n;
+}
+
+int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo)
+{
+    bool end = signo == SIGTERM || signo == SIGKILL;
+    int n = 0;
+
+    for (struct nd_stepd *s = nd->stepds; s; s = s->next)
+        if (s->job_id == job_id && !s->reaped && !s->reported)
+            n += stepmgr_signal(nd, job_id, s->step_id, signo, end);
+    return n;
+}
+
+json_t *stepmgr_running(struct noded *nd)
+{
+    json_t *arr = json_array();
+
+    for (struct nd_stepd *s = nd->stepds; s; s = s->next)
+        if (!s->reaped && !s->reported && (s->started || !s->answered))
+            json_array_append_new(arr, json_pack("{s:I s:I}", "job_id",
+                                                 (json_int_t)s->job_id,
+                                                 "step_id",
+                                                 (json_int_t)s->step_id));
+    return arr;
+}
+
+/* Send a report once: it may be seen both by a scan and at the exit of
+ * its step process. */
+static void deliver(struct noded *nd, json_t *c)
+{
+    json_t *d;
+    size_t i;
+
+    json_array_foreach(nd->done, i, d) if (json_equal(c, d)) return;
+    register_completion(nd, c);
+}
+
+/* The report file of a step, if written.  New reference or NULL. */
+static json_t *read_report(struct noded *nd, uint32_t job, uint32_t step)
+{
+    char *path = stepd_done_path(nd->spool_dir, job, step);
+    json_t *c = json_load_file(path, 0, NULL);
+
+    free(path);
+    return json_is_object(c) ? c : (json_decref(c), NULL);
+}
+
+/* A step process that ended leaving no report: its tasks are gone with
+ * it (their cgroup went), so the step failed on this node. */
+static void report_lost(struct nd_stepd *s, int status)
+{
+    json_t *c = json_pack("{s:s s:I s:I s:i s:b}", "node",
+                          s->nd->node->name, "job_id",
+                          (json_int_t)s->job_id, "step_id",
+                          (json_int_t)s->step_id, "status", 1 << 8,
+                          "cancelled", true);
+
+    log_error("StepId=%u.%u: droverstepd ended (status %d) without a report",
+              s->job_id, s->step_id, status);
+    register_completion(s->nd, c);
+    json_decref(c);
+}
+
+bool stepmgr_reaped(struct noded *nd, pid_t pid, int status)
+{
+    struct nd_stepd *s;
+    json_t *c;
+
+    for (s = nd->stepds; s && s->pid != pid; s = s->next)
+        ;
+    if (!s)
+        return false;
+    s->reaped = true;
+    if (!s->reported && s->started) {
+        if ((c = read_report(nd, s->job_id, s->step_id))) {
+            deliver(nd, c);
+            json_decref(c);
+        } else {
+            report_lost(s, status);
+        }
+    }
+    s->reported = true;
+    maybe_free(s);
+    return true;
+}
+
+static bool parse_name(const char *name, const char *suffix, uint32_t *job,
+                       uint32_t *step)
+{
+    unsigned j, st;
+    int end = 0;
+
+    if (sscanf(name, "step_%u.%u%n", &j, &st, &end) != 2
+        || strcmp(name + end, suffix))
+        return false;
+    *job = j;
+    *step = st;
+    return true;
+}
+
+/* Deliver the report file of a step if there is one (its record may
+ * go).  Returns whether there was. */
+static bool scan_report(struct noded *nd, uint32_t job, uint32_t step)
+{
+    struct nd_stepd *s = find(nd, job, step);
+    json_t *c = read_report(nd, job, step);
+
+    if (!c)
+        return false;
+    deliver(nd, c);
+    json_decref(c);
+    if (s) {
+        s->reported = true;
+        maybe_free(s);
+    }
+    return true;
+}
+
+/* A socket with no record: a step left by an earlier droverd, if it
+ * still answers. */
+static void scan_socket(struct noded *nd, uint32_t job, uint32_t step)
+{
+    json_t *req, *resp;
+    struct nd_stepd *s;
+    char *path;
+
+    if (find(nd, job, step))
+        return;
+    req = json_pack("{s:i s:b}", "signal", 0, "cancelled", false);
+    resp = control(nd, job, step, req);
+    json_decref(req);
+    if (!resp) {
+        path = stepd_sock_path(nd->spool_dir, job, step);
+        unlink(path); /* its process is gone */
+        free(path);
+        return;
+    }
+    json_decref(resp);
+    s = xzalloc(sizeof(*s));
+    *s = (struct nd_stepd){.nd = nd, .job_id = job, .step_id = step,
+                           .answered = true, .started = true};
+    s->next = nd->stepds;
+    nd->stepds = s;
+    log_info("StepId=%u.%u: found running", job, step);
+}
+
+/* An adopted step whose process is gone without a report. */
+static void check_adopted(struct noded *nd)
+{
+    struct nd_stepd *s, *next;
+    json_t *req, *resp;
+
+    for (s = nd->stepds; s; s = next) {
+        next = s->next;
+        if (s->pid || s->reported)
+            continue;
+        req = json_pack("{s:i s:b}", "signal", 0, "cancelled", false);
+        resp = control(nd, s->job_id, s->step_id, req);
+        json_decref(req);
+        if (resp) {
+            json_decref(resp);
+            continue;
+        }
+        if (!scan_report(nd, s->job_id, s->step_id)) { /* none written */
+            report_lost(s, -1);
+            s->reported = true;
+            maybe_free(s);
+        }
+    }
+}
+
+void stepmgr_scan(struct noded *nd)
+{
+    DIR *d = opendir(nd->spool_dir);
+    struct dirent *e;
+    uint32_t job, step;
+
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        if (parse_name(e->d_name, ".done", &job, &step))
+            scan_report(nd, job, step);
+        else if (parse_name(e->d_name, ".sock", &job, &step))
+            scan_socket(nd, job, step);
+    }
+    closedir(d);
+    check_adopted(nd);
+}
+
+/* A step's report renamed into the spool: delivered at once, whether
+ * its process is our child or one left by an earlier droverd. */
+static void spool_event_cb(uv_fs_event_t *h, const char *name, int events,
+                           int status)
+{
+    struct noded *nd = h->data;
+    uint32_t job, step;
+
+    (void)events;
+    if (status == 0 && name && parse_name(name, ".done", &job, &step))
+        scan_report(nd, job, step);
+}
+
+void stepmgr_watch(struct noded *nd)
+{
+    int rc;
+
+    uv_fs_event_init(nd->loop, &nd->spool_watch);
+    nd->spool_watch.data = nd;
+    rc = uv_fs_event_start(&nd->spool_watch, spool_event_cb, nd->spool_dir,
+                           0);
+    if (rc < 0) /* reports still come at each registration */
+        log_error("watching %s: %s", nd->spool_dir, uv_strerror(rc));
+}
+
+void stepmgr_acked(struct noded *nd, json_t *completion)
+{
+    json_t *step = json_object_get(completion, "step_id");
+    char *path;
+
+    if (!step)
+        return;
+    path = stepd_done_path(
+        nd->spool_dir,
+        (uint32_t)json_integer_value(json_object_get(completion, "job_id")),
+        (uint32_t)json_integer_value(step));
+    if (unlink(path) < 0 && errno != ENOENT)
+        log_err("unlink %s", path);
+    free(path);
+}
+
+void stepmgr_forget_all(struct noded *nd)
+{
+    while (nd->stepds) {
+        struct nd_stepd *s = nd->stepds;
+
+        nd->stepds = s->next;
+        free(s->answer);
+        free(s);
+    }
+}

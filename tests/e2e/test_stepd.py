@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: Apache-2.0
+"""One droverstepd per step per node (issue 4): it is the parent of the
+step's tasks, it outlives a droverd that is killed and restarted (the
+step goes on, its report and scancel still work), and it feeds srun's
+stdin to the tasks (srun -i all / N / none / FILE)."""
+import os
+import signal
+import time
+
+import pytest
+
+from cluster import run_job
+from test_steps import steps_of, submit, wait_step
+
+
+def _ppid(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        stat = f.read()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+def _argv(pid):
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return [a for a in f.read().split(b"\0") if a]
+
+
+def _stepd_of(pid):
+    """The droverstepd above process 'pid', or None."""
+    while pid > 1:
+        argv = _argv(pid)
+        if argv and argv[0].endswith(b"droverstepd"):
+            return pid
+        pid = _ppid(pid)
+    return None
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_each_step_on_each_node_has_its_own_stepd(cluster, tmp_path):
+    job = submit(cluster, tmp_path,
+                 "srun -N2 -n2 --overlap sleep 300 &\n"
+                 "srun -N2 -n2 --overlap sleep 300 &\nwait\n", "-N2", "-n2")
+    wait_step(cluster, job, 0)
+    wait_step(cluster, job, 1)
+    cluster.wait_until(
+        lambda: len(cluster.job_pids(job, steps_only=True)) >= 4, 30,
+        "four sleeping tasks")
+    stepds = {}
+    for pid in cluster.job_pids(job, steps_only=True):
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            env = dict(e.split(b"=", 1) for e in f.read().split(b"\0")
+                       if b"=" in e)
+        stepd = _stepd_of(pid)
+        assert stepd, f"task {pid} has no droverstepd above it"
+        assert _argv(stepd)[-1] == env[b"SLURMD_NODENAME"]
+        stepds.setdefault(stepd, set()).add(
+            (env[b"SLURMD_NODENAME"], env[b"SLURM_STEP_ID"]))
+    # two steps x two nodes: four step processes, one (node, step) each
+    assert sorted(len(v) for v in stepds.values()) == [1, 1, 1, 1], stepds
+    assert len({next(iter(v)) for v in stepds.values()}) == 4
+    assert cluster.run("scancel", job).returncode == 0
+
+
+# The batch script runs on node01 (droverd's own child, not yet in a
+# droverstepd); node02 runs only the step's task: its droverd is the one
+# killed and restarted.
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_step_survives_a_droverd_restart(cluster, tmp_path):
+    job = submit(cluster, tmp_path,
+                 "srun -N2 -n2 -l bash -c 'echo started; while [ ! -e go ];"
+                 " do sleep 0.2; done; echo finished'\necho rc=$?\n",
+                 "-N2", "-n2")
+    wait_step(cluster, job, 0)
+    cluster.wait_until(
+        lambda: (tmp_path / "out.txt").read_text().count("started") == 2,
+        30, "the tasks to start")
+    shells = [p for p in cluster.job_pids(job, steps_only=True)
+              if _argv(p)[:1] == [b"bash"]]
+    assert len(shells) == 2
+    cluster.kill("droverd", signal.SIGKILL, node="node02")
+    time.sleep(6)  # longer than the controller's grace for young steps
+    assert all(os.path.exists(f"/proc/{p}") for p in shells), \
+        "a task died with droverd"
+    cluster.start("droverd node02")
+    (tmp_path / "go").write_text("")
+    cluster.wait_job_state(job, ["COMPLETED"], timeout=60)
+    out = (tmp_path / "out.txt").read_text().splitlines()
+    assert sorted(out) == ["0: finished", "0: started", "1: finished",
+                           "1: started", "rc=0"], out
+    steps = steps_of(cluster, job)
+    assert steps[0]["state"] == "COMPLETED", steps
+    assert steps[0]["exit_status"] == 0, steps
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_scancel_reaches_a_step_after_droverd_restart(cluster, tmp_path):
+    job = submit(cluster, tmp_path, "srun -N2 -n2 sleep 300\necho rc=$?\n"
+                 "sleep 300\n", "-N2", "-n2")
+    wait_step(cluster, job, 0)
+    cluster.wait_until(
+        lambda: len(cluster.job_pids(job, steps_only=True)) == 2, 30,
+        "the tasks")
+    tasks = cluster.job_pids(job, steps_only=True)
+    cluster.kill("droverd", signal.SIGKILL, node="node02")
+    cluster.start("droverd node02")
+    # the new droverd found the step from its control socket
+    r = cluster.run("scancel", f"{job}.0")
+    assert r.returncode == 0, r.stderr
+    wait_step(cluster, job, 0, states=("CANCELLED",))
+    cluster.wait_until(
+        lambda: not any(os.path.exists(f"/proc/{p}") for p in tasks), 30,
+        "the step's tasks to go")
+    cluster.wait_until(lambda: "rc=" in (tmp_path / "out.txt").read_text(),
+                       30, "srun to return")
+    assert cluster.run("scancel", job).returncode == 0
+
+
+# --- srun -i -------------------------------------------------------------
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_stdin_goes_to_every_task_by_default(cluster, tmp_path):
+    _, out, err = run_job(cluster, tmp_path,
+                          "printf 'a\\nb\\n' | srun -N2 -n3 -l cat\n",
+                          "-N2", "-n3")
+    assert sorted(out.splitlines()) == \
+        ["0: a", "0: b", "1: a", "1: b", "2: a", "2: b"], (out, err)
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_stdin_to_one_task_with_i_rank(cluster, tmp_path):
+    _, out, err = run_job(
+        cluster, tmp_path,
+        "printf 'x\\n' | srun -N2 -n3 -l -i 2 "
+        "bash -c 'cat; echo end'\n"
+        "printf 'y\\n' | srun -n2 -l --input=none bash -c 'cat; echo none'\n",
+        "-N2", "-n3")
+    assert sorted(out.splitlines()) == \
+        ["0: end", "0: none", "1: end", "1: none", "2: end", "2: x"], \
+        (out, err)
+
+
+def test_stdin_from_a_file_per_task(cluster, tmp_path):
+    for t in range(2):
+        (tmp_path / f"in.{t}").write_text(f"file{t}\n")
+    job, out, err = run_job(cluster, tmp_path,
+                            "srun -n2 -l -i in.%t cat\n", "-n2")
+    assert sorted(out.splitlines()) == ["0: file0", "1: file1"], (out, err)
+
+
+def test_stdin_of_srun_outside_a_job(cluster):
+    r = cluster.run("srun", "-N1", "-n2", "-l", "cat", input="hello\n",
+                    timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.splitlines()) == ["0: hello", "1: hello"]
