@@ -2,9 +2,10 @@
  *
  * mpi_pmix.h - droverd as a PMIx server for `srun --mpi=pmix` steps
  *
- * The first pmix step starts libpmix's server (PMIx_server_init) with
- * this node's name as its host name and <spool>/pmix as its directory, so
- * several droverd on one host never share a rendezvous.  Each step gets a
+ * In droverstepd (one process per step): the step starts libpmix's
+ * server (PMIx_server_init) with this node's name as its host name and
+ * nd->pmix_dir (<spool>/pmix.<job>.<step>) as its directory, so several
+ * droverd and steps on one host never share a rendezvous.  Each step gets a
  * namespace "drover.<job>.<step>" with its job map; each local task is
  * registered as a client and gets PMIx_server_setup_fork's variables.
  *

@@ -287,8 +287,28 @@ static bool is_job_of(pid_t pid, const char *want)
     return conf && node;
 }
 
+/* Is 'pid' a droverstepd of that cluster ("droverstepd -f CONF ...")?
+ * Its tasks are jobs; it goes with them. */
+static bool is_stepd_of(pid_t pid, const char *conf_path)
+{
+    char path[64], *argv;
+    size_t len;
+    bool found = false;
+
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    if (!(argv = read_small(path, 1 << 16, &len)))
+        return false;
+    if (len > 0 && !strcmp(argv, "droverstepd"))
+        for (const char *a = argv; a < argv + len; a += strlen(a) + 1)
+            if (!strcmp(a, "-f") && a + 3 < argv + len
+                && !strcmp(a + 3, conf_path))
+                found = true;
+    free(argv);
+    return found;
+}
+
 /* One sweep over /proc.  Returns the number of job processes killed. */
-static int kill_jobs_once(const char *want)
+static int kill_jobs_once(const char *want, const char *conf_path)
 {
     DIR *d = opendir("/proc");
     struct dirent *de;
@@ -302,8 +322,13 @@ static int kill_jobs_once(const char *want)
         if (!isdigit((unsigned char)de->d_name[0]))
             continue;
         pid = (pid_t)atoi(de->d_name);
-        if (pid == getpid() || pid == getppid() || !drover_proc_alive(pid)
-            || !is_job_of(pid, want))
+        if (pid == getpid() || pid == getppid() || !drover_proc_alive(pid))
+            continue;
+        if (is_stepd_of(pid, conf_path)) {
+            (void)kill(pid, SIGKILL);
+            continue;
+        }
+        if (!is_job_of(pid, want))
             continue;
         /* Jobs run in their own session: their group holds the job's
          * children, whatever they did to their environment. */
@@ -324,7 +349,7 @@ int drover_proc_kill_jobs(const char *conf_path)
 
     /* Sweep again while a sweep finds something: a job may have forked
      * between our reading /proc and our signal. */
-    for (int i = 0; i < 5 && (n = kill_jobs_once(want)) > 0; i++) {
+    for (int i = 0; i < 5 && (n = kill_jobs_once(want, conf_path)) > 0; i++) {
         total += n;
         sleep_ms(POLL_MS);
     }
