@@ -12,8 +12,12 @@
  * CgroupMountpoint=, default /sys/fs/cgroup; v1: plus the controller's
  * directory), then the cgroup droverd itself was started in (from
  * /proc/self/cgroup, so a droverd inside a container or a delegated
- * subtree stays inside it), then "drover_<node name>" so several droverd
- * on one host never share a tree.
+ * subtree stays inside it; the mount point itself when that directory is
+ * not there), then "drover_<node name>_<node port>" so several droverd on
+ * one host never share a tree, even those of two clusters with the same
+ * node names (two `drover up` clusters, test runs side by side).  Every
+ * process that opens the root (droverd, a step process) must do it from
+ * the same cgroup: before it moves itself anywhere.
  *
  * v1 uses the memory, pids, devices, cpuset and freezer hierarchies that
  * are mounted; v2 the unified tree with the memory, pids and cpuset
@@ -68,13 +72,35 @@ struct cgroup_root *cgroup_root_open(const struct slurm_conf *conf,
                                      const char *node_name,
                                      drv_error_t *error);
 
+/* cgroup_root_open() with the text of /proc/self/cgroup given instead of
+ * read ('self_cgroup', "4:memory:/a\n0::/\n"; NULL: "/" everywhere): for
+ * a process that opens another's tree (`drover down` cleaning up after a
+ * droverd, with /proc/PID/cgroup) and for tests on a fake tree. */
+struct cgroup_root *cgroup_root_open_as(const struct slurm_conf *conf,
+                                        const char *node_name,
+                                        const char *self_cgroup,
+                                        drv_error_t *error);
+
 /* "v1" or "v2": the hierarchy in use (for logs). */
 const char *cgroup_root_version(const struct cgroup_root *root);
 
+/* The controllers in use, "freezer,pids,memory,cpuset,devices" (v1: the
+ * mounted ones; v2: those enabled for the jobs), for logs.  Borrowed. */
+const char *cgroup_root_controllers(const struct cgroup_root *root);
+
+/* <base> of the first controller (v1: the one whose cgroup.procs lists a
+ * step's processes), for logs.  Borrowed; NULL for a NULL root. */
+const char *cgroup_root_base(const struct cgroup_root *root);
+
 /* Remove the empty job_* directories a previous run left behind (jobs
  * that ended while no droverd ran).  Non-empty ones stay.  Returns how
- * many were removed. */
+ * many were removed (counted in the first controller). */
 int cgroup_root_sweep(struct cgroup_root *root);
+
+/* Sweep, then remove <base> itself where it is empty: droverd at a clean
+ * stop, `drover down` once the jobs are gone.  Returns 0 when every
+ * <base> is gone, else -1 (jobs still there). */
+int cgroup_root_prune(struct cgroup_root *root);
 
 /* NULL is a no-op.  Leaves the directories (jobs keep running). */
 void cgroup_root_destroy(struct cgroup_root *root);
