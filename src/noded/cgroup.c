@@ -985,3 +985,9 @@ void cgroup_step_destroy(struct cgroup_step *s)
     step_free(s);
     errno = saved_errno;
 }
+
+void cgroup_step_release(struct cgroup_step *s)
+{
+    if (s)
+        step_free(s);
+}

@@ -143,4 +143,8 @@ uint64_t cgroup_step_max_rss_kib(const struct cgroup_step *s);
  * when no other step remains; free.  NULL is a no-op. */
 void cgroup_step_destroy(struct cgroup_step *s);
 
+/* Free the handle only: the cgroup and its processes stay (a daemon that
+ * stops while its jobs keep running).  NULL is a no-op. */
+void cgroup_step_release(struct cgroup_step *s);
+
 #endif /* !DROVER_NODED_CGROUP_H */
