@@ -282,9 +282,10 @@ static int ensure_base(const struct hier *h, drv_error_t *error)
     return h->ctl == CTL_CPUSET ? copy_cpuset(h->parent, h->base, error) : 0;
 }
 
-static int open_v1(struct cgroup_root *r, const char *mountpoint,
-                   const char *self_text, const char *leaf,
-                   drv_error_t *error)
+/* Find the v1 hierarchies and name <base> in each; makes nothing. */
+static int locate_v1(struct cgroup_root *r, const char *mountpoint,
+                     const char *self_text, const char *leaf,
+                     drv_error_t *error)
 {
     for (int c = 0; c < CTL_COUNT; c++) {
         char *mnt = xasprintf("%s/%s", mountpoint, ctl_names[c]);
@@ -305,9 +306,6 @@ static int open_v1(struct cgroup_root *r, const char *mountpoint,
         h->base = xasprintf("%s/%s", h->parent, leaf);
         free(self);
         free(mnt);
-        if (ensure_base(h, error) < 0)
-            return -1;
-        add_controller_name(r, ctl_names[c]);
     }
     if (r->n == 0) {
         errno = ENOENT;
@@ -315,6 +313,25 @@ static int open_v1(struct cgroup_root *r, const char *mountpoint,
                          "memory, cpuset, devices) mounted under %s",
                          mountpoint);
     }
+    return 0;
+}
+
+static int make_v1(struct cgroup_root *r, drv_error_t *error)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (ensure_base(&r->h[i], error) < 0)
+            return -1;
+        add_controller_name(r, ctl_names[r->h[i].ctl]);
+    }
+    if ((r->ram || r->swap) && find_hier(r, CTL_MEMORY) < 0)
+        log_error("cgroup v1: no memory hierarchy: ConstrainRAMSpace is not "
+                  "applied");
+    if (r->devices && find_hier(r, CTL_DEVICES) < 0)
+        log_error("cgroup v1: no devices hierarchy: ConstrainDevices is not "
+                  "applied");
+    if (r->cores && find_hier(r, CTL_CPUSET) < 0)
+        log_error("cgroup v1: no cpuset hierarchy: ConstrainCores is not "
+                  "applied");
     return 0;
 }
 
@@ -364,18 +381,23 @@ static void enable_in_parent(const struct hier *h, bool ok[V2_WANTED])
     free(enabled);
 }
 
-static int open_v2(struct cgroup_root *r, const char *mountpoint,
-                   const char *self_text, const char *leaf,
-                   drv_error_t *error)
+static void locate_v2(struct cgroup_root *r, const char *mountpoint,
+                      const char *self_text, const char *leaf)
 {
     char *self = self_path(self_text, NULL);
     struct hier *h = &r->h[r->n++];
-    bool ok[V2_WANTED] = { false };
 
     h->ctl = CTL_COUNT;
     h->parent = parent_dir(mountpoint, self);
     h->base = xasprintf("%s/%s", h->parent, leaf);
     free(self);
+}
+
+static int make_v2(struct cgroup_root *r, drv_error_t *error)
+{
+    struct hier *h = &r->h[0];
+    bool ok[V2_WANTED] = { false };
+
     enable_in_parent(h, ok);
     if (ensure_base(h, error) < 0)
         return -1;
@@ -425,21 +447,19 @@ static int pick_version(const struct slurm_conf *conf, const char *mnt)
     return v;
 }
 
-struct cgroup_root *cgroup_root_open_as(const struct slurm_conf *conf,
-                                        const char *node_name,
-                                        const char *self_cgroup,
-                                        drv_error_t *error)
+/* The root of node 'node_name' with its paths named, nothing made. */
+static struct cgroup_root *root_locate(const struct slurm_conf *conf,
+                                       const char *node_name,
+                                       const char *self_cgroup,
+                                       drv_error_t *error)
 {
     const struct conf_node *node = conf_node_find(conf, node_name);
-    const char *mnt = conf ? conf->cgroup.mountpoint : NULL;
+    const char *mnt = conf->cgroup.mountpoint ? conf->cgroup.mountpoint
+                                              : "/sys/fs/cgroup";
     struct cgroup_root *r;
     char *leaf;
-    int rc;
+    int rc = 0;
 
-    if (error)
-        error->text[0] = '\0';
-    if (!conf || !conf_cgroup_in_use(conf))
-        return NULL;
     if (!node) {
         errno = EINVAL;
         return errprintf(error, "cgroup: node %s is not in slurm.conf",
@@ -447,28 +467,52 @@ struct cgroup_root *cgroup_root_open_as(const struct slurm_conf *conf,
     }
     r = xzalloc(sizeof(*r));
     copy_settings(r, conf);
-    r->version = pick_version(conf, mnt ? mnt : "/sys/fs/cgroup");
+    r->version = pick_version(conf, mnt);
     leaf = xasprintf("drover_%s_%u", node->name, (unsigned)node->port);
-    rc = r->version == 1
-             ? open_v1(r, mnt ? mnt : "/sys/fs/cgroup", self_cgroup, leaf,
-                       error)
-             : open_v2(r, mnt ? mnt : "/sys/fs/cgroup", self_cgroup, leaf,
-                       error);
+    if (r->version == 1)
+        rc = locate_v1(r, mnt, self_cgroup, leaf, error);
+    else
+        locate_v2(r, mnt, self_cgroup, leaf);
     free(leaf);
     if (rc < 0) {
         cgroup_root_destroy(r);
         return NULL;
     }
-    if (r->version == 1 && (r->ram || r->swap) && find_hier(r, CTL_MEMORY) < 0)
-        log_error("cgroup v1: no memory hierarchy: ConstrainRAMSpace is not "
-                  "applied");
-    if (r->version == 1 && r->devices && find_hier(r, CTL_DEVICES) < 0)
-        log_error("cgroup v1: no devices hierarchy: ConstrainDevices is not "
-                  "applied");
-    if (r->version == 1 && r->cores && find_hier(r, CTL_CPUSET) < 0)
-        log_error("cgroup v1: no cpuset hierarchy: ConstrainCores is not "
-                  "applied");
     return r;
+}
+
+struct cgroup_root *cgroup_root_open_as(const struct slurm_conf *conf,
+                                        const char *node_name,
+                                        const char *self_cgroup,
+                                        drv_error_t *error)
+{
+    struct cgroup_root *r;
+
+    if (error)
+        error->text[0] = '\0';
+    if (!conf || !conf_cgroup_in_use(conf)
+        || !(r = root_locate(conf, node_name, self_cgroup, error)))
+        return NULL;
+    if ((r->version == 1 ? make_v1(r, error) : make_v2(r, error)) < 0) {
+        cgroup_root_destroy(r);
+        return NULL;
+    }
+    return r;
+}
+
+int cgroup_node_prune(const struct slurm_conf *conf, const char *node_name,
+                      const char *self_cgroup)
+{
+    struct cgroup_root *r;
+    int rc;
+
+    if (!conf || !conf_cgroup_in_use(conf))
+        return 0;
+    if (!(r = root_locate(conf, node_name, self_cgroup, NULL)))
+        return -1;
+    rc = cgroup_root_prune(r);
+    cgroup_root_destroy(r);
+    return rc;
 }
 
 struct cgroup_root *cgroup_root_open(const struct slurm_conf *conf,

@@ -102,6 +102,14 @@ int cgroup_root_sweep(struct cgroup_root *root);
  * <base> is gone, else -1 (jobs still there). */
 int cgroup_root_prune(struct cgroup_root *root);
 
+/* cgroup_root_prune() of node 'node_name''s tree as cgroup_root_open_as()
+ * with 'self_cgroup' names it, making nothing (`drover down`, once the
+ * jobs of a stopped droverd are gone, with that droverd's
+ * /proc/PID/cgroup).  Returns 0 when nothing is left or cgroups are not
+ * in use, else -1. */
+int cgroup_node_prune(const struct slurm_conf *conf, const char *node_name,
+                      const char *self_cgroup);
+
 /* NULL is a no-op.  Leaves the directories (jobs keep running). */
 void cgroup_root_destroy(struct cgroup_root *root);
 

@@ -675,6 +675,31 @@ static void sweep_and_prune_keep_jobs_with_processes(void **state)
     fake_end();
 }
 
+static void node_prune_removes_a_stopped_daemons_tree(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf;
+    struct cgroup_root *root;
+    struct cgroup_step *s;
+
+    fake_v1_tree();
+    conf = constrained_conf(CONF_CGROUP_V1, fake);
+    /* Nothing there: nothing is made. */
+    assert_int_equal(cgroup_node_prune(conf, "n1", v1_self), 0);
+    assert_false(fake_exists("pids/drover_n1_7001"));
+    /* A daemon stopped while job 4 ran; the job has ended since. */
+    root = open_ok(conf, v1_self);
+    s = create_ok(root, 4, "batch", NULL, NULL);
+    cgroup_step_release(s);
+    cgroup_root_destroy(root);
+    assert_true(fake_exists("pids/drover_n1_7001/job_4/step_batch"));
+    assert_int_equal(cgroup_node_prune(conf, "n1", v1_self), 0);
+    for (size_t i = 0; i < NBASES; i++)
+        assert_false(fake_exists(v1_bases[i]));
+    conf_destroy(conf);
+    fake_end();
+}
+
 static void bad_step_names_are_refused(void **state)
 {
     (void)state;
@@ -970,6 +995,7 @@ int main(void)
         cmocka_unit_test(v1_signal_reaches_every_listed_process),
         cmocka_unit_test(v1_oom_kills_and_max_rss),
         cmocka_unit_test(sweep_and_prune_keep_jobs_with_processes),
+        cmocka_unit_test(node_prune_removes_a_stopped_daemons_tree),
         cmocka_unit_test(bad_step_names_are_refused),
         cmocka_unit_test(v2_enables_controllers_and_limits),
         cmocka_unit_test(v2_without_memory_tracks_only),
