@@ -546,6 +546,12 @@ const char *cgroup_root_controllers(const struct cgroup_root *root)
     return root ? root->controllers : "";
 }
 
+bool cgroup_root_isolates_devices(const struct cgroup_root *root)
+{
+    return root && root->devices && root->version == 1
+           && find_hier(root, CTL_DEVICES) >= 0;
+}
+
 const char *cgroup_root_base(const struct cgroup_root *root)
 {
     return root && root->n ? root->h[0].base : NULL;

@@ -88,6 +88,11 @@ const char *cgroup_root_version(const struct cgroup_root *root);
  * mounted ones; v2: those enabled for the jobs), for logs.  Borrowed. */
 const char *cgroup_root_controllers(const struct cgroup_root *root);
 
+/* True when a job's cgroup denies the device files it was not given
+ * (task/cgroup with ConstrainDevices=yes, on v1 with the devices
+ * hierarchy); false for a NULL root. */
+bool cgroup_root_isolates_devices(const struct cgroup_root *root);
+
 /* <base> of the first controller (v1: the one whose cgroup.procs lists a
  * step's processes), for logs.  Borrowed; NULL for a NULL root. */
 const char *cgroup_root_base(const struct cgroup_root *root);

@@ -200,7 +200,7 @@ def test_scancel_kills_a_process_that_left_with_setsid(cluster, tmp_path):
 
 
 GPU_PROBE = """\
-echo given=$CUDA_VISIBLE_DEVICES
+echo given=$SLURM_JOB_GPUS visible=$CUDA_VISIBLE_DEVICES
 /usr/bin/python3 - {dev} <<'EOF'
 import os, sys
 for i in (0, 1):
@@ -234,9 +234,21 @@ def test_job_opens_its_gpu_and_not_the_others(cluster, tmp_path):
     make_real_gpu_files(cluster)
     probe = GPU_PROBE.format(dev=cluster.dir / "dev")
     _, out, _ = run_job(cluster, tmp_path, probe, "--gres=gpu:1")
-    given = int(re.search(r"^given=(\d)$", out, re.M).group(1))
-    assert f"nvidia{given} opened" in out, out
-    assert f"nvidia{1 - given} Operation not permitted" in out, out
+    assert out.startswith("given=0 visible=0\n"), out
+    assert "nvidia0 opened" in out, out
+    assert "nvidia1 Operation not permitted" in out, out
+
+    # With GPU 0 taken, the next job gets GPU 1, which CUDA will number 0
+    # in a cgroup that hides GPU 0 (Slurm's CUDA_VISIBLE_DEVICES too).
+    hold = cluster.sbatch("--gres=gpu:1", "-o", "/dev/null", "--wrap",
+                          "sleep 300", cwd=tmp_path)
+    cluster.wait_job_state(hold, "RUNNING", timeout=30)
+    _, out, _ = run_job(cluster, tmp_path, probe, "--gres=gpu:1")
+    assert out.startswith("given=1 visible=0\n"), out
+    assert "nvidia1 opened" in out, out
+    assert "nvidia0 Operation not permitted" in out, out
+    cluster.run("scancel", hold, check=True)
+    cluster.wait_job_state(hold, "CANCELLED", timeout=30)
 
     _, out, _ = run_job(cluster, tmp_path, probe, "--gres=gpu:2")
     assert "nvidia0 opened" in out and "nvidia1 opened" in out, out
