@@ -237,7 +237,8 @@ static char *self_path(const char *text, const char *name)
                 i += w + 1;
             }
             if (match)
-                return strndup(c2 + 1, end - (size_t)(c2 + 1 - l));
+                return xasprintf("%.*s", (int)(end - (size_t)(c2 + 1 - l)),
+                                 c2 + 1);
         }
         l += end + (nl ? 1 : 0);
     }

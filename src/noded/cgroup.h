@@ -74,8 +74,8 @@ struct cgroup_root *cgroup_root_open(const struct slurm_conf *conf,
 
 /* cgroup_root_open() with the text of /proc/self/cgroup given instead of
  * read ('self_cgroup', "4:memory:/a\n0::/\n"; NULL: "/" everywhere): for
- * a process that opens another's tree (`drover down` cleaning up after a
- * droverd, with /proc/PID/cgroup) and for tests on a fake tree. */
+ * tests on a fake tree, or a process that opens the tree of a daemon in
+ * another cgroup (with that daemon's /proc/PID/cgroup). */
 struct cgroup_root *cgroup_root_open_as(const struct slurm_conf *conf,
                                         const char *node_name,
                                         const char *self_cgroup,
@@ -137,7 +137,10 @@ struct cgroup_step *cgroup_step_create(struct cgroup_root *root,
 int cgroup_step_attach(const struct cgroup_step *s, pid_t pid);
 
 /* Send 'signo' to every process in the step's cgroup (however it
- * detached: setsid, double fork).  Returns how many were signalled. */
+ * detached: setsid, double fork), never to the caller.  SIGKILL is sent
+ * again to what is still there (a process that forked meanwhile) until
+ * none is left, for 1 s at most; on v2 it is the kernel's cgroup.kill.
+ * Returns how many processes were signalled. */
 int cgroup_step_signal(const struct cgroup_step *s, int signo);
 
 /* True when no process is left in the step's cgroup. */
@@ -152,8 +155,10 @@ uint64_t cgroup_step_oom_kills(const struct cgroup_step *s);
  * memory.max_usage_in_bytes, v2 memory.peak), 0 when not known. */
 uint64_t cgroup_step_max_rss_kib(const struct cgroup_step *s);
 
-/* SIGKILL what is left, remove the step's directories, then its job's
- * when no other step remains; free.  NULL is a no-op. */
+/* SIGKILL what is left, remove the step's directories (waiting up to
+ * 0.5 s for exiting processes), then its job's when no other step
+ * remains; free.  What cannot be removed is logged and left to
+ * cgroup_root_sweep().  NULL is a no-op. */
 void cgroup_step_destroy(struct cgroup_step *s);
 
 /* Free the handle only: the cgroup and its processes stay (a daemon that

@@ -47,7 +47,8 @@ def v1_memory_writable():
         return False
     if path is None or not (CGROOT / "memory" / "cgroup.procs").exists():
         return False
-    probe = CGROOT / "memory" / path.lstrip("/") / f"drover_probe_{os.getpid()}"
+    probe = (CGROOT / "memory" / path.lstrip("/")
+             / f"drover_probe_{os.getpid()}")
     try:
         probe.mkdir()
         probe.rmdir()
