@@ -865,33 +865,45 @@ static void remove_pidfiles(struct cluster *c)
     }
 }
 
-/* Each running node daemon's /proc/PID/cgroup, read before it stops
- * (NULL for the others).  Caller frees each and the array. */
+static char *read_cgroup_file(pid_t pid)
+{
+    char path[64], buf[4096];
+    FILE *fp;
+    size_t n;
+
+    if (pid)
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+    else
+        snprintf(path, sizeof(path), "/proc/self/cgroup");
+    if (!(fp = fopen(path, "r")))
+        return NULL;
+    n = fread(buf, 1, sizeof(buf) - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    return xstrdup(buf);
+}
+
+/* Where each node daemon's cgroup tree is: beside its own cgroup, read
+ * while it runs (/proc/PID/cgroup), or beside ours for one that is not
+ * running (it died; `drover up`, which started it, is most likely run
+ * from where `drover down` is).  Caller frees each and the array. */
 static char **node_cgroups(struct cluster *c)
 {
     char **texts = xzalloc(c->count * sizeof(*texts));
 
     for (size_t i = 0; i < c->count; i++) {
-        char path[64], buf[4096];
-        FILE *fp;
-        size_t n;
-
-        if (c->daemons[i].kind != DAEMON_NODE || !c->daemons[i].pid)
+        if (c->daemons[i].kind != DAEMON_NODE)
             continue;
-        snprintf(path, sizeof(path), "/proc/%d/cgroup",
-                 (int)c->daemons[i].pid);
-        if (!(fp = fopen(path, "r")))
-            continue;
-        n = fread(buf, 1, sizeof(buf) - 1, fp);
-        buf[n] = '\0';
-        fclose(fp);
-        texts[i] = xstrdup(buf);
+        if (!c->daemons[i].pid || !(texts[i] = read_cgroup_file(
+                                        c->daemons[i].pid)))
+            texts[i] = read_cgroup_file(0);
     }
     return texts;
 }
 
 /* Once the jobs are gone, their cgroups and the node daemons' trees go
- * too (a droverd that stops keeps those of the jobs still running). */
+ * too (a droverd that stops keeps those of the jobs still running; one
+ * that was killed leaves its own).  Only empty directories are removed. */
 static void prune_cgroups(struct cluster *c, char **texts)
 {
     for (size_t i = 0; i < c->count; i++) {
