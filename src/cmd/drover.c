@@ -36,6 +36,7 @@
 #include "common/sizefmt.h"
 #include "common/xalloc.h"
 #include "conf/conf.h"
+#include "noded/cgroup.h"
 #include "proto/auth.h"
 #include "proto/client.h"
 
@@ -90,6 +91,7 @@ enum {
     OPT_TIMEOUT,
     OPT_CONF_EXTRA,
     OPT_DBD_CONF_EXTRA,
+    OPT_CGROUP_CONF_EXTRA,
 };
 
 static const struct cmd_opt opts_table[] = {
@@ -120,6 +122,9 @@ static const struct cmd_opt opts_table[] = {
      "  --dbd-conf-extra=KEY=VALUE  up: a slurmdbd.conf setting, e.g.\n"
      "                          StorageType=accounting_storage/pgsql (may be\n"
      "                          repeated)\n"},
+    {"cgroup-conf-extra", OPT_CGROUP_CONF_EXTRA, required_argument,
+     "  --cgroup-conf-extra=KEY=VALUE  up: a cgroup.conf setting, e.g.\n"
+     "                          ConstrainRAMSpace=no (may be repeated)\n"},
     {"timeout", OPT_TIMEOUT, required_argument,
      "  --timeout=SECS          up: how long to wait for the cluster (30)\n"},
     {"help", 'h', no_argument, "  -h, --help              show this help\n"},
@@ -201,7 +206,8 @@ static void add_conf_extra(const char **lines, char **keep, const char *opt,
     *lines = *keep = more;
 }
 
-static char *conf_extra_lines, *dbd_conf_extra_lines;
+static char *conf_extra_lines, *dbd_conf_extra_lines,
+    *cgroup_conf_extra_lines;
 
 static void set_shape_opt(struct opts *o, int c, const char *arg)
 {
@@ -240,6 +246,10 @@ static void set_shape_opt(struct opts *o, int c, const char *arg)
     case OPT_DBD_CONF_EXTRA:
         add_conf_extra(&s->dbd_conf_extra, &dbd_conf_extra_lines,
                        "dbd-conf-extra", arg);
+        break;
+    case OPT_CGROUP_CONF_EXTRA:
+        add_conf_extra(&s->cgroup_conf_extra, &cgroup_conf_extra_lines,
+                       "cgroup-conf-extra", arg);
         break;
     }
 }
@@ -855,11 +865,65 @@ static void remove_pidfiles(struct cluster *c)
     }
 }
 
+static char *read_cgroup_file(pid_t pid)
+{
+    char path[64], buf[4096];
+    FILE *fp;
+    size_t n;
+
+    if (pid)
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+    else
+        snprintf(path, sizeof(path), "/proc/self/cgroup");
+    if (!(fp = fopen(path, "r")))
+        return NULL;
+    n = fread(buf, 1, sizeof(buf) - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    return xstrdup(buf);
+}
+
+/* Where each node daemon's cgroup tree is: beside its own cgroup, read
+ * while it runs (/proc/PID/cgroup), or beside ours for one that is not
+ * running (it died; `drover up`, which started it, is most likely run
+ * from where `drover down` is).  Caller frees each and the array. */
+static char **node_cgroups(struct cluster *c)
+{
+    char **texts = xzalloc(c->count * sizeof(*texts));
+
+    for (size_t i = 0; i < c->count; i++) {
+        if (c->daemons[i].kind != DAEMON_NODE)
+            continue;
+        if (!c->daemons[i].pid || !(texts[i] = read_cgroup_file(
+                                        c->daemons[i].pid)))
+            texts[i] = read_cgroup_file(0);
+    }
+    return texts;
+}
+
+/* Once the jobs are gone, their cgroups and the node daemons' trees go
+ * too (a droverd that stops keeps those of the jobs still running; one
+ * that was killed leaves its own).  Only empty directories are removed. */
+static void prune_cgroups(struct cluster *c, char **texts)
+{
+    for (size_t i = 0; i < c->count; i++) {
+        /* A job killed a moment ago may still be exiting. */
+        for (int tries = 0; texts[i] && c->conf && tries < 20
+                            && cgroup_node_prune(c->conf, c->daemons[i].node,
+                                                 texts[i]) < 0;
+             tries++)
+            usleep(POLL_MS * 1000 / 2);
+        free(texts[i]);
+    }
+    free(texts);
+}
+
 static int cmd_down(char *dir)
 {
     struct cluster *c;
     size_t running;
     pid_t *pids;
+    char **cgroups;
     int forced, jobs;
 
     if (access(dir, F_OK) == 0)
@@ -872,8 +936,10 @@ static int cmd_down(char *dir)
      * jobs the node daemons leave running, then munged. */
     for (size_t i = 1; i < c->count; i++)
         pids[i] = c->daemons[i].pid;
+    cgroups = node_cgroups(c);
     forced = drover_proc_stop(pids, c->count, STOP_TIMEOUT_MS);
     jobs = drover_proc_kill_jobs(c->conf_path);
+    prune_cgroups(c, cgroups);
     forced += drover_proc_stop(&c->daemons[0].pid, 1, STOP_TIMEOUT_MS);
     remove_pidfiles(c);
     printf("drover: stopped %zu daemon%s in %s", running,

@@ -4,8 +4,9 @@
  * public entry points
  *
  * conf_parse() reads the whole file into a fresh struct slurm_conf and
- * checks all of it (partitions' Nodes=, gres.conf) before returning it, so a
- * caller that reconfigures can keep the old one on failure.
+ * checks all of it (partitions' Nodes=, gres.conf, cgroup.conf) before
+ * returning it, so a caller that reconfigures can keep the old one on
+ * failure.
  */
 #include "config.h"
 
@@ -451,7 +452,8 @@ static struct slurm_conf *conf_create(const char *path)
     if (!conf)
         return NULL;
     if (!(conf->path = strdup(path))
-        || !(conf->node_index = conf__index_create()))
+        || !(conf->node_index = conf__index_create())
+        || conf_cgroup_parse(&conf->cgroup, NULL, NULL, NULL) < 0)
         goto error;
     for (size_t i = 0; i < CONF_KEY_COUNT; i++)
         if (conf_keys[i].dflt && set_key(conf, &conf_keys[i],
@@ -501,6 +503,30 @@ static int load_gres(struct conf_parser *p, const char *text,
     return rc;
 }
 
+/* cgroup.conf beside slurm.conf; optional (Slurm's defaults without). */
+static int load_cgroup(struct conf_parser *p, drv_error_t *error)
+{
+    char *path, *text;
+    int rc;
+
+    if (asprintf(&path, "%s/cgroup.conf", p->confdir) < 0)
+        return conf__enomem(error);
+    if (!(text = conf__read_file(path))) {
+        int saved_errno = errno;
+        rc = saved_errno == ENOENT ? 0 : -1;
+        if (rc < 0)
+            errprintf(error, "cannot open %s: %s", path,
+                      strerror(saved_errno));
+        free(path);
+        errno = saved_errno;
+        return rc;
+    }
+    rc = conf_cgroup_parse(&p->conf->cgroup, path, text, error);
+    free(text);
+    free(path);
+    return rc;
+}
+
 static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -534,7 +560,8 @@ struct slurm_conf *conf_parse(const char *path, const char *text,
         goto error;
     }
     if (conf__lex(path, text, p.confdir, slurm_line, &p, error) < 0
-        || conf_finish(&p, error) < 0 || load_gres(&p, gres_text, error) < 0)
+        || conf_finish(&p, error) < 0 || load_gres(&p, gres_text, error) < 0
+        || load_cgroup(&p, error) < 0)
         goto error;
     conf = p.conf;
     parser_clear(&p);
@@ -662,6 +689,7 @@ void conf_destroy(struct slurm_conf *conf)
         conf__part_clear(&conf->partitions[i]);
     free(conf->partitions);
     conf__index_destroy(conf->node_index);
+    conf_cgroup_clear(&conf->cgroup);
     free(conf->path);
     free(conf);
     errno = saved_errno;

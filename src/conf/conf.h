@@ -98,6 +98,29 @@ enum conf_enforce {
     CONF_ENFORCE_NOSTEPS = 64,
 };
 
+/* cgroup.conf CgroupPlugin= */
+enum conf_cgroup_plugin {
+    CONF_CGROUP_AUTODETECT, /* "autodetect": v2 when the mount point has
+                             * cgroup.controllers, else v1 */
+    CONF_CGROUP_V1,         /* "cgroup/v1" */
+    CONF_CGROUP_V2,         /* "cgroup/v2" */
+    CONF_CGROUP_DISABLED,   /* "disabled" (Slurm 23.02's word): none */
+};
+
+/* cgroup.conf (cgroup.conf(5)); Slurm's defaults when there is no file. */
+struct conf_cgroup {
+    char *path;                 /* the cgroup.conf read, NULL when none */
+    enum conf_cgroup_plugin plugin; /* CgroupPlugin=, autodetect */
+    char *mountpoint;           /* CgroupMountpoint=, "/sys/fs/cgroup" */
+    bool constrain_cores;       /* ConstrainCores=, no */
+    bool constrain_devices;     /* ConstrainDevices=, no */
+    bool constrain_ram_space;   /* ConstrainRAMSpace=, no */
+    bool constrain_swap_space;  /* ConstrainSwapSpace=, no */
+    double allowed_ram_space;   /* AllowedRAMSpace=, percent, 100 */
+    double allowed_swap_space;  /* AllowedSwapSpace=, percent, 0 */
+    uint64_t min_ram_space_mib; /* MinRAMSpace=, MiB, 30 */
+};
+
 struct slurm_conf {
     char *path;               /* the slurm.conf read */
     char *cluster_name;       /* ClusterName= */
@@ -139,6 +162,7 @@ struct slurm_conf {
     char *scheduler_type;     /* SchedulerType=, "sched/backfill" */
     char *proctrack_type;     /* ProctrackType=, "proctrack/cgroup" */
     char *task_plugin;        /* TaskPlugin=, "task/none" */
+    struct conf_cgroup cgroup;/* cgroup.conf beside slurm.conf */
     struct conf_node *nodes;
     size_t node_count;
     struct conf_partition *partitions;
@@ -147,7 +171,7 @@ struct slurm_conf {
 };
 
 /* Read slurm.conf at 'path' (NULL: DROVER_CONF, then the default path) and
- * gres.conf beside it (optional).  Warnings (unknown keywords) go to the log
+ * gres.conf and cgroup.conf beside it (optional).  Warnings (unknown keywords) go to the log
  * at error level, prefixed "path:line:".  Returns a new conf (free with
  * conf_destroy()), or NULL with errno and 'error' saying
  * "slurm.conf:12: NodeName=n[1-2]: RealMemory=abc: not a number" or
@@ -164,7 +188,8 @@ struct slurm_conf *conf_load(const char *path, drv_error_t *error);
 
 /* Parse slurm.conf text already in memory; 'path' is used for messages and
  * to find gres.conf (pass gres_text to give gres.conf text directly, or NULL
- * to read it from beside 'path' if it exists).  Same returns as conf_load().
+ * to read it from beside 'path' if it exists) and cgroup.conf (always read
+ * from beside 'path' when it exists).  Same returns as conf_load().
  */
 struct slurm_conf *conf_parse(const char *path, const char *text,
                               const char *gres_text, drv_error_t *error);
@@ -184,6 +209,31 @@ char *conf_expand_node_path(const char *tmpl, const struct conf_node *node);
 
 /* NULL is a no-op.  errno is preserved. */
 void conf_destroy(struct slurm_conf *conf);
+
+/* Parse cgroup.conf 'text' read from 'path' (for messages) into 'cg':
+ * Slurm's defaults, then the file's keywords (CgroupPlugin,
+ * CgroupMountpoint, Constrain{Cores,Devices,RAMSpace,SwapSpace},
+ * AllowedRAMSpace, AllowedSwapSpace, MinRAMSpace; the other Slurm keywords
+ * are accepted and ignored; unknown ones are a warning naming file and
+ * line).  'text' NULL gives the defaults with cg->path NULL.  Returns 0,
+ * or -1 with errno (EINVAL: 'error' says "cgroup.conf:3:
+ * AllowedRAMSpace=x: not a percentage"; ENOMEM) and 'cg' untouched.
+ * 'cg' must be zeroed or hold a parse result (its strings are replaced).
+ */
+int conf_cgroup_parse(struct conf_cgroup *cg, const char *path,
+                      const char *text, drv_error_t *error);
+
+/* Free the strings of 'cg' and zero it.  NULL is a no-op. */
+void conf_cgroup_clear(struct conf_cgroup *cg);
+
+/* True when TaskPlugin= lists task/cgroup ("task/affinity,task/cgroup"):
+ * the cgroup.conf Constrain* limits apply (as in Slurm). */
+bool conf_task_cgroup(const struct slurm_conf *conf);
+
+/* True when jobs run in cgroups: ProctrackType=proctrack/cgroup (the
+ * default) or TaskPlugin= lists task/cgroup, and cgroup.conf does not say
+ * CgroupPlugin=disabled. */
+bool conf_cgroup_in_use(const struct slurm_conf *conf);
 
 /* AccountingStorageEnforce flags as `scontrol show config` prints them:
  * "associations,limits,qos" (Slurm's order), "none" for 0.  Written into

@@ -184,6 +184,8 @@ void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
             job->state = JOB_NODE_FAIL;
         else if (timed_out)
             job->state = JOB_TIMEOUT;
+        else if (status == JOB_STATUS_OOM)
+            job->state = JOB_OOM;
         else if (status == 0)
             job->state = JOB_COMPLETED;
         else

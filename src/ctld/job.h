@@ -36,6 +36,10 @@ enum job_state {
     JOB_STATE_COUNT,
 };
 
+/* The exit status of a job whose batch step met the OOM killer: Slurm's
+ * SIG_OOM (253) taken as a wait status, shown as ExitCode 0:125. */
+#define JOB_STATUS_OOM 253
+
 /* Pending reasons, with Slurm's spelling. */
 #define JOB_REASONS(X)                                                         \
     X(NONE, "None")                                                            \

@@ -203,14 +203,16 @@ static struct job *job_on_node(struct ctld *ctld, json_int_t id, long node)
 static void complete_one(struct ctld *ctld, json_t *c, long node)
 {
     json_int_t id = 0;
-    int status = 0, timed_out = 0;
+    int status = 0, timed_out = 0, oom = 0;
     struct job_step *batch;
     struct job *job;
 
-    if (json_unpack(c, "{s:I s?i s?b}", "job_id", &id, "status", &status,
-                    "timed_out", &timed_out)
+    if (json_unpack(c, "{s:I s?i s?b s?b}", "job_id", &id, "status", &status,
+                    "timed_out", &timed_out, "oom", &oom)
         < 0)
         return;
+    if (oom) /* the OOM killer struck the batch step: OUT_OF_MEMORY */
+        status = JOB_STATUS_OOM;
     if (!(job = job_on_node(ctld, id, node)))
         return;
     if ((batch = job_step_find(job, STEP_ID_BATCH))

@@ -12,8 +12,12 @@
  * CgroupMountpoint=, default /sys/fs/cgroup; v1: plus the controller's
  * directory), then the cgroup droverd itself was started in (from
  * /proc/self/cgroup, so a droverd inside a container or a delegated
- * subtree stays inside it), then "drover_<node name>" so several droverd
- * on one host never share a tree.
+ * subtree stays inside it; the mount point itself when that directory is
+ * not there), then "drover_<node name>_<node port>" so several droverd on
+ * one host never share a tree, even those of two clusters with the same
+ * node names (two `drover up` clusters, test runs side by side).  Every
+ * process that opens the root (droverd, a step process) must do it from
+ * the same cgroup: before it moves itself anywhere.
  *
  * v1 uses the memory, pids, devices, cpuset and freezer hierarchies that
  * are mounted; v2 the unified tree with the memory, pids and cpuset
@@ -68,13 +72,48 @@ struct cgroup_root *cgroup_root_open(const struct slurm_conf *conf,
                                      const char *node_name,
                                      drv_error_t *error);
 
+/* cgroup_root_open() with the text of /proc/self/cgroup given instead of
+ * read ('self_cgroup', "4:memory:/a\n0::/\n"; NULL: "/" everywhere): for
+ * tests on a fake tree, or a process that opens the tree of a daemon in
+ * another cgroup (with that daemon's /proc/PID/cgroup). */
+struct cgroup_root *cgroup_root_open_as(const struct slurm_conf *conf,
+                                        const char *node_name,
+                                        const char *self_cgroup,
+                                        drv_error_t *error);
+
 /* "v1" or "v2": the hierarchy in use (for logs). */
 const char *cgroup_root_version(const struct cgroup_root *root);
 
+/* The controllers in use, "freezer,pids,memory,cpuset,devices" (v1: the
+ * mounted ones; v2: those enabled for the jobs), for logs.  Borrowed. */
+const char *cgroup_root_controllers(const struct cgroup_root *root);
+
+/* True when a job's cgroup denies the device files it was not given
+ * (task/cgroup with ConstrainDevices=yes, on v1 with the devices
+ * hierarchy); false for a NULL root. */
+bool cgroup_root_isolates_devices(const struct cgroup_root *root);
+
+/* <base> of the first controller (v1: the one whose cgroup.procs lists a
+ * step's processes), for logs.  Borrowed; NULL for a NULL root. */
+const char *cgroup_root_base(const struct cgroup_root *root);
+
 /* Remove the empty job_* directories a previous run left behind (jobs
  * that ended while no droverd ran).  Non-empty ones stay.  Returns how
- * many were removed. */
+ * many were removed (counted in the first controller). */
 int cgroup_root_sweep(struct cgroup_root *root);
+
+/* Sweep, then remove <base> itself where it is empty: droverd at a clean
+ * stop, `drover down` once the jobs are gone.  Returns 0 when every
+ * <base> is gone, else -1 (jobs still there). */
+int cgroup_root_prune(struct cgroup_root *root);
+
+/* cgroup_root_prune() of node 'node_name''s tree as cgroup_root_open_as()
+ * with 'self_cgroup' names it, making nothing (`drover down`, once the
+ * jobs of a stopped droverd are gone, with that droverd's
+ * /proc/PID/cgroup).  Returns 0 when nothing is left or cgroups are not
+ * in use, else -1. */
+int cgroup_node_prune(const struct slurm_conf *conf, const char *node_name,
+                      const char *self_cgroup);
 
 /* NULL is a no-op.  Leaves the directories (jobs keep running). */
 void cgroup_root_destroy(struct cgroup_root *root);
@@ -98,7 +137,10 @@ struct cgroup_step *cgroup_step_create(struct cgroup_root *root,
 int cgroup_step_attach(const struct cgroup_step *s, pid_t pid);
 
 /* Send 'signo' to every process in the step's cgroup (however it
- * detached: setsid, double fork).  Returns how many were signalled. */
+ * detached: setsid, double fork), never to the caller.  SIGKILL is sent
+ * again to what is still there (a process that forked meanwhile) until
+ * none is left, for 1 s at most; on v2 it is the kernel's cgroup.kill.
+ * Returns how many processes were signalled. */
 int cgroup_step_signal(const struct cgroup_step *s, int signo);
 
 /* True when no process is left in the step's cgroup. */
@@ -113,8 +155,14 @@ uint64_t cgroup_step_oom_kills(const struct cgroup_step *s);
  * memory.max_usage_in_bytes, v2 memory.peak), 0 when not known. */
 uint64_t cgroup_step_max_rss_kib(const struct cgroup_step *s);
 
-/* SIGKILL what is left, remove the step's directories, then its job's
- * when no other step remains; free.  NULL is a no-op. */
+/* SIGKILL what is left, remove the step's directories (waiting up to
+ * 0.5 s for exiting processes), then its job's when no other step
+ * remains; free.  What cannot be removed is logged and left to
+ * cgroup_root_sweep().  NULL is a no-op. */
 void cgroup_step_destroy(struct cgroup_step *s);
+
+/* Free the handle only: the cgroup and its processes stay (a daemon that
+ * stops while its jobs keep running).  NULL is a no-op. */
+void cgroup_step_release(struct cgroup_step *s);
 
 #endif /* !DROVER_NODED_CGROUP_H */

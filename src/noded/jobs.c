@@ -2,22 +2,32 @@
  *
  * jobs.c - jobs running on this node: time limits, termination, reaping
  *
- * At the time limit the job's process group gets SIGTERM, and SIGKILL
- * KillWait seconds later (Slurm's order); a cancel does the same at once.
- * When the batch script exits, whatever it left in its process group is
- * killed and the completion goes to the controller.  --signal=[B:]SIG@secs
- * sends SIG that many seconds before the limit, to the batch shell alone
- * with B:, else to the whole process group (Slurm's sbatch semantics).
+ * At the time limit the batch step gets SIGTERM, and SIGKILL KillWait
+ * seconds later (Slurm's order); a cancel does the same at once.  The
+ * batch step is every process of its cgroup (a process that left the
+ * script's process group with setsid is still in it), or the script's
+ * process group when the node runs jobs without cgroups.  When the batch
+ * script exits, whatever it left is killed, its cgroup removed, and the
+ * completion goes to the controller, saying "oom" when the kernel's OOM
+ * killer struck in the cgroup (with Slurm's line in the job's stderr).
+ * --signal=[B:]SIG@secs sends SIG that many seconds before the limit, to
+ * the batch shell alone with B:, else to the whole batch step (Slurm's
+ * sbatch semantics).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "noded/cgroup.h"
 #include "noded/noded.h"
 #include "noded/stepd.h"
 
@@ -29,12 +39,20 @@ struct nd_job *jobs_find(struct noded *nd, uint32_t id)
     return job;
 }
 
+void jobs_signal(struct nd_job *job, int signo)
+{
+    if (job->cg)
+        cgroup_step_signal(job->cg, signo);
+    else if (killpg(job->pid, signo) < 0 && errno != ESRCH)
+        log_err("JobId=%u: signal %d", job->id, signo);
+}
+
 static void kill_cb(uv_timer_t *t)
 {
     struct nd_job *job = t->data;
 
     log_info("JobId=%u: KillWait over, sending SIGKILL", job->id);
-    killpg(job->pid, SIGKILL);
+    jobs_signal(job, SIGKILL);
     stepmgr_signal_job(job->nd, job->id, SIGKILL);
 }
 
@@ -44,8 +62,8 @@ void jobs_terminate(struct noded *nd, struct nd_job *job)
     if (job->terminating)
         return;
     job->terminating = true;
-    killpg(job->pid, SIGCONT);
-    killpg(job->pid, SIGTERM);
+    jobs_signal(job, SIGCONT);
+    jobs_signal(job, SIGTERM);
     stepmgr_signal_job(nd, job->id, SIGTERM);
     uv_timer_start(&job->kill_timer, kill_cb,
                    (uint64_t)(job->kill_wait_s ? job->kill_wait_s : 1) * 1000,
@@ -72,8 +90,11 @@ static void signal_cb(uv_timer_t *t)
              job->id, job->signal_num,
              job->signal_batch ? " to the batch shell" : "",
              job->signal_secs);
-    rc = job->signal_batch ? kill(job->pid, job->signal_num)
-                           : killpg(job->pid, job->signal_num);
+    if (!job->signal_batch) {
+        jobs_signal(job, job->signal_num);
+        return;
+    }
+    rc = kill(job->pid, job->signal_num);
     if (rc < 0)
         log_err("JobId=%u: signal %d", job->id, job->signal_num);
 }
@@ -116,8 +137,10 @@ static void job_free_cb(uv_handle_t *h)
     struct nd_job *job = h->data;
 
     /* All timers close; the job goes with the last of them. */
-    if (--job->open_handles == 0)
+    if (--job->open_handles == 0) {
+        free(job->err_path);
         free(job);
+    }
 }
 
 /* The script is the job's; once it ended, its spool entry goes. */
@@ -134,19 +157,58 @@ static void spool_remove(struct noded *nd, uint32_t id)
     free(dir);
 }
 
+/* Slurm 22.05's slurmstepd line, appended to the job's stderr file.  As
+ * root, only to a regular file the job's user owns (never through a
+ * symbolic link the user put there, never into a FIFO). */
+static void report_oom(struct nd_job *job, uint64_t kills)
+{
+    char *line = xasprintf("slurmstepd: error: Detected %llu oom-kill "
+                           "event(s) in StepId=%u.batch. Some of your "
+                           "processes may have been killed by the cgroup "
+                           "out-of-memory handler.\n",
+                           (unsigned long long)kills, job->id);
+    int fd = open(job->err_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY
+                                     | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+        && st.st_uid == job->uid) {
+        if (write(fd, line, strlen(line)) < 0)
+            log_err("JobId=%u: writing to %s", job->id, job->err_path);
+    } else {
+        log_verbose("JobId=%u: OOM not reported in %s", job->id,
+                    job->err_path);
+    }
+    if (fd >= 0)
+        close(fd);
+    free(line);
+}
+
 static void job_ended(struct noded *nd, struct nd_job *job, int status,
                       const struct rusage *ru)
 {
     json_t *c = json_pack("{s:s s:I s:i s:b}", "node", nd->node->name,
                           "job_id", (json_int_t)job->id, "status", status,
                           "timed_out", job->timed_out);
+    uint64_t oom = cgroup_step_oom_kills(job->cg);
 
     usage_to_json(ru, 0, c);
 
     log_info("JobId=%u: batch script exited, status %d%s", job->id, status,
              job->timed_out ? " (time limit)" : "");
-    killpg(job->pid, SIGKILL); /* what the script left behind */
-    stepmgr_signal_job(nd, job->id, SIGKILL); /* and its steps, as Slurm */
+    if (oom) {
+        log_info("JobId=%u: %llu oom-kill event(s) in the batch step",
+                 job->id, (unsigned long long)oom);
+        json_object_set_new(c, "oom", json_true());
+        report_oom(job, oom);
+    }
+    /* What the script left behind (and its cgroup), and its steps. */
+    if (job->cg)
+        cgroup_step_destroy(job->cg);
+    else
+        killpg(job->pid, SIGKILL);
+    job->cg = NULL;
+    stepmgr_signal_job(nd, job->id, SIGKILL);
     spool_remove(nd, job->id);
     HASH_DEL(nd->jobs, job);
     job->open_handles = 3;
@@ -181,8 +243,11 @@ void jobs_forget_all(struct noded *nd)
 {
     struct nd_job *job, *tmp;
 
+    /* Their cgroups stay: the jobs keep running. */
     HASH_ITER(hh, nd->jobs, job, tmp) {
         HASH_DEL(nd->jobs, job);
+        cgroup_step_release(job->cg);
+        free(job->err_path);
         free(job);
     }
 }

@@ -2,9 +2,12 @@
  *
  * launch.c - run a batch script as the job's user
  *
- * fork; in the child: new session, the job's groups, gid and uid, its
- * work directory, its output files (opened as the user, so permissions
- * are the user's), the job environment, exec.  The child never returns.
+ * The job's cgroup job_<id>/step_batch is made first (limited to the
+ * job's memory on this node, without the node's GPUs it was not given);
+ * then fork; in the child: new session, the cgroup, the job's groups, gid
+ * and uid, its work directory, its output files (opened as the user, so
+ * permissions are the user's), the job environment, exec.  The child
+ * never returns.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +20,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "noded/cgroup.h"
 #include "noded/launch_env.h"
 #include "noded/noded.h"
 #include "noded/user_env.h"
@@ -36,6 +40,7 @@ struct launch {
     char *script_path;
     char **argv;
     char **envp;
+    struct cgroup_step *cg; /* NULL: no cgroups */
 };
 
 static int write_script(struct noded *nd, struct launch *l, const char *text,
@@ -135,6 +140,8 @@ static void set_task_pid(char **envp)
 static void exec_child(struct launch *l)
 {
     child_reset();
+    if (l->cg && cgroup_step_attach(l->cg, 0) < 0)
+        child_fail("joining the job's cgroup");
     if (child_become_user(l->user, l->uid, l->gid) < 0)
         child_fail("setting user");
     if (chdir(l->work_dir) < 0 && chdir("/tmp") < 0)
@@ -181,6 +188,77 @@ static int parse_launch(json_t *job, struct launch *l, drv_error_t *error)
     return 0;
 }
 
+/* Whether GPU 'index' is in 'ranges' ("0-1,3"). */
+static bool in_ranges(const char *ranges, int index)
+{
+    while (ranges && *ranges) {
+        char *end;
+        long lo = strtol(ranges, &end, 10), hi = lo;
+        if (end == ranges)
+            return false;
+        if (*end == '-')
+            hi = strtol(end + 1, &end, 10);
+        if (index >= lo && index <= hi)
+            return true;
+        ranges = end + (*end == ',');
+        if (*end && *end != ',')
+            return false;
+    }
+    return false;
+}
+
+/* This node's entry of the job's "alloc": {"node","cpus","mem_mib","gpus"}. */
+static json_t *node_alloc(struct noded *nd, json_t *job)
+{
+    json_t *e;
+    size_t i;
+
+    json_array_foreach(json_object_get(job, "alloc"), i, e) {
+        const char *n = json_string_value(json_object_get(e, "node"));
+        if (n && !strcmp(n, nd->node->name))
+            return e;
+    }
+    return NULL;
+}
+
+/* The batch step's cgroup: the job's memory on this node, and the node's
+ * GPU files the job was not given denied.  NULL without cgroups. */
+static int batch_cgroup(struct noded *nd, json_t *job, struct launch *l,
+                        drv_error_t *error)
+{
+    const struct conf_node *node = nd->node;
+    struct cgroup_limits lim = { 0 };
+    const char **deny;
+    const char *gpus;
+    json_t *a;
+    size_t n = 0;
+
+    if (!nd->cgroup)
+        return 0;
+    a = node_alloc(nd, job);
+    gpus = json_string_value(json_object_get(a, "gpus"));
+    deny = xzalloc((node->gres_dev_count + 1) * sizeof(*deny));
+    lim.deny_devices = deny;
+    lim.mem_mib = (uint64_t)json_integer_value(json_object_get(a, "mem_mib"));
+    for (size_t i = 0; i < node->gres_dev_count; i++) {
+        const struct conf_gres_dev *d = &node->gres_devs[i];
+        if (!strcmp(d->name, "gpu") && d->file && !in_ranges(gpus, d->index))
+            deny[n++] = d->file;
+    }
+    l->cg = cgroup_step_create(nd->cgroup, l->job_id, "batch", &lim, NULL,
+                               error);
+    free(deny);
+    return l->cg ? 0 : -1;
+}
+
+/* Where the script's stderr goes, for droverd's own lines (OOM). */
+static char *err_path(const struct launch *l)
+{
+    if (l->std_err[0] == '/')
+        return xstrdup(l->std_err);
+    return xasprintf("%s/%s", l->work_dir, l->std_err);
+}
+
 struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
 {
     struct launch l = {0};
@@ -200,8 +278,11 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     l.argv = build_argv(l.script_path, json_object_get(launch, "argv"));
     l.envp = launch_env_build(nd, job);
     l.user_env = json_is_true(json_object_get(launch, "get_user_env"));
-    if ((pid = fork()) < 0) {
+    if (batch_cgroup(nd, job, &l, error) < 0) {
+        pid = -1;
+    } else if ((pid = fork()) < 0) {
         errprintf(error, "fork: %s", strerror(errno));
+        cgroup_step_destroy(l.cg);
     } else if (pid == 0) {
         exec_child(&l);
     }
@@ -213,6 +294,9 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     j = xzalloc(sizeof(*j));
     j->id = l.job_id;
     j->pid = pid;
+    j->cg = l.cg;
+    j->err_path = err_path(&l);
+    j->uid = l.uid;
     j->nd = nd;
     j->time_limit_s = json_integer_value(json_object_get(job, "time_limit_s"));
     j->kill_wait_s =

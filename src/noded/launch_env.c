@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "noded/cgroup.h"
 #include "noded/launch_env.h"
 #include "noded/noded.h"
 
@@ -196,7 +197,34 @@ static void set_job_vars(struct envb *e, struct noded *nd, json_t *job)
     set_array_vars(e, job);
 }
 
-static void set_node_vars(struct envb *e, json_t *alloc, json_t *job)
+/* "0,1,...,n-1": n GPUs numbered as the job sees them. */
+static char *local_list(size_t n)
+{
+    size_t cap = n * 8 + 1, len = 0;
+    char *out = xzalloc(cap);
+
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%zu", i ? "," : "",
+                                i);
+    return out;
+}
+
+/* Whether the job's cgroup hides the node's other GPUs: then CUDA numbers
+ * the job's GPUs from 0, and so does Slurm's CUDA_VISIBLE_DEVICES
+ * (SLURM_JOB_GPUS keeps the node's indices). */
+static bool gpus_isolated(const struct noded *nd)
+{
+    if (!cgroup_root_isolates_devices(nd->cgroup))
+        return false;
+    for (size_t i = 0; i < nd->node->gres_dev_count; i++)
+        if (!strcmp(nd->node->gres_devs[i].name, "gpu")
+            && nd->node->gres_devs[i].file)
+            return true;
+    return false;
+}
+
+static void set_node_vars(struct envb *e, json_t *alloc, json_t *job,
+                          bool isolated)
 {
     const char *gpus = jstr(alloc, "gpus");
     json_int_t mem = jint(job, "mem_per_node_mib");
@@ -219,14 +247,16 @@ static void set_node_vars(struct envb *e, json_t *alloc, json_t *job)
         env_setf(e, "SLURM_CPUS_PER_GPU", "%lld",
                  (long long)jint(job, "cpus_per_gpu"));
     if (*gpus) {
-        char *list = gpu_list(gpus);
+        char *list = gpu_list(gpus), *visible;
         size_t n = 1;
         for (const char *p = list; *p; p++)
             n += *p == ',';
-        env_set(e, "CUDA_VISIBLE_DEVICES", list);
-        env_set(e, "GPU_DEVICE_ORDINAL", list);
+        visible = isolated ? local_list(n) : xstrdup(list);
+        env_set(e, "CUDA_VISIBLE_DEVICES", visible);
+        env_set(e, "GPU_DEVICE_ORDINAL", visible);
         env_set(e, "SLURM_JOB_GPUS", list);
         env_setf(e, "SLURM_GPUS_ON_NODE", "%zu", n);
+        free(visible);
         free(list);
     }
 }
@@ -249,7 +279,7 @@ char **launch_env_build(struct noded *nd, json_t *job)
     }
     set_job_vars(&e, nd, job);
     if ((alloc = my_alloc(nd, job, &idx)))
-        set_node_vars(&e, alloc, job);
+        set_node_vars(&e, alloc, job, gpus_isolated(nd));
     envp = xzalloc(sizeof(*envp) * (json_object_size(e.vars) + 1));
     json_object_foreach(e.vars, k, v)
         envp[i++] = xasprintf("%s=%s", k, json_string_value(v));

@@ -20,6 +20,7 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "noded/cgroup.h"
 #include "noded/noded.h"
 #include "noded/stepd.h"
 
@@ -98,6 +99,33 @@ static void noded_init(struct noded *nd, struct daemon_opts *o)
     nd->start_time = time(NULL);
 }
 
+/* The node's cgroup tree.  Jobs still run when it cannot be used (not
+ * root, no hierarchy): the log says so. */
+static void noded_cgroups(struct noded *nd)
+{
+    drv_error_t error = {0};
+    int swept;
+
+    if (!(nd->cgroup = cgroup_root_open(nd->conf, nd->node->name, &error))) {
+        if (error.text[0])
+            log_error("%s: jobs run without cgroups", error.text);
+        else
+            log_verbose("cgroups not in use (ProctrackType=%s TaskPlugin=%s)",
+                        nd->conf->proctrack_type ?: "",
+                        nd->conf->task_plugin ?: "");
+        return;
+    }
+    log_info("jobs run in cgroup %s (%s) under %s%s",
+             cgroup_root_version(nd->cgroup),
+             cgroup_root_controllers(nd->cgroup),
+             cgroup_root_base(nd->cgroup),
+             conf_task_cgroup(nd->conf) ? "" : "; no limits (TaskPlugin "
+                                               "has no task/cgroup)");
+    if ((swept = cgroup_root_sweep(nd->cgroup)) > 0)
+        log_info("removed %d empty job cgroup%s left by a previous run",
+                 swept, swept == 1 ? "" : "s");
+}
+
 static void noded_listen(struct noded *nd)
 {
     drv_error_t error = {0};
@@ -143,6 +171,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     nd.loop = uv_default_loop();
     noded_init(&nd, &o);
+    noded_cgroups(&nd);
     noded_listen(&nd);
     noded_start_handles(&nd);
     write_pidfile(&nd);
@@ -155,6 +184,8 @@ int main(int argc, char **argv)
     daemon_close_loop(nd.loop);
     jobs_forget_all(&nd);
     stepmgr_forget_all(&nd);
+    cgroup_root_prune(nd.cgroup); /* what no job uses any more */
+    cgroup_root_destroy(nd.cgroup);
     json_decref(nd.done);
     proto_auth_destroy(nd.auth);
     free(nd.spool_dir);

@@ -5,10 +5,11 @@
  * One droverd per node; several may run on one host, each with its own
  * name (-N), port and spool directory.  One libuv loop owns everything:
  * the RPC server (batch_launch, job_signal, ping), the jobs it runs
- * (launch.c: fork and exec as the job's user; jobs.c: time limits,
- * signals, completions) and registration with the controller
- * (register.c: at start and as a heartbeat, carrying unacknowledged
- * completions so none is lost while the controller is down).
+ * (launch.c: fork and exec as the job's user, in the job's cgroup
+ * (cgroup.c); jobs.c: time limits, signals, completions) and
+ * registration with the controller (register.c: at start and as a
+ * heartbeat, carrying unacknowledged completions so none is lost while
+ * the controller is down).
  */
 #ifndef DROVER_NODED_NODED_H
 #define DROVER_NODED_NODED_H
@@ -25,9 +26,15 @@
 #include "proto/auth.h"
 #include "proto/server.h"
 
+struct cgroup_root;
+struct cgroup_step;
+
 struct nd_job {
     uint32_t id;
     pid_t pid;               /* also the process group (setsid) */
+    struct cgroup_step *cg;  /* job_<id>/step_batch, or NULL (no cgroups) */
+    char *err_path;          /* the batch script's stderr file (absolute) */
+    uid_t uid;               /* the job's user */
     int64_t time_limit_s;    /* -1: none */
     uint64_t start_ms;       /* uv_now() at launch */
     uint32_t kill_wait_s;
@@ -51,11 +58,11 @@ struct noded {
     proto_auth_t *auth;
     proto_server_t *server;
     char *spool_dir;
+    struct cgroup_root *cgroup; /* cgroup.c: NULL when jobs run without */
     struct nd_job *jobs;      /* uthash by id */
     struct nd_step *steps;    /* droverstepd (step.c): its step */
     struct nd_stepd *stepds;  /* droverd (stepmgr.c): its step processes */
     char *pmix_dir;           /* droverstepd: the step's PMIx directory */
-    struct cgroup_root *cgroot; /* cgroup.h; NULL: no cgroups */
     json_t *done;             /* completions not yet acknowledged */
     uv_timer_t register_timer;
     uv_fs_event_t spool_watch;  /* stepmgr.c: step reports appearing */
@@ -115,6 +122,9 @@ void jobs_track(struct noded *nd, struct nd_job *job);
 void jobs_set_limit(struct noded *nd, struct nd_job *job, int64_t limit_s);
 /* SIGTERM now, SIGKILL after KillWait (a cancel or requeue). */
 void jobs_terminate(struct noded *nd, struct nd_job *job);
+/* Send 'signo' to the batch step: every process in its cgroup (however
+ * it left the process group), else the script's process group. */
+void jobs_signal(struct nd_job *job, int signo);
 /* Drop every job record at shutdown (the jobs keep running; the handles
  * must be closed already). */
 void jobs_forget_all(struct noded *nd);

@@ -72,8 +72,8 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
     }
     if (terminate)
         jobs_terminate(nd, job);
-    else if (killpg(job->pid, signo) < 0)
-        log_err("JobId=%u: signal %d", job->id, signo);
+    else
+        jobs_signal(job, signo);
     proto_respond(req, NULL);
 }
 

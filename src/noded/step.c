@@ -482,8 +482,11 @@ static bool is_task_var(const char *kv, bool gpus)
 }
 
 /* "2,3": 'n' GPUs of the step's list on this node from position 'first'
- * (all of them when n is 0). */
-static char *gpu_ids(json_t *gpus, size_t first, size_t n)
+ * (all of them when n is 0); with 'relative', their positions in the
+ * list instead ("0,1"): a step whose cgroup hides the node's other GPUs
+ * sees its own numbered from 0, as Slurm numbers them under
+ * ConstrainDevices. */
+static char *gpu_ids(json_t *gpus, size_t first, size_t n, bool relative)
 {
     char *s = xstrdup(""), *t;
 
@@ -492,8 +495,11 @@ static char *gpu_ids(json_t *gpus, size_t first, size_t n)
         n = json_array_size(gpus);
     }
     for (size_t i = first; i < first + n && i < json_array_size(gpus); i++) {
-        t = xasprintf("%s%s%lld", s, *s ? "," : "",
-                      (long long)json_integer_value(json_array_get(gpus, i)));
+        long long id = relative ? (long long)i
+                                : (long long)json_integer_value(
+                                      json_array_get(gpus, i));
+
+        t = xasprintf("%s%s%lld", s, *s ? "," : "", id);
         free(s);
         s = t;
     }
@@ -501,8 +507,10 @@ static char *gpu_ids(json_t *gpus, size_t first, size_t n)
 }
 
 /* The step's GPUs on this node (step_launch "gpus"): task 'local' sees
- * its own gpus_per_task of them, in order, or all of them. */
-static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local)
+ * its own gpus_per_task of them, in order, or all of them.
+ * SLURM_STEP_GPUS keeps the node's indexes. */
+static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local,
+                           bool relative)
 {
     json_t *gpus = json_object_get(body, "gpus");
     json_int_t gpt = json_integer_value(json_object_get(body,
@@ -511,9 +519,10 @@ static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local)
 
     if (!json_is_array(gpus))
         return n;
-    all = gpu_ids(gpus, 0, 0);
-    mine = gpt > 0 ? gpu_ids(gpus, (size_t)(local * gpt), (size_t)gpt)
-                   : xstrdup(all);
+    all = gpu_ids(gpus, 0, 0, false);
+    mine = gpt > 0 ? gpu_ids(gpus, (size_t)(local * gpt), (size_t)gpt,
+                             relative)
+                   : gpu_ids(gpus, 0, 0, relative);
     e[n++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", mine);
     e[n++] = xasprintf("GPU_DEVICE_ORDINAL=%s", mine);
     e[n++] = xasprintf("SLURM_STEP_GPUS=%s", all);
@@ -548,7 +557,8 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
         if (s && !is_task_var(s, gpus))
             e[n++] = xstrdup(s);
     }
-    n = set_gpu_vars(e, n, d->body, local);
+    n = set_gpu_vars(e, n, d->body, local,
+                     nd->cgroup && cgroup_root_isolates_devices(nd->cgroup));
     e[n++] = xasprintf("SLURM_STEP_ID=%lld", (long long)d->step_id);
     e[n++] = xasprintf("SLURM_STEPID=%lld", (long long)d->step_id);
     e[n++] = xasprintf("SLURM_PROCID=%d", rank);
@@ -873,7 +883,7 @@ static int cgroup_setup(struct nd_step *st, const struct step_desc *d,
     struct cgroup_limits job = {0}, step = {0};
     char name[16];
 
-    if (!nd->cgroot)
+    if (!nd->cgroup)
         return 0;
     job_deny = gpus_denied(nd->node, json_object_get(d->body, "job_gpus"));
     step_deny = gpus_denied(nd->node, json_object_get(d->body, "gpus"));
@@ -884,7 +894,7 @@ static int cgroup_setup(struct nd_step *st, const struct step_desc *d,
     job.deny_devices = job_deny;
     step.deny_devices = step_deny;
     snprintf(name, sizeof(name), "%u", st->step_id);
-    st->cg = cgroup_step_create(nd->cgroot, st->job_id, name, &job, &step,
+    st->cg = cgroup_step_create(nd->cgroup, st->job_id, name, &job, &step,
                                 error);
     free(job_deny);
     free(step_deny);

@@ -257,8 +257,8 @@ static void stepd_init(struct daemon_opts *o, json_t *body)
     nd->pmix_dir = xasprintf("%s/pmix.%u.%u", nd->spool_dir, S.job_id,
                              S.step_id);
     nd->loop = uv_default_loop();
-    nd->cgroot = cgroup_root_open(nd->conf, nd->node->name, &error);
-    if (!nd->cgroot && error.text[0])
+    nd->cgroup = cgroup_root_open(nd->conf, nd->node->name, &error);
+    if (!nd->cgroup && error.text[0])
         log_verbose("%s: the step runs without cgroups", error.text);
 }
 
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
     daemon_close_loop(S.nd.loop);
     nd_pmix_shutdown();
     remove_tree(S.nd.pmix_dir);
-    cgroup_root_destroy(S.nd.cgroot);
+    cgroup_root_destroy(S.nd.cgroup);
     free(S.sock_path);
     free(S.nd.pmix_dir);
     free(S.nd.spool_dir);

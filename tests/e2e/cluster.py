@@ -482,6 +482,27 @@ class Cluster:
                 pids.append(pid)
         return pids
 
+    def gpus_isolated(self, node="node01"):
+        """Whether jobs on 'node' have the node's other GPUs denied by their
+        cgroup (ConstrainDevices on cgroup v1 with the devices hierarchy,
+        as droverd's log says at start): then, as in Slurm,
+        CUDA_VISIBLE_DEVICES numbers a job's GPUs from 0."""
+        log = self.log_file(node).read_text(errors="replace")
+        cg = self.dir / "etc" / "cgroup.conf"
+        return (bool(re.search(r"jobs run in cgroup v1 \(\S*devices", log))
+                and cg.exists()
+                and re.search(r"^ConstrainDevices=yes$", cg.read_text(),
+                              re.M | re.I) is not None
+                and self.conf_value("TaskPlugin") == "task/cgroup"
+                and "File=" in (self.dir / "etc" / "gres.conf").read_text())
+
+    def visible_gpus(self, gpus, node="node01"):
+        """CUDA_VISIBLE_DEVICES of a batch job given GPUs 'gpus' (the
+        node's indices, a list of int) on 'node'."""
+        if self.gpus_isolated(node):
+            return ",".join(str(i) for i in range(len(gpus)))
+        return ",".join(map(str, gpus))
+
     def log_tails(self, lines=LOG_TAIL_LINES):
         """Each daemon's log tail, for failure reports."""
         parts = []

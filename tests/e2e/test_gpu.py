@@ -8,7 +8,7 @@ GPU_JOB = """\
 #!/bin/bash
 #SBATCH --gres=gpu:2
 #SBATCH --output=gpu_%j.out
-echo "CVD=$CUDA_VISIBLE_DEVICES"
+echo "CVD=$CUDA_VISIBLE_DEVICES GPUS=$SLURM_JOB_GPUS"
 sleep 3
 """
 
@@ -46,8 +46,11 @@ def test_two_concurrent_2gpu_jobs_on_one_node_get_disjoint_gpus(cluster, tmp_pat
     cluster.wait_job_state(b, ["COMPLETED"], timeout=30)
     cva = (tmp_path / f"gpu_{a}.out").read_text().strip()
     cvb = (tmp_path / f"gpu_{b}.out").read_text().strip()
-    assert cva == "CVD=" + ",".join(map(str, expand(ia)))
-    assert cvb == "CVD=" + ",".join(map(str, expand(ib)))
+    # SLURM_JOB_GPUS: the node's indices; CUDA_VISIBLE_DEVICES from 0 when
+    # the job's cgroup hides the other GPUs (ConstrainDevices, as Slurm).
+    for cv, idx in ((cva, ia), (cvb, ib)):
+        assert cv == (f"CVD={cluster.visible_gpus(expand(idx))} "
+                      f"GPUS={','.join(map(str, expand(idx)))}")
 
 
 def test_gpus_and_gpus_per_node_options_allocate_gpus(cluster, tmp_path):

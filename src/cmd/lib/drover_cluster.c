@@ -403,6 +403,10 @@ static const char slurm_conf_fmt[] =
     "SchedulerType=sched/backfill\n"
     "SelectType=select/cons_tres\n"
     "GresTypes=gpu\n"
+    "# Jobs in cgroups, limited as cgroup.conf says (droverd runs them\n"
+    "# without, and logs why, where it cannot use the cgroup tree).\n"
+    "ProctrackType=proctrack/cgroup\n"
+    "TaskPlugin=task/cgroup\n"
     "\n"
     "%4$s"
     "PartitionName=%5$s Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
@@ -496,6 +500,27 @@ static int write_dbd_conf(const char *dir, const struct drover_shape *shape,
     return rc;
 }
 
+static const char cgroup_conf_text[] =
+    "# cgroup.conf written by `drover up`: each job is held to its memory\n"
+    "# and its GPUs.  Unprivileged, droverd cannot use the cgroup tree and\n"
+    "# runs jobs without (its log says so).\n"
+    "CgroupPlugin=autodetect\n"
+    "ConstrainRAMSpace=yes\n"
+    "ConstrainDevices=yes\n";
+
+static int write_cgroup_conf(const char *dir, const struct drover_shape *shape,
+                             drv_error_t *error)
+{
+    char *path = drover_path(dir, DROVER_CGROUP_CONF_REL);
+    char *text = conf_set_lines(xstrdup(cgroup_conf_text),
+                                shape->cgroup_conf_extra);
+    int rc = write_file(path, text, 0644, error);
+
+    free(path);
+    free(text);
+    return rc;
+}
+
 static int current_user(char *buf, size_t size, drv_error_t *error)
 {
     struct passwd *pw = getpwuid(geteuid());
@@ -523,7 +548,8 @@ static int write_confs(const char *dir, const struct drover_shape *shape,
     rc = write_file(path, text, 0644, error);
     free(path);
     free(text);
-    if (rc < 0 || write_dbd_conf(dir, shape, base, user, error) < 0)
+    if (rc < 0 || write_dbd_conf(dir, shape, base, user, error) < 0
+        || write_cgroup_conf(dir, shape, error) < 0)
         return -1;
     path = drover_path(dir, DROVER_CONF_REL);
     text = slurm_conf_text(dir, shape, base, user);

@@ -35,6 +35,7 @@ struct drover_shape {
     const char *conf_extra;  /* "Key=Value\n" lines for slurm.conf (a key
                               * drover writes is replaced), or NULL */
     const char *dbd_conf_extra; /* the same for slurmdbd.conf, or NULL */
+    const char *cgroup_conf_extra; /* the same for cgroup.conf, or NULL */
 };
 
 #define DROVER_SHAPE_DEFAULT                                                   \
@@ -51,6 +52,7 @@ struct drover_shape {
 #define DROVER_CTLD_PID_REL "run/droverctld.pid"
 #define DROVER_CTLD_LOG_REL "log/droverctld.log"
 #define DROVER_DBD_CONF_REL "etc/slurmdbd.conf"
+#define DROVER_CGROUP_CONF_REL "etc/cgroup.conf"
 #define DROVER_DBD_PID_REL "run/droverdbd.pid"
 #define DROVER_DBD_LOG_REL "log/droverdbd.log"
 

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * conf_cgroup.c - cgroup.conf: the table of keywords
+ *
+ * The file sits beside slurm.conf and is optional: without it, Slurm's
+ * defaults hold (autodetect, /sys/fs/cgroup, nothing constrained).  The
+ * limits apply only when slurm.conf's TaskPlugin lists task/cgroup, as in
+ * Slurm; tracking (the job's processes in its cgroup) whenever cgroups are
+ * in use (conf_cgroup_in_use()).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "conf/conf.h"
+#include "conf/conf_private.h"
+
+enum cg_key_type {
+    CK_PLUGIN,  /* enum conf_cgroup_plugin */
+    CK_PATH,    /* char *, an absolute path */
+    CK_BOOL,    /* bool */
+    CK_PERCENT, /* double, a non-negative percentage ("101.5") */
+    CK_MIB,     /* uint64_t, MiB ("30", "1G") */
+    CK_IGNORE,  /* a Slurm keyword we accept and do not use */
+};
+
+struct cg_key {
+    const char *name; /* Slurm's spelling; matched case-insensitively */
+    enum cg_key_type type;
+    size_t offset;    /* into struct conf_cgroup */
+    const char *dflt; /* parsed like a value from the file */
+};
+
+#define CF(f) offsetof(struct conf_cgroup, f)
+#define CIGNORED(name) { name, CK_IGNORE, 0, NULL }
+
+/* Defaults are Slurm's (cgroup.conf(5), 22.05). */
+static const struct cg_key cg_keys[] = {
+    /* keyword              type        field                   default */
+    { "CgroupPlugin",       CK_PLUGIN,  CF(plugin),             "autodetect" },
+    { "CgroupMountpoint",   CK_PATH,    CF(mountpoint),         "/sys/fs/cgroup" },
+    { "ConstrainCores",     CK_BOOL,    CF(constrain_cores),    "no" },
+    { "ConstrainDevices",   CK_BOOL,    CF(constrain_devices),  "no" },
+    { "ConstrainRAMSpace",  CK_BOOL,    CF(constrain_ram_space), "no" },
+    { "ConstrainSwapSpace", CK_BOOL,    CF(constrain_swap_space), "no" },
+    { "AllowedRAMSpace",    CK_PERCENT, CF(allowed_ram_space),  "100" },
+    { "AllowedSwapSpace",   CK_PERCENT, CF(allowed_swap_space), "0" },
+    { "MinRAMSpace",        CK_MIB,     CF(min_ram_space_mib),  "30" },
+    /* Accepted silently: kernel memory (cgroup v1 only, deprecated),
+     * systemd, automount, and keywords of older or newer releases. */
+    CIGNORED("AllowedDevicesFile"), CIGNORED("AllowedKmemSpace"),
+    CIGNORED("CgroupAutomount"), CIGNORED("CgroupReleaseAgentDir"),
+    CIGNORED("CgroupSubsystems"), CIGNORED("ConstrainKmemSpace"),
+    CIGNORED("EnableControllers"), CIGNORED("IgnoreSystemd"),
+    CIGNORED("IgnoreSystemdOnFailure"), CIGNORED("MaxKmemPercent"),
+    CIGNORED("MaxRAMPercent"), CIGNORED("MaxSwapPercent"),
+    CIGNORED("MemorySwappiness"), CIGNORED("MinKmemSpace"),
+    CIGNORED("SignalChildrenProcesses"), CIGNORED("SystemdTimeout"),
+    CIGNORED("TaskAffinity"),
+};
+
+#define CG_KEY_COUNT (sizeof(cg_keys) / sizeof(cg_keys[0]))
+
+static const struct {
+    const char *word;
+    enum conf_cgroup_plugin plugin;
+} plugin_words[] = {
+    { "autodetect", CONF_CGROUP_AUTODETECT },
+    { "cgroup/v1", CONF_CGROUP_V1 },
+    { "cgroup/v2", CONF_CGROUP_V2 },
+    { "disabled", CONF_CGROUP_DISABLED },
+};
+
+static const struct cg_key *cg_key_find(const char *name)
+{
+    for (size_t i = 0; i < CG_KEY_COUNT; i++)
+        if (!strcasecmp(cg_keys[i].name, name))
+            return &cg_keys[i];
+    return NULL;
+}
+
+static const char *set_plugin(enum conf_cgroup_plugin *field,
+                              const char *value)
+{
+    for (size_t i = 0; i < sizeof(plugin_words) / sizeof(plugin_words[0]);
+         i++) {
+        if (!strcasecmp(value, plugin_words[i].word)) {
+            *field = plugin_words[i].plugin;
+            return NULL;
+        }
+    }
+    return "expected autodetect, cgroup/v1, cgroup/v2 or disabled";
+}
+
+/* Slurm takes a float ("101.5"); we refuse signs, exponents, NaN. */
+static const char *set_percent(double *field, const char *value)
+{
+    char *end;
+    double v;
+
+    if (strspn(value, "0123456789.") != strlen(value) || !*value)
+        return "not a percentage";
+    errno = 0;
+    v = strtod(value, &end);
+    if (errno || *end || !isfinite(v))
+        return "not a percentage";
+    *field = v;
+    return NULL;
+}
+
+/* Set one keyword.  Returns NULL, or why not ("" for ENOMEM). */
+static const char *set_cg_key(struct conf_cgroup *cg, const struct cg_key *k,
+                              const char *value)
+{
+    void *field = (char *)cg + k->offset;
+
+    if (!*value && k->type != CK_IGNORE) /* "Key=" restores the default */
+        value = k->dflt;
+    switch (k->type) {
+    case CK_PLUGIN:
+        return set_plugin(field, value);
+    case CK_PATH:
+        if (value[0] != '/')
+            return "not an absolute path";
+        return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+    case CK_BOOL:
+        return conf__parse_bool(value, field) < 0 ? "expected yes or no"
+                                                   : NULL;
+    case CK_PERCENT:
+        return set_percent(field, value);
+    case CK_MIB:
+        return conf__parse_mib(value, field) < 0 ? "not a size in MiB"
+                                                  : NULL;
+    default:
+        return NULL;
+    }
+}
+
+static int cg_line(const struct conf_line *l, void *arg, drv_error_t *error)
+{
+    struct conf_cgroup *cg = arg;
+
+    for (size_t i = 0; i < l->count; i++) {
+        const struct conf_pair *kv = &l->pairs[i];
+        const struct cg_key *k = cg_key_find(kv->key);
+        const char *why;
+
+        if (!k) {
+            log_error("%s:%d: unknown keyword '%s' ignored", l->file, l->line,
+                      kv->key);
+            continue;
+        }
+        if (!(why = set_cg_key(cg, k, kv->value)))
+            continue;
+        if (!*why)
+            return conf__enomem(error);
+        return conf__einval(error, "%s:%d: %s=%s: %s", l->file, l->line,
+                            kv->key, kv->value, why);
+    }
+    return 0;
+}
+
+static int cg_defaults(struct conf_cgroup *cg)
+{
+    for (size_t i = 0; i < CG_KEY_COUNT; i++)
+        if (cg_keys[i].dflt && set_cg_key(cg, &cg_keys[i], cg_keys[i].dflt))
+            return -1; /* defaults are valid: only ENOMEM */
+    return 0;
+}
+
+/* The directory of 'path', for Include lines. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        return strdup(".");
+    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+int conf_cgroup_parse(struct conf_cgroup *cg, const char *path,
+                      const char *text, drv_error_t *error)
+{
+    struct conf_cgroup fresh = { 0 };
+    char *dir = NULL;
+
+    if (!cg || (text && !path)) {
+        errno = EINVAL;
+        return errprintf(error, "conf_cgroup_parse: no conf or no path");
+    }
+    if (cg_defaults(&fresh) < 0 || (text && !(fresh.path = strdup(path)))
+        || (text && !(dir = dir_of(path)))) {
+        conf__enomem(error);
+        goto error;
+    }
+    if (text && conf__lex(path, text, dir, cg_line, &fresh, error) < 0)
+        goto error;
+    free(dir);
+    conf_cgroup_clear(cg);
+    *cg = fresh;
+    return 0;
+error:
+    free(dir);
+    conf_cgroup_clear(&fresh);
+    return -1;
+}
+
+void conf_cgroup_clear(struct conf_cgroup *cg)
+{
+    if (!cg)
+        return;
+    int saved_errno = errno;
+    free(cg->path);
+    free(cg->mountpoint);
+    memset(cg, 0, sizeof(*cg));
+    errno = saved_errno;
+}
+
+/* Whether the comma-separated 'list' has the word 'want'. */
+static bool list_has(const char *list, const char *want)
+{
+    size_t n = strlen(want);
+
+    while (list && *list) {
+        size_t len = strcspn(list, ",");
+        if (len == n && !strncasecmp(list, want, n))
+            return true;
+        list += len + (list[len] == ',');
+    }
+    return false;
+}
+
+bool conf_task_cgroup(const struct slurm_conf *conf)
+{
+    return conf && list_has(conf->task_plugin, "task/cgroup");
+}
+
+bool conf_cgroup_in_use(const struct slurm_conf *conf)
+{
+    if (!conf || conf->cgroup.plugin == CONF_CGROUP_DISABLED)
+        return false;
+    return conf_task_cgroup(conf)
+           || (conf->proctrack_type
+               && !strcasecmp(conf->proctrack_type, "proctrack/cgroup"));
+}

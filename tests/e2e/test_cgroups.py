@@ -1,0 +1,337 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Batch jobs in cgroups (cgroup v1): the job's memory as its limit, the OOM
+killer reported as Slurm does, every process of the job killed at its end
+(setsid or not), the GPUs it was not given denied.
+
+`drover up` writes TaskPlugin=task/cgroup and a cgroup.conf with
+ConstrainRAMSpace=yes and ConstrainDevices=yes; these clusters add
+ConstrainSwapSpace=yes, so a job over its memory meets the OOM killer even
+on a machine with swap.  The module skips when this machine's cgroup v1
+memory hierarchy is not writable (a fact of the machine: a container
+without its cgroups delegated, a pure cgroup v2 host), even under
+DROVER_TEST_STRICT.
+"""
+import os
+import pwd
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from cluster import Cluster, _proc_alive, run_job, wait_until
+
+CGROOT = Path("/sys/fs/cgroup")
+V1_CONTROLLERS = ("freezer", "pids", "memory", "cpuset", "devices")
+
+
+def own_cgroup(pid, controller):
+    """The cgroup path of 'pid' in a v1 hierarchy ("memory"), or in v2
+    (controller None), from /proc/PID/cgroup."""
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, ctls, path = line.split(":", 2)
+        if (controller is None and ctls == "") or \
+                (controller and controller in ctls.split(",")):
+            return path
+    return None
+
+
+def v1_memory_writable():
+    """Whether a cgroup can be made beside our own in the v1 memory
+    hierarchy (where droverd, started by this process, makes its own)."""
+    if (CGROOT / "cgroup.controllers").exists() or os.geteuid() != 0:
+        return False
+    try:
+        path = own_cgroup("self", "memory")
+    except OSError:
+        return False
+    if path is None or not (CGROOT / "memory" / "cgroup.procs").exists():
+        return False
+    probe = (CGROOT / "memory" / path.lstrip("/")
+             / f"drover_probe_{os.getpid()}")
+    try:
+        probe.mkdir()
+        probe.rmdir()
+    except OSError:
+        return False
+    return True
+
+
+pytestmark = [
+    pytest.mark.needs_root,
+    pytest.mark.skipif(not v1_memory_writable(),
+                       reason="the cgroup v1 memory hierarchy is not writable "
+                              "on this machine"),
+]
+
+CGROUP_CLUSTER = {"nodes": 1, "gpus_per_node": 2,
+                  "up_args": ["--cgroup-conf-extra=ConstrainSwapSpace=yes"]}
+
+
+def node_port(cluster):
+    m = re.search(r"^NodeName=\S+ .*\bPort=(\d+)", cluster.conf.read_text(),
+                  re.M)
+    return int(m.group(1))
+
+
+def node_base(cluster, controller):
+    """<base> of node01 in a v1 hierarchy: beside droverd's own cgroup."""
+    pid = cluster.pid("node01")
+    mine = own_cgroup(pid, controller).lstrip("/")
+    return CGROOT / controller / mine / f"drover_node01_{node_port(cluster)}"
+
+
+def test_drover_up_configures_task_cgroup(cluster_root):
+    c = Cluster(cluster_root, nodes=1, gpus_per_node=0)
+    r = c.drover_cmd("up", "--nodes=1", "--gpus-per-node=0",
+                     "--cgroup-conf-extra=AllowedRAMSpace=95")
+    try:
+        assert r.returncode == 0, r.stderr
+        assert c.conf_value("TaskPlugin") == "task/cgroup"
+        assert c.conf_value("ProctrackType") == "proctrack/cgroup"
+        cg = (c.dir / "etc" / "cgroup.conf").read_text()
+        for line in ("ConstrainRAMSpace=yes", "ConstrainDevices=yes",
+                     "AllowedRAMSpace=95"):
+            assert re.search(rf"^{line}$", cg, re.M), cg
+        log = c.log_file("node01").read_text()
+        assert re.search(r"jobs run in cgroup v1 \([a-z,]*memory[a-z,]*\) "
+                         r"under /sys/fs/cgroup/freezer\S*/drover_node01_\d+",
+                         log), log
+    finally:
+        c.down()
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_batch_job_runs_in_its_cgroup_limited_to_its_memory(cluster,
+                                                            tmp_path):
+    job_id, out, _ = run_job(
+        cluster, tmp_path,
+        "cat /proc/self/cgroup\n"
+        "p=$(grep -E '^[0-9]+:memory:' /proc/self/cgroup | cut -d: -f3)\n"
+        "echo limit=$(cat /sys/fs/cgroup/memory$p/../memory.limit_in_bytes)\n",
+        "--mem=100M")
+    for ctl in V1_CONTROLLERS:
+        want = (str(node_base(cluster, ctl))[len(f"{CGROOT}/{ctl}"):]
+                + f"/job_{job_id}/step_batch")
+        assert re.search(rf"^\d+:{ctl}:{re.escape(want)}$", out, re.M), out
+    assert f"limit={100 << 20}\n" in out
+    # The job's cgroup went with it; the node's stays for the next jobs.
+    for ctl in V1_CONTROLLERS:
+        assert not (node_base(cluster, ctl) / f"job_{job_id}").exists()
+        assert node_base(cluster, ctl).is_dir()
+
+
+OOM_LINE = ("slurmstepd: error: Detected 1 oom-kill event(s) in StepId={}"
+            ".batch. Some of your processes may have been killed by the "
+            "cgroup out-of-memory handler.\n")
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_job_over_its_memory_ends_out_of_memory(cluster, tmp_path):
+    # The script itself goes on and exits 0: the job still ends
+    # OUT_OF_MEMORY with ExitCode 0:125, as in Slurm.
+    job_id, out, err = run_job(
+        cluster, tmp_path,
+        "/usr/bin/python3 -c 'b = bytearray(300 << 20)'\n"
+        "echo python=$?\n",
+        "--mem=64M", states=("OUT_OF_MEMORY", "COMPLETED", "FAILED"))
+    assert cluster.job_state(job_id) == "OUT_OF_MEMORY"
+    assert cluster.job_field(job_id, "ExitCode") == "0:125"
+    assert out == "python=137\n"
+    assert err.endswith(OOM_LINE.format(job_id)), err
+
+    def sacct():
+        r = cluster.run("sacct", "-j", job_id, "-n", "-o",
+                        "JobID,State,ExitCode")
+        return r.stdout if "OUT_OF_ME+" in r.stdout else None
+    lines = [l.split() for l in wait_until(sacct, 30, "sacct").splitlines()]
+    assert [job_id, "OUT_OF_ME+", "0:125"] in lines
+    assert [f"{job_id}.batch", "OUT_OF_ME+", "0:125"] in lines
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_job_under_its_memory_completes(cluster, tmp_path):
+    job_id, out, err = run_job(
+        cluster, tmp_path,
+        "/usr/bin/python3 -c 'b = bytearray(20 << 20); print(len(b))'\n",
+        "--mem=64M")
+    assert out == f"{20 << 20}\n"
+    assert "oom-kill" not in err
+
+
+ESCAPE = ("setsid /bin/sh -c 'echo $$ > {pidfile}; exec sleep 300' "
+          "</dev/null >/dev/null 2>&1 &\n"
+          "while [ ! -s {pidfile} ]; do sleep 0.1; done\n")
+
+
+def escaped_pid(path):
+    return int(wait_until(lambda: path.exists() and path.read_text().strip(),
+                          30, f"{path}"))
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_process_that_left_with_setsid_dies_with_the_job(cluster, tmp_path):
+    pidfile = tmp_path / "escaped.pid"
+    job_id, _, _ = run_job(cluster, tmp_path,
+                           ESCAPE.format(pidfile=pidfile) + "exit 0\n")
+    pid = escaped_pid(pidfile)
+    wait_until(lambda: not _proc_alive(pid), 10,
+               f"the escaped sleep (pid {pid}) to be killed")
+    for ctl in V1_CONTROLLERS:
+        assert not (node_base(cluster, ctl) / f"job_{job_id}").exists()
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_scancel_kills_a_process_that_left_with_setsid(cluster, tmp_path):
+    pidfile = tmp_path / "escaped.pid"
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/bash\n" + ESCAPE.format(pidfile=pidfile)
+                      + "sleep 300\n")
+    job_id = cluster.sbatch("-o", "out.txt", str(script), cwd=tmp_path)
+    pid = escaped_pid(pidfile)
+    assert _proc_alive(pid)
+    assert os.getsid(pid) == pid  # out of the job's session and group
+    cluster.run("scancel", job_id, check=True)
+    cluster.wait_job_state(job_id, "CANCELLED", timeout=30)
+    wait_until(lambda: not _proc_alive(pid), 15,
+               f"the escaped sleep (pid {pid}) to be killed")
+    wait_until(lambda: not (node_base(cluster, "pids")
+                            / f"job_{job_id}").exists(),
+               15, "the job's cgroup to be removed")
+
+
+GPU_PROBE = """\
+echo given=$SLURM_JOB_GPUS visible=$CUDA_VISIBLE_DEVICES
+/usr/bin/python3 - {dev} <<'EOF'
+import os, sys
+for i in (0, 1):
+    try:
+        os.close(os.open(f"{{sys.argv[1]}}/nvidia{{i}}", os.O_RDWR))
+        print(f"nvidia{{i}} opened")
+    except OSError as e:
+        print(f"nvidia{{i}} {{e.strerror}}")
+EOF
+"""
+
+
+def make_real_gpu_files(cluster):
+    """Turn the fake GPUs into device files with a driver behind them
+    (the numbers of /dev/full and /dev/zero), so that an allowed open
+    works and only the cgroup can refuse one."""
+    for i, (major, minor) in enumerate(((1, 7), (1, 5))):
+        path = cluster.dir / "dev" / f"nvidia{i}"
+        path.unlink()
+        try:
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(major, minor))
+        except PermissionError:
+            pytest.skip("mknod is not permitted here (no CAP_MKNOD)")
+        os.chmod(path, 0o666)
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_job_opens_its_gpu_and_not_the_others(cluster, tmp_path):
+    if "cannot create fake GPU devices" in cluster.last_up.stderr:
+        pytest.skip("mknod is not permitted here (no CAP_MKNOD)")
+    make_real_gpu_files(cluster)
+    probe = GPU_PROBE.format(dev=cluster.dir / "dev")
+    _, out, _ = run_job(cluster, tmp_path, probe, "--gres=gpu:1")
+    assert out.startswith("given=0 visible=0\n"), out
+    assert "nvidia0 opened" in out, out
+    assert "nvidia1 Operation not permitted" in out, out
+
+    # With GPU 0 taken, the next job gets GPU 1, which CUDA will number 0
+    # in a cgroup that hides GPU 0 (Slurm's CUDA_VISIBLE_DEVICES too).
+    hold = cluster.sbatch("--gres=gpu:1", "-o", "/dev/null", "--wrap",
+                          "sleep 300", cwd=tmp_path)
+    cluster.wait_job_state(hold, "RUNNING", timeout=30)
+    _, out, _ = run_job(cluster, tmp_path, probe, "--gres=gpu:1")
+    assert out.startswith("given=1 visible=0\n"), out
+    assert "nvidia1 opened" in out, out
+    assert "nvidia0 Operation not permitted" in out, out
+    cluster.run("scancel", hold, check=True)
+    cluster.wait_job_state(hold, "CANCELLED", timeout=30)
+
+    _, out, _ = run_job(cluster, tmp_path, probe, "--gres=gpu:2")
+    assert "nvidia0 opened" in out and "nvidia1 opened" in out, out
+
+    _, out, _ = run_job(cluster, tmp_path, probe)
+    assert "nvidia0 Operation not permitted" in out, out
+    assert "nvidia1 Operation not permitted" in out, out
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_drover_down_leaves_no_cgroup_behind(cluster, tmp_path):
+    bases = [node_base(cluster, ctl) for ctl in V1_CONTROLLERS]
+    job_id = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300",
+                            cwd=tmp_path)
+    cluster.wait_job_state(job_id, "RUNNING", timeout=30)
+    wait_until(lambda: (bases[1] / f"job_{job_id}" / "step_batch").exists(),
+               10, "the job's cgroup")
+    # droverd stops first and keeps the running job's cgroup; drover down
+    # then kills the job and removes what is left.
+    cluster.down()
+    for b in bases:
+        assert not b.exists(), b
+
+
+def v2_usable():
+    unified = CGROOT / "unified"
+    if not (unified / "cgroup.procs").exists():
+        return False
+    probe = unified / (own_cgroup("self", None) or "/").lstrip("/") / \
+        f"drover_probe_{os.getpid()}"
+    try:
+        probe.mkdir()
+        ok = (probe / "cgroup.kill").exists()
+        probe.rmdir()
+    except OSError:
+        return False
+    return ok
+
+
+@pytest.mark.skipif(not v2_usable(),
+                    reason="no writable cgroup v2 tree with cgroup.kill at "
+                           "/sys/fs/cgroup/unified")
+@pytest.mark.parametrize("cluster", [{
+    "nodes": 1, "gpus_per_node": 0,
+    "up_args": ["--cgroup-conf-extra=CgroupPlugin=cgroup/v2",
+                "--cgroup-conf-extra=CgroupMountpoint=/sys/fs/cgroup/unified"]
+}], indirect=True)
+def test_cgroup_v2_tracks_the_job_and_kills_escaped_processes(cluster,
+                                                              tmp_path):
+    pidfile = tmp_path / "escaped.pid"
+    job_id, out, _ = run_job(cluster, tmp_path,
+                             "grep '^0::' /proc/self/cgroup\n"
+                             + ESCAPE.format(pidfile=pidfile) + "exit 0\n")
+    mine = own_cgroup(cluster.pid("node01"), None).rstrip("/")
+    assert out == (f"0::{mine}/drover_node01_{node_port(cluster)}/"
+                   f"job_{job_id}/step_batch\n")
+    pid = escaped_pid(pidfile)
+    wait_until(lambda: not _proc_alive(pid), 10,
+               f"the escaped sleep (pid {pid}) to be killed")
+    log = cluster.log_file("node01").read_text()
+    assert "jobs run in cgroup v2" in log
+
+
+def test_without_cgroup_rights_jobs_still_run(cluster_root, test_user):
+    """An ordinary user's cluster cannot use the cgroup tree: droverd says
+    so and runs the jobs anyway."""
+    c = Cluster(cluster_root, nodes=1, gpus_per_node=0)
+    if c.run("test", "-x", c.drover, user=test_user).returncode != 0:
+        pytest.skip(f"{test_user} cannot execute {c.drover}")
+    pw = pwd.getpwnam(test_user)
+    os.chown(cluster_root, pw.pw_uid, pw.pw_gid)
+    up = c.run(c.drover, "up", "--dir", c.dir, "--nodes=1",
+               "--gpus-per-node=0", user=test_user, timeout=120)
+    try:
+        assert up.returncode == 0, up.stderr + c.log_tails()
+        work = c.user_workdir(test_user)
+        job_id = c.sbatch("-o", "out.txt", "--mem=64M", "--wrap", "echo ran",
+                          user=test_user, cwd=work)
+        c.wait_job_state(job_id, "COMPLETED", timeout=60)
+        assert (work / "out.txt").read_text() == "ran\n"
+        log = c.log_file("node01").read_text()
+        assert re.search(r"cannot create /sys/fs/cgroup/\S+: Permission "
+                         r"denied: jobs run without cgroups", log), log
+    finally:
+        c.run(c.drover, "down", "--dir", c.dir, user=test_user)
