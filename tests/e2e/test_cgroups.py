@@ -335,3 +335,70 @@ def test_without_cgroup_rights_jobs_still_run(cluster_root, test_user):
                          r"denied: jobs run without cgroups", log), log
     finally:
         c.run(c.drover, "down", "--dir", c.dir, user=test_user)
+
+
+# --- srun steps: droverstepd puts them in job_N/step_S ---------------------
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_step_runs_in_its_cgroup_with_its_memory(cluster, tmp_path):
+    job_id, out, err = run_job(
+        cluster, tmp_path,
+        "srun --mem=60M bash -c '"
+        "p=$(grep -E \"^[0-9]+:memory:\" /proc/self/cgroup | cut -d: -f3); "
+        "echo step=$p; "
+        "echo limit=$(cat /sys/fs/cgroup/memory$p/memory.limit_in_bytes); "
+        "echo job=$(cat /sys/fs/cgroup/memory$p/../memory.limit_in_bytes)'\n",
+        "--mem=100M")
+    want = (str(node_base(cluster, "memory"))[len(f"{CGROOT}/memory"):]
+            + f"/job_{job_id}/step_0")
+    assert f"step={want}\n" in out, (out, err)
+    assert f"limit={60 << 20}\n" in out, out
+    assert f"job={100 << 20}\n" in out, out
+    # both gone with the job
+    assert not (node_base(cluster, "memory") / f"job_{job_id}").exists()
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_step_over_its_memory_is_oom_killed(cluster, tmp_path):
+    _, out, err = run_job(
+        cluster, tmp_path,
+        "srun --mem=40M /usr/bin/python3 -c 'b = bytearray(300 << 20)'\n"
+        "echo rc=$?\n", "--mem=200M")
+    assert "rc=137\n" in out, (out, err)
+    assert "Killed" in err, err
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_step_end_kills_what_its_tasks_left_with_setsid(cluster, tmp_path):
+    pidfile = tmp_path / "escaped.pid"
+    start = __import__("time").monotonic()
+    _, out, err = run_job(
+        cluster, tmp_path,
+        "srun bash -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & "
+        f"echo $! > {pidfile}; echo task done'\n"
+        "echo rc=$?\nsleep 1\n")
+    assert out == "task done\nrc=0\n", (out, err)
+    assert __import__("time").monotonic() - start < 30
+    pid = escaped_pid(pidfile)
+    wait_until(lambda: not _proc_alive(pid), 10,
+               f"the escaped sleep (pid {pid}) to be killed")
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_step_sees_only_its_gpu(cluster, tmp_path):
+    if "cannot create fake GPU devices" in cluster.last_up.stderr:
+        pytest.skip("mknod is not permitted here (no CAP_MKNOD)")
+    make_real_gpu_files(cluster)
+    probe = tmp_path / "probe.sh"
+    probe.write_text("#!/bin/bash\n" + GPU_PROBE.format(dev=cluster.dir / "dev")
+                     .replace("$SLURM_JOB_GPUS", "$SLURM_STEP_GPUS"))
+    probe.chmod(0o755)
+    _, out, err = run_job(
+        cluster, tmp_path,
+        f"srun --gres=gpu:1 --exact -n1 {probe} &\nwait\n"
+        f"srun -n1 --gpus-per-task=1 --overlap {probe}\n",
+        "--gres=gpu:2", "-n2")
+    # every step: one GPU visible as 0, the other refused by the cgroup
+    assert out.count("visible=0\n") == 2, (out, err)
+    assert out.count(" opened\n") == 2, out
+    assert out.count("Operation not permitted") == 2, out
