@@ -40,6 +40,7 @@
 #include "cmd/lib/srun_mpi.h"
 #include "common/base64.h"
 #include "common/jobpath.h"
+#include "common/taskdist.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
 
@@ -216,12 +217,41 @@ static int mpi_type(struct sbatch_opts *o, struct srun *s)
     return -1;
 }
 
+/* -m, else SLURM_DISTRIBUTION (what sbatch/salloc -m set for the job's
+ * sruns): the step's distribution, sent as "distribution" in step_create
+ * (the controller lays the ranks out and sets SLURM_DISTRIBUTION for the
+ * tasks).  -m was checked by the option table; the variable is checked
+ * here with Slurm's message.  Returns -1 to go on, else the exit status. */
+static int dist_option(const struct sbatch_opts *o, struct srun *s)
+{
+    const char *env = getenv("SLURM_DISTRIBUTION");
+    char text[TASKDIST_TEXT_MAX];
+    drv_error_t error;
+    struct taskdist d;
+
+    if (!sbatch_opts_distribution(o, &d)) {
+        if (!env)
+            return -1;
+        if (taskdist_parse(env, getenv("SLURM_DIST_PLANESIZE"), &d,
+                           &error) < 0) {
+            struct sbatch_error e = {.exit_code = 255, .level = "error"};
+
+            snprintf(e.text, sizeof(e.text), "%s", error.text);
+            return report_opts(&e);
+        }
+    }
+    if (*taskdist_format(&d, 1, text))
+        json_object_set_new(s->req, "distribution", json_string(text));
+    return -1;
+}
+
 /* Options from sbatch's table (srun's rows).  Returns -1 to go on, else
  * the exit status. */
 static int parse_args(int argc, char **argv, struct sbatch_opts *o,
                       struct srun *s)
 {
     struct sbatch_error e = {0};
+    int rc;
 
     switch (sbatch_opts_first_pass(o, argc, argv, &e)) {
     case SBATCH_SUBMIT:
@@ -261,6 +291,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
         s->nodes = (s->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
     s->kill_bad = extra_flag(o, "kill_on_bad_exit");
     s->req = step_request(o);
+    if ((rc = dist_option(o, s)) >= 0)
+        return rc;
     return mpi_type(o, s);
 }
 
@@ -475,15 +507,11 @@ static void step_cancel(const struct srun *s, int signo, const char *failed)
 }
 
 /* "srun: error: NODE: task(s) R: Exited with exit code C" (or the
- * signal's name) for ranks first..last, all with 'status'. */
-static void task_line(const char *node, int first, int last, int status)
+ * signal's name) for 'n' ranks 'list' ("0-1,4"), all with 'status'. */
+static void task_line(const char *node, int n, const char *list, int status)
 {
-    char ranks[64];
+    char *ranks = xasprintf("%s %s", n > 1 ? "tasks" : "task", list);
 
-    if (last > first)
-        snprintf(ranks, sizeof(ranks), "tasks %d-%d", first, last);
-    else
-        snprintf(ranks, sizeof(ranks), "task %d", first);
     if (WIFSIGNALED(status))
         fprintf(stderr, "srun: error: %s: %s: %s%s\n", node, ranks,
                 strsignal(WTERMSIG(status)),
@@ -491,18 +519,21 @@ static void task_line(const char *node, int first, int last, int status)
     else
         fprintf(stderr, "srun: error: %s: %s: Exited with exit code %d\n",
                 node, ranks, WEXITSTATUS(status));
+    free(ranks);
 }
 
 /* -K: the first task to fail ends the step (Slurm's kill-on-bad-exit). */
 static void kill_on_bad_exit(struct srun *s, int rank)
 {
     struct task *t = &s->tasks[rank];
+    char one[16];
 
     if (!s->kill_bad || s->bad_status || s->aborting || !t->status)
         return;
     s->bad_status = t->status;
     t->reported = true;
-    task_line(t->node, rank, rank, t->status);
+    snprintf(one, sizeof(one), "%d", rank);
+    task_line(t->node, 1, one, t->status);
     fprintf(stderr, "srun: Terminating StepId=%ld.%ld\n", s->job_id,
             s->step_id);
     step_cancel(s, 0, NULL);
@@ -944,28 +975,73 @@ static int task_code(int status)
     return WEXITSTATUS(status);
 }
 
+/* Does task j go in task i's exit line: same node, same status, not
+ * told already? */
+static bool same_line(const struct task *i, const struct task *j)
+{
+    return j->exited && j->status == i->status
+           && j->reported == i->reported
+           && !strcmp(j->node ? j->node : "", i->node ? i->node : "");
+}
+
+/* Append rank r to a range list "0-1,4" whose last rank is 'last'. */
+static char *range_add(char *list, int *last, bool *open, int r)
+{
+    char *t;
+
+    if (*list && r == *last + 1) {
+        *open = true;
+        *last = r;
+        return list;
+    }
+    t = *open ? xasprintf("%s-%d,%d", list, *last, r)
+              : xasprintf("%s%s%d", list, *list ? "," : "", r);
+    free(list);
+    *open = false;
+    *last = r;
+    return t;
+}
+
+/* One exit line for the tasks of task i's node with its status, their
+ * ranks as Slurm's range list ("0,2" under -m cyclic); marks them done. */
+static void node_line(struct srun *s, int i, bool *done)
+{
+    const struct task *t = &s->tasks[i];
+    char *list = xstrdup(""), *full;
+    int n = 0, last = -1;
+    bool open = false;
+
+    for (int j = i; j < s->ntask_total; j++) {
+        if (done[j] || !same_line(t, &s->tasks[j]))
+            continue;
+        done[j] = true;
+        list = range_add(list, &last, &open, j);
+        n++;
+    }
+    full = open ? xasprintf("%s-%d", list, last) : xstrdup(list);
+    task_line(t->node ? t->node : "(null)", n, full, t->status);
+    free(full);
+    free(list);
+}
+
 /* "srun: error: NODE: task(s) R: Exited with exit code C", one line per
- * run of consecutive ranks on one node with one status. */
+ * node and status.  Returns the step's exit code. */
 static int report(struct srun *s)
 {
+    bool *done = xzalloc(sizeof(*done) * (size_t)(s->ntask_total + 1));
     int rc = 0;
 
-    for (int i = 0; i < s->ntask_total;) {
+    for (int i = 0; i < s->ntask_total; i++) {
         struct task *t = &s->tasks[i];
-        int j = i + 1, code = task_code(t->status);
 
-        if (code > rc)
-            rc = code;
-        while (j < s->ntask_total && s->tasks[j].status == t->status
-               && s->tasks[j].node && t->node
-               && s->tasks[j].reported == t->reported
-               && !strcmp(s->tasks[j].node, t->node))
-            j++;
-        if (t->status && t->exited && !t->reported
-            && !(s->aborting && WIFSIGNALED(t->status)))
-            task_line(t->node, i, j - 1, t->status);
-        i = j;
+        if (task_code(t->status) > rc)
+            rc = task_code(t->status);
+        if (done[i] || !t->status || !t->exited || t->reported
+            || (s->aborting && WIFSIGNALED(t->status)))
+            continue;
+        node_line(s, i, done);
     }
+    free(done);
     /* -K: the exit that ended the step, not the kills that followed */
     return s->bad_status ? task_code(s->bad_status) : rc;
 }
