@@ -173,3 +173,42 @@ char *taskdist_format(const struct taskdist *d, int with_size, char *buf)
                  d->pack == TASKDIST_PACK ? "pack" : "nopack");
     return buf;
 }
+
+static const char *level_title(enum taskdist_level l)
+{
+    switch (l) {
+    case TASKDIST_LEVEL_BLOCK:
+        return "Block";
+    case TASKDIST_LEVEL_CYCLIC:
+        return "Cyclic";
+    case TASKDIST_LEVEL_FCYCLIC:
+        return "FCyclic";
+    default:
+        return "";
+    }
+}
+
+char *taskdist_layout_name(const struct taskdist *d, char *buf)
+{
+    static const char *const alone[] = {
+        [TASKDIST_UNSET] = "Unknown", [TASKDIST_BLOCK] = "Block",
+        [TASKDIST_CYCLIC] = "Cyclic", [TASKDIST_PLANE] = "Plane",
+        [TASKDIST_ARBITRARY] = "Arbitrary",
+    };
+    size_t len;
+
+    /* With lower levels, the node level shrinks to its letter. */
+    if ((d->node == TASKDIST_BLOCK || d->node == TASKDIST_CYCLIC)
+        && d->socket != TASKDIST_LEVEL_NONE)
+        len = (size_t)snprintf(buf, TASKDIST_TEXT_MAX, "%c%s%s",
+                               d->node == TASKDIST_BLOCK ? 'B' : 'C',
+                               level_title(d->socket),
+                               level_title(d->core));
+    else
+        len = (size_t)snprintf(buf, TASKDIST_TEXT_MAX, "%s",
+                               alone[d->node]);
+    if (d->pack != TASKDIST_PACK_DEFAULT)
+        snprintf(buf + len, TASKDIST_TEXT_MAX - len, ",%s",
+                 d->pack == TASKDIST_PACK ? "Pack" : "NoPack");
+    return buf;
+}

@@ -68,4 +68,12 @@ int taskdist_parse(const char *spec, const char *plane_env,
  */
 char *taskdist_format(const struct taskdist *d, int with_size, char *buf);
 
+/* Write Slurm's name of the layout (slurm_step_layout_type_name(), as
+ * `scontrol show step` prints it as Dist=) into buf (size >=
+ * TASKDIST_TEXT_MAX): "Block", "Cyclic", "Plane", "Arbitrary", "BCyclic"
+ * (block:cyclic), "CFCyclic" (cyclic:fcyclic), "BBlockCyclic", ...,
+ * then ",Pack" or ",NoPack"; "Unknown" for no node level.  Returns buf.
+ */
+char *taskdist_layout_name(const struct taskdist *d, char *buf);
+
 #endif /* !DROVER_COMMON_TASKDIST_H */

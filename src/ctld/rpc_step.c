@@ -397,6 +397,7 @@ static void rpc_step_create(proto_req_t *req, void *arg)
     struct step_ctx *sc;
     struct job *job;
     char dist[TASKDIST_TEXT_MAX];
+    struct job_step *step;
     uint32_t *tasks;
     size_t nclaims = 0;
     json_t *base;
@@ -444,7 +445,8 @@ static void rpc_step_create(proto_req_t *req, void *arg)
     sc->step_id = job->next_step_id++;
     sc->gpus_per_task = rq.gpus_per_task;
     sc->claim = claim;
-    ctld_step_record(ctld, job, sc->step_id, body, claim, sc->ntasks);
+    step = ctld_step_record(ctld, job, sc->step_id, body, claim, sc->ntasks);
+    step->dist = xstrdup(taskdist_layout_name(&sc->dist, dist));
     ctld_journal_job(ctld, job, false);
     base = launch_body(ctld, job, req, sc, tasks);
     log_info("StepId=%u.%u: %u tasks on %u nodes, %s", job->id,

@@ -183,3 +183,16 @@ def test_bad_slurm_distribution_variable_stops_srun(cluster, tmp_path):
                           "echo rc=$?\n")
     assert out == "rc=255\n"
     assert err == "srun: error: Invalid --distribution specification\n"
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_scontrol_show_step_names_the_distribution(cluster, tmp_path):
+    _, out, err = run_job(
+        cluster, tmp_path,
+        "srun -N2 -n4 -m cyclic:block bash -c '[ $SLURM_PROCID = 0 ] && "
+        "scontrol show step $SLURM_JOB_ID.$SLURM_STEP_ID; true'\n"
+        "srun -N2 -n4 bash -c '[ $SLURM_PROCID = 0 ] && "
+        "scontrol show step $SLURM_JOB_ID.$SLURM_STEP_ID; true'\n",
+        "-N2", "-n4")
+    dists = [w for w in out.split() if w.startswith("Dist=")]
+    assert dists == ["Dist=CBlock", "Dist=Block"], (out, err)

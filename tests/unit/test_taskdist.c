@@ -144,6 +144,27 @@ static void refuses_what_slurm_refuses(void **state)
     assert_int_equal(taskdist_parse(NULL, NULL, &d, NULL), -1);
 }
 
+/* scontrol show step's Dist=, Slurm's slurm_step_layout_type_name(). */
+static void layout_names_are_slurms(void **state)
+{
+    static const char *const cases[][2] = {
+        {"block", "Block"}, {"cyclic", "Cyclic"}, {"plane=2", "Plane"},
+        {"arbitrary", "Arbitrary"}, {"block:cyclic", "BCyclic"},
+        {"cyclic:cyclic", "CCyclic"}, {"cyclic:block", "CBlock"},
+        {"block:fcyclic", "BFCyclic"}, {"*:*:*", "BCyclicCyclic"},
+        {"cyclic:fcyclic:block", "CFCyclicBlock"},
+        {"block,pack", "Block,Pack"}, {"cyclic,nopack", "Cyclic,NoPack"},
+    };
+    char buf[TASKDIST_TEXT_MAX];
+    struct taskdist d;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_int_equal(taskdist_parse(cases[i][0], NULL, &d, NULL), 0);
+        assert_string_equal(taskdist_layout_name(&d, buf), cases[i][1]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +175,7 @@ int main(void)
         cmocka_unit_test(plane_size_from_value_or_env),
         cmocka_unit_test(bad_plane_says_why_then_slurms_line),
         cmocka_unit_test(refuses_what_slurm_refuses),
+        cmocka_unit_test(layout_names_are_slurms),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
