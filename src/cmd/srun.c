@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/srun_mpi.h"
 #include "common/base64.h"
+#include "common/hostlist.h"
 #include "common/jobpath.h"
 #include "common/taskdist.h"
 #include "common/xalloc.h"
@@ -217,6 +219,108 @@ static int mpi_type(struct sbatch_opts *o, struct srun *s)
     return -1;
 }
 
+/* Add the hosts of hostlist expression 'expr' ("n[1-2],n1") to 'names'
+ * in order, up to 'max' in all.  -1 when 'expr' is not a hostlist. */
+static int push_hosts(json_t *names, const char *expr, size_t max)
+{
+    hostlist_t *hl = hostlist_decode(expr, NULL);
+
+    if (!hl)
+        return -1;
+    for (size_t i = 0; i < hostlist_count(hl) && json_array_size(names) < max;
+         i++)
+        json_array_append_new(names, json_string(hostlist_nth(hl, i)));
+    hostlist_destroy(hl);
+    return 0;
+}
+
+/* SLURM_HOSTFILE's hosts in order (one hostlist expression a line; blank
+ * and '#' lines skipped), up to 'max'; NULL after Slurm's message. */
+static json_t *read_hostfile(const char *path, size_t max)
+{
+    FILE *f = fopen(path, "r");
+    json_t *names = json_array();
+    char line[4096];
+    int n = 0;
+
+    if (!f) {
+        fprintf(stderr, "srun: error: Unable to open hostfile %s: %s\n",
+                path, strerror(errno));
+        goto fail;
+    }
+    while (json_array_size(names) < max && fgets(line, sizeof(line), f)) {
+        n++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#')
+            continue;
+        if (push_hosts(names, line, max) < 0) {
+            fprintf(stderr, "srun: error: Invalid hostfile %s contents on "
+                            "line %d\n", path, n);
+            goto fail;
+        }
+    }
+    if (max != SIZE_MAX && json_array_size(names) < max) {
+        fprintf(stderr, "srun: error: Too few NodeNames in SLURM "
+                        "Hostfile\n");
+        goto fail;
+    }
+    fclose(f);
+    return names;
+fail:
+    if (f)
+        fclose(f);
+    json_decref(names);
+    fprintf(stderr, "srun: error: Failure getting NodeNames from "
+                    "hostfile\n");
+    return NULL;
+}
+
+/* -m arbitrary, or SLURM_HOSTFILE without -w (which makes it arbitrary,
+ * as Slurm's srun): rank r runs on the r-th host of -w or the file, sent
+ * as "task_nodes"; -n defaults to their count (the controller makes the
+ * step's nodes the distinct ones).  Returns -1 to go on, else the exit
+ * status. */
+static int arbitrary(const struct sbatch_opts *o, struct srun *s,
+                     struct taskdist *d)
+{
+    const char *w = json_string_value(json_object_get(o->extra, "nodelist"));
+    const char *file = getenv("SLURM_HOSTFILE");
+    size_t max = s->ntasks ? (size_t)s->ntasks : SIZE_MAX;
+    json_t *names;
+
+    if (!w && file && *file)
+        *d = (struct taskdist){.node = TASKDIST_ARBITRARY, .pack = d->pack};
+    if (d->node != TASKDIST_ARBITRARY)
+        return -1;
+    if (!w && !(file && *file)) {
+        fprintf(stderr, "srun: error: With Arbitrary distribution you need "
+                        "to specify a nodelist or hostfile with the -w "
+                        "option\n");
+        return 1;
+    }
+    if (w) {
+        names = json_array();
+        if (push_hosts(names, w, max) < 0 || !json_array_size(names)) {
+            json_decref(names);
+            fprintf(stderr, "srun: error: Invalid node list specified\n");
+            return 1;
+        }
+    } else if (!(names = read_hostfile(file, max))) {
+        return 1;
+    }
+    if (s->ntasks && json_array_size(names) < (size_t)s->ntasks) {
+        fprintf(stderr, "srun: error: Asked for %ld tasks have %zu in the "
+                        "nodelist.  Check your nodelist, or set the -n "
+                        "option to be %zu\n",
+                s->ntasks, json_array_size(names), json_array_size(names));
+        json_decref(names);
+        return 1;
+    }
+    s->ntasks = (long)json_array_size(names);
+    json_object_set_new(s->req, "task_nodes", names);
+    return -1;
+}
+
 /* -m, else SLURM_DISTRIBUTION (what sbatch/salloc -m set for the job's
  * sruns): the step's distribution, sent as "distribution" in step_create
  * (the controller lays the ranks out and sets SLURM_DISTRIBUTION for the
@@ -226,20 +330,20 @@ static int dist_option(const struct sbatch_opts *o, struct srun *s)
 {
     const char *env = getenv("SLURM_DISTRIBUTION");
     char text[TASKDIST_TEXT_MAX];
+    struct taskdist d = {0};
     drv_error_t error;
-    struct taskdist d;
+    int rc;
 
-    if (!sbatch_opts_distribution(o, &d)) {
-        if (!env)
-            return -1;
-        if (taskdist_parse(env, getenv("SLURM_DIST_PLANESIZE"), &d,
-                           &error) < 0) {
-            struct sbatch_error e = {.exit_code = 255, .level = "error"};
+    if (!sbatch_opts_distribution(o, &d) && env
+        && taskdist_parse(env, getenv("SLURM_DIST_PLANESIZE"), &d,
+                          &error) < 0) {
+        struct sbatch_error e = {.exit_code = 255, .level = "error"};
 
-            snprintf(e.text, sizeof(e.text), "%s", error.text);
-            return report_opts(&e);
-        }
+        snprintf(e.text, sizeof(e.text), "%s", error.text);
+        return report_opts(&e);
     }
+    if ((rc = arbitrary(o, s, &d)) >= 0)
+        return rc;
     if (*taskdist_format(&d, 1, text))
         json_object_set_new(s->req, "distribution", json_string(text));
     return -1;

@@ -163,21 +163,86 @@ static void plane_layout(const struct job *job, const struct step_req *rq,
     free(cap);
 }
 
-/* The step's distribution, its per-node counts (tasks[sc->nodes]) and
- * its ranks on each node (sc->layout).  0, or -1 with errno (ENOMEM). */
-static int step_plan(const struct job *job, json_t *body,
-                     const struct step_req *rq, struct step_ctx *sc,
-                     uint32_t *tasks)
+/* The job's allocation entry of node 'name', or -1. */
+static long alloc_entry(struct ctld *ctld, const struct job *job,
+                        const char *name)
 {
+    long idx = name ? node_table_index(ctld->nodes, name) : -1;
+
+    for (uint32_t e = 0; idx >= 0 && e < job->alloc->node_count; e++)
+        if (job->alloc->node_idx[e] == (uint32_t)idx)
+            return (long)e;
+    return -1;
+}
+
+/* -m arbitrary: rank r runs on task_nodes[r] (srun's -w list or
+ * SLURM_HOSTFILE, in order).  The step's nodes are the job's nodes named,
+ * in allocation order, and must be those (*ents).  0 or an EDRV_*. */
+static int arbitrary_plan(struct ctld *ctld, const struct job *job,
+                          json_t *names, struct step_ctx *sc, uint32_t **ents)
+{
+    size_t n = json_array_size(names), nent = job->alloc->node_count;
+    uint32_t *pos = xzalloc(sizeof(*pos) * nent); /* entry -> node + 1 */
+    uint32_t *on = xzalloc(sizeof(*on) * n), nodes = 0;
+    int rc = 0;
+
+    for (size_t r = 0; r < n && !rc; r++) {
+        long e = alloc_entry(ctld, job,
+                             json_string_value(json_array_get(names, r)));
+
+        if (e < 0) {
+            rc = EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+        } else {
+            pos[e] = 1;
+            on[r] = (uint32_t)e;
+        }
+    }
+    *ents = xzalloc(sizeof(**ents) * nent);
+    for (uint32_t e = 0; e < nent && !rc; e++)
+        if (pos[e]) {
+            (*ents)[nodes] = e;
+            pos[e] = ++nodes;
+        }
+    for (size_t r = 0; r < n && !rc; r++)
+        on[r] = pos[on[r]] - 1;
+    sc->ntasks = (uint32_t)n;
+    sc->nodes = nodes;
+    if (!rc && !(sc->layout = step_layout_from_map(nodes, sc->ntasks, on)))
+        rc = EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+    free(pos);
+    free(on);
+    return rc;
+}
+
+/* The step's distribution, its per-node counts (*tasks, sc->nodes long)
+ * and its ranks on each node (sc->layout); for -m arbitrary also the job
+ * entries it must run on (*ents, in rq).  0 or an error number. */
+static int step_plan(struct ctld *ctld, const struct job *job, json_t *body,
+                     struct step_req *rq, struct step_ctx *sc,
+                     uint32_t **tasks, uint32_t **ents)
+{
+    json_t *names = json_object_get(body, "task_nodes");
+    int rc;
+
     step_dist(body, sc);
+    if (sc->dist.node == TASKDIST_ARBITRARY && json_array_size(names)
+        && json_array_size(names) <= 65536) {
+        if ((rc = arbitrary_plan(ctld, job, names, sc, ents)))
+            return rc;
+        rq->entries = *ents;
+        *tasks = xzalloc(sizeof(**tasks) * sc->nodes);
+        memcpy(*tasks, sc->layout->tasks, sizeof(**tasks) * sc->nodes);
+        return 0;
+    }
+    *tasks = xzalloc(sizeof(**tasks) * sc->nodes);
     if (sc->dist.node == TASKDIST_PLANE)
-        plane_layout(job, rq, sc, tasks);
+        plane_layout(job, rq, sc, *tasks);
     else
-        layout(job, sc->nodes, sc->ntasks, tasks);
+        layout(job, sc->nodes, sc->ntasks, *tasks);
     /* The counts of both are >= 1 on every node: only ENOMEM fails. */
-    sc->layout = step_layout_create(sc->nodes, tasks, sc->dist.node,
+    sc->layout = step_layout_create(sc->nodes, *tasks, sc->dist.node,
                                     sc->dist.plane_size);
-    return sc->layout ? 0 : -1;
+    return sc->layout ? 0 : errno;
 }
 
 static int io_host(proto_req_t *req, char *buf, size_t len)
@@ -398,7 +463,7 @@ static void rpc_step_create(proto_req_t *req, void *arg)
     struct job *job;
     char dist[TASKDIST_TEXT_MAX];
     struct job_step *step;
-    uint32_t *tasks;
+    uint32_t *tasks = NULL, *ents = NULL;
     size_t nclaims = 0;
     json_t *base;
     int errnum;
@@ -421,10 +486,11 @@ static void rpc_step_create(proto_req_t *req, void *arg)
         free(sc);
         return;
     }
-    tasks = xzalloc(sizeof(*tasks) * sc->nodes);
-    if (step_plan(job, body, &rq, sc, tasks) < 0) {
-        proto_respond_error(req, errno, "step layout");
+    if ((errnum = step_plan(ctld, job, body, &rq, sc, &tasks, &ents))) {
+        proto_respond_error(req, errnum, NULL);
+        step_layout_destroy(sc->layout);
         free(tasks);
+        free(ents);
         free(sc);
         return;
     }
@@ -436,9 +502,11 @@ static void rpc_step_create(proto_req_t *req, void *arg)
         proto_respond_error(req, errnum, NULL);
         step_layout_destroy(sc->layout);
         free(tasks);
+        free(ents);
         free(sc);
         return;
     }
+    free(ents);
     sc->ctld = ctld;
     sc->req = req;
     sc->job_id = job->id;

@@ -196,3 +196,43 @@ def test_scontrol_show_step_names_the_distribution(cluster, tmp_path):
         "-N2", "-n4")
     dists = [w for w in out.split() if w.startswith("Dist=")]
     assert dists == ["Dist=CBlock", "Dist=Block"], (out, err)
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_arbitrary_follows_the_nodelist_in_order(cluster, tmp_path):
+    _, out, err = run_job(cluster, tmp_path,
+                          "srun -m arbitrary -w node02,node01,node02 "
+                          f"{SHOW}\n", "-N2", "-n4")
+    got, rest = layout(out)
+    assert got == {"node01": [1], "node02": [0, 2]}, (out, err)
+    # the step's nodes in allocation order: node01 runs 1, node02 2
+    assert rest == {("arbitrary", "-", "1,2")}
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_slurm_hostfile_makes_srun_arbitrary(cluster, tmp_path):
+    (tmp_path / "hosts").write_text("node02\nnode[01-02]\nnode01\n")
+    _, out, err = run_job(cluster, tmp_path,
+                          f"SLURM_HOSTFILE={tmp_path}/hosts srun {SHOW}\n"
+                          f"SLURM_HOSTFILE={tmp_path}/hosts srun -n2 "
+                          "printenv SLURMD_NODENAME\n", "-N2", "-n4")
+    lines = out.splitlines()
+    got, rest = layout("\n".join(lines[:4]))
+    assert got == {"node01": [1, 3], "node02": [0, 2]}, (out, err)
+    assert rest == {("arbitrary", "-", "2(x2)")}
+    # -n2 takes the first two hosts of the file
+    assert sorted(lines[4:]) == ["node01", "node02"], (out, err)
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_arbitrary_needs_hosts_in_the_allocation(cluster, tmp_path):
+    job, out, err = run_job(cluster, tmp_path,
+                            "srun -m arbitrary true; echo rc=$?\n"
+                            "srun -m arbitrary -w node01,node07 true; "
+                            "echo rc=$?\n", "-N1", "-n2")
+    assert out == "rc=1\nrc=1\n", err
+    assert err == (
+        "srun: error: With Arbitrary distribution you need to specify a "
+        "nodelist or hostfile with the -w option\n"
+        f"srun: error: Unable to create step for job {job}: Requested node "
+        "configuration is not available\n")
