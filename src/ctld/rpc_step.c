@@ -486,19 +486,12 @@ static void rpc_step_create(proto_req_t *req, void *arg)
         free(sc);
         return;
     }
-    if ((errnum = step_plan(ctld, job, body, &rq, sc, &tasks, &ents))) {
-        proto_respond_error(req, errnum, NULL);
-        step_layout_destroy(sc->layout);
-        free(tasks);
-        free(ents);
-        free(sc);
-        return;
-    }
     for (struct job_step *s = job->steps; s && nclaims < 256; s = s->next)
         if (s->state == JOB_RUNNING && s->claim)
             claims[nclaims++] = s->claim;
-    if ((errnum = step_res_pick(job->alloc, &rq, sc->nodes, tasks, claims,
-                                nclaims, &claim))) {
+    if ((errnum = step_plan(ctld, job, body, &rq, sc, &tasks, &ents))
+        || (errnum = step_res_pick(job->alloc, &rq, sc->nodes, tasks, claims,
+                                   nclaims, &claim))) {
         proto_respond_error(req, errnum, NULL);
         step_layout_destroy(sc->layout);
         free(tasks);
