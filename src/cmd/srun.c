@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,9 @@
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/srun_mpi.h"
 #include "common/base64.h"
+#include "common/hostlist.h"
 #include "common/jobpath.h"
+#include "common/taskdist.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
 
@@ -235,12 +238,143 @@ static int stdin_rank(bool pty, const char *input)
     return end != input && !*end && r >= 0 && r <= INT_MAX ? (int)r : -2;
 }
 
+/* Add the hosts of hostlist expression 'expr' ("n[1-2],n1") to 'names'
+ * in order, up to 'max' in all.  -1 when 'expr' is not a hostlist. */
+static int push_hosts(json_t *names, const char *expr, size_t max)
+{
+    hostlist_t *hl = hostlist_decode(expr, NULL);
+
+    if (!hl)
+        return -1;
+    for (size_t i = 0; i < hostlist_count(hl) && json_array_size(names) < max;
+         i++)
+        json_array_append_new(names, json_string(hostlist_nth(hl, i)));
+    hostlist_destroy(hl);
+    return 0;
+}
+
+/* SLURM_HOSTFILE's hosts in order (one hostlist expression a line; blank
+ * and '#' lines skipped), up to 'max'; NULL after Slurm's message. */
+static json_t *read_hostfile(const char *path, size_t max)
+{
+    FILE *f = fopen(path, "r");
+    json_t *names = json_array();
+    char line[4096];
+    int n = 0;
+
+    if (!f) {
+        fprintf(stderr, "srun: error: Unable to open hostfile %s: %s\n",
+                path, strerror(errno));
+        goto fail;
+    }
+    while (json_array_size(names) < max && fgets(line, sizeof(line), f)) {
+        n++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#')
+            continue;
+        if (push_hosts(names, line, max) < 0) {
+            fprintf(stderr, "srun: error: Invalid hostfile %s contents on "
+                            "line %d\n", path, n);
+            goto fail;
+        }
+    }
+    if (max != SIZE_MAX && json_array_size(names) < max) {
+        fprintf(stderr, "srun: error: Too few NodeNames in SLURM "
+                        "Hostfile\n");
+        goto fail;
+    }
+    fclose(f);
+    return names;
+fail:
+    if (f)
+        fclose(f);
+    json_decref(names);
+    fprintf(stderr, "srun: error: Failure getting NodeNames from "
+                    "hostfile\n");
+    return NULL;
+}
+
+/* -m arbitrary, or SLURM_HOSTFILE without -w (which makes it arbitrary,
+ * as Slurm's srun): rank r runs on the r-th host of -w or the file, sent
+ * as "task_nodes"; -n defaults to their count (the controller makes the
+ * step's nodes the distinct ones).  Returns -1 to go on, else the exit
+ * status. */
+static int arbitrary(const struct sbatch_opts *o, struct srun *s,
+                     struct taskdist *d)
+{
+    const char *w = json_string_value(json_object_get(o->extra, "nodelist"));
+    const char *file = getenv("SLURM_HOSTFILE");
+    size_t max = s->ntasks ? (size_t)s->ntasks : SIZE_MAX;
+    json_t *names;
+
+    if (!w && file && *file)
+        *d = (struct taskdist){.node = TASKDIST_ARBITRARY, .pack = d->pack};
+    if (d->node != TASKDIST_ARBITRARY)
+        return -1;
+    if (!w && !(file && *file)) {
+        fprintf(stderr, "srun: error: With Arbitrary distribution you need "
+                        "to specify a nodelist or hostfile with the -w "
+                        "option\n");
+        return 1;
+    }
+    if (w) {
+        names = json_array();
+        if (push_hosts(names, w, max) < 0 || !json_array_size(names)) {
+            json_decref(names);
+            fprintf(stderr, "srun: error: Invalid node list specified\n");
+            return 1;
+        }
+    } else if (!(names = read_hostfile(file, max))) {
+        return 1;
+    }
+    if (s->ntasks && json_array_size(names) < (size_t)s->ntasks) {
+        fprintf(stderr, "srun: error: Asked for %ld tasks have %zu in the "
+                        "nodelist.  Check your nodelist, or set the -n "
+                        "option to be %zu\n",
+                s->ntasks, json_array_size(names), json_array_size(names));
+        json_decref(names);
+        return 1;
+    }
+    s->ntasks = (long)json_array_size(names);
+    json_object_set_new(s->req, "task_nodes", names);
+    return -1;
+}
+
+/* -m, else SLURM_DISTRIBUTION (what sbatch/salloc -m set for the job's
+ * sruns): the step's distribution, sent as "distribution" in step_create
+ * (the controller lays the ranks out and sets SLURM_DISTRIBUTION for the
+ * tasks).  -m was checked by the option table; the variable is checked
+ * here with Slurm's message.  Returns -1 to go on, else the exit status. */
+static int dist_option(const struct sbatch_opts *o, struct srun *s)
+{
+    const char *env = getenv("SLURM_DISTRIBUTION");
+    char text[TASKDIST_TEXT_MAX];
+    struct taskdist d = {0};
+    drv_error_t error;
+    int rc;
+
+    if (!sbatch_opts_distribution(o, &d) && env
+        && taskdist_parse(env, getenv("SLURM_DIST_PLANESIZE"), &d,
+                          &error) < 0) {
+        struct sbatch_error e = {.exit_code = 255, .level = "error"};
+
+        snprintf(e.text, sizeof(e.text), "%s", error.text);
+        return report_opts(&e);
+    }
+    if ((rc = arbitrary(o, s, &d)) >= 0)
+        return rc;
+    if (*taskdist_format(&d, 1, text))
+        json_object_set_new(s->req, "distribution", json_string(text));
+    return -1;
+}
+
 /* Options from sbatch's table (srun's rows).  Returns -1 to go on, else
  * the exit status. */
 static int parse_args(int argc, char **argv, struct sbatch_opts *o,
                       struct srun *s)
 {
     struct sbatch_error e = {0};
+    int rc;
 
     switch (sbatch_opts_first_pass(o, argc, argv, &e)) {
     case SBATCH_SUBMIT:
@@ -282,6 +416,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
         s->nodes = (s->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
     s->kill_bad = extra_flag(o, "kill_on_bad_exit");
     s->req = step_request(o);
+    if ((rc = dist_option(o, s)) >= 0)
+        return rc;
     return mpi_type(o, s);
 }
 
@@ -498,15 +634,11 @@ static void step_cancel(const struct srun *s, int signo, const char *failed)
 }
 
 /* "srun: error: NODE: task(s) R: Exited with exit code C" (or the
- * signal's name) for ranks first..last, all with 'status'. */
-static void task_line(const char *node, int first, int last, int status)
+ * signal's name) for 'n' ranks 'list' ("0-1,4"), all with 'status'. */
+static void task_line(const char *node, int n, const char *list, int status)
 {
-    char ranks[64];
+    char *ranks = xasprintf("%s %s", n > 1 ? "tasks" : "task", list);
 
-    if (last > first)
-        snprintf(ranks, sizeof(ranks), "tasks %d-%d", first, last);
-    else
-        snprintf(ranks, sizeof(ranks), "task %d", first);
     if (WIFSIGNALED(status))
         fprintf(stderr, "srun: error: %s: %s: %s%s\n", node, ranks,
                 strsignal(WTERMSIG(status)),
@@ -514,18 +646,21 @@ static void task_line(const char *node, int first, int last, int status)
     else
         fprintf(stderr, "srun: error: %s: %s: Exited with exit code %d\n",
                 node, ranks, WEXITSTATUS(status));
+    free(ranks);
 }
 
 /* -K: the first task to fail ends the step (Slurm's kill-on-bad-exit). */
 static void kill_on_bad_exit(struct srun *s, int rank)
 {
     struct task *t = &s->tasks[rank];
+    char one[16];
 
     if (!s->kill_bad || s->bad_status || s->aborting || !t->status)
         return;
     s->bad_status = t->status;
     t->reported = true;
-    task_line(t->node, rank, rank, t->status);
+    snprintf(one, sizeof(one), "%d", rank);
+    task_line(t->node, 1, one, t->status);
     fprintf(stderr, "srun: Terminating StepId=%ld.%ld\n", s->job_id,
             s->step_id);
     step_cancel(s, 0, NULL);
@@ -991,28 +1126,73 @@ static int task_code(int status)
     return WEXITSTATUS(status);
 }
 
+/* Does task j go in task i's exit line: same node, same status, not
+ * told already? */
+static bool same_line(const struct task *i, const struct task *j)
+{
+    return j->exited && j->status == i->status
+           && j->reported == i->reported
+           && !strcmp(j->node ? j->node : "", i->node ? i->node : "");
+}
+
+/* Append rank r to a range list "0-1,4" whose last rank is 'last'. */
+static char *range_add(char *list, int *last, bool *open, int r)
+{
+    char *t;
+
+    if (*list && r == *last + 1) {
+        *open = true;
+        *last = r;
+        return list;
+    }
+    t = *open ? xasprintf("%s-%d,%d", list, *last, r)
+              : xasprintf("%s%s%d", list, *list ? "," : "", r);
+    free(list);
+    *open = false;
+    *last = r;
+    return t;
+}
+
+/* One exit line for the tasks of task i's node with its status, their
+ * ranks as Slurm's range list ("0,2" under -m cyclic); marks them done. */
+static void node_line(struct srun *s, int i, bool *done)
+{
+    const struct task *t = &s->tasks[i];
+    char *list = xstrdup(""), *full;
+    int n = 0, last = -1;
+    bool open = false;
+
+    for (int j = i; j < s->ntask_total; j++) {
+        if (done[j] || !same_line(t, &s->tasks[j]))
+            continue;
+        done[j] = true;
+        list = range_add(list, &last, &open, j);
+        n++;
+    }
+    full = open ? xasprintf("%s-%d", list, last) : xstrdup(list);
+    task_line(t->node ? t->node : "(null)", n, full, t->status);
+    free(full);
+    free(list);
+}
+
 /* "srun: error: NODE: task(s) R: Exited with exit code C", one line per
- * run of consecutive ranks on one node with one status. */
+ * node and status.  Returns the step's exit code. */
 static int report(struct srun *s)
 {
+    bool *done = xzalloc(sizeof(*done) * (size_t)(s->ntask_total + 1));
     int rc = 0;
 
-    for (int i = 0; i < s->ntask_total;) {
+    for (int i = 0; i < s->ntask_total; i++) {
         struct task *t = &s->tasks[i];
-        int j = i + 1, code = task_code(t->status);
 
-        if (code > rc)
-            rc = code;
-        while (j < s->ntask_total && s->tasks[j].status == t->status
-               && s->tasks[j].node && t->node
-               && s->tasks[j].reported == t->reported
-               && !strcmp(s->tasks[j].node, t->node))
-            j++;
-        if (t->status && t->exited && !t->reported
-            && !(s->aborting && WIFSIGNALED(t->status)))
-            task_line(t->node, i, j - 1, t->status);
-        i = j;
+        if (task_code(t->status) > rc)
+            rc = task_code(t->status);
+        if (done[i] || !t->status || !t->exited || t->reported
+            || (s->aborting && WIFSIGNALED(t->status)))
+            continue;
+        node_line(s, i, done);
     }
+    free(done);
     /* -K: the exit that ended the step, not the kills that followed */
     return s->bad_status ? task_code(s->bad_status) : rc;
 }

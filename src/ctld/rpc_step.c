@@ -4,9 +4,10 @@
  *
  * The job's owner (or an operator) asks for N tasks on M of the job's
  * nodes.  The step gets the job's next step id (journaled), the tasks are
- * laid out in blocks over the first M nodes of the allocation, and each
- * node's droverd gets step_launch with its ranks and srun's I/O address.
- * srun is answered once every node has answered (or the first error).
+ * laid out over M nodes of the allocation by srun -m's distribution
+ * (step_layout.h), and each node's droverd gets step_launch with its
+ * ranks and srun's I/O address.  srun is answered once every node has
+ * answered (or the first error).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/step.h"
+#include "ctld/step_layout.h"
 #include "ctld/step_res.h"
 #include "proto/client.h"
 
@@ -31,6 +33,8 @@ struct step_ctx {
     char *errstr;
     uint32_t gpus_per_task;
     const struct step_claim *claim; /* the step record's */
+    struct taskdist dist;           /* -m, the default resolved */
+    struct step_layout *layout;     /* which ranks run on which node */
 };
 
 static void step_answer(struct step_ctx *sc)
@@ -45,6 +49,7 @@ static void step_answer(struct step_ctx *sc)
              < 0)
         log_err("step_create: responding");
     free(sc->errstr);
+    step_layout_destroy(sc->layout);
     free(sc);
 }
 
@@ -123,6 +128,123 @@ static void layout(const struct job *job, uint32_t nodes, uint32_t ntasks,
     }
 }
 
+/* step_create's "distribution" (srun -m, Slurm's forms).  Absent, or a
+ * form this controller does not know (a newer srun): the default.  The
+ * default is Slurm's: cyclic when every node gets at most one task, else
+ * block (the same ranks either way; it names SLURM_DISTRIBUTION). */
+static void step_dist(json_t *body, struct step_ctx *sc)
+{
+    const char *spec = json_string_value(json_object_get(body,
+                                                         "distribution"));
+    struct taskdist d = {0};
+
+    if (spec && taskdist_parse(spec, NULL, &d, NULL) < 0) {
+        log_verbose("step_create: distribution '%s' unknown: default",
+                    spec);
+        d = (struct taskdist){0};
+    }
+    if (d.node == TASKDIST_UNSET)
+        d.node = sc->ntasks <= sc->nodes ? TASKDIST_CYCLIC : TASKDIST_BLOCK;
+    sc->dist = d;
+}
+
+/* Plane sets its own counts: blocks of plane_size ranks round robin, as
+ * far as the job's CPUs on each node (over -c) go (Slurm's rule). */
+static void plane_layout(const struct job *job, const struct step_req *rq,
+                         const struct step_ctx *sc, uint32_t *tasks)
+{
+    uint32_t *cap = xzalloc(sizeof(*cap) * sc->nodes);
+    uint32_t cpt = rq->cpus_per_task ? rq->cpus_per_task : 1;
+
+    for (uint32_t i = 0; i < sc->nodes; i++)
+        cap[i] = job->alloc->cpus[i] / cpt ? job->alloc->cpus[i] / cpt : 1;
+    step_layout_plane_counts(sc->nodes, sc->ntasks, sc->dist.plane_size,
+                             cap, tasks);
+    free(cap);
+}
+
+/* The job's allocation entry of node 'name', or -1. */
+static long alloc_entry(struct ctld *ctld, const struct job *job,
+                        const char *name)
+{
+    long idx = name ? node_table_index(ctld->nodes, name) : -1;
+
+    for (uint32_t e = 0; idx >= 0 && e < job->alloc->node_count; e++)
+        if (job->alloc->node_idx[e] == (uint32_t)idx)
+            return (long)e;
+    return -1;
+}
+
+/* -m arbitrary: rank r runs on task_nodes[r] (srun's -w list or
+ * SLURM_HOSTFILE, in order).  The step's nodes are the job's nodes named,
+ * in allocation order, and must be those (*ents).  0 or an EDRV_*. */
+static int arbitrary_plan(struct ctld *ctld, const struct job *job,
+                          json_t *names, struct step_ctx *sc, uint32_t **ents)
+{
+    size_t n = json_array_size(names), nent = job->alloc->node_count;
+    uint32_t *pos = xzalloc(sizeof(*pos) * nent); /* entry -> node + 1 */
+    uint32_t *on = xzalloc(sizeof(*on) * n), nodes = 0;
+    int rc = 0;
+
+    for (size_t r = 0; r < n && !rc; r++) {
+        long e = alloc_entry(ctld, job,
+                             json_string_value(json_array_get(names, r)));
+
+        if (e < 0) {
+            rc = EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+        } else {
+            pos[e] = 1;
+            on[r] = (uint32_t)e;
+        }
+    }
+    *ents = xzalloc(sizeof(**ents) * nent);
+    for (uint32_t e = 0; e < nent && !rc; e++)
+        if (pos[e]) {
+            (*ents)[nodes] = e;
+            pos[e] = ++nodes;
+        }
+    for (size_t r = 0; r < n && !rc; r++)
+        on[r] = pos[on[r]] - 1;
+    sc->ntasks = (uint32_t)n;
+    sc->nodes = nodes;
+    if (!rc && !(sc->layout = step_layout_from_map(nodes, sc->ntasks, on)))
+        rc = EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+    free(pos);
+    free(on);
+    return rc;
+}
+
+/* The step's distribution, its per-node counts (*tasks, sc->nodes long)
+ * and its ranks on each node (sc->layout); for -m arbitrary also the job
+ * entries it must run on (*ents, in rq).  0 or an error number. */
+static int step_plan(struct ctld *ctld, const struct job *job, json_t *body,
+                     struct step_req *rq, struct step_ctx *sc,
+                     uint32_t **tasks, uint32_t **ents)
+{
+    json_t *names = json_object_get(body, "task_nodes");
+    int rc;
+
+    step_dist(body, sc);
+    if (sc->dist.node == TASKDIST_ARBITRARY && json_array_size(names)
+        && json_array_size(names) <= 65536) {
+        if ((rc = arbitrary_plan(ctld, job, names, sc, ents)))
+            return rc;
+        rq->entries = *ents;
+        *tasks = xzalloc(sizeof(**tasks) * sc->nodes);
+        memcpy(*tasks, sc->layout->tasks, sizeof(**tasks) * sc->nodes);
+        return 0;
+    }
+    *tasks = xzalloc(sizeof(**tasks) * sc->nodes);
+    if (sc->dist.node == TASKDIST_PLANE)
+        plane_layout(job, rq, sc, *tasks);
+    else
+        layout(job, sc->nodes, sc->ntasks, *tasks);
+    /* The counts of both are >= 1 on every node: only ENOMEM fails. */
+    sc->layout = step_layout_create(sc->nodes, *tasks, sc->dist.node,
+                                    sc->dist.plane_size);
+    return sc->layout ? 0 : errno;
+}
+
 static int io_host(proto_req_t *req, char *buf, size_t len)
 {
     const struct sockaddr *sa = proto_req_peer_addr(req);
@@ -130,6 +252,47 @@ static int io_host(proto_req_t *req, char *buf, size_t len)
     if (sa->sa_family == AF_INET6)
         return uv_ip6_name((const struct sockaddr_in6 *)sa, buf, len);
     return uv_ip4_name((const struct sockaddr_in *)sa, buf, len);
+}
+
+/* The tasks' environment: srun's, with the step's SLURM_DISTRIBUTION
+ * (and a plane's SLURM_DIST_PLANESIZE) in place of any it inherited, as
+ * Slurm's srun sets them once the step is laid out. */
+static json_t *step_env(json_t *env, const struct taskdist *d)
+{
+    json_t *out = json_array(), *v;
+    char text[TASKDIST_TEXT_MAX];
+    size_t i;
+
+    json_array_foreach(env, i, v) {
+        const char *s = json_string_value(v);
+
+        if (s && strncmp(s, "SLURM_DISTRIBUTION=", 19)
+            && strncmp(s, "SLURM_DIST_PLANESIZE=", 21))
+            json_array_append(out, v);
+    }
+    json_array_append_new(out, json_sprintf("SLURM_DISTRIBUTION=%s",
+                                            taskdist_format(d, 0, text)));
+    if (d->node == TASKDIST_PLANE)
+        json_array_append_new(out, json_sprintf("SLURM_DIST_PLANESIZE=%u",
+                                                d->plane_size));
+    return out;
+}
+
+/* Every node's ranks, [[0,2],[1,3]]: "task_map" for --mpi steps, whose
+ * PMIx job map names every rank's node (mpi_pmix.h). */
+static json_t *task_map(const struct step_layout *l)
+{
+    json_t *map = json_array();
+
+    for (uint32_t i = 0; i < l->nodes; i++) {
+        json_t *ranks = json_array();
+
+        for (uint32_t k = 0; k < l->tasks[i]; k++)
+            json_array_append_new(ranks,
+                                  json_integer(l->rank[l->start[i] + k]));
+        json_array_append_new(map, ranks);
+    }
+    return map;
 }
 
 /* The step_launch body common to every node. */
@@ -144,18 +307,20 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
     nodes = node_table_alloc_hostlist(ctld->nodes, sc->claim->part);
     tpn = tasks_per_node_fmt(tasks, sc->nodes);
     io_host(req, host, sizeof(host));
-    o = json_pack("{s:I s:I s:I s:I s:s s:O s:O s:O s:I s:s s:s s:I s:s s:O}",
+    o = json_pack("{s:I s:I s:I s:I s:s s:O s:o s:O s:I s:s s:s s:I s:s s:O}",
                   "job_id", (json_int_t)job->id, "step_id",
                   (json_int_t)sc->step_id, "uid", (json_int_t)job->uid, "gid",
                   (json_int_t)job->gid, "user_name", job->user_name, "argv",
                   json_object_get(body, "argv"), "env",
-                  json_object_get(body, "env"), "cwd",
+                  step_env(json_object_get(body, "env"), &sc->dist), "cwd",
                   json_object_get(body, "cwd"), "ntasks",
                   (json_int_t)sc->ntasks, "nodes", nodes, "tasks_per_node",
                   tpn, "num_nodes", (json_int_t)sc->nodes, "io_host", host,
                   "io_port", json_object_get(body, "io_port"));
-    if (json_is_string(json_object_get(body, "mpi")))
+    if (json_is_string(json_object_get(body, "mpi"))) {
         json_object_set(o, "mpi", json_object_get(body, "mpi"));
+        json_object_set_new(o, "task_map", task_map(sc->layout));
+    }
     if (json_is_string(json_object_get(body, "input"))) /* srun -i */
         json_object_set(o, "input", json_object_get(body, "input"));
     free(nodes);
@@ -200,10 +365,9 @@ static void limits_json(const struct sched_alloc *a,
 }
 
 static void send_launches(struct ctld *ctld, struct job *job,
-                          struct step_ctx *sc, json_t *base,
-                          const uint32_t *tasks)
+                          struct step_ctx *sc, json_t *base)
 {
-    uint32_t rank = 0;
+    const struct step_layout *l = sc->layout;
 
     sc->pending = sc->nodes;
     for (uint32_t i = 0; i < sc->nodes; i++) {
@@ -213,8 +377,9 @@ static void send_launches(struct ctld *ctld, struct job *job,
         struct launch_arg *la = xzalloc(sizeof(*la));
         const bitmap_t *gpus = sc->claim->part->gpus[i];
 
-        for (uint32_t t = 0; t < tasks[i]; t++)
-            json_array_append_new(ranks, json_integer(rank++));
+        for (uint32_t t = 0; t < l->tasks[i]; t++)
+            json_array_append_new(ranks,
+                                  json_integer(l->rank[l->start[i] + t]));
         json_object_set_new(o, "ranks", ranks);
         if (gpus) /* the GPUs its tasks see there */
             json_object_set_new(o, "gpus", gpu_list(gpus));
@@ -318,7 +483,9 @@ static void rpc_step_create(proto_req_t *req, void *arg)
     struct step_req rq;
     struct step_ctx *sc;
     struct job *job;
-    uint32_t *tasks;
+    char dist[TASKDIST_TEXT_MAX];
+    struct job_step *step;
+    uint32_t *tasks = NULL, *ents = NULL;
     size_t nclaims = 0;
     json_t *base;
     int errnum;
@@ -341,30 +508,34 @@ static void rpc_step_create(proto_req_t *req, void *arg)
         free(sc);
         return;
     }
-    tasks = xzalloc(sizeof(*tasks) * sc->nodes);
-    layout(job, sc->nodes, sc->ntasks, tasks);
     for (struct job_step *s = job->steps; s && nclaims < 256; s = s->next)
         if (s->state == JOB_RUNNING && s->claim)
             claims[nclaims++] = s->claim;
-    if ((errnum = step_res_pick(job->alloc, &rq, sc->nodes, tasks, claims,
-                                nclaims, &claim))) {
+    if ((errnum = step_plan(ctld, job, body, &rq, sc, &tasks, &ents))
+        || (errnum = step_res_pick(job->alloc, &rq, sc->nodes, tasks, claims,
+                                   nclaims, &claim))) {
         proto_respond_error(req, errnum, NULL);
+        step_layout_destroy(sc->layout);
         free(tasks);
+        free(ents);
         free(sc);
         return;
     }
+    free(ents);
     sc->ctld = ctld;
     sc->req = req;
     sc->job_id = job->id;
     sc->step_id = job->next_step_id++;
     sc->gpus_per_task = rq.gpus_per_task;
     sc->claim = claim;
-    ctld_step_record(ctld, job, sc->step_id, body, claim, sc->ntasks);
+    step = ctld_step_record(ctld, job, sc->step_id, body, claim, sc->ntasks);
+    step->dist = xstrdup(taskdist_layout_name(&sc->dist, dist));
     ctld_journal_job(ctld, job, false);
     base = launch_body(ctld, job, req, sc, tasks);
-    log_info("StepId=%u.%u: %u tasks on %u nodes", job->id, sc->step_id,
-             sc->ntasks, sc->nodes);
-    send_launches(ctld, job, sc, base, tasks);
+    log_info("StepId=%u.%u: %u tasks on %u nodes, %s", job->id,
+             sc->step_id, sc->ntasks, sc->nodes,
+             taskdist_format(&sc->dist, 1, dist));
+    send_launches(ctld, job, sc, base);
     json_decref(base);
     free(tasks);
 }

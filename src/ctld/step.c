@@ -38,6 +38,7 @@ static void step_free(struct job_step *s)
     free(s->pending);
     free(s->max_rss_node);
     free(s->srun_host);
+    free(s->dist);
     step_claim_destroy(s->claim);
     free(s);
 }
@@ -240,6 +241,7 @@ json_t *job_step_to_json(const struct job_step *s, bool internal)
         return NULL;
     set_str(o, "alloc_tres", s->alloc_tres);
     set_str(o, "srun_host", s->srun_host);
+    set_str(o, "dist", s->dist);
     if (s->srun_pid)
         json_object_set_new(o, "srun_pid", json_integer(s->srun_pid));
     if (internal) {
@@ -298,6 +300,7 @@ static struct job_step *step_from_json(json_t *o, drv_error_t *error)
     apply_str(&s->alloc_tres, o, "alloc_tres");
     apply_str(&s->max_rss_node, o, "max_rss_node");
     apply_str(&s->srun_host, o, "srun_host");
+    apply_str(&s->dist, o, "dist");
     s->srun_pid = json_integer_value(json_object_get(o, "srun_pid"));
     s->state = job_state_parse(state);
     s->cancelled = cancelled;

@@ -45,6 +45,8 @@ struct job_step {
     int64_t sys_cpu_us;
     char *srun_host;      /* srun's host and pid (scontrol SrunHost:Pid) */
     int64_t srun_pid;
+    char *dist;           /* srun steps: Slurm's layout name, "Cyclic"
+                           * (scontrol Dist=); NULL: Block */
     struct step_claim *claim; /* srun steps: what it holds of the job's
                                * allocation while RUNNING (step_res.h);
                                * not journaled */

@@ -108,18 +108,23 @@ static int pick(const struct sched_alloc *job, const struct step_req *rq,
                 const struct step_claim *const *claims, size_t nclaims,
                 struct step_claim *cl)
 {
-    uint32_t i = 0;
+    uint32_t i = 0, end = rq->entries ? nodes : job->node_count;
     int why = 0;
 
-    for (uint32_t e = 0; e < job->node_count && i < nodes; e++) {
+    for (uint32_t k = 0; k < end && i < nodes; k++) {
+        uint32_t e = rq->entries ? rq->entries[k] : k;
         struct used u;
         int rc;
 
+        if (e >= job->node_count)
+            return EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
         used_on(job, e, claims, nclaims, &u);
         rc = fit(job, rq, e, i, nodes, tasks[i], &u, cl->part);
         bitmap_destroy(u.gpus);
         if (rc == 0)
             cl->ent[i++] = e;
+        else if (rq->entries) /* position i must be entry e */
+            return rc;
         else if (!why || why == EDRV_NODES_BUSY)
             why = rc;
     }

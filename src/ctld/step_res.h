@@ -25,6 +25,10 @@ struct step_req {
     bool exact, overlap;
     uint64_t mem_mib;          /* per node */
     uint32_t gpus_per_task, gpus_per_node, gpus;
+    /* srun -m arbitrary: the job's entries (indexes into its allocation)
+     * the step's nodes must be, in order (borrowed); NULL: the first
+     * entries where it fits. */
+    const uint32_t *entries;
 };
 
 /* What a running step holds, for its lifetime. */
@@ -37,7 +41,8 @@ struct step_claim {
 };
 
 /* Pick the step's 'nodes' nodes among the job's allocation 'job' (the
- * first entries where it fits) for tasks[i] tasks on its i-th node,
+ * first entries where it fits, or rq->entries) for tasks[i] tasks on its
+ * i-th node,
  * beside the 'nclaims' claims of running steps.  On success *out is the
  * new claim (free with step_claim_destroy) and 0 is returned; else
  * EDRV_TOO_MANY_REQUESTED_CPUS, EDRV_INVALID_TASK_MEMORY or

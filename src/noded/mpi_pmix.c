@@ -38,7 +38,7 @@ struct fence {
 struct nd_pmix_ns {
     char name[PMIX_MAX_NSLEN + 1];
     struct noded *nd;
-    uint32_t first_rank;  /* this node's ranks: first_rank .. + nlocal */
+    uint32_t *local;      /* this node's ranks, ascending */
     uint32_t nlocal;
     uint32_t next_fence;
     bool lost;            /* srun's connection is gone */
@@ -46,6 +46,12 @@ struct nd_pmix_ns {
     void (*send)(void *arg, json_t *msg);
     void *send_arg;
     struct nd_pmix_ns *next;
+};
+
+/* Every node's ranks: node i runs rank[start[i] .. start[i] + count[i]). */
+struct job_map {
+    size_t nodes;
+    uint32_t *count, *start, *rank;
 };
 
 /* A call of the server module, queued for the loop: a fence, or an
@@ -324,37 +330,35 @@ static int server_start(struct noded *nd, drv_error_t *error)
     return 0;
 }
 
-/* "first,first+1,...": 'count' ranks. */
-static char *join_ranks(uint32_t first, uint32_t count)
+/* "2,5,8": 'count' ranks. */
+static char *join_ranks(const uint32_t *ranks, uint32_t count)
 {
     char *s = xstrdup(""), *t;
 
-    for (uint32_t r = first; r < first + count; r++) {
-        t = xasprintf("%s%s%u", s, r > first ? "," : "", r);
+    for (uint32_t k = 0; k < count; k++) {
+        t = xasprintf("%s%s%u", s, k ? "," : "", ranks[k]);
         free(s);
         s = t;
     }
     return s;
 }
 
-/* The maps: node01,node02 and 0,1;2,3 (plain lists: libpmix takes them
+/* The maps: node01,node02 and 0,2;1,3 (plain lists: libpmix takes them
  * as they are where a regex is expected). */
-static void job_maps(const hostlist_t *hl, const uint32_t *counts, size_t n,
+static void job_maps(const hostlist_t *hl, const struct job_map *m,
                      char **node_map, char **proc_map)
 {
     char *nm = xstrdup(""), *pm = xstrdup(""), *t, *ranks;
-    uint32_t first = 0;
 
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < m->nodes; i++) {
         t = xasprintf("%s%s%s", nm, i ? "," : "", hostlist_nth(hl, i));
         free(nm);
         nm = t;
-        ranks = join_ranks(first, counts[i]);
+        ranks = join_ranks(m->rank + m->start[i], m->count[i]);
         t = xasprintf("%s%s%s", pm, i ? ";" : "", ranks);
         free(pm);
         free(ranks);
         pm = t;
-        first += counts[i];
     }
     *node_map = nm;
     *proc_map = pm;
@@ -362,14 +366,14 @@ static void job_maps(const hostlist_t *hl, const uint32_t *counts, size_t n,
 
 /* PMIX_PROC_DATA of every rank: its node, local rank and host name. */
 static void add_proc_data(void *list, const hostlist_t *hl,
-                          const uint32_t *counts, size_t n)
+                          const struct job_map *m)
 {
-    uint32_t rank = 0, zero = 0;
+    uint32_t zero = 0;
 
-    for (size_t i = 0; i < n; i++) {
-        for (uint32_t l = 0; l < counts[i]; l++, rank++) {
+    for (size_t i = 0; i < m->nodes; i++) {
+        for (uint32_t l = 0; l < m->count[i]; l++) {
             void *p = PMIx_Info_list_start();
-            pmix_rank_t r = rank;
+            pmix_rank_t r = m->rank[m->start[i] + l];
             uint16_t lr = (uint16_t)l;
             uint32_t nid = (uint32_t)i;
             pmix_data_array_t arr;
@@ -392,20 +396,20 @@ static void add_proc_data(void *list, const hostlist_t *hl,
 
 static void add_job_info(void *list, const struct nd_pmix_step *st,
                          const struct nd_pmix_ns *ns, const hostlist_t *hl,
-                         const uint32_t *counts, size_t n)
+                         const struct job_map *m)
 {
     char *jobid = xasprintf("%u.%u", st->job_id, st->step_id);
-    char *node_map, *proc_map, *peers = join_ranks(ns->first_rank, ns->nlocal);
-    pmix_rank_t zero = 0, lldr = ns->first_rank;
+    char *node_map, *proc_map, *peers = join_ranks(ns->local, ns->nlocal);
+    pmix_rank_t zero = 0, lldr = ns->local[0];
     bool no = false;
 
-    job_maps(hl, counts, n, &node_map, &proc_map);
+    job_maps(hl, m, &node_map, &proc_map);
     add_u32(list, PMIX_UNIV_SIZE, st->ntasks);
     add_u32(list, PMIX_JOB_SIZE, st->ntasks);
     add_u32(list, PMIX_MAX_PROCS, st->ntasks);
     add_u32(list, PMIX_APP_SIZE, st->ntasks);
     add_u32(list, PMIX_LOCAL_SIZE, ns->nlocal);
-    add_u32(list, PMIX_NUM_NODES, (uint32_t)n);
+    add_u32(list, PMIX_NUM_NODES, (uint32_t)m->nodes);
     add_str(list, PMIX_JOBID, jobid);
     add_str(list, PMIX_NODE_MAP, node_map);
     add_str(list, PMIX_PROC_MAP, proc_map);
@@ -413,7 +417,7 @@ static void add_job_info(void *list, const struct nd_pmix_step *st,
     PMIx_Info_list_add(list, PMIX_APPLDR, &zero, PMIX_PROC_RANK);
     PMIx_Info_list_add(list, PMIX_LOCALLDR, &lldr, PMIX_PROC_RANK);
     PMIx_Info_list_add(list, PMIX_SPAWNED, &no, PMIX_BOOL);
-    add_proc_data(list, hl, counts, n);
+    add_proc_data(list, hl, m);
     free(jobid);
     free(node_map);
     free(proc_map);
@@ -421,7 +425,7 @@ static void add_job_info(void *list, const struct nd_pmix_step *st,
 }
 
 static int register_ns(struct nd_pmix_ns *ns, const struct nd_pmix_step *st,
-                       const hostlist_t *hl, const uint32_t *counts, size_t n,
+                       const hostlist_t *hl, const struct job_map *m,
                        drv_error_t *error)
 {
     void *list = PMIx_Info_list_start();
@@ -429,7 +433,7 @@ static int register_ns(struct nd_pmix_ns *ns, const struct nd_pmix_step *st,
     struct waiter w;
     pmix_status_t rc;
 
-    add_job_info(list, st, ns, hl, counts, n);
+    add_job_info(list, st, ns, hl, m);
     PMIx_Info_list_convert(list, &arr);
     PMIx_Info_list_release(list);
     waiter_init(&w);
@@ -440,38 +444,106 @@ static int register_ns(struct nd_pmix_ns *ns, const struct nd_pmix_step *st,
     if (rc != PMIX_SUCCESS)
         return errprintf(error, "PMIx_server_register_nspace %s: %s",
                          ns->name, PMIx_Error_string(rc));
-    for (uint32_t r = ns->first_rank; r < ns->first_rank + ns->nlocal; r++) {
+    for (uint32_t k = 0; k < ns->nlocal; k++) {
         pmix_proc_t proc;
 
-        PMIX_LOAD_PROCID(&proc, ns->name, r);
+        PMIX_LOAD_PROCID(&proc, ns->name, ns->local[k]);
         waiter_init(&w);
         rc = wait_op(&w, PMIx_server_register_client(&proc, st->uid, st->gid,
                                                      NULL, op_done, &w));
         if (rc != PMIX_SUCCESS)
             return errprintf(error, "PMIx_server_register_client %s.%u: %s",
-                             ns->name, r, PMIx_Error_string(rc));
+                             ns->name, ns->local[k], PMIx_Error_string(rc));
     }
     return 0;
 }
 
-/* This node's ranks from the layout. */
-static int local_ranks(struct nd_pmix_ns *ns, const struct nd_pmix_step *st,
-                       const uint32_t *counts, int n, drv_error_t *error)
+static void job_map_free(struct job_map *m)
 {
+    free(m->count);
+    free(m->start);
+    free(m->rank);
+}
+
+/* The ranks in blocks over the nodes, from tasks_per_node ("2(x2)"). */
+static int map_blocks(const struct nd_pmix_step *st, size_t nodes,
+                      struct job_map *m, drv_error_t *error)
+{
+    int n = taskcount_decode(st->tasks_per_node, m->count, nodes);
     uint32_t total = 0;
 
-    if (n <= 0 || st->node_index >= (uint32_t)n)
+    if (n <= 0 || (size_t)n != nodes)
         return errprintf(error, "PMIx: bad tasks_per_node '%s'",
                          st->tasks_per_node);
-    for (int i = 0; i < n; i++) {
-        if ((uint32_t)i == st->node_index)
-            ns->first_rank = total;
-        total += counts[i];
+    for (size_t i = 0; i < nodes; i++) {
+        m->start[i] = total;
+        total += m->count[i];
     }
     if (total != st->ntasks)
         return errprintf(error, "PMIx: tasks_per_node '%s' is not %u tasks",
                          st->tasks_per_node, st->ntasks);
-    ns->nlocal = counts[st->node_index];
+    m->rank = xzalloc(sizeof(*m->rank) * (total + 1));
+    for (uint32_t r = 0; r < total; r++)
+        m->rank[r] = r;
+    return 0;
+}
+
+/* The ranks of task_map ([[0,2],[1,3]]): one array per node, each rank
+ * of the step exactly once. */
+static int map_given(const struct nd_pmix_step *st, size_t nodes,
+                     struct job_map *m, drv_error_t *error)
+{
+    char *seen = xzalloc(st->ntasks + 1);
+    uint32_t total = 0;
+    json_t *ranks, *r;
+    size_t i, k;
+
+    m->rank = xzalloc(sizeof(*m->rank) * (st->ntasks + 1));
+    if (json_array_size(st->task_map) != nodes)
+        goto bad;
+    json_array_foreach(st->task_map, i, ranks) {
+        m->start[i] = total;
+        m->count[i] = (uint32_t)json_array_size(ranks);
+        if (!m->count[i])
+            goto bad;
+        json_array_foreach(ranks, k, r) {
+            json_int_t v = json_integer_value(r);
+
+            if (!json_is_integer(r) || v < 0 || v >= st->ntasks || seen[v]
+                || total >= st->ntasks)
+                goto bad;
+            seen[v] = 1;
+            m->rank[total++] = (uint32_t)v;
+        }
+    }
+    if (total != st->ntasks)
+        goto bad;
+    free(seen);
+    return 0;
+bad:
+    free(seen);
+    return errprintf(error, "PMIx: task_map is not %u ranks over %zu nodes",
+                     st->ntasks, nodes);
+}
+
+/* Which node runs which rank, and this node's ranks. */
+static int job_map(struct nd_pmix_ns *ns, const struct nd_pmix_step *st,
+                   size_t nodes, struct job_map *m, drv_error_t *error)
+{
+    m->nodes = nodes;
+    m->count = xzalloc(sizeof(*m->count) * (nodes + 1));
+    m->start = xzalloc(sizeof(*m->start) * (nodes + 1));
+    if ((st->task_map ? map_given(st, nodes, m, error)
+                      : map_blocks(st, nodes, m, error))
+        < 0)
+        return -1;
+    if (st->node_index >= nodes || !m->count[st->node_index])
+        return errprintf(error, "PMIx: no ranks on node %u of %zu",
+                         st->node_index, nodes);
+    ns->nlocal = m->count[st->node_index];
+    ns->local = xzalloc(sizeof(*ns->local) * ns->nlocal);
+    memcpy(ns->local, m->rank + m->start[st->node_index],
+           sizeof(*ns->local) * ns->nlocal);
     return 0;
 }
 
@@ -480,32 +552,31 @@ struct nd_pmix_ns *nd_pmix_ns_create(struct noded *nd,
                                      drv_error_t *error)
 {
     hostlist_t *hl = hostlist_decode(st->nodes, error);
-    uint32_t *counts;
+    struct job_map m = {0};
     struct nd_pmix_ns *ns;
-    int n;
 
     if (!hl)
         return NULL;
-    counts = xzalloc(sizeof(*counts) * (hostlist_count(hl) + 1));
-    n = taskcount_decode(st->tasks_per_node, counts,
-                               hostlist_count(hl));
     ns = xzalloc(sizeof(*ns));
     snprintf(ns->name, sizeof(ns->name), "drover.%u.%u", st->job_id,
              st->step_id);
     ns->nd = nd;
     ns->send = st->send;
     ns->send_arg = st->send_arg;
-    if (local_ranks(ns, st, counts, n, error) < 0
+    if (job_map(ns, st, hostlist_count(hl), &m, error) < 0
         || (!srv.started && server_start(nd, error) < 0)
-        || register_ns(ns, st, hl, counts, (size_t)n, error) < 0) {
-        free(counts);
+        || register_ns(ns, st, hl, &m, error) < 0) {
+        job_map_free(&m);
         hostlist_destroy(hl);
-        nd_pmix_ns_destroy(srv.started ? ns : NULL);
-        if (!srv.started)
+        if (srv.started) {
+            nd_pmix_ns_destroy(ns);
+        } else {
+            free(ns->local);
             free(ns);
+        }
         return NULL;
     }
-    free(counts);
+    job_map_free(&m);
     hostlist_destroy(hl);
     ns->next = srv.spaces;
     srv.spaces = ns;
@@ -594,12 +665,13 @@ void nd_pmix_ns_destroy(struct nd_pmix_ns *ns)
         ;
     if (*pp)
         *pp = ns->next;
-    for (uint32_t r = ns->first_rank; r < ns->first_rank + ns->nlocal; r++) {
+    for (uint32_t k = 0; k < ns->nlocal; k++) {
         pmix_proc_t proc;
 
-        PMIX_LOAD_PROCID(&proc, ns->name, r);
+        PMIX_LOAD_PROCID(&proc, ns->name, ns->local[k]);
         PMIx_server_deregister_client(&proc, op_ignore, NULL);
     }
     PMIx_server_deregister_nspace(ns->name, op_ignore, NULL);
+    free(ns->local);
     free(ns);
 }

@@ -43,13 +43,18 @@ struct nd_pmix_step {
     uint32_t node_index;    /* this node within the step's nodes */
     const char *nodes;      /* the step's hostlist, "node[01-02]" */
     const char *tasks_per_node; /* "2(x2)" */
+    /* Which node runs which rank: step_launch's "task_map" (borrowed),
+     * one array of global ranks per node of the step, [[0,2],[1,3]] for
+     * -m cyclic; each node's array is its "ranks".  NULL (a controller
+     * that sends none): ranks in blocks by tasks_per_node. */
+    const json_t *task_map;
     /* Send a frame (reference stolen) to srun. */
     void (*send)(void *arg, json_t *msg);
     void *send_arg;
 };
 
-/* Register the step's namespace and its local ranks (tasks_per_node
- * gives which ranks are here; ranks go in blocks over the nodes).
+/* Register the step's namespace and its local ranks (task_map, else
+ * tasks_per_node in blocks, gives which ranks are on which node).
  * Starts the PMIx server on first use.  Returns the namespace (free with
  * nd_pmix_ns_destroy), or NULL with 'error' set.
  */

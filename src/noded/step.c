@@ -838,6 +838,7 @@ static int mpi_setup(struct nd_step *st, const struct step_desc *d,
         .uid = (uid_t)d->uid, .gid = (gid_t)d->gid,
         .ntasks = (uint32_t)d->ntasks, .node_index = (uint32_t)d->node_index,
         .nodes = d->nodes, .tasks_per_node = d->tasks_per_node,
+        .task_map = json_object_get(d->body, "task_map"),
         .send = pmix_send, .send_arg = st,
     };
 

@@ -99,3 +99,44 @@ def test_mpirun_inside_sbatch(cluster, mpi_user):
     out, err = run_as(cluster, user, work, "mpirun ./mpi_hello\n",
                       "-N2", "-n4")
     assert sorted(out.splitlines()) == EXPECTED, (out, err)
+
+
+def mpi_layout(out):
+    """{node: [ranks]} from 'rank R of S on NODE sum X procid P local L'
+    lines, checking each line's own claims on the way: the MPI rank is
+    SLURM_PROCID, the world is 4 with sum 6, and the ranks MPI counts as
+    on the same node (from PMIx's map) are exactly those the node ran."""
+    nodes, local = {}, {}
+    for line in out.splitlines():
+        w = line.split()
+        rank, size, node, total, procid = (int(w[1]), int(w[3]), w[5],
+                                           int(w[7]), int(w[9]))
+        assert (size, total, procid) == (4, 6, rank), line
+        nodes.setdefault(node, []).append(rank)
+        local[rank] = sorted(int(r) for r in w[11].split(","))
+    nodes = {n: sorted(r) for n, r in nodes.items()}
+    for ranks in nodes.values():
+        for r in ranks:
+            assert local[r] == ranks, (out, r)
+    return nodes
+
+
+@pytest.mark.parametrize("dist,want", [
+    ("cyclic", {"node01": [0, 2], "node02": [1, 3]}),
+    ("plane=1", {"node01": [0, 2], "node02": [1, 3]}),
+])
+def test_srun_mpi_pmix_follows_the_distribution(cluster, mpi_user, dist,
+                                                want):
+    user, work = mpi_user
+    out, err = run_as(cluster, user, work,
+                      f"srun --mpi=pmix -m {dist} ./mpi_hello local\n",
+                      "-N2", "-n4")
+    assert mpi_layout(out) == want, (out, err)
+
+
+def test_srun_mpi_pmix_block_map(cluster, mpi_user):
+    user, work = mpi_user
+    out, err = run_as(cluster, user, work,
+                      "srun --mpi=pmix -m block ./mpi_hello local\n",
+                      "-N2", "-n4")
+    assert mpi_layout(out) == {"node01": [0, 1], "node02": [2, 3]}, (out, err)

@@ -59,7 +59,9 @@ def test_steps_listed_shown_and_cancelled(cluster, tmp_path):
     assert "TimeLimit=UNLIMITED\n   State=RUNNING Partition=" in text
     assert " NodeList=node01\n   Nodes=1 CPUs=1 Tasks=1 Name=sleep " \
            "Network=(null)\n" in text
-    assert "\n   CPUFreqReq=Default Dist=Block\n   SrunHost:Pid=" in text
+    # one task on one node: srun's default is cyclic (Slurm's launch code:
+    # cyclic when no node gets two tasks)
+    assert "\n   CPUFreqReq=Default Dist=Cyclic\n   SrunHost:Pid=" in text
     assert text.endswith("\n\n")
 
     r = cluster.run("scontrol", "show", "step", f"{job}.7")

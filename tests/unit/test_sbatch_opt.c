@@ -295,6 +295,10 @@ static void bad_values_give_slurms_messages(void **state)
         {"--exclusive=bogus", 255, "Invalid --exclusive specification"},
         {"--nice=9999999999", 255,
          "Invalid --nice value, out of range (+/- 2147483645)"},
+        {"--distribution=diagonal", 255,
+         "Invalid --distribution specification"},
+        {"-mplane", 255, "Invalid plane size or size not specified\n"
+                         "Invalid --distribution specification"},
     };
     struct sbatch_error e;
 
@@ -479,6 +483,27 @@ static void tasks_per_node_sets_task_count(void **state)
     json_decref(b);
 }
 
+/* -m goes on to the job's sruns as SLURM_DISTRIBUTION, in Slurm's words,
+ * and a plane's size as SLURM_DIST_PLANESIZE. */
+static void distribution_sets_the_batch_variables(void **state)
+{
+    json_t *b = must_parse(ARGV("-m", "*:*", "--wrap=true"), "", NO_ENV);
+
+    (void)state;
+    assert_string_equal(env_of(b, "SLURM_DISTRIBUTION"), "block:cyclic");
+    assert_null(env_of(b, "SLURM_DIST_PLANESIZE"));
+    assert_string_equal(str(b, "distribution"), "*:*");
+    json_decref(b);
+    b = must_parse(ARGV("--distribution=Plane=3", "--wrap=true"), "",
+                   NO_ENV);
+    assert_string_equal(env_of(b, "SLURM_DISTRIBUTION"), "plane");
+    assert_string_equal(env_of(b, "SLURM_DIST_PLANESIZE"), "3");
+    json_decref(b);
+    b = must_parse(ARGV("--wrap=true"), "", NO_ENV);
+    assert_null(env_of(b, "SLURM_DISTRIBUTION"));
+    json_decref(b);
+}
+
 static void flags_and_passed_on_options(void **state)
 {
     json_t *b = must_parse(ARGV("-H", "--exclusive", "--no-requeue",
@@ -600,6 +625,7 @@ int main(void)
         cmocka_unit_test(wrap_refuses_script_arguments),
         cmocka_unit_test(default_output_is_relative_slurm_jobid),
         cmocka_unit_test(export_selects_the_environment),
+        cmocka_unit_test(distribution_sets_the_batch_variables),
         cmocka_unit_test(memory_options_exclude_each_other),
         cmocka_unit_test(tasks_per_node_sets_task_count),
         cmocka_unit_test(flags_and_passed_on_options),

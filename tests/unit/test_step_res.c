@@ -126,6 +126,35 @@ static void gpus_per_task_are_owned(void **state)
     sched_alloc_destroy(job);
 }
 
+/* -m arbitrary names the entries: the step runs there or not at all. */
+static void named_entries_are_taken_in_order(void **state)
+{
+    struct sched_alloc *job = job_alloc();
+    uint32_t only_second[] = {1}, tasks[] = {2, 1};
+    struct step_req rq = {.entries = only_second};
+    struct step_claim *a, *b;
+    const struct step_claim *claims[1];
+
+    (void)state;
+    assert_int_equal(step_res_pick(job, &rq, 1, tasks + 1, NULL, 0, &a), 0);
+    assert_int_equal(a->part->node_idx[0], 9);
+    assert_int_equal(a->ent[0], 1);
+    claims[0] = a;
+    /* busy there: no falling back to the free first node */
+    assert_int_equal(step_res_pick(job, &rq, 1, tasks + 1, claims, 1, &b),
+                     EDRV_NODES_BUSY);
+    step_claim_destroy(a);
+    rq.entries = (uint32_t[]){0, 1};
+    assert_int_equal(step_res_pick(job, &rq, 2, tasks, NULL, 0, &a), 0);
+    assert_int_equal(a->part->tasks[0], 2);
+    assert_int_equal(a->part->node_idx[1], 9);
+    step_claim_destroy(a);
+    rq.entries = (uint32_t[]){5};
+    assert_int_equal(step_res_pick(job, &rq, 1, tasks, NULL, 0, &a),
+                     EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+    sched_alloc_destroy(job);
+}
+
 static void never_fitting_steps_say_why(void **state)
 {
     struct sched_alloc *job = job_alloc();
@@ -149,6 +178,7 @@ int main(void)
         cmocka_unit_test(default_step_takes_the_node_and_sees_its_gpus),
         cmocka_unit_test(exact_steps_share_a_node),
         cmocka_unit_test(gpus_per_task_are_owned),
+        cmocka_unit_test(named_entries_are_taken_in_order),
         cmocka_unit_test(never_fitting_steps_say_why),
     };
 

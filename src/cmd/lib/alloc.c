@@ -324,6 +324,21 @@ static void set_num(const char *name, int64_t v)
     setenv(name, buf, 1);
 }
 
+/* -m: SLURM_DISTRIBUTION (only when given, as salloc's) and a plane's
+ * SLURM_DIST_PLANESIZE, for the sruns in the allocation. */
+static void set_dist(const struct sbatch_opts *o)
+{
+    char text[TASKDIST_TEXT_MAX];
+    struct taskdist d;
+
+    if (!sbatch_opts_distribution(o, &d))
+        return;
+    if (*taskdist_format(&d, 0, text))
+        setenv("SLURM_DISTRIBUTION", text, 1);
+    if (d.node == TASKDIST_PLANE)
+        set_num("SLURM_DIST_PLANESIZE", d.plane_size);
+}
+
 void alloc_set_env(const struct sbatch_opts *o, const json_t *job)
 {
     const char *nodes = jstr_or(job, "nodes", "");
@@ -347,6 +362,7 @@ void alloc_set_env(const struct sbatch_opts *o, const json_t *job)
         set_num("SLURM_MEM_PER_NODE", o->mem_per_node_mib);
     else if (o->mem_per_cpu_mib > 0)
         set_num("SLURM_MEM_PER_CPU", o->mem_per_cpu_mib);
+    set_dist(o);
     setenv("SLURM_JOB_PARTITION", jstr_or(job, "partition", ""), 1);
     if (jstr(job, "account"))
         setenv("SLURM_JOB_ACCOUNT", jstr(job, "account"), 1);

@@ -39,7 +39,8 @@ json_t *alloc_create(const struct sbatch_opts *o, json_t *desc, int *rc);
  * SLURM_JOB_NUM_NODES, SLURM_JOB_CPUS_PER_NODE, SLURM_TASKS_PER_NODE,
  * SLURM_NTASKS/SLURM_NPROCS with -n, SLURM_CPUS_PER_TASK with -c,
  * SLURM_JOB_PARTITION, SLURM_SUBMIT_DIR, SLURM_SUBMIT_HOST,
- * SLURM_CLUSTER_NAME, SLURM_MEM_PER_NODE/CPU, SLURM_JOB_ACCOUNT/QOS).
+ * SLURM_CLUSTER_NAME, SLURM_MEM_PER_NODE/CPU, SLURM_JOB_ACCOUNT/QOS,
+ * SLURM_DISTRIBUTION and SLURM_DIST_PLANESIZE with -m).
  * 'job' is alloc_create()'s answer.
  */
 void alloc_set_env(const struct sbatch_opts *o, const json_t *job);

@@ -20,6 +20,7 @@
 
 #include "common/error.h"
 #include "common/sizefmt.h"
+#include "common/taskdist.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "cmd/lib/sbatch_opt.h"
@@ -290,29 +291,6 @@ static bool valid_mail_type(const char *s)
     return word_list(s, words);
 }
 
-/* -m: node[:socket[:core]] methods, each optionally ",Pack"/",NoPack";
- * "plane=N" alone.  Slurm's set_distribution() accepts these words. */
-static bool valid_distribution(const char *s)
-{
-    static const char *const words[] = {
-        "block", "cyclic", "fcyclic", "arbitrary", "*", "pack", "nopack",
-        NULL,
-    };
-    char *copy, *p;
-    bool ok;
-
-    if (!strncasecmp(s, "plane=", 6))
-        return isdigit((unsigned char)s[6]) && strspn(s + 6, "0123456789")
-                                                   == strlen(s + 6);
-    copy = xstrdup(s);
-    for (p = copy; *p; p++)
-        if (*p == ':')
-            *p = ',';
-    ok = word_list(copy, words);
-    free(copy);
-    return ok;
-}
-
 static bool valid_yes_no(const char *s)
 {
     return !strcasecmp(s, "yes") || !strcasecmp(s, "no");
@@ -339,7 +317,6 @@ static const struct {
     bool numeric;
 } pass_checks[] = {
     {"mail-type", valid_mail_type, false},
-    {"distribution", valid_distribution, false},
     {"kill-on-invalid-dep", valid_yes_no, false},
     {"wait-all-nodes", valid_zero_one, false},
     {"tmp", valid_size, false},
@@ -351,10 +328,17 @@ static const struct {
 static int check_pass(const struct optdef *d, const char *arg,
                       struct sbatch_error *e)
 {
+    drv_error_t error;
+    struct taskdist dist;
     int n;
 
     if (!arg)
         return 0;
+    /* -m: Slurm's forms (common/taskdist.h), with its one or two lines */
+    if (!strcmp(d->name, "distribution")
+        && taskdist_parse(arg, getenv("SLURM_DIST_PLANESIZE"), &dist,
+                          &error) < 0)
+        return fail(e, 255, "error", "%s", error.text);
     for (size_t i = 0; i < sizeof(pass_checks) / sizeof(pass_checks[0]); i++) {
         if (strcmp(pass_checks[i].name, d->name))
             continue;
@@ -1624,6 +1608,33 @@ static void export_list(json_t *env, const char *spec, char *const *envp)
     free(buf);
 }
 
+int sbatch_opts_distribution(const struct sbatch_opts *o, struct taskdist *d)
+{
+    const char *spec = json_string_value(json_object_get(o->extra,
+                                                         "distribution"));
+
+    if (!spec || taskdist_parse(spec, getenv("SLURM_DIST_PLANESIZE"), d,
+                                NULL) < 0)
+        return 0;
+    return 1;
+}
+
+/* -m for the job's later sruns: SLURM_DISTRIBUTION in Slurm's words and,
+ * for a plane, SLURM_DIST_PLANESIZE (Slurm's set_envs()). */
+static void dist_env(const struct sbatch_opts *o, json_t *env)
+{
+    char text[TASKDIST_TEXT_MAX];
+    struct taskdist d;
+
+    if (!sbatch_opts_distribution(o, &d))
+        return;
+    if (*taskdist_format(&d, 0, text))
+        json_object_set_new(env, "SLURM_DISTRIBUTION", json_string(text));
+    if (d.node == TASKDIST_PLANE)
+        json_object_set_new(env, "SLURM_DIST_PLANESIZE",
+                            json_sprintf("%u", d.plane_size));
+}
+
 /* Slurm's --export: ALL (the default) sends the whole environment; NONE
  * only SLURM_* variables; a list sends its items plus SLURM_* variables.
  * Then the SLURM_* variables sbatch itself sets for the job (set_envs()).
@@ -1653,6 +1664,7 @@ static json_t *export_env(const struct sbatch_opts *o, char *const *envp)
     if (o->ntasks_per_node > 0)
         json_object_set_new(env, "SLURM_NTASKS_PER_NODE",
                             json_sprintf("%d", o->ntasks_per_node));
+    dist_env(o, env);
     return env;
 }
 

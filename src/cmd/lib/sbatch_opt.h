@@ -21,6 +21,8 @@
 
 #include <jansson.h>
 
+#include "common/taskdist.h"
+
 /* Why parsing stopped: Slurm's exit status and message. */
 struct sbatch_error {
     int exit_code;     /* 1 (Slurm's error_exit) or 255 (its exit(-1)) */
@@ -144,6 +146,13 @@ int sbatch_opts_second_pass(struct sbatch_opts *o, const char *script,
  */
 json_t *sbatch_opts_job_desc(const struct sbatch_opts *o, const char *script,
                              char *const *envp, struct sbatch_error *e);
+
+/* The -m option (or SBATCH_/SALLOC_DISTRIBUTION) as parsed into *d.
+ * Returns 1 when it was given, else 0 (*d untouched).  Its value was
+ * checked when it was set.
+ */
+int sbatch_opts_distribution(const struct sbatch_opts *o,
+                             struct taskdist *d);
 
 /* Print the options that were set, as Slurm does under -v. */
 void sbatch_opts_print_set(const struct sbatch_opts *o, FILE *f);

@@ -683,7 +683,7 @@ char *scontrol_sprint_partition(const json_t *part,
 #define STEP_ID_BATCH 0xfffffffbu
 
 /* Slurm prints the batch step with no CPU count, TRES or srun, and srun's
- * steps with their block distribution. */
+ * steps with their distribution (Block for records without one). */
 char *scontrol_sprint_step(const json_t *step, const struct scontrol_ctx *ctx)
 {
     bool batch = jint(step, "step_id", 0) == STEP_ID_BATCH;
@@ -720,8 +720,11 @@ char *scontrol_sprint_step(const json_t *step, const struct scontrol_ctx *ctx)
     rec_eol(&r);
     fmt_buf_puts(&r.out, "ResvPorts=(null)");
     rec_eol(&r);
-    fmt_buf_puts(&r.out, batch ? "CPUFreqReq=Default"
-                               : "CPUFreqReq=Default Dist=Block");
+    if (batch)
+        fmt_buf_puts(&r.out, "CPUFreqReq=Default");
+    else
+        fmt_buf_printf(&r.out, "CPUFreqReq=Default Dist=%s",
+                       jstr_or(step, "dist", "Block"));
     rec_eol(&r);
     fmt_buf_printf(&r.out, "SrunHost:Pid=%s:%lld",
                    batch || !host ? "(null)" : host,
