@@ -206,10 +206,11 @@ static const struct line_kind {
 
 static const struct conf_key *conf_key_find(const char *name)
 {
-    for (size_t i = 0; i < CONF_KEY_COUNT; i++)
-        if (!strcasecmp(conf_keys[i].name, name))
-            return &conf_keys[i];
-    return NULL;
+    static const struct conf_keytab table = {
+        conf_keys, CONF_KEY_COUNT, sizeof(conf_keys[0]), NULL,
+    };
+
+    return conf__key_find(&table, name);
 }
 
 static bool key_is_string(enum key_type t)
@@ -527,15 +528,6 @@ static int load_cgroup(struct conf_parser *p, drv_error_t *error)
     return rc;
 }
 
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (!slash)
-        return strdup(".");
-    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
-}
-
 static void parser_clear(struct conf_parser *p)
 {
     conf__node_spec_destroy(p->node_defaults);
@@ -555,7 +547,7 @@ struct slurm_conf *conf_parse(const char *path, const char *text,
         errprintf(error, "conf_parse: no path or no text");
         return NULL;
     }
-    if (!(p.conf = conf_create(path)) || !(p.confdir = dir_of(path))) {
+    if (!(p.conf = conf_create(path)) || !(p.confdir = conf__dir_of(path))) {
         conf__enomem(error);
         goto error;
     }

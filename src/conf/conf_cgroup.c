@@ -75,14 +75,6 @@ static const struct {
     { "disabled", CONF_CGROUP_DISABLED },
 };
 
-static const struct cg_key *cg_key_find(const char *name)
-{
-    for (size_t i = 0; i < CG_KEY_COUNT; i++)
-        if (!strcasecmp(cg_keys[i].name, name))
-            return &cg_keys[i];
-    return NULL;
-}
-
 static const char *set_plugin(enum conf_cgroup_plugin *field,
                               const char *value)
 {
@@ -140,28 +132,18 @@ static const char *set_cg_key(struct conf_cgroup *cg, const struct cg_key *k,
     }
 }
 
+static const char *set_cg_row(void *cg, const void *row, const char *value)
+{
+    return set_cg_key(cg, row, value);
+}
+
+static const struct conf_keytab cg_table = {
+    cg_keys, CG_KEY_COUNT, sizeof(cg_keys[0]), set_cg_row,
+};
+
 static int cg_line(const struct conf_line *l, void *arg, drv_error_t *error)
 {
-    struct conf_cgroup *cg = arg;
-
-    for (size_t i = 0; i < l->count; i++) {
-        const struct conf_pair *kv = &l->pairs[i];
-        const struct cg_key *k = cg_key_find(kv->key);
-        const char *why;
-
-        if (!k) {
-            log_error("%s:%d: unknown keyword '%s' ignored", l->file, l->line,
-                      kv->key);
-            continue;
-        }
-        if (!(why = set_cg_key(cg, k, kv->value)))
-            continue;
-        if (!*why)
-            return conf__enomem(error);
-        return conf__einval(error, "%s:%d: %s=%s: %s", l->file, l->line,
-                            kv->key, kv->value, why);
-    }
-    return 0;
+    return conf__keytab_line(l, &cg_table, arg, error);
 }
 
 static int cg_defaults(struct conf_cgroup *cg)
@@ -170,16 +152,6 @@ static int cg_defaults(struct conf_cgroup *cg)
         if (cg_keys[i].dflt && set_cg_key(cg, &cg_keys[i], cg_keys[i].dflt))
             return -1; /* defaults are valid: only ENOMEM */
     return 0;
-}
-
-/* The directory of 'path', for Include lines. */
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (!slash)
-        return strdup(".");
-    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
 int conf_cgroup_parse(struct conf_cgroup *cg, const char *path,
@@ -193,7 +165,7 @@ int conf_cgroup_parse(struct conf_cgroup *cg, const char *path,
         return errprintf(error, "conf_cgroup_parse: no conf or no path");
     }
     if (cg_defaults(&fresh) < 0 || (text && !(fresh.path = strdup(path)))
-        || (text && !(dir = dir_of(path)))) {
+        || (text && !(dir = conf__dir_of(path)))) {
         conf__enomem(error);
         goto error;
     }

@@ -132,36 +132,18 @@ static const char *set_dbd_key(struct dbd_conf *c, const struct dbd_key *k,
     }
 }
 
-static const struct dbd_key *dbd_key_find(const char *name)
+static const char *set_dbd_row(void *c, const void *row, const char *value)
 {
-    for (size_t i = 0; i < DBD_KEY_COUNT; i++)
-        if (!strcasecmp(dbd_keys[i].name, name))
-            return &dbd_keys[i];
-    return NULL;
+    return set_dbd_key(c, row, value);
 }
+
+static const struct conf_keytab dbd_table = {
+    dbd_keys, DBD_KEY_COUNT, sizeof(dbd_keys[0]), set_dbd_row,
+};
 
 static int dbd_line(const struct conf_line *l, void *arg, drv_error_t *error)
 {
-    struct dbd_conf *c = arg;
-
-    for (size_t i = 0; i < l->count; i++) {
-        const struct conf_pair *kv = &l->pairs[i];
-        const struct dbd_key *k = dbd_key_find(kv->key);
-        const char *why;
-
-        if (!k) {
-            log_error("%s:%d: unknown keyword '%s' ignored", l->file, l->line,
-                      kv->key);
-            continue;
-        }
-        if (!(why = set_dbd_key(c, k, kv->value)))
-            continue;
-        if (!*why)
-            return conf__enomem(error);
-        return conf__einval(error, "%s:%d: %s=%s: %s", l->file, l->line,
-                            kv->key, kv->value, why);
-    }
-    return 0;
+    return conf__keytab_line(l, &dbd_table, arg, error);
 }
 
 static const char *const string_defaults[][2] = {
@@ -180,7 +162,7 @@ static struct dbd_conf *dbd_create(const char *path)
     if (!c || !(c->path = strdup(path)))
         goto error;
     for (size_t i = 0; i < n; i++)
-        if (set_dbd_key(c, dbd_key_find(string_defaults[i][0]),
+        if (set_dbd_key(c, conf__key_find(&dbd_table, string_defaults[i][0]),
                         string_defaults[i][1]) != NULL)
             goto error;
     return c;
@@ -217,11 +199,8 @@ struct dbd_conf *conf_dbd_parse(const char *path, const char *text,
         conf__enomem(error);
         return NULL;
     }
-    dir = strdup(path);
-    if (dir && strrchr(dir, '/'))
-        *strrchr(dir, '/') = '\0';
-    if (!dir || conf__lex(path, text, strchr(path, '/') ? dir : ".", dbd_line,
-                          c, error) < 0
+    dir = conf__dir_of(path);
+    if (!dir || conf__lex(path, text, dir, dbd_line, c, error) < 0
         || dbd_finish(c, error) < 0) {
         if (!dir)
             conf__enomem(error);

@@ -46,6 +46,30 @@ typedef int (*conf_line_f)(const struct conf_line *line, void *arg,
 int conf__lex(const char *file, const char *text, const char *confdir,
               conf_line_f cb, void *arg, drv_error_t *error);
 
+/* A table of keywords (rows of any struct whose first member is the
+ * keyword's name, a const char *) and how a value is set: 'set' returns
+ * NULL, "" for ENOMEM, or why the value is refused (conf_keytab.c). */
+struct conf_keytab {
+    const void *rows;
+    size_t count;
+    size_t row_size;
+    const char *(*set)(void *conf, const void *row, const char *value);
+};
+
+/* The row named 'name' (case-insensitive), or NULL. */
+const void *conf__key_find(const struct conf_keytab *t, const char *name);
+
+/* Apply every pair of line 'l' to 'conf' through 't': an unknown keyword
+ * is logged ("file:line: unknown keyword 'X' ignored") and skipped; a
+ * refused value fails with EINVAL and "file:line: Key=value: why".
+ * Returns 0 or -1 with 'error' set. */
+int conf__keytab_line(const struct conf_line *l, const struct conf_keytab *t,
+                      void *conf, drv_error_t *error);
+
+/* The directory of 'path' ("." when it has none), which its Include
+ * lines are relative to.  Caller frees; NULL on ENOMEM. */
+char *conf__dir_of(const char *path);
+
 /* Read a whole file into a NUL-terminated string.  Caller frees.  NULL with
  * errno from open/read, or ENOMEM.
  */
