@@ -641,25 +641,32 @@ static void watch_pipe(struct step_task *t, uv_pipe_t *p, int fd)
     uv_read_start((uv_stream_t *)p, alloc_cb, read_cb);
 }
 
-/* srun -i: "all" (or none given: every task reads srun's stdin), "none",
- * a rank (only that task), or a file name pattern (%t %n %s %j ...). */
-static bool reads_srun_stdin(const struct step_desc *d, int rank)
+/* srun -i (docs/protocol.md step_launch "input"): -1 when every task
+ * reads srun's stdin ("all", or none given), the rank that alone reads
+ * it, or -2: a file name pattern each task opens ("none" came as
+ * /dev/null). */
+static long input_rank(const char *mode)
 {
-    const char *mode = d->input;
     char *end;
     long r;
 
     if (!mode || !strcmp(mode, "all"))
-        return true;
+        return -1;
     r = strtol(mode, &end, 10);
-    return end != mode && !*end && r == rank;
+    return end != mode && !*end && r >= 0 ? r : -2;
 }
 
+static bool reads_srun_stdin(const struct step_desc *d, int rank)
+{
+    long r = input_rank(d->input);
+
+    return r == -1 || r == rank;
+}
+
+/* -i FILE for task 'rank', expanded; NULL when it reads no file. */
 static char *stdin_path(const struct step_desc *d, struct noded *nd,
                         int rank)
 {
-    const char *mode = d->input;
-    char *end;
     struct jobpath_vars v = {
         .job_id = (uint32_t)d->job_id, .job_name = d->job_name,
         .user = d->user, .node = nd->node->name, .array_task_id = -1,
@@ -668,11 +675,7 @@ static char *stdin_path(const struct step_desc *d, struct noded *nd,
         .node_id = (uint32_t)d->node_index,
     };
 
-    if (!mode || !strcmp(mode, "all") || !strcmp(mode, "none"))
-        return NULL;
-    if ((void)strtol(mode, &end, 10), end != mode && !*end)
-        return NULL;
-    return jobpath_expand(mode, &v);
+    return input_rank(d->input) == -2 ? jobpath_expand(d->input, &v) : NULL;
 }
 
 /* Its stdin: a pipe fed by srun's stdin frames, or -1. */

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,18 +216,21 @@ void stepd_step_freed(struct noded *nd)
     uv_stop(S.nd.loop);
 }
 
-/* rm -r of the step's PMIx directory (libpmix leaves its rendezvous
- * files behind). */
+static int remove_entry(const char *path, const struct stat *sb, int flag,
+                        struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if ((flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT)
+        log_err("removing %s", path);
+    return 0;
+}
+
+/* The step's PMIx directory and what libpmix left in it. */
 static void remove_tree(const char *dir)
 {
-    char *cmd;
-
-    if (!dir || access(dir, F_OK) < 0)
-        return;
-    cmd = xasprintf("rm -rf -- '%s'", dir);
-    if (system(cmd) != 0)
-        log_error("could not remove %s", dir);
-    free(cmd);
+    if (dir && access(dir, F_OK) == 0)
+        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void stepd_init(struct daemon_opts *o, json_t *body)

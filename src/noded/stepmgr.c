@@ -258,6 +258,18 @@ out:
     return resp;
 }
 
+/* Whether the step's process answers on its control socket (signal 0
+ * signals nothing). */
+static bool answers(struct noded *nd, uint32_t job, uint32_t step)
+{
+    json_t *req = json_pack("{s:i s:b}", "signal", 0, "cancelled", false);
+    json_t *resp = control(nd, job, step, req);
+
+    json_decref(req);
+    json_decref(resp);
+    return resp != NULL;
+}
+
 int stepmgr_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
                    int signo, bool cancelled)
 {
@@ -392,22 +404,17 @@ static bool scan_report(struct noded *nd, uint32_t job, uint32_t step)
  * still answers. */
 static void scan_socket(struct noded *nd, uint32_t job, uint32_t step)
 {
-    json_t *req, *resp;
     struct nd_stepd *s;
     char *path;
 
     if (find(nd, job, step))
         return;
-    req = json_pack("{s:i s:b}", "signal", 0, "cancelled", false);
-    resp = control(nd, job, step, req);
-    json_decref(req);
-    if (!resp) {
+    if (!answers(nd, job, step)) {
         path = stepd_sock_path(nd->spool_dir, job, step);
         unlink(path); /* its process is gone */
         free(path);
         return;
     }
-    json_decref(resp);
     s = xzalloc(sizeof(*s));
     *s = (struct nd_stepd){.nd = nd, .job_id = job, .step_id = step,
                            .answered = true, .started = true};
@@ -420,19 +427,11 @@ static void scan_socket(struct noded *nd, uint32_t job, uint32_t step)
 static void check_adopted(struct noded *nd)
 {
     struct nd_stepd *s, *next;
-    json_t *req, *resp;
 
     for (s = nd->stepds; s; s = next) {
         next = s->next;
-        if (s->pid || s->reported)
+        if (s->pid || s->reported || answers(nd, s->job_id, s->step_id))
             continue;
-        req = json_pack("{s:i s:b}", "signal", 0, "cancelled", false);
-        resp = control(nd, s->job_id, s->step_id, req);
-        json_decref(req);
-        if (resp) {
-            json_decref(resp);
-            continue;
-        }
         if (!scan_report(nd, s->job_id, s->step_id)) { /* none written */
             report_lost(s, -1);
             s->reported = true;
