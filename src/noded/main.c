@@ -19,6 +19,7 @@
 
 #include "common/daemon.h"
 #include "common/log.h"
+#include "proto/client.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
 #include "noded/noded.h"
@@ -181,6 +182,7 @@ int main(int argc, char **argv)
     /* Jobs keep running when droverd stops (as slurmd's do); the
      * controller reconciles at the next registration. */
     proto_server_destroy(nd.server);
+    proto_call_cancel_all();
     daemon_close_loop(nd.loop);
     jobs_forget_all(&nd);
     stepmgr_forget_all(&nd);

@@ -97,4 +97,10 @@ int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
                      proto_auth_t *auth, const char *type, json_t *body,
                      int timeout_ms, proto_call_f cb, void *arg);
 
+/* At a daemon's shutdown, before closing its loop's handles: every
+ * proto_call_async still under way is finished now with ECANCELED (its
+ * callback runs, so what it owns is freed); running the loop then frees
+ * the calls themselves. */
+void proto_call_cancel_all(void);
+
 #endif /* !DROVER_PROTO_CLIENT_H */

@@ -57,7 +57,30 @@ struct call {
     proto_call_f cb;
     void *arg;
     char peer[300];
+    struct call *prev, *next; /* calls under way (live_calls) */
 };
+
+/* Every call not yet freed, for proto_call_cancel_all(); calls run on
+ * their loop's thread, one loop per daemon. */
+static struct call *live_calls;
+
+static void live_add(struct call *call)
+{
+    call->next = live_calls;
+    if (live_calls)
+        live_calls->prev = call;
+    live_calls = call;
+}
+
+static void live_remove(struct call *call)
+{
+    if (call->prev)
+        call->prev->next = call->next;
+    else if (live_calls == call)
+        live_calls = call->next;
+    if (call->next)
+        call->next->prev = call->prev;
+}
 
 static void try_next(struct call *call);
 static void on_timer(uv_timer_t *timer);
@@ -66,6 +89,7 @@ static void call_maybe_free(struct call *call)
 {
     if (!call->finished || call->pending > 0)
         return;
+    live_remove(call);
     if (call->ai_list)
         uv_freeaddrinfo(call->ai_list);
     proto_decoder_destroy(call->dec);
@@ -340,6 +364,7 @@ int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
         return -1;
     }
     proto__sigpipe_ignore();
+    live_add(call);
     call->loop = loop;
     call->cb = cb;
     call->arg = arg;
@@ -390,4 +415,12 @@ int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
     call->gai_pending = true;
     call->pending++;
     return 0;
+}
+
+void proto_call_cancel_all(void)
+{
+    for (struct call *c = live_calls, *next; c; c = next) {
+        next = c->next;
+        finish(c, ECANCELED, "the daemon is shutting down", NULL);
+    }
 }
