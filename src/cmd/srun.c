@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -47,6 +49,12 @@
 #include "proto/frame.h"
 
 #define MAX_CONNS 1024
+/* Before a connection proved it is one of the step's nodes (its first
+ * frame carries the step's I/O key), it may send this much and take this
+ * long; then it is dropped (docs/security.md). */
+#define IO_PREAUTH_MAX_BYTES (64 * 1024)
+#define IO_PREAUTH_MAX_MS 10000
+#define IO_KEY_BYTES 32
 
 extern char **environ;
 
@@ -94,6 +102,8 @@ struct srun {
     bool aborting;           /* we killed the step: no "Killed" lines */
     bool node_failed;        /* a node's connection broke mid-step */
     json_t *req;             /* step_create keys from the options */
+    char io_key[2 * IO_KEY_BYTES + 1]; /* the step's I/O secret (hex) */
+    int nauth;               /* connections that proved they are nodes */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -421,9 +431,40 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     return mpi_type(o, s);
 }
 
-static int listen_any(int *port)
+/* Our address on the way to the controller: the one it sees our
+ * step_create come from, and tells the nodes to connect to (a UDP
+ * connect() sends nothing).  INADDR_ANY when it cannot be told. */
+static struct in_addr address_toward_controller(void)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET};
+    const struct slurm_conf *c = cmd_conf("srun");
+    const char *host = c->ctld_addr ? c->ctld_addr : c->ctld_host;
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM};
+    struct addrinfo *res = NULL;
+    struct sockaddr_in me = {.sin_family = AF_INET};
+    socklen_t len = sizeof(me);
+    char port[8];
+    int fd = -1;
+
+    snprintf(port, sizeof(port), "%u", (unsigned)c->ctld_port);
+    if (host && getaddrinfo(host, port, &hints, &res) == 0
+        && (fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0
+        && connect(fd, res->ai_addr, res->ai_addrlen) == 0
+        && getsockname(fd, (struct sockaddr *)&me, &len) == 0) {
+        close(fd);
+        freeaddrinfo(res);
+        return me.sin_addr;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (res)
+        freeaddrinfo(res);
+    return (struct in_addr){.s_addr = htonl(INADDR_ANY)};
+}
+
+static int listen_io(int *port)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_addr = address_toward_controller()};
     socklen_t len = sizeof(sa);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -435,6 +476,24 @@ static int listen_any(int *port)
     }
     *port = ntohs(sa.sin_port);
     return fd;
+}
+
+/* A fresh secret for this step's I/O connections: the controller hands
+ * it to the step's nodes, each node's first frame carries it. */
+static void make_io_key(struct srun *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char key[IO_KEY_BYTES];
+
+    if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
+        fprintf(stderr, "srun: error: getrandom: %s\n", strerror(errno));
+        exit(1);
+    }
+    for (size_t i = 0; i < sizeof(key); i++) {
+        s->io_key[2 * i] = hex[key[i] >> 4];
+        s->io_key[2 * i + 1] = hex[key[i] & 15];
+    }
+    s->io_key[2 * IO_KEY_BYTES] = '\0';
 }
 
 static json_t *str_array(char **v)
@@ -495,6 +554,7 @@ static int step_create(struct srun *s, long job_id, int port)
                      (json_int_t)job_id, "argv", str_array(s->argv), "env",
                      str_array(environ), "cwd", cwd, "io_port", port,
                      "label", s->label);
+    json_object_set_new(body, "io_key", json_string(s->io_key));
     if (s->ntasks)
         json_object_set_new(body, "ntasks", json_integer(s->ntasks));
     if (s->nodes)
@@ -701,6 +761,9 @@ struct conn {
     bool stdin_to; /* its node runs a task that reads our stdin */
     char *node; /* its first frame's "node" and "ranks" */
     json_t *ranks;
+    bool authed;       /* its first frame carried the step's I/O key */
+    size_t preauth_in; /* bytes read before that */
+    struct timespec accepted;
 };
 
 /* A node's first frame names its tasks: their node and node index (-o's
@@ -739,7 +802,35 @@ static bool frame_reads_stdin(int stdin_rank, json_t *m)
 static void fence_frame(struct srun *s, json_t *m);
 static void abort_frame(struct srun *s, json_t *m);
 
-/* Read what arrived on connection 'c'; false at its end. */
+/* Constant-time comparison of a node's key with ours. */
+static bool io_key_ok(const struct srun *s, json_t *m)
+{
+    const char *key = json_string_value(json_object_get(m, "io_key"));
+    unsigned char diff = 0;
+
+    if (!key || strlen(key) != sizeof(s->io_key) - 1)
+        return false;
+    for (size_t i = 0; i < sizeof(s->io_key) - 1; i++)
+        diff |= (unsigned char)(key[i] ^ s->io_key[i]);
+    return diff == 0;
+}
+
+/* A connection's first frame must be a node's hello with the step's key:
+ * {"node","ranks","node_index","io_key"}.  Anything else, or too much
+ * before it, and the connection is dropped unread. */
+static bool conn_authenticate(struct srun *s, struct conn *c, json_t *m)
+{
+    if (!json_is_string(json_object_get(m, "node"))
+        || !json_is_array(json_object_get(m, "ranks")) || !io_key_ok(s, m))
+        return false;
+    c->authed = true;
+    s->nauth++;
+    return true;
+}
+
+/* Read what arrived on connection 'c'; false at its end (or, for a
+ * connection that has not authenticated, at anything but a node's
+ * hello). */
 static bool conn_read(struct srun *s, struct conn *c)
 {
     char buf[65536];
@@ -748,9 +839,16 @@ static bool conn_read(struct srun *s, struct conn *c)
 
     if (n < 0 && errno == EINTR)
         return true;
+    if (n > 0 && !c->authed
+        && (c->preauth_in += (size_t)n) > IO_PREAUTH_MAX_BYTES)
+        return false;
     if (n <= 0 || proto_decoder_feed(c->dec, buf, (size_t)n) < 0)
         return false;
     while ((m = proto_decoder_next(c->dec, NULL))) {
+        if (!c->authed && !conn_authenticate(s, c, m)) {
+            json_decref(m);
+            return false;
+        }
         if (json_object_get(m, "ranks")) {
             c->stdin_to = c->stdin_to || frame_reads_stdin(s->stdin_rank,
                                                            m);
@@ -1024,15 +1122,44 @@ static int stdin_fd(const struct conn *conns, int nconn)
 
 /* Our stdin is read once every node has said which tasks it runs, so
  * none misses the start of it. */
-static bool stdin_ready(const struct srun *s, const struct conn *conns,
-                        int nconn)
+static bool stdin_ready(const struct srun *s)
 {
-    if (nconn < s->nodes)
-        return false;
-    for (int i = 0; i < nconn; i++)
-        if (!conns[i].node && conns[i].fd >= 0)
-            return false;
-    return true;
+    return s->nauth >= s->nodes;
+}
+
+static long ms_since(const struct timespec *t)
+{
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - t->tv_sec) * 1000L
+           + (now.tv_nsec - t->tv_nsec) / 1000000L;
+}
+
+/* Close connection i; one that never proved it is a node is dropped from
+ * the table (it counts for nothing) and said so. */
+static void conn_drop(struct srun *s, struct conn *conns, int *nconn, int i,
+                      int *closed)
+{
+    struct conn *c = &conns[i];
+
+    if (c->authed) {
+        conn_closed(s, c);
+        (*closed)++;
+    } else {
+        fprintf(stderr, "srun: error: dropped an I/O connection that did "
+                        "not authenticate as a node of StepId=%ld.%ld\n",
+                s->job_id, s->step_id);
+    }
+    close(c->fd);
+    proto_decoder_destroy(c->dec);
+    c->fd = -1;
+    c->dec = NULL;
+    if (!c->authed) {
+        free(c->node);
+        json_decref(c->ranks);
+        conns[i] = conns[--*nconn];
+    }
 }
 
 /* Serve the nodes' connections until every task has exited (or every
@@ -1044,15 +1171,22 @@ static int io_loop(struct srun *s, int lfd)
     int nconn = 0, closed = 0, tty_fd = -1;
     bool in_open = s->stdin_rank != -2;
     int connect_ms = (int)cmd_conf("srun")->msg_timeout_s * 1000;
+    struct timespec began;
 
+    clock_gettime(CLOCK_MONOTONIC, &began);
     while (s->exited < s->ntask_total
-           && !(closed >= s->nodes && closed == nconn)) {
+           && !(closed >= s->nodes && closed == s->nauth)) {
+        int preauth = 0;
+        short in_events;
+
         pfd[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
-        for (int i = 0; i < nconn; i++)
+        for (int i = 0; i < nconn; i++) {
             pfd[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
+            preauth += !conns[i].authed;
+        }
         tty_fd = stdin_fd(conns, nconn);
         pfd[nconn + 1] = (struct pollfd){
-            .fd = in_open && tty_fd >= 0 && stdin_ready(s, conns, nconn)
+            .fd = in_open && tty_fd >= 0 && stdin_ready(s)
                       ? STDIN_FILENO
                       : -1,
             .events = POLLIN};
@@ -1067,7 +1201,17 @@ static int io_loop(struct srun *s, int lfd)
         /* Every node connects back at launch: one that has not within
          * MessageTimeout never will (its daemon died or the launch
          * failed), and srun must not wait for it forever. */
-        int timeout = nconn < s->nodes ? connect_ms : -1;
+        int timeout = -1;
+        if (s->nauth < s->nodes
+            && (timeout = connect_ms - (int)ms_since(&began)) <= 0) {
+            fprintf(stderr, "srun: error: %ld of %ld node(s) never "
+                            "connected back within %d s\n",
+                    (long)(s->nodes - s->nauth), (long)s->nodes,
+                    connect_ms / 1000);
+            break;
+        }
+        if (preauth && (timeout < 0 || timeout > 1000))
+            timeout = 1000; /* to drop connections idle before a hello */
         s->conns = conns;
         s->nconn = nconn;
         int n = poll(pfd, (nfds_t)nconn + 2, timeout);
@@ -1080,32 +1224,29 @@ static int io_loop(struct srun *s, int lfd)
             continue;
         if (n < 0)
             break;
-        if (n == 0) {
-            fprintf(stderr, "srun: error: %ld of %ld node(s) never "
-                            "connected back within %d s\n",
-                    (long)(s->nodes - nconn), (long)s->nodes,
-                    connect_ms / 1000);
-            break;
-        }
-        for (int i = 0; i < nconn; i++) {
-            if (conns[i].fd < 0 || !pfd[i + 1].revents)
+        in_events = pfd[nconn + 1].revents;
+        /* Backwards, so that dropping i (the last entry moves into its
+         * place) leaves the entries still to visit where they were. */
+        for (int i = nconn - 1; i >= 0; i--) {
+            if (conns[i].fd < 0)
                 continue;
-            if (!conn_read(s, &conns[i])) {
-                conn_closed(s, &conns[i]);
-                close(conns[i].fd);
-                proto_decoder_destroy(conns[i].dec);
-                conns[i].fd = -1;
-                closed++;
-            }
+            if (pfd[i + 1].revents && !conn_read(s, &conns[i]))
+                conn_drop(s, conns, &nconn, i, &closed);
+            else if (!conns[i].authed
+                     && ms_since(&conns[i].accepted) > IO_PREAUTH_MAX_MS)
+                conn_drop(s, conns, &nconn, i, &closed);
         }
-        if (pfd[nconn + 1].revents && tty_fd >= 0)
+        if (in_events && tty_fd >= 0)
             in_open = forward_stdin(conns, nconn);
         if ((pfd[0].revents & POLLIN) && nconn < MAX_CONNS) {
             int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
-            if (fd >= 0)
-                conns[nconn++] = (struct conn){fd, proto_decoder_create(),
-                                               false, NULL, NULL};
+            if (fd >= 0) {
+                conns[nconn] = (struct conn){fd, proto_decoder_create(),
+                                             false, NULL, NULL, false, 0,
+                                             {0, 0}};
+                clock_gettime(CLOCK_MONOTONIC, &conns[nconn++].accepted);
+            }
         }
     }
     for (int i = 0; i < nconn; i++) {
@@ -1236,7 +1377,8 @@ static int run_step(struct srun *s, long job_id)
 {
     int port, lfd, lost, rc;
 
-    lfd = listen_any(&port);
+    make_io_key(s);
+    lfd = listen_io(&port);
     if (step_create(s, job_id, port) < 0) {
         close(lfd);
         return 1;

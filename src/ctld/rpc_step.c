@@ -9,6 +9,7 @@
  * ranks and srun's I/O address.  srun is answered once every node has
  * answered (or the first error).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,7 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
                   (json_int_t)sc->ntasks, "nodes", nodes, "tasks_per_node",
                   tpn, "num_nodes", (json_int_t)sc->nodes, "io_host", host,
                   "io_port", json_object_get(body, "io_port"));
+    json_object_set(o, "io_key", json_object_get(body, "io_key"));
     if (json_is_string(json_object_get(body, "mpi"))) {
         json_object_set(o, "mpi", json_object_get(body, "mpi"));
         json_object_set_new(o, "task_map", task_map(sc->layout));
@@ -441,6 +443,19 @@ static struct job *step_job(struct ctld *ctld, proto_req_t *req,
     return job;
 }
 
+/* srun's secret for its step's I/O connections: 64 hex digits. */
+static bool io_key_ok(json_t *key)
+{
+    const char *k = json_string_value(key);
+
+    if (!k || strlen(k) != 64)
+        return false;
+    for (; *k; k++)
+        if (!isxdigit((unsigned char)*k))
+            return false;
+    return true;
+}
+
 static bool body_ok(json_t *body)
 {
     json_t *argv = json_object_get(body, "argv");
@@ -449,7 +464,8 @@ static bool body_ok(json_t *body)
            && json_is_string(json_array_get(argv, 0))
            && json_is_array(json_object_get(body, "env"))
            && json_is_string(json_object_get(body, "cwd"))
-           && json_is_integer(json_object_get(body, "io_port"));
+           && json_is_integer(json_object_get(body, "io_port"))
+           && io_key_ok(json_object_get(body, "io_key"));
 }
 
 /* The step's own request: step_create's optional keys. */

@@ -15,6 +15,7 @@
  * sbatch semantics).
  */
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
 #include "noded/noded.h"
+#include "noded/spool.h"
 #include "noded/stepd.h"
 
 struct nd_job *jobs_find(struct noded *nd, uint32_t id)
@@ -143,23 +145,21 @@ static void job_free_cb(uv_handle_t *h)
     }
 }
 
-/* The script is the job's; once it ended, its spool entry goes. */
-static void spool_remove(struct noded *nd, uint32_t id)
+/* The script is the job's; once it ended, its spool entry goes, whatever
+ * is in it (spool.h). */
+static void spool_remove_job(struct noded *nd, uint32_t id)
 {
-    char *dir = xasprintf("%s/job%05u", nd->spool_dir, id);
-    char *script = xasprintf("%s/slurm_script", dir);
+    char name[32];
 
-    if (unlink(script) < 0 && errno != ENOENT)
-        log_err("unlink %s", script);
-    if (rmdir(dir) < 0 && errno != ENOENT)
-        log_err("rmdir %s", dir);
-    free(script);
-    free(dir);
+    snprintf(name, sizeof(name), "job%05u", id);
+    if (spool_remove(nd->spool_dir, name) < 0)
+        log_err("removing %s/%s", nd->spool_dir, name);
 }
 
-/* Slurm 22.05's slurmstepd line, appended to the job's stderr file.  As
- * root, only to a regular file the job's user owns (never through a
- * symbolic link the user put there, never into a FIFO). */
+/* Slurm 22.05's slurmstepd line, appended to the job's stderr file by a
+ * child that became the job's user first: the path is the user's to
+ * choose, so root never opens it (a device, a file the user may not
+ * write).  The child is reaped by jobs_sigchld_cb as an unknown pid. */
 static void report_oom(struct nd_job *job, uint64_t kills)
 {
     char *line = xasprintf("slurmstepd: error: Detected %llu oom-kill "
@@ -167,20 +167,23 @@ static void report_oom(struct nd_job *job, uint64_t kills)
                            "processes may have been killed by the cgroup "
                            "out-of-memory handler.\n",
                            (unsigned long long)kills, job->id);
-    int fd = open(job->err_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY
-                                     | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
+    pid_t pid = fork();
 
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
-        && st.st_uid == job->uid) {
-        if (write(fd, line, strlen(line)) < 0)
-            log_err("JobId=%u: writing to %s", job->id, job->err_path);
-    } else {
-        log_verbose("JobId=%u: OOM not reported in %s", job->id,
-                    job->err_path);
+    if (pid == 0) {
+        gid_t gid = job->gid;
+        int fd;
+
+        if (getuid() == 0
+            && (setgroups(1, &gid) < 0 || setgid(gid) < 0
+                || setuid(job->uid) < 0))
+            _exit(1);
+        fd = open(job->err_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY
+                                     | O_NONBLOCK | O_CLOEXEC);
+        _exit(fd >= 0 && write(fd, line, strlen(line)) >= 0 ? 0 : 1);
     }
-    if (fd >= 0)
-        close(fd);
+    if (pid < 0)
+        log_err("JobId=%u: OOM not reported in %s: fork", job->id,
+                job->err_path);
     free(line);
 }
 
@@ -209,7 +212,7 @@ static void job_ended(struct noded *nd, struct nd_job *job, int status,
         killpg(job->pid, SIGKILL);
     job->cg = NULL;
     stepmgr_signal_job(nd, job->id, SIGKILL);
-    spool_remove(nd, job->id);
+    spool_remove_job(nd, job->id);
     HASH_DEL(nd->jobs, job);
     job->open_handles = 3;
     uv_close((uv_handle_t *)&job->limit_timer, job_free_cb);

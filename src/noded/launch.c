@@ -23,6 +23,7 @@
 #include "noded/cgroup.h"
 #include "noded/launch_env.h"
 #include "noded/noded.h"
+#include "noded/spool.h"
 #include "noded/user_env.h"
 
 struct launch {
@@ -43,33 +44,24 @@ struct launch {
     struct cgroup_step *cg; /* NULL: no cgroups */
 };
 
+/* The script goes in <spool>/job<ID>/slurm_script.  The directory is
+ * droverd's (mode 0711: the user may reach the script, not put anything
+ * beside it) and made afresh: one already there (a requeued run, a crash)
+ * is removed first, never written through (spool.h). */
 static int write_script(struct noded *nd, struct launch *l, const char *text,
                         drv_error_t *error)
 {
-    char *dir = xasprintf("%s/job%05u", nd->spool_dir, l->job_id);
-    int fd;
-    size_t len = strlen(text);
+    char name[32];
+    int dfd, rc;
 
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-        errprintf(error, "mkdir %s: %s", dir, strerror(errno));
-        free(dir);
+    snprintf(name, sizeof(name), "job%05u", l->job_id);
+    if ((dfd = spool_mkdir_fresh(nd->spool_dir, name, 0711, error)) < 0)
         return -1;
-    }
-    if (chown(dir, l->uid, l->gid) < 0 && getuid() == 0)
-        log_err("chown %s", dir);
-    l->script_path = xasprintf("%s/slurm_script", dir);
-    free(dir);
-    fd = open(l->script_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-    if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
-        errprintf(error, "writing %s: %s", l->script_path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    if (fchown(fd, l->uid, l->gid) < 0 && getuid() == 0)
-        log_err("chown %s", l->script_path);
-    close(fd);
-    return 0;
+    rc = spool_write_new(dfd, "slurm_script", text, strlen(text), 0700,
+                         l->uid, l->gid, error);
+    close(dfd);
+    l->script_path = xasprintf("%s/%s/slurm_script", nd->spool_dir, name);
+    return rc;
 }
 
 static char **build_argv(const char *script, json_t *args)
@@ -297,6 +289,7 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     j->cg = l.cg;
     j->err_path = err_path(&l);
     j->uid = l.uid;
+    j->gid = l.gid;
     j->nd = nd;
     j->time_limit_s = json_integer_value(json_object_get(job, "time_limit_s"));
     j->kill_wait_s =

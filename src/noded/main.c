@@ -23,6 +23,7 @@
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
 #include "noded/noded.h"
+#include "noded/spool.h"
 #include "noded/stepd.h"
 
 static const char usage_text[] =
@@ -90,9 +91,8 @@ static void noded_init(struct noded *nd, struct daemon_opts *o)
     nd->slurm_uid = pw ? pw->pw_uid : 0;
     nd->spool_dir = conf_expand_node_path(
         nd->conf->slurmd_spool_dir ?: "/var/spool/drover/%n", nd->node);
-    if (mkdir(nd->spool_dir, 0755) < 0 && errno != EEXIST)
-        log_fatal("cannot create SlurmdSpoolDir %s: %s", nd->spool_dir,
-                  strerror(errno));
+    if (spool_check(nd->spool_dir, &error) < 0)
+        log_fatal("%s", error.text);
     if (!(nd->auth = proto_auth_create(nd->conf->auth_socket, &error)))
         log_fatal("%s", error.text);
     check_gres_devices(nd->node);

@@ -25,6 +25,7 @@
 #include "common/taskcount.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
+#include "noded/spool.h"
 #include "noded/mpi_pmix.h"
 
 /* A fence that libpmix handed over, waiting for srun's answer. */
@@ -296,9 +297,18 @@ static int server_start(struct noded *nd, drv_error_t *error)
     pmix_rank_t rank = 0;
     pmix_data_array_t arr;
     pmix_status_t rc;
+    int dfd;
 
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-        log_err("mkdir %s", dir);
+    /* Fresh, root's, readable by the tasks (their PMIx socket is in it);
+     * one left by an earlier run is removed first (spool.h). */
+    if ((dfd = spool_mkdir_fresh(nd->spool_dir, strrchr(dir, '/') + 1, 0755,
+                                 error)) < 0) {
+        free(dir);
+        free(me);
+        PMIx_Info_list_release(list);
+        return -1;
+    }
+    close(dfd);
     /* The hash store keeps job data in the server and hands it over the
      * socket; the shared-memory stores need files the job's user can
      * read, which buys nothing at this scale. */

@@ -35,6 +35,7 @@ struct nd_job {
     struct cgroup_step *cg;  /* job_<id>/step_batch, or NULL (no cgroups) */
     char *err_path;          /* the batch script's stderr file (absolute) */
     uid_t uid;               /* the job's user */
+    gid_t gid;               /* and group */
     int64_t time_limit_s;    /* -1: none */
     uint64_t start_ms;       /* uv_now() at launch */
     uint32_t kill_wait_s;

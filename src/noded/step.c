@@ -795,7 +795,8 @@ static int parse_desc(json_t *body, struct step_desc *d, drv_error_t *error)
                     &d->tasks_per_node, "num_nodes", &d->num_nodes)
             < 0
         || json_array_size(json_object_get(body, "argv")) == 0
-        || json_array_size(json_object_get(body, "ranks")) == 0)
+        || json_array_size(json_object_get(body, "ranks")) == 0
+        || !json_is_string(json_object_get(body, "io_key")))
         return errprintf(error, "step_launch: incomplete step description");
     d->input = json_string_value(json_object_get(body, "input"));
     d->job_name = env_value(json_object_get(body, "env"), "SLURM_JOB_NAME");
@@ -938,9 +939,12 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
             unlink_free(st);
         return -1;
     }
-    send_frame(st, json_pack("{s:s s:O s:O}", "node", nd->node->name,
+    /* The hello: which ranks run here, and the step's I/O key, which
+     * srun checks before it reads anything else from us. */
+    send_frame(st, json_pack("{s:s s:O s:O s:O}", "node", nd->node->name,
                              "ranks", ranks, "node_index",
-                             json_object_get(body, "node_index")));
+                             json_object_get(body, "node_index"), "io_key",
+                             json_object_get(body, "io_key")));
     argv = str_array(json_object_get(body, "argv"));
     for (size_t i = 0; i < st->ntasks; i++) {
         struct step_task *t = &st->tasks[i];

@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@
 #include "noded/cgroup.h"
 #include "noded/mpi_pmix.h"
 #include "noded/noded.h"
+#include "noded/spool.h"
 #include "noded/stepd.h"
 #include "proto/frame.h"
 
@@ -216,21 +216,13 @@ void stepd_step_freed(struct noded *nd)
     uv_stop(S.nd.loop);
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag,
-                        struct FTW *ftw)
+/* The step's PMIx directory and what libpmix left in it (spool.h). */
+static void remove_pmix_dir(const struct noded *nd)
 {
-    (void)sb;
-    (void)ftw;
-    if ((flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT)
-        log_err("removing %s", path);
-    return 0;
-}
+    const char *name = strrchr(nd->pmix_dir, '/') + 1;
 
-/* The step's PMIx directory and what libpmix left in it. */
-static void remove_tree(const char *dir)
-{
-    if (dir && access(dir, F_OK) == 0)
-        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (spool_remove(nd->spool_dir, name) < 0)
+        log_err("removing %s", nd->pmix_dir);
 }
 
 static void stepd_init(struct daemon_opts *o, json_t *body)
@@ -292,7 +284,7 @@ int main(int argc, char **argv)
     unlink(S.sock_path);
     daemon_close_loop(S.nd.loop);
     nd_pmix_shutdown();
-    remove_tree(S.nd.pmix_dir);
+    remove_pmix_dir(&S.nd);
     cgroup_root_destroy(S.nd.cgroup);
     free(S.sock_path);
     free(S.nd.pmix_dir);
