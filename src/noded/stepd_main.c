@@ -88,14 +88,28 @@ static void sigchld_cb(uv_signal_t *h, int signo)
 struct control_conn {
     uv_pipe_t pipe;
     proto_decoder_t *dec;
+    struct control_conn *next, **pprev; /* S.conns: open ones */
 };
+
+static struct control_conn *open_conns;
 
 static void conn_closed(uv_handle_t *h)
 {
     struct control_conn *c = h->data;
 
+    if ((*c->pprev = c->next))
+        c->next->pprev = c->pprev;
     proto_decoder_destroy(c->dec);
     free(c);
+}
+
+/* At exit: the control connections still open (one may arrive as the
+ * step ends) close with their records. */
+static void close_control_conns(void)
+{
+    for (struct control_conn *c = open_conns; c; c = c->next)
+        if (!uv_is_closing((uv_handle_t *)&c->pipe))
+            uv_close((uv_handle_t *)&c->pipe, conn_closed);
 }
 
 static void write_done(uv_write_t *w, int status)
@@ -177,6 +191,10 @@ static void control_conn_cb(uv_stream_t *server, int status)
         return;
     c = xzalloc(sizeof(*c));
     c->dec = proto_decoder_create();
+    if ((c->next = open_conns))
+        open_conns->pprev = &c->next;
+    c->pprev = &open_conns;
+    open_conns = c;
     uv_pipe_init(server->loop, &c->pipe, 0);
     c->pipe.data = c;
     if (uv_accept(server, (uv_stream_t *)&c->pipe) < 0
@@ -282,6 +300,7 @@ int main(int argc, char **argv)
     if (rc == 0 && !S.closing)
         uv_run(S.nd.loop, UV_RUN_DEFAULT);
     unlink(S.sock_path);
+    close_control_conns();
     daemon_close_loop(S.nd.loop);
     nd_pmix_shutdown();
     remove_pmix_dir(&S.nd);

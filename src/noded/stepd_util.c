@@ -59,7 +59,8 @@ int stepd_write_report(const char *spool, json_t *c)
     char *path = stepd_done_path(spool, job, step);
     char *tmp = xasprintf("%s.tmp", path);
     char *text = json_dumps(c, JSON_COMPACT);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                  0600);
     size_t len = text ? strlen(text) : 0;
     int rc = -1;
 

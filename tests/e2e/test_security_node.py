@@ -8,6 +8,7 @@ the job's user."""
 import base64
 import json
 import os
+import random
 import socket
 import struct
 import subprocess
@@ -132,9 +133,10 @@ def _ids(user):
 
 # --- srun's I/O port (finding 2) ----------------------------------------
 
-def _srun_listen_ports(user):
-    """Ports the user's srun processes listen on (what any local user can
-    read in /proc/net/tcp and ss)."""
+def _srun_listen_ports(user, parent=None):
+    """Ports the user's srun processes (only the one started as 'parent' or
+    by it, when given) listen on: what any local user can read in
+    /proc/net/tcp and ss."""
     uid = _ids(user)[0]
     inodes = set()
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -142,6 +144,10 @@ def _srun_listen_ports(user):
             if open(f"/proc/{pid}/comm").read().strip() != "srun":
                 continue
             if os.stat(f"/proc/{pid}").st_uid != uid:
+                continue
+            ppid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1]
+                       .split()[1])
+            if parent is not None and parent not in (int(pid), ppid):
                 continue
             for fd in os.listdir(f"/proc/{pid}/fd"):
                 link = os.readlink(f"/proc/{pid}/fd/{fd}")
@@ -180,8 +186,9 @@ def test_srun_io_port_refuses_other_users(cluster, test_users):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         ports = []
-        cluster.wait_until(lambda: ports.extend(_srun_listen_ports(victim_user))
-                           or ports, timeout=20, what="srun listening")
+        cluster.wait_until(
+            lambda: ports.extend(_srun_listen_ports(victim_user, p.pid))
+            or ports, timeout=20, what="srun listening")
         host, port = ports[0]
         assert host != "0.0.0.0", "srun listens on every address"
         attacker = socket.create_connection((host, port), timeout=5)
@@ -222,3 +229,51 @@ def test_step_create_without_io_key_is_refused(cluster, test_user):
     with pytest.raises(ClusterError):
         cluster.rpc("step_create", body, user=test_user)
     cluster.run("scancel", job, check=True)
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_node_daemons_survive_attacked_sessions(cluster, test_users):
+    """A soak of the paths where droverd once corrupted its heap (seen once
+    on 89dbd3f, not under ASan): srun sessions attacked with garbage and
+    forged frames, their jobs cancelled mid-step, batch jobs cancelled and
+    requeued.  The node daemons keep their pids and their heaps (under
+    the sanitizer build the fixture fails the test on any report), and the
+    cluster still runs jobs."""
+    victim_user, _ = test_users
+    pids = {n: cluster.pid(n) for n in ("node01", "node02")}
+    env = [f"{k}={v}" for k, v in cluster.env.items()]
+    rng = random.Random(19)
+    for round_ in range(12):
+        p = subprocess.Popen(
+            ["runuser", "-u", victim_user, "--", "env", *env,
+             str(cluster.which("srun")), "-N2", "-n4", "sleep", "30"],
+            cwd=cluster.user_workdir(victim_user), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        ports = []
+        cluster.wait_until(
+            lambda: ports.extend(_srun_listen_ports(victim_user, p.pid))
+            or ports, timeout=20, what="srun listening")
+        socks = []
+        for kind in range(3):
+            s = socket.create_connection(ports[0], timeout=5)
+            if kind == 0:
+                s.sendall(bytes(rng.getrandbits(8) for _ in range(4096)))
+            elif kind == 1:
+                s.sendall(struct.pack(">I", 1 << 30) + b"{" * 1000)
+            else:
+                s.sendall(_frame({"node": "node01", "ranks": [0, 1],
+                                  "node_index": 0, "io_key": "0" * 64}))
+            socks.append(s)
+        batch = cluster.sbatch("--requeue", "-N1", "--wrap", "srun sleep 30",
+                               user=victim_user)
+        time.sleep(0.3 * (round_ % 3))
+        cluster.run("scontrol", "requeue", batch)
+        cluster.run("scancel", "-u", victim_user, check=True)
+        p.communicate(timeout=60)
+        for s in socks:
+            s.close()
+    for node, pid in pids.items():
+        assert cluster.pid(node) == pid, f"{node}'s droverd restarted"
+    cluster.wait_nodes_idle(timeout=60)
+    job = cluster.sbatch("-N2", "--wrap", "srun hostname", user=victim_user)
+    cluster.wait_job_state(job, ["COMPLETED"], timeout=60)
