@@ -36,7 +36,7 @@ static json_t *modify(db_t *db, const char *body_text, bool dry,
     json_t *body = json_loads(body_text, 0, NULL), *r;
 
     assert_non_null(body);
-    r = assoc_store_modify(db, body, dry, error);
+    r = assoc_store_modify(db, body, dry, true, error);
     json_decref(body);
     return r;
 }
