@@ -235,6 +235,12 @@ static int parse_tres(json_t *v, struct usage_req *q, drv_error_t *error)
     return rc;
 }
 
+/* 't' brought into [0, USAGE_TIME_MAX]. */
+static int64_t clamp_time(int64_t t)
+{
+    return t < 0 ? 0 : t > USAGE_TIME_MAX ? USAGE_TIME_MAX : t;
+}
+
 static int parse_req(json_t *body, struct usage_req *q, drv_error_t *error)
 {
     json_t *v;
@@ -250,10 +256,8 @@ static int parse_req(json_t *body, struct usage_req *q, drv_error_t *error)
         return bad(error, "\"start\" and \"end\" must be integers");
     q->start = json_integer_value(json_object_get(body, "start"));
     q->end = json_integer_value(json_object_get(body, "end"));
-    if (q->start < 0 || q->end < 0 || q->start > USAGE_TIME_MAX
-        || q->end > USAGE_TIME_MAX)
-        return bad(error, "\"start\" and \"end\" must be times between "
-                   "1970 and 9999 (epoch seconds)");
+    q->start = clamp_time(q->start);
+    q->end = clamp_time(q->end);
     q->start -= q->start % 3600;
     q->end -= q->end % 3600;
     if (q->end <= q->start)

@@ -74,7 +74,7 @@ int64_t usage_next_month(int64_t t);
 /* The answer to acct_usage_report 'req' (docs/protocol.md): rows read from
  * the monthly, daily and hourly tables, over the part of the window that
  * holds data (a window of any width costs what the data's span costs).
- * "start" and "end" must lie in [0, USAGE_TIME_MAX].  'only_user' non-NULL
+ * "start" and "end" are brought into [0, USAGE_TIME_MAX].  'only_user' non-NULL
  * limits user rows to that user (PrivateData=usage).  Returns a new
  * object, or NULL with errno EINVAL (a bad request, 'error' names the key)
  * or EIO.
