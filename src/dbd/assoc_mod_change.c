@@ -573,7 +573,7 @@ static int names_admin(struct mod *m, bool *yes)
  */
 static int check_operator(struct mod *m, const char *op, const char *entity)
 {
-    static const char higher[] = " You have to be the same or higher admin "
+    static const char higher[] = "You have to be the same or higher admin "
                                  "level to change another persons";
     json_t *l = json_object_get(m->set, "adminlevel");
     const char *level = mod__admin_level(json_string_value(l));
@@ -582,7 +582,7 @@ static int check_operator(struct mod *m, const char *op, const char *entity)
     if (strcmp(entity, "user") || (!l && strcmp(op, "delete")))
         return 0;
     if (level && !strcmp(level, "Administrator"))
-        return denied(m, !strcmp(op, "add") ? " Only Administrators can add "
+        return denied(m, !strcmp(op, "add") ? "Only Administrators can add "
                                               "an Administrator"
                                             : higher);
     if (!strcmp(op, "add"))
@@ -590,7 +590,7 @@ static int check_operator(struct mod *m, const char *op, const char *entity)
     if (names_admin(m, &admin) < 0)
         return -1;
     if (admin)
-        return denied(m, !strcmp(op, "delete") ? " Only Administrators can "
+        return denied(m, !strcmp(op, "delete") ? "Only Administrators can "
                                                  "remove an Administrator"
                                                : higher);
     return 0;

@@ -67,7 +67,7 @@ def test_huge_report_does_not_hold_up_others(acct_cluster, test_users):
     # A job of two days ago in the usage tables.
     dbd(c, "acct_send", {"cluster": name, "events": [
         {"seq": 1, "job": job_record(900001, int(time.time()) - 2 * 86400)}]})
-    huge = {"report": "cluster_utilization", "start": 0, "end": 2 ** 43}
+    huge = {"report": "cluster_utilization", "start": 0, "end": 2 ** 45}
     got = {}
 
     def report():
