@@ -266,6 +266,8 @@ int mod__add_user(struct mod *m)
     }
     def = d ? assoc__lower(d) : xstrdup(json_string_value(json_array_get(
               accts, 0)));
+    if (assoc_store_check_name("account", def, m->error) < 0)
+        goto out;
     if (!(clusters = mod__target_clusters(m))
         || !(raw = assoc__raw_assocs(m->db, NULL, m->error)))
         goto out;

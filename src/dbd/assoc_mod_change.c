@@ -186,7 +186,11 @@ static int check_user_values(struct mod *m)
 {
     json_t *l = json_object_get(m->set, "adminlevel");
     const char *level = mod__admin_level(json_string_value(l));
+    char buf[256];
+    const char *def = mod__sval(m->set, "defaultaccount", buf, sizeof(buf));
 
+    if (def && assoc_store_check_name("account", def, m->error) < 0)
+        return -1;
     if (!l)
         return 0;
     if (!level)
