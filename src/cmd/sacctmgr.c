@@ -209,10 +209,10 @@ static void register_cluster(void)
     drv_error_t error = {{0}};
 
     if (c->cluster_name && c->cluster_name[0])
-        db_call("acct_assoc_list", json_pack("{s:s,s:I}", "cluster",
+        db_call("acct_assoc_list", json_pack("{s:s,s:I,s:b}", "cluster",
                                              c->cluster_name,
                                              "if_changed_since",
-                                             (json_int_t)-2),
+                                             (json_int_t)-2, "register", 1),
                 NULL, &error);
 }
 

@@ -165,8 +165,10 @@ static void poll_cb(uv_timer_t *h)
 
     if (e->in_flight)
         return;
-    if (e->cluster)
+    if (e->cluster) { /* and register it, as slurmctld's contact does */
         json_object_set_new(body, "cluster", json_string(e->cluster));
+        json_object_set_new(body, "register", json_true());
+    }
     if (e->table)
         json_object_set_new(body, "if_changed_since",
                             json_integer(limits_table_version(e->table)));

@@ -140,6 +140,9 @@ int mod__add_account(struct mod *m)
         goto out;
     json_array_foreach(m->names, i, v) {
         bool is_new;
+        if (assoc_store_check_name("account", json_string_value(v), m->error)
+            < 0)
+            goto out;
         if (!strcmp(json_string_value(v), parent)) {
             mod__fail(m, " An account can not be its own parent: %s",
                       parent);
@@ -161,22 +164,6 @@ out:
     json_decref(added);
     json_decref(alines);
     return rc;
-}
-
-static const char *admin_level_name(const char *s)
-{
-    static const char *const levels[] = {"None", "Operator", "Administrator",
-                                         NULL};
-
-    if (!strcasecmp(s, "admin"))
-        return "Administrator";
-    if (!strcasecmp(s, "oper"))
-        return "Operator";
-    for (size_t i = 0; levels[i]; i++) {
-        if (!strcasecmp(s, levels[i]))
-            return levels[i];
-    }
-    return NULL;
 }
 
 static int insert_user(struct mod *m, const char *name, const char *def,
@@ -260,7 +247,7 @@ int mod__add_user(struct mod *m)
     const char *d = mod__sval(m->set, "defaultaccount", b1, sizeof(b1));
     const char *l = mod__sval(m->set, "adminlevel", b2, sizeof(b2));
     const char *part = mod__sval(m->set, "partition", b3, sizeof(b3));
-    const char *level = l ? admin_level_name(l) : NULL;
+    const char *level = l ? mod__admin_level(l) : NULL;
     char *def = NULL;
     json_t *clusters = NULL, *raw = NULL, *added = json_array(),
            *alines = json_array(), *v;
@@ -279,12 +266,15 @@ int mod__add_user(struct mod *m)
     }
     def = d ? assoc__lower(d) : xstrdup(json_string_value(json_array_get(
               accts, 0)));
+    if (assoc_store_check_name("account", def, m->error) < 0)
+        goto out;
     if (!(clusters = mod__target_clusters(m))
         || !(raw = assoc__raw_assocs(m->db, NULL, m->error)))
         goto out;
     json_array_foreach(m->names, i, v) {
         bool is_new;
-        if (insert_user(m, json_string_value(v), def, level, &is_new) < 0
+        if (assoc_store_check_name("user", json_string_value(v), m->error) < 0
+            || insert_user(m, json_string_value(v), def, level, &is_new) < 0
             || user_assocs(m, json_string_value(v), accts, clusters,
                            part ? part : "", raw, alines) < 0)
             goto out;
@@ -315,8 +305,9 @@ int mod__add_qos(struct mod *m)
         struct db_param p[] = {DB_TEXT(json_string_value(v)),
                                DB_TEXT(desc ? desc : json_string_value(v))};
         bool yes;
-        if (assoc__exists(m->db, "qos", json_string_value(v), &yes, m->error)
-            < 0)
+        if (assoc_store_check_name("QOS", json_string_value(v), m->error) < 0
+            || assoc__exists(m->db, "qos", json_string_value(v), &yes,
+                             m->error) < 0)
             return -1;
         if (yes)
             continue;

@@ -184,20 +184,20 @@ static int modify_rows(struct mod *m, const char *table,
 
 static int check_user_values(struct mod *m)
 {
-    static const char *const levels[] = {"None", "Operator", "Administrator",
-                                         NULL};
     json_t *l = json_object_get(m->set, "adminlevel");
-    const char *s = json_string_value(l);
+    const char *level = mod__admin_level(json_string_value(l));
+    char buf[256];
+    const char *def = mod__sval(m->set, "defaultaccount", buf, sizeof(buf));
 
+    if (def && assoc_store_check_name("account", def, m->error) < 0)
+        return -1;
     if (!l)
         return 0;
-    for (size_t i = 0; s && levels[i]; i++) {
-        if (!strcasecmp(s, levels[i])) {
-            json_object_set_new(m->set, "adminlevel", json_string(levels[i]));
-            return 0;
-        }
-    }
-    return mod__fail(m, " Bad AdminLevel value: %s", s ? s : "");
+    if (!level)
+        return mod__fail(m, " Bad AdminLevel value: %s",
+                         json_string_value(l) ? json_string_value(l) : "");
+    json_object_set_new(m->set, "adminlevel", json_string(level));
+    return 0;
 }
 
 static int modify_qos(struct mod *m)
@@ -546,14 +546,71 @@ static int check_body(struct mod *m, json_t *body, const char **op,
     return 0;
 }
 
-json_t *assoc_store_modify(db_t *db, json_t *body, bool dry_run,
-                           drv_error_t *error)
+/* errno EPERM and m->error; returns -1. */
+static int denied(struct mod *m, const char *text)
 {
-    struct mod m = {.db = db, .changed = json_array(), .error = error};
+    errprintf(m->error, "%s", text);
+    errno = EPERM;
+    return -1;
+}
+
+/* Is one of the users named by the request an Administrator? */
+static int names_admin(struct mod *m, bool *yes)
+{
+    json_t *v;
+    size_t i;
+
+    *yes = false;
+    json_array_foreach(m->names, i, v) {
+        char level[32];
+        if (assoc_store_admin_level(m->db, json_string_value(v), level,
+                                    sizeof(level), m->error) < 0)
+            return -1;
+        *yes |= !strcmp(level, "Administrator");
+    }
+    return 0;
+}
+
+/* Slurm's rule for an Operator: it may grant None or Operator, but never
+ * Administrator, and may neither change the level of nor remove an
+ * Administrator.
+ */
+static int check_operator(struct mod *m, const char *op, const char *entity)
+{
+    static const char higher[] = "You have to be the same or higher admin "
+                                 "level to change another persons";
+    json_t *l = json_object_get(m->set, "adminlevel");
+    const char *level = mod__admin_level(json_string_value(l));
+    bool admin;
+
+    if (strcmp(entity, "user") || (!l && strcmp(op, "delete")))
+        return 0;
+    if (level && !strcmp(level, "Administrator"))
+        return denied(m, !strcmp(op, "add") ? "Only Administrators can add "
+                                              "an Administrator"
+                                            : higher);
+    if (!strcmp(op, "add"))
+        return 0;
+    if (names_admin(m, &admin) < 0)
+        return -1;
+    if (admin)
+        return denied(m, !strcmp(op, "delete") ? "Only Administrators can "
+                                                 "remove an Administrator"
+                                               : higher);
+    return 0;
+}
+
+json_t *assoc_store_modify(db_t *db, json_t *body, bool dry_run,
+                           bool as_admin, drv_error_t *error)
+{
+    struct mod m = {.db = db, .changed = json_array(), .error = error,
+                    .as_admin = as_admin};
     const char *op, *entity;
     int rc;
 
-    if (check_body(&m, body, &op, &entity) < 0 || db_begin(db, error) < 0) {
+    if (check_body(&m, body, &op, &entity) < 0
+        || (!as_admin && check_operator(&m, op, entity) < 0)
+        || db_begin(db, error) < 0) {
         rc = -1;
         goto out;
     }
@@ -580,7 +637,7 @@ out:
     json_decref(m.set);
     json_decref(m.names);
     if (rc < 0) {
-        if (errno != EINVAL)
+        if (errno != EINVAL && errno != EPERM)
             errno = EIO;
         json_decref(m.changed);
         return NULL;

@@ -19,10 +19,15 @@ struct mod {
     json_t *set;     /* body "set" (an object, maybe empty) */
     json_t *changed; /* the answer's lines */
     drv_error_t *error;
+    bool as_admin;   /* the caller is an Administrator, not an Operator */
 };
 
 /* Keys of "set" that are not limits ("description" is one for QOS). */
 bool mod__is_entity_key(const char *key, bool qos);
+/* "None", "Operator" or "Administrator" for an admin level as sacctmgr
+ * takes it (any case; "admin", "oper"), or NULL when 's' is none of them.
+ */
+const char *mod__admin_level(const char *s);
 /* errno EINVAL and m->error from 'fmt'; returns -1. */
 int mod__fail(struct mod *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

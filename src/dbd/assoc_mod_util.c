@@ -34,6 +34,24 @@ bool mod__is_entity_key(const char *key, bool qos)
     return false;
 }
 
+const char *mod__admin_level(const char *s)
+{
+    static const char *const levels[] = {"None", "Operator", "Administrator",
+                                         NULL};
+
+    if (!s)
+        return NULL;
+    if (!strcasecmp(s, "admin"))
+        return "Administrator";
+    if (!strcasecmp(s, "oper"))
+        return "Operator";
+    for (size_t i = 0; levels[i]; i++) {
+        if (!strcasecmp(s, levels[i]))
+            return levels[i];
+    }
+    return NULL;
+}
+
 int mod__fail(struct mod *m, const char *fmt, ...)
 {
     char text[512];

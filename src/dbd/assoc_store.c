@@ -259,6 +259,44 @@ int assoc__exists(db_t *db, const char *table, const char *name, bool *yes,
     return rc;
 }
 
+/* The name as it may be shown in an error: its first 32 bytes, with
+ * unprintable ones as '?'.
+ */
+static void shown_name(const char *name, char *out, size_t size)
+{
+    size_t i;
+
+    for (i = 0; name[i] && i + 4 < size && i < 32; i++)
+        out[i] = isprint((unsigned char)name[i]) ? name[i] : '?';
+    snprintf(out + i, size - i, "%s", name[i] ? "..." : "");
+}
+
+int assoc_store_check_name(const char *kind, const char *name,
+                           drv_error_t *error)
+{
+    size_t len = name ? strlen(name) : 0;
+    const char *bad = NULL;
+    char shown[40];
+
+    if (len == 0)
+        bad = "the name is empty";
+    else if (len > ASSOC_NAME_MAX)
+        bad = "longer than 64 characters";
+    for (size_t i = 0; !bad && i < len; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c <= ' ' || c == 0x7f)
+            bad = "whitespace or control characters are not allowed";
+        else if (strchr(",'\"`=|\\", c))
+            bad = "the characters , ' \" ` = | \\ are not allowed";
+    }
+    if (!bad)
+        return 0;
+    shown_name(name ? name : "", shown, sizeof(shown));
+    errno = EINVAL;
+    return errprintf(error, " error: Invalid %s name '%s': %s", kind, shown,
+                     bad);
+}
+
 int assoc_store_ensure_cluster(db_t *db, const char *cluster,
                                drv_error_t *error)
 {
@@ -266,11 +304,8 @@ int assoc_store_ensure_cluster(db_t *db, const char *cluster,
     char *name = assoc__lower(cluster);
     int rc = -1;
 
-    if (!name[0]) {
-        errno = EINVAL;
-        errprintf(error, "no cluster name");
+    if (assoc_store_check_name("cluster", name, error) < 0)
         goto out;
-    }
     {
         struct db_param p[] = {DB_TEXT(name), DB_INT(time(NULL))};
         if (db_exec(db, "INSERT INTO cluster (name, created) VALUES (?, ?) "

@@ -27,11 +27,24 @@
  */
 extern const char *const assoc_schema_v2[];
 
+/* The longest name of a cluster, account, user or QOS, in bytes. */
+#define ASSOC_NAME_MAX 64
+
+/* Check 'name', a 'kind' ("cluster", "account", "user", "QOS") about to
+ * be stored: 1 to ASSOC_NAME_MAX bytes, no whitespace or control
+ * characters, none of , ' " ` = | \\ (they would break sacctmgr's
+ * lists and parsable output).  Returns 0, or -1 with errno EINVAL and
+ * 'error' (" error: Invalid account name '...': ...", the name shortened
+ * and its unprintable bytes shown as '?').
+ */
+int assoc_store_check_name(const char *kind, const char *name,
+                           drv_error_t *error);
+
 /* Register 'cluster' if the database does not have it (the cluster row, its
  * root association with QOS normal, and root's user association), as
  * slurmctld's first contact with slurmdbd does.  Inside or outside a
- * transaction.  Returns 0, or -1 with errno (EINVAL: empty name; EIO) and
- * 'error'.
+ * transaction.  Returns 0, or -1 with errno (EINVAL: a name that
+ * assoc_store_check_name refuses; EIO) and 'error'.
  */
 int assoc_store_ensure_cluster(db_t *db, const char *cluster,
                                drv_error_t *error);
@@ -56,12 +69,16 @@ int assoc_store_admin_level(db_t *db, const char *name, char *level,
                             size_t size, drv_error_t *error);
 
 /* Apply one acct_modify body (docs/protocol.md) in one transaction, rolled
- * back instead of committed when 'dry_run'.  Returns {"changed":[lines]}
- * (new; caller decrefs; an empty list when nothing matched), or NULL with
- * errno EINVAL (a bad key or value, an unknown parent, account or QOS:
- * 'error' names it, as sacctmgr would print it) or EIO, and nothing changed.
+ * back instead of committed when 'dry_run'.  'as_admin': the caller is an
+ * Administrator (root, SlurmUser, AdminLevel=Administrator); false for an
+ * Operator, who may not grant the Administrator level nor change the level
+ * of or remove an Administrator.  Returns {"changed":[lines]} (new; caller
+ * decrefs; an empty list when nothing matched), or NULL with errno EINVAL
+ * (a bad key, value or name, an unknown parent, account or QOS: 'error'
+ * names it, as sacctmgr would print it), EPERM (what an Operator may not
+ * do: 'error' has Slurm's text) or EIO, and nothing changed.
  */
 json_t *assoc_store_modify(db_t *db, json_t *body, bool dry_run,
-                           drv_error_t *error);
+                           bool as_admin, drv_error_t *error);
 
 #endif /* !DROVER_DBD_ASSOC_STORE_H */

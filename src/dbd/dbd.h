@@ -2,10 +2,15 @@
  *
  * dbd.h - droverdbd's state, shared by its files
  *
- * One libuv loop owns everything here.  The database handle is the one
- * exception: it is used only by work items (work.c), which run one at a
- * time on libuv's thread pool so that a slow query never stalls the loop;
- * their completions run on the loop and answer the requests.
+ * One libuv loop owns everything here.  The database handles are the one
+ * exception: each is used only by the work items of its lane (work.c),
+ * which run one at a time on libuv's thread pool so that a slow query
+ * never stalls the loop; their completions run on the loop and answer the
+ * requests.  Two lanes, two connections: every write (and the schema) goes
+ * through the write lane, in arrival order; reads go through the read lane
+ * beside it (SQLite's WAL and PostgreSQL both let a reader run beside a
+ * writer), so a slow report never holds up the controller's records, nor
+ * a flood of records a user's sacct.
  */
 #ifndef DROVER_DBD_DBD_H
 #define DROVER_DBD_DBD_H
@@ -25,6 +30,15 @@
 
 struct dbd_work;
 
+/* One connection and the work waiting for it. */
+struct dbd_lane {
+    db_t *db;                 /* worker side: touched only by its items */
+    struct dbd_work *queue;   /* waiting, oldest first */
+    struct dbd_work **queue_tail;
+    struct dbd_work *running; /* on the thread pool, or NULL */
+    bool writer;              /* migrates the schema; its state is dbd's */
+};
+
 struct dbd {
     uv_loop_t *loop;
     struct dbd_conf *conf;
@@ -32,29 +46,30 @@ struct dbd {
     proto_server_t *server;
     uid_t slurm_uid;          /* SlurmUser's uid: an admin, like root */
     struct db_target target;  /* strings borrowed from conf */
-    /* Worker side: touched only inside work items. */
-    db_t *db;
+    struct dbd_lane write, read;
     char last_error[160];     /* last connect error, to log it once */
     /* Loop side. */
-    bool connected;           /* as of the last work item */
+    bool connected;           /* as of the last write-lane item */
     int schema_version;       /* 0 until connected */
-    struct dbd_work *queue;   /* waiting, oldest first */
-    struct dbd_work **queue_tail;
-    struct dbd_work *running; /* on the thread pool, or NULL */
+    bool stopping;            /* dbd_work_stop was called */
     uv_timer_t reconnect_timer;
     uv_timer_t rollup_timer;  /* rpc_usage.c */
     uv_signal_t sigterm, sigint;
 };
 
-/* A job for the worker: 'fn' runs on the thread pool with the database
- * connected, and fills w->result (a JSON object to answer with) or
- * w->errnum and w->error.
+/* A job for a worker: 'fn' runs on the thread pool with its lane's
+ * database connected as w->db, and fills w->result (a JSON object to
+ * answer with) or w->errnum and w->error.  'then', when set, runs next on
+ * the read lane once 'fn' succeeded (a report's rollup, then its reading).
  */
 struct dbd_work {
     uv_work_t uv;
     struct dbd *dbd;
+    struct dbd_lane *lane;
+    db_t *db;           /* the lane's connection, while fn runs */
     proto_req_t *req;   /* answered on completion; NULL: no answer */
     int (*fn)(struct dbd *dbd, struct dbd_work *w);
+    int (*then)(struct dbd *dbd, struct dbd_work *w);
     int64_t only_uid;   /* acct_job_query: -1 or the caller's uid */
     json_t *result;
     int errnum;         /* EDRV_* or errno; 0 on success */
@@ -64,20 +79,39 @@ struct dbd_work {
     struct dbd_work *next;
 };
 
-/* work.c: queue a request for the worker ('fn' NULL: just (re)connect).
- * The request is answered when the work is done.
+/* work.c: queue a request on the write lane ('fn' NULL: just
+ * (re)connect).  The request is answered when the work is done.
  */
 void dbd_work_submit(struct dbd *dbd, proto_req_t *req,
                      int (*fn)(struct dbd *dbd, struct dbd_work *w),
                      int64_t only_uid);
 
+/* work.c: queue a request that only reads on the read lane (on the write
+ * lane until the write lane has connected and migrated the schema).
+ */
+void dbd_work_submit_read(struct dbd *dbd, proto_req_t *req,
+                          int (*fn)(struct dbd *dbd, struct dbd_work *w),
+                          int64_t only_uid);
+
+/* work.c: queue 'fn' on the write lane, then 'then' on the read lane with
+ * the same item; the request is answered after 'then' (or after 'fn'
+ * failed).
+ */
+void dbd_work_submit_chain(struct dbd *dbd, proto_req_t *req,
+                           int (*fn)(struct dbd *dbd, struct dbd_work *w),
+                           int (*then)(struct dbd *dbd, struct dbd_work *w),
+                           int64_t only_uid);
+
 /* work.c: start the reconnect timer and the first connection attempt. */
 void dbd_work_start(struct dbd *dbd);
 
 /* work.c: answer and drop the work not yet started (at shutdown).  The
- * item running finishes when the loop runs again; close dbd->db after.
+ * items running finish when the loop runs again; dbd_work_close after.
  */
 void dbd_work_stop(struct dbd *dbd);
+
+/* work.c: close both lanes' connections (after the loop has run down). */
+void dbd_work_close(struct dbd *dbd);
 
 /* rpc.c: the handler table. */
 extern const struct proto_handler dbd_rpc_handlers[];

@@ -15,6 +15,7 @@
 
 #include "common/xalloc.h"
 #include "dbd/acct_record.h"
+#include "dbd/assoc_store.h"
 #include "dbd/jobs_store.h"
 #include "dbd/usage_store.h"
 
@@ -136,8 +137,8 @@ static int check_send(json_t *body, const char **cluster, json_t **events,
     *cluster = json_string_value(json_object_get(body, "cluster"));
     *events = json_object_get(body, "events");
     errno = EINVAL;
-    if (!*cluster || !(*cluster)[0])
-        return errprintf(error, "acct_send: no \"cluster\" name");
+    if (assoc_store_check_name("cluster", *cluster, error) < 0)
+        return -1;
     if (!json_is_array(*events))
         return errprintf(error, "acct_send: \"events\" must be an array");
     json_array_foreach(*events, i, ev) {

@@ -115,8 +115,8 @@ static void dbd_fini(struct dbd *dbd)
 {
     proto_server_destroy(dbd->server);
     dbd_work_stop(dbd);
-    daemon_close_loop(dbd->loop); /* the running work item completes */
-    db_close(dbd->db);
+    daemon_close_loop(dbd->loop); /* the running work items complete */
+    dbd_work_close(dbd);
     proto_auth_destroy(dbd->auth);
     if (dbd->conf->pid_file)
         (void)unlink(dbd->conf->pid_file);

@@ -2,9 +2,9 @@
  *
  * rpc.c - droverdbd's messages (docs/protocol.md, "Accounting daemon")
  *
- * Handlers stay small: ping answers from the loop; acct_send and
- * acct_job_query become work items (work.c) whose functions below run on
- * the worker with the database connected.
+ * Handlers stay small: ping answers from the loop; acct_send (write lane)
+ * and acct_job_query (read lane) become work items (work.c) whose
+ * functions below run on a worker with the database connected.
  */
 #include <errno.h>
 #include <time.h>
@@ -38,7 +38,7 @@ static int do_send(struct dbd *dbd, struct dbd_work *w)
 {
     int64_t acked;
 
-    if (jobs_store_send(dbd->db, proto_req_body(w->req), &acked, &w->error)
+    if (jobs_store_send(w->db, proto_req_body(w->req), &acked, &w->error)
         < 0) {
         w->errnum = store_errnum();
         return -1;
@@ -54,7 +54,7 @@ static void rpc_acct_send(proto_req_t *req, void *arg)
 
 static int do_query(struct dbd *dbd, struct dbd_work *w)
 {
-    json_t *jobs = jobs_store_query(dbd->db, proto_req_body(w->req),
+    json_t *jobs = jobs_store_query(w->db, proto_req_body(w->req),
                                     w->only_uid, &w->error);
 
     if (!jobs) {
@@ -77,7 +77,7 @@ static void rpc_acct_job_query(proto_req_t *req, void *arg)
     if (!(proto_req_roles(req) & PROTO_ROLE_ADMIN)
         && conf_dbd_private(dbd->conf, "jobs"))
         only_uid = (int64_t)proto_req_uid(req);
-    dbd_work_submit(dbd, req, do_query, only_uid);
+    dbd_work_submit_read(dbd, req, do_query, only_uid);
 }
 
 const struct proto_handler dbd_rpc_handlers[] = {

@@ -2,9 +2,10 @@
  *
  * rpc_usage.c - acct_usage_report and the periodic usage rollup
  *
- * The rollup runs as a work item every DBD_ROLLUP_MS and before each
- * report, so a report always sees every job record stored so far
- * (docs/protocol.md, "Usage reports").
+ * The rollup runs as a write-lane work item every DBD_ROLLUP_MS and before
+ * each report, whose reading then runs on the read lane, so a report
+ * always sees every job record stored so far (docs/protocol.md, "Usage
+ * reports").
  */
 #include <errno.h>
 #include <pwd.h>
@@ -20,7 +21,7 @@
 
 static int do_rollup(struct dbd *dbd, struct dbd_work *w)
 {
-    if (usage_rollup(dbd->db, time(NULL), &w->error) < 0) {
+    if (usage_rollup(w->db, time(NULL), &w->error) < 0) {
         w->errnum = EDRV_ACCT_STORAGE;
         if (!w->req)
             log_error("usage rollup: %s", w->error.text);
@@ -29,14 +30,14 @@ static int do_rollup(struct dbd *dbd, struct dbd_work *w)
     return 0;
 }
 
+/* Read lane, after do_rollup on the write lane. */
 static int do_report(struct dbd *dbd, struct dbd_work *w)
 {
     char name[64] = "";
     struct passwd pw, *res = NULL;
     char buf[1024];
 
-    if (do_rollup(dbd, w) < 0)
-        return -1;
+    (void)dbd;
     /* PrivateData=usage: a user sees only their own usage rows. */
     if (w->only_uid >= 0) {
         if (getpwuid_r((uid_t)w->only_uid, &pw, buf, sizeof(buf), &res) == 0
@@ -45,7 +46,7 @@ static int do_report(struct dbd *dbd, struct dbd_work *w)
         else
             snprintf(name, sizeof(name), "%lld", (long long)w->only_uid);
     }
-    w->result = usage_report(dbd->db, proto_req_body(w->req),
+    w->result = usage_report(w->db, proto_req_body(w->req),
                              w->only_uid >= 0 ? name : NULL, &w->error);
     if (!w->result) {
         w->errnum = errno == EINVAL ? EDRV_PROTOCOL_MALFORMED
@@ -63,7 +64,7 @@ static void rpc_usage_report(proto_req_t *req, void *arg)
     if (!(proto_req_roles(req) & PROTO_ROLE_ADMIN)
         && conf_dbd_private(dbd->conf, "usage"))
         only_uid = (int64_t)proto_req_uid(req);
-    dbd_work_submit(dbd, req, do_report, only_uid);
+    dbd_work_submit_chain(dbd, req, do_rollup, do_report, only_uid);
 }
 
 static void rollup_cb(uv_timer_t *t)

@@ -98,6 +98,45 @@ static const char *const cluster_tables[] = {"cluster_usage_hour",
                                              "cluster_usage_day",
                                              "cluster_usage_month"};
 
+/* The first and last month of a cluster's usage rows ([0] > [1]: none). */
+static int month_span_row(const struct db_row *row, void *arg)
+{
+    int64_t *span = arg;
+
+    if (!db_row_is_null(row, 0) && !db_row_is_null(row, 1)) {
+        span[0] = db_row_int(row, 0);
+        span[1] = db_row_int(row, 1);
+    }
+    return 0;
+}
+
+/* Cut the part of [start, end) where cluster 'cid' has usage rows into
+ * ranges: every hourly and daily row lies inside a monthly row made of it,
+ * so nothing outside its first to last month adds anything.  However wide
+ * the request, the window read is at most the span of the data.
+ */
+static int cut_data_window(db_t *db, int64_t cid, int64_t start, int64_t end,
+                           struct ranges *r, drv_error_t *error)
+{
+    struct db_param p[] = {DB_INT(cid), DB_INT(cid)};
+    int64_t span[2] = {1, 0};
+
+    r->n = 0;
+    if (db_query(db, "SELECT MIN(t), MAX(t) FROM (SELECT t FROM "
+                     "cluster_usage_month WHERE cluster_id = ? UNION ALL "
+                     "SELECT t FROM usage_month WHERE cluster_id = ?) AS m",
+                 p, 2, month_span_row, span, error) < 0)
+        return -1;
+    if (span[0] > span[1])
+        return 0;
+    if (start < span[0])
+        start = span[0];
+    if (end > usage_next_month(span[1]))
+        end = usage_next_month(span[1]);
+    cut_window(start, end, r);
+    return 0;
+}
+
 /* ---- per cluster sums ---- */
 
 static int cluster_row(const struct db_row *row, void *arg)
@@ -196,6 +235,12 @@ static int parse_tres(json_t *v, struct usage_req *q, drv_error_t *error)
     return rc;
 }
 
+/* 't' brought into [0, USAGE_TIME_MAX]. */
+static int64_t clamp_time(int64_t t)
+{
+    return t < 0 ? 0 : t > USAGE_TIME_MAX ? USAGE_TIME_MAX : t;
+}
+
 static int parse_req(json_t *body, struct usage_req *q, drv_error_t *error)
 {
     json_t *v;
@@ -211,6 +256,8 @@ static int parse_req(json_t *body, struct usage_req *q, drv_error_t *error)
         return bad(error, "\"start\" and \"end\" must be integers");
     q->start = json_integer_value(json_object_get(body, "start"));
     q->end = json_integer_value(json_object_get(body, "end"));
+    q->start = clamp_time(q->start);
+    q->end = clamp_time(q->end);
     q->start -= q->start % 3600;
     q->end -= q->end % 3600;
     if (q->end <= q->start)
@@ -271,15 +318,16 @@ static int cluster_ref_row(const struct db_row *row, void *arg)
 }
 
 static json_t *one_cluster(db_t *db, const struct usage_req *q, int64_t cid,
-                           const char *name, const struct ranges *r,
-                           drv_error_t *error)
+                           const char *name, drv_error_t *error)
 {
     struct usage_csum c = {{0}, {0}};
+    struct ranges r;
     json_t *sums = strcmp(q->report, "cluster_utilization") ? json_object()
                                                             : NULL;
     json_t *out;
 
-    if (sum_ranges(db, cid, r, &c, sums, error) < 0) {
+    if (cut_data_window(db, cid, q->start, q->end, &r, error) < 0
+        || sum_ranges(db, cid, &r, &c, sums, error) < 0) {
         json_decref(sums);
         return NULL;
     }
@@ -300,7 +348,6 @@ json_t *usage_report(db_t *db, json_t *req, const char *only_user,
                      drv_error_t *error)
 {
     struct usage_req q = {.only_user = only_user};
-    struct ranges r;
     json_t *refs = json_array(), *clusters = json_array(), *ref;
     struct db_param p[] = {DB_TEXT(NULL)};
     size_t i;
@@ -317,13 +364,12 @@ json_t *usage_report(db_t *db, json_t *req, const char *only_user,
                               error);
     if (rc < 0)
         goto fail;
-    cut_window(q.start, q.end, &r);
     json_array_foreach(refs, i, ref) {
         json_t *c = one_cluster(db, &q,
                                 json_integer_value(json_object_get(ref, "id")),
                                 json_string_value(json_object_get(ref,
                                                                   "name")),
-                                &r, error);
+                                error);
         if (!c)
             goto fail;
         json_array_append_new(clusters, c);

@@ -68,10 +68,16 @@ int64_t usage_next_day(int64_t t);
 int64_t usage_month_start(int64_t t);
 int64_t usage_next_month(int64_t t);
 
+/* The latest "start" or "end" of a report: 9999-12-31 23:59:59 UTC. */
+#define USAGE_TIME_MAX INT64_C(253402300799)
+
 /* The answer to acct_usage_report 'req' (docs/protocol.md): rows read from
- * the monthly, daily and hourly tables.  'only_user' non-NULL limits user
- * rows to that user (PrivateData=usage).  Returns a new object, or NULL
- * with errno EINVAL (a bad request, 'error' names the key) or EIO.
+ * the monthly, daily and hourly tables, over the part of the window that
+ * holds data (a window of any width costs what the data's span costs).
+ * "start" and "end" are brought into [0, USAGE_TIME_MAX].  'only_user' non-NULL
+ * limits user rows to that user (PrivateData=usage).  Returns a new
+ * object, or NULL with errno EINVAL (a bad request, 'error' names the key)
+ * or EIO.
  */
 json_t *usage_report(db_t *db, json_t *req, const char *only_user,
                      drv_error_t *error);

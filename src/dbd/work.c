@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * work.c - database work, one item at a time, off the loop
+ * work.c - database work off the loop, in two lanes
  *
- * Items run in arrival order through uv_queue_work, never two at once, so
- * the database handle needs no lock and acct_send events commit in the
- * order they came.  When the database is unreachable (a PostgreSQL server
- * down or restarting), each item first tries to connect; failing that it
- * is answered EDRV_DB_CONNECTION, and a timer keeps trying every
- * DBD_RECONNECT_MS while idle.  The daemon never exits over it.
+ * Each lane has its own connection and runs its items in arrival order
+ * through uv_queue_work, never two at once, so a connection needs no lock.
+ * The write lane takes every write (acct_send events commit in the order
+ * they came) and owns the schema; the read lane answers queries beside it,
+ * so one slow reader never holds up writes, nor writes the readers.
+ * When the database is unreachable (a PostgreSQL server down or
+ * restarting), each item first tries to connect; failing that it is
+ * answered EDRV_DB_CONNECTION, and a timer keeps the write lane trying
+ * every DBD_RECONNECT_MS while idle.  The daemon never exits over it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,18 +21,23 @@
 #include "dbd/dbd.h"
 #include "dbd/schema.h"
 
-/* Worker thread: make sure the database is open and migrated. */
-static int ensure_connected(struct dbd *dbd, struct dbd_work *w)
+/* Worker thread: make sure the lane's database is open; the write lane
+ * also migrates it (the read lane is used only once that is done).
+ */
+static int ensure_connected(struct dbd_lane *lane, struct dbd *dbd,
+                            struct dbd_work *w)
 {
-    if (dbd->db && db_connected(dbd->db))
+    if (lane->db && db_connected(lane->db))
         return 0;
-    db_close(dbd->db);
-    dbd->db = NULL;
-    w->schema_version = 0;
-    if (!(dbd->db = db_open(&dbd->target, &w->error))
-        || schema_migrate(dbd->db, &w->schema_version, &w->error) < 0) {
-        db_close(dbd->db);
-        dbd->db = NULL;
+    db_close(lane->db);
+    lane->db = NULL;
+    if (lane->writer)
+        w->schema_version = 0;
+    if (!(lane->db = db_open(&dbd->target, &w->error))
+        || (lane->writer
+            && schema_migrate(lane->db, &w->schema_version, &w->error) < 0)) {
+        db_close(lane->db);
+        lane->db = NULL;
         w->errnum = EDRV_DB_CONNECTION;
         return -1;
     }
@@ -39,18 +47,22 @@ static int ensure_connected(struct dbd *dbd, struct dbd_work *w)
 static void work_cb(uv_work_t *uv)
 {
     struct dbd_work *w = uv->data;
-    struct dbd *dbd = w->dbd;
+    struct dbd_lane *lane = w->lane;
 
-    if (ensure_connected(dbd, w) == 0 && w->fn && w->fn(dbd, w) < 0
-        && !w->errnum)
-        w->errnum = EDRV_ACCT_STORAGE;
+    w->db = NULL;
+    if (ensure_connected(lane, w->dbd, w) == 0 && w->fn) {
+        w->db = lane->db;
+        if (w->fn(w->dbd, w) < 0 && !w->errnum)
+            w->errnum = EDRV_ACCT_STORAGE;
+    }
+    w->db = NULL;
     /* A query that failed because the server went away: reconnect next. */
-    w->connected = dbd->db && db_connected(dbd->db);
+    w->connected = lane->db && db_connected(lane->db);
 }
 
-static void start_next(struct dbd *dbd);
+static void start_next(struct dbd *dbd, struct dbd_lane *lane);
 
-/* Log connection changes once, not at every retry. */
+/* Log the write lane's connection changes once, not at every retry. */
 static void note_connection(struct dbd *dbd, struct dbd_work *w)
 {
     if (w->connected && !dbd->connected)
@@ -72,14 +84,8 @@ static void note_connection(struct dbd *dbd, struct dbd_work *w)
         dbd->schema_version = w->schema_version;
 }
 
-static void after_cb(uv_work_t *uv, int status)
+static void answer(struct dbd_work *w)
 {
-    struct dbd_work *w = uv->data;
-    struct dbd *dbd = w->dbd;
-
-    (void)status;
-    dbd->running = NULL;
-    note_connection(dbd, w);
     if (w->req && w->errnum) {
         if (w->errnum != EDRV_DB_CONNECTION)
             log_error("%s: %s", proto_req_type(w->req), w->error.text);
@@ -92,33 +98,74 @@ static void after_cb(uv_work_t *uv, int status)
     }
     json_decref(w->result);
     free(w);
-    start_next(dbd);
 }
 
-static void start_next(struct dbd *dbd)
+static void enqueue(struct dbd *dbd, struct dbd_lane *lane,
+                    struct dbd_work *w)
 {
-    struct dbd_work *w = dbd->queue;
+    w->lane = lane;
+    w->next = NULL;
+    *lane->queue_tail = w;
+    lane->queue_tail = &w->next;
+    start_next(dbd, lane);
+}
 
-    if (dbd->running || !w)
+/* The read lane once the write lane has the schema in place. */
+static struct dbd_lane *read_lane(struct dbd *dbd)
+{
+    return dbd->connected && dbd->schema_version ? &dbd->read : &dbd->write;
+}
+
+static void after_cb(uv_work_t *uv, int status)
+{
+    struct dbd_work *w = uv->data;
+    struct dbd *dbd = w->dbd;
+    struct dbd_lane *lane = w->lane;
+
+    (void)status;
+    lane->running = NULL;
+    if (lane->writer)
+        note_connection(dbd, w);
+    if (w->then && !w->errnum && dbd->stopping) {
+        w->errnum = EDRV_DB_CONNECTION;
+        snprintf(w->error.text, sizeof(w->error.text),
+                 "droverdbd is shutting down");
+        answer(w);
+    } else if (w->then && !w->errnum) {
+        w->fn = w->then;
+        w->then = NULL;
+        enqueue(dbd, read_lane(dbd), w);
+    } else {
+        answer(w);
+    }
+    start_next(dbd, lane);
+}
+
+static void start_next(struct dbd *dbd, struct dbd_lane *lane)
+{
+    struct dbd_work *w = lane->queue;
+
+    if (lane->running || !w)
         return;
-    dbd->queue = w->next;
-    if (!dbd->queue)
-        dbd->queue_tail = &dbd->queue;
-    dbd->running = w;
+    lane->queue = w->next;
+    if (!lane->queue)
+        lane->queue_tail = &lane->queue;
+    lane->running = w;
     w->uv.data = w;
     w->schema_version = dbd->schema_version;
     if (uv_queue_work(dbd->loop, &w->uv, work_cb, after_cb) < 0) {
         /* Cannot happen with a valid loop; answer rather than hang. */
-        dbd->running = NULL;
         w->errnum = EDRV_ERROR;
+        w->then = NULL;
         snprintf(w->error.text, sizeof(w->error.text), "cannot queue work");
         after_cb(&w->uv, 0);
     }
 }
 
-void dbd_work_submit(struct dbd *dbd, proto_req_t *req,
-                     int (*fn)(struct dbd *dbd, struct dbd_work *w),
-                     int64_t only_uid)
+static struct dbd_work *new_work(struct dbd *dbd, proto_req_t *req,
+                                 int (*fn)(struct dbd *dbd,
+                                           struct dbd_work *w),
+                                 int64_t only_uid)
 {
     struct dbd_work *w = xzalloc(sizeof(*w));
 
@@ -126,22 +173,47 @@ void dbd_work_submit(struct dbd *dbd, proto_req_t *req,
     w->req = req;
     w->fn = fn;
     w->only_uid = only_uid;
-    *dbd->queue_tail = w;
-    dbd->queue_tail = &w->next;
-    start_next(dbd);
+    return w;
+}
+
+void dbd_work_submit(struct dbd *dbd, proto_req_t *req,
+                     int (*fn)(struct dbd *dbd, struct dbd_work *w),
+                     int64_t only_uid)
+{
+    enqueue(dbd, &dbd->write, new_work(dbd, req, fn, only_uid));
+}
+
+void dbd_work_submit_read(struct dbd *dbd, proto_req_t *req,
+                          int (*fn)(struct dbd *dbd, struct dbd_work *w),
+                          int64_t only_uid)
+{
+    enqueue(dbd, read_lane(dbd), new_work(dbd, req, fn, only_uid));
+}
+
+void dbd_work_submit_chain(struct dbd *dbd, proto_req_t *req,
+                           int (*fn)(struct dbd *dbd, struct dbd_work *w),
+                           int (*then)(struct dbd *dbd, struct dbd_work *w),
+                           int64_t only_uid)
+{
+    struct dbd_work *w = new_work(dbd, req, fn, only_uid);
+
+    w->then = then;
+    enqueue(dbd, &dbd->write, w);
 }
 
 static void reconnect_cb(uv_timer_t *t)
 {
     struct dbd *dbd = t->data;
 
-    if (!dbd->connected && !dbd->running && !dbd->queue)
+    if (!dbd->connected && !dbd->write.running && !dbd->write.queue)
         dbd_work_submit(dbd, NULL, NULL, -1);
 }
 
 void dbd_work_start(struct dbd *dbd)
 {
-    dbd->queue_tail = &dbd->queue;
+    dbd->write.queue_tail = &dbd->write.queue;
+    dbd->write.writer = true;
+    dbd->read.queue_tail = &dbd->read.queue;
     uv_timer_init(dbd->loop, &dbd->reconnect_timer);
     dbd->reconnect_timer.data = dbd;
     uv_timer_start(&dbd->reconnect_timer, reconnect_cb, DBD_RECONNECT_MS,
@@ -149,17 +221,32 @@ void dbd_work_start(struct dbd *dbd)
     dbd_work_submit(dbd, NULL, NULL, -1);
 }
 
-void dbd_work_stop(struct dbd *dbd)
+static void drop_queue(struct dbd_lane *lane)
 {
     struct dbd_work *w;
 
-    uv_timer_stop(&dbd->reconnect_timer);
-    while ((w = dbd->queue)) { /* never started */
-        dbd->queue = w->next;
+    while ((w = lane->queue)) { /* never started */
+        lane->queue = w->next;
         if (w->req)
             proto_respond_error(w->req, EDRV_DB_CONNECTION,
                                 "droverdbd is shutting down");
         free(w);
     }
-    dbd->queue_tail = &dbd->queue;
+    lane->queue_tail = &lane->queue;
+}
+
+void dbd_work_stop(struct dbd *dbd)
+{
+    dbd->stopping = true;
+    uv_timer_stop(&dbd->reconnect_timer);
+    drop_queue(&dbd->write);
+    drop_queue(&dbd->read);
+}
+
+void dbd_work_close(struct dbd *dbd)
+{
+    db_close(dbd->write.db);
+    dbd->write.db = NULL;
+    db_close(dbd->read.db);
+    dbd->read.db = NULL;
 }

@@ -29,16 +29,24 @@
 #include "dbtest.h"
 #include "golden.h"
 
-/* Apply one acct_modify body (JSON text); returns the lines or NULL. */
-static json_t *modify(db_t *db, const char *body_text, bool dry,
-                      drv_error_t *error)
+/* Apply one acct_modify body (JSON text) as an Administrator or (!admin)
+ * an Operator; returns the lines or NULL.
+ */
+static json_t *modify_as(db_t *db, const char *body_text, bool dry,
+                         bool admin, drv_error_t *error)
 {
     json_t *body = json_loads(body_text, 0, NULL), *r;
 
     assert_non_null(body);
-    r = assoc_store_modify(db, body, dry, error);
+    r = assoc_store_modify(db, body, dry, admin, error);
     json_decref(body);
     return r;
+}
+
+static json_t *modify(db_t *db, const char *body_text, bool dry,
+                      drv_error_t *error)
+{
+    return modify_as(db, body_text, dry, true, error);
 }
 
 static void must(db_t *db, const char *body)
@@ -238,6 +246,106 @@ static void test_delete(void **state)
     json_decref(r);
 }
 
+static void test_names(void **state)
+{
+    static const char *const bad[] = {"", "sp ace", "tab\there", "new\nline",
+                                      "a,b", "quo'te", "dq\"x", "back`tick",
+                                      "eq=x", "pi|pe", "back\\slash",
+                                      "del\x7f", NULL};
+    db_t *db = *state;
+    drv_error_t error = {{0}};
+    char longest[ASSOC_NAME_MAX + 2];
+    json_t *r;
+
+    (void)db;
+    for (size_t i = 0; bad[i]; i++) {
+        errno = 0;
+        assert_int_equal(assoc_store_check_name("account", bad[i], &error),
+                         -1);
+        assert_int_equal(errno, EINVAL);
+        assert_non_null(strstr(error.text, "Invalid account name"));
+        assert_null(strchr(error.text, '\n'));
+    }
+    memset(longest, 'a', sizeof(longest) - 1);
+    longest[ASSOC_NAME_MAX] = '\0';
+    assert_int_equal(assoc_store_check_name("user", longest, &error), 0);
+    longest[ASSOC_NAME_MAX] = 'a';
+    longest[ASSOC_NAME_MAX + 1] = '\0';
+    assert_int_equal(assoc_store_check_name("user", longest, &error), -1);
+    assert_non_null(strstr(error.text, "longer than 64"));
+    assert_true(strlen(error.text) < 120);
+    assert_int_equal(assoc_store_check_name("QOS", "good-name_1.x@y", &error),
+                     0);
+    assert_int_equal(assoc_store_ensure_cluster(*state, "new\nline", &error),
+                     -1);
+    assert_int_equal(errno, EINVAL);
+    assert_null(modify(*state, "{\"op\":\"add\",\"entity\":\"qos\",\"names\":"
+                               "[\"q q\"]}", false, &error));
+    assert_int_equal(errno, EINVAL);
+    assert_null(modify(*state, "{\"op\":\"add\",\"entity\":\"user\",\"names\":"
+                               "[\"u\\tv\"],\"set\":{\"account\":\"root\"}}",
+                       false, &error));
+    assert_non_null(strstr(error.text, "Invalid user name"));
+    r = modify(*state, "{\"op\":\"add\",\"entity\":\"account\",\"names\":"
+                       "[\"ok.name\"]}", false, &error);
+    assert_non_null(r);
+    json_decref(r);
+}
+
+static void test_operator_rule(void **state)
+{
+    db_t *db = *state;
+    drv_error_t error = {{0}};
+    char level[32];
+    json_t *r;
+
+    must(db, "{\"op\":\"add\",\"entity\":\"user\",\"names\":[\"op\",\"u2\"],"
+             "\"set\":{\"account\":\"root\"}}");
+    /* An Operator cannot grant Administrator, add one, demote or remove one. */
+    assert_null(modify_as(db, "{\"op\":\"modify\",\"entity\":\"user\","
+                              "\"names\":[\"u2\"],\"set\":{\"adminlevel\":"
+                              "\"admin\"}}", false, false, &error));
+    assert_int_equal(errno, EPERM);
+    assert_string_equal(error.text, "You have to be the same or higher admin "
+                                    "level to change another persons");
+    assert_null(modify_as(db, "{\"op\":\"add\",\"entity\":\"user\","
+                              "\"names\":[\"u3\"],\"set\":{\"account\":"
+                              "\"root\",\"adminlevel\":\"Administrator\"}}",
+                          false, false, &error));
+    assert_int_equal(errno, EPERM);
+    assert_string_equal(error.text,
+                        "Only Administrators can add an Administrator");
+    assert_null(modify_as(db, "{\"op\":\"modify\",\"entity\":\"user\","
+                              "\"names\":[\"root\"],\"set\":{\"adminlevel\":"
+                              "\"None\"}}", false, false, &error));
+    assert_int_equal(errno, EPERM);
+    assert_null(modify_as(db, "{\"op\":\"delete\",\"entity\":\"user\","
+                              "\"names\":[\"root\"]}", false, false, &error));
+    assert_int_equal(errno, EPERM);
+    assert_string_equal(error.text,
+                        "Only Administrators can remove an Administrator");
+    assert_int_equal(assoc_store_admin_level(db, "u2", level, sizeof(level),
+                                             &error), 0);
+    assert_string_equal(level, "None");
+    assert_int_equal(assoc_store_admin_level(db, "root", level, sizeof(level),
+                                             &error), 0);
+    assert_string_equal(level, "Administrator");
+    /* It may make an Operator; an Administrator may make an Administrator. */
+    r = modify_as(db, "{\"op\":\"modify\",\"entity\":\"user\",\"names\":"
+                      "[\"u2\"],\"set\":{\"adminlevel\":\"operator\"}}", false,
+                  false, &error);
+    assert_non_null(r);
+    json_decref(r);
+    r = modify_as(db, "{\"op\":\"modify\",\"entity\":\"user\",\"names\":"
+                      "[\"u2\"],\"set\":{\"adminlevel\":\"Administrator\"}}",
+                  false, true, &error);
+    assert_non_null(r);
+    json_decref(r);
+    assert_int_equal(assoc_store_admin_level(db, "u2", level, sizeof(level),
+                                             &error), 0);
+    assert_string_equal(level, "Administrator");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +354,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_modify_qos_and_dry_run),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_delete),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_operator_rule),
     };
 
     return dbtest_main(argc, argv, tests, sizeof(tests) / sizeof(*tests),
