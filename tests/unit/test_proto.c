@@ -34,6 +34,7 @@
 
 #include <cmocka.h>
 #include <jansson.h>
+#include <munge.h>
 #include <uv.h>
 
 #include "common/error.h"
@@ -1352,19 +1353,80 @@ static void auth_digest_binds_type_and_body(void **state)
     json_t *a = json_pack("{s:i s:i}", "x", 1, "y", 2);
     json_t *b = json_pack("{s:i s:i}", "y", 2, "x", 1); /* same, reordered */
     json_t *c = json_pack("{s:i s:i}", "x", 1, "y", 3);
-    uint64_t da, db, dc, dt;
+    unsigned char da[PROTO_AUTH_DIGEST_LEN], db[PROTO_AUTH_DIGEST_LEN];
+    unsigned char dc[PROTO_AUTH_DIGEST_LEN], dt[PROTO_AUTH_DIGEST_LEN];
 
     (void)state;
-    assert_int_equal(proto_auth_digest("t", a, &da), 0);
-    assert_int_equal(proto_auth_digest("t", b, &db), 0);
-    assert_int_equal(proto_auth_digest("t", c, &dc), 0);
-    assert_int_equal(proto_auth_digest("u", a, &dt), 0);
-    assert_true(da == db);
-    assert_true(da != dc);
-    assert_true(da != dt);
+    assert_int_equal(proto_auth_digest("t", a, da), 0);
+    assert_int_equal(proto_auth_digest("t", b, db), 0);
+    assert_int_equal(proto_auth_digest("t", c, dc), 0);
+    assert_int_equal(proto_auth_digest("u", a, dt), 0);
+    assert_memory_equal(da, db, sizeof(da));
+    assert_memory_not_equal(da, dc, sizeof(da));
+    assert_memory_not_equal(da, dt, sizeof(da));
     json_decref(a);
     json_decref(b);
     json_decref(c);
+}
+
+/* Hex of a digest, for comparing with a written-down vector. */
+static void digest_hex(const unsigned char *d, char out[65])
+{
+    for (size_t i = 0; i < PROTO_AUTH_DIGEST_LEN; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+/* The digest is plain SHA-256 of "type\0" + compact sorted body, as
+ * docs/protocol.md says (vectors from Python: hashlib.sha256(
+ * b'ping\0{}') and hashlib.sha256(b't\0{"x":1,"y":2}')).
+ */
+static void auth_digest_is_sha256_of_type_nul_body(void **state)
+{
+    json_t *body = json_pack("{s:i s:i}", "y", 2, "x", 1);
+    unsigned char d[PROTO_AUTH_DIGEST_LEN];
+    char hex[65];
+
+    (void)state;
+    assert_int_equal(proto_auth_digest("ping", NULL, d), 0);
+    digest_hex(d, hex);
+    assert_string_equal(hex, "2c831df594c5af4eaa2c5cf87cf0045b"
+                             "0e2b9c33357617f8b0723254c3479fe7");
+    assert_int_equal(proto_auth_digest("t", body, d), 0);
+    digest_hex(d, hex);
+    assert_string_equal(hex, "dccc898cf182a1ccdc4947cf731ec679"
+                             "cb3d36535d9d0ce68e6d618637a1cf7b");
+    errno = 0;
+    assert_int_equal(proto_auth_digest(NULL, body, d), -1);
+    assert_int_equal(errno, EINVAL);
+    json_decref(body);
+}
+
+/* A credential whose payload is the retired FNV-1a "drv1:" digest (or
+ * anything but "drv2:") is refused, even for the right message.
+ */
+static void auth_refuses_old_payload_version(void **state)
+{
+    char *cred = NULL;
+    drv_error_t error = { { 0 } };
+    munge_ctx_t ctx = munge_ctx_create();
+    proto_auth_t *auth = proto_auth_create(munge_sock, NULL);
+    const char *old = "drv1:0123456789abcdef";
+
+    (void)state;
+    assert_non_null(ctx);
+    assert_int_equal(munge_ctx_set(ctx, MUNGE_OPT_SOCKET, munge_sock),
+                     EMUNGE_SUCCESS);
+    assert_int_equal(munge_encode(&cred, ctx, old, (int)strlen(old)),
+                     EMUNGE_SUCCESS);
+    errno = 0;
+    assert_int_equal(proto_auth_decode(auth, cred, "ping", NULL, NULL, NULL,
+                                       &error),
+                     -1);
+    assert_int_equal(errno, EDRV_PROTOCOL_AUTH);
+    assert_non_null(strstr(error.text, "drv2"));
+    free(cred);
+    munge_ctx_destroy(ctx);
+    proto_auth_destroy(auth);
 }
 
 static void auth_errors_name_munge_reason(void **state)
@@ -1430,6 +1492,8 @@ int main(void)
         T(register_refuses_a_type_twice),
 #undef T
         cmocka_unit_test(auth_digest_binds_type_and_body),
+        cmocka_unit_test(auth_digest_is_sha256_of_type_nul_body),
+        cmocka_unit_test(auth_refuses_old_payload_version),
         cmocka_unit_test(auth_errors_name_munge_reason),
     };
     int rc;
