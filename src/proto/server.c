@@ -21,7 +21,8 @@
  * bytes they hold beyond PROTO_UNAUTH_FREE_BYTES each are charged to a
  * server-wide budget.  Whatever the kind, connections never take more than
  * all but an eighth of RLIMIT_NOFILE, so the daemon keeps descriptors for
- * its own files and calls.
+ * its own files and calls.  Making room closes a connection that sent
+ * nothing before one that did (server.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 
 #include <jansson.h>
@@ -51,6 +53,10 @@
 #define WRITE_HIGH_WATER (4u * 1024 * 1024)
 /* Log dropped connections at most this often (ms), with a count. */
 #define DROP_LOG_MS 10000
+/* How many unauthenticated connections, oldest first, are looked at for
+ * one that sent nothing before settling for the oldest.
+ */
+#define EVICT_SCAN 64
 
 struct table_ent {
     const struct proto_handler *table;
@@ -599,25 +605,54 @@ static void peer_format(struct conn *c)
     }
 }
 
-/* Make room for one more unauthenticated connection.  Returns 1 when there
- * is room (possibly after closing the oldest unauthenticated connection),
- * 0 when the new one must be refused.
+/* Whether 'c' has sent nothing: no byte read, none waiting in the socket
+ * (a client accepted in the same burst as a flood has its request there).
+ */
+static int conn_silent(const struct conn *c)
+{
+    uv_os_fd_t fd;
+    int waiting = 0;
+
+    if (c->last_active != c->accepted || proto_decoder_buffered(c->dec))
+        return 0;
+    if (uv_fileno((const uv_handle_t *)&c->tcp, &fd) < 0
+        || ioctl(fd, FIONREAD, &waiting) < 0)
+        return 1;
+    return waiting == 0;
+}
+
+/* The unauthenticated connection to close for a new one: the oldest that
+ * sent nothing among the EVICT_SCAN oldest, else the oldest.  NULL if none.
+ */
+static struct conn *unauth_victim(proto_server_t *s)
+{
+    struct conn *c = s->un_head;
+
+    for (int i = 0; c && i < EVICT_SCAN; i++, c = c->un_next)
+        if (conn_silent(c))
+            return c;
+    return s->un_head;
+}
+
+/* Make room for one more unauthenticated connection: close one if the cap
+ * (or the descriptor reserve) is reached.  Returns 1 when there is room, 0
+ * when the new one must be refused (descriptors are short and every
+ * connection is authenticated).
  */
 static int unauth_admit(proto_server_t *s)
 {
-    struct conn *old = s->un_head;
-    int no_fd = s->conn_count >= s->conn_max;
+    struct conn *victim;
 
-    if (!no_fd && s->un_count < s->unauth.max_conns)
+    if (s->conn_count < s->conn_max && s->un_count < s->unauth.max_conns)
         return 1;
-    if (!old
-        || (!no_fd
-            && uv_now(s->loop) - old->accepted < PROTO_UNAUTH_GRACE_MS))
+    if (!(victim = unauth_victim(s)))
         return 0;
-    note_drop(s, "%s: %u connections have not authenticated; closing the "
-                 "oldest to make room",
-              old->peer_str, s->un_count);
-    conn_close(old);
+    note_drop(s, "%s: %u connections have not authenticated; closing %s to "
+                 "make room",
+              victim->peer_str, s->un_count,
+              conn_silent(victim) ? "the oldest silent one"
+                                  : "the oldest one");
+    conn_close(victim);
     return 1;
 }
 
@@ -682,9 +717,9 @@ static void on_connection(uv_stream_t *server, int status)
     if (!(c = conn_accept(s, server)))
         return;
     if (!admitted) {
-        note_drop(s, "%s: refused: %u connections have not authenticated "
-                     "yet, none older than %u ms",
-                  c->peer_str, s->un_count, PROTO_UNAUTH_GRACE_MS);
+        note_drop(s, "%s: refused: %u connections open, the most this "
+                     "process's open files limit leaves room for",
+                  c->peer_str, s->conn_count - 1);
         conn_close(c);
         return;
     }

@@ -57,11 +57,15 @@ enum proto_role {
  * for good once one of its requests carried a valid credential.
  *
  * When max_conns is reached, a new connection makes the server close the
- * oldest unauthenticated one if that one is at least
- * PROTO_UNAUTH_GRACE_MS old, and otherwise is refused (closed at once): a
- * flood of idle connections is pushed out by real clients, who send their
- * request at once, instead of locking them out.  Dropped connections are
- * logged, at most once per 10 s with a count.
+ * oldest unauthenticated connection that has sent nothing (not a byte read
+ * or waiting), or if none of the oldest few is silent, the oldest: a flood
+ * of idle connections is pushed out by real clients, who send their
+ * request at once, instead of locking them out.  Connections of any kind
+ * are also held to all but an eighth of RLIMIT_NOFILE's soft limit at
+ * proto_server_create, so the daemon keeps descriptors for its files and
+ * calls; past that a new one closes an unauthenticated one the same way,
+ * or is refused if there is none.  Dropped connections are logged, at most
+ * once per 10 s with a count.
  */
 struct proto_unauth_limits {
     unsigned max_conns;  /* at most this many at once; >= 1 */
@@ -88,10 +92,6 @@ struct proto_unauth_limits {
  * small request always gets through.
  */
 #define PROTO_UNAUTH_FREE_BYTES (64u * 1024)
-/* An unauthenticated connection younger than this (ms) is not closed to
- * make room for a new one.
- */
-#define PROTO_UNAUTH_GRACE_MS 1000
 
 typedef struct proto_server proto_server_t;
 typedef struct proto_req proto_req_t;

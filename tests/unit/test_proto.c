@@ -1521,36 +1521,39 @@ static int raw_connect(uint16_t port)
     return fd;
 }
 
-/* Cap of 2: a third connection while both are young is refused; once the
- * oldest had its grace period, a new one closes it and is served.
+/* Cap of 2: a new connection closes the oldest silent unauthenticated one,
+ * never one that sent something while a silent one is there, and a real
+ * client always gets in.
  */
 struct cap_job {
     uint16_t port;
-    int refused_young;   /* the third connection was closed at once */
-    int kept_a, kept_b;  /* the first two were still open then */
-    int evicted_a;       /* A closed for D after the grace period */
-    int kept_b_later;
-    int d_rc;            /* D's call */
+    int a_evicted;      /* A (silent, oldest) closed for C */
+    int b_kept, c_kept; /* B (sent a byte) and C open then */
+    int d_rc;           /* D, a real client, was served */
+    int c_evicted;      /* C (silent) closed for D, not B */
+    int b_kept_later;
 };
 
 static void cap_fn(void *arg)
 {
     struct cap_job *p = arg;
     proto_auth_t *auth = proto_auth_create(munge_sock, NULL);
-    int a = raw_connect(p->port), b, c;
     json_t *resp = NULL;
+    int a, b, c;
 
-    usleep(100 * 1000); /* A is the oldest */
+    a = raw_connect(p->port);
+    usleep(50 * 1000);
     b = raw_connect(p->port);
+    send(b, "\0", 1, MSG_NOSIGNAL); /* the start of a length header */
+    usleep(50 * 1000);
     c = raw_connect(p->port);
-    p->refused_young = peer_closed(c, 2000);
-    p->kept_a = !peer_closed(a, 100);
-    p->kept_b = !peer_closed(b, 100);
-    usleep((PROTO_UNAUTH_GRACE_MS + 200) * 1000);
+    p->a_evicted = peer_closed(a, 2000);
+    p->b_kept = !peer_closed(b, 100);
+    p->c_kept = !peer_closed(c, 100);
     p->d_rc = proto_call_sync("127.0.0.1", p->port, auth, "echo", NULL,
                               &resp, 5000, NULL);
-    p->evicted_a = peer_closed(a, 2000);
-    p->kept_b_later = !peer_closed(b, 100);
+    p->c_evicted = peer_closed(c, 2000);
+    p->b_kept_later = !peer_closed(b, 100);
     json_decref(resp);
     close(a);
     close(b);
@@ -1558,7 +1561,7 @@ static void cap_fn(void *arg)
     proto_auth_destroy(auth);
 }
 
-static void unauthenticated_cap_evicts_the_oldest_not_the_newest(
+static void unauthenticated_cap_evicts_the_oldest_silent_connection(
     void **state)
 {
     struct fx *fx = *state;
@@ -1566,12 +1569,12 @@ static void unauthenticated_cap_evicts_the_oldest_not_the_newest(
 
     set_unauth(fx, 2, 20000, PROTO_UNAUTH_FRAME_MAX, PROTO_UNAUTH_BUDGET);
     run_in_thread(fx, cap_fn, &p);
-    assert_true(p.refused_young);
-    assert_true(p.kept_a);
-    assert_true(p.kept_b);
+    assert_true(p.a_evicted);
+    assert_true(p.b_kept);
+    assert_true(p.c_kept);
     assert_int_equal(p.d_rc, 0);
-    assert_true(p.evicted_a);
-    assert_true(p.kept_b_later);
+    assert_true(p.c_evicted);
+    assert_true(p.b_kept_later);
     assert_true(proto_server_last_drop(fx->server) != 0);
 }
 
@@ -1722,7 +1725,7 @@ int main(void)
         T(authenticated_connection_leaves_the_limits),
         T(first_frame_over_the_limit_is_refused_at_once),
         T(unauthenticated_bytes_are_bounded),
-        T(unauthenticated_cap_evicts_the_oldest_not_the_newest),
+        T(unauthenticated_cap_evicts_the_oldest_silent_connection),
 #undef T
         cmocka_unit_test(auth_digest_binds_type_and_body),
         cmocka_unit_test(auth_digest_is_sha256_of_type_nul_body),
