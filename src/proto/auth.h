@@ -15,7 +15,6 @@
 #ifndef DROVER_PROTO_AUTH_H
 #define DROVER_PROTO_AUTH_H
 
-#include <stdint.h>
 #include <sys/types.h>
 
 #include <jansson.h>
