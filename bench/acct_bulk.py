@@ -8,6 +8,7 @@ CPUs, 1 minute to 4 hours, some with GPUs; acct_send batches of 1000 over
 the real protocol with MUNGE credentials from the munge command (as
 tests/e2e/cluster.py's rpc).  Prints the insert rate.
 """
+import hashlib
 import json
 import random
 import socket
@@ -19,10 +20,9 @@ from datetime import datetime
 
 
 def cred(sock, msg_type, text):
-    h = 0xcbf29ce484222325
-    for byte in msg_type.encode() + b"\0" + text.encode():
-        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return subprocess.run(["munge", "-S", sock, "-s", f"drv1:{h:016x}"],
+    digest = hashlib.sha256(msg_type.encode() + b"\0"
+                            + text.encode()).hexdigest()
+    return subprocess.run(["munge", "-S", sock, "-s", f"drv2:{digest}"],
                           capture_output=True, text=True, check=True,
                           timeout=30).stdout.strip()
 

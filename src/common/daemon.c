@@ -8,10 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common/daemon.h"
 #include "common/log.h"
+
+/* Linux's default fs.nr_open: the most a hard limit of "unlimited" can
+ * mean for descriptors.
+ */
+#define NOFILE_UNLIMITED 1048576
+
+/* The soft limit found by daemon_raise_nofile; RLIM_INFINITY: unchanged. */
+static rlim_t nofile_orig = RLIM_INFINITY;
 
 void daemon_write_pidfile(const char *path)
 {
@@ -25,6 +34,40 @@ void daemon_write_pidfile(const char *path)
     }
     fprintf(fp, "%d\n", (int)getpid());
     fclose(fp);
+}
+
+void daemon_raise_nofile(void)
+{
+    struct rlimit rl;
+    rlim_t want;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+        log_err("getrlimit(RLIMIT_NOFILE)");
+        return;
+    }
+    want = rl.rlim_max == RLIM_INFINITY ? NOFILE_UNLIMITED : rl.rlim_max;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return;
+    nofile_orig = rl.rlim_cur;
+    rl.rlim_cur = want;
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+        log_err("cannot raise the open files limit to %llu",
+                (unsigned long long)want);
+        nofile_orig = RLIM_INFINITY;
+        return;
+    }
+    log_debug("open files limit raised from %llu to %llu",
+              (unsigned long long)nofile_orig, (unsigned long long)want);
+}
+
+void daemon_restore_nofile(void)
+{
+    struct rlimit rl;
+
+    if (nofile_orig == RLIM_INFINITY || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    rl.rlim_cur = nofile_orig;
+    (void)setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 static void close_cb(uv_handle_t *h, void *arg)

@@ -19,6 +19,22 @@ void daemon_write_pidfile(const char *path);
  */
 void daemon_close_loop(uv_loop_t *loop);
 
+/* Raise the soft RLIMIT_NOFILE to the hard limit, so that connections do
+ * not run the daemon out of descriptors before its own limits do, and
+ * remember the soft limit found for daemon_restore_nofile().  Call once,
+ * early in main() (after log_init; before proto_server_create, which sizes
+ * its connection limits by it).  A failure is logged; the daemon goes on
+ * with the limit it has.
+ */
+void daemon_raise_nofile(void);
+
+/* In a child between fork() and exec(): put back the soft RLIMIT_NOFILE
+ * that daemon_raise_nofile() found, so that jobs get the limit the daemon
+ * was started with.  Async-signal-safe; does nothing when nothing was
+ * raised.
+ */
+void daemon_restore_nofile(void);
+
 /* The command line every daemon takes (as slurmctld, slurmd, slurmdbd). */
 struct daemon_opts {
     const char *conf_path; /* -f FILE; NULL: the daemon's default */

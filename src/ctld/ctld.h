@@ -44,6 +44,8 @@ struct ctld {
     uid_t slurm_uid;
     time_t boot_time;
     bool sched_pending;
+    bool node_timeouts_held;   /* silent nodes kept up: connections were
+                                * turned away (main.c) */
     struct enforce *enforce;   /* AccountingStorageEnforce (enforce.h);
                                 * NULL = off */
 };

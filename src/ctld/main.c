@@ -91,19 +91,53 @@ static void node_lost(struct ctld *ctld, size_t i)
     }
 }
 
+/* Whether the server turned connections away (descriptors exhausted, or
+ * a flood of unauthenticated connections) in the last SlurmdTimeout: a
+ * node's silence may then be the controller's deafness, and no node is
+ * declared DOWN for it.
+ */
+static bool nodes_maybe_unheard(struct ctld *ctld)
+{
+    uint64_t drop = proto_server_last_drop(ctld->server);
+
+    return drop
+           && uv_now(ctld->loop) - drop
+                  < (uint64_t)ctld->conf->slurmd_timeout_s * 1000;
+}
+
+/* Mark DOWN the nodes silent for SlurmdTimeout, unless the controller may
+ * not have heard them (said once per such period).
+ */
+static void check_node_timeouts(struct ctld *ctld, time_t now)
+{
+    bool unheard = nodes_maybe_unheard(ctld);
+    size_t held = 0;
+
+    for (size_t i = 0; i < ctld->nodes->count; i++) {
+        struct ctld_node *n = &ctld->nodes->info[i];
+        if (n->down
+            || (!n->responding && !ctld->nodes->sched[i].running_jobs)
+            || now - n->last_seen <= (time_t)ctld->conf->slurmd_timeout_s)
+            continue;
+        if (unheard)
+            held++;
+        else
+            node_lost(ctld, i);
+    }
+    if (held && !ctld->node_timeouts_held)
+        log_error("%zu node%s silent for SlurmdTimeout not set DOWN: the "
+                  "controller turned connections away in that time",
+                  held, held == 1 ? "" : "s");
+    ctld->node_timeouts_held = held > 0;
+}
+
 /* Node health, purging and snapshots, every PERIODIC_MS. */
 static void periodic_cb(uv_timer_t *t)
 {
     struct ctld *ctld = t->data;
     time_t now = ctld_now(ctld);
 
-    for (size_t i = 0; i < ctld->nodes->count; i++) {
-        struct ctld_node *n = &ctld->nodes->info[i];
-        if (!n->down
-            && (n->responding || ctld->nodes->sched[i].running_jobs)
-            && now - n->last_seen > (time_t)ctld->conf->slurmd_timeout_s)
-            node_lost(ctld, i);
-    }
+    check_node_timeouts(ctld, now);
     interactive_check_limits(ctld, now);
     state_purge_old_jobs(ctld, now);
     launch_store_sweep(ctld->launches);
@@ -169,6 +203,7 @@ static void ctld_listen(struct ctld *ctld)
 {
     drv_error_t error = {0};
 
+    daemon_raise_nofile();
     if (!(ctld->server = proto_server_create(ctld->loop, ctld->auth, roles_of,
                                              ctld, &error))
         || proto_server_register(ctld->server, rpc_job_handlers, ctld, &error)
@@ -192,6 +227,8 @@ static void ctld_listen(struct ctld *ctld)
                                &error)
                < 0)
         log_fatal("%s", error.text);
+    proto_server_set_unauth_timeout(ctld->server,
+                                    ctld->conf->msg_timeout_s * 1000);
 }
 
 static void ctld_start_handles(struct ctld *ctld)

@@ -87,6 +87,11 @@ static void dbd_listen(struct dbd *dbd)
 {
     drv_error_t error = {{0}};
 
+    /* slurmdbd.conf has no MessageTimeout: the server's default
+     * (PROTO_UNAUTH_TIMEOUT_MS, Slurm's 10 s) closes connections that do
+     * not authenticate.
+     */
+    daemon_raise_nofile();
     if (!(dbd->server = proto_server_create(dbd->loop, dbd->auth, roles_of,
                                             dbd, &error))
         || proto_server_register(dbd->server, dbd_rpc_handlers, dbd, &error)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * child.c - what every process droverd forks does before exec: default
- * signal dispositions and mask, a new session, the user's identity.
+ * signal dispositions and mask, a new session, the open files limit droverd
+ * was started with, the user's identity.
  * Shared by batch scripts (launch.c) and step tasks (step.c).
  */
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "common/daemon.h"
 #include "noded/noded.h"
 
 void child_reset(void)
@@ -20,6 +22,7 @@ void child_reset(void)
     for (int s = 1; s < NSIG; s++)
         signal(s, SIG_DFL);
     setsid();
+    daemon_restore_nofile();
 }
 
 int child_become_user(const char *user, uid_t uid, gid_t gid)

@@ -131,12 +131,15 @@ static void noded_listen(struct noded *nd)
 {
     drv_error_t error = {0};
 
+    daemon_raise_nofile();
     if (!(nd->server = proto_server_create(nd->loop, nd->auth, roles_of, nd,
                                            &error))
         || proto_server_register(nd->server, noded_handlers, nd, &error) < 0
         || proto_server_listen(nd->server, "0.0.0.0", nd->node->port, &error)
                < 0)
         log_fatal("%s", error.text);
+    proto_server_set_unauth_timeout(nd->server,
+                                    nd->conf->msg_timeout_s * 1000);
 }
 
 static void noded_start_handles(struct noded *nd)

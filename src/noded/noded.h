@@ -82,7 +82,8 @@ struct noded {
 struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error);
 
 /* child.c: in a forked child before exec.  child_reset(): default
- * signal dispositions, empty mask, new session.  child_become_user():
+ * signal dispositions, empty mask, new session, the soft open files limit
+ * droverd started with (daemon_restore_nofile).  child_become_user():
  * root takes the user's groups, gid and uid; an unprivileged droverd may
  * only run its own uid (else -1, errno EPERM).  Returns 0 or -1 (errno).
  */

@@ -2,53 +2,42 @@
  *
  * auth.c - MUNGE credentials whose payload binds them to one message
  *
- * The payload is "drv1:" + 16 hex digits of the digest.  FNV-1a keeps us free
- * of a crypto dependency; it detects a credential moved onto another message
- * but is not collision-resistant against a peer that can forge bodies on
- * purpose.  Swapping in SHA-256 only changes digest_update()/the prefix.
+ * The payload is "drv2:" + 64 hex digits of a SHA-256 digest (OpenSSL's
+ * libcrypto) of the message, so a peer cannot build a second body that fits
+ * a credential it captured.  Payloads of other versions (the retired FNV-1a
+ * "drv1:") are refused.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 #include <munge.h>
+#include <openssl/evp.h>
 
 #include "proto/auth.h"
 
-#define PAYLOAD_PREFIX "drv1:"
-#define PAYLOAD_LEN (sizeof(PAYLOAD_PREFIX) - 1 + 16)
-
-#define FNV64_OFFSET 0xcbf29ce484222325ULL
-#define FNV64_PRIME 0x100000001b3ULL
+#define PAYLOAD_PREFIX "drv2:"
+#define PAYLOAD_PREFIX_LEN (sizeof(PAYLOAD_PREFIX) - 1)
+#define PAYLOAD_LEN (PAYLOAD_PREFIX_LEN + 2 * PROTO_AUTH_DIGEST_LEN)
 
 struct proto_auth {
     munge_ctx_t ctx;
 };
 
-static void digest_update(uint64_t *h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-
-    for (size_t i = 0; i < len; i++) {
-        *h ^= p[i];
-        *h *= FNV64_PRIME;
-    }
-}
-
 static int digest_chunk(const char *chunk, size_t size, void *arg)
 {
-    digest_update(arg, chunk, size);
-    return 0;
+    return EVP_DigestUpdate(arg, chunk, size) == 1 ? 0 : -1;
 }
 
-int proto_auth_digest(const char *type, const json_t *body, uint64_t *digest)
+int proto_auth_digest(const char *type, const json_t *body,
+                      unsigned char digest[PROTO_AUTH_DIGEST_LEN])
 {
-    uint64_t h = FNV64_OFFSET;
     json_t *empty = NULL;
-    int rc;
+    EVP_MD_CTX *md;
+    unsigned int len = 0;
+    int ok;
 
     if (!type || !digest || (body && !json_is_object(body))) {
         errno = EINVAL;
@@ -58,27 +47,43 @@ int proto_auth_digest(const char *type, const json_t *body, uint64_t *digest)
         errno = ENOMEM;
         return -1;
     }
-    digest_update(&h, type, strlen(type) + 1); /* includes the NUL */
-    /* Sorting keys allocates; that is the only way this can fail. */
-    rc = json_dump_callback(body, digest_chunk, &h,
-                            JSON_COMPACT | JSON_SORT_KEYS);
-    json_decref(empty);
-    if (rc < 0) {
+    if (!(md = EVP_MD_CTX_new())) {
+        json_decref(empty);
         errno = ENOMEM;
         return -1;
     }
-    *digest = h;
+    /* The type includes its NUL, so "ab"+{..} and "a"+"b{.." differ. */
+    ok = EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1
+         && EVP_DigestUpdate(md, type, strlen(type) + 1) == 1
+         && json_dump_callback(body, digest_chunk, md,
+                               JSON_COMPACT | JSON_SORT_KEYS)
+                == 0
+         && EVP_DigestFinal_ex(md, digest, &len) == 1
+         && len == PROTO_AUTH_DIGEST_LEN;
+    EVP_MD_CTX_free(md);
+    json_decref(empty);
+    if (!ok) {
+        errno = ENOMEM; /* allocation is all that can fail here */
+        return -1;
+    }
     return 0;
 }
 
 static int make_payload(const char *type, const json_t *body,
                         char payload[PAYLOAD_LEN + 1])
 {
-    uint64_t h;
+    static const char hex[] = "0123456789abcdef";
+    unsigned char digest[PROTO_AUTH_DIGEST_LEN];
+    char *p = payload + PAYLOAD_PREFIX_LEN;
 
-    if (proto_auth_digest(type, body, &h) < 0)
+    if (proto_auth_digest(type, body, digest) < 0)
         return -1;
-    snprintf(payload, PAYLOAD_LEN + 1, PAYLOAD_PREFIX "%016" PRIx64, h);
+    memcpy(payload, PAYLOAD_PREFIX, PAYLOAD_PREFIX_LEN);
+    for (size_t i = 0; i < PROTO_AUTH_DIGEST_LEN; i++) {
+        *p++ = hex[digest[i] >> 4];
+        *p++ = hex[digest[i] & 0xf];
+    }
+    *p = '\0';
     return 0;
 }
 
@@ -171,6 +176,15 @@ int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
          */
         free(buf);
         return munge_fail(auth, e, "MUNGE decode failed", error);
+    }
+    if (len < (int)PAYLOAD_PREFIX_LEN
+        || memcmp(buf, PAYLOAD_PREFIX, PAYLOAD_PREFIX_LEN) != 0) {
+        free(buf);
+        errno = EDRV_PROTOCOL_AUTH;
+        return errprintf(error, "credential payload is not a Drover '%.4s' "
+                                "message digest (a sender of another "
+                                "version?)",
+                         PAYLOAD_PREFIX);
     }
     if (len != (int)PAYLOAD_LEN || memcmp(buf, payload, PAYLOAD_LEN) != 0) {
         free(buf);

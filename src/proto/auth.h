@@ -15,7 +15,6 @@
 #ifndef DROVER_PROTO_AUTH_H
 #define DROVER_PROTO_AUTH_H
 
-#include <stdint.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -50,7 +49,8 @@ char *proto_auth_encode(proto_auth_t *auth, const char *type,
  * (borrowed; NULL body is taken as {}).  On success returns 0 and sets *uid
  * and *gid (either pointer may be NULL).  Returns -1 with errno:
  *   EDRV_PROTOCOL_AUTH  invalid, expired, replayed or rewound credential,
- *                       a credential minted for another message, or munged
+ *                       a credential minted for another message or with
+ *                       another payload version (drv1), or munged
  *                       unreachable; 'error' says which (MUNGE's text)
  *   EINVAL              cred or type NULL, or body not an object
  *   ENOMEM
@@ -59,11 +59,18 @@ int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
                       const json_t *body, uid_t *uid, gid_t *gid,
                       drv_error_t *error);
 
-/* The digest bound into credentials: 64-bit FNV-1a over 'type', one NUL
- * byte, then the body serialized by jansson with JSON_COMPACT|JSON_SORT_KEYS.
- * (A non-jansson sender must reproduce that serialization.)  Returns 0 and
- * sets *digest, or -1 with errno EINVAL (body not an object) or ENOMEM.
+/* Size of a message digest, in bytes (SHA-256). */
+#define PROTO_AUTH_DIGEST_LEN 32
+
+/* The digest bound into credentials: SHA-256 over 'type', one NUL byte,
+ * then the body (borrowed; NULL is taken as {}) serialized by jansson with
+ * JSON_COMPACT|JSON_SORT_KEYS.  (A non-jansson sender must reproduce that
+ * serialization.)  The credential's payload is "drv2:" followed by the
+ * digest in 64 lower-case hex digits (docs/protocol.md).  Returns 0 and
+ * fills 'digest' (PROTO_AUTH_DIGEST_LEN bytes, the caller's), or -1 with
+ * errno EINVAL (type or digest NULL, body not an object) or ENOMEM.
  */
-int proto_auth_digest(const char *type, const json_t *body, uint64_t *digest);
+int proto_auth_digest(const char *type, const json_t *body,
+                      unsigned char digest[PROTO_AUTH_DIGEST_LEN]);
 
 #endif /* !DROVER_PROTO_AUTH_H */

@@ -3,9 +3,10 @@
  * frame.c - length-prefixed JSON frames: encoder and incremental decoder
  *
  * The decoder keeps one growing buffer with a read offset.  A length header
- * is checked against PROTO_FRAME_MAX as soon as its 4 bytes are in, and the
- * buffer only grows as data really arrives, so a peer that announces 64 MiB
- * and sends nothing costs nothing.
+ * is checked against the decoder's limit as soon as its 4 bytes are in (and
+ * the payload's first byte as soon as it is in), and the buffer only grows
+ * as data really arrives, so a peer that announces 64 MiB and sends nothing
+ * costs nothing.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ struct proto_decoder {
     size_t cap;
     size_t start; /* first unconsumed byte */
     size_t end;   /* one past the last fed byte */
+    uint32_t max; /* largest frame taken, bytes */
     int broken;   /* saw garbage: the stream is unusable */
 };
 
@@ -99,7 +101,21 @@ int proto_frame_encode(const json_t *msg, char **buf, size_t *len)
 
 proto_decoder_t *proto_decoder_create(void)
 {
-    return calloc(1, sizeof(struct proto_decoder));
+    proto_decoder_t *d = calloc(1, sizeof(*d));
+
+    if (d)
+        d->max = PROTO_FRAME_MAX;
+    return d;
+}
+
+int proto_decoder_set_max(proto_decoder_t *d, uint32_t max)
+{
+    if (max == 0 || max > PROTO_FRAME_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    d->max = max;
+    return 0;
 }
 
 void proto_decoder_destroy(proto_decoder_t *d)
@@ -151,6 +167,14 @@ static json_t *garbage(proto_decoder_t *d)
     return NULL;
 }
 
+/* Whether a payload's first byte can begin a JSON object ('{' or the
+ * whitespace JSON allows before it).
+ */
+static int starts_object(char c)
+{
+    return c == '{' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 /* Keep a large buffer only while a large frame is in it. */
 #define DECODER_KEEP_CAP (256u * 1024)
 
@@ -171,13 +195,19 @@ json_t *proto_decoder_next(proto_decoder_t *d, drv_error_t *error)
         return NULL;
     }
     n = get_be32(d->buf + d->start);
-    if (n > PROTO_FRAME_MAX) {
-        errprintf(error, "frame length %lu exceeds the %u byte limit",
-                  (unsigned long)n, PROTO_FRAME_MAX);
+    if (n > d->max) {
+        errprintf(error, "frame length %lu exceeds the %lu byte limit",
+                  (unsigned long)n, (unsigned long)d->max);
         return garbage(d);
     }
     if (n == 0) {
         errprintf(error, "empty frame");
+        return garbage(d);
+    }
+    /* Do not wait for the rest of a frame that cannot be an object. */
+    if (avail > PROTO_FRAME_HDR
+        && !starts_object(d->buf[d->start + PROTO_FRAME_HDR])) {
+        errprintf(error, "frame is not a JSON object");
         return garbage(d);
     }
     if (avail - PROTO_FRAME_HDR < n) {

@@ -3,7 +3,7 @@
  * frame.h - the wire frame: 4-byte big-endian length + one JSON object
  *
  * The length counts the JSON text only (not the 4 header bytes) and may not
- * exceed PROTO_FRAME_MAX.  The decoder is incremental so a libuv read callback
+ * exceed PROTO_FRAME_MAX (or a decoder's smaller limit).  The decoder is incremental so a libuv read callback
  * can feed it whatever arrived and take complete messages out; it never trusts
  * a length header far enough to allocate for bytes that have not arrived.
  */
@@ -50,13 +50,23 @@ void proto_decoder_destroy(proto_decoder_t *d);
  */
 int proto_decoder_feed(proto_decoder_t *d, const void *data, size_t len);
 
+/* Refuse, from the next length header on, frames longer than 'max' bytes
+ * (1 to PROTO_FRAME_MAX; a new decoder takes PROTO_FRAME_MAX).  A server
+ * keeps the limit small until a connection has authenticated, so a peer
+ * without a credential cannot make it buffer 64 MiB.  Returns 0, or -1 with
+ * errno EINVAL (max out of range; the limit is unchanged).
+ */
+int proto_decoder_set_max(proto_decoder_t *d, uint32_t max);
+
 /* Take the next complete message out of the decoder.
  * Returns a new reference to a JSON object (caller decrefs), or NULL with
  * errno:
  *   EAGAIN  no complete frame buffered yet: feed more bytes
- *   EPROTO  garbage: a length over PROTO_FRAME_MAX, or a payload that is not
- *           a JSON object (empty, invalid JSON, an array, a number, trailing
- *           text, duplicate keys...).  'error' (may be NULL) says which.  The
+ *   EPROTO  garbage: a length over the decoder's limit (PROTO_FRAME_MAX
+ *           unless proto_decoder_set_max said otherwise), or a payload that
+ *           is not a JSON object (empty, invalid JSON, an array, a number,
+ *           trailing text, duplicate keys...; a first byte that cannot
+ *           start an object is refused as soon as it arrives).  'error' (may be NULL) says which.  The
  *           stream cannot be resynchronised, so every later feed/next call
  *           fails with EPROTO too.
  *   ENOMEM  (the frame stays buffered; calling again may succeed)

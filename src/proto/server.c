@@ -13,14 +13,27 @@
  * wait in the decoder.  An answer given outside the dispatch loop puts the
  * connection on the "ready" list, drained from a uv_idle callback, so that
  * answering never runs another handler re-entrantly.
+ *
+ * Before authentication: a connection is "unauthenticated" until one of its
+ * requests carries a valid credential.  Those are also on a FIFO list
+ * (oldest accept first) for the cap and the timeout in server.h; their
+ * decoders take frames of at most the unauthenticated frame limit, and the
+ * bytes they hold beyond PROTO_UNAUTH_FREE_BYTES each are charged to a
+ * server-wide budget.  Whatever the kind, connections never take more than
+ * all but an eighth of RLIMIT_NOFILE, so the daemon keeps descriptors for
+ * its own files and calls.  Making room closes a connection that sent
+ * nothing before one that did (server.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 
 #include <jansson.h>
 #include <uv.h>
@@ -38,6 +51,12 @@
  * still unsent.
  */
 #define WRITE_HIGH_WATER (4u * 1024 * 1024)
+/* Log dropped connections at most this often (ms), with a count. */
+#define DROP_LOG_MS 10000
+/* How many unauthenticated connections, oldest first, are looked at for
+ * one that sent nothing before settling for the oldest.
+ */
+#define EVICT_SCAN 64
 
 struct table_ent {
     const struct proto_handler *table;
@@ -65,6 +84,11 @@ struct conn {
     int dispatching;
     int close_after_write; /* stop taking requests; close once written */
     int writes_pending;
+    int unauth;           /* on the unauthenticated list: no request of it
+                           * carried a valid credential yet */
+    struct conn *un_prev, *un_next; /* that list, while 'unauth' */
+    size_t charged;       /* bytes counted in the server's unauth_bytes */
+    uint64_t accepted;    /* uv_now(), ms */
     uint64_t last_active; /* uv_now(), ms */
     struct sockaddr_storage peer;
     char peer_str[INET6_ADDRSTRLEN + 16];
@@ -98,6 +122,15 @@ struct proto_server {
     uv_timer_t sweep;
     uv_idle_t idler;
     unsigned idle_ms;
+    struct proto_unauth_limits unauth;
+    struct conn *un_head, *un_tail; /* unauthenticated, oldest first */
+    unsigned un_count;
+    size_t unauth_bytes; /* buffered by them beyond the free bytes each */
+    unsigned conn_count;
+    unsigned conn_max;   /* all connections; descriptors kept in reserve */
+    uint64_t last_drop;  /* uv_now() of the last dropped connection */
+    uint64_t drop_logged; /* uv_now() of the last drop message */
+    unsigned long drops; /* dropped since that message */
     int handles_open;
     int destroyed;
     int read_buf_busy;
@@ -151,6 +184,93 @@ static void on_conn_close(uv_handle_t *h)
     conn_decref(h->data);
 }
 
+/* Count a connection the server could not take, and say so in the log at
+ * most once per DROP_LOG_MS.
+ */
+static void note_drop(proto_server_t *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void note_drop(proto_server_t *s, const char *fmt, ...)
+{
+    uint64_t now = uv_now(s->loop);
+    char text[256];
+    va_list ap;
+
+    s->last_drop = now ? now : 1;
+    s->drops++;
+    if (s->drop_logged && now - s->drop_logged < DROP_LOG_MS)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    log_error("proto: %s (%lu connection%s dropped since the last such "
+              "message)",
+              text, s->drops, s->drops == 1 ? "" : "s");
+    s->drops = 0;
+    s->drop_logged = now ? now : 1;
+}
+
+/* Bytes of 'c' charged to the unauthenticated budget if it held
+ * 'buffered' bytes.
+ */
+static size_t unauth_charge(const struct conn *c, size_t buffered)
+{
+    if (!c->unauth || c->closing || buffered <= PROTO_UNAUTH_FREE_BYTES)
+        return 0;
+    return buffered - PROTO_UNAUTH_FREE_BYTES;
+}
+
+/* Bring the server's unauth_bytes up to date with what 'c' holds. */
+static void conn_charge(struct conn *c)
+{
+    size_t now = unauth_charge(c, proto_decoder_buffered(c->dec));
+
+    if (c->s)
+        c->s->unauth_bytes = c->s->unauth_bytes - c->charged + now;
+    c->charged = now;
+}
+
+static void unauth_add(proto_server_t *s, struct conn *c)
+{
+    c->un_prev = s->un_tail;
+    c->un_next = NULL;
+    if (s->un_tail)
+        s->un_tail->un_next = c;
+    else
+        s->un_head = c;
+    s->un_tail = c;
+    s->un_count++;
+    c->unauth = 1;
+}
+
+/* Take 'c' off the unauthenticated list (it authenticated or closes). */
+static void unauth_remove(proto_server_t *s, struct conn *c)
+{
+    if (!c->unauth)
+        return;
+    if (c->un_prev)
+        c->un_prev->un_next = c->un_next;
+    else
+        s->un_head = c->un_next;
+    if (c->un_next)
+        c->un_next->un_prev = c->un_prev;
+    else
+        s->un_tail = c->un_prev;
+    c->un_prev = c->un_next = NULL;
+    s->un_count--;
+    c->unauth = 0;
+}
+
+/* A request of 'c' carried a valid credential: lift the pre-auth limits. */
+static void conn_authenticated(struct conn *c)
+{
+    if (!c->unauth)
+        return;
+    unauth_remove(c->s, c);
+    proto_decoder_set_max(c->dec, PROTO_FRAME_MAX);
+    conn_charge(c);
+}
+
 static void conn_close(struct conn *c)
 {
     proto_server_t *s = c->s;
@@ -159,6 +279,9 @@ static void conn_close(struct conn *c)
         return;
     c->closing = 1;
     if (s) {
+        conn_charge(c); /* closing: nothing charged any more */
+        unauth_remove(s, c);
+        s->conn_count--;
         ready_remove(s, c);
         if (c->prev)
             c->prev->next = c->next;
@@ -307,6 +430,7 @@ static void handle_msg(struct conn *c, json_t *msg)
         conn_send_error(c, errnum, error.text);
         goto done;
     }
+    conn_authenticated(c);
     if (!(h = lookup(s, m.type, &arg))) {
         errprintf(&error, "unknown message type '%s'", m.type);
         log_debug("proto: %s: %s", c->peer_str, error.text);
@@ -388,6 +512,26 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init(s->read_buf, sizeof(s->read_buf));
 }
 
+/* Whether 'c' may buffer 'more' bytes within the unauthenticated budget;
+ * if not, it is answered EAGAIN and closed.
+ */
+static int unauth_budget_allows(struct conn *c, size_t more)
+{
+    proto_server_t *s = c->s;
+    size_t want = unauth_charge(c, proto_decoder_buffered(c->dec) + more);
+
+    if (want <= c->charged
+        || s->unauth_bytes - c->charged + want <= s->unauth.budget)
+        return 1;
+    note_drop(s, "%s: unauthenticated connections hold over %zu bytes; "
+                 "closing this one",
+              c->peer_str, s->unauth.budget);
+    conn_fail(c, EAGAIN,
+              "server busy: too much data from connections that have not "
+              "authenticated yet; try again");
+    return 0;
+}
+
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     struct conn *c = stream->data;
@@ -399,11 +543,14 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         return;
     if (nread > 0) {
         c->last_active = uv_now(s->loop);
+        if (!unauth_budget_allows(c, (size_t)nread))
+            return;
         if (proto_decoder_feed(c->dec, buf->base, (size_t)nread) < 0) {
             conn_fail(c, ENOMEM, "server out of memory");
             return;
         }
         dispatch_loop(c);
+        conn_charge(c);
         return;
     }
     if (nread == UV_EOF) {
@@ -458,25 +605,73 @@ static void peer_format(struct conn *c)
     }
 }
 
-static void on_connection(uv_stream_t *server, int status)
+/* Whether 'c' has sent nothing: no byte read, none waiting in the socket
+ * (a client accepted in the same burst as a flood has its request there).
+ */
+static int conn_silent(const struct conn *c)
 {
-    struct listener *l = server->data;
-    proto_server_t *s = l->s;
+    uv_os_fd_t fd;
+    int waiting = 0;
+
+    if (c->last_active != c->accepted || proto_decoder_buffered(c->dec))
+        return 0;
+    if (uv_fileno((const uv_handle_t *)&c->tcp, &fd) < 0
+        || ioctl(fd, FIONREAD, &waiting) < 0)
+        return 1;
+    return waiting == 0;
+}
+
+/* The unauthenticated connection to close for a new one: the oldest that
+ * sent nothing among the EVICT_SCAN oldest, else the oldest.  NULL if none.
+ */
+static struct conn *unauth_victim(proto_server_t *s)
+{
+    struct conn *c = s->un_head;
+
+    for (int i = 0; c && i < EVICT_SCAN; i++, c = c->un_next)
+        if (conn_silent(c))
+            return c;
+    return s->un_head;
+}
+
+/* Make room for one more unauthenticated connection: close one if the cap
+ * (or the descriptor reserve) is reached.  Returns 1 when there is room, 0
+ * when the new one must be refused (descriptors are short and every
+ * connection is authenticated).
+ */
+static int unauth_admit(proto_server_t *s)
+{
+    struct conn *victim;
+
+    if (s->conn_count < s->conn_max && s->un_count < s->unauth.max_conns)
+        return 1;
+    if (!(victim = unauth_victim(s)))
+        return 0;
+    note_drop(s, "%s: %u connections have not authenticated; closing %s to "
+                 "make room",
+              victim->peer_str, s->un_count,
+              conn_silent(victim) ? "the oldest silent one"
+                                  : "the oldest one");
+    conn_close(victim);
+    return 1;
+}
+
+/* Accept one connection into a new struct conn, linked and counted.
+ * Returns it, or NULL (logged) when accepting failed.
+ */
+static struct conn *conn_accept(proto_server_t *s, uv_stream_t *server)
+{
     struct conn *c;
     int len = sizeof(struct sockaddr_storage);
     int rc;
 
-    if (status < 0) {
-        log_error("proto: accept: %s", uv_strerror(status));
-        return;
-    }
     if (!(c = calloc(1, sizeof(*c))) || !(c->dec = proto_decoder_create())) {
         /* Not accepting leaves the listener paused until the next accept;
          * there is nothing better to do without memory.
          */
         log_error("proto: accept: out of memory");
         free(c);
-        return;
+        return NULL;
     }
     c->refs = 1; /* the handle */
     c->s = s;
@@ -485,22 +680,52 @@ static void on_connection(uv_stream_t *server, int status)
         log_error("proto: accept: %s", uv_strerror(rc));
         proto_decoder_destroy(c->dec);
         free(c);
-        return;
+        return NULL;
     }
     c->next = s->conns;
     if (s->conns)
         s->conns->prev = c;
     s->conns = c;
+    s->conn_count++;
     if ((rc = uv_accept(server, (uv_stream_t *)&c->tcp)) < 0) {
-        log_error("proto: accept: %s", uv_strerror(rc));
+        note_drop(s, "accept: %s", uv_strerror(rc));
         conn_close(c);
-        return;
+        return NULL;
     }
     if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&c->peer, &len) < 0)
         memset(&c->peer, 0, sizeof(c->peer));
     peer_format(c);
+    c->accepted = c->last_active = uv_now(s->loop);
+    return c;
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    struct listener *l = server->data;
+    proto_server_t *s = l->s;
+    struct conn *c;
+    int admitted;
+
+    if (status < 0) {
+        /* libuv has accepted and closed what waited (its EMFILE reserve
+         * descriptor): those clients see the connection drop.
+         */
+        note_drop(s, "cannot accept connections: %s", uv_strerror(status));
+        return;
+    }
+    admitted = unauth_admit(s);
+    if (!(c = conn_accept(s, server)))
+        return;
+    if (!admitted) {
+        note_drop(s, "%s: refused: %u connections open, the most this "
+                     "process's open files limit leaves room for",
+                  c->peer_str, s->conn_count - 1);
+        conn_close(c);
+        return;
+    }
+    unauth_add(s, c);
+    proto_decoder_set_max(c->dec, s->unauth.frame_max);
     uv_tcp_nodelay(&c->tcp, 1);
-    c->last_active = uv_now(s->loop);
     log_debug2("proto: %s: connected", c->peer_str);
     conn_read_start(c);
 }
@@ -526,7 +751,20 @@ static void on_sweep(uv_timer_t *timer)
     proto_server_t *s = timer->data;
     uint64_t now = uv_now(s->loop);
     struct conn *c, *next;
+    unsigned long late = 0;
 
+    /* Oldest first: stop at the first one still within its time. */
+    while (s->unauth.timeout_ms && (c = s->un_head)
+           && now - c->accepted >= s->unauth.timeout_ms) {
+        late++;
+        conn_close(c);
+    }
+    if (late)
+        log_verbose("proto: closed %lu connection%s that sent no "
+                    "authenticated request within %u ms",
+                    late, late == 1 ? "" : "s", s->unauth.timeout_ms);
+    if (s->idle_ms == 0)
+        return;
     for (c = s->conns; c; c = next) {
         next = c->next;
         if (!c->outstanding && !c->closing && !c->close_after_write
@@ -540,13 +778,16 @@ static void on_sweep(uv_timer_t *timer)
 
 static void sweep_restart(proto_server_t *s)
 {
+    unsigned limit = s->idle_ms;
     uint64_t every;
 
+    if (s->unauth.timeout_ms && (!limit || s->unauth.timeout_ms < limit))
+        limit = s->unauth.timeout_ms;
     uv_timer_stop(&s->sweep);
-    if (s->idle_ms == 0 || s->destroyed)
+    if (limit == 0 || s->destroyed)
         return;
     /* Close within about a quarter of the limit after it passes. */
-    every = s->idle_ms / 4;
+    every = limit / 4;
     if (every < 10)
         every = 10;
     if (every > 5000)
@@ -568,6 +809,28 @@ static void on_server_handle_close(uv_handle_t *h)
         }
         free(s);
     }
+}
+
+/* Default limits, sized by the descriptors the process may open. */
+static void limits_from_rlimit(proto_server_t *s)
+{
+    struct rlimit rl;
+    rlim_t n = RLIM_INFINITY;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        n = rl.rlim_cur;
+    s->unauth = (struct proto_unauth_limits){
+        .max_conns = PROTO_UNAUTH_MAX_CONNS,
+        .timeout_ms = PROTO_UNAUTH_TIMEOUT_MS,
+        .frame_max = PROTO_UNAUTH_FRAME_MAX,
+        .budget = PROTO_UNAUTH_BUDGET,
+    };
+    s->conn_max = UINT32_MAX;
+    if (n == RLIM_INFINITY || n >= UINT32_MAX)
+        return;
+    s->conn_max = (unsigned)(n - n / 8);
+    if (n / 4 < s->unauth.max_conns)
+        s->unauth.max_conns = n / 4 ? (unsigned)(n / 4) : 1;
 }
 
 /* --- public ------------------------------------------------------------- */
@@ -594,6 +857,7 @@ proto_server_t *proto_server_create(uv_loop_t *loop, proto_auth_t *auth,
     s->roles_of = roles_of;
     s->roles_arg = roles_arg;
     s->idle_ms = PROTO_SERVER_IDLE_MS;
+    limits_from_rlimit(s);
     /* Neither init can fail for a valid loop (libuv returns 0). */
     uv_timer_init(loop, &s->sweep);
     s->sweep.data = s;
@@ -727,6 +991,36 @@ void proto_server_set_idle_timeout(proto_server_t *s, unsigned ms)
 {
     s->idle_ms = ms;
     sweep_restart(s);
+}
+
+void proto_server_get_unauth_limits(const proto_server_t *s,
+                                    struct proto_unauth_limits *lim)
+{
+    *lim = s->unauth;
+}
+
+int proto_server_set_unauth_limits(proto_server_t *s,
+                                   const struct proto_unauth_limits *lim)
+{
+    if (lim->max_conns == 0 || lim->frame_max == 0
+        || lim->frame_max > PROTO_FRAME_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    s->unauth = *lim;
+    sweep_restart(s);
+    return 0;
+}
+
+void proto_server_set_unauth_timeout(proto_server_t *s, unsigned ms)
+{
+    s->unauth.timeout_ms = ms;
+    sweep_restart(s);
+}
+
+uint64_t proto_server_last_drop(const proto_server_t *s)
+{
+    return s->last_drop;
 }
 
 void proto_server_destroy(proto_server_t *s)

@@ -51,6 +51,48 @@ enum proto_role {
 /* Idle connections are closed after this long (ms) without a request. */
 #define PROTO_SERVER_IDLE_MS 60000
 
+/* Limits on connections that have not yet had a request authenticated
+ * ("unauthenticated"), so that peers without a credential cannot use up the
+ * daemon's file descriptors or memory.  A connection leaves these limits
+ * for good once one of its requests carried a valid credential.
+ *
+ * When max_conns is reached, a new connection makes the server close the
+ * oldest unauthenticated connection that has sent nothing (not a byte read
+ * or waiting), or if none of the oldest few is silent, the oldest: a flood
+ * of idle connections is pushed out by real clients, who send their
+ * request at once, instead of locking them out.  Connections of any kind
+ * are also held to all but an eighth of RLIMIT_NOFILE's soft limit at
+ * proto_server_create, so the daemon keeps descriptors for its files and
+ * calls; past that a new one closes an unauthenticated one the same way,
+ * or is refused if there is none.  Dropped connections are logged, at most
+ * once per 10 s with a count.
+ */
+struct proto_unauth_limits {
+    unsigned max_conns;  /* at most this many at once; >= 1 */
+    unsigned timeout_ms; /* closed this long (ms) after accept if still
+                          * unauthenticated; 0 = never */
+    uint32_t frame_max;  /* largest frame taken before authentication,
+                          * bytes; 1..PROTO_FRAME_MAX */
+    size_t budget;       /* bytes all unauthenticated connections together
+                          * may hold buffered beyond PROTO_UNAUTH_FREE_BYTES
+                          * each; a read over it drops its connection */
+};
+
+/* Defaults.  max_conns is also at most a quarter of RLIMIT_NOFILE's soft
+ * limit at proto_server_create.  frame_max must let sbatch's first frame
+ * through: a 4 MiB script (max_script_size), JSON-escaped, plus the
+ * environment.  timeout_ms is Slurm's MessageTimeout default; the daemons
+ * set their MessageTimeout.
+ */
+#define PROTO_UNAUTH_MAX_CONNS 1024
+#define PROTO_UNAUTH_TIMEOUT_MS 10000
+#define PROTO_UNAUTH_FRAME_MAX (16u * 1024 * 1024)
+#define PROTO_UNAUTH_BUDGET ((size_t)64 * 1024 * 1024)
+/* Bytes of each unauthenticated connection not counted in the budget: a
+ * small request always gets through.
+ */
+#define PROTO_UNAUTH_FREE_BYTES (64u * 1024)
+
 typedef struct proto_server proto_server_t;
 typedef struct proto_req proto_req_t;
 
@@ -121,6 +163,31 @@ uint16_t proto_server_port(const proto_server_t *s);
  * nothing received); default PROTO_SERVER_IDLE_MS.  0 disables the timeout.
  */
 void proto_server_set_idle_timeout(proto_server_t *s, unsigned ms);
+
+/* The limits on unauthenticated connections in force (see above). */
+void proto_server_get_unauth_limits(const proto_server_t *s,
+                                    struct proto_unauth_limits *lim);
+
+/* Replace the limits on unauthenticated connections ('lim' is copied).
+ * Connections already open keep the frame limit they were accepted with;
+ * the rest applies at once.  Returns 0, or -1 with errno EINVAL (max_conns
+ * 0, frame_max 0 or over PROTO_FRAME_MAX; nothing changed).
+ */
+int proto_server_set_unauth_limits(proto_server_t *s,
+                                   const struct proto_unauth_limits *lim);
+
+/* Set only the timeout_ms of the limits above (a daemon's MessageTimeout,
+ * in ms; 0 = never).
+ */
+void proto_server_set_unauth_timeout(proto_server_t *s, unsigned ms);
+
+/* When the server last dropped a connection it could not take: accept()
+ * failed (EMFILE, ENFILE...), or it refused or closed an unauthenticated
+ * one for the limits above (the idle timeouts do not count).  Returns
+ * uv_now() of the loop in ms, or 0 when it never did.  A daemon uses it to
+ * tell a silent peer from one the server could not hear.
+ */
+uint64_t proto_server_last_drop(const proto_server_t *s);
 
 /* Stop listening, close every connection and free the server.  The memory
  * is released in uv_close callbacks, so run the loop afterwards (uv_run)

@@ -12,6 +12,7 @@ The build's commands come first on PATH.  Real Slurm may be installed in
 runs resolve inside the build (or DROVER_TEST_PREFIX) before it trusts them.
 """
 
+import hashlib
 import json
 import os
 import pwd
@@ -552,12 +553,11 @@ class Cluster:
 
     def _munge_cred(self, msg_type, body_text, user=None):
         """A credential bound to (type, body) as src/proto/auth.c binds it:
-        payload "drv1:" + FNV-1a 64 of type, NUL, compact sorted body."""
-        h = 0xcbf29ce484222325
-        for byte in msg_type.encode() + b"\0" + body_text.encode():
-            h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+        payload "drv2:" + SHA-256 (hex) of type, NUL, compact sorted body."""
+        digest = hashlib.sha256(msg_type.encode() + b"\0"
+                                + body_text.encode()).hexdigest()
         sock = self.dir / "munge" / "munge.socket.2"
-        cmd = ["munge", "-S", str(sock), "-s", f"drv1:{h:016x}"]
+        cmd = ["munge", "-S", str(sock), "-s", f"drv2:{digest}"]
         if user is not None:
             cmd = ["runuser", "-u", user, "--", *cmd]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)

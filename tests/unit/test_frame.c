@@ -189,6 +189,67 @@ static void decoder_rejects_payloads_that_are_not_objects(void **state)
     }
 }
 
+static void decoder_limit_can_be_lowered_and_raised(void **state)
+{
+    proto_decoder_t *d = proto_decoder_create();
+    drv_error_t error = { { 0 } };
+    char buf[64];
+    size_t n = raw_frame(buf, 7, "{\"a\":1}");
+    json_t *msg;
+
+    (void)state;
+    assert_int_equal(proto_decoder_set_max(d, 0), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(proto_decoder_set_max(d, PROTO_FRAME_MAX + 1), -1);
+    assert_int_equal(errno, EINVAL);
+    /* 7 bytes fit a limit of 7; the next header, over 4, does not */
+    assert_int_equal(proto_decoder_set_max(d, 7), 0);
+    assert_int_equal(proto_decoder_feed(d, buf, n), 0);
+    assert_non_null(msg = proto_decoder_next(d, NULL));
+    json_decref(msg);
+    assert_int_equal(proto_decoder_set_max(d, 4), 0);
+    assert_int_equal(proto_decoder_feed(d, buf, 4), 0); /* header only */
+    errno = 0;
+    assert_null(proto_decoder_next(d, &error));
+    assert_int_equal(errno, EPROTO);
+    assert_string_equal(error.text, "frame length 7 exceeds the 4 byte limit");
+    proto_decoder_destroy(d);
+
+    /* raised again (after authentication), a large frame goes through */
+    d = proto_decoder_create();
+    assert_int_equal(proto_decoder_set_max(d, 4), 0);
+    assert_int_equal(proto_decoder_set_max(d, PROTO_FRAME_MAX), 0);
+    assert_int_equal(proto_decoder_feed(d, buf, n), 0);
+    assert_non_null(msg = proto_decoder_next(d, NULL));
+    json_decref(msg);
+    proto_decoder_destroy(d);
+}
+
+static void decoder_refuses_a_non_object_at_its_first_byte(void **state)
+{
+    proto_decoder_t *d = proto_decoder_create();
+    drv_error_t error = { { 0 } };
+    char buf[64];
+    /* announces 60 MiB, sends one byte of garbage */
+    size_t n = raw_frame(buf, 60u * 1024 * 1024, "x");
+
+    (void)state;
+    assert_int_equal(proto_decoder_feed(d, buf, n), 0);
+    errno = 0;
+    assert_null(proto_decoder_next(d, &error));
+    assert_int_equal(errno, EPROTO);
+    assert_string_equal(error.text, "frame is not a JSON object");
+    proto_decoder_destroy(d);
+
+    /* leading JSON whitespace is still an object's possible start */
+    d = proto_decoder_create();
+    n = raw_frame(buf, 60u * 1024 * 1024, " \n{");
+    assert_int_equal(proto_decoder_feed(d, buf, n), 0);
+    assert_null(proto_decoder_next(d, NULL));
+    assert_int_equal(errno, EAGAIN);
+    proto_decoder_destroy(d);
+}
+
 static void decoder_rejects_empty_frame(void **state)
 {
     proto_decoder_t *d = proto_decoder_create();
@@ -355,6 +416,8 @@ int main(void)
         cmocka_unit_test(decoder_rejects_length_over_the_limit_at_once),
         cmocka_unit_test(decoder_accepts_length_at_the_limit_header),
         cmocka_unit_test(decoder_rejects_payloads_that_are_not_objects),
+        cmocka_unit_test(decoder_limit_can_be_lowered_and_raised),
+        cmocka_unit_test(decoder_refuses_a_non_object_at_its_first_byte),
         cmocka_unit_test(decoder_rejects_empty_frame),
         cmocka_unit_test(decoder_reports_truncated_frame_as_buffered_bytes),
         cmocka_unit_test(decoder_handles_a_large_frame_in_chunks),

@@ -34,6 +34,7 @@
 
 #include <cmocka.h>
 #include <jansson.h>
+#include <munge.h>
 #include <uv.h>
 
 #include "common/error.h"
@@ -1347,24 +1348,315 @@ static void register_refuses_a_type_twice(void **state)
     assert_int_equal(errno, ENOENT);
 }
 
+/* --- limits before authentication ---------------------------------------- */
+
+static void set_unauth(struct fx *fx, unsigned max_conns, unsigned timeout_ms,
+                       uint32_t frame_max, size_t budget)
+{
+    struct proto_unauth_limits lim = { .max_conns = max_conns,
+                                       .timeout_ms = timeout_ms,
+                                       .frame_max = frame_max,
+                                       .budget = budget };
+
+    assert_int_equal(proto_server_set_unauth_limits(fx->server, &lim), 0);
+}
+
+static void unauth_limits_have_defaults_and_are_checked(void **state)
+{
+    struct fx *fx = *state;
+    struct proto_unauth_limits lim;
+
+    proto_server_get_unauth_limits(fx->server, &lim);
+    assert_true(lim.max_conns >= 1
+                && lim.max_conns <= PROTO_UNAUTH_MAX_CONNS);
+    assert_int_equal(lim.timeout_ms, PROTO_UNAUTH_TIMEOUT_MS);
+    assert_int_equal(lim.frame_max, PROTO_UNAUTH_FRAME_MAX);
+    assert_int_equal(lim.budget, PROTO_UNAUTH_BUDGET);
+    lim.frame_max = PROTO_FRAME_MAX + 1;
+    errno = 0;
+    assert_int_equal(proto_server_set_unauth_limits(fx->server, &lim), -1);
+    assert_int_equal(errno, EINVAL);
+    lim.frame_max = 100;
+    lim.max_conns = 0;
+    assert_int_equal(proto_server_set_unauth_limits(fx->server, &lim), -1);
+    assert_int_equal(proto_server_last_drop(fx->server), 0);
+}
+
+/* Without a request it is closed after the unauthenticated timeout, long
+ * before the idle timeout.
+ */
+static void unauthenticated_connection_is_closed_after_timeout(void **state)
+{
+    struct fx *fx = *state;
+    struct raw_job j = { .port = fx->port, .want = 0 };
+
+    proto_server_set_unauth_timeout(fx->server, 100);
+    run_in_thread(fx, raw_fn, &j);
+    assert_int_equal(j.err, 0);
+    assert_true(j.eof); /* before the 5 s receive timeout */
+    /* a timeout is not a drop */
+    assert_int_equal(proto_server_last_drop(fx->server), 0);
+}
+
+/* A connection whose first request authenticated keeps its slot: a pause
+ * longer than the unauthenticated timeout does not close it.
+ */
+struct pause_job {
+    uint16_t port;
+    int rc[2];
+    json_t *resp[2];
+};
+
+static void pause_fn(void *arg)
+{
+    struct pause_job *p = arg;
+    proto_auth_t *auth = proto_auth_create(munge_sock, NULL);
+    proto_client_t *c = proto_client_connect("127.0.0.1", p->port, 5000,
+                                             NULL);
+    char big[4096];
+
+    memset(big, 'k', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    p->rc[0] = proto_client_call(c, auth, "echo", NULL, &p->resp[0], NULL);
+    usleep(400 * 1000);
+    /* larger than the first-frame limit: allowed once authenticated */
+    p->rc[1] = proto_client_call(c, auth, "echo",
+                                 json_pack("{s:s}", "d", big), &p->resp[1],
+                                 NULL);
+    proto_client_destroy(c);
+    proto_auth_destroy(auth);
+}
+
+static void authenticated_connection_leaves_the_limits(void **state)
+{
+    struct fx *fx = *state;
+    struct pause_job p = { .port = fx->port, .rc = { -9, -9 } };
+
+    set_unauth(fx, 4, 100, 1024, PROTO_UNAUTH_BUDGET);
+    run_in_thread(fx, pause_fn, &p);
+    assert_int_equal(p.rc[0], 0);
+    assert_int_equal(p.rc[1], 0);
+    assert_string_equal(
+        json_string_value(json_object_get(p.resp[0], "peer")),
+        json_string_value(json_object_get(p.resp[1], "peer")));
+    json_decref(p.resp[0]);
+    json_decref(p.resp[1]);
+}
+
+/* A first frame announcing more than the limit is refused at its header,
+ * without waiting for (or buffering) its payload.
+ */
+static void first_frame_over_the_limit_is_refused_at_once(void **state)
+{
+    struct fx *fx = *state;
+    /* 1 MiB announced; only 5 bytes follow */
+    struct raw_job j = { .port = fx->port, .data = "\0\x10\0\0{\"v\":",
+                         .len = 9, .want = 1 };
+    const char *errstr;
+
+    set_unauth(fx, 4, 10000, 1024, PROTO_UNAUTH_BUDGET);
+    run_in_thread(fx, raw_fn, &j);
+    assert_int_equal(j.got, 1);
+    assert_int_equal(resp_errnum(j.resp[0], &errstr),
+                     EDRV_PROTOCOL_MALFORMED);
+    assert_non_null(strstr(errstr, "exceeds the 1024 byte limit"));
+    assert_true(j.eof);
+    raw_clear(&j);
+}
+
+/* Bytes buffered by unauthenticated connections beyond the free bytes of
+ * each are bounded: the connection going over is answered EAGAIN and
+ * closed, and the server notes the drop.
+ */
+static void unauthenticated_bytes_are_bounded(void **state)
+{
+    struct fx *fx = *state;
+    size_t n = PROTO_UNAUTH_FREE_BYTES + 8192;
+    char *data = malloc(n);
+    struct raw_job j = { .port = fx->port, .want = 1 };
+    const char *errstr;
+
+    /* announces n - 4 bytes: within the frame limit, over the budget */
+    data[0] = 0;
+    data[1] = (char)((n - 4) >> 16);
+    data[2] = (char)((n - 4) >> 8);
+    data[3] = (char)(n - 4);
+    memset(data + 4, ' ', n - 4);
+    data[4] = '{';
+    j.data = data;
+    j.len = n - 1; /* one byte short: the frame never completes */
+    set_unauth(fx, 4, 10000, 1024 * 1024, 4096);
+    run_in_thread(fx, raw_fn, &j);
+    assert_int_equal(j.got, 1);
+    assert_int_equal(resp_errnum(j.resp[0], &errstr), EAGAIN);
+    assert_non_null(strstr(errstr, "not authenticated"));
+    assert_true(j.eof);
+    assert_true(proto_server_last_drop(fx->server) != 0);
+    raw_clear(&j);
+    free(data);
+}
+
+/* Whether the server closed 'fd' (EOF or reset) within 'ms'. */
+static int peer_closed(int fd, int ms)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    char b;
+
+    if (poll(&p, 1, ms) <= 0)
+        return 0;
+    return recv(fd, &b, 1, MSG_DONTWAIT) <= 0;
+}
+
+static int raw_connect(uint16_t port)
+{
+    struct sockaddr_in sin = { .sin_family = AF_INET,
+                               .sin_port = htons(port) };
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Cap of 2: a new connection closes the oldest silent unauthenticated one,
+ * never one that sent something while a silent one is there, and a real
+ * client always gets in.
+ */
+struct cap_job {
+    uint16_t port;
+    int a_evicted;      /* A (silent, oldest) closed for C */
+    int b_kept, c_kept; /* B (sent a byte) and C open then */
+    int d_rc;           /* D, a real client, was served */
+    int c_evicted;      /* C (silent) closed for D, not B */
+    int b_kept_later;
+};
+
+static void cap_fn(void *arg)
+{
+    struct cap_job *p = arg;
+    proto_auth_t *auth = proto_auth_create(munge_sock, NULL);
+    json_t *resp = NULL;
+    int a, b, c;
+
+    a = raw_connect(p->port);
+    usleep(50 * 1000);
+    b = raw_connect(p->port);
+    send(b, "\0", 1, MSG_NOSIGNAL); /* the start of a length header */
+    usleep(50 * 1000);
+    c = raw_connect(p->port);
+    p->a_evicted = peer_closed(a, 2000);
+    p->b_kept = !peer_closed(b, 100);
+    p->c_kept = !peer_closed(c, 100);
+    p->d_rc = proto_call_sync("127.0.0.1", p->port, auth, "echo", NULL,
+                              &resp, 5000, NULL);
+    p->c_evicted = peer_closed(c, 2000);
+    p->b_kept_later = !peer_closed(b, 100);
+    json_decref(resp);
+    close(a);
+    close(b);
+    close(c);
+    proto_auth_destroy(auth);
+}
+
+static void unauthenticated_cap_evicts_the_oldest_silent_connection(
+    void **state)
+{
+    struct fx *fx = *state;
+    struct cap_job p = { .port = fx->port, .d_rc = -9 };
+
+    set_unauth(fx, 2, 20000, PROTO_UNAUTH_FRAME_MAX, PROTO_UNAUTH_BUDGET);
+    run_in_thread(fx, cap_fn, &p);
+    assert_true(p.a_evicted);
+    assert_true(p.b_kept);
+    assert_true(p.c_kept);
+    assert_int_equal(p.d_rc, 0);
+    assert_true(p.c_evicted);
+    assert_true(p.b_kept_later);
+    assert_true(proto_server_last_drop(fx->server) != 0);
+}
+
 static void auth_digest_binds_type_and_body(void **state)
 {
     json_t *a = json_pack("{s:i s:i}", "x", 1, "y", 2);
     json_t *b = json_pack("{s:i s:i}", "y", 2, "x", 1); /* same, reordered */
     json_t *c = json_pack("{s:i s:i}", "x", 1, "y", 3);
-    uint64_t da, db, dc, dt;
+    unsigned char da[PROTO_AUTH_DIGEST_LEN], db[PROTO_AUTH_DIGEST_LEN];
+    unsigned char dc[PROTO_AUTH_DIGEST_LEN], dt[PROTO_AUTH_DIGEST_LEN];
 
     (void)state;
-    assert_int_equal(proto_auth_digest("t", a, &da), 0);
-    assert_int_equal(proto_auth_digest("t", b, &db), 0);
-    assert_int_equal(proto_auth_digest("t", c, &dc), 0);
-    assert_int_equal(proto_auth_digest("u", a, &dt), 0);
-    assert_true(da == db);
-    assert_true(da != dc);
-    assert_true(da != dt);
+    assert_int_equal(proto_auth_digest("t", a, da), 0);
+    assert_int_equal(proto_auth_digest("t", b, db), 0);
+    assert_int_equal(proto_auth_digest("t", c, dc), 0);
+    assert_int_equal(proto_auth_digest("u", a, dt), 0);
+    assert_memory_equal(da, db, sizeof(da));
+    assert_memory_not_equal(da, dc, sizeof(da));
+    assert_memory_not_equal(da, dt, sizeof(da));
     json_decref(a);
     json_decref(b);
     json_decref(c);
+}
+
+/* Hex of a digest, for comparing with a written-down vector. */
+static void digest_hex(const unsigned char *d, char out[65])
+{
+    for (size_t i = 0; i < PROTO_AUTH_DIGEST_LEN; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+/* The digest is plain SHA-256 of "type\0" + compact sorted body, as
+ * docs/protocol.md says (vectors from Python: hashlib.sha256(
+ * b'ping\0{}') and hashlib.sha256(b't\0{"x":1,"y":2}')).
+ */
+static void auth_digest_is_sha256_of_type_nul_body(void **state)
+{
+    json_t *body = json_pack("{s:i s:i}", "y", 2, "x", 1);
+    unsigned char d[PROTO_AUTH_DIGEST_LEN];
+    char hex[65];
+
+    (void)state;
+    assert_int_equal(proto_auth_digest("ping", NULL, d), 0);
+    digest_hex(d, hex);
+    assert_string_equal(hex, "2c831df594c5af4eaa2c5cf87cf0045b"
+                             "0e2b9c33357617f8b0723254c3479fe7");
+    assert_int_equal(proto_auth_digest("t", body, d), 0);
+    digest_hex(d, hex);
+    assert_string_equal(hex, "dccc898cf182a1ccdc4947cf731ec679"
+                             "cb3d36535d9d0ce68e6d618637a1cf7b");
+    errno = 0;
+    assert_int_equal(proto_auth_digest(NULL, body, d), -1);
+    assert_int_equal(errno, EINVAL);
+    json_decref(body);
+}
+
+/* A credential whose payload is the retired FNV-1a "drv1:" digest (or
+ * anything but "drv2:") is refused, even for the right message.
+ */
+static void auth_refuses_old_payload_version(void **state)
+{
+    char *cred = NULL;
+    drv_error_t error = { { 0 } };
+    munge_ctx_t ctx = munge_ctx_create();
+    proto_auth_t *auth = proto_auth_create(munge_sock, NULL);
+    const char *old = "drv1:0123456789abcdef";
+
+    (void)state;
+    assert_non_null(ctx);
+    assert_int_equal(munge_ctx_set(ctx, MUNGE_OPT_SOCKET, munge_sock),
+                     EMUNGE_SUCCESS);
+    assert_int_equal(munge_encode(&cred, ctx, old, (int)strlen(old)),
+                     EMUNGE_SUCCESS);
+    errno = 0;
+    assert_int_equal(proto_auth_decode(auth, cred, "ping", NULL, NULL, NULL,
+                                       &error),
+                     -1);
+    assert_int_equal(errno, EDRV_PROTOCOL_AUTH);
+    assert_non_null(strstr(error.text, "drv2"));
+    free(cred);
+    munge_ctx_destroy(ctx);
+    proto_auth_destroy(auth);
 }
 
 static void auth_errors_name_munge_reason(void **state)
@@ -1428,8 +1720,16 @@ int main(void)
         T(client_that_does_not_read_is_throttled),
         T(listen_on_a_taken_port_fails),
         T(register_refuses_a_type_twice),
+        T(unauth_limits_have_defaults_and_are_checked),
+        T(unauthenticated_connection_is_closed_after_timeout),
+        T(authenticated_connection_leaves_the_limits),
+        T(first_frame_over_the_limit_is_refused_at_once),
+        T(unauthenticated_bytes_are_bounded),
+        T(unauthenticated_cap_evicts_the_oldest_silent_connection),
 #undef T
         cmocka_unit_test(auth_digest_binds_type_and_body),
+        cmocka_unit_test(auth_digest_is_sha256_of_type_nul_body),
+        cmocka_unit_test(auth_refuses_old_payload_version),
         cmocka_unit_test(auth_errors_name_munge_reason),
     };
     int rc;
