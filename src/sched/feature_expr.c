@@ -19,6 +19,7 @@ struct walk {
     int (*fn)(const char *name, void *arg);
     void *arg;
     int fn_rc;
+    unsigned depth; /* parentheses open at the cursor */
     bool bad;
 };
 
@@ -52,12 +53,17 @@ static bool parse_atom(struct walk *w)
     bool v;
 
     if (*w->p == '(') {
+        if (++w->depth > FEATURE_EXPR_DEPTH_MAX) { /* bounds the recursion */
+            w->bad = true;
+            return false;
+        }
         w->p++;
         v = parse_or(w);
         if (*w->p != ')')
             w->bad = true;
         else
             w->p++;
+        w->depth--;
         return v;
     }
     while (name_char(w->p[n]))
@@ -109,6 +115,11 @@ int feature_expr_check(const char *expr, drv_error_t *error)
 {
     struct walk w = { .s = expr, .p = expr };
 
+    if (expr && strlen(expr) > FEATURE_EXPR_LEN_MAX) {
+        errno = EINVAL;
+        return errprintf(error, "feature expression longer than %d bytes",
+                         FEATURE_EXPR_LEN_MAX);
+    }
     if (expr && *expr)
         walk_run(&w);
     if (!expr || !*expr || w.bad) {

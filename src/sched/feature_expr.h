@@ -18,8 +18,19 @@
 /* Maximum length of one feature name. */
 #define FEATURE_EXPR_NAME_MAX 64
 
-/* Check the syntax of constraint expression 'expr'.  Returns 0, or -1 with
- * errno=EINVAL and the column in 'error' (may be NULL).
+/* Maximum length of a whole expression, in bytes (Slurm's limit for
+ * --constraint). */
+#define FEATURE_EXPR_LEN_MAX 1024
+
+/* Deepest nesting of parentheses.  Deeper expressions are malformed for
+ * every function below (the parser recurses once per level, so this bounds
+ * its stack use whatever the expression's source). */
+#define FEATURE_EXPR_DEPTH_MAX 32
+
+/* Check the syntax of constraint expression 'expr': at most
+ * FEATURE_EXPR_LEN_MAX bytes and FEATURE_EXPR_DEPTH_MAX nested parentheses.
+ * Returns 0, or -1 with errno=EINVAL and the column (or the length) in
+ * 'error' (may be NULL).
  */
 int feature_expr_check(const char *expr, drv_error_t *error);
 

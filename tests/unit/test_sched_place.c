@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "sched/feature_expr.h"
@@ -55,6 +57,59 @@ static void features_check_rejects_bad_syntax(void **state)
     assert_int_equal(feature_expr_check("a b", NULL), -1);
     assert_int_equal(feature_expr_check("", NULL), -1);
     assert_false(feature_expr_match("a100&", "a100"));
+}
+
+static int collect_none(const char *name, void *arg)
+{
+    (void)name;
+    (void)arg;
+    return 0;
+}
+
+/* "(((...a...)))" with 'depth' parentheses; caller frees. */
+static char *nested(size_t depth)
+{
+    char *s = malloc(2 * depth + 2);
+
+    memset(s, '(', depth);
+    s[depth] = 'a';
+    memset(s + depth + 1, ')', depth);
+    s[2 * depth + 1] = '\0';
+    return s;
+}
+
+/* A hostile expression (60,000 '(' once overflowed the parser's stack)
+ * is refused by every entry point, never recursed into. */
+static void features_depth_and_length_are_bounded(void **state)
+{
+    (void)state;
+    drv_error_t error = { 0 };
+    char *ok = nested(FEATURE_EXPR_DEPTH_MAX);
+    char *deep = nested(FEATURE_EXPR_DEPTH_MAX + 1);
+    char *huge = malloc(60001), *len = malloc(FEATURE_EXPR_LEN_MAX + 2);
+
+    assert_int_equal(feature_expr_check(ok, NULL), 0);
+    assert_true(feature_expr_match(ok, "a"));
+    assert_int_equal(feature_expr_check(deep, &error), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_false(feature_expr_match(deep, "a"));
+    memset(huge, '(', 60000);
+    huge[60000] = '\0';
+    assert_int_equal(feature_expr_check(huge, &error), -1);
+    assert_false(feature_expr_match(huge, "a"));
+    assert_int_equal(feature_expr_each(huge, collect_none, NULL), 0);
+    for (size_t i = 0; i < FEATURE_EXPR_LEN_MAX; i++) /* "a|a|...|aa" */
+        len[i] = i % 2 && i < FEATURE_EXPR_LEN_MAX - 1 ? '|' : 'a';
+    len[FEATURE_EXPR_LEN_MAX] = '\0';
+    assert_int_equal(feature_expr_check(len, NULL), 0);
+    len[FEATURE_EXPR_LEN_MAX] = 'a';
+    len[FEATURE_EXPR_LEN_MAX + 1] = '\0';
+    assert_int_equal(feature_expr_check(len, &error), -1);
+    assert_non_null(strstr(error.text, "longer than"));
+    free(ok);
+    free(deep);
+    free(huge);
+    free(len);
 }
 
 static int collect(const char *name, void *arg)
@@ -167,6 +222,7 @@ int main(void)
         cmocka_unit_test(features_match_and_or_parens),
         cmocka_unit_test(features_check_rejects_bad_syntax),
         cmocka_unit_test(features_each_names_every_feature),
+        cmocka_unit_test(features_depth_and_length_are_bounded),
         cmocka_unit_test(select_constraint_picks_matching_nodes),
         cmocka_unit_test(select_required_nodes_are_all_taken),
         cmocka_unit_test(select_required_node_outside_partition_is_never),
