@@ -77,7 +77,8 @@ typedef struct {
 #define DRV_LOCAL_ERRORS(X)                                                    \
     X(PROTOCOL_MALFORMED, 20000, "Protocol message malformed")                 \
     X(JOURNAL_WRITE, 20001, "Unable to save job state, try again")             \
-    X(ACCT_STORAGE, 20010, "Accounting database error")
+    X(ACCT_STORAGE, 20010, "Accounting database error")                        \
+    X(CONTROL_CHARACTER, 20020, "Job parameter holds a control character (newline, tab, escape)")
 
 enum drv_errnum {
 #define X(name, num, msg) EDRV_##name = num,

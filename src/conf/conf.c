@@ -32,6 +32,7 @@ enum key_type {
     KEY_AUTHINFO,  /* char *, socket= of "socket=PATH,ttl=60" */
     KEY_IGNORE,    /* a Slurm keyword we accept and do not use */
     KEY_ENFORCE,   /* uint32_t enum conf_enforce, "associations,limits" */
+    KEY_SCHED_PARAMS, /* uint32_t max_script_size of SchedulerParameters */
 };
 
 struct conf_key {
@@ -85,6 +86,7 @@ static const struct conf_key conf_keys[] = {
     { "SchedulerType",     KEY_STRING,    FIELD(scheduler_type),     "sched/backfill", 0 },
     { "ProctrackType",     KEY_STRING,    FIELD(proctrack_type),     "proctrack/cgroup", 0 },
     { "TaskPlugin",        KEY_STRING,    FIELD(task_plugin),        "task/none", 0 },
+    { "SchedulerParameters", KEY_SCHED_PARAMS, FIELD(max_script_size), "", 0 },
     /* Accepted silently: plugins, accounting and policies Drover does not
      * have (yet), and keywords of older Slurm releases.
      */
@@ -155,7 +157,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("RequeueExitHold"), IGNORED("ResumeFailProgram"),
     IGNORED("ResumeProgram"), IGNORED("ResumeRate"), IGNORED("ResumeTimeout"),
     IGNORED("ResvEpilog"), IGNORED("ResvOverRun"), IGNORED("ResvProlog"),
-    IGNORED("SallocDefaultCommand"), IGNORED("SchedulerParameters"),
+    IGNORED("SallocDefaultCommand"),
     IGNORED("SchedulerPort"), IGNORED("SchedulerTimeSlice"),
     IGNORED("ScronParameters"), IGNORED("SelectTypeParameters"),
     IGNORED("SlurmctldAddr"), IGNORED("SlurmctldParameters"),
@@ -355,6 +357,33 @@ char *conf_enforce_string(uint32_t flags, char *buf, size_t size)
     return buf;
 }
 
+/* SchedulerParameters=opt,opt=value,...: Drover reads max_script_size=
+ * (bytes, Slurm's default and ceiling); Slurm's other options are
+ * accepted and ignored. */
+static const char *set_sched_params(uint32_t *max_script_size,
+                                    const char *value)
+{
+    static const char key[] = "max_script_size=";
+    uint32_t v = CONF_MAX_SCRIPT_SIZE_DEFAULT;
+
+    while (*value) {
+        size_t n = strcspn(value, ",");
+        if (n > sizeof(key) - 1 && !strncasecmp(value, key, sizeof(key) - 1)) {
+            char num[16] = "";
+            if (n - (sizeof(key) - 1) >= sizeof(num))
+                return "max_script_size: not a number";
+            memcpy(num, value + sizeof(key) - 1, n - (sizeof(key) - 1));
+            if (conf__parse_u32(num, &v) < 0)
+                return "max_script_size: not a number";
+            if (v > CONF_MAX_SCRIPT_SIZE_MAX)
+                return "max_script_size: over 512 MB";
+        }
+        value += n + (value[n] == ',');
+    }
+    *max_script_size = v;
+    return NULL;
+}
+
 static const char *set_number(struct slurm_conf *conf,
                               const struct conf_key *k, const char *value)
 {
@@ -400,6 +429,8 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
         return NULL;
     case KEY_ENFORCE:
         return set_enforce((uint32_t *)field, value);
+    case KEY_SCHED_PARAMS:
+        return set_sched_params((uint32_t *)field, value);
     default:
         return set_number(conf, k, value);
     }

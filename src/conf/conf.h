@@ -30,6 +30,12 @@
 
 struct conf_index; /* private to src/conf */
 
+/* SchedulerParameters=max_script_size=: largest batch script the
+ * controller takes, in bytes.  Slurm's default (4 MB) and ceiling (512 MB).
+ */
+#define CONF_MAX_SCRIPT_SIZE_DEFAULT (4u * 1024 * 1024)
+#define CONF_MAX_SCRIPT_SIZE_MAX (512u * 1024 * 1024)
+
 /* One GPU (or other GRES) device of a node, from gres.conf File= lines or,
  * failing those, from the node's Gres= count. */
 struct conf_gres_dev {
@@ -162,6 +168,8 @@ struct slurm_conf {
     char *scheduler_type;     /* SchedulerType=, "sched/backfill" */
     char *proctrack_type;     /* ProctrackType=, "proctrack/cgroup" */
     char *task_plugin;        /* TaskPlugin=, "task/none" */
+    uint32_t max_script_size; /* SchedulerParameters=max_script_size=,
+                               * bytes, CONF_MAX_SCRIPT_SIZE_DEFAULT */
     struct conf_cgroup cgroup;/* cgroup.conf beside slurm.conf */
     struct conf_node *nodes;
     size_t node_count;

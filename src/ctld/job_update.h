@@ -18,6 +18,8 @@
 /* The checked values of one request; strings are borrowed from its body. */
 struct job_update {
     bool any;                            /* some field below was given */
+    bool has_time_limit;                 /* "time_limit_s" */
+    int64_t time_limit_s;                /* TIME_INFINITE: no limit */
     const struct ctld_partition *part;   /* "partition"; NULL: unchanged */
     uint32_t min_nodes, max_nodes;       /* "nodes_min"/"nodes_max"; 0: no */
     bool has_begin;                      /* "begin_time" (epoch seconds) */
@@ -25,6 +27,15 @@ struct job_update {
     const char *name;                    /* "name"; NULL: unchanged */
     const char *features;                /* "features"; "" clears; NULL no */
 };
+
+/* The JSON type and bounds of every key of job_update body 'body', before
+ * anything reads them (as submit_check_body()): a wrong type is
+ * EDRV_PROTOCOL_MALFORMED, a time limit under -1 (TIME_INFINITE) or over
+ * REQ_TIME_MAX_S EDRV_INVALID_TIME_LIMIT, a control character in Name=
+ * EDRV_CONTROL_CHARACTER.  Returns 0, or -1 with errno set and 'error'
+ * (may be NULL) naming the key.
+ */
+int job_update_check_body(json_t *body, drv_error_t *error);
 
 /* Check the fields of job_update body 'body' for 'job', as Slurm's
  * update_job: all but Name= need a pending job (EDRV_JOB_NOT_PENDING);
@@ -39,7 +50,9 @@ int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
 
 /* Apply what job_update_check() accepted to 'job' (not journaled):
  * partition and node count re-evaluate the partition-limit reasons,
- * StartTime sets the eligible time (BeginTime while in the future).
+ * StartTime sets the eligible time (BeginTime while in the future), and
+ * TimeLimit of a pending job re-evaluates PartitionTimeLimit (no limit is
+ * over every finite MaxTime).
  */
 void job_update_apply(struct ctld *ctld, struct job *job,
                       const struct job_update *u);

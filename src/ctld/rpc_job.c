@@ -270,6 +270,8 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     drv_error_t error = {0};
     time_t now = ctld_now(ctld);
 
+    if (submit_check_body(ctld, body, &error) < 0)
+        goto error;
     if (job_apply_json(job, fields, node_table_index_cb, ctld->nodes, &error) < 0) {
         errno = EDRV_PROTOCOL_MALFORMED;
         goto error;
@@ -496,20 +498,24 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
 
 /* TimeLimit: as Slurm, a user may change a pending job's limit and lower
  * a running one's; raising a running job's limit takes an operator.
- * Returns 0 or an error number; changes nothing on error.
+ * Returns 0 or EDRV_ACCESS_DENIED.
  */
-static int update_time_limit(struct job *job, json_t *v, bool privileged)
+static int update_time_limit(const struct job *job, int64_t limit,
+                             bool privileged)
 {
-    json_int_t limit = json_integer_value(v);
-
-    if (!json_is_integer(v))
-        return EDRV_NOT_SUPPORTED;
     if (job->state == JOB_RUNNING && !privileged
         && (limit == TIME_INFINITE
             || (job->time_limit_s != TIME_INFINITE
                 && limit > job->time_limit_s)))
         return EDRV_ACCESS_DENIED;
     return 0;
+}
+
+static void respond_error(proto_req_t *req, const drv_error_t *error)
+{
+    if (proto_respond_error(req, errno, error->text[0] ? error->text : NULL)
+        < 0)
+        log_err("job_update: responding");
 }
 
 /* scontrol update JobId= with TimeLimit=, Dependency= ("" clears it) and
@@ -519,7 +525,6 @@ static void rpc_job_update(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *body = proto_req_body(req);
-    json_t *limit = json_object_get(body, "time_limit_s");
     json_t *dep = json_object_get(body, "dependency");
     int errnum = 0;
     struct job *job;
@@ -528,30 +533,26 @@ static void rpc_job_update(proto_req_t *req, void *arg)
     drv_error_t error = {{0}};
     struct job_update u;
 
+    if (job_update_check_body(body, &error) < 0)
+        return respond_error(req, &error);
     if (array_update_rpc(ctld, req))
         return;
     if (!(job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum)))
         return respond_errnum(req, errnum, "job_update");
     if (job_state_is_final(job->state))
         return respond_errnum(req, EDRV_ALREADY_DONE, "job_update");
-    if (limit && (errnum = update_time_limit(job, limit, privileged)))
+    if (job_update_check(ctld, job, body, &u, &error) < 0)
+        return respond_error(req, &error);
+    if (u.has_time_limit
+        && (errnum = update_time_limit(job, u.time_limit_s, privileged)))
         return respond_errnum(req, errnum, "job_update");
-    if (job_update_check(ctld, job, body, &u, &error) < 0
-        || (dep && depend_update(ctld, job, json_string_value(dep), &error)
-                       < 0)) {
-        if (proto_respond_error(req, errno, error.text[0] ? error.text : NULL)
-            < 0)
-            log_err("job_update: responding");
-        return;
-    }
-    if (!limit && !dep && !u.any)
+    if (dep && depend_update(ctld, job, json_string_value(dep), &error) < 0)
+        return respond_error(req, &error);
+    if (!dep && !u.any)
         return respond_errnum(req, EDRV_NOT_SUPPORTED, "job_update");
     job_update_apply(ctld, job, &u);
-    if (limit) {
-        job->time_limit_s = json_integer_value(limit);
-        if (job->state == JOB_RUNNING)
-            ctld_job_set_node_limit(ctld, job);
-    }
+    if (u.has_time_limit && job->state == JOB_RUNNING)
+        ctld_job_set_node_limit(ctld, job);
     ctld_journal_job(ctld, job, false);
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);

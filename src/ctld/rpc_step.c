@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/req_field.h"
 #include "ctld/step.h"
 #include "ctld/step_layout.h"
 #include "ctld/step_res.h"
@@ -456,37 +457,76 @@ static bool io_key_ok(json_t *key)
     return true;
 }
 
-static bool body_ok(json_t *body)
-{
-    json_t *argv = json_object_get(body, "argv");
+/* Every key of a step_create body, with its type and bounds
+ * (req_field.h); argv, env, cwd, io_port and io_key are required
+ * (body_has). */
+static const struct req_field step_body[] = {
+    {"job_id", REQ_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0},
+    {"ntasks", REQ_INT, 0, 65536, EDRV_INVALID_NODE_COUNT, 0},
+    {"nodes", REQ_INT, 0, 65536, EDRV_INVALID_NODE_COUNT, 0},
+    {"cpus_per_task", REQ_INT, 0, 65536, 0, 0},
+    {"mem_mib", REQ_INT, 0, (int64_t)1 << 40, EDRV_INVALID_TASK_MEMORY, 0},
+    {"gpus_per_task", REQ_INT, 0, 1024, EDRV_INVALID_GRES, 0},
+    {"gpus_per_node", REQ_INT, 0, 1024, EDRV_INVALID_GRES, 0},
+    {"gpus", REQ_INT, 0, 65536, EDRV_INVALID_GRES, 0},
+    {"exact", REQ_BOOL, 0, 0, 0, 0},
+    {"overlap", REQ_BOOL, 0, 0, 0, 0},
+    {"argv", REQ_STR_LIST, 0, REQ_LIST_MAX, EDRV_PATHNAME_TOO_LONG, 0},
+    {"env", REQ_STR_LIST, 0, REQ_LIST_MAX, EDRV_PATHNAME_TOO_LONG, 0},
+    {"cwd", REQ_STR, 0, REQ_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0},
+    {"io_port", REQ_INT, 1, 65535, 0, 0},
+    {"io_key", REQ_STR, 0, 64, 0, 0},
+    {"distribution", REQ_STR, 0, 256, 0, 0},
+    {"task_nodes", REQ_STR_LIST, 0, 65536, 0, 0},
+    {"mpi", REQ_STR, 0, 64, 0, 0},
+    {"input", REQ_STR, 0, REQ_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0},
+    {"pty", REQ_BOOL, 0, 0, 0, 0},
+    {"pty_rows", REQ_INT, 0, 65535, 0, 0},
+    {"pty_cols", REQ_INT, 0, 65535, 0, 0},
+    {"srun_host", REQ_STR, 0, REQ_STR_MAX, EDRV_PATHNAME_TOO_LONG,
+     REQ_PRINTABLE},
+    {"srun_pid", REQ_INT, 0, INT32_MAX, 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
 
-    return json_is_array(argv) && json_array_size(argv) > 0
-           && json_is_string(json_array_get(argv, 0))
-           && json_is_array(json_object_get(body, "env"))
-           && json_is_string(json_object_get(body, "cwd"))
-           && json_is_integer(json_object_get(body, "io_port"))
-           && io_key_ok(json_object_get(body, "io_key"));
+/* The keys step_create cannot do without, each of its type, and argv[0]. */
+static int body_has(json_t *body, drv_error_t *error)
+{
+    static const char *const need[] = {"argv", "env", "cwd", "io_port",
+                                       "io_key"};
+
+    if (req_check(body, step_body, error) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+        if (!json_object_get(body, need[i])) {
+            errno = EDRV_PROTOCOL_MALFORMED;
+            return errprintf(error, "%s: missing", need[i]);
+        }
+    if (!json_array_size(json_object_get(body, "argv"))) {
+        errno = EDRV_PROTOCOL_MALFORMED;
+        return errprintf(error, "argv: empty");
+    }
+    if (!io_key_ok(json_object_get(body, "io_key"))) {
+        errno = EDRV_PROTOCOL_MALFORMED;
+        return errprintf(error, "io_key: must be 64 hex digits");
+    }
+    return 0;
 }
 
-/* The step's own request: step_create's optional keys. */
-static int step_req_parse(json_t *body, struct step_req *rq)
+/* The step's own request: step_create's optional keys (their bounds
+ * checked by body_has()). */
+static void step_req_parse(json_t *body, struct step_req *rq)
 {
     json_int_t cpt = 0, mem = 0, gpt = 0, gpn = 0, gpus = 0;
     int exact = 0, overlap = 0;
 
-    if (json_unpack(body, "{s?I s?I s?I s?I s?I s?b s?b}", "cpus_per_task",
-                    &cpt, "mem_mib", &mem, "gpus_per_task", &gpt,
-                    "gpus_per_node", &gpn, "gpus", &gpus, "exact", &exact,
-                    "overlap", &overlap)
-            < 0
-        || cpt < 0 || cpt > 65536 || mem < 0 || gpt < 0 || gpt > 1024
-        || gpn < 0 || gpn > 1024 || gpus < 0 || gpus > 65536)
-        return -1;
+    json_unpack(body, "{s?I s?I s?I s?I s?I s?b s?b}", "cpus_per_task", &cpt,
+                "mem_mib", &mem, "gpus_per_task", &gpt, "gpus_per_node",
+                &gpn, "gpus", &gpus, "exact", &exact, "overlap", &overlap);
     *rq = (struct step_req){
         .cpus_per_task = (uint32_t)cpt, .exact = exact, .overlap = overlap,
         .mem_mib = (uint64_t)mem, .gpus_per_task = (uint32_t)gpt,
         .gpus_per_node = (uint32_t)gpn, .gpus = (uint32_t)gpus};
-    return 0;
 }
 
 static void rpc_step_create(proto_req_t *req, void *arg)
@@ -506,13 +546,19 @@ static void rpc_step_create(proto_req_t *req, void *arg)
     json_t *base;
     int errnum;
 
-    if (json_unpack(body, "{s:I s?I s?I}", "job_id", &id, "ntasks", &ntasks,
-                    "nodes", &nodes)
-            < 0
-        || !body_ok(body) || step_req_parse(body, &rq) < 0) {
-        proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
+    drv_error_t error = {{0}};
+
+    if (body_has(body, &error) < 0) {
+        proto_respond_error(req, errno, error.text);
         return;
     }
+    if (json_unpack(body, "{s:I s?I s?I}", "job_id", &id, "ntasks", &ntasks,
+                    "nodes", &nodes)
+        < 0) {
+        proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, "job_id: missing");
+        return;
+    }
+    step_req_parse(body, &rq);
     if (!(job = step_job(ctld, req, id, &errnum))) {
         proto_respond_error(req, errnum, NULL);
         return;

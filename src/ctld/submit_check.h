@@ -12,6 +12,19 @@
 
 #include "ctld/ctld.h"
 
+/* The values of job_submit body 'body', before anything reads them: the
+ * JSON type of every key the controller uses (wrong type:
+ * EDRV_PROTOCOL_MALFORMED), integer ranges (EDRV_INVALID_TIME_LIMIT for
+ * time_limit_s, EDRV_INVALID_NODE_COUNT for the node counts...), string
+ * lengths (Slurm's: 1024 bytes for names and the comment, PATH_MAX for
+ * paths, SchedulerParameters=max_script_size for the script:
+ * EDRV_PATHNAME_TOO_LONG) and no control character in what commands print
+ * (EDRV_CONTROL_CHARACTER).  Returns 0, or -1 with errno set and 'error'
+ * naming the key.
+ */
+int submit_check_body(const struct ctld *ctld, json_t *body,
+                      drv_error_t *error);
+
 /* Checks of a new job against partition 'part', run after the partition
  * is chosen and before the "could it ever run" check:
  *  -w/-x node names known (EDRV_INVALID_NODE_NAME), -w nodes inside the
