@@ -208,7 +208,7 @@ static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
     cp = part->conf;
     if (!job->partition)
         job->partition = xstrdup(cp->name);
-    if (job->time_limit_s == TIME_INFINITE || job->time_limit_s == 0)
+    if (job->time_limit_s == 0) /* none asked (rpc_job_submit) */
         job->time_limit_s = cp->default_time_s != TIME_INFINITE
                                 ? cp->default_time_s
                                 : cp->max_time_s;
@@ -276,6 +276,10 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         errno = EDRV_PROTOCOL_MALFORMED;
         goto error;
     }
+    /* As Slurm: no -t takes the partition's DefaultTime (else MaxTime);
+     * an explicit UNLIMITED stays, and pends over a finite MaxTime. */
+    if (!json_object_get(fields, "time_limit_s"))
+        job->time_limit_s = 0;
     if (submit_owner(job, body, req, &error) < 0
         || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
         || submit_check_values(job, body, req, &error) < 0

@@ -987,10 +987,32 @@ static void sinfo_reasons(void **state)
     free(out);
 }
 
+/* A value with a newline (a job name from an old record) cannot forge a
+ * line of squeue or sacct output. */
+static void control_characters_print_escaped(void **state)
+{
+    struct fmt_buf b = {0};
+    char *e;
+
+    (void)state;
+    assert_null(fmt_escape("plain job"));
+    assert_null(fmt_escape(NULL));
+    e = fmt_escape("a\nb\tc\x1b[2J\x7f");
+    assert_string_equal(e, "a\\nb\\tc\\x1b[2J\\x7f");
+    free(e);
+    fmt_pad(&b, "x\ny", 0, false, true);
+    assert_string_equal(fmt_buf_str(&b), "x\\ny");
+    fmt_buf_reset(&b);
+    fmt_pad(&b, "x\ny", 3, false, true);
+    assert_string_equal(fmt_buf_str(&b), "x\\n");
+    free(b.s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pad_follows_slurm_print_str),
+        cmocka_unit_test(control_characters_print_escaped),
         cmocka_unit_test(parse_keeps_prefix_suffix_and_widths),
         cmocka_unit_test(parse_skips_unknown_letter),
         cmocka_unit_test(parse_long_names_and_widths),

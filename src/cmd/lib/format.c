@@ -75,8 +75,39 @@ const char *fmt_buf_str(const struct fmt_buf *b)
     return b->s ? b->s : "";
 }
 
-void fmt_pad(struct fmt_buf *out, const char *value, int width, bool right,
-             bool cut)
+static bool is_control(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
+char *fmt_escape(const char *s)
+{
+    struct fmt_buf b = {0};
+    const char *p = s;
+
+    while (p && *p && !is_control((unsigned char)*p))
+        p++;
+    if (!p || !*p)
+        return NULL;
+    fmt_buf_puts(&b, "");
+    for (p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\n')
+            fmt_buf_puts(&b, "\\n");
+        else if (c == '\t')
+            fmt_buf_puts(&b, "\\t");
+        else if (c == '\r')
+            fmt_buf_puts(&b, "\\r");
+        else if (is_control(c))
+            fmt_buf_printf(&b, "\\x%02x", c);
+        else
+            fmt_buf_printf(&b, "%c", c);
+    }
+    return b.s;
+}
+
+static void pad(struct fmt_buf *out, const char *value, int width, bool right,
+                bool cut)
 {
     size_t len = value ? strlen(value) : 0;
     size_t w = width > 0 ? (size_t)width : 0;
@@ -103,6 +134,15 @@ void fmt_pad(struct fmt_buf *out, const char *value, int width, bool right,
         fmt_buf_printf(out, "%*s", (int)w, value);
     else
         fmt_buf_printf(out, "%-*s", (int)w, value);
+}
+
+void fmt_pad(struct fmt_buf *out, const char *value, int width, bool right,
+             bool cut)
+{
+    char *esc = fmt_escape(value);
+
+    pad(out, esc ? esc : value, width, right, cut);
+    free(esc);
 }
 
 const struct fmt_field *fmt_field_by_letter(const struct fmt_field *table,

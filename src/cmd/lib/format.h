@@ -88,10 +88,17 @@ struct fmt_spec *fmt_parse_long(const char *format,
 void fmt_spec_destroy(struct fmt_spec *spec);
 
 /* Append 'value' to 'out' in 'width' columns as Slurm's _print_str() does
- * (cut: truncate right-justified text too).
+ * (cut: truncate right-justified text too).  Control characters are
+ * written escaped (fmt_escape()), so a value is never more than one line.
  */
 void fmt_pad(struct fmt_buf *out, const char *value, int width, bool right,
              bool cut);
+
+/* 's' with its control characters escaped as C does ("\n", "\t", "\r",
+ * "\x1b"), so that one value prints on one line and cannot move the
+ * cursor; NULL when 's' (may be NULL) has none.  Caller frees.
+ */
+char *fmt_escape(const char *s);
 
 /* The header line, without newline.  Caller frees. */
 char *fmt_header(const struct fmt_spec *spec);

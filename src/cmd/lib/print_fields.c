@@ -7,8 +7,8 @@
 
 #include "cmd/lib/print_fields.h"
 
-void pf_cell(struct fmt_buf *out, enum pf_layout layout, const char *delim,
-             const char *v, int width, bool number, bool last)
+static void cell(struct fmt_buf *out, enum pf_layout layout, const char *delim,
+                 const char *v, int width, bool number, bool last)
 {
     int w = abs(width);
 
@@ -23,6 +23,15 @@ void pf_cell(struct fmt_buf *out, enum pf_layout layout, const char *delim,
     } else {
         fmt_buf_printf(out, width < 0 ? "%-*s " : "%*s ", w, v);
     }
+}
+
+void pf_cell(struct fmt_buf *out, enum pf_layout layout, const char *delim,
+             const char *v, int width, bool number, bool last)
+{
+    char *esc = fmt_escape(v);
+
+    cell(out, layout, delim, esc ? esc : v, width, number, last);
+    free(esc);
 }
 
 void pf_titles(struct fmt_buf *out, enum pf_layout layout, const char *delim,

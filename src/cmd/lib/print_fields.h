@@ -25,7 +25,8 @@ enum pf_layout {
 
 /* One value 'v' (NULL: empty) of a column 'width' characters wide, the
  * 'last' of its line.  'delim' separates parsable values (NULL: "|").
- * 'number': never cut.
+ * 'number': never cut.  Control characters are written escaped
+ * (fmt_escape()): one value never makes two lines.
  */
 void pf_cell(struct fmt_buf *out, enum pf_layout layout, const char *delim,
              const char *v, int width, bool number, bool last);
