@@ -262,4 +262,6 @@ def test_newlines_cannot_forge_output_lines(c):
     lines = r.stdout.splitlines()
     assert len(lines) == 2, r.stdout
     assert f"{odd}|raw|/tmp/a\\nb" in lines
+    r = c.run("scontrol", "show", "job", str(odd), user=USER, check=True)
+    assert "   Command=/tmp/a\\nb\n" in r.stdout, r.stdout
     c.run("scancel", held, str(odd), user=USER, check=True)

@@ -99,6 +99,7 @@ static void defaults_without_keywords(void **state)
     assert_int_equal(conf->first_job_id, 1);
     assert_int_equal(conf->max_job_count, 10000);
     assert_int_equal(conf->max_array_size, 1001);
+    assert_int_equal(conf->max_script_size, 4 * 1024 * 1024);
     assert_int_equal(conf->kill_wait_s, 30);
     assert_int_equal(conf->min_job_age_s, 300);
     assert_int_equal(conf->slurmd_timeout_s, 300);
@@ -790,9 +791,30 @@ static void load_missing_file(void **state)
                                     "slurm.conf: No such file or directory");
 }
 
+/* SchedulerParameters: max_script_size= read, Slurm's other options
+ * accepted, 512 MB at most. */
+static void scheduler_parameters_max_script_size(void **state)
+{
+    struct slurm_conf *conf;
+
+    (void)state;
+    conf = parse_ok("SchedulerParameters=bf_continue,max_script_size=65536,"
+                    "default_queue_depth=100\n", NULL);
+    assert_int_equal(conf->max_script_size, 65536);
+    conf_destroy(conf);
+    conf = parse_ok("SchedulerParameters=bf_continue\n", NULL);
+    assert_int_equal(conf->max_script_size, CONF_MAX_SCRIPT_SIZE_DEFAULT);
+    conf_destroy(conf);
+    parse_fails("SchedulerParameters=max_script_size=536870913\n", NULL,
+                "over 512 MB");
+    parse_fails("SchedulerParameters=max_script_size=4M\n", NULL,
+                "not a number");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(scheduler_parameters_max_script_size),
         cmocka_unit_test(defaults_without_keywords),
         cmocka_unit_test(global_keywords_are_parsed),
         cmocka_unit_test(ctld_addr_defaults_to_host),

@@ -350,7 +350,7 @@ static void job_line_detail(struct rec *r, const json_t *job)
 
 static void job_line_request(struct rec *r, const json_t *job)
 {
-    char buf[32];
+    char buf[32], *esc;
     int per_cpu;
     uint64_t mib = job_view_min_memory(job, &per_cpu);
 
@@ -366,7 +366,11 @@ static void job_line_request(struct rec *r, const json_t *job)
                    "Network=(null)",
                    jbool(job, "exclusive", false) ? "NO" : "OK");
     rec_eol(r);
-    fmt_buf_printf(&r->out, "Command=%s", jstr_or(job, "command", "(null)"));
+    /* The one value the controller takes with control characters. */
+    esc = fmt_escape(jstr(job, "command"));
+    fmt_buf_printf(&r->out, "Command=%s",
+                   esc ? esc : jstr_or(job, "command", "(null)"));
+    free(esc);
     rec_eol(r);
     fmt_buf_printf(&r->out, "WorkDir=%s", jstr_or(job, "work_dir", "(null)"));
 }
