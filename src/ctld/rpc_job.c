@@ -25,6 +25,7 @@
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
 #include "ctld/job_update.h"
+#include "ctld/req_field.h"
 #include "ctld/submit_check.h"
 
 /* Keys of a job description a user may set (docs/protocol.md). */
@@ -416,12 +417,26 @@ static void respond_errnum(proto_req_t *req, int errnum, const char *what)
         log_err("%s: responding", what);
 }
 
+/* The keys of a job_cancel body (req_field.h). */
+static const struct req_field cancel_body[] = {
+    {"job_id", REQ_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0},
+    {"signal", REQ_INT, 1, 64, 0, 0},
+    {"array_tasks", REQ_STR, 0, 4096, EDRV_INVALID_ARRAY, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
 static void rpc_job_cancel(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     int errnum = 0, signo = SIGKILL;
+    drv_error_t error = {{0}};
     struct job *job;
 
+    if (req_check(proto_req_body(req), cancel_body, &error) < 0) {
+        if (proto_respond_error(req, errno, error.text) < 0)
+            log_err("job_cancel: responding");
+        return;
+    }
     if (array_cancel_rpc(ctld, req))
         return;
     if (!(job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum)))

@@ -193,6 +193,14 @@ def test_other_wrong_values_are_refused(c, key, value, errnum):
     refused(c, "job_submit", body(**{key: value}), errnum)
 
 
+def test_cancel_signal_is_range_checked(c):
+    j = c.sbatch("-H", "--wrap=true", user=USER)
+    for value, errnum in ((2**32 + 9, 20000), (0, 20000), ("9", 20000)):
+        refused(c, "job_cancel", {"job_id": int(j), "signal": value}, errnum)
+    assert job(c, j)["job_state"] == "PENDING"
+    c.run("scancel", j, user=USER, check=True)
+
+
 def test_step_create_values_are_checked(c):
     j = c.sbatch("-t", "2:00", "--wrap=sleep 30", user=USER)
     c.wait_job_state(j, ["RUNNING"], timeout=60)
