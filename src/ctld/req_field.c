@@ -114,11 +114,7 @@ int req_check_field(json_t *body, const struct req_field *f,
                          f->key, (long long)n, (long long)f->min,
                          (long long)f->max);
     case REQ_BOOL:
-        if (json_is_boolean(v)
-            || (json_is_integer(v)
-                && (json_integer_value(v) == 0 || json_integer_value(v) == 1)))
-            return 0;
-        return wrong_type(error, f);
+        return json_is_boolean(v) ? 0 : wrong_type(error, f);
     case REQ_STR:
         return json_is_string(v) ? check_str(v, f, error)
                                  : wrong_type(error, f);

@@ -21,7 +21,7 @@
 
 enum req_type {
     REQ_INT,      /* integer in [min, max] */
-    REQ_BOOL,     /* true/false, or the integers 0 and 1 */
+    REQ_BOOL,     /* true or false (not 0 or 1) */
     REQ_STR,      /* string of at most max bytes */
     REQ_STR_LIST, /* array of at most max strings */
     REQ_STR_MAP,  /* object of at most max string values */
