@@ -205,7 +205,7 @@ def test_step_create_values_are_checked(c):
     j = c.sbatch("-t", "2:00", "--wrap=sleep 30", user=USER)
     c.wait_job_state(j, ["RUNNING"], timeout=60)
     step = {"job_id": int(j), "argv": ["true"], "env": [], "cwd": "/tmp",
-            "io_port": 1}
+            "io_port": 1, "io_key": "0" * 64}
     for key, value, errnum in (
             ("io_port", 70000, 20000), ("ntasks", -1, 2006),
             ("ntasks", "2", 20000), ("mem_mib", -5, 2044),
