@@ -28,6 +28,7 @@
 #include "golden.h"
 
 #include "cmd/lib/format.h"
+#include "cmd/lib/print_fields.h"
 #include "cmd/lib/scontrol_print.h"
 #include "cmd/lib/sinfo_print.h"
 #include "cmd/lib/squeue_print.h"
@@ -1005,6 +1006,9 @@ static void control_characters_print_escaped(void **state)
     fmt_buf_reset(&b);
     fmt_pad(&b, "x\ny", 3, false, true);
     assert_string_equal(fmt_buf_str(&b), "x\\n");
+    fmt_buf_reset(&b);
+    pf_cell(&b, PF_PARSABLE, NULL, "a\nb", 0, false, true); /* sacct -p */
+    assert_string_equal(fmt_buf_str(&b), "a\\nb|");
     free(b.s);
 }
 
