@@ -1018,6 +1018,19 @@ void proto_server_set_unauth_timeout(proto_server_t *s, unsigned ms)
     sweep_restart(s);
 }
 
+void proto_server_fit_script(proto_server_t *s, uint32_t script_max)
+{
+    uint64_t want = PROTO_SCRIPT_ESCAPE_FACTOR * (uint64_t)script_max
+                    + PROTO_SCRIPT_ENV_ALLOWANCE;
+
+    if (want > PROTO_FRAME_MAX)
+        want = PROTO_FRAME_MAX;
+    if (want > s->unauth.frame_max)
+        s->unauth.frame_max = (uint32_t)want;
+    if (s->unauth.budget < want)
+        s->unauth.budget = (size_t)want;
+}
+
 uint64_t proto_server_last_drop(const proto_server_t *s)
 {
     return s->last_drop;

@@ -181,6 +181,20 @@ int proto_server_set_unauth_limits(proto_server_t *s,
  */
 void proto_server_set_unauth_timeout(proto_server_t *s, unsigned ms);
 
+/* A batch script travels in the first frame of its connection (sbatch's
+ * job_submit to the controller, the controller's batch_launch to a node):
+ * JSON escaping makes a script of control bytes up to 6 times longer
+ * (\u00XX), and its environment comes with it.  Raise the first-frame
+ * limit (and the byte budget, if smaller) so that a script of
+ * 'script_max' bytes (SchedulerParameters=max_script_size) fits, up to
+ * PROTO_FRAME_MAX; never lowers them.  A script over max_script_size
+ * then reaches the controller's check and gets Slurm's error instead of
+ * a dropped connection.
+ */
+#define PROTO_SCRIPT_ESCAPE_FACTOR 6
+#define PROTO_SCRIPT_ENV_ALLOWANCE (4u * 1024 * 1024)
+void proto_server_fit_script(proto_server_t *s, uint32_t script_max);
+
 /* When the server last dropped a connection it could not take: accept()
  * failed (EMFILE, ENFILE...), or it refused or closed an unauthenticated
  * one for the limits above (the idle timeouts do not count).  Returns

@@ -19,7 +19,11 @@ import pytest
 
 FLOOD = 5000            # idle connections, more than the cap (1024)
 UNAUTH_CAP = 1024       # PROTO_UNAUTH_MAX_CONNS
-FIRST_FRAME_MAX = 16 << 20  # PROTO_UNAUTH_FRAME_MAX
+# The controller's first-frame limit: 6 x max_script_size (4 MB by
+# default: a script of control bytes, JSON-escaped) + 4 MiB of environment
+# (src/ctld/main.c set_first_frame_max); other daemons keep
+# PROTO_UNAUTH_FRAME_MAX, 16 MiB.
+FIRST_FRAME_MAX = 6 * 4194304 + (4 << 20)
 
 
 def raise_own_nofile(want):
@@ -158,7 +162,8 @@ def test_flood_of_idle_connections_locks_out_no_one(cluster, tmp_path):
 def test_huge_length_header_then_trickle_is_refused_at_once(cluster):
     with socket.create_connection(("127.0.0.1", cluster.ctld_port),
                                   timeout=5) as s:
-        # 60 MiB announced (under the 64 MiB frame limit), then garbage
+        # 60 MiB announced (under the 64 MiB frame limit, over the first
+        # frame's), then garbage
         # one byte at a time: before the fix the controller waited for it.
         s.sendall(struct.pack(">I", 60 << 20) + b"{")
         took, reply = closed_within(s, 5, trickle=b" ")
@@ -200,7 +205,7 @@ def test_unauthenticated_connections_are_closed_after_message_timeout(
 
 def test_bytes_of_unauthenticated_connections_are_bounded(cluster):
     """Five connections each send 15 MiB of an unfinished first frame
-    (under the 16 MiB first-frame limit): the 64 MiB budget for all of
+    (under the first-frame limit): the 64 MiB budget for all of
     them turns one away instead of buffering 75 MiB."""
     body = 15 << 20
     conns = []
@@ -242,6 +247,18 @@ def test_big_batch_script_still_fits_the_first_frame(cluster, tmp_path):
     script.write_text("#!/bin/bash\n" + pad + "true\n")
     assert script.stat().st_size < 4 << 20
     assert script.stat().st_size > (4 << 20) - 4096
+    job = cluster.sbatch("-o", "/dev/null", str(script), cwd=tmp_path)
+    cluster.wait_job_state(job, ["COMPLETED"], timeout=60)
+
+
+def test_script_of_control_bytes_still_fits_the_first_frame(cluster,
+                                                            tmp_path):
+    """The worst case for the frame: a script just under 4 MB of control
+    bytes, each \\u00XX (6 bytes) in JSON, still reaches the controller,
+    which takes it (max_script_size counts the script, not its escaping)."""
+    script = tmp_path / "ctl.sh"
+    pad = "# " + "\x01" * (4_000_000 - 200) + "\n"
+    script.write_text("#!/bin/bash\n" + pad + "true\n")
     job = cluster.sbatch("-o", "/dev/null", str(script), cwd=tmp_path)
     cluster.wait_job_state(job, ["COMPLETED"], timeout=60)
 
