@@ -133,6 +133,7 @@ struct scontrol {
     bool exit_flag;
     bool json;         /* --json: collect records, print v0.0.38 shapes */
     json_t *collected; /* the records shown, while json */
+    bool all;          /* -a, SCONTROL_ALL: hidden partitions too */
 };
 
 /* --json: print what was collected under 'key' and forget it. */
@@ -266,7 +267,10 @@ static void show_job(struct scontrol *sc, const char *arg)
         sc->exit_code = 1;
         return;
     }
-    if (cmd_rpc(sc->prog, "job_info", json_pack("{s:b}", "all_states", 1),
+    /* A named job is shown whatever its partition (Slurm's one-job load). */
+    if (cmd_rpc(sc->prog, "job_info",
+                json_pack("{s:b s:b}", "all_states", 1, "show_all",
+                          sc->all || arg),
                 &resp, &error) < 0) {
         fprintf(stderr, "slurm_load_jobs error: %s\n", error.text);
         sc->exit_code = 1;
@@ -461,7 +465,8 @@ static void show_entity(struct scontrol *sc, const struct entity *e,
     json_t *resp = NULL, *records;
     struct scontrol_ctx ctx;
 
-    if (cmd_rpc(sc->prog, e->type, json_object(), &resp, &error) < 0) {
+    if (cmd_rpc(sc->prog, e->type, json_pack("{s:b}", "show_all", sc->all),
+                &resp, &error) < 0) {
         fprintf(stderr, "%s: %s\n", e->load_err, error.text);
         sc->exit_code = 1;
         return;
@@ -1040,6 +1045,8 @@ static void parse_args(struct scontrol *sc, int argc, char **argv)
         } else if (c == 'V') {
             cmd_print_version();
             exit(0);
+        } else if (c == 'a') {
+            sc->all = true;
         } else if (c == 'd') {
             sc->detail = true;
         } else if (c == 'o') {
@@ -1062,6 +1069,7 @@ int main(int argc, char **argv)
 {
     struct scontrol sc = {.prog = cmd_prog_name(argv[0])};
 
+    sc.all = getenv("SCONTROL_ALL") != NULL;
     parse_args(&sc, argc, argv);
     if (optind < argc)
         run_command(&sc, argc - optind, argv + optind);

@@ -19,6 +19,7 @@
 #include "ctld/ctld.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
+#include "ctld/part_access.h"
 #include "ctld/step.h"
 #include "proto/client.h"
 
@@ -310,4 +311,33 @@ void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by)
     }
     job->state = JOB_CANCELLED;
     ctld_journal_job(ctld, job, false);
+}
+
+bool ctld_private(const struct ctld *ctld, struct proto_req *req,
+                  uint32_t what)
+{
+    return (ctld->conf->private_data & what)
+           && !(proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN));
+}
+
+bool ctld_req_slurm_user(struct proto_req *req)
+{
+    return proto_req_roles(req) & PROTO_ROLE_DAEMON;
+}
+
+int ctld_part_access(struct ctld *ctld, struct proto_req *req,
+                     const struct job *job, const struct conf_partition *cp,
+                     drv_error_t *error)
+{
+    if (part_access_check(ctld->access, cp, job->uid,
+                          ctld_req_slurm_user(req), job->account, job->qos,
+                          ctld_now(ctld), error)
+        < 0) {
+        int saved = errno;
+        log_info("uid %u access to partition %s denied: %s",
+                 (unsigned)proto_req_uid(req), cp->name, error->text);
+        errno = saved;
+        return -1;
+    }
+    return 0;
 }

@@ -46,6 +46,8 @@ struct ctld {
     bool sched_pending;
     struct enforce *enforce;   /* AccountingStorageEnforce (enforce.h);
                                 * NULL = off */
+    struct part_access *access;/* partition access, group cache
+                                * (part_access.h) */
 };
 
 /* Seconds since the epoch, read once per callback (style.md: time is a
@@ -75,6 +77,27 @@ void ctld_respond_durable_undo(struct ctld *ctld, struct proto_req *req,
                                json_t *body,
                                void (*undo)(struct ctld *, uint32_t),
                                uint32_t id);
+
+/* Is what PrivateData= bit 'what' (enum conf_private) covers hidden from
+ * the sender of 'req'?  True when the bit is set and the sender is not an
+ * operator or administrator (Slurm's validate_operator()).
+ */
+bool ctld_private(const struct ctld *ctld, struct proto_req *req,
+                  uint32_t what);
+
+/* Is the sender of 'req' root or SlurmUser (Slurm's validate_slurm_user():
+ * RootOnly= partitions, every partition visible)? */
+bool ctld_req_slurm_user(struct proto_req *req);
+
+/* May the sender of 'req' place 'job' (its uid, account and QOS) in
+ * partition 'cp'?  part_access_check() with the controller's group cache;
+ * returns 0, or -1 with errno (EDRV_ACCESS_DENIED,
+ * EDRV_JOB_MISSING_REQUIRED_PARTITION_GROUP, EDRV_INVALID_ACCOUNT,
+ * EDRV_INVALID_QOS) and the reason in 'error' (also logged).
+ */
+int ctld_part_access(struct ctld *ctld, struct proto_req *req,
+                     const struct job *job, const struct conf_partition *cp,
+                     drv_error_t *error);
 
 /* Find a job by id; NULL if none. */
 struct job *ctld_job_find(struct ctld *ctld, uint32_t id);

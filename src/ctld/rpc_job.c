@@ -25,6 +25,7 @@
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
 #include "ctld/job_update.h"
+#include "ctld/part_access.h"
 #include "ctld/submit_check.h"
 
 /* Keys of a job description a user may set (docs/protocol.md). */
@@ -262,6 +263,17 @@ static int submit_check_values(struct job *job, json_t *body,
     return 0;
 }
 
+/* The partition's RootOnly / Allow* / Deny* keys, once the account and
+ * QOS are settled (enforce_submit() fills the defaults). */
+static int submit_access(struct ctld *ctld, proto_req_t *req,
+                         const struct job *job, drv_error_t *error)
+{
+    const struct ctld_partition *part =
+        node_table_partition(ctld->nodes, job->partition);
+
+    return part ? ctld_part_access(ctld, req, job, part->conf, error) : 0;
+}
+
 static void rpc_job_submit(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -278,7 +290,8 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
         || submit_check_values(job, body, req, &error) < 0
         || depend_array_submit(ctld, job, body, &error) < 0
-        || enforce_submit(ctld, job, &error) < 0)
+        || enforce_submit(ctld, job, &error) < 0
+        || submit_access(ctld, req, job, &error) < 0)
         goto error;
     store_launch(ctld, job);
     if (json_is_true(json_object_get(body, "test_only"))) {
@@ -358,6 +371,27 @@ static bool job_matches(const struct job *job, json_t *filter)
     return true;
 }
 
+/* Does the sender of a job_info request see 'job'?  PrivateData=jobs
+ * limits an ordinary user to their own jobs; a listing (no "job_ids")
+ * without "show_all" leaves out jobs in partitions the user does not see
+ * (Hidden=YES, AllowGroups=), as Slurm's squeue without -a. */
+static bool job_shown(struct ctld *ctld, proto_req_t *req, json_t *filter,
+                      const struct job *job)
+{
+    uid_t uid = proto_req_uid(req);
+    const struct ctld_partition *part;
+
+    if (job->uid != uid && ctld_private(ctld, req, CONF_PRIVATE_JOBS))
+        return false;
+    if (json_is_true(json_object_get(filter, "show_all"))
+        || json_array_size(json_object_get(filter, "job_ids"))
+        || !job->partition
+        || !(part = node_table_partition(ctld->nodes, job->partition)))
+        return true;
+    return part_access_visible(ctld->access, part->conf, uid,
+                               ctld_req_slurm_user(req), ctld_now(ctld));
+}
+
 static void rpc_job_info(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -368,7 +402,7 @@ static void rpc_job_info(proto_req_t *req, void *arg)
     struct job *job, *tmp;
 
     HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job_matches(job, filter))
+        if (job_matches(job, filter) && job_shown(ctld, req, filter, job))
             json_array_append_new(jobs,
                                   plan ? job_info_json_plan(ctld, job, plan)
                                        : job_info_json(ctld, job, now));
@@ -537,6 +571,8 @@ static void rpc_job_update(proto_req_t *req, void *arg)
     if (limit && (errnum = update_time_limit(job, limit, privileged)))
         return respond_errnum(req, errnum, "job_update");
     if (job_update_check(ctld, job, body, &u, &error) < 0
+        || (u.part && ctld_part_access(ctld, req, job, u.part->conf, &error)
+                          < 0)
         || (dep && depend_update(ctld, job, json_string_value(dep), &error)
                        < 0)) {
         if (proto_respond_error(req, errno, error.text[0] ? error.text : NULL)

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/part_access.h"
 #include "ctld/step.h"
 
 static void respond(proto_req_t *req, json_t *body, const char *what)
@@ -50,12 +51,16 @@ static bool name_wanted(json_t *names, const char *name)
     return false;
 }
 
+/* PrivateData=nodes: only operators list nodes, as Slurm. */
 static void rpc_node_info(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *names = json_object_get(proto_req_body(req), "names");
-    json_t *arr = json_array();
+    json_t *arr;
 
+    if (ctld_private(ctld, req, CONF_PRIVATE_NODES))
+        return respond_error(req, EDRV_ACCESS_DENIED, NULL, "node_info");
+    arr = json_array();
     for (size_t i = 0; i < ctld->nodes->count; i++)
         if (name_wanted(names, ctld->nodes->names[i]))
             json_array_append_new(arr, node_table_node_json(ctld->nodes, i));
@@ -64,14 +69,24 @@ static void rpc_node_info(proto_req_t *req, void *arg)
             "node_info");
 }
 
+/* PrivateData=partitions: only operators list partitions, as Slurm. */
 static void rpc_partition_info(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *names = json_object_get(proto_req_body(req), "names");
-    json_t *arr = json_array();
+    bool all = json_is_true(json_object_get(proto_req_body(req), "show_all"));
+    json_t *arr;
 
+    if (ctld_private(ctld, req, CONF_PRIVATE_PARTITIONS))
+        return respond_error(req, EDRV_ACCESS_DENIED, NULL, "partition_info");
+    arr = json_array();
     for (size_t p = 0; p < ctld->nodes->part_count; p++)
-        if (name_wanted(names, ctld->nodes->parts[p].conf->name))
+        if (name_wanted(names, ctld->nodes->parts[p].conf->name)
+            && (all || part_access_visible(ctld->access,
+                                           ctld->nodes->parts[p].conf,
+                                           proto_req_uid(req),
+                                           ctld_req_slurm_user(req),
+                                           ctld_now(ctld))))
             json_array_append_new(arr,
                                   node_table_partition_json(ctld->nodes, p));
     respond(req, json_pack("{s:I s:o}", "now", (json_int_t)ctld_now(ctld),
