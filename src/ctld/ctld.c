@@ -172,7 +172,7 @@ void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
     /* Step tasks on the other nodes end with the job (the batch host
      * kills its own). */
     for (uint32_t i = 1; job->alloc && i < job->alloc->node_count; i++)
-        ctld_node_terminate_stray(ctld, job->alloc->node_idx[i], job->id);
+        ctld_node_terminate_stray(ctld, job->alloc->node_idx[i], job->id, 0);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
         ctld_job_requeue(ctld, job);
@@ -262,15 +262,17 @@ static void stray_done(int errnum, const char *errstr, json_t *resp,
     (void)arg;
 }
 
-void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id)
+void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
+                               uint32_t run_id)
 {
     const struct conf_node *cn = ctld->nodes->info[node].conf;
+    json_t *body = json_pack("{s:I s:i s:b s:b}", "job_id", (json_int_t)job_id,
+                             "signal", SIGKILL, "terminate", 1, "forget", 1);
 
+    if (run_id)
+        json_object_set_new(body, "run_id", json_integer(run_id));
     if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
-                         "job_signal",
-                         json_pack("{s:I s:i s:b s:b}", "job_id",
-                                   (json_int_t)job_id, "signal", SIGKILL,
-                                   "terminate", 1, "forget", 1),
+                         "job_signal", body,
                          (int)ctld->conf->msg_timeout_s * 1000, stray_done,
                          NULL)
         < 0)

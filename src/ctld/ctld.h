@@ -135,8 +135,10 @@ void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by);
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);
 
 /* Tell node 'node' to kill job 'job_id', which the controller no longer
- * runs there (it was ended while the node was unreachable). */
-void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id);
+ * runs there (it was ended while the node was unreachable): only its run
+ * 'run_id' when not 0 (the node leaves a later run alone), else any. */
+void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
+                               uint32_t run_id);
 
 /* The journal flush before the loop blocks (uv_prepare callback). */
 void ctld_flush_cb(uv_prepare_t *h);
