@@ -3,7 +3,7 @@
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
  * Supported: show job|step|node|partition|hostnames, ping, hold, release,
- * requeue, update NodeName=... (State, Reason, Weight) and update JobId=...
+ * requeue, requeuehold, update NodeName=... (State, Reason, Weight) and update JobId=...
  * (TimeLimit, ArrayTaskThrottle, Dependency, Partition, NumNodes,
  * StartTime, Name, Features).  Messages
  * and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
@@ -101,6 +101,7 @@ static const char help_tail[] =
     "     quit                     terminate this command.\n"
     "     release <job_list>       permit specified job to start (see hold)\n"
     "     requeue <job_id>         re-queue a batch job\n"
+    "     requeuehold <job_id>     re-queue and hold a batch\n"
     "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
     "                              is all records.\n"
     "     update <SPECIFICATIONS>  update job or node configuration.\n"
@@ -644,16 +645,25 @@ static void cmd_hold(struct scontrol *sc, int argc, char **argv)
     json_decref(extra);
 }
 
+/* requeue, and requeuehold (the job is held once back in the queue). */
 static void cmd_requeue(struct scontrol *sc, int argc, char **argv)
 {
-    json_t *extra = json_object();
+    bool hold = keyword(argv[0], "requeuehold", 8);
+    json_t *extra = hold ? json_pack("{s:b}", "hold", 1) : json_object();
 
     if (argc < 2) {
         fprintf(stderr, "too few arguments for keyword:%s\n", argv[0]);
         sc->exit_code = 1;
     }
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
+        if (hold && strncasecmp(argv[i], "State=", 6) == 0) {
+            /* State=SpecialExit: Drover has no SPECIAL_EXIT state. */
+            cmd_error(sc->prog, "%s is not supported by Drover", argv[i]);
+            sc->exit_code = 1;
+            continue;
+        }
         for_each_job(sc, argv[i], "job_requeue", extra, false);
+    }
     json_decref(extra);
 }
 
@@ -968,7 +978,8 @@ static const struct {
     {"show", 3, cmd_show},        {"ping", 3, cmd_ping},
     {"hold", 4, cmd_hold},        {"uhold", 5, cmd_hold},
     {"holdu", 5, cmd_hold},       {"release", 3, cmd_hold},
-    {"requeue", 3, cmd_requeue},  {"update", 1, cmd_update},
+    {"requeue", 3, cmd_requeue},  {"requeuehold", 8, cmd_requeue},
+    {"update", 1, cmd_update},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
     {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},

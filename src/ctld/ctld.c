@@ -153,7 +153,12 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job)
 {
     release_alloc(ctld, job);
     job->state = JOB_PENDING;
-    job->reason = JOB_REASON_NONE;
+    /* A hold (scontrol hold while it ran, requeuehold) stays, as Slurm. */
+    job->reason = !job->hold         ? JOB_REASON_NONE
+                  : job->hold_admin ? JOB_REASON_HELD_ADMIN
+                                    : JOB_REASON_HELD_USER;
+    if (job->hold)
+        job->priority = 0;
     job->restarts++;
     job->completing = false;
     job->cancel_requested = false;

@@ -148,7 +148,8 @@ void ctld_flush_cb(uv_prepare_t *h);
 uint32_t ctld_job_base_priority(const struct job *job);
 
 /* Put a finished job back in the queue (scontrol requeue): PENDING,
- * Restarts+1, times and allocation cleared.  Caller journals.
+ * Restarts+1, times and allocation cleared; a held job stays held (reason
+ * JobHeldUser/JobHeldAdmin, priority 0).  Caller journals.
  */
 void ctld_job_requeue(struct ctld *ctld, struct job *job);
 

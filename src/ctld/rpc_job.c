@@ -468,6 +468,22 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
     scheduler_request(ctld);
 }
 
+/* Hold 'job' for the sender of 'req': priority 0, JobHeldUser, or
+ * JobHeldAdmin when an operator holds another user's job. */
+static void job_set_held(struct job *job, proto_req_t *req)
+{
+    bool privileged = proto_req_roles(req)
+                      & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
+
+    job->hold = true;
+    job->hold_admin = privileged && job->uid != proto_req_uid(req);
+    job->priority = 0;
+    job->reason = job->hold_admin ? JOB_REASON_HELD_ADMIN
+                                  : JOB_REASON_HELD_USER;
+}
+
+/* scontrol hold/release.  As Slurm 22.05, a running job may be held: it
+ * keeps running, and stays held if it is requeued. */
 static void rpc_job_hold(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -483,13 +499,10 @@ static void rpc_job_hold(proto_req_t *req, void *arg)
         return respond_errnum(req, EDRV_ALREADY_DONE, "job_hold");
     if (!hold && job->hold_admin && !privileged)
         return respond_errnum(req, EDRV_ACCESS_DENIED, "job_hold");
-    job->hold = hold;
-    job->hold_admin = hold && privileged && job->uid != proto_req_uid(req);
     if (hold) {
-        job->priority = 0;
-        job->reason = job->hold_admin ? JOB_REASON_HELD_ADMIN
-                                      : JOB_REASON_HELD_USER;
+        job_set_held(job, req);
     } else {
+        job->hold = job->hold_admin = false;
         job->priority = ctld_job_base_priority(job);
         if (job->reason == JOB_REASON_HELD_USER
             || job->reason == JOB_REASON_HELD_ADMIN)
@@ -500,14 +513,17 @@ static void rpc_job_hold(proto_req_t *req, void *arg)
     scheduler_request(ctld);
 }
 
+/* scontrol requeue; with "hold" (scontrol requeuehold) the job is also
+ * held, as by scontrol hold. */
 static void rpc_job_requeue(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
-    int errnum = 0;
+    int errnum = 0, hold = 0;
     struct job *job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum);
 
     if (!job)
         return respond_errnum(req, errnum, "job_requeue");
+    json_unpack(proto_req_body(req), "{s?b}", "hold", &hold);
     if (job->state == JOB_PENDING)
         return respond_errnum(req, EDRV_JOB_PENDING, "job_requeue");
     /* Slurm: a job submitted with --no-requeue cannot be requeued. */
@@ -516,6 +532,8 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
     if (job->completing)
         return respond_errnum(req, EDRV_TRANSITION_STATE_NO_UPDATE,
                               "job_requeue");
+    if (hold)
+        job_set_held(job, req);
     if (job->state == JOB_RUNNING) {
         job->requeue_requested = true;
         job->completing = true;

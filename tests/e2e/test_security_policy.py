@@ -152,3 +152,86 @@ def test_private_data(cluster, test_users):
     r = cluster.run("scontrol", "show", "config", user=other, check=True)
     assert "PrivateData             = jobs,nodes,partitions\n" in r.stdout
     cluster.run("scancel", j, check=True)
+
+
+def job(cluster, job_id):
+    """The controller's job record (wire protocol)."""
+    jobs = cluster.rpc("job_info", {"job_ids": [int(job_id)],
+                                    "all_states": True})["jobs"]
+    assert jobs, f"no job {job_id}"
+    return jobs[0]
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 2, "gpus_per_node": 0,
+                                      "up_args": ["--conf-extra="
+                                                  "SlurmdTimeout=8"]}],
+                         indirect=True)
+def test_old_run_report_does_not_end_new_run(cluster):
+    """node02 is cut off (its droverd stopped) past SlurmdTimeout: DOWN,
+    its job requeued.  When node02 comes back the job runs there again;
+    the old run, still alive on node02, is ended and its report ignored:
+    the new run keeps running."""
+    out = cluster.workdir / "runs.out"
+    j = cluster.sbatch("-w", "node02", "--requeue", "-o", out,
+                       "--wrap=echo run $SLURM_RESTART_COUNT; sleep 300")
+    cluster.wait_job_state(j, ["RUNNING"], timeout=30)
+    assert job(cluster, j)["run_id"] == 1
+    cluster.kill("droverd", node="node02", sig=signal.SIGSTOP)
+    try:
+        wait_until(lambda: cluster.node_states()["node02"].startswith("DOWN")
+                   and job(cluster, j)["job_state"] == "PENDING", 30,
+                   "node02 DOWN and the job requeued")
+    finally:
+        cluster.kill("droverd", node="node02", sig=signal.SIGCONT)
+    wait_until(lambda: job(cluster, j)["job_state"] == "RUNNING"
+               and job(cluster, j)["run_id"] >= 2, 30,
+               "the job to run again")
+    # The old run's end (SIGTERM, status 15) reaches the controller and
+    # must not end the new run.
+    log = cluster.log_file("droverctld")
+    wait_until(lambda: "not the current run" in log.read_text(), 20,
+               "the old run's report to be refused")
+    time.sleep(3)
+    o = job(cluster, j)
+    assert (o["job_state"], o["nodes"], o["restarts"]) == \
+        ("RUNNING", "node02", 1), o
+    wait_until(lambda: "run 1" in out.read_text(), 10, "the new run's output")
+    cluster.run("scancel", j, check=True)
+    assert cluster.wait_job_done(j) == "CANCELLED"
+
+
+def test_hold_of_running_job_survives_requeue(cluster, test_users):
+    """Slurm 22.05 accepts `scontrol hold` of a running job silently (exit
+    0, slurm-golden scontrol-hold-running) and the job keeps running; the
+    hold stays when the job is requeued.  `scontrol requeuehold` requeues
+    and holds."""
+    user = test_users[0]
+    j = cluster.sbatch("-o", "/dev/null", "--wrap=sleep 300", user=user)
+    cluster.wait_job_state(j, ["RUNNING"], timeout=30)
+    r = cluster.run("scontrol", "hold", j, user=user)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    time.sleep(1)
+    assert job(cluster, j)["job_state"] == "RUNNING"
+    r = cluster.run("scontrol", "requeue", j, user=user)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    wait_until(lambda: job(cluster, j)["job_state"] == "PENDING", 30,
+               "the job requeued")
+    time.sleep(2.5)  # scheduling passes: a held job must not start
+    o = job(cluster, j)
+    assert (o["job_state"], o["state_reason"], o["priority"]) == \
+        ("PENDING", "JobHeldUser", 0), o
+    r = cluster.run("squeue", "-h", "-j", j, "-o", "%t %r", user=user,
+                    check=True)
+    assert r.stdout == "PD JobHeldUser\n"
+    cluster.run("scontrol", "release", j, user=user, check=True)
+    cluster.wait_job_state(j, ["RUNNING"], timeout=30)
+
+    r = cluster.run("scontrol", "requeuehold", j, user=user)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    wait_until(lambda: job(cluster, j)["job_state"] == "PENDING", 30,
+               "the job requeued by requeuehold")
+    time.sleep(2.5)
+    o = job(cluster, j)
+    assert (o["job_state"], o["state_reason"], o["priority"]) == \
+        ("PENDING", "JobHeldUser", 0), o
+    cluster.run("scancel", j, user=user, check=True)
