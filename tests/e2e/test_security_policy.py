@@ -196,6 +196,13 @@ def test_old_run_report_does_not_end_new_run(cluster):
     assert (o["job_state"], o["nodes"], o["restarts"]) == \
         ("RUNNING", "node02", 1), o
     wait_until(lambda: "run 1" in out.read_text(), 10, "the new run's output")
+    # The run number is durable: a restarted controller still tells the
+    # runs apart.
+    run = o["run_id"]
+    cluster.kill("droverctld")
+    cluster.start("droverctld")
+    o = job(cluster, j)
+    assert (o["job_state"], o["run_id"]) == ("RUNNING", run), o
     cluster.run("scancel", j, check=True)
     assert cluster.wait_job_done(j) == "CANCELLED"
 
