@@ -207,10 +207,12 @@ int part_access_check(struct part_access *pa, const struct conf_partition *cp,
         return errprintf(error, "account %s not permitted in partition %s",
                          account ? account : "(none)", cp->name);
     }
-    if (!name_ok(cp->allow_qos, cp->deny_qos, qos ? qos : "normal")) {
+    /* As Slurm, QOS lists judge a job that has a QOS (-q, or the
+     * association's default under AccountingStorageEnforce). */
+    if (qos && !name_ok(cp->allow_qos, cp->deny_qos, qos)) {
         errno = EDRV_INVALID_QOS;
-        return errprintf(error, "qos %s not permitted in partition %s",
-                         qos ? qos : "normal", cp->name);
+        return errprintf(error, "qos %s not permitted in partition %s", qos,
+                         cp->name);
     }
     return 0;
 }

@@ -39,7 +39,8 @@ void part_access_destroy(struct part_access *pa);
  *     listed (root/SlurmUser owners pass): EDRV_JOB_MISSING_REQUIRED_PARTITION_GROUP;
  *   AllowAccounts= not listing 'account', or DenyAccounts= listing it:
  *     EDRV_INVALID_ACCOUNT;
- *   AllowQos= not listing 'qos', or DenyQos= listing it: EDRV_INVALID_QOS.
+ *   AllowQos= not listing 'qos', or DenyQos= listing it (a job without a
+ *     QOS is not judged, as Slurm): EDRV_INVALID_QOS.
  * 'now' is the loop's time (seconds) for the cache.  Returns 0, or -1 with
  * errno set and the reason in 'error' ("uid 1001 not in AllowGroups=admins
  * of partition p").

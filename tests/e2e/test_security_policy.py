@@ -80,7 +80,8 @@ def test_allow_groups_partition(cluster, test_users, make_user):
 def test_allow_and_deny_accounts(cluster, test_users):
     add_partitions(cluster,
                    "PartitionName=phys Nodes=node02 AllowAccounts=physics",
-                   "PartitionName=nochem Nodes=node02 DenyAccounts=chem")
+                   "PartitionName=nochem Nodes=node02 DenyAccounts=chem",
+                   "PartitionName=hiq Nodes=node02 AllowQos=high")
     user = test_users[0]
     bad = SUBMIT_FAILED + ("Invalid account or account/partition combination "
                            "specified\n")
@@ -93,6 +94,12 @@ def test_allow_and_deny_accounts(cluster, test_users):
         cluster.wait_job_state(j, ["COMPLETED"], timeout=30)
     r = cluster.run("scontrol", "show", "partition", "nochem", check=True)
     assert "AllowGroups=ALL DenyAccounts=chem AllowQos=ALL" in r.stdout
+    r = submit(cluster, "-p", "hiq", "-q", "low", "--wrap=true", user=user)
+    assert (r.returncode, r.stderr) == \
+        (1, SUBMIT_FAILED + "Invalid qos specification\n")
+    j = cluster.sbatch("-o", "/dev/null", "-p", "hiq", "-q", "high",
+                       "--wrap=true", user=user)
+    cluster.wait_job_state(j, ["COMPLETED"], timeout=30)
 
 
 @pytest.mark.parametrize("cluster", [{"nodes": 2, "gpus_per_node": 0}],

@@ -95,10 +95,13 @@ static void accounts_and_qos(void **state)
     assert_int_equal(part_access_check(pa, &p, 5, false, NULL, NULL, 1,
                                        &error), 0);
     p.deny_accounts = NULL;
-    p.deny_qos = "normal"; /* a job without -q has QOS normal */
-    assert_int_equal(part_access_check(pa, &p, 5, false, "a", NULL, 1,
+    p.deny_qos = "normal";
+    assert_int_equal(part_access_check(pa, &p, 5, false, "a", "normal", 1,
                                        &error), -1);
     assert_int_equal(errno, EDRV_INVALID_QOS);
+    /* A job without a QOS (no accounting) is not judged, as Slurm. */
+    assert_int_equal(part_access_check(pa, &p, 5, false, "a", NULL, 1,
+                                       &error), 0);
     p.deny_qos = NULL;
     p.allow_qos = "high";
     assert_int_equal(part_access_check(pa, &p, 5, false, "a", "high", 1,
