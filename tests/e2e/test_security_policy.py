@@ -171,18 +171,20 @@ def job(cluster, job_id):
 
 @pytest.mark.parametrize("cluster", [{"nodes": 2, "gpus_per_node": 0,
                                       "up_args": ["--conf-extra="
-                                                  "SlurmdTimeout=8"]}],
+                                                  "SlurmdTimeout=8",
+                                                  "--conf-extra=KillWait=3"]}],
                          indirect=True)
 def test_old_run_report_does_not_end_new_run(cluster):
     """node02 is cut off (its droverd stopped) past SlurmdTimeout: DOWN,
-    its job requeued.  When node02 comes back the job runs there again;
-    the old run, still alive on node02, is ended and its report ignored:
-    the new run keeps running."""
+    its job requeued.  When node02 comes back the job is to run there
+    again while the old run, still alive there, takes KillWait to die (it
+    ignores SIGTERM): the new run's launch waits for it, and the old run's
+    report (killed) does not end the new run."""
     out = cluster.workdir / "runs.out"
     j = cluster.sbatch("-w", "node02", "--requeue", "-o", out,
-                       "--wrap=echo run $SLURM_RESTART_COUNT; sleep 300")
+                       "--wrap=trap '' TERM; echo run $SLURM_RESTART_COUNT; "
+                       "while :; do sleep 1; done")
     cluster.wait_job_state(j, ["RUNNING"], timeout=30)
-    assert job(cluster, j)["run_id"] == 1
     cluster.kill("droverd", node="node02", sig=signal.SIGSTOP)
     try:
         wait_until(lambda: cluster.node_states()["node02"].startswith("DOWN")
@@ -190,19 +192,18 @@ def test_old_run_report_does_not_end_new_run(cluster):
                    "node02 DOWN and the job requeued")
     finally:
         cluster.kill("droverd", node="node02", sig=signal.SIGCONT)
-    wait_until(lambda: job(cluster, j)["job_state"] == "RUNNING"
-               and job(cluster, j)["run_id"] >= 2, 30,
-               "the job to run again")
-    # The old run's end (SIGTERM, status 15) reaches the controller and
-    # must not end the new run.
-    log = cluster.log_file("droverctld")
-    wait_until(lambda: "not the current run" in log.read_text(), 20,
-               "the old run's report to be refused")
-    time.sleep(3)
+    # The new run writes "run 1"; with the old run's report applied to it,
+    # the job ends (FAILED) instead.
+    wait_until(lambda: "run 1" in out.read_text()
+               or job(cluster, j)["job_state"] not in ("PENDING", "RUNNING"),
+               30, "the new run's output")
+    time.sleep(3)  # the old run's end reaches the controller meanwhile
     o = job(cluster, j)
     assert (o["job_state"], o["nodes"], o["restarts"]) == \
         ("RUNNING", "node02", 1), o
-    wait_until(lambda: "run 1" in out.read_text(), 10, "the new run's output")
+    assert o.get("run_id", 0) >= 2
+    log = cluster.log_file("droverctld").read_text()
+    assert "launch on node02 failed: Duplicate job id; requeued" in log
     # The run number is durable: a restarted controller still tells the
     # runs apart.
     run = o["run_id"]
