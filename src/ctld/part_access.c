@@ -86,7 +86,7 @@ bool part_access_in_list(const char *list, const char *name)
 static void fetch_user(struct user_groups *u)
 {
     struct passwd pw, *res = NULL;
-    char buf[4096];
+    char buf[16384];
     int count = 32;
     gid_t *gids = NULL;
 
@@ -131,13 +131,33 @@ static const struct user_groups *user_groups(struct part_access *pa,
     return u;
 }
 
+/* getgrnam_r() into g, growing the buffer for groups with many members. */
+static void fetch_group(struct group_id *g)
+{
+    struct group gr, *res = NULL;
+    size_t size = 16384;
+    char *buf = NULL;
+    int rc;
+
+    do {
+        buf = xrealloc(buf, size);
+        rc = getgrnam_r(g->name, &gr, buf, size, &res);
+        size *= 4;
+    } while (rc == ERANGE && size <= (64u << 20));
+    g->known = rc == 0 && res;
+    if (g->known)
+        g->gid = gr.gr_gid;
+    else
+        log_error("part_access: AllowGroups names unknown group %s%s%s",
+                  g->name, rc ? ": " : "", rc ? strerror(rc) : "");
+    free(buf);
+}
+
 static const struct group_id *group_id(struct part_access *pa,
                                        const char *name, size_t len,
                                        time_t now)
 {
     struct group_id *g;
-    struct group gr, *res = NULL;
-    char buf[16384];
 
     HASH_FIND(hh, pa->groups, name, len, g);
     if (g && now - g->fetched < PART_ACCESS_TTL_S && now >= g->fetched)
@@ -147,11 +167,7 @@ static const struct group_id *group_id(struct part_access *pa,
         g->name = xasprintf("%.*s", (int)len, name);
         HASH_ADD_KEYPTR(hh, pa->groups, g->name, len, g);
     }
-    g->known = getgrnam_r(g->name, &gr, buf, sizeof(buf), &res) == 0 && res;
-    if (g->known)
-        g->gid = gr.gr_gid;
-    else
-        log_error("part_access: AllowGroups names unknown group %s", g->name);
+    fetch_group(g);
     g->fetched = now;
     return g;
 }
