@@ -3,7 +3,8 @@
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
  * Supported: show job|step|node|partition|hostnames, ping, hold, release,
- * requeue, requeuehold, update NodeName=... (State, Reason, Weight) and update JobId=...
+ * requeue, requeuehold, update NodeName=... (State, Reason, Weight) and
+ * update JobId=...
  * (TimeLimit, ArrayTaskThrottle, Dependency, Partition, NumNodes,
  * StartTime, Name, Features).  Messages
  * and exit codes are Slurm 22.05's ("Invalid job id specified for job N",

@@ -166,7 +166,8 @@ static int pspec_merge(struct part_spec *dst, const struct part_spec *src)
 
         if (part_keys[i].type == PART_LIST) {
             char **dl = pspec_list(dst, &part_keys[i]);
-            char *const *sl = pspec_list((struct part_spec *)src, &part_keys[i]);
+            char *const *sl =
+                pspec_list((struct part_spec *)src, &part_keys[i]);
             if (!*dl && *sl && !(*dl = strdup(*sl)))
                 return -1;
             continue;

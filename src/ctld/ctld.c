@@ -324,7 +324,8 @@ bool ctld_private(const struct ctld *ctld, struct proto_req *req,
                   uint32_t what)
 {
     return (ctld->conf->private_data & what)
-           && !(proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN));
+           && !(proto_req_roles(req)
+                & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN));
 }
 
 bool ctld_req_slurm_user(struct proto_req *req)

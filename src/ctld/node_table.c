@@ -308,7 +308,8 @@ static void part_access_json(json_t *o, const struct conf_partition *cp)
         const char *key;
         const char *value;
     } lists[] = {
-        {"allow_groups", cp->allow_groups}, {"allow_accounts", cp->allow_accounts},
+        {"allow_groups", cp->allow_groups},
+        {"allow_accounts", cp->allow_accounts},
         {"deny_accounts", cp->deny_accounts}, {"allow_qos", cp->allow_qos},
         {"deny_qos", cp->deny_qos},
     };

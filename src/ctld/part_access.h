@@ -36,7 +36,8 @@ void part_access_destroy(struct part_access *pa);
  * submitter is root or SlurmUser.  Checks in Slurm's order:
  *   RootOnly=YES and the submitter is not root/SlurmUser: EDRV_ACCESS_DENIED;
  *   AllowGroups= and no group of the owner (primary or supplementary) is
- *     listed (root/SlurmUser owners pass): EDRV_JOB_MISSING_REQUIRED_PARTITION_GROUP;
+ *     listed (root/SlurmUser owners pass):
+ *     EDRV_JOB_MISSING_REQUIRED_PARTITION_GROUP;
  *   AllowAccounts= not listing 'account', or DenyAccounts= listing it:
  *     EDRV_INVALID_ACCOUNT;
  *   AllowQos= not listing 'qos', or DenyQos= listing it (a job without a
