@@ -4,9 +4,8 @@
  *
  * Supported: show job|step|node|partition|hostnames, ping, hold, release,
  * requeue, requeuehold, update NodeName=... (State, Reason, Weight) and
- * update JobId=...
- * (TimeLimit, ArrayTaskThrottle, Dependency, Partition, NumNodes,
- * StartTime, Name, Features).  Messages
+ * update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency, Partition,
+ * NumNodes, StartTime, Name, Features).  Messages
  * and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
  * "slurm_suspend error: ...", "Node x not found").  With no command,
  * commands are read from standard input, one per line.
