@@ -466,7 +466,8 @@ static int cancel_filtered(const struct scancel_args *a)
         cmd_error(a->prog, "Invalid user name: %s", a->user);
         return 1;
     }
-    if (cmd_rpc(a->prog, "job_info", json_object(), &resp, &error) < 0) {
+    if (cmd_rpc(a->prog, "job_info", json_pack("{s:b}", "show_all", 1), &resp,
+                &error) < 0) {
         cmd_error(a->prog, "slurm_load_jobs error: %s", error.text);
         return 1;
     }

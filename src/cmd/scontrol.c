@@ -3,9 +3,9 @@
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
  * Supported: show job|step|node|partition|hostnames, ping, hold, release,
- * requeue, update NodeName=... (State, Reason, Weight) and update JobId=...
- * (TimeLimit, ArrayTaskThrottle, Dependency, Partition, NumNodes,
- * StartTime, Name, Features).  Messages
+ * requeue, requeuehold, update NodeName=... (State, Reason, Weight) and
+ * update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency, Partition,
+ * NumNodes, StartTime, Name, Features).  Messages
  * and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
  * "slurm_suspend error: ...", "Node x not found").  With no command,
  * commands are read from standard input, one per line.
@@ -101,6 +101,7 @@ static const char help_tail[] =
     "     quit                     terminate this command.\n"
     "     release <job_list>       permit specified job to start (see hold)\n"
     "     requeue <job_id>         re-queue a batch job\n"
+    "     requeuehold <job_id>     re-queue and hold a batch\n"
     "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
     "                              is all records.\n"
     "     update <SPECIFICATIONS>  update job or node configuration.\n"
@@ -133,6 +134,7 @@ struct scontrol {
     bool exit_flag;
     bool json;         /* --json: collect records, print v0.0.38 shapes */
     json_t *collected; /* the records shown, while json */
+    bool all;          /* -a, SCONTROL_ALL: hidden partitions too */
 };
 
 /* --json: print what was collected under 'key' and forget it. */
@@ -266,7 +268,10 @@ static void show_job(struct scontrol *sc, const char *arg)
         sc->exit_code = 1;
         return;
     }
-    if (cmd_rpc(sc->prog, "job_info", json_pack("{s:b}", "all_states", 1),
+    /* A named job is shown whatever its partition (Slurm's one-job load). */
+    if (cmd_rpc(sc->prog, "job_info",
+                json_pack("{s:b s:b}", "all_states", 1, "show_all",
+                          sc->all || arg),
                 &resp, &error) < 0) {
         fprintf(stderr, "slurm_load_jobs error: %s\n", error.text);
         sc->exit_code = 1;
@@ -461,7 +466,8 @@ static void show_entity(struct scontrol *sc, const struct entity *e,
     json_t *resp = NULL, *records;
     struct scontrol_ctx ctx;
 
-    if (cmd_rpc(sc->prog, e->type, json_object(), &resp, &error) < 0) {
+    if (cmd_rpc(sc->prog, e->type, json_pack("{s:b}", "show_all", sc->all),
+                &resp, &error) < 0) {
         fprintf(stderr, "%s: %s\n", e->load_err, error.text);
         sc->exit_code = 1;
         return;
@@ -639,16 +645,25 @@ static void cmd_hold(struct scontrol *sc, int argc, char **argv)
     json_decref(extra);
 }
 
+/* requeue, and requeuehold (the job is held once back in the queue). */
 static void cmd_requeue(struct scontrol *sc, int argc, char **argv)
 {
-    json_t *extra = json_object();
+    bool hold = keyword(argv[0], "requeuehold", 8);
+    json_t *extra = hold ? json_pack("{s:b}", "hold", 1) : json_object();
 
     if (argc < 2) {
         fprintf(stderr, "too few arguments for keyword:%s\n", argv[0]);
         sc->exit_code = 1;
     }
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
+        if (hold && strncasecmp(argv[i], "State=", 6) == 0) {
+            /* State=SpecialExit: Drover has no SPECIAL_EXIT state. */
+            cmd_error(sc->prog, "%s is not supported by Drover", argv[i]);
+            sc->exit_code = 1;
+            continue;
+        }
         for_each_job(sc, argv[i], "job_requeue", extra, false);
+    }
     json_decref(extra);
 }
 
@@ -963,7 +978,8 @@ static const struct {
     {"show", 3, cmd_show},        {"ping", 3, cmd_ping},
     {"hold", 4, cmd_hold},        {"uhold", 5, cmd_hold},
     {"holdu", 5, cmd_hold},       {"release", 3, cmd_hold},
-    {"requeue", 3, cmd_requeue},  {"update", 1, cmd_update},
+    {"requeue", 3, cmd_requeue},  {"requeuehold", 8, cmd_requeue},
+    {"update", 1, cmd_update},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
     {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},
@@ -1040,6 +1056,8 @@ static void parse_args(struct scontrol *sc, int argc, char **argv)
         } else if (c == 'V') {
             cmd_print_version();
             exit(0);
+        } else if (c == 'a') {
+            sc->all = true;
         } else if (c == 'd') {
             sc->detail = true;
         } else if (c == 'o') {
@@ -1062,6 +1080,7 @@ int main(int argc, char **argv)
 {
     struct scontrol sc = {.prog = cmd_prog_name(argv[0])};
 
+    sc.all = getenv("SCONTROL_ALL") != NULL;
     parse_args(&sc, argc, argv);
     if (optind < argc)
         run_command(&sc, argc - optind, argv + optind);

@@ -125,6 +125,7 @@ struct sinfo_args {
     bool long_output;
     bool noheader;
     bool json; /* --json: nodes and partitions in v0.0.38 shapes */
+    bool all;  /* -a (or -p): hidden partitions too; --hide: not */
     int iterate;
     struct sinfo_opts opts;
 };
@@ -132,6 +133,12 @@ struct sinfo_args {
 static void parse_opt(struct sinfo_args *a, int c, char *arg)
 {
     switch (c) {
+    case 'a':
+        a->all = true;
+        break;
+    case OPT_HIDE:
+        a->all = false;
+        break;
     case 'd':
         a->opts.dead = true;
         break;
@@ -161,6 +168,7 @@ static void parse_opt(struct sinfo_args *a, int c, char *arg)
         break;
     case 'p':
         a->partitions = arg;
+        a->all = true; /* as Slurm: a named partition is shown */
         break;
     case 'r':
         a->opts.responding = true;
@@ -333,11 +341,11 @@ static json_t *filter_nodes(const struct sinfo_args *a, json_t *nodes)
 }
 
 static int load(const char *prog, const char *type, const char *key,
-                json_t **resp, json_t **array)
+                json_t *body, json_t **resp, json_t **array)
 {
     drv_error_t error = {{0}};
 
-    if (cmd_rpc(prog, type, json_object(), resp, &error) < 0) {
+    if (cmd_rpc(prog, type, body, resp, &error) < 0) {
         fprintf(stderr, "slurm_load_%s error: %s\n",
                 strcmp(type, "node_info") == 0 ? "node" : "partitions",
                 error.text);
@@ -377,8 +385,10 @@ static int show(struct sinfo_args *a, struct format_choice fc)
     struct fmt_spec *spec;
     size_t nrows;
 
-    if (load(a->prog, "partition_info", "partitions", &presp, &parts) < 0
-        || load(a->prog, "node_info", "nodes", &nresp, &nodes) < 0) {
+    if (load(a->prog, "partition_info", "partitions",
+             json_pack("{s:b}", "show_all", a->all), &presp, &parts) < 0
+        || load(a->prog, "node_info", "nodes", json_object(), &nresp, &nodes)
+               < 0) {
         json_decref(presp);
         return 1;
     }
@@ -420,9 +430,10 @@ int main(int argc, char **argv)
     char **states = NULL;
     int rc;
 
+    a.all = getenv("SINFO_ALL") != NULL;
     parse_args(argc, argv, &a);
-    if (!a.partitions)
-        a.partitions = getenv("SINFO_PARTITION");
+    if (!a.partitions && (a.partitions = getenv("SINFO_PARTITION")))
+        a.all = true;
     split_states(&a, &states);
     fc = choose_format(&a);
     rc = show(&a, fc);

@@ -195,6 +195,7 @@ struct squeue_args {
     bool start;
     bool json; /* --json: v0.0.38 shapes (json_out.c) */
     bool noconvert; /* --noconvert: %m in MiB */
+    bool all;       /* -a (or -p): jobs in hidden partitions; --hide: not */
     hostlist_t *nodes; /* -w: jobs on any of these nodes */
     int iterate;
     struct list users, states, partitions, names, accounts, qos;
@@ -228,6 +229,12 @@ static void unsupported(const char *prog, const char *opt)
 static void handle_opt(struct squeue_args *a, int c, char *arg)
 {
     switch (c) {
+    case 'a':
+        a->all = true;
+        break;
+    case OPT_HIDE:
+        a->all = false;
+        break;
     case 'A':
     case 'U':
         list_split(&a->accounts, arg);
@@ -263,6 +270,7 @@ static void handle_opt(struct squeue_args *a, int c, char *arg)
         break;
     case 'p':
         list_split(&a->partitions, arg);
+        a->all = true; /* as Slurm: jobs of a named partition are shown */
         break;
     case 'q':
         list_split(&a->qos, arg);
@@ -350,6 +358,8 @@ static void apply_env(struct squeue_args *a)
         else if ((v = getenv("SQUEUE_FORMAT2")))
             a->format_long = v;
     }
+    if (getenv("SQUEUE_ALL"))
+        a->all = true;
     if (!a->sort && (v = getenv("SQUEUE_SORT")))
         a->sort = v;
     if (!a->states.n && (v = getenv("SQUEUE_STATES")))
@@ -660,7 +670,8 @@ static json_t *request_body(const struct squeue_args *a,
                             const struct squeue_filter *f,
                             const struct fmt_spec *spec)
 {
-    json_t *body = json_pack("{s:b}", "all_states", 1);
+    json_t *body = json_pack("{s:b s:b}", "all_states", 1, "show_all",
+                             a->all || f->npartitions);
     json_t *v;
 
     if (!body)

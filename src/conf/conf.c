@@ -33,6 +33,7 @@ enum key_type {
     KEY_IGNORE,    /* a Slurm keyword we accept and do not use */
     KEY_ENFORCE,   /* uint32_t enum conf_enforce, "associations,limits" */
     KEY_SCHED_PARAMS, /* uint32_t max_script_size of SchedulerParameters */
+    KEY_PRIVATE,   /* uint32_t enum conf_private, "jobs,nodes" */
 };
 
 struct conf_key {
@@ -62,6 +63,7 @@ static const struct conf_key conf_keys[] = {
     { "AccountingStorageHost", KEY_STRING, FIELD(accounting_storage_host), NULL, 0 },
     { "AccountingStoragePort", KEY_PORT,   FIELD(accounting_storage_port), "6819", 0 },
     { "AccountingStorageEnforce", KEY_ENFORCE, FIELD(accounting_storage_enforce), "none", 0 },
+    { "PrivateData",       KEY_PRIVATE,   FIELD(private_data),       "none", 0 },
     { "SlurmUser",         KEY_STRING,    FIELD(slurm_user),         "root", 0 },
     { "StateSaveLocation", KEY_STRING,    FIELD(state_save_location), "/var/spool", 0 },
     { "SlurmdSpoolDir",    KEY_STRING,    FIELD(slurmd_spool_dir),   "/var/spool/slurmd", 0 },
@@ -149,7 +151,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("PriorityWeightAssoc"), IGNORED("PriorityWeightFairshare"),
     IGNORED("PriorityWeightJobSize"), IGNORED("PriorityWeightPartition"),
     IGNORED("PriorityWeightQOS"), IGNORED("PriorityWeightTRES"),
-    IGNORED("PrivateData"), IGNORED("Prolog"), IGNORED("PrologEpilogTimeout"),
+    IGNORED("Prolog"), IGNORED("PrologEpilogTimeout"),
     IGNORED("PrologFlags"), IGNORED("PrologSlurmctld"),
     IGNORED("PropagatePrioProcess"), IGNORED("PropagateResourceLimits"),
     IGNORED("PropagateResourceLimitsExcept"), IGNORED("RebootProgram"),
@@ -302,10 +304,12 @@ const char *conf__set_authinfo(char **field, const char *value)
 
 /* AccountingStorageEnforce words in Slurm's print order, with the flags
  * each sets (conf.h: enum conf_enforce). */
-static const struct {
+struct flag_word {
     const char *word;
-    uint32_t flag, sets;
-} enforce_words[] = {
+    uint32_t flag, sets; /* flag: printed as 'word'; sets: what it turns on */
+};
+
+static const struct flag_word enforce_words[] = {
     { "associations", CONF_ENFORCE_ASSOCS, CONF_ENFORCE_ASSOCS },
     { "limits", CONF_ENFORCE_LIMITS, CONF_ENFORCE_ASSOCS | CONF_ENFORCE_LIMITS },
     { "nojobs", CONF_ENFORCE_NOJOBS, CONF_ENFORCE_NOJOBS | CONF_ENFORCE_NOSTEPS },
@@ -320,38 +324,61 @@ static const struct {
 };
 #define ENFORCE_WORD_COUNT (sizeof(enforce_words) / sizeof(enforce_words[0]))
 
-static const char *set_enforce(uint32_t *field, const char *value)
+/* PrivateData words in Slurm's print order. */
+static const struct flag_word private_words[] = {
+    { "accounts", CONF_PRIVATE_ACCOUNTS, CONF_PRIVATE_ACCOUNTS },
+    { "cloud", CONF_PRIVATE_CLOUD, CONF_PRIVATE_CLOUD },
+    { "events", CONF_PRIVATE_EVENTS, CONF_PRIVATE_EVENTS },
+    { "jobs", CONF_PRIVATE_JOBS, CONF_PRIVATE_JOBS },
+    { "nodes", CONF_PRIVATE_NODES, CONF_PRIVATE_NODES },
+    { "partitions", CONF_PRIVATE_PARTITIONS, CONF_PRIVATE_PARTITIONS },
+    { "reservations", CONF_PRIVATE_RESERVATIONS, CONF_PRIVATE_RESERVATIONS },
+    { "usage", CONF_PRIVATE_USAGE, CONF_PRIVATE_USAGE },
+    { "users", CONF_PRIVATE_USERS, CONF_PRIVATE_USERS },
+    { "all", 0, CONF_PRIVATE_ACCOUNTS | CONF_PRIVATE_CLOUD
+                    | CONF_PRIVATE_EVENTS | CONF_PRIVATE_JOBS
+                    | CONF_PRIVATE_NODES | CONF_PRIVATE_PARTITIONS
+                    | CONF_PRIVATE_RESERVATIONS | CONF_PRIVATE_USAGE
+                    | CONF_PRIVATE_USERS },
+    { "none", 0, 0 },
+};
+#define PRIVATE_WORD_COUNT (sizeof(private_words) / sizeof(private_words[0]))
+
+/* A comma list of the words of table 'words' (n rows) into flag bits. */
+static const char *set_flags(uint32_t *field, const char *value,
+                             const struct flag_word *words, size_t n_words,
+                             const char *expected)
 {
     uint32_t flags = 0;
 
     while (*value) {
         size_t n = strcspn(value, ","), i;
-        for (i = 0; i < ENFORCE_WORD_COUNT; i++)
-            if (strlen(enforce_words[i].word) == n
-                && !strncasecmp(value, enforce_words[i].word, n))
+        for (i = 0; i < n_words; i++)
+            if (strlen(words[i].word) == n
+                && !strncasecmp(value, words[i].word, n))
                 break;
-        if (i == ENFORCE_WORD_COUNT)
-            return "expected associations, limits, qos, safe, wckeys, "
-                   "nojobs, nosteps, all or none";
-        flags |= enforce_words[i].sets;
+        if (i == n_words)
+            return expected;
+        flags |= words[i].sets;
         value += n + (value[n] == ',');
     }
     *field = flags;
     return NULL;
 }
 
-char *conf_enforce_string(uint32_t flags, char *buf, size_t size)
+/* Flag bits as the comma list of the table's words, or "none". */
+static char *flags_string(uint32_t flags, const struct flag_word *words,
+                          size_t n_words, char *buf, size_t size)
 {
     size_t len = 0;
 
     if (!size)
         return buf;
     buf[0] = '\0';
-    for (size_t i = 0; i < ENFORCE_WORD_COUNT; i++)
-        if (enforce_words[i].flag && (flags & enforce_words[i].flag))
+    for (size_t i = 0; i < n_words; i++)
+        if (words[i].flag && (flags & words[i].flag))
             len += (size_t)snprintf(buf + len, len < size ? size - len : 0,
-                                    "%s%s", len ? "," : "",
-                                    enforce_words[i].word);
+                                    "%s%s", len ? "," : "", words[i].word);
     if (!len)
         snprintf(buf, size, "none");
     return buf;
@@ -382,6 +409,16 @@ static const char *set_sched_params(uint32_t *max_script_size,
     }
     *max_script_size = v;
     return NULL;
+}
+
+char *conf_enforce_string(uint32_t flags, char *buf, size_t size)
+{
+    return flags_string(flags, enforce_words, ENFORCE_WORD_COUNT, buf, size);
+}
+
+char *conf_private_string(uint32_t flags, char *buf, size_t size)
+{
+    return flags_string(flags, private_words, PRIVATE_WORD_COUNT, buf, size);
 }
 
 static const char *set_number(struct slurm_conf *conf,
@@ -428,9 +465,18 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
     case KEY_IGNORE:
         return NULL;
     case KEY_ENFORCE:
-        return set_enforce((uint32_t *)field, value);
+        return set_flags((uint32_t *)field, value, enforce_words,
+                         ENFORCE_WORD_COUNT,
+                         "expected associations, limits, qos, safe, wckeys, "
+                         "nojobs, nosteps, all or none");
     case KEY_SCHED_PARAMS:
         return set_sched_params((uint32_t *)field, value);
+    case KEY_PRIVATE:
+        return set_flags((uint32_t *)field, value, private_words,
+                         PRIVATE_WORD_COUNT,
+                         "expected accounts, cloud, events, jobs, nodes, "
+                         "partitions, reservations, usage, users, all or "
+                         "none");
     default:
         return set_number(conf, k, value);
     }

@@ -89,6 +89,14 @@ struct conf_partition {
     uint32_t max_nodes;  /* MaxNodes=, UINT32_MAX if UNLIMITED */
     uint32_t priority_tier; /* PriorityTier=, default 1 */
     uint32_t priority_job_factor; /* PriorityJobFactor=, default 1 */
+    bool root_only;      /* RootOnly=YES: only root/SlurmUser may submit */
+    bool hidden;         /* Hidden=YES: listed only with -a/--all */
+    /* Comma lists as written; NULL when not given (Allow*=ALL is NULL). */
+    char *allow_groups;  /* AllowGroups=: Unix groups that may submit */
+    char *allow_accounts;/* AllowAccounts=: accounts that may submit */
+    char *deny_accounts; /* DenyAccounts= (ignored under AllowAccounts=) */
+    char *allow_qos;     /* AllowQos= */
+    char *deny_qos;      /* DenyQos= (ignored under AllowQos=) */
 };
 
 /* AccountingStorageEnforce= flags, as Slurm implies them: "limits", "qos",
@@ -102,6 +110,22 @@ enum conf_enforce {
     CONF_ENFORCE_WCKEYS = 16,
     CONF_ENFORCE_NOJOBS = 32,
     CONF_ENFORCE_NOSTEPS = 64,
+};
+
+/* slurm.conf PrivateData= bits (Slurm's words, slurm.conf(5)).  The
+ * controller enforces jobs, nodes and partitions; accounts, events, usage
+ * and users are slurmdbd.conf's business (droverdbd reads its own
+ * PrivateData=), cloud and reservations have no Drover objects. */
+enum conf_private {
+    CONF_PRIVATE_ACCOUNTS = 1,
+    CONF_PRIVATE_CLOUD = 2,
+    CONF_PRIVATE_EVENTS = 4,
+    CONF_PRIVATE_JOBS = 8,
+    CONF_PRIVATE_NODES = 16,
+    CONF_PRIVATE_PARTITIONS = 32,
+    CONF_PRIVATE_RESERVATIONS = 64,
+    CONF_PRIVATE_USAGE = 128,
+    CONF_PRIVATE_USERS = 256,
 };
 
 /* cgroup.conf CgroupPlugin= */
@@ -142,6 +166,7 @@ struct slurm_conf {
     uint16_t accounting_storage_port; /* AccountingStoragePort=, 6819 */
     uint32_t accounting_storage_enforce; /* AccountingStorageEnforce=:
                                           * enum conf_enforce bits, 0 */
+    uint32_t private_data;    /* PrivateData=: enum conf_private bits, 0 */
     char *slurm_user;         /* SlurmUser=, "root" */
     char *state_save_location;/* StateSaveLocation=, "/var/spool" */
     char *slurmd_spool_dir;   /* SlurmdSpoolDir= (may contain %n),
@@ -247,5 +272,11 @@ bool conf_cgroup_in_use(const struct slurm_conf *conf);
  * "associations,limits,qos" (Slurm's order), "none" for 0.  Written into
  * 'buf' (80 bytes are always enough); returns buf. */
 char *conf_enforce_string(uint32_t flags, char *buf, size_t size);
+
+/* PrivateData= bits 'flags' (enum conf_private) as Slurm's scontrol show
+ * config prints them: "jobs,nodes", or "none".  Writes at most 'size'
+ * bytes into 'buf' (always terminated when size > 0) and returns buf.
+ */
+char *conf_private_string(uint32_t flags, char *buf, size_t size);
 
 #endif /* !DROVER_CONF_CONF_H */

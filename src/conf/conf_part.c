@@ -31,6 +31,14 @@ struct part_spec {
     int64_t max_nodes;
     int64_t priority_tier;
     int64_t priority_job_factor;
+    int64_t root_only;
+    int64_t hidden;
+    /* Access lists as written (NULL: not given); "ALL" kept as written. */
+    char *allow_groups;
+    char *allow_accounts;
+    char *deny_accounts;
+    char *allow_qos;
+    char *deny_qos;
 };
 
 /* Where each partition was defined, for messages after the last line. */
@@ -47,6 +55,7 @@ enum part_type {
     PART_TIME,   /* seconds, Slurm time limit syntax, minutes by default */
     PART_LIMIT,  /* number or UNLIMITED/INFINITE (UINT32_MAX) */
     PART_U32,
+    PART_LIST,   /* char *, a comma list of names (AllowGroups=...) */
     PART_IGNORE, /* accepted for compatibility, not used */
 };
 
@@ -66,22 +75,23 @@ static const struct part_key {
     { "MaxNodes",          PART_LIMIT,  PSPEC(max_nodes) },
     { "PriorityTier",      PART_U32,    PSPEC(priority_tier) },
     { "PriorityJobFactor", PART_U32,    PSPEC(priority_job_factor) },
+    { "RootOnly",          PART_BOOL,   PSPEC(root_only) },
+    { "Hidden",            PART_BOOL,   PSPEC(hidden) },
+    { "AllowGroups",       PART_LIST,   PSPEC(allow_groups) },
+    { "AllowAccounts",     PART_LIST,   PSPEC(allow_accounts) },
+    { "DenyAccounts",      PART_LIST,   PSPEC(deny_accounts) },
+    { "AllowQos",          PART_LIST,   PSPEC(allow_qos) },
+    { "DenyQos",           PART_LIST,   PSPEC(deny_qos) },
     { "AllocNodes",        PART_IGNORE, 0 },
-    { "AllowAccounts",     PART_IGNORE, 0 },
-    { "AllowGroups",       PART_IGNORE, 0 },
-    { "AllowQos",          PART_IGNORE, 0 },
     { "Alternate",         PART_IGNORE, 0 },
     { "CpuBind",           PART_IGNORE, 0 },
     { "DefCpuPerGPU",      PART_IGNORE, 0 },
     { "DefMemPerCPU",      PART_IGNORE, 0 },
     { "DefMemPerGPU",      PART_IGNORE, 0 },
     { "DefMemPerNode",     PART_IGNORE, 0 },
-    { "DenyAccounts",      PART_IGNORE, 0 },
-    { "DenyQos",           PART_IGNORE, 0 },
     { "DisableRootJobs",   PART_IGNORE, 0 },
     { "ExclusiveUser",     PART_IGNORE, 0 },
     { "GraceTime",         PART_IGNORE, 0 },
-    { "Hidden",            PART_IGNORE, 0 },
     { "LLN",               PART_IGNORE, 0 },
     { "MaxCPUsPerNode",    PART_IGNORE, 0 },
     { "MaxCPUsPerSocket",  PART_IGNORE, 0 },
@@ -95,7 +105,6 @@ static const struct part_key {
     { "QOS",               PART_IGNORE, 0 },
     { "ReqResv",           PART_IGNORE, 0 },
     { "ResumeTimeout",     PART_IGNORE, 0 },
-    { "RootOnly",          PART_IGNORE, 0 },
     { "SelectTypeParameters", PART_IGNORE, 0 },
     { "Shared",            PART_IGNORE, 0 },
     { "SuspendTime",       PART_IGNORE, 0 },
@@ -124,7 +133,29 @@ static void pspec_init(struct part_spec *s)
         .max_nodes = PUNSET,
         .priority_tier = PUNSET,
         .priority_job_factor = PUNSET,
+        .root_only = PUNSET,
+        .hidden = PUNSET,
     };
+}
+
+/* The char * fields of a part_spec that are PART_LIST keys. */
+static char **pspec_list(struct part_spec *s, const struct part_key *k)
+{
+    return (char **)((char *)s + k->offset);
+}
+
+/* Free what 's' owns (Nodes= and the access lists). */
+static void pspec_free(struct part_spec *s)
+{
+    free(s->nodes);
+    s->nodes = NULL;
+    for (size_t i = 0; i < sizeof(part_keys) / sizeof(part_keys[0]); i++) {
+        if (part_keys[i].type == PART_LIST) {
+            char **f = pspec_list(s, &part_keys[i]);
+            free(*f);
+            *f = NULL;
+        }
+    }
 }
 
 static int pspec_merge(struct part_spec *dst, const struct part_spec *src)
@@ -133,6 +164,14 @@ static int pspec_merge(struct part_spec *dst, const struct part_spec *src)
         size_t off = part_keys[i].offset;
         int64_t *d = (int64_t *)((char *)dst + off);
 
+        if (part_keys[i].type == PART_LIST) {
+            char **dl = pspec_list(dst, &part_keys[i]);
+            char *const *sl =
+                pspec_list((struct part_spec *)src, &part_keys[i]);
+            if (!*dl && *sl && !(*dl = strdup(*sl)))
+                return -1;
+            continue;
+        }
         if (part_keys[i].type == PART_IGNORE || part_keys[i].type == PART_NODES)
             continue;
         if (*d == PUNSET)
@@ -201,9 +240,10 @@ static int pspec_set(struct part_spec *s, const struct conf_line *l,
     }
     if (k->type == PART_IGNORE)
         return 0;
-    if (k->type == PART_NODES) {
-        free(s->nodes);
-        return (s->nodes = strdup(kv->value)) ? 0 : conf__enomem(error);
+    if (k->type == PART_NODES || k->type == PART_LIST) {
+        char **f = k->type == PART_NODES ? &s->nodes : pspec_list(s, k);
+        free(*f);
+        return (*f = strdup(kv->value)) ? 0 : conf__enomem(error);
     }
     bad = parse_number(k->type, kv->value,
                        (int64_t *)((char *)s + k->offset));
@@ -238,6 +278,20 @@ static int reserve_parts(struct conf_parser *p)
     return 0;
 }
 
+/* An Allow* list moved out of a spec: NULL for "ALL" (no restriction) or
+ * when not given, else the list as written. */
+static char *allow_list(char **field)
+{
+    char *v = *field;
+
+    *field = NULL;
+    if (v && !strcasecmp(v, "ALL")) {
+        free(v);
+        v = NULL;
+    }
+    return v;
+}
+
 static int add_partition(struct conf_parser *p, const struct conf_line *l,
                          struct part_spec *s)
 {
@@ -258,7 +312,15 @@ static int add_partition(struct conf_parser *p, const struct conf_line *l,
         .max_nodes = (uint32_t)or_default(s->max_nodes, UINT32_MAX),
         .priority_tier = (uint32_t)or_default(s->priority_tier, 1),
         .priority_job_factor = (uint32_t)or_default(s->priority_job_factor, 1),
+        .root_only = or_default(s->root_only, 0) != 0,
+        .hidden = or_default(s->hidden, 0) != 0,
+        .allow_groups = allow_list(&s->allow_groups),
+        .allow_accounts = allow_list(&s->allow_accounts),
+        .deny_accounts = s->deny_accounts,
+        .allow_qos = allow_list(&s->allow_qos),
+        .deny_qos = s->deny_qos,
     };
+    s->deny_accounts = s->deny_qos = NULL; /* moved to part */
     *src = (struct part_src){ .line = l->line, .nodes = s->nodes };
     if (!(part->name = strdup(l->pairs[0].value))
         || !(src->file = strdup(l->file))) {
@@ -276,7 +338,7 @@ static int add_partition(struct conf_parser *p, const struct conf_line *l,
 static int set_defaults(struct conf_parser *p, struct part_spec *s)
 {
     if (p->part_defaults)
-        free(p->part_defaults->nodes);
+        pspec_free(p->part_defaults);
     else if (!(p->part_defaults = malloc(sizeof(*s))))
         return -1;
     *p->part_defaults = *s;
@@ -321,7 +383,7 @@ int conf__part_line(struct conf_parser *p, const struct conf_line *l,
     if (rc < 0)
         conf__enomem(error);
 done:
-    free(spec.nodes);
+    pspec_free(&spec);
     return rc;
 }
 
@@ -396,6 +458,11 @@ void conf__part_clear(struct conf_partition *part)
 {
     free(part->name);
     free(part->nodes);
+    free(part->allow_groups);
+    free(part->allow_accounts);
+    free(part->deny_accounts);
+    free(part->allow_qos);
+    free(part->deny_qos);
     memset(part, 0, sizeof(*part));
 }
 
@@ -408,7 +475,7 @@ void conf__part_parser_clear(struct conf_parser *p)
     free(p->part_srcs);
     p->part_srcs = NULL;
     if (p->part_defaults)
-        free(p->part_defaults->nodes);
+        pspec_free(p->part_defaults);
     free(p->part_defaults);
     p->part_defaults = NULL;
 }

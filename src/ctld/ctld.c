@@ -19,6 +19,7 @@
 #include "ctld/ctld.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
+#include "ctld/part_access.h"
 #include "ctld/step.h"
 #include "proto/client.h"
 
@@ -152,7 +153,12 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job)
 {
     release_alloc(ctld, job);
     job->state = JOB_PENDING;
-    job->reason = JOB_REASON_NONE;
+    /* A hold (scontrol hold while it ran, requeuehold) stays, as Slurm. */
+    job->reason = !job->hold         ? JOB_REASON_NONE
+                  : job->hold_admin ? JOB_REASON_HELD_ADMIN
+                                    : JOB_REASON_HELD_USER;
+    if (job->hold)
+        job->priority = 0;
     job->restarts++;
     job->completing = false;
     job->cancel_requested = false;
@@ -171,7 +177,7 @@ void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
     /* Step tasks on the other nodes end with the job (the batch host
      * kills its own). */
     for (uint32_t i = 1; job->alloc && i < job->alloc->node_count; i++)
-        ctld_node_terminate_stray(ctld, job->alloc->node_idx[i], job->id);
+        ctld_node_terminate_stray(ctld, job->alloc->node_idx[i], job->id, 0);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
         ctld_job_requeue(ctld, job);
@@ -261,15 +267,17 @@ static void stray_done(int errnum, const char *errstr, json_t *resp,
     (void)arg;
 }
 
-void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id)
+void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
+                               uint32_t run_id)
 {
     const struct conf_node *cn = ctld->nodes->info[node].conf;
+    json_t *body = json_pack("{s:I s:i s:b s:b}", "job_id", (json_int_t)job_id,
+                             "signal", SIGKILL, "terminate", 1, "forget", 1);
 
+    if (run_id)
+        json_object_set_new(body, "run_id", json_integer(run_id));
     if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
-                         "job_signal",
-                         json_pack("{s:I s:i s:b s:b}", "job_id",
-                                   (json_int_t)job_id, "signal", SIGKILL,
-                                   "terminate", 1, "forget", 1),
+                         "job_signal", body,
                          (int)ctld->conf->msg_timeout_s * 1000, stray_done,
                          NULL)
         < 0)
@@ -310,4 +318,34 @@ void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by)
     }
     job->state = JOB_CANCELLED;
     ctld_journal_job(ctld, job, false);
+}
+
+bool ctld_private(const struct ctld *ctld, struct proto_req *req,
+                  uint32_t what)
+{
+    return (ctld->conf->private_data & what)
+           && !(proto_req_roles(req)
+                & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN));
+}
+
+bool ctld_req_slurm_user(struct proto_req *req)
+{
+    return proto_req_roles(req) & PROTO_ROLE_DAEMON;
+}
+
+int ctld_part_access(struct ctld *ctld, struct proto_req *req,
+                     const struct job *job, const struct conf_partition *cp,
+                     drv_error_t *error)
+{
+    if (part_access_check(ctld->access, cp, job->uid,
+                          ctld_req_slurm_user(req), job->account, job->qos,
+                          ctld_now(ctld), error)
+        < 0) {
+        int saved = errno;
+        log_info("uid %u access to partition %s denied: %s",
+                 (unsigned)proto_req_uid(req), cp->name, error->text);
+        errno = saved;
+        return -1;
+    }
+    return 0;
 }

@@ -48,6 +48,8 @@ struct ctld {
                                 * turned away (main.c) */
     struct enforce *enforce;   /* AccountingStorageEnforce (enforce.h);
                                 * NULL = off */
+    struct part_access *access;/* partition access, group cache
+                                * (part_access.h) */
 };
 
 /* Seconds since the epoch, read once per callback (style.md: time is a
@@ -77,6 +79,27 @@ void ctld_respond_durable_undo(struct ctld *ctld, struct proto_req *req,
                                json_t *body,
                                void (*undo)(struct ctld *, uint32_t),
                                uint32_t id);
+
+/* Is what PrivateData= bit 'what' (enum conf_private) covers hidden from
+ * the sender of 'req'?  True when the bit is set and the sender is not an
+ * operator or administrator (Slurm's validate_operator()).
+ */
+bool ctld_private(const struct ctld *ctld, struct proto_req *req,
+                  uint32_t what);
+
+/* Is the sender of 'req' root or SlurmUser (Slurm's validate_slurm_user():
+ * RootOnly= partitions, every partition visible)? */
+bool ctld_req_slurm_user(struct proto_req *req);
+
+/* May the sender of 'req' place 'job' (its uid, account and QOS) in
+ * partition 'cp'?  part_access_check() with the controller's group cache;
+ * returns 0, or -1 with errno (EDRV_ACCESS_DENIED,
+ * EDRV_JOB_MISSING_REQUIRED_PARTITION_GROUP, EDRV_INVALID_ACCOUNT,
+ * EDRV_INVALID_QOS) and the reason in 'error' (also logged).
+ */
+int ctld_part_access(struct ctld *ctld, struct proto_req *req,
+                     const struct job *job, const struct conf_partition *cp,
+                     drv_error_t *error);
 
 /* Find a job by id; NULL if none. */
 struct job *ctld_job_find(struct ctld *ctld, uint32_t id);
@@ -114,8 +137,10 @@ void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by);
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);
 
 /* Tell node 'node' to kill job 'job_id', which the controller no longer
- * runs there (it was ended while the node was unreachable). */
-void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id);
+ * runs there (it was ended while the node was unreachable): only its run
+ * 'run_id' when not 0 (the node leaves a later run alone), else any. */
+void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
+                               uint32_t run_id);
 
 /* The journal flush before the loop blocks (uv_prepare callback). */
 void ctld_flush_cb(uv_prepare_t *h);
@@ -125,7 +150,8 @@ void ctld_flush_cb(uv_prepare_t *h);
 uint32_t ctld_job_base_priority(const struct job *job);
 
 /* Put a finished job back in the queue (scontrol requeue): PENDING,
- * Restarts+1, times and allocation cleared.  Caller journals.
+ * Restarts+1, times and allocation cleared; a held job stays held (reason
+ * JobHeldUser/JobHeldAdmin, priority 0).  Caller journals.
  */
 void ctld_job_requeue(struct ctld *ctld, struct job *job);
 

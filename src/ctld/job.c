@@ -197,6 +197,8 @@ json_t *job_to_json(const struct job *job, const char *const *node_names,
     json_decref(req);
     if (job->interactive)
         json_object_set_new(o, "interactive", json_true());
+    if (job->run_id)
+        json_object_set_new(o, "run_id", json_integer(job->run_id));
     if (job->next_step_id)
         json_object_set_new(o, "next_step_id",
                             json_integer(job->next_step_id));
@@ -284,6 +286,7 @@ static const struct {
     {"requeue", offsetof(struct job, requeue), K_BOOL},
     {"interactive", offsetof(struct job, interactive), K_BOOL},
     {"restarts", offsetof(struct job, restarts), K_U32},
+    {"run_id", offsetof(struct job, run_id), K_U32},
     {"next_step_id", offsetof(struct job, next_step_id), K_U32},
     {"nodes_min", offsetof(struct job, req.min_nodes), K_U32},
     {"nodes_max", offsetof(struct job, req.max_nodes), K_U32},

@@ -109,6 +109,10 @@ struct job {
     bool requeue;          /* --requeue (Slurm's default) */
     bool interactive;      /* salloc/srun allocation: no batch script */
     uint32_t restarts;
+    uint32_t run_id;       /* which run of the job this is: +1 at every
+                            * start, never reused (journaled); batch_launch
+                            * carries it and droverd's reports echo it, so
+                            * a report of an earlier run is told apart */
     uint32_t next_step_id; /* srun: the id the next step gets */
     struct job_step *steps; /* step.h: batch and srun steps, kept until
                              * the job is purged */

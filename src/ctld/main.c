@@ -22,6 +22,7 @@
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/interactive.h"
+#include "ctld/part_access.h"
 #include "ctld/enforce.h"
 #include "ctld/state.h"
 
@@ -176,6 +177,7 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
     setup_logging(ctld->conf, o);
     pw = getpwnam(ctld->conf->slurm_user ? ctld->conf->slurm_user : "root");
     ctld->slurm_uid = pw ? pw->pw_uid : 0;
+    ctld->access = part_access_create(ctld->slurm_uid);
     if (!ctld->conf->state_save_location)
         log_fatal("StateSaveLocation is not set in %s", ctld->conf->path);
     if (!(ctld->nodes = node_table_create(ctld->conf, &error)))
@@ -267,6 +269,7 @@ static void ctld_fini(struct ctld *ctld)
     }
     launch_store_destroy(ctld->launches);
     node_table_destroy(ctld->nodes);
+    part_access_destroy(ctld->access);
     proto_auth_destroy(ctld->auth);
     conf_destroy(ctld->conf);
 }

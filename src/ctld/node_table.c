@@ -301,6 +301,28 @@ json_t *node_table_node_json(const struct node_table *nt, size_t i)
     return o;
 }
 
+/* RootOnly, Hidden and the access lists, only where set. */
+static void part_access_json(json_t *o, const struct conf_partition *cp)
+{
+    const struct {
+        const char *key;
+        const char *value;
+    } lists[] = {
+        {"allow_groups", cp->allow_groups},
+        {"allow_accounts", cp->allow_accounts},
+        {"deny_accounts", cp->deny_accounts}, {"allow_qos", cp->allow_qos},
+        {"deny_qos", cp->deny_qos},
+    };
+
+    if (cp->root_only)
+        json_object_set_new(o, "root_only", json_true());
+    if (cp->hidden)
+        json_object_set_new(o, "hidden", json_true());
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+        if (lists[i].value)
+            json_object_set_new(o, lists[i].key, json_string(lists[i].value));
+}
+
 json_t *node_table_partition_json(const struct node_table *nt, size_t p)
 {
     const struct ctld_partition *part = &nt->parts[p];
@@ -334,6 +356,7 @@ json_t *node_table_partition_json(const struct node_table *nt, size_t p)
                   cp->priority_job_factor, "tres", tres);
     free(expr);
     free(tres);
+    part_access_json(o, cp);
     return o;
 }
 

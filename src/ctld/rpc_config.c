@@ -26,7 +26,7 @@ static void set_i(json_t *o, const char *key, json_int_t value)
 static json_t *config_values(const struct slurm_conf *c)
 {
     json_t *o = json_object();
-    char buf[80];
+    char buf[128];
 
     set_s(o, "ClusterName", c->cluster_name);
     set_s(o, "AccountingStorageEnforce",
@@ -38,6 +38,8 @@ static json_t *config_values(const struct slurm_conf *c)
                                               : c->ctld_host);
         set_i(o, "AccountingStoragePort", c->accounting_storage_port);
     }
+    set_s(o, "PrivateData",
+          conf_private_string(c->private_data, buf, sizeof(buf)));
     set_s(o, "SlurmctldHost[0]", c->ctld_host);
     set_i(o, "SlurmctldPort", c->ctld_port);
     set_i(o, "SlurmdPort", c->slurmd_port);

@@ -26,6 +26,7 @@
 #include "ctld/job_info.h"
 #include "ctld/job_update.h"
 #include "ctld/req_field.h"
+#include "ctld/part_access.h"
 #include "ctld/submit_check.h"
 
 /* Keys of a job description a user may set (docs/protocol.md). */
@@ -263,6 +264,17 @@ static int submit_check_values(struct job *job, json_t *body,
     return 0;
 }
 
+/* The partition's RootOnly / Allow* / Deny* keys, once the account and
+ * QOS are settled (enforce_submit() fills the defaults). */
+static int submit_access(struct ctld *ctld, proto_req_t *req,
+                         const struct job *job, drv_error_t *error)
+{
+    const struct ctld_partition *part =
+        node_table_partition(ctld->nodes, job->partition);
+
+    return part ? ctld_part_access(ctld, req, job, part->conf, error) : 0;
+}
+
 static void rpc_job_submit(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -285,7 +297,8 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
         || submit_check_values(job, body, req, &error) < 0
         || depend_array_submit(ctld, job, body, &error) < 0
-        || enforce_submit(ctld, job, &error) < 0)
+        || enforce_submit(ctld, job, &error) < 0
+        || submit_access(ctld, req, job, &error) < 0)
         goto error;
     store_launch(ctld, job);
     if (json_is_true(json_object_get(body, "test_only"))) {
@@ -365,6 +378,27 @@ static bool job_matches(const struct job *job, json_t *filter)
     return true;
 }
 
+/* Does the sender of a job_info request see 'job'?  PrivateData=jobs
+ * limits an ordinary user to their own jobs; a listing (no "job_ids")
+ * without "show_all" leaves out jobs in partitions the user does not see
+ * (Hidden=YES, AllowGroups=), as Slurm's squeue without -a. */
+static bool job_shown(struct ctld *ctld, proto_req_t *req, json_t *filter,
+                      const struct job *job)
+{
+    uid_t uid = proto_req_uid(req);
+    const struct ctld_partition *part;
+
+    if (job->uid != uid && ctld_private(ctld, req, CONF_PRIVATE_JOBS))
+        return false;
+    if (json_is_true(json_object_get(filter, "show_all"))
+        || json_array_size(json_object_get(filter, "job_ids"))
+        || !job->partition
+        || !(part = node_table_partition(ctld->nodes, job->partition)))
+        return true;
+    return part_access_visible(ctld->access, part->conf, uid,
+                               ctld_req_slurm_user(req), ctld_now(ctld));
+}
+
 static void rpc_job_info(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -375,7 +409,7 @@ static void rpc_job_info(proto_req_t *req, void *arg)
     struct job *job, *tmp;
 
     HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job_matches(job, filter))
+        if (job_matches(job, filter) && job_shown(ctld, req, filter, job))
             json_array_append_new(jobs,
                                   plan ? job_info_json_plan(ctld, job, plan)
                                        : job_info_json(ctld, job, now));
@@ -455,6 +489,22 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
     scheduler_request(ctld);
 }
 
+/* Hold 'job' for the sender of 'req': priority 0, JobHeldUser, or
+ * JobHeldAdmin when an operator holds another user's job. */
+static void job_set_held(struct job *job, proto_req_t *req)
+{
+    bool privileged = proto_req_roles(req)
+                      & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
+
+    job->hold = true;
+    job->hold_admin = privileged && job->uid != proto_req_uid(req);
+    job->priority = 0;
+    job->reason = job->hold_admin ? JOB_REASON_HELD_ADMIN
+                                  : JOB_REASON_HELD_USER;
+}
+
+/* scontrol hold/release.  As Slurm 22.05, a running job may be held: it
+ * keeps running, and stays held if it is requeued. */
 static void rpc_job_hold(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -470,13 +520,10 @@ static void rpc_job_hold(proto_req_t *req, void *arg)
         return respond_errnum(req, EDRV_ALREADY_DONE, "job_hold");
     if (!hold && job->hold_admin && !privileged)
         return respond_errnum(req, EDRV_ACCESS_DENIED, "job_hold");
-    job->hold = hold;
-    job->hold_admin = hold && privileged && job->uid != proto_req_uid(req);
     if (hold) {
-        job->priority = 0;
-        job->reason = job->hold_admin ? JOB_REASON_HELD_ADMIN
-                                      : JOB_REASON_HELD_USER;
+        job_set_held(job, req);
     } else {
+        job->hold = job->hold_admin = false;
         job->priority = ctld_job_base_priority(job);
         if (job->reason == JOB_REASON_HELD_USER
             || job->reason == JOB_REASON_HELD_ADMIN)
@@ -487,14 +534,17 @@ static void rpc_job_hold(proto_req_t *req, void *arg)
     scheduler_request(ctld);
 }
 
+/* scontrol requeue; with "hold" (scontrol requeuehold) the job is also
+ * held, as by scontrol hold. */
 static void rpc_job_requeue(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
-    int errnum = 0;
+    int errnum = 0, hold = 0;
     struct job *job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum);
 
     if (!job)
         return respond_errnum(req, errnum, "job_requeue");
+    json_unpack(proto_req_body(req), "{s?b}", "hold", &hold);
     if (job->state == JOB_PENDING)
         return respond_errnum(req, EDRV_JOB_PENDING, "job_requeue");
     /* Slurm: a job submitted with --no-requeue cannot be requeued. */
@@ -503,6 +553,8 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
     if (job->completing)
         return respond_errnum(req, EDRV_TRANSITION_STATE_NO_UPDATE,
                               "job_requeue");
+    if (hold)
+        job_set_held(job, req);
     if (job->state == JOB_RUNNING) {
         job->requeue_requested = true;
         job->completing = true;
@@ -565,6 +617,8 @@ static void rpc_job_update(proto_req_t *req, void *arg)
     if (u.has_time_limit
         && (errnum = update_time_limit(job, u.time_limit_s, privileged)))
         return respond_errnum(req, errnum, "job_update");
+    if (u.part && ctld_part_access(ctld, req, job, u.part->conf, &error) < 0)
+        return respond_error(req, &error);
     if (dep && depend_update(ctld, job, json_string_value(dep), &error) < 0)
         return respond_error(req, &error);
     if (!dep && !u.any)

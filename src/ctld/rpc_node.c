@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/part_access.h"
 #include "ctld/step.h"
 
 static void respond(proto_req_t *req, json_t *body, const char *what)
@@ -50,12 +51,16 @@ static bool name_wanted(json_t *names, const char *name)
     return false;
 }
 
+/* PrivateData=nodes: only operators list nodes, as Slurm. */
 static void rpc_node_info(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *names = json_object_get(proto_req_body(req), "names");
-    json_t *arr = json_array();
+    json_t *arr;
 
+    if (ctld_private(ctld, req, CONF_PRIVATE_NODES))
+        return respond_error(req, EDRV_ACCESS_DENIED, NULL, "node_info");
+    arr = json_array();
     for (size_t i = 0; i < ctld->nodes->count; i++)
         if (name_wanted(names, ctld->nodes->names[i]))
             json_array_append_new(arr, node_table_node_json(ctld->nodes, i));
@@ -64,14 +69,24 @@ static void rpc_node_info(proto_req_t *req, void *arg)
             "node_info");
 }
 
+/* PrivateData=partitions: only operators list partitions, as Slurm. */
 static void rpc_partition_info(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *names = json_object_get(proto_req_body(req), "names");
-    json_t *arr = json_array();
+    bool all = json_is_true(json_object_get(proto_req_body(req), "show_all"));
+    json_t *arr;
 
+    if (ctld_private(ctld, req, CONF_PRIVATE_PARTITIONS))
+        return respond_error(req, EDRV_ACCESS_DENIED, NULL, "partition_info");
+    arr = json_array();
     for (size_t p = 0; p < ctld->nodes->part_count; p++)
-        if (name_wanted(names, ctld->nodes->parts[p].conf->name))
+        if (name_wanted(names, ctld->nodes->parts[p].conf->name)
+            && (all || part_access_visible(ctld->access,
+                                           ctld->nodes->parts[p].conf,
+                                           proto_req_uid(req),
+                                           ctld_req_slurm_user(req),
+                                           ctld_now(ctld))))
             json_array_append_new(arr,
                                   node_table_partition_json(ctld->nodes, p));
     respond(req, json_pack("{s:I s:o}", "now", (json_int_t)ctld_now(ctld),
@@ -200,6 +215,22 @@ static struct job *job_on_node(struct ctld *ctld, json_int_t id, long node)
     return job;
 }
 
+/* Is a node's report (with "run_id", when the node sent one) about the
+ * current run of 'job'?  A report without it (an older droverd) is taken
+ * as current.  A stale one is logged. */
+static bool report_current(struct ctld *ctld, const struct job *job,
+                           json_t *report, long node, const char *what)
+{
+    json_t *run = json_object_get(report, "run_id");
+
+    if (!json_is_integer(run) || json_integer_value(run) == job->run_id)
+        return true;
+    log_info("JobId=%u: %s from %s is about run %lld, not the current run "
+             "%u: ignored", job->id, what, ctld->nodes->names[node],
+             (long long)json_integer_value(run), job->run_id);
+    return false;
+}
+
 static void complete_one(struct ctld *ctld, json_t *c, long node)
 {
     json_int_t id = 0;
@@ -213,7 +244,8 @@ static void complete_one(struct ctld *ctld, json_t *c, long node)
         return;
     if (oom) /* the OOM killer struck the batch step: OUT_OF_MEMORY */
         status = JOB_STATUS_OOM;
-    if (!(job = job_on_node(ctld, id, node)))
+    if (!(job = job_on_node(ctld, id, node))
+        || !report_current(ctld, job, c, node, "completion"))
         return;
     if ((batch = job_step_find(job, STEP_ID_BATCH))
         && job_step_node_reported(batch, ctld->nodes->names[node]))
@@ -236,7 +268,8 @@ static void reconcile(struct ctld *ctld, long node, json_t *running,
             || now - job->start_time < 5 || job->interactive)
             continue;
         json_array_foreach(running, i, v) {
-            if (json_integer_value(json_object_get(v, "job_id")) == job->id)
+            if (json_integer_value(json_object_get(v, "job_id")) == job->id
+                && report_current(ctld, job, v, node, "registration"))
                 seen = true;
         }
         if (!seen) {
@@ -248,11 +281,15 @@ static void reconcile(struct ctld *ctld, long node, json_t *running,
     /* And jobs the node runs that the controller has ended: stop them. */
     json_array_foreach(running, i, v) {
         json_int_t id = json_integer_value(json_object_get(v, "job_id"));
+        json_t *run = json_object_get(v, "run_id");
         job = ctld_job_find(ctld, (uint32_t)id);
-        if (!job || !job->alloc || (long)job->alloc->node_idx[0] != node) {
+        if (!job || !job->alloc || (long)job->alloc->node_idx[0] != node
+            || (json_is_integer(run)
+                && json_integer_value(run) != job->run_id)) {
             log_error("JobId=%ju on %s is unknown here: terminating it",
                       (uintmax_t)id, ctld->nodes->names[node]);
-            ctld_node_terminate_stray(ctld, node, (uint32_t)id);
+            ctld_node_terminate_stray(ctld, node, (uint32_t)id,
+                                      (uint32_t)json_integer_value(run));
         }
     }
 }

@@ -180,7 +180,9 @@ static void rpc_step_info(proto_req_t *req, void *arg)
     struct job *job, *tmp;
 
     HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (!job_listed(job, ids))
+        if (!job_listed(job, ids)
+            || (job->uid != proto_req_uid(req)
+                && ctld_private(ctld, req, CONF_PRIVATE_JOBS)))
             continue;
         for (struct job_step *s = job->steps; s; s = s->next) {
             json_t *o;

@@ -63,10 +63,13 @@ static int by_priority(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Seconds before a launch refused for a run still ending is retried. */
+#define LAUNCH_RETRY_S 2
+
 struct launch_ctx {
     struct ctld *ctld;
     uint32_t job_id;
-    uint32_t restarts;
+    uint32_t run_id;
     long node;
 };
 
@@ -78,7 +81,7 @@ static void launch_done(int errnum, const char *errstr, json_t *resp,
     struct job *job = ctld_job_find(ctld, lc->job_id);
 
     (void)resp;
-    if (errnum && job && job->alloc && job->restarts == lc->restarts) {
+    if (errnum && job && job->alloc && job->run_id == lc->run_id) {
         struct ctld_node *n = &ctld->nodes->info[lc->node];
         log_error("JobId=%u: launch on %s failed: %s; requeued", job->id,
                   n->conf->name, errstr ? errstr : drv_strerror(errnum));
@@ -89,6 +92,10 @@ static void launch_done(int errnum, const char *errstr, json_t *resp,
         }
         ctld_job_requeue(ctld, job);
         job->restarts--; /* a launch that never ran is not a restart */
+        /* An earlier run is still ending there: try again a little later
+         * rather than at once. */
+        if (errnum == EDRV_DUPLICATE_JOB_ID)
+            job->eligible_time = ctld_now(ctld) + LAUNCH_RETRY_S;
         ctld_journal_job(ctld, job, false);
         scheduler_request(ctld);
     }
@@ -111,7 +118,7 @@ static void launch(struct ctld *ctld, struct job *job)
                                         : "cluster"));
     lc->ctld = ctld;
     lc->job_id = job->id;
-    lc->restarts = job->restarts;
+    lc->run_id = job->run_id;
     lc->node = node;
     if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                          "batch_launch", json_pack("{s:o}", "job", o),
@@ -143,6 +150,7 @@ static void job_start(struct ctld *ctld, struct job *job,
                       struct sched_alloc *alloc, time_t now)
 {
     job->alloc = alloc;
+    job->run_id++;
     job->state = JOB_RUNNING;
     job->reason = JOB_REASON_NONE;
     job->start_time = now;

@@ -195,6 +195,8 @@ static void job_ended(struct noded *nd, struct nd_job *job, int status,
                           "timed_out", job->timed_out);
     uint64_t oom = cgroup_step_oom_kills(job->cg);
 
+    if (job->run_id)
+        json_object_set_new(c, "run_id", json_integer(job->run_id));
     usage_to_json(ru, 0, c);
 
     log_info("JobId=%u: batch script exited, status %d%s", job->id, status,

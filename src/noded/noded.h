@@ -31,6 +31,8 @@ struct cgroup_step;
 
 struct nd_job {
     uint32_t id;
+    uint32_t run_id;         /* the controller's run of the job (0: not
+                              * sent); echoed in reports */
     pid_t pid;               /* also the process group (setsid) */
     struct cgroup_step *cg;  /* job_<id>/step_batch, or NULL (no cgroups) */
     char *err_path;          /* the batch script's stderr file (absolute) */

@@ -71,9 +71,12 @@ static json_t *running_jobs(struct noded *nd)
     json_t *arr = json_array();
     struct nd_job *job, *tmp;
 
-    HASH_ITER(hh, nd->jobs, job, tmp)
-        json_array_append_new(arr, json_pack("{s:I}", "job_id",
-                                             (json_int_t)job->id));
+    HASH_ITER(hh, nd->jobs, job, tmp) {
+        json_t *o = json_pack("{s:I}", "job_id", (json_int_t)job->id);
+        if (job->run_id)
+            json_object_set_new(o, "run_id", json_integer(job->run_id));
+        json_array_append_new(arr, o);
+    }
     return arr;
 }
 

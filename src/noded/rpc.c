@@ -27,6 +27,7 @@ static void rpc_batch_launch(proto_req_t *req, void *arg)
     struct noded *nd = arg;
     json_t *job = json_object_get(proto_req_body(req), "job");
     json_int_t id = json_integer_value(json_object_get(job, "job_id"));
+    uint32_t run = (uint32_t)json_integer_value(json_object_get(job, "run_id"));
     drv_error_t error = {0};
     struct nd_job *j;
 
@@ -34,8 +35,18 @@ static void rpc_batch_launch(proto_req_t *req, void *arg)
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, "no job");
         return;
     }
-    if (jobs_find(nd, (uint32_t)id)) { /* a retried launch */
-        proto_respond(req, NULL);
+    if ((j = jobs_find(nd, (uint32_t)id))) {
+        if (j->run_id == run) { /* a retried launch */
+            proto_respond(req, NULL);
+            return;
+        }
+        /* An earlier run still here (the node was cut off while the job
+         * was requeued): it ends, and the controller retries the launch
+         * once it is gone (Slurm's slurmd answers the same). */
+        log_error("JobId=%lld: run %u asked while run %u still runs here: "
+                  "ending the old run", (long long)id, run, j->run_id);
+        jobs_terminate(nd, j);
+        proto_respond_error(req, EDRV_DUPLICATE_JOB_ID, NULL);
         return;
     }
     if (!(j = launch_batch(nd, job, &error))) {
@@ -51,17 +62,25 @@ static void rpc_batch_launch(proto_req_t *req, void *arg)
 static void rpc_job_signal(proto_req_t *req, void *arg)
 {
     struct noded *nd = arg;
-    json_int_t id = 0;
+    json_int_t id = 0, run = 0;
     int signo = SIGKILL, terminate = 0;
     struct nd_job *job;
 
-    if (json_unpack(proto_req_body(req), "{s:I s?i s?b}", "job_id", &id,
-                    "signal", &signo, "terminate", &terminate)
+    if (json_unpack(proto_req_body(req), "{s:I s?i s?b s?I}", "job_id", &id,
+                    "signal", &signo, "terminate", &terminate, "run_id", &run)
         < 0) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
         return;
     }
-    if (!(job = jobs_find(nd, (uint32_t)id))) {
+    job = jobs_find(nd, (uint32_t)id);
+    if (job && run && job->run_id && job->run_id != (uint32_t)run) {
+        /* Meant for another run of the job than the one here. */
+        log_info("JobId=%lld: signal for run %lld, run %u here: ignored",
+                 (long long)id, (long long)run, job->run_id);
+        proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
+        return;
+    }
+    if (!job) {
         /* Not the batch host: only step tasks of the job run here. */
         if (stepmgr_signal_job(nd, (uint32_t)id,
                                terminate ? SIGKILL : signo))

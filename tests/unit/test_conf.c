@@ -203,6 +203,59 @@ static void accounting_storage_enforce_flags(void **state)
                 "AccountingStorageEnforce=associations,bogus: expected");
 }
 
+static void private_data_flags(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf = parse_ok("", NULL);
+    char buf[128];
+
+    assert_int_equal(conf->private_data, 0);
+    assert_string_equal(conf_private_string(0, buf, sizeof(buf)), "none");
+    conf_destroy(conf);
+    conf = parse_ok("PrivateData=usage,Jobs,nodes\n", NULL);
+    assert_int_equal(conf->private_data, CONF_PRIVATE_JOBS
+                                             | CONF_PRIVATE_NODES
+                                             | CONF_PRIVATE_USAGE);
+    assert_string_equal(conf_private_string(conf->private_data, buf,
+                                            sizeof(buf)),
+                        "jobs,nodes,usage");
+    conf_destroy(conf);
+    conf = parse_ok("PrivateData=all\n", NULL);
+    assert_string_equal(conf_private_string(conf->private_data, buf,
+                                            sizeof(buf)),
+                        "accounts,cloud,events,jobs,nodes,partitions,"
+                        "reservations,usage,users");
+    conf_destroy(conf);
+    parse_fails("PrivateData=jobs,secrets\n", NULL,
+                "PrivateData=jobs,secrets: expected");
+}
+
+static void partition_access_keys(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf = parse_ok(
+        "NodeName=n[1-2] CPUs=1\n"
+        "PartitionName=DEFAULT DenyAccounts=guest Hidden=YES\n"
+        "PartitionName=a Nodes=n1 RootOnly=YES AllowGroups=wheel,admin "
+        "AllowAccounts=ALL AllowQos=high\n"
+        "PartitionName=b Nodes=n2 Hidden=NO DenyQos=low\n", NULL);
+    const struct conf_partition *a = conf_partition_find(conf, "a");
+    const struct conf_partition *b = conf_partition_find(conf, "b");
+
+    assert_true(a->root_only && a->hidden);
+    assert_string_equal(a->allow_groups, "wheel,admin");
+    assert_null(a->allow_accounts); /* ALL: no restriction */
+    assert_string_equal(a->deny_accounts, "guest"); /* from DEFAULT */
+    assert_string_equal(a->allow_qos, "high");
+    assert_null(a->deny_qos);
+    assert_false(b->root_only || b->hidden);
+    assert_null(b->allow_groups);
+    assert_string_equal(b->deny_qos, "low");
+    conf_destroy(conf);
+    parse_fails("NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1 RootOnly=maybe\n",
+                NULL, "PartitionName=p: RootOnly=maybe: expected YES or NO");
+}
+
 static void continuation_joins_lines(void **state)
 {
     (void)state;
@@ -834,6 +887,8 @@ int main(void)
         cmocka_unit_test(gres_conf_count_without_file),
         cmocka_unit_test(partitions),
         cmocka_unit_test(partition_default_last_wins_and_fallback),
+        cmocka_unit_test(private_data_flags),
+        cmocka_unit_test(partition_access_keys),
         cmocka_unit_test(down_nodes_line_sets_state),
         cmocka_unit_test(errors_name_file_line_and_keyword),
         cmocka_unit_test(unknown_keyword_warns_and_parses),

@@ -626,8 +626,9 @@ static void part_lines_limits(struct rec *r, const json_t *p)
 
     fmt_buf_printf(&r->out,
                    "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO "
-                   "GraceTime=0 Hidden=NO",
-                   part_time(p, "default_time_s", "NONE", b1, sizeof(b1)));
+                   "GraceTime=0 Hidden=%s",
+                   part_time(p, "default_time_s", "NONE", b1, sizeof(b1)),
+                   jbool(p, "hidden", false) ? "YES" : "NO");
     rec_eol(r);
     if (max_nodes < 0)
         fmt_buf_puts(&r->out, "MaxNodes=UNLIMITED ");
@@ -640,11 +641,32 @@ static void part_lines_limits(struct rec *r, const json_t *p)
     fmt_buf_printf(&r->out, "Nodes=%s", jstr_or(p, "nodes", "(null)"));
     rec_eol(r);
     fmt_buf_printf(&r->out,
-                   "PriorityJobFactor=%lld PriorityTier=%lld RootOnly=NO "
+                   "PriorityJobFactor=%lld PriorityTier=%lld RootOnly=%s "
                    "ReqResv=NO OverSubscribe=NO",
                    (long long)jint(p, "priority_job_factor", 1),
-                   (long long)jint(p, "priority_tier", 1));
+                   (long long)jint(p, "priority_tier", 1),
+                   jbool(p, "root_only", false) ? "YES" : "NO");
     rec_eol(r);
+}
+
+/* AllowGroups= AllowAccounts= (or DenyAccounts=) AllowQos= (or DenyQos=),
+ * as Slurm prints them: a Deny list only when there is no Allow list. */
+static void part_line_access(struct rec *r, const json_t *p)
+{
+    const char *deny_acct = jstr_or(p, "deny_accounts", NULL);
+    const char *deny_qos = jstr_or(p, "deny_qos", NULL);
+
+    fmt_buf_printf(&r->out, "AllowGroups=%s",
+                   jstr_or(p, "allow_groups", "ALL"));
+    if (jstr_or(p, "allow_accounts", NULL) || !deny_acct)
+        fmt_buf_printf(&r->out, " AllowAccounts=%s",
+                       jstr_or(p, "allow_accounts", "ALL"));
+    else
+        fmt_buf_printf(&r->out, " DenyAccounts=%s", deny_acct);
+    if (jstr_or(p, "allow_qos", NULL) || !deny_qos)
+        fmt_buf_printf(&r->out, " AllowQos=%s", jstr_or(p, "allow_qos", "ALL"));
+    else
+        fmt_buf_printf(&r->out, " DenyQos=%s", deny_qos);
 }
 
 char *scontrol_sprint_partition(const json_t *part,
@@ -656,7 +678,7 @@ char *scontrol_sprint_partition(const json_t *part,
     rec_init(&r, ctx);
     fmt_buf_printf(&r.out, "PartitionName=%s", jstr_or(part, "name", ""));
     rec_eol(&r);
-    fmt_buf_puts(&r.out, "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL");
+    part_line_access(&r, part);
     rec_eol(&r);
     fmt_buf_printf(&r.out, "AllocNodes=ALL Default=%s QoS=N/A",
                    jbool(part, "default", false) ? "YES" : "NO");
