@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "noded/spool.h"
 
 int spool_check(const char *path, drv_error_t *error)
@@ -136,21 +137,6 @@ fail:
     return -1;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int spool_write_new(int dirfd, const char *name, const void *data, size_t len,
                     mode_t mode, uid_t uid, gid_t gid, drv_error_t *error)
 {
@@ -160,7 +146,7 @@ int spool_write_new(int dirfd, const char *name, const void *data, size_t len,
 
     if (fd < 0)
         return errprintf(error, "creating %s: %s", name, strerror(errno));
-    if (write_all(fd, data, len) < 0
+    if (fd_write_all(fd, data, len) < 0
         || (geteuid() == 0 && fchown(fd, uid, gid) < 0)
         || fchmod(fd, mode) < 0) {
         errprintf(error, "writing %s: %s", name, strerror(errno));

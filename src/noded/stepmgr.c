@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
@@ -145,22 +146,6 @@ static void exec_stepd(struct noded *nd, int in, int out, const char *exe)
     _exit(127);
 }
 
-/* The body goes down a pipe the new process reads to EOF. */
-static int write_all(int fd, const char *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static pid_t spawn(struct noded *nd, json_t *body, int *reply_fd,
                    drv_error_t *error)
 {
@@ -183,7 +168,7 @@ static pid_t spawn(struct noded *nd, json_t *body, int *reply_fd,
         return errprintf(error, "fork: %s", strerror(errno));
     }
     text = json_dumps(body, JSON_COMPACT);
-    if (!text || write_all(in[1], text, strlen(text)) < 0)
+    if (!text || fd_write_all(in[1], text, strlen(text)) < 0)
         log_err("StepId: writing the launch to droverstepd %d", (int)pid);
     free(text);
     close(in[1]);
@@ -242,7 +227,7 @@ static json_t *control(struct noded *nd, uint32_t job, uint32_t step,
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0
         || proto_frame_encode(req, &data, &len) < 0
-        || write_all(fd, data, len) < 0)
+        || fd_write_all(fd, data, len) < 0)
         goto out;
     while (!resp && (n = read(fd, buf, sizeof(buf))) > 0)
         if (proto_decoder_feed(dec, buf, (size_t)n) == 0)

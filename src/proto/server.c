@@ -381,6 +381,18 @@ static void conn_fail(struct conn *c, int errnum, const char *errstr)
     }
 }
 
+/* A request that failed before its credential was accepted: a connection
+ * that never authenticated is answered once and closed (it may not make
+ * the daemon decode credentials and log for ever); one that did keeps
+ * going, as a client with a stale credential may retry. */
+static void conn_refuse(struct conn *c, int errnum, const char *errstr)
+{
+    if (c->unauth)
+        conn_fail(c, errnum, errstr);
+    else
+        conn_send_error(c, errnum, errstr);
+}
+
 /* --- dispatch ----------------------------------------------------------- */
 
 static const struct proto_handler *lookup(proto_server_t *s, const char *type,
@@ -419,7 +431,7 @@ static void handle_msg(struct conn *c, json_t *msg)
     if (!m.cred) {
         log_error("proto: %s: '%s' request carries no credential", c->peer_str,
                   m.type);
-        conn_send_error(c, EDRV_PROTOCOL_AUTH, "request carries no credential");
+        conn_refuse(c, EDRV_PROTOCOL_AUTH, "request carries no credential");
         goto done;
     }
     if (proto_auth_decode(s->auth, m.cred, m.type, m.body, &uid, &gid, &error)
@@ -427,7 +439,7 @@ static void handle_msg(struct conn *c, json_t *msg)
         int errnum = errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_AUTH;
         log_error("proto: %s: '%s' request: %s", c->peer_str, m.type,
                   error.text);
-        conn_send_error(c, errnum, error.text);
+        conn_refuse(c, errnum, error.text);
         goto done;
     }
     conn_authenticated(c);

@@ -6,6 +6,7 @@ get nodes marked DOWN.  Credentials are bound to their message with SHA-256.
 Each test performs the attack on a real local cluster and asserts it
 fails; before the fix each of them succeeded.
 """
+import json
 import os
 import re
 import resource
@@ -311,3 +312,25 @@ def test_daemons_raise_their_open_files_limit_and_jobs_keep_theirs(
                          cwd=tmp_path)
     cluster.wait_job_state(job, ["COMPLETED"], timeout=60)
     assert out.read_text().strip() == str(low)
+
+
+def test_forged_credentials_cost_one_answer_per_connection(cluster):
+    """A peer that never authenticated gets one answer to a request whose
+    credential does not decode, and the connection closes: it cannot make
+    the controller decode 200 forged credentials (and log each)."""
+    frame = json.dumps({"v": 1, "type": "ping", "body": {},
+                        "cred": "MUNGE:AwQFAAAAAAAAAAAAAAAAAAAAAAAA:"}).encode()
+    frame = struct.pack(">I", len(frame)) + frame
+    log = cluster.log_file("droverctld")
+    before = log.read_text().count("'ping' request:")
+    with socket.create_connection(("127.0.0.1", cluster.ctld_port),
+                                  timeout=5) as s:
+        try:
+            s.sendall(frame * 200)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        took, reply = closed_within(s, 5)
+    assert took is not None, "connection still open after a forged credential"
+    assert reply.count(b'"errnum"') == 1, reply
+    assert log.read_text().count("'ping' request:") - before == 1
+    assert cluster.rpc("ping")

@@ -1029,6 +1029,9 @@ static void bad_envelope_is_answered_and_connection_kept(void **state)
     free(cred);
 }
 
+/* A connection that never authenticated gets one answer to a request
+ * without a valid credential, then is closed: the second request of the
+ * stream is never read (no MUNGE decode, no log line per frame). */
 static void missing_or_forged_cred_is_an_auth_error(void **state)
 {
     struct fx *fx = *state;
@@ -1038,6 +1041,7 @@ static void missing_or_forged_cred_is_an_auth_error(void **state)
         "echo", "MUNGE:AwQFAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA:", NULL, &l2);
     char *both = malloc(l1 + l2);
     struct raw_job j = { .port = fx->port, .want = 2 };
+    struct raw_job k = { .port = fx->port, .want = 1 };
     const char *errstr;
 
     memcpy(both, none, l1);
@@ -1045,14 +1049,20 @@ static void missing_or_forged_cred_is_an_auth_error(void **state)
     j.data = both;
     j.len = l1 + l2;
     run_in_thread(fx, raw_fn, &j);
-    assert_int_equal(j.got, 2);
+    assert_int_equal(j.got, 1);
     assert_int_equal(resp_errnum(j.resp[0], &errstr), EDRV_PROTOCOL_AUTH);
     assert_string_equal(errstr, "request carries no credential");
-    assert_int_equal(resp_errnum(j.resp[1], &errstr), EDRV_PROTOCOL_AUTH);
+    assert_true(j.eof);
+    k.data = forged;
+    k.len = l2;
+    run_in_thread(fx, raw_fn, &k);
+    assert_int_equal(k.got, 1);
+    assert_int_equal(resp_errnum(k.resp[0], &errstr), EDRV_PROTOCOL_AUTH);
     assert_non_null(strstr(errstr, "MUNGE decode failed"));
-    assert_false(j.eof); /* auth errors do not cost the connection */
+    assert_true(k.eof);
     assert_int_equal(fx->handled, 0);
     raw_clear(&j);
+    raw_clear(&k);
     free(both);
     free(none);
     free(forged);
@@ -1069,23 +1079,26 @@ static void cred_for_another_message_is_an_auth_error(void **state)
     char *other_body = request_bytes("echo", cred1,
                                      json_pack("{s:i}", "job_id", 2), &l1);
     char *other_type = request_bytes("fail", cred2, json_incref(body1), &l2);
-    char *both = malloc(l1 + l2);
-    struct raw_job j = { .port = fx->port, .want = 2 };
+    struct raw_job j = { .port = fx->port, .want = 1 };
+    struct raw_job k = { .port = fx->port, .want = 1 };
     const char *errstr;
 
     assert_non_null(cred1);
-    memcpy(both, other_body, l1);
-    memcpy(both + l1, other_type, l2);
-    j.data = both;
-    j.len = l1 + l2;
+    j.data = other_body;
+    j.len = l1;
     run_in_thread(fx, raw_fn, &j);
-    assert_int_equal(j.got, 2);
+    assert_int_equal(j.got, 1);
     assert_int_equal(resp_errnum(j.resp[0], &errstr), EDRV_PROTOCOL_AUTH);
     assert_string_equal(errstr, "credential was not issued for this message");
-    assert_int_equal(resp_errnum(j.resp[1], &errstr), EDRV_PROTOCOL_AUTH);
+    assert_true(j.eof); /* never authenticated: answered once, closed */
+    k.data = other_type;
+    k.len = l2;
+    run_in_thread(fx, raw_fn, &k);
+    assert_int_equal(k.got, 1);
+    assert_int_equal(resp_errnum(k.resp[0], &errstr), EDRV_PROTOCOL_AUTH);
     assert_int_equal(fx->handled, 0);
     raw_clear(&j);
-    free(both);
+    raw_clear(&k);
     free(other_body);
     free(other_type);
     free(cred1);
