@@ -21,12 +21,18 @@
 
 /* --- the record of a new srun step --------------------------------------- */
 
+/* The step's name: its program's base name, as Slurm's srun names it.
+ * A control character in it (a program named "a\nb") becomes '?', so the
+ * name prints as one line in squeue -s, scontrol show step and sacct. */
 static char *step_name(json_t *argv)
 {
     char *copy = xstrdup(json_string_value(json_array_get(argv, 0)) ?: "");
     char *name = xstrdup(basename(copy));
 
     free(copy);
+    for (unsigned char *c = (unsigned char *)name; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return name;
 }
 

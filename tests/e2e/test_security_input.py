@@ -273,3 +273,21 @@ def test_newlines_cannot_forge_output_lines(c):
     r = c.run("scontrol", "show", "job", str(odd), user=USER, check=True)
     assert "   Command=/tmp/a\\nb\n" in r.stdout, r.stdout
     c.run("scancel", held, str(odd), user=USER, check=True)
+
+
+def test_step_named_with_a_newline_prints_on_one_line(c):
+    """A step is named after its program, which the user names: a
+    control character in it becomes '?', so squeue -s and scontrol show
+    step keep one line per step."""
+    work = c.user_workdir(USER)
+    job = c.sbatch("--wrap", "ln -sf /bin/sleep \"$PWD/$(printf 'z\\nFAKE')\"; "
+                   "srun \"./$(printf 'z\\nFAKE')\" 30", user=USER, cwd=work)
+    c.wait_until(lambda: c.run("scontrol", "show", "step", f"{job}.0",
+                               user=USER).returncode == 0,
+                 timeout=30, what=f"step {job}.0")
+    r = c.run("squeue", "-h", "-s", "-j", job, "-o", "%i %j", user=USER,
+              check=True)
+    assert r.stdout == f"{job}.batch batch\n{job}.0 z?FAKE\n", r.stdout
+    r = c.run("scontrol", "show", "step", f"{job}.0", user=USER, check=True)
+    assert "Name=z?FAKE" in r.stdout and "\nFAKE" not in r.stdout, r.stdout
+    c.run("scancel", job, user=USER, check=True)
