@@ -311,8 +311,16 @@ static json_t *job_ids(const struct sacct_args *a,
         struct sacct_jobspec *sp = &(*specs)[i];
         json_t *id;
 
-        if (sacct_jobspec_parse(json_string_value(v), sp) < 0)
-            fatal(a->prog, "Bad job/step specified: ", json_string_value(v));
+        if (sacct_jobspec_parse(json_string_value(v), sp) < 0) {
+            /* Freed first: nothing is left for LeakSanitizer at exit. */
+            char bad[256];
+
+            snprintf(bad, sizeof(bad), "%s", json_string_value(v));
+            json_decref(arr);
+            json_decref(texts);
+            FREE_NULL(*specs);
+            fatal(a->prog, "Bad job/step specified: ", bad);
+        }
         id = json_pack("{s:I}", "job_id", (json_int_t)sp->job_id);
         if (sp->task >= 0)
             json_object_set_new(id, "array_task_id", json_integer(sp->task));
