@@ -48,8 +48,9 @@ struct ctld {
                                 * turned away (main.c) */
     struct enforce *enforce;   /* AccountingStorageEnforce (enforce.h);
                                 * NULL = off */
-    struct part_access *access;/* partition access, group cache
-                                * (part_access.h) */
+    struct part_access *access;/* partition access (part_access.h) */
+    struct ident *ident;       /* cached user and group lookups (ident.h):
+                                * none blocks the loop per request */
 };
 
 /* Seconds since the epoch, read once per callback (style.md: time is a

@@ -24,6 +24,7 @@
 #include "ctld/interactive.h"
 #include "ctld/part_access.h"
 #include "ctld/enforce.h"
+#include "ctld/ident.h"
 #include "ctld/state.h"
 
 #define PERIODIC_MS 2000
@@ -56,13 +57,16 @@ static bool in_list(const char *list, const char *name)
 static unsigned roles_of(uid_t uid, gid_t gid, void *arg)
 {
     struct ctld *ctld = arg;
-    struct passwd *pw;
+    const struct ident_user *u;
 
     (void)gid;
     if (uid == 0 || uid == ctld->slurm_uid)
         return PROTO_ROLE_USER | PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN
                | PROTO_ROLE_DAEMON;
-    if ((pw = getpwuid(uid)) && in_list(ctld->conf->operators, pw->pw_name))
+    if (!ctld->conf->operators)
+        return PROTO_ROLE_USER;
+    u = ident_user(ctld->ident, uid, ctld_now(ctld));
+    if (u->known && in_list(ctld->conf->operators, u->name))
         return PROTO_ROLE_USER | PROTO_ROLE_OPERATOR;
     return PROTO_ROLE_USER;
 }
@@ -177,7 +181,8 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
     setup_logging(ctld->conf, o);
     pw = getpwnam(ctld->conf->slurm_user ? ctld->conf->slurm_user : "root");
     ctld->slurm_uid = pw ? pw->pw_uid : 0;
-    ctld->access = part_access_create(ctld->slurm_uid);
+    ctld->ident = ident_create(0);
+    ctld->access = part_access_create(ctld->slurm_uid, ctld->ident);
     if (!ctld->conf->state_save_location)
         log_fatal("StateSaveLocation is not set in %s", ctld->conf->path);
     if (!(ctld->nodes = node_table_create(ctld->conf, &error)))
@@ -270,6 +275,7 @@ static void ctld_fini(struct ctld *ctld)
     launch_store_destroy(ctld->launches);
     node_table_destroy(ctld->nodes);
     part_access_destroy(ctld->access);
+    ident_destroy(ctld->ident);
     proto_auth_destroy(ctld->auth);
     conf_destroy(ctld->conf);
 }

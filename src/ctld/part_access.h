@@ -3,11 +3,10 @@
  * part_access.h - who may use and who may see a partition: RootOnly,
  * AllowGroups, AllowAccounts/DenyAccounts, AllowQos/DenyQos, Hidden
  *
- * Group membership comes from getpwuid_r()/getgrouplist() and group names
- * from getgrnam_r(), kept in a cache for PART_ACCESS_TTL_S seconds (as
- * Slurm keeps its per-partition uid lists for GroupUpdateTime, 600 s), so a
- * submit costs at most one lookup per user and group per ten minutes in
- * the controller's loop.
+ * Group membership and group ids come from the controller's cached
+ * lookups (ident.h: kept IDENT_TTL_S seconds, as Slurm keeps its
+ * per-partition uid lists for GroupUpdateTime, 600 s), so a submit costs at
+ * most one lookup per user and group per ten minutes in the loop.
  */
 #ifndef DROVER_CTLD_PART_ACCESS_H
 #define DROVER_CTLD_PART_ACCESS_H
@@ -19,14 +18,13 @@
 #include "common/error.h"
 #include "conf/conf.h"
 
-/* How long a user's groups and a group's id are trusted (seconds). */
-#define PART_ACCESS_TTL_S 600
-
+struct ident;
 struct part_access;
 
-/* A new, empty cache; 'slurm_uid' (SlurmUser) passes AllowGroups= as root
- * does.  Never NULL (xalloc). */
-struct part_access *part_access_create(uid_t slurm_uid);
+/* A new checker; 'slurm_uid' (SlurmUser) passes AllowGroups= as root does;
+ * 'ident' (borrowed, outlives it) answers user and group lookups.  Never
+ * NULL (xalloc). */
+struct part_access *part_access_create(uid_t slurm_uid, struct ident *ident);
 
 /* NULL is a no-op. */
 void part_access_destroy(struct part_access *pa);
@@ -42,7 +40,7 @@ void part_access_destroy(struct part_access *pa);
  *     EDRV_INVALID_ACCOUNT;
  *   AllowQos= not listing 'qos', or DenyQos= listing it (a job without a
  *     QOS is not judged, as Slurm): EDRV_INVALID_QOS.
- * 'now' is the loop's time (seconds) for the cache.  Returns 0, or -1 with
+ * 'now' is the loop's time (seconds) for the lookups' cache.  Returns 0, or -1 with
  * errno set and the reason in 'error' ("uid 1001 not in AllowGroups=admins
  * of partition p").
  */

@@ -21,6 +21,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/enforce.h"
+#include "ctld/ident.h"
 #include "ctld/depend.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
@@ -55,17 +56,18 @@ static json_t *submit_fields(json_t *body)
     return o;
 }
 
-static void set_owner(struct job *job, uid_t uid, gid_t gid)
+static void set_owner(struct ctld *ctld, struct job *job, uid_t uid,
+                      gid_t gid)
 {
-    struct passwd *pw = getpwuid(uid);
-    struct group *gr = getgrgid(gid);
+    const struct ident_user *u = ident_user(ctld->ident, uid, ctld_now(ctld));
+    const char *group = ident_group_name(ctld->ident, gid, ctld_now(ctld));
 
     job->uid = uid;
     job->gid = gid;
     free(job->user_name);
     free(job->group_name);
-    job->user_name = pw ? xstrdup(pw->pw_name) : xasprintf("%u", uid);
-    job->group_name = gr ? xstrdup(gr->gr_name) : xasprintf("%u", gid);
+    job->user_name = u->known ? xstrdup(u->name) : xasprintf("%u", uid);
+    job->group_name = group ? xstrdup(group) : xasprintf("%u", gid);
 }
 
 /* The job's owner: the credential's, or with sbatch --uid/--gid
@@ -74,14 +76,14 @@ static void set_owner(struct job *job, uid_t uid, gid_t gid)
  * violation, SUBMIT_JOB from uid=N").  --uid alone takes that user's
  * primary group.
  */
-static int submit_owner(struct job *job, json_t *body, proto_req_t *req,
-                        drv_error_t *error)
+static int submit_owner(struct ctld *ctld, struct job *job, json_t *body,
+                        proto_req_t *req, drv_error_t *error)
 {
     json_t *u = json_object_get(body, "user_id");
     json_t *g = json_object_get(body, "group_id");
     uid_t uid = proto_req_uid(req);
     gid_t gid = proto_req_gid(req);
-    struct passwd *pw;
+    const struct ident_user *pw;
 
     if (json_is_integer(u) || json_is_integer(g)) {
         if (!(proto_req_roles(req) & (PROTO_ROLE_DAEMON | PROTO_ROLE_ADMIN))) {
@@ -91,16 +93,16 @@ static int submit_owner(struct job *job, json_t *body, proto_req_t *req,
         }
         if (json_is_integer(u)) {
             uid = (uid_t)json_integer_value(u);
-            if (!(pw = getpwuid(uid))) {
+            if (!(pw = ident_user(ctld->ident, uid, ctld_now(ctld)))->known) {
                 errno = EDRV_USER_ID_MISSING;
                 return errprintf(error, "unknown uid %u", (unsigned)uid);
             }
-            gid = pw->pw_gid;
+            gid = pw->gid;
         }
         if (json_is_integer(g))
             gid = (gid_t)json_integer_value(g);
     }
-    set_owner(job, uid, gid);
+    set_owner(ctld, job, uid, gid);
     return 0;
 }
 
@@ -293,7 +295,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
      * an explicit UNLIMITED stays, and pends over a finite MaxTime. */
     if (!json_object_get(fields, "time_limit_s"))
         job->time_limit_s = 0;
-    if (submit_owner(job, body, req, &error) < 0
+    if (submit_owner(ctld, job, body, req, &error) < 0
         || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
         || submit_check_values(job, body, req, &error) < 0
         || depend_array_submit(ctld, job, body, &error) < 0

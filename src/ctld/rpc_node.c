@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/ident.h"
 #include "ctld/part_access.h"
 #include "ctld/step.h"
 
@@ -169,7 +170,8 @@ static void rpc_node_update(proto_req_t *req, void *arg)
     struct ctld *ctld = arg;
     const char *name = NULL, *state = NULL, *reason = NULL;
     json_int_t weight = -1;
-    struct passwd *pw = getpwuid(proto_req_uid(req));
+    const struct ident_user *who = ident_user(ctld->ident, proto_req_uid(req),
+                                              ctld_now(ctld));
     drv_error_t error = {0};
     size_t count = 0;
     long *idx;
@@ -196,7 +198,7 @@ static void rpc_node_update(proto_req_t *req, void *arg)
             ctld->nodes->sched[idx[h]].weight = (uint32_t)weight;
         if (state)
             node_set_state(ctld, (size_t)idx[h], state, reason,
-                           pw ? pw->pw_name : "root");
+                           who->known ? who->name : "root");
         else
             ctld_journal_node(ctld, &ctld->nodes->info[idx[h]]);
         log_info("update_node: node %s updated", ctld->nodes->names[idx[h]]);

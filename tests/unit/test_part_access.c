@@ -12,7 +12,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ctld/ident.h"
 #include "ctld/part_access.h"
+
+/* The lookups every test shares (ident.h). */
+static struct ident *ident;
 
 /* A uid no passwd entry (and so no group) has. */
 #define NOBODY_UID 4000000111u
@@ -36,7 +40,7 @@ static void in_list_matches_whole_names(void **state)
 static void root_only_needs_root_submitter(void **state)
 {
     (void)state;
-    struct part_access *pa = part_access_create(0);
+    struct part_access *pa = part_access_create(0, ident);
     struct conf_partition p = part();
     drv_error_t error = {0};
 
@@ -53,7 +57,7 @@ static void root_only_needs_root_submitter(void **state)
 static void allow_groups_checks_the_owner(void **state)
 {
     (void)state;
-    struct part_access *pa = part_access_create(0);
+    struct part_access *pa = part_access_create(0, ident);
     struct conf_partition p = part();
     drv_error_t error = {0};
 
@@ -76,7 +80,7 @@ static void allow_groups_checks_the_owner(void **state)
 static void accounts_and_qos(void **state)
 {
     (void)state;
-    struct part_access *pa = part_access_create(0);
+    struct part_access *pa = part_access_create(0, ident);
     struct conf_partition p = part();
     drv_error_t error = {0};
 
@@ -112,7 +116,7 @@ static void accounts_and_qos(void **state)
 static void hidden_is_seen_by_root_only(void **state)
 {
     (void)state;
-    struct part_access *pa = part_access_create(0);
+    struct part_access *pa = part_access_create(0, ident);
     struct conf_partition p = part();
 
     assert_true(part_access_visible(pa, &p, NOBODY_UID, false, 1));
@@ -133,6 +137,11 @@ int main(void)
         cmocka_unit_test(accounts_and_qos),
         cmocka_unit_test(hidden_is_seen_by_root_only),
     };
+    int rc;
+
     cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    ident = ident_create(0);
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    ident_destroy(ident);
+    return rc;
 }
