@@ -91,3 +91,26 @@ def test_lowered_limit_of_a_running_job_is_enforced_by_its_node(cluster, tmp_pat
     cluster.wait_job_state(job, ["RUNNING"], timeout=30)
     cluster.run("scontrol", "update", f"JobId={job}", "TimeLimit=0:01", check=True)
     cluster.wait_job_state(job, ["TIMEOUT"], timeout=30)
+
+
+@pytest.mark.parametrize("cluster", [{
+    "nodes": 1, "gpus_per_node": 0,
+    "up_args": ["--conf-extra=DroverOperators=druser2"]}], indirect=True)
+def test_operator_acts_on_every_job_and_others_do_not(cluster, test_users):
+    """DroverOperators= names users (looked up by the controller, cached)
+    who may act on any job and update nodes; an ordinary user may not."""
+    alice, bob = test_users
+    a = cluster.sbatch("--parsable", "-H", "--wrap", "true", user=alice)
+    b = cluster.sbatch("--parsable", "-H", "--wrap", "true", user=bob)
+    r = cluster.run("scancel", b, user=alice, cwd="/")
+    assert r.returncode != 0
+    assert cluster.job_state(b) == "PENDING"
+    for _ in range(3):  # the operator's name comes from the cache after once
+        cluster.run("scontrol", "update", "NodeName=node01", "Weight=5",
+                    user=bob, cwd="/", check=True)
+    cluster.run("scancel", a, user=bob, cwd="/", check=True)
+    cluster.wait_job_state(a, ["CANCELLED"], timeout=30)
+    r = cluster.run("scontrol", "update", "NodeName=node01", "Weight=7",
+                    user=alice, cwd="/")
+    assert r.returncode != 0
+    cluster.run("scancel", b, user=bob, cwd="/", check=True)
