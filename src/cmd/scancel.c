@@ -519,7 +519,6 @@ int main(int argc, char **argv)
     free(a.tasks);
     free(a.steps);
     free(a.ids);
-    /* Like Slurm, exit with the error number; an exit status keeps only
-     * its low eight bits. */
-    return rc == 0 ? 0 : ((rc & 0xff) ? rc & 0xff : 1);
+    /* Like Slurm, exit with the error number's low eight bits. */
+    return rc == 0 ? 0 : drv_exit_status(rc);
 }

@@ -36,6 +36,13 @@ const char *drv_strerror(int errnum)
     }
 }
 
+int drv_exit_status(int errnum)
+{
+    if (errnum >= DRV_LOCAL_ERRNO_BASE || !(errnum & 0xff))
+        return 1;
+    return errnum & 0xff;
+}
+
 const char *drv_errname(int errnum)
 {
     switch (errnum) {

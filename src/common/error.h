@@ -20,7 +20,6 @@ typedef struct {
  * in DRV_LOCAL_ERRORS below, above every number Slurm uses.
  */
 #define DRV_ERRORS(X)                                                          \
-    X(ERROR, 1, "Unspecified error")                                           \
     X(COMMUNICATIONS_CONNECTION, 1001, "Communication connection failure")     \
     X(PROTOCOL_AUTH, 1007, "Protocol authentication error")                    \
     X(INVALID_PARTITION_NAME, 2000, "Invalid partition name specified")        \
@@ -71,10 +70,14 @@ typedef struct {
 
 /* Drover's own codes, from DRV_LOCAL_ERRNO_BASE up: Slurm has no equivalent
  * (its highest range starts at 13000).  Their low bytes mean nothing to
- * Slurm tools.
+ * Slurm tools: a command exits 1 for them (drv_exit_status()).  Every code
+ * here and above is 1000 or more, outside errno's range, so an errno value
+ * that crosses the wire keeps its own meaning (EPERM is not "Unspecified
+ * error"); tests/unit/test_error.c holds the table to that.
  */
 #define DRV_LOCAL_ERRNO_BASE 20000
 #define DRV_LOCAL_ERRORS(X)                                                    \
+    X(ERROR, 20099, "Unspecified error")                                       \
     X(PROTOCOL_MALFORMED, 20000, "Protocol message malformed")                 \
     X(JOURNAL_WRITE, 20001, "Unable to save job state, try again")             \
     X(ACCT_STORAGE, 20010, "Accounting database error")                        \
@@ -96,6 +99,12 @@ int errprintf(drv_error_t *error, const char *fmt, ...)
  * (strerror's for errno values).
  */
 const char *drv_strerror(int errnum);
+
+/* The exit status a command gives for error 'errnum' (non-zero): Slurm's
+ * commands exit with the error number's low byte; Drover's own codes
+ * (DRV_LOCAL_ERRNO_BASE and up) and numbers whose low byte is 0 give 1.
+ */
+int drv_exit_status(int errnum);
 
 /* Symbolic name, e.g. "EDRV_INVALID_JOB_ID", or "errno" for errno values.
  * Static storage, never NULL.
