@@ -36,6 +36,7 @@
 #include <sys/resource.h>
 
 #include <jansson.h>
+#include <uthash.h>
 #include <uv.h>
 
 #include "common/error.h"
@@ -57,6 +58,15 @@
  * one that sent nothing before settling for the oldest.
  */
 #define EVICT_SCAN 64
+
+/* Unauthenticated connections from one peer address (the port aside): the
+ * flood to push out first is the address holding the most.
+ */
+struct peer_count {
+    unsigned char key[17]; /* address family, then the address's bytes */
+    unsigned n;
+    UT_hash_handle hh;
+};
 
 struct table_ent {
     const struct proto_handler *table;
@@ -87,6 +97,7 @@ struct conn {
     int unauth;           /* on the unauthenticated list: no request of it
                            * carried a valid credential yet */
     struct conn *un_prev, *un_next; /* that list, while 'unauth' */
+    struct peer_count *pc; /* its address's count, while 'unauth' */
     size_t charged;       /* bytes counted in the server's unauth_bytes */
     uint64_t accepted;    /* uv_now(), ms */
     uint64_t last_active; /* uv_now(), ms */
@@ -124,6 +135,7 @@ struct proto_server {
     unsigned idle_ms;
     struct proto_unauth_limits unauth;
     struct conn *un_head, *un_tail; /* unauthenticated, oldest first */
+    struct peer_count *peers; /* their addresses (uthash) */
     unsigned un_count;
     size_t unauth_bytes; /* buffered by them beyond the free bytes each */
     unsigned conn_count;
@@ -230,6 +242,47 @@ static void conn_charge(struct conn *c)
     c->charged = now;
 }
 
+static void peer_key(const struct conn *c, unsigned char key[17])
+{
+    memset(key, 0, 17);
+    key[0] = (unsigned char)c->peer.ss_family;
+    if (c->peer.ss_family == AF_INET)
+        memcpy(key + 1, &((const struct sockaddr_in *)&c->peer)->sin_addr, 4);
+    else if (c->peer.ss_family == AF_INET6)
+        memcpy(key + 1, &((const struct sockaddr_in6 *)&c->peer)->sin6_addr,
+               16);
+}
+
+/* Count 'c' for its address (without memory, it is not counted: the
+ * eviction is then only less fair). */
+static void peer_count_add(proto_server_t *s, struct conn *c)
+{
+    unsigned char key[17];
+    struct peer_count *pc;
+
+    peer_key(c, key);
+    HASH_FIND(hh, s->peers, key, sizeof(key), pc);
+    if (!pc) {
+        if (!(pc = calloc(1, sizeof(*pc))))
+            return;
+        memcpy(pc->key, key, sizeof(key));
+        HASH_ADD(hh, s->peers, key, sizeof(pc->key), pc);
+    }
+    pc->n++;
+    c->pc = pc;
+}
+
+static void peer_count_remove(proto_server_t *s, struct conn *c)
+{
+    if (!c->pc)
+        return;
+    if (--c->pc->n == 0) {
+        HASH_DEL(s->peers, c->pc);
+        free(c->pc);
+    }
+    c->pc = NULL;
+}
+
 static void unauth_add(proto_server_t *s, struct conn *c)
 {
     c->un_prev = s->un_tail;
@@ -241,6 +294,7 @@ static void unauth_add(proto_server_t *s, struct conn *c)
     s->un_tail = c;
     s->un_count++;
     c->unauth = 1;
+    peer_count_add(s, c);
 }
 
 /* Take 'c' off the unauthenticated list (it authenticated or closes). */
@@ -259,6 +313,7 @@ static void unauth_remove(proto_server_t *s, struct conn *c)
     c->un_prev = c->un_next = NULL;
     s->un_count--;
     c->unauth = 0;
+    peer_count_remove(s, c);
 }
 
 /* A request of 'c' carried a valid credential: lift the pre-auth limits. */
@@ -633,17 +688,41 @@ static int conn_silent(const struct conn *c)
     return waiting == 0;
 }
 
-/* The unauthenticated connection to close for a new one: the oldest that
- * sent nothing among the EVICT_SCAN oldest, else the oldest.  NULL if none.
+/* The address holding the most unauthenticated connections, when it holds
+ * more than one; NULL otherwise. */
+static struct peer_count *heaviest_peer(proto_server_t *s)
+{
+    struct peer_count *pc, *tmp, *heavy = NULL;
+
+    HASH_ITER(hh, s->peers, pc, tmp) {
+        if (!heavy || pc->n > heavy->n)
+            heavy = pc;
+    }
+    return heavy && heavy->n > 1 ? heavy : NULL;
+}
+
+/* The unauthenticated connection to close for a new one.  From the address
+ * that holds the most of them (a flood from one host pushes out its own
+ * connections, not those of other hosts), else from all: the oldest that
+ * sent nothing among the EVICT_SCAN oldest, else the oldest.  NULL if
+ * none.
  */
 static struct conn *unauth_victim(proto_server_t *s)
 {
-    struct conn *c = s->un_head;
+    struct peer_count *heavy = heaviest_peer(s);
+    struct conn *c, *first = NULL;
+    int scanned = 0;
 
-    for (int i = 0; c && i < EVICT_SCAN; i++, c = c->un_next)
+    for (c = s->un_head; c && scanned < EVICT_SCAN; c = c->un_next) {
+        if (heavy && c->pc != heavy)
+            continue;
+        if (!first)
+            first = c;
         if (conn_silent(c))
             return c;
-    return s->un_head;
+        scanned++;
+    }
+    return first ? first : s->un_head;
 }
 
 /* Make room for one more unauthenticated connection: close one if the cap

@@ -56,11 +56,14 @@ enum proto_role {
  * daemon's file descriptors or memory.  A connection leaves these limits
  * for good once one of its requests carried a valid credential.
  *
- * When max_conns is reached, a new connection makes the server close the
- * oldest unauthenticated connection that has sent nothing (not a byte read
- * or waiting), or if none of the oldest few is silent, the oldest: a flood
- * of idle connections is pushed out by real clients, who send their
- * request at once, instead of locking them out.  Connections of any kind
+ * When max_conns is reached, a new connection makes the server close an
+ * unauthenticated connection of the peer address that holds the most of
+ * them (of any address when none holds more than one): its oldest that
+ * has sent nothing (not a byte read or waiting), or if none of its oldest
+ * few is silent, its oldest.  A flood of idle connections is pushed out
+ * by real clients, who send their request at once, instead of locking
+ * them out, and a flood from one host pushes out its own connections, not
+ * other hosts'.  Connections of any kind
  * are also held to all but an eighth of RLIMIT_NOFILE's soft limit at
  * proto_server_create, so the daemon keeps descriptors for its files and
  * calls; past that a new one closes an unauthenticated one the same way,

@@ -334,3 +334,50 @@ def test_forged_credentials_cost_one_answer_per_connection(cluster):
     assert reply.count(b'"errnum"') == 1, reply
     assert log.read_text().count("'ping' request:") - before == 1
     assert cluster.rpc("ping")
+
+
+def open_idle_from(source, port, n):
+    """open_idle() with connections from local address 'source'."""
+    socks = []
+    for _ in range(n):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.bind((source, 0))
+        s.setblocking(False)
+        s.connect_ex(("127.0.0.1", port))
+        socks.append(s)
+    return socks
+
+
+def test_flood_from_one_host_pushes_out_its_own_connections(cluster):
+    """When the unauthenticated connections are at their cap, the one
+    closed for a newcomer comes from the address that holds the most: a
+    flood from 127.0.0.2, however long, does not push out a client of
+    127.0.0.3 that connected and has not sent its request yet (before,
+    the oldest silent connection went, so the flood's 1025th newcomer
+    closed it)."""
+    raise_own_nofile(3 * UNAUTH_CAP + 500)
+    port = cluster.ctld_port
+    flood = open_idle_from("127.0.0.2", port, UNAUTH_CAP)
+    slow = None
+    try:
+        time.sleep(0.5)
+        slow = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        slow.bind(("127.0.0.3", 0))
+        slow.settimeout(5)
+        slow.connect(("127.0.0.1", port))
+        time.sleep(0.3)
+        flood += open_idle_from("127.0.0.2", port, UNAUTH_CAP + 200)
+        time.sleep(1.5)
+        text = json.dumps({}, separators=(",", ":"), sort_keys=True)
+        req = json.dumps({"v": 1, "type": "ping", "body": {},
+                          "cred": cluster._munge_cred("ping", text)}).encode()
+        slow.sendall(struct.pack(">I", len(req)) + req)
+        resp = json.loads(cluster._recv_frame(slow))
+        assert resp.get("type") != "error", resp
+    finally:
+        close_all(flood)
+        if slow:
+            slow.close()
+    log = cluster.log_file("droverctld").read_text(errors="replace")
+    assert "127.0.0.2" in log and "to make room" in log
+    assert cluster.rpc("ping")
