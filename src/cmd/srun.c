@@ -42,6 +42,7 @@
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/srun_mpi.h"
 #include "common/base64.h"
+#include "common/fdio.h"
 #include "common/hostlist.h"
 #include "common/jobpath.h"
 #include "common/taskdist.h"
@@ -874,17 +875,10 @@ static bool conn_read(struct srun *s, struct conn *c)
 static void send_to(int fd, json_t *msg)
 {
     char *data;
-    size_t len, off = 0;
+    size_t len;
 
     if (proto_frame_encode(msg, &data, &len) == 0) {
-        while (off < len) {
-            ssize_t n = write(fd, data + off, len - off);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            off += (size_t)n;
-        }
+        (void)fd_write_all(fd, data, len); /* a node gone: its EOF says so */
         free(data);
     }
     json_decref(msg);

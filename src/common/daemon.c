@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +25,17 @@ static rlim_t nofile_orig = RLIM_INFINITY;
 
 void daemon_write_pidfile(const char *path)
 {
-    FILE *fp;
+    FILE *fp = NULL;
+    int fd;
 
     if (!path)
         return;
-    if (!(fp = fopen(path, "w"))) {
+    /* Never through a link someone put at the path (docs/security.md). */
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+              0644);
+    if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+        if (fd >= 0)
+            close(fd);
         log_err("cannot write %s", path);
         return;
     }

@@ -3,6 +3,7 @@
  * log.c - timestamped log lines to stderr or a file
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <strings.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/log.h"
 
@@ -32,10 +34,16 @@ void log_init(const char *prog, enum log_level level)
 
 int log_open(const char *path)
 {
-    FILE *fp = fopen(path, "a");
+    /* Never through a link someone put at the path (docs/security.md). */
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+                  0644);
+    FILE *fp = fd >= 0 ? fdopen(fd, "a") : NULL;
 
-    if (!fp)
+    if (!fp) {
+        if (fd >= 0)
+            close(fd);
         return -1;
+    }
     setvbuf(fp, NULL, _IOLBF, 0);
     if (log_fp)
         fclose(log_fp);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/journal.h"
@@ -59,7 +60,8 @@ struct journal *journal_open(const char *dir, drv_error_t *error)
                   strerror(errno));
         goto error;
     }
-    j->fd = open(j->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    j->fd = open(j->log_path,
+                 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (j->fd < 0) {
         errprintf(error, "cannot open %s: %s", j->log_path, strerror(errno));
         goto error;
@@ -180,17 +182,8 @@ size_t journal_length(const struct journal *j)
 int journal_flush(struct journal *j)
 {
     off_t start = lseek(j->fd, 0, SEEK_END);
-    size_t off = 0;
 
-    while (off < j->len) {
-        ssize_t n = write(j->fd, j->buf + off, j->len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            goto fail;
-        off += (size_t)n;
-    }
-    if (fdatasync(j->fd) < 0)
+    if (fd_write_all(j->fd, j->buf, j->len) < 0 || fdatasync(j->fd) < 0)
         goto fail;
     j->len = 0;
     return 0;
@@ -208,21 +201,12 @@ fail:
 
 static int write_file_sync(const char *path, const char *text)
 {
-    size_t len = strlen(text), off = 0;
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                  0600);
 
     if (fd < 0)
         return -1;
-    while (off < len) {
-        ssize_t n = write(fd, text + off, len - off);
-        if (n < 0 && errno != EINTR) {
-            close(fd);
-            return -1;
-        }
-        if (n > 0)
-            off += (size_t)n;
-    }
-    if (fsync(fd) < 0) {
+    if (fd_write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
         close(fd);
         return -1;
     }

@@ -277,3 +277,39 @@ def test_node_daemons_survive_attacked_sessions(cluster, test_users):
     cluster.wait_nodes_idle(timeout=60)
     job = cluster.sbatch("-N2", "--wrap", "srun hostname", user=victim_user)
     cluster.wait_job_state(job, ["COMPLETED"], timeout=60)
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_controller_does_not_write_its_pid_file_through_a_link(cluster):
+    """A link planted where SlurmctldPidFile goes (a directory others can
+    write, as /tmp is) is not followed by the controller running as root:
+    the file it points to keeps its text and owner, and the controller
+    runs (and says it could not write the pid file)."""
+    target = victim(cluster)
+    pidfile = cluster.pidfile("droverctld")
+    pid = cluster.pid("droverctld")
+    argv = [a for a in open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            if a]
+    cluster.kill("droverctld")
+    pidfile.unlink()
+    pidfile.symlink_to(target)
+    with open(cluster.log_file("droverctld"), "ab") as log:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                             stderr=log, start_new_session=True)
+    try:
+        cluster.wait_until(lambda: _pings(cluster), timeout=30,
+                           what="the controller answering")
+        assert_untouched(target)
+        assert pidfile.is_symlink()
+        assert f"cannot write {pidfile}" in \
+            cluster.log_file("droverctld").read_text()
+    finally:
+        pidfile.unlink()
+        pidfile.write_text(f"{p.pid}\n")
+
+
+def _pings(cluster):
+    try:
+        return cluster.rpc("ping") is not None
+    except (ClusterError, OSError):
+        return False
