@@ -266,6 +266,21 @@ static int submit_check_values(struct job *job, json_t *body,
     return 0;
 }
 
+static void respond_errnum(proto_req_t *req, int errnum, const char *what)
+{
+    if (proto_respond_error(req, errnum, NULL) < 0)
+        log_err("%s: responding", what);
+}
+
+/* An error with errno's number and 'error''s text (if any). */
+static void respond_error(proto_req_t *req, const drv_error_t *error,
+                          const char *what)
+{
+    if (proto_respond_error(req, errno, error->text[0] ? error->text : NULL)
+        < 0)
+        log_err("%s: responding", what);
+}
+
 /* The partition's RootOnly / Allow* / Deny* keys, once the account and
  * QOS are settled (enforce_submit() fills the defaults). */
 static int submit_access(struct ctld *ctld, proto_req_t *req,
@@ -338,8 +353,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
 error:
     json_decref(fields);
     job_destroy(job);
-    if (proto_respond_error(req, errno, error.text[0] ? error.text : NULL) < 0)
-        log_err("job_submit: responding");
+    respond_error(req, &error, "job_submit");
 }
 
 /* "COMPLETING" in a states filter: any job still completing. */
@@ -447,12 +461,6 @@ static struct job *job_for_req(struct ctld *ctld, proto_req_t *req,
     return job;
 }
 
-static void respond_errnum(proto_req_t *req, int errnum, const char *what)
-{
-    if (proto_respond_error(req, errnum, NULL) < 0)
-        log_err("%s: responding", what);
-}
-
 /* The keys of a job_cancel body (req_field.h). */
 static const struct req_field cancel_body[] = {
     {"job_id", REQ_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0},
@@ -468,11 +476,8 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
     drv_error_t error = {{0}};
     struct job *job;
 
-    if (req_check(proto_req_body(req), cancel_body, &error) < 0) {
-        if (proto_respond_error(req, errno, error.text) < 0)
-            log_err("job_cancel: responding");
-        return;
-    }
+    if (req_check(proto_req_body(req), cancel_body, &error) < 0)
+        return respond_error(req, &error, "job_cancel");
     if (array_cancel_rpc(ctld, req))
         return;
     if (!(job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum)))
@@ -584,13 +589,6 @@ static int update_time_limit(const struct job *job, int64_t limit,
     return 0;
 }
 
-static void respond_error(proto_req_t *req, const drv_error_t *error)
-{
-    if (proto_respond_error(req, errno, error->text[0] ? error->text : NULL)
-        < 0)
-        log_err("job_update: responding");
-}
-
 /* scontrol update JobId= with TimeLimit=, Dependency= ("" clears it) and
  * the fields of job_update.h.  Every field is checked before any is
  * applied. */
@@ -607,7 +605,7 @@ static void rpc_job_update(proto_req_t *req, void *arg)
     struct job_update u;
 
     if (job_update_check_body(body, &error) < 0)
-        return respond_error(req, &error);
+        return respond_error(req, &error, "job_update");
     if (array_update_rpc(ctld, req))
         return;
     if (!(job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum)))
@@ -615,14 +613,14 @@ static void rpc_job_update(proto_req_t *req, void *arg)
     if (job_state_is_final(job->state))
         return respond_errnum(req, EDRV_ALREADY_DONE, "job_update");
     if (job_update_check(ctld, job, body, &u, &error) < 0)
-        return respond_error(req, &error);
+        return respond_error(req, &error, "job_update");
     if (u.has_time_limit
         && (errnum = update_time_limit(job, u.time_limit_s, privileged)))
         return respond_errnum(req, errnum, "job_update");
     if (u.part && ctld_part_access(ctld, req, job, u.part->conf, &error) < 0)
-        return respond_error(req, &error);
+        return respond_error(req, &error, "job_update");
     if (dep && depend_update(ctld, job, json_string_value(dep), &error) < 0)
-        return respond_error(req, &error);
+        return respond_error(req, &error, "job_update");
     if (!dep && !u.any)
         return respond_errnum(req, EDRV_NOT_SUPPORTED, "job_update");
     job_update_apply(ctld, job, &u);
