@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from cluster import Cluster, wait_until
+from cluster import Cluster, require, wait_until
 
 
 def daemon_names(cluster):
@@ -148,8 +148,8 @@ def test_drover_up_rejects_a_bad_option_value(cluster_root):
 
 @pytest.mark.needs_root
 def test_fake_gpus_are_character_devices_named_in_gres_conf(cluster):
-    if "cannot create fake GPU devices" in cluster.last_up.stderr:
-        pytest.skip("mknod is not permitted here (no CAP_MKNOD)")
+    require("cannot create fake GPU devices" not in cluster.last_up.stderr,
+            "mknod is not permitted here (no CAP_MKNOD)")
     for i in range(8):
         st = os.stat(cluster.dir / "dev" / f"nvidia{i}")
         assert stat.S_ISCHR(st.st_mode)
@@ -162,8 +162,9 @@ def test_fake_gpus_are_character_devices_named_in_gres_conf(cluster):
 def test_an_ordinary_user_runs_a_cluster_of_their_own(cluster_root,
                                                       test_user):
     c = Cluster(cluster_root, nodes=2, gpus_per_node=2)
-    if c.run("test", "-x", c.drover, user=test_user).returncode != 0:
-        pytest.skip(f"{test_user} cannot execute {c.drover}")
+    require(c.run("test", "-x", c.drover, user=test_user).returncode == 0,
+            f"{test_user} cannot execute {c.drover} (a build directory "
+            f"other users cannot reach)")
     pw = pwd.getpwnam(test_user)
     os.chown(cluster_root, pw.pw_uid, pw.pw_gid)
     up = c.run(c.drover, "up", "--dir", c.dir, "--nodes=2",
