@@ -21,10 +21,15 @@ static int range_errno(const struct req_field *f)
     return f->errnum ? f->errnum : EDRV_PROTOCOL_MALFORMED;
 }
 
-/* 'n' items ("bytes", "members") against f->max. */
+/* 'n' items ("bytes", "members") against f->min and f->max. */
 static int check_size(size_t n, const char *what, const struct req_field *f,
                       drv_error_t *error)
 {
+    if ((int64_t)n < f->min) {
+        errno = EDRV_PROTOCOL_MALFORMED;
+        return errprintf(error, "%s: %zu %s, under the minimum of %lld",
+                         f->key, n, what, (long long)f->min);
+    }
     if ((int64_t)n <= f->max)
         return 0;
     errno = range_errno(f);
@@ -100,6 +105,10 @@ int req_check_field(json_t *body, const struct req_field *f,
     json_t *v = json_object_get(body, f->key);
     json_int_t n;
 
+    if (!v && (f->flags & REQ_REQUIRED)) {
+        errno = EDRV_PROTOCOL_MALFORMED;
+        return errprintf(error, "%s: missing", f->key);
+    }
     if (!v)
         return 0;
     switch (f->type) {

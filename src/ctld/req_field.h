@@ -30,13 +30,15 @@ enum req_type {
 enum req_flags {
     REQ_PRINTABLE = 1 << 0, /* REQ_STR: no control character (0x01-0x1f,
                                0x7f): the value is printed one per line */
+    REQ_REQUIRED = 1 << 1,  /* absent is an error ("key: missing") */
 };
 
 /* One key of a request body. */
 struct req_field {
     const char *key;
     enum req_type type;
-    int64_t min, max; /* REQ_INT: inclusive range; else max is a size */
+    int64_t min, max; /* REQ_INT: inclusive range; else the size's (bytes
+                         of a string, members of a list or map) */
     int errnum;       /* errno for a value out of range or too long;
                          0: EDRV_PROTOCOL_MALFORMED */
     unsigned flags;   /* enum req_flags */
@@ -61,8 +63,8 @@ struct req_field {
 /* Latest epoch time a request may carry (9999-12-31 23:59:59 UTC). */
 #define REQ_EPOCH_MAX ((int64_t)253402300799)
 
-/* Check key 'f->key' of object 'body' against 'f' (absent, or JSON null
- * for none of the types, is fine: absent passes, null is a type error).
+/* Check key 'f->key' of object 'body' against 'f' (absent passes unless
+ * REQ_REQUIRED; JSON null is a type error).
  * Returns 0, or -1 with errno EDRV_PROTOCOL_MALFORMED (wrong type),
  * f->errnum or EDRV_PROTOCOL_MALFORMED (out of range, too long),
  * EDRV_CONTROL_CHARACTER (REQ_PRINTABLE), and 'error' (may be NULL)

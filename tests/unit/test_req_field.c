@@ -123,6 +123,37 @@ static void req_int_reads_one_key(void **state)
     json_decref(body);
 }
 
+static const struct req_field needs[] = {
+    {"argv", REQ_STR_LIST, 1, 4, 0, REQ_REQUIRED},
+    {"key", REQ_STR, 4, 4, 0, 0},
+    {NULL, 0, 0, 0, 0, 0},
+};
+
+static void required_keys_and_minimum_sizes(void **state)
+{
+    drv_error_t error = {{0}};
+    json_t *ok = json_loads("{\"argv\": [\"a\"], \"key\": \"abcd\"}", 0,
+                            NULL);
+    json_t *none = json_loads("{\"key\": \"abcd\"}", 0, NULL);
+    json_t *empty = json_loads("{\"argv\": []}", 0, NULL);
+    json_t *shortkey = json_loads("{\"argv\": [\"a\"], \"key\": \"abc\"}",
+                                  0, NULL);
+
+    (void)state;
+    assert_int_equal(req_check(ok, needs, &error), 0);
+    assert_int_equal(req_check(none, needs, &error), -1);
+    assert_int_equal(errno, EDRV_PROTOCOL_MALFORMED);
+    assert_string_equal(error.text, "argv: missing");
+    assert_int_equal(req_check(empty, needs, &error), -1);
+    assert_non_null(strstr(error.text, "argv: 0 members, under the minimum"));
+    assert_int_equal(req_check(shortkey, needs, &error), -1);
+    assert_non_null(strstr(error.text, "key: 3 bytes, under the minimum"));
+    json_decref(ok);
+    json_decref(none);
+    json_decref(empty);
+    json_decref(shortkey);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,7 +162,9 @@ int main(void)
         cmocka_unit_test(wrong_types_are_errors),
         cmocka_unit_test(sizes_and_control_characters),
         cmocka_unit_test(req_int_reads_one_key),
+        cmocka_unit_test(required_keys_and_minimum_sizes),
     };
 
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
