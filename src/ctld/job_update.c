@@ -87,10 +87,9 @@ int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
     *u = (struct job_update){0};
     if (get_keys(body, &k, error) < 0)
         return -1;
-    if (req_int(body, "time_limit_s", TIME_INFINITE, REQ_TIME_MAX_S,
-                EDRV_INVALID_TIME_LIMIT, &u->time_limit_s, error) < 0)
-        return -1;
+    /* In range already: job_update_check_body(). */
     u->has_time_limit = json_object_get(body, "time_limit_s") != NULL;
+    u->time_limit_s = json_integer_value(json_object_get(body, "time_limit_s"));
     u->any = k.part || k.nmin || k.begin || k.name || k.features
              || u->has_time_limit;
     if ((k.part || k.nmin || k.begin || k.features)

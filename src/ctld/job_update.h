@@ -42,7 +42,8 @@ int job_update_check_body(json_t *body, drv_error_t *error);
  * an unknown partition is EDRV_INVALID_PARTITION_NAME, a node count of
  * 0 or a maximum under the minimum EDRV_INVALID_NODE_COUNT, a bad or
  * unknown feature EDRV_INVALID_FEATURE, a value of the wrong JSON type
- * EDRV_PROTOCOL_MALFORMED.  Fills *u; returns 0, or -1 with errno set
+ * EDRV_PROTOCOL_MALFORMED.  'body' passed job_update_check_body() (its
+ * ranges are not checked again).  Fills *u; returns 0, or -1 with errno set
  * and the reason in 'error' (may be NULL).
  */
 int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
