@@ -12,6 +12,7 @@
 #include "common/xalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "ctld/depend.h"
 
 int array_submit(struct job *job, const char *spec, uint32_t max_size,
@@ -175,10 +176,12 @@ struct job *array_split(struct ctld *ctld, struct job *master, uint32_t task)
         bitmap_destroy(a->pending);
         a->pending = NULL;
         a->task_id = task;
+        ctld_job_changed(ctld, master);
         return master;
     }
     job = copy_task(ctld, master, task);
-    ctld_journal_job(ctld, master, false);
+    ctld_job_changed(ctld, master);
+    ctld_job_changed(ctld, job);
     return job;
 }
 
@@ -321,7 +324,7 @@ bool array_update_rpc(struct ctld *ctld, proto_req_t *req)
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         if (job->array && job->array->job_id == (uint32_t)id) {
             job->array->throttle = (uint32_t)throttle;
-            ctld_journal_job(ctld, job, false);
+            ctld_job_changed(ctld, job);
         }
     }
     ctld_respond_durable(ctld, req, NULL);

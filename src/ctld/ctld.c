@@ -3,8 +3,8 @@
  * ctld.c - job life-cycle transitions shared by the RPC handlers, the
  * scheduler and node health, and durable acknowledgement
  *
- * A transition changes the record, then journals it; an answer that
- * promises durability waits in 'acks' until the journal flush that runs
+ * A transition is an event applied by ctld_apply() (event.h); an answer
+ * that promises durability waits in 'acks' until the journal flush that runs
  * before the loop next blocks (one fdatasync per loop iteration).
  */
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
 #include "ctld/part_access.h"
@@ -50,32 +51,6 @@ uint32_t ctld_job_base_priority(const struct job *job)
     int64_t prio = 100000000 - (int64_t)job->id - job->nice;
 
     return prio < 1 ? 1 : (uint32_t)prio;
-}
-
-static void journal_record(struct ctld *ctld, json_t *rec)
-{
-    if (!rec || journal_append(ctld->journal, rec) < 0)
-        log_err("journal: cannot queue a record");
-    json_decref(rec);
-}
-
-void ctld_journal_job(struct ctld *ctld, const struct job *job,
-                      bool with_launch)
-{
-    json_t *o = job_to_json(job, ctld->nodes->names,
-                            with_launch ? JOB_JSON_LAUNCH : 0);
-
-    journal_record(ctld, json_pack("{s:s s:o}", "op", "job", "job", o));
-    acct_job_changed(ctld, job);
-}
-
-void ctld_journal_node(struct ctld *ctld, const struct ctld_node *n)
-{
-    json_t *o = node_table_admin_json(ctld->nodes,
-                                      (size_t)(n - ctld->nodes->info));
-
-    json_object_set_new(o, "op", json_string("node"));
-    journal_record(ctld, o);
 }
 
 void ctld_respond_durable_undo(struct ctld *ctld, proto_req_t *req,
@@ -128,83 +103,44 @@ void ctld_flush_cb(uv_prepare_t *h)
     scheduler_arm(ctld);
 }
 
-static void release_alloc(struct ctld *ctld, struct job *job)
+void ctld_job_requeue(struct ctld *ctld, struct job *job, time_t now,
+                      time_t eligible, bool restart)
 {
-    if (!job->alloc)
-        return;
-    if (sched_alloc_release(ctld->nodes->sched, ctld->nodes->count,
-                            job->alloc)
-        < 0)
-        log_err("JobId=%u: releasing allocation", job->id);
-    for (uint32_t i = 0; i < job->alloc->node_count; i++)
-        ctld->nodes->info[job->alloc->node_idx[i]].last_busy = ctld_now(ctld);
-    json_t *a = job_alloc_to_json(job->alloc, ctld->nodes->names);
-    free(job->last_alloc_json);
-    job->last_alloc_json = json_dumps(a, JSON_COMPACT);
-    json_decref(a);
-    free(job->last_nodes);
-    job->last_nodes = job->nodes;
-    job->nodes = NULL;
-    sched_alloc_destroy(job->alloc);
-    job->alloc = NULL;
-}
+    struct ctld_event ev = {.type = CTLD_EV_JOB_REQUEUED,
+                            .t = now,
+                            .job_id = job->id,
+                            .eligible_time = eligible,
+                            .restart = restart};
 
-void ctld_job_requeue(struct ctld *ctld, struct job *job)
-{
-    release_alloc(ctld, job);
-    job->state = JOB_PENDING;
-    /* A hold (scontrol hold while it ran, requeuehold) stays, as Slurm. */
-    job->reason = !job->hold         ? JOB_REASON_NONE
-                  : job->hold_admin ? JOB_REASON_HELD_ADMIN
-                                    : JOB_REASON_HELD_USER;
-    if (job->hold)
-        job->priority = 0;
-    job->restarts++;
-    job->completing = false;
-    job->cancel_requested = false;
-    job->requeue_requested = false;
-    job->cancelled_by = -1;
-    job->start_time = job->end_time = 0;
-    job->exit_status = 0;
-    job->eligible_time = ctld_now(ctld);
-    job_steps_destroy(job->steps); /* the next run has its own */
-    job->steps = NULL;
+    ctld_apply(ctld, &ev);
 }
 
 void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
                        bool timed_out, bool node_failed)
 {
+    time_t now = ctld_now(ctld);
+    struct ctld_event ev = {
+        .type = CTLD_EV_JOB_ENDED, .t = now, .job_id = job->id,
+        .status = status};
+
     /* Step tasks on the other nodes end with the job (the batch host
      * kills its own). */
     for (uint32_t i = 1; job->alloc && i < job->alloc->node_count; i++)
         ctld_node_terminate_stray(ctld, job->alloc->node_idx[i], job->id, 0);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
-        ctld_job_requeue(ctld, job);
-    } else {
-        release_alloc(ctld, job);
-        job->exit_status = status;
-        if (job->cancel_requested)
-            job->state = JOB_CANCELLED;
-        else if (node_failed)
-            job->state = JOB_NODE_FAIL;
-        else if (timed_out)
-            job->state = JOB_TIMEOUT;
-        else if (status == JOB_STATUS_OOM)
-            job->state = JOB_OOM;
-        else if (status == 0)
-            job->state = JOB_COMPLETED;
-        else
-            job->state = JOB_FAILED;
-        if (!job->end_time || !job->cancel_requested)
-            job->end_time = ctld_now(ctld);
-        job->completing = false;
-        job_steps_end_all(job, job->end_time);
-        log_info("JobId=%u done: %s status %d", job->id,
-                 job_state_string(job->state), status);
+        ctld_job_requeue(ctld, job, now, now, true);
+        return;
     }
-    ctld_journal_job(ctld, job, false);
-    scheduler_request(ctld);
+    ev.state = job->cancel_requested ? JOB_CANCELLED
+               : node_failed         ? JOB_NODE_FAIL
+               : timed_out           ? JOB_TIMEOUT
+               : status == JOB_STATUS_OOM ? JOB_OOM
+               : status == 0         ? JOB_COMPLETED
+                                     : JOB_FAILED;
+    ctld_apply(ctld, &ev);
+    log_info("JobId=%u done: %s status %d", job->id,
+             job_state_string(job->state), status);
 }
 
 struct signal_ctx {
@@ -304,20 +240,18 @@ void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)
 
 void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by)
 {
-    if (job_state_is_final(job->state))
+    struct ctld_event ev = {.type = CTLD_EV_JOB_CANCELLED,
+                            .t = ctld_now(ctld),
+                            .job_id = job->id,
+                            .by = by};
+    bool running = job->state == JOB_RUNNING;
+
+    if (ctld_apply(ctld, &ev) < 0 || !running)
         return;
-    job->end_time = ctld_now(ctld);
-    job->cancelled_by = by;
-    if (job->state == JOB_RUNNING) {
-        job->cancel_requested = true;
-        job->completing = true;
-        if (job->interactive) /* no node reports its end */
-            interactive_end(ctld, job, SIGKILL, false);
-        else
-            ctld_job_signal_node(ctld, job, SIGKILL, true);
-    }
-    job->state = JOB_CANCELLED;
-    ctld_journal_job(ctld, job, false);
+    if (job->interactive) /* no node reports its end */
+        interactive_end(ctld, job, SIGKILL, false);
+    else
+        ctld_job_signal_node(ctld, job, SIGKILL, true);
 }
 
 bool ctld_private(const struct ctld *ctld, struct proto_req *req,

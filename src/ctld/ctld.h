@@ -44,6 +44,8 @@ struct ctld {
     uid_t slurm_uid;
     time_t boot_time;
     bool sched_pending;
+    bool replaying;            /* state_restore(): ctld_apply() neither
+                                * journals nor notifies */
     bool node_timeouts_held;   /* silent nodes kept up: connections were
                                 * turned away (main.c) */
     struct enforce *enforce;   /* AccountingStorageEnforce (enforce.h);
@@ -56,16 +58,6 @@ struct ctld {
 /* Seconds since the epoch, read once per callback (style.md: time is a
  * parameter below this level). */
 time_t ctld_now(struct ctld *ctld);
-
-/* Journal the full record of 'job' (and its script when 'with_launch').
- * The record reaches the disk before any ack queued after it.
- */
-void ctld_journal_job(struct ctld *ctld, const struct job *job,
-                      bool with_launch);
-
-/* Journal the administrative state of a node (drain/down, reason and an
- * updated weight: node_table_admin_json()).  'node' is in ctld->nodes. */
-void ctld_journal_node(struct ctld *ctld, const struct ctld_node *node);
 
 /* Respond to 'req' with 'body' (stolen) once everything journaled so far
  * is on disk.  A failed flush answers EDRV_JOURNAL_WRITE instead.
@@ -105,6 +97,12 @@ int ctld_part_access(struct ctld *ctld, struct proto_req *req,
 /* Find a job by id; NULL if none. */
 struct job *ctld_job_find(struct ctld *ctld, uint32_t id);
 
+/* Put 'job' (finished, or pending after a failed launch) back in the
+ * queue at 'now' (CTLD_EV_JOB_REQUEUED), eligible at 'eligible';
+ * 'restart' counts it in Restarts. */
+void ctld_job_requeue(struct ctld *ctld, struct job *job, time_t now,
+                      time_t eligible, bool restart);
+
 /* Ask for a scheduling pass on the next loop iteration. */
 void scheduler_request(struct ctld *ctld);
 
@@ -115,8 +113,9 @@ void scheduler_arm(struct ctld *ctld);
 /* Run one scheduling pass now (starts jobs, sets pending reasons). */
 void scheduler_run(struct ctld *ctld);
 
-/* A job left its node(s) (completion confirmed): release its allocation,
- * settle its final state from 'status' (raw wait status) and journal it.
+/* A job left its node(s) (completion confirmed): its final state from
+ * 'status' (raw wait status) as CTLD_EV_JOB_ENDED, or CTLD_EV_JOB_REQUEUED
+ * when a requeue was asked for or its node failed and it may requeue.
  */
 void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
                        bool timed_out, bool node_failed);
@@ -129,8 +128,8 @@ void ctld_job_signal_node(struct ctld *ctld, struct job *job, int signo,
 
 /* Cancel 'job' for user 'by' (scancel): a pending job ends CANCELLED now
  * (its pending reason stays, as in Slurm), a running one is killed on its
- * nodes and ends CANCELLED when they confirm.  Journals the job; a job
- * already finished is left alone.
+ * nodes and ends CANCELLED when they confirm (CTLD_EV_JOB_CANCELLED); a
+ * job already finished is left alone.
  */
 void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by);
 
@@ -150,12 +149,6 @@ void ctld_flush_cb(uv_prepare_t *h);
  * its nice value (Slurm's priority/basic order). */
 uint32_t ctld_job_base_priority(const struct job *job);
 
-/* Put a finished job back in the queue (scontrol requeue): PENDING,
- * Restarts+1, times and allocation cleared; a held job stays held (reason
- * JobHeldUser/JobHeldAdmin, priority 0).  Caller journals.
- */
-void ctld_job_requeue(struct ctld *ctld, struct job *job);
-
 /* rpc_step_info.c: one node's step_complete report (docs/protocol.md)
  * from node index 'node': usage folded into the step, which ends once
  * every node reported; journaled.  Unknown jobs/steps and repeated
@@ -170,8 +163,9 @@ void ctld_step_complete(struct ctld *ctld, json_t *report, long node);
 void ctld_steps_reconcile(struct ctld *ctld, long node, json_t *running,
                           time_t now);
 
-/* rpc_step_info.c: the record of srun step 'step_id' of running 'job'
- * (added to job->steps, borrowed) from step_create's 'body': named after
+/* rpc_step_info.c: a new record of srun step 'step_id' of running 'job'
+ * (not yet in job->steps: CTLD_EV_STEP_STARTED adds it) from
+ * step_create's 'body': named after
  * argv[0]'s basename, with srun_host/srun_pid when given, on the nodes of
  * 'claim' (step_res.h; owned by the record from now on), all of which
  * are to report. */

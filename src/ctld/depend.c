@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "ctld/depend.h"
 
 void job_depend_destroy(struct job_depend *d)
@@ -294,8 +295,7 @@ static void split_failed_corr(struct ctld *ctld, struct job *job)
             continue;
         struct job *t = array_split(ctld, job, (uint32_t)k);
         t->reason = JOB_REASON_DEP_NEVER;
-        if (t != job)
-            ctld_journal_job(ctld, t, false);
+        ctld_job_changed(ctld, t);
     }
 }
 
@@ -395,7 +395,7 @@ bool depend_gate(struct ctld *ctld, struct job *job, time_t now)
         set_reason(job, JOB_REASON_NONE, &changed);
     }
     if (changed)
-        ctld_journal_job(ctld, job, false);
+        ctld_job_changed(ctld, job);
     return wait;
 }
 

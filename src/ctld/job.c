@@ -408,21 +408,24 @@ static void apply_int(struct job *job, size_t i, json_t *v)
     }
 }
 
-static int apply_alloc(struct job *job, json_t *arr,
-                       long (*node_index)(const char *, uint32_t *, void *), void *arg,
-                       drv_error_t *error)
+struct sched_alloc *job_alloc_from_json(json_t *arr,
+                                       long (*node_index)(const char *,
+                                                          uint32_t *, void *),
+                                       void *arg, drv_error_t *error)
 {
     size_t n = json_array_size(arr);
     struct sched_alloc *a;
     size_t i;
     json_t *e;
 
-    sched_alloc_destroy(job->alloc);
-    job->alloc = NULL;
-    if (!json_is_array(arr) || n == 0)
-        return 0;
-    if (!(a = sched_alloc_create(n)))
-        return errprintf(error, "out of memory");
+    if (!json_is_array(arr) || n == 0) {
+        errprintf(error, "allocation is not a list of nodes");
+        return NULL;
+    }
+    if (!(a = sched_alloc_create(n))) {
+        errprintf(error, "out of memory");
+        return NULL;
+    }
     json_array_foreach(arr, i, e) {
         const char *node = "", *gpus = "";
         int cpus = 0, tasks = 1;
@@ -435,8 +438,8 @@ static int apply_alloc(struct job *job, json_t *arr,
                     "mem_mib", &mem, "gpus", &gpus);
         if ((idx = node_index(node, &ngpus, arg)) < 0) {
             sched_alloc_destroy(a);
-            return errprintf(error, "JobId=%u: unknown node '%s' in allocation",
-                             job->id, node);
+            errprintf(error, "unknown node '%s' in allocation", node);
+            return NULL;
         }
         a->node_idx[i] = (uint32_t)idx;
         a->cpus[i] = (uint32_t)cpus;
@@ -444,12 +447,26 @@ static int apply_alloc(struct job *job, json_t *arr,
         a->mem_mib[i] = (uint64_t)mem;
         if (*gpus && !(a->gpus[i] = bitmap_parse(gpus, ngpus, NULL))) {
             sched_alloc_destroy(a);
-            return errprintf(error, "JobId=%u: bad GPU set '%s'", job->id,
-                             gpus);
+            errprintf(error, "bad GPU set '%s'", gpus);
+            return NULL;
         }
     }
-    a->exclusive = job->req.exclusive;
-    job->alloc = a;
+    return a;
+}
+
+static int apply_alloc(struct job *job, json_t *arr,
+                       long (*node_index)(const char *, uint32_t *, void *), void *arg,
+                       drv_error_t *error)
+{
+    drv_error_t e = {{0}};
+
+    sched_alloc_destroy(job->alloc);
+    job->alloc = NULL;
+    if (!json_is_array(arr) || json_array_size(arr) == 0)
+        return 0;
+    if (!(job->alloc = job_alloc_from_json(arr, node_index, arg, &e)))
+        return errprintf(error, "JobId=%u: %s", job->id, e.text);
+    job->alloc->exclusive = job->req.exclusive;
     return 0;
 }
 

@@ -187,4 +187,14 @@ void job_destroy(struct job *job);
 json_t *job_alloc_to_json(const struct sched_alloc *a,
                           const char *const *node_names);
 
+/* The allocation job_alloc_to_json() wrote, its node names resolved by
+ * 'node_index' (as in job_apply_json()).  Returns a new allocation (free
+ * with sched_alloc_destroy()), or NULL with 'error' set: not a non-empty
+ * list, an unknown node, a bad GPU set, or out of memory.
+ */
+struct sched_alloc *job_alloc_from_json(json_t *arr,
+                                       long (*node_index)(const char *,
+                                                          uint32_t *, void *),
+                                       void *arg, drv_error_t *error);
+
 #endif /* !DROVER_CTLD_JOB_H */

@@ -21,6 +21,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "ctld/interactive.h"
 #include "ctld/part_access.h"
 #include "ctld/enforce.h"
@@ -85,7 +86,7 @@ static void node_lost(struct ctld *ctld, size_t i)
     n->reason = xstrdup("Not responding");
     n->reason_time = ctld_now(ctld);
     node_table_update_avail(ctld->nodes, i);
-    ctld_journal_node(ctld, n);
+    ctld_node_changed(ctld, (long)i);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         for (uint32_t k = 0; job->alloc && k < job->alloc->node_count; k++) {
             if (job->alloc->node_idx[k] == i) {

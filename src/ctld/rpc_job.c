@@ -20,6 +20,7 @@
 #include "common/xalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "ctld/enforce.h"
 #include "ctld/ident.h"
 #include "ctld/depend.h"
@@ -144,18 +145,14 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
 static void submit_withdraw(struct ctld *ctld, uint32_t id)
 {
     struct job *job = ctld_job_find(ctld, id);
-    json_t *rec;
+    struct ctld_event ev = {
+        .type = CTLD_EV_JOB_PURGED, .t = ctld_now(ctld), .job_id = id};
 
     if (!job || job->state != JOB_PENDING || job->alloc)
         return;
     log_error("JobId=%u withdrawn: its journal record could not be written",
               id);
-    rec = json_pack("{s:s s:I}", "op", "purge", "job_id", (json_int_t)id);
-    if (journal_append(ctld->journal, rec) < 0)
-        log_err("journal: purge record");
-    json_decref(rec);
-    HASH_DEL(ctld->jobs, job);
-    job_destroy(job);
+    ctld_apply(ctld, &ev);
 }
 
 /* Keep the launch data in its compact, shared form (launch_store.h). */
@@ -299,6 +296,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     struct job *job = job_create(0);
     drv_error_t error = {0};
     time_t now = ctld_now(ctld);
+    struct ctld_event ev = {.type = CTLD_EV_JOB_SUBMITTED, .t = now};
 
     if (submit_check_body(ctld, body, &error) < 0)
         goto error;
@@ -339,10 +337,10 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     array_set_id(job);
     if (job->depend && job->depend->list && job->eligible_time <= now)
         job->eligible_time = 0; /* Slurm: EligibleTime=Unknown */
-    HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
+    ev.job = job;
+    ctld_apply(ctld, &ev);
     enforce_job_added(ctld, job);
     json_decref(fields);
-    ctld_journal_job(ctld, job, true);
     log_info("_slurm_rpc_submit_batch_job: JobId=%u InitPrio=%u", job->id,
              job->priority);
     ctld_respond_durable_undo(ctld, req,
@@ -536,7 +534,7 @@ static void rpc_job_hold(proto_req_t *req, void *arg)
             || job->reason == JOB_REASON_HELD_ADMIN)
             job->reason = JOB_REASON_NONE;
     }
-    ctld_journal_job(ctld, job, false);
+    ctld_job_changed(ctld, job);
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);
 }
@@ -565,11 +563,13 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
     if (job->state == JOB_RUNNING) {
         job->requeue_requested = true;
         job->completing = true;
+        ctld_job_changed(ctld, job);
         ctld_job_signal_node(ctld, job, SIGKILL, true);
     } else {
-        ctld_job_requeue(ctld, job);
+        if (hold) /* before the requeue, which keeps the hold */
+            ctld_job_changed(ctld, job);
+        ctld_job_requeue(ctld, job, ctld_now(ctld), ctld_now(ctld), true);
     }
-    ctld_journal_job(ctld, job, false);
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);
 }
@@ -626,7 +626,7 @@ static void rpc_job_update(proto_req_t *req, void *arg)
     job_update_apply(ctld, job, &u);
     if (u.has_time_limit && job->state == JOB_RUNNING)
         ctld_job_set_node_limit(ctld, job);
-    ctld_journal_job(ctld, job, false);
+    ctld_job_changed(ctld, job);
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);
 }

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "ctld/ident.h"
 #include "ctld/part_access.h"
 #include "ctld/step.h"
@@ -122,7 +123,7 @@ static int node_set_state(struct ctld *ctld, size_t i, const char *state,
         n->reason_time = 0;
     }
     node_table_update_avail(ctld->nodes, i);
-    ctld_journal_node(ctld, n);
+    ctld_node_changed(ctld, (long)i);
     return 0;
 }
 
@@ -200,7 +201,7 @@ static void rpc_node_update(proto_req_t *req, void *arg)
             node_set_state(ctld, (size_t)idx[h], state, reason,
                            who->known ? who->name : "root");
         else
-            ctld_journal_node(ctld, &ctld->nodes->info[idx[h]]);
+            ctld_node_changed(ctld, idx[h]);
         log_info("update_node: node %s updated", ctld->nodes->names[idx[h]]);
     }
     free(idx);
@@ -321,7 +322,7 @@ static void rpc_node_register(proto_req_t *req, void *arg)
     if (n->down && n->reason && !strcmp(n->reason, "Not responding")) {
         n->down = false; /* ReturnToService */
         FREE_NULL(n->reason);
-        ctld_journal_node(ctld, n);
+        ctld_node_changed(ctld, (long)(n - ctld->nodes->info));
     }
     n->responding = true;
     n->last_seen = now;

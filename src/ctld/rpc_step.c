@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "ctld/req_field.h"
 #include "ctld/step.h"
 #include "ctld/step_layout.h"
@@ -580,7 +581,11 @@ static void rpc_step_create(proto_req_t *req, void *arg)
     sc->claim = claim;
     step = ctld_step_record(ctld, job, sc->step_id, body, claim, sc->ntasks);
     step->dist = xstrdup(taskdist_layout_name(&sc->dist, dist));
-    ctld_journal_job(ctld, job, false);
+    struct ctld_event ev = {.type = CTLD_EV_STEP_STARTED,
+                            .t = step->start_time,
+                            .job_id = job->id,
+                            .step = step};
+    ctld_apply(ctld, &ev);
     base = launch_body(ctld, job, req, sc, tasks);
     log_info("StepId=%u.%u: %u tasks on %u nodes, %s", job->id,
              sc->step_id, sc->ntasks, sc->nodes,

@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "ctld/step.h"
 #include "ctld/step_res.h"
 #include "common/hostlist.h"
@@ -67,7 +68,6 @@ struct job_step *ctld_step_record(struct ctld *ctld, struct job *job,
     s->srun_host = xstrdup(json_string_value(json_object_get(body,
                                                               "srun_host")));
     s->srun_pid = json_integer_value(json_object_get(body, "srun_pid"));
-    job_step_add(job, s);
     free(hl);
     free(name);
     return s;
@@ -81,6 +81,10 @@ void ctld_step_complete(struct ctld *ctld, json_t *report, long node)
     const char *name = ctld->nodes->names[node];
     struct job_step *s;
     struct job *job;
+    struct ctld_event ev = {.type = CTLD_EV_STEP_REPORTED,
+                            .t = ctld_now(ctld),
+                            .node = name,
+                            .report = report};
 
     if (json_unpack(report, "{s:I s:I}", "job_id", &job_id, "step_id",
                     &step_id) < 0
@@ -88,14 +92,13 @@ void ctld_step_complete(struct ctld *ctld, json_t *report, long node)
         || step_id > UINT32_MAX
         || !(job = ctld_job_find(ctld, (uint32_t)job_id))
         || !(s = job_step_find(job, (uint32_t)step_id))
-        || !job_step_node_reported(s, name))
+        || !job_step_pending_on(s, name))
         return;
-    job_step_add_usage(s, name, report);
-    job_step_settle(s, ctld_now(ctld));
-    if (!s->pending)
+    ev.job_id = job->id;
+    ev.step_id = s->id;
+    if (ctld_apply(ctld, &ev) == 0 && !s->pending)
         log_info("StepId=%u.%u done: %s status %d", job->id, s->id,
                  job_state_string(s->state), s->exit_status);
-    ctld_journal_job(ctld, job, false);
 }
 
 static void rpc_step_complete(proto_req_t *req, void *arg)
@@ -274,12 +277,17 @@ static int cancel_check(struct ctld *ctld, proto_req_t *req,
 static int step_node_failed(struct ctld *ctld, struct job *job,
                             struct job_step *s, const char *node)
 {
-    if (!job_step_node_reported(s, node))
+    struct ctld_event ev = {.type = CTLD_EV_STEP_ENDED,
+                            .t = ctld_now(ctld),
+                            .job_id = job->id,
+                            .step_id = s->id,
+                            .state = JOB_NODE_FAIL,
+                            .node = node};
+
+    if (!job_step_pending_on(s, node) || ctld_apply(ctld, &ev) < 0)
         return EDRV_INVALID_NODE_NAME;
     log_error("StepId=%u.%u: srun lost %s", job->id, s->id, node);
-    job_step_end(s, JOB_NODE_FAIL, ctld_now(ctld));
     signal_nodes(ctld, job, s, SIGKILL);
-    ctld_journal_job(ctld, job, false);
     return 0;
 }
 
@@ -313,8 +321,11 @@ static void rpc_step_cancel(proto_req_t *req, void *arg)
         return;
     }
     if (signo == 0 || signo == SIGKILL || cancel) {
-        s->cancelled = true;
-        ctld_journal_job(ctld, job, false);
+        struct ctld_event ev = {.type = CTLD_EV_STEP_CANCELLED,
+                                .t = ctld_now(ctld),
+                                .job_id = job->id,
+                                .step_id = s->id};
+        ctld_apply(ctld, &ev);
         log_info("StepId=%u.%u cancelled", job->id, s->id);
     }
     signal_nodes(ctld, job, s, signo ? signo : SIGKILL);
@@ -348,12 +359,16 @@ void ctld_steps_reconcile(struct ctld *ctld, long node, json_t *running,
                 || now - s->start_time < 5 || !job_step_pending_on(s, name)
                 || step_listed(running, job->id, s->id))
                 continue;
+            struct ctld_event ev = {.type = CTLD_EV_STEP_ENDED,
+                                    .t = now,
+                                    .job_id = job->id,
+                                    .step_id = s->id,
+                                    .state = JOB_NODE_FAIL,
+                                    .node = name};
             log_error("StepId=%u.%u: its tasks on %s are gone", job->id,
                       s->id, name);
-            job_step_node_reported(s, name);
-            job_step_end(s, JOB_NODE_FAIL, now);
+            ctld_apply(ctld, &ev);
             signal_nodes(ctld, job, s, SIGKILL);
-            ctld_journal_job(ctld, job, false);
         }
     }
 }

@@ -15,6 +15,7 @@
 #include "common/xalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "ctld/depend.h"
 #include "ctld/enforce.h"
 #include "ctld/job_info.h"
@@ -90,14 +91,14 @@ static void launch_done(int errnum, const char *errstr, json_t *resp,
             n->responding = false;
             node_table_update_avail(ctld->nodes, (size_t)lc->node);
         }
-        ctld_job_requeue(ctld, job);
-        job->restarts--; /* a launch that never ran is not a restart */
-        /* An earlier run is still ending there: try again a little later
-         * rather than at once. */
-        if (errnum == EDRV_DUPLICATE_JOB_ID)
-            job->eligible_time = ctld_now(ctld) + LAUNCH_RETRY_S;
-        ctld_journal_job(ctld, job, false);
-        scheduler_request(ctld);
+        /* A launch that never ran is not a restart.  An earlier run still
+         * ending there: try again a little later rather than at once. */
+        time_t now = ctld_now(ctld);
+        ctld_job_requeue(ctld, job, now,
+                         errnum == EDRV_DUPLICATE_JOB_ID
+                             ? now + LAUNCH_RETRY_S
+                             : now,
+                         false);
     }
     free(lc);
 }
@@ -130,40 +131,22 @@ static void launch(struct ctld *ctld, struct job *job)
     }
 }
 
-/* The batch step: the script, one task on the first node. */
-static void batch_step_start(struct ctld *ctld, struct job *job, time_t now)
-{
-    const struct sched_alloc *a = job->alloc;
-    struct job_step *s = job_step_create(
-        STEP_ID_BATCH, "batch", ctld->nodes->names[a->node_idx[0]], now);
-
-    s->nnodes = s->ntasks = 1;
-    s->ncpus = a->cpus[0];
-    s->alloc_tres = a->mem_mib[0]
-                        ? xasprintf("cpu=%u,mem=%lluM,node=1", a->cpus[0],
-                                    (unsigned long long)a->mem_mib[0])
-                        : xasprintf("cpu=%u,node=1", a->cpus[0]);
-    job_step_add(job, s);
-}
-
+/* The pass counted 'alloc' on the nodes as it chose it; the job_started
+ * event counts it from now on. */
 static void job_start(struct ctld *ctld, struct job *job,
                       struct sched_alloc *alloc, time_t now)
 {
-    job->alloc = alloc;
-    job->run_id++;
-    job->state = JOB_RUNNING;
-    job->reason = JOB_REASON_NONE;
-    job->start_time = now;
-    job->end_time = 0;
-    job->sched_start_time = 0;
-    free(job->sched_nodes);
-    job->sched_nodes = NULL;
-    free(job->nodes);
-    job->nodes = node_table_alloc_hostlist(ctld->nodes, alloc);
+    struct ctld_event ev = {.type = CTLD_EV_JOB_STARTED,
+                            .t = now,
+                            .job_id = job->id,
+                            .alloc = alloc};
+
+    if (sched_alloc_release(ctld->nodes->sched, ctld->nodes->count, alloc)
+            < 0
+        || ctld_apply(ctld, &ev) < 0)
+        return;
     log_info("sched: Allocate JobId=%u NodeList=%s #CPUs=%u", job->id,
-             job->nodes, alloc->cpus[0]);
-    batch_step_start(ctld, job, now);
-    ctld_journal_job(ctld, job, false);
+             job->nodes, job->alloc->cpus[0]);
     if (!job->interactive) /* salloc/srun: the allocation is all */
         launch(ctld, job);
 }

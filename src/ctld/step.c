@@ -274,7 +274,7 @@ static void apply_str(char **dst, json_t *o, const char *key)
     }
 }
 
-static struct job_step *step_from_json(json_t *o, drv_error_t *error)
+struct job_step *job_step_from_json(json_t *o, drv_error_t *error)
 {
     json_int_t id = -1, start = 0, end = 0, nn = 0, nt = 0, nc = 0;
     json_int_t rss = -1, ucpu = 0, scpu = 0;
@@ -325,7 +325,7 @@ int job_steps_apply_json(struct job *job, json_t *arr, drv_error_t *error)
     if (!json_is_array(arr))
         return errprintf(error, "JobId=%u: steps is not an array", job->id);
     json_array_foreach(arr, i, o) {
-        struct job_step *s = step_from_json(o, error);
+        struct job_step *s = job_step_from_json(o, error);
         if (!s) {
             job_steps_destroy(list);
             return -1;

@@ -116,6 +116,11 @@ json_t *job_step_to_json(const struct job_step *step, bool internal);
 /* The job's steps as a JSON array (new reference), NULL when none. */
 json_t *job_steps_to_json(const struct job *job, bool internal);
 
+/* One step from its record (job_step_to_json() with 'internal'): a new
+ * step, not in any list (free with job_steps_destroy()), or NULL with
+ * 'error' set for a malformed record. */
+struct job_step *job_step_from_json(json_t *o, drv_error_t *error);
+
 /* Replace the job's steps with those in 'arr' (journal replay).  Returns
  * 0, or -1 with 'error' set (the job keeps its old list then). */
 int job_steps_apply_json(struct job *job, json_t *arr, drv_error_t *error);

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * event.c - ctld_apply(): the one function that changes the controller's
+ * job, step and node tables, journals the change and notifies subscribers
+ *
+ * Each apply_* below takes the event's time as its clock.  The journal
+ * records are written by event_record.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/acct.h"
+#include "ctld/ctld.h"
+#include "ctld/event.h"
+#include "ctld/event_record.h"
+#include "ctld/step.h"
+
+static struct job *find_job(struct ctld *ctld, const struct ctld_event *ev)
+{
+    struct job *job = ctld_job_find(ctld, ev->job_id);
+
+    if (!job)
+        log_error("%s: JobId=%u unknown; event dropped",
+                  ctld_event_name(ev->type), ev->job_id);
+    return job;
+}
+
+static struct job_step *find_step(const struct job *job,
+                                  const struct ctld_event *ev)
+{
+    struct job_step *s = job_step_find(job, ev->step_id);
+
+    if (!s)
+        log_error("%s: StepId=%u.%u unknown; event dropped",
+                  ctld_event_name(ev->type), job->id, ev->step_id);
+    return s;
+}
+
+/* The nodes' usage counts 'job's allocation (it starts, or is restored). */
+static int alloc_take(struct ctld *ctld, struct job *job)
+{
+    if (sched_alloc_apply(ctld->nodes->sched, ctld->nodes->count,
+                          job->alloc)
+        < 0) {
+        log_err("JobId=%u: allocation does not match the nodes", job->id);
+        return -1;
+    }
+    return 0;
+}
+
+/* The job leaves its nodes at 't': usage released, the allocation kept
+ * as the last run's (sacct, scontrol show job). */
+static void alloc_release(struct ctld *ctld, struct job *job, time_t t)
+{
+    if (!job->alloc)
+        return;
+    if (sched_alloc_release(ctld->nodes->sched, ctld->nodes->count,
+                            job->alloc)
+        < 0)
+        log_err("JobId=%u: releasing allocation", job->id);
+    for (uint32_t i = 0; i < job->alloc->node_count; i++)
+        ctld->nodes->info[job->alloc->node_idx[i]].last_busy = t;
+    json_t *a = job_alloc_to_json(job->alloc, ctld->nodes->names);
+    free(job->last_alloc_json);
+    job->last_alloc_json = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    free(job->last_nodes);
+    job->last_nodes = job->nodes;
+    job->nodes = NULL;
+    sched_alloc_destroy(job->alloc);
+    job->alloc = NULL;
+}
+
+static int apply_submitted(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = ev->job;
+
+    ev->job = NULL;
+    ev->job_id = job->id;
+    if (ctld_job_find(ctld, job->id)) {
+        log_error("job_submitted: JobId=%u exists; event dropped", job->id);
+        job_destroy(job);
+        return -1;
+    }
+    HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
+    if (job->id >= ctld->next_job_id)
+        ctld->next_job_id = job->id + 1;
+    return 0;
+}
+
+/* The batch step: the script, one task on the first node. */
+static void batch_step_start(struct ctld *ctld, struct job *job, time_t t)
+{
+    const struct sched_alloc *a = job->alloc;
+    struct job_step *s = job_step_create(
+        STEP_ID_BATCH, "batch", ctld->nodes->names[a->node_idx[0]], t);
+
+    s->nnodes = s->ntasks = 1;
+    s->ncpus = a->cpus[0];
+    s->alloc_tres = a->mem_mib[0]
+                        ? xasprintf("cpu=%u,mem=%lluM,node=1", a->cpus[0],
+                                    (unsigned long long)a->mem_mib[0])
+                        : xasprintf("cpu=%u,node=1", a->cpus[0]);
+    job_step_add(job, s);
+}
+
+static int apply_started(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct sched_alloc *alloc = ev->alloc;
+    struct job *job;
+
+    ev->alloc = NULL;
+    if (!(job = find_job(ctld, ev)) || job->alloc) {
+        sched_alloc_destroy(alloc);
+        return -1;
+    }
+    alloc->exclusive = job->req.exclusive;
+    job->alloc = alloc;
+    if (alloc_take(ctld, job) < 0) {
+        job->alloc = NULL;
+        sched_alloc_destroy(alloc);
+        return -1;
+    }
+    job->run_id++;
+    job->state = JOB_RUNNING;
+    job->reason = JOB_REASON_NONE;
+    job->start_time = ev->t;
+    job->end_time = 0;
+    job->sched_start_time = 0;
+    free(job->sched_nodes);
+    job->sched_nodes = NULL;
+    free(job->nodes);
+    job->nodes = node_table_alloc_hostlist(ctld->nodes, alloc);
+    batch_step_start(ctld, job, ev->t);
+    return 0;
+}
+
+static int apply_ended(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+
+    if (!job)
+        return -1;
+    alloc_release(ctld, job, ev->t);
+    job->exit_status = ev->status;
+    job->state = (enum job_state)ev->state;
+    if (!job->end_time || !job->cancel_requested)
+        job->end_time = ev->t;
+    job->completing = false;
+    job_steps_end_all(job, job->end_time);
+    return 0;
+}
+
+static int apply_requeued(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+
+    if (!job)
+        return -1;
+    alloc_release(ctld, job, ev->t);
+    job->state = JOB_PENDING;
+    /* A hold (scontrol hold while it ran, requeuehold) stays, as Slurm. */
+    job->reason = !job->hold         ? JOB_REASON_NONE
+                  : job->hold_admin ? JOB_REASON_HELD_ADMIN
+                                    : JOB_REASON_HELD_USER;
+    if (job->hold)
+        job->priority = 0;
+    if (ev->restart)
+        job->restarts++;
+    job->completing = false;
+    job->cancel_requested = false;
+    job->requeue_requested = false;
+    job->cancelled_by = -1;
+    job->start_time = job->end_time = 0;
+    job->exit_status = 0;
+    job->eligible_time = ev->eligible_time;
+    job_steps_destroy(job->steps); /* the next run has its own */
+    job->steps = NULL;
+    return 0;
+}
+
+static int apply_cancelled(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+
+    if (!job || job_state_is_final(job->state))
+        return -1;
+    job->end_time = ev->t;
+    job->cancelled_by = ev->by;
+    if (job->state == JOB_RUNNING) {
+        job->cancel_requested = true;
+        job->completing = true;
+    }
+    job->state = JOB_CANCELLED;
+    return 0;
+}
+
+static int apply_purged(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+
+    if (!job)
+        return -1;
+    if (job->alloc) /* a withdrawn submission never has one */
+        alloc_release(ctld, job, ev->t);
+    HASH_DEL(ctld->jobs, job);
+    job_destroy(job);
+    return 0;
+}
+
+static int apply_step_started(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job_step *s = ev->step;
+    struct job *job;
+
+    ev->step = NULL;
+    ev->step_id = s->id;
+    if (!(job = find_job(ctld, ev)) || job_step_find(job, s->id)) {
+        job_steps_destroy(s);
+        return -1;
+    }
+    job_step_add(job, s);
+    if (s->id < STEP_ID_INTERACTIVE && s->id >= job->next_step_id)
+        job->next_step_id = s->id + 1;
+    return 0;
+}
+
+static int apply_step_reported(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+    struct job_step *s = job ? find_step(job, ev) : NULL;
+
+    /* A repeated report (droverd resends until acknowledged) is not one. */
+    if (!s || !job_step_node_reported(s, ev->node))
+        return -1;
+    job_step_add_usage(s, ev->node, ev->report);
+    job_step_settle(s, ev->t);
+    return 0;
+}
+
+static int apply_step_ended(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+    struct job_step *s = job ? find_step(job, ev) : NULL;
+
+    if (!s || (ev->node && !job_step_node_reported(s, ev->node)))
+        return -1;
+    job_step_end(s, ev->state, ev->t);
+    return 0;
+}
+
+static int apply_step_cancelled(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+    struct job_step *s = job ? find_step(job, ev) : NULL;
+
+    if (!s)
+        return -1;
+    s->cancelled = true;
+    return 0;
+}
+
+/* The untyped changes: the handler changed the record already. */
+static int apply_recorded(struct ctld *ctld, struct ctld_event *ev)
+{
+    if (ev->type == CTLD_EV_JOB_CHANGED)
+        return find_job(ctld, ev) ? 0 : -1;
+    return ev->node_idx >= 0 && (size_t)ev->node_idx < ctld->nodes->count
+               ? 0
+               : -1;
+}
+
+static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
+                                                 struct ctld_event *) = {
+    [CTLD_EV_JOB_SUBMITTED] = apply_submitted,
+    [CTLD_EV_JOB_CHANGED] = apply_recorded,
+    [CTLD_EV_JOB_STARTED] = apply_started,
+    [CTLD_EV_JOB_ENDED] = apply_ended,
+    [CTLD_EV_JOB_REQUEUED] = apply_requeued,
+    [CTLD_EV_JOB_CANCELLED] = apply_cancelled,
+    [CTLD_EV_JOB_PURGED] = apply_purged,
+    [CTLD_EV_STEP_STARTED] = apply_step_started,
+    [CTLD_EV_STEP_REPORTED] = apply_step_reported,
+    [CTLD_EV_STEP_ENDED] = apply_step_ended,
+    [CTLD_EV_STEP_CANCELLED] = apply_step_cancelled,
+    [CTLD_EV_NODE_STATE] = apply_recorded,
+};
+
+/* --- subscribers --------------------------------------------------------- */
+
+/* The accounting spool: every job or step change is a new job record. */
+static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
+{
+    struct job *job;
+
+    if (ev->type == CTLD_EV_JOB_PURGED || ev->type == CTLD_EV_NODE_STATE)
+        return;
+    if ((job = ctld_job_find(ctld, ev->job_id)))
+        acct_job_changed(ctld, job);
+}
+
+/* The scheduler: a pass soon after whatever can start a job. */
+static void sched_subscriber(struct ctld *ctld, const struct ctld_event *ev)
+{
+    switch (ev->type) {
+    case CTLD_EV_JOB_SUBMITTED:
+    case CTLD_EV_JOB_CHANGED:
+    case CTLD_EV_JOB_ENDED:
+    case CTLD_EV_JOB_REQUEUED:
+    case CTLD_EV_JOB_CANCELLED:
+    case CTLD_EV_STEP_ENDED:
+    case CTLD_EV_NODE_STATE:
+        scheduler_request(ctld);
+        break;
+    default:
+        break;
+    }
+}
+
+static void (*const subscribers[])(struct ctld *, const struct ctld_event *) = {
+    acct_subscriber,
+    sched_subscriber,
+};
+
+int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
+{
+    json_t *rec;
+
+    if ((unsigned)ev->type >= CTLD_EV_TYPE_COUNT
+        || appliers[ev->type](ctld, ev) < 0)
+        return -1;
+    if (ctld->replaying)
+        return 0;
+    rec = event_record(ctld, ev);
+    if (!rec || journal_append(ctld->journal, rec) < 0)
+        log_err("journal: cannot queue the %s record",
+                ctld_event_name(ev->type));
+    json_decref(rec);
+    for (size_t i = 0; i < sizeof(subscribers) / sizeof(subscribers[0]); i++)
+        subscribers[i](ctld, ev);
+    return 0;
+}
+
+void ctld_job_changed(struct ctld *ctld, struct job *job)
+{
+    struct ctld_event ev = {.type = CTLD_EV_JOB_CHANGED, .job_id = job->id};
+
+    ctld_apply(ctld, &ev);
+}
+
+void ctld_node_changed(struct ctld *ctld, long node_idx)
+{
+    struct ctld_event ev = {.type = CTLD_EV_NODE_STATE, .node_idx = node_idx};
+
+    ctld_apply(ctld, &ev);
+}
+
+int ctld_restore_job(struct ctld *ctld, json_t *o, drv_error_t *error)
+{
+    json_int_t id = json_integer_value(json_object_get(o, "job_id"));
+    struct job *old, *job;
+
+    if (id <= 0 || id > UINT32_MAX)
+        return errprintf(error, "job record without a job_id");
+    job = job_create((uint32_t)id);
+    if (job_apply_json(job, o, node_table_index_cb, ctld->nodes, error) < 0) {
+        job_destroy(job);
+        return -1;
+    }
+    if (job->launch) {
+        json_t *stored = launch_store_pack(ctld->launches, job->launch);
+        json_decref(job->launch);
+        job->launch = stored;
+    }
+    if ((old = ctld_job_find(ctld, (uint32_t)id))) {
+        if (!job->launch && old->launch)
+            job->launch = json_incref(old->launch);
+        if (old->alloc)
+            alloc_release(ctld, old, 0);
+        HASH_DEL(ctld->jobs, old);
+        job_destroy(old);
+    }
+    if (job->alloc && alloc_take(ctld, job) < 0) {
+        errprintf(error, "JobId=%u: allocation does not match the "
+                  "configured nodes", job->id);
+        job_destroy(job);
+        return -1;
+    }
+    HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
+    if (job->id >= ctld->next_job_id)
+        ctld->next_job_id = job->id + 1;
+    return 0;
+}

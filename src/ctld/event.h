@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * event.h - the controller's state changes as typed events, applied by one
+ * function
+ *
+ * Handlers decide, ctld_apply() changes state, subscribers react: every
+ * change of the job, step and node tables is a struct ctld_event handed to
+ * ctld_apply(), which mutates the tables, appends the event to the journal
+ * (journal.h; the acknowledgement rule of ctld_respond_durable() holds)
+ * and notifies the subscribers (the accounting spool, the scheduler's
+ * "pass soon").  A restart replays the snapshot and then the journal's
+ * events through the same function.  ctld_apply() reads no clock and draws
+ * no random number: the time and the ids travel in the event, so the log
+ * is a deterministic description of the state (design.md: the log Raft
+ * will replicate).  Side effects on other daemons (launching, signalling)
+ * stay with the handlers, after the event is applied.
+ *
+ * Journal records are one JSON object per event, {"ev":"<type>","t":T,...}
+ * (docs/architecture.md lists them with their keys).
+ */
+#ifndef DROVER_CTLD_EVENT_H
+#define DROVER_CTLD_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "common/error.h"
+
+struct ctld;
+struct job;
+struct job_step;
+struct sched_alloc;
+
+enum ctld_event_type {
+    /* A new job (or array) entered the queue: 'job' (owned by the table
+     * from now on), with its script; its id is above every one before. */
+    CTLD_EV_JOB_SUBMITTED,
+    /* The record of 'job_id' changed in a way no typed event below
+     * describes (hold, release, scontrol update, a dependency settled,
+     * array bookkeeping): the job's fields, without its allocation and
+     * steps, travel in the journal.  The handler changed the record
+     * already; a replay installs the journaled fields. */
+    CTLD_EV_JOB_CHANGED,
+    /* 'job_id' starts on 'alloc' (stolen): RUNNING at 't', its run_id
+     * advances, its batch step begins and the nodes' usage grows. */
+    CTLD_EV_JOB_STARTED,
+    /* 'job_id' left its nodes and ended in 'state' (enum job_state, a
+     * final one) with raw wait status 'status' at 't': the allocation is
+     * released and its running steps end with it. */
+    CTLD_EV_JOB_ENDED,
+    /* 'job_id' goes back to PENDING, eligible at 'eligible_time';
+     * 'restart' counts it in Restarts (a launch that never ran does not).
+     * Its allocation (if any) is released and its steps forgotten. */
+    CTLD_EV_JOB_REQUEUED,
+    /* 'job_id' was cancelled by uid 'by' at 't': a pending job ends
+     * CANCELLED; a running one is CANCELLED and completing until its node
+     * confirms (then CTLD_EV_JOB_ENDED). */
+    CTLD_EV_JOB_CANCELLED,
+    /* 'job_id' is forgotten (MinJobAge after its end). */
+    CTLD_EV_JOB_PURGED,
+    /* 'step' (stolen) of 'job_id' started. */
+    CTLD_EV_STEP_STARTED,
+    /* Node 'node' reported the end of step 'step_id' of 'job_id' with
+     * 'report' (status and usage, job_step_add_usage()); once every node
+     * reported, the step ends at 't'. */
+    CTLD_EV_STEP_REPORTED,
+    /* Step 'step_id' of 'job_id' ends in 'state' at 't' without its
+     * nodes' reports (a node failed: 'node', taken off those yet to
+     * report, or NULL). */
+    CTLD_EV_STEP_ENDED,
+    /* Step 'step_id' of 'job_id' is being cancelled (scancel J.S): it
+     * ends CANCELLED when its nodes report. */
+    CTLD_EV_STEP_CANCELLED,
+    /* The administrative state of node 'node' (an index into the node
+     * table) changed: drain, down, resume, reason, weight.  As for
+     * CTLD_EV_JOB_CHANGED, the handler changed it and a replay installs
+     * the journaled record. */
+    CTLD_EV_NODE_STATE,
+    CTLD_EV_TYPE_COUNT,
+};
+
+struct ctld_event {
+    enum ctld_event_type type;
+    time_t t;                    /* when it happened, seconds since the
+                                  * epoch */
+    uint32_t job_id;
+    uint32_t step_id;
+    struct job *job;             /* JOB_SUBMITTED (stolen) */
+    struct sched_alloc *alloc;   /* JOB_STARTED (stolen) */
+    struct job_step *step;       /* STEP_STARTED (stolen) */
+    int state;                   /* JOB_ENDED, STEP_ENDED: enum job_state */
+    int status;                  /* JOB_ENDED: raw wait status */
+    int64_t by;                  /* JOB_CANCELLED: the uid */
+    time_t eligible_time;        /* JOB_REQUEUED */
+    bool restart;                /* JOB_REQUEUED */
+    const char *node;            /* STEP_REPORTED, STEP_ENDED: node name
+                                  * (borrowed) */
+    json_t *report;              /* STEP_REPORTED (borrowed) */
+    long node_idx;               /* NODE_STATE */
+};
+
+/* Apply 'ev' to the controller's tables, journal it and notify the
+ * subscribers.  What 'ev' steals is owned by the tables afterwards, also
+ * when the event does not apply.  An event that names a job or step the
+ * tables do not hold, or that no longer applies (a repeated report), is
+ * dropped with a log line and not journaled.  Returns 0 when applied, -1
+ * when dropped.
+ */
+int ctld_apply(struct ctld *ctld, struct ctld_event *ev);
+
+/* Shorthands for the untyped changes. */
+void ctld_job_changed(struct ctld *ctld, struct job *job);
+void ctld_node_changed(struct ctld *ctld, long node_idx);
+
+/* The journal's name of an event type ("job_started"); NULL if out of
+ * range. */
+const char *ctld_event_name(enum ctld_event_type type);
+
+/* Replay one journal record through ctld_apply() (no journaling, no
+ * subscribers: the record is on disk already).  Records of the format
+ * before events ({"op":"job"|"purge"|"node"}) are read too, so a
+ * StateSaveLocation written by an earlier Drover restores.  Returns 0,
+ * or -1 with 'error' set for a record that cannot be read.
+ */
+int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error);
+
+/* Restore one job of a snapshot (or a legacy whole-record line): the job
+ * replaces any record of the same id, keeps the script of the old one when
+ * it has none, and its allocation counts on the nodes again.  Returns 0,
+ * or -1 with 'error' set. */
+int ctld_restore_job(struct ctld *ctld, json_t *rec, drv_error_t *error);
+
+#endif /* !DROVER_CTLD_EVENT_H */

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * event_record.c - events to journal records and back
+ *
+ * A record is {"ev":NAME,"t":T} and the event's own keys:
+ *   job_submitted  job (the whole record, with its script)
+ *   job_changed    job (the record without its allocation and steps)
+ *   job_started    job_id, alloc ([{"node","cpus","mem_mib","gpus",...}])
+ *   job_ended      job_id, state, status
+ *   job_requeued   job_id, eligible_time, restart
+ *   job_cancelled  job_id, by
+ *   job_purged     job_id
+ *   step_started   job_id, step (the step record)
+ *   step_reported  job_id, step_id, node, report (status and usage)
+ *   step_ended     job_id, step_id, state, node (or none)
+ *   step_cancelled job_id, step_id
+ *   node_state     node_table_admin_json()'s keys
+ */
+#include <string.h>
+
+#include "common/log.h"
+#include "ctld/ctld.h"
+#include "ctld/event.h"
+#include "ctld/event_record.h"
+#include "ctld/step.h"
+
+static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
+    [CTLD_EV_JOB_SUBMITTED] = "job_submitted",
+    [CTLD_EV_JOB_CHANGED] = "job_changed",
+    [CTLD_EV_JOB_STARTED] = "job_started",
+    [CTLD_EV_JOB_ENDED] = "job_ended",
+    [CTLD_EV_JOB_REQUEUED] = "job_requeued",
+    [CTLD_EV_JOB_CANCELLED] = "job_cancelled",
+    [CTLD_EV_JOB_PURGED] = "job_purged",
+    [CTLD_EV_STEP_STARTED] = "step_started",
+    [CTLD_EV_STEP_REPORTED] = "step_reported",
+    [CTLD_EV_STEP_ENDED] = "step_ended",
+    [CTLD_EV_STEP_CANCELLED] = "step_cancelled",
+    [CTLD_EV_NODE_STATE] = "node_state",
+};
+
+/* The keys of a step report that change the step (job_step_add_usage()). */
+static const char *const report_keys[] = {
+    "status", "cancelled", "max_rss_kib", "max_rss_task", "user_cpu_us",
+    "sys_cpu_us",
+};
+
+const char *ctld_event_name(enum ctld_event_type type)
+{
+    return (unsigned)type < CTLD_EV_TYPE_COUNT ? event_names[type] : NULL;
+}
+
+static json_t *job_record(struct ctld *ctld, const struct ctld_event *ev)
+{
+    struct job *job = ctld_job_find(ctld, ev->job_id);
+    json_t *o;
+
+    if (!job)
+        return NULL;
+    o = job_to_json(job, ctld->nodes->names,
+                    ev->type == CTLD_EV_JOB_SUBMITTED ? JOB_JSON_LAUNCH : 0);
+    if (o && ev->type == CTLD_EV_JOB_CHANGED) {
+        json_object_del(o, "alloc");
+        json_object_del(o, "steps");
+    }
+    return o;
+}
+
+static json_t *step_report(json_t *report)
+{
+    json_t *o = json_object(), *v;
+
+    for (size_t i = 0; i < sizeof(report_keys) / sizeof(report_keys[0]); i++)
+        if ((v = json_object_get(report, report_keys[i])))
+            json_object_set(o, report_keys[i], v);
+    return o;
+}
+
+/* The event's own keys into 'o'; -1 when what it names is gone. */
+static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
+{
+    struct job *job = ctld_job_find(ctld, ev->job_id);
+    struct job_step *s;
+
+    switch (ev->type) {
+    case CTLD_EV_JOB_SUBMITTED:
+    case CTLD_EV_JOB_CHANGED:
+        return json_object_set_new(o, "job", job_record(ctld, ev));
+    case CTLD_EV_JOB_STARTED:
+        if (!job || !job->alloc)
+            return -1;
+        return json_object_set_new(
+            o, "alloc", job_alloc_to_json(job->alloc, ctld->nodes->names));
+    case CTLD_EV_JOB_ENDED:
+        json_object_set_new(o, "state", json_string(job_state_string(
+                                            (enum job_state)ev->state)));
+        return json_object_set_new(o, "status", json_integer(ev->status));
+    case CTLD_EV_JOB_REQUEUED:
+        json_object_set_new(o, "eligible_time",
+                            json_integer((json_int_t)ev->eligible_time));
+        return json_object_set_new(o, "restart", json_boolean(ev->restart));
+    case CTLD_EV_JOB_CANCELLED:
+        return json_object_set_new(o, "by", json_integer(ev->by));
+    case CTLD_EV_STEP_STARTED:
+        if (!job || !(s = job_step_find(job, ev->step_id)))
+            return -1;
+        return json_object_set_new(o, "step", job_step_to_json(s, true));
+    case CTLD_EV_STEP_REPORTED:
+        json_object_set_new(o, "node", json_string(ev->node));
+        return json_object_set_new(o, "report", step_report(ev->report));
+    case CTLD_EV_STEP_ENDED:
+        if (ev->node)
+            json_object_set_new(o, "node", json_string(ev->node));
+        return json_object_set_new(o, "state", json_string(job_state_string(
+                                                   (enum job_state)ev->state)));
+    case CTLD_EV_NODE_STATE: {
+        json_t *admin = node_table_admin_json(ctld->nodes,
+                                              (size_t)ev->node_idx);
+        int rc = json_object_update(o, admin);
+        json_decref(admin);
+        return rc;
+    }
+    default:
+        return 0;
+    }
+}
+
+json_t *event_record(struct ctld *ctld, const struct ctld_event *ev)
+{
+    json_t *o = json_pack("{s:s s:I}", "ev", ctld_event_name(ev->type), "t",
+                          (json_int_t)ev->t);
+
+    if (!o)
+        return NULL;
+    if (ev->type != CTLD_EV_JOB_SUBMITTED && ev->type != CTLD_EV_JOB_CHANGED
+        && ev->type != CTLD_EV_NODE_STATE)
+        json_object_set_new(o, "job_id", json_integer(ev->job_id));
+    if (ev->type >= CTLD_EV_STEP_REPORTED && ev->type <= CTLD_EV_STEP_CANCELLED)
+        json_object_set_new(o, "step_id", json_integer(ev->step_id));
+    if (put_keys(ctld, ev, o) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* --- replay -------------------------------------------------------------- */
+
+static int event_type_parse(const char *name)
+{
+    for (int i = 0; name && i < CTLD_EV_TYPE_COUNT; i++)
+        if (!strcmp(event_names[i], name))
+            return i;
+    return -1;
+}
+
+/* The record of the format before events. */
+static int replay_legacy(struct ctld *ctld, json_t *rec, const char *op,
+                         drv_error_t *error)
+{
+    if (!strcmp(op, "job"))
+        return ctld_restore_job(ctld, json_object_get(rec, "job"), error);
+    if (!strcmp(op, "node")) {
+        node_table_admin_restore(ctld->nodes, rec);
+    } else if (!strcmp(op, "purge")) {
+        struct ctld_event ev = {
+            .type = CTLD_EV_JOB_PURGED,
+            .job_id = (uint32_t)json_integer_value(
+                json_object_get(rec, "job_id")),
+        };
+        ctld_apply(ctld, &ev);
+    } else {
+        log_error("journal: unknown record op '%s' ignored", op);
+    }
+    return 0;
+}
+
+/* A job_changed record: the journaled fields replace the record's; the
+ * allocation, steps and script stay. */
+static int replay_changed(struct ctld *ctld, json_t *o, drv_error_t *error)
+{
+    json_int_t id = json_integer_value(json_object_get(o, "job_id"));
+    struct job *old = id > 0 && id <= UINT32_MAX
+                          ? ctld_job_find(ctld, (uint32_t)id)
+                          : NULL;
+    struct sched_alloc *alloc = NULL;
+    struct job_step *steps = NULL;
+    struct job *job;
+
+    if (old) { /* keep what the record leaves out */
+        alloc = old->alloc;
+        steps = old->steps;
+        old->alloc = NULL;
+        old->steps = NULL;
+    }
+    if (ctld_restore_job(ctld, o, error) < 0) {
+        if (old) {
+            old->alloc = alloc;
+            old->steps = steps;
+        }
+        return -1;
+    }
+    job = ctld_job_find(ctld, (uint32_t)id);
+    job->alloc = alloc; /* its usage of the nodes never stopped */
+    job->steps = steps;
+    return 0;
+}
+
+/* The event a record describes, into 'ev'; what it steals is allocated. */
+static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
+                  drv_error_t *error)
+{
+    const char *state = NULL;
+
+    ev->t = (time_t)json_integer_value(json_object_get(rec, "t"));
+    ev->job_id = (uint32_t)json_integer_value(json_object_get(rec, "job_id"));
+    ev->step_id =
+        (uint32_t)json_integer_value(json_object_get(rec, "step_id"));
+    ev->node = json_string_value(json_object_get(rec, "node"));
+    if ((state = json_string_value(json_object_get(rec, "state"))))
+        ev->state = job_state_parse(state);
+    switch (ev->type) {
+    case CTLD_EV_JOB_SUBMITTED: {
+        json_t *o = json_object_get(rec, "job");
+        json_int_t id = json_integer_value(json_object_get(o, "job_id"));
+        if (id <= 0 || id > UINT32_MAX)
+            return errprintf(error, "job_submitted without a job_id");
+        ev->job = job_create((uint32_t)id);
+        if (job_apply_json(ev->job, o, node_table_index_cb, ctld->nodes,
+                           error)
+            < 0) {
+            job_destroy(ev->job);
+            return -1;
+        }
+        if (ev->job->launch) {
+            json_t *stored = launch_store_pack(ctld->launches,
+                                               ev->job->launch);
+            json_decref(ev->job->launch);
+            ev->job->launch = stored;
+        }
+        return 0;
+    }
+    case CTLD_EV_JOB_STARTED:
+        ev->alloc = job_alloc_from_json(json_object_get(rec, "alloc"),
+                                        node_table_index_cb, ctld->nodes,
+                                        error);
+        return ev->alloc ? 0 : -1;
+    case CTLD_EV_JOB_ENDED:
+        ev->status = (int)json_integer_value(json_object_get(rec, "status"));
+        return ev->state < 0 ? errprintf(error, "bad job state") : 0;
+    case CTLD_EV_JOB_REQUEUED:
+        ev->eligible_time = (time_t)json_integer_value(
+            json_object_get(rec, "eligible_time"));
+        ev->restart = json_is_true(json_object_get(rec, "restart"));
+        return 0;
+    case CTLD_EV_JOB_CANCELLED:
+        ev->by = json_integer_value(json_object_get(rec, "by"));
+        return 0;
+    case CTLD_EV_STEP_STARTED:
+        ev->step = job_step_from_json(json_object_get(rec, "step"), error);
+        return ev->step ? 0 : -1;
+    case CTLD_EV_STEP_REPORTED:
+        ev->report = json_object_get(rec, "report");
+        return ev->node ? 0 : errprintf(error, "step_reported without node");
+    case CTLD_EV_STEP_ENDED:
+        return ev->state < 0 ? errprintf(error, "bad step state") : 0;
+    default:
+        return 0;
+    }
+}
+
+int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error)
+{
+    const char *name = json_string_value(json_object_get(rec, "ev"));
+    const char *op = json_string_value(json_object_get(rec, "op"));
+    struct ctld_event ev = {0};
+    int type;
+
+    if (!name && op)
+        return replay_legacy(ctld, rec, op, error);
+    if ((type = event_type_parse(name)) < 0) {
+        log_error("journal: unknown event '%s' ignored",
+                  name ? name : "(none)");
+        return 0;
+    }
+    ev.type = (enum ctld_event_type)type;
+    if (ev.type == CTLD_EV_JOB_CHANGED)
+        return replay_changed(ctld, json_object_get(rec, "job"), error);
+    if (ev.type == CTLD_EV_NODE_STATE) {
+        node_table_admin_restore(ctld->nodes, rec);
+        return 0;
+    }
+    if (decode(ctld, rec, &ev, error) < 0)
+        return -1;
+    ctld_apply(ctld, &ev); /* one that no longer applies is logged */
+    return 0;
+}
