@@ -96,3 +96,77 @@ def test_full_disk_refuses_submissions_cleanly_and_loses_nothing(cluster_root):
     finally:
         c.down()
         subprocess.run(["umount", "-l", str(state)])
+
+
+# What `scontrol show job` prints of a job that must be the same after a
+# restart (not RunTime, which moves on).
+_KEPT = ("JobState", "Reason", "ExitCode", "Restarts", "NodeList",
+         "BatchHost", "SubmitTime", "StartTime", "EndTime", "Priority",
+         "Nice", "ArrayJobId", "ArrayTaskId", "TimeLimit")
+
+
+def _kept(cluster, job_id):
+    rec = cluster.show_job(job_id)
+    assert rec is not None, f"job {job_id} unknown"
+    return {k: rec.get(k) for k in _KEPT}
+
+
+def test_kill9_after_each_kind_of_state_change_loses_nothing(cluster, tmp_path):
+    """Submit, start, steps starting and ending, completion, cancel of a
+    pending and a running job, an array split by its throttle, hold,
+    update, requeuehold and a drain, each acknowledged or seen: after a
+    kill -9 of the controller every job, step and node reads the same."""
+    c = cluster
+    steps = c.sbatch("-o", "/dev/null", "--wrap",
+                     "srun true; srun false; srun sleep 60", cwd=tmp_path)
+    done = c.sbatch("--wrap", "true", cwd=tmp_path)
+    pend_cancel = c.sbatch("-H", "--wrap", "true", cwd=tmp_path)
+    run_cancel = c.sbatch("--wrap", "sleep 60", cwd=tmp_path)
+    array = c.sbatch("--array=0-5%2", "-o", "/dev/null", "--wrap", "sleep 60",
+                     cwd=tmp_path)
+    held = c.sbatch("-H", "--wrap", "true", cwd=tmp_path)
+    requeued = c.sbatch("--wrap", "sleep 60", cwd=tmp_path)
+
+    c.wait_job_state(done, ["COMPLETED"], timeout=30)
+    c.run("scancel", pend_cancel, check=True)
+    c.wait_job_state(run_cancel, ["RUNNING"], timeout=30)
+    c.run("scancel", run_cancel, check=True)
+    c.run("scontrol", "update", f"JobId={held}", "TimeLimit=7", check=True)
+    c.wait_job_state(requeued, ["RUNNING"], timeout=30)
+    c.run("scontrol", "requeuehold", requeued, check=True)
+    node = c.node_names[-1]
+    c.run("scontrol", "update", f"NodeName={node}", "State=DRAIN",
+          "Reason=kept_over_restart", check=True)
+    c.wait_until(lambda: c.run("scontrol", "show", "step",
+                               f"{steps}.2").returncode == 0,
+                 timeout=30, what="the third step running")
+    c.wait_job_state(run_cancel, ["CANCELLED"], timeout=30)
+    c.wait_until(lambda: c.job_field(requeued, "JobState") == "PENDING",
+                 timeout=30, what="the requeued job pending")
+    c.wait_until(lambda: len(c.run("squeue", "-h", "-r", "-t", "R", "-j", array)
+                             .stdout.split("\n")) > 2,
+                 timeout=30, what="two array tasks running")
+
+    ids = [steps, done, pend_cancel, run_cancel, held, requeued]
+    ids += c.run("squeue", "-h", "-r", "-o", "%i", "-j", array,
+                 check=True).stdout.split()
+    before = {j: _kept(c, j) for j in ids}
+    step_before = c.run("scontrol", "-o", "show", "step", f"{steps}.2",
+                        check=True).stdout
+    node_before = c.run("sinfo", "-h", "-n", node, "-o", "%T %E",
+                        check=True).stdout
+
+    c.kill("droverctld", signal.SIGKILL)
+    c.start()
+
+    after = {j: _kept(c, j) for j in ids}
+    assert after == before
+    assert c.run("scontrol", "-o", "show", "step", f"{steps}.2",
+                 check=True).stdout == step_before
+    assert c.run("sinfo", "-h", "-n", node, "-o", "%T %E",
+                 check=True).stdout == node_before
+    assert before[requeued]["Restarts"] == "1"
+    assert before[requeued]["Reason"] == "JobHeldUser"
+    assert before[held]["TimeLimit"] == "00:07:00"
+    c.run("scancel", "-u", c.user, check=True)
+    c.run("scontrol", "update", f"NodeName={node}", "State=RESUME", check=True)

@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * test_event.c - the controller's events (src/ctld/event.h) on real tables
+ * and a real journal: a random sequence of events is applied and checked
+ * against a small model after each one; then the journal is replayed into
+ * a second controller, which must hold the same jobs, steps and node
+ * usage, and that one's snapshot into a third.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/event.h"
+#include "ctld/state.h"
+#include "ctld/step.h"
+
+#define NODES 3
+#define CPUS 4
+#define MAX_JOBS 64
+
+static const char conf_fmt[] =
+    "ClusterName=t\n"
+    "SlurmctldHost=localhost\n"
+    "StateSaveLocation=%s\n"
+    "NodeName=n[1-3] CPUs=4 RealMemory=1000\n"
+    "PartitionName=p Nodes=n[1-3] Default=YES\n";
+
+/* What the model expects of each job. */
+enum m_state { M_NONE, M_PENDING, M_RUNNING, M_CANCELLING, M_FINAL, M_PURGED };
+
+struct m_job {
+    enum m_state state;
+    uint32_t cpus;
+    long node;
+    uint32_t restarts, runs;
+};
+
+struct model {
+    struct m_job jobs[MAX_JOBS + 1]; /* by id */
+    uint32_t used[NODES];
+    uint32_t next_id;
+    time_t t;
+};
+
+static char dir[] = "/tmp/test_event.XXXXXX";
+
+static struct ctld *ctld_open(void)
+{
+    struct ctld *ctld = xzalloc(sizeof(*ctld));
+    drv_error_t error = {{0}};
+    char *text = xasprintf(conf_fmt, dir);
+    char *path = xasprintf("%s/slurm.conf", dir);
+
+    ctld->conf = conf_parse(path, text, "", &error);
+    assert_non_null(ctld->conf);
+    ctld->nodes = node_table_create(ctld->conf, &error);
+    assert_non_null(ctld->nodes);
+    for (size_t i = 0; i < ctld->nodes->count; i++) {
+        ctld->nodes->info[i].responding = true;
+        node_table_update_avail(ctld->nodes, i);
+    }
+    ctld->journal = journal_open(dir, &error);
+    assert_non_null(ctld->journal);
+    ctld->launches = launch_store_create();
+    ctld->next_job_id = 1;
+    ctld->acks_tail = &ctld->acks;
+    free(text);
+    free(path);
+    return ctld;
+}
+
+static void ctld_close(struct ctld *ctld)
+{
+    struct job *job, *tmp;
+
+    journal_close(ctld->journal);
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        HASH_DEL(ctld->jobs, job);
+        job_destroy(job);
+    }
+    launch_store_destroy(ctld->launches);
+    node_table_destroy(ctld->nodes);
+    conf_destroy(ctld->conf);
+    free(ctld);
+}
+
+static int apply(struct ctld *ctld, struct model *m, struct ctld_event ev)
+{
+    ev.t = m->t;
+    return ctld_apply(ctld, &ev);
+}
+
+/* Job ids in state 's', into 'out'; returns how many. */
+static size_t pick_list(const struct model *m, enum m_state s, uint32_t *out)
+{
+    size_t n = 0;
+
+    for (uint32_t id = 1; id < m->next_id; id++)
+        if (m->jobs[id].state == s)
+            out[n++] = id;
+    return n;
+}
+
+static uint32_t pick(const struct model *m, enum m_state s)
+{
+    uint32_t ids[MAX_JOBS];
+    size_t n = pick_list(m, s, ids);
+
+    return n ? ids[rand() % n] : 0;
+}
+
+static void ev_submit(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = m->next_id;
+    struct job *job;
+    json_t *launch;
+
+    if (id > MAX_JOBS)
+        return;
+    job = job_create(id);
+    job->name = xasprintf("job%u", id);
+    job->uid = 1000 + (uid_t)(rand() % 3);
+    job->partition = xstrdup("p");
+    job->req.cpus_per_task = 1 + (uint32_t)(rand() % CPUS);
+    job->priority = 100000 - id;
+    job->submit_time = job->eligible_time = m->t;
+    launch = json_pack("{s:s s:[s] s:{s:s}}", "script", "#!/bin/sh\ntrue\n",
+                       "argv", "x", "env", "PATH", "/bin");
+    job->launch = launch_store_pack(ctld->launches, launch);
+    json_decref(launch);
+    ctld->next_job_id = id + 1;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_SUBMITTED,
+                                        .job = job}),
+                     0);
+    m->jobs[id] = (struct m_job){.state = M_PENDING,
+                                 .cpus = job->req.cpus_per_task,
+                                 .node = -1};
+    m->next_id++;
+}
+
+static void ev_start(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, M_PENDING);
+    struct sched_alloc *a;
+    long node = rand() % NODES;
+
+    if (!id || m->used[node] + m->jobs[id].cpus > CPUS)
+        return;
+    a = sched_alloc_create(1);
+    a->node_idx[0] = (uint32_t)node;
+    a->cpus[0] = m->jobs[id].cpus;
+    a->tasks[0] = 1;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_STARTED,
+                                        .job_id = id,
+                                        .alloc = a}),
+                     0);
+    m->jobs[id].state = M_RUNNING;
+    m->jobs[id].node = node;
+    m->jobs[id].runs++;
+    m->used[node] += m->jobs[id].cpus;
+}
+
+static void release(struct model *m, uint32_t id)
+{
+    if (m->jobs[id].node >= 0)
+        m->used[m->jobs[id].node] -= m->jobs[id].cpus;
+    m->jobs[id].node = -1;
+}
+
+static void ev_end(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, rand() % 2 ? M_RUNNING : M_CANCELLING);
+    static const int states[] = {JOB_COMPLETED, JOB_FAILED, JOB_TIMEOUT};
+
+    if (!id)
+        return;
+    assert_int_equal(
+        apply(ctld, m, (struct ctld_event){
+                           .type = CTLD_EV_JOB_ENDED,
+                           .job_id = id,
+                           .state = m->jobs[id].state == M_CANCELLING
+                                        ? JOB_CANCELLED
+                                        : states[rand() % 3],
+                           .status = (rand() % 3) << 8}),
+        0);
+    release(m, id);
+    m->jobs[id].state = M_FINAL;
+}
+
+static void ev_requeue(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, rand() % 2 ? M_RUNNING : M_FINAL);
+    bool restart = rand() % 2;
+
+    if (!id)
+        return;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_REQUEUED,
+                                        .job_id = id,
+                                        .eligible_time = m->t + 2,
+                                        .restart = restart}),
+                     0);
+    m->jobs[id].restarts += restart;
+    release(m, id);
+    m->jobs[id].state = M_PENDING;
+}
+
+static void ev_cancel(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, rand() % 2 ? M_RUNNING : M_PENDING);
+
+    if (!id)
+        return;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_CANCELLED,
+                                        .job_id = id,
+                                        .by = 1000}),
+                     0);
+    m->jobs[id].state = m->jobs[id].state == M_RUNNING ? M_CANCELLING
+                                                       : M_FINAL;
+}
+
+static void ev_purge(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, M_FINAL);
+
+    if (!id)
+        return;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_PURGED,
+                                        .job_id = id}),
+                     0);
+    m->jobs[id].state = M_PURGED;
+}
+
+static void ev_change(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, M_PENDING);
+    struct job *job;
+
+    if (!id)
+        return;
+    job = ctld_job_find(ctld, id);
+    job->nice = rand() % 100;
+    job->hold = rand() % 2;
+    job->priority = job->hold ? 0 : 100000 - id;
+    job->reason = job->hold ? JOB_REASON_HELD_USER : JOB_REASON_NONE;
+    ctld_job_changed(ctld, job);
+}
+
+/* A random step of 'job', or -1 when it has none. */
+static int64_t pick_step(const struct job *job)
+{
+    size_t n = 0, k;
+    const struct job_step *s;
+
+    for (s = job->steps; s; s = s->next)
+        n += s->id != STEP_ID_BATCH;
+    if (!n)
+        return -1;
+    k = (size_t)rand() % n;
+    for (s = job->steps; s; s = s->next)
+        if (s->id != STEP_ID_BATCH && k-- == 0)
+            return s->id;
+    return -1;
+}
+
+static void ev_step(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, M_RUNNING);
+    struct job *job;
+    struct job_step *s;
+    const char *node;
+    int64_t step;
+
+    if (!id)
+        return;
+    job = ctld_job_find(ctld, id);
+    node = ctld->nodes->names[m->jobs[id].node];
+    step = pick_step(job);
+    switch (rand() % 4) {
+    case 0: /* a new step */
+        s = job_step_create(job->next_step_id++, "true", node, m->t);
+        s->nnodes = s->ntasks = 1;
+        s->ncpus = m->jobs[id].cpus;
+        assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                            .type = CTLD_EV_STEP_STARTED,
+                                            .job_id = id,
+                                            .step = s}),
+                         0);
+        return;
+    case 1: { /* its node reports */
+        json_t *r;
+        if (step < 0)
+            return;
+        r = json_pack("{s:i s:I s:i s:I}", "status", (rand() % 2) << 8,
+                      "max_rss_kib", (json_int_t)(rand() % 5000),
+                      "max_rss_task", 0, "user_cpu_us",
+                      (json_int_t)(rand() % 100000));
+        apply(ctld, m, (struct ctld_event){
+                           .type = CTLD_EV_STEP_REPORTED,
+                           .job_id = id,
+                           .step_id = (uint32_t)step,
+                           .node = node,
+                           .report = r});
+        json_decref(r);
+        return;
+    }
+    case 2: /* a node of it failed */
+        if (step >= 0)
+            apply(ctld, m, (struct ctld_event){
+                               .type = CTLD_EV_STEP_ENDED,
+                               .job_id = id,
+                               .step_id = (uint32_t)step,
+                               .state = JOB_NODE_FAIL,
+                               .node = node});
+        return;
+    default:
+        if (step >= 0)
+            assert_int_equal(apply(ctld, m,
+                                   (struct ctld_event){
+                                       .type = CTLD_EV_STEP_CANCELLED,
+                                       .job_id = id,
+                                       .step_id = (uint32_t)step}),
+                             0);
+        return;
+    }
+}
+
+static void ev_node(struct ctld *ctld, struct model *m)
+{
+    long i = rand() % NODES;
+    struct ctld_node *n = &ctld->nodes->info[i];
+
+    n->drain = !n->drain;
+    free(n->reason);
+    n->reason = n->drain ? xasprintf("maintenance %ld", (long)m->t) : NULL;
+    n->reason_time = n->drain ? m->t : 0;
+    node_table_update_avail(ctld->nodes, (size_t)i);
+    ctld_node_changed(ctld, i);
+}
+
+/* The tables agree with the model. */
+static void check_model(struct ctld *ctld, const struct model *m)
+{
+    static const enum job_state final[] = {JOB_COMPLETED, JOB_FAILED,
+                                           JOB_TIMEOUT, JOB_CANCELLED};
+
+    for (uint32_t id = 1; id < m->next_id; id++) {
+        struct job *job = ctld_job_find(ctld, id);
+        bool is_final = false;
+
+        if (m->jobs[id].state == M_PURGED) {
+            assert_null(job);
+            continue;
+        }
+        assert_non_null(job);
+        assert_int_equal(job->restarts, m->jobs[id].restarts);
+        assert_int_equal(job->run_id, m->jobs[id].runs);
+        for (size_t k = 0; job && k < 4; k++)
+            is_final |= job->state == final[k];
+        switch (m->jobs[id].state) {
+        case M_PENDING:
+            assert_int_equal(job->state, JOB_PENDING);
+            assert_null(job->alloc);
+            break;
+        case M_RUNNING:
+            assert_int_equal(job->state, JOB_RUNNING);
+            assert_non_null(job->alloc);
+            break;
+        case M_CANCELLING:
+            assert_int_equal(job->state, JOB_CANCELLED);
+            assert_true(job->completing);
+            assert_non_null(job->alloc);
+            break;
+        default:
+            assert_true(is_final);
+            assert_null(job->alloc);
+            assert_false(job->completing);
+            break;
+        }
+    }
+    for (size_t i = 0; i < NODES; i++)
+        assert_int_equal(ctld->nodes->sched[i].alloc_cpus, m->used[i]);
+}
+
+/* Two controllers hold the same jobs (every journaled field, steps and
+ * script included) and the same node state and usage. */
+static void check_equal(struct ctld *a, struct ctld *b)
+{
+    struct job *job, *tmp;
+
+    assert_int_equal(HASH_COUNT(a->jobs), HASH_COUNT(b->jobs));
+    assert_int_equal(a->next_job_id, b->next_job_id);
+    HASH_ITER(hh, a->jobs, job, tmp) {
+        struct job *other = ctld_job_find(b, job->id);
+        assert_non_null(other);
+        json_t *x = job_to_json(job, a->nodes->names, JOB_JSON_LAUNCH);
+        json_t *y = job_to_json(other, b->nodes->names, JOB_JSON_LAUNCH);
+        if (!json_equal(x, y)) {
+            char *sx = json_dumps(x, JSON_SORT_KEYS);
+            char *sy = json_dumps(y, JSON_SORT_KEYS);
+            fail_msg("JobId=%u differs:\n%s\n%s", job->id, sx, sy);
+        }
+        json_decref(x);
+        json_decref(y);
+    }
+    for (size_t i = 0; i < NODES; i++) {
+        json_t *x = node_table_admin_json(a->nodes, i);
+        json_t *y = node_table_admin_json(b->nodes, i);
+        assert_true(json_equal(x, y));
+        json_decref(x);
+        json_decref(y);
+        assert_int_equal(a->nodes->sched[i].alloc_cpus,
+                         b->nodes->sched[i].alloc_cpus);
+        assert_int_equal(a->nodes->sched[i].running_jobs,
+                         b->nodes->sched[i].running_jobs);
+    }
+}
+
+static void (*const generators[])(struct ctld *, struct model *) = {
+    ev_submit, ev_submit, ev_start, ev_start, ev_end,  ev_requeue,
+    ev_cancel, ev_purge,  ev_change, ev_step, ev_step, ev_step,
+    ev_node,
+};
+
+static void test_random_replay(void **state)
+{
+    (void)state;
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        struct model *m = xzalloc(sizeof(*m));
+        struct ctld *live, *replayed, *from_snapshot;
+        drv_error_t error = {{0}};
+        char *cmd;
+
+        assert_non_null(mkdtemp(strcpy(dir, "/tmp/test_event.XXXXXX")));
+        srand(seed);
+        m->next_id = 1;
+        m->t = 1700000000;
+        live = ctld_open();
+        for (int i = 0; i < 400; i++) {
+            m->t += rand() % 3;
+            generators[(size_t)rand()
+                       % (sizeof(generators) / sizeof(generators[0]))](live,
+                                                                        m);
+            check_model(live, m);
+        }
+        assert_int_equal(journal_flush(live->journal), 0);
+
+        replayed = ctld_open();
+        if (state_restore(replayed, &error) < 0)
+            fail_msg("seed %u: restore: %s", seed, error.text);
+        check_model(replayed, m);
+        check_equal(live, replayed);
+
+        assert_int_equal(state_snapshot(replayed), 0);
+        from_snapshot = ctld_open();
+        if (state_restore(from_snapshot, &error) < 0)
+            fail_msg("seed %u: restore from snapshot: %s", seed, error.text);
+        check_equal(live, from_snapshot);
+
+        ctld_close(live);
+        ctld_close(replayed);
+        ctld_close(from_snapshot);
+        free(m);
+        cmd = xasprintf("rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        free(cmd);
+    }
+}
+
+/* A step's change is a record of that step: the journal grows by about
+ * the same bytes for the 1,000th step as for the 10th (not by the job's
+ * whole list of steps). */
+static void test_step_records_linear(void **state)
+{
+    struct model *m = xzalloc(sizeof(*m));
+    struct ctld *ctld;
+    struct job *job;
+    off_t size[3] = {0};
+    char *path, *cmd;
+    FILE *f;
+
+    (void)state;
+    assert_non_null(mkdtemp(strcpy(dir, "/tmp/test_event.XXXXXX")));
+    m->next_id = 1;
+    m->t = 1700000000;
+    ctld = ctld_open();
+    ev_submit(ctld, m);
+    while (m->jobs[1].state != M_RUNNING)
+        ev_start(ctld, m);
+    job = ctld_job_find(ctld, 1);
+    path = xasprintf("%s/journal", dir);
+    for (uint32_t k = 0; k < 1000; k++) {
+        struct job_step *s = job_step_create(job->next_step_id++, "true",
+                                             job->nodes, m->t);
+        apply(ctld, m, (struct ctld_event){
+                           .type = CTLD_EV_STEP_STARTED, .job_id = 1,
+                           .step = s});
+        json_t *r = json_pack("{s:i}", "status", 0);
+        apply(ctld, m, (struct ctld_event){
+                           .type = CTLD_EV_STEP_REPORTED, .job_id = 1,
+                           .step_id = s->id, .node = job->nodes,
+                           .report = r});
+        json_decref(r);
+        if (k == 9 || k == 10 || k == 999) {
+            assert_int_equal(journal_flush(ctld->journal), 0);
+            assert_non_null(f = fopen(path, "r"));
+            fseeko(f, 0, SEEK_END);
+            size[k == 9 ? 0 : k == 10 ? 1 : 2] = ftello(f);
+            fclose(f);
+        }
+    }
+    /* the 11th step's records vs the average of the last 989 */
+    off_t one = size[1] - size[0];
+    off_t avg = (size[2] - size[1]) / 989;
+    assert_true(avg <= one + 16);
+    assert_int_equal(job_step_find(job, 999)->state, JOB_COMPLETED);
+    ctld_close(ctld);
+    free(m);
+    free(path);
+    cmd = xasprintf("rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_replay),
+        cmocka_unit_test(test_step_records_linear),
+    };
+
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
