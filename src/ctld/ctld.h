@@ -38,6 +38,8 @@ struct ctld {
     struct ack *acks;          /* responses waiting for the flush */
     struct ack **acks_tail;
     uv_timer_t sched_timer;    /* coalesced "schedule soon" */
+    uint64_t sched_last_end_ns;  /* uv_hrtime() when the last pass ended */
+    uint64_t sched_last_cost_ns; /* and how long it ran */
     uv_timer_t periodic_timer; /* node health, purge, snapshots */
     uv_signal_t sigterm;
     uv_signal_t sigint;

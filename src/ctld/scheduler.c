@@ -6,6 +6,11 @@
  * A pass is requested by every event that can start a job (submission,
  * completion, release, node change) and coalesced into one pass per loop
  * iteration, so a job starts within a loop turn of its resources freeing.
+ * A pass over a long queue costs milliseconds; the next one then waits
+ * SCHED_LOAD_FACTOR times its cost, so passes take at most a tenth of the
+ * controller's time and a submitter's rate does not fall as the queue
+ * grows (Slurm bounds its event-triggered passes by default_queue_depth
+ * instead).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,9 +28,32 @@
 #include "ctld/submit_check.h"
 #include "proto/client.h"
 
+/* After a pass of cost C, the next starts no sooner than this many C
+ * after it ended. */
+#define SCHED_LOAD_FACTOR 9
+/* Below this wait (ns), the next pass runs on the next loop turn. */
+#define SCHED_MIN_WAIT_NS 1000000ull
+
 static void sched_timer_cb(uv_timer_t *t)
 {
-    scheduler_run(t->data);
+    struct ctld *ctld = t->data;
+    uint64_t start = uv_hrtime();
+
+    scheduler_run(ctld);
+    ctld->sched_last_end_ns = uv_hrtime();
+    ctld->sched_last_cost_ns = ctld->sched_last_end_ns - start;
+}
+
+/* Milliseconds until the next pass may start. */
+static uint64_t sched_wait_ms(const struct ctld *ctld)
+{
+    uint64_t next = ctld->sched_last_end_ns
+                    + SCHED_LOAD_FACTOR * ctld->sched_last_cost_ns;
+    uint64_t now = uv_hrtime();
+
+    if (next <= now || next - now < SCHED_MIN_WAIT_NS)
+        return 0;
+    return (next - now + 999999) / 1000000;
 }
 
 /* The pass is armed from the journal flush (ctld_flush_cb), so it only
@@ -40,7 +68,8 @@ void scheduler_arm(struct ctld *ctld)
 {
     if (ctld->sched_pending
         && !uv_is_active((uv_handle_t *)&ctld->sched_timer))
-        uv_timer_start(&ctld->sched_timer, sched_timer_cb, 0, 0);
+        uv_timer_start(&ctld->sched_timer, sched_timer_cb,
+                       sched_wait_ms(ctld), 0);
     ctld->sched_pending = false;
 }
 
