@@ -6,8 +6,10 @@
  * batch script is launched, ended with the job) and one per srun.  A step
  * runs until every node it was launched on has reported (step_complete),
  * its job ends, or a node of it fails.  Finished steps stay with the job
- * until the job is purged; they are journaled inside the job record
- * ("steps", docs/protocol.md "Step record") and restored on replay.
+ * until the job is purged.  Each change of a step is its own event
+ * (event.h: step_started, step_reported, step_ended, step_cancelled);
+ * snapshots keep them inside the job record ("steps", docs/protocol.md
+ * "Step record").
  */
 #ifndef DROVER_CTLD_STEP_H
 #define DROVER_CTLD_STEP_H
