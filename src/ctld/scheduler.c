@@ -186,13 +186,19 @@ static void apply_decision(struct ctld *ctld, struct job *job,
                            time_t now)
 {
     switch (d->action) {
-    case SCHED_ACT_START:
+    case SCHED_ACT_START: {
+        struct job *master = array_is_master(job) ? job : NULL;
         if (job->state != JOB_PENDING
-            || (array_is_master(job) && !(job = array_start_next(ctld, job))))
+            || (master && !(job = array_start_next(ctld, job))))
             break; /* the decision's allocation is freed with it */
         job_start(ctld, job, d->alloc, now);
         d->alloc = NULL;
+        /* Its throttle reached: JobArrayTaskLimit now, not at the next
+         * pass. */
+        if (master && array_is_master(master))
+            depend_gate(ctld, master, now);
         break;
+    }
     case SCHED_ACT_WAIT:
         if (job->state != JOB_PENDING)
             break; /* an array's last task started by an earlier entry */
