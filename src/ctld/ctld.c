@@ -118,10 +118,18 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job, time_t now,
 void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
                        bool timed_out, bool node_failed)
 {
+    ctld_job_completed(ctld, job, status, timed_out, node_failed, NULL,
+                       NULL);
+}
+
+void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
+                        bool timed_out, bool node_failed, const char *node,
+                        json_t *report)
+{
     time_t now = ctld_now(ctld);
     struct ctld_event ev = {
         .type = CTLD_EV_JOB_ENDED, .t = now, .job_id = job->id,
-        .status = status};
+        .status = status, .node = node, .report = report};
 
     /* Step tasks on the other nodes end with the job (the batch host
      * kills its own). */

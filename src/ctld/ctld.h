@@ -122,6 +122,17 @@ void scheduler_run(struct ctld *ctld);
 void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
                        bool timed_out, bool node_failed);
 
+/* As ctld_job_finished(), with the batch host 'node''s completion
+ * 'report' (borrowed; its usage goes to the batch step). */
+void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
+                        bool timed_out, bool node_failed, const char *node,
+                        json_t *report);
+
+/* The completion of 'job_id''s batch step, 'c' (job_complete's body or
+ * a step_complete with the batch step's id), from node index 'node'
+ * (rpc_node.c).  Reports of an earlier run or another node are ignored. */
+void ctld_job_complete(struct ctld *ctld, json_t *c, long node);
+
 /* Send a terminate (or signal) request for a running job to its batch
  * host.  Asynchronous; failures are logged.
  */

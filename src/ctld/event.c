@@ -141,8 +141,15 @@ static int apply_ended(struct ctld *ctld, struct ctld_event *ev)
 {
     struct job *job = find_job(ctld, ev);
 
+    struct job_step *batch;
+
     if (!job)
         return -1;
+    /* The batch host's report: the script's usage in the batch step. */
+    if (ev->node && ev->report
+        && (batch = job_step_find(job, STEP_ID_BATCH))
+        && job_step_node_reported(batch, ev->node))
+        job_step_add_usage(batch, ev->node, ev->report);
     alloc_release(ctld, job, ev->t);
     job->exit_status = ev->status;
     job->state = (enum job_state)ev->state;

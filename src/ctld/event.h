@@ -48,7 +48,9 @@ enum ctld_event_type {
     CTLD_EV_JOB_STARTED,
     /* 'job_id' left its nodes and ended in 'state' (enum job_state, a
      * final one) with raw wait status 'status' at 't': the allocation is
-     * released and its running steps end with it. */
+     * released and its running steps end with it.  With 'node' and
+     * 'report' (the batch host's completion), the script's usage goes to
+     * the batch step. */
     CTLD_EV_JOB_ENDED,
     /* 'job_id' goes back to PENDING, eligible at 'eligible_time';
      * 'restart' counts it in Restarts (a launch that never ran does not).
@@ -95,9 +97,9 @@ struct ctld_event {
     int64_t by;                  /* JOB_CANCELLED: the uid */
     time_t eligible_time;        /* JOB_REQUEUED */
     bool restart;                /* JOB_REQUEUED */
-    const char *node;            /* STEP_REPORTED, STEP_ENDED: node name
-                                  * (borrowed) */
-    json_t *report;              /* STEP_REPORTED (borrowed) */
+    const char *node;            /* STEP_REPORTED, STEP_ENDED, JOB_ENDED:
+                                  * node name (borrowed) */
+    json_t *report;              /* STEP_REPORTED, JOB_ENDED (borrowed) */
     long node_idx;               /* NODE_STATE */
 };
 

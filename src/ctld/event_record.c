@@ -6,7 +6,8 @@
  *   job_submitted  job (the whole record, with its script)
  *   job_changed    job (the record without its allocation and steps)
  *   job_started    job_id, alloc ([{"node","cpus","mem_mib","gpus",...}])
- *   job_ended      job_id, state, status
+ *   job_ended      job_id, state, status, node and report (the batch
+ *                  host's completion: status and usage) when it sent one
  *   job_requeued   job_id, eligible_time, restart
  *   job_cancelled  job_id, by
  *   job_purged     job_id
@@ -92,6 +93,10 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
         return json_object_set_new(
             o, "alloc", job_alloc_to_json(job->alloc, ctld->nodes->names));
     case CTLD_EV_JOB_ENDED:
+        if (ev->node && ev->report) {
+            json_object_set_new(o, "node", json_string(ev->node));
+            json_object_set_new(o, "report", step_report(ev->report));
+        }
         json_object_set_new(o, "state", json_string(job_state_string(
                                             (enum job_state)ev->state)));
         return json_object_set_new(o, "status", json_integer(ev->status));
@@ -246,6 +251,7 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
                                         error);
         return ev->alloc ? 0 : -1;
     case CTLD_EV_JOB_ENDED:
+        ev->report = json_object_get(rec, "report");
         ev->status = (int)json_integer_value(json_object_get(rec, "status"));
         return ev->state < 0 ? errprintf(error, "bad job state") : 0;
     case CTLD_EV_JOB_REQUEUED:

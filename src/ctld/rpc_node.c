@@ -234,11 +234,10 @@ static bool report_current(struct ctld *ctld, const struct job *job,
     return false;
 }
 
-static void complete_one(struct ctld *ctld, json_t *c, long node)
+void ctld_job_complete(struct ctld *ctld, json_t *c, long node)
 {
     json_int_t id = 0;
     int status = 0, timed_out = 0, oom = 0;
-    struct job_step *batch;
     struct job *job;
 
     if (json_unpack(c, "{s:I s?i s?b s?b}", "job_id", &id, "status", &status,
@@ -250,10 +249,8 @@ static void complete_one(struct ctld *ctld, json_t *c, long node)
     if (!(job = job_on_node(ctld, id, node))
         || !report_current(ctld, job, c, node, "completion"))
         return;
-    if ((batch = job_step_find(job, STEP_ID_BATCH))
-        && job_step_node_reported(batch, ctld->nodes->names[node]))
-        job_step_add_usage(batch, ctld->nodes->names[node], c);
-    ctld_job_finished(ctld, job, status, timed_out, false);
+    ctld_job_completed(ctld, job, status, timed_out, false,
+                       ctld->nodes->names[node], c);
 }
 
 /* Jobs the controller believes run on 'node' that the node does not
@@ -339,7 +336,7 @@ static void rpc_node_register(proto_req_t *req, void *arg)
         if (json_object_get(c, "step_id"))
             ctld_step_complete(ctld, c, idx);
         else
-            complete_one(ctld, c, idx);
+            ctld_job_complete(ctld, c, idx);
     }
     if ((running = json_object_get(body, "steps")))
         ctld_steps_reconcile(ctld, idx, running, now);
@@ -360,7 +357,7 @@ static void rpc_job_complete(proto_req_t *req, void *arg)
         return respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL,
                              "job_complete");
     ctld->nodes->info[idx].last_seen = ctld_now(ctld);
-    complete_one(ctld, proto_req_body(req), idx);
+    ctld_job_complete(ctld, proto_req_body(req), idx);
     ctld_respond_durable(ctld, req, NULL);
 }
 

@@ -87,6 +87,12 @@ void ctld_step_complete(struct ctld *ctld, json_t *report, long node)
                             .report = report};
 
     if (json_unpack(report, "{s:I s:I}", "job_id", &job_id, "step_id",
+                    &step_id) == 0
+        && step_id == STEP_ID_BATCH) { /* the batch script's end */
+        ctld_job_complete(ctld, report, node);
+        return;
+    }
+    if (json_unpack(report, "{s:I s:I}", "job_id", &job_id, "step_id",
                     &step_id) < 0
         || job_id <= 0 || job_id > UINT32_MAX || step_id < 0
         || step_id > UINT32_MAX

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * jobs.c - jobs running on this node: time limits, termination, reaping
+ * jobs.c - the batch step, in its droverstepd (stepd.h): time limit,
+ * termination, reaping, the job's completion
  *
  * At the time limit the batch step gets SIGTERM, and SIGKILL KillWait
  * seconds later (Slurm's order); a cancel does the same at once.  The
@@ -8,8 +9,11 @@
  * script's process group with setsid is still in it), or the script's
  * process group when the node runs jobs without cgroups.  When the batch
  * script exits, whatever it left is killed, its cgroup removed, and the
- * completion goes to the controller, saying "oom" when the kernel's OOM
- * killer struck in the cgroup (with Slurm's line in the job's stderr).
+ * completion is the step's report (stepd_write_report()), saying "oom"
+ * when the kernel's OOM killer struck in the cgroup (with Slurm's line in
+ * the job's stderr).  The job's other steps on this node are signalled
+ * through their control sockets (SIGTERM at the limit or a cancel,
+ * SIGKILL after KillWait and when the script ended).
  * --signal=[B:]SIG@secs sends SIG that many seconds before the limit, to
  * the batch shell alone with B:, else to the whole batch step (Slurm's
  * sbatch semantics).
@@ -55,7 +59,7 @@ static void kill_cb(uv_timer_t *t)
 
     log_info("JobId=%u: KillWait over, sending SIGKILL", job->id);
     jobs_signal(job, SIGKILL);
-    stepmgr_signal_job(job->nd, job->id, SIGKILL);
+    stepd_signal_job_steps(job->nd->spool_dir, job->id, SIGKILL, true);
 }
 
 void jobs_terminate(struct noded *nd, struct nd_job *job)
@@ -66,7 +70,7 @@ void jobs_terminate(struct noded *nd, struct nd_job *job)
     job->terminating = true;
     jobs_signal(job, SIGCONT);
     jobs_signal(job, SIGTERM);
-    stepmgr_signal_job(nd, job->id, SIGTERM);
+    stepd_signal_job_steps(nd->spool_dir, job->id, SIGTERM, true);
     uv_timer_start(&job->kill_timer, kill_cb,
                    (uint64_t)(job->kill_wait_s ? job->kill_wait_s : 1) * 1000,
                    0);
@@ -159,7 +163,8 @@ static void spool_remove_job(struct noded *nd, uint32_t id)
 /* Slurm 22.05's slurmstepd line, appended to the job's stderr file by a
  * child that became the job's user first: the path is the user's to
  * choose, so root never opens it (a device, a file the user may not
- * write).  The child is reaped by jobs_sigchld_cb as an unknown pid. */
+ * write).  The child is reaped by droverstepd's SIGCHLD handler as an
+ * unknown pid. */
 static void report_oom(struct nd_job *job, uint64_t kills)
 {
     char *line = xasprintf("slurmstepd: error: Detected %llu oom-kill "
@@ -190,8 +195,9 @@ static void report_oom(struct nd_job *job, uint64_t kills)
 static void job_ended(struct noded *nd, struct nd_job *job, int status,
                       const struct rusage *ru)
 {
-    json_t *c = json_pack("{s:s s:I s:i s:b}", "node", nd->node->name,
-                          "job_id", (json_int_t)job->id, "status", status,
+    json_t *c = json_pack("{s:s s:I s:I s:i s:b}", "node", nd->node->name,
+                          "job_id", (json_int_t)job->id, "step_id",
+                          (json_int_t)STEPD_BATCH, "status", status,
                           "timed_out", job->timed_out);
     uint64_t oom = cgroup_step_oom_kills(job->cg);
 
@@ -213,35 +219,30 @@ static void job_ended(struct noded *nd, struct nd_job *job, int status,
     else
         killpg(job->pid, SIGKILL);
     job->cg = NULL;
-    stepmgr_signal_job(nd, job->id, SIGKILL);
+    stepd_signal_job_steps(nd->spool_dir, job->id, SIGKILL, true);
     spool_remove_job(nd, job->id);
     HASH_DEL(nd->jobs, job);
     job->open_handles = 3;
     uv_close((uv_handle_t *)&job->limit_timer, job_free_cb);
     uv_close((uv_handle_t *)&job->kill_timer, job_free_cb);
     uv_close((uv_handle_t *)&job->signal_timer, job_free_cb);
-    register_completion(nd, c);
+    stepd_write_report(nd->spool_dir, c);
+    json_decref(c);
+    stepd_step_freed(nd);
 }
 
-void jobs_sigchld_cb(uv_signal_t *h, int signo)
+bool jobs_reaped(struct noded *nd, pid_t pid, int status,
+                 const struct rusage *ru)
 {
-    struct noded *nd = h->data;
     struct nd_job *job, *tmp;
-    struct rusage ru;
-    int status;
-    pid_t pid;
 
-    (void)signo;
-    while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
-        if (stepmgr_reaped(nd, pid, status))
-            continue;
-        HASH_ITER(hh, nd->jobs, job, tmp) {
-            if (job->pid == pid) {
-                job_ended(nd, job, status, &ru);
-                break;
-            }
+    HASH_ITER(hh, nd->jobs, job, tmp) {
+        if (job->pid == pid) {
+            job_ended(nd, job, status, ru);
+            return true;
         }
     }
+    return false;
 }
 
 void jobs_forget_all(struct noded *nd)

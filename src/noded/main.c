@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/daemon.h"
@@ -52,6 +53,19 @@ static void signal_cb(uv_signal_t *s, int signo)
 
 /* GPUs are named by gres.conf File= lines: check they exist, as slurmd
  * does, so a broken device shows in the log rather than inside a job. */
+/* Reap children: droverstepd processes (batch and srun steps). */
+static void sigchld_cb(uv_signal_t *h, int signo)
+{
+    struct noded *nd = h->data;
+    int status;
+    pid_t pid;
+
+    (void)signo;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+        if (!stepmgr_reaped(nd, pid, status))
+            log_verbose("child %d reaped", (int)pid);
+}
+
 static void check_gres_devices(const struct conf_node *node)
 {
     struct stat st;
@@ -147,7 +161,7 @@ static void noded_start_handles(struct noded *nd)
 {
     uv_signal_init(nd->loop, &nd->sigchld);
     nd->sigchld.data = nd;
-    uv_signal_start(&nd->sigchld, jobs_sigchld_cb, SIGCHLD);
+    uv_signal_start(&nd->sigchld, sigchld_cb, SIGCHLD);
     uv_signal_init(nd->loop, &nd->sigterm);
     uv_signal_start(&nd->sigterm, signal_cb, SIGTERM);
     uv_signal_init(nd->loop, &nd->sigint);
@@ -188,7 +202,6 @@ int main(int argc, char **argv)
     proto_server_destroy(nd.server);
     proto_call_cancel_all();
     daemon_close_loop(nd.loop);
-    jobs_forget_all(&nd);
     stepmgr_forget_all(&nd);
     cgroup_root_prune(nd.cgroup); /* what no job uses any more */
     cgroup_root_destroy(nd.cgroup);

@@ -4,12 +4,14 @@
  *
  * One droverd per node; several may run on one host, each with its own
  * name (-N), port and spool directory.  One libuv loop owns everything:
- * the RPC server (batch_launch, job_signal, ping), the jobs it runs
- * (launch.c: fork and exec as the job's user, in the job's cgroup
- * (cgroup.c); jobs.c: time limits, signals, completions) and
- * registration with the controller (register.c: at start and as a
- * heartbeat, carrying unacknowledged completions so none is lost while
- * the controller is down).
+ * the RPC server (batch_launch, job_signal, ping, step_launch, ...), one
+ * droverstepd per step it runs, the batch script's included (stepmgr.c,
+ * stepd.h; in the batch step's droverstepd launch.c forks and execs the
+ * script as the job's user in the job's cgroup (cgroup.c) and jobs.c
+ * keeps its time limit, signals and completion) and registration with
+ * the controller (register.c: at start and as a heartbeat, carrying
+ * unacknowledged completions so none is lost while the controller is
+ * down).
  */
 #ifndef DROVER_NODED_NODED_H
 #define DROVER_NODED_NODED_H
@@ -77,8 +79,8 @@ struct noded {
     bool register_in_flight;
 };
 
-/* launch.c: start the batch script of 'job' (a job_info object with
- * "launch").  Returns the new job record (owned by nd->jobs), or NULL with
+/* launch.c, in the batch step's droverstepd: start the batch script of
+ * 'job' (batch_launch's job object, with "launch").  Returns the new job record (owned by nd->jobs), or NULL with
  * 'error' set.
  */
 struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error);
@@ -116,7 +118,7 @@ int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
 /* droverstepd: the step is over and freed (stepd_main.c ends). */
 void stepd_step_freed(struct noded *nd);
 
-/* jobs.c */
+/* jobs.c, in the batch step's droverstepd (stepd.h) */
 struct nd_job *jobs_find(struct noded *nd, uint32_t id);
 /* Start the time-limit timer of a job just launched. */
 void jobs_track(struct noded *nd, struct nd_job *job);
@@ -136,13 +138,17 @@ void jobs_forget_all(struct noded *nd);
  * max_rss_kib (ru_maxrss), max_rss_task ('task'), user_cpu_us,
  * sys_cpu_us. */
 void usage_to_json(const struct rusage *ru, int task, json_t *o);
-/* Reap children (SIGCHLD handler). */
-void jobs_sigchld_cb(uv_signal_t *h, int signo);
+/* droverstepd: child 'pid' ended with 'status' and usage 'ru': true
+ * when it was the batch script (its report is written, the step ends). */
+struct rusage;
+bool jobs_reaped(struct noded *nd, pid_t pid, int status,
+                 const struct rusage *ru);
 
 /* register.c */
 void register_start(struct noded *nd);
-/* Send a completion now; it stays in nd->done until acknowledged.  One
- * with "step_id" goes as step_complete, else as job_complete. */
+/* Send a completion now ('completion' borrowed); it stays in nd->done
+ * until acknowledged.  One with "step_id" goes as step_complete, else as
+ * job_complete. */
 void register_completion(struct noded *nd, json_t *completion);
 
 /* rpc.c */

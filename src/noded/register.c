@@ -66,20 +66,6 @@ static void register_done(int errnum, const char *errstr, json_t *resp,
     free(cc);
 }
 
-static json_t *running_jobs(struct noded *nd)
-{
-    json_t *arr = json_array();
-    struct nd_job *job, *tmp;
-
-    HASH_ITER(hh, nd->jobs, job, tmp) {
-        json_t *o = json_pack("{s:I}", "job_id", (json_int_t)job->id);
-        if (job->run_id)
-            json_object_set_new(o, "run_id", json_integer(job->run_id));
-        json_array_append_new(arr, o);
-    }
-    return arr;
-}
-
 /* The host's operating system as Slurm's slurmd reports it for
  * `scontrol show node` OS=: "sysname release version". */
 static void os_string(char *buf, size_t len)
@@ -104,7 +90,8 @@ static void register_send(struct noded *nd)
     os_string(os, sizeof(os));
     body = json_pack("{s:s s:I s:o s:o s:O s:s}", "node", nd->node->name,
                      "start_time", (json_int_t)nd->start_time, "jobs",
-                     running_jobs(nd), "steps", stepmgr_running(nd), "done",
+                     stepmgr_batch_jobs(nd), "steps", stepmgr_running(nd),
+                     "done",
                      cc->sent, "os", os);
     nd->register_in_flight = true;
     if (proto_call_async(nd->loop, nd->conf->ctld_addr, nd->conf->ctld_port,
@@ -157,7 +144,7 @@ void register_completion(struct noded *nd, json_t *completion)
                          json_object_get(completion, "step_id")
                              ? "step_complete"
                              : "job_complete",
-                         completion,
+                         json_incref(completion), /* stolen by the call */
                          (int)nd->conf->msg_timeout_s * 1000, completion_done,
                          cc)
         < 0)

@@ -14,6 +14,16 @@
 #include "noded/noded.h"
 #include "noded/stepd.h"
 
+/* SIGTERM to the batch step (which sends SIGKILL after KillWait, and
+ * SIGTERM to the job's other steps here). */
+static void terminate_batch(struct noded *nd, uint32_t job_id)
+{
+    json_t *req = json_pack("{s:b}", "terminate", 1);
+
+    stepmgr_batch_request(nd, job_id, req);
+    json_decref(req);
+}
+
 static void rpc_ping(proto_req_t *req, void *arg)
 {
     struct noded *nd = arg;
@@ -22,21 +32,37 @@ static void rpc_ping(proto_req_t *req, void *arg)
         log_err("ping: responding");
 }
 
+static void batch_started(int errnum, const char *errstr, void *arg)
+{
+    proto_req_t *req = arg;
+
+    if (errnum) {
+        log_error("batch_launch: %s", errstr);
+        proto_respond_error(req, errnum, errstr);
+    } else if (proto_respond(req, NULL) < 0) {
+        log_err("batch_launch: responding");
+    }
+}
+
+/* The batch script runs as step "batch" in its own droverstepd (stepd.h),
+ * like srun's steps: it keeps running, and its completion arrives, across
+ * a restart of droverd. */
 static void rpc_batch_launch(proto_req_t *req, void *arg)
 {
     struct noded *nd = arg;
-    json_t *job = json_object_get(proto_req_body(req), "job");
+    json_t *job = json_object_get(proto_req_body(req), "job"), *body;
     json_int_t id = json_integer_value(json_object_get(job, "job_id"));
     uint32_t run = (uint32_t)json_integer_value(json_object_get(job, "run_id"));
     drv_error_t error = {0};
-    struct nd_job *j;
+    uint32_t here;
+    int rc;
 
-    if (!json_is_object(job) || id <= 0) {
+    if (!json_is_object(job) || id <= 0 || id > UINT32_MAX) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, "no job");
         return;
     }
-    if ((j = jobs_find(nd, (uint32_t)id))) {
-        if (j->run_id == run) { /* a retried launch */
+    if (stepmgr_batch_run(nd, (uint32_t)id, &here)) {
+        if (here == run) { /* a retried launch */
             proto_respond(req, NULL);
             return;
         }
@@ -44,19 +70,19 @@ static void rpc_batch_launch(proto_req_t *req, void *arg)
          * was requeued): it ends, and the controller retries the launch
          * once it is gone (Slurm's slurmd answers the same). */
         log_error("JobId=%lld: run %u asked while run %u still runs here: "
-                  "ending the old run", (long long)id, run, j->run_id);
-        jobs_terminate(nd, j);
+                  "ending the old run", (long long)id, run, here);
+        terminate_batch(nd, (uint32_t)id);
         proto_respond_error(req, EDRV_DUPLICATE_JOB_ID, NULL);
         return;
     }
-    if (!(j = launch_batch(nd, job, &error))) {
+    body = json_pack("{s:I s:I s:O}", "job_id", id, "step_id",
+                     (json_int_t)STEPD_BATCH, "job", job);
+    rc = stepmgr_launch(nd, body, batch_started, req, &error);
+    json_decref(body);
+    if (rc < 0) {
         log_error("JobId=%lld: launch failed: %s", (long long)id, error.text);
         proto_respond_error(req, EDRV_ERROR, error.text);
-        return;
     }
-    jobs_track(nd, j);
-    if (proto_respond(req, NULL) < 0)
-        log_err("batch_launch: responding");
 }
 
 static void rpc_job_signal(proto_req_t *req, void *arg)
@@ -64,7 +90,8 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
     struct noded *nd = arg;
     json_int_t id = 0, run = 0;
     int signo = SIGKILL, terminate = 0;
-    struct nd_job *job;
+    uint32_t here = 0;
+    json_t *sig;
 
     if (json_unpack(proto_req_body(req), "{s:I s?i s?b s?I}", "job_id", &id,
                     "signal", &signo, "terminate", &terminate, "run_id", &run)
@@ -72,15 +99,7 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
         return;
     }
-    job = jobs_find(nd, (uint32_t)id);
-    if (job && run && job->run_id && job->run_id != (uint32_t)run) {
-        /* Meant for another run of the job than the one here. */
-        log_info("JobId=%lld: signal for run %lld, run %u here: ignored",
-                 (long long)id, (long long)run, job->run_id);
-        proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
-        return;
-    }
-    if (!job) {
+    if (!stepmgr_batch_run(nd, (uint32_t)id, &here)) {
         /* Not the batch host: only step tasks of the job run here. */
         if (stepmgr_signal_job(nd, (uint32_t)id,
                                terminate ? SIGKILL : signo))
@@ -89,10 +108,20 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
             proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
         return;
     }
-    if (terminate)
-        jobs_terminate(nd, job);
-    else
-        jobs_signal(job, signo);
+    if (run && here && here != (uint32_t)run) {
+        /* Meant for another run of the job than the one here. */
+        log_info("JobId=%lld: signal for run %lld, run %u here: ignored",
+                 (long long)id, (long long)run, here);
+        proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
+        return;
+    }
+    if (terminate) {
+        terminate_batch(nd, (uint32_t)id);
+    } else {
+        sig = json_pack("{s:i}", "signal", signo);
+        stepmgr_batch_request(nd, (uint32_t)id, sig);
+        json_decref(sig);
+    }
     proto_respond(req, NULL);
 }
 
@@ -100,7 +129,8 @@ static void rpc_job_limit(proto_req_t *req, void *arg)
 {
     struct noded *nd = arg;
     json_int_t id = 0, limit = -1;
-    struct nd_job *job;
+    json_t *lim;
+    bool ok;
 
     if (json_unpack(proto_req_body(req), "{s:I s:I}", "job_id", &id,
                     "time_limit_s", &limit)
@@ -108,12 +138,13 @@ static void rpc_job_limit(proto_req_t *req, void *arg)
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
         return;
     }
-    if (!(job = jobs_find(nd, (uint32_t)id))) {
+    lim = json_pack("{s:I}", "time_limit_s", limit);
+    ok = stepmgr_batch_request(nd, (uint32_t)id, lim);
+    json_decref(lim);
+    if (!ok)
         proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
-        return;
-    }
-    jobs_set_limit(nd, job, limit);
-    proto_respond(req, NULL);
+    else
+        proto_respond(req, NULL);
 }
 
 static void step_started(int errnum, const char *errstr, void *arg)
@@ -142,14 +173,13 @@ static void rpc_step_launch(proto_req_t *req, void *arg)
     }
 }
 
-/* Signal one step's tasks here (scancel N.S).  The batch step is the
- * batch script's process group. */
+/* Signal one step's tasks here (scancel N.S); the batch step's are every
+ * process of its cgroup (jobs_signal()). */
 static void rpc_step_signal(proto_req_t *req, void *arg)
 {
     struct noded *nd = arg;
     json_int_t id = 0, step = 0;
     int signo = SIGKILL, cancelled = 0;
-    struct nd_job *job;
 
     if (json_unpack(proto_req_body(req), "{s:I s:I s?i s?b}", "job_id", &id,
                     "step_id", &step, "signal", &signo, "cancelled",
@@ -158,11 +188,8 @@ static void rpc_step_signal(proto_req_t *req, void *arg)
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
         return;
     }
-    if (step == 0xfffffffb && (job = jobs_find(nd, (uint32_t)id))) {
-        if (killpg(job->pid, signo) < 0)
-            log_err("JobId=%u: signal %d", job->id, signo);
-    } else if (!stepmgr_signal(nd, (uint32_t)id, (uint32_t)step, signo,
-                               cancelled)) {
+    if (!stepmgr_signal(nd, (uint32_t)id, (uint32_t)step, signo,
+                        cancelled)) {
         proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
         return;
     }

@@ -40,6 +40,15 @@
 
 struct noded;
 
+/* The batch step's id (Slurm's SLURM_BATCH_SCRIPT, as src/ctld/step.h).
+ * Its droverstepd runs the batch script (launch.c, jobs.c): the launch
+ * body is {"job_id", "step_id": STEPD_BATCH, "job": batch_launch's job};
+ * its control socket also takes {"terminate": true} (SIGTERM, SIGKILL
+ * after KillWait) and {"time_limit_s": N}, and every answer carries the
+ * job's "run_id"; its report is the job's completion (job_complete's
+ * keys with "step_id"), sent as step_complete. */
+#define STEPD_BATCH 0xfffffffbu
+
 /* "<spool>/step_<job>.<step>.done" / ".sock".  Caller frees. */
 char *stepd_done_path(const char *spool, uint32_t job_id, uint32_t step_id);
 char *stepd_sock_path(const char *spool, uint32_t job_id, uint32_t step_id);
@@ -50,6 +59,19 @@ char *stepd_sock_path(const char *spool, uint32_t job_id, uint32_t step_id);
  * of its directory (close it after the call; -1 when none was needed).
  * Returns 0, or -1 with errno. */
 int stepd_sun_path(const char *path, char *sun_path, size_t len, int *dirfd);
+
+/* One request 'req' (borrowed) to the control socket of step 'step' of
+ * job 'job' in 'spool', answered at once (blocking, at most 2 s each way).
+ * Returns the answer (new reference), or NULL when the step is not there
+ * or did not answer. */
+json_t *stepd_control(const char *spool, uint32_t job, uint32_t step,
+                      json_t *req);
+
+/* Send 'signo' (with 'cancelled', as stepmgr_signal()) to every step of
+ * job 'job_id' with a control socket in 'spool' but the batch step.
+ * Returns how many tasks were signalled. */
+int stepd_signal_job_steps(const char *spool, uint32_t job_id, int signo,
+                           bool cancelled);
 
 /* droverstepd: write the step's report 'c' (borrowed) to its .done file
  * in 'spool' and fsync it.  Returns 0, or -1 (logged). */
@@ -70,9 +92,22 @@ int stepmgr_launch(struct noded *nd, json_t *body, stepmgr_done_f done,
 int stepmgr_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
                    int signo, bool cancelled);
 
-/* The same for every step of job 'job_id'; SIGTERM and SIGKILL mark
- * them cancelled.  Returns how many tasks. */
+/* The same for every step of job 'job_id' but its batch step; SIGTERM
+ * and SIGKILL mark them cancelled.  Returns how many tasks. */
 int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo);
+
+/* The batch step of job 'job_id' runs here: true, with its run in
+ * *run_id (NULL: not wanted). */
+bool stepmgr_batch_run(struct noded *nd, uint32_t job_id, uint32_t *run_id);
+
+/* Send 'req' (borrowed) to the batch step of 'job_id' (stepd.h: signal,
+ * terminate, time_limit_s).  False when none runs here or it did not
+ * answer. */
+bool stepmgr_batch_request(struct noded *nd, uint32_t job_id, json_t *req);
+
+/* [{"job_id","run_id"}] of the batch steps running here (registration's
+ * "jobs").  New reference. */
+json_t *stepmgr_batch_jobs(struct noded *nd);
 
 /* [{"job_id","step_id"}] of the steps running here.  New reference. */
 json_t *stepmgr_running(struct noded *nd);

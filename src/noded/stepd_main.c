@@ -82,7 +82,8 @@ static void sigchld_cb(uv_signal_t *h, int signo)
     (void)h;
     (void)signo;
     while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0)
-        step_reaped(&S.nd, pid, status, &ru);
+        if (!jobs_reaped(&S.nd, pid, status, &ru))
+            step_reaped(&S.nd, pid, status, &ru);
 }
 
 struct control_conn {
@@ -120,12 +121,35 @@ static void write_done(uv_write_t *w, int status)
     free(w);
 }
 
+/* The batch step's requests (stepd.h): a signal to the script's
+ * processes, terminate, a new time limit. */
+static json_t *batch_answer(json_t *req)
+{
+    struct nd_job *job = jobs_find(&S.nd, S.job_id);
+    int signo = (int)json_integer_value(json_object_get(req, "signal"));
+    json_t *limit = json_object_get(req, "time_limit_s");
+
+    if (!job)
+        return json_pack("{s:i}", "count", 0);
+    if (json_is_true(json_object_get(req, "terminate")))
+        jobs_terminate(&S.nd, job);
+    else if (json_is_integer(limit))
+        jobs_set_limit(&S.nd, job, json_integer_value(limit));
+    else if (signo > 0)
+        jobs_signal(job, signo);
+    return json_pack("{s:i s:I}", "count", 1, "run_id",
+                     (json_int_t)job->run_id);
+}
+
 static void control_answer(struct control_conn *c, json_t *req)
 {
     int signo = (int)json_integer_value(json_object_get(req, "signal"));
     bool cancelled = json_is_true(json_object_get(req, "cancelled"));
-    int n = step_signal(&S.nd, S.job_id, S.step_id, signo, cancelled);
-    json_t *resp = json_pack("{s:i}", "count", n);
+    json_t *resp = S.step_id == STEPD_BATCH
+                       ? batch_answer(req)
+                       : json_pack("{s:i}", "count",
+                                   step_signal(&S.nd, S.job_id, S.step_id,
+                                               signo, cancelled));
     uv_write_t *w = xzalloc(sizeof(*w));
     uv_buf_t buf;
     char *data;
@@ -243,6 +267,18 @@ static void remove_pmix_dir(const struct noded *nd)
         log_err("removing %s", nd->pmix_dir);
 }
 
+/* The batch step: the script as the job's user, tracked by jobs.c. */
+static int batch_launch(json_t *body, drv_error_t *error)
+{
+    struct nd_job *job = launch_batch(&S.nd, json_object_get(body, "job"),
+                                      error);
+
+    if (!job)
+        return -1;
+    jobs_track(&S.nd, job);
+    return 0;
+}
+
 static void stepd_init(struct daemon_opts *o, json_t *body)
 {
     drv_error_t error = {0};
@@ -293,7 +329,9 @@ int main(int argc, char **argv)
     uv_signal_init(S.nd.loop, &S.sigchld);
     uv_signal_start(&S.sigchld, sigchld_cb, SIGCHLD);
     rc = control_listen(&error);
-    if (rc == 0)
+    if (rc == 0 && S.step_id == STEPD_BATCH)
+        rc = batch_launch(body, &error);
+    else if (rc == 0)
         rc = step_launch(&S.nd, body, &error);
     answer(rc < 0 ? error.text : NULL);
     json_decref(body);

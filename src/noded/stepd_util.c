@@ -1,18 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * stepd_util.c - the spool names droverd and droverstepd share
- * (stepd.h): a step's control socket and its report file.
+ * stepd_util.c - what droverd and droverstepd share (stepd.h): the spool
+ * names of a step's control socket and report file, the report's write,
+ * and a request to a step's control socket.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/stepd.h"
+#include "proto/frame.h"
+
+#define CONTROL_TIMEOUT_S 2
 
 char *stepd_done_path(const char *spool, uint32_t job_id, uint32_t step_id)
 {
@@ -77,4 +86,68 @@ int stepd_write_report(const char *spool, json_t *c)
     free(tmp);
     free(path);
     return rc;
+}
+
+json_t *stepd_control(const char *spool, uint32_t job, uint32_t step,
+                      json_t *req)
+{
+    char *path = stepd_sock_path(spool, job, step), *data = NULL;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct timeval tv = {.tv_sec = CONTROL_TIMEOUT_S};
+    proto_decoder_t *dec = proto_decoder_create();
+    json_t *resp = NULL;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), dirfd = -1;
+    size_t len;
+    char buf[4096];
+    ssize_t n;
+
+    if (fd < 0 || stepd_sun_path(path, sa.sun_path, sizeof(sa.sun_path),
+                                 &dirfd) < 0)
+        goto out;
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0
+        || proto_frame_encode(req, &data, &len) < 0
+        || fd_write_all(fd, data, len) < 0)
+        goto out;
+    while (!resp && (n = read(fd, buf, sizeof(buf))) > 0)
+        if (proto_decoder_feed(dec, buf, (size_t)n) == 0)
+            resp = proto_decoder_next(dec, NULL);
+out:
+    if (dirfd >= 0)
+        close(dirfd);
+    if (fd >= 0)
+        close(fd);
+    proto_decoder_destroy(dec);
+    free(data);
+    free(path);
+    return resp;
+}
+
+int stepd_signal_job_steps(const char *spool, uint32_t job_id, int signo,
+                           bool cancelled)
+{
+    json_t *req = json_pack("{s:i s:b}", "signal", signo, "cancelled",
+                            cancelled);
+    DIR *d = opendir(spool);
+    struct dirent *e;
+    int n = 0;
+
+    while (d && (e = readdir(d))) {
+        unsigned j, st;
+        int end = 0;
+        json_t *resp;
+
+        if (sscanf(e->d_name, "step_%u.%u%n", &j, &st, &end) != 2
+            || strcmp(e->d_name + end, ".sock") || j != job_id
+            || st == STEPD_BATCH)
+            continue;
+        if ((resp = stepd_control(spool, j, st, req)))
+            n += (int)json_integer_value(json_object_get(resp, "count"));
+        json_decref(resp);
+    }
+    if (d)
+        closedir(d);
+    json_decref(req);
+    return n;
 }

@@ -29,12 +29,11 @@
 #include "noded/stepd.h"
 #include "proto/frame.h"
 
-#define CONTROL_TIMEOUT_S 2
-
 struct nd_stepd {
     struct noded *nd;
     uint32_t job_id;
     uint32_t step_id;
+    uint32_t run_id;      /* the batch step: the controller's run */
     pid_t pid;            /* 0: adopted from an earlier droverd */
     bool answered;        /* the launch answer came */
     bool started;         /* ... and it said the tasks started */
@@ -196,6 +195,8 @@ int stepmgr_launch(struct noded *nd, json_t *body, stepmgr_done_f done,
     *s = (struct nd_stepd){.nd = nd, .job_id = (uint32_t)job,
                            .step_id = (uint32_t)step, .pid = pid,
                            .done = done, .done_arg = arg, .pipe_open = true};
+    s->run_id = (uint32_t)json_integer_value(
+        json_object_get(json_object_get(body, "job"), "run_id"));
     s->next = nd->stepds;
     nd->stepds = s;
     uv_pipe_init(nd->loop, &s->reply, 0);
@@ -205,51 +206,23 @@ int stepmgr_launch(struct noded *nd, json_t *body, stepmgr_done_f done,
     return 0;
 }
 
-/* One request to a step's control socket, answered at once (the step
- * process answers from its loop); NULL when the step is not there. */
 static json_t *control(struct noded *nd, uint32_t job, uint32_t step,
                        json_t *req)
 {
-    char *path = stepd_sock_path(nd->spool_dir, job, step), *data = NULL;
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    struct timeval tv = {.tv_sec = CONTROL_TIMEOUT_S};
-    proto_decoder_t *dec = proto_decoder_create();
-    json_t *resp = NULL;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), dirfd = -1;
-    size_t len;
-    char buf[4096];
-    ssize_t n;
-
-    if (fd < 0 || stepd_sun_path(path, sa.sun_path, sizeof(sa.sun_path),
-                                 &dirfd) < 0)
-        goto out;
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0
-        || proto_frame_encode(req, &data, &len) < 0
-        || fd_write_all(fd, data, len) < 0)
-        goto out;
-    while (!resp && (n = read(fd, buf, sizeof(buf))) > 0)
-        if (proto_decoder_feed(dec, buf, (size_t)n) == 0)
-            resp = proto_decoder_next(dec, NULL);
-out:
-    if (dirfd >= 0)
-        close(dirfd);
-    if (fd >= 0)
-        close(fd);
-    proto_decoder_destroy(dec);
-    free(data);
-    free(path);
-    return resp;
+    return stepd_control(nd->spool_dir, job, step, req);
 }
 
 /* Whether the step's process answers on its control socket (signal 0
- * signals nothing). */
-static bool answers(struct noded *nd, uint32_t job, uint32_t step)
+ * signals nothing); a batch step's run into *run_id (may be NULL). */
+static bool answers(struct noded *nd, uint32_t job, uint32_t step,
+                    uint32_t *run_id)
 {
     json_t *req = json_pack("{s:i s:b}", "signal", 0, "cancelled", false);
     json_t *resp = control(nd, job, step, req);
 
+    if (resp && run_id)
+        *run_id = (uint32_t)json_integer_value(json_object_get(resp,
+                                                               "run_id"));
     json_decref(req);
     json_decref(resp);
     return resp != NULL;
@@ -275,9 +248,54 @@ int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo)
     int n = 0;
 
     for (struct nd_stepd *s = nd->stepds; s; s = s->next)
-        if (s->job_id == job_id && !s->reaped && !s->reported)
+        if (s->job_id == job_id && s->step_id != STEPD_BATCH && !s->reaped
+            && !s->reported)
             n += stepmgr_signal(nd, job_id, s->step_id, signo, end);
     return n;
+}
+
+/* The running batch step of 'job_id', or NULL. */
+static struct nd_stepd *batch_step(struct noded *nd, uint32_t job_id)
+{
+    struct nd_stepd *s = find(nd, job_id, STEPD_BATCH);
+
+    return s && !s->reaped && !s->reported ? s : NULL;
+}
+
+bool stepmgr_batch_run(struct noded *nd, uint32_t job_id, uint32_t *run_id)
+{
+    struct nd_stepd *s = batch_step(nd, job_id);
+
+    if (s && run_id)
+        *run_id = s->run_id;
+    return s != NULL;
+}
+
+bool stepmgr_batch_request(struct noded *nd, uint32_t job_id, json_t *req)
+{
+    json_t *resp;
+
+    if (!batch_step(nd, job_id))
+        return false;
+    resp = control(nd, job_id, STEPD_BATCH, req);
+    json_decref(resp);
+    return resp != NULL;
+}
+
+json_t *stepmgr_batch_jobs(struct noded *nd)
+{
+    json_t *arr = json_array();
+
+    for (struct nd_stepd *s = nd->stepds; s; s = s->next) {
+        if (s->step_id != STEPD_BATCH || s->reaped || s->reported
+            || (!s->started && s->answered))
+            continue;
+        json_t *o = json_pack("{s:I}", "job_id", (json_int_t)s->job_id);
+        if (s->run_id)
+            json_object_set_new(o, "run_id", json_integer(s->run_id));
+        json_array_append_new(arr, o);
+    }
+    return arr;
 }
 
 json_t *stepmgr_running(struct noded *nd)
@@ -390,11 +408,12 @@ static bool scan_report(struct noded *nd, uint32_t job, uint32_t step)
 static void scan_socket(struct noded *nd, uint32_t job, uint32_t step)
 {
     struct nd_stepd *s;
+    uint32_t run_id = 0;
     char *path;
 
     if (find(nd, job, step))
         return;
-    if (!answers(nd, job, step)) {
+    if (!answers(nd, job, step, &run_id)) {
         path = stepd_sock_path(nd->spool_dir, job, step);
         unlink(path); /* its process is gone */
         free(path);
@@ -402,7 +421,8 @@ static void scan_socket(struct noded *nd, uint32_t job, uint32_t step)
     }
     s = xzalloc(sizeof(*s));
     *s = (struct nd_stepd){.nd = nd, .job_id = job, .step_id = step,
-                           .answered = true, .started = true};
+                           .run_id = run_id, .answered = true,
+                           .started = true};
     s->next = nd->stepds;
     nd->stepds = s;
     log_info("StepId=%u.%u: found running", job, step);
@@ -415,7 +435,8 @@ static void check_adopted(struct noded *nd)
 
     for (s = nd->stepds; s; s = next) {
         next = s->next;
-        if (s->pid || s->reported || answers(nd, s->job_id, s->step_id))
+        if (s->pid || s->reported
+            || answers(nd, s->job_id, s->step_id, NULL))
             continue;
         if (!scan_report(nd, s->job_id, s->step_id)) { /* none written */
             report_lost(s, -1);

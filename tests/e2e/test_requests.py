@@ -258,10 +258,12 @@ def test_no_requeue_refuses_requeue_and_fails_on_node_loss(cluster):
         1, f"Requested operation is presently disabled for job {nr}\n")
     assert job(cluster, nr)["job_state"] == "RUNNING"
 
-    # The node daemon dies and its jobs with it; when it comes back without
-    # them, the controller ends them as node failures.
+    # The node daemon dies and its jobs with it (their step daemons too:
+    # a droverd restart alone no longer loses a job); when it comes back
+    # without them, the controller ends them as node failures.
     time.sleep(5)  # the controller ignores jobs younger than 5 s
     cluster.kill("droverd", signal.SIGKILL, node="node01")
+    cluster.kill_stepds("node01", signal.SIGKILL)
     for pid in cluster.job_pids(nr) + cluster.job_pids(rq):
         try:
             os.kill(pid, signal.SIGKILL)

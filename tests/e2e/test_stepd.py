@@ -2,7 +2,9 @@
 """One droverstepd per step per node (issue 4): it is the parent of the
 step's tasks, it outlives a droverd that is killed and restarted (the
 step goes on, its report and scancel still work), and it feeds srun's
-stdin to the tasks (srun -i all / N / none / FILE)."""
+stdin to the tasks (srun -i all / N / none / FILE).  The batch script is
+a step too (issue 10): it survives a kill -9 of its node's droverd, its
+output and completion arrive, and its time limit still holds."""
 import os
 import signal
 import time
@@ -60,9 +62,8 @@ def test_each_step_on_each_node_has_its_own_stepd(cluster, tmp_path):
     assert cluster.run("scancel", job).returncode == 0
 
 
-# The batch script runs on node01 (droverd's own child, not yet in a
-# droverstepd); node02 runs only the step's task: its droverd is the one
-# killed and restarted.
+# node02 runs only the step's task: its droverd is the one killed and
+# restarted (node01's runs the batch step, tested below).
 
 @pytest.mark.parametrize("cluster", [2], indirect=True)
 def test_step_survives_a_droverd_restart(cluster, tmp_path):
@@ -113,6 +114,52 @@ def test_scancel_reaches_a_step_after_droverd_restart(cluster, tmp_path):
     cluster.wait_until(lambda: "rc=" in (tmp_path / "out.txt").read_text(),
                        30, "srun to return")
     assert cluster.run("scancel", job).returncode == 0
+
+
+# --- the batch step --------------------------------------------------------
+
+def _batch_host_pid(cluster, job):
+    """The batch script's process (the shell that runs it)."""
+    pids = [p for p in cluster.job_pids(job) if _stepd_of(p)
+            and b"slurm_script" in b" ".join(_argv(p))]
+    return pids[0] if pids else None
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_batch_jobs_survive_a_droverd_kill9(cluster, tmp_path):
+    go = tmp_path / "go"
+    jobs = [cluster.sbatch("-o", str(tmp_path / f"b{i}.out"), "--wrap",
+                           f"echo started {i}; while [ ! -e {go} ]; do "
+                           f"sleep 0.2; done; echo finished {i}; exit {i}",
+                           cwd=tmp_path) for i in range(3)]
+    limited = cluster.sbatch("-t", "1", "-o", str(tmp_path / "t.out"),
+                             "--wrap", "echo limited; sleep 300",
+                             cwd=tmp_path)
+    for j in jobs + [limited]:
+        cluster.wait_job_state(j, ["RUNNING"], timeout=30)
+    cluster.wait_until(
+        lambda: all((tmp_path / f"b{i}.out").exists()
+                    and "started" in (tmp_path / f"b{i}.out").read_text()
+                    for i in range(3)), 30, "the scripts to start")
+    script = _batch_host_pid(cluster, jobs[0])
+    assert script, "the batch script has no droverstepd above it"
+
+    cluster.kill("droverd", signal.SIGKILL, node=cluster.node_names[0])
+    time.sleep(6)  # past the controller's grace for young jobs
+    assert os.path.exists(f"/proc/{script}"), "the script died with droverd"
+    cluster.start(f"droverd {cluster.node_names[0]}")
+    time.sleep(6)  # a registration or two: the jobs are still known
+    for j in jobs:
+        assert cluster.job_field(j, "JobState") == "RUNNING"
+
+    go.write_text("")
+    for i, j in enumerate(jobs):
+        cluster.wait_job_state(j, ["COMPLETED", "FAILED"], timeout=60)
+        assert (tmp_path / f"b{i}.out").read_text() == \
+            f"started {i}\nfinished {i}\n"
+        assert cluster.job_field(j, "ExitCode") == f"{i}:0"
+    # the time limit was kept by the batch step itself, not by droverd
+    cluster.wait_job_state(limited, ["TIMEOUT"], timeout=120)
 
 
 # --- srun -i -------------------------------------------------------------

@@ -181,8 +181,14 @@ static void ev_end(struct ctld *ctld, struct model *m)
     uint32_t id = pick(m, rand() % 2 ? M_RUNNING : M_CANCELLING);
     static const int states[] = {JOB_COMPLETED, JOB_FAILED, JOB_TIMEOUT};
 
+    json_t *report;
+
     if (!id)
         return;
+    /* the batch host's completion, with the script's usage */
+    report = json_pack("{s:I s:I}", "max_rss_kib",
+                       (json_int_t)(rand() % 9000), "user_cpu_us",
+                       (json_int_t)(rand() % 100000));
     assert_int_equal(
         apply(ctld, m, (struct ctld_event){
                            .type = CTLD_EV_JOB_ENDED,
@@ -190,8 +196,13 @@ static void ev_end(struct ctld *ctld, struct model *m)
                            .state = m->jobs[id].state == M_CANCELLING
                                         ? JOB_CANCELLED
                                         : states[rand() % 3],
-                           .status = (rand() % 3) << 8}),
+                           .status = (rand() % 3) << 8,
+                           .node = rand() % 2 ? ctld->nodes->names[
+                                                    m->jobs[id].node]
+                                              : NULL,
+                           .report = report}),
         0);
+    json_decref(report);
     release(m, id);
     m->jobs[id].state = M_FINAL;
 }
