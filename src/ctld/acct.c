@@ -15,6 +15,7 @@
 #include "proto/client.h"
 
 #define SEND_MAX 500           /* events per acct_send */
+#define SEND_DELAY_MS 50       /* a send waits this long for more events */
 #define SEND_TIMEOUT_MS 30000
 #define RETRY_MIN_MS 1000
 #define RETRY_MAX_MS 10000
@@ -306,12 +307,26 @@ static void spool_write(struct ctld *ctld)
         log_err("accounting: spool flush failed; retrying next turn");
 }
 
-void acct_flush(struct ctld *ctld)
+struct journal *acct_spool_prepare(struct ctld *ctld)
 {
     if (!enabled(ctld))
+        return NULL;
+    if (ctld->acct->nchanged)
+        spool_changed(ctld);
+    return ctld->acct->spool;
+}
+
+void acct_send_soon(struct ctld *ctld)
+{
+    struct acct *a = ctld->acct;
+
+    if (!enabled(ctld) || a->in_flight || a->stopping || !a->head
+        || uv_is_active((uv_handle_t *)&a->retry))
         return;
-    spool_write(ctld);
-    send_next(ctld);
+    if (a->count >= SEND_MAX)
+        send_next(ctld);
+    else
+        uv_timer_start(&a->retry, retry_cb, SEND_DELAY_MS, 0);
 }
 
 void acct_periodic(struct ctld *ctld)

@@ -33,12 +33,19 @@ int acct_init(struct ctld *ctld, drv_error_t *error);
 /* 'job' changed: its record is spooled at the end of this loop turn. */
 void acct_job_changed(struct ctld *ctld, const struct job *job);
 
-/* End of a loop turn (ctld_flush_cb): spool the changed jobs' events,
- * flush the spool, and start a send if none is under way.  A spool write
- * failure is logged; the events stay queued in memory and are written at
- * the next turn.
- */
-void acct_flush(struct ctld *ctld);
+/* End of a loop turn (ctld_flush_cb), before the flush: queue the changed
+ * jobs' events in the spool, and return the spool's journal for the
+ * caller to flush with the state journal (journal_flush_together()); NULL
+ * when accounting is off.  A failed flush leaves the events queued: the
+ * next turn writes them. */
+struct journal *acct_spool_prepare(struct ctld *ctld);
+
+/* After the flush: send the spooled events to droverdbd soon: the events
+ * of SEND_DELAY_MS (50 ms) go in one acct_send, so a busy controller does
+ * not pay a credential and a connection per loop turn; at once when
+ * SEND_MAX are waiting.  Nothing while a send is under way or a retry
+ * is set. */
+void acct_send_soon(struct ctld *ctld);
 
 /* Periodic upkeep: compact the spool when its log has grown. */
 void acct_periodic(struct ctld *ctld);

@@ -77,14 +77,18 @@ void ctld_respond_durable(struct ctld *ctld, proto_req_t *req, json_t *body)
 void ctld_flush_cb(uv_prepare_t *h)
 {
     struct ctld *ctld = h->data;
+    struct journal *js[2] = {ctld->journal, acct_spool_prepare(ctld)};
     struct ack *a, *next;
-    int errnum = 0;
+    int err[2], errnum;
 
-    acct_flush(ctld);
-    if (journal_dirty(ctld->journal) && journal_flush(ctld->journal) < 0) {
-        errnum = errno;
-        log_err("journal: flush failed; %s", "answering EDRV_JOURNAL_WRITE");
-    }
+    /* The state and the accounting spool reach the disk together. */
+    journal_flush_together(js, 2, err);
+    if (err[1])
+        log_error("accounting: spool flush failed (%s); retrying next turn",
+                  strerror(err[1]));
+    if ((errnum = err[0]))
+        log_error("journal: flush failed (%s); answering "
+                  "EDRV_JOURNAL_WRITE", strerror(errnum));
     for (a = ctld->acks; a; a = next) {
         next = a->next;
         if (errnum && a->undo)
@@ -100,6 +104,7 @@ void ctld_flush_cb(uv_prepare_t *h)
     }
     ctld->acks = NULL;
     ctld->acks_tail = &ctld->acks;
+    acct_send_soon(ctld);
     scheduler_arm(ctld);
 }
 

@@ -48,6 +48,9 @@ struct ctld {
     bool sched_pending;
     bool replaying;            /* state_restore(): ctld_apply() neither
                                 * journals nor notifies */
+    uint32_t *replayed;        /* ids of the jobs the journal's records
+                                * named (state_respool_replayed()) */
+    size_t nreplayed, replayed_cap;
     bool node_timeouts_held;   /* silent nodes kept up: connections were
                                 * turned away (main.c) */
     struct enforce *enforce;   /* AccountingStorageEnforce (enforce.h);

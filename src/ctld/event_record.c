@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/event_record.h"
@@ -275,6 +276,23 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
     }
 }
 
+/* Remember the job 'rec' names (state_respool_replayed()). */
+static void note_replayed(struct ctld *ctld, json_t *rec)
+{
+    json_t *id = json_object_get(rec, "job_id");
+
+    if (!id)
+        id = json_object_get(json_object_get(rec, "job"), "job_id");
+    if (!json_is_integer(id))
+        return;
+    if (ctld->nreplayed == ctld->replayed_cap) {
+        ctld->replayed_cap = ctld->replayed_cap ? 2 * ctld->replayed_cap : 64;
+        ctld->replayed = xrealloc(ctld->replayed,
+                                  ctld->replayed_cap * sizeof(uint32_t));
+    }
+    ctld->replayed[ctld->nreplayed++] = (uint32_t)json_integer_value(id);
+}
+
 int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error)
 {
     const char *name = json_string_value(json_object_get(rec, "ev"));
@@ -282,6 +300,7 @@ int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error)
     struct ctld_event ev = {0};
     int type;
 
+    note_replayed(ctld, rec);
     if (!name && op)
         return replay_legacy(ctld, rec, op, error);
     if ((type = event_type_parse(name)) < 0) {

@@ -3,6 +3,7 @@
  * journal.c - append-only JSON-lines log with batched fdatasync
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -179,24 +180,78 @@ size_t journal_length(const struct journal *j)
     return j->records;
 }
 
+/* Cut what part of the batch reached the file (a full disk takes half a
+ * line), so the log stays whole; the batch stays queued.  errno kept. */
+static void cut_partial(struct journal *j, off_t start)
+{
+    int saved_errno = errno;
+
+    if (start >= 0 && ftruncate(j->fd, start) < 0)
+        log_err("journal: cannot cut a partial write");
+    errno = saved_errno;
+}
+
 int journal_flush(struct journal *j)
 {
-    off_t start = lseek(j->fd, 0, SEEK_END);
+    int err;
 
-    if (fd_write_all(j->fd, j->buf, j->len) < 0 || fdatasync(j->fd) < 0)
-        goto fail;
-    j->len = 0;
-    return 0;
-fail:
-    /* Cut what part of the batch reached the file (a full disk takes
-     * half a line), so the log stays whole; the batch stays queued. */
-    {
-        int saved_errno = errno;
-        if (start >= 0 && ftruncate(j->fd, start) < 0)
-            log_err("journal: cannot cut a partial write");
-        errno = saved_errno;
+    journal_flush_together(&j, 1, &err);
+    return err ? (errno = err, -1) : 0;
+}
+
+struct sync_job {
+    pthread_t thread;
+    int fd;
+    int err;       /* errno of fdatasync, 0 when it worked */
+    bool started;
+};
+
+static void *sync_thread(void *arg)
+{
+    struct sync_job *s = arg;
+
+    s->err = fdatasync(s->fd) < 0 ? errno : 0;
+    return NULL;
+}
+
+void journal_flush_together(struct journal *const *js, size_t n, int *err)
+{
+    struct sync_job *sync = xzalloc(n * sizeof(*sync));
+    off_t *start = xzalloc(n * sizeof(*start));
+
+    for (size_t i = 0; i < n; i++) {
+        err[i] = 0;
+        sync[i].fd = -1;
+        if (!js[i] || !js[i]->len)
+            continue;
+        start[i] = lseek(js[i]->fd, 0, SEEK_END);
+        if (fd_write_all(js[i]->fd, js[i]->buf, js[i]->len) < 0) {
+            err[i] = errno;
+            cut_partial(js[i], start[i]);
+            continue;
+        }
+        sync[i].fd = js[i]->fd;
     }
-    return -1;
+    /* The disk syncs at once: all but the first on a thread each. */
+    for (size_t i = 1; i < n; i++)
+        if (sync[i].fd >= 0
+            && pthread_create(&sync[i].thread, NULL, sync_thread, &sync[i])
+                   == 0)
+            sync[i].started = true;
+    for (size_t i = 0; i < n; i++) {
+        if (sync[i].fd < 0)
+            continue;
+        if (sync[i].started)
+            pthread_join(sync[i].thread, NULL);
+        else
+            sync_thread(&sync[i]);
+        if ((err[i] = sync[i].err))
+            cut_partial(js[i], start[i]);
+        else
+            js[i]->len = 0;
+    }
+    free(start);
+    free(sync);
 }
 
 static int write_file_sync(const char *path, const char *text)

@@ -49,6 +49,14 @@ int journal_dirty(const struct journal *j);
  */
 int journal_flush(struct journal *j);
 
+/* Flush the 'n' journals of 'js' (NULL entries are skipped) together:
+ * each one's queued records are written, then their fdatasyncs run at
+ * the same time (on short-lived threads), so the caller waits for the
+ * slowest disk sync, not for their sum.  err[i] is 0, or the errno of
+ * journal i's failed write or sync (its records stay queued and the next
+ * flush tries again). */
+void journal_flush_together(struct journal *const *js, size_t n, int *err);
+
 /* Records in the log since the last snapshot. */
 size_t journal_length(const struct journal *j);
 

@@ -205,6 +205,7 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         log_fatal("%s", error.text);
     if (acct_init(ctld, &error) < 0)
         log_fatal("accounting spool: %s", error.text);
+    state_respool_replayed(ctld);
 }
 
 static void ctld_listen(struct ctld *ctld)

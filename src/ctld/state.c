@@ -13,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/acct.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
@@ -60,6 +61,18 @@ int state_restore(struct ctld *ctld, drv_error_t *error)
     log_info("Recovered state of %zu jobs; next JobId=%u", njobs,
              ctld->next_job_id);
     return 0;
+}
+
+void state_respool_replayed(struct ctld *ctld)
+{
+    struct job *job;
+
+    for (size_t i = 0; i < ctld->nreplayed; i++)
+        if ((job = ctld_job_find(ctld, ctld->replayed[i])))
+            acct_job_changed(ctld, job);
+    free(ctld->replayed);
+    ctld->replayed = NULL;
+    ctld->nreplayed = ctld->replayed_cap = 0;
 }
 
 int state_snapshot(struct ctld *ctld)

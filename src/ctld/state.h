@@ -19,6 +19,13 @@ struct ctld;
  */
 int state_restore(struct ctld *ctld, drv_error_t *error);
 
+/* After acct_init(): every job the replayed journal named gets its
+ * accounting record spooled again.  The journal and the accounting spool
+ * are flushed together (journal_flush_together()), so a crash in the
+ * middle may leave the journal ahead of the spool; records are upserts,
+ * so sending them again is harmless.  Frees the list of ids. */
+void state_respool_replayed(struct ctld *ctld);
+
 /* Write a snapshot of every job and node and empty the journal.  Returns 0
  * or -1 with errno.
  */

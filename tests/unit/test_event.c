@@ -88,6 +88,7 @@ static void ctld_close(struct ctld *ctld)
     launch_store_destroy(ctld->launches);
     node_table_destroy(ctld->nodes);
     conf_destroy(ctld->conf);
+    free(ctld->replayed);
     free(ctld);
 }
 
@@ -544,9 +545,57 @@ static void test_step_records_linear(void **state)
     free(cmd);
 }
 
+static int count_record(json_t *rec, void *arg, drv_error_t *error)
+{
+    (void)rec;
+    (void)error;
+    ++*(int *)arg;
+    return 0;
+}
+
+/* Two journals flushed together both hold their records; one with
+ * nothing queued is left alone. */
+static void test_flush_together(void **state)
+{
+    char dirs[3][32];
+    struct journal *js[3];
+    int err[3], n;
+    drv_error_t error = {{0}};
+
+    (void)state;
+    for (int i = 0; i < 3; i++) {
+        strcpy(dirs[i], "/tmp/test_journal.XXXXXX");
+        assert_non_null(mkdtemp(dirs[i]));
+        assert_non_null(js[i] = journal_open(dirs[i], &error));
+    }
+    for (int k = 0; k < 5; k++) {
+        json_t *rec = json_pack("{s:i}", "k", k);
+        assert_int_equal(journal_append(js[0], rec), 0);
+        if (k % 2)
+            assert_int_equal(journal_append(js[2], rec), 0);
+        json_decref(rec);
+    }
+    journal_flush_together(js, 3, err);
+    assert_int_equal(err[0] | err[1] | err[2], 0);
+    assert_false(journal_dirty(js[0]) || journal_dirty(js[2]));
+    for (int i = 0; i < 3; i++) {
+        char *cmd = xasprintf("rm -rf '%s'", dirs[i]);
+        journal_close(js[i]);
+        assert_non_null(js[i] = journal_open(dirs[i], &error));
+        n = 0;
+        assert_int_equal(journal_replay(js[i], NULL, count_record, &n,
+                                        &error), 0);
+        assert_int_equal(n, i == 0 ? 5 : i == 2 ? 2 : 0);
+        journal_close(js[i]);
+        assert_int_equal(system(cmd), 0);
+        free(cmd);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flush_together),
         cmocka_unit_test(test_random_replay),
         cmocka_unit_test(test_step_records_linear),
     };
