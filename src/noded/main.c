@@ -167,6 +167,7 @@ static void noded_start_handles(struct noded *nd)
     uv_signal_init(nd->loop, &nd->sigint);
     uv_signal_start(&nd->sigint, signal_cb, SIGINT);
     stepmgr_watch(nd);
+    stepmgr_scan(nd, true); /* the first registration lists them */
     register_start(nd);
 }
 

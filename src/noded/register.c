@@ -84,7 +84,7 @@ static void register_send(struct noded *nd)
     char os[3 * sizeof(((struct utsname *)0)->release)];
     json_t *body;
 
-    stepmgr_scan(nd); /* reports of steps, steps left by an earlier run */
+    stepmgr_scan(nd, false); /* reports, steps left by an earlier run */
     cc->nd = nd;
     cc->sent = json_copy(nd->done);
     os_string(os, sizeof(os));

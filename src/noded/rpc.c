@@ -173,6 +173,16 @@ static void rpc_step_launch(proto_req_t *req, void *arg)
     }
 }
 
+static void step_signalled(int count, void *arg)
+{
+    proto_req_t *req = arg;
+
+    if (count > 0)
+        proto_respond(req, NULL);
+    else
+        proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
+}
+
 /* Signal one step's tasks here (scancel N.S); the batch step's are every
  * process of its cgroup (jobs_signal()). */
 static void rpc_step_signal(proto_req_t *req, void *arg)
@@ -188,12 +198,10 @@ static void rpc_step_signal(proto_req_t *req, void *arg)
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
         return;
     }
-    if (!stepmgr_signal(nd, (uint32_t)id, (uint32_t)step, signo,
-                        cancelled)) {
+    if (stepmgr_signal(nd, (uint32_t)id, (uint32_t)step, signo, cancelled,
+                       step_signalled, req)
+        < 0)
         proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
-        return;
-    }
-    proto_respond(req, NULL);
 }
 
 const struct proto_handler noded_handlers[] = {

@@ -77,7 +77,16 @@ int stepd_signal_job_steps(const char *spool, uint32_t job_id, int signo,
  * in 'spool' and fsync it.  Returns 0, or -1 (logged). */
 int stepd_write_report(const char *spool, json_t *c);
 
-/* --- droverd's side (stepmgr.c) --- */
+/* --- droverd's side (stepctl.c, stepmgr.c) --- */
+
+/* One request 'req' (borrowed) to the control socket of step 'step' of
+ * job 'job', from droverd's loop: 'cb' gets the answer (borrowed), or
+ * NULL when the step is not there or did not answer within 2 s, exactly
+ * once and never from inside stepctl_call().  Returns 0, or -1 (errno)
+ * when the request could not be started: then 'cb' is never called. */
+typedef void (*stepctl_cb)(json_t *resp, void *arg);
+int stepctl_call(struct noded *nd, uint32_t job, uint32_t step, json_t *req,
+                 stepctl_cb cb, void *arg);
 
 /* Start a droverstepd for the step_launch 'body' (borrowed) and call
  * 'done' once it answered: errnum 0, or an EDRV_* number with 'errstr'
@@ -87,13 +96,17 @@ int stepmgr_launch(struct noded *nd, json_t *body, stepmgr_done_f done,
                    void *arg, drv_error_t *error);
 
 /* Send 'signo' to the tasks of step 'step_id' of job 'job_id'
- * (cancelled: srun is told, as step_signal in step.c).  Returns how many
- * tasks were signalled, 0 when no such step runs here. */
+ * (cancelled: srun is told, as step_signal in step.c); 'cb' gets how many
+ * tasks were signalled (0 when no such step runs here), as stepctl_call()
+ * calls its callback.  Returns 0, or -1 when nothing was sent (no such
+ * step here): then 'cb' is not called. */
+typedef void (*stepmgr_count_f)(int count, void *arg);
 int stepmgr_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
-                   int signo, bool cancelled);
+                   int signo, bool cancelled, stepmgr_count_f cb, void *arg);
 
-/* The same for every step of job 'job_id' but its batch step; SIGTERM
- * and SIGKILL mark them cancelled.  Returns how many tasks. */
+/* The same for every step of job 'job_id' but its batch step, without
+ * waiting for the answers; SIGTERM and SIGKILL mark them cancelled.
+ * Returns how many steps were sent the signal. */
 int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo);
 
 /* The batch step of job 'job_id' runs here: true, with its run in
@@ -101,8 +114,8 @@ int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo);
 bool stepmgr_batch_run(struct noded *nd, uint32_t job_id, uint32_t *run_id);
 
 /* Send 'req' (borrowed) to the batch step of 'job_id' (stepd.h: signal,
- * terminate, time_limit_s).  False when none runs here or it did not
- * answer. */
+ * terminate, time_limit_s) without waiting for its answer.  False when
+ * none runs here. */
 bool stepmgr_batch_request(struct noded *nd, uint32_t job_id, json_t *req);
 
 /* [{"job_id","run_id"}] of the batch steps running here (registration's
@@ -116,10 +129,12 @@ json_t *stepmgr_running(struct noded *nd);
  * or a failure report when it left none, goes to the controller). */
 bool stepmgr_reaped(struct noded *nd, pid_t pid, int status);
 
-/* At start and then at every registration: adopt the live step sockets
- * in the spool (steps left by an earlier droverd), send the reports
- * found there (register_completion), forget steps that are gone. */
-void stepmgr_scan(struct noded *nd);
+/* At start (with 'wait': the step processes are asked at once, so the
+ * first registration lists them) and then at every registration (from
+ * the loop, answers arriving later): adopt the live step sockets in the
+ * spool (steps left by an earlier droverd), send the reports found there
+ * (register_completion), forget steps that are gone. */
+void stepmgr_scan(struct noded *nd, bool wait);
 
 /* Watch the spool so a step's report goes out as soon as it is written
  * (uses nd->spool_watch; closed with the loop's other handles). */

@@ -206,19 +206,14 @@ int stepmgr_launch(struct noded *nd, json_t *body, stepmgr_done_f done,
     return 0;
 }
 
-static json_t *control(struct noded *nd, uint32_t job, uint32_t step,
-                       json_t *req)
-{
-    return stepd_control(nd->spool_dir, job, step, req);
-}
-
 /* Whether the step's process answers on its control socket (signal 0
- * signals nothing); a batch step's run into *run_id (may be NULL). */
-static bool answers(struct noded *nd, uint32_t job, uint32_t step,
-                    uint32_t *run_id)
+ * signals nothing), asked and answered at once (droverd's start only);
+ * a batch step's run into *run_id. */
+static bool answers_now(struct noded *nd, uint32_t job, uint32_t step,
+                        uint32_t *run_id)
 {
     json_t *req = json_pack("{s:i s:b}", "signal", 0, "cancelled", false);
-    json_t *resp = control(nd, job, step, req);
+    json_t *resp = stepd_control(nd->spool_dir, job, step, req);
 
     if (resp && run_id)
         *run_id = (uint32_t)json_integer_value(json_object_get(resp,
@@ -228,18 +223,37 @@ static bool answers(struct noded *nd, uint32_t job, uint32_t step,
     return resp != NULL;
 }
 
+struct count_ctx {
+    stepmgr_count_f cb;
+    void *arg;
+};
+
+static void counted(json_t *resp, void *arg)
+{
+    struct count_ctx *cc = arg;
+
+    if (cc->cb)
+        cc->cb(resp ? (int)json_integer_value(json_object_get(resp, "count"))
+                    : 0,
+               cc->arg);
+    free(cc);
+}
+
 int stepmgr_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
-                   int signo, bool cancelled)
+                   int signo, bool cancelled, stepmgr_count_f cb, void *arg)
 {
     json_t *req = json_pack("{s:i s:b}", "signal", signo, "cancelled",
                             cancelled);
-    json_t *resp = control(nd, job_id, step_id, req);
-    int n = resp ? (int)json_integer_value(json_object_get(resp, "count"))
-                 : 0;
+    struct count_ctx *cc = xzalloc(sizeof(*cc));
+    int rc;
 
+    cc->cb = cb;
+    cc->arg = arg;
+    rc = stepctl_call(nd, job_id, step_id, req, counted, cc);
     json_decref(req);
-    json_decref(resp);
-    return n;
+    if (rc < 0)
+        free(cc);
+    return rc;
 }
 
 int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo)
@@ -249,8 +263,11 @@ int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo)
 
     for (struct nd_stepd *s = nd->stepds; s; s = s->next)
         if (s->job_id == job_id && s->step_id != STEPD_BATCH && !s->reaped
-            && !s->reported)
-            n += stepmgr_signal(nd, job_id, s->step_id, signo, end);
+            && !s->reported
+            && stepmgr_signal(nd, job_id, s->step_id, signo, end, NULL,
+                              NULL)
+                   == 0)
+            n++;
     return n;
 }
 
@@ -271,15 +288,16 @@ bool stepmgr_batch_run(struct noded *nd, uint32_t job_id, uint32_t *run_id)
     return s != NULL;
 }
 
+static void ignored(json_t *resp, void *arg)
+{
+    (void)resp;
+    (void)arg;
+}
+
 bool stepmgr_batch_request(struct noded *nd, uint32_t job_id, json_t *req)
 {
-    json_t *resp;
-
-    if (!batch_step(nd, job_id))
-        return false;
-    resp = control(nd, job_id, STEPD_BATCH, req);
-    json_decref(resp);
-    return resp != NULL;
+    return batch_step(nd, job_id)
+           && stepctl_call(nd, job_id, STEPD_BATCH, req, ignored, NULL) == 0;
 }
 
 json_t *stepmgr_batch_jobs(struct noded *nd)
@@ -403,22 +421,14 @@ static bool scan_report(struct noded *nd, uint32_t job, uint32_t step)
     return true;
 }
 
-/* A socket with no record: a step left by an earlier droverd, if it
- * still answers. */
-static void scan_socket(struct noded *nd, uint32_t job, uint32_t step)
+/* A step found alive in the spool: adopted (a record with no pid). */
+static void adopt(struct noded *nd, uint32_t job, uint32_t step,
+                  uint32_t run_id)
 {
     struct nd_stepd *s;
-    uint32_t run_id = 0;
-    char *path;
 
     if (find(nd, job, step))
         return;
-    if (!answers(nd, job, step, &run_id)) {
-        path = stepd_sock_path(nd->spool_dir, job, step);
-        unlink(path); /* its process is gone */
-        free(path);
-        return;
-    }
     s = xzalloc(sizeof(*s));
     *s = (struct nd_stepd){.nd = nd, .job_id = job, .step_id = step,
                            .run_id = run_id, .answered = true,
@@ -428,25 +438,89 @@ static void scan_socket(struct noded *nd, uint32_t job, uint32_t step)
     log_info("StepId=%u.%u: found running", job, step);
 }
 
-/* An adopted step whose process is gone without a report. */
-static void check_adopted(struct noded *nd)
+/* A step whose socket is there but whose process is not. */
+static void gone(struct noded *nd, uint32_t job, uint32_t step)
+{
+    struct nd_stepd *s = find(nd, job, step);
+    char *path;
+
+    if (s && (s->pid || s->reported))
+        return; /* our own child: reaped as one */
+    if (!s) { /* never known: its socket goes */
+        path = stepd_sock_path(nd->spool_dir, job, step);
+        unlink(path);
+        free(path);
+        return;
+    }
+    if (!scan_report(nd, job, step)) { /* it wrote none */
+        report_lost(s, -1);
+        s->reported = true;
+        maybe_free(s);
+    }
+}
+
+struct probe {
+    struct noded *nd;
+    uint32_t job, step;
+};
+
+static void probed(json_t *resp, void *arg)
+{
+    struct probe *p = arg;
+
+    if (resp)
+        adopt(p->nd, p->job, p->step,
+              (uint32_t)json_integer_value(json_object_get(resp, "run_id")));
+    else
+        gone(p->nd, p->job, p->step);
+    free(p);
+}
+
+/* Is the step of a socket alive?  Asked now ('wait') or from the loop. */
+static void probe(struct noded *nd, uint32_t job, uint32_t step, bool wait)
+{
+    json_t *req = json_pack("{s:i s:b}", "signal", 0, "cancelled", false);
+    struct probe *p;
+    uint32_t run_id = 0;
+
+    if (wait) {
+        if (answers_now(nd, job, step, &run_id))
+            adopt(nd, job, step, run_id);
+        else
+            gone(nd, job, step);
+    } else {
+        p = xzalloc(sizeof(*p));
+        *p = (struct probe){.nd = nd, .job = job, .step = step};
+        if (stepctl_call(nd, job, step, req, probed, p) < 0) {
+            free(p);
+            gone(nd, job, step);
+        }
+    }
+    json_decref(req);
+}
+
+/* A socket with no record: a step left by an earlier droverd, if it
+ * still answers. */
+static void scan_socket(struct noded *nd, uint32_t job, uint32_t step,
+                        bool wait)
+{
+    if (!find(nd, job, step))
+        probe(nd, job, step, wait);
+}
+
+/* Adopted steps whose process may be gone without a report. */
+static void check_adopted(struct noded *nd, bool wait)
 {
     struct nd_stepd *s, *next;
 
     for (s = nd->stepds; s; s = next) {
         next = s->next;
-        if (s->pid || s->reported
-            || answers(nd, s->job_id, s->step_id, NULL))
-            continue;
-        if (!scan_report(nd, s->job_id, s->step_id)) { /* none written */
-            report_lost(s, -1);
-            s->reported = true;
-            maybe_free(s);
-        }
+        if (!s->pid && !s->reported)
+            probe(nd, s->job_id, s->step_id, wait);
     }
 }
 
-void stepmgr_scan(struct noded *nd)
+void stepmgr_scan(struct noded *nd, bool wait)
 {
     DIR *d = opendir(nd->spool_dir);
     struct dirent *e;
@@ -458,10 +532,10 @@ void stepmgr_scan(struct noded *nd)
         if (parse_name(e->d_name, ".done", &job, &step))
             scan_report(nd, job, step);
         else if (parse_name(e->d_name, ".sock", &job, &step))
-            scan_socket(nd, job, step);
+            scan_socket(nd, job, step, wait);
     }
     closedir(d);
-    check_adopted(nd);
+    check_adopted(nd, wait);
 }
 
 /* A step's report renamed into the spool: delivered at once, whether
