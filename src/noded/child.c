@@ -25,6 +25,17 @@ void child_reset(void)
     daemon_restore_nofile();
 }
 
+void child_close_fds(void)
+{
+    long max;
+
+    if (close_range(3, ~0U, 0) == 0)
+        return;
+    max = sysconf(_SC_OPEN_MAX);
+    for (long fd = 3; fd < (max > 0 ? max : 1024); fd++)
+        close((int)fd);
+}
+
 int child_become_user(const char *user, uid_t uid, gid_t gid)
 {
     if (getuid() != 0)

@@ -148,8 +148,7 @@ static void exec_child(struct launch *l)
     } else if (dup2(1, 2) < 0) {
         child_fail("dup2");
     }
-    for (int fd = 3; fd < 1024; fd++)
-        close(fd);
+    child_close_fds();
     /* After the output files: a failure is reported in the job's stderr. */
     if (l->user_env)
         l->envp = user_env_merge(l->envp, l->user, USER_ENV_TIMEOUT_S);

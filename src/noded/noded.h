@@ -92,6 +92,9 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error);
  * only run its own uid (else -1, errno EPERM).  Returns 0 or -1 (errno).
  */
 void child_reset(void);
+/* child.c: close every descriptor above stderr (close_range(2); one
+ * syscall, and none above the old 1024 limit is left open to the job). */
+void child_close_fds(void);
 int child_become_user(const char *user, uid_t uid, gid_t gid);
 
 /* step.c, in droverstepd (stepd.h): the step's tasks.  step_launch()

@@ -137,8 +137,7 @@ static void exec_stepd(struct noded *nd, int in, int out, const char *exe)
     child_reset();
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0)
         _exit(127);
-    for (int fd = 3; fd < 1024; fd++)
-        close(fd);
+    child_close_fds();
     execl(exe, "droverstepd", "-f", nd->conf->path, "-N", nd->node->name,
           (char *)NULL);
     fprintf(stderr, "droverd: exec %s: %s\n", exe, strerror(errno));

@@ -313,3 +313,32 @@ def _pings(cluster):
         return cluster.rpc("ping") is not None
     except (ClusterError, OSError):
         return False
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_jobs_inherit_no_daemon_descriptor(cluster, tmp_path):
+    """The batch script and srun's tasks start with stdin, stdout and
+    stderr only: no socket, pipe or file of droverd or droverstepd
+    (root's) is left open to the user's processes (the shell's own
+    descriptor of the script it reads aside)."""
+    script = tmp_path / "fds.sh"
+    script.write_text("#!/bin/bash\n"
+                      f"ls -l /proc/$$/fd > {tmp_path}/batch.fds\n"
+                      "srun bash -c 'ls -l /proc/$$/fd; true' > "
+                      f"{tmp_path}/task.fds\n")
+    job = cluster.sbatch("-o", "/dev/null", str(script), cwd=tmp_path)
+    cluster.wait_job_state(job, ["COMPLETED"], timeout=60)
+
+    def extra(name):
+        """fd -> target of the descriptors above stderr."""
+        fds = {}
+        for line in (tmp_path / name).read_text().splitlines():
+            if " -> " in line:
+                fd, target = line.split(" -> ")
+                if int(fd.split()[-1]) > 2:
+                    fds[int(fd.split()[-1])] = target
+        return fds
+
+    batch = extra("batch.fds")
+    assert all(t.endswith("slurm_script") for t in batch.values()), batch
+    assert extra("task.fds") == {}
