@@ -217,6 +217,28 @@ static int apply_purged(struct ctld *ctld, struct ctld_event *ev)
     return 0;
 }
 
+static int apply_held(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+
+    if (!job)
+        return -1;
+    if (ev->hold) {
+        job->hold = true;
+        job->hold_admin = ev->admin;
+        job->priority = 0;
+        job->reason = ev->admin ? JOB_REASON_HELD_ADMIN
+                                : JOB_REASON_HELD_USER;
+        return 0;
+    }
+    job->hold = job->hold_admin = false;
+    job->priority = ctld_job_base_priority(job);
+    if (job->reason == JOB_REASON_HELD_USER
+        || job->reason == JOB_REASON_HELD_ADMIN)
+        job->reason = JOB_REASON_NONE;
+    return 0;
+}
+
 static int apply_step_started(struct ctld *ctld, struct ctld_event *ev)
 {
     struct job_step *s = ev->step;
@@ -288,6 +310,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_JOB_REQUEUED] = apply_requeued,
     [CTLD_EV_JOB_CANCELLED] = apply_cancelled,
     [CTLD_EV_JOB_PURGED] = apply_purged,
+    [CTLD_EV_JOB_HELD] = apply_held,
     [CTLD_EV_STEP_STARTED] = apply_step_started,
     [CTLD_EV_STEP_REPORTED] = apply_step_reported,
     [CTLD_EV_STEP_ENDED] = apply_step_ended,
@@ -317,6 +340,7 @@ static void sched_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_JOB_ENDED:
     case CTLD_EV_JOB_REQUEUED:
     case CTLD_EV_JOB_CANCELLED:
+    case CTLD_EV_JOB_HELD:
     case CTLD_EV_STEP_ENDED:
     case CTLD_EV_NODE_STATE:
         scheduler_request(ctld);

@@ -38,8 +38,8 @@ enum ctld_event_type {
      * from now on), with its script; its id is above every one before. */
     CTLD_EV_JOB_SUBMITTED,
     /* The record of 'job_id' changed in a way no typed event below
-     * describes (hold, release, scontrol update, a dependency settled,
-     * array bookkeeping): the job's fields, without its allocation and
+     * describes (scontrol update, a requeue asked of a running job, a
+     * dependency settled, array bookkeeping): the job's fields, without its allocation and
      * steps, travel in the journal.  The handler changed the record
      * already; a replay installs the journaled fields. */
     CTLD_EV_JOB_CHANGED,
@@ -62,6 +62,12 @@ enum ctld_event_type {
     CTLD_EV_JOB_CANCELLED,
     /* 'job_id' is forgotten (MinJobAge after its end). */
     CTLD_EV_JOB_PURGED,
+    /* 'job_id' is held ('hold'; by an operator or administrator for
+     * another user's job: 'admin', JobHeldAdmin, else JobHeldUser) with
+     * priority 0, or released (its priority/basic priority again, and a
+     * held reason cleared).  A running job may be held: it keeps running
+     * and stays held if requeued (Slurm 22.05). */
+    CTLD_EV_JOB_HELD,
     /* 'step' (stolen) of 'job_id' started. */
     CTLD_EV_STEP_STARTED,
     /* Node 'node' reported the end of step 'step_id' of 'job_id' with
@@ -97,6 +103,7 @@ struct ctld_event {
     int64_t by;                  /* JOB_CANCELLED: the uid */
     time_t eligible_time;        /* JOB_REQUEUED */
     bool restart;                /* JOB_REQUEUED */
+    bool hold, admin;            /* JOB_HELD */
     const char *node;            /* STEP_REPORTED, STEP_ENDED, JOB_ENDED:
                                   * node name (borrowed) */
     json_t *report;              /* STEP_REPORTED, JOB_ENDED (borrowed) */

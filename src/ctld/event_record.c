@@ -11,6 +11,7 @@
  *   job_requeued   job_id, eligible_time, restart
  *   job_cancelled  job_id, by
  *   job_purged     job_id
+ *   job_held       job_id, hold, admin
  *   step_started   job_id, step (the step record)
  *   step_reported  job_id, step_id, node, report (status and usage)
  *   step_ended     job_id, step_id, state, node (or none)
@@ -34,6 +35,7 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_JOB_REQUEUED] = "job_requeued",
     [CTLD_EV_JOB_CANCELLED] = "job_cancelled",
     [CTLD_EV_JOB_PURGED] = "job_purged",
+    [CTLD_EV_JOB_HELD] = "job_held",
     [CTLD_EV_STEP_STARTED] = "step_started",
     [CTLD_EV_STEP_REPORTED] = "step_reported",
     [CTLD_EV_STEP_ENDED] = "step_ended",
@@ -107,6 +109,9 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
         return json_object_set_new(o, "restart", json_boolean(ev->restart));
     case CTLD_EV_JOB_CANCELLED:
         return json_object_set_new(o, "by", json_integer(ev->by));
+    case CTLD_EV_JOB_HELD:
+        json_object_set_new(o, "hold", json_boolean(ev->hold));
+        return json_object_set_new(o, "admin", json_boolean(ev->admin));
     case CTLD_EV_STEP_STARTED:
         if (!job || !(s = job_step_find(job, ev->step_id)))
             return -1;
@@ -262,6 +267,10 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
         return 0;
     case CTLD_EV_JOB_CANCELLED:
         ev->by = json_integer_value(json_object_get(rec, "by"));
+        return 0;
+    case CTLD_EV_JOB_HELD:
+        ev->hold = json_is_true(json_object_get(rec, "hold"));
+        ev->admin = json_is_true(json_object_get(rec, "admin"));
         return 0;
     case CTLD_EV_STEP_STARTED:
         ev->step = job_step_from_json(json_object_get(rec, "step"), error);

@@ -496,16 +496,20 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
 
 /* Hold 'job' for the sender of 'req': priority 0, JobHeldUser, or
  * JobHeldAdmin when an operator holds another user's job. */
-static void job_set_held(struct job *job, proto_req_t *req)
+/* Hold (or release) 'job' for the sender of 'req' (CTLD_EV_JOB_HELD). */
+static void job_set_held(struct ctld *ctld, struct job *job, proto_req_t *req,
+                         bool hold)
 {
     bool privileged = proto_req_roles(req)
                       & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
+    struct ctld_event ev = {
+        .type = CTLD_EV_JOB_HELD,
+        .t = ctld_now(ctld),
+        .job_id = job->id,
+        .hold = hold,
+        .admin = hold && privileged && job->uid != proto_req_uid(req)};
 
-    job->hold = true;
-    job->hold_admin = privileged && job->uid != proto_req_uid(req);
-    job->priority = 0;
-    job->reason = job->hold_admin ? JOB_REASON_HELD_ADMIN
-                                  : JOB_REASON_HELD_USER;
+    ctld_apply(ctld, &ev);
 }
 
 /* scontrol hold/release.  As Slurm 22.05, a running job may be held: it
@@ -525,16 +529,7 @@ static void rpc_job_hold(proto_req_t *req, void *arg)
         return respond_errnum(req, EDRV_ALREADY_DONE, "job_hold");
     if (!hold && job->hold_admin && !privileged)
         return respond_errnum(req, EDRV_ACCESS_DENIED, "job_hold");
-    if (hold) {
-        job_set_held(job, req);
-    } else {
-        job->hold = job->hold_admin = false;
-        job->priority = ctld_job_base_priority(job);
-        if (job->reason == JOB_REASON_HELD_USER
-            || job->reason == JOB_REASON_HELD_ADMIN)
-            job->reason = JOB_REASON_NONE;
-    }
-    ctld_job_changed(ctld, job);
+    job_set_held(ctld, job, req, hold);
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);
 }
@@ -558,16 +553,14 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
     if (job->completing)
         return respond_errnum(req, EDRV_TRANSITION_STATE_NO_UPDATE,
                               "job_requeue");
-    if (hold)
-        job_set_held(job, req);
+    if (hold) /* before the requeue, which keeps the hold */
+        job_set_held(ctld, job, req, true);
     if (job->state == JOB_RUNNING) {
         job->requeue_requested = true;
         job->completing = true;
         ctld_job_changed(ctld, job);
         ctld_job_signal_node(ctld, job, SIGKILL, true);
     } else {
-        if (hold) /* before the requeue, which keeps the hold */
-            ctld_job_changed(ctld, job);
         ctld_job_requeue(ctld, job, ctld_now(ctld), ctld_now(ctld), true);
     }
     ctld_respond_durable(ctld, req, NULL);

@@ -286,6 +286,28 @@ static int64_t pick_step(const struct job *job)
     return -1;
 }
 
+static void ev_hold(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, rand() % 2 ? M_PENDING : M_RUNNING);
+    bool hold = rand() % 2, admin = rand() % 2;
+    struct job *job;
+
+    if (!id)
+        return;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_HELD,
+                                        .job_id = id,
+                                        .hold = hold,
+                                        .admin = admin}),
+                     0);
+    job = ctld_job_find(ctld, id);
+    assert_int_equal(job->hold, hold);
+    assert_int_equal(job->priority == 0, hold);
+    if (hold)
+        assert_int_equal(job->reason, admin ? JOB_REASON_HELD_ADMIN
+                                            : JOB_REASON_HELD_USER);
+}
+
 static void ev_step(struct ctld *ctld, struct model *m)
 {
     uint32_t id = pick(m, M_RUNNING);
@@ -442,7 +464,7 @@ static void check_equal(struct ctld *a, struct ctld *b)
 static void (*const generators[])(struct ctld *, struct model *) = {
     ev_submit, ev_submit, ev_start, ev_start, ev_end,  ev_requeue,
     ev_cancel, ev_purge,  ev_change, ev_step, ev_step, ev_step,
-    ev_node,
+    ev_node,   ev_hold,
 };
 
 static void test_random_replay(void **state)
