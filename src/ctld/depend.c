@@ -353,11 +353,16 @@ static bool depend_wait(struct ctld *ctld, struct job *job, time_t now,
     if (s == DEP_FAILED) {
         set_reason(job, JOB_REASON_DEP_NEVER, changed);
         if (job->depend->kill_invalid) {
+            struct ctld_event ev = {.type = CTLD_EV_JOB_CANCELLED,
+                                    .t = now,
+                                    .job_id = job->id,
+                                    .by = -1};
             log_info("JobId=%u: dependency never satisfied; cancelled",
                      job->id);
-            job->state = JOB_CANCELLED;
-            job->end_time = now;
-            *changed = true;
+            if (*changed) /* the reason first, as the record shows it */
+                ctld_job_changed(ctld, job);
+            *changed = false;
+            ctld_apply(ctld, &ev);
         }
         return true;
     }
