@@ -39,7 +39,7 @@ struct ctld {
     struct ack **acks_tail;
     uv_timer_t sched_timer;    /* coalesced "schedule soon" */
     uint64_t sched_last_end_ns;  /* uv_hrtime() when the last pass ended */
-    uint64_t sched_last_cost_ns; /* and how long it ran */
+    uint64_t sched_last_cost_ns; /* and the CPU time it took */
     uv_timer_t periodic_timer; /* node health, purge, snapshots */
     uv_signal_t sigterm;
     uv_signal_t sigint;

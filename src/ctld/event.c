@@ -15,6 +15,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/event_record.h"
+#include "ctld/job_update.h"
 #include "ctld/step.h"
 
 static struct job *find_job(struct ctld *ctld, const struct ctld_event *ev)
@@ -239,6 +240,16 @@ static int apply_held(struct ctld *ctld, struct ctld_event *ev)
     return 0;
 }
 
+static int apply_updated(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+
+    if (!job)
+        return -1;
+    job_update_apply(ctld, job, ev->update, ev->t);
+    return 0;
+}
+
 static int apply_step_started(struct ctld *ctld, struct ctld_event *ev)
 {
     struct job_step *s = ev->step;
@@ -311,6 +322,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_JOB_CANCELLED] = apply_cancelled,
     [CTLD_EV_JOB_PURGED] = apply_purged,
     [CTLD_EV_JOB_HELD] = apply_held,
+    [CTLD_EV_JOB_UPDATED] = apply_updated,
     [CTLD_EV_STEP_STARTED] = apply_step_started,
     [CTLD_EV_STEP_REPORTED] = apply_step_reported,
     [CTLD_EV_STEP_ENDED] = apply_step_ended,
@@ -341,6 +353,7 @@ static void sched_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_JOB_REQUEUED:
     case CTLD_EV_JOB_CANCELLED:
     case CTLD_EV_JOB_HELD:
+    case CTLD_EV_JOB_UPDATED:
     case CTLD_EV_STEP_ENDED:
     case CTLD_EV_NODE_STATE:
         scheduler_request(ctld);

@@ -32,6 +32,7 @@ struct ctld;
 struct job;
 struct job_step;
 struct sched_alloc;
+struct job_update;
 
 enum ctld_event_type {
     /* A new job (or array) entered the queue: 'job' (owned by the table
@@ -68,6 +69,9 @@ enum ctld_event_type {
      * held reason cleared).  A running job may be held: it keeps running
      * and stays held if requeued (Slurm 22.05). */
     CTLD_EV_JOB_HELD,
+    /* scontrol update of 'job_id': 'update' (job_update.h: time limit,
+     * partition, node count, begin time, name, features) applied at 't'. */
+    CTLD_EV_JOB_UPDATED,
     /* 'step' (stolen) of 'job_id' started. */
     CTLD_EV_STEP_STARTED,
     /* Node 'node' reported the end of step 'step_id' of 'job_id' with
@@ -104,6 +108,7 @@ struct ctld_event {
     time_t eligible_time;        /* JOB_REQUEUED */
     bool restart;                /* JOB_REQUEUED */
     bool hold, admin;            /* JOB_HELD */
+    const struct job_update *update; /* JOB_UPDATED (borrowed) */
     const char *node;            /* STEP_REPORTED, STEP_ENDED, JOB_ENDED:
                                   * node name (borrowed) */
     json_t *report;              /* STEP_REPORTED, JOB_ENDED (borrowed) */

@@ -12,6 +12,7 @@
  *   job_cancelled  job_id, by
  *   job_purged     job_id
  *   job_held       job_id, hold, admin
+ *   job_updated    job_id, update (job_update_to_json())
  *   step_started   job_id, step (the step record)
  *   step_reported  job_id, step_id, node, report (status and usage)
  *   step_ended     job_id, step_id, state, node (or none)
@@ -25,6 +26,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/event_record.h"
+#include "ctld/job_update.h"
 #include "ctld/step.h"
 
 static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
@@ -36,6 +38,7 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_JOB_CANCELLED] = "job_cancelled",
     [CTLD_EV_JOB_PURGED] = "job_purged",
     [CTLD_EV_JOB_HELD] = "job_held",
+    [CTLD_EV_JOB_UPDATED] = "job_updated",
     [CTLD_EV_STEP_STARTED] = "step_started",
     [CTLD_EV_STEP_REPORTED] = "step_reported",
     [CTLD_EV_STEP_ENDED] = "step_ended",
@@ -109,6 +112,9 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
         return json_object_set_new(o, "restart", json_boolean(ev->restart));
     case CTLD_EV_JOB_CANCELLED:
         return json_object_set_new(o, "by", json_integer(ev->by));
+    case CTLD_EV_JOB_UPDATED:
+        return json_object_set_new(o, "update",
+                                   job_update_to_json(ev->update));
     case CTLD_EV_JOB_HELD:
         json_object_set_new(o, "hold", json_boolean(ev->hold));
         return json_object_set_new(o, "admin", json_boolean(ev->admin));
@@ -322,6 +328,19 @@ int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error)
         return replay_changed(ctld, json_object_get(rec, "job"), error);
     if (ev.type == CTLD_EV_NODE_STATE) {
         node_table_admin_restore(ctld->nodes, rec);
+        return 0;
+    }
+    if (ev.type == CTLD_EV_JOB_UPDATED) {
+        struct job_update u;
+        if (job_update_from_json(ctld, json_object_get(rec, "update"), &u,
+                                 error)
+            < 0)
+            return -1;
+        ev.update = &u;
+        ev.t = (time_t)json_integer_value(json_object_get(rec, "t"));
+        ev.job_id = (uint32_t)json_integer_value(json_object_get(rec,
+                                                                 "job_id"));
+        ctld_apply(ctld, &ev);
         return 0;
     }
     if (decode(ctld, rec, &ev, error) < 0)

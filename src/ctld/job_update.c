@@ -141,10 +141,8 @@ static void apply_place(struct ctld *ctld, struct job *job,
 }
 
 /* StartTime: eligible then; BeginTime while that is in the future. */
-static void apply_begin(struct ctld *ctld, struct job *job, int64_t begin)
+static void apply_begin(struct job *job, int64_t begin, time_t now)
 {
-    time_t now = ctld_now(ctld);
-
     job->place.begin_time = begin > now ? begin : 0;
     if (begin > now) {
         job->eligible_time = (time_t)begin;
@@ -159,7 +157,7 @@ static void apply_begin(struct ctld *ctld, struct job *job, int64_t begin)
 }
 
 void job_update_apply(struct ctld *ctld, struct job *job,
-                      const struct job_update *u)
+                      const struct job_update *u, time_t now)
 {
     if (u->has_time_limit)
         job->time_limit_s = u->time_limit_s;
@@ -167,7 +165,7 @@ void job_update_apply(struct ctld *ctld, struct job *job,
         && job->state == JOB_PENDING)
         apply_place(ctld, job, u);
     if (u->has_begin)
-        apply_begin(ctld, job, u->begin);
+        apply_begin(job, u->begin, now);
     if (u->name) {
         free(job->name);
         job->name = xstrdup(u->name);
@@ -177,4 +175,51 @@ void job_update_apply(struct ctld *ctld, struct job *job,
         job->place.features = u->features[0] ? xstrdup(u->features) : NULL;
         job->req.features = job->place.features;
     }
+}
+
+json_t *job_update_to_json(const struct job_update *u)
+{
+    json_t *o = json_object();
+
+    if (u->has_time_limit)
+        json_object_set_new(o, "time_limit_s", json_integer(u->time_limit_s));
+    if (u->part)
+        json_object_set_new(o, "partition", json_string(u->part->conf->name));
+    if (u->min_nodes) {
+        json_object_set_new(o, "nodes_min", json_integer(u->min_nodes));
+        json_object_set_new(o, "nodes_max", json_integer(u->max_nodes));
+    }
+    if (u->has_begin)
+        json_object_set_new(o, "begin_time", json_integer(u->begin));
+    if (u->name)
+        json_object_set_new(o, "name", json_string(u->name));
+    if (u->features)
+        json_object_set_new(o, "features", json_string(u->features));
+    return o;
+}
+
+int job_update_from_json(struct ctld *ctld, json_t *o, struct job_update *u,
+                         drv_error_t *error)
+{
+    const char *part = json_string_value(json_object_get(o, "partition"));
+    json_t *v;
+
+    *u = (struct job_update){.any = true};
+    if ((v = json_object_get(o, "time_limit_s"))) {
+        u->has_time_limit = true;
+        u->time_limit_s = json_integer_value(v);
+    }
+    if (part && !(u->part = node_table_partition(ctld->nodes, part)))
+        return errprintf(error, "job_updated: unknown partition %s", part);
+    u->min_nodes = (uint32_t)json_integer_value(json_object_get(o,
+                                                                "nodes_min"));
+    u->max_nodes = (uint32_t)json_integer_value(json_object_get(o,
+                                                                "nodes_max"));
+    if ((v = json_object_get(o, "begin_time"))) {
+        u->has_begin = true;
+        u->begin = json_integer_value(v);
+    }
+    u->name = json_string_value(json_object_get(o, "name"));
+    u->features = json_string_value(json_object_get(o, "features"));
+    return 0;
 }

@@ -49,13 +49,23 @@ int job_update_check_body(json_t *body, drv_error_t *error);
 int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
                      struct job_update *u, drv_error_t *error);
 
-/* Apply what job_update_check() accepted to 'job' (not journaled):
- * partition and node count re-evaluate the partition-limit reasons,
- * StartTime sets the eligible time (BeginTime while in the future), and
- * TimeLimit of a pending job re-evaluates PartitionTimeLimit (no limit is
- * over every finite MaxTime).
+/* Apply what job_update_check() accepted to 'job' at 'now' (the
+ * job_updated event, event.h, calls it): partition and node count
+ * re-evaluate the partition-limit reasons, StartTime sets the eligible
+ * time (BeginTime while after 'now'), and TimeLimit of a pending job
+ * re-evaluates PartitionTimeLimit (no limit is over every finite MaxTime).
  */
 void job_update_apply(struct ctld *ctld, struct job *job,
-                      const struct job_update *u);
+                      const struct job_update *u, time_t now);
+
+/* The journal's form of 'u': the keys of a job_update body that it
+ * sets.  New reference. */
+json_t *job_update_to_json(const struct job_update *u);
+
+/* Back from job_update_to_json()'s 'o' (borrowed: u's strings point into
+ * it).  Returns 0, or -1 with 'error' set for a partition the
+ * configuration no longer has. */
+int job_update_from_json(struct ctld *ctld, json_t *o, struct job_update *u,
+                         drv_error_t *error);
 
 #endif /* !DROVER_CTLD_JOB_UPDATE_H */

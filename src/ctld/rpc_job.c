@@ -335,8 +335,11 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     job->submit_time = job->eligible_time = now;
     submit_check_begin(job, now);
     array_set_id(job);
-    if (job->depend && job->depend->list && job->eligible_time <= now)
+    if (job->depend && job->depend->list && job->eligible_time <= now) {
         job->eligible_time = 0; /* Slurm: EligibleTime=Unknown */
+        if (!job->hold) /* as Slurm at submission; the next pass may clear */
+            job->reason = JOB_REASON_DEPENDENCY;
+    }
     ev.job = job;
     ctld_apply(ctld, &ev);
     enforce_job_added(ctld, job);
@@ -616,10 +619,17 @@ static void rpc_job_update(proto_req_t *req, void *arg)
         return respond_error(req, &error, "job_update");
     if (!dep && !u.any)
         return respond_errnum(req, EDRV_NOT_SUPPORTED, "job_update");
-    job_update_apply(ctld, job, &u);
+    if (u.any) {
+        struct ctld_event ev = {.type = CTLD_EV_JOB_UPDATED,
+                                .t = ctld_now(ctld),
+                                .job_id = job->id,
+                                .update = &u};
+        ctld_apply(ctld, &ev);
+    }
+    if (dep) /* the new dependency list: the record's */
+        ctld_job_changed(ctld, job);
     if (u.has_time_limit && job->state == JOB_RUNNING)
         ctld_job_set_node_limit(ctld, job);
-    ctld_job_changed(ctld, job);
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);
 }

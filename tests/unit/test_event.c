@@ -18,6 +18,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
+#include "ctld/job_update.h"
 #include "ctld/state.h"
 #include "ctld/step.h"
 
@@ -308,6 +309,29 @@ static void ev_hold(struct ctld *ctld, struct model *m)
                                             : JOB_REASON_HELD_USER);
 }
 
+static void ev_update(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, M_PENDING);
+    char name[32];
+    struct job_update u = {.any = true, .has_time_limit = true};
+
+    if (!id)
+        return;
+    u.time_limit_s = (rand() % 100) * 60;
+    snprintf(name, sizeof(name), "renamed%d", rand() % 100);
+    u.name = name;
+    if (rand() % 2) {
+        u.has_begin = true;
+        u.begin = m->t + rand() % 20 - 10;
+    }
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_UPDATED,
+                                        .job_id = id,
+                                        .update = &u}),
+                     0);
+    assert_string_equal(ctld_job_find(ctld, id)->name, name);
+}
+
 static void ev_step(struct ctld *ctld, struct model *m)
 {
     uint32_t id = pick(m, M_RUNNING);
@@ -464,7 +488,7 @@ static void check_equal(struct ctld *a, struct ctld *b)
 static void (*const generators[])(struct ctld *, struct model *) = {
     ev_submit, ev_submit, ev_start, ev_start, ev_end,  ev_requeue,
     ev_cancel, ev_purge,  ev_change, ev_step, ev_step, ev_step,
-    ev_node,   ev_hold,
+    ev_node,   ev_hold,   ev_update,
 };
 
 static void test_random_replay(void **state)
