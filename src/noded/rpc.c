@@ -32,15 +32,16 @@ static void rpc_ping(proto_req_t *req, void *arg)
         log_err("ping: responding");
 }
 
-static void batch_started(int errnum, const char *errstr, void *arg)
+/* The step daemon of a batch_launch or step_launch answered. */
+static void launched(int errnum, const char *errstr, void *arg)
 {
     proto_req_t *req = arg;
 
     if (errnum) {
-        log_error("batch_launch: %s", errstr);
+        log_error("%s: %s", proto_req_type(req), errstr);
         proto_respond_error(req, errnum, errstr);
     } else if (proto_respond(req, NULL) < 0) {
-        log_err("batch_launch: responding");
+        log_err("%s: responding", proto_req_type(req));
     }
 }
 
@@ -77,7 +78,7 @@ static void rpc_batch_launch(proto_req_t *req, void *arg)
     }
     body = json_pack("{s:I s:I s:O}", "job_id", id, "step_id",
                      (json_int_t)STEPD_BATCH, "job", job);
-    rc = stepmgr_launch(nd, body, batch_started, req, &error);
+    rc = stepmgr_launch(nd, body, launched, req, &error);
     json_decref(body);
     if (rc < 0) {
         log_error("JobId=%lld: launch failed: %s", (long long)id, error.text);
@@ -147,17 +148,6 @@ static void rpc_job_limit(proto_req_t *req, void *arg)
         proto_respond(req, NULL);
 }
 
-static void step_started(int errnum, const char *errstr, void *arg)
-{
-    proto_req_t *req = arg;
-
-    if (errnum) {
-        log_error("step_launch: %s", errstr);
-        proto_respond_error(req, errnum, errstr);
-    } else if (proto_respond(req, NULL) < 0) {
-        log_err("step_launch: responding");
-    }
-}
 
 /* A job step's tasks on this node (from the controller, for srun): its
  * droverstepd answers once they started. */
@@ -166,7 +156,7 @@ static void rpc_step_launch(proto_req_t *req, void *arg)
     struct noded *nd = arg;
     drv_error_t error = {0};
 
-    if (stepmgr_launch(nd, proto_req_body(req), step_started, req, &error)
+    if (stepmgr_launch(nd, proto_req_body(req), launched, req, &error)
         < 0) {
         log_error("step_launch: %s", error.text);
         proto_respond_error(req, EDRV_ERROR, error.text);

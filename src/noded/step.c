@@ -212,13 +212,6 @@ static void task_check(struct step_task *t)
     finish(st);
 }
 
-static void alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf)
-{
-    (void)h;
-    buf->base = xzalloc(size);
-    buf->len = size;
-}
-
 static void pipe_closed(uv_handle_t *h)
 {
     struct step_task *t = h->data;
@@ -450,7 +443,7 @@ static void connect_cb(uv_connect_t *req, int status)
     }
     st->connected = true;
     if (status >= 0)
-        uv_read_start((uv_stream_t *)&st->tcp, alloc_cb, io_read_cb);
+        uv_read_start((uv_stream_t *)&st->tcp, stepd_alloc_cb, io_read_cb);
     finish(st);
 }
 
@@ -638,7 +631,7 @@ static void watch_pipe(struct step_task *t, uv_pipe_t *p, int fd)
     p->data = t;
     st->handles++;
     t->open_pipes++;
-    uv_read_start((uv_stream_t *)p, alloc_cb, read_cb);
+    uv_read_start((uv_stream_t *)p, stepd_alloc_cb, read_cb);
 }
 
 /* srun -i (docs/protocol.md step_launch "input"): -1 when every task

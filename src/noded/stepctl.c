@@ -62,13 +62,6 @@ static void timed_out(uv_timer_t *t)
     finish(t->data, NULL);
 }
 
-static void alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf)
-{
-    (void)h;
-    buf->base = xzalloc(size);
-    buf->len = size;
-}
-
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     struct stepctl *c = s->data;
@@ -101,7 +94,7 @@ static void on_connect(uv_connect_t *req, int status)
     if (status < 0
         || uv_write(&c->write, (uv_stream_t *)&c->pipe, &buf, 1, on_write)
                < 0
-        || uv_read_start((uv_stream_t *)&c->pipe, alloc_cb, on_read) < 0)
+        || uv_read_start((uv_stream_t *)&c->pipe, stepd_alloc_cb, on_read) < 0)
         finish(c, NULL);
 }
 

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <jansson.h>
+#include <uv.h>
 
 #include "common/error.h"
 
@@ -72,6 +73,10 @@ json_t *stepd_control(const char *spool, uint32_t job, uint32_t step,
  * Returns how many tasks were signalled. */
 int stepd_signal_job_steps(const char *spool, uint32_t job_id, int signo,
                            bool cancelled);
+
+/* libuv's read buffer for the step daemons' streams: 'size' bytes from
+ * xzalloc; the read callback frees buf->base. */
+void stepd_alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf);
 
 /* droverstepd: write the step's report 'c' (borrowed) to its .done file
  * in 'spool' and fsync it.  Returns 0, or -1 (logged). */

@@ -170,13 +170,6 @@ static void control_answer(struct control_conn *c, json_t *req)
     json_decref(resp);
 }
 
-static void alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf)
-{
-    (void)h;
-    buf->base = xzalloc(size);
-    buf->len = size;
-}
-
 static void control_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     struct control_conn *c = s->data;
@@ -226,7 +219,7 @@ static void control_conn_cb(uv_stream_t *server, int status)
         uv_close((uv_handle_t *)&c->pipe, conn_closed);
         return;
     }
-    uv_read_start((uv_stream_t *)&c->pipe, alloc_cb, control_read);
+    uv_read_start((uv_stream_t *)&c->pipe, stepd_alloc_cb, control_read);
 }
 
 static int control_listen(drv_error_t *error)

@@ -151,3 +151,10 @@ int stepd_signal_job_steps(const char *spool, uint32_t job_id, int signo,
     json_decref(req);
     return n;
 }
+
+void stepd_alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf)
+{
+    (void)h;
+    buf->base = xzalloc(size);
+    buf->len = size;
+}

@@ -101,13 +101,6 @@ static void answered(struct nd_stepd *s)
     json_decref(a);
 }
 
-static void alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf)
-{
-    (void)h;
-    buf->base = xzalloc(size);
-    buf->len = size;
-}
-
 static void reply_closed(uv_handle_t *h)
 {
     struct nd_stepd *s = h->data;
@@ -201,7 +194,7 @@ int stepmgr_launch(struct noded *nd, json_t *body, stepmgr_done_f done,
     uv_pipe_init(nd->loop, &s->reply, 0);
     uv_pipe_open(&s->reply, fd);
     s->reply.data = s;
-    uv_read_start((uv_stream_t *)&s->reply, alloc_cb, reply_read);
+    uv_read_start((uv_stream_t *)&s->reply, stepd_alloc_cb, reply_read);
     return 0;
 }
 
