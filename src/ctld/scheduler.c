@@ -199,8 +199,16 @@ static void apply_decision(struct ctld *ctld, struct job *job,
     case SCHED_ACT_START: {
         struct job *master = array_is_master(job) ? job : NULL;
         if (job->state != JOB_PENDING
-            || (master && !(job = array_start_next(ctld, job))))
-            break; /* the decision's allocation is freed with it */
+            || (master && !(job = array_start_next(ctld, job)))) {
+            /* Not started after all: the nodes' usage the pass counted
+             * goes; the allocation is freed with the decision. */
+            if (d->alloc
+                && sched_alloc_release(ctld->nodes->sched,
+                                       ctld->nodes->count, d->alloc)
+                       < 0)
+                log_err("sched: releasing an allocation not started");
+            break;
+        }
         job_start(ctld, job, d->alloc, now);
         d->alloc = NULL;
         /* Its throttle reached: JobArrayTaskLimit now, not at the next
