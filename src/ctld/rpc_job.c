@@ -340,8 +340,14 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         if (!job->hold) /* as Slurm at submission; the next pass may clear */
             job->reason = JOB_REASON_DEPENDENCY;
     }
-    ev.job = job;
-    ctld_apply(ctld, &ev);
+    ev.job = job; /* the table's from now on, also when refused */
+    if (ctld_apply(ctld, &ev) < 0) {
+        json_decref(fields);
+        if (proto_respond_error(req, EDRV_ERROR, "job id already in use")
+            < 0)
+            log_err("job_submit: responding");
+        return;
+    }
     enforce_job_added(ctld, job);
     json_decref(fields);
     log_info("_slurm_rpc_submit_batch_job: JobId=%u InitPrio=%u", job->id,
