@@ -942,16 +942,27 @@ static void on_signal(int signo)
         caught[signo] = 1;
 }
 
+static const int step_sigs[] = {SIGINT,  SIGQUIT, SIGUSR1,
+                                SIGUSR2, SIGTERM, SIGHUP};
+
+/* The signals catch_step_signals() handles, into 'set'. */
+static void step_signals_set(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof(step_sigs) / sizeof(step_sigs[0]); i++)
+        sigaddset(set, step_sigs[i]);
+}
+
 /* Signals srun handles while its step runs (no SA_RESTART: poll wakes);
  * SIGTERM and SIGHUP only inside a job (an own allocation is released
  * on them: on_stop). */
 static void catch_step_signals(bool own_alloc)
 {
     struct sigaction sa = {.sa_handler = on_signal};
-    int sigs[] = {SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM, SIGHUP};
+    const int *sigs = step_sigs;
 
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+    for (size_t i = 0; i < sizeof(step_sigs) / sizeof(step_sigs[0]); i++)
         if (!own_alloc || (sigs[i] != SIGTERM && sigs[i] != SIGHUP))
             sigaction(sigs[i], &sa, NULL);
 }
@@ -1371,13 +1382,21 @@ static int run_step(struct srun *s, long job_id)
 {
     int port, lfd, lost, rc;
 
+    sigset_t blocked, old_mask;
+
     make_io_key(s);
     lfd = listen_io(&port);
+    /* The tasks may start before step_create's answer arrives: a signal
+     * meant for the step waits until srun handles it. */
+    step_signals_set(&blocked);
+    sigprocmask(SIG_BLOCK, &blocked, &old_mask);
     if (step_create(s, job_id, port) < 0) {
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
         close(lfd);
         return 1;
     }
     catch_step_signals(s->own_alloc);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     if (s->pty) {
         struct sigaction sa = {.sa_handler = on_winch};
 

@@ -199,7 +199,10 @@ int main(int argc, char **argv)
              nd.node->name, nd.node->port);
     uv_run(nd.loop, UV_RUN_DEFAULT);
     /* Jobs keep running when droverd stops (as slurmd's do); the
-     * controller reconciles at the next registration. */
+     * controller reconciles at the next registration.  Requests waiting
+     * for a step process are answered first. */
+    stepctl_cancel_all();
+    stepmgr_stop(&nd);
     proto_server_destroy(nd.server);
     proto_call_cancel_all();
     daemon_close_loop(nd.loop);

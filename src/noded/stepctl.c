@@ -33,13 +33,23 @@ struct stepctl {
     void *arg;
     int open;          /* handles not yet closed */
     bool finished;     /* cb called */
+    struct stepctl *next, **pprev; /* live_calls */
 };
+
+/* Calls under way, for stepctl_cancel_all(). */
+static struct stepctl *live_calls;
 
 static void closed(uv_handle_t *h)
 {
     struct stepctl *c = h->data;
 
+    if (!c->finished) { /* closed with the loop at droverd's stop */
+        c->finished = true;
+        c->cb(NULL, c->arg);
+    }
     if (--c->open == 0) {
+        if ((*c->pprev = c->next))
+            c->next->pprev = c->pprev;
         proto_decoder_destroy(c->dec);
         free(c->frame);
         free(c);
@@ -124,6 +134,10 @@ int stepctl_call(struct noded *nd, uint32_t job, uint32_t step, json_t *req,
     c->cb = cb;
     c->arg = arg;
     c->open = 2;
+    if ((c->next = live_calls))
+        live_calls->pprev = &c->next;
+    c->pprev = &live_calls;
+    live_calls = c;
     uv_pipe_init(nd->loop, &c->pipe, 0);
     uv_timer_init(nd->loop, &c->timer);
     c->pipe.data = c->timer.data = c->conn.data = c->write.data = c;
@@ -132,4 +146,10 @@ int stepctl_call(struct noded *nd, uint32_t job, uint32_t step, json_t *req,
     if (dirfd >= 0) /* connect() ran: the name is no longer needed */
         close(dirfd);
     return 0;
+}
+
+void stepctl_cancel_all(void)
+{
+    for (struct stepctl *c = live_calls; c; c = c->next)
+        finish(c, NULL);
 }

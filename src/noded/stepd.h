@@ -148,6 +148,15 @@ void stepmgr_watch(struct noded *nd);
 /* A completion the controller acknowledged: its .done file goes. */
 void stepmgr_acked(struct noded *nd, json_t *completion);
 
+/* droverd stops (after uv_stop(), before its loop's handles close):
+ * launches still waiting for their step process's answer are answered
+ * with an error, so no request is left behind. */
+void stepmgr_stop(struct noded *nd);
+
+/* The same for the control requests under way (stepctl_call()): their
+ * callbacks get NULL now. */
+void stepctl_cancel_all(void);
+
 /* Free the records at droverd's exit (the steps keep running). */
 void stepmgr_forget_all(struct noded *nd);
 

@@ -106,6 +106,11 @@ static void reply_closed(uv_handle_t *h)
     struct nd_stepd *s = h->data;
 
     s->pipe_open = false;
+    if (!s->answered) { /* droverd stops first: the request is answered */
+        s->answered = true;
+        s->done(EDRV_ERROR, "droverd stopped before the step answered",
+                s->done_arg);
+    }
     maybe_free(s);
 }
 
@@ -569,6 +574,15 @@ void stepmgr_acked(struct noded *nd, json_t *completion)
     if (unlink(path) < 0 && errno != ENOENT)
         log_err("unlink %s", path);
     free(path);
+}
+
+void stepmgr_stop(struct noded *nd)
+{
+    for (struct nd_stepd *s = nd->stepds; s; s = s->next)
+        if (s->pipe_open && !uv_is_closing((uv_handle_t *)&s->reply)) {
+            uv_read_stop((uv_stream_t *)&s->reply);
+            uv_close((uv_handle_t *)&s->reply, reply_closed);
+        }
 }
 
 void stepmgr_forget_all(struct noded *nd)
