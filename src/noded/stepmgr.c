@@ -41,6 +41,9 @@ struct nd_stepd {
     bool reported;        /* its report went to register_completion */
     bool pipe_open;
     char *answer;         /* the answer so far */
+    json_t *queued;       /* requests that came before the answer (its
+                           * control socket may not listen yet): sent
+                           * once it started */
     size_t answer_len;
     stepmgr_done_f done;
     void *done_arg;
@@ -67,7 +70,26 @@ static void maybe_free(struct nd_stepd *s)
     if (*pp)
         *pp = s->next;
     free(s->answer);
+    json_decref(s->queued);
     free(s);
+}
+
+static void ignored(json_t *resp, void *arg)
+{
+    (void)resp;
+    (void)arg;
+}
+
+/* The requests queued before the step process answered. */
+static void send_queued(struct nd_stepd *s)
+{
+    json_t *req;
+    size_t i;
+
+    json_array_foreach(s->queued, i, req)
+        stepctl_call(s->nd, s->job_id, s->step_id, req, ignored, NULL);
+    json_decref(s->queued);
+    s->queued = NULL;
 }
 
 /* The directory droverd runs from holds droverstepd (the build tree and
@@ -93,6 +115,8 @@ static void answered(struct nd_stepd *s)
 
     s->answered = true;
     s->started = json_is_object(a) && !err;
+    if (s->started)
+        send_queued(s);
     if (s->started)
         s->done(0, NULL, s->done_arg);
     else
@@ -253,18 +277,31 @@ int stepmgr_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
     return rc;
 }
 
+/* Send 'req' to step 's' without waiting for its answer; queued while
+ * its process has not answered its launch yet. */
+static bool send_or_queue(struct nd_stepd *s, json_t *req)
+{
+    if (!s->answered) {
+        if (!s->queued)
+            s->queued = json_array();
+        json_array_append(s->queued, req);
+        return true;
+    }
+    return stepctl_call(s->nd, s->job_id, s->step_id, req, ignored, NULL)
+           == 0;
+}
+
 int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo)
 {
     bool end = signo == SIGTERM || signo == SIGKILL;
+    json_t *req = json_pack("{s:i s:b}", "signal", signo, "cancelled", end);
     int n = 0;
 
     for (struct nd_stepd *s = nd->stepds; s; s = s->next)
         if (s->job_id == job_id && s->step_id != STEPD_BATCH && !s->reaped
-            && !s->reported
-            && stepmgr_signal(nd, job_id, s->step_id, signo, end, NULL,
-                              NULL)
-                   == 0)
+            && !s->reported && send_or_queue(s, req))
             n++;
+    json_decref(req);
     return n;
 }
 
@@ -285,16 +322,11 @@ bool stepmgr_batch_run(struct noded *nd, uint32_t job_id, uint32_t *run_id)
     return s != NULL;
 }
 
-static void ignored(json_t *resp, void *arg)
-{
-    (void)resp;
-    (void)arg;
-}
-
 bool stepmgr_batch_request(struct noded *nd, uint32_t job_id, json_t *req)
 {
-    return batch_step(nd, job_id)
-           && stepctl_call(nd, job_id, STEPD_BATCH, req, ignored, NULL) == 0;
+    struct nd_stepd *s = batch_step(nd, job_id);
+
+    return s && send_or_queue(s, req);
 }
 
 json_t *stepmgr_batch_jobs(struct noded *nd)

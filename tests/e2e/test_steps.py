@@ -142,18 +142,24 @@ def test_cancelled_job_ends_its_batch_step_by_sigterm(cluster, tmp_path):
 
 
 def test_step_survives_controller_restart(cluster, tmp_path):
-    job = submit(cluster, tmp_path, "srun sleep 6\necho done\n")
-    wait_step(cluster, job, 0)
+    job = submit(cluster, tmp_path,
+                 "srun bash -c 'echo started; sleep 6'\necho done\n")
+    # The task's output through srun: srun has its step (the step record
+    # exists a moment before srun is told, and a controller killed in
+    # between fails srun's step_create, as Slurm's).
+    cluster.wait_until(lambda: (tmp_path / "out.txt").exists()
+                       and "started" in (tmp_path / "out.txt").read_text(),
+                       timeout=30, what="the task's output")
     cluster.kill("droverctld", signal.SIGKILL)
     cluster.start("droverctld")
     step = steps_of(cluster, job)[0]
-    assert step["state"] == "RUNNING" and step["name"] == "sleep"
+    assert step["state"] == "RUNNING" and step["name"] == "bash"
     r = cluster.run("squeue", "-s", "-h")
     assert f"{job}.0" in r.stdout.split(), r.stdout
     cluster.wait_job_state(job, "COMPLETED", timeout=60)
     step = wait_step(cluster, job, 0, states=("COMPLETED",))
     assert step["exit_status"] == 0 and step["end_time"] > 0
-    assert (tmp_path / "out.txt").read_text() == "done\n"
+    assert (tmp_path / "out.txt").read_text() == "started\ndone\n"
 
 
 def test_bad_step_requests_are_refused(cluster):
