@@ -401,24 +401,36 @@ void ctld_node_changed(struct ctld *ctld, long node_idx)
     ctld_apply(ctld, &ev);
 }
 
-int ctld_restore_job(struct ctld *ctld, json_t *o, drv_error_t *error)
+struct job *ctld_job_from_record(struct ctld *ctld, json_t *o,
+                                 drv_error_t *error)
 {
     json_int_t id = json_integer_value(json_object_get(o, "job_id"));
-    struct job *old, *job;
+    struct job *job;
 
-    if (id <= 0 || id > UINT32_MAX)
-        return errprintf(error, "job record without a job_id");
+    if (id <= 0 || id > UINT32_MAX) {
+        errprintf(error, "job record without a job_id");
+        return NULL;
+    }
     job = job_create((uint32_t)id);
     if (job_apply_json(job, o, node_table_index_cb, ctld->nodes, error) < 0) {
         job_destroy(job);
-        return -1;
+        return NULL;
     }
     if (job->launch) {
         json_t *stored = launch_store_pack(ctld->launches, job->launch);
         json_decref(job->launch);
         job->launch = stored;
     }
-    if ((old = ctld_job_find(ctld, (uint32_t)id))) {
+    return job;
+}
+
+int ctld_restore_job(struct ctld *ctld, json_t *o, drv_error_t *error)
+{
+    struct job *old, *job = ctld_job_from_record(ctld, o, error);
+
+    if (!job)
+        return -1;
+    if ((old = ctld_job_find(ctld, job->id))) {
         if (!job->launch && old->launch)
             job->launch = json_incref(old->launch);
         if (old->alloc)

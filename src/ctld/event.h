@@ -140,6 +140,12 @@ const char *ctld_event_name(enum ctld_event_type type);
  */
 int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error);
 
+/* A new job (in no table) from its record 'o' (job_to_json()'s keys), its
+ * script in the shared launch store.  NULL with 'error' set for a record
+ * without a job id or with a bad field. */
+struct job *ctld_job_from_record(struct ctld *ctld, json_t *o,
+                                 drv_error_t *error);
+
 /* Restore one job of a snapshot (or a legacy whole-record line): the job
  * replaces any record of the same id, keeps the script of the old one when
  * it has none, and its allocation counts on the nodes again.  Returns 0,

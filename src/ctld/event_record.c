@@ -237,26 +237,10 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
     if ((state = json_string_value(json_object_get(rec, "state"))))
         ev->state = job_state_parse(state);
     switch (ev->type) {
-    case CTLD_EV_JOB_SUBMITTED: {
-        json_t *o = json_object_get(rec, "job");
-        json_int_t id = json_integer_value(json_object_get(o, "job_id"));
-        if (id <= 0 || id > UINT32_MAX)
-            return errprintf(error, "job_submitted without a job_id");
-        ev->job = job_create((uint32_t)id);
-        if (job_apply_json(ev->job, o, node_table_index_cb, ctld->nodes,
-                           error)
-            < 0) {
-            job_destroy(ev->job);
-            return -1;
-        }
-        if (ev->job->launch) {
-            json_t *stored = launch_store_pack(ctld->launches,
-                                               ev->job->launch);
-            json_decref(ev->job->launch);
-            ev->job->launch = stored;
-        }
-        return 0;
-    }
+    case CTLD_EV_JOB_SUBMITTED:
+        ev->job = ctld_job_from_record(ctld, json_object_get(rec, "job"),
+                                       error);
+        return ev->job ? 0 : -1;
     case CTLD_EV_JOB_STARTED:
         ev->alloc = job_alloc_from_json(json_object_get(rec, "alloc"),
                                         node_table_index_cb, ctld->nodes,

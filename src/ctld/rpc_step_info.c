@@ -87,21 +87,21 @@ void ctld_step_complete(struct ctld *ctld, json_t *report, long node)
                             .report = report};
 
     if (json_unpack(report, "{s:I s:I}", "job_id", &job_id, "step_id",
-                    &step_id) == 0
-        && step_id == STEP_ID_BATCH) { /* the batch script's end */
+                    &step_id) < 0)
+        return;
+    if (step_id == STEP_ID_BATCH) { /* the batch script's end */
         ctld_job_complete(ctld, report, node);
         return;
     }
-    if (json_unpack(report, "{s:I s:I}", "job_id", &job_id, "step_id",
-                    &step_id) < 0
-        || job_id <= 0 || job_id > UINT32_MAX || step_id < 0
+    if (job_id <= 0 || job_id > UINT32_MAX || step_id < 0
         || step_id > UINT32_MAX
         || !(job = ctld_job_find(ctld, (uint32_t)job_id))
-        || !(s = job_step_find(job, (uint32_t)step_id))
-        || !job_step_pending_on(s, name))
+        || !(s = job_step_find(job, (uint32_t)step_id)))
         return;
     ev.job_id = job->id;
     ev.step_id = s->id;
+    /* A repeated report (droverd resends until acknowledged) does not
+     * apply and is not journaled. */
     if (ctld_apply(ctld, &ev) == 0 && !s->pending)
         log_info("StepId=%u.%u done: %s status %d", job->id, s->id,
                  job_state_string(s->state), s->exit_status);
@@ -290,7 +290,7 @@ static int step_node_failed(struct ctld *ctld, struct job *job,
                             .state = JOB_NODE_FAIL,
                             .node = node};
 
-    if (!job_step_pending_on(s, node) || ctld_apply(ctld, &ev) < 0)
+    if (ctld_apply(ctld, &ev) < 0) /* the node reported already */
         return EDRV_INVALID_NODE_NAME;
     log_error("StepId=%u.%u: srun lost %s", job->id, s->id, node);
     signal_nodes(ctld, job, s, SIGKILL);

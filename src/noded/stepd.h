@@ -61,6 +61,11 @@ char *stepd_sock_path(const char *spool, uint32_t job_id, uint32_t step_id);
  * Returns 0, or -1 with errno. */
 int stepd_sun_path(const char *path, char *sun_path, size_t len, int *dirfd);
 
+/* A spool entry's name "step_<job>.<step><suffix>" (".sock", ".done"):
+ * true with the ids, false for any other name. */
+bool stepd_parse_name(const char *name, const char *suffix, uint32_t *job,
+                      uint32_t *step);
+
 /* One request 'req' (borrowed) to the control socket of step 'step' of
  * job 'job' in 'spool', answered at once (blocking, at most 2 s each way).
  * Returns the answer (new reference), or NULL when the step is not there
@@ -83,6 +88,11 @@ void stepd_alloc_cb(uv_handle_t *h, size_t size, uv_buf_t *buf);
 int stepd_write_report(const char *spool, json_t *c);
 
 /* --- droverd's side (stepctl.c, stepmgr.c) --- */
+
+/* A spool entry's name "step_<job>.<step><suffix>" (".sock", ".done"):
+ * true with the ids, false for any other name. */
+bool stepd_parse_name(const char *name, const char *suffix, uint32_t *job,
+                      uint32_t *step);
 
 /* One request 'req' (borrowed) to the control socket of step 'step' of
  * job 'job', from droverd's loop: 'cb' gets the answer (borrowed), or

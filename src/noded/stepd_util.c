@@ -88,6 +88,20 @@ int stepd_write_report(const char *spool, json_t *c)
     return rc;
 }
 
+bool stepd_parse_name(const char *name, const char *suffix, uint32_t *job,
+                      uint32_t *step)
+{
+    unsigned j, st;
+    int end = 0;
+
+    if (sscanf(name, "step_%u.%u%n", &j, &st, &end) != 2
+        || strcmp(name + end, suffix))
+        return false;
+    *job = j;
+    *step = st;
+    return true;
+}
+
 json_t *stepd_control(const char *spool, uint32_t job, uint32_t step,
                       json_t *req)
 {
@@ -134,12 +148,10 @@ int stepd_signal_job_steps(const char *spool, uint32_t job_id, int signo,
     int n = 0;
 
     while (d && (e = readdir(d))) {
-        unsigned j, st;
-        int end = 0;
+        uint32_t j, st;
         json_t *resp;
 
-        if (sscanf(e->d_name, "step_%u.%u%n", &j, &st, &end) != 2
-            || strcmp(e->d_name + end, ".sock") || j != job_id
+        if (!stepd_parse_name(e->d_name, ".sock", &j, &st) || j != job_id
             || st == STEPD_BATCH)
             continue;
         if ((resp = stepd_control(spool, j, st, req)))

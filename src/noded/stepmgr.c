@@ -418,20 +418,6 @@ bool stepmgr_reaped(struct noded *nd, pid_t pid, int status)
     return true;
 }
 
-static bool parse_name(const char *name, const char *suffix, uint32_t *job,
-                       uint32_t *step)
-{
-    unsigned j, st;
-    int end = 0;
-
-    if (sscanf(name, "step_%u.%u%n", &j, &st, &end) != 2
-        || strcmp(name + end, suffix))
-        return false;
-    *job = j;
-    *step = st;
-    return true;
-}
-
 /* Deliver the report file of a step if there is one (its record may
  * go).  Returns whether there was. */
 static bool scan_report(struct noded *nd, uint32_t job, uint32_t step)
@@ -558,9 +544,9 @@ void stepmgr_scan(struct noded *nd, bool wait)
     if (!d)
         return;
     while ((e = readdir(d))) {
-        if (parse_name(e->d_name, ".done", &job, &step))
+        if (stepd_parse_name(e->d_name, ".done", &job, &step))
             scan_report(nd, job, step);
-        else if (parse_name(e->d_name, ".sock", &job, &step))
+        else if (stepd_parse_name(e->d_name, ".sock", &job, &step))
             scan_socket(nd, job, step, wait);
     }
     closedir(d);
@@ -576,7 +562,7 @@ static void spool_event_cb(uv_fs_event_t *h, const char *name, int events,
     uint32_t job, step;
 
     (void)events;
-    if (status == 0 && name && parse_name(name, ".done", &job, &step))
+    if (status == 0 && name && stepd_parse_name(name, ".done", &job, &step))
         scan_report(nd, job, step);
 }
 
