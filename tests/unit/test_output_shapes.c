@@ -109,11 +109,41 @@ static void json_top_level(void **state)
     free(text);
 }
 
+/* Every "[]" of the indented text opens onto its own line (as Slurm
+ * prints empty lists), a "[]" inside a string stays, and the output is
+ * sized exactly: 10,000 records with empty lists once asked for
+ * (lists x length) bytes (here ~80 GB) and died "out of memory".
+ */
+static void json_empty_lists(void **state)
+{
+    json_t *doc = json_object(), *arr = json_array();
+    char *text;
+
+    (void)state;
+    for (int i = 0; i < 10000; i++)
+        json_array_append_new(arr, json_pack("{s:[] s:[] s:[] s:[] s:s}",
+                                             "nodes", "flags", "gres",
+                                             "steps", "name", "a[]b"));
+    json_object_set_new(doc, "jobs", arr);
+    text = json_out_text(doc);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "      \"nodes\": [\n      ],\n"
+                                 "      \"flags\": [\n      ],\n"));
+    assert_null(strstr(text, "\"nodes\": []"));
+    json_t *back = json_loads(text, 0, NULL);
+    assert_non_null(back);
+    assert_true(json_equal(back, doc));
+    json_decref(back);
+    json_decref(doc);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(show_config_layout),
         cmocka_unit_test(json_top_level),
+        cmocka_unit_test(json_empty_lists),
     };
 
     setenv("TZ", "UTC", 1);

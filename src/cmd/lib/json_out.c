@@ -427,27 +427,23 @@ void json_out_add(json_t *doc, const char *key, const json_t **records,
     json_object_set_new(doc, key, arr);
 }
 
-char *json_out_text(const json_t *doc)
+/* Walk 'text' as json_out_text() rewrites it: each "[]" outside a string
+ * becomes "[", a newline, its line's indent and "]".  With 'out' NULL only
+ * counts; returns the rewritten length (without the NUL).
+ */
+static size_t expand_empty_lists(const char *text, char *out)
 {
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER
-                                     | JSON_ESCAPE_SLASH);
     const char *line = text;
-    size_t n = 0, len;
     bool in_str = false;
-    char *out, *o;
+    size_t n = 0;
 
-    if (!text)
-        return NULL;
-    len = strlen(text);
-    for (const char *p = text; *p; p++)
-        n += p[0] == '[' && p[1] == ']';
-    /* Each "[]" grows by a newline and its line's indent (< len). */
-    out = o = xzalloc(len + n * (len + 1) + 1);
     for (const char *p = text; *p; p++) {
         if (in_str) {
-            if (*p == '\\' && p[1])
-                *o++ = *p++;
-            else if (*p == '"')
+            if (*p == '\\' && p[1]) {
+                if (out)
+                    out[n] = *p;
+                n++, p++;
+            } else if (*p == '"')
                 in_str = false;
         } else if (*p == '"') {
             in_str = true;
@@ -456,15 +452,33 @@ char *json_out_text(const json_t *doc)
         } else if (*p == '[' && p[1] == ']') {
             size_t indent = strspn(line, " ");
 
-            *o++ = '[';
-            *o++ = '\n';
-            memset(o, ' ', indent);
-            o += indent;
+            if (out) {
+                out[n] = '[';
+                out[n + 1] = '\n';
+                memset(out + n + 2, ' ', indent);
+            }
+            n += 2 + indent;
             continue;
         }
-        *o++ = *p;
+        if (out)
+            out[n] = *p;
+        n++;
     }
-    *o = '\0';
+    return n;
+}
+
+char *json_out_text(const json_t *doc)
+{
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER
+                                     | JSON_ESCAPE_SLASH);
+    size_t len;
+    char *out;
+
+    if (!text)
+        return NULL;
+    len = expand_empty_lists(text, NULL);
+    out = xzalloc(len + 1);
+    expand_empty_lists(text, out);
     free(text);
     return out;
 }
