@@ -163,7 +163,7 @@ json_t *acct_record_build(struct ctld *ctld, const struct job *job)
         "account", job->account ? job->account : "", "qos",
         job->qos ? job->qos : "normal", "partition",
         job->partition ? job->partition : "", "state",
-        job_state_string(job->state), "exit_status",
+        job_state_name(job->state), "exit_status",
         /* Slurm records a timed-out job as 0:0 (its batch step 0:15) */
         job->state == JOB_TIMEOUT ? 0 : job->exit_status,
         "time_limit_min",

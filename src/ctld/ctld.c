@@ -153,7 +153,7 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
                                      : JOB_FAILED;
     ctld_apply(ctld, &ev);
     log_info("JobId=%u done: %s status %d", job->id,
-             job_state_string(job->state), status);
+             job_state_name(job->state), status);
 }
 
 struct signal_ctx {

@@ -103,7 +103,7 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
             json_object_set_new(o, "node", json_string(ev->node));
             json_object_set_new(o, "report", step_report(ev->report));
         }
-        json_object_set_new(o, "state", json_string(job_state_string(
+        json_object_set_new(o, "state", json_string(job_state_name(
                                             (enum job_state)ev->state)));
         return json_object_set_new(o, "status", json_integer(ev->status));
     case CTLD_EV_JOB_REQUEUED:
@@ -128,7 +128,7 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
     case CTLD_EV_STEP_ENDED:
         if (ev->node)
             json_object_set_new(o, "node", json_string(ev->node));
-        return json_object_set_new(o, "state", json_string(job_state_string(
+        return json_object_set_new(o, "state", json_string(job_state_name(
                                                    (enum job_state)ev->state)));
     case CTLD_EV_NODE_STATE: {
         json_t *admin = node_table_admin_json(ctld->nodes,

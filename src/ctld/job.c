@@ -18,31 +18,11 @@
 #include "ctld/job.h"
 #include "ctld/step.h"
 
-static const struct {
-    const char *name;
-    const char *code;
-} job_states[JOB_STATE_COUNT] = {
-    [JOB_PENDING] = {"PENDING", "PD"},     [JOB_RUNNING] = {"RUNNING", "R"},
-    [JOB_COMPLETED] = {"COMPLETED", "CD"}, [JOB_FAILED] = {"FAILED", "F"},
-    [JOB_CANCELLED] = {"CANCELLED", "CA"}, [JOB_TIMEOUT] = {"TIMEOUT", "TO"},
-    [JOB_NODE_FAIL] = {"NODE_FAIL", "NF"}, [JOB_OOM] = {"OUT_OF_MEMORY", "OOM"},
-};
-
 static const char *const job_reasons[] = {
 #define X(name, text) text,
     JOB_REASONS(X)
 #undef X
 };
-
-const char *job_state_string(enum job_state s)
-{
-    return s < JOB_STATE_COUNT ? job_states[s].name : "UNKNOWN";
-}
-
-const char *job_state_short(enum job_state s)
-{
-    return s < JOB_STATE_COUNT ? job_states[s].code : "??";
-}
 
 const char *job_reason_string(enum job_reason r)
 {
@@ -57,19 +37,6 @@ static int job_reason_parse(const char *s)
         if (!strcmp(s, job_reasons[i]))
             return (int)i;
     return JOB_REASON_NONE;
-}
-
-bool job_state_is_final(enum job_state s)
-{
-    return s != JOB_PENDING && s != JOB_RUNNING;
-}
-
-int job_state_parse(const char *s)
-{
-    for (int i = 0; i < JOB_STATE_COUNT; i++)
-        if (!strcmp(s, job_states[i].name) || !strcmp(s, job_states[i].code))
-            return i;
-    return -1;
 }
 
 struct job *job_create(uint32_t id)
@@ -138,210 +105,102 @@ json_t *job_alloc_to_json(const struct sched_alloc *a,
     return arr;
 }
 
-static void set_str(json_t *o, const char *key, const char *val)
-{
-    if (val)
-        json_object_set_new(o, key, json_string(val));
-}
-
-/* Set only when given: most jobs ask for none of these. */
-static void set_nonzero(json_t *o, const char *key, json_int_t v)
-{
-    if (v)
-        json_object_set_new(o, key, json_integer(v));
-}
-
-static json_t *job_req_to_json(const struct job *job)
-{
-    const struct sched_request *r = &job->req;
-    json_t *o = json_pack(
-        "{s:i s:i s:i s:i s:i s:I s:I s:i s:i s:b}", "nodes_min", r->min_nodes,
-        "nodes_max", r->max_nodes, "num_tasks", r->ntasks, "cpus_per_task",
-        r->cpus_per_task, "ntasks_per_node", r->ntasks_per_node,
-        "mem_per_node_mib", (json_int_t)r->mem_per_node_mib, "mem_per_cpu_mib",
-        (json_int_t)r->mem_per_cpu_mib, "gpus_per_node", r->gpus_per_node,
-        "gpus", r->gpus_total, "exclusive", r->exclusive);
-
-    if (o) {
-        set_nonzero(o, "gpus_per_task", r->gpus_per_task);
-        set_nonzero(o, "cpus_per_gpu", r->cpus_per_gpu);
-        set_nonzero(o, "mem_per_gpu_mib", (json_int_t)r->mem_per_gpu_mib);
-    }
-    return o;
-}
-
-json_t *job_to_json(const struct job *job, const char *const *node_names,
-                    int flags)
-{
-    json_t *o = json_pack(
-        "{s:I s:i s:i s:s s:s s:b s:b s:b s:I s:i s:b s:b s:I s:I s:I s:I s:I "
-        "s:i s:b s:i}",
-        "job_id", (json_int_t)job->id, "user_id", (int)job->uid, "group_id",
-        (int)job->gid, "job_state", job_state_string(job->state),
-        "state_reason", job_reason_string(job->reason), "completing",
-        job->completing, "cancel_requested", job->cancel_requested,
-        "requeue_requested", job->requeue_requested, "priority",
-        (json_int_t)job->priority, "nice", job->nice, "hold", job->hold,
-        "hold_admin", job->hold_admin, "submit_time",
-        (json_int_t)job->submit_time, "eligible_time",
-        (json_int_t)job->eligible_time, "start_time",
-        (json_int_t)job->start_time, "end_time", (json_int_t)job->end_time,
-        "time_limit_s", (json_int_t)job->time_limit_s, "exit_status",
-        job->exit_status, "requeue", job->requeue, "restarts",
-        (int)job->restarts);
-
-    if (!o)
-        return NULL;
-    json_t *req = job_req_to_json(job);
-    json_object_update(o, req);
-    json_decref(req);
-    if (job->interactive)
-        json_object_set_new(o, "interactive", json_true());
-    if (job->run_id)
-        json_object_set_new(o, "run_id", json_integer(job->run_id));
-    if (job->next_step_id)
-        json_object_set_new(o, "next_step_id",
-                            json_integer(job->next_step_id));
-    job_place_to_json(&job->place, o);
-    set_str(o, "name", job->name);
-    set_str(o, "user_name", job->user_name);
-    set_str(o, "group_name", job->group_name);
-    set_str(o, "partition", job->partition);
-    set_str(o, "gres", job->gres);
-    set_str(o, "gpu_type", job->gpu_type);
-    set_str(o, "work_dir", job->work_dir);
-    set_str(o, "std_out", job->std_out);
-    set_str(o, "std_err", job->std_err);
-    set_str(o, "std_in", job->std_in);
-    set_str(o, "comment", job->comment);
-    set_str(o, "account", job->account);
-    set_str(o, "qos", job->qos);
-    set_str(o, "command", job->command);
-    set_str(o, "submit_host", job->submit_host);
-    set_str(o, "nodes", job->nodes ? job->nodes : "");
-    set_str(o, "last_nodes", job->last_nodes);
-    if (job->alloc)
-        json_object_set_new(o, "alloc",
-                            job_alloc_to_json(job->alloc, node_names));
-    else if (job->last_alloc_json)
-        json_object_set_new(o, "last_alloc",
-                            json_loads(job->last_alloc_json, 0, NULL));
-    array_to_json(job, o, flags & JOB_JSON_INFO);
-    depend_to_json(job, o);
-    if (job->steps)
-        json_object_set_new(o, "steps", job_steps_to_json(job, true));
-    /* Split-off array tasks share the master's script (array.h). */
-    if ((flags & JOB_JSON_LAUNCH) && job->launch
-        && !(job->array && job->array->job_id != job->id))
-        json_object_set(o, "launch", job->launch);
-    return o;
-}
-
-/* String fields shared by the journal, snapshots and job_submit. */
-static const struct {
-    const char *key;
-    size_t off;
-} job_str_fields[] = {
-    {"name", offsetof(struct job, name)},
-    {"user_name", offsetof(struct job, user_name)},
-    {"group_name", offsetof(struct job, group_name)},
-    {"partition", offsetof(struct job, partition)},
-    {"gres", offsetof(struct job, gres)},
-    {"gpu_type", offsetof(struct job, gpu_type)},
-    {"work_dir", offsetof(struct job, work_dir)},
-    {"std_out", offsetof(struct job, std_out)},
-    {"std_err", offsetof(struct job, std_err)},
-    {"std_in", offsetof(struct job, std_in)},
-    {"comment", offsetof(struct job, comment)},
-    {"account", offsetof(struct job, account)},
-    {"qos", offsetof(struct job, qos)},
-    {"command", offsetof(struct job, command)},
-    {"submit_host", offsetof(struct job, submit_host)},
-    {"last_nodes", offsetof(struct job, last_nodes)},
+enum field_kind {
+    K_JOB_ID, /* uint32_t id */
+    K_STATE,  /* enum job_state, as its name */
+    K_REASON, /* enum job_reason, as its name */
+    K_STR,    /* char *, left out when NULL */
+    K_NODES,  /* char *, "" when NULL */
+    K_U32,
+    K_I32,
+    K_I64,
+    K_U64,
+    K_TIME,
+    K_BOOL,
 };
 
-enum int_kind { K_U32, K_I32, K_I64, K_TIME, K_BOOL, K_U64 };
-
-static const struct {
-    const char *key;
-    size_t off;
-    enum int_kind kind;
-} job_int_fields[] = {
-    {"user_id", offsetof(struct job, uid), K_U32},
-    {"group_id", offsetof(struct job, gid), K_U32},
-    {"priority", offsetof(struct job, priority), K_U32},
-    {"nice", offsetof(struct job, nice), K_I32},
-    {"hold", offsetof(struct job, hold), K_BOOL},
-    {"hold_admin", offsetof(struct job, hold_admin), K_BOOL},
-    {"completing", offsetof(struct job, completing), K_BOOL},
-    {"cancel_requested", offsetof(struct job, cancel_requested), K_BOOL},
-    {"requeue_requested", offsetof(struct job, requeue_requested), K_BOOL},
-    {"cancelled_by", offsetof(struct job, cancelled_by), K_I64},
-    {"submit_time", offsetof(struct job, submit_time), K_TIME},
-    {"eligible_time", offsetof(struct job, eligible_time), K_TIME},
-    {"start_time", offsetof(struct job, start_time), K_TIME},
-    {"end_time", offsetof(struct job, end_time), K_TIME},
-    {"time_limit_s", offsetof(struct job, time_limit_s), K_I64},
-    {"exit_status", offsetof(struct job, exit_status), K_I32},
-    {"requeue", offsetof(struct job, requeue), K_BOOL},
-    {"interactive", offsetof(struct job, interactive), K_BOOL},
-    {"restarts", offsetof(struct job, restarts), K_U32},
-    {"run_id", offsetof(struct job, run_id), K_U32},
-    {"next_step_id", offsetof(struct job, next_step_id), K_U32},
-    {"nodes_min", offsetof(struct job, req.min_nodes), K_U32},
-    {"nodes_max", offsetof(struct job, req.max_nodes), K_U32},
-    {"num_tasks", offsetof(struct job, req.ntasks), K_U32},
-    {"cpus_per_task", offsetof(struct job, req.cpus_per_task), K_U32},
-    {"ntasks_per_node", offsetof(struct job, req.ntasks_per_node), K_U32},
-    {"mem_per_node_mib", offsetof(struct job, req.mem_per_node_mib), K_U64},
-    {"mem_per_cpu_mib", offsetof(struct job, req.mem_per_cpu_mib), K_U64},
-    {"gpus_per_node", offsetof(struct job, req.gpus_per_node), K_U32},
-    {"gpus", offsetof(struct job, req.gpus_total), K_U32},
-    {"gpus_per_task", offsetof(struct job, req.gpus_per_task), K_U32},
-    {"cpus_per_gpu", offsetof(struct job, req.cpus_per_gpu), K_U32},
-    {"mem_per_gpu_mib", offsetof(struct job, req.mem_per_gpu_mib), K_U64},
-    {"exclusive", offsetof(struct job, req.exclusive), K_BOOL},
+enum field_flags {
+    F_OMIT_ZERO = 1 << 0, /* left out when 0 or false: most jobs ask for
+                             none of these */
+    F_OMIT_NEG = 1 << 1,  /* left out when negative (unset) */
 };
 
-/* job_field_lookup() handles: small ids, then the two tables. */
-enum {
-    FIELD_JOB_ID,
-    FIELD_STATE,
-    FIELD_REASON,
-    FIELD_STR = 0x100,
-    FIELD_INT = 0x200,
-    FIELD_OMIT_ZERO = 0x400, /* set_nonzero() in job_req_to_json() */
+/* The stored fields of the record: one row each for the journal, the
+ * snapshot, job_submit and job_info answers (whole or by "fields"), as a
+ * jansson object or written straight into a listing.  The allocation,
+ * steps, array, dependency and placement groups are their modules'. */
+static const struct job_field {
+    const char *key;
+    enum field_kind kind;
+    size_t off;
+    unsigned flags;
+} job_fields[] = {
+#define F(key, kind, member, flags) {key, kind, offsetof(struct job, member), flags}
+    F("job_id", K_JOB_ID, id, 0),
+    F("job_state", K_STATE, state, 0),
+    F("state_reason", K_REASON, reason, 0),
+    F("name", K_STR, name, 0),
+    F("user_name", K_STR, user_name, 0),
+    F("group_name", K_STR, group_name, 0),
+    F("partition", K_STR, partition, 0),
+    F("gres", K_STR, gres, 0),
+    F("gpu_type", K_STR, gpu_type, 0),
+    F("work_dir", K_STR, work_dir, 0),
+    F("std_out", K_STR, std_out, 0),
+    F("std_err", K_STR, std_err, 0),
+    F("std_in", K_STR, std_in, 0),
+    F("comment", K_STR, comment, 0),
+    F("account", K_STR, account, 0),
+    F("qos", K_STR, qos, 0),
+    F("command", K_STR, command, 0),
+    F("submit_host", K_STR, submit_host, 0),
+    F("nodes", K_NODES, nodes, 0),
+    F("last_nodes", K_STR, last_nodes, 0),
+    F("user_id", K_U32, uid, 0),
+    F("group_id", K_U32, gid, 0),
+    F("priority", K_U32, priority, 0),
+    F("nice", K_I32, nice, 0),
+    F("hold", K_BOOL, hold, 0),
+    F("hold_admin", K_BOOL, hold_admin, 0),
+    F("completing", K_BOOL, completing, 0),
+    F("cancel_requested", K_BOOL, cancel_requested, 0),
+    F("requeue_requested", K_BOOL, requeue_requested, 0),
+    F("cancelled_by", K_I64, cancelled_by, F_OMIT_NEG),
+    F("submit_time", K_TIME, submit_time, 0),
+    F("eligible_time", K_TIME, eligible_time, 0),
+    F("start_time", K_TIME, start_time, 0),
+    F("end_time", K_TIME, end_time, 0),
+    F("time_limit_s", K_I64, time_limit_s, 0),
+    F("exit_status", K_I32, exit_status, 0),
+    F("requeue", K_BOOL, requeue, 0),
+    F("interactive", K_BOOL, interactive, F_OMIT_ZERO),
+    F("restarts", K_U32, restarts, 0),
+    F("run_id", K_U32, run_id, F_OMIT_ZERO),
+    F("next_step_id", K_U32, next_step_id, F_OMIT_ZERO),
+    F("nodes_min", K_U32, req.min_nodes, 0),
+    F("nodes_max", K_U32, req.max_nodes, 0),
+    F("num_tasks", K_U32, req.ntasks, 0),
+    F("cpus_per_task", K_U32, req.cpus_per_task, 0),
+    F("ntasks_per_node", K_U32, req.ntasks_per_node, 0),
+    F("mem_per_node_mib", K_U64, req.mem_per_node_mib, 0),
+    F("mem_per_cpu_mib", K_U64, req.mem_per_cpu_mib, 0),
+    F("gpus_per_node", K_U32, req.gpus_per_node, 0),
+    F("gpus", K_U32, req.gpus_total, 0),
+    F("gpus_per_task", K_U32, req.gpus_per_task, F_OMIT_ZERO),
+    F("cpus_per_gpu", K_U32, req.cpus_per_gpu, F_OMIT_ZERO),
+    F("mem_per_gpu_mib", K_U64, req.mem_per_gpu_mib, F_OMIT_ZERO),
+    F("exclusive", K_BOOL, req.exclusive, 0),
+#undef F
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-int job_field_lookup(const char *key)
+static int64_t int_field(const struct job *job, const struct job_field *f)
 {
-    if (!strcmp(key, "job_id"))
-        return FIELD_JOB_ID;
-    if (!strcmp(key, "job_state"))
-        return FIELD_STATE;
-    if (!strcmp(key, "state_reason"))
-        return FIELD_REASON;
-    for (size_t i = 0; i < NELEM(job_str_fields); i++)
-        if (!strcmp(key, job_str_fields[i].key))
-            return FIELD_STR | (int)i;
-    for (size_t i = 0; i < NELEM(job_int_fields); i++) {
-        if (strcmp(key, job_int_fields[i].key))
-            continue;
-        if (!strcmp(key, "gpus_per_task") || !strcmp(key, "cpus_per_gpu")
-            || !strcmp(key, "mem_per_gpu_mib"))
-            return FIELD_INT | FIELD_OMIT_ZERO | (int)i;
-        return FIELD_INT | (int)i;
-    }
-    return -1;
-}
+    const char *base = (const char *)job + f->off;
 
-static json_int_t int_field(const struct job *job, size_t i)
-{
-    const char *base = (const char *)job + job_int_fields[i].off;
-
-    switch (job_int_fields[i].kind) {
+    switch (f->kind) {
+    case K_JOB_ID:
     case K_U32:
         return *(const uint32_t *)base;
     case K_I32:
@@ -349,44 +208,101 @@ static json_int_t int_field(const struct job *job, size_t i)
     case K_I64:
         return *(const int64_t *)base;
     case K_U64:
-        return (json_int_t) * (const uint64_t *)base;
+        return (int64_t) * (const uint64_t *)base;
     case K_TIME:
         return *(const time_t *)base;
     case K_BOOL:
         return *(const bool *)base;
-    }
-    return 0;
-}
-
-void job_field_put(const struct job *job, int field, json_t *o)
-{
-    size_t i = (size_t)field & 0xff;
-    json_int_t v;
-
-    if (field == FIELD_JOB_ID)
-        json_object_set_new(o, "job_id", json_integer(job->id));
-    else if (field == FIELD_STATE)
-        set_str(o, "job_state", job_state_string(job->state));
-    else if (field == FIELD_REASON)
-        set_str(o, "state_reason", job_reason_string(job->reason));
-    else if (field & FIELD_STR)
-        set_str(o, job_str_fields[i].key,
-                *(char *const *)((const char *)job + job_str_fields[i].off));
-    else if (field & FIELD_INT) {
-        v = int_field(job, i);
-        if (job_int_fields[i].kind == K_BOOL)
-            json_object_set_new(o, job_int_fields[i].key, json_boolean(v));
-        else if (v || !(field & FIELD_OMIT_ZERO))
-            json_object_set_new(o, job_int_fields[i].key, json_integer(v));
+    default:
+        return 0;
     }
 }
 
-static void apply_int(struct job *job, size_t i, json_t *v)
+int job_field_lookup(const char *key)
 {
-    char *base = (char *)job + job_int_fields[i].off;
+    for (size_t i = 0; i < NELEM(job_fields); i++)
+        if (!strcmp(key, job_fields[i].key))
+            return (int)i;
+    return -1;
+}
+
+void job_field_put(const struct job *job, int field,
+                   const struct jsonw_sink *out)
+{
+    const struct job_field *f = &job_fields[field];
+    const char *str = NULL;
+    int64_t v;
+
+    switch (f->kind) {
+    case K_STATE:
+        jsonw_put_str(out, f->key, job_state_name(job->state));
+        return;
+    case K_REASON:
+        jsonw_put_str(out, f->key, job_reason_string(job->reason));
+        return;
+    case K_STR:
+    case K_NODES:
+        str = *(char *const *)((const char *)job + f->off);
+        jsonw_put_str(out, f->key, str ? str : f->kind == K_NODES ? "" : NULL);
+        return;
+    default:
+        break;
+    }
+    v = int_field(job, f);
+    if (((f->flags & F_OMIT_ZERO) && !v) || ((f->flags & F_OMIT_NEG) && v < 0))
+        return;
+    if (f->kind == K_BOOL)
+        jsonw_put_bool(out, f->key, v != 0);
+    else
+        jsonw_put_int(out, f->key, v);
+}
+
+void job_fields_put(const struct job *job, const char *const *node_names,
+                    int flags, const struct jsonw_sink *out)
+{
+    for (size_t i = 0; i < NELEM(job_fields); i++)
+        job_field_put(job, (int)i, out);
+    job_place_put(&job->place, out);
+    if (job->alloc)
+        jsonw_put_json(out, "alloc", job_alloc_to_json(job->alloc, node_names));
+    else if (job->last_alloc_json)
+        jsonw_put_json(out, "last_alloc",
+                       json_loads(job->last_alloc_json, 0, NULL));
+    if (out->obj) {
+        array_to_json(job, out->obj, flags & JOB_JSON_INFO);
+        depend_to_json(job, out->obj);
+    } else {
+        json_t *o = json_object();
+
+        array_to_json(job, o, flags & JOB_JSON_INFO);
+        depend_to_json(job, o);
+        jsonw_members(out->w, o);
+        json_decref(o);
+    }
+    if (job->steps)
+        jsonw_put_json(out, "steps", job_steps_to_json(job, true));
+    /* Split-off array tasks share the master's script (array.h). */
+    if ((flags & JOB_JSON_LAUNCH) && job->launch
+        && !(job->array && job->array->job_id != job->id))
+        jsonw_put_json(out, "launch", json_incref(job->launch));
+}
+
+json_t *job_to_json(const struct job *job, const char *const *node_names,
+                    int flags)
+{
+    json_t *o = json_object();
+
+    if (o)
+        job_fields_put(job, node_names, flags, &(struct jsonw_sink){.obj = o});
+    return o;
+}
+
+static void apply_int(struct job *job, const struct job_field *f, json_t *v)
+{
+    char *base = (char *)job + f->off;
     json_int_t n = json_is_boolean(v) ? json_is_true(v) : json_integer_value(v);
 
-    switch (job_int_fields[i].kind) {
+    switch (f->kind) {
     case K_U32:
         *(uint32_t *)base = (uint32_t)n;
         break;
@@ -405,6 +321,46 @@ static void apply_int(struct job *job, size_t i, json_t *v)
     case K_BOOL:
         *(bool *)base = n != 0;
         break;
+    default:
+        break;
+    }
+}
+
+/* Field 'f' from value 'v' of a record (a wrong type leaves it as is). */
+static int apply_field(struct job *job, const struct job_field *f, json_t *v,
+                       drv_error_t *error)
+{
+    char **dst = (char **)((char *)job + f->off);
+    int s;
+
+    switch (f->kind) {
+    case K_JOB_ID: /* the record's id is the caller's */
+        return 0;
+    case K_STATE:
+        if (!json_is_string(v))
+            return 0;
+        if ((s = job_state_parse(json_string_value(v))) < 0)
+            return errprintf(error, "JobId=%u: bad job_state", job->id);
+        job->state = (enum job_state)s;
+        return 0;
+    case K_REASON:
+        if (json_is_string(v))
+            job->reason =
+                (enum job_reason)job_reason_parse(json_string_value(v));
+        return 0;
+    case K_STR:
+    case K_NODES:
+        if (!json_is_string(v))
+            return 0;
+        free(*dst);
+        *dst = f->kind == K_NODES && !*json_string_value(v)
+                   ? NULL
+                   : xstrdup(json_string_value(v));
+        return 0;
+    default:
+        if (json_is_integer(v) || json_is_boolean(v))
+            apply_int(job, f, v);
+        return 0;
     }
 }
 
@@ -476,35 +432,12 @@ int job_apply_json(struct job *job, json_t *o,
 {
     json_t *v;
 
-    for (size_t i = 0; i < sizeof(job_str_fields) / sizeof(job_str_fields[0]);
-         i++) {
-        if ((v = json_object_get(o, job_str_fields[i].key))
-            && json_is_string(v)) {
-            char **dst = (char **)((char *)job + job_str_fields[i].off);
-            free(*dst);
-            *dst = xstrdup(json_string_value(v));
-        }
-    }
-    for (size_t i = 0; i < sizeof(job_int_fields) / sizeof(job_int_fields[0]);
-         i++) {
-        if ((v = json_object_get(o, job_int_fields[i].key))
-            && (json_is_integer(v) || json_is_boolean(v)))
-            apply_int(job, i, v);
+    for (size_t i = 0; i < NELEM(job_fields); i++) {
+        if ((v = json_object_get(o, job_fields[i].key))
+            && apply_field(job, &job_fields[i], v, error) < 0)
+            return -1;
     }
     job->req.gpu_type = job->gpu_type;
-    if ((v = json_object_get(o, "job_state")) && json_is_string(v)) {
-        int s = job_state_parse(json_string_value(v));
-        if (s < 0)
-            return errprintf(error, "JobId=%u: bad job_state", job->id);
-        job->state = (enum job_state)s;
-    }
-    if ((v = json_object_get(o, "state_reason")) && json_is_string(v))
-        job->reason = (enum job_reason)job_reason_parse(json_string_value(v));
-    if ((v = json_object_get(o, "nodes")) && json_is_string(v)) {
-        free(job->nodes);
-        job->nodes = *json_string_value(v) ? xstrdup(json_string_value(v))
-                                           : NULL;
-    }
     if ((v = json_object_get(o, "last_alloc"))) {
         free(job->last_alloc_json);
         job->last_alloc_json = json_dumps(v, JSON_COMPACT);

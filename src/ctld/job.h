@@ -16,6 +16,8 @@
 #include <uthash.h>
 
 #include "common/error.h"
+#include "proto/job_state.h"
+#include "proto/jsonw.h"
 #include "ctld/job_place.h"
 #include "sched/limits.h"
 #include "sched/sched.h"
@@ -24,17 +26,6 @@ struct job_array;
 struct job_depend;
 struct job_step;
 
-enum job_state {
-    JOB_PENDING = 0,
-    JOB_RUNNING,
-    JOB_COMPLETED,
-    JOB_FAILED,
-    JOB_CANCELLED,
-    JOB_TIMEOUT,
-    JOB_NODE_FAIL,
-    JOB_OOM,
-    JOB_STATE_COUNT,
-};
 
 /* The exit status of a job whose batch step met the OOM killer: Slurm's
  * SIG_OOM (253) taken as a wait status, shown as ExitCode 0:125. */
@@ -131,16 +122,8 @@ struct job {
     UT_hash_handle hh;
 };
 
-/* "PENDING" / "PD" etc.  Static strings. */
-const char *job_state_string(enum job_state s);
-const char *job_state_short(enum job_state s);
+/* The reason's text ("Resources").  Static strings. */
 const char *job_reason_string(enum job_reason r);
-
-/* True for COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, OOM. */
-bool job_state_is_final(enum job_state s);
-
-/* Parse "RUNNING" etc.; -1 if unknown. */
-int job_state_parse(const char *s);
 
 /* Which parts job_to_json() writes. */
 enum job_json_flags {
@@ -154,18 +137,24 @@ enum job_json_flags {
 json_t *job_to_json(const struct job *job, const char *const *node_names,
                     int flags);
 
+/* The record job_to_json() makes, put into 'out' instead (a jansson
+ * object, or a writer inside an object it opened: listings). */
+void job_fields_put(const struct job *job, const char *const *node_names,
+                    int flags, const struct jsonw_sink *out);
+
 /* One stored field of the record as job_to_json() writes it, for answers
- * that carry only the keys asked for (job_info "fields").  Covers job_id,
- * job_state, state_reason and the plain string and number fields; the
- * rest (alloc, arrays, dependencies, placement) are written by their
- * modules.  job_field_lookup() returns a handle for 'key', or -1.
+ * that carry only the keys asked for (job_info "fields").  Covers the
+ * scalar fields (ids, states, strings, counts, times); the groups (alloc,
+ * arrays, dependencies, placement, steps) are written by their modules.
+ * job_field_lookup() returns a handle for 'key', or -1.
  */
 int job_field_lookup(const char *key);
 
-/* Write field 'field' (from job_field_lookup()) of 'job' into 'o'; like
+/* Put field 'field' (from job_field_lookup()) of 'job' into 'out'; like
  * job_to_json(), unset strings and zero optional counts are left out.
  */
-void job_field_put(const struct job *job, int field, json_t *o);
+void job_field_put(const struct job *job, int field,
+                   const struct jsonw_sink *out);
 
 /* Apply the fields present in 'o' to 'job' (used for journal replay and
  * submission).  'node_index' resolves allocation node names to indexes

@@ -74,16 +74,17 @@ static char *exit_code_string(int status)
     return xasprintf("%d:0", WEXITSTATUS(status));
 }
 
-static void set_path(json_t *o, const char *key, const char *pattern,
-                     const struct jobpath_vars *v)
+static void put_path(const struct jsonw_sink *o, const char *key,
+                     const char *pattern, const struct jobpath_vars *v)
 {
     char *path = jobpath_expand(pattern, v);
 
-    json_object_set_new(o, key, json_string(path ? path : pattern));
+    jsonw_put_str(o, key, path ? path : pattern);
     free(path);
 }
 
-static void add_paths(json_t *o, const struct job *job, const char *host)
+static void add_paths(const struct jsonw_sink *o, const struct job *job,
+                      const char *host)
 {
     struct jobpath_vars v = {
         .job_id = job->id,
@@ -103,9 +104,9 @@ static void add_paths(json_t *o, const struct job *job, const char *host)
             v.array_task_id = job->array->task_id;
     }
 
-    set_path(o, "std_out", out, &v);
-    set_path(o, "std_err", job->std_err ? job->std_err : out, &v);
-    set_path(o, "std_in", job->std_in ? job->std_in : "/dev/null", &v);
+    put_path(o, "std_out", out, &v);
+    put_path(o, "std_err", job->std_err ? job->std_err : out, &v);
+    put_path(o, "std_in", job->std_in ? job->std_in : "/dev/null", &v);
 }
 
 static json_t *alloc_detail(struct ctld *ctld, const struct job *job)
@@ -184,127 +185,142 @@ static uint32_t ctx_cpus(struct info_ctx *c)
 }
 
 /* Each builder writes one key or a group sharing a derivation. */
-typedef void (*info_build_f)(struct info_ctx *c, json_t *o);
+typedef void (*info_build_f)(struct info_ctx *c, const struct jsonw_sink *o);
 
-static void b_node_count(struct info_ctx *c, json_t *o)
+static void b_node_count(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    json_object_set_new(o, "node_count", json_integer(job_node_count(c->job)));
+    jsonw_put_int(o, "node_count", job_node_count(c->job));
 }
 
-static void b_num_cpus(struct info_ctx *c, json_t *o)
+static void b_num_cpus(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    json_object_set_new(o, "num_cpus", json_integer(ctx_cpus(c)));
+    jsonw_put_int(o, "num_cpus", ctx_cpus(c));
 }
 
-static void b_num_tasks(struct info_ctx *c, json_t *o)
+static void b_num_tasks(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    json_object_set_new(o, "num_tasks", json_integer(job_num_tasks(c->job)));
+    jsonw_put_int(o, "num_tasks", job_num_tasks(c->job));
 }
 
-static void b_batch_host(struct info_ctx *c, json_t *o)
+static void b_batch_host(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    json_object_set_new(o, "batch_host", json_string(ctx_host(c) ?: ""));
+    jsonw_put_str(o, "batch_host", ctx_host(c) ?: "");
 }
 
-static void b_exit_code(struct info_ctx *c, json_t *o)
+static void b_exit_code(struct info_ctx *c, const struct jsonw_sink *o)
 {
     char *exit_code = exit_code_string(c->job->exit_status);
 
-    json_object_set_new(o, "exit_code", json_string(exit_code));
+    jsonw_put_str(o, "exit_code", exit_code);
     free(exit_code);
 }
 
 /* "tres_alloc" once allocated, "tres_req" before. */
-static void b_tres(struct info_ctx *c, json_t *o)
+static void b_tres(struct info_ctx *c, const struct jsonw_sink *o)
 {
     uint32_t cpus = ctx_cpus(c);
     char *tres = node_table_tres(cpus, c->mem, (int)job_node_count(c->job),
                                  c->gpus, true);
 
-    json_object_set_new(o, c->job->alloc ? "tres_alloc" : "tres_req",
-                        json_string(tres));
+    jsonw_put_str(o, c->job->alloc ? "tres_alloc" : "tres_req", tres);
     free(tres);
 }
 
-static void b_tres_per_node(struct info_ctx *c, json_t *o)
+static void b_tres_per_node(struct info_ctx *c, const struct jsonw_sink *o)
 {
     char *tpn = tres_per_node(c->job);
 
-    json_object_set_new(o, "tres_per_node", json_string(tpn));
+    jsonw_put_str(o, "tres_per_node", tpn);
     free(tpn);
 }
 
-static void b_batch_flag(struct info_ctx *c, json_t *o)
+static void b_batch_flag(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    json_object_set_new(o, "batch_flag", json_integer(!c->job->interactive));
+    jsonw_put_int(o, "batch_flag", !c->job->interactive);
 }
 
-static void b_alloc(struct info_ctx *c, json_t *o)
+static void b_alloc(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    json_object_set_new(o, "alloc", alloc_detail(c->ctld, c->job));
+    jsonw_put_json(o, "alloc", alloc_detail(c->ctld, c->job));
 }
 
 /* A finished job shows the nodes it ran on. */
-static void b_nodes(struct info_ctx *c, json_t *o)
+static void b_nodes(struct info_ctx *c, const struct jsonw_sink *o)
 {
     const struct job *job = c->job;
     const char *nodes = !job->alloc && job->last_nodes ? job->last_nodes
                                                        : job->nodes;
 
-    json_object_set_new(o, "nodes", json_string(nodes ? nodes : ""));
+    jsonw_put_str(o, "nodes", nodes ? nodes : "");
 }
 
 /* squeue --start: a pending job's start is the scheduler's plan. */
-static void b_start_time(struct info_ctx *c, json_t *o)
+static void b_start_time(struct info_ctx *c, const struct jsonw_sink *o)
 {
     const struct job *job = c->job;
     time_t t = job->state == JOB_PENDING && job->sched_start_time
                    ? job->sched_start_time
                    : job->start_time;
 
-    json_object_set_new(o, "start_time", json_integer(t));
+    jsonw_put_int(o, "start_time", t);
 }
 
-static void b_sched_nodes(struct info_ctx *c, json_t *o)
+static void b_sched_nodes(struct info_ctx *c, const struct jsonw_sink *o)
 {
     if (c->job->state == JOB_PENDING && c->job->sched_nodes)
-        json_object_set_new(o, "sched_nodes",
-                            json_string(c->job->sched_nodes));
+        jsonw_put_str(o, "sched_nodes", c->job->sched_nodes);
 }
 
-static void b_paths(struct info_ctx *c, json_t *o)
+static void b_paths(struct info_ctx *c, const struct jsonw_sink *o)
 {
     add_paths(o, c->job, ctx_host(c));
 }
 
-static void b_array(struct info_ctx *c, json_t *o)
+/* The groups array.c and depend.c write into a jansson object. */
+static void put_members(const struct jsonw_sink *o, json_t *members)
 {
-    array_to_json(c->job, o, true);
+    if (!members)
+        return;
+    if (o->obj)
+        json_object_update(o->obj, members);
+    else
+        jsonw_members(o->w, members);
+    json_decref(members);
 }
 
-static void b_depend(struct info_ctx *c, json_t *o)
+static void b_array(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    depend_to_json(c->job, o);
+    json_t *m = json_object();
+
+    array_to_json(c->job, m, true);
+    put_members(o, m);
 }
 
-static void b_place(struct info_ctx *c, json_t *o)
+static void b_depend(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    job_place_to_json(&c->job->place, o);
+    json_t *m = json_object();
+
+    depend_to_json(c->job, m);
+    put_members(o, m);
 }
 
-static void b_last_alloc(struct info_ctx *c, json_t *o)
+static void b_place(struct info_ctx *c, const struct jsonw_sink *o)
+{
+    job_place_put(&c->job->place, o);
+}
+
+static void b_last_alloc(struct info_ctx *c, const struct jsonw_sink *o)
 {
     if (!c->job->alloc && c->job->last_alloc_json)
-        json_object_set_new(o, "last_alloc",
-                            json_loads(c->job->last_alloc_json, 0, NULL));
+        jsonw_put_json(o, "last_alloc",
+                       json_loads(c->job->last_alloc_json, 0, NULL));
 }
 
-static void b_steps(struct info_ctx *c, json_t *o)
+static void b_steps(struct info_ctx *c, const struct jsonw_sink *o)
 {
     json_t *steps = job_steps_to_json(c->job, true);
 
-    if (steps)
-        json_object_set_new(o, "steps", steps);
+    jsonw_put_json(o, "steps", steps);
 }
 
 /* The keys job_to_json() does not write as a plain field, with their
@@ -364,6 +380,7 @@ json_t *job_info_json(struct ctld *ctld, const struct job *job, time_t now)
 {
     json_t *o = job_to_json(job, ctld->nodes->names, JOB_JSON_INFO);
     struct info_ctx c = {.ctld = ctld, .job = job};
+    struct jsonw_sink out = {.obj = o};
 
     (void)now;
     for (size_t i = 0; o && i < DERIVED_COUNT; i++) {
@@ -375,7 +392,7 @@ json_t *job_info_json(struct ctld *ctld, const struct job *job, time_t now)
         if (info_keys[i].build == b_nodes
             && !(!job->alloc && job->last_nodes))
             continue;
-        info_keys[i].build(&c, o);
+        info_keys[i].build(&c, &out);
     }
     return o;
 }
@@ -440,15 +457,24 @@ void job_info_plan_destroy(struct job_info_plan *plan)
     free(plan);
 }
 
+void job_info_put_plan(struct ctld *ctld, const struct job *job,
+                       const struct job_info_plan *plan,
+                       const struct jsonw_sink *out)
+{
+    struct info_ctx c = {.ctld = ctld, .job = job};
+
+    for (size_t i = 0; i < plan->nfields; i++)
+        job_field_put(job, plan->fields[i], out);
+    for (size_t i = 0; i < plan->nbuilds; i++)
+        plan->builds[i](&c, out);
+}
+
 json_t *job_info_json_plan(struct ctld *ctld, const struct job *job,
                            const struct job_info_plan *plan)
 {
     json_t *o = json_object();
-    struct info_ctx c = {.ctld = ctld, .job = job};
 
-    for (size_t i = 0; o && i < plan->nfields; i++)
-        job_field_put(job, plan->fields[i], o);
-    for (size_t i = 0; o && i < plan->nbuilds; i++)
-        plan->builds[i](&c, o);
+    if (o)
+        job_info_put_plan(ctld, job, plan, &(struct jsonw_sink){.obj = o});
     return o;
 }

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <jansson.h>
 
+#include "proto/jsonw.h"
+
 struct ctld;
 struct job;
 
@@ -38,6 +40,14 @@ struct job_info_plan *job_info_plan_create(json_t *fields);
 
 /* NULL is a no-op. */
 void job_info_plan_destroy(struct job_info_plan *plan);
+
+/* Put the keys in 'plan' of 'job' into 'out' (a listing written
+ * straight into the answer: rpc_job_info).  A key is written once: the
+ * plan holds each record field or derived group once, and no two write
+ * the same key. */
+void job_info_put_plan(struct ctld *ctld, const struct job *job,
+                       const struct job_info_plan *plan,
+                       const struct jsonw_sink *out);
 
 /* Only the keys in 'plan' (and, for keys derived together such as the
  * expanded std_out/std_err/std_in, the rest of their group) with the

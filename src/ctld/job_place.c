@@ -24,31 +24,26 @@ void job_place_clear(struct job_place *pl)
     *pl = (struct job_place){ 0 };
 }
 
-static void set_str(json_t *o, const char *key, const char *val)
+/* Zero is "not given": left out. */
+static void put_int(const struct jsonw_sink *out, const char *key, int64_t v)
 {
-    if (val)
-        json_object_set_new(o, key, json_string(val));
+    if (v)
+        jsonw_put_int(out, key, v);
 }
 
-static void set_int(json_t *o, const char *key, int64_t val)
+void job_place_put(const struct job_place *pl, const struct jsonw_sink *out)
 {
-    if (val)
-        json_object_set_new(o, key, json_integer(val));
-}
-
-void job_place_to_json(const struct job_place *pl, json_t *o)
-{
-    set_str(o, "req_nodes", pl->req_nodes);
-    set_str(o, "exc_nodes", pl->exc_nodes);
-    set_str(o, "features", pl->features);
-    set_int(o, "begin_time", pl->begin_time);
-    set_int(o, "time_min_s", pl->time_min_s);
-    set_int(o, "signal_num", pl->signal_num);
-    set_int(o, "signal_secs", pl->signal_secs);
+    jsonw_put_str(out, "req_nodes", pl->req_nodes);
+    jsonw_put_str(out, "exc_nodes", pl->exc_nodes);
+    jsonw_put_str(out, "features", pl->features);
+    put_int(out, "begin_time", pl->begin_time);
+    put_int(out, "time_min_s", pl->time_min_s);
+    put_int(out, "signal_num", pl->signal_num);
+    put_int(out, "signal_secs", pl->signal_secs);
     if (pl->signal_batch)
-        json_object_set_new(o, "signal_batch_only", json_true());
+        jsonw_put_bool(out, "signal_batch_only", true);
     if (pl->open_append)
-        json_object_set_new(o, "open_mode", json_string("append"));
+        jsonw_put_str(out, "open_mode", "append");
 }
 
 /* Replace *dst by string 'v' if it is one ("" = none); true if changed. */

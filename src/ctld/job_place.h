@@ -18,6 +18,7 @@
 
 #include "common/bitmap.h"
 #include "common/error.h"
+#include "proto/jsonw.h"
 #include "sched/sched.h"
 
 struct node_table;
@@ -39,8 +40,8 @@ struct job_place {
 /* Free the strings and bitmaps; 'pl' is left zeroed.  NULL is a no-op. */
 void job_place_clear(struct job_place *pl);
 
-/* Add the set fields to job object 'o' (job_to_json). */
-void job_place_to_json(const struct job_place *pl, json_t *o);
+/* Add the set fields to a job record (job_fields_put()). */
+void job_place_put(const struct job_place *pl, const struct jsonw_sink *out);
 
 /* Take the fields present in 'o' (job_apply_json).  Bitmaps are dropped
  * when their hostlist changes.

@@ -10,33 +10,9 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/job_update.h"
-#include "ctld/req_field.h"
+#include "proto/schema.h"
 #include "ctld/submit_check.h"
 #include "sched/feature_expr.h"
-
-/* Every key of a job_update body, with its type and bounds (as
- * job_submit's: submit_check.c). */
-static const struct req_field update_body[] = {
-    {"job_id", REQ_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0},
-    {"array_throttle", REQ_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0},
-    {"time_limit_s", REQ_INT, TIME_INFINITE, REQ_TIME_MAX_S,
-     EDRV_INVALID_TIME_LIMIT, 0},
-    {"nodes_min", REQ_INT, 0, INT32_MAX, EDRV_INVALID_NODE_COUNT, 0},
-    {"nodes_max", REQ_INT, 0, INT32_MAX, EDRV_INVALID_NODE_COUNT, 0},
-    {"begin_time", REQ_INT, 0, REQ_EPOCH_MAX, EDRV_INVALID_TIME_VALUE, 0},
-    {"partition", REQ_STR, 0, REQ_STR_MAX, EDRV_PATHNAME_TOO_LONG,
-     REQ_PRINTABLE},
-    {"name", REQ_STR, 0, REQ_STR_MAX, EDRV_PATHNAME_TOO_LONG, REQ_PRINTABLE},
-    {"features", REQ_STR, 0, FEATURE_EXPR_LEN_MAX, EDRV_INVALID_FEATURE,
-     REQ_PRINTABLE},
-    {"dependency", REQ_STR, 0, REQ_LIST_MAX, EDRV_DEPENDENCY, REQ_PRINTABLE},
-    {NULL, 0, 0, 0, 0, 0},
-};
-
-int job_update_check_body(json_t *body, drv_error_t *error)
-{
-    return req_check(body, update_body, error);
-}
 
 static int bad(int errnum, drv_error_t *error, const char *what)
 {

@@ -28,21 +28,12 @@ struct job_update {
     const char *features;                /* "features"; "" clears; NULL no */
 };
 
-/* The JSON type and bounds of every key of job_update body 'body', before
- * anything reads them (as submit_check_body()): a wrong type is
- * EDRV_PROTOCOL_MALFORMED, a time limit under -1 (TIME_INFINITE) or over
- * REQ_TIME_MAX_S EDRV_INVALID_TIME_LIMIT, a control character in Name=
- * EDRV_CONTROL_CHARACTER.  Returns 0, or -1 with errno set and 'error'
- * (may be NULL) naming the key.
- */
-int job_update_check_body(json_t *body, drv_error_t *error);
-
 /* Check the fields of job_update body 'body' for 'job', as Slurm's
  * update_job: all but Name= need a pending job (EDRV_JOB_NOT_PENDING);
  * an unknown partition is EDRV_INVALID_PARTITION_NAME, a node count of
  * 0 or a maximum under the minimum EDRV_INVALID_NODE_COUNT, a bad or
  * unknown feature EDRV_INVALID_FEATURE, a value of the wrong JSON type
- * EDRV_PROTOCOL_MALFORMED.  'body' passed job_update_check_body() (its
+ * EDRV_PROTOCOL_MALFORMED.  'body' passed its schema (proto/schema_msgs.c: its
  * ranges are not checked again).  Fills *u; returns 0, or -1 with errno set
  * and the reason in 'error' (may be NULL).
  */

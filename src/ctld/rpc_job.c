@@ -26,8 +26,9 @@
 #include "ctld/depend.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
+#include "proto/jsonw.h"
 #include "ctld/job_update.h"
-#include "ctld/req_field.h"
+#include "proto/schema.h"
 #include "ctld/part_access.h"
 #include "ctld/submit_check.h"
 
@@ -363,20 +364,48 @@ error:
     respond_error(req, &error, "job_submit");
 }
 
-/* "COMPLETING" in a states filter: any job still completing. */
-static bool is_completing(json_t *v)
-{
-    const char *s = json_string_value(v);
+/* A job_info request's filter, read once for the whole listing:
+ * {"job_ids":[N],"user_ids":[N],"partitions":[S],"states":[S],
+ *  "show_all":B}; an empty or absent list matches every job. */
+struct job_filter {
+    json_t *ids, *users, *parts; /* borrowed from the body */
+    unsigned states;             /* bit per enum job_state; 0: any */
+    bool completing;             /* "COMPLETING"/"CG": any completing job */
+    bool listing;                /* no job ids: a listing (job_shown()) */
+    bool show_all;
+    bool private_jobs;           /* PrivateData=jobs applies to the sender */
+};
 
-    return s && (!strcmp(s, "COMPLETING") || !strcmp(s, "CG"));
+static void job_filter_read(struct job_filter *f, struct ctld *ctld,
+                            proto_req_t *req, json_t *body)
+{
+    json_t *states = json_object_get(body, "states"), *v;
+    size_t i;
+    int s;
+
+    *f = (struct job_filter){
+        .ids = json_object_get(body, "job_ids"),
+        .users = json_object_get(body, "user_ids"),
+        .parts = json_object_get(body, "partitions"),
+        .show_all = json_is_true(json_object_get(body, "show_all")),
+        .private_jobs = ctld_private(ctld, req, CONF_PRIVATE_JOBS),
+    };
+    f->listing = !json_array_size(f->ids);
+    json_array_foreach(states, i, v) {
+        const char *name = json_string_value(v) ?: "";
+
+        if (!strcmp(name, "COMPLETING") || !strcmp(name, "CG"))
+            f->completing = true;
+        else if ((s = job_state_parse(name)) >= 0)
+            f->states |= 1u << s;
+    }
+    /* A states list naming no state we know matches nothing. */
+    if (json_array_size(states) && !f->states && !f->completing)
+        f->states = 1u << JOB_STATE_COUNT;
 }
 
-static bool job_matches(const struct job *job, json_t *filter)
+static bool job_matches(const struct job *job, const struct job_filter *f)
 {
-    json_t *ids = json_object_get(filter, "job_ids");
-    json_t *users = json_object_get(filter, "user_ids");
-    json_t *states = json_object_get(filter, "states");
-    json_t *parts = json_object_get(filter, "partitions");
     json_t *v;
     size_t i;
     bool hit;
@@ -388,16 +417,17 @@ static bool job_matches(const struct job *job, json_t *filter)
         if (!hit)                                                              \
             return false;                                                      \
     }
-    MATCH_ANY(ids, json_integer_value(v) == job->id
-                       || (job->array
-                           && json_integer_value(v) == job->array->job_id))
-    MATCH_ANY(users, json_integer_value(v) == (json_int_t)job->uid)
-    MATCH_ANY(parts, job->partition
-                         && !strcmp(json_string_value(v) ?: "", job->partition))
-    MATCH_ANY(states, job_state_parse(json_string_value(v) ?: "")
-                              == (int)job->state
-                          || (job->completing && is_completing(v)))
+    MATCH_ANY(f->ids, json_integer_value(v) == job->id
+                          || (job->array
+                              && json_integer_value(v) == job->array->job_id))
+    MATCH_ANY(f->users, json_integer_value(v) == (json_int_t)job->uid)
+    MATCH_ANY(f->parts,
+              job->partition
+                  && !strcmp(json_string_value(v) ?: "", job->partition))
 #undef MATCH_ANY
+    if (f->states || f->completing)
+        return (f->states & (1u << job->state))
+               || (job->completing && f->completing);
     return true;
 }
 
@@ -405,42 +435,60 @@ static bool job_matches(const struct job *job, json_t *filter)
  * limits an ordinary user to their own jobs; a listing (no "job_ids")
  * without "show_all" leaves out jobs in partitions the user does not see
  * (Hidden=YES, AllowGroups=), as Slurm's squeue without -a. */
-static bool job_shown(struct ctld *ctld, proto_req_t *req, json_t *filter,
-                      const struct job *job)
+static bool job_shown(struct ctld *ctld, proto_req_t *req,
+                      const struct job_filter *f, const struct job *job)
 {
     uid_t uid = proto_req_uid(req);
     const struct ctld_partition *part;
 
-    if (job->uid != uid && ctld_private(ctld, req, CONF_PRIVATE_JOBS))
+    if (job->uid != uid && f->private_jobs)
         return false;
-    if (json_is_true(json_object_get(filter, "show_all"))
-        || json_array_size(json_object_get(filter, "job_ids"))
-        || !job->partition
+    if (f->show_all || !f->listing || !job->partition
         || !(part = node_table_partition(ctld->nodes, job->partition)))
         return true;
     return part_access_visible(ctld->access, part->conf, uid,
                                ctld_req_slurm_user(req), ctld_now(ctld));
 }
 
+/* The listing is written straight into the answer's frame: a job is a
+ * buffer fill, not a tree of jansson objects (docs/architecture.md). */
 static void rpc_job_info(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
-    json_t *filter = proto_req_body(req), *jobs = json_array();
+    json_t *filter = proto_req_body(req);
     time_t now = ctld_now(ctld);
     struct job_info_plan *plan =
         job_info_plan_create(json_object_get(filter, "fields"));
+    struct jsonw w;
+    struct jsonw_sink out = {.w = &w};
+    struct job_filter f;
     struct job *job, *tmp;
 
+    job_filter_read(&f, ctld, req, filter);
+    jsonw_init(&w, PROTO_RESPOND_RESERVE);
+    jsonw_obj_open(&w);
+    jsonw_key(&w, "now");
+    jsonw_int(&w, now);
+    jsonw_key(&w, "jobs");
+    jsonw_arr_open(&w);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job_matches(job, filter) && job_shown(ctld, req, filter, job))
-            json_array_append_new(jobs,
-                                  plan ? job_info_json_plan(ctld, job, plan)
-                                       : job_info_json(ctld, job, now));
+        if (!job_matches(job, &f) || !job_shown(ctld, req, &f, job))
+            continue;
+        if (plan) {
+            jsonw_obj_open(&w);
+            job_info_put_plan(ctld, job, plan, &out);
+            jsonw_obj_close(&w);
+        } else {
+            json_t *o = job_info_json(ctld, job, now);
+
+            jsonw_json(&w, o);
+            json_decref(o);
+        }
     }
+    jsonw_arr_close(&w);
+    jsonw_obj_close(&w);
     job_info_plan_destroy(plan);
-    if (proto_respond(req, json_pack("{s:I s:o}", "now", (json_int_t)now,
-                                     "jobs", jobs))
-        < 0)
+    if (proto_respond_jsonw(req, &w) < 0)
         log_err("job_info: responding");
 }
 
@@ -468,23 +516,12 @@ static struct job *job_for_req(struct ctld *ctld, proto_req_t *req,
     return job;
 }
 
-/* The keys of a job_cancel body (req_field.h). */
-static const struct req_field cancel_body[] = {
-    {"job_id", REQ_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0},
-    {"signal", REQ_INT, 1, 64, 0, 0},
-    {"array_tasks", REQ_STR, 0, 4096, EDRV_INVALID_ARRAY, 0},
-    {NULL, 0, 0, 0, 0, 0},
-};
-
 static void rpc_job_cancel(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     int errnum = 0, signo = SIGKILL;
-    drv_error_t error = {{0}};
     struct job *job;
 
-    if (req_check(proto_req_body(req), cancel_body, &error) < 0)
-        return respond_error(req, &error, "job_cancel");
     if (array_cancel_rpc(ctld, req))
         return;
     if (!(job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum)))
@@ -606,8 +643,6 @@ static void rpc_job_update(proto_req_t *req, void *arg)
     drv_error_t error = {{0}};
     struct job_update u;
 
-    if (job_update_check_body(body, &error) < 0)
-        return respond_error(req, &error, "job_update");
     if (array_update_rpc(ctld, req))
         return;
     if (!(job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum)))

@@ -18,7 +18,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
-#include "ctld/req_field.h"
+#include "proto/schema.h"
 #include "ctld/step.h"
 #include "ctld/step_layout.h"
 #include "ctld/step_res.h"
@@ -445,65 +445,8 @@ static struct job *step_job(struct ctld *ctld, proto_req_t *req,
     return job;
 }
 
-/* srun's secret for its step's I/O connections: hex digits (the table
- * holds it to 64 of them). */
-static bool io_key_ok(json_t *key)
-{
-    const char *k = json_string_value(key);
-
-    for (; *k; k++)
-        if (!isxdigit((unsigned char)*k))
-            return false;
-    return true;
-}
-
-/* Every key of a step_create body, with its type and bounds
- * (req_field.h). */
-static const struct req_field step_body[] = {
-    {"job_id", REQ_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0},
-    {"ntasks", REQ_INT, 0, 65536, EDRV_INVALID_NODE_COUNT, 0},
-    {"nodes", REQ_INT, 0, 65536, EDRV_INVALID_NODE_COUNT, 0},
-    {"cpus_per_task", REQ_INT, 0, 65536, 0, 0},
-    {"mem_mib", REQ_INT, 0, (int64_t)1 << 40, EDRV_INVALID_TASK_MEMORY, 0},
-    {"gpus_per_task", REQ_INT, 0, 1024, EDRV_INVALID_GRES, 0},
-    {"gpus_per_node", REQ_INT, 0, 1024, EDRV_INVALID_GRES, 0},
-    {"gpus", REQ_INT, 0, 65536, EDRV_INVALID_GRES, 0},
-    {"exact", REQ_BOOL, 0, 0, 0, 0},
-    {"overlap", REQ_BOOL, 0, 0, 0, 0},
-    {"argv", REQ_STR_LIST, 1, REQ_LIST_MAX, EDRV_PATHNAME_TOO_LONG,
-     REQ_REQUIRED},
-    {"env", REQ_STR_LIST, 0, REQ_LIST_MAX, EDRV_PATHNAME_TOO_LONG,
-     REQ_REQUIRED},
-    {"cwd", REQ_STR, 0, REQ_PATH_MAX, EDRV_PATHNAME_TOO_LONG, REQ_REQUIRED},
-    {"io_port", REQ_INT, 1, 65535, 0, REQ_REQUIRED},
-    {"io_key", REQ_STR, 64, 64, 0, REQ_REQUIRED},
-    {"distribution", REQ_STR, 0, 256, 0, 0},
-    {"task_nodes", REQ_STR_LIST, 0, 65536, 0, 0},
-    {"mpi", REQ_STR, 0, 64, 0, 0},
-    {"input", REQ_STR, 0, REQ_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0},
-    {"pty", REQ_BOOL, 0, 0, 0, 0},
-    {"pty_rows", REQ_INT, 0, 65535, 0, 0},
-    {"pty_cols", REQ_INT, 0, 65535, 0, 0},
-    {"srun_host", REQ_STR, 0, REQ_STR_MAX, EDRV_PATHNAME_TOO_LONG,
-     REQ_PRINTABLE},
-    {"srun_pid", REQ_INT, 0, INT32_MAX, 0, 0},
-    {NULL, 0, 0, 0, 0, 0},
-};
-
-/* The body against step_body, and srun's I/O key is hex. */
-static int body_has(json_t *body, drv_error_t *error)
-{
-    if (req_check(body, step_body, error) < 0)
-        return -1;
-    if (!io_key_ok(json_object_get(body, "io_key"))) {
-        errno = EDRV_PROTOCOL_MALFORMED;
-        return errprintf(error, "io_key: must be 64 hex digits");
-    }
-    return 0;
-}
-
 /* The step's own request: step_create's optional keys (their bounds
- * checked by body_has()). */
+ * checked against its schema: proto/schema_msgs.c). */
 static void step_req_parse(json_t *body, struct step_req *rq)
 {
     json_int_t cpt = 0, mem = 0, gpt = 0, gpn = 0, gpus = 0;
@@ -535,12 +478,6 @@ static void rpc_step_create(proto_req_t *req, void *arg)
     json_t *base;
     int errnum;
 
-    drv_error_t error = {{0}};
-
-    if (body_has(body, &error) < 0) {
-        proto_respond_error(req, errno, error.text);
-        return;
-    }
     if (json_unpack(body, "{s:I s?I s?I}", "job_id", &id, "ntasks", &ntasks,
                     "nodes", &nodes)
         < 0) {

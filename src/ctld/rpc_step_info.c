@@ -104,7 +104,7 @@ void ctld_step_complete(struct ctld *ctld, json_t *report, long node)
      * apply and is not journaled. */
     if (ctld_apply(ctld, &ev) == 0 && !s->pending)
         log_info("StepId=%u.%u done: %s status %d", job->id, s->id,
-                 job_state_string(s->state), s->exit_status);
+                 job_state_name(s->state), s->exit_status);
 }
 
 static void rpc_step_complete(proto_req_t *req, void *arg)

@@ -228,7 +228,7 @@ json_t *job_step_to_json(const struct job_step *s, bool internal)
     json_t *o = json_pack(
         "{s:I s:s s:s s:i s:I s:I s:s s:I s:I s:I s:I s:s s:i s:I s:I}",
         "step_id", (json_int_t)s->id, "name", s->name, "state",
-        job_state_string(s->state), "exit_status", s->exit_status,
+        job_state_name(s->state), "exit_status", s->exit_status,
         "start_time", (json_int_t)s->start_time, "end_time",
         (json_int_t)s->end_time, "nodes", s->nodes, "nnodes",
         (json_int_t)s->nnodes, "ntasks", (json_int_t)s->ntasks, "ncpus",

@@ -10,80 +10,20 @@
 
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "ctld/req_field.h"
+#include "proto/schema.h"
 #include "ctld/submit_check.h"
 #include "sched/feature_expr.h"
 
-#define P REQ_PRINTABLE
 #define TOO_LONG EDRV_PATHNAME_TOO_LONG
-
-/* Every key of a job_submit body the controller reads (rpc_job.c,
- * job_place.c, array.c, depend.c, enforce.c), with its type and bounds.
- * Strings a command prints one per line may hold no control character. */
-static const struct req_field submit_body[] = {
-    {"name", REQ_STR, 0, REQ_STR_MAX, TOO_LONG, P},
-    {"partition", REQ_STR, 0, REQ_STR_MAX, TOO_LONG, P},
-    {"account", REQ_STR, 0, REQ_STR_MAX, TOO_LONG, P},
-    {"qos", REQ_STR, 0, REQ_STR_MAX, TOO_LONG, P},
-    {"comment", REQ_STR, 0, REQ_STR_MAX, TOO_LONG, P},
-    {"submit_host", REQ_STR, 0, REQ_STR_MAX, TOO_LONG, P},
-    {"gres", REQ_STR, 0, REQ_STR_MAX, EDRV_INVALID_GRES, P},
-    {"gpu_type", REQ_STR, 0, REQ_STR_MAX, EDRV_INVALID_GRES, P},
-    {"features", REQ_STR, 0, FEATURE_EXPR_LEN_MAX, EDRV_INVALID_FEATURE, P},
-    {"work_dir", REQ_STR, 0, REQ_PATH_MAX, TOO_LONG, P},
-    {"std_out", REQ_STR, 0, REQ_PATH_MAX, TOO_LONG, P},
-    {"std_err", REQ_STR, 0, REQ_PATH_MAX, TOO_LONG, P},
-    {"std_in", REQ_STR, 0, REQ_PATH_MAX, TOO_LONG, P},
-    {"command", REQ_STR, 0, REQ_LIST_MAX, TOO_LONG, 0},
-    {"req_nodes", REQ_STR, 0, REQ_LIST_MAX, EDRV_INVALID_NODE_NAME, P},
-    {"exc_nodes", REQ_STR, 0, REQ_LIST_MAX, EDRV_INVALID_NODE_NAME, P},
-    {"dependency", REQ_STR, 0, REQ_LIST_MAX, EDRV_DEPENDENCY, P},
-    {"kill_on_invalid_dep", REQ_STR, 0, 16, 0, P},
-    {"array", REQ_STR, 0, 4096, EDRV_INVALID_ARRAY, P},
-    {"open_mode", REQ_STR, 0, 16, 0, P},
-    {"script", REQ_STR, 0, CONF_MAX_SCRIPT_SIZE_MAX, TOO_LONG, 0},
-    {"argv", REQ_STR_LIST, 0, REQ_LIST_MAX, TOO_LONG, 0},
-    {"env", REQ_STR_MAP, 0, REQ_LIST_MAX, TOO_LONG, 0},
-    {"user_id", REQ_INT, 0, UINT32_MAX - 1, EDRV_USER_ID_MISSING, 0},
-    {"group_id", REQ_INT, 0, UINT32_MAX - 1, EDRV_USER_ID_MISSING, 0},
-    {"nodes_min", REQ_INT, 0, INT32_MAX, EDRV_INVALID_NODE_COUNT, 0},
-    {"nodes_max", REQ_INT, 0, INT32_MAX, EDRV_INVALID_NODE_COUNT, 0},
-    {"ntasks", REQ_INT, 0, INT32_MAX, EDRV_TOO_MANY_REQUESTED_CPUS, 0},
-    {"num_tasks", REQ_INT, 0, INT32_MAX, EDRV_TOO_MANY_REQUESTED_CPUS, 0},
-    {"cpus_per_task", REQ_INT, 0, 65535, EDRV_TOO_MANY_REQUESTED_CPUS, 0},
-    {"ntasks_per_node", REQ_INT, 0, 65535, EDRV_TOO_MANY_REQUESTED_CPUS, 0},
-    {"cpus_per_gpu", REQ_INT, 0, 65535, EDRV_TOO_MANY_REQUESTED_CPUS, 0},
-    {"mem_per_node_mib", REQ_INT, 0, (int64_t)1 << 40, EDRV_INVALID_TASK_MEMORY, 0},
-    {"mem_per_cpu_mib", REQ_INT, 0, (int64_t)1 << 40, EDRV_INVALID_TASK_MEMORY, 0},
-    {"mem_per_gpu_mib", REQ_INT, 0, (int64_t)1 << 40, EDRV_INVALID_TASK_MEMORY, 0},
-    {"gpus", REQ_INT, 0, 65535, EDRV_INVALID_GRES, 0},
-    {"gpus_per_node", REQ_INT, 0, 65535, EDRV_INVALID_GRES, 0},
-    {"gpus_per_task", REQ_INT, 0, 65535, EDRV_INVALID_GRES, 0},
-    {"time_limit_s", REQ_INT, TIME_INFINITE, REQ_TIME_MAX_S, EDRV_INVALID_TIME_LIMIT, 0},
-    {"time_min_s", REQ_INT, TIME_INFINITE, REQ_TIME_MAX_S, EDRV_INVALID_TIME_MIN_LIMIT, 0},
-    {"begin_time", REQ_INT, 0, REQ_EPOCH_MAX, EDRV_INVALID_TIME_VALUE, 0},
-    {"nice", REQ_INT, -2147483645, 2147483645, EDRV_INVALID_NICE, 0},
-    {"signal_num", REQ_INT, 0, 64, 0, 0},
-    {"signal_secs", REQ_INT, 0, 65535, 0, 0},
-    {"exclusive", REQ_BOOL, 0, 0, 0, 0},
-    {"hold", REQ_BOOL, 0, 0, 0, 0},
-    {"requeue", REQ_BOOL, 0, 0, 0, 0},
-    {"interactive", REQ_BOOL, 0, 0, 0, 0},
-    {"signal_batch_only", REQ_BOOL, 0, 0, 0, 0},
-    {"test_only", REQ_BOOL, 0, 0, 0, 0},
-    {NULL, 0, 0, 0, 0, 0},
-};
 
 int submit_check_body(const struct ctld *ctld, json_t *body,
                       drv_error_t *error)
 {
-    const struct req_field script = {"script", REQ_STR, 0,
-                                     ctld->conf->max_script_size, TOO_LONG, 0};
+    const struct schema_field script = {
+        "script", SCHEMA_STR, 0, ctld->conf->max_script_size, TOO_LONG, 0,
+        "bytes", NULL};
 
-    if (req_check(body, submit_body, error) < 0
-        || req_check_field(body, &script, error) < 0)
-        return -1;
-    return 0;
+    return schema_check_field(body, &script, error);
 }
 
 /* Does some node of the table have feature 'name'? */

@@ -12,15 +12,11 @@
 
 #include "ctld/ctld.h"
 
-/* The values of job_submit body 'body', before anything reads them: the
- * JSON type of every key the controller uses (wrong type:
- * EDRV_PROTOCOL_MALFORMED), integer ranges (EDRV_INVALID_TIME_LIMIT for
- * time_limit_s, EDRV_INVALID_NODE_COUNT for the node counts...), string
- * lengths (Slurm's: 1024 bytes for names and the comment, PATH_MAX for
- * paths, SchedulerParameters=max_script_size for the script:
- * EDRV_PATHNAME_TOO_LONG) and no control character in what commands print
- * (EDRV_CONTROL_CHARACTER).  Returns 0, or -1 with errno set and 'error'
- * naming the key.
+/* The script of job_submit body 'body' against
+ * SchedulerParameters=max_script_size (EDRV_PATHNAME_TOO_LONG); the
+ * server checked the rest of the body against its schema
+ * (proto/schema_msgs.c) before the handler ran.  Returns 0, or -1 with
+ * errno set and 'error' naming the key.
  */
 int submit_check_body(const struct ctld *ctld, json_t *body,
                       drv_error_t *error);

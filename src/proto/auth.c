@@ -26,7 +26,8 @@
 #define PAYLOAD_LEN (PAYLOAD_PREFIX_LEN + 2 * PROTO_AUTH_DIGEST_LEN)
 
 struct proto_auth {
-    munge_ctx_t ctx;
+    munge_ctx_t ctx;   /* the loop's own */
+    char *socket_path; /* NULL: MUNGE's default; for threads' contexts */
 };
 
 static int digest_chunk(const char *chunk, size_t size, void *arg)
@@ -84,10 +85,10 @@ static int make_payload(const char *type, const json_t *body,
     return 0;
 }
 
-static int munge_fail(proto_auth_t *auth, munge_err_t e, const char *what,
+static int munge_fail(munge_ctx_t ctx, munge_err_t e, const char *what,
                       drv_error_t *error)
 {
-    const char *text = auth->ctx ? munge_ctx_strerror(auth->ctx) : NULL;
+    const char *text = ctx ? munge_ctx_strerror(ctx) : NULL;
 
     errprintf(error, "%s: %s", what, text ? text : munge_strerror(e));
     errno = e == EMUNGE_NO_MEMORY ? ENOMEM : EDRV_PROTOCOL_AUTH;
@@ -106,10 +107,15 @@ proto_auth_t *proto_auth_create(const char *socket_path, drv_error_t *error)
         errno = ENOMEM;
         return NULL;
     }
+    if (socket_path && !(auth->socket_path = strdup(socket_path))) {
+        proto_auth_destroy(auth);
+        errno = ENOMEM;
+        return NULL;
+    }
     if (socket_path
         && (e = munge_ctx_set(auth->ctx, MUNGE_OPT_SOCKET, socket_path))
                != EMUNGE_SUCCESS) {
-        munge_fail(auth, e, "MUNGE socket", error);
+        munge_fail(auth->ctx, e, "MUNGE socket", error);
         proto_auth_destroy(auth);
         return NULL;
     }
@@ -122,6 +128,7 @@ void proto_auth_destroy(proto_auth_t *auth)
         int saved_errno = errno;
         if (auth->ctx)
             munge_ctx_destroy(auth->ctx);
+        free(auth->socket_path);
         free(auth);
         errno = saved_errno;
     }
@@ -143,15 +150,16 @@ char *proto_auth_encode(proto_auth_t *auth, const char *type,
     e = munge_encode(&cred, auth->ctx, payload, (int)PAYLOAD_LEN);
     if (e != EMUNGE_SUCCESS) {
         free(cred);
-        munge_fail(auth, e, "MUNGE encode failed", error);
+        munge_fail(auth->ctx, e, "MUNGE encode failed", error);
         return NULL;
     }
     return cred;
 }
 
-int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
-                      const json_t *body, uid_t *uid, gid_t *gid,
-                      drv_error_t *error)
+/* proto_auth_decode() with MUNGE context 'ctx'. */
+static int decode_with(munge_ctx_t ctx, const char *cred, const char *type,
+                       const json_t *body, uid_t *uid, gid_t *gid,
+                       drv_error_t *error)
 {
     char payload[PAYLOAD_LEN + 1];
     void *buf = NULL;
@@ -160,19 +168,19 @@ int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
     gid_t g;
     munge_err_t e;
 
-    if (!auth || !cred || make_payload(type, body, payload) < 0) {
-        if (!auth || !cred)
+    if (!cred || make_payload(type, body, payload) < 0) {
+        if (!cred)
             errno = EINVAL;
         return errprintf(error, "cannot check the credential: %s",
                          strerror(errno));
     }
-    e = munge_decode(cred, auth->ctx, &buf, &len, &u, &g);
+    e = munge_decode(cred, ctx, &buf, &len, &u, &g);
     if (e != EMUNGE_SUCCESS) {
         /* MUNGE may return the payload along with an error (expired,
          * replayed); it is ours to free either way.
          */
         free(buf);
-        return munge_fail(auth, e, "MUNGE decode failed", error);
+        return munge_fail(ctx, e, "MUNGE decode failed", error);
     }
     if (len < (int)PAYLOAD_PREFIX_LEN
         || memcmp(buf, PAYLOAD_PREFIX, PAYLOAD_PREFIX_LEN) != 0) {
@@ -194,4 +202,47 @@ int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
     if (gid)
         *gid = g;
     return 0;
+}
+
+int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
+                      const json_t *body, uid_t *uid, gid_t *gid,
+                      drv_error_t *error)
+{
+    if (!auth) {
+        errno = EINVAL;
+        return errprintf(error, "cannot check the credential: %s",
+                         strerror(errno));
+    }
+    return decode_with(auth->ctx, cred, type, body, uid, gid, error);
+}
+
+int proto_auth_decode_apart(const proto_auth_t *auth, const char *cred,
+                            const char *type, const json_t *body, uid_t *uid,
+                            gid_t *gid, drv_error_t *error)
+{
+    munge_ctx_t ctx;
+    munge_err_t e;
+    int rc;
+
+    if (!auth) {
+        errno = EINVAL;
+        return errprintf(error, "cannot check the credential: %s",
+                         strerror(errno));
+    }
+    if (!(ctx = munge_ctx_create())) {
+        errno = ENOMEM;
+        return errprintf(error, "cannot check the credential: out of memory");
+    }
+    if (auth->socket_path
+        && (e = munge_ctx_set(ctx, MUNGE_OPT_SOCKET, auth->socket_path))
+               != EMUNGE_SUCCESS) {
+        rc = munge_fail(ctx, e, "MUNGE socket", error);
+        munge_ctx_destroy(ctx);
+        return rc;
+    }
+    rc = decode_with(ctx, cred, type, body, uid, gid, error);
+    e = (munge_err_t)errno;
+    munge_ctx_destroy(ctx);
+    errno = (int)e;
+    return rc;
 }

@@ -48,6 +48,11 @@ static void put_be32(char *p, uint32_t v)
     u[3] = (unsigned char)v;
 }
 
+void proto_frame_put_header(char *p, uint32_t len)
+{
+    put_be32(p, len);
+}
+
 /* json_dump_callback sink: append to a buffer that starts with room for the
  * header, so the text is serialized once and never copied.
  */

@@ -25,6 +25,9 @@
 
 typedef struct proto_decoder proto_decoder_t;
 
+/* Write the length header for 'len' bytes of JSON text at 'p' (4 bytes). */
+void proto_frame_put_header(char *p, uint32_t len);
+
 /* Encode 'msg' (a JSON object; borrowed) as one frame in a new buffer.
  * On success returns 0, sets *buf (caller frees with free()) and *len (header
  * included).  Returns -1 with errno:

@@ -237,6 +237,21 @@ const struct sockaddr *proto_req_peer_addr(const proto_req_t *req);
  */
 int proto_respond(proto_req_t *req, json_t *body);
 
+/* Bytes a body writer leaves in front for proto_respond_jsonw():
+ * jsonw_init(&w, PROTO_RESPOND_RESERVE). */
+#define PROTO_RESPOND_RESERVE 96
+
+/* As proto_respond() with a body 'w' already written as JSON text (one
+ * object; see jsonw.h), for listings streamed from the tables instead of
+ * built as jansson objects.  'w' must have been initialized with
+ * jsonw_init(w, PROTO_RESPOND_RESERVE); its buffer is taken (also on
+ * failure) and the writer left empty.  The body is sent as written: the
+ * peer's decoder is what checks it.  Returns as proto_respond() (EMSGSIZE,
+ * ENOMEM; a writer that ran out of memory is ENOMEM).
+ */
+struct jsonw;
+int proto_respond_jsonw(proto_req_t *req, struct jsonw *w);
+
 /* Answer 'req' with an error and free it.  errnum: EDRV_* or errno (0 is
  * sent as EDRV_ERROR); errstr (copied; NULL for none) is detail a person can
  * act on, e.g. "job 77 not found"; the client falls back to

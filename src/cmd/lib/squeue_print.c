@@ -577,9 +577,13 @@ struct sort_key {
     bool reverse;
 };
 
+struct sort_val;
+
 struct sort_item {
     const json_t *job;
     size_t index;
+    struct sort_val *vals; /* one per sort key */
+    int64_t start;         /* start_key(): the last tie-breaker */
 };
 
 struct sort_ctx {
@@ -610,28 +614,6 @@ static int cmp_num(int64_t a, int64_t b)
     return (a > b) - (a < b);
 }
 
-static int cmp_str(const char *a, const char *b)
-{
-    return strcmp(a ? a : "", b ? b : "");
-}
-
-/* Slurm sorts array tasks under their array's id; the pending remainder of
- * an array (no task id) sorts after its tasks.
- */
-static int cmp_job_id(const json_t *a, const json_t *b)
-{
-    int64_t ida = jint(a, "array_job_id", 0), idb = jint(b, "array_job_id", 0);
-    int64_t ta, tb;
-
-    ida = ida > 0 ? ida : job_view_job_id(a);
-    idb = idb > 0 ? idb : job_view_job_id(b);
-    if (ida != idb)
-        return cmp_num(ida, idb);
-    ta = jhas(a, "array_task_id") ? jint(a, "array_task_id", 0) : INT64_MAX;
-    tb = jhas(b, "array_task_id") ? jint(b, "array_task_id", 0) : INT64_MAX;
-    return cmp_num(ta, tb);
-}
-
 static int64_t start_key(const json_t *job, time_t now)
 {
     int64_t start = jint(job, "start_time", 0);
@@ -643,65 +625,109 @@ static int64_t start_key(const json_t *job, time_t now)
     return start;
 }
 
-static int cmp_times(char key, const json_t *a, const json_t *b, time_t now)
+/* A job's value for one sort key: a string (str not NULL, owned) or up
+ * to two numbers compared in order. */
+struct sort_val {
+    char *str;
+    int64_t num, num2;
+};
+
+/* Slurm sorts array tasks under their array's id; the pending remainder of
+ * an array (no task id) sorts after its tasks.
+ */
+static void job_id_value(const json_t *job, struct sort_val *v)
+{
+    int64_t id = jint(job, "array_job_id", 0);
+
+    v->num = id > 0 ? id : job_view_job_id(job);
+    v->num2 = jhas(job, "array_task_id") ? jint(job, "array_task_id", 0)
+                                         : INT64_MAX;
+}
+
+static int64_t time_value(char key, const json_t *job, time_t now)
 {
     switch (key) {
     case 'M':
-        return cmp_num(job_view_time_used(a, now), job_view_time_used(b, now));
+        return job_view_time_used(job, now);
     case 'l':
-        return cmp_num((uint64_t)job_view_time_limit(a),
-                       (uint64_t)job_view_time_limit(b));
+        return (int64_t)job_view_time_limit(job);
     case 'L':
-        return cmp_num(job_view_time_limit(a) - job_view_time_used(a, now),
-                       job_view_time_limit(b) - job_view_time_used(b, now));
+        return job_view_time_limit(job) - job_view_time_used(job, now);
     case 'V':
-        return cmp_num(jint(a, "submit_time", 0), jint(b, "submit_time", 0));
+        return jint(job, "submit_time", 0);
     case 'S':
-        return cmp_num(start_key(a, now), start_key(b, now));
+        return start_key(job, now);
     case 'e':
-        return cmp_num(job_view_end_time(a), job_view_end_time(b));
+        return job_view_end_time(job);
     default:
         return 0;
     }
 }
 
-static int cmp_key(char key, const json_t *a, const json_t *b, time_t now)
+static void key_value(char key, const json_t *job, time_t now,
+                      struct sort_val *v)
 {
+    const char *str = NULL;
+
+    *v = (struct sort_val){0};
     switch (key) {
     case 'i':
-        return cmp_job_id(a, b);
+        job_id_value(job, v);
+        return;
     case 'j':
-        return cmp_str(jstr(a, "name"), jstr(b, "name"));
+        str = jstr(job, "name");
+        break;
     case 'P':
-        return cmp_str(jstr(a, "partition"), jstr(b, "partition"));
+        str = jstr(job, "partition");
+        break;
     case 't':
-        return cmp_str(job_state_code(job_state_of(a)),
-                       job_state_code(job_state_of(b)));
+        str = job_state_code(job_state_of(job));
+        break;
     case 'T':
-        return cmp_str(job_state_name(job_state_of(a)),
-                       job_state_name(job_state_of(b)));
+        str = job_state_name(job_state_of(job));
+        break;
+    case 'u':
+        str = job_view_user(job);
+        break;
+    case 'g':
+        str = job_view_group(job);
+        break;
+    case 'N':
+        str = job_view_nodes(job);
+        break;
     case 'p':
     case 'Q':
-        return cmp_num(jint(a, "priority", 0), jint(b, "priority", 0));
-    case 'u':
-        return cmp_str(job_view_user(a), job_view_user(b));
+        v->num = jint(job, "priority", 0);
+        return;
     case 'U':
-        return cmp_num(jint(a, "user_id", 0), jint(b, "user_id", 0));
-    case 'g':
-        return cmp_str(job_view_group(a), job_view_group(b));
+        v->num = jint(job, "user_id", 0);
+        return;
     case 'G':
-        return cmp_num(jint(a, "group_id", 0), jint(b, "group_id", 0));
+        v->num = jint(job, "group_id", 0);
+        return;
     case 'D':
-        return cmp_num(job_view_node_count(a), job_view_node_count(b));
+        v->num = job_view_node_count(job);
+        return;
     case 'C':
-        return cmp_num(job_view_cpus(a), job_view_cpus(b));
-    case 'N':
-        return cmp_str(job_view_nodes(a), job_view_nodes(b));
+        v->num = job_view_cpus(job);
+        return;
     default:
-        return cmp_times(key, a, b, now);
+        v->num = time_value(key, job, now);
+        return;
     }
+    v->str = xstrdup(str ? str : "");
 }
 
+static int cmp_val(const struct sort_val *a, const struct sort_val *b)
+{
+    if (a->str)
+        return strcmp(a->str, b->str);
+    if (a->num != b->num)
+        return cmp_num(a->num, b->num);
+    return cmp_num(a->num2, b->num2);
+}
+
+/* Each job's sort values are computed once, not at every comparison. */
 static int sort_cmp(const void *pa, const void *pb, void *arg)
 {
     const struct sort_item *a = pa, *b = pb;
@@ -709,11 +735,11 @@ static int sort_cmp(const void *pa, const void *pb, void *arg)
     int d;
 
     for (size_t i = 0; i < sc->nkeys; i++) {
-        d = cmp_key(sc->keys[i].key, a->job, b->job, sc->now);
+        d = cmp_val(&a->vals[i], &b->vals[i]);
         if (d)
             return sc->keys[i].reverse ? -d : d;
     }
-    d = cmp_num(start_key(a->job, sc->now), start_key(b->job, sc->now));
+    d = cmp_num(a->start, b->start);
     if (d)
         return -d;
     return cmp_num((int64_t)a->index, (int64_t)b->index);
@@ -741,16 +767,25 @@ void squeue_sort(const json_t **jobs, size_t n, const char *spec, time_t now)
 {
     struct sort_ctx sc = {.nkeys = 0, .now = now};
     struct sort_item *items;
+    struct sort_val *vals;
 
     if (n < 2)
         return;
     sort_keys_parse(&sc, spec ? spec : "P,t,-p");
     items = xzalloc(n * sizeof(*items));
-    for (size_t i = 0; i < n; i++)
-        items[i] = (struct sort_item){jobs[i], i};
+    vals = xzalloc(n * (sc.nkeys + 1) * sizeof(*vals));
+    for (size_t i = 0; i < n; i++) {
+        items[i] = (struct sort_item){jobs[i], i, vals + i * sc.nkeys,
+                                      start_key(jobs[i], now)};
+        for (size_t k = 0; k < sc.nkeys; k++)
+            key_value(sc.keys[k].key, jobs[i], now, &items[i].vals[k]);
+    }
     qsort_r(items, n, sizeof(*items), sort_cmp, &sc);
     for (size_t i = 0; i < n; i++)
         jobs[i] = items[i].job;
+    for (size_t i = 0; i < n * sc.nkeys; i++)
+        free(vals[i].str);
+    free(vals);
     free(items);
 }
 

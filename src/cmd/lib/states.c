@@ -10,116 +10,59 @@
 #include "cmd/lib/states.h"
 #include "common/xalloc.h"
 
-/* Slurm's job states in the order squeue's error message lists them. */
-static const struct {
-    const char *name;
-    const char *code;
-} job_states[] = {
-    {"PENDING", "PD"},       {"RUNNING", "R"},         {"SUSPENDED", "S"},
-    {"COMPLETED", "CD"},     {"CANCELLED", "CA"},      {"FAILED", "F"},
-    {"TIMEOUT", "TO"},       {"NODE_FAIL", "NF"},      {"PREEMPTED", "PR"},
-    {"BOOT_FAIL", "BF"},     {"DEADLINE", "DL"},       {"OUT_OF_MEMORY", "OOM"},
-    {"COMPLETING", "CG"},    {"CONFIGURING", "CF"},    {"RESIZING", "RS"},
-    {"RESV_DEL_HOLD", "RD"}, {"REQUEUED", "RQ"},       {"REQUEUE_FED", "RF"},
-    {"REQUEUE_HOLD", "RH"},  {"REVOKED", "RV"},        {"SIGNALING", "SI"},
-    {"SPECIAL_EXIT", "SE"},  {"STAGE_OUT", "SO"},      {"STOPPED", "ST"},
-};
-
-#define JOB_STATE_N ((int)(sizeof(job_states) / sizeof(job_states[0])))
-#define JS_PENDING 0
-#define JS_RUNNING 1
-#define JS_SUSPENDED 2
-#define JS_COMPLETING 12
-
-const char *job_state_name(job_state_t s)
-{
-    return (s >= 0 && s < JOB_STATE_N) ? job_states[s].name : "UNKNOWN";
-}
-
-const char *job_state_code(job_state_t s)
-{
-    return (s >= 0 && s < JOB_STATE_N) ? job_states[s].code : "?";
-}
-
-job_state_t job_state_lookup(const char *name)
-{
-    if (!name)
-        return -1;
-    for (int i = 0; i < JOB_STATE_N; i++) {
-        if (strcasecmp(name, job_states[i].name) == 0
-            || strcasecmp(name, job_states[i].code) == 0)
-            return i;
-    }
-    return -1;
-}
-
 int job_state_count(void)
 {
-    return JOB_STATE_N;
-}
-
-const char *job_state_names_list(void)
-{
-    static char list[512];
-
-    if (!list[0]) {
-        size_t off = 0;
-
-        for (int i = 0; i < JOB_STATE_N && off < sizeof(list); i++)
-            off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-                                    i ? "," : "", job_states[i].name);
-    }
-    return list;
+    return JOB_STATE_COUNT;
 }
 
 job_state_t job_base_state_of(const json_t *job)
 {
     job_state_t s = job_state_lookup(jstr(job, "job_state"));
 
-    return s < 0 ? JS_PENDING : s;
+    return s < 0 ? JOB_PENDING : s;
 }
 
 job_state_t job_state_of(const json_t *job)
 {
     if (jbool(job, "completing", false))
-        return JS_COMPLETING;
+        return JOB_COMPLETING;
     return job_base_state_of(job);
 }
 
 bool job_state_is_pending(job_state_t s)
 {
-    return s == JS_PENDING;
+    return s == JOB_PENDING;
 }
 
 bool job_state_is_running(job_state_t s)
 {
-    return s == JS_RUNNING;
+    return s == JOB_RUNNING;
 }
 
 bool job_state_is_completing(job_state_t s)
 {
-    return s == JS_COMPLETING;
+    return s == JOB_COMPLETING;
 }
 
 bool job_state_is_active(job_state_t s)
 {
-    return s == JS_PENDING || s == JS_RUNNING || s == JS_SUSPENDED
-           || s == JS_COMPLETING;
+    return s == JOB_PENDING || s == JOB_RUNNING || s == JOB_SUSPENDED
+           || s == JOB_COMPLETING;
 }
 
 job_state_t job_state_pending(void)
 {
-    return JS_PENDING;
+    return JOB_PENDING;
 }
 
 job_state_t job_state_running(void)
 {
-    return JS_RUNNING;
+    return JOB_RUNNING;
 }
 
 job_state_t job_state_completing(void)
 {
-    return JS_COMPLETING;
+    return JOB_COMPLETING;
 }
 
 /* Node base states: the controller's name, sinfo's compact and long names,

@@ -2,8 +2,9 @@
  *
  * states.h - job and node state names as the commands print them
  *
- * Job states: Slurm's long names and compact codes (PENDING/PD ...), in the
- * order squeue lists them in its "Valid job states" message.  Node states:
+ * Job states: the table the controller uses too (proto/job_state.h):
+ * Slurm's long names and compact codes (PENDING/PD ...), in the order
+ * squeue lists them in its "Valid job states" message.  Node states:
  * sinfo's compact (%t: idle mix alloc drain drng down unk, '*' when not
  * responding) and long (%T) names, and the numeric order sinfo sorts by.
  */
@@ -15,27 +16,13 @@
 
 #include <jansson.h>
 
-/* Index into the job state table; -1 when unknown. */
+#include "proto/job_state.h"
+
+/* Index into the job state table (enum job_state); -1 when unknown. */
 typedef int job_state_t;
-
-/* Long name ("PENDING") and compact code ("PD") of a table index.  Static
- * strings; "UNKNOWN"/"?" for a bad index.
- */
-const char *job_state_name(job_state_t s);
-const char *job_state_code(job_state_t s);
-
-/* Look up a long name or compact code, case-insensitively ("pd", "Running").
- * Returns the index, or -1.
- */
-job_state_t job_state_lookup(const char *name);
 
 /* Number of entries in the table. */
 int job_state_count(void);
-
-/* All long names joined by ',' (squeue's "Valid job states include: ...").
- * Static storage.
- */
-const char *job_state_names_list(void);
 
 /* The state a job record shows: its "job_state", or COMPLETING while
  * "completing" is true (the controller keeps that as a flag, as Slurm does).

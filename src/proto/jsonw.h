@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * jsonw.h - JSON text written straight into a growing buffer
+ *
+ * A listing of 10,000 jobs built as jansson objects costs an allocation
+ * per key and value and a second walk to serialize them; written with
+ * jsonw it is one buffer fill (docs/architecture.md, "Listings").  The
+ * writer inserts the commas itself: open, key, value, close in order.
+ * It does not check nesting: a caller that closes what it did not open
+ * writes bad JSON, which the peer's decoder refuses.
+ *
+ * Out of memory sticks: every later call is a no-op and jsonw_take()
+ * returns NULL with errno ENOMEM, so a caller checks once, at the end.
+ *
+ * struct jsonw_sink lets one piece of code fill either a jansson object
+ * or a writer, so a record's fields are described once for both.
+ */
+#ifndef DROVER_PROTO_JSONW_H
+#define DROVER_PROTO_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct jsonw {
+    char *buf;
+    size_t len, cap; /* bytes */
+    bool comma;      /* the next key or value needs a comma before it */
+    bool failed;     /* out of memory: nothing more is written */
+};
+
+/* An empty writer whose first 'reserve' bytes are left for the caller (a
+ * frame header and envelope: proto_respond_raw()); they count in 'len'.
+ * Allocates nothing until the first write.
+ */
+void jsonw_init(struct jsonw *w, size_t reserve);
+
+/* Free the buffer; the writer can be initialized again. */
+void jsonw_release(struct jsonw *w);
+
+/* '{' '}' '[' ']'. */
+void jsonw_obj_open(struct jsonw *w);
+void jsonw_obj_close(struct jsonw *w);
+void jsonw_arr_open(struct jsonw *w);
+void jsonw_arr_close(struct jsonw *w);
+
+/* The key of the next member ('key' is escaped as any string). */
+void jsonw_key(struct jsonw *w, const char *key);
+
+/* Values.  jsonw_str() escapes as JSON requires ('"', '\\', bytes below
+ * 0x20); NULL writes null.  Bytes from 0x80 pass unchanged: strings the
+ * daemons hold came in as JSON, so they are UTF-8 already.
+ */
+void jsonw_str(struct jsonw *w, const char *s);
+void jsonw_int(struct jsonw *w, int64_t v);
+void jsonw_bool(struct jsonw *w, bool v);
+void jsonw_null(struct jsonw *w);
+
+/* 'n' bytes of text as they are, with no separator: the caller's own
+ * framing around a body. */
+void jsonw_raw(struct jsonw *w, const char *text, size_t n);
+
+/* A jansson value (borrowed), serialized compactly. */
+void jsonw_json(struct jsonw *w, const json_t *v);
+
+/* Each member of object 'obj' (borrowed) as a member of the object being
+ * written. */
+void jsonw_members(struct jsonw *w, const json_t *obj);
+
+/* Take the text: *len gets its length in bytes (the reserved bytes
+ * included); the caller frees the buffer.  The writer is left empty.
+ * Returns NULL with errno ENOMEM if any write ran out of memory.
+ */
+char *jsonw_take(struct jsonw *w, size_t *len);
+
+/* Where a record's members go: the object 'obj' when it is not NULL,
+ * else the writer 'w' (inside an object it opened). */
+struct jsonw_sink {
+    json_t *obj;
+    struct jsonw *w;
+};
+
+void jsonw_put_int(const struct jsonw_sink *s, const char *key, int64_t v);
+void jsonw_put_bool(const struct jsonw_sink *s, const char *key, bool v);
+/* NULL 'v' writes nothing. */
+void jsonw_put_str(const struct jsonw_sink *s, const char *key,
+                   const char *v);
+/* Steals 'v'; NULL writes nothing. */
+void jsonw_put_json(const struct jsonw_sink *s, const char *key, json_t *v);
+
+#endif /* !DROVER_PROTO_JSONW_H */
