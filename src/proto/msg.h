@@ -9,8 +9,9 @@
  * A response echoes the request's type; an error response has type "error"
  * and errnum is an EDRV_* number or an errno value; errstr is optional detail.
  * Unknown fields are ignored everywhere, so versions interoperate during a
- * rolling upgrade.  The body shapes of each type are defined beside their
- * handlers; this header only knows the envelope.
+ * rolling upgrade.  The body of each type is described by its table in
+ * schema_msgs.c (schema.h), which the server checks before the handler
+ * runs; this header only knows the envelope.
  */
 #ifndef DROVER_PROTO_MSG_H
 #define DROVER_PROTO_MSG_H

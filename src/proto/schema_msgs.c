@@ -203,6 +203,370 @@ static const struct schema_field step_create_body[] = {
     END,
 };
 
+/* --- tables drafted from the handlers and their senders ------------------ */
+
+static const struct schema_field node_info_body[] = {
+    {"names", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these nodes; absent or empty: every node"},
+    END,
+};
+
+static const struct schema_field partition_info_body[] = {
+    {"names", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these partitions; absent or empty: all"},
+    {"show_all", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "-a: hidden and not-allowed partitions too"},
+    END,
+};
+
+static const struct schema_field node_update_body[] = {
+    {"name", SCHEMA_STR, 0, SCHEMA_LIST_MAX, EDRV_INVALID_NODE_NAME,
+     SCHEMA_REQUIRED, "hostlist", "the nodes, a hostlist expression"},
+    {"state", SCHEMA_STR, 0, SCHEMA_STR_MAX, EDRV_INVALID_NODE_STATE, 0, NULL,
+     "DRAIN, UNDRAIN, RESUME or DOWN (any case)"},
+    {"reason", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
+     "Reason=; needed with DRAIN and DOWN"},
+    {"weight", SCHEMA_INT, 0, (int64_t)UINT32_MAX - 1, 0, 0, NULL,
+     "Weight= for the scheduler"},
+    END,
+};
+
+static const struct schema_field node_register_body[] = {
+    {"node", SCHEMA_STR, 0, SCHEMA_STR_MAX, EDRV_INVALID_NODE_NAME,
+     SCHEMA_REQUIRED, NULL, "the registering node's name"},
+    {"start_time", SCHEMA_INT, 0, SCHEMA_EPOCH_MAX, 0, 0, "epoch s",
+     "when droverd started"},
+    {"os", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
+     "\"sysname release version\" (uname) for OS="},
+    /* [{"node","job_id","step_id","status",...}]: step_complete bodies */
+    {"done", SCHEMA_ARRAY, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "unacknowledged reports, each a step_complete body"},
+    /* [{"job_id", "run_id"?}] */
+    {"jobs", SCHEMA_ARRAY, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "batch jobs running here: [{job_id, run_id}]"},
+    /* [{"job_id", "step_id"}] */
+    {"steps", SCHEMA_ARRAY, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "steps running here: [{job_id, step_id}]"},
+    END,
+};
+
+static const struct schema_field job_complete_body[] = {
+    {"node", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "the reporting node (its batch host)"},
+    /* not SCHEMA_REQUIRED: without it the report is dropped, answered {} */
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, 0, 0, NULL, "the job"},
+    {"run_id", SCHEMA_INT, 0, UINT32_MAX, 0, 0, NULL,
+     "which run of the job; another run's report is ignored"},
+    {"status", SCHEMA_INT, INT32_MIN, INT32_MAX, 0, 0, NULL,
+     "the script's wait status"},
+    {"timed_out", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "killed at its time limit: TIMEOUT"},
+    {"oom", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "the OOM killer struck: OUT_OF_MEMORY"},
+    {"cancelled", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "the batch step was cancelled"},
+    {"max_rss_kib", SCHEMA_INT, 0, INT64_MAX, 0, 0, "KiB",
+     "the script's largest resident set"},
+    {"max_rss_task", SCHEMA_INT, -1, INT32_MAX, 0, 0, NULL,
+     "rank of the task with max_rss_kib; -1: none"},
+    {"user_cpu_us", SCHEMA_INT, 0, INT64_MAX, 0, 0, "us", "user CPU time"},
+    {"sys_cpu_us", SCHEMA_INT, 0, INT64_MAX, 0, 0, "us", "system CPU time"},
+    END,
+};
+
+static const struct schema_field job_release_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the allocation's job"},
+    {"exit_status", SCHEMA_INT, 0, INT32_MAX, 0, 0, NULL,
+     "the command's wait status, the job's exit code"},
+    END,
+};
+
+static const struct schema_field job_info_body[] = {
+    {"job_ids", SCHEMA_INT_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these jobs (or arrays); absent or empty: a listing"},
+    {"user_ids", SCHEMA_INT_LIST, 0, SCHEMA_LIST_MAX, 0, 0, "uid",
+     "only these owners"},
+    {"partitions", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only jobs of these partitions"},
+    {"states", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these states (\"PENDING\", \"CG\"...); unknown: none"},
+    {"fields", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "keys wanted in each record; absent: the full record"},
+    {"show_all", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "-a: jobs of hidden partitions too"},
+    END,
+};
+
+static const struct schema_field job_hold_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job"},
+    {"hold", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "true: hold (the default); false: release"},
+    END,
+};
+
+static const struct schema_field job_requeue_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job"},
+    {"hold", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "requeuehold: hold the job once back in the queue"},
+    END,
+};
+
+static const struct schema_field step_info_body[] = {
+    {"job_ids", SCHEMA_INT_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only steps of these jobs (or arrays); absent: all"},
+    {"fields", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "keys wanted in each record; absent: all of them"},
+    {"all_states", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "ended steps too; absent: running steps only"},
+    END,
+};
+
+static const struct schema_field step_cancel_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job"},
+    {"step_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the step (0xfffffffb: the batch step)"},
+    {"signal", SCHEMA_INT, 0, 64, 0, 0, "signal",
+     "signal for the tasks; 0 or absent: SIGKILL, a cancel"},
+    {"node_fail", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
+     "srun lost this node: the step ends NODE_FAIL"},
+    {"cancel", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "the step ends CANCELLED whatever the signal"},
+    END,
+};
+
+static const struct schema_field step_complete_body[] = {
+    {"node", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "the reporting node"},
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "the job"},
+    {"step_id", SCHEMA_INT, 0, UINT32_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "the step; 0xfffffffb: the batch script"},
+    {"status", SCHEMA_INT, INT32_MIN, INT32_MAX, 0, 0, NULL,
+     "largest wait status of the node's tasks"},
+    {"cancelled", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "the tasks were killed (scancel, lost step process)"},
+    {"max_rss_kib", SCHEMA_INT, 0, INT64_MAX, 0, 0, "KiB",
+     "largest resident set of a task here"},
+    {"max_rss_task", SCHEMA_INT, -1, INT32_MAX, 0, 0, NULL,
+     "rank of the task with max_rss_kib; -1: none"},
+    {"user_cpu_us", SCHEMA_INT, 0, INT64_MAX, 0, 0, "us",
+     "user CPU time of the tasks here, summed"},
+    {"sys_cpu_us", SCHEMA_INT, 0, INT64_MAX, 0, 0, "us",
+     "system CPU time of the tasks here, summed"},
+    /* the batch script's report only (step_id 0xfffffffb) */
+    {"run_id", SCHEMA_INT, 0, UINT32_MAX, 0, 0, NULL,
+     "batch: which run; another run's report is ignored"},
+    {"timed_out", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "batch: killed at its time limit"},
+    {"oom", SCHEMA_BOOL, 0, 0, 0, 0, NULL, "batch: the OOM killer struck"},
+    END,
+};
+
+static const struct schema_field step_signal_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job"},
+    {"step_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the step"},
+    {"signal", SCHEMA_INT, 1, 64, 0, 0, "signal",
+     "the signal; absent: SIGKILL"},
+    {"cancelled", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "a cancel: the step's report says cancelled"},
+    END,
+};
+
+static const struct schema_field step_launch_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "the job (0: refused)"},
+    {"step_id", SCHEMA_INT, 0, UINT32_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "the step"},
+    {"uid", SCHEMA_INT, 0, (int64_t)UINT32_MAX - 1, 0, SCHEMA_REQUIRED, "uid",
+     "the job's user: the tasks run as them"},
+    {"gid", SCHEMA_INT, 0, (int64_t)UINT32_MAX - 1, 0, SCHEMA_REQUIRED, "gid",
+     "the job's group"},
+    {"user_name", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "the job's user name (or the uid in decimal)"},
+    {"argv", SCHEMA_STR_LIST, 1, SCHEMA_LIST_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "the program and its arguments"},
+    /* step_create's env (<= SCHEMA_LIST_MAX) plus SLURM_DISTRIBUTION and
+     * SLURM_DIST_PLANESIZE, which the controller adds */
+    {"env", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX + 2, 0, 0, NULL,
+     "the tasks' environment, NAME=value"},
+    {"cwd", SCHEMA_STR, 0, SCHEMA_PATH_MAX, 0, SCHEMA_REQUIRED, "path",
+     "the tasks' working directory"},
+    {"ntasks", SCHEMA_INT, 0, 65536, 0, SCHEMA_REQUIRED, "count",
+     "the step's tasks on all its nodes"},
+    {"nodes", SCHEMA_STR, 0, SCHEMA_LIST_MAX, 0, SCHEMA_REQUIRED, "hostlist",
+     "the step's nodes (SLURM_STEP_NODELIST)"},
+    {"tasks_per_node", SCHEMA_STR, 0, SCHEMA_LIST_MAX, 0, SCHEMA_REQUIRED,
+     NULL, "tasks of each node, \"2(x3),1\""},
+    {"num_nodes", SCHEMA_INT, 0, 65536, 0, SCHEMA_REQUIRED, "count",
+     "the step's node count"},
+    {"node_index", SCHEMA_INT, 0, 65535, 0, SCHEMA_REQUIRED, NULL,
+     "this node's index in the step (SLURM_NODEID)"},
+    {"ranks", SCHEMA_INT_LIST, 1, 65536, 0, SCHEMA_REQUIRED, NULL,
+     "the ranks of the tasks to start here"},
+    {"io_host", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "srun's address (IPv4 or IPv6 text)"},
+    {"io_port", SCHEMA_INT, 1, 65535, 0, 0, "port",
+     "srun's I/O port"},
+    /* droverstepd only wants a string; step_create bounds it so */
+    {"io_key", SCHEMA_STR, 64, 64, 0, SCHEMA_REQUIRED | SCHEMA_HEX, NULL,
+     "the secret the I/O connection presents to srun"},
+    {"mpi", SCHEMA_STR, 0, 64, 0, 0, NULL,
+     "--mpi: none, pmix or pmix_v4; others refused"},
+    /* [[rank...] per node] */
+    {"task_map", SCHEMA_ARRAY, 0, 65536, 0, 0, NULL,
+     "--mpi: every node's ranks, [[0,2],[1,3]]"},
+    {"input", SCHEMA_STR, 0, SCHEMA_PATH_MAX, 0, 0, NULL,
+     "srun -i: which tasks get stdin"},
+    {"pty", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "--pty: rank 0 on a pseudo-terminal"},
+    {"pty_rows", SCHEMA_INT, 0, 65535, 0, 0, "count",
+     "--pty: terminal rows; 0: 24"},
+    {"pty_cols", SCHEMA_INT, 0, 65535, 0, 0, "count",
+     "--pty: terminal columns; 0: 80"},
+    {"gpus_per_task", SCHEMA_INT, 0, 1024, 0, 0, "count",
+     "--gpus-per-task: each task's share of gpus"},
+    {"gpus", SCHEMA_INT_LIST, 0, 65536, 0, 0, NULL,
+     "GPU indexes the step has on this node"},
+    {"job_gpus", SCHEMA_INT_LIST, 0, 65536, 0, 0, NULL,
+     "GPU indexes the job has on this node (cgroup)"},
+    /* node memory comes from RealMemory=, not bounded by a request */
+    {"job_mem_mib", SCHEMA_INT, 0, INT64_MAX, 0, 0, "MiB",
+     "the job's memory on this node (cgroup); 0: none"},
+    {"mem_mib", SCHEMA_INT, 0, INT64_MAX, 0, 0, "MiB",
+     "the step's memory on this node (cgroup); 0: none"},
+    END,
+};
+
+static const struct schema_field job_limit_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job"},
+    {"time_limit_s", SCHEMA_INT, TIME_INFINITE, SCHEMA_TIME_MAX_S, 0,
+     SCHEMA_REQUIRED, "s", "the new limit; -1 (or 0): none"},
+    END,
+};
+
+static const struct schema_field batch_launch_body[] = {
+    /* {"job_id" (1..UINT32_MAX, else "no job"), "run_id", "user_id",
+     * "group_id", "user_name", "work_dir", "std_out", "std_err", "std_in"
+     * (all needed), "launch": {"script", "argv", "env", "get_user_env"},
+     * "time_limit_s", "kill_wait_s", "cluster_name", "alloc": [...],
+     * ... the job_info record}, checked by droverd and droverstepd */
+    {"job", SCHEMA_OBJECT, 0, 1024, 0, SCHEMA_REQUIRED, NULL,
+     "the job record with its launch (script, argv, env)"},
+    END,
+};
+
+static const struct schema_field job_signal_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job"},
+    {"signal", SCHEMA_INT, 1, 64, 0, 0, "signal",
+     "the signal; absent: SIGKILL"},
+    {"terminate", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "SIGTERM, then SIGKILL after KillWait (cancel, requeue)"},
+    {"run_id", SCHEMA_INT, 0, UINT32_MAX, 0, 0, NULL,
+     "only this run of the job; 0 or absent: any"},
+    END,
+};
+
+static const struct schema_field acct_usage_report_body[] = {
+    {"report", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "cluster_utilization, account_utilization_by_user or user_topusage"},
+    /* any integer: the handler clamps to [0, USAGE_TIME_MAX]; tests send
+     * -2^62 and 2^62 */
+    {"start", SCHEMA_INT, INT64_MIN, INT64_MAX, 0, SCHEMA_REQUIRED, "epoch s",
+     "the window's start (down to the hour)"},
+    {"end", SCHEMA_INT, INT64_MIN, INT64_MAX, 0, SCHEMA_REQUIRED, "epoch s",
+     "the window's end (down to the hour)"},
+    {"cluster", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
+     "only this cluster; absent: every cluster"},
+    {"users", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these users; absent or empty: all"},
+    {"accounts", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these accounts; absent or empty: all"},
+    {"top_count", SCHEMA_INT, INT64_MIN, INT64_MAX, 0, 0, "count",
+     "user_topusage: rows per cluster; <= 0: all; absent: 10"},
+    {"group", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "user_topusage: one row per user over their accounts"},
+    {"tres", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
+     "TRES to report, \"cpu,mem,node,gres/gpu\"; absent: cpu"},
+    END,
+};
+
+static const struct schema_field acct_send_body[] = {
+    /* the handler checks the name (1..64 bytes, no space/control, none of
+     * , ' " ` = | \) with its own "Invalid cluster name" text: the row
+     * bounds the size only */
+    {"cluster", SCHEMA_STR, 0, SCHEMA_LIST_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "the sending controller's cluster"},
+    /* [{"seq": integer, "job": {"job_id": integer, ..., "steps": [...]}}] */
+    {"events", SCHEMA_ARRAY, 0, SCHEMA_LIST_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "job records to store: [{seq, job}]"},
+    /* {"cpu", "mem", "node", "gres/gpu": integer} */
+    {"cluster_tres", SCHEMA_OBJECT, 0, 64, 0, 0, NULL,
+     "the cluster's capacity {cpu, mem, node, gres/gpu}"},
+    END,
+};
+
+static const struct schema_field acct_job_query_body[] = {
+    {"cluster", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
+     "only this cluster's jobs"},
+    {"user_ids", SCHEMA_INT_LIST, 0, SCHEMA_LIST_MAX, 0, 0, "uid",
+     "only these owners (-u)"},
+    /* [{"job_id": integer, "array_task_id": integer?}] */
+    {"job_ids", SCHEMA_ARRAY, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "-j: [{job_id, array_task_id}], a job's or its array's"},
+    {"accounts", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these accounts (-A)"},
+    {"partitions", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these partitions (-r)"},
+    {"names", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these job names (--name)"},
+    {"states", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "-s: jobs in these states during the window"},
+    {"start", SCHEMA_INT, INT64_MIN, INT64_MAX, 0, 0, "epoch s",
+     "-S: the window's start"},
+    {"end", SCHEMA_INT, INT64_MIN, INT64_MAX, 0, 0, "epoch s",
+     "-E: the window's end; absent: no end"},
+    END,
+};
+
+static const struct schema_field acct_assoc_list_body[] = {
+    /* registration checks the name itself ("Invalid cluster name", which
+     * tests expect for 65536 bytes and "new\nline"): size bound only */
+    {"cluster", SCHEMA_STR, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only this cluster's associations; \"\": all"},
+    {"register", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "daemons: register the cluster first"},
+    {"if_changed_since", SCHEMA_INT, INT64_MIN, INT64_MAX, 0, 0, NULL,
+     "the version the sender has; unchanged: no listing"},
+    END,
+};
+
+static const struct schema_field acct_modify_body[] = {
+    {"op", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "add, modify or delete"},
+    {"entity", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "cluster, account, user or qos"},
+    /* the handler also takes a comma string or nested arrays; every
+     * sender sends an array of strings */
+    {"names", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "the names to act on (with where's name=)"},
+    /* {key: value}: values strings from sacctmgr; numbers accepted */
+    {"where", SCHEMA_OBJECT, 0, 1024, 0, 0, NULL,
+     "conditions, sacctmgr's where key=value"},
+    {"set", SCHEMA_OBJECT, 0, 1024, 0, 0, NULL,
+     "values to set, sacctmgr's set key=value"},
+    {"dry_run", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "report what would change, change nothing"},
+    END,
+};
+
 /* --- the protocol ------------------------------------------------------- */
 
 #define CTLD "droverctld"
@@ -210,16 +574,71 @@ static const struct schema_field step_create_body[] = {
 #define DBD "droverdbd"
 
 const struct proto_schema proto_schemas[] = {
+    {"ping", "every daemon", "Is the daemon up.", NULL,
+     "droverctld `{\"host\",\"now\"}`; droverd `{\"node\"}`; droverdbd "
+     "`{\"host\",\"now\",\"storage\",\"schema_version\",\"connected\"}`."},
     {"job_submit", CTLD, "Queue a batch job or an allocation (sbatch, "
      "salloc, srun).", job_submit_body,
      "`{\"job_id\"}` once the job is durable; with test_only the plan."},
+    {"job_info", CTLD, "List jobs, filtered (squeue, scontrol show job, "
+     "sbatch --wait).  PrivateData=jobs: a user's own.", job_info_body,
+     "`{\"now\",\"jobs\":[record]}`, written straight from the job table."},
     {"job_update", CTLD, "Change a job (scontrol update JobId=).",
-     job_update_body, "`{}`."},
+     job_update_body, "`{}` once durable."},
     {"job_cancel", CTLD, "Cancel or signal a job, an array or some of its "
-     "tasks (scancel).", job_cancel_body, "`{}`."},
+     "tasks (scancel).", job_cancel_body, "`{}` once durable."},
+    {"job_hold", CTLD, "Hold or release a job (scontrol hold/release).",
+     job_hold_body, "`{}` once durable."},
+    {"job_requeue", CTLD, "Requeue a job (scontrol requeue/requeuehold).",
+     job_requeue_body, "`{}` once durable."},
+    {"job_release", CTLD, "Give an allocation back (salloc, srun).",
+     job_release_body, "`{}` once durable."},
+    {"job_complete", CTLD, "A batch script ended (older droverd; today the "
+     "batch step reports as step_complete).", job_complete_body,
+     "`{}` once durable."},
     {"step_create", CTLD, "Start a step in a job's allocation (srun).",
      step_create_body,
-     "`{\"step_id\",\"nodes\",\"tasks\",...}`: the step's layout and "
-     "credential for its nodes."},
+     "`{\"step_id\",\"nodes\",\"tasks\",...}`: the step's layout for "
+     "its nodes."},
+    {"step_info", CTLD, "List steps (scontrol show step).", step_info_body,
+     "`{\"now\",\"steps\":[record]}`."},
+    {"step_cancel", CTLD, "Signal or cancel a step (scancel N.S, srun).",
+     step_cancel_body, "`{}` (once durable when the step changed)."},
+    {"step_complete", CTLD, "A node's report of its part of a step, with "
+     "usage; step 0xfffffffb is the batch script.", step_complete_body,
+     "`{}` once durable."},
+    {"node_info", CTLD, "List nodes (sinfo, scontrol show node).",
+     node_info_body, "`{\"now\",\"nodes\":[record]}`."},
+    {"partition_info", CTLD, "List partitions (sinfo, scontrol show "
+     "partition).", partition_info_body,
+     "`{\"now\",\"partitions\":[record]}`."},
+    {"node_update", CTLD, "Drain, resume or reweight nodes (scontrol update "
+     "NodeName=).", node_update_body, "`{}` once durable."},
+    {"node_register", CTLD, "A droverd's registration and heartbeat, with "
+     "what it runs and its unacknowledged reports.", node_register_body,
+     "`{}` once durable."},
+    {"config_info", CTLD, "The running configuration (scontrol show "
+     "config).", NULL, "the configuration's keys and values."},
+    {"batch_launch", NODED, "Run a job's batch script as step batch under "
+     "its own droverstepd.", batch_launch_body, "`{}` once started."},
+    {"step_launch", NODED, "Start a step's tasks on this node.",
+     step_launch_body, "`{}` once the tasks started."},
+    {"step_signal", NODED, "Signal one step's tasks on this node.",
+     step_signal_body, "`{}`; EDRV_INVALID_JOB_ID when not here."},
+    {"job_signal", NODED, "Signal or terminate a job on this node.",
+     job_signal_body, "`{}`; EDRV_INVALID_JOB_ID when not here."},
+    {"job_limit", NODED, "A running batch job's new time limit.",
+     job_limit_body, "`{}`; EDRV_INVALID_JOB_ID when not here."},
+    {"acct_send", DBD, "The controller's job records, stored in one "
+     "transaction.", acct_send_body, "`{\"acked_seq\"}`."},
+    {"acct_job_query", DBD, "Job and step records (sacct).",
+     acct_job_query_body, "`{\"now\",\"jobs\":[record]}`."},
+    {"acct_usage_report", DBD, "Usage reports (sreport).",
+     acct_usage_report_body, "the window (`start`, `end`) and its rows."},
+    {"acct_assoc_list", DBD, "Associations, QOS and users (sacctmgr show, "
+     "the controller's limits).", acct_assoc_list_body,
+     "the listing, or nothing new since `if_changed_since`."},
+    {"acct_modify", DBD, "sacctmgr add, modify and delete.",
+     acct_modify_body, "`{\"changed\":[lines]}`."},
     {NULL, NULL, NULL, NULL, NULL},
 };

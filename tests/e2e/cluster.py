@@ -172,13 +172,23 @@ def _proc_environ(pid):
 
 
 def _proc_alive(pid):
-    """True if pid exists and is not a zombie."""
+    """True if pid exists and is not a zombie.  A process is a zombie only
+    once all its threads have exited: its main thread turns 'Z' first,
+    while the others (a daemon's thread pool) may still hold its
+    descriptors, its listening port included."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            stat = f.read()
+        tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return False
-    return stat[stat.rindex(")") + 2] not in "ZX"
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if stat[stat.rindex(")") + 2] not in "ZX":
+            return True
+    return False
 
 
 def run_job(cluster, tmp_path, script, *args, states=("COMPLETED",)):

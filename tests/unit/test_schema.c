@@ -3,11 +3,15 @@
  * test_schema.c - type, range and size checks of request bodies, and the
  * message schema as documentation
  *
- * Run with the path of docs/protocol-messages.md as its argument, it
+ * Run with the path of docs/protocol-messages.md and of src/ as its
+ * arguments, it checks every message the daemons handle has a table and
  * checks the file equals what the tables print; with
  * DROVER_SCHEMA_WRITE=1 in the environment it rewrites the file instead.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -222,7 +226,57 @@ static void message_tables_are_well_formed(void **state)
     }
 }
 
-static const char *doc_path;
+static const char *doc_path, *src_root;
+
+/* Each "{"type", fn, PROTO_ROLE..." row of the daemons' handler tables
+ * in 'dir' must name a message with a schema. */
+static int check_handlers_in(const char *dir)
+{
+    char path[8192], line[1024], type[128];
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int rows = 0;
+
+    if (!d)
+        fail_msg("%s: %s", dir, strerror(errno));
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        FILE *f;
+
+        if (n < 3 || strcmp(e->d_name + n - 2, ".c"))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        assert_non_null(f = fopen(path, "r"));
+        while (fgets(line, sizeof(line), f)) {
+            if (!strstr(line, "PROTO_ROLE")
+                || sscanf(line, " {\"%127[a-z_]\",", type) != 1)
+                continue;
+            rows++;
+            if (!proto_schema_find(type))
+                fail_msg("%s: message '%s' has no schema in "
+                         "src/proto/schema_msgs.c", path, type);
+        }
+        fclose(f);
+    }
+    closedir(d);
+    return rows;
+}
+
+static void every_handled_message_has_a_schema(void **state)
+{
+    const char *dirs[] = {"ctld", "noded", "dbd"};
+    char dir[4096];
+    int rows = 0;
+
+    (void)state;
+    if (!src_root)
+        skip();
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(dir, sizeof(dir), "%s/%s", src_root, dirs[i]);
+        rows += check_handlers_in(dir);
+    }
+    assert_true(rows >= 28); /* the scan found the tables */
+}
 
 /* docs/protocol-messages.md is what the tables print. */
 static void doc_file_matches_the_tables(void **state)
@@ -269,9 +323,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(lists_objects_and_hex),
         cmocka_unit_test(message_tables_are_well_formed),
         cmocka_unit_test(doc_file_matches_the_tables),
+        cmocka_unit_test(every_handled_message_has_a_schema),
     };
 
     doc_path = argc > 1 ? argv[1] : NULL;
+    src_root = argc > 2 ? argv[2] : NULL;
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,21 +64,41 @@ static pid_t read_pidfile(const char *pidfile)
     return pid > 1 ? (pid_t)pid : 0;
 }
 
-bool drover_proc_alive(pid_t pid)
+/* Is thread 'tid' of 'pid' neither a zombie nor dead? */
+static bool task_alive(pid_t pid, const char *tid)
 {
-    char path[64], *stat, *paren;
+    char path[320], *stat, *paren;
     size_t len;
     bool alive;
 
-    if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
-        return false;
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, tid);
     if (!(stat = read_small(path, 1024, &len)))
         return false;
     /* "pid (comm) S ...": the state follows the last ')'. */
     paren = strrchr(stat, ')');
     alive = paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
     free(stat);
+    return alive;
+}
+
+/* A process is gone once every thread is: its main thread turns zombie
+ * first, while the others (a daemon's thread pool) may still hold its
+ * descriptors, its listening port included. */
+bool drover_proc_alive(pid_t pid)
+{
+    char path[64];
+    struct dirent *e;
+    bool alive = false;
+    DIR *d;
+
+    if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
+        return false;
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    if (!(d = opendir(path)))
+        return false;
+    while (!alive && (e = readdir(d)))
+        alive = e->d_name[0] != '.' && task_alive(pid, e->d_name);
+    closedir(d);
     return alive;
 }
 

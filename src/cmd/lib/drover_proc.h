@@ -44,7 +44,8 @@ int drover_proc_wait(pid_t pid, int timeout_ms);
 /* If 'pid' is our child and has exited, reap it and return true. */
 bool drover_proc_exited(pid_t pid, int *status);
 
-/* True while 'pid' exists and is not a zombie. */
+/* True while 'pid' exists and some thread of it is not a zombie (a
+ * process whose main thread exited may still hold its descriptors). */
 bool drover_proc_alive(pid_t pid);
 
 /* SIGTERM each of 'pids' (zeros are skipped), wait up to 'timeout_ms' for
