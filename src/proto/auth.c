@@ -26,8 +26,7 @@
 #define PAYLOAD_LEN (PAYLOAD_PREFIX_LEN + 2 * PROTO_AUTH_DIGEST_LEN)
 
 struct proto_auth {
-    munge_ctx_t ctx;   /* the loop's own */
-    char *socket_path; /* NULL: MUNGE's default; for threads' contexts */
+    munge_ctx_t ctx;
 };
 
 static int digest_chunk(const char *chunk, size_t size, void *arg)
@@ -107,11 +106,6 @@ proto_auth_t *proto_auth_create(const char *socket_path, drv_error_t *error)
         errno = ENOMEM;
         return NULL;
     }
-    if (socket_path && !(auth->socket_path = strdup(socket_path))) {
-        proto_auth_destroy(auth);
-        errno = ENOMEM;
-        return NULL;
-    }
     if (socket_path
         && (e = munge_ctx_set(auth->ctx, MUNGE_OPT_SOCKET, socket_path))
                != EMUNGE_SUCCESS) {
@@ -128,7 +122,6 @@ void proto_auth_destroy(proto_auth_t *auth)
         int saved_errno = errno;
         if (auth->ctx)
             munge_ctx_destroy(auth->ctx);
-        free(auth->socket_path);
         free(auth);
         errno = saved_errno;
     }
@@ -214,35 +207,4 @@ int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
                          strerror(errno));
     }
     return decode_with(auth->ctx, cred, type, body, uid, gid, error);
-}
-
-int proto_auth_decode_apart(const proto_auth_t *auth, const char *cred,
-                            const char *type, const json_t *body, uid_t *uid,
-                            gid_t *gid, drv_error_t *error)
-{
-    munge_ctx_t ctx;
-    munge_err_t e;
-    int rc;
-
-    if (!auth) {
-        errno = EINVAL;
-        return errprintf(error, "cannot check the credential: %s",
-                         strerror(errno));
-    }
-    if (!(ctx = munge_ctx_create())) {
-        errno = ENOMEM;
-        return errprintf(error, "cannot check the credential: out of memory");
-    }
-    if (auth->socket_path
-        && (e = munge_ctx_set(ctx, MUNGE_OPT_SOCKET, auth->socket_path))
-               != EMUNGE_SUCCESS) {
-        rc = munge_fail(ctx, e, "MUNGE socket", error);
-        munge_ctx_destroy(ctx);
-        return rc;
-    }
-    rc = decode_with(ctx, cred, type, body, uid, gid, error);
-    e = (munge_err_t)errno;
-    munge_ctx_destroy(ctx);
-    errno = (int)e;
-    return rc;
 }

@@ -59,14 +59,6 @@ int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
                       const json_t *body, uid_t *uid, gid_t *gid,
                       drv_error_t *error);
 
-/* proto_auth_decode() with a MUNGE context of its own, so it may run on
- * another thread (the server's thread pool) while the loop uses 'auth':
- * it reads only what proto_auth_create() set.  Same returns.
- */
-int proto_auth_decode_apart(const proto_auth_t *auth, const char *cred,
-                            const char *type, const json_t *body, uid_t *uid,
-                            gid_t *gid, drv_error_t *error);
-
 /* Size of a message digest, in bytes (SHA-256). */
 #define PROTO_AUTH_DIGEST_LEN 32
 
