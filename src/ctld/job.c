@@ -260,6 +260,8 @@ void job_field_put(const struct job *job, int field,
 void job_fields_put(const struct job *job, const char *const *node_names,
                     int flags, const struct jsonw_sink *out)
 {
+    json_t *groups;
+
     for (size_t i = 0; i < NELEM(job_fields); i++)
         job_field_put(job, (int)i, out);
     job_place_put(&job->place, out);
@@ -271,13 +273,10 @@ void job_fields_put(const struct job *job, const char *const *node_names,
     if (out->obj) {
         array_to_json(job, out->obj, flags & JOB_JSON_INFO);
         depend_to_json(job, out->obj);
-    } else {
-        json_t *o = json_object();
-
-        array_to_json(job, o, flags & JOB_JSON_INFO);
-        depend_to_json(job, o);
-        jsonw_members(out->w, o);
-        json_decref(o);
+    } else if ((groups = json_object())) {
+        array_to_json(job, groups, flags & JOB_JSON_INFO);
+        depend_to_json(job, groups);
+        jsonw_put_members(out, groups);
     }
     if (job->steps)
         jsonw_put_json(out, "steps", job_steps_to_json(job, true));

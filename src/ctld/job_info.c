@@ -276,24 +276,12 @@ static void b_paths(struct info_ctx *c, const struct jsonw_sink *o)
     add_paths(o, c->job, ctx_host(c));
 }
 
-/* The groups array.c and depend.c write into a jansson object. */
-static void put_members(const struct jsonw_sink *o, json_t *members)
-{
-    if (!members)
-        return;
-    if (o->obj)
-        json_object_update(o->obj, members);
-    else
-        jsonw_members(o->w, members);
-    json_decref(members);
-}
-
 static void b_array(struct info_ctx *c, const struct jsonw_sink *o)
 {
     json_t *m = json_object();
 
     array_to_json(c->job, m, true);
-    put_members(o, m);
+    jsonw_put_members(o, m);
 }
 
 static void b_depend(struct info_ctx *c, const struct jsonw_sink *o)
@@ -301,7 +289,7 @@ static void b_depend(struct info_ctx *c, const struct jsonw_sink *o)
     json_t *m = json_object();
 
     depend_to_json(c->job, m);
-    put_members(o, m);
+    jsonw_put_members(o, m);
 }
 
 static void b_place(struct info_ctx *c, const struct jsonw_sink *o)

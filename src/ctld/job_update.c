@@ -10,7 +10,6 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/job_update.h"
-#include "proto/schema.h"
 #include "ctld/submit_check.h"
 #include "sched/feature_expr.h"
 

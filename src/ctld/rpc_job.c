@@ -26,11 +26,10 @@
 #include "ctld/depend.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
-#include "proto/jsonw.h"
 #include "ctld/job_update.h"
-#include "proto/schema.h"
 #include "ctld/part_access.h"
 #include "ctld/submit_check.h"
+#include "proto/jsonw.h"
 
 /* Keys of a job description a user may set (docs/protocol.md). */
 static const char *const submit_keys[] = {
@@ -299,7 +298,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     time_t now = ctld_now(ctld);
     struct ctld_event ev = {.type = CTLD_EV_JOB_SUBMITTED, .t = now};
 
-    if (submit_check_body(ctld, body, &error) < 0)
+    if (submit_check_script(ctld, body, &error) < 0)
         goto error;
     if (job_apply_json(job, fields, node_table_index_cb, ctld->nodes, &error) < 0) {
         errno = EDRV_PROTOCOL_MALFORMED;

@@ -9,7 +9,6 @@
  * ranks and srun's I/O address.  srun is answered once every node has
  * answered (or the first error).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,6 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
-#include "proto/schema.h"
 #include "ctld/step.h"
 #include "ctld/step_layout.h"
 #include "ctld/step_res.h"

@@ -16,7 +16,7 @@
 
 #define TOO_LONG EDRV_PATHNAME_TOO_LONG
 
-int submit_check_body(const struct ctld *ctld, json_t *body,
+int submit_check_script(const struct ctld *ctld, json_t *body,
                       drv_error_t *error)
 {
     const struct schema_field script = {

@@ -18,7 +18,7 @@
  * (proto/schema_msgs.c) before the handler ran.  Returns 0, or -1 with
  * errno set and 'error' naming the key.
  */
-int submit_check_body(const struct ctld *ctld, json_t *body,
+int submit_check_script(const struct ctld *ctld, json_t *body,
                       drv_error_t *error);
 
 /* Checks of a new job against partition 'part', run after the partition

@@ -84,10 +84,10 @@ static int make_payload(const char *type, const json_t *body,
     return 0;
 }
 
-static int munge_fail(munge_ctx_t ctx, munge_err_t e, const char *what,
+static int munge_fail(proto_auth_t *auth, munge_err_t e, const char *what,
                       drv_error_t *error)
 {
-    const char *text = ctx ? munge_ctx_strerror(ctx) : NULL;
+    const char *text = auth->ctx ? munge_ctx_strerror(auth->ctx) : NULL;
 
     errprintf(error, "%s: %s", what, text ? text : munge_strerror(e));
     errno = e == EMUNGE_NO_MEMORY ? ENOMEM : EDRV_PROTOCOL_AUTH;
@@ -109,7 +109,7 @@ proto_auth_t *proto_auth_create(const char *socket_path, drv_error_t *error)
     if (socket_path
         && (e = munge_ctx_set(auth->ctx, MUNGE_OPT_SOCKET, socket_path))
                != EMUNGE_SUCCESS) {
-        munge_fail(auth->ctx, e, "MUNGE socket", error);
+        munge_fail(auth, e, "MUNGE socket", error);
         proto_auth_destroy(auth);
         return NULL;
     }
@@ -143,16 +143,15 @@ char *proto_auth_encode(proto_auth_t *auth, const char *type,
     e = munge_encode(&cred, auth->ctx, payload, (int)PAYLOAD_LEN);
     if (e != EMUNGE_SUCCESS) {
         free(cred);
-        munge_fail(auth->ctx, e, "MUNGE encode failed", error);
+        munge_fail(auth, e, "MUNGE encode failed", error);
         return NULL;
     }
     return cred;
 }
 
-/* proto_auth_decode() with MUNGE context 'ctx'. */
-static int decode_with(munge_ctx_t ctx, const char *cred, const char *type,
-                       const json_t *body, uid_t *uid, gid_t *gid,
-                       drv_error_t *error)
+int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
+                      const json_t *body, uid_t *uid, gid_t *gid,
+                      drv_error_t *error)
 {
     char payload[PAYLOAD_LEN + 1];
     void *buf = NULL;
@@ -161,19 +160,19 @@ static int decode_with(munge_ctx_t ctx, const char *cred, const char *type,
     gid_t g;
     munge_err_t e;
 
-    if (!cred || make_payload(type, body, payload) < 0) {
-        if (!cred)
+    if (!auth || !cred || make_payload(type, body, payload) < 0) {
+        if (!auth || !cred)
             errno = EINVAL;
         return errprintf(error, "cannot check the credential: %s",
                          strerror(errno));
     }
-    e = munge_decode(cred, ctx, &buf, &len, &u, &g);
+    e = munge_decode(cred, auth->ctx, &buf, &len, &u, &g);
     if (e != EMUNGE_SUCCESS) {
         /* MUNGE may return the payload along with an error (expired,
          * replayed); it is ours to free either way.
          */
         free(buf);
-        return munge_fail(ctx, e, "MUNGE decode failed", error);
+        return munge_fail(auth, e, "MUNGE decode failed", error);
     }
     if (len < (int)PAYLOAD_PREFIX_LEN
         || memcmp(buf, PAYLOAD_PREFIX, PAYLOAD_PREFIX_LEN) != 0) {
@@ -195,16 +194,4 @@ static int decode_with(munge_ctx_t ctx, const char *cred, const char *type,
     if (gid)
         *gid = g;
     return 0;
-}
-
-int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
-                      const json_t *body, uid_t *uid, gid_t *gid,
-                      drv_error_t *error)
-{
-    if (!auth) {
-        errno = EINVAL;
-        return errprintf(error, "cannot check the credential: %s",
-                         strerror(errno));
-    }
-    return decode_with(auth->ctx, cred, type, body, uid, gid, error);
 }

@@ -279,3 +279,14 @@ void jsonw_put_json(const struct jsonw_sink *s, const char *key, json_t *v)
     jsonw_json(s->w, v);
     json_decref(v);
 }
+
+void jsonw_put_members(const struct jsonw_sink *s, json_t *members)
+{
+    if (!members)
+        return;
+    if (s->obj)
+        json_object_update(s->obj, members);
+    else
+        jsonw_members(s->w, members);
+    json_decref(members);
+}

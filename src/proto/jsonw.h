@@ -90,4 +90,8 @@ void jsonw_put_str(const struct jsonw_sink *s, const char *key,
 /* Steals 'v'; NULL writes nothing. */
 void jsonw_put_json(const struct jsonw_sink *s, const char *key, json_t *v);
 
+/* Each member of object 'members' (stolen; NULL writes nothing), for
+ * groups of keys a module writes into a jansson object. */
+void jsonw_put_members(const struct jsonw_sink *s, json_t *members);
+
 #endif /* !DROVER_PROTO_JSONW_H */

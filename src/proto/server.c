@@ -383,25 +383,25 @@ static void on_write(uv_write_t *wr, int status)
 /* Queue 'msg' (borrowed) on the connection.  Returns 0, or -1 with errno
  * (EMSGSIZE, ENOMEM, or a socket error).
  */
-static int conn_send(struct conn *c, const json_t *msg)
+/* Queue the frame at buf + off, len bytes long; 'buf' is taken (freed
+ * once written, or now on failure).  Returns 0 or -1 with errno. */
+static int conn_write(struct conn *c, char *buf, size_t off, size_t len)
 {
     struct write_req *w;
     uv_buf_t b;
-    size_t len;
     int rc;
 
-    if (!(w = calloc(1, sizeof(*w))))
-        return -1;
-    if (proto_frame_encode(msg, &w->buf, &len) < 0) {
-        free(w);
+    if (!(w = calloc(1, sizeof(*w)))) {
+        free(buf);
         return -1;
     }
-    b = uv_buf_init(w->buf, (unsigned)len);
+    b = uv_buf_init(buf + off, (unsigned)(len - off));
+    w->buf = buf;
     w->conn = c;
     w->req.data = w;
     if ((rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write))
         < 0) {
-        free(w->buf);
+        free(buf);
         free(w);
         errno = -rc;
         return -1;
@@ -409,6 +409,16 @@ static int conn_send(struct conn *c, const json_t *msg)
     c->refs++;
     c->writes_pending++;
     return 0;
+}
+
+static int conn_send(struct conn *c, const json_t *msg)
+{
+    size_t len;
+    char *buf;
+
+    if (proto_frame_encode(msg, &buf, &len) < 0)
+        return -1;
+    return conn_write(c, buf, 0, len);
 }
 
 /* Send an error response on the connection's behalf (no request object).
@@ -467,71 +477,27 @@ static const struct proto_handler *lookup(proto_server_t *s, const char *type,
     return NULL;
 }
 
-static void req_finish(proto_req_t *req);
-
-/* After the credential: authorize, check the body against its schema and
- * run the handler; or answer the refusal and drop the request. */
-static void dispatch_req(proto_req_t *req, int rc, drv_error_t *error)
-{
-    struct conn *c = req->conn;
-    proto_server_t *s = c->s;
-    const struct proto_handler *h;
-    const struct proto_schema *schema;
-    void *arg = NULL;
-    int errnum = errno;
-
-    if (c->closing || !s)
-        goto drop;
-    if (rc < 0) {
-        errnum = errnum == ENOMEM ? ENOMEM : EDRV_PROTOCOL_AUTH;
-        log_error("proto: %s: '%s' request: %s", c->peer_str, req->type,
-                  error->text);
-        conn_refuse(c, errnum, error->text);
-        goto drop;
-    }
-    conn_authenticated(c);
-    if (!(h = lookup(s, req->type, &arg))) {
-        errprintf(error, "unknown message type '%s'", req->type);
-        log_debug("proto: %s: %s", c->peer_str, error->text);
-        conn_send_error(c, EDRV_NOT_SUPPORTED, error->text);
-        goto drop;
-    }
-    req->roles = s->roles_of(req->uid, req->gid, s->roles_arg);
-    if (!(req->roles & h->roles)) {
-        errprintf(error, "uid %lu may not send '%s'",
-                  (unsigned long)req->uid, req->type);
-        log_verbose("proto: %s: %s", c->peer_str, error->text);
-        conn_send_error(c, EDRV_ACCESS_DENIED, error->text);
-        goto drop;
-    }
-    if ((schema = proto_schema_find(req->type)) && schema->body
-        && schema_check(req->body, schema->body, error) < 0) {
-        errnum = errno;
-        log_verbose("proto: %s: '%s' from uid %lu: %s", c->peer_str,
-                    req->type, (unsigned long)req->uid, error->text);
-        conn_send_error(c, errnum, error->text);
-        goto drop;
-    }
-    h->fn(req, arg);
-    return;
-drop:
-    req_finish(req);
-}
-
-/* Take one message (stolen) off the connection and route it.  MUNGE's
- * decode (a round trip to munged, ~0.2 ms) runs here on the loop: on the
- * thread pool it cost 2.7% of the submission rate on 2 cores
- * (bench/README.md), so it stays inline. */
+/* Take one message (stolen) off the connection and route it: check its
+ * credential (MUNGE's decode, a round trip to munged of ~0.2 ms, runs
+ * here on the loop: on the thread pool it cost 2.7% of the submission
+ * rate on 2 cores, bench/README.md), its sender's roles and its body
+ * against its schema, then run its handler. */
 static void handle_msg(struct conn *c, json_t *msg)
 {
     proto_server_t *s = c->s;
     struct proto_msg m;
+    const struct proto_handler *h;
+    const struct proto_schema *schema;
     drv_error_t error = { { 0 } };
     proto_req_t *req;
-    int rc;
+    void *arg = NULL;
+    uid_t uid;
+    gid_t gid;
+    unsigned roles;
+    int errnum;
 
     if (proto_msg_parse(msg, &m, &error) < 0) {
-        int errnum = errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_MALFORMED;
+        errnum = errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_MALFORMED;
         log_verbose("proto: %s: %s", c->peer_str, error.text);
         conn_send_error(c, errnum, error.text);
         goto done;
@@ -540,6 +506,37 @@ static void handle_msg(struct conn *c, json_t *msg)
         log_error("proto: %s: '%s' request carries no credential", c->peer_str,
                   m.type);
         conn_refuse(c, EDRV_PROTOCOL_AUTH, "request carries no credential");
+        goto done;
+    }
+    if (proto_auth_decode(s->auth, m.cred, m.type, m.body, &uid, &gid, &error)
+        < 0) {
+        errnum = errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_AUTH;
+        log_error("proto: %s: '%s' request: %s", c->peer_str, m.type,
+                  error.text);
+        conn_refuse(c, errnum, error.text);
+        goto done;
+    }
+    conn_authenticated(c);
+    if (!(h = lookup(s, m.type, &arg))) {
+        errprintf(&error, "unknown message type '%s'", m.type);
+        log_debug("proto: %s: %s", c->peer_str, error.text);
+        conn_send_error(c, EDRV_NOT_SUPPORTED, error.text);
+        goto done;
+    }
+    roles = s->roles_of(uid, gid, s->roles_arg);
+    if (!(roles & h->roles)) {
+        errprintf(&error, "uid %lu may not send '%s'", (unsigned long)uid,
+                  m.type);
+        log_verbose("proto: %s: %s", c->peer_str, error.text);
+        conn_send_error(c, EDRV_ACCESS_DENIED, error.text);
+        goto done;
+    }
+    if ((schema = proto_schema_find(m.type)) && schema->body
+        && schema_check(m.body, schema->body, &error) < 0) {
+        errnum = errno;
+        log_verbose("proto: %s: '%s' from uid %lu: %s", c->peer_str, m.type,
+                    (unsigned long)uid, error.text);
+        conn_send_error(c, errnum, error.text);
         goto done;
     }
     if (!(req = calloc(1, sizeof(*req)))) {
@@ -551,10 +548,11 @@ static void handle_msg(struct conn *c, json_t *msg)
     req->msg = msg;
     req->type = m.type;
     req->body = m.body;
+    req->uid = uid;
+    req->gid = gid;
+    req->roles = roles;
     c->outstanding = req;
-    rc = proto_auth_decode(s->auth, m.cred, m.type, m.body, &req->uid,
-                           &req->gid, &error);
-    dispatch_req(req, rc, &error);
+    h->fn(req, arg);
     return;
 done:
     json_decref(msg);
@@ -1234,35 +1232,68 @@ static void req_finish(proto_req_t *req)
 }
 
 /* Send 'resp' (stolen) for 'req' and free 'req'.  Returns 0 or -1/errno. */
-static int respond_msg(proto_req_t *req, json_t *resp)
+/* Send the frame at buf + off (len bytes in all, 'buf' taken) for 'req'
+ * and free 'req'.  Returns 0 or -1/errno (the connection is closed). */
+static int respond_frame(proto_req_t *req, char *buf, size_t off, size_t len)
 {
     struct conn *c = req->conn;
-    int rc = 0;
-    int errnum = 0;
+    int errnum;
 
     if (c->closing || !c->s) {
         log_debug("proto: %s: '%s' answered after the connection closed",
                   c->peer_str, req->type);
-    }
-    else if (conn_send(c, resp) < 0) {
+        free(buf);
+    } else if (conn_write(c, buf, off, len) < 0) {
         errnum = errno;
-        rc = -1;
-        if (errnum == EMSGSIZE) {
-            log_error("proto: %s: '%s' response exceeds %u bytes",
-                      c->peer_str, req->type, PROTO_FRAME_MAX);
-            conn_send_error(c, EMSGSIZE, "response too large");
-        }
-        else {
-            log_error("proto: %s: '%s' response: %s", c->peer_str, req->type,
-                      strerror(errnum));
-            conn_close(c);
-        }
-    }
-    json_decref(resp);
-    req_finish(req);
-    if (rc < 0)
+        log_error("proto: %s: '%s' response: %s", c->peer_str, req->type,
+                  strerror(errnum));
+        conn_close(c);
+        req_finish(req);
         errno = errnum;
-    return rc;
+        return -1;
+    }
+    req_finish(req);
+    return 0;
+}
+
+/* An answer over PROTO_FRAME_MAX: the client gets an error instead. */
+static int respond_too_large(proto_req_t *req)
+{
+    struct conn *c = req->conn;
+
+    log_error("proto: %s: '%s' response exceeds %u bytes", c->peer_str,
+              req->type, PROTO_FRAME_MAX);
+    if (!c->closing && c->s)
+        conn_send_error(c, EMSGSIZE, "response too large");
+    req_finish(req);
+    errno = EMSGSIZE;
+    return -1;
+}
+
+/* Send 'resp' (stolen) for 'req' and free 'req'.  Returns 0 or -1/errno. */
+static int respond_msg(proto_req_t *req, json_t *resp)
+{
+    struct conn *c = req->conn;
+    size_t len;
+    char *buf;
+    int rc;
+
+    rc = proto_frame_encode(resp, &buf, &len);
+    json_decref(resp);
+    if (rc < 0 && errno == EMSGSIZE)
+        return respond_too_large(req);
+    if (rc < 0) {
+        int errnum = errno;
+
+        log_error("proto: %s: '%s' response: %s", c->peer_str, req->type,
+                  strerror(errnum));
+        if (!c->closing && c->s)
+            conn_close(c);
+        req_finish(req);
+        errno = errnum;
+        return -1;
+    }
+    return respond_frame(req, buf, 0, len);
 }
 
 /* No memory even for an answer: drop the connection so the client is not
@@ -1302,10 +1333,8 @@ int proto_respond(proto_req_t *req, json_t *body)
 int proto_respond_jsonw(proto_req_t *req, struct jsonw *w)
 {
     char prefix[PROTO_RESPOND_RESERVE];
-    struct write_req *wr;
-    struct conn *c = req->conn;
-    size_t len, off, text;
-    int n, rc;
+    size_t len, off;
+    int n;
     char *buf;
 
     n = snprintf(prefix, sizeof(prefix), "{\"v\":%d,\"type\":\"%s\",\"body\":",
@@ -1320,45 +1349,13 @@ int proto_respond_jsonw(proto_req_t *req, struct jsonw *w)
     if (!(buf = jsonw_take(w, &len)))
         return respond_nomem(req);
     off = PROTO_RESPOND_RESERVE - (size_t)n - PROTO_FRAME_HDR;
-    text = len - off - PROTO_FRAME_HDR;
-    if (text > PROTO_FRAME_MAX) {
+    if (len - off - PROTO_FRAME_HDR > PROTO_FRAME_MAX) {
         free(buf);
-        log_error("proto: %s: '%s' response exceeds %u bytes", c->peer_str,
-                  req->type, PROTO_FRAME_MAX);
-        return proto_respond_error(req, EMSGSIZE, "response too large");
+        return respond_too_large(req);
     }
-    if (c->closing || !c->s) {
-        free(buf);
-        log_debug("proto: %s: '%s' answered after the connection closed",
-                  c->peer_str, req->type);
-        req_finish(req);
-        return 0;
-    }
-    proto_frame_put_header(buf + off, (uint32_t)text);
+    proto_frame_put_header(buf + off, (uint32_t)(len - off - PROTO_FRAME_HDR));
     memcpy(buf + off + PROTO_FRAME_HDR, prefix, (size_t)n);
-    if (!(wr = calloc(1, sizeof(*wr)))) {
-        free(buf);
-        return respond_nomem(req);
-    }
-    wr->buf = buf;
-    wr->conn = c;
-    wr->req.data = wr;
-    uv_buf_t b = uv_buf_init(buf + off, (unsigned)(len - off));
-    if ((rc = uv_write(&wr->req, (uv_stream_t *)&c->tcp, &b, 1, on_write))
-        < 0) {
-        free(buf);
-        free(wr);
-        log_error("proto: %s: '%s' response: %s", c->peer_str, req->type,
-                  uv_strerror(rc));
-        conn_close(c);
-        req_finish(req);
-        errno = -rc;
-        return -1;
-    }
-    c->refs++;
-    c->writes_pending++;
-    req_finish(req);
-    return 0;
+    return respond_frame(req, buf, off, len);
 }
 
 int proto_respond_error(proto_req_t *req, int errnum, const char *errstr)
