@@ -22,7 +22,8 @@ void launch_store_destroy(struct launch_store *ls);
 /* Return the stored form of 'launch' (borrowed in): "env" (object) becomes
  * "env_text" (compact sorted JSON), and "script" and "env_text" are shared
  * with other jobs that have the same text.  A launch already in stored form
- * is re-shared.  New reference; NULL if 'launch' is NULL.
+ * is re-shared.  Identical stored launches are one object, shared: it must
+ * not be changed.  New reference; NULL if 'launch' is NULL.
  */
 json_t *launch_store_pack(struct launch_store *ls, json_t *launch);
 
