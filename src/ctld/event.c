@@ -305,11 +305,15 @@ static int apply_step_cancelled(struct ctld *ctld, struct ctld_event *ev)
 /* The untyped changes: the handler changed the record already. */
 static int apply_recorded(struct ctld *ctld, struct ctld_event *ev)
 {
-    if (ev->type == CTLD_EV_JOB_CHANGED)
-        return find_job(ctld, ev) ? 0 : -1;
-    return ev->node_idx >= 0 && (size_t)ev->node_idx < ctld->nodes->count
-               ? 0
-               : -1;
+    return find_job(ctld, ev) ? 0 : -1;
+}
+
+static int apply_node_state(struct ctld *ctld, struct ctld_event *ev)
+{
+    if (ev->node_idx < 0 || (size_t)ev->node_idx >= ctld->nodes->count)
+        return -1;
+    node_table_admin_set(ctld->nodes, (size_t)ev->node_idx, &ev->node_admin);
+    return 0;
 }
 
 static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
@@ -327,7 +331,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_STEP_REPORTED] = apply_step_reported,
     [CTLD_EV_STEP_ENDED] = apply_step_ended,
     [CTLD_EV_STEP_CANCELLED] = apply_step_cancelled,
-    [CTLD_EV_NODE_STATE] = apply_recorded,
+    [CTLD_EV_NODE_STATE] = apply_node_state,
 };
 
 /* --- subscribers --------------------------------------------------------- */
@@ -394,9 +398,13 @@ void ctld_job_changed(struct ctld *ctld, struct job *job)
     ctld_apply(ctld, &ev);
 }
 
-void ctld_node_changed(struct ctld *ctld, long node_idx)
+void ctld_node_admin(struct ctld *ctld, long node_idx,
+                     const struct node_admin *a)
 {
-    struct ctld_event ev = {.type = CTLD_EV_NODE_STATE, .node_idx = node_idx};
+    struct ctld_event ev = {.type = CTLD_EV_NODE_STATE,
+                            .t = ctld_now(ctld),
+                            .node_idx = node_idx,
+                            .node_admin = *a};
 
     ctld_apply(ctld, &ev);
 }

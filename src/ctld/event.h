@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "common/error.h"
+#include "ctld/node_table.h"
 
 struct ctld;
 struct job;
@@ -85,10 +86,9 @@ enum ctld_event_type {
     /* Step 'step_id' of 'job_id' is being cancelled (scancel J.S): it
      * ends CANCELLED when its nodes report. */
     CTLD_EV_STEP_CANCELLED,
-    /* The administrative state of node 'node' (an index into the node
-     * table) changed: drain, down, resume, reason, weight.  As for
-     * CTLD_EV_JOB_CHANGED, the handler changed it and a replay installs
-     * the journaled record. */
+    /* Node 'node_idx' (an index into the node table) takes the
+     * administrative state 'node_admin': drain, down, resume, reason,
+     * weight (scontrol update, a node not responding or back). */
     CTLD_EV_NODE_STATE,
     CTLD_EV_TYPE_COUNT,
 };
@@ -113,6 +113,7 @@ struct ctld_event {
                                   * node name (borrowed) */
     json_t *report;              /* STEP_REPORTED, JOB_ENDED (borrowed) */
     long node_idx;               /* NODE_STATE */
+    struct node_admin node_admin; /* NODE_STATE (strings borrowed) */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the
@@ -124,9 +125,13 @@ struct ctld_event {
  */
 int ctld_apply(struct ctld *ctld, struct ctld_event *ev);
 
-/* Shorthands for the untyped changes. */
+/* Shorthand for the untyped change of a job. */
 void ctld_job_changed(struct ctld *ctld, struct job *job);
-void ctld_node_changed(struct ctld *ctld, long node_idx);
+
+/* Apply a node_state event: node 'node_idx' takes state 'a' (its strings
+ * are copied) now. */
+void ctld_node_admin(struct ctld *ctld, long node_idx,
+                     const struct node_admin *a);
 
 /* The journal's name of an event type ("job_started"); NULL if out of
  * range. */

@@ -311,7 +311,12 @@ int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error)
     if (ev.type == CTLD_EV_JOB_CHANGED)
         return replay_changed(ctld, json_object_get(rec, "job"), error);
     if (ev.type == CTLD_EV_NODE_STATE) {
-        node_table_admin_restore(ctld->nodes, rec);
+        ev.t = (time_t)json_integer_value(json_object_get(rec, "t"));
+        if ((ev.node_idx = node_table_admin_from_json(ctld->nodes, rec,
+                                                      &ev.node_admin))
+            < 0)
+            return 0; /* a node that left slurm.conf */
+        ctld_apply(ctld, &ev);
         return 0;
     }
     if (ev.type == CTLD_EV_JOB_UPDATED) {

@@ -77,16 +77,16 @@ static unsigned roles_of(uid_t uid, gid_t gid, void *arg)
 static void node_lost(struct ctld *ctld, size_t i)
 {
     struct ctld_node *n = &ctld->nodes->info[i];
+    struct node_admin a;
     struct job *job, *tmp;
 
     log_error("Node %s not responding, setting DOWN", n->conf->name);
     n->responding = false;
-    n->down = true;
-    free(n->reason);
-    n->reason = xstrdup("Not responding");
-    n->reason_time = ctld_now(ctld);
-    node_table_update_avail(ctld->nodes, i);
-    ctld_node_changed(ctld, (long)i);
+    node_table_admin_get(ctld->nodes, i, &a);
+    a.down = true;
+    a.reason = "Not responding";
+    a.reason_time = ctld_now(ctld);
+    ctld_node_admin(ctld, (long)i, &a);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         for (uint32_t k = 0; job->alloc && k < job->alloc->node_count; k++) {
             if (job->alloc->node_idx[k] == i) {

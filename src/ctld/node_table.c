@@ -374,28 +374,71 @@ json_t *node_table_admin_json(const struct node_table *nt, size_t i)
     return o;
 }
 
-void node_table_admin_restore(struct node_table *nt, json_t *o)
+void node_table_admin_get(const struct node_table *nt, size_t i,
+                          struct node_admin *a)
 {
-    const char *name = "", *reason = "", *user = "";
+    const struct ctld_node *n = &nt->info[i];
+
+    *a = (struct node_admin){
+        .drain = n->drain,
+        .down = n->down,
+        .reason = n->reason,
+        .reason_user = n->reason_user,
+        .reason_time = n->reason_time,
+        .weight = nt->sched[i].weight,
+    };
+}
+
+void node_table_admin_set(struct node_table *nt, size_t i,
+                          const struct node_admin *a)
+{
+    struct ctld_node *n = &nt->info[i];
+    char *reason = a->reason && *a->reason ? xstrdup(a->reason) : NULL;
+    char *user = a->reason_user && *a->reason_user ? xstrdup(a->reason_user)
+                                                   : NULL;
+
+    free(n->reason);
+    free(n->reason_user);
+    n->reason = reason;
+    n->reason_user = user;
+    n->drain = a->drain;
+    n->down = a->down;
+    n->reason_time = a->reason_time;
+    nt->sched[i].weight = a->weight;
+    node_table_update_avail(nt, i);
+}
+
+long node_table_admin_from_json(const struct node_table *nt, json_t *o,
+                                struct node_admin *a)
+{
+    const char *name = "", *reason = NULL, *user = NULL;
     int drain = 0, down = 0;
     json_int_t when = 0, weight = -1;
-    struct ctld_node *n;
     long i;
 
     json_unpack(o, "{s?s s?b s?b s?s s?s s?I s?I}", "name", &name, "drain",
                 &drain, "down", &down, "reason", &reason, "reason_user", &user,
                 "reason_time", &when, "weight", &weight);
     if ((i = node_table_index(nt, name)) < 0)
-        return;
-    n = &nt->info[i];
-    n->drain = drain;
-    n->down = down;
-    free(n->reason);
-    free(n->reason_user);
-    n->reason = *reason ? xstrdup(reason) : NULL;
-    n->reason_user = *user ? xstrdup(user) : NULL;
-    n->reason_time = (time_t)when;
-    nt->sched[i].weight = weight >= 0 && weight < UINT32_MAX
-                              ? (uint32_t)weight
-                              : n->conf->weight;
+        return -1;
+    *a = (struct node_admin){
+        .drain = drain,
+        .down = down,
+        .reason = reason,
+        .reason_user = user,
+        .reason_time = (time_t)when,
+        .weight = weight >= 0 && weight < UINT32_MAX
+                      ? (uint32_t)weight
+                      : nt->info[i].conf->weight,
+    };
+    return i;
+}
+
+void node_table_admin_restore(struct node_table *nt, json_t *o)
+{
+    struct node_admin a;
+    long i = node_table_admin_from_json(nt, o, &a);
+
+    if (i >= 0)
+        node_table_admin_set(nt, (size_t)i, &a);
 }

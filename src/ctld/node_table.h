@@ -82,8 +82,35 @@ json_t *node_table_node_json(const struct node_table *nt, size_t i);
  */
 json_t *node_table_admin_json(const struct node_table *nt, size_t i);
 
-/* Restore what node_table_admin_json() saved; an unknown node name is
- * ignored (it left slurm.conf).
+/* A node's administrative state: what scontrol update and the
+ * controller's own decisions (a node not responding) set; one
+ * node_state event carries it (event.h). */
+struct node_admin {
+    bool drain, down;
+    const char *reason;      /* NULL: none */
+    const char *reason_user; /* NULL: none */
+    time_t reason_time;      /* seconds since the epoch; 0: none */
+    uint32_t weight;         /* the scheduler's Weight= */
+};
+
+/* The administrative state of node i; the strings are borrowed from the
+ * table (valid until the next node_table_admin_set() of that node). */
+void node_table_admin_get(const struct node_table *nt, size_t i,
+                          struct node_admin *a);
+
+/* Install 'a' as node i's administrative state (its strings are copied;
+ * they may be the node's own) and recompute its availability. */
+void node_table_admin_set(struct node_table *nt, size_t i,
+                          const struct node_admin *a);
+
+/* Read what node_table_admin_json() wrote into *a (strings borrowed from
+ * 'o').  Returns the node's index, or -1 for a name not in the table (a
+ * node that left slurm.conf). */
+long node_table_admin_from_json(const struct node_table *nt, json_t *o,
+                                struct node_admin *a);
+
+/* node_table_admin_from_json() and node_table_admin_set(): restore a
+ * snapshot's record; an unknown node name is ignored.
  */
 void node_table_admin_restore(struct node_table *nt, json_t *o);
 

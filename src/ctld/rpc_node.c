@@ -96,35 +96,26 @@ static void rpc_partition_info(proto_req_t *req, void *arg)
             "partition_info");
 }
 
-/* Apply State=DRAIN|UNDRAIN|RESUME|DOWN to one node. */
-static int node_set_state(struct ctld *ctld, size_t i, const char *state,
-                          const char *reason, const char *user)
+/* State=DRAIN|UNDRAIN|RESUME|DOWN (checked, with its reason, by the
+ * caller) applied to administrative state 'a' at time 'now'. */
+static void admin_set_state(struct node_admin *a, const char *state,
+                            const char *reason, const char *user, time_t now)
 {
-    struct ctld_node *n = &ctld->nodes->info[i];
-
     if (!strcasecmp(state, "DRAIN") || !strcasecmp(state, "DOWN")) {
-        if (!reason || !*reason)
-            return -1;
         if (!strcasecmp(state, "DRAIN"))
-            n->drain = true;
+            a->drain = true;
         else
-            n->down = true;
-        free(n->reason);
-        free(n->reason_user);
-        n->reason = xstrdup(reason);
-        n->reason_user = xstrdup(user);
-        n->reason_time = ctld_now(ctld);
-    } else {
-        n->drain = false;
-        if (!strcasecmp(state, "RESUME"))
-            n->down = false;
-        FREE_NULL(n->reason);
-        FREE_NULL(n->reason_user);
-        n->reason_time = 0;
+            a->down = true;
+        a->reason = reason;
+        a->reason_user = user;
+        a->reason_time = now;
+        return;
     }
-    node_table_update_avail(ctld->nodes, i);
-    ctld_node_changed(ctld, (long)i);
-    return 0;
+    a->drain = false;
+    if (!strcasecmp(state, "RESUME"))
+        a->down = false;
+    a->reason = a->reason_user = NULL;
+    a->reason_time = 0;
 }
 
 static bool state_valid(const char *state)
@@ -195,13 +186,15 @@ static void rpc_node_update(proto_req_t *req, void *arg)
         return respond_error(req, EDRV_INVALID_NODE_NAME,
                              error.text[0] ? error.text : NULL, "node_update");
     for (size_t h = 0; h < count; h++) {
+        struct node_admin a;
+
+        node_table_admin_get(ctld->nodes, (size_t)idx[h], &a);
         if (weight >= 0)
-            ctld->nodes->sched[idx[h]].weight = (uint32_t)weight;
+            a.weight = (uint32_t)weight;
         if (state)
-            node_set_state(ctld, (size_t)idx[h], state, reason,
-                           who->known ? who->name : "root");
-        else
-            ctld_node_changed(ctld, idx[h]);
+            admin_set_state(&a, state, reason,
+                            who->known ? who->name : "root", ctld_now(ctld));
+        ctld_node_admin(ctld, idx[h], &a);
         log_info("update_node: node %s updated", ctld->nodes->names[idx[h]]);
     }
     free(idx);
@@ -317,9 +310,12 @@ static void rpc_node_register(proto_req_t *req, void *arg)
     if (!n->responding)
         log_info("Node %s now responding", name);
     if (n->down && n->reason && !strcmp(n->reason, "Not responding")) {
-        n->down = false; /* ReturnToService */
-        FREE_NULL(n->reason);
-        ctld_node_changed(ctld, (long)(n - ctld->nodes->info));
+        struct node_admin a; /* ReturnToService */
+
+        node_table_admin_get(ctld->nodes, (size_t)idx, &a);
+        a.down = false;
+        a.reason = NULL;
+        ctld_node_admin(ctld, idx, &a);
     }
     n->responding = true;
     n->last_seen = now;

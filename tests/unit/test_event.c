@@ -397,14 +397,16 @@ static void ev_step(struct ctld *ctld, struct model *m)
 static void ev_node(struct ctld *ctld, struct model *m)
 {
     long i = rand() % NODES;
-    struct ctld_node *n = &ctld->nodes->info[i];
+    char reason[64];
+    struct node_admin a;
 
-    n->drain = !n->drain;
-    free(n->reason);
-    n->reason = n->drain ? xasprintf("maintenance %ld", (long)m->t) : NULL;
-    n->reason_time = n->drain ? m->t : 0;
-    node_table_update_avail(ctld->nodes, (size_t)i);
-    ctld_node_changed(ctld, i);
+    node_table_admin_get(ctld->nodes, (size_t)i, &a);
+    a.drain = !a.drain;
+    snprintf(reason, sizeof(reason), "maintenance %ld", (long)m->t);
+    a.reason = a.drain ? reason : NULL;
+    a.reason_time = a.drain ? m->t : 0;
+    a.weight = (uint32_t)(rand() % 3 + 1);
+    ctld_node_admin(ctld, i, &a);
 }
 
 /* The tables agree with the model. */
