@@ -523,7 +523,7 @@ static int slurm_line(const struct conf_line *l, void *arg, drv_error_t *error)
     return global_line(arg, l, error);
 }
 
-static struct slurm_conf *conf_create(const char *path)
+struct slurm_conf *conf__create(const char *path)
 {
     struct slurm_conf *conf = calloc(1, sizeof(*conf));
 
@@ -624,7 +624,7 @@ struct slurm_conf *conf_parse(const char *path, const char *text,
         errprintf(error, "conf_parse: no path or no text");
         return NULL;
     }
-    if (!(p.conf = conf_create(path)) || !(p.confdir = conf__dir_of(path))) {
+    if (!(p.conf = conf__create(path)) || !(p.confdir = conf__dir_of(path))) {
         conf__enomem(error);
         goto error;
     }

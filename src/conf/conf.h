@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "common/error.h"
 
 struct conf_index; /* private to src/conf */
@@ -278,5 +280,22 @@ char *conf_enforce_string(uint32_t flags, char *buf, size_t size);
  * bytes into 'buf' (always terminated when size > 0) and returns buf.
  */
 char *conf_private_string(uint32_t flags, char *buf, size_t size);
+
+/* The part of 'conf' a step daemon runs by (droverstepd: src/noded/stepd.h),
+ * for its node 'node': the path, the controller's address, SlurmdSpoolDir,
+ * SlurmdLogFile, SlurmdDebug, ProctrackType, TaskPlugin, cgroup.conf's
+ * settings, and the node's name, port and GRES devices (gres.conf).
+ * droverd sends it with each launch, so a step runs by the configuration
+ * its node daemon loaded.  New reference; NULL on ENOMEM.
+ */
+json_t *conf_step_to_json(const struct slurm_conf *conf,
+                          const struct conf_node *node);
+
+/* Back from conf_step_to_json()'s 'o' (borrowed): a configuration holding
+ * what it carries and Slurm's defaults for every other key, with that one
+ * node and no partition.  Free with conf_destroy().  NULL with 'error'
+ * naming the member that is missing or of the wrong type.
+ */
+struct slurm_conf *conf_step_from_json(json_t *o, drv_error_t *error);
 
 #endif /* !DROVER_CONF_CONF_H */

@@ -107,6 +107,10 @@ int conf__parse_mib(const char *s, uint64_t *mib); /* "4096", "16G" */
  */
 int conf__parse_ports(const char *s, uint16_t **ports, size_t *count);
 
+/* A configuration at Slurm's defaults read from 'path' (no node, no
+ * partition yet).  NULL with errno ENOMEM. */
+struct slurm_conf *conf__create(const char *path);
+
 /* Name -> position index over strings the caller keeps alive. */
 struct conf_index *conf__index_create(void);
 int conf__index_add(struct conf_index *ix, const char *name, size_t pos);

@@ -148,12 +148,13 @@ static long no_nodes(const char *name, uint32_t *ngpus, void *arg)
     return -1;
 }
 
-/* A copy of the master's record (not its allocation) for task 'task'. */
+/* A copy of the master's record (not its allocation) for task 'task',
+ * as job 'id'. */
 static struct job *copy_task(struct ctld *ctld, struct job *master,
-                             uint32_t task)
+                             uint32_t task, uint32_t id)
 {
     json_t *o = job_to_json(master, ctld->nodes->names, 0);
-    struct job *job = job_create(ctld->next_job_id++);
+    struct job *job = job_create(id);
 
     json_object_del(o, "job_id");
     json_object_del(o, "array_pending");
@@ -163,26 +164,46 @@ static struct job *copy_task(struct ctld *ctld, struct job *master,
     json_decref(o);
     job->launch = master->launch ? json_incref(master->launch) : NULL;
     HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
+    if (id >= ctld->next_job_id)
+        ctld->next_job_id = id + 1;
     return job;
+}
+
+int array_split_apply(struct ctld *ctld, struct job *master, uint32_t task,
+                      uint32_t new_job_id)
+{
+    struct job_array *a = master->array;
+
+    if (!array_is_master(master) || task >= bitmap_size(a->pending)
+        || !bitmap_test(a->pending, task)
+        || (bitmap_count(a->pending) == 1) != (new_job_id == 0)
+        || (new_job_id && ctld_job_find(ctld, new_job_id)))
+        return -1;
+    bitmap_clear(a->pending, task);
+    if (!new_job_id) {
+        bitmap_destroy(a->pending);
+        a->pending = NULL;
+        a->task_id = task;
+        return 0;
+    }
+    copy_task(ctld, master, task, new_job_id);
+    return 0;
 }
 
 struct job *array_split(struct ctld *ctld, struct job *master, uint32_t task)
 {
-    struct job_array *a = master->array;
-    struct job *job;
+    struct ctld_event ev = {
+        .type = CTLD_EV_ARRAY_TASK_SPLIT,
+        .t = ctld_now(ctld),
+        .job_id = master->id,
+        .task = task,
+        .new_job_id = bitmap_count(master->array->pending) == 1
+                          ? 0
+                          : ctld->next_job_id};
 
-    bitmap_clear(a->pending, task);
-    if (bitmap_count(a->pending) == 0) {
-        bitmap_destroy(a->pending);
-        a->pending = NULL;
-        a->task_id = task;
-        ctld_job_changed(ctld, master);
-        return master;
-    }
-    job = copy_task(ctld, master, task);
-    ctld_job_changed(ctld, master);
-    ctld_job_changed(ctld, job);
-    return job;
+    if (ctld_apply(ctld, &ev) < 0)
+        log_error("JobId=%u: cannot split array task %u", master->id, task);
+    return ev.new_job_id ? ctld_job_find(ctld, ev.new_job_id) : master;
 }
 
 struct job *array_start_next(struct ctld *ctld, struct job *master)
@@ -300,12 +321,24 @@ bool array_cancel_rpc(struct ctld *ctld, proto_req_t *req)
     return true;
 }
 
+void array_throttle_apply(struct ctld *ctld, uint32_t array_id,
+                          uint32_t throttle)
+{
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->array && job->array->job_id == array_id)
+            job->array->throttle = throttle;
+    }
+}
+
 /* Slurm keeps the throttle on the master and each task record. */
 bool array_update_rpc(struct ctld *ctld, proto_req_t *req)
 {
     json_t *body = proto_req_body(req);
     json_int_t id = 0, throttle = -1;
-    struct job *job, *tmp, *first;
+    struct job *first;
+    struct ctld_event ev = {.type = CTLD_EV_ARRAY_THROTTLE};
 
     if (json_unpack(body, "{s:I s:I}", "job_id", &id, "array_throttle",
                     &throttle) < 0)
@@ -321,12 +354,10 @@ bool array_update_rpc(struct ctld *ctld, proto_req_t *req)
             log_err("job_update: responding");
         return true;
     }
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job->array && job->array->job_id == (uint32_t)id) {
-            job->array->throttle = (uint32_t)throttle;
-            ctld_job_changed(ctld, job);
-        }
-    }
+    ev.t = ctld_now(ctld);
+    ev.job_id = (uint32_t)id;
+    ev.throttle = (uint32_t)throttle;
+    ctld_apply(ctld, &ev);
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);
     return true;

@@ -61,11 +61,25 @@ void job_array_destroy(struct job_array *a);
 uint32_t array_running(struct ctld *ctld, uint32_t array_id);
 
 /* The record for task 'task' of master 'master' (which must hold it
- * pending): a new record with a new job id, added to the table, or the
- * master itself when 'task' is its last pending task.  The caller
- * journals what it changes next; the master is journaled here.
+ * pending): a new record with the next job id, added to the table, or the
+ * master itself when 'task' is its last pending task.  An
+ * array_task_split event (event.h) through ctld_apply().
  */
 struct job *array_split(struct ctld *ctld, struct job *master, uint32_t task);
+
+/* The array_task_split event: task 'task' leaves the pending tasks of
+ * 'master' as job 'new_job_id' (a copy of the master's record), or, with
+ * 'new_job_id' 0 when it is the last, the master becomes that task.
+ * Returns 0, or -1 when the event does not fit the record (not a master,
+ * the task not pending, 0 while others pend, an id in use). */
+int array_split_apply(struct ctld *ctld, struct job *master, uint32_t task,
+                      uint32_t new_job_id);
+
+/* The array_throttle event: every record of array 'array_id' takes the
+ * limit 'throttle' (running tasks; 0: none), as Slurm keeps it on the
+ * master and each task. */
+void array_throttle_apply(struct ctld *ctld, uint32_t array_id,
+                          uint32_t throttle);
 
 /* Split off the next task of master 'master' that may start (its
  * aftercorr dependencies hold), asking for another scheduling pass for

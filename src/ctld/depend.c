@@ -90,8 +90,8 @@ int depend_submit(struct ctld *ctld, struct job *job, json_t *body,
     return 0;
 }
 
-int depend_update(struct ctld *ctld, struct job *job, const char *spec,
-                  drv_error_t *error)
+int depend_update_check(struct ctld *ctld, const struct job *job,
+                        const char *spec, drv_error_t *error)
 {
     struct dep_list *l = NULL;
     bool bad;
@@ -107,13 +107,23 @@ int depend_update(struct ctld *ctld, struct job *job, const char *spec,
     if (*spec && strcmp(spec, "0")
         && !(l = parse_known(ctld, job, spec, &bad, error)) && bad)
         return -1;
+    dep_list_destroy(l);
+    return 0;
+}
+
+void depend_set(struct ctld *ctld, struct job *job, const char *spec)
+{
+    struct dep_list *l = NULL;
+    bool bad;
+
+    if (*spec && strcmp(spec, "0"))
+        l = parse_known(ctld, job, spec, &bad, NULL);
     dep_list_destroy(depend_of(job)->list);
     job->depend->list = l;
     if (job->reason == JOB_REASON_DEPENDENCY
         || job->reason == JOB_REASON_DEP_NEVER)
         job->reason = JOB_REASON_NONE;
     log_info("JobId=%u: dependency set to '%s'", job->id, spec);
-    return 0;
 }
 
 void depend_to_json(const struct job *job, json_t *o)
@@ -282,11 +292,108 @@ long depend_array_task(struct ctld *ctld, const struct job *job)
     return -1;
 }
 
+/* The gate as 'job' stands: its reason, eligible time and item states. */
+static void gate_init(struct job_gate *g, const struct job *job)
+{
+    const struct dep_list *l = job->depend ? job->depend->list : NULL;
+
+    *g = (struct job_gate){.reason = job->reason,
+                           .eligible_time = job->eligible_time,
+                           .dep_count = l ? l->count : 0};
+    if (!g->dep_count)
+        return;
+    g->dep_state = xzalloc(l->count * sizeof(*g->dep_state));
+    for (size_t i = 0; i < l->count; i++)
+        g->dep_state[i] = l->items[i].state;
+}
+
+static bool gate_differs(const struct job_gate *g, const struct job *job)
+{
+    const struct dep_list *l = job->depend ? job->depend->list : NULL;
+
+    if ((int)job->reason != g->reason
+        || job->eligible_time != g->eligible_time || g->dep_resolved)
+        return true;
+    for (size_t i = 0; l && i < g->dep_count && i < l->count; i++)
+        if (l->items[i].state != g->dep_state[i])
+            return true;
+    return false;
+}
+
+/* Apply 'g' to 'job' at 'now' if it changes anything; frees its states. */
+static void gate_post(struct ctld *ctld, struct job *job,
+                      struct job_gate *g, time_t now)
+{
+    if (gate_differs(g, job)) {
+        struct ctld_event ev = {.type = CTLD_EV_JOB_GATE,
+                                .t = now,
+                                .job_id = job->id,
+                                .gate = g};
+        ctld_apply(ctld, &ev);
+    }
+    free(g->dep_state);
+    g->dep_state = NULL;
+}
+
+void depend_gate_apply(struct job *job, const struct job_gate *g)
+{
+    struct dep_list *l = job->depend ? job->depend->list : NULL;
+
+    job->reason = (enum job_reason)g->reason;
+    job->eligible_time = g->eligible_time;
+    if (!l)
+        return;
+    if (g->dep_resolved) {
+        dep_list_destroy(l);
+        job->depend->list = NULL;
+    } else if (g->dep_count == l->count) {
+        for (size_t i = 0; i < l->count; i++)
+            l->items[i].state = g->dep_state[i];
+    }
+}
+
+void depend_gate_to_json(const struct job_gate *g, json_t *o)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < g->dep_count; i++)
+        json_array_append_new(a, json_integer(g->dep_state[i]));
+    json_object_set_new(o, "reason",
+                        json_string(job_reason_string(
+                            (enum job_reason)g->reason)));
+    json_object_set_new(o, "eligible_time",
+                        json_integer((json_int_t)g->eligible_time));
+    json_object_set_new(o, "dep_resolved", json_boolean(g->dep_resolved));
+    json_object_set_new(o, "dep_state", a);
+}
+
+int depend_gate_from_json(json_t *o, struct job_gate *g, drv_error_t *error)
+{
+    json_t *a = json_object_get(o, "dep_state");
+    const char *reason = json_string_value(json_object_get(o, "reason"));
+
+    *g = (struct job_gate){
+        .reason = job_reason_parse(reason),
+        .eligible_time = (time_t)json_integer_value(
+            json_object_get(o, "eligible_time")),
+        .dep_resolved = json_is_true(json_object_get(o, "dep_resolved")),
+        .dep_count = json_array_size(a)};
+    if (g->reason < 0)
+        return errprintf(error, "job_gate: unknown reason '%s'",
+                         reason ? reason : "(none)");
+    if (g->dep_count)
+        g->dep_state = xzalloc(g->dep_count * sizeof(*g->dep_state));
+    for (size_t i = 0; i < g->dep_count; i++)
+        g->dep_state[i] =
+            (enum dep_state)json_integer_value(json_array_get(a, i));
+    return 0;
+}
+
 /* Tasks of master 'job' whose matching task failed can never start: split
  * them off, so that each shows DependencyNeverSatisfied (and is cancelled
  * with --kill-on-invalid-dep=yes) when the gate sees its record.
  */
-static void split_failed_corr(struct ctld *ctld, struct job *job)
+static void split_failed_corr(struct ctld *ctld, struct job *job, time_t now)
 {
     for (long k = bitmap_first_set(job->array->pending, 0);
          k >= 0 && array_is_master(job);
@@ -294,14 +401,16 @@ static void split_failed_corr(struct ctld *ctld, struct job *job)
         if (corr_state(ctld, job, (uint32_t)k) != DEP_FAILED)
             continue;
         struct job *t = array_split(ctld, job, (uint32_t)k);
-        t->reason = JOB_REASON_DEP_NEVER;
-        ctld_job_changed(ctld, t);
+        struct job_gate g;
+        gate_init(&g, t);
+        g.reason = JOB_REASON_DEP_NEVER;
+        gate_post(ctld, t, &g, now);
     }
 }
 
-/* Update the items' states; the state of the whole list. */
+/* The items' states into g; the state of the whole list. */
 static enum dep_state evaluate(struct ctld *ctld, struct job *job,
-                               time_t now, bool *changed)
+                               time_t now, struct job_gate *g)
 {
     struct dep_list *l = job->depend->list;
     size_t nfail = 0, nok = 0;
@@ -310,10 +419,8 @@ static enum dep_state evaluate(struct ctld *ctld, struct job *job,
         enum dep_state s = item_state(ctld, job, &l->items[i], now);
         if (l->items[i].type == DEP_AFTER_CORR && s == DEP_FULFILLED)
             nok++; /* per task: the item itself stays unfulfilled */
-        else if (s != l->items[i].state) {
-            l->items[i].state = s;
-            *changed = true;
-        }
+        else
+            g->dep_state[i] = s;
         nfail += s == DEP_FAILED;
         nok += s == DEP_FULFILLED && l->items[i].type != DEP_AFTER_CORR;
     }
@@ -332,75 +439,60 @@ static bool has_corr(const struct dep_list *l)
     return false;
 }
 
-static void set_reason(struct job *job, enum job_reason r, bool *changed)
-{
-    if (job->reason != r) {
-        job->reason = r;
-        *changed = true;
-    }
-}
-
-/* The dependency part of the gate. */
+/* The dependency part of the gate, into 'g'; *kill when the job is to be
+ * cancelled (never satisfiable, --kill-on-invalid-dep=yes). */
 static bool depend_wait(struct ctld *ctld, struct job *job, time_t now,
-                        bool *changed)
+                        struct job_gate *g, bool *kill)
 {
-    enum dep_state s;
-
-    if (array_is_master(job) && has_corr(job->depend->list))
-        split_failed_corr(ctld, job);
-    s = evaluate(ctld, job, now, changed);
+    enum dep_state s = evaluate(ctld, job, now, g);
 
     if (s == DEP_FAILED) {
-        set_reason(job, JOB_REASON_DEP_NEVER, changed);
-        if (job->depend->kill_invalid) {
-            struct ctld_event ev = {.type = CTLD_EV_JOB_CANCELLED,
-                                    .t = now,
-                                    .job_id = job->id,
-                                    .by = -1};
-            log_info("JobId=%u: dependency never satisfied; cancelled",
-                     job->id);
-            if (*changed) /* the reason first, as the record shows it */
-                ctld_job_changed(ctld, job);
-            *changed = false;
-            ctld_apply(ctld, &ev);
-        }
+        g->reason = JOB_REASON_DEP_NEVER;
+        *kill = job->depend->kill_invalid;
         return true;
     }
     if (s == DEP_UNFULFILLED) {
-        set_reason(job, JOB_REASON_DEPENDENCY, changed);
+        g->reason = JOB_REASON_DEPENDENCY;
         return true;
     }
-    if (!has_corr(job->depend->list)) {
-        dep_list_destroy(job->depend->list);
-        job->depend->list = NULL;
-        *changed = true;
-    }
-    if (job->reason == JOB_REASON_DEPENDENCY)
-        set_reason(job, JOB_REASON_NONE, changed);
-    if (!job->eligible_time) {
-        job->eligible_time = now;
-        *changed = true;
-    }
+    g->dep_resolved = !has_corr(job->depend->list);
+    if (g->reason == JOB_REASON_DEPENDENCY)
+        g->reason = JOB_REASON_NONE;
+    if (!g->eligible_time)
+        g->eligible_time = now;
     return false;
 }
 
 bool depend_gate(struct ctld *ctld, struct job *job, time_t now)
 {
-    bool changed = false, wait = false;
+    bool wait = false, kill = false;
+    struct job_gate g;
 
     if (job->state != JOB_PENDING || job->hold || job->priority == 0)
         return false;
+    if (job->depend && job->depend->list && array_is_master(job)
+        && has_corr(job->depend->list))
+        split_failed_corr(ctld, job, now);
+    gate_init(&g, job);
     if (job->depend && job->depend->list)
-        wait = depend_wait(ctld, job, now, &changed);
+        wait = depend_wait(ctld, job, now, &g, &kill);
     if (!wait && array_is_master(job) && job->array->throttle
         && array_running(ctld, job->array->job_id) >= job->array->throttle) {
-        set_reason(job, JOB_REASON_ARRAY_TASK_LIMIT, &changed);
+        g.reason = JOB_REASON_ARRAY_TASK_LIMIT;
         wait = true;
-    } else if (!wait && job->reason == JOB_REASON_ARRAY_TASK_LIMIT) {
-        set_reason(job, JOB_REASON_NONE, &changed);
+    } else if (!wait && g.reason == JOB_REASON_ARRAY_TASK_LIMIT) {
+        g.reason = JOB_REASON_NONE;
     }
-    if (changed)
-        ctld_job_changed(ctld, job);
+    gate_post(ctld, job, &g, now); /* the reason first, as the record
+                                    * shows it */
+    if (kill) {
+        struct ctld_event ev = {.type = CTLD_EV_JOB_CANCELLED,
+                                .t = now,
+                                .job_id = job->id,
+                                .by = -1};
+        log_info("JobId=%u: dependency never satisfied; cancelled", job->id);
+        ctld_apply(ctld, &ev);
+    }
     return wait;
 }
 

@@ -240,12 +240,10 @@ int enforce_submit(struct ctld *ctld, struct job *job, drv_error_t *error)
                        job->qos, e->flags, &r, error) < 0)
         return -1;
     if (r.account && (!job->account || strcmp(job->account, r.account))) {
-        free(job->account);
-        job->account = xstrdup(r.account);
+        job_set_str(&job->account, r.account);
     }
     if (r.qos && (!job->qos || strcmp(job->qos, r.qos))) {
-        free(job->qos);
-        job->qos = xstrdup(r.qos);
+        job_set_str(&job->qos, r.qos);
     }
     lj = limits_job_of(job, false);
     if (job->time_limit_s == TIME_INFINITE

@@ -12,7 +12,9 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/acct.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/event.h"
 #include "ctld/event_record.h"
 #include "ctld/job_update.h"
@@ -302,10 +304,45 @@ static int apply_step_cancelled(struct ctld *ctld, struct ctld_event *ev)
     return 0;
 }
 
-/* The untyped changes: the handler changed the record already. */
-static int apply_recorded(struct ctld *ctld, struct ctld_event *ev)
+static int apply_requeue_requested(struct ctld *ctld, struct ctld_event *ev)
 {
-    return find_job(ctld, ev) ? 0 : -1;
+    struct job *job = find_job(ctld, ev);
+
+    if (!job || job->state != JOB_RUNNING)
+        return -1;
+    job->requeue_requested = true;
+    job->completing = true;
+    return 0;
+}
+
+static int apply_gate(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+
+    if (!job || job->state != JOB_PENDING)
+        return -1;
+    depend_gate_apply(job, ev->gate);
+    return 0;
+}
+
+static int apply_array_split(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *master = find_job(ctld, ev);
+
+    if (!master || array_split_apply(ctld, master, ev->task, ev->new_job_id)
+                       < 0) {
+        log_error("array_task_split: JobId=%u task %u as JobId=%u does not "
+                  "apply; event dropped", ev->job_id, ev->task,
+                  ev->new_job_id);
+        return -1;
+    }
+    return 0;
+}
+
+static int apply_array_throttle(struct ctld *ctld, struct ctld_event *ev)
+{
+    array_throttle_apply(ctld, ev->job_id, ev->throttle);
+    return 0;
 }
 
 static int apply_node_state(struct ctld *ctld, struct ctld_event *ev)
@@ -319,7 +356,6 @@ static int apply_node_state(struct ctld *ctld, struct ctld_event *ev)
 static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
                                                  struct ctld_event *) = {
     [CTLD_EV_JOB_SUBMITTED] = apply_submitted,
-    [CTLD_EV_JOB_CHANGED] = apply_recorded,
     [CTLD_EV_JOB_STARTED] = apply_started,
     [CTLD_EV_JOB_ENDED] = apply_ended,
     [CTLD_EV_JOB_REQUEUED] = apply_requeued,
@@ -332,6 +368,10 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_STEP_ENDED] = apply_step_ended,
     [CTLD_EV_STEP_CANCELLED] = apply_step_cancelled,
     [CTLD_EV_NODE_STATE] = apply_node_state,
+    [CTLD_EV_JOB_REQUEUE_REQUESTED] = apply_requeue_requested,
+    [CTLD_EV_JOB_GATE] = apply_gate,
+    [CTLD_EV_ARRAY_TASK_SPLIT] = apply_array_split,
+    [CTLD_EV_ARRAY_THROTTLE] = apply_array_throttle,
 };
 
 /* --- subscribers --------------------------------------------------------- */
@@ -339,10 +379,25 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
 /* The accounting spool: every job or step change is a new job record. */
 static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
 {
-    struct job *job;
+    struct job *job, *tmp;
 
-    if (ev->type == CTLD_EV_JOB_PURGED || ev->type == CTLD_EV_NODE_STATE)
+    switch (ev->type) {
+    case CTLD_EV_JOB_PURGED:
+    case CTLD_EV_NODE_STATE:
         return;
+    case CTLD_EV_ARRAY_TASK_SPLIT: /* the task is a record of its own */
+        if (ev->new_job_id && (job = ctld_job_find(ctld, ev->new_job_id)))
+            acct_job_changed(ctld, job);
+        break;
+    case CTLD_EV_ARRAY_THROTTLE: /* ev->job_id is the ArrayJobId */
+        HASH_ITER(hh, ctld->jobs, job, tmp) {
+            if (job->array && job->array->job_id == ev->job_id)
+                acct_job_changed(ctld, job);
+        }
+        return;
+    default:
+        break;
+    }
     if ((job = ctld_job_find(ctld, ev->job_id)))
         acct_job_changed(ctld, job);
 }
@@ -352,7 +407,6 @@ static void sched_subscriber(struct ctld *ctld, const struct ctld_event *ev)
 {
     switch (ev->type) {
     case CTLD_EV_JOB_SUBMITTED:
-    case CTLD_EV_JOB_CHANGED:
     case CTLD_EV_JOB_ENDED:
     case CTLD_EV_JOB_REQUEUED:
     case CTLD_EV_JOB_CANCELLED:
@@ -360,6 +414,7 @@ static void sched_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_JOB_UPDATED:
     case CTLD_EV_STEP_ENDED:
     case CTLD_EV_NODE_STATE:
+    case CTLD_EV_ARRAY_THROTTLE:
         scheduler_request(ctld);
         break;
     default:
@@ -389,13 +444,6 @@ int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
     for (size_t i = 0; i < sizeof(subscribers) / sizeof(subscribers[0]); i++)
         subscribers[i](ctld, ev);
     return 0;
-}
-
-void ctld_job_changed(struct ctld *ctld, struct job *job)
-{
-    struct ctld_event ev = {.type = CTLD_EV_JOB_CHANGED, .job_id = job->id};
-
-    ctld_apply(ctld, &ev);
 }
 
 void ctld_node_admin(struct ctld *ctld, long node_idx,

@@ -34,17 +34,12 @@ struct job;
 struct job_step;
 struct sched_alloc;
 struct job_update;
+struct job_gate;
 
 enum ctld_event_type {
     /* A new job (or array) entered the queue: 'job' (owned by the table
      * from now on), with its script; its id is above every one before. */
     CTLD_EV_JOB_SUBMITTED,
-    /* The record of 'job_id' changed in a way no typed event below
-     * describes (scontrol update, a requeue asked of a running job, a
-     * dependency settled, array bookkeeping): the job's fields, without its allocation and
-     * steps, travel in the journal.  The handler changed the record
-     * already; a replay installs the journaled fields. */
-    CTLD_EV_JOB_CHANGED,
     /* 'job_id' starts on 'alloc' (stolen): RUNNING at 't', its run_id
      * advances, its batch step begins and the nodes' usage grows. */
     CTLD_EV_JOB_STARTED,
@@ -90,6 +85,19 @@ enum ctld_event_type {
      * administrative state 'node_admin': drain, down, resume, reason,
      * weight (scontrol update, a node not responding or back). */
     CTLD_EV_NODE_STATE,
+    /* scontrol requeue of the running 'job_id': it is completing and goes
+     * back to PENDING when its node confirms the end (JOB_REQUEUED). */
+    CTLD_EV_JOB_REQUEUE_REQUESTED,
+    /* The scheduler's gate judged the pending 'job_id' again ('gate',
+     * depend.h: its reason, eligible time and dependency states). */
+    CTLD_EV_JOB_GATE,
+    /* Task 'task' of the array whose pending tasks 'job_id' holds leaves
+     * them as job 'new_job_id' (a copy of the record), or, when it was the
+     * last one (new_job_id 0), the record itself becomes that task. */
+    CTLD_EV_ARRAY_TASK_SPLIT,
+    /* Every record of array 'job_id' (the ArrayJobId) takes the limit of
+     * 'throttle' running tasks (0: none; scontrol update ArrayTaskThrottle=). */
+    CTLD_EV_ARRAY_THROTTLE,
     CTLD_EV_TYPE_COUNT,
 };
 
@@ -114,6 +122,10 @@ struct ctld_event {
     json_t *report;              /* STEP_REPORTED, JOB_ENDED (borrowed) */
     long node_idx;               /* NODE_STATE */
     struct node_admin node_admin; /* NODE_STATE (strings borrowed) */
+    const struct job_gate *gate; /* JOB_GATE (borrowed) */
+    uint32_t task;               /* ARRAY_TASK_SPLIT: the task id */
+    uint32_t new_job_id;         /* ARRAY_TASK_SPLIT: its job id, or 0 */
+    uint32_t throttle;           /* ARRAY_THROTTLE */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the
@@ -124,9 +136,6 @@ struct ctld_event {
  * when dropped.
  */
 int ctld_apply(struct ctld *ctld, struct ctld_event *ev);
-
-/* Shorthand for the untyped change of a job. */
-void ctld_job_changed(struct ctld *ctld, struct job *job);
 
 /* Apply a node_state event: node 'node_idx' takes state 'a' (its strings
  * are copied) now. */
@@ -139,8 +148,9 @@ const char *ctld_event_name(enum ctld_event_type type);
 
 /* Replay one journal record through ctld_apply() (no journaling, no
  * subscribers: the record is on disk already).  Records of the format
- * before events ({"op":"job"|"purge"|"node"}) are read too, so a
- * StateSaveLocation written by an earlier Drover restores.  Returns 0,
+ * before events ({"op":"job"|"purge"|"node"}) and the untyped
+ * "job_changed" records of the first event format (the whole record) are
+ * read too, so a StateSaveLocation written by an earlier Drover restores.  Returns 0,
  * or -1 with 'error' set for a record that cannot be read.
  */
 int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error);

@@ -4,7 +4,6 @@
  *
  * A record is {"ev":NAME,"t":T} and the event's own keys:
  *   job_submitted  job (the whole record, with its script)
- *   job_changed    job (the record without its allocation and steps)
  *   job_started    job_id, alloc ([{"node","cpus","mem_mib","gpus",...}])
  *   job_ended      job_id, state, status, node and report (the batch
  *                  host's completion: status and usage) when it sent one
@@ -18,12 +17,21 @@
  *   step_ended     job_id, step_id, state, node (or none)
  *   step_cancelled job_id, step_id
  *   node_state     node_table_admin_json()'s keys
+ *   job_requeue_requested  job_id
+ *   job_gate       job_id, reason, eligible_time, dep_resolved, dep_state
+ *   array_task_split  job_id (the master), task, new_job_id
+ *   array_throttle job_id (the ArrayJobId), throttle
+ *
+ * Journals of the first event format also hold "job_changed" records
+ * (the whole record without its allocation and steps): replay reads them.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/event.h"
 #include "ctld/event_record.h"
 #include "ctld/job_update.h"
@@ -31,7 +39,6 @@
 
 static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_JOB_SUBMITTED] = "job_submitted",
-    [CTLD_EV_JOB_CHANGED] = "job_changed",
     [CTLD_EV_JOB_STARTED] = "job_started",
     [CTLD_EV_JOB_ENDED] = "job_ended",
     [CTLD_EV_JOB_REQUEUED] = "job_requeued",
@@ -44,6 +51,10 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_STEP_ENDED] = "step_ended",
     [CTLD_EV_STEP_CANCELLED] = "step_cancelled",
     [CTLD_EV_NODE_STATE] = "node_state",
+    [CTLD_EV_JOB_REQUEUE_REQUESTED] = "job_requeue_requested",
+    [CTLD_EV_JOB_GATE] = "job_gate",
+    [CTLD_EV_ARRAY_TASK_SPLIT] = "array_task_split",
+    [CTLD_EV_ARRAY_THROTTLE] = "array_throttle",
 };
 
 /* The keys of a step report that change the step (job_step_add_usage()). */
@@ -66,10 +77,6 @@ static json_t *job_record(struct ctld *ctld, const struct ctld_event *ev)
         return NULL;
     o = job_to_json(job, ctld->nodes->names,
                     ev->type == CTLD_EV_JOB_SUBMITTED ? JOB_JSON_LAUNCH : 0);
-    if (o && ev->type == CTLD_EV_JOB_CHANGED) {
-        json_object_del(o, "alloc");
-        json_object_del(o, "steps");
-    }
     return o;
 }
 
@@ -91,7 +98,6 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
 
     switch (ev->type) {
     case CTLD_EV_JOB_SUBMITTED:
-    case CTLD_EV_JOB_CHANGED:
         return json_object_set_new(o, "job", job_record(ctld, ev));
     case CTLD_EV_JOB_STARTED:
         if (!job || !job->alloc)
@@ -130,6 +136,15 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
             json_object_set_new(o, "node", json_string(ev->node));
         return json_object_set_new(o, "state", json_string(job_state_name(
                                                    (enum job_state)ev->state)));
+    case CTLD_EV_JOB_GATE:
+        depend_gate_to_json(ev->gate, o);
+        return 0;
+    case CTLD_EV_ARRAY_TASK_SPLIT:
+        json_object_set_new(o, "task", json_integer(ev->task));
+        return json_object_set_new(o, "new_job_id",
+                                   json_integer(ev->new_job_id));
+    case CTLD_EV_ARRAY_THROTTLE:
+        return json_object_set_new(o, "throttle", json_integer(ev->throttle));
     case CTLD_EV_NODE_STATE: {
         json_t *admin = node_table_admin_json(ctld->nodes,
                                               (size_t)ev->node_idx);
@@ -149,8 +164,7 @@ json_t *event_record(struct ctld *ctld, const struct ctld_event *ev)
 
     if (!o)
         return NULL;
-    if (ev->type != CTLD_EV_JOB_SUBMITTED && ev->type != CTLD_EV_JOB_CHANGED
-        && ev->type != CTLD_EV_NODE_STATE)
+    if (ev->type != CTLD_EV_JOB_SUBMITTED && ev->type != CTLD_EV_NODE_STATE)
         json_object_set_new(o, "job_id", json_integer(ev->job_id));
     if (ev->type >= CTLD_EV_STEP_REPORTED && ev->type <= CTLD_EV_STEP_CANCELLED)
         json_object_set_new(o, "step_id", json_integer(ev->step_id));
@@ -270,6 +284,15 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
         return ev->node ? 0 : errprintf(error, "step_reported without node");
     case CTLD_EV_STEP_ENDED:
         return ev->state < 0 ? errprintf(error, "bad step state") : 0;
+    case CTLD_EV_ARRAY_TASK_SPLIT:
+        ev->task = (uint32_t)json_integer_value(json_object_get(rec, "task"));
+        ev->new_job_id = (uint32_t)json_integer_value(
+            json_object_get(rec, "new_job_id"));
+        return 0;
+    case CTLD_EV_ARRAY_THROTTLE:
+        ev->throttle =
+            (uint32_t)json_integer_value(json_object_get(rec, "throttle"));
+        return 0;
     default:
         return 0;
     }
@@ -302,14 +325,14 @@ int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error)
     note_replayed(ctld, rec);
     if (!name && op)
         return replay_legacy(ctld, rec, op, error);
+    if (name && !strcmp(name, "job_changed"))
+        return replay_changed(ctld, json_object_get(rec, "job"), error);
     if ((type = event_type_parse(name)) < 0) {
         log_error("journal: unknown event '%s' ignored",
                   name ? name : "(none)");
         return 0;
     }
     ev.type = (enum ctld_event_type)type;
-    if (ev.type == CTLD_EV_JOB_CHANGED)
-        return replay_changed(ctld, json_object_get(rec, "job"), error);
     if (ev.type == CTLD_EV_NODE_STATE) {
         ev.t = (time_t)json_integer_value(json_object_get(rec, "t"));
         if ((ev.node_idx = node_table_admin_from_json(ctld->nodes, rec,
@@ -330,6 +353,18 @@ int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error)
         ev.job_id = (uint32_t)json_integer_value(json_object_get(rec,
                                                                  "job_id"));
         ctld_apply(ctld, &ev);
+        return 0;
+    }
+    if (ev.type == CTLD_EV_JOB_GATE) {
+        struct job_gate g;
+        if (depend_gate_from_json(rec, &g, error) < 0)
+            return -1;
+        ev.gate = &g;
+        ev.t = (time_t)json_integer_value(json_object_get(rec, "t"));
+        ev.job_id = (uint32_t)json_integer_value(json_object_get(rec,
+                                                                 "job_id"));
+        ctld_apply(ctld, &ev);
+        free(g.dep_state);
         return 0;
     }
     if (decode(ctld, rec, &ev, error) < 0)

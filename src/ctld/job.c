@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/bitmap.h"
+#include "common/strpool.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/array.h"
@@ -31,12 +32,23 @@ const char *job_reason_string(enum job_reason r)
     return "None";
 }
 
-static int job_reason_parse(const char *s)
+int job_reason_parse(const char *s)
 {
-    for (size_t i = 0; i < sizeof(job_reasons) / sizeof(job_reasons[0]); i++)
+    for (size_t i = 0; s && i < sizeof(job_reasons) / sizeof(job_reasons[0]);
+         i++)
         if (!strcmp(s, job_reasons[i]))
             return (int)i;
-    return JOB_REASON_NONE;
+    return -1;
+}
+
+/* The texts of every job record (job_set_str()). */
+static struct strpool *job_strings;
+
+void job_set_str(const char **field, const char *value)
+{
+    if (!job_strings)
+        job_strings = strpool_create();
+    strpool_set(job_strings, field, value);
 }
 
 struct job *job_create(uint32_t id)
@@ -56,26 +68,26 @@ void job_destroy(struct job *job)
 {
     if (!job)
         return;
-    free(job->name);
-    free(job->user_name);
-    free(job->group_name);
-    free(job->partition);
-    free(job->gres);
-    free(job->gpu_type);
+    job_set_str(&job->name, NULL);
+    job_set_str(&job->user_name, NULL);
+    job_set_str(&job->group_name, NULL);
+    job_set_str(&job->partition, NULL);
+    job_set_str(&job->gres, NULL);
+    job_set_str(&job->gpu_type, NULL);
     sched_alloc_destroy(job->alloc);
     free(job->nodes);
     free(job->last_nodes);
     free(job->sched_nodes);
     free(job->last_alloc_json);
-    free(job->work_dir);
-    free(job->std_out);
-    free(job->std_err);
-    free(job->std_in);
-    free(job->comment);
-    free(job->account);
-    free(job->qos);
-    free(job->command);
-    free(job->submit_host);
+    job_set_str(&job->work_dir, NULL);
+    job_set_str(&job->std_out, NULL);
+    job_set_str(&job->std_err, NULL);
+    job_set_str(&job->std_in, NULL);
+    job_set_str(&job->comment, NULL);
+    job_set_str(&job->account, NULL);
+    job_set_str(&job->qos, NULL);
+    job_set_str(&job->command, NULL);
+    job_set_str(&job->submit_host, NULL);
     job_place_clear(&job->place);
     json_decref(job->launch);
     job_array_destroy(job->array);
@@ -110,6 +122,7 @@ enum field_kind {
     K_STATE,  /* enum job_state, as its name */
     K_REASON, /* enum job_reason, as its name */
     K_STR,    /* char *, left out when NULL */
+    K_SHARED, /* const char * shared by job_set_str(), left out when NULL */
     K_NODES,  /* char *, "" when NULL */
     K_U32,
     K_I32,
@@ -139,21 +152,21 @@ static const struct job_field {
     F("job_id", K_JOB_ID, id, 0),
     F("job_state", K_STATE, state, 0),
     F("state_reason", K_REASON, reason, 0),
-    F("name", K_STR, name, 0),
-    F("user_name", K_STR, user_name, 0),
-    F("group_name", K_STR, group_name, 0),
-    F("partition", K_STR, partition, 0),
-    F("gres", K_STR, gres, 0),
-    F("gpu_type", K_STR, gpu_type, 0),
-    F("work_dir", K_STR, work_dir, 0),
-    F("std_out", K_STR, std_out, 0),
-    F("std_err", K_STR, std_err, 0),
-    F("std_in", K_STR, std_in, 0),
-    F("comment", K_STR, comment, 0),
-    F("account", K_STR, account, 0),
-    F("qos", K_STR, qos, 0),
-    F("command", K_STR, command, 0),
-    F("submit_host", K_STR, submit_host, 0),
+    F("name", K_SHARED, name, 0),
+    F("user_name", K_SHARED, user_name, 0),
+    F("group_name", K_SHARED, group_name, 0),
+    F("partition", K_SHARED, partition, 0),
+    F("gres", K_SHARED, gres, 0),
+    F("gpu_type", K_SHARED, gpu_type, 0),
+    F("work_dir", K_SHARED, work_dir, 0),
+    F("std_out", K_SHARED, std_out, 0),
+    F("std_err", K_SHARED, std_err, 0),
+    F("std_in", K_SHARED, std_in, 0),
+    F("comment", K_SHARED, comment, 0),
+    F("account", K_SHARED, account, 0),
+    F("qos", K_SHARED, qos, 0),
+    F("command", K_SHARED, command, 0),
+    F("submit_host", K_SHARED, submit_host, 0),
     F("nodes", K_NODES, nodes, 0),
     F("last_nodes", K_STR, last_nodes, 0),
     F("user_id", K_U32, uid, 0),
@@ -241,6 +254,7 @@ void job_field_put(const struct job *job, int field,
         jsonw_put_str(out, f->key, job_reason_string(job->reason));
         return;
     case K_STR:
+    case K_SHARED:
     case K_NODES:
         str = *(char *const *)((const char *)job + f->off);
         jsonw_put_str(out, f->key, str ? str : f->kind == K_NODES ? "" : NULL);
@@ -343,9 +357,14 @@ static int apply_field(struct job *job, const struct job_field *f, json_t *v,
         job->state = (enum job_state)s;
         return 0;
     case K_REASON:
+        if (json_is_string(v)) {
+            int r = job_reason_parse(json_string_value(v));
+            job->reason = r < 0 ? JOB_REASON_NONE : (enum job_reason)r;
+        }
+        return 0;
+    case K_SHARED:
         if (json_is_string(v))
-            job->reason =
-                (enum job_reason)job_reason_parse(json_string_value(v));
+            job_set_str((const char **)dst, json_string_value(v));
         return 0;
     case K_STR:
     case K_NODES:

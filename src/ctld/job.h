@@ -62,12 +62,12 @@ enum job_reason {
 
 struct job {
     uint32_t id;
-    char *name;
+    const char *name;
     uid_t uid;
     gid_t gid;
-    char *user_name;
-    char *group_name;
-    char *partition;
+    const char *user_name;
+    const char *group_name;
+    const char *partition;
     enum job_state state;
     enum job_reason reason;
     bool completing;       /* ended or signalled; node has not confirmed */
@@ -90,8 +90,8 @@ struct job {
     struct sched_request req;
     struct job_place place; /* -w -x -C --begin --time-min --signal
                              * --open-mode (job_place.h) */
-    char *gres;            /* the request as given: "gpu:2" */
-    char *gpu_type;        /* req.gpu_type points here */
+    const char *gres;            /* the request as given: "gpu:2" */
+    const char *gpu_type;        /* req.gpu_type points here */
     struct sched_alloc *alloc; /* while running/completing */
     char *nodes;           /* allocated hostlist, NULL when none */
     char *last_nodes;      /* nodes of the last run, kept after it ends */
@@ -107,23 +107,36 @@ struct job {
     uint32_t next_step_id; /* srun: the id the next step gets */
     struct job_step *steps; /* step.h: batch and srun steps, kept until
                              * the job is purged */
-    char *work_dir;
-    char *std_out;
-    char *std_err;
-    char *std_in;
-    char *comment;
-    char *account;         /* -A as given; no accounting checks it */
-    char *qos;             /* -q as given; NULL shows as "normal" */
-    char *command;         /* the script's path, NULL for --wrap/stdin */
-    char *submit_host;
+    const char *work_dir;
+    const char *std_out;
+    const char *std_err;
+    const char *std_in;
+    const char *comment;
+    const char *account;         /* -A as given; no accounting checks it */
+    const char *qos;             /* -q as given; NULL shows as "normal" */
+    const char *command;         /* the script's path, NULL for --wrap/stdin */
+    const char *submit_host;
     json_t *launch;        /* {"script","argv","env"}; dropped when done */
     struct job_array *array;   /* array.h; NULL when not an array */
     struct job_depend *depend; /* depend.h; NULL when no dependency */
     UT_hash_handle hh;
 };
 
+/* Set the text field 'field' of a job (one of its const char * members:
+ * name, user_name, group_name, partition, gres, gpu_type, work_dir,
+ * std_out, std_err, std_in, comment, account, qos, command, submit_host)
+ * to 'value' (copied; NULL clears it).  Jobs share one copy of equal texts
+ * (common/strpool.h), so these members are never freed or assigned
+ * directly; job_destroy() releases them.
+ */
+void job_set_str(const char **field, const char *value);
+
 /* The reason's text ("Resources").  Static strings. */
 const char *job_reason_string(enum job_reason r);
+
+/* The reason whose text is 's' (job_reason_string()'s); -1 when none is
+ * ('s' may be NULL). */
+int job_reason_parse(const char *s);
 
 /* Which parts job_to_json() writes. */
 enum job_json_flags {

@@ -9,6 +9,7 @@
 
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/depend.h"
 #include "ctld/job_update.h"
 #include "ctld/submit_check.h"
 #include "sched/feature_expr.h"
@@ -93,8 +94,7 @@ static void apply_place(struct ctld *ctld, struct job *job,
     struct ctld_partition *part;
 
     if (u->part) {
-        free(job->partition);
-        job->partition = xstrdup(u->part->conf->name);
+        job_set_str(&job->partition, u->part->conf->name);
     }
     if (u->min_nodes) {
         job->req.min_nodes = u->min_nodes;
@@ -142,14 +142,15 @@ void job_update_apply(struct ctld *ctld, struct job *job,
     if (u->has_begin)
         apply_begin(job, u->begin, now);
     if (u->name) {
-        free(job->name);
-        job->name = xstrdup(u->name);
+        job_set_str(&job->name, u->name);
     }
     if (u->features) {
         free(job->place.features);
         job->place.features = u->features[0] ? xstrdup(u->features) : NULL;
         job->req.features = job->place.features;
     }
+    if (u->dependency)
+        depend_set(ctld, job, u->dependency);
 }
 
 json_t *job_update_to_json(const struct job_update *u)
@@ -170,6 +171,8 @@ json_t *job_update_to_json(const struct job_update *u)
         json_object_set_new(o, "name", json_string(u->name));
     if (u->features)
         json_object_set_new(o, "features", json_string(u->features));
+    if (u->dependency)
+        json_object_set_new(o, "dependency", json_string(u->dependency));
     return o;
 }
 
@@ -196,5 +199,6 @@ int job_update_from_json(struct ctld *ctld, json_t *o, struct job_update *u,
     }
     u->name = json_string_value(json_object_get(o, "name"));
     u->features = json_string_value(json_object_get(o, "features"));
+    u->dependency = json_string_value(json_object_get(o, "dependency"));
     return 0;
 }

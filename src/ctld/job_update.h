@@ -26,6 +26,9 @@ struct job_update {
     int64_t begin;
     const char *name;                    /* "name"; NULL: unchanged */
     const char *features;                /* "features"; "" clears; NULL no */
+    const char *dependency;              /* "dependency" (depend.h: checked
+                                          * by depend_update_check()); ""
+                                          * clears; NULL: unchanged */
 };
 
 /* Check the fields of job_update body 'body' for 'job', as Slurm's
@@ -44,7 +47,8 @@ int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
  * job_updated event, event.h, calls it): partition and node count
  * re-evaluate the partition-limit reasons, StartTime sets the eligible
  * time (BeginTime while after 'now'), and TimeLimit of a pending job
- * re-evaluates PartitionTimeLimit (no limit is over every finite MaxTime).
+ * re-evaluates PartitionTimeLimit (no limit is over every finite MaxTime),
+ * and Dependency replaces the list last (depend_set()).
  */
 void job_update_apply(struct ctld *ctld, struct job *job,
                       const struct job_update *u, time_t now);

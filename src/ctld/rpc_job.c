@@ -65,10 +65,12 @@ static void set_owner(struct ctld *ctld, struct job *job, uid_t uid,
 
     job->uid = uid;
     job->gid = gid;
-    free(job->user_name);
-    free(job->group_name);
-    job->user_name = u->known ? xstrdup(u->name) : xasprintf("%u", uid);
-    job->group_name = group ? xstrdup(group) : xasprintf("%u", gid);
+    char uid_text[16], gid_text[16];
+
+    snprintf(uid_text, sizeof(uid_text), "%u", (unsigned)uid);
+    snprintf(gid_text, sizeof(gid_text), "%u", (unsigned)gid);
+    job_set_str(&job->user_name, u->known ? u->name : uid_text);
+    job_set_str(&job->group_name, group ? group : gid_text);
 }
 
 /* The job's owner: the credential's, or with sbatch --uid/--gid
@@ -208,7 +210,7 @@ static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
     }
     cp = part->conf;
     if (!job->partition)
-        job->partition = xstrdup(cp->name);
+        job_set_str(&job->partition, cp->name);
     if (job->time_limit_s == 0) /* none asked (rpc_job_submit) */
         job->time_limit_s = cp->default_time_s != TIME_INFINITE
                                 ? cp->default_time_s
@@ -601,9 +603,10 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
     if (hold) /* before the requeue, which keeps the hold */
         job_set_held(ctld, job, req, true);
     if (job->state == JOB_RUNNING) {
-        job->requeue_requested = true;
-        job->completing = true;
-        ctld_job_changed(ctld, job);
+        struct ctld_event ev = {.type = CTLD_EV_JOB_REQUEUE_REQUESTED,
+                                .t = ctld_now(ctld),
+                                .job_id = job->id};
+        ctld_apply(ctld, &ev);
         ctld_job_signal_node(ctld, job, SIGKILL, true);
     } else {
         ctld_job_requeue(ctld, job, ctld_now(ctld), ctld_now(ctld), true);
@@ -655,19 +658,18 @@ static void rpc_job_update(proto_req_t *req, void *arg)
         return respond_errnum(req, errnum, "job_update");
     if (u.part && ctld_part_access(ctld, req, job, u.part->conf, &error) < 0)
         return respond_error(req, &error, "job_update");
-    if (dep && depend_update(ctld, job, json_string_value(dep), &error) < 0)
+    if (dep
+        && depend_update_check(ctld, job, json_string_value(dep), &error)
+               < 0)
         return respond_error(req, &error, "job_update");
     if (!dep && !u.any)
         return respond_errnum(req, EDRV_NOT_SUPPORTED, "job_update");
-    if (u.any) {
-        struct ctld_event ev = {.type = CTLD_EV_JOB_UPDATED,
-                                .t = ctld_now(ctld),
-                                .job_id = job->id,
-                                .update = &u};
-        ctld_apply(ctld, &ev);
-    }
-    if (dep) /* the new dependency list: the record's */
-        ctld_job_changed(ctld, job);
+    u.dependency = json_string_value(dep);
+    struct ctld_event ev = {.type = CTLD_EV_JOB_UPDATED,
+                            .t = ctld_now(ctld),
+                            .job_id = job->id,
+                            .update = &u};
+    ctld_apply(ctld, &ev);
     if (u.has_time_limit && job->state == JOB_RUNNING)
         ctld_job_set_node_limit(ctld, job);
     ctld_respond_durable(ctld, req, NULL);

@@ -91,6 +91,8 @@ static void noded_init(struct noded *nd, struct daemon_opts *o)
         o->node_name = host;
     if (!(nd->node = conf_node_find(nd->conf, o->node_name)))
         log_fatal("node %s is not in %s", o->node_name, nd->conf->path);
+    if (!(nd->step_conf = conf_step_to_json(nd->conf, nd->node)))
+        log_fatal("out of memory");
     level = log_level_parse(nd->conf->slurmd_debug ?: "info");
     log_init(xasprintf("droverd(%s)", nd->node->name),
              (enum log_level)((level < 0 ? LOG_LEVEL_INFO : level)
@@ -210,6 +212,7 @@ int main(int argc, char **argv)
     cgroup_root_prune(nd.cgroup); /* what no job uses any more */
     cgroup_root_destroy(nd.cgroup);
     json_decref(nd.done);
+    json_decref(nd.step_conf);
     proto_auth_destroy(nd.auth);
     free(nd.spool_dir);
     conf_destroy(nd.conf);

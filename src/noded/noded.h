@@ -69,6 +69,8 @@ struct noded {
     struct nd_stepd *stepds;  /* droverd (stepmgr.c): its step processes */
     char *pmix_dir;           /* droverstepd: the step's PMIx directory */
     json_t *done;             /* completions not yet acknowledged */
+    json_t *step_conf;        /* droverd: conf_step_to_json() of its
+                               * configuration, sent with each launch */
     uv_timer_t register_timer;
     uv_fs_event_t spool_watch;  /* stepmgr.c: step reports appearing */
     uv_signal_t sigchld;

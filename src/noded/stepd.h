@@ -13,7 +13,10 @@
  *
  *   exec       <dir of droverd>/droverstepd -f <slurm.conf> -N <node>
  *              in a new session; fd 0: the step_launch body (JSON, to
- *              EOF); fd 1: the answer, one JSON object then EOF:
+ *              EOF) with droverd's configuration added as "step_conf"
+ *              (conf_step_to_json(), conf.h: droverstepd reads no
+ *              configuration file; -f and -N name it for ps); fd 1: the
+ *              answer, one JSON object then EOF:
  *              {} once the tasks are started, or {"error": "text"} when
  *              nothing was started (droverd answers step_launch with it).
  *   control    <spool>/step_<job>.<step>.sock, a Unix stream socket

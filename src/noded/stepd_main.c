@@ -33,7 +33,8 @@
 static const char usage_text[] =
     "Usage: droverstepd -f slurm.conf -N nodename [-v]\n"
     "  Started by droverd, one per job step: the step_launch body on\n"
-    "  stdin, the answer on stdout (see src/noded/stepd.h).\n";
+    "  stdin, with droverd's configuration in it (the files are not read\n"
+    "  again), the answer on stdout (see src/noded/stepd.h).\n";
 
 struct stepd {
     struct noded nd;
@@ -278,11 +279,14 @@ static void stepd_init(struct daemon_opts *o, json_t *body)
     struct noded *nd = &S.nd;
     char *prog;
 
-    if (!(nd->conf = conf_load(o->conf_path, &error)))
+    /* droverd's configuration, not the files as they are now */
+    if (!(nd->conf = conf_step_from_json(json_object_get(body, "step_conf"),
+                                         &error)))
         log_fatal("%s", error.text);
-    if (!o->node_name || !(nd->node = conf_node_find(nd->conf, o->node_name)))
-        log_fatal("node %s is not in %s", o->node_name ?: "(none)",
-                  nd->conf->path);
+    nd->node = &nd->conf->nodes[0];
+    if (o->node_name && strcmp(o->node_name, nd->node->name))
+        log_fatal("-N %s, but the launch is for node %s", o->node_name,
+                  nd->node->name);
     S.job_id = (uint32_t)json_integer_value(json_object_get(body, "job_id"));
     S.step_id = (uint32_t)json_integer_value(json_object_get(body,
                                                              "step_id"));

@@ -187,7 +187,9 @@ static pid_t spawn(struct noded *nd, json_t *body, int *reply_fd,
         close(out[0]);
         return errprintf(error, "fork: %s", strerror(errno));
     }
+    json_object_set(body, "step_conf", nd->step_conf);
     text = json_dumps(body, JSON_COMPACT);
+    json_object_del(body, "step_conf");
     if (!text || fd_write_all(in[1], text, strlen(text)) < 0)
         log_err("StepId: writing the launch to droverstepd %d", (int)pid);
     free(text);

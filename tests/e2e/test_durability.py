@@ -102,7 +102,8 @@ def test_full_disk_refuses_submissions_cleanly_and_loses_nothing(cluster_root):
 # restart (not RunTime, which moves on).
 _KEPT = ("JobState", "Reason", "ExitCode", "Restarts", "NodeList",
          "BatchHost", "SubmitTime", "StartTime", "EndTime", "Priority",
-         "Nice", "ArrayJobId", "ArrayTaskId", "TimeLimit")
+         "Nice", "ArrayJobId", "ArrayTaskId", "TimeLimit", "Dependency",
+         "EligibleTime")
 
 
 def _kept(cluster, job_id):
@@ -114,18 +115,24 @@ def _kept(cluster, job_id):
 def test_kill9_after_each_kind_of_state_change_loses_nothing(cluster, tmp_path):
     """Submit, start, steps starting and ending, completion, cancel of a
     pending and a running job, an array split by its throttle, hold,
-    update, requeuehold and a drain, each acknowledged or seen: after a
-    kill -9 of the controller every job, step and node reads the same."""
+    update, requeuehold and a drain, a dependency the scheduler judged and
+    one changed by scontrol update, an array throttle changed, each
+    acknowledged or seen: after a kill -9 of the controller every job,
+    step and node reads the same."""
     c = cluster
     steps = c.sbatch("-o", "/dev/null", "--wrap",
                      "srun true; srun false; srun sleep 60", cwd=tmp_path)
     done = c.sbatch("--wrap", "true", cwd=tmp_path)
     pend_cancel = c.sbatch("-H", "--wrap", "true", cwd=tmp_path)
     run_cancel = c.sbatch("--wrap", "sleep 60", cwd=tmp_path)
+    held = c.sbatch("-H", "--wrap", "true", cwd=tmp_path)
     array = c.sbatch("--array=0-5%2", "-o", "/dev/null", "--wrap", "sleep 60",
                      cwd=tmp_path)
-    held = c.sbatch("-H", "--wrap", "true", cwd=tmp_path)
     requeued = c.sbatch("--wrap", "sleep 60", cwd=tmp_path)
+    waits = c.sbatch("-d", f"afterok:{run_cancel}", "--wrap", "true",
+                     cwd=tmp_path)
+    changed = c.sbatch("-d", f"afterok:{held}", "--wrap", "true",
+                       cwd=tmp_path)
 
     c.wait_job_state(done, ["COMPLETED"], timeout=30)
     c.run("scancel", pend_cancel, check=True)
@@ -141,13 +148,22 @@ def test_kill9_after_each_kind_of_state_change_loses_nothing(cluster, tmp_path):
                                f"{steps}.2").returncode == 0,
                  timeout=30, what="the third step running")
     c.wait_job_state(run_cancel, ["CANCELLED"], timeout=30)
+    # the gate judged it: afterok of a cancelled job never holds
+    c.wait_until(lambda: c.job_field(waits, "Reason")
+                 == "DependencyNeverSatisfied", timeout=30,
+                 what="the dependency judged never satisfied")
+    c.run("scontrol", "update", f"JobId={changed}",
+          f"Dependency=afterany:{steps}", check=True)
+    c.run("scontrol", "update", f"JobId={array}", "ArrayTaskThrottle=3",
+          check=True)
     c.wait_until(lambda: c.job_field(requeued, "JobState") == "PENDING",
                  timeout=30, what="the requeued job pending")
     c.wait_until(lambda: len(c.run("squeue", "-h", "-r", "-t", "R", "-j", array)
                              .stdout.split("\n")) > 2,
                  timeout=30, what="two array tasks running")
 
-    ids = [steps, done, pend_cancel, run_cancel, held, requeued]
+    ids = [steps, done, pend_cancel, run_cancel, held, requeued, waits,
+           changed]
     ids += c.run("squeue", "-h", "-r", "-o", "%i", "-j", array,
                  check=True).stdout.split()
     before = {j: _kept(c, j) for j in ids}
@@ -155,6 +171,8 @@ def test_kill9_after_each_kind_of_state_change_loses_nothing(cluster, tmp_path):
                         check=True).stdout
     node_before = c.run("sinfo", "-h", "-n", node, "-o", "%T %E",
                         check=True).stdout
+    pending_tasks = c.run("squeue", "-h", "-t", "PD", "-o", "%i", "-j",
+                          array, check=True).stdout
 
     c.kill("droverctld", signal.SIGKILL)
     c.start()
@@ -165,8 +183,12 @@ def test_kill9_after_each_kind_of_state_change_loses_nothing(cluster, tmp_path):
                  check=True).stdout == step_before
     assert c.run("sinfo", "-h", "-n", node, "-o", "%T %E",
                  check=True).stdout == node_before
+    assert c.run("squeue", "-h", "-t", "PD", "-o", "%i", "-j", array,
+                 check=True).stdout == pending_tasks
     assert before[requeued]["Restarts"] == "1"
     assert before[requeued]["Reason"] == "JobHeldUser"
     assert before[held]["TimeLimit"] == "00:07:00"
+    assert before[changed]["Dependency"].startswith(f"afterany:{steps}")
+    assert pending_tasks.endswith("%3]\n"), pending_tasks
     c.run("scancel", "-u", c.user, check=True)
     c.run("scontrol", "update", f"NodeName={node}", "State=RESUME", check=True)

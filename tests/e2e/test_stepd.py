@@ -162,6 +162,29 @@ def test_batch_jobs_survive_a_droverd_kill9(cluster, tmp_path):
     cluster.wait_job_state(limited, ["TIMEOUT"], timeout=120)
 
 
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_steps_run_by_the_configuration_droverd_loaded(cluster, tmp_path):
+    """droverstepd reads no configuration file: droverd hands it the
+    configuration it loaded with each launch (issue 10).  Rename the node
+    in slurm.conf and gres.conf on disk after the daemons started: a batch
+    job and an srun step still run on it, by the configuration in force."""
+    etc = cluster.conf.parent
+    saved = {n: (etc / n).read_text() for n in ("slurm.conf", "gres.conf")}
+    try:
+        for name, text in saved.items():
+            (etc / name).write_text(text.replace("NodeName=node",
+                                                 "NodeName=gone"))
+        _, out, err = run_job(cluster, tmp_path,
+                              "echo on $SLURMD_NODENAME\n")
+        assert (out, err) == ("on node01\n", "")
+        r = cluster.run("srun", "-n1", "printenv", "SLURMD_NODENAME",
+                        check=True)
+        assert r.stdout == "node01\n"
+    finally:
+        for name, text in saved.items():
+            (etc / name).write_text(text)
+
+
 # --- srun -i -------------------------------------------------------------
 
 @pytest.mark.parametrize("cluster", [2], indirect=True)

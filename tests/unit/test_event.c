@@ -16,7 +16,9 @@
 #include <cmocka.h>
 
 #include "common/xalloc.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/event.h"
 #include "ctld/job_update.h"
 #include "ctld/state.h"
@@ -127,12 +129,18 @@ static void ev_submit(struct ctld *ctld, struct model *m)
     if (id > MAX_JOBS)
         return;
     job = job_create(id);
-    job->name = xasprintf("job%u", id);
+    char name[16];
+    snprintf(name, sizeof(name), "job%u", id);
+    job_set_str(&job->name, name);
     job->uid = 1000 + (uid_t)(rand() % 3);
-    job->partition = xstrdup("p");
+    job_set_str(&job->partition, "p");
     job->req.cpus_per_task = 1 + (uint32_t)(rand() % CPUS);
     job->priority = 100000 - id;
     job->submit_time = job->eligible_time = m->t;
+    if (rand() % 4 == 0) { /* an array of 4 tasks, 2 running at most */
+        assert_int_equal(array_submit(job, "0-3%2", 1000, NULL), 0);
+        array_set_id(job);
+    }
     launch = json_pack("{s:s s:[s] s:{s:s}}", "script", "#!/bin/sh\ntrue\n",
                        "argv", "x", "env", "PATH", "/bin");
     job->launch = launch_store_pack(ctld->launches, launch);
@@ -255,19 +263,103 @@ static void ev_purge(struct ctld *ctld, struct model *m)
     m->jobs[id].state = M_PURGED;
 }
 
-static void ev_change(struct ctld *ctld, struct model *m)
+static void ev_requeue_request(struct ctld *ctld, struct model *m)
 {
+    uint32_t id = pick(m, M_RUNNING);
+
+    if (!id)
+        return;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_REQUEUE_REQUESTED,
+                                        .job_id = id}),
+                     0);
+    assert_true(ctld_job_find(ctld, id)->requeue_requested);
+    assert_true(ctld_job_find(ctld, id)->completing);
+}
+
+/* The gate's judgement: a reason, an eligible time and, for a job with a
+ * dependency list, its items' states. */
+static void ev_gate(struct ctld *ctld, struct model *m)
+{
+    static const int reasons[] = {JOB_REASON_NONE, JOB_REASON_DEPENDENCY,
+                                  JOB_REASON_DEP_NEVER,
+                                  JOB_REASON_ARRAY_TASK_LIMIT};
     uint32_t id = pick(m, M_PENDING);
     struct job *job;
+    struct job_gate g = {0};
 
     if (!id)
         return;
     job = ctld_job_find(ctld, id);
-    job->nice = rand() % 100;
-    job->hold = rand() % 2;
-    job->priority = job->hold ? 0 : 100000 - id;
-    job->reason = job->hold ? JOB_REASON_HELD_USER : JOB_REASON_NONE;
-    ctld_job_changed(ctld, job);
+    g.reason = reasons[rand() % 4];
+    g.eligible_time = rand() % 2 ? m->t : 0;
+    if (job->depend && job->depend->list) {
+        g.dep_count = job->depend->list->count;
+        g.dep_state = xzalloc(g.dep_count * sizeof(*g.dep_state));
+        for (size_t i = 0; i < g.dep_count; i++)
+            g.dep_state[i] = (enum dep_state)(rand() % 3);
+        g.dep_resolved = rand() % 4 == 0;
+    }
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_GATE,
+                                        .job_id = id,
+                                        .gate = &g}),
+                     0);
+    assert_int_equal(job->reason, g.reason);
+    assert_int_equal(job->eligible_time, g.eligible_time);
+    if (g.dep_resolved)
+        assert_null(job->depend->list);
+    free(g.dep_state);
+}
+
+/* A pending array's next task leaves it as a job of its own (or the
+ * master becomes its last task). */
+static void ev_split(struct ctld *ctld, struct model *m)
+{
+    uint32_t ids[MAX_JOBS], master = 0, new_id;
+    size_t n = pick_list(m, M_PENDING, ids);
+    struct job *job;
+    long task;
+
+    for (size_t i = 0; i < n && !master; i++)
+        if (array_is_master(ctld_job_find(ctld, ids[i])))
+            master = ids[i];
+    if (!master || m->next_id > MAX_JOBS)
+        return;
+    job = ctld_job_find(ctld, master);
+    task = bitmap_first_set(job->array->pending, 0);
+    new_id = bitmap_count(job->array->pending) > 1 ? m->next_id : 0;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_ARRAY_TASK_SPLIT,
+                                        .job_id = master,
+                                        .task = (uint32_t)task,
+                                        .new_job_id = new_id}),
+                     0);
+    if (!new_id) {
+        assert_int_equal(job->array->task_id, task);
+        assert_false(array_is_master(job));
+        return;
+    }
+    assert_int_equal(ctld_job_find(ctld, new_id)->array->task_id, task);
+    assert_int_equal(ctld->next_job_id, new_id + 1);
+    m->jobs[new_id] = m->jobs[master]; /* the record's copy */
+    m->next_id++;
+}
+
+static void ev_throttle(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, M_PENDING);
+    uint32_t limit = (uint32_t)(rand() % 3);
+    struct job *job = id ? ctld_job_find(ctld, id) : NULL;
+
+    if (!job || !job->array)
+        return;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_ARRAY_THROTTLE,
+                                        .job_id = job->array->job_id,
+                                        .throttle = limit}),
+                     0);
+    assert_int_equal(job->array->throttle, limit);
 }
 
 /* A random step of 'job', or -1 when it has none. */
@@ -312,7 +404,7 @@ static void ev_hold(struct ctld *ctld, struct model *m)
 static void ev_update(struct ctld *ctld, struct model *m)
 {
     uint32_t id = pick(m, M_PENDING);
-    char name[32];
+    char name[32], dep[32];
     struct job_update u = {.any = true, .has_time_limit = true};
 
     if (!id)
@@ -323,6 +415,10 @@ static void ev_update(struct ctld *ctld, struct model *m)
     if (rand() % 2) {
         u.has_begin = true;
         u.begin = m->t + rand() % 20 - 10;
+    }
+    if (rand() % 3 == 0) { /* on an earlier job, or cleared */
+        snprintf(dep, sizeof(dep), "afterok:%u", 1 + (uint32_t)rand() % id);
+        u.dependency = rand() % 4 ? dep : "";
     }
     assert_int_equal(apply(ctld, m, (struct ctld_event){
                                         .type = CTLD_EV_JOB_UPDATED,
@@ -489,8 +585,9 @@ static void check_equal(struct ctld *a, struct ctld *b)
 
 static void (*const generators[])(struct ctld *, struct model *) = {
     ev_submit, ev_submit, ev_start, ev_start, ev_end,  ev_requeue,
-    ev_cancel, ev_purge,  ev_change, ev_step, ev_step, ev_step,
-    ev_node,   ev_hold,   ev_update,
+    ev_cancel, ev_purge,  ev_step,   ev_step, ev_step, ev_node,
+    ev_hold,   ev_update, ev_requeue_request, ev_gate, ev_split,
+    ev_split,  ev_throttle,
 };
 
 static void test_random_replay(void **state)
