@@ -132,21 +132,26 @@ static void put_array(json_t *o, const struct job *job)
                         json_integer(task ? (json_int_t)job->array->task_id : -1));
 }
 
-/* The steps, and Slurm's DerivedExitCode: the highest exit of the srun
- * steps (the batch step's is the job's own ExitCode). */
-static void put_steps(json_t *o, const struct job *job)
+/* The steps changed since the last record (droverdbd keeps the others:
+ * a record only grows), and Slurm's DerivedExitCode: the highest exit of
+ * the srun steps (the batch step's is the job's own ExitCode). */
+static void put_steps(json_t *o, struct job *job)
 {
-    json_t *steps = job_steps_to_json(job, false);
+    json_t *steps = json_array();
     int derived = 0;
 
-    for (const struct job_step *s = job->steps; s; s = s->next)
+    for (struct job_step *s = job->steps; s; s = s->next) {
         if (s->id != STEP_ID_BATCH && s->end_time && s->exit_status > derived)
             derived = s->exit_status;
+        if (s->acct_dirty)
+            json_array_append_new(steps, job_step_to_json(s, false));
+        s->acct_dirty = false;
+    }
     json_object_set_new(o, "derived_exit_status", json_integer(derived));
-    json_object_set_new(o, "steps", steps ? steps : json_array());
+    json_object_set_new(o, "steps", steps);
 }
 
-json_t *acct_record_build(struct ctld *ctld, const struct job *job)
+json_t *acct_record_build(struct ctld *ctld, struct job *job)
 {
     (void)ctld;
     json_t *o = json_pack(

@@ -17,9 +17,12 @@ struct job;
 /* The accounting record of 'job' now (a new reference; NULL with
  * errno=ENOMEM).  Allocated values come from the job's allocation, or
  * after it ended from the allocation it had; before it starts they are
- * empty/zero and the requested ones are filled.
+ * empty/zero and the requested ones are filled.  Its "steps" are those
+ * marked acct_dirty (step.h), whose marks it clears: droverdbd keeps the
+ * steps an earlier record sent, so a job with N steps costs O(N) in
+ * accounting, not O(N^2).
  */
-json_t *acct_record_build(struct ctld *ctld, const struct job *job);
+json_t *acct_record_build(struct ctld *ctld, struct job *job);
 
 /* Slurm's accounting TRES string, keys in sacct's (alphabetical) order:
  * "billing=4,cpu=4,gres/gpu=2,mem=8000M,node=1"; zero counts are left

@@ -376,6 +376,29 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
 
 /* --- subscribers --------------------------------------------------------- */
 
+/* The steps an event changed, for the job's next accounting record. */
+static void acct_mark_steps(struct job *job, const struct ctld_event *ev)
+{
+    struct job_step *s;
+
+    switch (ev->type) {
+    case CTLD_EV_STEP_STARTED:
+    case CTLD_EV_STEP_REPORTED:
+    case CTLD_EV_STEP_ENDED:
+    case CTLD_EV_STEP_CANCELLED:
+        if ((s = job_step_find(job, ev->step_id)))
+            s->acct_dirty = true;
+        break;
+    case CTLD_EV_JOB_STARTED:   /* the batch step begins */
+    case CTLD_EV_JOB_ENDED:     /* the running steps end with the job */
+    case CTLD_EV_JOB_CANCELLED:
+        job_steps_acct_dirty(job);
+        break;
+    default:
+        break;
+    }
+}
+
 /* The accounting spool: every job or step change is a new job record. */
 static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
 {
@@ -398,8 +421,10 @@ static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     default:
         break;
     }
-    if ((job = ctld_job_find(ctld, ev->job_id)))
-        acct_job_changed(ctld, job);
+    if (!(job = ctld_job_find(ctld, ev->job_id)))
+        return;
+    acct_mark_steps(job, ev);
+    acct_job_changed(ctld, job);
 }
 
 /* The scheduler: a pass soon after whatever can start a job. */

@@ -18,6 +18,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/state.h"
+#include "ctld/step.h"
 
 static int record_cb(json_t *rec, void *arg, drv_error_t *error)
 {
@@ -68,8 +69,10 @@ void state_respool_replayed(struct ctld *ctld)
     struct job *job;
 
     for (size_t i = 0; i < ctld->nreplayed; i++)
-        if ((job = ctld_job_find(ctld, ctld->replayed[i])))
+        if ((job = ctld_job_find(ctld, ctld->replayed[i]))) {
+            job_steps_acct_dirty(job); /* the whole record again */
             acct_job_changed(ctld, job);
+        }
     free(ctld->replayed);
     ctld->replayed = NULL;
     ctld->nreplayed = ctld->replayed_cap = 0;

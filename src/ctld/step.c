@@ -62,6 +62,12 @@ void job_step_add(struct job *job, struct job_step *step)
     *pp = step;
 }
 
+void job_steps_acct_dirty(struct job *job)
+{
+    for (struct job_step *s = job->steps; s; s = s->next)
+        s->acct_dirty = true;
+}
+
 struct job_step *job_step_find(const struct job *job, uint32_t id)
 {
     for (struct job_step *s = job->steps; s; s = s->next)

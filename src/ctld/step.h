@@ -52,6 +52,9 @@ struct job_step {
     struct step_claim *claim; /* srun steps: what it holds of the job's
                                * allocation while RUNNING (step_res.h);
                                * not journaled */
+    bool acct_dirty;      /* changed since the job's last accounting
+                           * record (acct.c sends only such steps); not
+                           * journaled */
     struct job_step *next; /* the job's list, in creation order */
 };
 
@@ -65,6 +68,9 @@ void job_steps_destroy(struct job_step *list);
 
 /* Append 'step' (owned by the job from now on) to 'job's list. */
 void job_step_add(struct job *job, struct job_step *step);
+
+/* Mark every step of 'job' for its next accounting record. */
+void job_steps_acct_dirty(struct job *job);
 
 /* The step 'id' of 'job' (borrowed), or NULL. */
 struct job_step *job_step_find(const struct job *job, uint32_t id);

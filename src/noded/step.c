@@ -614,8 +614,7 @@ static void task_child(const struct step_desc *d, int in, const char *in_path,
     if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0
         || dup2(err, 2) < 0)
         _exit(127);
-    for (int fd = 3; fd < 1024; fd++)
-        close(fd);
+    child_close_fds();
     environ = envp;
     execvp(argv[0], argv);
     fprintf(stderr, "droverd: step task: %s: %s\n", argv[0], strerror(errno));

@@ -201,3 +201,22 @@ def test_names_comments_and_paths_come_back_unchanged(acct_cluster,
     assert r.stdout == f"{name}|{comment}|{work}\n"
     later = cluster.sbatch("-o", "/dev/null", "--wrap", "true", cwd=work)
     wait_recorded(cluster, later, "COMPLETED")   # the tables are still there
+
+
+def test_every_step_of_a_long_job_is_recorded(acct_cluster, tmp_path):
+    """Each accounting record carries the steps that changed since the
+    last one (issue 10: a job's N steps cost O(N), not O(N^2)); droverdbd
+    keeps the earlier ones, so sacct still lists every step with its own
+    state and exit code, and the job's DerivedExitCode."""
+    cluster = acct_cluster
+    job = submit(cluster, tmp_path, "--wrap",
+                 "for i in $(seq 30); do srun -n1 true; done; "
+                 "srun -n1 bash -c 'exit 4' || true; srun -n1 true")
+    wait_recorded(cluster, job, "COMPLETED")
+    lines = sacct_lines(cluster, "-j", job, "-o", "JobID,State,ExitCode")
+    want = [f"{job}|COMPLETED|0:0", f"{job}.batch|COMPLETED|0:0"]
+    want += [f"{job}.{i}|COMPLETED|0:0" for i in range(30)]
+    want += [f"{job}.30|FAILED|4:0", f"{job}.31|COMPLETED|0:0"]
+    assert sorted(lines) == sorted(want)
+    derived = sacct_lines(cluster, "-X", "-j", job, "-o", "DerivedExitCode")
+    assert derived == ["4:0"]

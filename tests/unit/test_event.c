@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "common/xalloc.h"
+#include "ctld/acct_record.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
@@ -637,7 +638,7 @@ static void test_random_replay(void **state)
 
 /* A step's change is a record of that step: the journal grows by about
  * the same bytes for the 1,000th step as for the 10th (not by the job's
- * whole list of steps). */
+ * whole list of steps), and so does the job's accounting record. */
 static void test_step_records_linear(void **state)
 {
     struct model *m = xzalloc(sizeof(*m));
@@ -669,6 +670,16 @@ static void test_step_records_linear(void **state)
                            .step_id = s->id, .node = job->nodes,
                            .report = r});
         json_decref(r);
+        /* its accounting record carries this step alone (the batch step
+         * too, the first time): droverdbd keeps the others */
+        json_t *rec = acct_record_build(ctld, job);
+        json_t *steps = json_object_get(rec, "steps");
+        assert_int_equal(json_array_size(steps), k == 0 ? 2 : 1);
+        assert_int_equal(json_integer_value(json_object_get(
+                             json_array_get(steps, k == 0 ? 1 : 0),
+                             "step_id")),
+                         s->id);
+        json_decref(rec);
         if (k == 9 || k == 10 || k == 999) {
             assert_int_equal(journal_flush(ctld->journal), 0);
             assert_non_null(f = fopen(path, "r"));
@@ -682,6 +693,14 @@ static void test_step_records_linear(void **state)
     off_t avg = (size[2] - size[1]) / 989;
     assert_true(avg <= one + 16);
     assert_int_equal(job_step_find(job, 999)->state, JOB_COMPLETED);
+    /* a record after a restart carries them all */
+    job_steps_acct_dirty(job);
+    json_t *rec = acct_record_build(ctld, job);
+    assert_int_equal(json_array_size(json_object_get(rec, "steps")), 1001);
+    json_decref(rec);
+    rec = acct_record_build(ctld, job);
+    assert_int_equal(json_array_size(json_object_get(rec, "steps")), 0);
+    json_decref(rec);
     ctld_close(ctld);
     free(m);
     free(path);
