@@ -20,6 +20,7 @@
 #include "ctld/journal.h"
 #include "ctld/launch_store.h"
 #include "ctld/node_table.h"
+#include "ctld/stats.h"
 #include "proto/auth.h"
 #include "proto/server.h"
 
@@ -58,6 +59,7 @@ struct ctld {
     struct part_access *access;/* partition access (part_access.h) */
     struct ident *ident;       /* cached user and group lookups (ident.h):
                                 * none blocks the loop per request */
+    struct ctld_stats stats;   /* sdiag's figures (stats.h) */
 };
 
 /* Seconds since the epoch, read once per callback (style.md: time is a

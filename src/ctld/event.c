@@ -450,6 +450,7 @@ static void sched_subscriber(struct ctld *ctld, const struct ctld_event *ev)
 static void (*const subscribers[])(struct ctld *, const struct ctld_event *) = {
     acct_subscriber,
     sched_subscriber,
+    stats_event,
 };
 
 int ctld_apply(struct ctld *ctld, struct ctld_event *ev)

@@ -229,6 +229,8 @@ static void ctld_listen(struct ctld *ctld)
         || proto_server_register(ctld->server, rpc_alloc_handlers, ctld,
                                  &error)
                < 0
+        || proto_server_register(ctld->server, rpc_stats_handlers, ctld,
+                                 &error) < 0
         || proto_server_register(ctld->server, rpc_step_info_handlers, ctld,
                                  &error)
                < 0
@@ -292,6 +294,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     ctld.loop = uv_default_loop();
     ctld.boot_time = time(NULL);
+    ctld.stats.since = ctld.boot_time;
     ctld_init(&ctld, &o);
     ctld_listen(&ctld);
     ctld_start_handles(&ctld);

@@ -321,6 +321,10 @@ void scheduler_run(struct ctld *ctld)
     struct enforce_pass gate;
     size_t np, nr;
 
+    uint64_t began = uv_hrtime();
+    size_t backfilled = 0;
+    bool waiting = false; /* a job of higher priority waits */
+
     collect(ctld, now, &pend, &np, &run, &nr);
     pj = xzalloc(sizeof(*pj) * (np + 1));
     dec = xzalloc(sizeof(*dec) * (np + 1));
@@ -348,9 +352,13 @@ void scheduler_run(struct ctld *ctld)
                   < 0) {
         log_err("sched: pass failed");
     } else {
-        for (size_t i = 0; i < np; i++)
+        for (size_t i = 0; i < np; i++) {
+            bool start = dec[i].action == SCHED_ACT_START;
+            backfilled += start && waiting;
+            waiting |= !start;
             apply_decision(ctld, pend[i], &dec[i],
                            gate.held ? gate.held[i] : JOB_REASON_NONE, now);
+        }
         sched_decisions_clear(dec, np);
     }
     if (np)
@@ -359,4 +367,5 @@ void scheduler_run(struct ctld *ctld)
     free(pj);
     free(run);
     free(pend);
+    stats_cycle(ctld, now, (uv_hrtime() - began) / 1000, np, backfilled);
 }

@@ -103,4 +103,7 @@ int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
  * the calls themselves. */
 void proto_call_cancel_all(void);
 
+/* proto_call_async() calls under way (sdiag's "Agent queue size"). */
+size_t proto_call_count(void);
+
 #endif /* !DROVER_PROTO_CLIENT_H */

@@ -63,9 +63,16 @@ struct call {
 /* Every call not yet freed, for proto_call_cancel_all(); calls run on
  * their loop's thread, one loop per daemon. */
 static struct call *live_calls;
+static size_t live_count;
+
+size_t proto_call_count(void)
+{
+    return live_count;
+}
 
 static void live_add(struct call *call)
 {
+    live_count++;
     call->next = live_calls;
     if (live_calls)
         live_calls->prev = call;
@@ -74,6 +81,7 @@ static void live_add(struct call *call)
 
 static void live_remove(struct call *call)
 {
+    live_count--;
     if (call->prev)
         call->prev->next = call->next;
     else if (live_calls == call)

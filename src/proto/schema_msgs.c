@@ -567,6 +567,12 @@ static const struct schema_field acct_modify_body[] = {
     END,
 };
 
+static const struct schema_field stats_info_body[] = {
+    {"reset", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "start the statistics again (sdiag -r; an operator or administrator)"},
+    END,
+};
+
 /* --- the protocol ------------------------------------------------------- */
 
 #define CTLD "droverctld"
@@ -619,6 +625,10 @@ const struct proto_schema proto_schemas[] = {
      "`{}` once durable."},
     {"config_info", CTLD, "The running configuration (scontrol show "
      "config).", NULL, "the configuration's keys and values."},
+    {"stats_info", CTLD, "The controller's statistics (sdiag): job "
+     "counters, scheduling cycles, requests by type and user with their "
+     "times.", stats_info_body,
+     "`{\"req_time\",\"since\",\"jobs\",\"schedule\",\"rpc\",...}`."},
     {"batch_launch", NODED, "Run a job's batch script as step batch under "
      "its own droverstepd.", batch_launch_body, "`{}` once started."},
     {"step_launch", NODED, "Start a step's tasks on this node.",

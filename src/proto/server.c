@@ -46,6 +46,7 @@
 #include "proto/jsonw.h"
 #include "proto/msg.h"
 #include "proto/msg_private.h"
+#include "proto/rpc_stats.h"
 #include "proto/schema.h"
 #include "proto/server.h"
 
@@ -116,6 +117,7 @@ struct proto_req {
     uid_t uid;
     gid_t gid;
     unsigned roles;
+    uint64_t arrived_ns; /* uv_hrtime() at arrival: rpc_stats.h */
 };
 
 struct write_req {
@@ -146,6 +148,7 @@ struct proto_server {
     uint64_t last_drop;  /* uv_now() of the last dropped connection */
     uint64_t drop_logged; /* uv_now() of the last drop message */
     unsigned long drops; /* dropped since that message */
+    struct rpc_stats *stats; /* every request handled (rpc_stats.h) */
     int handles_open;
     int destroyed;
     int read_buf_busy;
@@ -495,6 +498,7 @@ static void handle_msg(struct conn *c, json_t *msg)
     gid_t gid;
     unsigned roles;
     int errnum;
+    uint64_t arrived_ns = uv_hrtime();
 
     if (proto_msg_parse(msg, &m, &error) < 0) {
         errnum = errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_MALFORMED;
@@ -551,6 +555,7 @@ static void handle_msg(struct conn *c, json_t *msg)
     req->uid = uid;
     req->gid = gid;
     req->roles = roles;
+    req->arrived_ns = arrived_ns;
     c->outstanding = req;
     h->fn(req, arg);
     return;
@@ -925,6 +930,7 @@ static void on_server_handle_close(uv_handle_t *h)
             next = t->next;
             free(t);
         }
+        rpc_stats_destroy(s->stats);
         free(s);
     }
 }
@@ -975,6 +981,7 @@ proto_server_t *proto_server_create(uv_loop_t *loop, proto_auth_t *auth,
     s->roles_of = roles_of;
     s->roles_arg = roles_arg;
     s->idle_ms = PROTO_SERVER_IDLE_MS;
+    s->stats = rpc_stats_create();
     limits_from_rlimit(s);
     /* Neither init can fail for a valid loop (libuv returns 0). */
     uv_timer_init(loop, &s->sweep);
@@ -1175,6 +1182,11 @@ void proto_server_destroy(proto_server_t *s)
     }
 }
 
+struct rpc_stats *proto_server_stats(proto_server_t *s)
+{
+    return s->stats;
+}
+
 /* --- requests ----------------------------------------------------------- */
 
 const char *proto_req_type(const proto_req_t *req)
@@ -1216,6 +1228,10 @@ const struct sockaddr *proto_req_peer_addr(const proto_req_t *req)
 static void req_finish(proto_req_t *req)
 {
     struct conn *c = req->conn;
+
+    if (c->s)
+        rpc_stats_add(c->s->stats, req->type, req->uid,
+                      (uv_hrtime() - req->arrived_ns) / 1000);
 
     if (c->outstanding == req) {
         c->outstanding = NULL;

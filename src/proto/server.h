@@ -37,6 +37,7 @@
 
 #include "common/error.h"
 #include "proto/auth.h"
+#include "proto/rpc_stats.h"
 
 /* Who may call a handler.  A caller's mask comes from the server's roles_of
  * callback; a handler runs only if (caller's mask & handler.roles) != 0.
@@ -258,5 +259,9 @@ int proto_respond_jsonw(proto_req_t *req, struct jsonw *w);
  * drv_strerror(errnum).  Returns as proto_respond (only ENOMEM can fail).
  */
 int proto_respond_error(proto_req_t *req, int errnum, const char *errstr);
+
+/* The counts and times of the requests 's' handled (rpc_stats.h: sdiag's
+ * RPC statistics), owned by 's'. */
+struct rpc_stats *proto_server_stats(proto_server_t *s);
 
 #endif /* !DROVER_PROTO_SERVER_H */

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * stats.c - the controller's statistics and the stats_info request
+ * (stats.h)
+ */
+#include <sys/time.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "ctld/acct.h"
+#include "ctld/ctld.h"
+#include "ctld/event.h"
+#include "ctld/stats.h"
+#include "proto/client.h"
+#include "proto/rpc_stats.h"
+
+void stats_event(struct ctld *ctld, const struct ctld_event *ev)
+{
+    struct ctld_stats *st = &ctld->stats;
+    const struct job *job;
+
+    switch (ev->type) {
+    case CTLD_EV_JOB_SUBMITTED:
+        st->jobs_submitted++;
+        break;
+    case CTLD_EV_JOB_STARTED:
+        st->jobs_started++;
+        break;
+    case CTLD_EV_JOB_CANCELLED: /* a pending one ends now */
+        if ((job = ctld_job_find(ctld, ev->job_id)) && !job->completing)
+            st->jobs_canceled++;
+        break;
+    case CTLD_EV_JOB_ENDED:
+        if (ev->state == JOB_COMPLETED)
+            st->jobs_completed++;
+        else if (ev->state == JOB_CANCELLED)
+            st->jobs_canceled++;
+        else
+            st->jobs_failed++;
+        break;
+    default:
+        break;
+    }
+}
+
+void stats_cycle(struct ctld *ctld, time_t now, uint64_t us, size_t queue,
+                 size_t backfilled)
+{
+    struct ctld_stats *st = &ctld->stats;
+
+    st->cycles++;
+    st->cycle_total_us += us;
+    st->cycle_last_us = us;
+    if (us > st->cycle_max_us)
+        st->cycle_max_us = us;
+    st->last_queue = st->last_depth = queue;
+    st->depth_total += queue;
+    st->last_cycle_when = now;
+    st->backfilled += backfilled;
+    st->backfilled_since_start += backfilled;
+}
+
+/* Microseconds 1000 calls of gettimeofday() take, as Slurm's sdiag. */
+static json_int_t gettimeofday_cost_us(void)
+{
+    struct timespec a, b;
+    struct timeval tv;
+
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < 1000; i++)
+        gettimeofday(&tv, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (json_int_t)((b.tv_sec - a.tv_sec) * 1000000
+                        + (b.tv_nsec - a.tv_nsec) / 1000);
+}
+
+static json_t *schedule_json(const struct ctld_stats *st, time_t now)
+{
+    double minutes = (double)(now - st->since) / 60.0;
+
+    return json_pack(
+        "{s:I s:I s:I s:I s:I s:I s:I s:I s:I}", "cycles",
+        (json_int_t)st->cycles, "last_cycle_us", (json_int_t)st->cycle_last_us,
+        "max_cycle_us", (json_int_t)st->cycle_max_us, "mean_cycle_us",
+        (json_int_t)(st->cycles ? st->cycle_total_us / st->cycles : 0),
+        "mean_depth",
+        (json_int_t)(st->cycles ? st->depth_total / st->cycles : 0),
+        "last_depth", (json_int_t)st->last_depth, "cycles_per_minute",
+        (json_int_t)(minutes >= 1.0 ? (double)st->cycles / minutes
+                                    : (double)st->cycles),
+        "last_queue_length", (json_int_t)st->last_queue, "last_cycle_when",
+        (json_int_t)st->last_cycle_when);
+}
+
+static json_t *stats_json(struct ctld *ctld, time_t now)
+{
+    const struct ctld_stats *st = &ctld->stats;
+    json_int_t pending = 0, running = 0;
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        pending += job->state == JOB_PENDING;
+        running += job->state == JOB_RUNNING || job->completing;
+    }
+    return json_pack(
+        "{s:I s:I s:i s:I s:I s:i s:I s:{s:I s:I s:I s:I s:I} s:I s:I s:I"
+        " s:o s:I s:I s:I s:o s:[]}",
+        "req_time", (json_int_t)now, "since", (json_int_t)st->since,
+        "server_thread_count", 1, "agent_queue_size",
+        (json_int_t)proto_call_count(), "agent_count",
+        (json_int_t)proto_call_count(), "agent_thread_count", 0,
+        "dbd_agent_queue_size", (json_int_t)acct_pending(ctld), "jobs",
+        "submitted", (json_int_t)st->jobs_submitted, "started",
+        (json_int_t)st->jobs_started, "completed",
+        (json_int_t)st->jobs_completed, "canceled",
+        (json_int_t)st->jobs_canceled, "failed", (json_int_t)st->jobs_failed,
+        "job_states_ts", (json_int_t)now, "jobs_pending", pending,
+        "jobs_running", running, "schedule", schedule_json(st, now),
+        "backfilled_jobs", (json_int_t)st->backfilled,
+        "backfilled_since_start", (json_int_t)st->backfilled_since_start,
+        "gettimeofday_latency_us", gettimeofday_cost_us(), "rpc",
+        rpc_stats_to_json(proto_server_stats(ctld->server)), "pending_rpcs");
+}
+
+static void rpc_stats_info(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    time_t now = ctld_now(ctld);
+
+    if (json_is_true(json_object_get(proto_req_body(req), "reset"))) {
+        if (!(proto_req_roles(req)
+              & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN))) {
+            if (proto_respond_error(req, EDRV_ACCESS_DENIED, NULL) < 0)
+                log_err("stats_info: responding");
+            return;
+        }
+        ctld->stats = (struct ctld_stats){
+            .since = now,
+            .backfilled_since_start = ctld->stats.backfilled_since_start};
+        rpc_stats_reset(proto_server_stats(ctld->server));
+        log_info("statistics reset by uid %u", (unsigned)proto_req_uid(req));
+    }
+    if (proto_respond(req, stats_json(ctld, now)) < 0)
+        log_err("stats_info: responding");
+}
+
+const struct proto_handler rpc_stats_handlers[] = {
+    {"stats_info", rpc_stats_info, PROTO_ROLE_USER},
+    PROTO_HANDLER_END,
+};

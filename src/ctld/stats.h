@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * stats.h - the controller's statistics, as sdiag shows them
+ *
+ * Job counters come from the events (a subscriber of ctld_apply(),
+ * event.h); the scheduling pass reports each cycle (scheduler.c); the
+ * request counts and times are the server's (proto/rpc_stats.h).  The
+ * stats_info request answers them all; {"reset": true} (an operator or
+ * administrator: sdiag -r) starts them again.
+ */
+#ifndef DROVER_CTLD_STATS_H
+#define DROVER_CTLD_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "proto/server.h"
+
+struct ctld;
+struct ctld_event;
+
+struct ctld_stats {
+    time_t since;          /* start, or the last reset (epoch s) */
+    uint64_t jobs_submitted, jobs_started, jobs_completed, jobs_canceled,
+        jobs_failed;
+    /* scheduling passes (microseconds of wall time) */
+    uint64_t cycles, cycle_total_us, cycle_max_us, cycle_last_us;
+    uint64_t depth_total, last_depth; /* pending jobs each pass judged */
+    uint64_t last_queue;   /* pending jobs at the last pass */
+    time_t last_cycle_when;
+    uint64_t backfilled;   /* started ahead of a pending job of higher
+                            * priority that could not start */
+    uint64_t backfilled_since_start; /* the same, kept over a reset */
+};
+
+/* Count what event 'ev' means for the job counters (a subscriber). */
+void stats_event(struct ctld *ctld, const struct ctld_event *ev);
+
+/* A scheduling pass at 'now' took 'us' microseconds over 'queue' pending
+ * jobs, and started 'backfilled' of them ahead of a higher-priority one
+ * that waits. */
+void stats_cycle(struct ctld *ctld, time_t now, uint64_t us, size_t queue,
+                 size_t backfilled);
+
+/* stats_info: {"reset"?: bool} -> the statistics (docs/protocol.md). */
+extern const struct proto_handler rpc_stats_handlers[];
+
+#endif /* !DROVER_CTLD_STATS_H */
