@@ -61,24 +61,35 @@ enum job_reason {
     ((enum job_reason)(JOB_REASON_QOS_GRP_JOBS + ((r) - LIMITS_QOS_GRP_JOBS)))
 
 struct job {
+    /* 4-byte members, then the flags, so the record packs tight (a held
+     * job's whole cost in the controller is about this record) */
     uint32_t id;
-    const char *name;
     uid_t uid;
     gid_t gid;
-    const char *user_name;
-    const char *group_name;
-    const char *partition;
     enum job_state state;
     enum job_reason reason;
+    uint32_t priority;     /* 0 while held */
+    int nice;
+    int exit_status;       /* raw wait status */
+    uint32_t restarts;
+    uint32_t run_id;       /* which run of the job this is: +1 at every
+                            * start, never reused (journaled); batch_launch
+                            * carries it and droverd's reports echo it, so
+                            * a report of an earlier run is told apart */
+    uint32_t next_step_id; /* srun: the id the next step gets */
     bool completing;       /* ended or signalled; node has not confirmed */
     bool cancel_requested; /* scancel of a running job: end as CANCELLED */
     bool requeue_requested;/* scontrol requeue of a running job */
-    int64_t cancelled_by;  /* uid that cancelled it (sacct "CANCELLED by
-                            * N"), -1 when not cancelled by a user */
-    uint32_t priority;     /* 0 while held */
-    int nice;
     bool hold;
     bool hold_admin;
+    bool requeue;          /* --requeue (Slurm's default) */
+    bool interactive;      /* salloc/srun allocation: no batch script */
+    int64_t cancelled_by;  /* uid that cancelled it (sacct "CANCELLED by
+                            * N"), -1 when not cancelled by a user */
+    const char *name;
+    const char *user_name;
+    const char *group_name;
+    const char *partition;
     time_t submit_time;
     time_t eligible_time;
     time_t start_time;
@@ -96,15 +107,6 @@ struct job {
     char *nodes;           /* allocated hostlist, NULL when none */
     char *last_nodes;      /* nodes of the last run, kept after it ends */
     char *last_alloc_json; /* compact JSON of the last allocation */
-    int exit_status;       /* raw wait status */
-    bool requeue;          /* --requeue (Slurm's default) */
-    bool interactive;      /* salloc/srun allocation: no batch script */
-    uint32_t restarts;
-    uint32_t run_id;       /* which run of the job this is: +1 at every
-                            * start, never reused (journaled); batch_launch
-                            * carries it and droverd's reports echo it, so
-                            * a report of an earlier run is told apart */
-    uint32_t next_step_id; /* srun: the id the next step gets */
     struct job_step *steps; /* step.h: batch and srun steps, kept until
                              * the job is purged */
     const char *work_dir;

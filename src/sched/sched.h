@@ -58,6 +58,7 @@ struct sched_request {
     uint32_t ntasks;          /* -n; 0 = one per node (or ntasks_per_node) */
     uint32_t cpus_per_task;   /* -c; 0 = 1 */
     uint32_t ntasks_per_node; /* --ntasks-per-node: at most this many */
+    bool exclusive;           /* --exclusive: whole nodes, alone on them */
     uint64_t mem_per_node_mib; /* --mem */
     uint64_t mem_per_cpu_mib;  /* --mem-per-cpu (not with --mem) */
     uint32_t gpus_per_node;   /* --gres=gpu:N, --gpus-per-node=N */
@@ -69,7 +70,6 @@ struct sched_request {
                                * its GPUs times this */
     uint64_t mem_per_gpu_mib; /* --mem-per-gpu: a node's memory is its GPUs
                                * times this (not with --mem/--mem-per-cpu) */
-    bool exclusive;           /* --exclusive: whole nodes, alone on them */
     const bitmap_t *allowed_nodes; /* the partition's nodes as indexes into
                                     * the node array; NULL = all nodes */
     const bitmap_t *required_nodes; /* -w: every one of these is in the
