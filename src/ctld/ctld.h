@@ -47,6 +47,8 @@ struct ctld {
     uid_t slurm_uid;
     time_t boot_time;
     bool sched_pending;
+    bool sched_more;           /* the last pass left starts to the next
+                                * (scheduler.c: SCHED_MAX_STARTS) */
     bool replaying;            /* state_restore(): ctld_apply() neither
                                 * journals nor notifies */
     uint32_t *replayed;        /* ids of the jobs the journal's records

@@ -31,6 +31,11 @@
 /* After a pass of cost C, the next starts no sooner than this many C
  * after it ended. */
 #define SCHED_LOAD_FACTOR 9
+/* At most this many jobs start in one pass; the rest start in the next,
+ * one loop turn later, so the requests that arrived meanwhile (node
+ * reports, completions) are answered between them instead of after a pass
+ * that launched a whole cluster's worth of jobs (bench/complete_latency). */
+#define SCHED_MAX_STARTS 16
 /* Below this wait (ns), the next pass runs on the next loop turn. */
 #define SCHED_MIN_WAIT_NS 1000000ull
 
@@ -61,7 +66,7 @@ static uint64_t sched_wait_ms(const struct ctld *ctld)
                     + SCHED_LOAD_FACTOR * ctld->sched_last_cost_ns;
     uint64_t now = uv_hrtime();
 
-    if (next <= now || next - now < SCHED_MIN_WAIT_NS)
+    if (ctld->sched_more || next <= now || next - now < SCHED_MIN_WAIT_NS)
         return 0;
     return (next - now + 999999) / 1000000;
 }
@@ -191,6 +196,17 @@ static void job_start(struct ctld *ctld, struct job *job,
 }
 
 /* 'held': the limit that held the job back (SCHED_REASON_LIMIT). */
+/* A start not made after all: the nodes' usage the pass counted goes;
+ * the allocation is freed with the decision. */
+static void decision_drop(struct ctld *ctld, struct sched_decision *d)
+{
+    if (d->alloc
+        && sched_alloc_release(ctld->nodes->sched, ctld->nodes->count,
+                               d->alloc)
+               < 0)
+        log_err("sched: releasing an allocation not started");
+}
+
 static void apply_decision(struct ctld *ctld, struct job *job,
                            struct sched_decision *d, enum job_reason held,
                            time_t now)
@@ -200,13 +216,7 @@ static void apply_decision(struct ctld *ctld, struct job *job,
         struct job *master = array_is_master(job) ? job : NULL;
         if (job->state != JOB_PENDING
             || (master && !(job = array_start_next(ctld, job)))) {
-            /* Not started after all: the nodes' usage the pass counted
-             * goes; the allocation is freed with the decision. */
-            if (d->alloc
-                && sched_alloc_release(ctld->nodes->sched,
-                                       ctld->nodes->count, d->alloc)
-                       < 0)
-                log_err("sched: releasing an allocation not started");
+            decision_drop(ctld, d);
             break;
         }
         job_start(ctld, job, d->alloc, now);
@@ -352,13 +362,23 @@ void scheduler_run(struct ctld *ctld)
                   < 0) {
         log_err("sched: pass failed");
     } else {
+        size_t starts = 0;
+        ctld->sched_more = false;
         for (size_t i = 0; i < np; i++) {
             bool start = dec[i].action == SCHED_ACT_START;
+            if (start && starts == SCHED_MAX_STARTS) { /* the next pass */
+                decision_drop(ctld, &dec[i]);
+                ctld->sched_more = true;
+                continue;
+            }
+            starts += start;
             backfilled += start && waiting;
             waiting |= !start;
             apply_decision(ctld, pend[i], &dec[i],
                            gate.held ? gate.held[i] : JOB_REASON_NONE, now);
         }
+        if (ctld->sched_more)
+            scheduler_request(ctld);
         sched_decisions_clear(dec, np);
     }
     if (np)
