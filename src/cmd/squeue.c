@@ -676,8 +676,13 @@ static json_t *request_body(const struct squeue_args *a,
 
     if (!body)
         return NULL;
-    if ((v = wanted_fields(a, spec)))
+    if ((v = wanted_fields(a, spec))) {
         json_object_set_new(body, "fields", v);
+        /* printed text: each job a row of values (no hash table per
+         * record to parse); --json and steps read objects */
+        if (!a->json && !a->step_flag)
+            json_object_set_new(body, "rows", json_true());
+    }
     if (f->njob_ids)
         json_object_set_new(body, "job_ids",
                             int_array(f->job_ids, f->njob_ids));
@@ -733,6 +738,7 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
         return 1;
     }
     jobs = json_object_get(resp, "jobs");
+    jget_set_columns(json_object_get(resp, "keys"));
     if (f->njob_ids == 1)
         one_job_order(jobs, f->job_ids[0]);
     if (a->array_expand)
@@ -740,6 +746,7 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     if (!a->step_flag && single_job_missing(f, jobs)) {
         fprintf(stderr, "slurm_load_jobs error: %s\n",
                 drv_strerror(EDRV_INVALID_JOB_ID));
+        jget_set_columns(NULL);
         json_decref(resp);
         return 1;
     }
@@ -764,6 +771,7 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     }
     fflush(stdout);
     free(sel);
+    jget_set_columns(NULL);
     json_decref(resp);
     return 0;
 }

@@ -239,6 +239,11 @@ int job_field_lookup(const char *key)
     return -1;
 }
 
+const char *job_field_key(int field)
+{
+    return job_fields[field].key;
+}
+
 void job_field_put(const struct job *job, int field,
                    const struct jsonw_sink *out)
 {

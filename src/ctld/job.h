@@ -165,6 +165,9 @@ void job_fields_put(const struct job *job, const char *const *node_names,
  */
 int job_field_lookup(const char *key);
 
+/* The key of field 'field' (from job_field_lookup()).  Static string. */
+const char *job_field_key(int field);
+
 /* Put field 'field' (from job_field_lookup()) of 'job' into 'out'; like
  * job_to_json(), unset strings and zero optional counts are left out.
  */

@@ -390,6 +390,8 @@ struct job_info_plan {
     size_t nfields;
     info_build_f *builds; /* distinct builders, in info_keys order */
     size_t nbuilds;
+    const char **cols;  /* job_info_plan_columns() */
+    size_t ncols;
 };
 
 static void plan_add_build(struct job_info_plan *p, info_build_f b)
@@ -418,6 +420,18 @@ static void plan_add(struct job_info_plan *p, const char *key)
     p->fields[p->nfields++] = f;
 }
 
+/* The fields' keys, then every key of each builder. */
+static void plan_columns(struct job_info_plan *p)
+{
+    p->cols = xzalloc((p->nfields + NKEYS + 1) * sizeof(*p->cols));
+    for (size_t i = 0; i < p->nfields; i++)
+        p->cols[p->ncols++] = job_field_key(p->fields[i]);
+    for (size_t b = 0; b < p->nbuilds; b++)
+        for (size_t i = 0; i < NKEYS; i++)
+            if (info_keys[i].build == p->builds[b])
+                p->cols[p->ncols++] = info_keys[i].key;
+}
+
 struct job_info_plan *job_info_plan_create(json_t *fields)
 {
     struct job_info_plan *p;
@@ -433,7 +447,15 @@ struct job_info_plan *job_info_plan_create(json_t *fields)
         if (json_is_string(v))
             plan_add(p, json_string_value(v));
     }
+    plan_columns(p);
     return p;
+}
+
+size_t job_info_plan_columns(const struct job_info_plan *plan,
+                             const char *const **keys)
+{
+    *keys = plan->cols;
+    return plan->ncols;
 }
 
 void job_info_plan_destroy(struct job_info_plan *plan)
@@ -442,6 +464,7 @@ void job_info_plan_destroy(struct job_info_plan *plan)
         return;
     free(plan->fields);
     free(plan->builds);
+    free(plan->cols);
     free(plan);
 }
 

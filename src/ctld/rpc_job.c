@@ -461,21 +461,39 @@ static void rpc_job_info(proto_req_t *req, void *arg)
     struct job_info_plan *plan =
         job_info_plan_create(json_object_get(filter, "fields"));
     struct jsonw w;
+    struct jsonw_row row = {0};
     struct jsonw_sink out = {.w = &w};
     struct job_filter f;
     struct job *job, *tmp;
+    bool rows = plan && json_is_true(json_object_get(filter, "rows"));
 
     job_filter_read(&f, ctld, req, filter);
     jsonw_init(&w, PROTO_RESPOND_RESERVE);
     jsonw_obj_open(&w);
     jsonw_key(&w, "now");
     jsonw_int(&w, now);
+    if (rows) { /* the columns, then a row of values per job */
+        const char *const *keys;
+        size_t n = job_info_plan_columns(plan, &keys);
+
+        jsonw_key(&w, "keys");
+        jsonw_arr_open(&w);
+        for (size_t i = 0; i < n; i++)
+            jsonw_str(&w, keys[i]);
+        jsonw_arr_close(&w);
+        jsonw_row_init(&row, keys, n);
+        out = (struct jsonw_sink){.row = &row};
+    }
     jsonw_key(&w, "jobs");
     jsonw_arr_open(&w);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         if (!job_matches(job, &f) || !job_shown(ctld, req, &f, job))
             continue;
-        if (plan) {
+        if (rows) {
+            jsonw_row_begin(&row);
+            job_info_put_plan(ctld, job, plan, &out);
+            jsonw_row_write(&row, &w);
+        } else if (plan) {
             jsonw_obj_open(&w);
             job_info_put_plan(ctld, job, plan, &out);
             jsonw_obj_close(&w);
@@ -488,6 +506,7 @@ static void rpc_job_info(proto_req_t *req, void *arg)
     }
     jsonw_arr_close(&w);
     jsonw_obj_close(&w);
+    jsonw_row_release(&row);
     job_info_plan_destroy(plan);
     if (proto_respond_jsonw(req, &w) < 0)
         log_err("job_info: responding");

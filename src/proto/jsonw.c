@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "proto/jsonw.h"
 
 void jsonw_init(struct jsonw *w, size_t reserve)
@@ -234,59 +235,174 @@ char *jsonw_take(struct jsonw *w, size_t *len)
     return buf;
 }
 
+void jsonw_row_init(struct jsonw_row *r, const char *const *keys, size_t n)
+{
+    *r = (struct jsonw_row){.keys = keys, .ncols = n};
+    r->off = xzalloc((n + 1) * sizeof(*r->off));
+    r->len = xzalloc((n + 1) * sizeof(*r->len));
+    jsonw_init(&r->vals, 0);
+}
+
+void jsonw_row_release(struct jsonw_row *r)
+{
+    free(r->off);
+    free(r->len);
+    jsonw_release(&r->vals);
+    *r = (struct jsonw_row){0};
+}
+
+void jsonw_row_begin(struct jsonw_row *r)
+{
+    memset(r->len, 0, r->ncols * sizeof(*r->len));
+    r->vals.len = 0;
+    r->vals.comma = false;
+    r->guess = 0;
+}
+
+void jsonw_row_write(struct jsonw_row *r, struct jsonw *w)
+{
+    jsonw_arr_open(w);
+    for (size_t i = 0; i < r->ncols; i++) {
+        if (!r->len[i]) {
+            jsonw_null(w);
+            continue;
+        }
+        sep(w);
+        put(w, r->vals.buf + r->off[i], r->len[i]);
+        w->comma = true;
+    }
+    jsonw_arr_close(w);
+    if (r->vals.failed)
+        w->failed = true;
+}
+
+/* The column of 'key', trying the one after the last put first. */
+static long row_column(struct jsonw_row *r, const char *key)
+{
+    for (size_t k = 0; k < r->ncols; k++) {
+        size_t i = (r->guess + k) % r->ncols;
+        if (r->keys[i] == key || !strcmp(r->keys[i], key)) {
+            r->guess = i + 1;
+            return (long)i;
+        }
+    }
+    return -1;
+}
+
+/* The writer for the value of column 'key' of the row, or NULL when the
+ * row has no such column; row_value_end() then records the value. */
+static struct jsonw *row_value(struct jsonw_row *r, const char *key,
+                               long *col)
+{
+    if ((*col = row_column(r, key)) < 0)
+        return NULL;
+    r->vals.comma = false;
+    r->off[*col] = r->vals.len;
+    return &r->vals;
+}
+
+static void row_value_end(struct jsonw_row *r, long col)
+{
+    r->len[col] = r->vals.len - r->off[col];
+}
+
+/* The writer a put goes to ('key' written when it is an object's), or NULL
+ * to drop the value. */
+static struct jsonw *put_begin(const struct jsonw_sink *s, const char *key,
+                               long *col)
+{
+    *col = -1;
+    if (s->row)
+        return row_value(s->row, key, col);
+    jsonw_key(s->w, key);
+    return s->w;
+}
+
+static void put_end(const struct jsonw_sink *s, long col)
+{
+    if (col >= 0)
+        row_value_end(s->row, col);
+}
+
 void jsonw_put_int(const struct jsonw_sink *s, const char *key, int64_t v)
 {
+    struct jsonw *w;
+    long col;
+
     if (s->obj) {
         json_object_set_new(s->obj, key, json_integer(v));
         return;
     }
-    jsonw_key(s->w, key);
-    jsonw_int(s->w, v);
+    if ((w = put_begin(s, key, &col))) {
+        jsonw_int(w, v);
+        put_end(s, col);
+    }
 }
 
 void jsonw_put_bool(const struct jsonw_sink *s, const char *key, bool v)
 {
+    struct jsonw *w;
+    long col;
+
     if (s->obj) {
         json_object_set_new(s->obj, key, json_boolean(v));
         return;
     }
-    jsonw_key(s->w, key);
-    jsonw_bool(s->w, v);
+    if ((w = put_begin(s, key, &col))) {
+        jsonw_bool(w, v);
+        put_end(s, col);
+    }
 }
 
 void jsonw_put_str(const struct jsonw_sink *s, const char *key,
                    const char *v)
 {
+    struct jsonw *w;
+    long col;
+
     if (!v)
         return;
     if (s->obj) {
         json_object_set_new(s->obj, key, json_string(v));
         return;
     }
-    jsonw_key(s->w, key);
-    jsonw_str(s->w, v);
+    if ((w = put_begin(s, key, &col))) {
+        jsonw_str(w, v);
+        put_end(s, col);
+    }
 }
 
 void jsonw_put_json(const struct jsonw_sink *s, const char *key, json_t *v)
 {
+    struct jsonw *w;
+    long col;
+
     if (!v)
         return;
     if (s->obj) {
         json_object_set_new(s->obj, key, v);
         return;
     }
-    jsonw_key(s->w, key);
-    jsonw_json(s->w, v);
+    if ((w = put_begin(s, key, &col))) {
+        jsonw_json(w, v);
+        put_end(s, col);
+    }
     json_decref(v);
 }
 
 void jsonw_put_members(const struct jsonw_sink *s, json_t *members)
 {
+    const char *key;
+    json_t *v;
+
     if (!members)
         return;
     if (s->obj)
         json_object_update(s->obj, members);
-    else
+    else if (!s->row)
         jsonw_members(s->w, members);
+    else
+        json_object_foreach(members, key, v)
+            jsonw_put_json(s, key, json_incref(v));
     json_decref(members);
 }

@@ -75,11 +75,36 @@ void jsonw_members(struct jsonw *w, const json_t *obj);
  */
 char *jsonw_take(struct jsonw *w, size_t *len);
 
-/* Where a record's members go: the object 'obj' when it is not NULL,
- * else the writer 'w' (inside an object it opened). */
+/* A record written as a row of values: the columns are fixed keys, and a
+ * record's members are collected by key (in any order; a key that is not
+ * a column is dropped) and then written as one array, null where a record
+ * has no value.  Listings of many records (job_info "rows") are read
+ * without a hash table per record.
+ */
+struct jsonw_row {
+    const char *const *keys; /* the columns (borrowed) */
+    size_t ncols;
+    size_t *off, *len;       /* each column's value in 'vals'; len 0: none */
+    struct jsonw vals;       /* the record's values, one after another */
+    size_t guess;            /* the column after the last one put: records
+                              * put their members in the same order */
+};
+
+/* Columns 'keys[0..n)' (borrowed: they must outlive the row). */
+void jsonw_row_init(struct jsonw_row *r, const char *const *keys, size_t n);
+void jsonw_row_release(struct jsonw_row *r);
+/* Start a record: every column empty. */
+void jsonw_row_begin(struct jsonw_row *r);
+/* Write the record to 'w' as [v0,v1,...] (a value of what 'w' writes). */
+void jsonw_row_write(struct jsonw_row *r, struct jsonw *w);
+
+/* Where a record's members go: the object 'obj' when it is not NULL, the
+ * row 'row' when it is not NULL, else the writer 'w' (inside an object it
+ * opened). */
 struct jsonw_sink {
     json_t *obj;
     struct jsonw *w;
+    struct jsonw_row *row;
 };
 
 void jsonw_put_int(const struct jsonw_sink *s, const char *key, int64_t v);

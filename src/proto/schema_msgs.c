@@ -295,6 +295,9 @@ static const struct schema_field job_info_body[] = {
      "keys wanted in each record; absent: the full record"},
     {"show_all", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
      "-a: jobs of hidden partitions too"},
+    {"rows", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "with fields: each job as an array of values in the order of the "
+     "answer's \"keys\" (null: none), not an object"},
     END,
 };
 
@@ -588,7 +591,8 @@ const struct proto_schema proto_schemas[] = {
      "`{\"job_id\"}` once the job is durable; with test_only the plan."},
     {"job_info", CTLD, "List jobs, filtered (squeue, scontrol show job, "
      "sbatch --wait).  PrivateData=jobs: a user's own.", job_info_body,
-     "`{\"now\",\"jobs\":[record]}`, written straight from the job table."},
+     "`{\"now\",\"jobs\":[record]}`, written straight from the job table; "
+     "with rows `{\"now\",\"keys\":[key],\"jobs\":[[value]]}`."},
     {"job_update", CTLD, "Change a job (scontrol update JobId=).",
      job_update_body, "`{}` once durable."},
     {"job_cancel", CTLD, "Cancel or signal a job, an array or some of its "

@@ -126,6 +126,44 @@ static void sinks_agree(void **state)
     json_decref(obj);
 }
 
+/* A record as a row: its members land in their columns whatever order
+ * they come in, null where it has none; keys that are no column go. */
+static void rows_place_members_by_column(void **state)
+{
+    static const char *const cols[] = {"hold", "job_id", "name", "absent",
+                                       "alloc", "array_job_id"};
+    struct jsonw w;
+    struct jsonw_row row;
+    struct jsonw_sink out = {.row = &row};
+    json_t *v, *want;
+
+    (void)state;
+    jsonw_init(&w, 0);
+    jsonw_row_init(&row, cols, 6);
+    jsonw_arr_open(&w);
+    for (int i = 0; i < 2; i++) {
+        jsonw_row_begin(&row);
+        put_record(&out);
+        jsonw_put_int(&out, "not_a_column", 7);
+        if (i == 1) /* a group written from an object, as b_array does */
+            jsonw_put_members(&out, json_pack("{s:i s:i}", "array_job_id",
+                                              9, "array_task_id", 3));
+        jsonw_row_write(&row, &w);
+    }
+    jsonw_arr_close(&w);
+    jsonw_row_release(&row);
+    v = parse(&w, 0);
+    want = json_loads("[[true,42,\"x\\\"y\",null,[{\"node\":\"n1\","
+                      "\"cpus\":2}],null],[true,42,\"x\\\"y\",null,"
+                      "[{\"node\":\"n1\",\"cpus\":2}],9]]",
+                      0, NULL);
+    assert_non_null(want);
+    if (!json_equal(v, want))
+        fail_msg("rows: %s", json_dumps(v, JSON_COMPACT));
+    json_decref(v);
+    json_decref(want);
+}
+
 /* 10,000 records: the buffer grows many times and stays valid. */
 static void large(void **state)
 {
@@ -157,6 +195,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strings_and_numbers),
         cmocka_unit_test(sinks_agree),
+        cmocka_unit_test(rows_place_members_by_column),
         cmocka_unit_test(large),
     };
 

@@ -16,6 +16,7 @@
 
 #include "cmd/lib/format.h"
 #include "cmd/lib/jobview.h"
+#include "cmd/lib/jsonget.h"
 #include "cmd/lib/squeue_print.h"
 
 #define NOW 1795000000
@@ -96,6 +97,20 @@ static json_t *restrict_to(const json_t *full, const json_t *keys)
     return o;
 }
 
+/* 'full' as a row of job_info "rows" whose columns are 'keys' (null
+ * where it has no value); the reads need jget_set_columns(keys). */
+static json_t *to_row(const json_t *full, const json_t *keys)
+{
+    json_t *row = json_array(), *k, *v;
+    size_t i;
+
+    json_array_foreach(keys, i, k) {
+        v = json_object_get(full, json_string_value(k));
+        json_array_append_new(row, v ? json_incref(v) : json_null());
+    }
+    return row;
+}
+
 static char *print_one(const struct fmt_field *field, const json_t *job)
 {
     struct fmt_item item = {.field = field, .width = 0, .suffix = ""};
@@ -117,15 +132,24 @@ static void check_table(const struct fmt_field *table)
         for (size_t j = 0; j < NJOBS; j++) {
             json_t *full = load(full_jobs[j]);
             json_t *cut = restrict_to(full, keys);
-            char *want = print_one(f, full), *got = print_one(f, cut);
+            json_t *row = to_row(full, keys);
+            char *want = print_one(f, full), *got = print_one(f, cut), *r;
 
             if (strcmp(want, got))
                 fail_msg("%c/%s on job %zu: \"%s\" cut, \"%s\" full",
                          f->letter, f->name, j, got, want);
+            jget_set_columns(keys);
+            r = print_one(f, row);
+            jget_set_columns(NULL);
+            if (strcmp(want, r))
+                fail_msg("%c/%s on job %zu: \"%s\" as a row, \"%s\" full",
+                         f->letter, f->name, j, r, want);
             free(want);
             free(got);
+            free(r);
             json_decref(full);
             json_decref(cut);
+            json_decref(row);
         }
         json_decref(keys);
     }
@@ -172,8 +196,8 @@ static void every_sort_key_orders_the_same(void **state)
     (void)state;
     for (size_t s = 0; s < sizeof(sorts) / sizeof(sorts[0]); s++) {
         json_t *keys = squeue_wanted_keys(NULL, sorts[s]);
-        json_t *full = json_array(), *cut = json_array();
-        char *want, *got;
+        json_t *full = json_array(), *cut = json_array(), *rows = json_array();
+        char *want, *got, *r;
 
         for (size_t j = 0; j < NJOBS; j++) {
             json_t *o = load(full_jobs[j]);
@@ -181,16 +205,27 @@ static void every_sort_key_orders_the_same(void **state)
 
             assert_int_equal(squeue_job_selected(o, &f),
                              squeue_job_selected(c, &f));
+            json_array_append_new(rows, to_row(o, keys));
             json_array_append_new(full, o);
             json_array_append_new(cut, c);
         }
         want = sorted_ids(full, sorts[s]);
         got = sorted_ids(cut, sorts[s]);
         assert_string_equal(got, want);
+        jget_set_columns(keys); /* rows: selection, -r expansion, order */
+        for (size_t j = 0; j < NJOBS; j++)
+            assert_int_equal(squeue_job_selected(json_array_get(rows, j), &f),
+                             squeue_job_selected(json_array_get(full, j),
+                                                 &f));
+        r = sorted_ids(rows, sorts[s]);
+        jget_set_columns(NULL);
+        assert_string_equal(r, want);
         free(want);
         free(got);
+        free(r);
         json_decref(full);
         json_decref(cut);
+        json_decref(rows);
         json_decref(keys);
     }
 }

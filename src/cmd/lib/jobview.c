@@ -192,8 +192,8 @@ static void expand_one(json_t *out, json_t *job)
     for (long k = set ? bitmap_first_set(set, 0) : -1; k >= 0;
          k = bitmap_first_set(set, (size_t)k + 1)) {
         json_t *t = json_deep_copy(job);
-        json_object_del(t, "array_task_str");
-        json_object_set_new(t, "array_task_id", json_integer(k));
+        jset(t, "array_task_str", NULL);
+        jset(t, "array_task_id", json_integer(k));
         json_array_append_new(out, t);
     }
     if (!set)
