@@ -27,6 +27,7 @@
 #include "noded/noded.h"
 #include "noded/spool.h"
 #include "noded/mpi_pmix.h"
+#include "noded/pmix_dl.h"
 
 /* A fence that libpmix handed over, waiting for srun's answer. */
 struct fence {
@@ -290,6 +291,8 @@ static void add_u32(void *list, const char *key, uint32_t value)
 
 static int server_start(struct noded *nd, drv_error_t *error)
 {
+    if (pmix_dl_load(error) < 0)
+        return -1;
     char *dir = xstrdup(nd->pmix_dir);
     char *me = xasprintf("droverstepd.%s.%d", nd->node->name, (int)getpid());
     void *list = PMIx_Info_list_start();

@@ -185,6 +185,23 @@ def test_steps_run_by_the_configuration_droverd_loaded(cluster, tmp_path):
             (etc / name).write_text(text)
 
 
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_a_step_without_mpi_does_not_load_libpmix(cluster, tmp_path):
+    """libpmix (and libevent, hwloc) are loaded by the droverstepd of a
+    --mpi=pmix step only (src/noded/pmix_dl.h): the others start lighter."""
+    job = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300",
+                         cwd=tmp_path)
+    cluster.wait_job_state(job, ["RUNNING"], timeout=30)
+    cluster.wait_until(lambda: _batch_host_pid(cluster, job), 30,
+                       "the batch script")
+    stepd = _stepd_of(_batch_host_pid(cluster, job))
+    with open(f"/proc/{stepd}/maps") as f:
+        maps = f.read()
+    assert "libuv" in maps  # the map is droverstepd's
+    assert "libpmix" not in maps
+    cluster.run("scancel", job, check=True)
+
+
 # --- srun -i -------------------------------------------------------------
 
 @pytest.mark.parametrize("cluster", [2], indirect=True)
