@@ -320,6 +320,8 @@ int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error)
     const char *name = json_string_value(json_object_get(rec, "ev"));
     const char *op = json_string_value(json_object_get(rec, "op"));
     struct ctld_event ev = {0};
+    struct job_update u;
+    struct job_gate g = {0};
     int type;
 
     note_replayed(ctld, rec);
@@ -342,33 +344,21 @@ int ctld_replay_record(struct ctld *ctld, json_t *rec, drv_error_t *error)
         ctld_apply(ctld, &ev);
         return 0;
     }
+    if (decode(ctld, rec, &ev, error) < 0)
+        return -1;
+    /* the events that borrow what the record holds */
     if (ev.type == CTLD_EV_JOB_UPDATED) {
-        struct job_update u;
         if (job_update_from_json(ctld, json_object_get(rec, "update"), &u,
                                  error)
             < 0)
             return -1;
         ev.update = &u;
-        ev.t = (time_t)json_integer_value(json_object_get(rec, "t"));
-        ev.job_id = (uint32_t)json_integer_value(json_object_get(rec,
-                                                                 "job_id"));
-        ctld_apply(ctld, &ev);
-        return 0;
-    }
-    if (ev.type == CTLD_EV_JOB_GATE) {
-        struct job_gate g;
+    } else if (ev.type == CTLD_EV_JOB_GATE) {
         if (depend_gate_from_json(rec, &g, error) < 0)
             return -1;
         ev.gate = &g;
-        ev.t = (time_t)json_integer_value(json_object_get(rec, "t"));
-        ev.job_id = (uint32_t)json_integer_value(json_object_get(rec,
-                                                                 "job_id"));
-        ctld_apply(ctld, &ev);
-        free(g.dep_state);
-        return 0;
     }
-    if (decode(ctld, rec, &ev, error) < 0)
-        return -1;
     ctld_apply(ctld, &ev); /* one that no longer applies is logged */
+    free(g.dep_state);
     return 0;
 }
