@@ -90,10 +90,21 @@ int depend_submit(struct ctld *ctld, struct job *job, json_t *body,
     return 0;
 }
 
+/* scontrol update's Dependency='spec' for 'job': the list to keep (NULL
+ * for "", "0" or when no item names a known job), *bad on a bad spec. */
+static struct dep_list *parse_update(struct ctld *ctld, const struct job *job,
+                                     const char *spec, bool *bad,
+                                     drv_error_t *error)
+{
+    *bad = false;
+    if (!*spec || !strcmp(spec, "0"))
+        return NULL;
+    return parse_known(ctld, job, spec, bad, error);
+}
+
 int depend_update_check(struct ctld *ctld, const struct job *job,
                         const char *spec, drv_error_t *error)
 {
-    struct dep_list *l = NULL;
     bool bad;
 
     if (!spec) {
@@ -104,20 +115,15 @@ int depend_update_check(struct ctld *ctld, const struct job *job,
         errno = EDRV_JOB_NOT_PENDING;
         return -1;
     }
-    if (*spec && strcmp(spec, "0")
-        && !(l = parse_known(ctld, job, spec, &bad, error)) && bad)
-        return -1;
-    dep_list_destroy(l);
-    return 0;
+    dep_list_destroy(parse_update(ctld, job, spec, &bad, error));
+    return bad ? -1 : 0;
 }
 
 void depend_set(struct ctld *ctld, struct job *job, const char *spec)
 {
-    struct dep_list *l = NULL;
     bool bad;
+    struct dep_list *l = parse_update(ctld, job, spec, &bad, NULL);
 
-    if (*spec && strcmp(spec, "0"))
-        l = parse_known(ctld, job, spec, &bad, NULL);
     dep_list_destroy(depend_of(job)->list);
     job->depend->list = l;
     if (job->reason == JOB_REASON_DEPENDENCY
@@ -292,32 +298,37 @@ long depend_array_task(struct ctld *ctld, const struct job *job)
     return -1;
 }
 
-/* The gate as 'job' stands: its reason, eligible time and item states. */
+/* The gate as 'job' stands: its reason and eligible time; the items'
+ * states are copied only once one changes (gate_set_state()), so a pass
+ * allocates nothing for a job whose dependencies stand as they were. */
 static void gate_init(struct job_gate *g, const struct job *job)
 {
-    const struct dep_list *l = job->depend ? job->depend->list : NULL;
-
     *g = (struct job_gate){.reason = job->reason,
-                           .eligible_time = job->eligible_time,
-                           .dep_count = l ? l->count : 0};
-    if (!g->dep_count)
-        return;
-    g->dep_state = xzalloc(l->count * sizeof(*g->dep_state));
-    for (size_t i = 0; i < l->count; i++)
-        g->dep_state[i] = l->items[i].state;
+                           .eligible_time = job->eligible_time};
+}
+
+/* Item 'i' of 'job''s list is now in state 's'. */
+static void gate_set_state(struct job_gate *g, const struct job *job,
+                           size_t i, enum dep_state s)
+{
+    const struct dep_list *l = job->depend->list;
+
+    if (!g->dep_state) {
+        if (l->items[i].state == s)
+            return;
+        g->dep_count = l->count;
+        g->dep_state = xzalloc(l->count * sizeof(*g->dep_state));
+        for (size_t k = 0; k < l->count; k++)
+            g->dep_state[k] = l->items[k].state;
+    }
+    g->dep_state[i] = s;
 }
 
 static bool gate_differs(const struct job_gate *g, const struct job *job)
 {
-    const struct dep_list *l = job->depend ? job->depend->list : NULL;
-
-    if ((int)job->reason != g->reason
-        || job->eligible_time != g->eligible_time || g->dep_resolved)
-        return true;
-    for (size_t i = 0; l && i < g->dep_count && i < l->count; i++)
-        if (l->items[i].state != g->dep_state[i])
-            return true;
-    return false;
+    return (int)job->reason != g->reason
+           || job->eligible_time != g->eligible_time || g->dep_resolved
+           || g->dep_state;
 }
 
 /* Apply 'g' to 'job' at 'now' if it changes anything; frees its states. */
@@ -346,7 +357,7 @@ void depend_gate_apply(struct job *job, const struct job_gate *g)
     if (g->dep_resolved) {
         dep_list_destroy(l);
         job->depend->list = NULL;
-    } else if (g->dep_count == l->count) {
+    } else if (g->dep_state && g->dep_count == l->count) {
         for (size_t i = 0; i < l->count; i++)
             l->items[i].state = g->dep_state[i];
     }
@@ -420,7 +431,7 @@ static enum dep_state evaluate(struct ctld *ctld, struct job *job,
         if (l->items[i].type == DEP_AFTER_CORR && s == DEP_FULFILLED)
             nok++; /* per task: the item itself stays unfulfilled */
         else
-            g->dep_state[i] = s;
+            gate_set_state(g, job, i, s);
         nfail += s == DEP_FAILED;
         nok += s == DEP_FULFILLED && l->items[i].type != DEP_AFTER_CORR;
     }

@@ -70,8 +70,9 @@ struct job_gate {
     int reason;             /* enum job_reason */
     time_t eligible_time;   /* seconds since the epoch; 0: not yet */
     bool dep_resolved;      /* every item held: the list is dropped */
-    size_t dep_count;       /* items of the list (0 without one) */
-    enum dep_state *dep_state; /* each item's state (dep_count of them) */
+    size_t dep_count;       /* items of the list when dep_state is set */
+    enum dep_state *dep_state; /* each item's state (dep_count of them),
+                                * or NULL: no item's state changed */
 };
 
 /* Called by the scheduler for each pending job: true when it must wait
@@ -82,8 +83,9 @@ struct job_gate {
  */
 bool depend_gate(struct ctld *ctld, struct job *job, time_t now);
 
-/* Install 'g' on 'job' (the job_gate event).  A gate whose dep_count
- * differs from the list's leaves the items' states alone. */
+/* Install 'g' on 'job' (the job_gate event).  A gate without dep_state,
+ * or whose dep_count differs from the list's, leaves the items' states
+ * alone. */
 void depend_gate_apply(struct job *job, const struct job_gate *g);
 
 /* The journal's form of 'g' into 'o' ("reason", "eligible_time",
