@@ -133,15 +133,6 @@ static uint64_t quantile(const struct type_stat *t, double q)
     return t->max_us;
 }
 
-uint64_t rpc_stats_quantile(const struct rpc_stats *st, const char *type,
-                            double q)
-{
-    struct type_stat *t;
-
-    HASH_FIND(hh, st->types, type, strlen(type), t);
-    return quantile(t, q);
-}
-
 static int by_type_count(const void *a, const void *b)
 {
     const struct type_stat *x = *(struct type_stat *const *)a;

@@ -43,9 +43,4 @@ void rpc_stats_reset(struct rpc_stats *st);
  */
 json_t *rpc_stats_to_json(const struct rpc_stats *st);
 
-/* The 'q' quantile (0..1) of 'type''s times in microseconds, as in
- * rpc_stats_to_json(); 0 when no such request was counted. */
-uint64_t rpc_stats_quantile(const struct rpc_stats *st, const char *type,
-                            double q);
-
 #endif /* !DROVER_PROTO_RPC_STATS_H */
