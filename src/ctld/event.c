@@ -392,7 +392,7 @@ static void acct_mark_steps(struct job *job, const struct ctld_event *ev)
     case CTLD_EV_JOB_STARTED:   /* the batch step begins */
     case CTLD_EV_JOB_ENDED:     /* the running steps end with the job */
     case CTLD_EV_JOB_CANCELLED:
-        job_steps_acct_dirty(job);
+        job_steps_acct_dirty(job, ev->t); /* not those ended before */
         break;
     default:
         break;

@@ -70,7 +70,7 @@ void state_respool_replayed(struct ctld *ctld)
 
     for (size_t i = 0; i < ctld->nreplayed; i++)
         if ((job = ctld_job_find(ctld, ctld->replayed[i]))) {
-            job_steps_acct_dirty(job); /* the whole record again */
+            job_steps_acct_dirty(job, 0); /* the whole record again */
             acct_job_changed(ctld, job);
         }
     free(ctld->replayed);

@@ -62,10 +62,11 @@ void job_step_add(struct job *job, struct job_step *step)
     *pp = step;
 }
 
-void job_steps_acct_dirty(struct job *job)
+void job_steps_acct_dirty(struct job *job, time_t since)
 {
     for (struct job_step *s = job->steps; s; s = s->next)
-        s->acct_dirty = true;
+        if (!s->end_time || s->end_time >= since)
+            s->acct_dirty = true;
 }
 
 struct job_step *job_step_find(const struct job *job, uint32_t id)

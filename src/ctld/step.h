@@ -69,8 +69,9 @@ void job_steps_destroy(struct job_step *list);
 /* Append 'step' (owned by the job from now on) to 'job's list. */
 void job_step_add(struct job *job, struct job_step *step);
 
-/* Mark every step of 'job' for its next accounting record. */
-void job_steps_acct_dirty(struct job *job);
+/* Mark the steps of 'job' running or ended at or after 'since' (epoch
+ * seconds; 0: every step) for its next accounting record. */
+void job_steps_acct_dirty(struct job *job, time_t since);
 
 /* The step 'id' of 'job' (borrowed), or NULL. */
 struct job_step *job_step_find(const struct job *job, uint32_t id);

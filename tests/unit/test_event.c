@@ -693,10 +693,25 @@ static void test_step_records_linear(void **state)
     off_t avg = (size[2] - size[1]) / 989;
     assert_true(avg <= one + 16);
     assert_int_equal(job_step_find(job, 999)->state, JOB_COMPLETED);
+    /* the job ends with one step running: its record carries that step
+     * and the batch step, not the 1,000 that ended before */
+    m->t += 10;
+    struct job_step *last = job_step_create(job->next_step_id++, "sleep",
+                                            job->nodes, m->t);
+    apply(ctld, m, (struct ctld_event){
+                       .type = CTLD_EV_STEP_STARTED, .job_id = 1,
+                       .step = last});
+    json_decref(acct_record_build(ctld, job));
+    m->t += 10;
+    apply(ctld, m, (struct ctld_event){.type = CTLD_EV_JOB_ENDED,
+                                       .job_id = 1, .state = JOB_COMPLETED});
+    json_t *ended = acct_record_build(ctld, job);
+    assert_int_equal(json_array_size(json_object_get(ended, "steps")), 2);
+    json_decref(ended);
     /* a record after a restart carries them all */
-    job_steps_acct_dirty(job);
+    job_steps_acct_dirty(job, 0);
     json_t *rec = acct_record_build(ctld, job);
-    assert_int_equal(json_array_size(json_object_get(rec, "steps")), 1001);
+    assert_int_equal(json_array_size(json_object_get(rec, "steps")), 1002);
     json_decref(rec);
     rec = acct_record_build(ctld, job);
     assert_int_equal(json_array_size(json_object_get(rec, "steps")), 0);
