@@ -289,68 +289,59 @@ static long row_column(struct jsonw_row *r, const char *key)
     return -1;
 }
 
-/* The writer for the value of column 'key' of the row, or NULL when the
- * row has no such column; row_value_end() then records the value. */
-static struct jsonw *row_value(struct jsonw_row *r, const char *key,
-                               long *col)
+/* The writer a put goes to ('key' written when it is an object's), or
+ * NULL to drop the value (a row without that column); put_end() then
+ * records a row's value. */
+static struct jsonw *put_begin(const struct jsonw_sink *s, const char *key)
 {
-    if ((*col = row_column(r, key)) < 0)
+    struct jsonw_row *r = s->row;
+    long col;
+
+    if (!r) {
+        jsonw_key(s->w, key);
+        return s->w;
+    }
+    if ((col = row_column(r, key)) < 0)
         return NULL;
+    r->open = (size_t)col;
     r->vals.comma = false;
-    r->off[*col] = r->vals.len;
+    r->off[col] = r->vals.len;
     return &r->vals;
 }
 
-static void row_value_end(struct jsonw_row *r, long col)
+static void put_end(const struct jsonw_sink *s)
 {
-    r->len[col] = r->vals.len - r->off[col];
-}
+    struct jsonw_row *r = s->row;
 
-/* The writer a put goes to ('key' written when it is an object's), or NULL
- * to drop the value. */
-static struct jsonw *put_begin(const struct jsonw_sink *s, const char *key,
-                               long *col)
-{
-    *col = -1;
-    if (s->row)
-        return row_value(s->row, key, col);
-    jsonw_key(s->w, key);
-    return s->w;
-}
-
-static void put_end(const struct jsonw_sink *s, long col)
-{
-    if (col >= 0)
-        row_value_end(s->row, col);
+    if (r)
+        r->len[r->open] = r->vals.len - r->off[r->open];
 }
 
 void jsonw_put_int(const struct jsonw_sink *s, const char *key, int64_t v)
 {
     struct jsonw *w;
-    long col;
 
     if (s->obj) {
         json_object_set_new(s->obj, key, json_integer(v));
         return;
     }
-    if ((w = put_begin(s, key, &col))) {
+    if ((w = put_begin(s, key))) {
         jsonw_int(w, v);
-        put_end(s, col);
+        put_end(s);
     }
 }
 
 void jsonw_put_bool(const struct jsonw_sink *s, const char *key, bool v)
 {
     struct jsonw *w;
-    long col;
 
     if (s->obj) {
         json_object_set_new(s->obj, key, json_boolean(v));
         return;
     }
-    if ((w = put_begin(s, key, &col))) {
+    if ((w = put_begin(s, key))) {
         jsonw_bool(w, v);
-        put_end(s, col);
+        put_end(s);
     }
 }
 
@@ -358,7 +349,6 @@ void jsonw_put_str(const struct jsonw_sink *s, const char *key,
                    const char *v)
 {
     struct jsonw *w;
-    long col;
 
     if (!v)
         return;
@@ -366,16 +356,15 @@ void jsonw_put_str(const struct jsonw_sink *s, const char *key,
         json_object_set_new(s->obj, key, json_string(v));
         return;
     }
-    if ((w = put_begin(s, key, &col))) {
+    if ((w = put_begin(s, key))) {
         jsonw_str(w, v);
-        put_end(s, col);
+        put_end(s);
     }
 }
 
 void jsonw_put_json(const struct jsonw_sink *s, const char *key, json_t *v)
 {
     struct jsonw *w;
-    long col;
 
     if (!v)
         return;
@@ -383,9 +372,9 @@ void jsonw_put_json(const struct jsonw_sink *s, const char *key, json_t *v)
         json_object_set_new(s->obj, key, v);
         return;
     }
-    if ((w = put_begin(s, key, &col))) {
+    if ((w = put_begin(s, key))) {
         jsonw_json(w, v);
-        put_end(s, col);
+        put_end(s);
     }
     json_decref(v);
 }

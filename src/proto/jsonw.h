@@ -88,6 +88,7 @@ struct jsonw_row {
     struct jsonw vals;       /* the record's values, one after another */
     size_t guess;            /* the column after the last one put: records
                               * put their members in the same order */
+    size_t open;             /* the column whose value is being written */
 };
 
 /* Columns 'keys[0..n)' (borrowed: they must outlive the row). */
