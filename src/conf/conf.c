@@ -34,6 +34,7 @@ enum key_type {
     KEY_ENFORCE,   /* uint32_t enum conf_enforce, "associations,limits" */
     KEY_SCHED_PARAMS, /* uint32_t max_script_size of SchedulerParameters */
     KEY_PRIVATE,   /* uint32_t enum conf_private, "jobs,nodes" */
+    KEY_PRIORITY,  /* a field of struct conf_priority (conf_priority.c) */
 };
 
 struct conf_key {
@@ -89,6 +90,21 @@ static const struct conf_key conf_keys[] = {
     { "ProctrackType",     KEY_STRING,    FIELD(proctrack_type),     "proctrack/cgroup", 0 },
     { "TaskPlugin",        KEY_STRING,    FIELD(task_plugin),        "task/none", 0 },
     { "SchedulerParameters", KEY_SCHED_PARAMS, FIELD(max_script_size), "", 0 },
+    { "PriorityType",      KEY_PRIORITY,  FIELD(priority),  "priority/basic", 0 },
+    { "PriorityWeightAge", KEY_PRIORITY,  FIELD(priority),  "0", 0 },
+    { "PriorityWeightAssoc", KEY_PRIORITY, FIELD(priority), "0", 0 },
+    { "PriorityWeightFairshare", KEY_PRIORITY, FIELD(priority), "0", 0 },
+    { "PriorityWeightJobSize", KEY_PRIORITY, FIELD(priority), "0", 0 },
+    { "PriorityWeightPartition", KEY_PRIORITY, FIELD(priority), "0", 0 },
+    { "PriorityWeightQOS", KEY_PRIORITY,  FIELD(priority),  "0", 0 },
+    { "PriorityWeightTRES", KEY_PRIORITY, FIELD(priority),  "", 0 },
+    { "PriorityMaxAge",    KEY_PRIORITY,  FIELD(priority),  "7-0", 0 },
+    { "PriorityDecayHalfLife", KEY_PRIORITY, FIELD(priority), "7-0", 0 },
+    { "PriorityCalcPeriod", KEY_PRIORITY, FIELD(priority),  "5", 0 },
+    { "PriorityUsageResetPeriod", KEY_PRIORITY, FIELD(priority), "NONE", 0 },
+    { "PriorityFavorSmall", KEY_PRIORITY, FIELD(priority),  "NO", 0 },
+    { "PriorityFlags",     KEY_PRIORITY,  FIELD(priority),  "", 0 },
+    { "FairShareDampeningFactor", KEY_PRIORITY, FIELD(priority), "1", 0 },
     /* Accepted silently: plugins, accounting and policies Drover does not
      * have (yet), and keywords of older Slurm releases.
      */
@@ -117,7 +133,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("DisableRootJobs"), IGNORED("EioTimeout"),
     IGNORED("EnforcePartLimits"), IGNORED("Epilog"), IGNORED("EpilogMsgTime"),
     IGNORED("EpilogSlurmctld"), IGNORED("ExtSensorsFreq"),
-    IGNORED("ExtSensorsType"), IGNORED("FairShareDampeningFactor"),
+    IGNORED("ExtSensorsType"),
     IGNORED("FastSchedule"), IGNORED("FederationParameters"),
     IGNORED("GetEnvTimeout"), IGNORED("GpuFreqDef"),
     IGNORED("GroupUpdateForce"), IGNORED("GroupUpdateTime"),
@@ -142,16 +158,9 @@ static const struct conf_key conf_keys[] = {
     IGNORED("PowerParameters"), IGNORED("PowerPlugin"),
     IGNORED("PreemptExemptTime"), IGNORED("PreemptMode"),
     IGNORED("PreemptType"), IGNORED("PrEpParameters"), IGNORED("PrEpPlugins"),
-    IGNORED("PriorityCalcPeriod"), IGNORED("PriorityDecayHalfLife"),
-    IGNORED("PriorityFavorSmall"), IGNORED("PriorityFlags"),
-    IGNORED("PriorityMaxAge"), IGNORED("PriorityParameters"),
+    IGNORED("PriorityParameters"),
     IGNORED("PrioritySiteFactorParameters"),
-    IGNORED("PrioritySiteFactorPlugin"), IGNORED("PriorityType"),
-    IGNORED("PriorityUsageResetPeriod"), IGNORED("PriorityWeightAge"),
-    IGNORED("PriorityWeightAssoc"), IGNORED("PriorityWeightFairshare"),
-    IGNORED("PriorityWeightJobSize"), IGNORED("PriorityWeightPartition"),
-    IGNORED("PriorityWeightQOS"), IGNORED("PriorityWeightTRES"),
-    IGNORED("Prolog"), IGNORED("PrologEpilogTimeout"),
+    IGNORED("PrioritySiteFactorPlugin"), IGNORED("Prolog"), IGNORED("PrologEpilogTimeout"),
     IGNORED("PrologFlags"), IGNORED("PrologSlurmctld"),
     IGNORED("PropagatePrioProcess"), IGNORED("PropagateResourceLimits"),
     IGNORED("PropagateResourceLimitsExcept"), IGNORED("RebootProgram"),
@@ -471,6 +480,8 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
                          "nojobs, nosteps, all or none");
     case KEY_SCHED_PARAMS:
         return set_sched_params((uint32_t *)field, value);
+    case KEY_PRIORITY:
+        return conf__set_priority(&conf->priority, k->name, value);
     case KEY_PRIVATE:
         return set_flags((uint32_t *)field, value, private_words,
                          PRIVATE_WORD_COUNT,
@@ -759,6 +770,7 @@ void conf_destroy(struct slurm_conf *conf)
     free(conf->partitions);
     conf__index_destroy(conf->node_index);
     conf_cgroup_clear(&conf->cgroup);
+    conf__priority_clear(&conf->priority);
     free(conf->path);
     free(conf);
     errno = saved_errno;

@@ -153,6 +153,39 @@ struct conf_cgroup {
     uint64_t min_ram_space_mib; /* MinRAMSpace=, MiB, 30 */
 };
 
+/* PriorityUsageResetPeriod= (slurm.conf(5)). */
+enum conf_usage_reset {
+    CONF_RESET_NONE, CONF_RESET_NOW, CONF_RESET_DAILY, CONF_RESET_WEEKLY,
+    CONF_RESET_MONTHLY, CONF_RESET_QUARTERLY, CONF_RESET_YEARLY,
+};
+
+/* The Priority* keywords and FairShareDampeningFactor (conf_priority.c).
+ * Defaults are Slurm's: priority/basic, weights 0, 7-day max age and
+ * half-life, 5-minute calculation period. */
+struct conf_priority {
+    bool multifactor;          /* PriorityType=priority/multifactor (else
+                                * priority/basic) */
+    uint32_t weight_age, weight_assoc, weight_fairshare, weight_jobsize,
+        weight_partition, weight_qos; /* PriorityWeight*= */
+    uint32_t weight_tres[4];   /* PriorityWeightTRES=: cpu, mem, node,
+                                * gres/gpu (sched/priority.h's order) */
+    char *weight_tres_text;    /* as written, or NULL */
+    uint32_t max_age_s;        /* PriorityMaxAge=, seconds */
+    uint32_t decay_half_life_s;/* PriorityDecayHalfLife=, seconds; 0 none */
+    uint32_t calc_period_s;    /* PriorityCalcPeriod=, seconds */
+    uint32_t usage_reset;      /* PriorityUsageResetPeriod=: enum
+                                * conf_usage_reset */
+    bool favor_small;          /* PriorityFavorSmall=YES */
+    uint32_t flags;            /* PriorityFlags=: sched/priority.h's enum
+                                * prio_flags bits */
+    uint32_t dampening;        /* FairShareDampeningFactor=, 1 */
+};
+
+/* The text scontrol show config prints for each value of 'p': flags as
+ * Slurm's comma list ("" when none), usage reset period's word. */
+const char *conf_priority_reset_string(uint32_t reset);
+char *conf_priority_flags_string(uint32_t flags, char *buf, size_t size);
+
 struct slurm_conf {
     char *path;               /* the slurm.conf read */
     char *cluster_name;       /* ClusterName= */
@@ -197,6 +230,7 @@ struct slurm_conf {
     char *task_plugin;        /* TaskPlugin=, "task/none" */
     uint32_t max_script_size; /* SchedulerParameters=max_script_size=,
                                * bytes, CONF_MAX_SCRIPT_SIZE_DEFAULT */
+    struct conf_priority priority; /* Priority* keywords */
     struct conf_cgroup cgroup;/* cgroup.conf beside slurm.conf */
     struct conf_node *nodes;
     size_t node_count;

@@ -164,4 +164,13 @@ int conf__gres_devs(struct conf_parser *p, const char *file, const char *text,
                     drv_error_t *error);
 void conf__gres_dev_clear(struct conf_gres_dev *dev);
 
+/* Set Priority* keyword 'key' (or FairShareDampeningFactor) of 'p' to
+ * 'value' (conf_priority.c).  Returns NULL, why the value is bad, or ""
+ * for ENOMEM. */
+const char *conf__set_priority(struct conf_priority *p, const char *key,
+                               const char *value);
+
+/* Free what conf__set_priority() allocated. */
+void conf__priority_clear(struct conf_priority *p);
+
 #endif /* !DROVER_CONF_CONF_PRIVATE_H */

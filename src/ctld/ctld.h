@@ -62,6 +62,8 @@ struct ctld {
     struct ident *ident;       /* cached user and group lookups (ident.h):
                                 * none blocks the loop per request */
     struct ctld_stats stats;   /* sdiag's figures (stats.h) */
+    struct ctld_priority *priority; /* priorities, fair-share usage
+                                     * (priority.h) */
 };
 
 /* Seconds since the epoch, read once per callback (style.md: time is a

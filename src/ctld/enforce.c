@@ -16,6 +16,7 @@
 #include "ctld/ctld.h"
 #include "ctld/enforce.h"
 #include "ctld/job_info.h"
+#include "ctld/priority.h"
 #include "proto/client.h"
 #include "sched/limits.h"
 
@@ -94,6 +95,7 @@ static void table_replace(struct ctld *ctld, struct enforce *e,
     log_info("accounting: associations and QOS version %lld",
              (long long)limits_table_version(t));
     scheduler_request(ctld);
+    priority_calc_soon(ctld); /* shares and QOS priorities may differ */
 }
 
 static void cache_save(struct enforce *e, json_t *body)
@@ -192,7 +194,9 @@ int enforce_init(struct ctld *ctld, drv_error_t *error)
     struct enforce *e;
 
     (void)error;
-    if (!flags)
+    if (!flags
+        && !(c->priority.multifactor && c->accounting_storage_type
+             && strstr(c->accounting_storage_type, "slurmdbd")))
         return 0;
     e = ctld->enforce = xzalloc(sizeof(*e));
     e->flags = flags; /* the same bits as enum limits_enforce */
@@ -207,6 +211,11 @@ int enforce_init(struct ctld *ctld, drv_error_t *error)
     e->poll.data = ctld;
     uv_timer_start(&e->poll, poll_cb, 0, ENFORCE_POLL_MS);
     return 0;
+}
+
+const limits_table_t *enforce_table(const struct ctld *ctld)
+{
+    return ctld->enforce ? ctld->enforce->table : NULL;
 }
 
 void enforce_fini(struct ctld *ctld)
@@ -230,7 +239,7 @@ int enforce_submit(struct ctld *ctld, struct job *job, drv_error_t *error)
     struct limits_job lj;
     int64_t wall;
 
-    if (!e)
+    if (!e || (!e->table && !e->flags))
         return 0;
     if (!e->table) {
         errno = EDRV_INVALID_ACCOUNT;
@@ -272,7 +281,7 @@ bool enforce_pass_begin(struct ctld *ctld, struct enforce_pass *p,
     struct enforce *e = ctld->enforce;
 
     *p = (struct enforce_pass){ .ctld = ctld, .pend = pend };
-    if (!e || !e->table)
+    if (!e || !e->table || !e->flags)
         return false;
     usage_recompute(ctld, e);
     p->held = xzalloc(sizeof(*p->held) * (np + 1));

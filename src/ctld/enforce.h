@@ -26,12 +26,20 @@
 struct ctld;
 
 /* Set up enforcement from ctld->conf (no-op, returning 0, when
- * AccountingStorageEnforce names none of associations, limits, qos): load
- * the cached tables and start polling droverdbd.  A cache that cannot be
+ * AccountingStorageEnforce names none of associations, limits, qos, and
+ * PriorityType=priority/multifactor does not need the association tree
+ * from an AccountingStorageType=accounting_storage/slurmdbd): load the
+ * cached tables and start polling droverdbd.  Without enforcement flags
+ * the tables only resolve the default account and feed the priority.  A cache that cannot be
  * parsed is logged and ignored.  Returns 0, or -1 with 'error' set on
  * ENOMEM.
  */
 int enforce_init(struct ctld *ctld, drv_error_t *error);
+
+/* The association and QOS tables (NULL until droverdbd or the cache gave
+ * them, or when neither enforcement nor multifactor priority needs them).
+ * Borrowed until the next poll replaces them. */
+const limits_table_t *enforce_table(const struct ctld *ctld);
 
 /* Stop polling and free everything.  NULL-safe on a ctld without it. */
 void enforce_fini(struct ctld *ctld);

@@ -18,6 +18,7 @@
 #include "ctld/event.h"
 #include "ctld/event_record.h"
 #include "ctld/job_update.h"
+#include "ctld/priority.h"
 #include "ctld/step.h"
 
 static struct job *find_job(struct ctld *ctld, const struct ctld_event *ev)
@@ -59,6 +60,7 @@ static void alloc_release(struct ctld *ctld, struct job *job, time_t t)
 {
     if (!job->alloc)
         return;
+    priority_job_leaves(ctld, job, t); /* fair-share usage */
     if (sched_alloc_release(ctld->nodes->sched, ctld->nodes->count,
                             job->alloc)
         < 0)
@@ -235,7 +237,7 @@ static int apply_held(struct ctld *ctld, struct ctld_event *ev)
         return 0;
     }
     job->hold = job->hold_admin = false;
-    job->priority = ctld_job_base_priority(job);
+    job->priority = priority_of(ctld, job, ev->t);
     if (job->reason == JOB_REASON_HELD_USER
         || job->reason == JOB_REASON_HELD_ADMIN)
         job->reason = JOB_REASON_NONE;
@@ -353,6 +355,12 @@ static int apply_node_state(struct ctld *ctld, struct ctld_event *ev)
     return 0;
 }
 
+static int apply_priority_calc(struct ctld *ctld, struct ctld_event *ev)
+{
+    priority_calc_apply(ctld, ev->t, ev->reset);
+    return 0;
+}
+
 static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
                                                  struct ctld_event *) = {
     [CTLD_EV_JOB_SUBMITTED] = apply_submitted,
@@ -372,6 +380,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_JOB_GATE] = apply_gate,
     [CTLD_EV_ARRAY_TASK_SPLIT] = apply_array_split,
     [CTLD_EV_ARRAY_THROTTLE] = apply_array_throttle,
+    [CTLD_EV_PRIORITY_CALC] = apply_priority_calc,
 };
 
 /* --- subscribers --------------------------------------------------------- */
@@ -407,6 +416,7 @@ static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     switch (ev->type) {
     case CTLD_EV_JOB_PURGED:
     case CTLD_EV_NODE_STATE:
+    case CTLD_EV_PRIORITY_CALC:
         return;
     case CTLD_EV_ARRAY_TASK_SPLIT: /* the task is a record of its own */
         if (ev->new_job_id && (job = ctld_job_find(ctld, ev->new_job_id)))
@@ -440,6 +450,7 @@ static void sched_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_STEP_ENDED:
     case CTLD_EV_NODE_STATE:
     case CTLD_EV_ARRAY_THROTTLE:
+    case CTLD_EV_PRIORITY_CALC: /* the order changed */
         scheduler_request(ctld);
         break;
     default:

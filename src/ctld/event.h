@@ -98,6 +98,10 @@ enum ctld_event_type {
     /* Every record of array 'job_id' (the ArrayJobId) takes the limit of
      * 'throttle' running tasks (0: none; scontrol update ArrayTaskThrottle=). */
     CTLD_EV_ARRAY_THROTTLE,
+    /* The priority calculation at 't' (priority.h): usage decays (and is
+     * cleared first with 'reset'), running jobs are charged, pending jobs'
+     * priorities computed again. */
+    CTLD_EV_PRIORITY_CALC,
     CTLD_EV_TYPE_COUNT,
 };
 
@@ -126,6 +130,7 @@ struct ctld_event {
     uint32_t task;               /* ARRAY_TASK_SPLIT: the task id */
     uint32_t new_job_id;         /* ARRAY_TASK_SPLIT: its job id, or 0 */
     uint32_t throttle;           /* ARRAY_THROTTLE */
+    bool reset;                  /* PRIORITY_CALC */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the

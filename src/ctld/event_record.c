@@ -21,6 +21,7 @@
  *   job_gate       job_id, reason, eligible_time, dep_resolved, dep_state
  *   array_task_split  job_id (the master), task, new_job_id
  *   array_throttle job_id (the ArrayJobId), throttle
+ *   priority_calc  reset
  *
  * Journals of the first event format also hold "job_changed" records
  * (the whole record without its allocation and steps): replay reads them.
@@ -55,6 +56,7 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_JOB_GATE] = "job_gate",
     [CTLD_EV_ARRAY_TASK_SPLIT] = "array_task_split",
     [CTLD_EV_ARRAY_THROTTLE] = "array_throttle",
+    [CTLD_EV_PRIORITY_CALC] = "priority_calc",
 };
 
 /* The keys of a step report that change the step (job_step_add_usage()). */
@@ -145,6 +147,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
                                    json_integer(ev->new_job_id));
     case CTLD_EV_ARRAY_THROTTLE:
         return json_object_set_new(o, "throttle", json_integer(ev->throttle));
+    case CTLD_EV_PRIORITY_CALC:
+        return ev->reset ? json_object_set_new(o, "reset", json_true()) : 0;
     case CTLD_EV_NODE_STATE: {
         json_t *admin = node_table_admin_json(ctld->nodes,
                                               (size_t)ev->node_idx);
@@ -164,7 +168,8 @@ json_t *event_record(struct ctld *ctld, const struct ctld_event *ev)
 
     if (!o)
         return NULL;
-    if (ev->type != CTLD_EV_JOB_SUBMITTED && ev->type != CTLD_EV_NODE_STATE)
+    if (ev->type != CTLD_EV_JOB_SUBMITTED && ev->type != CTLD_EV_NODE_STATE
+        && ev->type != CTLD_EV_PRIORITY_CALC)
         json_object_set_new(o, "job_id", json_integer(ev->job_id));
     if (ev->type >= CTLD_EV_STEP_REPORTED && ev->type <= CTLD_EV_STEP_CANCELLED)
         json_object_set_new(o, "step_id", json_integer(ev->step_id));
@@ -292,6 +297,9 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
     case CTLD_EV_ARRAY_THROTTLE:
         ev->throttle =
             (uint32_t)json_integer_value(json_object_get(rec, "throttle"));
+        return 0;
+    case CTLD_EV_PRIORITY_CALC:
+        ev->reset = json_is_true(json_object_get(rec, "reset"));
         return 0;
     default:
         return 0;

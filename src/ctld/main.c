@@ -25,6 +25,7 @@
 #include "ctld/interactive.h"
 #include "ctld/part_access.h"
 #include "ctld/enforce.h"
+#include "ctld/priority.h"
 #include "ctld/ident.h"
 #include "ctld/state.h"
 
@@ -195,6 +196,11 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
                                                  : 1;
     ctld->acks_tail = &ctld->acks;
     ctld->launches = launch_store_create();
+    /* The accounting tables (cached copy) and the priority state before
+     * the replay: priority calculations read them. */
+    if (enforce_init(ctld, &error) < 0)
+        log_fatal("%s", error.text);
+    priority_init(ctld);
     if (state_restore(ctld, &error) < 0)
         log_fatal("restoring state from %s: %s",
                   ctld->conf->state_save_location, error.text);
@@ -230,6 +236,8 @@ static void ctld_listen(struct ctld *ctld)
                                  &error)
                < 0
         || proto_server_register(ctld->server, rpc_stats_handlers, ctld,
+                                 &error) < 0
+        || proto_server_register(ctld->server, rpc_priority_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_step_info_handlers, ctld,
                                  &error)
@@ -271,6 +279,7 @@ static void ctld_fini(struct ctld *ctld)
     acct_fini(ctld);
     daemon_close_loop(ctld->loop);
     enforce_fini(ctld);
+    priority_fini(ctld);
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         HASH_DEL(ctld->jobs, job);
@@ -288,7 +297,6 @@ int main(int argc, char **argv)
 {
     struct daemon_opts o;
     struct ctld ctld = {0};
-    drv_error_t error = {0};
 
     daemon_parse_opts(argc, argv, usage_text, false, &o);
     signal(SIGPIPE, SIG_IGN);
@@ -298,8 +306,7 @@ int main(int argc, char **argv)
     ctld_init(&ctld, &o);
     ctld_listen(&ctld);
     ctld_start_handles(&ctld);
-    if (enforce_init(&ctld, &error) < 0)
-        log_fatal("%s", error.text);
+    priority_start(&ctld);
     daemon_write_pidfile(ctld.conf->ctld_pid_file);
     log_info("droverctld %s started on port %u", DROVER_VERSION,
              ctld.conf->ctld_port);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "common/log.h"
+#include "common/timefmt.h"
 #include "ctld/ctld.h"
 
 static void set_s(json_t *o, const char *key, const char *value)
@@ -21,6 +22,34 @@ static void set_s(json_t *o, const char *key, const char *value)
 static void set_i(json_t *o, const char *key, json_int_t value)
 {
     json_object_set_new(o, key, json_integer(value));
+}
+
+/* The Priority* keys, as Slurm prints them (times D-HH:MM:SS). */
+static void priority_values(json_t *o, const struct conf_priority *p)
+{
+    char buf[128];
+
+    set_s(o, "PriorityType",
+          p->multifactor ? "priority/multifactor" : "priority/basic");
+    set_s(o, "PriorityDecayHalfLife",
+          timefmt_duration(p->decay_half_life_s, 1, buf, sizeof(buf)));
+    set_s(o, "PriorityCalcPeriod",
+          timefmt_duration(p->calc_period_s, 1, buf, sizeof(buf)));
+    set_s(o, "PriorityMaxAge",
+          timefmt_duration(p->max_age_s, 1, buf, sizeof(buf)));
+    set_s(o, "PriorityFavorSmall", p->favor_small ? "Yes" : "No");
+    set_s(o, "PriorityFlags",
+          conf_priority_flags_string(p->flags, buf, sizeof(buf)));
+    set_s(o, "PriorityUsageResetPeriod",
+          conf_priority_reset_string(p->usage_reset));
+    set_i(o, "PriorityWeightAge", p->weight_age);
+    set_i(o, "PriorityWeightAssoc", p->weight_assoc);
+    set_i(o, "PriorityWeightFairShare", p->weight_fairshare);
+    set_i(o, "PriorityWeightJobSize", p->weight_jobsize);
+    set_i(o, "PriorityWeightPartition", p->weight_partition);
+    set_i(o, "PriorityWeightQOS", p->weight_qos);
+    set_s(o, "PriorityWeightTRES", p->weight_tres_text);
+    set_i(o, "FairShareDampeningFactor", p->dampening);
 }
 
 static json_t *config_values(const struct slurm_conf *c)
@@ -67,6 +96,7 @@ static json_t *config_values(const struct slurm_conf *c)
     set_s(o, "TaskPlugin", c->task_plugin);
     set_i(o, "MaxNodeCount", (json_int_t)c->node_count);
     set_s(o, "SLURM_CONF", c->path);
+    priority_values(o, &c->priority);
     return o;
 }
 

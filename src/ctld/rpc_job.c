@@ -27,6 +27,7 @@
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
 #include "ctld/job_update.h"
+#include "ctld/priority.h"
 #include "ctld/part_access.h"
 #include "ctld/submit_check.h"
 #include "proto/jsonw.h"
@@ -331,7 +332,6 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         return;
     }
     job->id = ctld->next_job_id++;
-    job->priority = job->hold ? 0 : ctld_job_base_priority(job);
     if (job->hold)
         job->reason = JOB_REASON_HELD_USER;
     job->submit_time = job->eligible_time = now;
@@ -342,6 +342,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         if (!job->hold) /* as Slurm at submission; the next pass may clear */
             job->reason = JOB_REASON_DEPENDENCY;
     }
+    job->priority = job->hold ? 0 : priority_of(ctld, job, now);
     ev.job = job; /* the table's from now on, also when refused */
     if (ctld_apply(ctld, &ev) < 0) {
         json_decref(fields);

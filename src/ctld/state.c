@@ -3,8 +3,8 @@
  * state.c - restore the controller's state from snapshot + journal, and
  * write snapshots
  *
- * The snapshot holds every job (with its steps, allocation and script)
- * and node; the journal after it holds events (event.h), replayed through
+ * The snapshot holds every job (with its steps, allocation and script),
+ * node and the fair-share usage (priority.h); the journal after it holds events (event.h), replayed through
  * ctld_apply().
  */
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
+#include "ctld/priority.h"
 #include "ctld/state.h"
 #include "ctld/step.h"
 
@@ -40,6 +41,7 @@ static int snapshot_cb(json_t *snap, void *arg, drv_error_t *error)
     }
     json_array_foreach(json_object_get(snap, "nodes"), i, v)
         node_table_admin_restore(ctld->nodes, v);
+    priority_restore(ctld, json_object_get(snap, "priority"));
     return 0;
 }
 
@@ -89,9 +91,9 @@ int state_snapshot(struct ctld *ctld)
                                                 JOB_JSON_LAUNCH));
     for (size_t i = 0; i < ctld->nodes->count; i++)
         json_array_append_new(nodes, node_table_admin_json(ctld->nodes, i));
-    snap = json_pack("{s:I s:o s:o}", "next_job_id",
+    snap = json_pack("{s:I s:o s:o s:o}", "next_job_id",
                      (json_int_t)ctld->next_job_id, "jobs", jobs, "nodes",
-                     nodes);
+                     nodes, "priority", priority_snapshot(ctld));
     rc = journal_snapshot(ctld->journal, snap);
     json_decref(snap);
     return rc;

@@ -576,6 +576,16 @@ static const struct schema_field stats_info_body[] = {
     END,
 };
 
+static const struct schema_field priority_info_body[] = {
+    {"jobs", SCHEMA_INT_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these jobs (sprio -j); absent or empty: all"},
+    {"users", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only these users' jobs (sprio -u)"},
+    {"partitions", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "only jobs of these partitions (sprio -p)"},
+    END,
+};
+
 /* --- the protocol ------------------------------------------------------- */
 
 #define CTLD "droverctld"
@@ -633,6 +643,15 @@ const struct proto_schema proto_schemas[] = {
      "counters, scheduling cycles, requests by type and user with their "
      "times.", stats_info_body,
      "`{\"req_time\",\"since\",\"jobs\",\"schedule\",\"rpc\",...}`."},
+    {"priority_info", CTLD, "The priority factors of the pending jobs "
+     "(sprio): the values the scheduler ordered them by.",
+     priority_info_body,
+     "`{\"type\",\"weights\",\"jobs\":[{\"job_id\",\"priority\","
+     "\"age\",\"fairshare\",...}]}`."},
+    {"share_info", CTLD, "The fair-share tree (sshare): shares, usage, "
+     "effective usage, LevelFS and factor of every association.", NULL,
+     "`{\"fair_tree\",\"rows\":[{\"account\",\"user\",\"depth\","
+     "...}]}` in sshare's order."},
     {"batch_launch", NODED, "Run a job's batch script as step batch under "
      "its own droverstepd.", batch_launch_body, "`{}` once started."},
     {"step_launch", NODED, "Start a step's tasks on this node.",

@@ -129,6 +129,13 @@ static int add_qos(limits_table_t *t, json_t *o, drv_error_t *error)
         return 0;
     q = xzalloc(sizeof(*q));
     q->name = xstrdup(name);
+    q->priority = (uint32_t)(int_or(o, "priority") > 0
+                             ? int_or(o, "priority") : 0);
+    q->usage_factor = json_is_number(json_object_get(o, "usage_factor"))
+                          ? json_number_value(json_object_get(o, "usage_factor"))
+                          : 1.0;
+    if (!(q->usage_factor >= 0))
+        q->usage_factor = 1.0;
     HASH_ADD_KEYPTR(hh, t->qos, q->name, strlen(q->name), q);
     if (set_parse(o, &q->lim, true, &e) < 0)
         return errprintf(error, "QOS %s: %s", name, e.text);
@@ -178,6 +185,11 @@ static int add_assoc(limits_table_t *t, json_t *o, drv_error_t *error)
     a->parent_account = xstrdup(str_or(o, "parent_account", ""));
     a->def_qos = xstrdup(str_or(o, "def_qos", ""));
     a->qos = name_list(json_object_get(o, "qos"));
+    a->shares = json_is_integer(json_object_get(o, "shares"))
+                    && int_or(o, "shares") >= 0
+                    ? (uint32_t)int_or(o, "shares") : 1;
+    a->priority = (uint32_t)(int_or(o, "priority") > 0
+                             ? int_or(o, "priority") : 0);
     HASH_ADD_KEYPTR(hh, t->assocs, a->key, strlen(a->key), a);
     if (set_parse(o, &a->lim, false, &e) < 0)
         return errprintf(error, "association %s/%s: %s", acct, a->user,
@@ -410,4 +422,68 @@ int limits_resolve(const limits_table_t *t, const char *user,
     }
     out->account = a ? a->account : account;
     return resolve_qos(t, a, qos, flags, out, error);
+}
+
+void limits_assoc_each(const limits_table_t *t,
+                       void (*fn)(void *arg,
+                                  const struct limits_assoc_info *info),
+                       void *arg)
+{
+    const struct limits_assoc *a, *tmp;
+
+    HASH_ITER(hh, t->assocs, a, tmp) {
+        struct limits_assoc_info info = {
+            .account = a->account, .user = a->user,
+            .partition = a->partition, .parent_account = a->parent_account,
+            .shares = a->shares, .priority = a->priority,
+        };
+        fn(arg, &info);
+    }
+}
+
+uint32_t limits_assoc_priority(const limits_table_t *t, const char *user,
+                               const char *account, const char *partition)
+{
+    const struct limits_assoc *a;
+
+    if (!t || !user || !account)
+        return 0;
+    a = limits__assoc_find(t, user, account, partition ? partition : "");
+    return a ? a->priority : 0;
+}
+
+uint32_t limits_assoc_priority_max(const limits_table_t *t)
+{
+    const struct limits_assoc *a, *tmp;
+    uint32_t max = 0;
+
+    HASH_ITER(hh, t->assocs, a, tmp)
+        if (a->priority > max)
+            max = a->priority;
+    return max;
+}
+
+uint32_t limits_qos_priority(const limits_table_t *t, const char *name)
+{
+    const struct limits_qos *q = t && name ? limits__qos_find(t, name) : NULL;
+
+    return q ? q->priority : 0;
+}
+
+double limits_qos_usage_factor(const limits_table_t *t, const char *name)
+{
+    const struct limits_qos *q = t && name ? limits__qos_find(t, name) : NULL;
+
+    return q ? q->usage_factor : 1.0;
+}
+
+uint32_t limits_qos_priority_max(const limits_table_t *t)
+{
+    const struct limits_qos *q, *tmp;
+    uint32_t max = 0;
+
+    HASH_ITER(hh, t->qos, q, tmp)
+        if (q->priority > max)
+            max = q->priority;
+    return max;
 }

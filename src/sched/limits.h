@@ -188,4 +188,33 @@ enum limits_reason limits_check_start(const limits_table_t *t,
                                       const struct limits_job *job,
                                       unsigned flags);
 
+/* One association as the fair-share tree and the priority see it.
+ * Strings point into the table. */
+struct limits_assoc_info {
+    const char *account, *user, *partition, *parent_account;
+    uint32_t shares;   /* fairshare= (raw shares), 1 when not set */
+    uint32_t priority; /* Priority= (inherited), 0 when none */
+};
+
+/* Call fn(arg, info) for every association, in the order droverdbd listed
+ * them (sacctmgr's). */
+void limits_assoc_each(const limits_table_t *t,
+                       void (*fn)(void *arg,
+                                  const struct limits_assoc_info *info),
+                       void *arg);
+
+/* The Priority= of (user, account, partition)'s association (the one
+ * naming the partition, else the one with none); 0 when none. */
+uint32_t limits_assoc_priority(const limits_table_t *t, const char *user,
+                               const char *account, const char *partition);
+
+/* The largest association Priority= in the table (0 when none). */
+uint32_t limits_assoc_priority_max(const limits_table_t *t);
+
+/* QOS 'name''s Priority= (0 when none or unknown) and UsageFactor= (1.0
+ * when unknown); the largest QOS Priority= of the table. */
+uint32_t limits_qos_priority(const limits_table_t *t, const char *name);
+double limits_qos_usage_factor(const limits_table_t *t, const char *name);
+uint32_t limits_qos_priority_max(const limits_table_t *t);
+
 #endif /* !DROVER_SCHED_LIMITS_H */

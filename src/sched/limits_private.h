@@ -36,6 +36,8 @@ struct limits_qos_user {
 struct limits_qos {
     char *name;
     struct limits_set lim;
+    uint32_t priority;             /* Priority= (multifactor's QOS factor) */
+    double usage_factor;           /* UsageFactor=, 1.0 */
     struct limits_usage use;       /* all jobs of the QOS (Grp limits) */
     struct limits_qos_user *users; /* uthash by user */
     UT_hash_handle hh;
@@ -47,6 +49,8 @@ struct limits_assoc {
     struct limits_assoc *parent; /* the parent account's association */
     struct limits_set lim;
     char **qos;                  /* allowed QOS names, NULL-terminated */
+    uint32_t shares;             /* fairshare=, 1 */
+    uint32_t priority;           /* Priority= (effective), 0 when none */
     char *def_qos;               /* "" none */
     struct limits_usage use;     /* this association and its subtree */
     UT_hash_handle hh;

@@ -19,6 +19,7 @@
 #include "ctld/acct_record.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/priority.h"
 #include "ctld/depend.h"
 #include "ctld/event.h"
 #include "ctld/job_update.h"
@@ -33,6 +34,9 @@ static const char conf_fmt[] =
     "ClusterName=t\n"
     "SlurmctldHost=localhost\n"
     "StateSaveLocation=%s\n"
+    "PriorityType=priority/multifactor\n"
+    "PriorityWeightAge=1000 PriorityWeightJobSize=500\n"
+    "PriorityDecayHalfLife=0:30\n"
     "NodeName=n[1-3] CPUs=4 RealMemory=1000\n"
     "PartitionName=p Nodes=n[1-3] Default=YES\n";
 
@@ -73,6 +77,7 @@ static struct ctld *ctld_open(void)
     ctld->journal = journal_open(dir, &error);
     assert_non_null(ctld->journal);
     ctld->launches = launch_store_create();
+    priority_init(ctld);
     ctld->next_job_id = 1;
     ctld->acks_tail = &ctld->acks;
     free(text);
@@ -90,6 +95,7 @@ static void ctld_close(struct ctld *ctld)
         job_destroy(job);
     }
     launch_store_destroy(ctld->launches);
+    priority_fini(ctld);
     node_table_destroy(ctld->nodes);
     conf_destroy(ctld->conf);
     free(ctld->replayed);
@@ -558,6 +564,16 @@ static void check_equal(struct ctld *a, struct ctld *b)
 
     assert_int_equal(HASH_COUNT(a->jobs), HASH_COUNT(b->jobs));
     assert_int_equal(a->next_job_id, b->next_job_id);
+    {   /* the fair-share usage, to the last bit */
+        json_t *x = priority_snapshot(a), *y = priority_snapshot(b);
+        if (!json_equal(x, y)) {
+            char *sx = json_dumps(x, JSON_SORT_KEYS);
+            char *sy = json_dumps(y, JSON_SORT_KEYS);
+            fail_msg("usage differs:\n%s\n%s", sx, sy);
+        }
+        json_decref(x);
+        json_decref(y);
+    }
     HASH_ITER(hh, a->jobs, job, tmp) {
         struct job *other = ctld_job_find(b, job->id);
         assert_non_null(other);
@@ -584,11 +600,21 @@ static void check_equal(struct ctld *a, struct ctld *b)
     }
 }
 
+/* A priority calculation: usage decays, running jobs are charged, pending
+ * priorities computed again (now and then with a usage reset). */
+static void ev_calc(struct ctld *ctld, struct model *m)
+{
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_PRIORITY_CALC,
+                                        .reset = rand() % 8 == 0}),
+                     0);
+}
+
 static void (*const generators[])(struct ctld *, struct model *) = {
     ev_submit, ev_submit, ev_start, ev_start, ev_end,  ev_requeue,
     ev_cancel, ev_purge,  ev_step,   ev_step, ev_step, ev_node,
     ev_hold,   ev_update, ev_requeue_request, ev_gate, ev_split,
-    ev_split,  ev_throttle,
+    ev_split,  ev_throttle, ev_calc,
 };
 
 static void test_random_replay(void **state)

@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * priority.c - job priorities, fair-share usage and its calculation
+ * (priority.h)
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/enforce.h"
+#include "ctld/event.h"
+#include "ctld/job_info.h"
+#include "ctld/priority.h"
+#include "ctld/priority_private.h"
+
+/* The calculation after the accounting tables changed waits this long,
+ * so a burst of sacctmgr changes costs one. */
+#define CALC_SOON_MS 1000
+
+static struct prio_usage *usage_find(const struct ctld_priority *p,
+                                     const char *account, const char *user)
+{
+    char *key = xasprintf("%s\x1f%s", account, user);
+    struct prio_usage *u = NULL;
+
+    HASH_FIND_STR(p->usage, key, u);
+    free(key);
+    return u;
+}
+
+static struct prio_usage *usage_get(struct ctld_priority *p,
+                                    const char *account, const char *user)
+{
+    struct prio_usage *u = usage_find(p, account, user);
+
+    if (u)
+        return u;
+    u = xzalloc(sizeof(*u));
+    u->key = xasprintf("%s\x1f%s", account, user);
+    u->account = xstrdup(account);
+    u->user = xstrdup(user);
+    HASH_ADD_KEYPTR(hh, p->usage, u->key, strlen(u->key), u);
+    return u;
+}
+
+static void usage_clear(struct ctld_priority *p)
+{
+    struct prio_usage *u, *tmp;
+
+    HASH_ITER(hh, p->usage, u, tmp) {
+        HASH_DEL(p->usage, u);
+        free(u->key);
+        free(u->account);
+        free(u->user);
+        free(u);
+    }
+}
+
+static void conf_from(struct prio_conf *c, const struct conf_priority *cp)
+{
+    *c = (struct prio_conf){
+        .multifactor = cp->multifactor, .w_age = cp->weight_age,
+        .w_assoc = cp->weight_assoc, .w_fairshare = cp->weight_fairshare,
+        .w_jobsize = cp->weight_jobsize, .w_partition = cp->weight_partition,
+        .w_qos = cp->weight_qos, .max_age_s = cp->max_age_s,
+        .decay_half_life_s = cp->decay_half_life_s,
+        .calc_period_s = cp->calc_period_s, .favor_small = cp->favor_small,
+        .flags = cp->flags,
+    };
+    for (int t = 0; t < PRIO_TRES_COUNT; t++)
+        c->w_tres[t] = cp->weight_tres[t];
+}
+
+static void calc_timer_cb(uv_timer_t *h);
+
+void priority_init(struct ctld *ctld)
+{
+    struct ctld_priority *p = ctld->priority = xzalloc(sizeof(*p));
+    const struct node_table *nt = ctld->nodes;
+
+    conf_from(&p->conf, &ctld->conf->priority);
+    for (size_t i = 0; i < nt->count; i++) {
+        p->cluster_cpus += nt->sched[i].cpus;
+        p->cluster_mem_mib += nt->sched[i].mem_mib;
+        p->cluster_gpus += nt->sched[i].gpus;
+    }
+    p->cluster_nodes = (uint32_t)nt->count;
+    for (size_t i = 0; i < nt->part_count; i++)
+        if (nt->parts[i].conf->priority_job_factor > p->part_prio_max)
+            p->part_prio_max = nt->parts[i].conf->priority_job_factor;
+    p->table_version = -1;
+}
+
+void priority_fini(struct ctld *ctld)
+{
+    struct ctld_priority *p = ctld ? ctld->priority : NULL;
+
+    if (!p)
+        return;
+    usage_clear(p);
+    fs_tree_destroy(p->tree);
+    free(p); /* its timer was closed with the loop's handles */
+    ctld->priority = NULL;
+}
+
+/* --- the calculation event ---------------------------------------------- */
+
+/* Is a PriorityUsageResetPeriod boundary in (from, to]?  Local time, as
+ * Slurm: days at midnight, weeks on Sunday, months, quarters and years on
+ * their first day. */
+static bool reset_due(uint32_t period, time_t from, time_t to)
+{
+    struct tm tm;
+    time_t boundary;
+
+    if (period <= CONF_RESET_NOW || from <= 0 || to <= from)
+        return false;
+    localtime_r(&to, &tm);
+    tm.tm_sec = tm.tm_min = tm.tm_hour = 0;
+    tm.tm_isdst = -1;
+    if (period == CONF_RESET_WEEKLY)
+        tm.tm_mday -= tm.tm_wday;
+    if (period >= CONF_RESET_MONTHLY)
+        tm.tm_mday = 1;
+    if (period == CONF_RESET_QUARTERLY)
+        tm.tm_mon -= tm.tm_mon % 3;
+    if (period == CONF_RESET_YEARLY)
+        tm.tm_mon = 0;
+    boundary = mktime(&tm);
+    return boundary > from && boundary <= to;
+}
+
+static void calc_now(struct ctld *ctld, bool reset)
+{
+    struct ctld_event ev = { .type = CTLD_EV_PRIORITY_CALC,
+                             .t = ctld_now(ctld) };
+    struct ctld_priority *p = ctld->priority;
+
+    ev.reset = reset
+               || reset_due(ctld->conf->priority.usage_reset, p->last_calc,
+                            ev.t);
+    ctld_apply(ctld, &ev);
+}
+
+static void calc_timer_cb(uv_timer_t *h)
+{
+    calc_now(h->data, false);
+}
+
+void priority_start(struct ctld *ctld)
+{
+    struct ctld_priority *p = ctld->priority;
+    uint64_t period_ms = (uint64_t)p->conf.calc_period_s * 1000;
+
+    if (!p->conf.multifactor)
+        return;
+    uv_timer_init(ctld->loop, &p->timer);
+    p->timer.data = ctld;
+    p->timer_on = true;
+    if (ctld->conf->priority.usage_reset == CONF_RESET_NOW)
+        calc_now(ctld, true);
+    uv_timer_start(&p->timer, calc_timer_cb, period_ms, period_ms);
+}
+
+void priority_calc_soon(struct ctld *ctld)
+{
+    struct ctld_priority *p = ctld->priority;
+    uint64_t period_ms;
+
+    if (!p || !p->timer_on || ctld->replaying)
+        return;
+    period_ms = (uint64_t)p->conf.calc_period_s * 1000;
+    uv_timer_start(&p->timer, calc_timer_cb,
+                   period_ms < CALC_SOON_MS ? period_ms : CALC_SOON_MS,
+                   period_ms);
+}
+
+/* Charge 'job''s association for its run in [from, to). */
+static void charge(struct ctld *ctld, const struct job *job, time_t from,
+                   time_t to)
+{
+    struct ctld_priority *p = ctld->priority;
+    const limits_table_t *t = enforce_table(ctld);
+    uint32_t cpus = 0;
+
+    if (!job->alloc || to <= from)
+        return;
+    for (uint32_t i = 0; i < job->alloc->node_count; i++)
+        cpus += job->alloc->cpus[i];
+    usage_get(p, job->account ? job->account : "",
+              job->user_name ? job->user_name : "")
+        ->raw += (double)cpus * (double)(to - from)
+                 * (t ? limits_qos_usage_factor(t, job->qos ? job->qos
+                                                            : "normal")
+                      : 1.0);
+    p->tree_dirty = true;
+}
+
+void priority_job_leaves(struct ctld *ctld, const struct job *job, time_t t)
+{
+    struct ctld_priority *p = ctld->priority;
+    time_t from = job->start_time;
+
+    if (!p->conf.multifactor || !job->start_time)
+        return;
+    if (p->last_calc > from)
+        from = p->last_calc;
+    charge(ctld, job, from, t);
+}
+
+static void recompute(struct ctld *ctld, time_t t)
+{
+    bool running = ctld->priority->conf.flags & PRIO_FLAG_CALCULATE_RUNNING;
+    bool incr = ctld->priority->conf.flags & PRIO_FLAG_INCR_ONLY;
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        uint32_t prio;
+        if (job->priority == 0 || job->priority_set
+            || !(job->state == JOB_PENDING
+                 || (running && job->state == JOB_RUNNING)))
+            continue;
+        prio = priority_of(ctld, job, t);
+        if (!incr || prio > job->priority)
+            job->priority = prio;
+    }
+}
+
+void priority_calc_apply(struct ctld *ctld, time_t t, bool reset)
+{
+    struct ctld_priority *p = ctld->priority;
+    struct prio_usage *u, *tmp;
+    struct job *job, *jtmp;
+
+    if (p->last_calc && t > p->last_calc) {
+        double f = prio_decay(p->conf.decay_half_life_s, t - p->last_calc);
+        HASH_ITER(hh, p->usage, u, tmp)
+            u->raw *= f;
+    }
+    if (reset) {
+        usage_clear(p);
+        log_info("priority: usage cleared (PriorityUsageResetPeriod)");
+    }
+    HASH_ITER(hh, ctld->jobs, job, jtmp) {
+        if (job->alloc && job->start_time && job->state == JOB_RUNNING)
+            charge(ctld, job, job->start_time > p->last_calc
+                                  ? job->start_time : p->last_calc, t);
+    }
+    p->last_calc = t;
+    p->tree_dirty = true;
+    recompute(ctld, t);
+}
+
+/* --- factors ------------------------------------------------------------- */
+
+static void add_assoc(void *arg, const struct limits_assoc_info *a)
+{
+    struct ctld_priority *p = arg;
+    struct prio_usage *u = *a->user ? usage_find(p, a->account, a->user)
+                                    : NULL;
+
+    if (p->nin == p->in_cap) {
+        p->in_cap = p->in_cap ? 2 * p->in_cap : 32;
+        p->in = xrealloc(p->in, p->in_cap * sizeof(*p->in));
+    }
+    p->in[p->nin++] = (struct fs_assoc){
+        .account = a->account, .user = a->user,
+        .parent_account = a->parent_account, .shares = a->shares,
+        .usage = u ? u->raw : 0,
+    };
+}
+
+const fs_tree_t *priority_tree(struct ctld *ctld)
+{
+    struct ctld_priority *p = ctld->priority;
+    const limits_table_t *t = enforce_table(ctld);
+    int64_t version = t ? limits_table_version(t) : -1;
+
+    if (p->tree && !p->tree_dirty && version == p->table_version)
+        return p->tree;
+    fs_tree_destroy(p->tree);
+    p->nin = 0;
+    if (t)
+        limits_assoc_each(t, add_assoc, p);
+    p->tree = fs_tree_build(p->in, p->nin,
+                            p->conf.flags & PRIO_FLAG_NO_FAIR_TREE
+                                ? FS_CLASSIC : FS_FAIR_TREE);
+    free(p->in);
+    p->in = NULL;
+    p->nin = p->in_cap = 0;
+    p->tree_dirty = false;
+    p->table_version = version;
+    return p->tree;
+}
+
+/* When 'job' began to accrue age (0: not yet): eligible, not held, no
+ * dependency waiting; from submission with ACCRUE_ALWAYS. */
+static time_t age_start(const struct ctld_priority *p, const struct job *job)
+{
+    if (p->conf.flags & PRIO_FLAG_ACCRUE_ALWAYS)
+        return job->submit_time;
+    if (job->hold || job->reason == JOB_REASON_DEPENDENCY
+        || job->reason == JOB_REASON_DEP_NEVER)
+        return 0;
+    return job->eligible_time > job->submit_time ? job->eligible_time
+                                                 : job->submit_time;
+}
+
+void priority_factors(struct ctld *ctld, const struct job *job, time_t now,
+                      struct prio_factors *out)
+{
+    struct ctld_priority *p = ctld->priority;
+    const limits_table_t *t = enforce_table(ctld);
+    struct ctld_partition *part = node_table_partition(ctld->nodes,
+                                                       job->partition);
+    const char *qos = job->qos ? job->qos : "normal";
+    uint64_t mem = 0;
+    uint32_t gpus = 0, cpus = job_info_req_cpus(job, &gpus, &mem);
+    struct prio_job pj = {
+        .age_start = age_start(p, job), .nice = job->nice,
+        .nodes = job->req.min_nodes, .cpus = cpus, .mem_mib = mem,
+        .gpus = gpus, .time_limit_s = job->time_limit_s == TIME_INFINITE
+                                          ? -1 : job->time_limit_s,
+        .fairshare = fs_tree_factor(priority_tree(ctld), job->account,
+                                    job->user_name),
+        .part_prio = part ? part->conf->priority_job_factor : 0,
+        .part_prio_max = p->part_prio_max,
+        .qos_prio = t ? limits_qos_priority(t, qos) : 0,
+        .qos_prio_max = t ? limits_qos_priority_max(t) : 0,
+        .assoc_prio = t ? limits_assoc_priority(t, job->user_name,
+                                                job->account, job->partition)
+                        : 0,
+        .assoc_prio_max = t ? limits_assoc_priority_max(t) : 0,
+        .cluster_nodes = p->cluster_nodes, .cluster_cpus = p->cluster_cpus,
+        .cluster_mem_mib = p->cluster_mem_mib,
+        .cluster_gpus = p->cluster_gpus,
+    };
+
+    prio_factors(&p->conf, &pj, now, out);
+}
+
+uint32_t priority_of(struct ctld *ctld, const struct job *job, time_t now)
+{
+    struct prio_factors f;
+
+    if (!ctld->priority->conf.multifactor)
+        return ctld_job_base_priority(job);
+    priority_factors(ctld, job, now, &f);
+    return prio_total(&ctld->priority->conf, &f);
+}
+
+time_t priority_time(const struct ctld *ctld, time_t submit)
+{
+    time_t calc = ctld->priority->last_calc;
+
+    return calc > submit ? calc : submit;
+}
+
+/* --- snapshot ------------------------------------------------------------ */
+
+json_t *priority_snapshot(const struct ctld *ctld)
+{
+    const struct ctld_priority *p = ctld->priority;
+    json_t *list = json_array();
+    struct prio_usage *u, *tmp;
+
+    HASH_ITER(hh, p->usage, u, tmp)
+        json_array_append_new(list, json_pack("{s:s s:s s:f}", "account",
+                                              u->account, "user", u->user,
+                                              "raw", u->raw));
+    return json_pack("{s:I s:o}", "last_calc", (json_int_t)p->last_calc,
+                     "usage", list);
+}
+
+void priority_restore(struct ctld *ctld, json_t *o)
+{
+    struct ctld_priority *p = ctld->priority;
+    json_t *v;
+    size_t i;
+
+    if (!json_is_object(o))
+        return;
+    usage_clear(p);
+    p->last_calc = (time_t)json_integer_value(json_object_get(o, "last_calc"));
+    json_array_foreach(json_object_get(o, "usage"), i, v) {
+        const char *a = json_string_value(json_object_get(v, "account"));
+        const char *u = json_string_value(json_object_get(v, "user"));
+        json_t *raw = json_object_get(v, "raw");
+        if (!a || !u || !json_is_number(raw))
+            continue;
+        usage_get(p, a, u)->raw = json_number_value(raw);
+    }
+    p->tree_dirty = true;
+}
