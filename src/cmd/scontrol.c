@@ -3,9 +3,9 @@
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
  * Supported: show job|step|node|partition|hostnames, ping, hold, release,
- * requeue, requeuehold, update NodeName=... (State, Reason, Weight) and
- * update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency, Partition,
- * NumNodes, StartTime, Name, Features).  Messages
+ * requeue, requeuehold, top, update NodeName=... (State, Reason, Weight)
+ * and update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency,
+ * Partition, NumNodes, StartTime, Name, Features, Priority).  Messages
  * and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
  * "slurm_suspend error: ...", "Node x not found").  With no command,
  * commands are read from standard input, one per line.
@@ -104,6 +104,7 @@ static const char help_tail[] =
     "     requeuehold <job_id>     re-queue and hold a batch\n"
     "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
     "                              is all records.\n"
+    "     top <job_list>           Put specified job first in queue for user\n"
     "     update <SPECIFICATIONS>  update job or node configuration.\n"
     "     version                  display tool version number.\n"
     "\n"
@@ -115,7 +116,7 @@ static const char help_tail[] =
     "  DOWN|UNDRAIN> [Reason=<reason>] [Weight=<n>].  Job update\n"
     "  <SPECIFICATIONS>: JobId=<id> and TimeLimit=<time>, Dependency=,\n"
     "  ArrayTaskThrottle=, Partition=, NumNodes=<min[-max]>, StartTime=,\n"
-    "  Name=, Features=.\n";
+    "  Name=, Features=, Priority=.\n";
 
 static const char scontrol_usage[] =
     "Usage: scontrol [-a] [-d] [-h] [-M cluster] [-o] [-Q] [-u uid] [-v] "
@@ -667,6 +668,43 @@ static void cmd_requeue(struct scontrol *sc, int argc, char **argv)
     json_decref(extra);
 }
 
+/* top JOB_LIST: the jobs move ahead of their user's other pending jobs
+ * of the same partition, account and QOS (an operator's request). */
+static void cmd_top(struct scontrol *sc, int argc, char **argv)
+{
+    json_t *ids = json_array();
+    drv_error_t error = {{0}};
+
+    if (argc != 2) {
+        fprintf(stderr, "too %s arguments for keyword:%s\n",
+                argc < 2 ? "few" : "many", argv[0]);
+        sc->exit_code = 1;
+        json_decref(ids);
+        return;
+    }
+    char *copy = xstrdup(job_list_arg(argv[1])), *tok, *save = NULL;
+    for (tok = strtok_r(copy, ", ", &save); tok;
+         tok = strtok_r(NULL, ", ", &save)) {
+        uint32_t id;
+        long task;
+        if (parse_job_id(tok, &id, &task) < 0 || task >= 0) {
+            fprintf(stderr, "Invalid job id specified\n");
+            sc->exit_code = 1;
+            free(copy);
+            json_decref(ids);
+            return;
+        }
+        json_array_append_new(ids, json_integer(id));
+    }
+    free(copy);
+    if (cmd_rpc(sc->prog, "job_top", json_pack("{s:o}", "job_ids", ids),
+                NULL, &error)
+        < 0) {
+        fprintf(stderr, "slurm_top_job error: %s\n", err_text(errno, &error));
+        sc->exit_code = 1;
+    }
+}
+
 /* --- update -------------------------------------------------------------- */
 
 /* "Key=Value" split in place; value NULL when there is no '='. */
@@ -857,6 +895,23 @@ static enum upd job_start_time(struct scontrol *sc, const char *arg,
     return UPD_SET;
 }
 
+/* Priority=N: Slurm's scontrol takes a number (or "") */
+static enum upd job_priority(struct scontrol *sc, const char *arg,
+                             const char *val, json_t *extra)
+{
+    char *end;
+    unsigned long long v = strtoull(val, &end, 10);
+
+    (void)arg;
+    if (!isdigit((unsigned char)val[0]) || *end || v >= 0xffffffffULL) {
+        cmd_error(sc->prog, "Invalid Priority value: %s", val);
+        sc->exit_code = 1;
+        return UPD_ABORT;
+    }
+    json_object_set_new(extra, "priority", json_integer((json_int_t)v));
+    return UPD_SET;
+}
+
 /* The Key= of update JobId= (shortest abbreviation Drover accepts): a
  * parser, or the body key its value goes to as given. */
 static const struct job_key {
@@ -875,6 +930,7 @@ static const struct job_key {
     {"Name", 2, NULL, "name"},
     {"JobName", 4, NULL, "name"},
     {"Features", 4, NULL, "features"},
+    {"Priority", 3, job_priority, NULL},
 };
 
 static const struct job_key *job_key_find(const char *key)
@@ -979,7 +1035,7 @@ static const struct {
     {"hold", 4, cmd_hold},        {"uhold", 5, cmd_hold},
     {"holdu", 5, cmd_hold},       {"release", 3, cmd_hold},
     {"requeue", 3, cmd_requeue},  {"requeuehold", 8, cmd_requeue},
-    {"update", 1, cmd_update},
+    {"update", 1, cmd_update},    {"top", 3, cmd_top},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
     {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},

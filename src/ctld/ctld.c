@@ -53,6 +53,31 @@ uint32_t ctld_job_base_priority(const struct job *job)
     return prio < 1 ? 1 : (uint32_t)prio;
 }
 
+/* PriorityTier of the job's partition (0 when unknown). */
+static uint32_t part_tier(struct ctld *ctld, const struct job *job)
+{
+    const struct ctld_partition *p = node_table_partition(ctld->nodes,
+                                                          job->partition);
+
+    return p ? p->conf->priority_tier : 0;
+}
+
+int ctld_job_order(const void *a, const void *b, void *arg)
+{
+    struct ctld *ctld = arg;
+    const struct job *x = *(struct job *const *)a;
+    const struct job *y = *(struct job *const *)b;
+
+    if (ctld->nodes->part_count > 1) {
+        uint32_t tx = part_tier(ctld, x), ty = part_tier(ctld, y);
+        if (tx != ty)
+            return tx > ty ? -1 : 1;
+    }
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
 void ctld_respond_durable_undo(struct ctld *ctld, proto_req_t *req,
                                json_t *body,
                                void (*undo)(struct ctld *, uint32_t),

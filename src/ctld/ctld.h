@@ -171,6 +171,11 @@ void ctld_flush_cb(uv_prepare_t *h);
  * its nice value (Slurm's priority/basic order). */
 uint32_t ctld_job_base_priority(const struct job *job);
 
+/* The scheduler's order of pending jobs, for qsort_r() over struct job *
+ * with 'arg' the ctld: the partition's PriorityTier first (highest first,
+ * as Slurm), then the priority, then the job id. */
+int ctld_job_order(const void *a, const void *b, void *arg);
+
 /* rpc_step_info.c: one node's step_complete report (docs/protocol.md)
  * from node index 'node': usage folded into the step, which ends once
  * every node reported; journaled.  Unknown jobs/steps and repeated

@@ -236,7 +236,7 @@ static int apply_held(struct ctld *ctld, struct ctld_event *ev)
                                 : JOB_REASON_HELD_USER;
         return 0;
     }
-    job->hold = job->hold_admin = false;
+    job->hold = job->hold_admin = job->priority_set = false;
     job->priority = priority_of(ctld, job, ev->t);
     if (job->reason == JOB_REASON_HELD_USER
         || job->reason == JOB_REASON_HELD_ADMIN)

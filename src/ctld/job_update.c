@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * job_update.c - scontrol update JobId= with Partition=, NumNodes=,
- * StartTime=, Name=, Features= (job_update.h)
+ * StartTime=, Name=, Features=, Priority= (job_update.h)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -84,6 +84,10 @@ int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
         u->begin = json_integer_value(k.begin);
     u->name = json_string_value(k.name);
     u->features = json_string_value(k.features);
+    if ((u->has_priority = json_is_integer(json_object_get(body, "priority"))))
+        u->priority = (uint32_t)json_integer_value(
+            json_object_get(body, "priority"));
+    u->any = u->any || u->has_priority;
     return 0;
 }
 
@@ -151,6 +155,10 @@ void job_update_apply(struct ctld *ctld, struct job *job,
     }
     if (u->dependency)
         depend_set(ctld, job, u->dependency);
+    if (u->has_priority && u->priority) {
+        job->priority = u->priority;
+        job->priority_set = true;
+    }
 }
 
 json_t *job_update_to_json(const struct job_update *u)
@@ -173,6 +181,8 @@ json_t *job_update_to_json(const struct job_update *u)
         json_object_set_new(o, "features", json_string(u->features));
     if (u->dependency)
         json_object_set_new(o, "dependency", json_string(u->dependency));
+    if (u->has_priority)
+        json_object_set_new(o, "priority", json_integer(u->priority));
     return o;
 }
 
@@ -200,5 +210,9 @@ int job_update_from_json(struct ctld *ctld, json_t *o, struct job_update *u,
     u->name = json_string_value(json_object_get(o, "name"));
     u->features = json_string_value(json_object_get(o, "features"));
     u->dependency = json_string_value(json_object_get(o, "dependency"));
+    if ((v = json_object_get(o, "priority"))) {
+        u->has_priority = true;
+        u->priority = (uint32_t)json_integer_value(v);
+    }
     return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * job_update.h - the fields of scontrol update JobId= beyond TimeLimit and
- * Dependency: Partition=, NumNodes=, StartTime=, Name=, Features=
+ * Dependency: Partition=, NumNodes=, StartTime=, Name=, Features=,
+ * Priority=
  *
  * Checked all together first (job_update_check), applied only when every
  * field is valid (job_update_apply), so a refused request changes nothing.
@@ -29,6 +30,9 @@ struct job_update {
     const char *dependency;              /* "dependency" (depend.h: checked
                                           * by depend_update_check()); ""
                                           * clears; NULL: unchanged */
+    bool has_priority;                   /* "priority" (> 0; 0 is a hold,
+                                          * event JOB_HELD): kept as set */
+    uint32_t priority;
 };
 
 /* Check the fields of job_update body 'body' for 'job', as Slurm's

@@ -684,12 +684,23 @@ static void rpc_job_update(proto_req_t *req, void *arg)
         return respond_error(req, &error, "job_update");
     if (!dep && !u.any)
         return respond_errnum(req, EDRV_NOT_SUPPORTED, "job_update");
+    if (u.has_priority && !privileged
+        && (u.priority == 0 || u.priority > job->priority))
+        return respond_errnum(req, EDRV_ACCESS_DENIED, "job_update");
+    if (u.has_priority && u.priority == 0 && job->state != JOB_PENDING)
+        return respond_errnum(req, EDRV_JOB_NOT_PENDING, "job_update");
     u.dependency = json_string_value(dep);
     struct ctld_event ev = {.type = CTLD_EV_JOB_UPDATED,
                             .t = ctld_now(ctld),
                             .job_id = job->id,
                             .update = &u};
     ctld_apply(ctld, &ev);
+    if (u.has_priority && u.priority == 0) { /* Slurm: an admin hold */
+        struct ctld_event held = {.type = CTLD_EV_JOB_HELD, .t = ev.t,
+                                  .job_id = job->id, .hold = true,
+                                  .admin = true};
+        ctld_apply(ctld, &held);
+    }
     if (u.has_time_limit && job->state == JOB_RUNNING)
         ctld_job_set_node_limit(ctld, job);
     ctld_respond_durable(ctld, req, NULL);

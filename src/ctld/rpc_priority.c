@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * rpc_priority.c - priority_info (sprio) and share_info (sshare): the
- * factors and the fair-share tree the scheduler uses, as it uses them
+ * factors and the fair-share tree the scheduler uses, as it uses them;
+ * job_top (scontrol top)
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "ctld/job_info.h"
+#include "ctld/job_update.h"
 #include "ctld/priority_private.h"
 
 /* Does 'v' appear in the JSON array 'list' (absent or empty: yes)? */
@@ -254,7 +257,117 @@ static void rpc_share_info(proto_req_t *req, void *arg)
         log_err("share_info: responding");
 }
 
+/* --- job_top ------------------------------------------------------------- */
+
+static bool same_str(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Is 'j' in the set scontrol top reorders around 'top': pending, not held,
+ * same user, partition, account and QOS (Slurm's _top_job). */
+static bool top_peer(const struct job *j, const struct job *top)
+{
+    return j->state == JOB_PENDING && j->priority > 0 && j->uid == top->uid
+           && same_str(j->partition, top->partition)
+           && same_str(j->account, top->account)
+           && same_str(j->qos, top->qos);
+}
+
+static int by_priority_desc(const void *a, const void *b)
+{
+    const struct job *x = *(struct job *const *)a;
+    const struct job *y = *(struct job *const *)b;
+
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int desc_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+    return x > y ? -1 : x < y;
+}
+
+/* The set's priorities, highest first, go to the listed jobs in their
+ * order, then to the others in their order; each change is a
+ * job_updated event with Priority= (kept from then on). */
+static void top_reorder(struct ctld *ctld, struct job **set, size_t n,
+                        size_t nlisted, time_t now)
+{
+    uint32_t *prio = xzalloc((n + 1) * sizeof(*prio));
+
+    for (size_t i = 0; i < n; i++)
+        prio[i] = set[i]->priority;
+    qsort(prio, n, sizeof(*prio), desc_u32);
+    qsort(set + nlisted, n - nlisted, sizeof(*set), by_priority_desc);
+    for (size_t i = 0; i < n; i++) {
+        struct job_update u = {.any = true, .has_priority = true,
+                               .priority = prio[i]};
+        struct ctld_event ev = {.type = CTLD_EV_JOB_UPDATED, .t = now,
+                                .job_id = set[i]->id, .update = &u};
+        if (set[i]->priority != prio[i] || !set[i]->priority_set)
+            ctld_apply(ctld, &ev);
+    }
+    free(prio);
+}
+
+static void rpc_job_top(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_t *ids = json_object_get(proto_req_body(req), "job_ids"), *v;
+    size_t cap = HASH_COUNT(ctld->jobs) + 1, n = 0, nlisted = 0, i;
+    struct job **set, *top = NULL, *job, *tmp;
+    int errnum = 0;
+
+    if (!(proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN))) {
+        if (proto_respond_error(req, EDRV_ACCESS_DENIED, NULL) < 0)
+            log_err("job_top: responding");
+        return;
+    }
+    set = xzalloc(cap * sizeof(*set));
+    json_array_foreach(ids, i, v) {
+        job = ctld_job_find(ctld, (uint32_t)json_integer_value(v));
+        if (!job)
+            errnum = EDRV_INVALID_JOB_ID;
+        else if (job->state != JOB_PENDING || !job->priority)
+            errnum = EDRV_JOB_NOT_PENDING;
+        else if (top && !top_peer(job, top))
+            errnum = EDRV_ACCESS_DENIED; /* one user's jobs of one set */
+        if (errnum)
+            break;
+        if (!top)
+            top = job;
+        bool seen = false;
+        for (size_t k = 0; k < nlisted; k++)
+            seen = seen || set[k] == job;
+        if (!seen)
+            set[nlisted++] = job;
+    }
+    if (errnum) {
+        free(set);
+        if (proto_respond_error(req, errnum, NULL) < 0)
+            log_err("job_top: responding");
+        return;
+    }
+    n = nlisted;
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        bool listed = false;
+        for (size_t k = 0; k < nlisted; k++)
+            listed = listed || set[k] == job;
+        if (!listed && top_peer(job, top))
+            set[n++] = job;
+    }
+    top_reorder(ctld, set, n, nlisted, ctld_now(ctld));
+    free(set);
+    ctld_respond_durable(ctld, req, NULL);
+    scheduler_request(ctld);
+}
+
 const struct proto_handler rpc_priority_handlers[] = {
+    {"job_top", rpc_job_top, PROTO_ROLE_USER},
     {"priority_info", rpc_priority_info, PROTO_ROLE_USER},
     {"share_info", rpc_share_info, PROTO_ROLE_USER},
     PROTO_HANDLER_END,

@@ -98,16 +98,6 @@ static bool job_is_eligible(const struct job *job, time_t now)
     return job->eligible_time <= now;
 }
 
-static int by_priority(const void *a, const void *b)
-{
-    const struct job *x = *(struct job *const *)a;
-    const struct job *y = *(struct job *const *)b;
-
-    if (x->priority != y->priority)
-        return x->priority > y->priority ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /* Seconds before a launch refused for a run still ending is retried. */
 #define LAUNCH_RETRY_S 2
 
@@ -318,7 +308,7 @@ static void collect(struct ctld *ctld, time_t now, struct job ***pend,
             add_pending(ctld, job, pend, np, &cap);
         }
     }
-    qsort(*pend, *np, sizeof(**pend), by_priority);
+    qsort_r(*pend, *np, sizeof(**pend), ctld_job_order, ctld);
 }
 
 void scheduler_run(struct ctld *ctld)

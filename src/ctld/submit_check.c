@@ -136,19 +136,14 @@ static bool ahead_of(const struct job *j, const struct job *me, time_t now)
            && j->eligible_time <= now && j->priority >= me->priority;
 }
 
-static int by_priority(const void *a, const void *b)
-{
-    const struct sched_job *x = a, *y = b;
-
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /* Running jobs and the pending jobs ahead of 'me', then 'me' last. */
 static void collect(struct ctld *ctld, struct job *me, time_t now,
                     struct sched_job *run, size_t *nr, struct sched_job *pend,
                     size_t *np)
 {
-    struct job *j, *tmp;
+    struct job *j, *tmp, **ahead = xzalloc((HASH_COUNT(ctld->jobs) + 1)
+                                           * sizeof(*ahead));
+    size_t na = 0;
 
     *nr = *np = 0;
     HASH_ITER(hh, ctld->jobs, j, tmp) {
@@ -159,10 +154,13 @@ static void collect(struct ctld *ctld, struct job *me, time_t now,
         else if (ahead_of(j, me, now) && j->req.allowed_nodes
                  && job_place_resolve(&j->place, &j->req, ctld->nodes, NULL)
                         == 0)
-            pend[(*np)++] = (struct sched_job){ .id = j->id, .req = &j->req,
-                .time_limit_s = j->time_limit_s };
+            ahead[na++] = j;
     }
-    qsort(pend, *np, sizeof(*pend), by_priority); /* base priority: by id */
+    qsort_r(ahead, na, sizeof(*ahead), ctld_job_order, ctld);
+    for (size_t i = 0; i < na; i++)
+        pend[(*np)++] = (struct sched_job){ .id = ahead[i]->id,
+            .req = &ahead[i]->req, .time_limit_s = ahead[i]->time_limit_s };
+    free(ahead);
     pend[(*np)++] = (struct sched_job){ .id = UINT32_MAX, .req = &me->req,
                                         .time_limit_s = me->time_limit_s };
 }

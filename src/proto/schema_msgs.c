@@ -146,6 +146,9 @@ static const struct schema_field job_update_body[] = {
      NULL, "Features="},
     {"dependency", SCHEMA_STR, 0, SCHEMA_LIST_MAX, EDRV_DEPENDENCY, P, NULL,
      "Dependency=; \"\" clears it"},
+    {"priority", SCHEMA_INT, 0, 0xfffffffeLL, EDRV_INVALID_JOB_ID, 0, NULL,
+     "Priority= (kept, not computed again; raising it needs an operator); "
+     "0 holds the job (JobHeldAdmin)"},
     END,
 };
 
@@ -586,6 +589,12 @@ static const struct schema_field priority_info_body[] = {
     END,
 };
 
+static const struct schema_field job_top_body[] = {
+    {"job_ids", SCHEMA_INT_LIST, 1, SCHEMA_LIST_MAX, 0, SCHEMA_REQUIRED,
+     NULL, "the jobs to move ahead, in this order"},
+    END,
+};
+
 /* --- the protocol ------------------------------------------------------- */
 
 #define CTLD "droverctld"
@@ -648,6 +657,9 @@ const struct proto_schema proto_schemas[] = {
      priority_info_body,
      "`{\"type\",\"weights\",\"jobs\":[{\"job_id\",\"priority\","
      "\"age\",\"fairshare\",...}]}`."},
+    {"job_top", CTLD, "Move pending jobs ahead of their user's other "
+     "pending jobs of the same partition, account and QOS (scontrol top; "
+     "an operator or administrator).", job_top_body, "`{}` once durable."},
     {"share_info", CTLD, "The fair-share tree (sshare): shares, usage, "
      "effective usage, LevelFS and factor of every association.", NULL,
      "`{\"fair_tree\",\"rows\":[{\"account\",\"user\",\"depth\","
