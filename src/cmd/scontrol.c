@@ -3,7 +3,7 @@
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
  * Supported: show job|step|node|partition|hostnames, ping, hold, release,
- * requeue, requeuehold, top, update NodeName=... (State, Reason, Weight)
+ * requeue, requeuehold, suspend, resume, top, update NodeName=... (State, Reason, Weight)
  * and update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency,
  * Partition, NumNodes, StartTime, Name, Features, Priority).  Messages
  * and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
@@ -102,8 +102,10 @@ static const char help_tail[] =
     "     release <job_list>       permit specified job to start (see hold)\n"
     "     requeue <job_id>         re-queue a batch job\n"
     "     requeuehold <job_id>     re-queue and hold a batch\n"
+    "     resume <jobid_list>      resume previously suspended job (see suspend)\n"
     "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
     "                              is all records.\n"
+    "     suspend <job_list>       susend specified job (see resume)\n"
     "     top <job_list>           Put specified job first in queue for user\n"
     "     update <SPECIFICATIONS>  update job or node configuration.\n"
     "     version                  display tool version number.\n"
@@ -646,6 +648,21 @@ static void cmd_hold(struct scontrol *sc, int argc, char **argv)
     json_decref(extra);
 }
 
+/* suspend and resume (an operator's): "Job is not suspended for job N". */
+static void cmd_suspend(struct scontrol *sc, int argc, char **argv)
+{
+    json_t *extra = json_pack("{s:b}", "suspend",
+                              keyword(argv[0], "suspend", 2));
+
+    if (argc < 2) {
+        fprintf(stderr, "too few arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+    }
+    for (int i = 1; i < argc; i++)
+        for_each_job(sc, argv[i], "job_suspend", extra, false);
+    json_decref(extra);
+}
+
 /* requeue, and requeuehold (the job is held once back in the queue). */
 static void cmd_requeue(struct scontrol *sc, int argc, char **argv)
 {
@@ -1036,6 +1053,7 @@ static const struct {
     {"holdu", 5, cmd_hold},       {"release", 3, cmd_hold},
     {"requeue", 3, cmd_requeue},  {"requeuehold", 8, cmd_requeue},
     {"update", 1, cmd_update},    {"top", 3, cmd_top},
+    {"suspend", 2, cmd_suspend},  {"resume", 3, cmd_suspend},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
     {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},

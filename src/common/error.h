@@ -62,6 +62,7 @@ typedef struct {
     X(JOB_NOT_PENDING, 2073, "Job is no longer pending execution")             \
     X(INVALID_ARRAY, 2081, "Invalid job array specification")                  \
     X(JOB_NOT_RUNNING, 2085, "Job is not running")                             \
+    X(JOB_NOT_SUSPENDED, 2087, "Job is not suspended")                         \
     X(JOB_NOT_FINISHED, 2088, "Job is not finished")                           \
     X(INVALID_NICE, 2123, "Invalid --nice value")                              \
     X(INVALID_TIME_MIN_LIMIT, 2124, "Invalid time-min specification (exceeds job's time or other limits)") \

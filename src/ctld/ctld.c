@@ -282,7 +282,8 @@ void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by)
                             .t = ctld_now(ctld),
                             .job_id = job->id,
                             .by = by};
-    bool running = job->state == JOB_RUNNING;
+    bool running = job->state == JOB_RUNNING
+                   || job->state == JOB_SUSPENDED;
 
     if (ctld_apply(ctld, &ev) < 0 || !running)
         return;

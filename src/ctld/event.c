@@ -155,6 +155,8 @@ static int apply_ended(struct ctld *ctld, struct ctld_event *ev)
         && (batch = job_step_find(job, STEP_ID_BATCH))
         && job_step_node_reported(batch, ev->node))
         job_step_add_usage(batch, ev->node, ev->report);
+    if (job->state == JOB_SUSPENDED)
+        job->suspend_time = ev->t;
     alloc_release(ctld, job, ev->t);
     job->exit_status = ev->status;
     job->state = (enum job_state)ev->state;
@@ -201,7 +203,9 @@ static int apply_cancelled(struct ctld *ctld, struct ctld_event *ev)
         return -1;
     job->end_time = ev->t;
     job->cancelled_by = ev->by;
-    if (job->state == JOB_RUNNING) {
+    if (job->state == JOB_SUSPENDED)
+        job->suspend_time = ev->t; /* its run time stops where it was */
+    if (job->state == JOB_RUNNING || job->state == JOB_SUSPENDED) {
         job->cancel_requested = true;
         job->completing = true;
     }
@@ -310,7 +314,7 @@ static int apply_requeue_requested(struct ctld *ctld, struct ctld_event *ev)
 {
     struct job *job = find_job(ctld, ev);
 
-    if (!job || job->state != JOB_RUNNING)
+    if (!job || (job->state != JOB_RUNNING && job->state != JOB_SUSPENDED))
         return -1;
     job->requeue_requested = true;
     job->completing = true;
@@ -355,6 +359,26 @@ static int apply_node_state(struct ctld *ctld, struct ctld_event *ev)
     return 0;
 }
 
+static int apply_suspended(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+
+    if (!job || !job->alloc
+        || job->state != (ev->suspend ? JOB_RUNNING : JOB_SUSPENDED))
+        return -1;
+    if (ev->suspend) {
+        priority_job_leaves(ctld, job, ev->t); /* usage until now */
+        job->pre_sus_s = job_run_time(job, ev->t);
+        job->state = JOB_SUSPENDED;
+        job->priority = 0; /* as Slurm shows a suspended job */
+    } else {
+        job->state = JOB_RUNNING;
+        job->priority = priority_of(ctld, job, ev->t);
+    }
+    job->suspend_time = ev->t;
+    return 0;
+}
+
 static int apply_priority_calc(struct ctld *ctld, struct ctld_event *ev)
 {
     priority_calc_apply(ctld, ev->t, ev->reset);
@@ -380,6 +404,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_JOB_GATE] = apply_gate,
     [CTLD_EV_ARRAY_TASK_SPLIT] = apply_array_split,
     [CTLD_EV_ARRAY_THROTTLE] = apply_array_throttle,
+    [CTLD_EV_JOB_SUSPENDED] = apply_suspended,
     [CTLD_EV_PRIORITY_CALC] = apply_priority_calc,
 };
 
@@ -450,6 +475,7 @@ static void sched_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_STEP_ENDED:
     case CTLD_EV_NODE_STATE:
     case CTLD_EV_ARRAY_THROTTLE:
+    case CTLD_EV_JOB_SUSPENDED:
     case CTLD_EV_PRIORITY_CALC: /* the order changed */
         scheduler_request(ctld);
         break;

@@ -98,6 +98,10 @@ enum ctld_event_type {
     /* Every record of array 'job_id' (the ArrayJobId) takes the limit of
      * 'throttle' running tasks (0: none; scontrol update ArrayTaskThrottle=). */
     CTLD_EV_ARRAY_THROTTLE,
+    /* Running 'job_id' is suspended ('suspend'; SUSPENDED, priority 0,
+     * its run time so far kept) or the suspended one resumed (RUNNING,
+     * its priority computed again), at 't' (scontrol suspend/resume). */
+    CTLD_EV_JOB_SUSPENDED,
     /* The priority calculation at 't' (priority.h): usage decays (and is
      * cleared first with 'reset'), running jobs are charged, pending jobs'
      * priorities computed again. */
@@ -131,6 +135,7 @@ struct ctld_event {
     uint32_t new_job_id;         /* ARRAY_TASK_SPLIT: its job id, or 0 */
     uint32_t throttle;           /* ARRAY_THROTTLE */
     bool reset;                  /* PRIORITY_CALC */
+    bool suspend;                /* JOB_SUSPENDED: suspend, or resume */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the

@@ -21,6 +21,7 @@
  *   job_gate       job_id, reason, eligible_time, dep_resolved, dep_state
  *   array_task_split  job_id (the master), task, new_job_id
  *   array_throttle job_id (the ArrayJobId), throttle
+ *   job_suspended  job_id, suspend
  *   priority_calc  reset
  *
  * Journals of the first event format also hold "job_changed" records
@@ -56,6 +57,7 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_JOB_GATE] = "job_gate",
     [CTLD_EV_ARRAY_TASK_SPLIT] = "array_task_split",
     [CTLD_EV_ARRAY_THROTTLE] = "array_throttle",
+    [CTLD_EV_JOB_SUSPENDED] = "job_suspended",
     [CTLD_EV_PRIORITY_CALC] = "priority_calc",
 };
 
@@ -149,6 +151,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
         return json_object_set_new(o, "throttle", json_integer(ev->throttle));
     case CTLD_EV_PRIORITY_CALC:
         return ev->reset ? json_object_set_new(o, "reset", json_true()) : 0;
+    case CTLD_EV_JOB_SUSPENDED:
+        return json_object_set_new(o, "suspend", json_boolean(ev->suspend));
     case CTLD_EV_NODE_STATE: {
         json_t *admin = node_table_admin_json(ctld->nodes,
                                               (size_t)ev->node_idx);
@@ -300,6 +304,9 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
         return 0;
     case CTLD_EV_PRIORITY_CALC:
         ev->reset = json_is_true(json_object_get(rec, "reset"));
+        return 0;
+    case CTLD_EV_JOB_SUSPENDED:
+        ev->suspend = json_is_true(json_object_get(rec, "suspend"));
         return 0;
     default:
         return 0;

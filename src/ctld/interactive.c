@@ -27,7 +27,7 @@ void interactive_check_limits(struct ctld *ctld, time_t now)
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         if (!job->interactive || job->state != JOB_RUNNING || !job->alloc
             || job->time_limit_s == TIME_INFINITE
-            || now < job->start_time + job->time_limit_s)
+            || job_run_time(job, now) < job->time_limit_s)
             continue;
         log_info("Time limit exhausted for JobId=%u", job->id);
         interactive_end(ctld, job, 0, true);

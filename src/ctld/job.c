@@ -25,6 +25,21 @@ static const char *const job_reasons[] = {
 #undef X
 };
 
+int64_t job_run_time(const struct job *job, time_t now)
+{
+    time_t end = job->end_time && job_state_is_final(job->state)
+                     ? job->end_time : now;
+
+    if (!job->start_time || job->state == JOB_PENDING)
+        return 0;
+    if (job->state == JOB_SUSPENDED)
+        return job->pre_sus_s;
+    if (job->suspend_time) /* resumed at suspend_time */
+        return job->pre_sus_s
+               + (end > job->suspend_time ? end - job->suspend_time : 0);
+    return end > job->start_time ? end - job->start_time : 0;
+}
+
 const char *job_reason_string(enum job_reason r)
 {
     if ((size_t)r < sizeof(job_reasons) / sizeof(job_reasons[0]))
@@ -175,7 +190,7 @@ static const struct job_field {
     F("nice", K_I32, nice, 0),
     F("hold", K_BOOL, hold, 0),
     F("hold_admin", K_BOOL, hold_admin, 0),
-    F("priority_set", K_BOOL, priority_set, 0),
+    F("priority_set", K_BOOL, priority_set, F_OMIT_ZERO),
     F("completing", K_BOOL, completing, 0),
     F("cancel_requested", K_BOOL, cancel_requested, 0),
     F("requeue_requested", K_BOOL, requeue_requested, 0),
@@ -184,6 +199,8 @@ static const struct job_field {
     F("eligible_time", K_TIME, eligible_time, 0),
     F("start_time", K_TIME, start_time, 0),
     F("end_time", K_TIME, end_time, 0),
+    F("suspend_time", K_TIME, suspend_time, F_OMIT_ZERO),
+    F("pre_sus_s", K_I64, pre_sus_s, F_OMIT_ZERO),
     F("time_limit_s", K_I64, time_limit_s, 0),
     F("exit_status", K_I32, exit_status, 0),
     F("requeue", K_BOOL, requeue, 0),

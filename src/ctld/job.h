@@ -96,6 +96,10 @@ struct job {
     time_t eligible_time;
     time_t start_time;
     time_t end_time;
+    time_t suspend_time;   /* the last suspend or resume (scontrol
+                            * suspend/resume), 0 if never */
+    int64_t pre_sus_s;     /* seconds it ran before its last suspension
+                            * (Slurm's SecsPreSuspend) */
     time_t sched_start_time; /* pending: the scheduler's planned start
                               * (0 unknown); not journaled */
     char *sched_nodes;       /* pending: nodes the plan reserves, or NULL */
@@ -134,6 +138,10 @@ struct job {
  * directly; job_destroy() releases them.
  */
 void job_set_str(const char **field, const char *value);
+
+/* Seconds 'job' has run by 'now', its suspensions left out (Slurm's
+ * RunTime): 0 before it started; up to its end once it ended. */
+int64_t job_run_time(const struct job *job, time_t now);
 
 /* The reason's text ("Resources").  Static strings. */
 const char *job_reason_string(enum job_reason r);

@@ -28,6 +28,7 @@
 #include "ctld/priority.h"
 #include "ctld/ident.h"
 #include "ctld/state.h"
+#include "ctld/suspend.h"
 
 #define PERIODIC_MS 2000
 #define SNAPSHOT_RECORDS 20000
@@ -238,6 +239,8 @@ static void ctld_listen(struct ctld *ctld)
         || proto_server_register(ctld->server, rpc_stats_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_priority_handlers, ctld,
+                                 &error) < 0
+        || proto_server_register(ctld->server, rpc_suspend_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_step_info_handlers, ctld,
                                  &error)

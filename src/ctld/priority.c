@@ -200,16 +200,29 @@ static void charge(struct ctld *ctld, const struct job *job, time_t from,
     p->tree_dirty = true;
 }
 
+/* Where 'job''s uncharged run began: its start, the last calculation or
+ * its resumption, the latest. */
+static time_t charged_until(const struct ctld_priority *p,
+                            const struct job *job)
+{
+    time_t from = job->start_time;
+
+    if (p->last_calc > from)
+        from = p->last_calc;
+    if (job->suspend_time > from)
+        from = job->suspend_time;
+    return from;
+}
+
 void priority_job_leaves(struct ctld *ctld, const struct job *job, time_t t)
 {
     struct ctld_priority *p = ctld->priority;
-    time_t from = job->start_time;
 
-    if (!p->conf.multifactor || !job->start_time)
+    /* a suspended job ran nothing since its suspension was charged */
+    if (!p->conf.multifactor || !job->start_time
+        || job->state == JOB_SUSPENDED)
         return;
-    if (p->last_calc > from)
-        from = p->last_calc;
-    charge(ctld, job, from, t);
+    charge(ctld, job, charged_until(p, job), t);
 }
 
 static void recompute(struct ctld *ctld, time_t t)
@@ -247,8 +260,7 @@ void priority_calc_apply(struct ctld *ctld, time_t t, bool reset)
     }
     HASH_ITER(hh, ctld->jobs, job, jtmp) {
         if (job->alloc && job->start_time && job->state == JOB_RUNNING)
-            charge(ctld, job, job->start_time > p->last_calc
-                                  ? job->start_time : p->last_calc, t);
+            charge(ctld, job, charged_until(p, job), t);
     }
     p->last_calc = t;
     p->tree_dirty = true;

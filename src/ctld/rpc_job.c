@@ -550,7 +550,8 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
     json_unpack(proto_req_body(req), "{s?i}", "signal", &signo);
     if (job_state_is_final(job->state))
         return respond_errnum(req, EDRV_ALREADY_DONE, "job_cancel");
-    if (job->state == JOB_RUNNING && signo != SIGKILL) {
+    if ((job->state == JOB_RUNNING || job->state == JOB_SUSPENDED)
+        && signo != SIGKILL) {
         ctld_job_signal_node(ctld, job, signo, false);
         proto_respond(req, NULL);
         return;
@@ -622,7 +623,7 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
                               "job_requeue");
     if (hold) /* before the requeue, which keeps the hold */
         job_set_held(ctld, job, req, true);
-    if (job->state == JOB_RUNNING) {
+    if (job->state == JOB_RUNNING || job->state == JOB_SUSPENDED) {
         struct ctld_event ev = {.type = CTLD_EV_JOB_REQUEUE_REQUESTED,
                                 .t = ctld_now(ctld),
                                 .job_id = job->id};
@@ -642,7 +643,8 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
 static int update_time_limit(const struct job *job, int64_t limit,
                              bool privileged)
 {
-    if (job->state == JOB_RUNNING && !privileged
+    if ((job->state == JOB_RUNNING || job->state == JOB_SUSPENDED)
+        && !privileged
         && (limit == TIME_INFINITE
             || (job->time_limit_s != TIME_INFINITE
                 && limit > job->time_limit_s)))

@@ -90,14 +90,29 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
 {
     struct noded *nd = arg;
     json_int_t id = 0, run = 0;
-    int signo = SIGKILL, terminate = 0;
+    int signo = SIGKILL, terminate = 0, all = 0;
     uint32_t here = 0;
     json_t *sig;
 
-    if (json_unpack(proto_req_body(req), "{s:I s?i s?b s?I}", "job_id", &id,
-                    "signal", &signo, "terminate", &terminate, "run_id", &run)
+    if (json_unpack(proto_req_body(req), "{s:I s?i s?b s?I s?b}", "job_id",
+                    &id, "signal", &signo, "terminate", &terminate, "run_id",
+                    &run, "all", &all)
         < 0) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
+        return;
+    }
+    if (all && !terminate) { /* suspend/resume: the script and every step */
+        bool batch = stepmgr_batch_run(nd, (uint32_t)id, &here)
+                     && (!run || !here || here == (uint32_t)run);
+        if (batch) {
+            sig = json_pack("{s:i}", "signal", signo);
+            stepmgr_batch_request(nd, (uint32_t)id, sig);
+            json_decref(sig);
+        }
+        if (stepmgr_signal_job(nd, (uint32_t)id, signo) || batch)
+            proto_respond(req, NULL);
+        else
+            proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
         return;
     }
     if (!stepmgr_batch_run(nd, (uint32_t)id, &here)) {

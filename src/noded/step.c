@@ -1015,8 +1015,14 @@ int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
             struct step_task *t = &st->tasks[i];
             if (t->pid > 0 && !t->reaped && killpg(t->pid, signo) == 0)
                 n++;
+            /* a suspended task wakes to take its end (Slurm: SIGCONT
+             * after SIGTERM) */
+            if (t->pid > 0 && !t->reaped && signo == SIGTERM)
+                killpg(t->pid, SIGCONT);
         }
-        if (st->cg && signo == SIGKILL)
+        /* suspend, resume and kill reach what left the task's group */
+        if (st->cg && (signo == SIGKILL || signo == SIGSTOP
+                       || signo == SIGCONT))
             cgroup_step_signal(st->cg, signo);
     }
     return n;

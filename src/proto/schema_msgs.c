@@ -477,6 +477,9 @@ static const struct schema_field job_signal_body[] = {
      "SIGTERM, then SIGKILL after KillWait (cancel, requeue)"},
     {"run_id", SCHEMA_INT, 0, UINT32_MAX, 0, 0, NULL,
      "only this run of the job; 0 or absent: any"},
+    {"all", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "every process of the job here: the batch script and all steps "
+     "(suspend, resume)"},
     END,
 };
 
@@ -595,6 +598,14 @@ static const struct schema_field job_top_body[] = {
     END,
 };
 
+static const struct schema_field job_suspend_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job"},
+    {"suspend", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "true (the default): suspend; false: resume"},
+    END,
+};
+
 /* --- the protocol ------------------------------------------------------- */
 
 #define CTLD "droverctld"
@@ -657,6 +668,9 @@ const struct proto_schema proto_schemas[] = {
      priority_info_body,
      "`{\"type\",\"weights\",\"jobs\":[{\"job_id\",\"priority\","
      "\"age\",\"fairshare\",...}]}`."},
+    {"job_suspend", CTLD, "Suspend or resume a running job (scontrol "
+     "suspend/resume; an operator or administrator).", job_suspend_body,
+     "`{}` once durable."},
     {"job_top", CTLD, "Move pending jobs ahead of their user's other "
      "pending jobs of the same partition, account and QOS (scontrol top; "
      "an operator or administrator).", job_top_body, "`{}` once durable."},

@@ -610,11 +610,30 @@ static void ev_calc(struct ctld *ctld, struct model *m)
                      0);
 }
 
+/* scontrol suspend then resume of a running job (it is running again, its
+ * SecsPreSuspend and SuspendTime changed). */
+static void ev_suspend(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, M_RUNNING);
+
+    if (!id)
+        return;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_SUSPENDED,
+                                        .job_id = id, .suspend = true}),
+                     0);
+    m->t += rand() % 3;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_SUSPENDED,
+                                        .job_id = id, .suspend = false}),
+                     0);
+}
+
 static void (*const generators[])(struct ctld *, struct model *) = {
     ev_submit, ev_submit, ev_start, ev_start, ev_end,  ev_requeue,
     ev_cancel, ev_purge,  ev_step,   ev_step, ev_step, ev_node,
     ev_hold,   ev_update, ev_requeue_request, ev_gate, ev_split,
-    ev_split,  ev_throttle, ev_calc,
+    ev_split,  ev_throttle, ev_calc, ev_suspend,
 };
 
 static void test_random_replay(void **state)

@@ -61,10 +61,16 @@ int64_t job_view_time_used(const json_t *job, time_t now)
     int64_t start = jint(job, "start_time", 0);
     int64_t end = jint(job, "end_time", 0);
 
+    int64_t susp = jint(job, "suspend_time", 0);
+
     if (start == 0 || job_state_is_pending(base))
         return 0;
+    if (base == JOB_SUSPENDED)
+        return jint(job, "pre_sus_s", 0);
     if (job_state_is_running(base) || end == 0)
         end = (int64_t)now;
+    if (susp) /* resumed then (or ended while suspended: end == susp) */
+        return jint(job, "pre_sus_s", 0) + (end > susp ? end - susp : 0);
     return end > start ? end - start : 0;
 }
 

@@ -166,7 +166,7 @@ static void job_line_times(struct rec *r, const json_t *job)
 
 static void job_line_start_end(struct rec *r, const json_t *job)
 {
-    char b1[32];
+    char b1[32], b2[32];
     time_t end = job_view_end_time(job);
     int64_t start = jint(job, "start_time", 0);
     int64_t eval = jint(job, "last_sched_eval",
@@ -180,9 +180,11 @@ static void job_line_start_end(struct rec *r, const json_t *job)
         fmt_buf_printf(&r->out, "EndTime=%s ", stamp(end, b1, sizeof(b1)));
     fmt_buf_puts(&r->out, "Deadline=N/A");
     rec_eol(r);
-    fmt_buf_printf(&r->out,
-                   "SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s "
-                   "Scheduler=%s",
+    int64_t susp = jint(job, "suspend_time", 0);
+    fmt_buf_printf(&r->out, "SuspendTime=%s SecsPreSuspend=%lld ",
+                   susp ? stamp((time_t)susp, b2, sizeof(b2)) : "None",
+                   (long long)jint(job, "pre_sus_s", 0));
+    fmt_buf_printf(&r->out, "LastSchedEval=%s Scheduler=%s",
                    stamp((time_t)eval, b1, sizeof(b1)),
                    jstr_or(job, "scheduler", "Main"));
     rec_eol(r);

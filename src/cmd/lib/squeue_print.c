@@ -374,7 +374,7 @@ const struct fmt_field squeue_fields[] = {
 #define K_ID "job_id array_job_id array_task_id array_task_str"
 #define K_STATE "job_state completing"
 #define K_NODES "nodes last_nodes job_state"
-#define K_USED "job_state start_time end_time"
+#define K_USED "job_state start_time end_time suspend_time pre_sus_s"
 
 /* Every printer of squeue_fields and squeue_step_fields, with the keys it
  * reads, the jobview.c helpers it calls included.  A key missing here
