@@ -35,6 +35,7 @@ enum key_type {
     KEY_SCHED_PARAMS, /* uint32_t max_script_size of SchedulerParameters */
     KEY_PRIVATE,   /* uint32_t enum conf_private, "jobs,nodes" */
     KEY_PRIORITY,  /* a field of struct conf_priority (conf_priority.c) */
+    KEY_PREEMPT,   /* PreemptType/Mode/ExemptTime (conf_preempt.c) */
 };
 
 struct conf_key {
@@ -105,6 +106,9 @@ static const struct conf_key conf_keys[] = {
     { "PriorityFavorSmall", KEY_PRIORITY, FIELD(priority),  "NO", 0 },
     { "PriorityFlags",     KEY_PRIORITY,  FIELD(priority),  "", 0 },
     { "FairShareDampeningFactor", KEY_PRIORITY, FIELD(priority), "1", 0 },
+    { "PreemptType",       KEY_PREEMPT,   FIELD(preempt_type), "preempt/none", 0 },
+    { "PreemptMode",       KEY_PREEMPT,   FIELD(preempt_mode), "OFF", 0 },
+    { "PreemptExemptTime", KEY_PREEMPT,   FIELD(preempt_exempt_s), "0", 0 },
     /* Accepted silently: plugins, accounting and policies Drover does not
      * have (yet), and keywords of older Slurm releases.
      */
@@ -156,8 +160,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("MpiDefault"), IGNORED("MpiParams"), IGNORED("OverTimeLimit"),
     IGNORED("PluginDir"), IGNORED("PlugStackConfig"),
     IGNORED("PowerParameters"), IGNORED("PowerPlugin"),
-    IGNORED("PreemptExemptTime"), IGNORED("PreemptMode"),
-    IGNORED("PreemptType"), IGNORED("PrEpParameters"), IGNORED("PrEpPlugins"),
+    IGNORED("PrEpParameters"), IGNORED("PrEpPlugins"),
     IGNORED("PriorityParameters"),
     IGNORED("PrioritySiteFactorParameters"),
     IGNORED("PrioritySiteFactorPlugin"), IGNORED("Prolog"), IGNORED("PrologEpilogTimeout"),
@@ -482,6 +485,8 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
         return set_sched_params((uint32_t *)field, value);
     case KEY_PRIORITY:
         return conf__set_priority(&conf->priority, k->name, value);
+    case KEY_PREEMPT:
+        return conf__set_preempt(conf, k->name, value);
     case KEY_PRIVATE:
         return set_flags((uint32_t *)field, value, private_words,
                          PRIVATE_WORD_COUNT,

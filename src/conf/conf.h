@@ -91,6 +91,8 @@ struct conf_partition {
     uint32_t max_nodes;  /* MaxNodes=, UINT32_MAX if UNLIMITED */
     uint32_t priority_tier; /* PriorityTier=, default 1 */
     uint32_t priority_job_factor; /* PriorityJobFactor=, default 1 */
+    uint32_t preempt_mode;  /* PreemptMode=: enum conf_preempt_mode, UNSET
+                             * (the global one) when not given */
     bool root_only;      /* RootOnly=YES: only root/SlurmUser may submit */
     bool hidden;         /* Hidden=YES: listed only with -a/--all */
     /* Comma lists as written; NULL when not given (Allow*=ALL is NULL). */
@@ -152,6 +154,26 @@ struct conf_cgroup {
     double allowed_swap_space;  /* AllowedSwapSpace=, percent, 0 */
     uint64_t min_ram_space_mib; /* MinRAMSpace=, MiB, 30 */
 };
+
+/* PreemptType= and PreemptMode= (slurm.conf(5)).  Drover preempts by
+ * cancelling or requeueing; SUSPEND and GANG are refused. */
+enum conf_preempt_type {
+    CONF_PREEMPT_NONE, CONF_PREEMPT_PARTITION_PRIO, CONF_PREEMPT_QOS,
+};
+enum conf_preempt_mode {
+    CONF_PREEMPT_MODE_UNSET, /* a partition's: the global one */
+    CONF_PREEMPT_MODE_OFF, CONF_PREEMPT_MODE_CANCEL,
+    CONF_PREEMPT_MODE_REQUEUE,
+};
+
+/* Parse a PreemptMode= value into *mode (enum conf_preempt_mode).
+ * Returns NULL, or why not (SUSPEND and GANG: not supported). */
+const char *conf_preempt_mode_parse(const char *value, uint32_t *mode);
+
+/* Slurm's spelling of a mode ("OFF", "CANCEL", "REQUEUE") and type
+ * ("preempt/none"...).  Static strings. */
+const char *conf_preempt_mode_string(uint32_t mode);
+const char *conf_preempt_type_string(uint32_t type);
 
 /* PriorityUsageResetPeriod= (slurm.conf(5)). */
 enum conf_usage_reset {
@@ -231,6 +253,9 @@ struct slurm_conf {
     uint32_t max_script_size; /* SchedulerParameters=max_script_size=,
                                * bytes, CONF_MAX_SCRIPT_SIZE_DEFAULT */
     struct conf_priority priority; /* Priority* keywords */
+    uint32_t preempt_type;    /* PreemptType=: enum conf_preempt_type */
+    uint32_t preempt_mode;    /* PreemptMode=: enum conf_preempt_mode, OFF */
+    uint32_t preempt_exempt_s;/* PreemptExemptTime=, seconds, 0 */
     struct conf_cgroup cgroup;/* cgroup.conf beside slurm.conf */
     struct conf_node *nodes;
     size_t node_count;

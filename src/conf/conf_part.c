@@ -31,6 +31,7 @@ struct part_spec {
     int64_t max_nodes;
     int64_t priority_tier;
     int64_t priority_job_factor;
+    int64_t preempt_mode; /* enum conf_preempt_mode */
     int64_t root_only;
     int64_t hidden;
     /* Access lists as written (NULL: not given); "ALL" kept as written. */
@@ -56,6 +57,7 @@ enum part_type {
     PART_LIMIT,  /* number or UNLIMITED/INFINITE (UINT32_MAX) */
     PART_U32,
     PART_LIST,   /* char *, a comma list of names (AllowGroups=...) */
+    PART_PREEMPT,/* PreemptMode=: enum conf_preempt_mode */
     PART_IGNORE, /* accepted for compatibility, not used */
 };
 
@@ -101,7 +103,7 @@ static const struct part_key {
     { "OverSubscribe",     PART_IGNORE, 0 },
     { "OverTimeLimit",     PART_IGNORE, 0 },
     { "PowerDownOnIdle",   PART_IGNORE, 0 },
-    { "PreemptMode",       PART_IGNORE, 0 },
+    { "PreemptMode",       PART_PREEMPT, PSPEC(preempt_mode) },
     { "QOS",               PART_IGNORE, 0 },
     { "ReqResv",           PART_IGNORE, 0 },
     { "ResumeTimeout",     PART_IGNORE, 0 },
@@ -133,6 +135,7 @@ static void pspec_init(struct part_spec *s)
         .max_nodes = PUNSET,
         .priority_tier = PUNSET,
         .priority_job_factor = PUNSET,
+        .preempt_mode = PUNSET,
         .root_only = PUNSET,
         .hidden = PUNSET,
     };
@@ -216,6 +219,12 @@ static const char *parse_number(enum part_type t, const char *value,
         return "expected UP, DOWN, DRAIN or INACTIVE";
     case PART_TIME:
         return parse_time(value, out);
+    case PART_PREEMPT: {
+        const char *why = conf_preempt_mode_parse(value, &v);
+        if (!why)
+            *out = v;
+        return why;
+    }
     default:
         if (t == PART_LIMIT
             && (!strcasecmp(value, "UNLIMITED") || !strcasecmp(value, "INFINITE")))
@@ -312,6 +321,8 @@ static int add_partition(struct conf_parser *p, const struct conf_line *l,
         .max_nodes = (uint32_t)or_default(s->max_nodes, UINT32_MAX),
         .priority_tier = (uint32_t)or_default(s->priority_tier, 1),
         .priority_job_factor = (uint32_t)or_default(s->priority_job_factor, 1),
+        .preempt_mode = (uint32_t)or_default(s->preempt_mode,
+                                             CONF_PREEMPT_MODE_UNSET),
         .root_only = or_default(s->root_only, 0) != 0,
         .hidden = or_default(s->hidden, 0) != 0,
         .allow_groups = allow_list(&s->allow_groups),

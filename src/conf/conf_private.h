@@ -173,4 +173,9 @@ const char *conf__set_priority(struct conf_priority *p, const char *key,
 /* Free what conf__set_priority() allocated. */
 void conf__priority_clear(struct conf_priority *p);
 
+/* Set PreemptType, PreemptMode or PreemptExemptTime of 'conf' to 'value'
+ * (conf_preempt.c).  Returns NULL or why the value is bad. */
+const char *conf__set_preempt(struct slurm_conf *conf, const char *key,
+                              const char *value);
+
 #endif /* !DROVER_CONF_CONF_PRIVATE_H */

@@ -21,6 +21,7 @@
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
 #include "ctld/part_access.h"
+#include "ctld/preempt.h"
 #include "ctld/step.h"
 #include "proto/client.h"
 
@@ -167,10 +168,13 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
         ctld_node_terminate_stray(ctld, job->alloc->node_idx[i], job->id, 0);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
-        ctld_job_requeue(ctld, job, now, now, true);
+        ctld_job_requeue(ctld, job, now,
+                         job->preempted ? now + PREEMPT_REQUEUE_DELAY_S : now,
+                         true);
         return;
     }
-    ev.state = job->cancel_requested ? JOB_CANCELLED
+    ev.state = job->cancel_requested && job->preempted ? JOB_PREEMPTED
+               : job->cancel_requested ? JOB_CANCELLED
                : node_failed         ? JOB_NODE_FAIL
                : timed_out           ? JOB_TIMEOUT
                : status == JOB_STATUS_OOM ? JOB_OOM

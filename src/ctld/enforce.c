@@ -195,7 +195,9 @@ int enforce_init(struct ctld *ctld, drv_error_t *error)
 
     (void)error;
     if (!flags
-        && !(c->priority.multifactor && c->accounting_storage_type
+        && !((c->priority.multifactor
+              || c->preempt_type == CONF_PREEMPT_QOS)
+             && c->accounting_storage_type
              && strstr(c->accounting_storage_type, "slurmdbd")))
         return 0;
     e = ctld->enforce = xzalloc(sizeof(*e));

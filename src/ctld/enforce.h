@@ -27,8 +27,9 @@ struct ctld;
 
 /* Set up enforcement from ctld->conf (no-op, returning 0, when
  * AccountingStorageEnforce names none of associations, limits, qos, and
- * PriorityType=priority/multifactor does not need the association tree
- * from an AccountingStorageType=accounting_storage/slurmdbd): load the
+ * neither PriorityType=priority/multifactor (the association tree) nor
+ * PreemptType=preempt/qos (QOS Preempt=) needs the tables of an
+ * AccountingStorageType=accounting_storage/slurmdbd): load the
  * cached tables and start polling droverdbd.  Without enforcement flags
  * the tables only resolve the default account and feed the priority.  A cache that cannot be
  * parsed is logged and ignored.  Returns 0, or -1 with 'error' set on

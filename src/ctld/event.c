@@ -186,10 +186,13 @@ static int apply_requeued(struct ctld *ctld, struct ctld_event *ev)
     job->completing = false;
     job->cancel_requested = false;
     job->requeue_requested = false;
+    job->preempted = false;
     job->cancelled_by = -1;
     job->start_time = job->end_time = 0;
     job->exit_status = 0;
     job->eligible_time = ev->eligible_time;
+    if (!job->hold && ev->eligible_time > ev->t) /* a preempted job */
+        job->reason = JOB_REASON_BEGIN_TIME;
     job_steps_destroy(job->steps); /* the next run has its own */
     job->steps = NULL;
     return 0;
@@ -379,6 +382,24 @@ static int apply_suspended(struct ctld *ctld, struct ctld_event *ev)
     return 0;
 }
 
+static int apply_preempted(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+
+    if (!job || job->state != JOB_RUNNING || !job->alloc || job->completing)
+        return -1;
+    job->preempted = true;
+    job->completing = true;
+    if (ev->requeue) {
+        job->requeue_requested = true;
+    } else {
+        job->cancel_requested = true;
+        job->state = JOB_PREEMPTED;
+        job->end_time = ev->t;
+    }
+    return 0;
+}
+
 static int apply_priority_calc(struct ctld *ctld, struct ctld_event *ev)
 {
     priority_calc_apply(ctld, ev->t, ev->reset);
@@ -405,6 +426,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_ARRAY_TASK_SPLIT] = apply_array_split,
     [CTLD_EV_ARRAY_THROTTLE] = apply_array_throttle,
     [CTLD_EV_JOB_SUSPENDED] = apply_suspended,
+    [CTLD_EV_JOB_PREEMPTED] = apply_preempted,
     [CTLD_EV_PRIORITY_CALC] = apply_priority_calc,
 };
 

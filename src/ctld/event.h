@@ -102,6 +102,10 @@ enum ctld_event_type {
      * its run time so far kept) or the suspended one resumed (RUNNING,
      * its priority computed again), at 't' (scontrol suspend/resume). */
     CTLD_EV_JOB_SUSPENDED,
+    /* Running 'job_id' is preempted at 't' (preempt.h): 'requeue', it is
+     * completing and pends again PREEMPT_REQUEUE_DELAY_S after its node
+     * confirms the end; else it ends PREEMPTED (completing until then). */
+    CTLD_EV_JOB_PREEMPTED,
     /* The priority calculation at 't' (priority.h): usage decays (and is
      * cleared first with 'reset'), running jobs are charged, pending jobs'
      * priorities computed again. */
@@ -136,6 +140,7 @@ struct ctld_event {
     uint32_t throttle;           /* ARRAY_THROTTLE */
     bool reset;                  /* PRIORITY_CALC */
     bool suspend;                /* JOB_SUSPENDED: suspend, or resume */
+    bool requeue;                /* JOB_PREEMPTED: requeue, or cancel */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the

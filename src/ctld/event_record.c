@@ -22,6 +22,7 @@
  *   array_task_split  job_id (the master), task, new_job_id
  *   array_throttle job_id (the ArrayJobId), throttle
  *   job_suspended  job_id, suspend
+ *   job_preempted  job_id, requeue
  *   priority_calc  reset
  *
  * Journals of the first event format also hold "job_changed" records
@@ -58,6 +59,7 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_ARRAY_TASK_SPLIT] = "array_task_split",
     [CTLD_EV_ARRAY_THROTTLE] = "array_throttle",
     [CTLD_EV_JOB_SUSPENDED] = "job_suspended",
+    [CTLD_EV_JOB_PREEMPTED] = "job_preempted",
     [CTLD_EV_PRIORITY_CALC] = "priority_calc",
 };
 
@@ -153,6 +155,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
         return ev->reset ? json_object_set_new(o, "reset", json_true()) : 0;
     case CTLD_EV_JOB_SUSPENDED:
         return json_object_set_new(o, "suspend", json_boolean(ev->suspend));
+    case CTLD_EV_JOB_PREEMPTED:
+        return json_object_set_new(o, "requeue", json_boolean(ev->requeue));
     case CTLD_EV_NODE_STATE: {
         json_t *admin = node_table_admin_json(ctld->nodes,
                                               (size_t)ev->node_idx);
@@ -307,6 +311,9 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
         return 0;
     case CTLD_EV_JOB_SUSPENDED:
         ev->suspend = json_is_true(json_object_get(rec, "suspend"));
+        return 0;
+    case CTLD_EV_JOB_PREEMPTED:
+        ev->requeue = json_is_true(json_object_get(rec, "requeue"));
         return 0;
     default:
         return 0;

@@ -84,6 +84,8 @@ struct job {
     bool hold_admin;
     bool requeue;          /* --requeue (Slurm's default) */
     bool interactive;      /* salloc/srun allocation: no batch script */
+    bool preempted;        /* being preempted (preempt.h) until it ends or
+                            * is requeued */
     bool priority_set;     /* scontrol update Priority= by an operator:
                             * kept, not computed again */
     int64_t cancelled_by;  /* uid that cancelled it (sacct "CANCELLED by

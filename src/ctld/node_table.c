@@ -44,7 +44,8 @@ static void node_init(struct node_table *nt, size_t i,
 }
 
 static int part_init(struct node_table *nt, size_t p,
-                     const struct conf_partition *cp, drv_error_t *error)
+                     const struct conf_partition *cp, uint32_t preempt_mode,
+                     drv_error_t *error)
 {
     struct ctld_partition *part = &nt->parts[p];
     hostlist_t *hl = hostlist_decode(cp->nodes ? cp->nodes : "", error);
@@ -52,6 +53,8 @@ static int part_init(struct node_table *nt, size_t p,
     if (!hl)
         return -1;
     part->conf = cp;
+    part->preempt_mode = cp->preempt_mode != CONF_PREEMPT_MODE_UNSET
+                             ? cp->preempt_mode : preempt_mode;
     part->nodes = bitmap_create(nt->count ? nt->count : 1);
     for (size_t h = 0; h < hostlist_count(hl); h++) {
         long i = node_table_index(nt, hostlist_nth(hl, h));
@@ -81,7 +84,8 @@ struct node_table *node_table_create(const struct slurm_conf *conf,
     nt->part_count = conf->partition_count;
     nt->parts = xzalloc(sizeof(*nt->parts) * (nt->part_count + 1));
     for (size_t p = 0; p < nt->part_count; p++) {
-        if (part_init(nt, p, &conf->partitions[p], error) < 0) {
+        if (part_init(nt, p, &conf->partitions[p], conf->preempt_mode,
+                      error) < 0) {
             node_table_destroy(nt);
             return NULL;
         }
@@ -354,6 +358,9 @@ json_t *node_table_partition_json(const struct node_table *nt, size_t p)
                                               : (json_int_t)cp->max_nodes,
                   "priority_tier", cp->priority_tier, "priority_job_factor",
                   cp->priority_job_factor, "tres", tres);
+    json_object_set_new(o, "preempt_mode", json_string(
+                                               conf_preempt_mode_string(
+                                                   part->preempt_mode)));
     free(expr);
     free(tres);
     part_access_json(o, cp);

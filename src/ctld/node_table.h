@@ -36,6 +36,8 @@ struct ctld_partition {
     const struct conf_partition *conf;
     bitmap_t *nodes; /* indexes into the node table */
     uint32_t total_cpus;
+    uint32_t preempt_mode; /* its PreemptMode=, else the global one (enum
+                            * conf_preempt_mode, never UNSET) */
 };
 
 struct node_table {

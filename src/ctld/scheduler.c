@@ -24,6 +24,7 @@
 #include "ctld/depend.h"
 #include "ctld/enforce.h"
 #include "ctld/job_info.h"
+#include "ctld/preempt.h"
 #include "ctld/step.h"
 #include "ctld/submit_check.h"
 #include "proto/client.h"
@@ -369,6 +370,7 @@ void scheduler_run(struct ctld *ctld)
         }
         if (ctld->sched_more)
             scheduler_request(ctld);
+        preempt_pass(ctld, pend, dec, np, now);
         sched_decisions_clear(dec, np);
     }
     if (np)

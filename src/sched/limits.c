@@ -115,6 +115,8 @@ static bool other_cluster(json_t *o, const char *cluster)
     return cluster && c && *c && strcmp(c, cluster);
 }
 
+static char **name_list(json_t *a);
+
 static int add_qos(limits_table_t *t, json_t *o, drv_error_t *error)
 {
     const char *name = str_or(o, "name", NULL);
@@ -136,6 +138,8 @@ static int add_qos(limits_table_t *t, json_t *o, drv_error_t *error)
                           : 1.0;
     if (!(q->usage_factor >= 0))
         q->usage_factor = 1.0;
+    q->preempt = name_list(json_object_get(o, "preempt"));
+    q->preempt_mode = xstrdup(str_or(o, "preempt_mode", "cluster"));
     HASH_ADD_KEYPTR(hh, t->qos, q->name, strlen(q->name), q);
     if (set_parse(o, &q->lim, true, &e) < 0)
         return errprintf(error, "QOS %s: %s", name, e.text);
@@ -310,6 +314,10 @@ void limits_table_destroy(limits_table_t *t)
     HASH_ITER(hh, t->qos, q, qt) {
         HASH_DEL(t->qos, q);
         qos_users_free(q);
+        for (char **x = q->preempt; x && *x; x++)
+            free(*x);
+        free(q->preempt);
+        free(q->preempt_mode);
         free(q->name);
         free(q);
     }
@@ -486,4 +494,22 @@ uint32_t limits_qos_priority_max(const limits_table_t *t)
         if (q->priority > max)
             max = q->priority;
     return max;
+}
+
+bool limits_qos_preempts(const limits_table_t *t, const char *qos,
+                         const char *victim)
+{
+    const struct limits_qos *q = t && qos ? limits__qos_find(t, qos) : NULL;
+
+    for (char **x = q ? q->preempt : NULL; x && *x && victim; x++)
+        if (!strcmp(*x, victim))
+            return true;
+    return false;
+}
+
+const char *limits_qos_preempt_mode(const limits_table_t *t, const char *qos)
+{
+    const struct limits_qos *q = t && qos ? limits__qos_find(t, qos) : NULL;
+
+    return q ? q->preempt_mode : "cluster";
 }

@@ -217,4 +217,13 @@ uint32_t limits_qos_priority(const limits_table_t *t, const char *name);
 double limits_qos_usage_factor(const limits_table_t *t, const char *name);
 uint32_t limits_qos_priority_max(const limits_table_t *t);
 
+/* Does QOS 'qos' list 'victim' in its Preempt= (preempt/qos)? */
+bool limits_qos_preempts(const limits_table_t *t, const char *qos,
+                         const char *victim);
+
+/* QOS 'qos''s PreemptMode as droverdbd sends it: "cluster" (the global
+ * one; also for an unknown QOS), "off", "cancel", "requeue", "suspend".
+ * Borrowed from the table. */
+const char *limits_qos_preempt_mode(const limits_table_t *t, const char *qos);
+
 #endif /* !DROVER_SCHED_LIMITS_H */

@@ -38,6 +38,9 @@ struct limits_qos {
     struct limits_set lim;
     uint32_t priority;             /* Priority= (multifactor's QOS factor) */
     double usage_factor;           /* UsageFactor=, 1.0 */
+    char **preempt;                /* Preempt=: QOS it may preempt,
+                                    * NULL-terminated */
+    char *preempt_mode;            /* "cluster", "off", "cancel", ... */
     struct limits_usage use;       /* all jobs of the QOS (Grp limits) */
     struct limits_qos_user *users; /* uthash by user */
     UT_hash_handle hh;

@@ -269,4 +269,23 @@ int sched_pass(struct sched_node *nodes,
 /* Free every allocation in out[0..count) and set it to NULL. */
 void sched_decisions_clear(struct sched_decision *out, size_t count);
 
+/* Preemption (Slurm's PreemptType): which running jobs must go so that
+ * 'req' starts now.  'nodes' (n entries) as they are; 'freeing' (nfreeing
+ * allocations) are jobs already being preempted, counted as free; 'cand'
+ * (ncand) the running jobs 'req' may preempt, in the order they should go
+ * (the caller's policy: lowest priority, then youngest, first).  Takes
+ * candidates in order until the job fits, then spares every earlier one
+ * it turns out not to need.  'chosen' (room for ncand) receives the
+ * indexes into 'cand', in order; *nchosen their count (0 when the job fits
+ * without preempting anyone).  Returns SCHED_OK, SCHED_BUSY (it does not
+ * fit even with every candidate gone; *nchosen = 0), or -1 with errno
+ * (ENOMEM, or EINVAL for a malformed request).  'nodes' is not modified.
+ */
+int sched_preempt_choose(const struct sched_node *nodes, size_t n,
+                         const struct sched_request *req,
+                         const struct sched_alloc *const *freeing,
+                         size_t nfreeing,
+                         const struct sched_alloc *const *cand, size_t ncand,
+                         size_t *chosen, size_t *nchosen);
+
 #endif /* !DROVER_SCHED_SCHED_H */

@@ -686,7 +686,8 @@ char *scontrol_sprint_partition(const json_t *part,
                    jbool(part, "default", false) ? "YES" : "NO");
     rec_eol(&r);
     part_lines_limits(&r, part);
-    fmt_buf_puts(&r.out, "OverTimeLimit=NONE PreemptMode=OFF");
+    fmt_buf_printf(&r.out, "OverTimeLimit=NONE PreemptMode=%s",
+                   jstr_or(part, "preempt_mode", "OFF"));
     rec_eol(&r);
     fmt_buf_printf(&r.out,
                    "State=%s TotalCPUs=%lld TotalNodes=%lld "

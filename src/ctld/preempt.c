@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * preempt.c - choosing and preempting running jobs for a pending one
+ * (preempt.h)
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/enforce.h"
+#include "ctld/event.h"
+#include "ctld/interactive.h"
+#include "ctld/preempt.h"
+
+static uint32_t tier_of(struct ctld *ctld, const struct job *job)
+{
+    const struct ctld_partition *p = node_table_partition(ctld->nodes,
+                                                          job->partition);
+
+    return p ? p->conf->priority_tier : 0;
+}
+
+/* The mode 'victim' is preempted with (enum conf_preempt_mode). */
+static uint32_t mode_of(struct ctld *ctld, const struct job *victim)
+{
+    const struct ctld_partition *p;
+    const char *m;
+
+    if (ctld->conf->preempt_type == CONF_PREEMPT_PARTITION_PRIO) {
+        p = node_table_partition(ctld->nodes, victim->partition);
+        return p ? p->preempt_mode : ctld->conf->preempt_mode;
+    }
+    m = limits_qos_preempt_mode(enforce_table(ctld),
+                                victim->qos ? victim->qos : "normal");
+    if (!strcmp(m, "cancel"))
+        return CONF_PREEMPT_MODE_CANCEL;
+    if (!strcmp(m, "requeue"))
+        return CONF_PREEMPT_MODE_REQUEUE;
+    if (!strcmp(m, "cluster") || !*m)
+        return ctld->conf->preempt_mode;
+    return CONF_PREEMPT_MODE_OFF; /* off; suspend is not supported */
+}
+
+/* May pending 'job' preempt running 'v' at 'now'? */
+static bool may_preempt(struct ctld *ctld, const struct job *job,
+                        const struct job *v, time_t now)
+{
+    if (v->state != JOB_RUNNING || !v->alloc || v->completing
+        || now - v->start_time < (time_t)ctld->conf->preempt_exempt_s
+        || mode_of(ctld, v) == CONF_PREEMPT_MODE_OFF)
+        return false;
+    if (ctld->conf->preempt_type == CONF_PREEMPT_PARTITION_PRIO)
+        return tier_of(ctld, job) > tier_of(ctld, v);
+    return limits_qos_preempts(enforce_table(ctld),
+                               job->qos ? job->qos : "normal",
+                               v->qos ? v->qos : "normal");
+}
+
+/* Who goes first: lowest tier, then lowest priority, then youngest. */
+static int victim_order(const void *a, const void *b, void *arg)
+{
+    struct ctld *ctld = arg;
+    const struct job *x = *(struct job *const *)a;
+    const struct job *y = *(struct job *const *)b;
+    uint32_t tx = tier_of(ctld, x), ty = tier_of(ctld, y);
+
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    if (x->priority != y->priority)
+        return x->priority < y->priority ? -1 : 1;
+    if (x->start_time != y->start_time)
+        return x->start_time > y->start_time ? -1 : 1;
+    return x->id > y->id ? -1 : x->id < y->id;
+}
+
+static void preempt_job(struct ctld *ctld, struct job *v, struct job *by,
+                        time_t now)
+{
+    uint32_t mode = mode_of(ctld, v);
+    struct ctld_event ev = {.type = CTLD_EV_JOB_PREEMPTED, .t = now,
+                            .job_id = v->id};
+
+    if (mode == CONF_PREEMPT_MODE_REQUEUE && (!v->requeue || v->interactive))
+        mode = CONF_PREEMPT_MODE_CANCEL; /* as Slurm: it cannot requeue */
+    ev.requeue = mode == CONF_PREEMPT_MODE_REQUEUE;
+    if (ctld_apply(ctld, &ev) < 0)
+        return;
+    log_info("preempted JobId=%u (%s) for JobId=%u", v->id,
+             ev.requeue ? "requeue" : "cancel", by->id);
+    if (v->interactive)
+        interactive_end(ctld, v, SIGKILL, false);
+    else
+        ctld_job_signal_node(ctld, v, SIGKILL, true);
+}
+
+/* The candidates for 'job' into 'cand' (sorted), the allocations of jobs
+ * already ending for a preemption into 'going'. */
+static void gather(struct ctld *ctld, const struct job *job, time_t now,
+                   struct job **cand, size_t *nc,
+                   const struct sched_alloc **going, size_t *ng)
+{
+    struct job *v, *tmp;
+
+    *nc = *ng = 0;
+    HASH_ITER(hh, ctld->jobs, v, tmp) {
+        if (v->preempted && v->alloc)
+            going[(*ng)++] = v->alloc;
+        else if (may_preempt(ctld, job, v, now))
+            cand[(*nc)++] = v;
+    }
+    qsort_r(cand, *nc, sizeof(*cand), victim_order, ctld);
+}
+
+/* Preempt for 'job' if it may and must.  Returns whether it was the
+ * pass's preemptor (it may, whatever it took). */
+static bool preempt_for(struct ctld *ctld, struct job *job, time_t now)
+{
+    size_t cap = HASH_COUNT(ctld->jobs) + 1, nc, ng, nchosen = 0;
+    struct job **cand = xzalloc(cap * sizeof(*cand));
+    const struct sched_alloc **going = xzalloc(cap * sizeof(*going));
+    const struct sched_alloc **allocs = xzalloc(cap * sizeof(*allocs));
+    size_t *chosen = xzalloc(cap * sizeof(*chosen));
+    int rc = SCHED_BUSY;
+
+    gather(ctld, job, now, cand, &nc, going, &ng);
+    for (size_t i = 0; i < nc; i++)
+        allocs[i] = cand[i]->alloc;
+    if (nc)
+        rc = sched_preempt_choose(ctld->nodes->sched, ctld->nodes->count,
+                                  &job->req, going, ng, allocs, nc, chosen,
+                                  &nchosen);
+    for (size_t i = 0; rc == SCHED_OK && i < nchosen; i++)
+        preempt_job(ctld, cand[chosen[i]], job, now);
+    free(cand);
+    free(going);
+    free(allocs);
+    free(chosen);
+    return rc == SCHED_OK;
+}
+
+void preempt_pass(struct ctld *ctld, struct job **pend,
+                  const struct sched_decision *dec, size_t np, time_t now)
+{
+    if (ctld->conf->preempt_type == CONF_PREEMPT_NONE)
+        return;
+    for (size_t i = 0; i < np; i++) {
+        if (dec[i].action != SCHED_ACT_WAIT
+            || dec[i].reason == SCHED_REASON_LIMIT
+            || pend[i]->state != JOB_PENDING)
+            continue;
+        if (preempt_for(ctld, pend[i], now))
+            return; /* one preemptor per pass */
+    }
+}

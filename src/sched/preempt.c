@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * preempt.c - which running jobs a pending job preempts (sched.h:
+ * sched_preempt_choose())
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sched/sched.h"
+
+/* A copy of 'nodes' with their own GPU bitmaps; NULL on ENOMEM. */
+static struct sched_node *nodes_copy(const struct sched_node *nodes, size_t n)
+{
+    struct sched_node *c = calloc(n ? n : 1, sizeof(*c));
+
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        c[i] = nodes[i];
+        c[i].alloc_gpus = NULL;
+        if (nodes[i].alloc_gpus
+            && !(c[i].alloc_gpus = bitmap_copy(nodes[i].alloc_gpus))) {
+            for (size_t k = 0; k < i; k++)
+                bitmap_destroy(c[k].alloc_gpus);
+            free(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+static void nodes_free(struct sched_node *c, size_t n)
+{
+    int saved_errno = errno;
+
+    for (size_t i = 0; c && i < n; i++)
+        bitmap_destroy(c[i].alloc_gpus);
+    free(c);
+    errno = saved_errno;
+}
+
+/* Does 'req' fit on 'c' now?  1 yes, 0 no, -1 error. */
+static int fits(const struct sched_node *c, size_t n,
+                const struct sched_request *req)
+{
+    struct sched_alloc *a = NULL;
+    int rc = sched_select(c, n, req, &a);
+
+    sched_alloc_destroy(a);
+    return rc < 0 ? -1 : rc == SCHED_OK;
+}
+
+int sched_preempt_choose(const struct sched_node *nodes, size_t n,
+                         const struct sched_request *req,
+                         const struct sched_alloc *const *freeing,
+                         size_t nfreeing,
+                         const struct sched_alloc *const *cand, size_t ncand,
+                         size_t *chosen, size_t *nchosen)
+{
+    struct sched_node *c = nodes_copy(nodes, n);
+    int rc = SCHED_BUSY, f;
+
+    *nchosen = 0;
+    if (!c)
+        return -1;
+    for (size_t i = 0; i < nfreeing; i++)
+        sched_alloc_release(c, n, freeing[i]);
+    if ((f = fits(c, n, req)) != 0) {
+        nodes_free(c, n);
+        return f < 0 ? -1 : SCHED_OK;
+    }
+    for (size_t k = 0; k < ncand && rc == SCHED_BUSY; k++) {
+        if (sched_alloc_release(c, n, cand[k]) < 0)
+            continue;
+        chosen[(*nchosen)++] = k;
+        if ((f = fits(c, n, req)) < 0)
+            rc = -1;
+        else if (f)
+            rc = SCHED_OK;
+    }
+    /* Spare those it did not need: each earlier choice taken back, if the
+     * job still fits without releasing it. */
+    for (size_t j = *nchosen; rc == SCHED_OK && j-- > 1;) {
+        sched_alloc_apply(c, n, cand[chosen[j - 1]]);
+        if (fits(c, n, req) == 1) {
+            for (size_t m = j - 1; m + 1 < *nchosen; m++)
+                chosen[m] = chosen[m + 1];
+            (*nchosen)--;
+        } else {
+            sched_alloc_release(c, n, cand[chosen[j - 1]]);
+        }
+    }
+    if (rc != SCHED_OK)
+        *nchosen = 0;
+    nodes_free(c, n);
+    return rc;
+}
