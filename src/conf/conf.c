@@ -36,6 +36,7 @@ enum key_type {
     KEY_PRIVATE,   /* uint32_t enum conf_private, "jobs,nodes" */
     KEY_PRIORITY,  /* a field of struct conf_priority (conf_priority.c) */
     KEY_PREEMPT,   /* PreemptType/Mode/ExemptTime (conf_preempt.c) */
+    KEY_PART_LIMITS, /* uint32_t enum conf_part_limits */
 };
 
 struct conf_key {
@@ -109,6 +110,7 @@ static const struct conf_key conf_keys[] = {
     { "PreemptType",       KEY_PREEMPT,   FIELD(preempt_type), "preempt/none", 0 },
     { "PreemptMode",       KEY_PREEMPT,   FIELD(preempt_mode), "OFF", 0 },
     { "PreemptExemptTime", KEY_PREEMPT,   FIELD(preempt_exempt_s), "0", 0 },
+    { "EnforcePartLimits", KEY_PART_LIMITS, FIELD(enforce_part_limits), "NO", 0 },
     /* Accepted silently: plugins, accounting and policies Drover does not
      * have (yet), and keywords of older Slurm releases.
      */
@@ -135,7 +137,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("DefaultStoragePort"), IGNORED("DefaultStorageType"),
     IGNORED("DefaultStorageUser"), IGNORED("DependencyParameters"),
     IGNORED("DisableRootJobs"), IGNORED("EioTimeout"),
-    IGNORED("EnforcePartLimits"), IGNORED("Epilog"), IGNORED("EpilogMsgTime"),
+    IGNORED("Epilog"), IGNORED("EpilogMsgTime"),
     IGNORED("EpilogSlurmctld"), IGNORED("ExtSensorsFreq"),
     IGNORED("ExtSensorsType"),
     IGNORED("FastSchedule"), IGNORED("FederationParameters"),
@@ -449,6 +451,28 @@ static const char *set_number(struct slurm_conf *conf,
     return NULL;
 }
 
+static const char *const part_limits_words[] = { "NO", "ANY", "ALL" };
+
+const char *conf_part_limits_string(uint32_t v)
+{
+    return v <= CONF_PART_LIMITS_ALL ? part_limits_words[v] : "NO";
+}
+
+/* EnforcePartLimits=NO|ANY|ALL (YES: ALL, as Slurm). */
+static const char *set_part_limits(uint32_t *field, const char *value)
+{
+    for (uint32_t i = 0; i <= CONF_PART_LIMITS_ALL; i++)
+        if (!strcasecmp(value, part_limits_words[i])) {
+            *field = i;
+            return NULL;
+        }
+    if (!strcasecmp(value, "YES")) {
+        *field = CONF_PART_LIMITS_ALL;
+        return NULL;
+    }
+    return "expected NO, ANY or ALL";
+}
+
 /* Set one global keyword.  Returns NULL, or why not ("" for ENOMEM). */
 static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
                            const char *value)
@@ -487,6 +511,8 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
         return conf__set_priority(&conf->priority, k->name, value);
     case KEY_PREEMPT:
         return conf__set_preempt(conf, k->name, value);
+    case KEY_PART_LIMITS:
+        return set_part_limits((uint32_t *)field, value);
     case KEY_PRIVATE:
         return set_flags((uint32_t *)field, value, private_words,
                          PRIVATE_WORD_COUNT,

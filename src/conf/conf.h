@@ -175,6 +175,16 @@ const char *conf_preempt_mode_parse(const char *value, uint32_t *mode);
 const char *conf_preempt_mode_string(uint32_t mode);
 const char *conf_preempt_type_string(uint32_t type);
 
+/* EnforcePartLimits= (slurm.conf(5)): NO accepts a job over its
+ * partition's MaxTime/MaxNodes (it pends with PartitionTimeLimit /
+ * PartitionNodeLimit); ANY and ALL refuse it at submission (a job names
+ * one partition in Drover, so they agree; YES is ALL). */
+enum conf_part_limits { CONF_PART_LIMITS_NO, CONF_PART_LIMITS_ANY,
+                        CONF_PART_LIMITS_ALL };
+
+/* Slurm's word for an EnforcePartLimits value ("NO", "ANY", "ALL"). */
+const char *conf_part_limits_string(uint32_t v);
+
 /* PriorityUsageResetPeriod= (slurm.conf(5)). */
 enum conf_usage_reset {
     CONF_RESET_NONE, CONF_RESET_NOW, CONF_RESET_DAILY, CONF_RESET_WEEKLY,
@@ -256,6 +266,8 @@ struct slurm_conf {
     uint32_t preempt_type;    /* PreemptType=: enum conf_preempt_type */
     uint32_t preempt_mode;    /* PreemptMode=: enum conf_preempt_mode, OFF */
     uint32_t preempt_exempt_s;/* PreemptExemptTime=, seconds, 0 */
+    uint32_t enforce_part_limits; /* EnforcePartLimits=: enum
+                                   * conf_part_limits, NO */
     struct conf_cgroup cgroup;/* cgroup.conf beside slurm.conf */
     struct conf_node *nodes;
     size_t node_count;

@@ -97,6 +97,8 @@ static json_t *config_values(const struct slurm_conf *c)
     set_i(o, "MaxNodeCount", (json_int_t)c->node_count);
     set_s(o, "SLURM_CONF", c->path);
     priority_values(o, &c->priority);
+    set_s(o, "EnforcePartLimits",
+          conf_part_limits_string(c->enforce_part_limits));
     set_s(o, "PreemptType", conf_preempt_type_string(c->preempt_type));
     set_s(o, "PreemptMode", conf_preempt_mode_string(c->preempt_mode));
     set_s(o, "PreemptExemptTime",

@@ -198,6 +198,24 @@ static int check_memory(const struct node_table *nt, const struct job *job,
 }
 
 /* Partition, time limit and "can this ever run" checks. */
+
+/* EnforcePartLimits=ANY/ALL: a job over its partition's MaxTime or
+ * MaxNodes (or node count) is refused with Slurm's message instead of
+ * pending with PartitionTimeLimit/PartitionNodeLimit. */
+static int part_limits_refuse(struct ctld *ctld, const struct job *job,
+                              drv_error_t *error)
+{
+    if (ctld->conf->enforce_part_limits == CONF_PART_LIMITS_NO)
+        return 0;
+    if (job->reason == JOB_REASON_PART_TIME_LIMIT)
+        errno = EDRV_INVALID_TIME_LIMIT;
+    else if (job->reason == JOB_REASON_PART_NODE_LIMIT)
+        errno = EDRV_INVALID_NODE_COUNT;
+    else
+        return 0;
+    return errprintf(error, "%s", drv_strerror(errno));
+}
+
 static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
 {
     struct ctld_partition *part;
@@ -219,10 +237,12 @@ static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
     job->req.allowed_nodes = part->nodes;
     if (submit_check_place(ctld, job, part, error) < 0)
         return -1;
-    if (job->req.min_nodes > bitmap_count(part->nodes)) {
+    if (job->req.min_nodes > bitmap_count(part->nodes))
         job->reason = JOB_REASON_PART_NODE_LIMIT;
+    if (part_limits_refuse(ctld, job, error) < 0)
+        return -1;
+    if (job->reason == JOB_REASON_PART_NODE_LIMIT)
         return 0;
-    }
     if (job->req.gpu_type && !gpu_type_known(ctld->nodes, job->req.gpu_type)) {
         errno = EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
         return errprintf(error, "no node has GPUs of type %s",

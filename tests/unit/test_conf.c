@@ -230,6 +230,70 @@ static void private_data_flags(void **state)
                 "PrivateData=jobs,secrets: expected");
 }
 
+/* Priority*, Preempt* and EnforcePartLimits: Slurm's defaults, values,
+ * and errors naming line and keyword. */
+static void priority_and_preempt_keys(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf = parse_ok("", NULL);
+    char buf[256];
+
+    assert_false(conf->priority.multifactor);
+    assert_int_equal(conf->priority.max_age_s, 7 * 86400);
+    assert_int_equal(conf->priority.decay_half_life_s, 7 * 86400);
+    assert_int_equal(conf->priority.calc_period_s, 300);
+    assert_int_equal(conf->priority.dampening, 1);
+    assert_int_equal(conf->preempt_type, CONF_PREEMPT_NONE);
+    assert_int_equal(conf->preempt_mode, CONF_PREEMPT_MODE_OFF);
+    assert_int_equal(conf->enforce_part_limits, CONF_PART_LIMITS_NO);
+    conf_destroy(conf);
+    conf = parse_ok("PriorityType=priority/multifactor\n"
+                    "PriorityWeightFairshare=10000 PriorityWeightAge=1000\n"
+                    "PriorityWeightTRES=CPU=1000,GRES/gpu=3000\n"
+                    "PriorityMaxAge=1-0 PriorityDecayHalfLife=2-0\n"
+                    "PriorityCalcPeriod=0:05 PriorityFavorSmall=YES\n"
+                    "PriorityFlags=NO_FAIR_TREE,NO_NORMAL_ALL\n"
+                    "PriorityUsageResetPeriod=WEEKLY\n"
+                    "PreemptType=preempt/partition_prio PreemptMode=REQUEUE\n"
+                    "PreemptExemptTime=5:00 EnforcePartLimits=YES\n"
+                    "NodeName=n1 CPUs=4\n"
+                    "PartitionName=p Nodes=n1 PreemptMode=CANCEL\n"
+                    "PartitionName=q Nodes=n1\n", NULL);
+    assert_true(conf->priority.multifactor);
+    assert_int_equal(conf->priority.weight_fairshare, 10000);
+    assert_int_equal(conf->priority.weight_tres[0], 1000);
+    assert_int_equal(conf->priority.weight_tres[3], 3000);
+    assert_string_equal(conf->priority.weight_tres_text,
+                        "CPU=1000,GRES/gpu=3000");
+    assert_int_equal(conf->priority.max_age_s, 86400);
+    assert_int_equal(conf->priority.calc_period_s, 5);
+    assert_true(conf->priority.favor_small);
+    assert_string_equal(conf_priority_flags_string(conf->priority.flags, buf,
+                                                   sizeof(buf)),
+                        "NO_FAIR_TREE,NO_NORMAL_ASSOC,NO_NORMAL_PART,"
+                        "NO_NORMAL_QOS,NO_NORMAL_TRES");
+    assert_string_equal(
+        conf_priority_reset_string(conf->priority.usage_reset), "WEEKLY");
+    assert_int_equal(conf->preempt_type, CONF_PREEMPT_PARTITION_PRIO);
+    assert_int_equal(conf->preempt_exempt_s, 300);
+    assert_int_equal(conf->enforce_part_limits, CONF_PART_LIMITS_ALL);
+    assert_int_equal(conf->partitions[0].preempt_mode,
+                     CONF_PREEMPT_MODE_CANCEL);
+    assert_int_equal(conf->partitions[1].preempt_mode,
+                     CONF_PREEMPT_MODE_UNSET);
+    conf_destroy(conf);
+    parse_fails("PriorityType=priority/fancy\n", NULL,
+                "slurm.conf:1: PriorityType=priority/fancy: expected");
+    parse_fails("PriorityFlags=DEPTH_OBLIVIOUS\n", NULL,
+                "DEPTH_OBLIVIOUS is not supported");
+    parse_fails("PriorityWeightTRES=Licenses=5\n", NULL, "unknown TRES");
+    parse_fails("PreemptMode=SUSPEND,GANG\n", NULL,
+                "SUSPEND and GANG are not supported");
+    parse_fails("EnforcePartLimits=SOME\n", NULL, "expected NO, ANY or ALL");
+    parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 PreemptMode=x\n",
+                NULL, "PreemptMode=x");
+}
+
 static void partition_access_keys(void **state)
 {
     (void)state;
@@ -888,6 +952,7 @@ int main(void)
         cmocka_unit_test(partitions),
         cmocka_unit_test(partition_default_last_wins_and_fallback),
         cmocka_unit_test(private_data_flags),
+        cmocka_unit_test(priority_and_preempt_keys),
         cmocka_unit_test(partition_access_keys),
         cmocka_unit_test(down_nodes_line_sets_state),
         cmocka_unit_test(errors_name_file_line_and_keyword),
