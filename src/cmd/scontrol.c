@@ -29,6 +29,7 @@
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/scontrol_print.h"
+#include "cmd/lib/scontrol_resv.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -93,6 +94,8 @@ static const char help_tail[] =
     "  until explicitly terminated.\n"
     "\n"
     "    Valid <COMMAND> values are:\n"
+    "     create <SPECIFICATIONS>  create a new reservation.\n"
+    "     delete <SPECIFICATIONS>  delete the specified reservation.\n"
     "     exit                     terminate scontrol\n"
     "     help                     print this description of use.\n"
     "     hold <job_list>          prevent specified job from starting.\n"
@@ -110,7 +113,8 @@ static const char help_tail[] =
     "     update <SPECIFICATIONS>  update job or node configuration.\n"
     "     version                  display tool version number.\n"
     "\n"
-    "  <ENTITY> may be \"hostnames\", \"job\", \"node\" or \"partition\".\n"
+    "  <ENTITY> may be \"hostnames\", \"job\", \"node\", \"partition\" or\n"
+    "  \"reservation\".\n"
     "  <ID> may be a job id, node name (or hostlist expression), partition\n"
     "  name, or a hostlist expression for \"show hostnames\".\n"
     "\n"
@@ -526,6 +530,27 @@ static void show_config(struct scontrol *sc)
     json_decref(resp);
 }
 
+static void show_resv(struct scontrol *sc, const char *name)
+{
+    json_t *body = name ? json_pack("{s:s}", "name", name) : json_object();
+    json_t *resp = NULL;
+    drv_error_t error = {{0}};
+
+    if (cmd_rpc(sc->prog, "resv_info", body, &resp, &error) < 0) {
+        fprintf(stderr, "slurm_load_reservations error: %s\n",
+                err_text(errno, &error));
+        sc->exit_code = 1;
+        return;
+    }
+    if (name && !json_array_size(json_object_get(resp, "reservations"))) {
+        fprintf(stderr, "Reservation %s not found\n", name);
+        sc->exit_code = 1;
+    } else {
+        scontrol_resv_print(stdout, resp, sc->one_liner);
+    }
+    json_decref(resp);
+}
+
 static void cmd_show(struct scontrol *sc, int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : NULL;
@@ -549,6 +574,8 @@ static void cmd_show(struct scontrol *sc, int argc, char **argv)
         show_entity(sc, &part_entity, arg);
     } else if (keyword(what, "hostnames", 5)) {
         show_hostnames(sc, arg);
+    } else if (keyword(what, "reservations", 3)) {
+        show_resv(sc, arg);
     } else {
         fprintf(stderr, "invalid entity:%s for keyword:%s \n", what, argv[0]);
         sc->exit_code = 1;
@@ -989,6 +1016,72 @@ static void update_job(struct scontrol *sc, int argc, char **argv)
     json_decref(extra);
 }
 
+/* create reservation KEY=VALUE... / update ReservationName=... */
+static void resv_change(struct scontrol *sc, int argc, char **argv,
+                        bool update)
+{
+    json_t *body;
+    drv_error_t error = {{0}};
+    json_t *resp = NULL;
+
+    if (scontrol_resv_parse(sc->prog, argc, argv, update, time(NULL), &body)
+        < 0) {
+        sc->exit_code = 1;
+        return;
+    }
+    if (cmd_rpc(sc->prog, update ? "resv_update" : "resv_create", body,
+                &resp, &error)
+        < 0) {
+        fprintf(stderr, "Error %s the reservation: %s\n",
+                update ? "updating" : "creating", err_text(errno, &error));
+        sc->exit_code = 1;
+    } else if (update) {
+        printf("Reservation updated.\n");
+    } else {
+        printf("Reservation created: %s\n", jstr_or(resp, "name", ""));
+    }
+    json_decref(resp);
+}
+
+static void cmd_create(struct scontrol *sc, int argc, char **argv)
+{
+    if (argc < 2 || !keyword(argv[1], "reservation", 3)) {
+        fprintf(stderr, "invalid entity:%s for keyword:%s \n",
+                argc > 1 ? argv[1] : "", argv[0]);
+        sc->exit_code = 1;
+        return;
+    }
+    resv_change(sc, argc - 2, argv + 2, false);
+}
+
+static void cmd_delete(struct scontrol *sc, int argc, char **argv)
+{
+    struct kv kv;
+    drv_error_t error = {{0}};
+
+    if (argc != 2) {
+        fprintf(stderr, "too %s arguments for keyword:%s\n",
+                argc < 2 ? "few" : "many", argv[0]);
+        sc->exit_code = 1;
+        return;
+    }
+    kv_split(&kv, argv[1]);
+    if (!kv.val || !(keyword(kv.key, "ReservationName", 3)
+                     || keyword(kv.key, "Reservation", 3))) {
+        fprintf(stderr, "invalid entity:%s for keyword:%s \n", argv[1],
+                argv[0]);
+        sc->exit_code = 1;
+        return;
+    }
+    if (cmd_rpc(sc->prog, "resv_delete", json_pack("{s:s}", "name", kv.val),
+                NULL, &error)
+        < 0) {
+        fprintf(stderr, "delete_reservation ReservationName=%s: %s\n",
+                kv.val, err_text(errno, &error));
+        sc->exit_code = 1;
+    }
+}
+
 static void cmd_update(struct scontrol *sc, int argc, char **argv)
 {
     struct kv kv;
@@ -1006,6 +1099,10 @@ static void cmd_update(struct scontrol *sc, int argc, char **argv)
         }
         if (keyword(kv.key, "JobId", 3)) {
             update_job(sc, argc, argv);
+            return;
+        }
+        if (keyword(kv.key, "ReservationName", 3)) {
+            resv_change(sc, argc - 1, argv + 1, true);
             return;
         }
     }
@@ -1053,6 +1150,7 @@ static const struct {
     {"holdu", 5, cmd_hold},       {"release", 3, cmd_hold},
     {"requeue", 3, cmd_requeue},  {"requeuehold", 8, cmd_requeue},
     {"update", 1, cmd_update},    {"top", 3, cmd_top},
+    {"create", 2, cmd_create},    {"delete", 3, cmd_delete},
     {"suspend", 2, cmd_suspend},  {"resume", 3, cmd_suspend},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},

@@ -261,7 +261,7 @@ static struct format_choice choose_format(const struct sinfo_args *a)
 /* Split -t into names and check each against sinfo's state names. */
 static int split_states(struct sinfo_args *a, char ***names)
 {
-    struct node_state idle = {NODE_BASE_IDLE, false, false, false};
+    struct node_state idle = {.base = NODE_BASE_IDLE};
     char *save = NULL, *tok;
     bool known;
     size_t n = 0;

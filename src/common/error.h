@@ -56,11 +56,15 @@ typedef struct {
     X(INVALID_ACCOUNT, 2045, "Invalid account or account/partition combination specified") \
     X(ACCOUNTING_POLICY, 2050, "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)") \
     X(INVALID_TIME_LIMIT, 2051, "Requested time limit is invalid (missing or exceeds some limit)") \
+    X(RESERVATION_ACCESS, 2052, "Access denied to requested reservation")     \
+    X(RESERVATION_INVALID, 2053, "Requested reservation is invalid")          \
     X(INVALID_TIME_VALUE, 2054, "Invalid time specified")                      \
+    X(RESERVATION_OVERLAP, 2058, "Requested reservation overlaps with another reservation") \
     X(INVALID_QOS, 2066, "Invalid qos specification")                          \
     X(INVALID_GRES, 2072, "Invalid generic resource (gres) specification")     \
     X(JOB_NOT_PENDING, 2073, "Job is no longer pending execution")             \
     X(INVALID_ARRAY, 2081, "Invalid job array specification")                  \
+    X(RESERVATION_NAME_DUP, 2082, "Duplicate reservation name")               \
     X(JOB_NOT_RUNNING, 2085, "Job is not running")                             \
     X(JOB_NOT_SUSPENDED, 2087, "Job is not suspended")                         \
     X(JOB_NOT_FINISHED, 2088, "Job is not finished")                           \

@@ -62,6 +62,7 @@ struct ctld {
     struct ident *ident;       /* cached user and group lookups (ident.h):
                                 * none blocks the loop per request */
     struct ctld_stats stats;   /* sdiag's figures (stats.h) */
+    struct resv *resvs;        /* reservations (resv.h), uthash by name */
     struct ctld_priority *priority; /* priorities, fair-share usage
                                      * (priority.h) */
 };

@@ -19,6 +19,7 @@
 #include "ctld/event_record.h"
 #include "ctld/job_update.h"
 #include "ctld/priority.h"
+#include "ctld/resv.h"
 #include "ctld/step.h"
 
 static struct job *find_job(struct ctld *ctld, const struct ctld_event *ev)
@@ -400,6 +401,11 @@ static int apply_preempted(struct ctld *ctld, struct ctld_event *ev)
     return 0;
 }
 
+static int apply_resv(struct ctld *ctld, struct ctld_event *ev)
+{
+    return resv_apply(ctld, ev->resv);
+}
+
 static int apply_priority_calc(struct ctld *ctld, struct ctld_event *ev)
 {
     priority_calc_apply(ctld, ev->t, ev->reset);
@@ -427,6 +433,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_ARRAY_THROTTLE] = apply_array_throttle,
     [CTLD_EV_JOB_SUSPENDED] = apply_suspended,
     [CTLD_EV_JOB_PREEMPTED] = apply_preempted,
+    [CTLD_EV_RESV_CHANGED] = apply_resv,
     [CTLD_EV_PRIORITY_CALC] = apply_priority_calc,
 };
 
@@ -464,6 +471,7 @@ static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_JOB_PURGED:
     case CTLD_EV_NODE_STATE:
     case CTLD_EV_PRIORITY_CALC:
+    case CTLD_EV_RESV_CHANGED:
         return;
     case CTLD_EV_ARRAY_TASK_SPLIT: /* the task is a record of its own */
         if (ev->new_job_id && (job = ctld_job_find(ctld, ev->new_job_id)))
@@ -498,6 +506,7 @@ static void sched_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_NODE_STATE:
     case CTLD_EV_ARRAY_THROTTLE:
     case CTLD_EV_JOB_SUSPENDED:
+    case CTLD_EV_RESV_CHANGED:
     case CTLD_EV_PRIORITY_CALC: /* the order changed */
         scheduler_request(ctld);
         break;

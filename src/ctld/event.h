@@ -106,6 +106,9 @@ enum ctld_event_type {
      * completing and pends again PREEMPT_REQUEUE_DELAY_S after its node
      * confirms the end; else it ends PREEMPTED (completing until then). */
     CTLD_EV_JOB_PREEMPTED,
+    /* A reservation is created, updated or deleted: 'resv' (borrowed),
+     * {"op","resv":record} (resv.h). */
+    CTLD_EV_RESV_CHANGED,
     /* The priority calculation at 't' (priority.h): usage decays (and is
      * cleared first with 'reset'), running jobs are charged, pending jobs'
      * priorities computed again. */
@@ -141,6 +144,7 @@ struct ctld_event {
     bool reset;                  /* PRIORITY_CALC */
     bool suspend;                /* JOB_SUSPENDED: suspend, or resume */
     bool requeue;                /* JOB_PREEMPTED: requeue, or cancel */
+    json_t *resv;                /* RESV_CHANGED (borrowed) */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the

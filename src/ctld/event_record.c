@@ -23,6 +23,7 @@
  *   array_throttle job_id (the ArrayJobId), throttle
  *   job_suspended  job_id, suspend
  *   job_preempted  job_id, requeue
+ *   resv_changed   change ({"op","resv":record})
  *   priority_calc  reset
  *
  * Journals of the first event format also hold "job_changed" records
@@ -60,6 +61,7 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_ARRAY_THROTTLE] = "array_throttle",
     [CTLD_EV_JOB_SUSPENDED] = "job_suspended",
     [CTLD_EV_JOB_PREEMPTED] = "job_preempted",
+    [CTLD_EV_RESV_CHANGED] = "resv_changed",
     [CTLD_EV_PRIORITY_CALC] = "priority_calc",
 };
 
@@ -157,6 +159,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
         return json_object_set_new(o, "suspend", json_boolean(ev->suspend));
     case CTLD_EV_JOB_PREEMPTED:
         return json_object_set_new(o, "requeue", json_boolean(ev->requeue));
+    case CTLD_EV_RESV_CHANGED:
+        return json_object_set(o, "change", ev->resv);
     case CTLD_EV_NODE_STATE: {
         json_t *admin = node_table_admin_json(ctld->nodes,
                                               (size_t)ev->node_idx);
@@ -177,7 +181,8 @@ json_t *event_record(struct ctld *ctld, const struct ctld_event *ev)
     if (!o)
         return NULL;
     if (ev->type != CTLD_EV_JOB_SUBMITTED && ev->type != CTLD_EV_NODE_STATE
-        && ev->type != CTLD_EV_PRIORITY_CALC)
+        && ev->type != CTLD_EV_PRIORITY_CALC
+        && ev->type != CTLD_EV_RESV_CHANGED)
         json_object_set_new(o, "job_id", json_integer(ev->job_id));
     if (ev->type >= CTLD_EV_STEP_REPORTED && ev->type <= CTLD_EV_STEP_CANCELLED)
         json_object_set_new(o, "step_id", json_integer(ev->step_id));
@@ -315,6 +320,9 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
     case CTLD_EV_JOB_PREEMPTED:
         ev->requeue = json_is_true(json_object_get(rec, "requeue"));
         return 0;
+    case CTLD_EV_RESV_CHANGED:
+        ev->resv = json_object_get(rec, "change");
+        return ev->resv ? 0 : errprintf(error, "resv_changed without change");
     default:
         return 0;
     }

@@ -101,6 +101,7 @@ void job_destroy(struct job *job)
     job_set_str(&job->comment, NULL);
     job_set_str(&job->account, NULL);
     job_set_str(&job->qos, NULL);
+    job_set_str(&job->reservation, NULL);
     job_set_str(&job->command, NULL);
     job_set_str(&job->submit_host, NULL);
     job_place_clear(&job->place);
@@ -180,6 +181,7 @@ static const struct job_field {
     F("comment", K_SHARED, comment, 0),
     F("account", K_SHARED, account, 0),
     F("qos", K_SHARED, qos, 0),
+    F("reservation", K_SHARED, reservation, 0),
     F("command", K_SHARED, command, 0),
     F("submit_host", K_SHARED, submit_host, 0),
     F("nodes", K_NODES, nodes, 0),

@@ -48,6 +48,8 @@ struct job_step;
     X(DEPENDENCY, "Dependency")                                                \
     X(DEP_NEVER, "DependencyNeverSatisfied")                                   \
     X(ARRAY_TASK_LIMIT, "JobArrayTaskLimit")                                   \
+    X(RESERVATION, "Reservation")                                              \
+    X(RESV_NODES, "ReqNodeNotAvail, May be reserved for other job")            \
     LIMITS_REASONS(X) /* association/QOS limits, sched/limits.h */
 
 enum job_reason {
@@ -124,6 +126,7 @@ struct job {
     const char *comment;
     const char *account;         /* -A as given; no accounting checks it */
     const char *qos;             /* -q as given; NULL shows as "normal" */
+    const char *reservation;     /* --reservation (resv.h), NULL: none */
     const char *command;         /* the script's path, NULL for --wrap/stdin */
     const char *submit_host;
     json_t *launch;        /* {"script","argv","env"}; dropped when done */
@@ -134,7 +137,8 @@ struct job {
 
 /* Set the text field 'field' of a job (one of its const char * members:
  * name, user_name, group_name, partition, gres, gpu_type, work_dir,
- * std_out, std_err, std_in, comment, account, qos, command, submit_host)
+ * std_out, std_err, std_in, comment, account, qos, reservation, command,
+ * submit_host)
  * to 'value' (copied; NULL clears it).  Jobs share one copy of equal texts
  * (common/strpool.h), so these members are never freed or assigned
  * directly; job_destroy() releases them.

@@ -92,40 +92,15 @@ void job_place_apply_json(struct job_place *pl, json_t *o)
         pl->open_append = !strcmp(json_string_value(v), "append");
 }
 
-/* Bitmap over the node table of hostlist 'expr'. */
-static bitmap_t *resolve_list(const char *expr, const struct node_table *nt,
-                              drv_error_t *error)
-{
-    hostlist_t *hl = hostlist_decode(expr, NULL);
-    bitmap_t *b = bitmap_create(nt->count);
-    size_t i;
-
-    for (i = 0; hl && b && i < hostlist_count(hl); i++) {
-        long idx = node_table_index(nt, hostlist_nth(hl, i));
-        if (idx < 0)
-            break;
-        bitmap_set(b, (size_t)idx);
-    }
-    if (!hl || !b || i < hostlist_count(hl)) {
-        errprintf(error, "invalid node name: %s",
-                  hl && i < hostlist_count(hl) ? hostlist_nth(hl, i) : expr);
-        hostlist_destroy(hl);
-        bitmap_destroy(b);
-        errno = EDRV_INVALID_NODE_NAME;
-        return NULL;
-    }
-    hostlist_destroy(hl);
-    return b;
-}
 
 int job_place_resolve(struct job_place *pl, struct sched_request *req,
                       const struct node_table *nt, drv_error_t *error)
 {
     if (pl->req_nodes && !pl->req_bm
-        && !(pl->req_bm = resolve_list(pl->req_nodes, nt, error)))
+        && !(pl->req_bm = node_table_bitmap(nt, pl->req_nodes, error)))
         return -1;
     if (pl->exc_nodes && !pl->exc_bm
-        && !(pl->exc_bm = resolve_list(pl->exc_nodes, nt, error)))
+        && !(pl->exc_bm = node_table_bitmap(nt, pl->exc_nodes, error)))
         return -1;
     req->required_nodes = pl->req_bm;
     req->excluded_nodes = pl->exc_bm;

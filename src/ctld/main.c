@@ -26,6 +26,7 @@
 #include "ctld/part_access.h"
 #include "ctld/enforce.h"
 #include "ctld/priority.h"
+#include "ctld/resv.h"
 #include "ctld/ident.h"
 #include "ctld/state.h"
 #include "ctld/suspend.h"
@@ -148,6 +149,7 @@ static void periodic_cb(uv_timer_t *t)
     check_node_timeouts(ctld, now);
     interactive_check_limits(ctld, now);
     state_purge_old_jobs(ctld, now);
+    resv_expire(ctld, now);
     launch_store_sweep(ctld->launches);
     acct_periodic(ctld);
     if (journal_length(ctld->journal) > SNAPSHOT_RECORDS
@@ -242,6 +244,8 @@ static void ctld_listen(struct ctld *ctld)
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_suspend_handlers, ctld,
                                  &error) < 0
+        || proto_server_register(ctld->server, rpc_resv_handlers, ctld,
+                                 &error) < 0
         || proto_server_register(ctld->server, rpc_step_info_handlers, ctld,
                                  &error)
                < 0
@@ -283,6 +287,7 @@ static void ctld_fini(struct ctld *ctld)
     daemon_close_loop(ctld->loop);
     enforce_fini(ctld);
     priority_fini(ctld);
+    resv_fini(ctld);
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         HASH_DEL(ctld->jobs, job);

@@ -449,3 +449,28 @@ void node_table_admin_restore(struct node_table *nt, json_t *o)
     if (i >= 0)
         node_table_admin_set(nt, (size_t)i, &a);
 }
+
+bitmap_t *node_table_bitmap(const struct node_table *nt, const char *expr,
+                            drv_error_t *error)
+{
+    hostlist_t *hl = hostlist_decode(expr, NULL);
+    bitmap_t *b = bitmap_create(nt->count);
+    size_t i;
+
+    for (i = 0; hl && b && i < hostlist_count(hl); i++) {
+        long idx = node_table_index(nt, hostlist_nth(hl, i));
+        if (idx < 0)
+            break;
+        bitmap_set(b, (size_t)idx);
+    }
+    if (!hl || !b || i < hostlist_count(hl)) {
+        errprintf(error, "invalid node name: %s",
+                  hl && i < hostlist_count(hl) ? hostlist_nth(hl, i) : expr);
+        hostlist_destroy(hl);
+        bitmap_destroy(b);
+        errno = EDRV_INVALID_NODE_NAME;
+        return NULL;
+    }
+    hostlist_destroy(hl);
+    return b;
+}

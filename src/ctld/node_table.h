@@ -63,6 +63,12 @@ long node_table_index(const struct node_table *nt, const char *name);
  * count in *ngpus.  'arg' is the struct node_table. */
 long node_table_index_cb(const char *name, uint32_t *ngpus, void *arg);
 
+/* The nodes of hostlist 'expr' as a bitmap over the table (caller frees),
+ * or NULL with errno EDRV_INVALID_NODE_NAME and 'error' naming the node
+ * the table lacks (or the bad expression). */
+bitmap_t *node_table_bitmap(const struct node_table *nt, const char *expr,
+                            drv_error_t *error);
+
 /* Partition by name (NULL: the default partition); NULL if none. */
 struct ctld_partition *node_table_partition(struct node_table *nt,
                                             const char *name);

@@ -28,6 +28,7 @@
 #include "ctld/job_info.h"
 #include "ctld/job_update.h"
 #include "ctld/priority.h"
+#include "ctld/resv.h"
 #include "ctld/part_access.h"
 #include "ctld/submit_check.h"
 #include "proto/jsonw.h"
@@ -42,7 +43,7 @@ static const char *const submit_keys[] = {
     "req_nodes", "exc_nodes", "features", "begin_time", "time_min_s",
     "signal_num", "signal_secs", "signal_batch_only", "open_mode",
     "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", "account", "qos",
-    "interactive", NULL,
+    "reservation", "interactive", NULL,
 };
 
 static json_t *submit_fields(json_t *body)
@@ -336,7 +337,8 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         || submit_check_values(job, body, req, &error) < 0
         || depend_array_submit(ctld, job, body, &error) < 0
         || enforce_submit(ctld, job, &error) < 0
-        || submit_access(ctld, req, job, &error) < 0)
+        || submit_access(ctld, req, job, &error) < 0
+        || resv_check_job(ctld, job, &error) < 0)
         goto error;
     store_launch(ctld, job);
     if (json_is_true(json_object_get(body, "test_only"))) {

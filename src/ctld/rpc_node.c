@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 #include "ctld/event.h"
 #include "ctld/ident.h"
 #include "ctld/part_access.h"
@@ -63,9 +64,17 @@ static void rpc_node_info(proto_req_t *req, void *arg)
     if (ctld_private(ctld, req, CONF_PRIVATE_NODES))
         return respond_error(req, EDRV_ACCESS_DENIED, NULL, "node_info");
     arr = json_array();
-    for (size_t i = 0; i < ctld->nodes->count; i++)
-        if (name_wanted(names, ctld->nodes->names[i]))
-            json_array_append_new(arr, node_table_node_json(ctld->nodes, i));
+    for (size_t i = 0; i < ctld->nodes->count; i++) {
+        json_t *o;
+        bool maint;
+        if (!name_wanted(names, ctld->nodes->names[i]))
+            continue;
+        o = node_table_node_json(ctld->nodes, i);
+        if (resv_node_reserved(ctld, i, ctld_now(ctld), &maint))
+            json_object_set_new(o, maint ? "maint" : "reserved",
+                                json_true());
+        json_array_append_new(arr, o);
+    }
     respond(req, json_pack("{s:I s:o}", "now", (json_int_t)ctld_now(ctld),
                            "nodes", arr),
             "node_info");

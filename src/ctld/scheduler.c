@@ -25,6 +25,7 @@
 #include "ctld/enforce.h"
 #include "ctld/job_info.h"
 #include "ctld/preempt.h"
+#include "ctld/resv.h"
 #include "ctld/step.h"
 #include "ctld/submit_check.h"
 #include "proto/client.h"
@@ -312,6 +313,25 @@ static void collect(struct ctld *ctld, time_t now, struct job ***pend,
     qsort_r(*pend, *np, sizeof(**pend), ctld_job_order, ctld);
 }
 
+/* The reason of a job a reservation keeps waiting: its own is not active
+ * (Reservation), or nodes it asked for (-w) are reserved. */
+static void resv_reason(struct ctld *ctld, struct job *job, bool waits)
+{
+    const bitmap_t *want = job->place.req_bm;
+
+    if (job->state != JOB_PENDING)
+        return;
+    if (waits) {
+        job->reason = JOB_REASON_RESERVATION;
+        return;
+    }
+    for (size_t i = 0; want && i < ctld->nodes->count; i++)
+        if (bitmap_test(want, i) && !bitmap_test(job->req.allowed_nodes, i)) {
+            job->reason = JOB_REASON_RESV_NODES;
+            return;
+        }
+}
+
 void scheduler_run(struct ctld *ctld)
 {
     time_t now = ctld_now(ctld);
@@ -321,6 +341,9 @@ void scheduler_run(struct ctld *ctld)
     struct sched_pass_opts opts = SCHED_PASS_OPTS_DEFAULT;
     struct enforce_pass gate;
     size_t np, nr;
+    bitmap_t **resv_nodes; /* per pending entry, NULL: reservations change
+                            * nothing for it */
+    bool *resv_waits;
 
     uint64_t began = uv_hrtime();
     size_t backfilled = 0;
@@ -329,10 +352,18 @@ void scheduler_run(struct ctld *ctld)
     collect(ctld, now, &pend, &np, &run, &nr);
     pj = xzalloc(sizeof(*pj) * (np + 1));
     dec = xzalloc(sizeof(*dec) * (np + 1));
+    resv_nodes = xzalloc(sizeof(*resv_nodes) * (np + 1));
+    resv_waits = xzalloc(sizeof(*resv_waits) * (np + 1));
     for (size_t i = 0; i < np; i++) {
         struct ctld_partition *part =
             node_table_partition(ctld->nodes, pend[i]->partition);
         pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
+        /* reservations: its own only while active; others' kept off */
+        if (ctld->resvs
+            && (resv_nodes[i] = resv_job_nodes(ctld, pend[i],
+                                               pend[i]->req.allowed_nodes,
+                                               now, &resv_waits[i])))
+            pend[i]->req.allowed_nodes = resv_nodes[i];
         if ((i == 0 || pend[i] != pend[i - 1]) /* array entries: once */
             && job_place_resolve(&pend[i]->place, &pend[i]->req,
                                  ctld->nodes, NULL) < 0)
@@ -367,6 +398,8 @@ void scheduler_run(struct ctld *ctld)
             waiting |= !start;
             apply_decision(ctld, pend[i], &dec[i],
                            gate.held ? gate.held[i] : JOB_REASON_NONE, now);
+            if (resv_nodes[i] && !start)
+                resv_reason(ctld, pend[i], resv_waits[i]);
         }
         if (ctld->sched_more)
             scheduler_request(ctld);
@@ -375,6 +408,16 @@ void scheduler_run(struct ctld *ctld)
     }
     if (np)
         enforce_pass_end(&gate);
+    for (size_t i = 0; i < np; i++) {
+        if (resv_nodes[i] && pend[i]->req.allowed_nodes == resv_nodes[i]) {
+            struct ctld_partition *part =
+                node_table_partition(ctld->nodes, pend[i]->partition);
+            pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
+        }
+        bitmap_destroy(resv_nodes[i]);
+    }
+    free(resv_nodes);
+    free(resv_waits);
     free(dec);
     free(pj);
     free(run);

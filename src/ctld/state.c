@@ -18,6 +18,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/priority.h"
+#include "ctld/resv.h"
 #include "ctld/state.h"
 #include "ctld/step.h"
 
@@ -42,6 +43,7 @@ static int snapshot_cb(json_t *snap, void *arg, drv_error_t *error)
     json_array_foreach(json_object_get(snap, "nodes"), i, v)
         node_table_admin_restore(ctld->nodes, v);
     priority_restore(ctld, json_object_get(snap, "priority"));
+    resv_restore(ctld, json_object_get(snap, "reservations"));
     return 0;
 }
 
@@ -91,9 +93,10 @@ int state_snapshot(struct ctld *ctld)
                                                 JOB_JSON_LAUNCH));
     for (size_t i = 0; i < ctld->nodes->count; i++)
         json_array_append_new(nodes, node_table_admin_json(ctld->nodes, i));
-    snap = json_pack("{s:I s:o s:o s:o}", "next_job_id",
+    snap = json_pack("{s:I s:o s:o s:o s:o}", "next_job_id",
                      (json_int_t)ctld->next_job_id, "jobs", jobs, "nodes",
-                     nodes, "priority", priority_snapshot(ctld));
+                     nodes, "priority", priority_snapshot(ctld),
+                     "reservations", resv_snapshot(ctld));
     rc = journal_snapshot(ctld->journal, snap);
     json_decref(snap);
     return rc;

@@ -34,6 +34,8 @@ static const struct schema_field job_submit_body[] = {
     {"account", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
      "account (-A); absent: the user's default"},
     {"qos", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL, "QOS (-q)"},
+    {"reservation", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
+     "--reservation: run in this reservation"},
     {"comment", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
      "--comment"},
     {"submit_host", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
@@ -606,6 +608,36 @@ static const struct schema_field job_suspend_body[] = {
     END,
 };
 
+/* scontrol create|update reservation: epoch seconds, comma lists. */
+static const struct schema_field resv_body[] = {
+    {"name", SCHEMA_STR, 1, 256, EDRV_RESERVATION_INVALID, P, NULL,
+     "ReservationName= (create: absent, Slurm's USER_N)"},
+    {"start_time", SCHEMA_INT, 0, SCHEMA_EPOCH_MAX, EDRV_INVALID_TIME_VALUE,
+     0, "epoch s", "StartTime=; absent: now (create)"},
+    {"end_time", SCHEMA_INT, 0, SCHEMA_EPOCH_MAX, EDRV_INVALID_TIME_VALUE, 0,
+     "epoch s", "EndTime="},
+    {"duration_s", SCHEMA_INT, 1, SCHEMA_TIME_MAX_S, EDRV_INVALID_TIME_VALUE,
+     0, "s", "Duration= (without EndTime=)"},
+    {"nodes", SCHEMA_STR, 1, SCHEMA_STR_MAX, EDRV_INVALID_NODE_NAME, P, NULL,
+     "Nodes=: a hostlist or ALL"},
+    {"node_cnt", SCHEMA_INT, 1, INT32_MAX, EDRV_INVALID_NODE_COUNT, 0,
+     "count", "NodeCnt= (without Nodes=)"},
+    {"users", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL, "Users="},
+    {"accounts", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
+     "Accounts="},
+    {"partition", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
+     "PartitionName="},
+    {"flags", SCHEMA_STR_LIST, 0, 16, 0, 0, NULL,
+     "Flags=: MAINT, IGNORE_JOBS, OVERLAP, DAILY, WEEKLY, WEEKDAY"},
+    END,
+};
+
+static const struct schema_field resv_name_body[] = {
+    {"name", SCHEMA_STR, 1, 256, EDRV_RESERVATION_INVALID, P, NULL,
+     "ReservationName= (resv_info: absent, all)"},
+    END,
+};
+
 /* --- the protocol ------------------------------------------------------- */
 
 #define CTLD "droverctld"
@@ -674,6 +706,17 @@ const struct proto_schema proto_schemas[] = {
     {"job_top", CTLD, "Move pending jobs ahead of their user's other "
      "pending jobs of the same partition, account and QOS (scontrol top; "
      "an operator or administrator).", job_top_body, "`{}` once durable."},
+    {"resv_create", CTLD, "Create an advance reservation (scontrol create "
+     "reservation; an operator or administrator).", resv_body,
+     "`{\"name\"}` once durable."},
+    {"resv_update", CTLD, "Change a reservation (scontrol update "
+     "ReservationName=).", resv_body, "`{}` once durable."},
+    {"resv_delete", CTLD, "Delete a reservation (scontrol delete "
+     "ReservationName=).", resv_name_body, "`{}` once durable."},
+    {"resv_info", CTLD, "List reservations (scontrol show reservation).",
+     resv_name_body,
+     "`{\"now\",\"reservations\":[record with node_cnt, core_cnt, "
+     "active]}`."},
     {"share_info", CTLD, "The fair-share tree (sshare): shares, usage, "
      "effective usage, LevelFS and factor of every association.", NULL,
      "`{\"fair_tree\",\"rows\":[{\"account\",\"user\",\"depth\","

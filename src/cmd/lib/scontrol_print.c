@@ -120,8 +120,15 @@ static void job_line_ids(struct rec *r, const json_t *job)
 
 static void job_line_state(struct rec *r, const json_t *job)
 {
+    char reason[128];
+
+    /* Slurm's scontrol writes a reason's spaces as underscores */
+    snprintf(reason, sizeof(reason), "%s", job_view_reason(job));
+    for (char *p = reason; *p; p++)
+        if (*p == ' ')
+            *p = '_';
     fmt_buf_printf(&r->out, "JobState=%s Reason=%s Dependency=%s",
-                   job_state_name(job_state_of(job)), job_view_reason(job),
+                   job_state_name(job_state_of(job)), reason,
                    jstr_or(job, "dependency", "(null)"));
     rec_eol(r);
     fmt_buf_printf(&r->out, "Requeue=%d Restarts=%lld BatchFlag=%lld Reboot=0 ",

@@ -95,7 +95,7 @@ static size_t base_index(int base)
 
 struct node_state node_state_of(const json_t *node)
 {
-    struct node_state st = {NODE_BASE_UNKNOWN, false, false, false};
+    struct node_state st = {.base = NODE_BASE_UNKNOWN};
     const char *s = jstr(node, "state");
 
     for (size_t i = 0; s && i < NODE_BASE_N; i++) {
@@ -105,6 +105,8 @@ struct node_state node_state_of(const json_t *node)
     st.drain = jbool(node, "drain", false);
     st.not_responding = jbool(node, "not_responding", false);
     st.planned = jbool(node, "planned", false);
+    st.maint = jbool(node, "maint", false);
+    st.reserved = jbool(node, "reserved", false);
     return st;
 }
 
@@ -131,6 +133,10 @@ const char *node_state_compact(struct node_state st)
 
     if (st.drain)
         name = draining(st) ? "drng" : "drain";
+    else if (st.maint)
+        name = "maint";
+    else if (st.reserved && st.base == NODE_BASE_IDLE)
+        name = "resv";
     else if (st.planned && st.base == NODE_BASE_IDLE)
         name = "plnd";
     return with_star(name, st.not_responding, buf, sizeof(buf));
@@ -143,6 +149,10 @@ const char *node_state_long(struct node_state st)
 
     if (st.drain)
         name = draining(st) ? "draining" : "drained";
+    else if (st.maint)
+        name = "maint";
+    else if (st.reserved && st.base == NODE_BASE_IDLE)
+        name = "reserved";
     else if (st.planned && st.base == NODE_BASE_IDLE)
         name = "planned";
     return with_star(name, st.not_responding, buf, sizeof(buf));
@@ -150,7 +160,9 @@ const char *node_state_long(struct node_state st)
 
 char *node_state_complete(struct node_state st)
 {
-    return xasprintf("%s%s%s%s", node_bases[base_index(st.base)].wire,
+    return xasprintf("%s%s%s%s%s%s", node_bases[base_index(st.base)].wire,
+                     st.maint ? "+MAINTENANCE" : "",
+                     st.reserved ? "+RESERVED" : "",
                      st.drain ? "+DRAIN" : "", st.planned ? "+PLANNED" : "",
                      st.not_responding ? "+NOT_RESPONDING" : "");
 }
@@ -158,7 +170,8 @@ char *node_state_complete(struct node_state st)
 uint32_t node_state_sort_key(struct node_state st)
 {
     return (uint32_t)st.base | (st.drain ? 0x200u : 0)
-           | (st.not_responding ? 0x800u : 0) | (st.planned ? 0x200000u : 0);
+           | (st.not_responding ? 0x800u : 0) | (st.planned ? 0x200000u : 0)
+           | (st.maint ? 0x40000u : 0) | (st.reserved ? 0x80000u : 0);
 }
 
 /* sinfo -t matches a prefix of either name, case-insensitively. */

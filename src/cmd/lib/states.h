@@ -45,6 +45,8 @@ job_state_t job_state_completing(void);
 /* Node state, as read from a node record. */
 struct node_state {
     int base;           /* NODE_BASE_* */
+    bool maint;         /* in an active MAINT reservation */
+    bool reserved;      /* in another active reservation */
     bool drain;
     bool not_responding;
     bool planned;       /* idle but reserved by the backfill plan */

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * resv.c - advance reservations: the table, its records, what they allow
+ * and forbid a job, expiry (resv.h)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/event.h"
+#include "ctld/resv.h"
+
+static const struct {
+    const char *name;
+    uint32_t flag;
+} flag_names[] = {
+    /* Slurm's print order */
+    { "MAINT", RESV_MAINT },         { "IGNORE_JOBS", RESV_IGNORE_JOBS },
+    { "OVERLAP", RESV_OVERLAP },     { "DAILY", RESV_DAILY },
+    { "WEEKLY", RESV_WEEKLY },       { "WEEKDAY", RESV_WEEKDAY },
+    { "SPEC_NODES", RESV_SPEC_NODES },
+};
+#define NFLAGS (sizeof(flag_names) / sizeof(flag_names[0]))
+
+bool resv_active(const struct resv *r, time_t now)
+{
+    return r->start <= now && now < r->end;
+}
+
+struct resv *resv_find(struct ctld *ctld, const char *name)
+{
+    struct resv *r = NULL;
+
+    if (name)
+        HASH_FIND_STR(ctld->resvs, name, r);
+    return r;
+}
+
+static void resv_free(struct resv *r)
+{
+    free(r->name);
+    free(r->node_list);
+    bitmap_destroy(r->nodes);
+    free(r->users);
+    free(r->accounts);
+    free(r->partition);
+    free(r);
+}
+
+/* --- records ------------------------------------------------------------- */
+
+static json_t *resv_flags_json(uint32_t flags)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < NFLAGS; i++)
+        if (flags & flag_names[i].flag)
+            json_array_append_new(a, json_string(flag_names[i].name));
+    return a;
+}
+
+int resv_flag_parse(const char *name, uint32_t *flag)
+{
+    for (size_t i = 0; i < NFLAGS; i++)
+        if (!strcasecmp(name, flag_names[i].name)) {
+            *flag = flag_names[i].flag;
+            return 0;
+        }
+    return -1;
+}
+
+json_t *resv_to_json(const struct resv *r)
+{
+    json_t *o = json_pack("{s:s s:I s:I s:s s:o}", "name", r->name,
+                          "start_time", (json_int_t)r->start, "end_time",
+                          (json_int_t)r->end, "nodes", r->node_list,
+                          "flags", resv_flags_json(r->flags));
+
+    if (r->users)
+        json_object_set_new(o, "users", json_string(r->users));
+    if (r->accounts)
+        json_object_set_new(o, "accounts", json_string(r->accounts));
+    if (r->partition)
+        json_object_set_new(o, "partition", json_string(r->partition));
+    return o;
+}
+
+static char *dup_or_null(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+
+    return s && *s ? xstrdup(s) : NULL;
+}
+
+/* A reservation from its record; NULL (logged) when malformed. */
+static struct resv *resv_from_json(struct ctld *ctld, json_t *o)
+{
+    const char *name = json_string_value(json_object_get(o, "name"));
+    const char *nodes = json_string_value(json_object_get(o, "nodes"));
+    struct resv *r;
+    json_t *f;
+    size_t i;
+    drv_error_t error = {{0}};
+
+    if (!name || !nodes) {
+        log_error("reservation record without name or nodes ignored");
+        return NULL;
+    }
+    r = xzalloc(sizeof(*r));
+    r->name = xstrdup(name);
+    r->node_list = xstrdup(nodes);
+    r->start = (time_t)json_integer_value(json_object_get(o, "start_time"));
+    r->end = (time_t)json_integer_value(json_object_get(o, "end_time"));
+    r->users = dup_or_null(o, "users");
+    r->accounts = dup_or_null(o, "accounts");
+    r->partition = dup_or_null(o, "partition");
+    json_array_foreach(json_object_get(o, "flags"), i, f) {
+        uint32_t flag;
+        if (json_is_string(f) && resv_flag_parse(json_string_value(f), &flag)
+                                     == 0)
+            r->flags |= flag;
+    }
+    if (!(r->nodes = node_table_bitmap(ctld->nodes, nodes, &error))) {
+        log_error("reservation %s: %s; ignored", name, error.text);
+        resv_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static void resv_put(struct ctld *ctld, struct resv *r)
+{
+    struct resv *old = resv_find(ctld, r->name);
+
+    if (old) {
+        HASH_DEL(ctld->resvs, old);
+        resv_free(old);
+    }
+    HASH_ADD_KEYPTR(hh, ctld->resvs, r->name, strlen(r->name), r);
+}
+
+int resv_apply(struct ctld *ctld, json_t *change)
+{
+    const char *op = json_string_value(json_object_get(change, "op"));
+    json_t *rec = json_object_get(change, "resv");
+    struct resv *r;
+
+    if (op && !strcmp(op, "delete")) {
+        if (!(r = resv_find(ctld, json_string_value(
+                                      json_object_get(rec, "name")))))
+            return -1;
+        HASH_DEL(ctld->resvs, r);
+        resv_free(r);
+        return 0;
+    }
+    if (!(r = resv_from_json(ctld, rec)))
+        return -1;
+    resv_put(ctld, r);
+    return 0;
+}
+
+json_t *resv_snapshot(struct ctld *ctld)
+{
+    json_t *a = json_array();
+    struct resv *r, *tmp;
+
+    HASH_ITER(hh, ctld->resvs, r, tmp)
+        json_array_append_new(a, resv_to_json(r));
+    return a;
+}
+
+void resv_restore(struct ctld *ctld, json_t *list)
+{
+    json_t *o;
+    size_t i;
+
+    json_array_foreach(list, i, o) {
+        struct resv *r = resv_from_json(ctld, o);
+        if (r)
+            resv_put(ctld, r);
+    }
+}
+
+void resv_fini(struct ctld *ctld)
+{
+    struct resv *r, *tmp;
+
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        HASH_DEL(ctld->resvs, r);
+        resv_free(r);
+    }
+}
+
+/* --- what a reservation means for jobs ----------------------------------- */
+
+static bool in_list(const char *list, const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+
+    for (const char *s = list; s && *s && n;) {
+        size_t len = strcspn(s, ",");
+        if (len == n && !strncmp(s, name, n))
+            return true;
+        s += len + (s[len] == ',');
+    }
+    return false;
+}
+
+static bool may_use(const struct resv *r, const struct job *job)
+{
+    return in_list(r->users, job->user_name)
+           || in_list(r->accounts, job->account);
+}
+
+int resv_check_job(struct ctld *ctld, const struct job *job,
+                   drv_error_t *error)
+{
+    struct resv *r;
+
+    if (!job->reservation)
+        return 0;
+    if (!(r = resv_find(ctld, job->reservation))) {
+        errno = EDRV_RESERVATION_INVALID;
+        return errprintf(error, "%s", drv_strerror(errno));
+    }
+    if (!may_use(r, job) && job->uid != 0) {
+        errno = EDRV_RESERVATION_ACCESS;
+        return errprintf(error, "%s", drv_strerror(errno));
+    }
+    return 0;
+}
+
+/* Does [now, now + limit) meet [r->start, r->end)? */
+static bool overlaps(const struct resv *r, const struct job *job, time_t now)
+{
+    if (r->end <= now)
+        return false;
+    return job->time_limit_s == TIME_INFINITE
+           || now + job->time_limit_s > r->start;
+}
+
+bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
+                         const bitmap_t *allowed, time_t now, bool *waits)
+{
+    struct resv *r, *tmp, *mine = resv_find(ctld, job->reservation);
+    bitmap_t *out = NULL;
+
+    *waits = false;
+    if (job->reservation) {
+        out = bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
+        if (!mine || !resv_active(mine, now)) {
+            *waits = true;
+            return out; /* no node */
+        }
+        for (size_t i = 0; i < ctld->nodes->count; i++)
+            if (bitmap_test(mine->nodes, i)
+                && (!allowed || bitmap_test(allowed, i)))
+                bitmap_set(out, i);
+        return out;
+    }
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        if (!overlaps(r, job, now))
+            continue;
+        if (!out) {
+            out = bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
+            for (size_t i = 0; i < ctld->nodes->count; i++)
+                if (!allowed || bitmap_test(allowed, i))
+                    bitmap_set(out, i);
+        }
+        for (size_t i = 0; i < ctld->nodes->count; i++)
+            if (bitmap_test(r->nodes, i))
+                bitmap_clear(out, i);
+    }
+    return out;
+}
+
+bool resv_node_reserved(struct ctld *ctld, size_t i, time_t now,
+                        bool *maint)
+{
+    struct resv *r, *tmp;
+    bool any = false;
+
+    *maint = false;
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        if (!resv_active(r, now) || !bitmap_test(r->nodes, i))
+            continue;
+        any = true;
+        *maint = *maint || (r->flags & RESV_MAINT);
+    }
+    return any;
+}
+
+/* The next start of a recurring reservation after 'now', or 0. */
+static time_t next_start(const struct resv *r, time_t now)
+{
+    time_t step = r->flags & RESV_WEEKLY ? 7 * 86400 : 86400;
+    time_t start = r->start;
+    struct tm tm;
+
+    if (!(r->flags & (RESV_DAILY | RESV_WEEKLY | RESV_WEEKDAY)))
+        return 0;
+    do {
+        start += step;
+        localtime_r(&start, &tm);
+    } while (start + (r->end - r->start) <= now
+             || ((r->flags & RESV_WEEKDAY)
+                 && (tm.tm_wday == 0 || tm.tm_wday == 6)));
+    return start;
+}
+
+void resv_expire(struct ctld *ctld, time_t now)
+{
+    struct resv *r, *tmp;
+
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        time_t next;
+        json_t *rec;
+        if (r->end > now)
+            continue;
+        rec = resv_to_json(r);
+        if ((next = next_start(r, now))) {
+            json_object_set_new(rec, "end_time",
+                                json_integer(next + (r->end - r->start)));
+            json_object_set_new(rec, "start_time", json_integer(next));
+        }
+        struct ctld_event ev = {
+            .type = CTLD_EV_RESV_CHANGED, .t = now,
+            .resv = json_pack("{s:s s:o}", "op", next ? "update" : "delete",
+                              "resv", rec)};
+        log_info("reservation %s %s", r->name,
+                 next ? "moves on to its next period" : "ended");
+        ctld_apply(ctld, &ev);
+        json_decref(ev.resv);
+    }
+}

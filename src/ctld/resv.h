@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * resv.h - advance reservations (scontrol create|update|delete|show
+ * reservation, sbatch --reservation)
+ *
+ * A reservation holds whole nodes from StartTime to EndTime for its Users
+ * and Accounts.  Other jobs may not use those nodes over any instant of
+ * [start, end): a job whose window [now, now + time limit) meets it is
+ * kept off them (so a maintenance window "drains nothing early": jobs
+ * that end before it still start there).  Jobs that name the reservation
+ * run only on its nodes, only while it is active.  Reservations are
+ * controller state: the resv_changed event (created, updated or deleted,
+ * with the whole record) and the snapshot; an ended one is deleted, or
+ * moved on by a day or a week (DAILY, WEEKDAY, WEEKLY).
+ */
+#ifndef DROVER_CTLD_RESV_H
+#define DROVER_CTLD_RESV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <jansson.h>
+#include <uthash.h>
+
+#include "common/bitmap.h"
+#include "common/error.h"
+#include "proto/server.h"
+
+struct ctld;
+struct job;
+
+/* Flags= of a reservation (Slurm's names). */
+enum resv_flags {
+    RESV_MAINT = 1 << 0,
+    RESV_IGNORE_JOBS = 1 << 1,
+    RESV_OVERLAP = 1 << 2,
+    RESV_DAILY = 1 << 3,
+    RESV_WEEKLY = 1 << 4,
+    RESV_WEEKDAY = 1 << 5,
+    RESV_SPEC_NODES = 1 << 6, /* Nodes= was given */
+};
+
+struct resv {
+    char *name;
+    time_t start, end;     /* epoch s, end > start */
+    char *node_list;       /* hostlist of its nodes */
+    bitmap_t *nodes;       /* node table indexes */
+    char *users;           /* comma list or NULL */
+    char *accounts;        /* comma list or NULL */
+    char *partition;       /* PartitionName= or NULL */
+    uint32_t flags;        /* enum resv_flags */
+    UT_hash_handle hh;
+};
+
+/* The record of 'r': {"name","start_time","end_time","nodes","flags":
+ * [names],"users","accounts","partition"} (absent strings left out).
+ * New reference. */
+json_t *resv_to_json(const struct resv *r);
+
+/* The flag of Slurm's name 'name' (MAINT, IGNORE_JOBS, OVERLAP, DAILY,
+ * WEEKLY, WEEKDAY, SPEC_NODES; any case) into *flag; -1 for another. */
+int resv_flag_parse(const char *name, uint32_t *flag);
+
+/* Is 'r' active at 'now' (start <= now < end)? */
+bool resv_active(const struct resv *r, time_t now);
+
+/* The reservation named 'name', or NULL. */
+struct resv *resv_find(struct ctld *ctld, const char *name);
+
+/* job_submit: 'job's --reservation (NULL: none) exists and its owner
+ * (user name) or account may use it.  Returns 0, or -1 with errno
+ * EDRV_RESERVATION_INVALID or EDRV_RESERVATION_ACCESS and 'error'. */
+int resv_check_job(struct ctld *ctld, const struct job *job,
+                   drv_error_t *error);
+
+/* The scheduling pass: the nodes 'job' may use at 'now' among 'allowed'
+ * (its partition's), as a new bitmap the caller frees, or NULL when the
+ * reservations change nothing for it.  *waits is set when the job names a
+ * reservation that is not active (its reason: Reservation). */
+bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
+                         const bitmap_t *allowed, time_t now, bool *waits);
+
+/* Is node 'i' in a reservation active at 'now'?  *maint: a MAINT one. */
+bool resv_node_reserved(struct ctld *ctld, size_t i, time_t now,
+                        bool *maint);
+
+/* Periodic: reservations ended by 'now' are deleted or moved on. */
+void resv_expire(struct ctld *ctld, time_t now);
+
+/* Event plumbing (event.c, state.c): apply a resv_changed record ({"op":
+ * "create"|"update"|"delete","resv":record}); the snapshot's list and its
+ * restore.  resv_apply returns 0, or -1 when it does not apply. */
+int resv_apply(struct ctld *ctld, json_t *change);
+json_t *resv_snapshot(struct ctld *ctld);
+void resv_restore(struct ctld *ctld, json_t *list);
+
+/* Free every reservation. */
+void resv_fini(struct ctld *ctld);
+
+/* resv_create, resv_update, resv_delete, resv_info (docs/protocol.md). */
+extern const struct proto_handler rpc_resv_handlers[];
+
+#endif /* !DROVER_CTLD_RESV_H */

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rpc_resv.c - resv_create, resv_update, resv_delete, resv_info: the
+ * requests behind scontrol create|update|delete|show reservation
+ *
+ * Only operators and administrators change reservations (others: Slurm's
+ * "Invalid user id").  A reservation's nodes are Nodes= (a hostlist or
+ * ALL, of PartitionName= when given) or NodeCnt= of them chosen among the
+ * available nodes no other reservation holds then, idle ones first; they
+ * may not run a job past StartTime (IGNORE_JOBS allows it) nor meet
+ * another reservation in time (OVERLAP allows it).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/event.h"
+#include "ctld/resv.h"
+
+static bool operator(proto_req_t *req)
+{
+    return proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
+}
+
+static void answer_error(proto_req_t *req, int errnum, const char *text)
+{
+    if (proto_respond_error(req, errnum, text) < 0)
+        log_err("reservation: responding");
+}
+
+/* Does [s1, e1) meet [s2, e2)? */
+static bool meets(time_t s1, time_t e1, time_t s2, time_t e2)
+{
+    return s1 < e2 && s2 < e1;
+}
+
+/* Jobs running on 'nodes' past 'start' (IGNORE_JOBS not set). */
+static bool nodes_busy(struct ctld *ctld, const bitmap_t *nodes, time_t start)
+{
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (!job->alloc)
+            continue;
+        if (job->time_limit_s != TIME_INFINITE
+            && job->start_time + job->time_limit_s <= start)
+            continue;
+        for (uint32_t i = 0; i < job->alloc->node_count; i++)
+            if (bitmap_test(nodes, job->alloc->node_idx[i]))
+                return true;
+    }
+    return false;
+}
+
+/* Another reservation (not 'self') on 'nodes' at the same time. */
+static bool overlaps_other(struct ctld *ctld, const struct resv *self,
+                           const bitmap_t *nodes, time_t s, time_t e)
+{
+    struct resv *r, *tmp;
+
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        if (r == self || !meets(s, e, r->start, r->end)
+            || (r->flags & RESV_OVERLAP))
+            continue;
+        for (size_t i = 0; i < ctld->nodes->count; i++)
+            if (bitmap_test(nodes, i) && bitmap_test(r->nodes, i))
+                return true;
+    }
+    return false;
+}
+
+/* NodeCnt= nodes of 'pool', available and free of other reservations over
+ * [s, e), idle ones (or all with IGNORE_JOBS) first. */
+static bitmap_t *pick_nodes(struct ctld *ctld, const bitmap_t *pool,
+                            uint32_t count, time_t s, time_t e,
+                            uint32_t flags)
+{
+    size_t n = ctld->nodes->count;
+    bitmap_t *out = bitmap_create(n ? n : 1), *one = bitmap_create(n ? n : 1);
+    uint32_t got = 0;
+
+    for (int pass = 0; pass < 2 && got < count; pass++)
+        for (size_t i = 0; i < n && got < count; i++) {
+            bool idle = ctld->nodes->sched[i].running_jobs == 0;
+            if ((pool && !bitmap_test(pool, i)) || bitmap_test(out, i)
+                || !ctld->nodes->sched[i].available
+                || (pass == 0 && !idle && !(flags & RESV_IGNORE_JOBS)))
+                continue;
+            bitmap_clear_all(one);
+            bitmap_set(one, i);
+            if (overlaps_other(ctld, NULL, one, s, e)
+                || (!(flags & RESV_IGNORE_JOBS) && nodes_busy(ctld, one, s)))
+                continue;
+            bitmap_set(out, i);
+            got++;
+        }
+    bitmap_destroy(one);
+    if (got < count) {
+        bitmap_destroy(out);
+        return NULL;
+    }
+    return out;
+}
+
+static char *bitmap_hostlist(struct ctld *ctld, const bitmap_t *b)
+{
+    hostlist_t *hl = hostlist_create();
+    char *s;
+
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        if (bitmap_test(b, i))
+            hostlist_append(hl, ctld->nodes->names[i]);
+    s = hostlist_encode(hl);
+    hostlist_destroy(hl);
+    return s;
+}
+
+/* The record a create or update asks for, checked: 'old' (update) gives
+ * what the body leaves out.  NULL with *errnum and 'why'. */
+static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
+                     time_t now, int *errnum, const char **why)
+{
+    json_t *v;
+    time_t start = old ? old->start : now, end;
+    uint32_t flags = old ? old->flags : 0, flag;
+    const struct ctld_partition *part = NULL;
+    const char *nodes = json_string_value(json_object_get(body, "nodes"));
+    const char *pname = json_string_value(json_object_get(body, "partition"));
+    bitmap_t *b = NULL;
+    json_t *rec;
+    size_t i;
+
+    *why = NULL;
+    if ((v = json_object_get(body, "start_time")))
+        start = (time_t)json_integer_value(v);
+    end = old ? old->end - old->start + start : 0;
+    if ((v = json_object_get(body, "end_time")))
+        end = (time_t)json_integer_value(v);
+    else if ((v = json_object_get(body, "duration_s")))
+        end = start + (time_t)json_integer_value(v);
+    if (json_object_get(body, "flags"))
+        flags = old ? old->flags & RESV_SPEC_NODES : 0;
+    json_array_foreach(json_object_get(body, "flags"), i, v) {
+        if (!json_is_string(v) || resv_flag_parse(json_string_value(v),
+                                                  &flag) < 0) {
+            *errnum = EINVAL;
+            *why = "unknown or unsupported reservation flag";
+            return NULL;
+        }
+        flags |= flag;
+    }
+    if (end <= start) {
+        *errnum = EDRV_INVALID_TIME_VALUE;
+        return NULL;
+    }
+    if (pname && !(part = node_table_partition(ctld->nodes, pname))) {
+        *errnum = EDRV_INVALID_PARTITION_NAME;
+        return NULL;
+    }
+    if (nodes && !strcasecmp(nodes, "ALL")) {
+        b = bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
+        for (size_t k = 0; k < ctld->nodes->count; k++)
+            if (!part || bitmap_test(part->nodes, k))
+                bitmap_set(b, k);
+    } else if (nodes) {
+        if (!(b = node_table_bitmap(ctld->nodes, nodes, NULL))) {
+            *errnum = EDRV_INVALID_NODE_NAME;
+            return NULL;
+        }
+        flags |= RESV_SPEC_NODES;
+    } else if ((v = json_object_get(body, "node_cnt"))) {
+        if (!(b = pick_nodes(ctld, part ? part->nodes : NULL,
+                             (uint32_t)json_integer_value(v), start, end,
+                             flags))) {
+            *errnum = EDRV_NODES_BUSY;
+            return NULL;
+        }
+    } else if (old) {
+        b = bitmap_copy(old->nodes);
+    } else {
+        *errnum = EDRV_INVALID_NODE_NAME;
+        *why = "Nodes= or NodeCnt= is required";
+        return NULL;
+    }
+    if (!bitmap_count(b)) {
+        bitmap_destroy(b);
+        *errnum = EDRV_INVALID_NODE_NAME;
+        return NULL;
+    }
+    if (!(flags & RESV_OVERLAP) && overlaps_other(ctld, old, b, start, end))
+        *errnum = EDRV_RESERVATION_OVERLAP;
+    else if (!(flags & RESV_IGNORE_JOBS) && (!old || nodes)
+             && nodes_busy(ctld, b, start))
+        *errnum = EDRV_NODES_BUSY;
+    else
+        *errnum = 0;
+    if (*errnum) {
+        bitmap_destroy(b);
+        return NULL;
+    }
+    struct resv r = {
+        .name = (char *)json_string_value(json_object_get(body, "name")),
+        .start = start, .end = end, .node_list = bitmap_hostlist(ctld, b),
+        .flags = flags,
+        .users = (char *)(json_object_get(body, "users")
+                              ? json_string_value(json_object_get(body, "users"))
+                              : old ? old->users : NULL),
+        .accounts = (char *)(json_object_get(body, "accounts")
+                                 ? json_string_value(
+                                       json_object_get(body, "accounts"))
+                                 : old ? old->accounts : NULL),
+        .partition = (char *)(pname ? pname : old ? old->partition : NULL),
+    };
+    rec = resv_to_json(&r);
+    free(r.node_list);
+    bitmap_destroy(b);
+    return rec;
+}
+
+/* A name for a reservation created without one: Slurm's USER_N. */
+static char *default_name(struct ctld *ctld, json_t *body)
+{
+    const char *who = json_string_value(json_object_get(body, "users"));
+    char base[64];
+
+    if (!who || !*who)
+        who = json_string_value(json_object_get(body, "accounts"));
+    snprintf(base, sizeof(base), "%.*s", (int)strcspn(who ? who : "resv", ","),
+             who ? who : "resv");
+    for (unsigned n = 1;; n++) {
+        char *name = xasprintf("%s_%u", base, n);
+        if (!resv_find(ctld, name))
+            return name;
+        free(name);
+    }
+}
+
+static void change(struct ctld *ctld, proto_req_t *req, const char *op,
+                   json_t *rec, json_t *answer)
+{
+    struct ctld_event ev = {.type = CTLD_EV_RESV_CHANGED,
+                            .t = ctld_now(ctld),
+                            .resv = json_pack("{s:s s:o}", "op", op, "resv",
+                                              rec)};
+
+    if (ctld_apply(ctld, &ev) < 0) {
+        json_decref(ev.resv);
+        json_decref(answer);
+        return answer_error(req, EDRV_RESERVATION_INVALID, NULL);
+    }
+    json_decref(ev.resv);
+    log_info("reservation %s: %s by uid %u", json_string_value(json_object_get(
+                                                 rec, "name")),
+             op, (unsigned)proto_req_uid(req));
+    ctld_respond_durable(ctld, req, answer);
+    scheduler_request(ctld);
+}
+
+static void rpc_resv_create(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_t *body = json_deep_copy(proto_req_body(req)), *rec;
+    const char *why;
+    int errnum;
+
+    if (!operator(req)) {
+        json_decref(body);
+        return answer_error(req, EDRV_USER_ID_MISSING, NULL);
+    }
+    if (!json_string_value(json_object_get(body, "name")))
+        json_object_set_new(body, "name",
+                            json_string(default_name(ctld, body)));
+    if (resv_find(ctld, json_string_value(json_object_get(body, "name")))) {
+        json_decref(body);
+        return answer_error(req, EDRV_RESERVATION_NAME_DUP, NULL);
+    }
+    if (!(rec = build(ctld, body, NULL, ctld_now(ctld), &errnum, &why))) {
+        json_decref(body);
+        return answer_error(req, errnum, why);
+    }
+    change(ctld, req, "create", rec,
+           json_pack("{s:O}", "name", json_object_get(body, "name")));
+    json_decref(body);
+}
+
+static void rpc_resv_update(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_t *body = proto_req_body(req), *rec;
+    struct resv *old = resv_find(
+        ctld, json_string_value(json_object_get(body, "name")));
+    const char *why;
+    int errnum;
+
+    if (!operator(req))
+        return answer_error(req, EDRV_USER_ID_MISSING, NULL);
+    if (!old)
+        return answer_error(req, EDRV_RESERVATION_INVALID, NULL);
+    if (!(rec = build(ctld, body, old, ctld_now(ctld), &errnum, &why)))
+        return answer_error(req, errnum, why);
+    change(ctld, req, "update", rec, NULL);
+}
+
+static void rpc_resv_delete(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    struct resv *r = resv_find(
+        ctld, json_string_value(json_object_get(proto_req_body(req),
+                                                "name")));
+
+    if (!operator(req))
+        return answer_error(req, EDRV_USER_ID_MISSING, NULL);
+    if (!r)
+        return answer_error(req, EDRV_RESERVATION_INVALID, NULL);
+    change(ctld, req, "delete", json_pack("{s:s}", "name", r->name), NULL);
+}
+
+static void rpc_resv_info(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    const char *name = json_string_value(json_object_get(proto_req_body(req),
+                                                         "name"));
+    time_t now = ctld_now(ctld);
+    json_t *list = json_array();
+    struct resv *r, *tmp;
+
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        json_t *o;
+        uint32_t cores = 0;
+        if (name && strcmp(name, r->name))
+            continue;
+        for (size_t i = 0; i < ctld->nodes->count; i++)
+            if (bitmap_test(r->nodes, i))
+                cores += ctld->nodes->sched[i].cpus;
+        o = resv_to_json(r);
+        json_object_set_new(o, "node_cnt",
+                            json_integer((json_int_t)bitmap_count(r->nodes)));
+        json_object_set_new(o, "core_cnt", json_integer(cores));
+        json_object_set_new(o, "active", json_boolean(resv_active(r, now)));
+        json_array_append_new(list, o);
+    }
+    if (proto_respond(req, json_pack("{s:I s:o}", "now", (json_int_t)now,
+                                     "reservations", list))
+        < 0)
+        log_err("resv_info: responding");
+}
+
+const struct proto_handler rpc_resv_handlers[] = {
+    {"resv_create", rpc_resv_create, PROTO_ROLE_USER},
+    {"resv_update", rpc_resv_update, PROTO_ROLE_USER},
+    {"resv_delete", rpc_resv_delete, PROTO_ROLE_USER},
+    {"resv_info", rpc_resv_info, PROTO_ROLE_USER},
+    PROTO_HANDLER_END,
+};

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Advance reservations (issue 11), as Slurm 22.05 prints and does them
+(slurm-golden/resv-*): scontrol create/show/update/delete reservation with
+Slurm's texts, sinfo's maint state, a maintenance window that keeps other
+jobs off its node (and their -w requests pending with Slurm's reason)
+while its users run there, a future window that lets short jobs finish
+before it and holds back longer ones, access by Users=, and reservations
+surviving a controller restart."""
+import re
+import time
+
+import pytest
+
+TWO = {"nodes": 2, "gpus_per_node": 0, "up_args": ["--cpus-per-node=4"]}
+STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
+
+
+def sq(c, job):
+    return c.run("squeue", "-h", "-j", job, "-o", "%t|%r|%N",
+                 check=True).stdout.strip()
+
+
+@pytest.mark.parametrize("cluster", [TWO], indirect=True)
+def test_maintenance_reservation(cluster, make_user):
+    c = cluster
+    user = make_user("drresv1")
+    r = c.run("scontrol", "show", "reservation", check=True)
+    assert r.stdout == "No reservations in the system\n"
+    # an ordinary user may not create one (Slurm's text)
+    r = c.run("scontrol", "create", "reservation", "ReservationName=mine",
+              "StartTime=now", "Duration=60", "Nodes=node01",
+              f"Users={user}", user=user)
+    assert (r.returncode, r.stdout, r.stderr) == (
+        1, "", "Error creating the reservation: Invalid user id\n")
+    r = c.run("scontrol", "create", "reservation", "ReservationName=maint",
+              "StartTime=now", "Duration=60", "Nodes=node02", "Users=root",
+              "Flags=MAINT")
+    assert (r.returncode, r.stdout) == (0, "Reservation created: maint\n")
+    out = c.run("scontrol", "show", "reservation", "maint",
+                check=True).stdout
+    assert re.fullmatch(
+        rf"ReservationName=maint StartTime={STAMP} EndTime={STAMP} "
+        r"Duration=01:00:00\n"
+        r"   Nodes=node02 NodeCnt=1 CoreCnt=4 Features=\(null\) "
+        r"PartitionName=\(null\) Flags=MAINT,SPEC_NODES\n"
+        r"   TRES=cpu=4\n"
+        r"   Users=root Groups=\(null\) Accounts=\(null\) Licenses=\(null\) "
+        r"State=ACTIVE BurstBuffer=\(null\) Watts=n/a\n"
+        r"   MaxStartDelay=\(null\)\n\n", out), out
+    sinfo = c.run("sinfo", "-h", "-o", "%T %N", check=True).stdout.split("\n")
+    assert "maint node02" in sinfo
+    # another user's -w on it pends with Slurm's reason; others run on node01
+    onn2 = c.sbatch("-w", "node02", "-o", "/dev/null", "--wrap", "sleep 30",
+                    user=user)
+    c.wait_until(lambda: sq(c, onn2).startswith(
+        "PD|ReqNodeNotAvail, May be reserved for other job"), 15,
+        "the -w job to pend")
+    assert c.job_field(onn2, "Reason") == \
+        "ReqNodeNotAvail,_May_be_reserved_for_other_job"
+    free = c.sbatch("-o", "/dev/null", "--wrap", "sleep 30", user=user)
+    c.wait_job_state(free, "RUNNING", timeout=30)
+    assert sq(c, free).endswith("|node01")
+    # sbatch --reservation: refused for others, runs on it for its users
+    r = c.run("sbatch", "--reservation=maint", "--wrap", "true", user=user)
+    assert (r.returncode, r.stderr) == (
+        1, "sbatch: error: Batch job submission failed: Access denied to "
+           "requested reservation\n")
+    r = c.run("sbatch", "--reservation=nosuch", "--wrap", "true", user=user)
+    assert (r.returncode, r.stderr) == (
+        1, "sbatch: error: Batch job submission failed: Requested "
+           "reservation is invalid\n")
+    mine = c.sbatch("--reservation=maint", "-o", "/dev/null", "--wrap",
+                    "sleep 30")
+    c.wait_job_state(mine, "RUNNING", timeout=30)
+    assert sq(c, mine).endswith("|node02")
+    # it survives a kill -9 of the controller
+    c.kill("droverctld")
+    c.up()
+    assert "ReservationName=maint" in c.run("scontrol", "show",
+                                            "reservation").stdout
+    # deleted: the -w job gets its node once the reservation's job ends
+    c.run("scancel", mine, check=True)
+    r = c.run("scontrol", "delete", "ReservationName=maint")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    r = c.run("scontrol", "delete", "ReservationName=maint")
+    assert (r.returncode, r.stderr) == (
+        1, "delete_reservation ReservationName=maint: Requested reservation "
+           "is invalid\n")
+    c.wait_job_state(onn2, "RUNNING", timeout=30)
+    c.run("scancel", "-u", user, check=True)
+
+
+@pytest.mark.parametrize("cluster", [TWO], indirect=True)
+def test_future_window_blocks_only_what_would_overlap(cluster, make_user):
+    c = cluster
+    user = make_user("drresv1")
+    c.run("scontrol", "create", "reservation", "ReservationName=later",
+          "StartTime=now+120", "Duration=10", "Nodes=node01", "Users=root",
+          "Flags=MAINT", check=True)
+    # nothing drained early: node01 is idle and takes a 1-minute job
+    short = c.sbatch("-w", "node01", "-t", "1", "-o", "/dev/null", "--wrap",
+                     "sleep 5", user=user)
+    c.wait_job_state(short, "RUNNING", timeout=30)
+    # a 5-minute job would run into the window: it waits
+    long = c.sbatch("-w", "node01", "-t", "5", "-o", "/dev/null", "--wrap",
+                    "sleep 5", user=user)
+    c.wait_until(lambda: sq(c, long).startswith(
+        "PD|ReqNodeNotAvail, May be reserved for other job"), 15,
+        "the long job to wait")
+    assert "State=INACTIVE" in c.run("scontrol", "show", "reservation",
+                                     check=True).stdout
+    # the window moves away: it starts
+    r = c.run("scontrol", "update", "ReservationName=later",
+              "StartTime=now+3600")
+    assert (r.returncode, r.stdout) == (0, "Reservation updated.\n")
+    c.wait_job_state(long, "RUNNING", timeout=30)
+    # a reservation on a node with a job running past its start is refused
+    r = c.run("scontrol", "create", "reservation", "StartTime=now",
+              "Duration=10", "Nodes=node01", "Users=root")
+    assert (r.returncode, r.stderr) == (
+        1, "Error creating the reservation: Requested nodes are busy\n")
+    # a name of its own when none is given: Slurm's USER_N
+    r = c.run("scontrol", "create", "reservation", "StartTime=now+7200",
+              "Duration=10", "NodeCnt=1", f"Users={user}")
+    assert (r.returncode, r.stdout) == (0, f"Reservation created: {user}_1\n")
+    mine = c.sbatch(f"--reservation={user}_1", "-o", "/dev/null", "--wrap",
+                    "true", user=user)
+    c.wait_until(lambda: sq(c, mine).startswith("PD|Reservation"), 15,
+                 "the job to wait for its reservation")
+    c.run("scancel", "-u", user, check=True)
