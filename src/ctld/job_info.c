@@ -13,6 +13,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/explain.h"
 #include "ctld/job_info.h"
 #include "ctld/job_place.h"
 #include "ctld/step.h"
@@ -271,6 +272,16 @@ static void b_sched_nodes(struct info_ctx *c, const struct jsonw_sink *o)
         jsonw_put_str(o, "sched_nodes", c->job->sched_nodes);
 }
 
+/* Why a pending job waits, in words (explain.h). */
+static void b_explain(struct info_ctx *c, const struct jsonw_sink *o)
+{
+    char *s = job_explain(c->ctld, c->job, ctld_now(c->ctld));
+
+    if (s)
+        jsonw_put_str(o, "pending_explain", s);
+    free(s);
+}
+
 static void b_paths(struct info_ctx *c, const struct jsonw_sink *o)
 {
     add_paths(o, c->job, ctx_host(c));
@@ -332,6 +343,7 @@ static const struct {
     {"nodes", b_nodes},
     {"start_time", b_start_time},
     {"sched_nodes", b_sched_nodes},
+    {"pending_explain", b_explain},
     {"std_out", b_paths},
     /* aliases and groups */
     {"tres_req", b_tres},
@@ -361,7 +373,7 @@ static const struct {
     {"steps", b_steps},
 };
 
-#define DERIVED_COUNT 13
+#define DERIVED_COUNT 14
 #define NKEYS (sizeof(info_keys) / sizeof(info_keys[0]))
 
 json_t *job_info_json(struct ctld *ctld, const struct job *job, time_t now)

@@ -109,6 +109,10 @@ def test_future_window_blocks_only_what_would_overlap(cluster, make_user):
         "the long job to wait")
     assert "State=INACTIVE" in c.run("scontrol", "show", "reservation",
                                      check=True).stdout
+    why = c.run("squeue", "-h", "-j", long, "-O", "PendingExplain:300",
+                check=True).stdout.strip()
+    assert re.fullmatch(r"node01 \(nodes it asked for\) reserved by later "
+                        rf"from {STAMP} to {STAMP}", why), why
     # the window moves away: it starts
     r = c.run("scontrol", "update", "ReservationName=later",
               "StartTime=now+3600")

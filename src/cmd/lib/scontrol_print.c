@@ -131,6 +131,11 @@ static void job_line_state(struct rec *r, const json_t *job)
                    job_state_name(job_state_of(job)), reason,
                    jstr_or(job, "dependency", "(null)"));
     rec_eol(r);
+    if (r->ctx->detail && jstr(job, "pending_explain")) {
+        /* Drover's: why it waits, in words */
+        fmt_buf_printf(&r->out, "Explain=%s", jstr(job, "pending_explain"));
+        rec_eol(r);
+    }
     fmt_buf_printf(&r->out, "Requeue=%d Restarts=%lld BatchFlag=%lld Reboot=0 ",
                    jbool(job, "requeue", true) ? 1 : 0,
                    (long long)jint(job, "restarts", 0),

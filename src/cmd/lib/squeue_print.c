@@ -312,6 +312,17 @@ static void p_na(struct fmt_buf *out, const void *rec, const void *ctx)
     fmt_buf_puts(out, "N/A");
 }
 
+static void p_reservation(struct fmt_buf *out, const void *rec,
+                          const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "reservation", "(null)"));
+}
+
+static void p_explain(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "pending_explain", ""));
+}
+
 #define NC (FMT_NOCUT | FMT_HEADER_NOCUT)
 
 const struct fmt_field squeue_fields[] = {
@@ -357,7 +368,7 @@ const struct fmt_field squeue_fields[] = {
     {'U', "UserID", "USER", p_uid, 0},
     {'u', "UserName", "USER", p_user, 0},
     {'V', "SubmitTime", "SUBMIT_TIME", p_submit, 0},
-    {'v', "Reservation", "RESERVATION", p_null, 0},
+    {'v', "Reservation", "RESERVATION", p_reservation, 0},
     {'W', "Licenses", "LICENSES", p_null, 0},
     {'w', "WCKey", "WCKEY", p_null, 0},
     {'X', "CoreSpec", "CORE_SPEC", p_na, 0},
@@ -366,6 +377,8 @@ const struct fmt_field squeue_fields[] = {
     {'y', "Nice", "NICE", p_nice, 0},
     {'Z', "WorkDir", "WORK_DIR", p_work_dir, 0},
     {'z', "SCT", "S:C:T", p_sct, 0},
+    /* Drover's: why a pending job waits, in words (-O only) */
+    {0, "PendingExplain", "EXPLAIN", p_explain, NC},
     {0, NULL, NULL, NULL, 0},
 };
 
@@ -422,6 +435,8 @@ static const struct {
     {p_nice, "nice"},
     {p_batch_host, "batch_host"},
     {p_sched_nodes, "sched_nodes"},
+    {p_reservation, "reservation"},
+    {p_explain, "pending_explain"},
     {p_empty, ""},
     {p_null, ""},
     {p_zero, ""},
