@@ -93,6 +93,8 @@ struct conf_partition {
     uint32_t priority_job_factor; /* PriorityJobFactor=, default 1 */
     uint32_t preempt_mode;  /* PreemptMode=: enum conf_preempt_mode, UNSET
                              * (the global one) when not given */
+    uint32_t grace_time_s;  /* GraceTime=, seconds a preempted job gets
+                             * after SIGTERM (preempt/partition_prio), 0 */
     bool root_only;      /* RootOnly=YES: only root/SlurmUser may submit */
     bool hidden;         /* Hidden=YES: listed only with -a/--all */
     /* Comma lists as written; NULL when not given (Allow*=ALL is NULL). */

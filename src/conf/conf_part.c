@@ -32,6 +32,7 @@ struct part_spec {
     int64_t priority_tier;
     int64_t priority_job_factor;
     int64_t preempt_mode; /* enum conf_preempt_mode */
+    int64_t grace_time;   /* seconds */
     int64_t root_only;
     int64_t hidden;
     /* Access lists as written (NULL: not given); "ALL" kept as written. */
@@ -93,7 +94,7 @@ static const struct part_key {
     { "DefMemPerNode",     PART_IGNORE, 0 },
     { "DisableRootJobs",   PART_IGNORE, 0 },
     { "ExclusiveUser",     PART_IGNORE, 0 },
-    { "GraceTime",         PART_IGNORE, 0 },
+    { "GraceTime",         PART_U32,    PSPEC(grace_time) },
     { "LLN",               PART_IGNORE, 0 },
     { "MaxCPUsPerNode",    PART_IGNORE, 0 },
     { "MaxCPUsPerSocket",  PART_IGNORE, 0 },
@@ -136,6 +137,7 @@ static void pspec_init(struct part_spec *s)
         .priority_tier = PUNSET,
         .priority_job_factor = PUNSET,
         .preempt_mode = PUNSET,
+        .grace_time = PUNSET,
         .root_only = PUNSET,
         .hidden = PUNSET,
     };
@@ -323,6 +325,7 @@ static int add_partition(struct conf_parser *p, const struct conf_line *l,
         .priority_job_factor = (uint32_t)or_default(s->priority_job_factor, 1),
         .preempt_mode = (uint32_t)or_default(s->preempt_mode,
                                              CONF_PREEMPT_MODE_UNSET),
+        .grace_time_s = (uint32_t)or_default(s->grace_time, 0),
         .root_only = or_default(s->root_only, 0) != 0,
         .hidden = or_default(s->hidden, 0) != 0,
         .allow_groups = allow_list(&s->allow_groups),

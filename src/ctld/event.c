@@ -188,6 +188,7 @@ static int apply_requeued(struct ctld *ctld, struct ctld_event *ev)
     job->cancel_requested = false;
     job->requeue_requested = false;
     job->preempted = false;
+    job->preempt_kill_at = 0;
     job->cancelled_by = -1;
     job->start_time = job->end_time = 0;
     job->exit_status = 0;
@@ -391,6 +392,7 @@ static int apply_preempted(struct ctld *ctld, struct ctld_event *ev)
         return -1;
     job->preempted = true;
     job->completing = true;
+    job->preempt_kill_at = ev->grace_s > 0 ? ev->t + ev->grace_s : 0;
     if (ev->requeue) {
         job->requeue_requested = true;
     } else {

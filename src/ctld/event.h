@@ -144,6 +144,7 @@ struct ctld_event {
     bool reset;                  /* PRIORITY_CALC */
     bool suspend;                /* JOB_SUSPENDED: suspend, or resume */
     bool requeue;                /* JOB_PREEMPTED: requeue, or cancel */
+    int64_t grace_s;             /* JOB_PREEMPTED: GraceTime, seconds */
     json_t *resv;                /* RESV_CHANGED (borrowed) */
 };
 

@@ -158,6 +158,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
     case CTLD_EV_JOB_SUSPENDED:
         return json_object_set_new(o, "suspend", json_boolean(ev->suspend));
     case CTLD_EV_JOB_PREEMPTED:
+        if (ev->grace_s)
+            json_object_set_new(o, "grace_s", json_integer(ev->grace_s));
         return json_object_set_new(o, "requeue", json_boolean(ev->requeue));
     case CTLD_EV_RESV_CHANGED:
         return json_object_set(o, "change", ev->resv);
@@ -319,6 +321,7 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
         return 0;
     case CTLD_EV_JOB_PREEMPTED:
         ev->requeue = json_is_true(json_object_get(rec, "requeue"));
+        ev->grace_s = json_integer_value(json_object_get(rec, "grace_s"));
         return 0;
     case CTLD_EV_RESV_CHANGED:
         ev->resv = json_object_get(rec, "change");

@@ -203,6 +203,7 @@ static const struct job_field {
     F("start_time", K_TIME, start_time, 0),
     F("end_time", K_TIME, end_time, 0),
     F("suspend_time", K_TIME, suspend_time, F_OMIT_ZERO),
+    F("preempt_kill_at", K_TIME, preempt_kill_at, F_OMIT_ZERO),
     F("pre_sus_s", K_I64, pre_sus_s, F_OMIT_ZERO),
     F("time_limit_s", K_I64, time_limit_s, 0),
     F("exit_status", K_I32, exit_status, 0),

@@ -88,6 +88,8 @@ struct job {
     bool interactive;      /* salloc/srun allocation: no batch script */
     bool preempted;        /* being preempted (preempt.h) until it ends or
                             * is requeued */
+    bool preempt_kill_sent;/* preempt_grace_check() ended it (not
+                            * journaled) */
     bool priority_set;     /* scontrol update Priority= by an operator:
                             * kept, not computed again */
     int64_t cancelled_by;  /* uid that cancelled it (sacct "CANCELLED by
@@ -100,6 +102,8 @@ struct job {
     time_t eligible_time;
     time_t start_time;
     time_t end_time;
+    time_t preempt_kill_at;/* preempted with a GraceTime: when it is
+                            * killed (preempt.h), 0 when not */
     time_t suspend_time;   /* the last suspend or resume (scontrol
                             * suspend/resume), 0 if never */
     int64_t pre_sus_s;     /* seconds it ran before its last suspension

@@ -25,6 +25,7 @@
 #include "ctld/interactive.h"
 #include "ctld/part_access.h"
 #include "ctld/enforce.h"
+#include "ctld/preempt.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/ident.h"
@@ -150,6 +151,7 @@ static void periodic_cb(uv_timer_t *t)
     interactive_check_limits(ctld, now);
     state_purge_old_jobs(ctld, now);
     resv_expire(ctld, now);
+    preempt_grace_check(ctld, now);
     launch_store_sweep(ctld->launches);
     acct_periodic(ctld);
     if (journal_length(ctld->journal) > SNAPSHOT_RECORDS

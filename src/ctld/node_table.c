@@ -358,6 +358,7 @@ json_t *node_table_partition_json(const struct node_table *nt, size_t p)
                                               : (json_int_t)cp->max_nodes,
                   "priority_tier", cp->priority_tier, "priority_job_factor",
                   cp->priority_job_factor, "tres", tres);
+    json_object_set_new(o, "grace_time_s", json_integer(cp->grace_time_s));
     json_object_set_new(o, "preempt_mode", json_string(
                                                conf_preempt_mode_string(
                                                    part->preempt_mode)));

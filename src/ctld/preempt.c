@@ -14,6 +14,7 @@
 #include "ctld/event.h"
 #include "ctld/interactive.h"
 #include "ctld/preempt.h"
+#include "ctld/suspend.h"
 
 static uint32_t tier_of(struct ctld *ctld, const struct job *job)
 {
@@ -76,6 +77,20 @@ static int victim_order(const void *a, const void *b, void *arg)
     return x->id > y->id ? -1 : x->id < y->id;
 }
 
+/* The GraceTime 'v' gets: its partition's (partition_prio) or its
+ * QOS's (qos), seconds. */
+static int64_t grace_of(struct ctld *ctld, const struct job *v)
+{
+    const struct ctld_partition *p;
+
+    if (ctld->conf->preempt_type == CONF_PREEMPT_PARTITION_PRIO) {
+        p = node_table_partition(ctld->nodes, v->partition);
+        return p ? p->conf->grace_time_s : 0;
+    }
+    return limits_qos_grace_s(enforce_table(ctld),
+                              v->qos ? v->qos : "normal");
+}
+
 static void preempt_job(struct ctld *ctld, struct job *v, struct job *by,
                         time_t now)
 {
@@ -86,14 +101,32 @@ static void preempt_job(struct ctld *ctld, struct job *v, struct job *by,
     if (mode == CONF_PREEMPT_MODE_REQUEUE && (!v->requeue || v->interactive))
         mode = CONF_PREEMPT_MODE_CANCEL; /* as Slurm: it cannot requeue */
     ev.requeue = mode == CONF_PREEMPT_MODE_REQUEUE;
+    ev.grace_s = v->interactive ? 0 : grace_of(ctld, v);
     if (ctld_apply(ctld, &ev) < 0)
         return;
-    log_info("preempted JobId=%u (%s) for JobId=%u", v->id,
-             ev.requeue ? "requeue" : "cancel", by->id);
+    log_info("preempted JobId=%u (%s%s) for JobId=%u", v->id,
+             ev.requeue ? "requeue" : "cancel",
+             ev.grace_s ? ", SIGTERM and GraceTime" : "", by->id);
     if (v->interactive)
         interactive_end(ctld, v, SIGKILL, false);
+    else if (ev.grace_s) /* SIGTERM to every process now, the kill later */
+        suspend_signal_nodes(ctld, v, SIGTERM);
     else
         ctld_job_signal_node(ctld, v, SIGKILL, true);
+}
+
+void preempt_grace_check(struct ctld *ctld, time_t now)
+{
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (!job->preempted || !job->alloc || !job->preempt_kill_at
+            || now < job->preempt_kill_at || job->preempt_kill_sent)
+            continue;
+        log_info("JobId=%u: GraceTime over, ending it", job->id);
+        job->preempt_kill_sent = true;
+        ctld_job_signal_node(ctld, job, SIGKILL, true);
+    }
 }
 
 /* The candidates for 'job' into 'cand' (sorted), the allocations of jobs

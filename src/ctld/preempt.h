@@ -40,4 +40,9 @@ struct job;
 void preempt_pass(struct ctld *ctld, struct job **pend,
                   const struct sched_decision *dec, size_t np, time_t now);
 
+/* Periodic: preempted jobs whose GraceTime (partition or QOS GraceTime=:
+ * SIGTERM at the preemption) is over are ended (SIGTERM, then SIGKILL
+ * after KillWait).  A restart sends it again, which is harmless. */
+void preempt_grace_check(struct ctld *ctld, time_t now);
+
 #endif /* !DROVER_CTLD_PREEMPT_H */

@@ -140,6 +140,8 @@ static int add_qos(limits_table_t *t, json_t *o, drv_error_t *error)
         q->usage_factor = 1.0;
     q->preempt = name_list(json_object_get(o, "preempt"));
     q->preempt_mode = xstrdup(str_or(o, "preempt_mode", "cluster"));
+    q->grace_time_s = int_or(o, "grace_time_s") > 0
+                          ? int_or(o, "grace_time_s") : 0;
     HASH_ADD_KEYPTR(hh, t->qos, q->name, strlen(q->name), q);
     if (set_parse(o, &q->lim, true, &e) < 0)
         return errprintf(error, "QOS %s: %s", name, e.text);
@@ -512,4 +514,11 @@ const char *limits_qos_preempt_mode(const limits_table_t *t, const char *qos)
     const struct limits_qos *q = t && qos ? limits__qos_find(t, qos) : NULL;
 
     return q ? q->preempt_mode : "cluster";
+}
+
+int64_t limits_qos_grace_s(const limits_table_t *t, const char *qos)
+{
+    const struct limits_qos *q = t && qos ? limits__qos_find(t, qos) : NULL;
+
+    return q ? q->grace_time_s : 0;
 }

@@ -221,6 +221,9 @@ uint32_t limits_qos_priority_max(const limits_table_t *t);
 bool limits_qos_preempts(const limits_table_t *t, const char *qos,
                          const char *victim);
 
+/* QOS 'qos''s GraceTime in seconds (0: none or unknown QOS). */
+int64_t limits_qos_grace_s(const limits_table_t *t, const char *qos);
+
 /* QOS 'qos''s PreemptMode as droverdbd sends it: "cluster" (the global
  * one; also for an unknown QOS), "off", "cancel", "requeue", "suspend".
  * Borrowed from the table. */

@@ -41,6 +41,7 @@ struct limits_qos {
     char **preempt;                /* Preempt=: QOS it may preempt,
                                     * NULL-terminated */
     char *preempt_mode;            /* "cluster", "off", "cancel", ... */
+    int64_t grace_time_s;          /* GraceTime=, seconds, 0 */
     struct limits_usage use;       /* all jobs of the QOS (Grp limits) */
     struct limits_qos_user *users; /* uthash by user */
     UT_hash_handle hh;

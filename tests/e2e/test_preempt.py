@@ -111,3 +111,32 @@ def test_qos_preempt_list(cluster, make_user):
     assert squeue(c, low) == "PD BeginTime"
     assert squeue(c, normal).startswith("PD")  # QOS normal preempts nothing
     c.run("scancel", low, normal, urgent, check=True)
+
+
+LOW = "PartitionName=low Nodes=ALL PriorityTier=1 GraceTime=4 MaxTime=INFINITE"
+
+
+@pytest.mark.parametrize("cluster", [one_node(
+    "PreemptType=preempt/partition_prio", "PreemptMode=CANCEL", HIGH, LOW)],
+    indirect=True)
+def test_grace_time_sigterm_then_kill(cluster, make_user):
+    """GraceTime=4 on the preempted job's partition: SIGTERM at once (the
+    job may clean up), the kill 4 s later."""
+    c = cluster
+    alice, bob = make_user("drpre1"), make_user("drpre2")
+    assert "GraceTime=4 " in c.run("scontrol", "show", "partition", "low",
+                                   check=True).stdout
+    out = c.user_workdir(alice) / "grace.out"
+    low = c.sbatch("-p", "low", "-n4", "-o", str(out), "--wrap",
+                   "trap 'echo got TERM; sleep 30' TERM; sleep 300 & wait",
+                   user=alice)
+    c.wait_job_state(low, "RUNNING", timeout=30)
+    c.wait_until(lambda: c.job_pids(low), 10, "the job's processes")
+    urgent = c.sbatch("-p", "high", "-n4", "-o", "/dev/null", "--wrap",
+                      "sleep 300", user=bob)
+    c.wait_until(lambda: out.exists() and "got TERM" in out.read_text(), 15,
+                 "the SIGTERM")
+    assert c.job_pids(low)  # still there within its grace time
+    c.wait_job_state(urgent, "RUNNING", timeout=30)
+    c.wait_job_state(low, "PREEMPTED", timeout=30)
+    c.run("scancel", urgent, check=True)

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,10 +420,19 @@ static char *conf_set_line(char *text, const char *line, size_t len)
 {
     const char *eq = memchr(line, '=', len);
     size_t klen = eq ? (size_t)(eq - line) : len;
+    bool named = eq && ((klen == 13 && !strncasecmp(line, "PartitionName", 13))
+                        || (klen == 8 && !strncasecmp(line, "NodeName", 8)));
     char *p = text, *out;
 
+    /* PartitionName= and NodeName= lines replace the line of the same
+     * name only: "PartitionName=high ..." adds a partition. */
+    if (named)
+        klen = strcspn(line, " \t") < len ? strcspn(line, " \t") : len;
     for (; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
-        if (strncasecmp(p, line, klen) == 0 && p[klen] == '=')
+        if (strncasecmp(p, line, klen) == 0
+            && (named ? (p[klen] == ' ' || p[klen] == '\t'
+                         || p[klen] == '\n' || !p[klen])
+                      : p[klen] == '='))
             break;
         if (*p == '\n')
             break; /* the blank line before the nodes */

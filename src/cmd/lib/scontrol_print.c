@@ -640,8 +640,9 @@ static void part_lines_limits(struct rec *r, const json_t *p)
 
     fmt_buf_printf(&r->out,
                    "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO "
-                   "GraceTime=0 Hidden=%s",
+                   "GraceTime=%lld Hidden=%s",
                    part_time(p, "default_time_s", "NONE", b1, sizeof(b1)),
+                   (long long)jint(p, "grace_time_s", 0),
                    jbool(p, "hidden", false) ? "YES" : "NO");
     rec_eol(r);
     if (max_nodes < 0)
