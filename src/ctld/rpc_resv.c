@@ -271,9 +271,11 @@ static void rpc_resv_create(proto_req_t *req, void *arg)
         json_decref(body);
         return answer_error(req, EDRV_USER_ID_MISSING, NULL);
     }
-    if (!json_string_value(json_object_get(body, "name")))
-        json_object_set_new(body, "name",
-                            json_string(default_name(ctld, body)));
+    if (!json_string_value(json_object_get(body, "name"))) {
+        char *name = default_name(ctld, body);
+        json_object_set_new(body, "name", json_string(name));
+        free(name);
+    }
     if (resv_find(ctld, json_string_value(json_object_get(body, "name")))) {
         json_decref(body);
         return answer_error(req, EDRV_RESERVATION_NAME_DUP, NULL);
