@@ -32,7 +32,7 @@ enum key_type {
     KEY_AUTHINFO,  /* char *, socket= of "socket=PATH,ttl=60" */
     KEY_IGNORE,    /* a Slurm keyword we accept and do not use */
     KEY_ENFORCE,   /* uint32_t enum conf_enforce, "associations,limits" */
-    KEY_SCHED_PARAMS, /* uint32_t max_script_size of SchedulerParameters */
+    KEY_SCHED_PARAMS, /* struct conf_sched (conf_sched.c) */
     KEY_PRIVATE,   /* uint32_t enum conf_private, "jobs,nodes" */
     KEY_PRIORITY,  /* a field of struct conf_priority (conf_priority.c) */
     KEY_PREEMPT,   /* PreemptType/Mode/ExemptTime (conf_preempt.c) */
@@ -91,7 +91,7 @@ static const struct conf_key conf_keys[] = {
     { "SchedulerType",     KEY_STRING,    FIELD(scheduler_type),     "sched/backfill", 0 },
     { "ProctrackType",     KEY_STRING,    FIELD(proctrack_type),     "proctrack/cgroup", 0 },
     { "TaskPlugin",        KEY_STRING,    FIELD(task_plugin),        "task/none", 0 },
-    { "SchedulerParameters", KEY_SCHED_PARAMS, FIELD(max_script_size), "", 0 },
+    { "SchedulerParameters", KEY_SCHED_PARAMS, FIELD(sched), "", 0 },
     { "PriorityType",      KEY_PRIORITY,  FIELD(priority),  "priority/basic", 0 },
     { "PriorityWeightAge", KEY_PRIORITY,  FIELD(priority),  "0", 0 },
     { "PriorityWeightAssoc", KEY_PRIORITY, FIELD(priority), "0", 0 },
@@ -398,32 +398,6 @@ static char *flags_string(uint32_t flags, const struct flag_word *words,
     return buf;
 }
 
-/* SchedulerParameters=opt,opt=value,...: Drover reads max_script_size=
- * (bytes, Slurm's default and ceiling); Slurm's other options are
- * accepted and ignored. */
-static const char *set_sched_params(uint32_t *max_script_size,
-                                    const char *value)
-{
-    static const char key[] = "max_script_size=";
-    uint32_t v = CONF_MAX_SCRIPT_SIZE_DEFAULT;
-
-    while (*value) {
-        size_t n = strcspn(value, ",");
-        if (n > sizeof(key) - 1 && !strncasecmp(value, key, sizeof(key) - 1)) {
-            char num[16] = "";
-            if (n - (sizeof(key) - 1) >= sizeof(num))
-                return "max_script_size: not a number";
-            memcpy(num, value + sizeof(key) - 1, n - (sizeof(key) - 1));
-            if (conf__parse_u32(num, &v) < 0)
-                return "max_script_size: not a number";
-            if (v > CONF_MAX_SCRIPT_SIZE_MAX)
-                return "max_script_size: over 512 MB";
-        }
-        value += n + (value[n] == ',');
-    }
-    *max_script_size = v;
-    return NULL;
-}
 
 char *conf_enforce_string(uint32_t flags, char *buf, size_t size)
 {
@@ -506,7 +480,7 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
                          "expected associations, limits, qos, safe, wckeys, "
                          "nojobs, nosteps, all or none");
     case KEY_SCHED_PARAMS:
-        return set_sched_params((uint32_t *)field, value);
+        return conf__set_sched_params((struct conf_sched *)field, value);
     case KEY_PRIORITY:
         return conf__set_priority(&conf->priority, k->name, value);
     case KEY_PREEMPT:
@@ -594,6 +568,12 @@ static int conf_finish(struct conf_parser *p, drv_error_t *error)
     if (!conf->ctld_addr && conf->ctld_host
         && !(conf->ctld_addr = strdup(conf->ctld_host)))
         return conf__enomem(error);
+    if (conf->scheduler_type && strcasecmp(conf->scheduler_type,
+                                           "sched/backfill")
+        && strcasecmp(conf->scheduler_type, "sched/builtin"))
+        return conf__einval(error, "%s: SchedulerType=%s: expected "
+                            "sched/backfill or sched/builtin", conf->path,
+                            conf->scheduler_type);
     for (size_t i = 0; i < conf->node_count; i++)
         if (conf->nodes[i].port == 0)
             conf->nodes[i].port = conf->slurmd_port;

@@ -38,6 +38,21 @@ struct conf_index; /* private to src/conf */
 #define CONF_MAX_SCRIPT_SIZE_DEFAULT (4u * 1024 * 1024)
 #define CONF_MAX_SCRIPT_SIZE_MAX (512u * 1024 * 1024)
 
+/* SchedulerParameters= (slurm.conf(5)), as Drover uses them
+ * (conf_sched.c).  0 means "not set" for the limits. */
+struct conf_sched {
+    uint32_t max_script_size;     /* bytes, CONF_MAX_SCRIPT_SIZE_DEFAULT */
+    uint32_t bf_max_job_test;     /* jobs a pass considers; 0: all */
+    uint32_t bf_max_job_user;     /* jobs of one user a pass considers */
+    uint32_t bf_max_job_part;     /* jobs of one partition a pass considers */
+    uint32_t bf_window_s;         /* how far ahead starts are planned
+                                   * (bf_window, minutes); 0: no bound */
+    uint32_t bf_resolution_s;     /* planned starts rounded up to it */
+    uint32_t bf_interval_s;       /* longest wait between passes, 30 */
+    uint32_t default_queue_depth; /* accepted: one pass plans it all */
+    bool bf_continue, defer;      /* accepted: no effect in Drover */
+};
+
 /* One GPU (or other GRES) device of a node, from gres.conf File= lines or,
  * failing those, from the node's Gres= count. */
 struct conf_gres_dev {
@@ -262,8 +277,7 @@ struct slurm_conf {
     char *scheduler_type;     /* SchedulerType=, "sched/backfill" */
     char *proctrack_type;     /* ProctrackType=, "proctrack/cgroup" */
     char *task_plugin;        /* TaskPlugin=, "task/none" */
-    uint32_t max_script_size; /* SchedulerParameters=max_script_size=,
-                               * bytes, CONF_MAX_SCRIPT_SIZE_DEFAULT */
+    struct conf_sched sched;  /* SchedulerParameters= */
     struct conf_priority priority; /* Priority* keywords */
     uint32_t preempt_type;    /* PreemptType=: enum conf_preempt_type */
     uint32_t preempt_mode;    /* PreemptMode=: enum conf_preempt_mode, OFF */

@@ -173,6 +173,10 @@ const char *conf__set_priority(struct conf_priority *p, const char *key,
 /* Free what conf__set_priority() allocated. */
 void conf__priority_clear(struct conf_priority *p);
 
+/* Parse SchedulerParameters=opt,opt=value,... into 's' (conf_sched.c).
+ * Returns NULL or why not. */
+const char *conf__set_sched_params(struct conf_sched *s, const char *value);
+
 /* Set PreemptType, PreemptMode or PreemptExemptTime of 'conf' to 'value'
  * (conf_preempt.c).  Returns NULL or why the value is bad. */
 const char *conf__set_preempt(struct slurm_conf *conf, const char *key,

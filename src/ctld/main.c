@@ -257,7 +257,7 @@ static void ctld_listen(struct ctld *ctld)
         log_fatal("%s", error.text);
     proto_server_set_unauth_timeout(ctld->server,
                                     ctld->conf->msg_timeout_s * 1000);
-    proto_server_fit_script(ctld->server, ctld->conf->max_script_size);
+    proto_server_fit_script(ctld->server, ctld->conf->sched.max_script_size);
 }
 
 static void ctld_start_handles(struct ctld *ctld)

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -332,6 +333,78 @@ static void resv_reason(struct ctld *ctld, struct job *job, bool waits)
         }
 }
 
+/* SchedulerParameters bf_max_job_test/_user/_part: the pass considers at
+ * most that many jobs (of a user, of a partition), the first in the
+ * queue's order; the others wait for a later pass, keeping their reason.
+ * Compacts pend[0..*np). */
+struct depth_count {
+    uintptr_t key;
+    uint32_t n;
+    UT_hash_handle hh;
+};
+
+static bool over(struct depth_count **tab, uintptr_t key, uint32_t max)
+{
+    struct depth_count *c = NULL;
+
+    if (!max)
+        return false;
+    HASH_FIND(hh, *tab, &key, sizeof(key), c);
+    if (!c) {
+        c = xzalloc(sizeof(*c));
+        c->key = key;
+        HASH_ADD(hh, *tab, key, sizeof(c->key), c);
+    }
+    return ++c->n > max;
+}
+
+static void depth_limits(struct ctld *ctld, struct job **pend, size_t *np)
+{
+    const struct conf_sched *s = &ctld->conf->sched;
+    struct depth_count *users = NULL, *parts = NULL, *c, *tmp;
+    size_t k = 0;
+
+    if (!s->bf_max_job_test && !s->bf_max_job_user && !s->bf_max_job_part)
+        return;
+    for (size_t i = 0; i < *np; i++) {
+        if ((s->bf_max_job_test && k >= s->bf_max_job_test)
+            || over(&users, pend[i]->uid, s->bf_max_job_user)
+            || over(&parts, (uintptr_t)pend[i]->partition,
+                    s->bf_max_job_part))
+            continue;
+        pend[k++] = pend[i];
+    }
+    *np = k;
+    HASH_ITER(hh, users, c, tmp) {
+        HASH_DEL(users, c);
+        free(c);
+    }
+    HASH_ITER(hh, parts, c, tmp) {
+        HASH_DEL(parts, c);
+        free(c);
+    }
+}
+
+/* bf_window: no planned start beyond it; bf_resolution: planned starts
+ * rounded up to it (Slurm's backfill resolution). */
+static void plan_bounds(struct ctld *ctld, struct sched_decision *d,
+                        time_t now)
+{
+    const struct conf_sched *s = &ctld->conf->sched;
+
+    if (d->action != SCHED_ACT_WAIT || d->start_time <= 0)
+        return;
+    if (s->bf_window_s && d->start_time > now + (int64_t)s->bf_window_s) {
+        d->start_time = 0;
+        sched_alloc_destroy(d->alloc);
+        d->alloc = NULL;
+        return;
+    }
+    if (s->bf_resolution_s > 1)
+        d->start_time = (d->start_time + s->bf_resolution_s - 1)
+                        / s->bf_resolution_s * s->bf_resolution_s;
+}
+
 void scheduler_run(struct ctld *ctld)
 {
     time_t now = ctld_now(ctld);
@@ -350,6 +423,7 @@ void scheduler_run(struct ctld *ctld)
     bool waiting = false; /* a job of higher priority waits */
 
     collect(ctld, now, &pend, &np, &run, &nr);
+    depth_limits(ctld, pend, &np);
     pj = xzalloc(sizeof(*pj) * (np + 1));
     dec = xzalloc(sizeof(*dec) * (np + 1));
     resv_nodes = xzalloc(sizeof(*resv_nodes) * (np + 1));
@@ -385,14 +459,28 @@ void scheduler_run(struct ctld *ctld)
         log_err("sched: pass failed");
     } else {
         size_t starts = 0;
+        bool builtin = ctld->conf->scheduler_type
+                       && !strcasecmp(ctld->conf->scheduler_type,
+                                      "sched/builtin");
+        bool blocked = false; /* a job ahead waits for resources */
         ctld->sched_more = false;
         for (size_t i = 0; i < np; i++) {
             bool start = dec[i].action == SCHED_ACT_START;
+            blocked |= dec[i].action == SCHED_ACT_WAIT
+                       && dec[i].reason != SCHED_REASON_LIMIT;
+            if (start && builtin && blocked) {
+                /* sched/builtin: nothing starts behind a waiting job */
+                decision_drop(ctld, &dec[i]);
+                if (pend[i]->state == JOB_PENDING)
+                    pend[i]->reason = JOB_REASON_PRIORITY;
+                continue;
+            }
             if (start && starts == SCHED_MAX_STARTS) { /* the next pass */
                 decision_drop(ctld, &dec[i]);
                 ctld->sched_more = true;
                 continue;
             }
+            plan_bounds(ctld, &dec[i], now);
             starts += start;
             backfilled += start && waiting;
             waiting |= !start;

@@ -20,7 +20,7 @@ int submit_check_script(const struct ctld *ctld, json_t *body,
                       drv_error_t *error)
 {
     const struct schema_field script = {
-        "script", SCHEMA_STR, 0, ctld->conf->max_script_size, TOO_LONG, 0,
+        "script", SCHEMA_STR, 0, ctld->conf->sched.max_script_size, TOO_LONG, 0,
         "bytes", NULL};
 
     return schema_check_field(body, &script, error);

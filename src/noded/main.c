@@ -156,7 +156,7 @@ static void noded_listen(struct noded *nd)
         log_fatal("%s", error.text);
     proto_server_set_unauth_timeout(nd->server,
                                     nd->conf->msg_timeout_s * 1000);
-    proto_server_fit_script(nd->server, nd->conf->max_script_size);
+    proto_server_fit_script(nd->server, nd->conf->sched.max_script_size);
 }
 
 static void noded_start_handles(struct noded *nd)

@@ -99,7 +99,7 @@ static void defaults_without_keywords(void **state)
     assert_int_equal(conf->first_job_id, 1);
     assert_int_equal(conf->max_job_count, 10000);
     assert_int_equal(conf->max_array_size, 1001);
-    assert_int_equal(conf->max_script_size, 4 * 1024 * 1024);
+    assert_int_equal(conf->sched.max_script_size, 4 * 1024 * 1024);
     assert_int_equal(conf->kill_wait_s, 30);
     assert_int_equal(conf->min_job_age_s, 300);
     assert_int_equal(conf->slurmd_timeout_s, 300);
@@ -908,24 +908,38 @@ static void load_missing_file(void **state)
                                     "slurm.conf: No such file or directory");
 }
 
-/* SchedulerParameters: max_script_size= read, Slurm's other options
- * accepted, 512 MB at most. */
+/* SchedulerParameters: the options Drover uses, the ones it accepts, a
+ * bad number refused, 512 MB at most for scripts. */
 static void scheduler_parameters_max_script_size(void **state)
 {
     struct slurm_conf *conf;
 
     (void)state;
     conf = parse_ok("SchedulerParameters=bf_continue,max_script_size=65536,"
-                    "default_queue_depth=100\n", NULL);
-    assert_int_equal(conf->max_script_size, 65536);
+                    "default_queue_depth=100,bf_window=60,bf_max_job_test=50,"
+                    "bf_max_job_user=3,bf_max_job_part=7,bf_resolution=120,"
+                    "bf_interval=10,defer\n", NULL);
+    assert_int_equal(conf->sched.max_script_size, 65536);
+    assert_int_equal(conf->sched.bf_window_s, 3600);
+    assert_int_equal(conf->sched.bf_max_job_test, 50);
+    assert_int_equal(conf->sched.bf_max_job_user, 3);
+    assert_int_equal(conf->sched.bf_max_job_part, 7);
+    assert_int_equal(conf->sched.bf_resolution_s, 120);
+    assert_int_equal(conf->sched.bf_interval_s, 10);
+    assert_int_equal(conf->sched.default_queue_depth, 100);
+    assert_true(conf->sched.bf_continue && conf->sched.defer);
     conf_destroy(conf);
     conf = parse_ok("SchedulerParameters=bf_continue\n", NULL);
-    assert_int_equal(conf->max_script_size, CONF_MAX_SCRIPT_SIZE_DEFAULT);
+    assert_int_equal(conf->sched.max_script_size,
+                     CONF_MAX_SCRIPT_SIZE_DEFAULT);
+    assert_int_equal(conf->sched.bf_interval_s, 30);
     conf_destroy(conf);
     parse_fails("SchedulerParameters=max_script_size=536870913\n", NULL,
-                "over 512 MB");
+                "max_script_size: not a number in range");
     parse_fails("SchedulerParameters=max_script_size=4M\n", NULL,
                 "not a number");
+    parse_fails("SchedulerParameters=bf_window=x\n", NULL,
+                "bf_window: not a number");
 }
 
 int main(void)
