@@ -25,5 +25,5 @@ if [ $# -gt 0 ]; then
 fi
 # Unit tests first (seconds), then the end-to-end suite with pytest's own
 # report shown.
-meson test -C "$BUILD_DIR" --print-errorlogs --suite unit
+meson test -C "$BUILD_DIR" --print-errorlogs --suite unit --suite bench
 meson test -C "$BUILD_DIR" --print-errorlogs --suite e2e --verbose

@@ -9,6 +9,30 @@
  * no reservation needs while they run.  Usage is projected per CPU count,
  * memory and GPU index, not per whole node as Slurm does, so a small job
  * can share a node with a reservation when there is room for both.
+ *
+ * How it stays fast on a deep queue (bench/sched; the decisions are the
+ * same as replaying every event for every window, which this replaced):
+ *  - each node keeps its own timeline, its usage relative to now from each
+ *    time it changes on, so its most used instant in a window costs a
+ *    binary search and the steps inside the window;
+ *  - the times at which anything changes are kept in order (blocks of
+ *    slots listing the items), and a job's search for a start time moves
+ *    its window from one end time to the next, looking again only at the
+ *    nodes with a step in what the window left or took in.  The view of
+ *    the last window is kept for the next job: only the nodes changed
+ *    since, or with a step between the two windows, are looked at again;
+ *  - a node with no free CPU in the window is of use to no request: it is
+ *    not judged, and a step joining the end of the window cannot free it;
+ *  - the nodes' capacities for the job are summed (and counted by value),
+ *    and sched_select()'s choice runs only when they add up to enough;
+ *  - usage only grows during a pass, so a job whose request and time limit
+ *    equal those of a job before it cannot start earlier than that one
+ *    could: its search begins at that one's reservation, and what that one
+ *    found busy (now, for its whole limit from now, or within the window)
+ *    is busy for it too (struct key).  Requests with gpus_total are left
+ *    out: their choice of nodes is not exact, so more usage might, rarely,
+ *    let them fit.  So is everything about windows once a job started
+ *    with a time limit of 0 (see ended_now).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +42,9 @@
 #include "sched/sched_private.h"
 
 #define NEVER_ENDS INT64_MAX
+#define SLOTS_PER_BLOCK 64
+#define NIL UINT32_MAX
+#define HIST_MAX 4095
 
 /* Something that holds resources over [start, end): a running job, a job
  * started by this pass, or a reservation ('planned', not in node usage).
@@ -29,11 +56,62 @@ struct item {
     bool planned;
 };
 
-/* A change in usage: -1 when an item ends, +1 when a reservation begins. */
-struct event {
+/* The items whose usage changes at one time: ends, and reservations that
+ * begin.  'head' lists them through struct evrec.next.
+ */
+struct slot {
     int64_t time;
+    uint32_t nends;
+    uint32_t head;
+};
+
+struct block {
+    uint32_t count;
+    struct slot s[SLOTS_PER_BLOCK];
+};
+
+struct evrec {
     uint32_t item;
-    int sign;
+    uint32_t next;
+};
+
+/* Position in the slots: block b, slot s; b == nblk is the end. */
+struct cursor {
+    size_t b;
+    uint32_t s;
+};
+
+/* Usage of a node from 'time' on, relative to its usage now. */
+struct step {
+    int64_t time;
+    int64_t cpus;
+    int64_t mem;
+    int32_t running;
+    int32_t excl;
+};
+
+/* One node's timeline: st[0] is at INT64_MIN (no change), steps in time
+ * order; gpu[j * gpus + g] is GPU g's count at step j.  k == 0: no steps.
+ */
+struct tline {
+    uint32_t k;
+    uint32_t cap;
+    struct step *st;
+    int32_t *gpu;
+};
+
+/* What the pass learnt of the first job with a given request and limit. */
+#define KEY_NEVER 0x1  /* can never run */
+#define KEY_BUSY 0x2   /* does not fit now */
+#define KEY_WINDOW 0x4 /* fits now, not for its limit past reservations */
+#define KEY_NOPLAN 0x8 /* no reservation within the window */
+
+struct key {
+    const struct sched_request *req;
+    int64_t limit;
+    int64_t hint; /* its reservation began here: none earlier for others */
+    uint32_t next;
+    uint32_t flags;
 };
 
 struct pass {
@@ -43,17 +121,53 @@ struct pass {
     struct sched_pass_opts opts;
     struct item *items;
     size_t nitems;
-    struct event *events; /* sorted by time, ends before beginnings */
-    size_t nevents;
-    uint32_t tried;       /* blocked jobs a reservation was sought for */
-    /* Projection: usage at one instant, and over a window in 'view'. */
+    struct block **blk;
+    size_t nblk, blkcap;
+    struct evrec *ev;
+    uint32_t nev;
+    int64_t first_plan; /* earliest reservation start; NEVER_ENDS: none */
+    bool ended_now;     /* a job started with a limit of 0 ends now: a
+                         * window from now already counts it gone while
+                         * the nodes hold it (its GPUs may be given
+                         * twice), so usage no longer only grows and what
+                         * struct key learnt of windows does not hold */
+    uint32_t tried;     /* blocked jobs a reservation was sought for */
+    struct tline *tl;
+    /* The view: each node's most used instant of a window, and how the
+     * request being placed judges it (judge[i].cap == 0: not a candidate). */
     struct sched_node *view;
-    int64_t *cpus;
-    int64_t *mem;
-    int64_t *running;
-    int64_t *excl;
-    size_t *gpu_off; /* node i's GPU counters begin at gpu_use[gpu_off[i]] */
-    int32_t *gpu_use;
+    struct cand *judge;
+    uint64_t *open;    /* bit i: view[i] has a free CPU (else no request
+                        * can use it, and judge[i].cap == 0) */
+    uint64_t *open_now; /* bit i: nodes[i] has a free CPU now */
+    struct cand *cand; /* scratch, n candidates */
+    int32_t *gmax;     /* scratch, a node's GPU counts */
+    bool vvalid;       /* view[i] holds [vt, ve) for every node not in chg
+                        * (or, if it is not open, less than that, and
+                        * [vt, ve) has no free CPU on it either) */
+    int64_t vt, ve;
+    uint8_t *chg;      /* node's timeline or usage changed since */
+    uint32_t *chglist;
+    size_t nchg;
+    uint32_t *stamp;   /* == gen: node already in 'dirty' */
+    uint32_t gen;
+    uint32_t *dirty;
+    size_t ndirty;
+    size_t nc, nreqc; /* candidates, required ones among them */
+    uint64_t sumcap, sumgpu;
+    /* The candidates' capacities (tasks) counted by value, for the largest
+     * max_nodes of them: hist[v] for v < hsize, with a bit per non-zero
+     * count in hbits; larger ones only counted and summed. */
+    uint32_t *hist;
+    uint64_t *hbits;
+    size_t hsize;
+    size_t hbig;
+    uint64_t hbig_sum;
+    /* requests and limits seen, hashed */
+    uint32_t *kbucket;
+    size_t kmask;
+    struct key *keys;
+    uint32_t nkeys;
 };
 
 const char *sched_reason_string(enum sched_reason reason)
@@ -96,15 +210,32 @@ static void pass_destroy(struct pass *p)
         for (size_t i = 0; i < p->n; i++)
             bitmap_destroy(p->view[i].alloc_gpus);
     }
+    if (p->tl) {
+        for (size_t i = 0; i < p->n; i++) {
+            free(p->tl[i].st);
+            free(p->tl[i].gpu);
+        }
+    }
+    for (size_t b = 0; b < p->nblk; b++)
+        free(p->blk[b]);
+    free(p->blk);
+    free(p->tl);
     free(p->view);
+    free(p->judge);
+    free(p->open);
+    free(p->open_now);
+    free(p->cand);
+    free(p->gmax);
+    free(p->stamp);
+    free(p->dirty);
+    free(p->chg);
+    free(p->chglist);
+    free(p->hist);
+    free(p->hbits);
     free(p->items);
-    free(p->events);
-    free(p->cpus);
-    free(p->mem);
-    free(p->running);
-    free(p->excl);
-    free(p->gpu_off);
-    free(p->gpu_use);
+    free(p->ev);
+    free(p->kbucket);
+    free(p->keys);
     errno = saved_errno;
 }
 
@@ -125,23 +256,40 @@ static bool nodes_valid(const struct sched_node *nodes, size_t n)
  */
 static int view_create(struct pass *p)
 {
-    size_t ngpus = 0;
+    uint32_t maxgpus = 0, maxcpus = 0;
 
-    if (!(p->view = calloc(p->n ? p->n : 1, sizeof(*p->view)))
-        || !(p->gpu_off = calloc(p->n ? p->n : 1, sizeof(*p->gpu_off))))
+    if (!(p->view = calloc(p->n ? p->n : 1, sizeof(*p->view))))
         return -1;
     for (size_t i = 0; i < p->n; i++) {
         p->view[i] = p->nodes[i];
         p->view[i].alloc_gpus = NULL;
-        p->gpu_off[i] = ngpus;
-        ngpus += p->nodes[i].gpus;
+        if (p->nodes[i].gpus > maxgpus)
+            maxgpus = p->nodes[i].gpus;
+        if (p->nodes[i].cpus > maxcpus)
+            maxcpus = p->nodes[i].cpus;
         if (p->nodes[i].gpus
             && !(p->view[i].alloc_gpus = bitmap_create(p->nodes[i].gpus)))
             return -1;
     }
-    if (!(p->gpu_use = calloc(ngpus ? ngpus : 1, sizeof(*p->gpu_use))))
+    if (!(p->gmax = calloc(maxgpus ? maxgpus : 1, sizeof(*p->gmax))))
+        return -1;
+    /* a capacity is at most the node's CPUs (one per task at least) */
+    p->hsize = (maxcpus < HIST_MAX ? maxcpus : HIST_MAX) + 1;
+    if (!(p->hist = calloc(p->hsize, sizeof(*p->hist)))
+        || !(p->hbits = calloc((p->hsize + 63) / 64, sizeof(*p->hbits))))
         return -1;
     return 0;
+}
+
+/* Bit i of 'bits' := whether 'nd' has a free CPU (else no request can use
+ * it: a task takes one CPU at least).
+ */
+static void set_open(uint64_t *bits, size_t i, const struct sched_node *nd)
+{
+    if (nd->available && !nd->exclusive_alloc && nd->alloc_cpus < nd->cpus)
+        bits[i / 64] |= UINT64_C(1) << (i % 64);
+    else
+        bits[i / 64] &= ~(UINT64_C(1) << (i % 64));
 }
 
 /* Returns 0 or -1 with errno=ENOMEM; pass_destroy() cleans up either way. */
@@ -149,191 +297,707 @@ static int pass_init(struct pass *p,
                      struct sched_node *nodes,
                      size_t n,
                      size_t max_items,
+                     size_t max_keys,
                      int64_t now,
                      const struct sched_pass_opts *opts)
 {
-    size_t k = n ? n : 1;
+    size_t k = n ? n : 1, nbuckets = 16;
 
     *p = (struct pass){
         .nodes = nodes,
         .n = n,
         .now = now,
         .opts = opts ? *opts : SCHED_PASS_OPTS_DEFAULT,
+        .first_plan = NEVER_ENDS,
+        .gen = 1,
     };
     max_items = max_items ? max_items : 1;
+    while (nbuckets < 2 * max_keys)
+        nbuckets *= 2;
+    p->kmask = nbuckets - 1;
     if (!(p->items = calloc(max_items, sizeof(*p->items)))
-        || !(p->events = calloc(2 * max_items, sizeof(*p->events)))
-        || !(p->cpus = calloc(k, sizeof(*p->cpus)))
-        || !(p->mem = calloc(k, sizeof(*p->mem)))
-        || !(p->running = calloc(k, sizeof(*p->running)))
-        || !(p->excl = calloc(k, sizeof(*p->excl))))
+        || !(p->ev = calloc(2 * max_items, sizeof(*p->ev)))
+        || !(p->tl = calloc(k, sizeof(*p->tl)))
+        || !(p->judge = calloc(k, sizeof(*p->judge)))
+        || !(p->open = calloc((k + 63) / 64, sizeof(*p->open)))
+        || !(p->open_now = calloc((k + 63) / 64, sizeof(*p->open_now)))
+        || !(p->cand = calloc(k, sizeof(*p->cand)))
+        || !(p->stamp = calloc(k, sizeof(*p->stamp)))
+        || !(p->chg = calloc(k, sizeof(*p->chg)))
+        || !(p->chglist = calloc(k, sizeof(*p->chglist)))
+        || !(p->dirty = calloc(k, sizeof(*p->dirty)))
+        || !(p->kbucket = malloc(nbuckets * sizeof(*p->kbucket)))
+        || !(p->keys = calloc(max_keys ? max_keys : 1, sizeof(*p->keys))))
         return -1;
+    memset(p->kbucket, 0xff, nbuckets * sizeof(*p->kbucket));
+    for (size_t i = 0; i < n; i++)
+        set_open(p->open_now, i, &nodes[i]);
     return view_create(p);
 }
 
-static int cmp_event(const struct event *a, const struct event *b)
+/* ---- the times at which usage changes, in order ---- */
+
+static const struct slot *slot_at(const struct pass *p, struct cursor c)
 {
-    if (a->time != b->time)
-        return a->time < b->time ? -1 : 1;
-    if (a->sign != b->sign)
-        return a->sign < b->sign ? -1 : 1;
-    return a->item < b->item ? -1 : a->item > b->item ? 1 : 0;
+    return &p->blk[c.b]->s[c.s];
 }
 
-/* Insert 'ev' keeping the events sorted (room was made in pass_init). */
-static void event_insert(struct pass *p, struct event ev)
+static void cursor_next(const struct pass *p, struct cursor *c)
 {
-    size_t at = p->nevents;
-
-    while (at > 0 && cmp_event(&p->events[at - 1], &ev) > 0)
-        at--;
-    memmove(&p->events[at + 1], &p->events[at],
-            (p->nevents - at) * sizeof(ev));
-    p->events[at] = ev;
-    p->nevents++;
-}
-
-/* Record an item; a planned one also takes its resources at 'start'. */
-static void item_add(struct pass *p,
-                     int64_t start,
-                     int64_t end,
-                     const struct sched_alloc *alloc,
-                     bool planned)
-{
-    uint32_t id = (uint32_t)p->nitems++;
-
-    p->items[id] = (struct item){ start, end, alloc, planned };
-    if (planned)
-        event_insert(p, (struct event){ start, id, +1 });
-    if (end != NEVER_ENDS)
-        event_insert(p, (struct event){ end, id, -1 });
-}
-
-/* Usage at the projected instant := the nodes' usage now. */
-static void proj_reset(struct pass *p)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        const struct sched_node *nd = &p->nodes[i];
-        int32_t *use = &p->gpu_use[p->gpu_off[i]];
-
-        p->cpus[i] = nd->alloc_cpus;
-        p->mem[i] = (int64_t)nd->alloc_mem_mib;
-        p->running[i] = nd->running_jobs;
-        p->excl[i] = nd->exclusive_alloc;
-        for (uint32_t g = 0; g < nd->gpus; g++)
-            use[g] = bitmap_test(nd->alloc_gpus, g);
+    if (++c->s >= p->blk[c->b]->count) {
+        c->b++;
+        c->s = 0;
     }
 }
 
-/* Add (sign +1) or remove (-1) an allocation from the projected usage. */
-static void proj_apply(struct pass *p, const struct sched_alloc *a, int sign)
+/* The first slot at or after 'time'. */
+static struct cursor slot_lower_bound(const struct pass *p, int64_t time)
 {
-    for (uint32_t j = 0; j < a->node_count; j++) {
-        uint32_t idx = a->node_idx[j];
-        int32_t *use = &p->gpu_use[p->gpu_off[idx]];
+    size_t lo = 0, hi = p->nblk;
+    uint32_t slo, shi;
+    const struct block *bk;
 
-        p->cpus[idx] += sign * (int64_t)a->cpus[j];
-        p->mem[idx] += sign * (int64_t)a->mem_mib[j];
-        p->running[idx] += sign;
-        p->excl[idx] += a->exclusive ? sign : 0;
+    while (lo < hi) { /* first block whose last slot is >= time */
+        size_t mid = lo + (hi - lo) / 2;
+        bk = p->blk[mid];
+        if (bk->s[bk->count - 1].time < time)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == p->nblk)
+        return (struct cursor){ p->nblk, 0 };
+    bk = p->blk[lo];
+    slo = 0;
+    shi = bk->count;
+    while (slo < shi) {
+        uint32_t mid = slo + (shi - slo) / 2;
+        if (bk->s[mid].time < time)
+            slo = mid + 1;
+        else
+            shi = mid;
+    }
+    return (struct cursor){ lo, slo };
+}
+
+/* The slot for 'time', made if there is none.  NULL with errno=ENOMEM. */
+static struct slot *slot_get(struct pass *p, int64_t time)
+{
+    struct cursor c;
+    struct block *bk;
+
+    if (p->nblk == 0) {
+        if (!p->blk && !(p->blk = calloc(p->blkcap = 16, sizeof(*p->blk))))
+            return NULL;
+        if (!(p->blk[0] = calloc(1, sizeof(**p->blk))))
+            return NULL;
+        p->nblk = 1; /* the only block ever empty, and only here */
+        p->blk[0]->s[0] = (struct slot){ .time = time, .head = NIL };
+        p->blk[0]->count = 1;
+        return &p->blk[0]->s[0];
+    }
+    c = slot_lower_bound(p, time);
+    if (c.b == p->nblk) { /* after every slot: the end of the last block */
+        c.b = p->nblk - 1;
+        c.s = p->blk[c.b]->count;
+    } else if (slot_at(p, c)->time == time) {
+        return &p->blk[c.b]->s[c.s];
+    }
+    bk = p->blk[c.b];
+    if (bk->count == SLOTS_PER_BLOCK) { /* split it in two */
+        struct block *nb;
+        uint32_t half = SLOTS_PER_BLOCK / 2;
+
+        if (p->nblk == p->blkcap) {
+            struct block **grown =
+                realloc(p->blk, 2 * p->blkcap * sizeof(*p->blk));
+            if (!grown)
+                return NULL;
+            p->blk = grown;
+            p->blkcap *= 2;
+        }
+        if (!(nb = calloc(1, sizeof(*nb))))
+            return NULL;
+        memcpy(nb->s, &bk->s[half], (SLOTS_PER_BLOCK - half) * sizeof(*nb->s));
+        nb->count = SLOTS_PER_BLOCK - half;
+        bk->count = half;
+        memmove(&p->blk[c.b + 2], &p->blk[c.b + 1],
+                (p->nblk - c.b - 1) * sizeof(*p->blk));
+        p->blk[c.b + 1] = nb;
+        p->nblk++;
+        if (c.s > half) {
+            c.b++;
+            c.s -= half;
+            bk = nb;
+        }
+    }
+    memmove(&bk->s[c.s + 1], &bk->s[c.s], (bk->count - c.s) * sizeof(*bk->s));
+    bk->s[c.s] = (struct slot){ .time = time, .head = NIL };
+    bk->count++;
+    return &bk->s[c.s];
+}
+
+/* ---- each node's usage over time ---- */
+
+/* The last step at or before 't' (there is one: st[0] is at INT64_MIN). */
+static uint32_t step_find(const struct tline *tl, int64_t t)
+{
+    uint32_t lo = 0, hi = tl->k;
+
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (tl->st[mid].time <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The step at exactly 't', made as a copy of the one before if needed.
+ * Returns its index, or -1 with errno=ENOMEM.
+ */
+static long step_split(struct tline *tl, uint32_t gpus, int64_t t)
+{
+    uint32_t j = step_find(tl, t);
+
+    if (tl->st[j].time == t)
+        return j;
+    if (tl->k == tl->cap) {
+        uint32_t cap = tl->cap * 2;
+        struct step *st = realloc(tl->st, cap * sizeof(*st));
+        if (!st)
+            return -1;
+        tl->st = st;
+        if (gpus) {
+            int32_t *g = realloc(tl->gpu, (size_t)cap * gpus * sizeof(*g));
+            if (!g)
+                return -1;
+            tl->gpu = g;
+        }
+        tl->cap = cap;
+    }
+    memmove(&tl->st[j + 2], &tl->st[j + 1], (tl->k - j - 1) * sizeof(*tl->st));
+    tl->st[j + 1] = tl->st[j];
+    tl->st[j + 1].time = t;
+    if (gpus) {
+        memmove(&tl->gpu[(size_t)(j + 2) * gpus],
+                &tl->gpu[(size_t)(j + 1) * gpus],
+                (size_t)(tl->k - j - 1) * gpus * sizeof(*tl->gpu));
+        memcpy(&tl->gpu[(size_t)(j + 1) * gpus], &tl->gpu[(size_t)j * gpus],
+               gpus * sizeof(*tl->gpu));
+    }
+    tl->k++;
+    return j + 1;
+}
+
+/* Add entry j of 'a' (sign +1) or take it away (-1) on its node over
+ * [s, e).  Returns 0 or -1 with errno=ENOMEM.
+ */
+static int tline_add(struct pass *p,
+                     const struct sched_alloc *a,
+                     uint32_t j,
+                     int64_t s,
+                     int64_t e,
+                     int sign)
+{
+    uint32_t idx = a->node_idx[j], gpus = p->nodes[idx].gpus;
+    struct tline *tl = &p->tl[idx];
+    long js, je;
+
+    if (tl->k == 0) {
+        if (!(tl->st = calloc(4, sizeof(*tl->st)))
+            || (gpus && !(tl->gpu = calloc(4 * (size_t)gpus,
+                                           sizeof(*tl->gpu)))))
+            return -1;
+        tl->cap = 4;
+        tl->k = 1;
+        tl->st[0].time = INT64_MIN;
+    }
+    if ((js = step_split(tl, gpus, s)) < 0)
+        return -1;
+    je = tl->k;
+    if (e != NEVER_ENDS && (je = step_split(tl, gpus, e)) < 0)
+        return -1;
+    for (long k = js; k < je; k++) {
+        struct step *st = &tl->st[k];
+        int32_t *use = gpus ? &tl->gpu[(size_t)k * gpus] : NULL;
+
+        st->cpus += sign * (int64_t)a->cpus[j];
+        st->mem += sign * (int64_t)a->mem_mib[j];
+        st->running += sign;
+        st->excl += a->exclusive ? sign : 0;
         for (long g = a->gpus[j] ? bitmap_first_set(a->gpus[j], 0) : -1;
              g >= 0;
              g = bitmap_first_set(a->gpus[j], (size_t)g + 1))
             use[g] += sign;
     }
+    return 0;
 }
+
+/* Record an item: a planned one takes its resources over [start, end),
+ * anything else gives them back at its end.  Returns 0 or -1 with
+ * errno=ENOMEM.
+ */
+static int item_add(struct pass *p,
+                    int64_t start,
+                    int64_t end,
+                    const struct sched_alloc *alloc,
+                    bool planned)
+{
+    uint32_t id = (uint32_t)p->nitems++;
+    struct slot *sl;
+
+    p->items[id] = (struct item){ start, end, alloc, planned };
+    if (planned) {
+        if (!(sl = slot_get(p, start)))
+            return -1;
+        p->ev[p->nev] = (struct evrec){ id, sl->head };
+        sl->head = p->nev++;
+        if (start < p->first_plan)
+            p->first_plan = start;
+    }
+    if (end <= p->now)
+        p->ended_now = true;
+    if (end != NEVER_ENDS) {
+        if (!(sl = slot_get(p, end)))
+            return -1;
+        p->ev[p->nev] = (struct evrec){ id, sl->head };
+        sl->head = p->nev++;
+        sl->nends++;
+    }
+    for (uint32_t j = 0; j < alloc->node_count; j++) {
+        uint32_t idx = alloc->node_idx[j];
+        int rc = planned ? tline_add(p, alloc, j, start, end, +1)
+                         : end == NEVER_ENDS
+                               ? 0
+                               : tline_add(p, alloc, j, end, NEVER_ENDS, -1);
+        if (rc < 0)
+            return -1;
+        if (!p->chg[idx]) {
+            p->chg[idx] = 1;
+            p->chglist[p->nchg++] = idx;
+        }
+    }
+    return 0;
+}
+
+/* ---- the view of a window, and how a request judges it ---- */
 
 static uint64_t clamp_u(int64_t v, uint64_t max)
 {
     return v < 0 ? 0 : (uint64_t)v > max ? max : (uint64_t)v;
 }
 
-/* view[i] usage := the projected usage ('fold': the larger of the two, so
- * the view holds the most used at any instant of a window).
+/* view[i] usage := the most node i has in use at any instant of [t, e):
+ * its usage now, changed by its timeline's step at t and every step after
+ * it before e, each resource (and GPU index) on its own.
  */
-static void view_take(struct pass *p, size_t i, bool fold)
+static void view_node(struct pass *p, size_t i, int64_t t, int64_t e)
 {
+    const struct sched_node *nd = &p->nodes[i];
+    const struct tline *tl = &p->tl[i];
     struct sched_node *v = &p->view[i];
-    const int32_t *use = &p->gpu_use[p->gpu_off[i]];
-    uint32_t cpus = (uint32_t)clamp_u(p->cpus[i], UINT32_MAX);
-    uint64_t mem = clamp_u(p->mem[i], UINT64_MAX);
-    uint32_t running = (uint32_t)clamp_u(p->running[i], UINT32_MAX);
+    uint32_t gpus = nd->gpus;
+    int64_t cpus = 0, mem = 0;
+    int32_t running = 0, excl = 0;
+    int32_t *gmax = p->gmax;
 
-    if (!fold || cpus > v->alloc_cpus)
-        v->alloc_cpus = cpus;
-    if (!fold || mem > v->alloc_mem_mib)
-        v->alloc_mem_mib = mem;
-    if (!fold || running > v->running_jobs)
-        v->running_jobs = running;
-    v->exclusive_alloc = (fold && v->exclusive_alloc) || p->excl[i] > 0;
-    if (!fold && v->alloc_gpus)
+    if (tl->k) {
+        uint32_t j = step_find(tl, t);
+        const struct step *st = &tl->st[j];
+
+        cpus = st->cpus;
+        mem = st->mem;
+        running = st->running;
+        excl = st->excl;
+        if (gpus)
+            memcpy(gmax, &tl->gpu[(size_t)j * gpus], gpus * sizeof(*gmax));
+        for (j++; j < tl->k && tl->st[j].time < e; j++) {
+            st = &tl->st[j];
+            cpus = st->cpus > cpus ? st->cpus : cpus;
+            mem = st->mem > mem ? st->mem : mem;
+            running = st->running > running ? st->running : running;
+            excl = st->excl > excl ? st->excl : excl;
+            for (uint32_t g = 0; g < gpus; g++) {
+                int32_t u = tl->gpu[(size_t)j * gpus + g];
+                gmax[g] = u > gmax[g] ? u : gmax[g];
+            }
+        }
+    } else if (gpus) {
+        memset(gmax, 0, gpus * sizeof(*gmax));
+    }
+    v->alloc_cpus = (uint32_t)clamp_u((int64_t)nd->alloc_cpus + cpus,
+                                      UINT32_MAX);
+    v->alloc_mem_mib = clamp_u((int64_t)nd->alloc_mem_mib + mem, UINT64_MAX);
+    v->running_jobs = (uint32_t)clamp_u((int64_t)nd->running_jobs + running,
+                                        UINT32_MAX);
+    v->exclusive_alloc = (int32_t)nd->exclusive_alloc + excl > 0;
+    set_open(p->open, i, v);
+    if (gpus) {
         bitmap_clear_all(v->alloc_gpus);
-    for (uint32_t g = 0; g < v->gpus; g++) {
-        if (use[g] > 0)
-            bitmap_set(v->alloc_gpus, g);
+        bitmap_or(v->alloc_gpus, nd->alloc_gpus);
+        for (uint32_t g = 0; g < gpus; g++) {
+            if (gmax[g] == 0)
+                continue;
+            if ((int32_t)bitmap_test(nd->alloc_gpus, g) + gmax[g] > 0)
+                bitmap_set(v->alloc_gpus, g);
+            else
+                bitmap_clear(v->alloc_gpus, g);
+        }
     }
 }
 
-static void event_apply(struct pass *p, const struct event *ev, bool fold)
+/* Count a candidate's capacity in (sign +1) or out (-1) of the sums. */
+static void judge_count(struct pass *p, const struct cand *c, int sign)
 {
-    const struct sched_alloc *a = p->items[ev->item].alloc;
-
-    proj_apply(p, a, ev->sign);
-    for (uint32_t j = 0; fold && j < a->node_count; j++)
-        view_take(p, a->node_idx[j], true);
+    p->nc += sign;
+    p->nreqc += sign * (int)c->required;
+    p->sumcap += sign * (int64_t)c->cap;
+    p->sumgpu += sign * (int64_t)c->gfree;
+    if (c->cap < p->hsize) {
+        if ((p->hist[c->cap] += sign) > 0)
+            p->hbits[c->cap / 64] |= UINT64_C(1) << (c->cap % 64);
+        else
+            p->hbits[c->cap / 64] &= ~(UINT64_C(1) << (c->cap % 64));
+    } else {
+        p->hbig += sign;
+        p->hbig_sum += sign * (int64_t)c->cap;
+    }
 }
 
-/* Fill the view with the most each node has in use at any instant of
- * [t, e): usage now, less what ends by t, plus reservations under way.
- * Changes inside the window are folded in one at a time, so two
- * reservations one after the other on a node do not add up.
+static bool is_open(const struct pass *p, size_t i)
+{
+    return p->open[i / 64] >> (i % 64) & 1;
+}
+
+/* Judge view[i] for 'r' again, keeping the sums in step. */
+static void judge_node(struct pass *p, const struct sel_req *r, size_t i)
+{
+    struct cand *c = &p->judge[i];
+
+    if (c->cap)
+        judge_count(p, c, -1);
+    /* no free CPU: no request can use it (a task takes one at least) */
+    if (!is_open(p, i) || !sched__node_eval(p->view, i, r, c))
+        c->cap = 0;
+    if (c->cap)
+        judge_count(p, c, +1);
+}
+
+static void mark_node(struct pass *p, uint32_t idx)
+{
+    if (p->stamp[idx] != p->gen) {
+        p->stamp[idx] = p->gen;
+        p->dirty[p->ndirty++] = idx;
+    }
+}
+
+/* Nodes of the items changing at slot 'sl' join the dirty list; with
+ * 'grow' (the slot joins the end of the window, nothing leaves it) the
+ * nodes without a free CPU stay out: their most used instant can only
+ * rise, and they stay of no use (their view is left as it is, full).
  */
-static void project_window(struct pass *p, int64_t t, int64_t e)
+static void mark_slot(struct pass *p, const struct slot *sl, bool grow)
 {
-    size_t k = 0;
-
-    proj_reset(p);
-    for (; k < p->nevents && p->events[k].time <= t; k++)
-        event_apply(p, &p->events[k], false);
-    for (size_t i = 0; i < p->n; i++)
-        view_take(p, i, false);
-    for (; k < p->nevents && p->events[k].time < e; k++)
-        event_apply(p, &p->events[k], true);
+    for (uint32_t k = sl->head; k != NIL; k = p->ev[k].next) {
+        const struct sched_alloc *a = p->items[p->ev[k].item].alloc;
+        for (uint32_t j = 0; j < a->node_count; j++) {
+            if (!grow || is_open(p, a->node_idx[j]))
+                mark_node(p, a->node_idx[j]);
+        }
+    }
 }
 
-/* Does 'req' fit for all of [t, e)?  As sched__select_now(). */
-static int fits_window(struct pass *p,
-                       const struct sched_request *req,
+/* Slots in [from, to), counted by block. */
+static size_t slots_between(const struct pass *p, int64_t from, int64_t to)
+{
+    struct cursor a = slot_lower_bound(p, from), b = slot_lower_bound(p, to);
+    size_t count = 0;
+
+    for (size_t k = a.b; k < b.b; k++)
+        count += p->blk[k]->count;
+    return count - a.s + (b.b < p->nblk ? b.s : 0);
+}
+
+/* Mark the nodes of every slot in [from, to); false (and stopped, or not
+ * begun when there are that many slots) once more than half of the nodes
+ * would be marked.
+ */
+static bool mark_times(struct pass *p, int64_t from, int64_t to)
+{
+    if (slots_between(p, from, to) > p->n / 4)
+        return false;
+    for (struct cursor c = slot_lower_bound(p, from);
+         c.b < p->nblk && slot_at(p, c)->time < to; cursor_next(p, &c)) {
+        mark_slot(p, slot_at(p, c), false);
+        if (p->ndirty > p->n / 2)
+            return false;
+    }
+    return true;
+}
+
+/* Empty the dirty list. */
+static void dirty_reset(struct pass *p)
+{
+    p->ndirty = 0;
+    if (++p->gen == 0) { /* wrapped: no stamp may look current */
+        memset(p->stamp, 0, p->n * sizeof(*p->stamp));
+        p->gen = 1;
+    }
+}
+
+/* The view of the dirty nodes for [t, e), judged again. */
+static void view_dirty(struct pass *p,
+                       const struct sel_req *r,
                        int64_t t,
-                       int64_t e,
+                       int64_t e)
+{
+    for (size_t k = 0; k < p->ndirty; k++) {
+        view_node(p, p->dirty[k], t, e);
+        judge_node(p, r, p->dirty[k]);
+    }
+    dirty_reset(p);
+    p->vt = t;
+    p->ve = e;
+}
+
+/* The whole view for [t, e), judged for 'r'.  What the view held is kept
+ * for the nodes with no change since and no step between the two windows'
+ * starts or between their ends.
+ */
+static void view_all(struct pass *p,
+                     const struct sel_req *r,
+                     int64_t t,
+                     int64_t e)
+{
+    bool whole = !p->vvalid;
+
+    if (!whole) {
+        for (size_t k = 0; k < p->nchg; k++)
+            mark_node(p, p->chglist[k]);
+        if (p->vt != t)
+            whole = !mark_times(p, (p->vt < t ? p->vt : t) + 1,
+                                (p->vt < t ? t : p->vt) + 1);
+        if (!whole && p->ve != e)
+            whole = !mark_times(p, p->ve < e ? p->ve : e,
+                                p->ve < e ? e : p->ve);
+    }
+    for (size_t k = 0; k < p->nchg; k++)
+        p->chg[p->chglist[k]] = 0;
+    p->nchg = 0;
+    if (whole) {
+        for (size_t i = 0; i < p->n; i++) {
+            view_node(p, i, t, e);
+            p->judge[i].cap = 0;
+        }
+    } else {
+        for (size_t k = 0; k < p->ndirty; k++) {
+            view_node(p, p->dirty[k], t, e);
+            p->judge[p->dirty[k]].cap = 0;
+        }
+    }
+    dirty_reset(p);
+    p->nc = p->nreqc = p->hbig = 0;
+    p->sumcap = p->sumgpu = p->hbig_sum = 0;
+    memset(p->hist, 0, p->hsize * sizeof(*p->hist));
+    memset(p->hbits, 0, (p->hsize + 63) / 64 * sizeof(*p->hbits));
+    for (size_t w = 0; w < (p->n + 63) / 64; w++) {
+        for (uint64_t bits = p->open[w]; bits; bits &= bits - 1) {
+            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+            p->judge[i].cap = 0;
+            judge_node(p, r, i);
+        }
+    }
+    p->vvalid = true;
+    p->vt = t;
+    p->ve = e;
+}
+
+/* Could the m largest capacities hold 'need' tasks?  (An upper bound for
+ * the ones counted only in hbig.)
+ */
+static bool top_holds(const struct pass *p, uint64_t m, uint64_t need)
+{
+    uint64_t sum = p->hbig_sum;
+
+    m -= m < p->hbig ? m : p->hbig;
+    for (size_t w = (p->hsize + 63) / 64; w-- > 0 && m > 0 && sum < need;) {
+        for (uint64_t bits = p->hbits[w]; bits && m > 0 && sum < need;) {
+            unsigned b = 63 - (unsigned)__builtin_clzll(bits);
+            uint64_t v = w * 64 + b, take = p->hist[v] < m ? p->hist[v] : m;
+
+            sum += take * v;
+            m -= take;
+            bits &= ~(UINT64_C(1) << b);
+        }
+    }
+    return sum >= need;
+}
+
+/* Could the judged candidates satisfy 'r'?  False only when the choice
+ * would certainly fail: too few nodes, tasks or GPUs in all, or (with no
+ * required nodes and no GPUs per job, where sched_select() takes the
+ * largest when it must) too few tasks on the max_nodes largest.
+ */
+static bool may_fit(const struct pass *p, const struct sel_req *r)
+{
+    if (p->nreqc < r->nreq || p->nc < r->min_nodes
+        || (r->ntasks && p->sumcap < r->ntasks)
+        || (r->gtot && p->sumgpu < r->gtot))
+        return false;
+    if (r->ntasks && r->nreq == 0 && r->gtot == 0 && r->max_nodes < p->nc)
+        return top_holds(p, r->max_nodes, r->ntasks);
+    return true;
+}
+
+/* sched_select() on the judged view (which must be whole): SCHED_OK with
+ * *alloc, SCHED_BUSY, or -1 with errno=ENOMEM.
+ */
+static int select_view(struct pass *p,
+                       const struct sel_req *r,
                        struct sched_alloc **alloc)
 {
-    project_window(p, t, e);
-    return sched__select_now(p->view, p->n, req, alloc);
-}
+    size_t nc = 0;
 
-/* Does any reservation begin before 'e'?  (All begin after now.) */
-static bool plan_before(const struct pass *p, int64_t e)
-{
-    for (size_t i = 0; i < p->nitems; i++) {
-        if (p->items[i].planned && p->items[i].start < e)
-            return true;
+    *alloc = NULL;
+    if (!may_fit(p, r))
+        return SCHED_BUSY;
+    for (size_t w = 0; w < (p->n + 63) / 64; w++) {
+        for (uint64_t bits = p->open[w]; bits; bits &= bits - 1) {
+            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+            if (p->judge[i].cap)
+                p->cand[nc++] = p->judge[i];
+        }
     }
-    return false;
+    return sched__select_cands(p->view, r, p->cand, nc, alloc);
 }
 
-/* Start 'a' now until 'end': it joins the nodes' usage. */
-static void start_job(struct pass *p,
-                      struct sched_alloc *a,
-                      int64_t end,
-                      struct sched_decision *d)
+/* ---- requests seen before ---- */
+
+static uint64_t hash_mix(uint64_t h, uint64_t v)
 {
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return hash_mix(h, s ? 1 : 0);
+}
+
+static uint64_t key_hash(const struct sched_request *q, int64_t limit)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    h = hash_mix(h, (uint64_t)q->min_nodes << 32 | q->max_nodes);
+    h = hash_mix(h, (uint64_t)q->ntasks << 32 | q->cpus_per_task);
+    h = hash_mix(h, (uint64_t)q->ntasks_per_node << 32 | q->gpus_per_node);
+    h = hash_mix(h, (uint64_t)q->gpus_per_task << 32 | q->cpus_per_gpu);
+    h = hash_mix(h, q->mem_per_node_mib ^ q->mem_per_cpu_mib << 1
+                        ^ q->mem_per_gpu_mib << 2 ^ q->exclusive);
+    h = hash_mix(h, (uint64_t)(uintptr_t)q->allowed_nodes
+                        ^ (uint64_t)(uintptr_t)q->required_nodes << 1
+                        ^ (uint64_t)(uintptr_t)q->excluded_nodes << 2);
+    h = hash_str(h, q->features);
+    h = hash_str(h, q->gpu_type);
+    return hash_mix(h, (uint64_t)limit);
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Same request: the same values and the same node sets (by address). */
+static bool req_eq(const struct sched_request *a, const struct sched_request *b)
+{
+    return a->min_nodes == b->min_nodes && a->max_nodes == b->max_nodes
+           && a->ntasks == b->ntasks && a->cpus_per_task == b->cpus_per_task
+           && a->ntasks_per_node == b->ntasks_per_node
+           && a->exclusive == b->exclusive
+           && a->mem_per_node_mib == b->mem_per_node_mib
+           && a->mem_per_cpu_mib == b->mem_per_cpu_mib
+           && a->gpus_per_node == b->gpus_per_node
+           && a->gpus_total == b->gpus_total
+           && a->gpus_per_task == b->gpus_per_task
+           && a->cpus_per_gpu == b->cpus_per_gpu
+           && a->mem_per_gpu_mib == b->mem_per_gpu_mib
+           && a->allowed_nodes == b->allowed_nodes
+           && a->required_nodes == b->required_nodes
+           && a->excluded_nodes == b->excluded_nodes
+           && str_eq(a->gpu_type, b->gpu_type)
+           && str_eq(a->features, b->features);
+}
+
+/* The record for job's request and limit, made if new; NULL for requests
+ * left out (gpus_total, see the top of this file).
+ */
+static struct key *key_get(struct pass *p, const struct sched_job *job)
+{
+    const struct sched_request *q = job->req;
+    uint32_t *head;
+    struct key *k;
+
+    if (!q || q->gpus_total)
+        return NULL;
+    head = &p->kbucket[key_hash(q, job->time_limit_s) & p->kmask];
+    for (uint32_t i = *head; i != NIL; i = p->keys[i].next) {
+        k = &p->keys[i];
+        if (k->limit == job->time_limit_s && req_eq(k->req, q))
+            return k;
+    }
+    k = &p->keys[p->nkeys];
+    *k = (struct key){ .req = q, .limit = job->time_limit_s, .next = *head };
+    *head = p->nkeys++;
+    return k;
+}
+
+/* ---- the pass ---- */
+
+/* Start 'a' now until 'end': it joins the nodes' usage.  Returns 0 or -1
+ * with errno=ENOMEM ('a' freed).
+ */
+static int start_job(struct pass *p,
+                     struct sched_alloc *a,
+                     int64_t end,
+                     struct sched_decision *d)
+{
+    if (item_add(p, p->now, end, a, false) < 0) {
+        sched_alloc_destroy(a);
+        return -1;
+    }
     (void)sched_alloc_apply(p->nodes, p->n, a); /* valid: chosen on them */
-    item_add(p, p->now, end, a, false);
+    for (uint32_t j = 0; j < a->node_count; j++)
+        set_open(p->open_now, a->node_idx[j], &p->nodes[a->node_idx[j]]);
     d->action = SCHED_ACT_START;
     d->reason = SCHED_REASON_NONE;
     d->start_time = p->now;
     d->alloc = a;
+    return 0;
+}
+
+/* sched_select() on the nodes as they are now (only those with a free CPU
+ * can take part): SCHED_OK with *alloc, SCHED_BUSY, or -1 with
+ * errno=ENOMEM.
+ */
+static int select_now(struct pass *p,
+                      const struct sel_req *r,
+                      struct sched_alloc **alloc)
+{
+    size_t nc = 0;
+
+    *alloc = NULL;
+    for (size_t w = 0; w < (p->n + 63) / 64; w++) {
+        for (uint64_t bits = p->open_now[w]; bits; bits &= bits - 1) {
+            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+            if (sched__node_eval(p->nodes, i, r, &p->cand[nc]))
+                nc++;
+        }
+    }
+    return sched__select_cands(p->nodes, r, p->cand, nc, alloc);
 }
 
 /* Start 'job' now if it fits and delays no reservation; else say why it
@@ -341,33 +1005,59 @@ static void start_job(struct pass *p,
  */
 static int try_start(struct pass *p,
                      const struct sched_job *job,
+                     struct key *key,
                      struct sched_decision *d)
 {
     int64_t end = end_of(p->now, job->time_limit_s);
     struct sched_alloc *a = NULL;
-    int rc = sched_select(p->nodes, p->n, job->req, &a);
+    struct sel_req r;
+    int rc;
 
-    if (rc < 0 && errno != EINVAL)
-        return -1;
-    if (rc < 0 || rc == SCHED_NEVER) {
+    if (key && key->flags & KEY_NEVER) {
         d->action = SCHED_ACT_NEVER;
         return 0;
     }
     d->reason = SCHED_REASON_RESOURCES;
-    if (rc == SCHED_BUSY)
+    if (key && key->flags & KEY_BUSY)
         return 0;
-    if (plan_before(p, end)) {
+    if (sched__normalize(job->req, &r) < 0) {
+        rc = SCHED_NEVER;
+    } else if ((rc = select_now(p, &r, &a)) == SCHED_BUSY) {
+        /* as sched_select(): busy, or never */
+        if ((rc = sched__select_run(p->nodes, p->n, &r, true, p->cand, NULL))
+            >= 0)
+            rc = rc == SCHED_OK ? SCHED_BUSY : SCHED_NEVER;
+    }
+    if (rc < 0)
+        return -1;
+    if (rc == SCHED_NEVER) {
+        d->action = SCHED_ACT_NEVER;
+        if (key)
+            key->flags |= KEY_NEVER;
+        return 0;
+    }
+    if (rc == SCHED_BUSY) {
+        if (key)
+            key->flags |= KEY_BUSY;
+        return 0;
+    }
+    if (p->first_plan < end) {
         /* Place it, if it can be, where no reservation needs to be. */
         sched_alloc_destroy(a);
-        if ((rc = fits_window(p, job->req, p->now, end, &a)) < 0)
-            return -1;
-        if (rc == SCHED_BUSY) {
+        a = NULL;
+        if (!(key && key->flags & KEY_WINDOW && !p->ended_now)) {
+            view_all(p, &r, p->now, end);
+            if ((rc = select_view(p, &r, &a)) < 0)
+                return -1;
+        }
+        if (!a) {
             d->reason = SCHED_REASON_PRIORITY;
+            if (key)
+                key->flags |= KEY_WINDOW;
             return 0;
         }
     }
-    start_job(p, a, end, d);
-    return 0;
+    return start_job(p, a, end, d);
 }
 
 /* Reserve for a waiting job: try each time something ends, earliest first,
@@ -377,34 +1067,63 @@ static int try_start(struct pass *p,
  */
 static int plan_job(struct pass *p,
                     const struct sched_job *job,
+                    struct key *key,
                     struct sched_decision *d)
 {
-    int64_t last = p->now;
     int64_t limit = end_of(p->now, p->opts.window_s ? p->opts.window_s : -1);
+    int64_t from = end_of(p->now, 1);
+    struct cursor c, right = { 0, 0 };
+    bool first = true;
+    struct sel_req r;
 
     if (p->tried >= p->opts.reserve_depth)
         return 0;
     p->tried++;
-    for (size_t k = 0; k < p->nevents; k++) {
-        const struct event *ev = &p->events[k];
-        int64_t t = ev->time, end = end_of(t, job->time_limit_s);
+    if (p->ended_now)
+        key = NULL;
+    if ((key && key->flags & KEY_NOPLAN) || sched__normalize(job->req, &r) < 0)
+        return 0;
+    if (key && key->hint > from)
+        from = key->hint;
+    for (c = slot_lower_bound(p, from); c.b < p->nblk; cursor_next(p, &c)) {
+        const struct slot *sl = slot_at(p, c);
+        int64_t t = sl->time, end;
         struct sched_alloc *a;
-        int rc;
 
-        if (ev->sign > 0 || t <= last)
+        if (!first)
+            mark_slot(p, sl, false); /* between the last start and t */
+        if (sl->nends == 0)
             continue;
         if (t > limit)
             break;
-        last = t;
-        if ((rc = fits_window(p, job->req, t, end, &a)) < 0)
+        end = end_of(t, job->time_limit_s);
+        if (first) {
+            view_all(p, &r, t, end);
+            right = slot_lower_bound(p, end);
+            first = false;
+        } else {
+            for (; right.b < p->nblk && slot_at(p, right)->time < end;
+                 cursor_next(p, &right))
+                mark_slot(p, slot_at(p, right), true);
+            view_dirty(p, &r, t, end);
+        }
+        if (select_view(p, &r, &a) < 0)
             return -1;
-        if (rc == SCHED_OK) {
-            item_add(p, t, end, a, true);
+        if (a) {
+            if (item_add(p, t, end, a, true) < 0) {
+                sched_alloc_destroy(a);
+                return -1;
+            }
             d->start_time = t;
             d->alloc = a;
+            if (key)
+                key->hint = t;
             return 0;
         }
     }
+    dirty_reset(p);
+    if (key)
+        key->flags |= KEY_NOPLAN;
     return 0;
 }
 
@@ -425,8 +1144,10 @@ static int add_running(struct pass *p,
             errno = EINVAL;
             return -1;
         }
-        item_add(p, job->start_time, end > p->now ? end : p->now + 1,
-                 job->alloc, false);
+        if (item_add(p, job->start_time, end > p->now ? end : p->now + 1,
+                     job->alloc, false)
+            < 0)
+            return -1;
     }
     return 0;
 }
@@ -463,20 +1184,23 @@ int sched_pass(struct sched_node *nodes,
         out[i] = (struct sched_decision){ .job_id = pending[i].id,
                                           .action = SCHED_ACT_WAIT,
                                           .start_time = -1 };
-    if (pass_init(&p, nodes, n, nrunning + npending, now, opts) < 0
+    if (pass_init(&p, nodes, n, nrunning + npending, npending, now, opts) < 0
         || add_running(&p, running, nrunning) < 0)
         goto error;
     for (i = 0; i < npending; i++) {
+        struct key *key;
+
         if (p.opts.admit && !p.opts.admit(p.opts.gate_arg, i)) {
             out[i].reason = SCHED_REASON_LIMIT;
             continue;
         }
-        if (try_start(&p, &pending[i], &out[i]) < 0)
+        key = key_get(&p, &pending[i]);
+        if (try_start(&p, &pending[i], key, &out[i]) < 0)
             goto error;
         if (out[i].action == SCHED_ACT_START && p.opts.started)
             p.opts.started(p.opts.gate_arg, i);
         if (out[i].action == SCHED_ACT_WAIT
-            && plan_job(&p, &pending[i], &out[i]) < 0)
+            && plan_job(&p, &pending[i], key, &out[i]) < 0)
             goto error;
     }
     pass_destroy(&p);

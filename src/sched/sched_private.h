@@ -7,13 +7,74 @@
 
 #include "sched/sched.h"
 
-/* sched_select() without the SCHED_NEVER classification: SCHED_OK with
- * *alloc_out set, SCHED_BUSY, or -1 with errno EINVAL/ENOMEM.  The pass
- * calls it on projected node usage, where "never" has no meaning.
+/* A request with defaults filled in and its combination checked. */
+struct sel_req {
+    uint32_t min_nodes;
+    uint32_t max_nodes;
+    uint32_t ntasks;   /* 0: per_node tasks on every chosen node */
+    uint32_t per_node; /* tasks per node when ntasks == 0 */
+    uint32_t cpt;      /* CPUs per task, >= 1 */
+    uint32_t tpn;      /* at most this many tasks per node; 0 = no limit */
+    uint64_t mem_node;
+    uint64_t mem_cpu;
+    uint32_t gpn;
+    uint32_t gtot;
+    uint32_t gpt;      /* GPUs per task */
+    uint32_t cpg;      /* CPUs per GPU */
+    uint64_t mpg;      /* MiB per GPU */
+    const char *gtype;
+    bool exclusive;
+    const bitmap_t *allowed;
+    const bitmap_t *required;
+    const bitmap_t *excluded;
+    const char *features;
+    uint32_t nreq; /* required nodes */
+};
+
+/* A node that could take part in the allocation, and how much it could
+ * take: 'cap' tasks and 'gfree' GPUs of the right type.
  */
-int sched__select_now(const struct sched_node *nodes,
+struct cand {
+    uint32_t idx;
+    uint32_t weight;
+    bool required;
+    uint64_t cap;
+    uint64_t gfree;
+};
+
+/* Fill in 'r' from 'req' with defaults.  0, or -1 with errno=EINVAL for a
+ * malformed request (as sched_check_never()).
+ */
+int sched__normalize(const struct sched_request *req, struct sel_req *r);
+
+/* Judge node 'idx' as it is now for 'r' into 'c' (every field set).
+ * False if it cannot take part in an allocation.
+ */
+bool sched__node_eval(const struct sched_node *nodes,
+                      size_t idx,
+                      const struct sel_req *r,
+                      struct cand *c);
+
+/* Choose among the candidates c[0..nc), which sched__node_eval() judged
+ * on 'nodes' and which are in node index order, and build the allocation
+ * (c is reordered).  SCHED_OK with *alloc_out set (if alloc_out is not
+ * NULL), SCHED_BUSY, or -1 with errno=ENOMEM.
+ */
+int sched__select_cands(const struct sched_node *nodes,
+                        const struct sel_req *r,
+                        struct cand *c,
+                        size_t nc,
+                        struct sched_alloc **alloc_out);
+
+/* Judge all n nodes (as if idle and up with 'empty') and choose, as
+ * sched_select() does; 'scratch' has room for n candidates.  Same returns
+ * as sched__select_cands().
+ */
+int sched__select_run(const struct sched_node *nodes,
                       size_t n,
-                      const struct sched_request *req,
+                      const struct sel_req *r,
+                      bool empty,
+                      struct cand *scratch,
                       struct sched_alloc **alloc_out);
 
 /* True if every node index of 'a' is < n and every GPU bitmap has the

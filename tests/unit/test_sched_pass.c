@@ -360,6 +360,44 @@ static void pass_second_reservation_follows_the_first(void **state)
     world_destroy(w);
 }
 
+/* Jobs with equal requests (the same one, or an equal copy) and limits
+ * queue up in order; the pass starts each one's search where the one
+ * before ended (pass.c, struct key), which must not change the answers.
+ */
+static void pass_equal_requests_queue_up_in_order(void **state)
+{
+    (void)state;
+    struct world *w = world_create(2, 4, 0);
+    struct sched_request whole = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_request copy = whole;
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &whole, .time_limit_s = 100 },
+        { .id = 2, .req = &copy, .time_limit_s = 100 },
+        { .id = 3, .req = &whole, .time_limit_s = 100 },
+        { .id = 4, .req = &whole, .time_limit_s = 100 },
+        { .id = 5, .req = &one, .time_limit_s = 50 },
+        { .id = 6, .req = &whole, .time_limit_s = 50 },
+    };
+
+    run_on(w, 0, 4, NOW, 100);
+    run_on(w, 1, 4, NOW, 200);
+    assert_int_equal(pass(w, q, 6, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_int_equal(w->out[0].alloc->node_idx[0], 0);
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, NOW + 200);
+    assert_int_equal(w->out[1].alloc->node_idx[0], 0);
+    assert_waits(&w->out[2], SCHED_REASON_RESOURCES, NOW + 200);
+    assert_int_equal(w->out[2].alloc->node_idx[0], 1);
+    assert_waits(&w->out[3], SCHED_REASON_RESOURCES, NOW + 300);
+    assert_int_equal(w->out[3].alloc->node_idx[0], 0);
+    assert_waits(&w->out[4], SCHED_REASON_RESOURCES, NOW + 300);
+    assert_int_equal(w->out[4].alloc->node_idx[0], 1);
+    assert_waits(&w->out[5], SCHED_REASON_RESOURCES, NOW + 350);
+    assert_int_equal(w->out[5].alloc->node_idx[0], 1);
+    world_destroy(w);
+}
+
 static void pass_job_without_limit_cannot_jump_a_reservation(void **state)
 {
     (void)state;
@@ -633,6 +671,7 @@ int main(void)
         cmocka_unit_test(pass_job_that_can_never_fit_is_never),
         cmocka_unit_test(pass_blocked_job_without_end_time_blocks_nobody),
         cmocka_unit_test(pass_second_reservation_follows_the_first),
+        cmocka_unit_test(pass_equal_requests_queue_up_in_order),
         cmocka_unit_test(pass_job_without_limit_cannot_jump_a_reservation),
         cmocka_unit_test(
             pass_job_past_its_limit_is_expected_to_end_next_second),

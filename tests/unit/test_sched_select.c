@@ -375,6 +375,42 @@ static void select_prefers_lowest_weight_then_index(void **state)
     cluster_destroy(c);
 }
 
+/* 40 nodes: node i has i % 8 of its 8 CPUs in use; odd nodes weigh less.
+ * A one-CPU job takes the lightest, lowest node; -N3 -n24 needs three idle
+ * nodes, which the preferred order does not give, so the largest are taken
+ * (select.c sorts by weight with a counting sort and takes the largest with
+ * a partial sort: the answers are those of a full sort).
+ */
+static void select_large_cluster_orders_like_a_full_sort(void **state)
+{
+    (void)state;
+    struct cluster *c = cluster_create(40, 8, 64 * GIB, 0, NULL);
+    struct sched_request small = { .ntasks = 1 };
+    struct sched_request three = { .min_nodes = 3, .ntasks = 24 };
+    struct sched_alloc *a = NULL;
+
+    for (size_t i = 0; i < c->n; i++) {
+        c->nodes[i].alloc_cpus = (uint32_t)(i % 8);
+        c->nodes[i].weight = i % 2 ? 1 : 2;
+    }
+    assert_int_equal(sched_select(c->nodes, c->n, &small, &a), SCHED_OK);
+    assert_int_equal(a->node_idx[0], 1);
+    sched_alloc_destroy(a);
+    assert_int_equal(sched_select(c->nodes, c->n, &three, &a), SCHED_OK);
+    assert_int_equal(a->node_count, 3);
+    assert_int_equal(a->node_idx[0], 0);
+    assert_int_equal(a->node_idx[1], 8);
+    assert_int_equal(a->node_idx[2], 16);
+    sched_alloc_destroy(a);
+    c->nodes[0].alloc_cpus = 1; /* 8, 16, 24 now */
+    assert_int_equal(sched_select(c->nodes, c->n, &three, &a), SCHED_OK);
+    assert_int_equal(a->node_idx[0], 8);
+    assert_int_equal(a->node_idx[1], 16);
+    assert_int_equal(a->node_idx[2], 24);
+    sched_alloc_destroy(a);
+    cluster_destroy(c);
+}
+
 static void select_gpus_total_fills_nodes_in_order(void **state)
 {
     (void)state;
@@ -537,6 +573,7 @@ int main(void)
         cmocka_unit_test(select_gives_partly_used_node_what_fits),
         cmocka_unit_test(select_passes_over_small_nodes_for_one_big_enough),
         cmocka_unit_test(select_prefers_lowest_weight_then_index),
+        cmocka_unit_test(select_large_cluster_orders_like_a_full_sort),
         cmocka_unit_test(select_gpus_total_fills_nodes_in_order),
         cmocka_unit_test(select_gpus_total_gives_each_node_at_least_one),
         cmocka_unit_test(select_mem_per_cpu_limits_tasks_on_a_node),
