@@ -391,6 +391,15 @@ int sprio_check_type(const json_t *resp, struct fmt_buf *msg)
     return -1;
 }
 
+/* Is 'name' one of names[0..n) (n == 0: any name)? */
+static bool name_listed(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return true;
+    return n == 0;
+}
+
 static bool wanted(const json_t *job, const struct sprio_out *o)
 {
     bool ok;
@@ -404,25 +413,9 @@ static bool wanted(const json_t *job, const struct sprio_out *o)
         if (!ok)
             return false;
     }
-    if (o->nusers) {
-        const char *u = jstr_or(job, "user", "");
-
-        ok = false;
-        for (size_t i = 0; i < o->nusers && !ok; i++)
-            ok = !strcmp(o->users[i], u);
-        if (!ok)
-            return false;
-    }
-    if (o->npartitions) {
-        const char *p = jstr_or(job, "partition", "");
-
-        ok = false;
-        for (size_t i = 0; i < o->npartitions && !ok; i++)
-            ok = !strcmp(o->partitions[i], p);
-        if (!ok)
-            return false;
-    }
-    return true;
+    return name_listed(o->users, o->nusers, jstr_or(job, "user", ""))
+           && name_listed(o->partitions, o->npartitions,
+                          jstr_or(job, "partition", ""));
 }
 
 struct job_ref {
