@@ -42,11 +42,12 @@ struct conf_index; /* private to src/conf */
  * (conf_sched.c).  0 means "not set" for the limits. */
 struct conf_sched {
     uint32_t max_script_size;     /* bytes, CONF_MAX_SCRIPT_SIZE_DEFAULT */
-    uint32_t bf_max_job_test;     /* jobs a pass considers; 0: all */
+    uint32_t bf_max_job_test;     /* waiting jobs given a reservation
+                                   * (the pass's reserve_depth); 0: 500 */
     uint32_t bf_max_job_user;     /* jobs of one user a pass considers */
     uint32_t bf_max_job_part;     /* jobs of one partition a pass considers */
     uint32_t bf_window_s;         /* how far ahead starts are planned
-                                   * (bf_window, minutes); 0: no bound */
+                                   * (bf_window, minutes); 0: one day */
     uint32_t bf_resolution_s;     /* planned starts rounded up to it */
     uint32_t bf_interval_s;       /* longest wait between passes, 30 */
     uint32_t default_queue_depth; /* accepted: one pass plans it all */

@@ -4,8 +4,8 @@
  * options Drover knows
  *
  * max_script_size, bf_max_job_test, bf_max_job_user, bf_max_job_part,
- * bf_window (minutes), bf_resolution and bf_interval (seconds) take
- * effect; default_queue_depth, bf_continue and defer are accepted and
+ * bf_window (minutes) and bf_resolution (seconds) take effect;
+ * bf_interval, default_queue_depth, bf_continue and defer are accepted and
  * change nothing (one Drover pass plans the whole queue, and never per
  * submission).  Other options of Slurm's are logged as ignored, naming
  * them; a bad number is an error.

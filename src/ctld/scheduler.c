@@ -333,10 +333,11 @@ static void resv_reason(struct ctld *ctld, struct job *job, bool waits)
         }
 }
 
-/* SchedulerParameters bf_max_job_test/_user/_part: the pass considers at
- * most that many jobs (of a user, of a partition), the first in the
- * queue's order; the others wait for a later pass, keeping their reason.
- * Compacts pend[0..*np). */
+/* SchedulerParameters bf_max_job_user/_part: the pass considers at most
+ * that many jobs of a user, of a partition, the first in the queue's
+ * order; the others wait for a later pass, keeping their reason.
+ * Compacts pend[0..*np).  (bf_max_job_test and bf_window are the pass's
+ * own reserve_depth and window_s.) */
 struct depth_count {
     uintptr_t key;
     uint32_t n;
@@ -364,11 +365,10 @@ static void depth_limits(struct ctld *ctld, struct job **pend, size_t *np)
     struct depth_count *users = NULL, *parts = NULL, *c, *tmp;
     size_t k = 0;
 
-    if (!s->bf_max_job_test && !s->bf_max_job_user && !s->bf_max_job_part)
+    if (!s->bf_max_job_user && !s->bf_max_job_part)
         return;
     for (size_t i = 0; i < *np; i++) {
-        if ((s->bf_max_job_test && k >= s->bf_max_job_test)
-            || over(&users, pend[i]->uid, s->bf_max_job_user)
+        if (over(&users, pend[i]->uid, s->bf_max_job_user)
             || over(&parts, (uintptr_t)pend[i]->partition,
                     s->bf_max_job_part))
             continue;
@@ -385,21 +385,16 @@ static void depth_limits(struct ctld *ctld, struct job **pend, size_t *np)
     }
 }
 
-/* bf_window: no planned start beyond it; bf_resolution: planned starts
- * rounded up to it (Slurm's backfill resolution). */
+/* bf_resolution: planned starts rounded up to it (Slurm's backfill
+ * resolution; the pass itself tries every end time). */
 static void plan_bounds(struct ctld *ctld, struct sched_decision *d,
                         time_t now)
 {
     const struct conf_sched *s = &ctld->conf->sched;
 
+    (void)now;
     if (d->action != SCHED_ACT_WAIT || d->start_time <= 0)
         return;
-    if (s->bf_window_s && d->start_time > now + (int64_t)s->bf_window_s) {
-        d->start_time = 0;
-        sched_alloc_destroy(d->alloc);
-        d->alloc = NULL;
-        return;
-    }
     if (s->bf_resolution_s > 1)
         d->start_time = (d->start_time + s->bf_resolution_s - 1)
                         / s->bf_resolution_s * s->bf_resolution_s;
@@ -412,6 +407,7 @@ void scheduler_run(struct ctld *ctld)
     struct sched_job *run, *pj;
     struct sched_decision *dec;
     struct sched_pass_opts opts = SCHED_PASS_OPTS_DEFAULT;
+    const struct conf_sched *sp = &ctld->conf->sched;
     struct enforce_pass gate;
     size_t np, nr;
     bitmap_t **resv_nodes; /* per pending entry, NULL: reservations change
@@ -422,6 +418,10 @@ void scheduler_run(struct ctld *ctld)
     size_t backfilled = 0;
     bool waiting = false; /* a job of higher priority waits */
 
+    if (sp->bf_max_job_test) /* Slurm's default 500 is the pass's */
+        opts.reserve_depth = sp->bf_max_job_test;
+    if (sp->bf_window_s) /* Slurm's default one day is the pass's */
+        opts.window_s = sp->bf_window_s;
     collect(ctld, now, &pend, &np, &run, &nr);
     depth_limits(ctld, pend, &np);
     pj = xzalloc(sizeof(*pj) * (np + 1));
