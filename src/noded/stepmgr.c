@@ -612,6 +612,7 @@ void stepmgr_forget_all(struct noded *nd)
 
         nd->stepds = s->next;
         free(s->answer);
+        json_decref(s->queued); /* requests the step never answered */
         free(s);
     }
 }
