@@ -202,13 +202,7 @@ static void parse_args(int argc, char **argv, struct args *a)
     a->out.sibling = sibling && !a->local;
     a->out.users_given = a->users_text != NULL;
     a->out.format = a->format;
-    a->out.jobs = a->job_ids;
-    a->out.njobs = a->njobs;
     a->out.jobs_given = a->jobs_text != NULL;
-    a->out.users = (const char *const *)a->users.v;
-    a->out.nusers = a->users.n;
-    a->out.partitions = (const char *const *)a->parts.v;
-    a->out.npartitions = a->parts.n;
 }
 
 static json_t *request(const struct args *a)

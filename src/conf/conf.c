@@ -318,10 +318,6 @@ const char *conf__set_authinfo(char **field, const char *value)
 
 /* AccountingStorageEnforce words in Slurm's print order, with the flags
  * each sets (conf.h: enum conf_enforce). */
-struct flag_word {
-    const char *word;
-    uint32_t flag, sets; /* flag: printed as 'word'; sets: what it turns on */
-};
 
 static const struct flag_word enforce_words[] = {
     { "associations", CONF_ENFORCE_ASSOCS, CONF_ENFORCE_ASSOCS },
@@ -359,9 +355,9 @@ static const struct flag_word private_words[] = {
 #define PRIVATE_WORD_COUNT (sizeof(private_words) / sizeof(private_words[0]))
 
 /* A comma list of the words of table 'words' (n rows) into flag bits. */
-static const char *set_flags(uint32_t *field, const char *value,
-                             const struct flag_word *words, size_t n_words,
-                             const char *expected)
+const char *conf__set_flags(uint32_t *field, const char *value,
+                            const struct flag_word *words, size_t n_words,
+                            const char *expected)
 {
     uint32_t flags = 0;
 
@@ -380,9 +376,9 @@ static const char *set_flags(uint32_t *field, const char *value,
     return NULL;
 }
 
-/* Flag bits as the comma list of the table's words, or "none". */
-static char *flags_string(uint32_t flags, const struct flag_word *words,
-                          size_t n_words, char *buf, size_t size)
+char *conf__flags_string(uint32_t flags, const struct flag_word *words,
+                         size_t n_words, const char *empty, char *buf,
+                         size_t size)
 {
     size_t len = 0;
 
@@ -394,19 +390,21 @@ static char *flags_string(uint32_t flags, const struct flag_word *words,
             len += (size_t)snprintf(buf + len, len < size ? size - len : 0,
                                     "%s%s", len ? "," : "", words[i].word);
     if (!len)
-        snprintf(buf, size, "none");
+        snprintf(buf, size, "%s", empty);
     return buf;
 }
 
 
 char *conf_enforce_string(uint32_t flags, char *buf, size_t size)
 {
-    return flags_string(flags, enforce_words, ENFORCE_WORD_COUNT, buf, size);
+    return conf__flags_string(flags, enforce_words, ENFORCE_WORD_COUNT, "none",
+                              buf, size);
 }
 
 char *conf_private_string(uint32_t flags, char *buf, size_t size)
 {
-    return flags_string(flags, private_words, PRIVATE_WORD_COUNT, buf, size);
+    return conf__flags_string(flags, private_words, PRIVATE_WORD_COUNT, "none",
+                              buf, size);
 }
 
 static const char *set_number(struct slurm_conf *conf,
@@ -475,7 +473,7 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
     case KEY_IGNORE:
         return NULL;
     case KEY_ENFORCE:
-        return set_flags((uint32_t *)field, value, enforce_words,
+        return conf__set_flags((uint32_t *)field, value, enforce_words,
                          ENFORCE_WORD_COUNT,
                          "expected associations, limits, qos, safe, wckeys, "
                          "nojobs, nosteps, all or none");
@@ -488,7 +486,7 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
     case KEY_PART_LIMITS:
         return set_part_limits((uint32_t *)field, value);
     case KEY_PRIVATE:
-        return set_flags((uint32_t *)field, value, private_words,
+        return conf__set_flags((uint32_t *)field, value, private_words,
                          PRIVATE_WORD_COUNT,
                          "expected accounts, cloud, events, jobs, nodes, "
                          "partitions, reservations, usage, users, all or "

@@ -19,25 +19,26 @@
 #include "conf/conf_private.h"
 #include "sched/priority.h"
 
-static const struct {
-    const char *word;
-    uint32_t flag;
-} prio_flag_words[] = {
+static const struct flag_word prio_flag_words[] = {
     /* Slurm's print order */
-    { "ACCRUE_ALWAYS", PRIO_FLAG_ACCRUE_ALWAYS },
-    { "MAX_TRES", PRIO_FLAG_MAX_TRES },
-    { "SMALL_RELATIVE_TO_TIME", PRIO_FLAG_SMALL_RELATIVE_TO_TIME },
-    { "CALCULATE_RUNNING", PRIO_FLAG_CALCULATE_RUNNING },
-    { "DEPTH_OBLIVIOUS", PRIO_FLAG_DEPTH_OBLIVIOUS },
-    { "NO_FAIR_TREE", PRIO_FLAG_NO_FAIR_TREE },
-    { "INCR_ONLY", PRIO_FLAG_INCR_ONLY },
-    { "NO_NORMAL_ASSOC", PRIO_FLAG_NO_NORMAL_ASSOC },
-    { "NO_NORMAL_PART", PRIO_FLAG_NO_NORMAL_PART },
-    { "NO_NORMAL_QOS", PRIO_FLAG_NO_NORMAL_QOS },
-    { "NO_NORMAL_TRES", PRIO_FLAG_NO_NORMAL_TRES },
-    { "NO_NORMAL_ALL", PRIO_FLAG_NO_NORMAL_ASSOC | PRIO_FLAG_NO_NORMAL_PART
-                           | PRIO_FLAG_NO_NORMAL_QOS
-                           | PRIO_FLAG_NO_NORMAL_TRES },
+    { "ACCRUE_ALWAYS", PRIO_FLAG_ACCRUE_ALWAYS, PRIO_FLAG_ACCRUE_ALWAYS },
+    { "MAX_TRES", PRIO_FLAG_MAX_TRES, PRIO_FLAG_MAX_TRES },
+    { "SMALL_RELATIVE_TO_TIME", PRIO_FLAG_SMALL_RELATIVE_TO_TIME,
+      PRIO_FLAG_SMALL_RELATIVE_TO_TIME },
+    { "CALCULATE_RUNNING", PRIO_FLAG_CALCULATE_RUNNING,
+      PRIO_FLAG_CALCULATE_RUNNING },
+    { "DEPTH_OBLIVIOUS", PRIO_FLAG_DEPTH_OBLIVIOUS,
+      PRIO_FLAG_DEPTH_OBLIVIOUS },
+    { "NO_FAIR_TREE", PRIO_FLAG_NO_FAIR_TREE, PRIO_FLAG_NO_FAIR_TREE },
+    { "INCR_ONLY", PRIO_FLAG_INCR_ONLY, PRIO_FLAG_INCR_ONLY },
+    { "NO_NORMAL_ASSOC", PRIO_FLAG_NO_NORMAL_ASSOC,
+      PRIO_FLAG_NO_NORMAL_ASSOC },
+    { "NO_NORMAL_PART", PRIO_FLAG_NO_NORMAL_PART, PRIO_FLAG_NO_NORMAL_PART },
+    { "NO_NORMAL_QOS", PRIO_FLAG_NO_NORMAL_QOS, PRIO_FLAG_NO_NORMAL_QOS },
+    { "NO_NORMAL_TRES", PRIO_FLAG_NO_NORMAL_TRES, PRIO_FLAG_NO_NORMAL_TRES },
+    { "NO_NORMAL_ALL", 0, PRIO_FLAG_NO_NORMAL_ASSOC | PRIO_FLAG_NO_NORMAL_PART
+                              | PRIO_FLAG_NO_NORMAL_QOS
+                              | PRIO_FLAG_NO_NORMAL_TRES },
 };
 #define FLAG_WORDS (sizeof(prio_flag_words) / sizeof(prio_flag_words[0]))
 
@@ -85,27 +86,21 @@ static const char *set_time(uint32_t *field, const char *value)
     return NULL;
 }
 
+/* PriorityFlags=: the table's words; DEPTH_OBLIVIOUS is refused. */
 static const char *set_flags(uint32_t *field, const char *value)
 {
-    uint32_t flags = 0;
+    uint32_t flags;
+    const char *why = conf__set_flags(
+        &flags, value, prio_flag_words, FLAG_WORDS,
+        "expected ACCRUE_ALWAYS, CALCULATE_RUNNING, INCR_ONLY, MAX_TRES, "
+        "NO_FAIR_TREE, NO_NORMAL_ALL, NO_NORMAL_ASSOC, NO_NORMAL_PART, "
+        "NO_NORMAL_QOS, NO_NORMAL_TRES or SMALL_RELATIVE_TO_TIME");
 
-    while (*value) {
-        size_t n = strcspn(value, ","), i;
-        for (i = 0; i < FLAG_WORDS; i++)
-            if (strlen(prio_flag_words[i].word) == n
-                && !strncasecmp(value, prio_flag_words[i].word, n))
-                break;
-        if (i == FLAG_WORDS)
-            return "expected ACCRUE_ALWAYS, CALCULATE_RUNNING, "
-                   "INCR_ONLY, MAX_TRES, NO_FAIR_TREE, NO_NORMAL_ALL, "
-                   "NO_NORMAL_ASSOC, NO_NORMAL_PART, NO_NORMAL_QOS, "
-                   "NO_NORMAL_TRES or SMALL_RELATIVE_TO_TIME";
-        if (prio_flag_words[i].flag == PRIO_FLAG_DEPTH_OBLIVIOUS)
-            return "DEPTH_OBLIVIOUS is not supported by Drover (Fair Tree, "
-                   "or NO_FAIR_TREE for the classic algorithm)";
-        flags |= prio_flag_words[i].flag;
-        value += n + (value[n] == ',');
-    }
+    if (why)
+        return why;
+    if (flags & PRIO_FLAG_DEPTH_OBLIVIOUS)
+        return "DEPTH_OBLIVIOUS is not supported by Drover (Fair Tree, or "
+               "NO_FAIR_TREE for the classic algorithm)";
     *field = flags;
     return NULL;
 }
@@ -209,15 +204,6 @@ const char *conf_priority_reset_string(uint32_t reset)
 
 char *conf_priority_flags_string(uint32_t flags, char *buf, size_t size)
 {
-    size_t len = 0;
-
-    if (!size)
-        return buf;
-    buf[0] = '\0';
-    for (size_t i = 0; i + 1 < FLAG_WORDS; i++) /* not NO_NORMAL_ALL */
-        if (flags & prio_flag_words[i].flag)
-            len += (size_t)snprintf(buf + len, len < size ? size - len : 0,
-                                    "%s%s", len ? "," : "",
-                                    prio_flag_words[i].word);
-    return buf;
+    return conf__flags_string(flags, prio_flag_words, FLAG_WORDS, "", buf,
+                              size);
 }

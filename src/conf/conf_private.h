@@ -164,6 +164,26 @@ int conf__gres_devs(struct conf_parser *p, const char *file, const char *text,
                     drv_error_t *error);
 void conf__gres_dev_clear(struct conf_gres_dev *dev);
 
+/* A word of a flags keyword (AccountingStorageEnforce=, PrivateData=,
+ * PriorityFlags=) in print order: printed as 'word' when 'flag' is set;
+ * reading it turns on 'sets' (an alias such as "all" has flag 0). */
+struct flag_word {
+    const char *word;
+    uint32_t flag, sets;
+};
+
+/* A comma list of the words of 'words' (n_words rows; any case) into
+ * *field.  Returns NULL, or 'expected' for a word not in the table. */
+const char *conf__set_flags(uint32_t *field, const char *value,
+                            const struct flag_word *words, size_t n_words,
+                            const char *expected);
+
+/* 'flags' as the comma list of the table's words into buf (size bytes),
+ * or 'empty' when none is set.  Returns buf. */
+char *conf__flags_string(uint32_t flags, const struct flag_word *words,
+                         size_t n_words, const char *empty, char *buf,
+                         size_t size);
+
 /* Set Priority* keyword 'key' (or FairShareDampeningFactor) of 'p' to
  * 'value' (conf_priority.c).  Returns NULL, why the value is bad, or ""
  * for ENOMEM. */

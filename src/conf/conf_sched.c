@@ -45,12 +45,13 @@ const char *conf__set_sched_params(struct conf_sched *s, const char *value)
     while (*value) {
         size_t n = strcspn(value, ","), k = strcspn(value, "=");
         size_t i;
+        bool *flag = NULL;
         if (k > n)
             k = n;
         if (k == 11 && !strncasecmp(value, "bf_continue", 11))
-            out.bf_continue = true;
+            flag = &out.bf_continue;
         else if (k == 5 && !strncasecmp(value, "defer", 5))
-            out.defer = true;
+            flag = &out.defer;
         for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
             if (strlen(opts[i].name) == k
                 && !strncasecmp(value, opts[i].name, k))
@@ -70,8 +71,9 @@ const char *conf__set_sched_params(struct conf_sched *s, const char *value)
                 return why;
             }
             *(uint32_t *)((char *)&out + opts[i].off) = v * opts[i].scale;
-        } else if (!(k == 11 && !strncasecmp(value, "bf_continue", 11))
-                   && !(k == 5 && !strncasecmp(value, "defer", 5))) {
+        } else if (flag) {
+            *flag = true;
+        } else {
             log_error("SchedulerParameters: option '%.*s' is not supported "
                       "by Drover; ignored", (int)k, value);
         }

@@ -54,8 +54,7 @@ uint32_t ctld_job_base_priority(const struct job *job)
     return prio < 1 ? 1 : (uint32_t)prio;
 }
 
-/* PriorityTier of the job's partition (0 when unknown). */
-static uint32_t part_tier(struct ctld *ctld, const struct job *job)
+uint32_t ctld_job_tier(struct ctld *ctld, const struct job *job)
 {
     const struct ctld_partition *p = node_table_partition(ctld->nodes,
                                                           job->partition);
@@ -70,7 +69,7 @@ int ctld_job_order(const void *a, const void *b, void *arg)
     const struct job *y = *(struct job *const *)b;
 
     if (ctld->nodes->part_count > 1) {
-        uint32_t tx = part_tier(ctld, x), ty = part_tier(ctld, y);
+        uint32_t tx = ctld_job_tier(ctld, x), ty = ctld_job_tier(ctld, y);
         if (tx != ty)
             return tx > ty ? -1 : 1;
     }
@@ -233,6 +232,35 @@ void ctld_job_signal_node(struct ctld *ctld, struct job *job, int signo,
         < 0) {
         log_err("JobId=%u: job_signal to %s", job->id, cn->name);
         free(sc);
+    }
+}
+
+static void signalled(int errnum, const char *errstr, json_t *resp,
+                      void *arg)
+{
+    (void)resp;
+    (void)arg;
+    if (errnum && errnum != EDRV_INVALID_JOB_ID)
+        log_error("job_signal (all): %s",
+                  errstr ? errstr : drv_strerror(errnum));
+}
+
+void ctld_job_signal_all(struct ctld *ctld, const struct job *job, int signo)
+{
+    if (!job->alloc)
+        return;
+    for (uint32_t i = 0; i < job->alloc->node_count; i++) {
+        const struct conf_node *cn =
+            ctld->nodes->info[job->alloc->node_idx[i]].conf;
+        json_t *body = json_pack("{s:I s:i s:b s:I}", "job_id",
+                                 (json_int_t)job->id, "signal", signo, "all",
+                                 1, "run_id", (json_int_t)job->run_id);
+        if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
+                             "job_signal", body,
+                             (int)ctld->conf->msg_timeout_s * 1000,
+                             signalled, NULL)
+            < 0)
+            log_err("JobId=%u: job_signal to %s", job->id, cn->name);
     }
 }
 

@@ -156,6 +156,12 @@ void ctld_job_signal_node(struct ctld *ctld, struct job *job, int signo,
  */
 void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by);
 
+/* Have every node of 'job' send 'signo' to all of the job's processes
+ * there: its batch script and every step (job_signal with "all"; suspend,
+ * resume, a preemption's SIGTERM).  Failures are logged. */
+void ctld_job_signal_all(struct ctld *ctld, const struct job *job,
+                         int signo);
+
 /* Tell the batch host a running job's new time limit (asynchronous). */
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);
 
@@ -171,6 +177,9 @@ void ctld_flush_cb(uv_prepare_t *h);
 /* Priority of a job that is not held: earlier submissions first, less
  * its nice value (Slurm's priority/basic order). */
 uint32_t ctld_job_base_priority(const struct job *job);
+
+/* PriorityTier of 'job''s partition (0 when unknown). */
+uint32_t ctld_job_tier(struct ctld *ctld, const struct job *job);
 
 /* The scheduler's order of pending jobs, for qsort_r() over struct job *
  * with 'arg' the ctld: the partition's PriorityTier first (highest first,

@@ -327,6 +327,19 @@ static void part_access_json(json_t *o, const struct conf_partition *cp)
             json_object_set_new(o, lists[i].key, json_string(lists[i].value));
 }
 
+char *node_table_hostlist(const struct node_table *nt, const bitmap_t *b)
+{
+    hostlist_t *hl = hostlist_create();
+    char *s;
+
+    for (size_t i = 0; i < nt->count; i++)
+        if (bitmap_test(b, i))
+            hostlist_append(hl, nt->names[i]);
+    s = hostlist_encode(hl);
+    hostlist_destroy(hl);
+    return s;
+}
+
 json_t *node_table_partition_json(const struct node_table *nt, size_t p)
 {
     const struct ctld_partition *part = &nt->parts[p];
@@ -335,18 +348,15 @@ json_t *node_table_partition_json(const struct node_table *nt, size_t p)
     uint32_t gpus = 0;
     size_t nodes = bitmap_count(part->nodes);
     char *expr, *tres;
-    hostlist_t *hl = hostlist_create();
     json_t *o;
 
     for (size_t i = 0; i < nt->count; i++) {
         if (!bitmap_test(part->nodes, i))
             continue;
-        hostlist_append(hl, nt->names[i]);
         mem += nt->sched[i].mem_mib;
         gpus += nt->sched[i].gpus;
     }
-    expr = hostlist_encode(hl);
-    hostlist_destroy(hl);
+    expr = node_table_hostlist(nt, part->nodes);
     tres = tres_string(part->total_cpus, mem, (int)nodes, gpus, true);
     o = json_pack("{s:s s:b s:s s:s s:i s:i s:I s:I s:I s:i s:i s:s}", "name",
                   cp->name, "default", cp->is_default, "state",

@@ -69,6 +69,10 @@ long node_table_index_cb(const char *name, uint32_t *ngpus, void *arg);
 bitmap_t *node_table_bitmap(const struct node_table *nt, const char *expr,
                             drv_error_t *error);
 
+/* The nodes set in 'b' (bits are node table indexes) as a hostlist
+ * expression, "node[01-04]"; caller frees (NULL on ENOMEM). */
+char *node_table_hostlist(const struct node_table *nt, const bitmap_t *b);
+
 /* Partition by name (NULL: the default partition); NULL if none. */
 struct ctld_partition *node_table_partition(struct node_table *nt,
                                             const char *name);

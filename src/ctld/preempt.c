@@ -14,15 +14,6 @@
 #include "ctld/event.h"
 #include "ctld/interactive.h"
 #include "ctld/preempt.h"
-#include "ctld/suspend.h"
-
-static uint32_t tier_of(struct ctld *ctld, const struct job *job)
-{
-    const struct ctld_partition *p = node_table_partition(ctld->nodes,
-                                                          job->partition);
-
-    return p ? p->conf->priority_tier : 0;
-}
 
 /* The mode 'victim' is preempted with (enum conf_preempt_mode). */
 static uint32_t mode_of(struct ctld *ctld, const struct job *victim)
@@ -54,7 +45,7 @@ static bool may_preempt(struct ctld *ctld, const struct job *job,
         || mode_of(ctld, v) == CONF_PREEMPT_MODE_OFF)
         return false;
     if (ctld->conf->preempt_type == CONF_PREEMPT_PARTITION_PRIO)
-        return tier_of(ctld, job) > tier_of(ctld, v);
+        return ctld_job_tier(ctld, job) > ctld_job_tier(ctld, v);
     return limits_qos_preempts(enforce_table(ctld),
                                job->qos ? job->qos : "normal",
                                v->qos ? v->qos : "normal");
@@ -66,7 +57,7 @@ static int victim_order(const void *a, const void *b, void *arg)
     struct ctld *ctld = arg;
     const struct job *x = *(struct job *const *)a;
     const struct job *y = *(struct job *const *)b;
-    uint32_t tx = tier_of(ctld, x), ty = tier_of(ctld, y);
+    uint32_t tx = ctld_job_tier(ctld, x), ty = ctld_job_tier(ctld, y);
 
     if (tx != ty)
         return tx < ty ? -1 : 1;
@@ -110,7 +101,7 @@ static void preempt_job(struct ctld *ctld, struct job *v, struct job *by,
     if (v->interactive)
         interactive_end(ctld, v, SIGKILL, false);
     else if (ev.grace_s) /* SIGTERM to every process now, the kill later */
-        suspend_signal_nodes(ctld, v, SIGTERM);
+        ctld_job_signal_all(ctld, v, SIGTERM);
     else
         ctld_job_signal_node(ctld, v, SIGKILL, true);
 }

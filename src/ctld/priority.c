@@ -185,12 +185,12 @@ static void charge(struct ctld *ctld, const struct job *job, time_t from,
 {
     struct ctld_priority *p = ctld->priority;
     const limits_table_t *t = enforce_table(ctld);
-    uint32_t cpus = 0;
+    uint64_t mem;
+    uint32_t gpus, cpus;
 
     if (!job->alloc || to <= from)
         return;
-    for (uint32_t i = 0; i < job->alloc->node_count; i++)
-        cpus += job->alloc->cpus[i];
+    cpus = job_info_cpus(job, &gpus, &mem);
     usage_get(p, job->account ? job->account : "",
               job->user_name ? job->user_name : "")
         ->raw += (double)cpus * (double)(to - from)
@@ -306,6 +306,8 @@ const fs_tree_t *priority_tree(struct ctld *ctld)
     p->nin = p->in_cap = 0;
     p->tree_dirty = false;
     p->table_version = version;
+    p->qos_prio_max = t ? limits_qos_priority_max(t) : 0;
+    p->assoc_prio_max = t ? limits_assoc_priority_max(t) : 0;
     return p->tree;
 }
 
@@ -330,6 +332,7 @@ void priority_factors(struct ctld *ctld, const struct job *job, time_t now,
     struct ctld_partition *part = node_table_partition(ctld->nodes,
                                                        job->partition);
     const char *qos = job->qos ? job->qos : "normal";
+    const fs_tree_t *tree = priority_tree(ctld); /* also the maxima */
     uint64_t mem = 0;
     uint32_t gpus = 0, cpus = job_info_req_cpus(job, &gpus, &mem);
     struct prio_job pj = {
@@ -337,16 +340,15 @@ void priority_factors(struct ctld *ctld, const struct job *job, time_t now,
         .nodes = job->req.min_nodes, .cpus = cpus, .mem_mib = mem,
         .gpus = gpus, .time_limit_s = job->time_limit_s == TIME_INFINITE
                                           ? -1 : job->time_limit_s,
-        .fairshare = fs_tree_factor(priority_tree(ctld), job->account,
-                                    job->user_name),
+        .fairshare = fs_tree_factor(tree, job->account, job->user_name),
         .part_prio = part ? part->conf->priority_job_factor : 0,
         .part_prio_max = p->part_prio_max,
         .qos_prio = t ? limits_qos_priority(t, qos) : 0,
-        .qos_prio_max = t ? limits_qos_priority_max(t) : 0,
+        .qos_prio_max = p->qos_prio_max,
         .assoc_prio = t ? limits_assoc_priority(t, job->user_name,
                                                 job->account, job->partition)
                         : 0,
-        .assoc_prio_max = t ? limits_assoc_priority_max(t) : 0,
+        .assoc_prio_max = p->assoc_prio_max,
         .cluster_nodes = p->cluster_nodes, .cluster_cpus = p->cluster_cpus,
         .cluster_mem_mib = p->cluster_mem_mib,
         .cluster_gpus = p->cluster_gpus,

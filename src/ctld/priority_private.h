@@ -28,6 +28,8 @@ struct ctld_priority {
     fs_tree_t *tree;          /* cached; rebuilt when dirty */
     bool tree_dirty;          /* usage changed since it was built */
     int64_t table_version;    /* accounting tables it was built from */
+    uint32_t qos_prio_max;    /* largest QOS / association Priority= of */
+    uint32_t assoc_prio_max;  /* those tables (the factors' divisors) */
     struct fs_assoc *in;      /* building the tree */
     size_t nin, in_cap;
     uint32_t cluster_nodes, cluster_cpus, cluster_gpus;

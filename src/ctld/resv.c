@@ -11,6 +11,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
+#include "ctld/part_access.h"
 #include "ctld/resv.h"
 
 static const struct {
@@ -196,23 +197,10 @@ void resv_fini(struct ctld *ctld)
 
 /* --- what a reservation means for jobs ----------------------------------- */
 
-static bool in_list(const char *list, const char *name)
-{
-    size_t n = name ? strlen(name) : 0;
-
-    for (const char *s = list; s && *s && n;) {
-        size_t len = strcspn(s, ",");
-        if (len == n && !strncmp(s, name, n))
-            return true;
-        s += len + (s[len] == ',');
-    }
-    return false;
-}
-
 static bool may_use(const struct resv *r, const struct job *job)
 {
-    return in_list(r->users, job->user_name)
-           || in_list(r->accounts, job->account);
+    return part_access_in_list(r->users, job->user_name)
+           || part_access_in_list(r->accounts, job->account);
 }
 
 int resv_check_job(struct ctld *ctld, const struct job *job,
@@ -264,15 +252,14 @@ bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
     HASH_ITER(hh, ctld->resvs, r, tmp) {
         if (!overlaps(r, job, now))
             continue;
-        if (!out) {
+        if (!out && allowed) {
+            out = bitmap_copy(allowed);
+        } else if (!out) {
             out = bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
             for (size_t i = 0; i < ctld->nodes->count; i++)
-                if (!allowed || bitmap_test(allowed, i))
-                    bitmap_set(out, i);
+                bitmap_set(out, i);
         }
-        for (size_t i = 0; i < ctld->nodes->count; i++)
-            if (bitmap_test(r->nodes, i))
-                bitmap_clear(out, i);
+        bitmap_and_not(out, r->nodes);
     }
     return out;
 }

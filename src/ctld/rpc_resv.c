@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/hostlist.h"
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -106,19 +105,6 @@ static bitmap_t *pick_nodes(struct ctld *ctld, const bitmap_t *pool,
     return out;
 }
 
-static char *bitmap_hostlist(struct ctld *ctld, const bitmap_t *b)
-{
-    hostlist_t *hl = hostlist_create();
-    char *s;
-
-    for (size_t i = 0; i < ctld->nodes->count; i++)
-        if (bitmap_test(b, i))
-            hostlist_append(hl, ctld->nodes->names[i]);
-    s = hostlist_encode(hl);
-    hostlist_destroy(hl);
-    return s;
-}
-
 /* The record a create or update asks for, checked: 'old' (update) gives
  * what the body leaves out.  NULL with *errnum and 'why'. */
 static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
@@ -204,7 +190,7 @@ static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
     }
     struct resv r = {
         .name = (char *)json_string_value(json_object_get(body, "name")),
-        .start = start, .end = end, .node_list = bitmap_hostlist(ctld, b),
+        .start = start, .end = end, .node_list = node_table_hostlist(ctld->nodes, b),
         .flags = flags,
         .users = (char *)(json_object_get(body, "users")
                               ? json_string_value(json_object_get(body, "users"))

@@ -17,36 +17,6 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/suspend.h"
-#include "proto/client.h"
-
-static void signalled(int errnum, const char *errstr, json_t *resp,
-                      void *arg)
-{
-    (void)resp;
-    (void)arg;
-    if (errnum && errnum != EDRV_INVALID_JOB_ID)
-        log_error("suspend/resume: job_signal: %s",
-                  errstr ? errstr : drv_strerror(errnum));
-}
-
-void suspend_signal_nodes(struct ctld *ctld, const struct job *job, int signo)
-{
-    if (!job->alloc)
-        return;
-    for (uint32_t i = 0; i < job->alloc->node_count; i++) {
-        const struct conf_node *cn =
-            ctld->nodes->info[job->alloc->node_idx[i]].conf;
-        json_t *body = json_pack("{s:I s:i s:b s:I}", "job_id",
-                                 (json_int_t)job->id, "signal", signo, "all",
-                                 1, "run_id", (json_int_t)job->run_id);
-        if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
-                             "job_signal", body,
-                             (int)ctld->conf->msg_timeout_s * 1000,
-                             signalled, NULL)
-            < 0)
-            log_err("JobId=%u: job_signal to %s", job->id, cn->name);
-    }
-}
 
 /* The batch host's limit: none while suspended; once resumed, the limit
  * plus the seconds spent suspended since the start. */
@@ -100,7 +70,7 @@ static void rpc_job_suspend(proto_req_t *req, void *arg)
     ctld_apply(ctld, &ev);
     log_info("%s JobId=%u by uid %u", suspend ? "Suspend" : "Resume",
              job->id, (unsigned)proto_req_uid(req));
-    suspend_signal_nodes(ctld, job, suspend ? SIGSTOP : SIGCONT);
+    ctld_job_signal_all(ctld, job, suspend ? SIGSTOP : SIGCONT);
     move_limit(ctld, job, ev.t);
     ctld_respond_durable(ctld, req, NULL);
 }

@@ -4,6 +4,7 @@
  * (fairshare.h)
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
@@ -41,14 +42,19 @@ static char *key_of(const char *account, const char *user)
     return xasprintf("%s\x1f%s", account, user);
 }
 
+/* No allocation for the usual names: a lookup per job priority. */
 static struct fs_key *key_find(const fs_tree_t *t, const char *account,
                                const char *user)
 {
-    char *k = key_of(account, user);
+    char buf[256], *k = buf;
     struct fs_key *e = NULL;
 
+    if ((size_t)snprintf(buf, sizeof(buf), "%s\x1f%s", account, user)
+        >= sizeof(buf))
+        k = key_of(account, user);
     HASH_FIND_STR(t->by_name, k, e);
-    free(k);
+    if (k != buf)
+        free(k);
     return e;
 }
 

@@ -17,6 +17,18 @@ def one_node(*extra):
             + [f"--conf-extra={kv}" for kv in extra]}
 
 
+def low_then_urgent(c, low_user, urgent_user, *urgent_args):
+    """A 4-CPU job of 'low_user' in the default partition, running; then a
+    job of 'urgent_user' with 'urgent_args' (a partition...).  Returns
+    their ids."""
+    low = c.sbatch("-n4", "-o", "/dev/null", "--wrap", "sleep 300",
+                   user=low_user)
+    c.wait_job_state(low, "RUNNING", timeout=30)
+    urgent = c.sbatch(*urgent_args, "-n4", "-o", "/dev/null", "--wrap",
+                      "sleep 300", user=urgent_user)
+    return low, urgent
+
+
 def squeue(c, job):
     r = c.run("squeue", "-h", "-j", job, "-o", "%t %r", check=True)
     return r.stdout.strip()
@@ -53,11 +65,7 @@ def test_partition_prio_requeues_the_lower_tier_job(cluster, make_user):
 def test_cancel_mode_ends_the_job_preempted(cluster, make_user):
     c = cluster
     alice, bob = make_user("drpre1"), make_user("drpre2")
-    low = c.sbatch("-n4", "-o", "/dev/null", "--wrap", "sleep 300",
-                   user=alice)
-    c.wait_job_state(low, "RUNNING", timeout=30)
-    urgent = c.sbatch("-p", "high", "-n4", "-o", "/dev/null", "--wrap",
-                      "sleep 300", user=bob)
+    low, urgent = low_then_urgent(c, alice, bob, "-p", "high")
     c.wait_job_state(urgent, "RUNNING", timeout=30)
     c.wait_job_state(low, "PREEMPTED", timeout=30)
     c.wait_until(lambda: "PREEMPTED" in c.run(
@@ -78,11 +86,7 @@ def test_cancel_mode_ends_the_job_preempted(cluster, make_user):
 def test_exempt_time_protects_a_young_job(cluster, make_user):
     c = cluster
     alice, bob = make_user("drpre1"), make_user("drpre2")
-    low = c.sbatch("-n4", "-o", "/dev/null", "--wrap", "sleep 300",
-                   user=alice)
-    c.wait_job_state(low, "RUNNING", timeout=30)
-    urgent = c.sbatch("-p", "high", "-n4", "-o", "/dev/null", "--wrap",
-                      "sleep 300", user=bob)
+    low, urgent = low_then_urgent(c, alice, bob, "-p", "high")
     c.wait_until(lambda: squeue(c, urgent) == "PD Resources", 15,
                  "the urgent job to wait")
     assert c.job_state(low) == "RUNNING"
@@ -100,11 +104,7 @@ def test_qos_preempt_list(cluster, make_user):
                 ["add", "user", bob, "account=research", "qos=normal,high"]):
         c.run("sacctmgr", "-i", *cmd, check=True)
     # the controller reads the tables for preempt/qos when it polls
-    low = c.sbatch("-n4", "-o", "/dev/null", "--wrap", "sleep 300",
-                   user=alice)
-    c.wait_job_state(low, "RUNNING", timeout=30)
-    normal = c.sbatch("-n4", "-o", "/dev/null", "--wrap", "sleep 300",
-                      user=bob)
+    low, normal = low_then_urgent(c, alice, bob)  # normal: same QOS
     urgent = c.sbatch("--qos=high", "-n4", "-o", "/dev/null", "--wrap",
                       "sleep 300", user=bob)
     c.wait_job_state(urgent, "RUNNING", timeout=30)

@@ -391,32 +391,6 @@ int sprio_check_type(const json_t *resp, struct fmt_buf *msg)
     return -1;
 }
 
-/* Is 'name' one of names[0..n) (n == 0: any name)? */
-static bool name_listed(const char *const *names, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(names[i], name))
-            return true;
-    return n == 0;
-}
-
-static bool wanted(const json_t *job, const struct sprio_out *o)
-{
-    bool ok;
-
-    if (o->njobs) {
-        uint32_t id = (uint32_t)jint(job, "job_id", 0);
-
-        ok = false;
-        for (size_t i = 0; i < o->njobs && !ok; i++)
-            ok = o->jobs[i] == id;
-        if (!ok)
-            return false;
-    }
-    return name_listed(o->users, o->nusers, jstr_or(job, "user", ""))
-           && name_listed(o->partitions, o->npartitions,
-                          jstr_or(job, "partition", ""));
-}
 
 struct job_ref {
     const json_t *job;
@@ -460,7 +434,7 @@ void sprio_print(struct fmt_buf *out, const json_t *resp,
     json_t *job;
 
     json_array_foreach(jobs, i, job)
-        if (json_is_object(job) && wanted(job, o))
+        if (json_is_object(job))
             refs[n++] = (struct job_ref){job, i};
     if (o->jobs_given && n == 0) {
         fmt_buf_puts(out, "Unable to find jobs matching user/id(s) "

@@ -50,15 +50,9 @@ struct sprio_out {
     bool sibling;       /* --sibling without --local: CLUSTER column */
     const char *format; /* -o or SPRIO_FORMAT; NULL: the default */
     const char *cluster; /* ClusterName, for %c */
-    /* Filters (also sent to the controller; applied again here).  Empty
-     * lists select everything. */
-    const uint32_t *jobs;
-    size_t njobs;
+    /* -j/-u/-p are sent to the controller, which answers only the jobs
+     * they select (priority_info). */
     bool jobs_given; /* -j with ids: "Unable to find jobs ..." when none */
-    const char *const *users;
-    size_t nusers;
-    const char *const *partitions;
-    size_t npartitions;
 };
 
 /* The format sprio uses without -o: Slurm's, built from the weights of
