@@ -57,6 +57,12 @@ static const struct cmd_opt sacct_opts[] = {
      "\t           specifying the  -p  or  -P options. The default delimiter\n"
      "\t           is a '|'. This option is ignored if -p or -P options are\n"
      "\t           not specified.\n"},
+    {"duplicates", 'D', no_argument,
+     "     -D, --duplicates:\n"
+     "\t           If Slurm job ids are reset, some job numbers may\n"
+     "\t           appear more than once referring to different jobs.\n"
+     "\t           Without this option only the most recent jobs will be\n"
+     "                   displayed.\n"},
     {"endtime", 'E', required_argument,
      "     -E, --endtime:\n"
      "\t           Select jobs eligible before this time.  If states are\n"
@@ -159,7 +165,7 @@ struct sacct_args {
     const char *prog;
     const char *format, *jobs, *users, *accounts, *partitions, *names;
     const char *states, *start, *end;
-    bool brief, long_list, allocations, all_users, json;
+    bool brief, long_list, allocations, all_users, json, duplicates;
     struct sacct_output out;
     struct sacct_ctx ctx;
 };
@@ -176,6 +182,7 @@ static void handle_opt(struct sacct_args *a, int c, const char *arg)
     case 'a': a->all_users = true; break;
     case 'A': a->accounts = arg; break;
     case 'b': a->brief = true; break;
+    case 'D': a->duplicates = true; break;
     case 'E': a->end = arg; break;
     case 'j': a->jobs = arg; break;
     case 'l': a->long_list = true; break;
@@ -357,6 +364,8 @@ static json_t *build_filter(const struct sacct_args *a, time_t now,
         json_object_set_new(f, "names", split(a->names));
     if (a->states)
         json_object_set_new(f, "states", state_names(a));
+    if (a->duplicates)
+        json_object_set_new(f, "duplicates", json_true());
     if (a->start)
         start = parse_when(a, a->start, now);
     else if (!a->jobs)

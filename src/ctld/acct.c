@@ -12,6 +12,7 @@
 #include "ctld/acct_record.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/event.h"
 #include "proto/client.h"
 
 #define SEND_MAX 500           /* events per acct_send */
@@ -267,6 +268,30 @@ void acct_job_changed(struct ctld *ctld, const struct job *job)
     a->changed[a->nchanged++] = job->id;
 }
 
+/* Spool 'rec' (a new reference, consumed) as the next event. */
+static void spool_record(struct acct *a, json_t *rec)
+{
+    spool_append(a, json_pack("{s:I s:O}", "seq", (json_int_t)a->next_seq,
+                              "job", rec));
+    event_push(a, a->next_seq, rec);
+}
+
+void acct_run_ending(struct ctld *ctld, const struct ctld_event *ev)
+{
+    struct job *job = ctld_job_find(ctld, ev->job_id);
+    json_t *rec;
+    int state;
+
+    if (!enabled(ctld) || !job || !job->start_time || !ev->restart
+        || job_state_is_final(job->state) || array_is_master(job))
+        return;
+    state = job->preempted            ? JOB_PREEMPTED
+            : job->requeue_requested ? JOB_REQUEUED
+                                     : JOB_NODE_FAIL;
+    if ((rec = acct_record_run_ended(ctld, job, state, ev->t)))
+        spool_record(ctld->acct, rec);
+}
+
 static int cmp_u32(const void *x, const void *y)
 {
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
@@ -290,9 +315,7 @@ static void spool_changed(struct ctld *ctld)
             || array_is_master(job)
             || !(rec = acct_record_build(ctld, job)))
             continue;
-        spool_append(a, json_pack("{s:I s:O}", "seq", (json_int_t)a->next_seq,
-                                  "job", rec));
-        event_push(a, a->next_seq, rec);
+        spool_record(a, rec);
     }
     a->nchanged = 0;
 }

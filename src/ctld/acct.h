@@ -22,6 +22,7 @@
 #include "common/error.h"
 
 struct ctld;
+struct ctld_event;
 struct job;
 
 /* Open the spool and load events not yet acked, when accounting is
@@ -32,6 +33,15 @@ int acct_init(struct ctld *ctld, drv_error_t *error);
 
 /* 'job' changed: its record is spooled at the end of this loop turn. */
 void acct_job_changed(struct ctld *ctld, const struct job *job);
+
+/* Before a job_requeued event is applied (event.c): when the requeue ends
+ * a run of the job (it had started and is not yet in a final state), the
+ * record of that run is spooled now, as a record of its own: PREEMPTED if
+ * it was preempted, REQUEUED if requeued on request, NODE_FAIL otherwise
+ * (acct_record_run_ended()).  The requeue then gives the job a new
+ * SubmitTime, so the next run is a new record, as in Slurm (sacct -D shows
+ * every run, plain sacct the newest). */
+void acct_run_ending(struct ctld *ctld, const struct ctld_event *ev);
 
 /* End of a loop turn (ctld_flush_cb), before the flush: queue the changed
  * jobs' events in the spool, and return the spool's journal for the

@@ -161,7 +161,10 @@ json_t *acct_record_build(struct ctld *ctld, struct job *job)
         (json_int_t)job->submit_time, "eligible_time",
         (json_int_t)job->eligible_time, "start_time",
         (json_int_t)job->start_time, "end_time",
-        (json_int_t)(job_state_is_final(job->state) ? job->end_time : 0),
+        (json_int_t)(job_state_is_final(job->state)
+                             || job->state == JOB_REQUEUED
+                         ? job->end_time
+                         : 0),
         "name", job->name ? job->name : "", "uid", (json_int_t)job->uid,
         "user", job->user_name ? job->user_name : "", "gid",
         (json_int_t)job->gid, "group", job->group_name ? job->group_name : "",
@@ -192,4 +195,22 @@ json_t *acct_record_build(struct ctld *ctld, struct job *job)
     put_alloc(o, job);
     put_steps(o, job);
     return o;
+}
+
+json_t *acct_record_run_ended(struct ctld *ctld, struct job *job, int state,
+                              time_t end)
+{
+    enum job_state saved_state = job->state;
+    time_t saved_end = job->end_time;
+    json_t *rec;
+
+    job->state = (enum job_state)state;
+    job->end_time = end;
+    job_steps_end_all(job, end);
+    for (struct job_step *s = job->steps; s; s = s->next)
+        s->acct_dirty = true;
+    rec = acct_record_build(ctld, job);
+    job->state = saved_state;
+    job->end_time = saved_end;
+    return rec;
 }

@@ -190,6 +190,12 @@ static int apply_requeued(struct ctld *ctld, struct ctld_event *ev)
     job->preempted = false;
     job->preempt_kill_at = 0;
     job->cancelled_by = -1;
+    /* A run ended: the next is a new accounting record, submitted now (as
+     * Slurm; sacct -D lists both).  Records are keyed by submit time: a
+     * run within the second of its submission moves it on by one. */
+    if (ev->restart && job->start_time)
+        job->submit_time = ev->t > job->submit_time ? ev->t
+                                                    : job->submit_time + 1;
     job->start_time = job->end_time = 0;
     job->exit_status = 0;
     job->eligible_time = ev->eligible_time;
@@ -527,8 +533,11 @@ int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
 {
     json_t *rec;
 
-    if ((unsigned)ev->type >= CTLD_EV_TYPE_COUNT
-        || appliers[ev->type](ctld, ev) < 0)
+    if ((unsigned)ev->type >= CTLD_EV_TYPE_COUNT)
+        return -1;
+    if (ev->type == CTLD_EV_JOB_REQUEUED && !ctld->replaying)
+        acct_run_ending(ctld, ev); /* the run's own record, before it goes */
+    if (appliers[ev->type](ctld, ev) < 0)
         return -1;
     if (ctld->replaying)
         return 0;

@@ -200,8 +200,9 @@ static void end_batch(struct job_step *s, const struct job *job, time_t now)
 {
     int state = job->state;
 
-    if (state == JOB_CANCELLED || state == JOB_TIMEOUT) {
-        state = JOB_CANCELLED;
+    if (state == JOB_CANCELLED || state == JOB_TIMEOUT
+        || state == JOB_PREEMPTED || state == JOB_REQUEUED) {
+        state = JOB_CANCELLED; /* as Slurm: the script had SIGTERM */
         s->exit_status = SIGTERM;
     } else if (state != JOB_NODE_FAIL) {
         s->exit_status = job->exit_status;

@@ -252,8 +252,34 @@ struct job_entry {
 
 struct collect {
     json_t *jobs;
-    struct job_entry *by_row;
+    struct job_entry *by_row, *last;
+    bool duplicates; /* every run of a requeued job, not only the newest */
 };
+
+/* Is 'job' another run of the record before it (the same cluster and job
+ * id: the query orders a job's runs by submit time, oldest first)? */
+static bool same_job(const struct collect *c, json_t *job)
+{
+    json_t *prev = json_array_get(c->jobs, json_array_size(c->jobs) - 1);
+
+    return prev
+           && json_integer_value(json_object_get(prev, "job_id"))
+                  == json_integer_value(json_object_get(job, "job_id"))
+           && json_equal(json_object_get(prev, "cluster"),
+                         json_object_get(job, "cluster"));
+}
+
+/* Without "duplicates", only a job's newest run is kept (Slurm's sacct
+ * without -D): the record before, another run of the same job, goes. */
+static void drop_older_run(struct collect *c, json_t *job)
+{
+    if (c->duplicates || !c->last || !same_job(c, job))
+        return;
+    HASH_DEL(c->by_row, c->last);
+    free(c->last);
+    c->last = NULL;
+    json_array_remove(c->jobs, json_array_size(c->jobs) - 1);
+}
 
 static int job_row_cb(const struct db_row *row, void *arg)
 {
@@ -265,8 +291,13 @@ static int job_row_cb(const struct db_row *row, void *arg)
     if (!job || json_object_set_new(job, "cluster",
                                     json_string(cluster ? cluster : ""))
                     < 0
-        || json_object_set_new(job, "steps", json_array()) < 0
-        || json_array_append_new(c->jobs, job) < 0) {
+        || json_object_set_new(job, "steps", json_array()) < 0) {
+        json_decref(job);
+        errno = ENOMEM;
+        return -1;
+    }
+    drop_older_run(c, job);
+    if (json_array_append_new(c->jobs, job) < 0) {
         errno = ENOMEM;
         return -1;
     }
@@ -274,6 +305,7 @@ static int job_row_cb(const struct db_row *row, void *arg)
     e->row = db_row_int(row, 0);
     e->steps = json_object_get(job, "steps");
     HASH_ADD(hh, c->by_row, row, sizeof(e->row), e);
+    c->last = e;
     return 0;
 }
 
@@ -325,7 +357,9 @@ json_t *jobs_store_query(db_t *db, json_t *filter, int64_t only_uid,
                          drv_error_t *error)
 {
     struct sql_build where = {0};
-    struct collect c = {.jobs = json_array()};
+    struct collect c = {
+        .jobs = json_array(),
+        .duplicates = json_is_true(json_object_get(filter, "duplicates"))};
     struct job_entry *e, *tmp;
     int rc;
 

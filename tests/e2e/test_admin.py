@@ -95,6 +95,15 @@ def test_hold_release_requeue(cluster, tmp_path):
     cluster.wait_until(lambda: cluster.job_field(held, "JobState") == "PENDING",
                        timeout=30, what="requeued running job back to PENDING")
     cluster.run("scancel", held, check=True)
+    # each run is an accounting record of its own: sacct -D lists them,
+    # plain sacct the newest
+    def runs(j, *flags):
+        return cluster.run("sacct", *flags, "-X", "-n", "-P", "-j", j, "-o",
+                           "JobID,State", check=True).stdout.splitlines()
+    cluster.wait_until(lambda: runs(held, "-D") == [
+        f"{held}|REQUEUED", f"{held}|CANCELLED by 0"], 30, "sacct -D: both runs")
+    assert runs(held) == [f"{held}|CANCELLED by 0"]
+    assert runs(job, "-D") == [f"{job}|COMPLETED", f"{job}|COMPLETED"]
 
 
 def test_scontrol_show_and_ping(cluster):

@@ -6,6 +6,8 @@ QOS whose Preempt= names the running job's) takes the node at once; the
 preempted job is requeued (PENDING, BeginTime two minutes on, Restarts=1)
 or ends PREEMPTED; its processes are gone; PreemptExemptTime protects a
 young job; PreemptMode=OFF exempts a partition."""
+import time
+
 import pytest
 
 HIGH = "PartitionName=high Nodes=ALL PriorityTier=10 MaxTime=INFINITE State=UP"
@@ -44,6 +46,8 @@ def test_partition_prio_requeues_the_lower_tier_job(cluster, make_user):
                    "sleep 300", user=alice)
     c.wait_job_state(low, "RUNNING", timeout=30)
     c.wait_until(lambda: c.job_pids(low), 10, "the low job's processes")
+    first_submit = c.job_field(low, "SubmitTime")
+    time.sleep(1.1)  # so that the requeue's SubmitTime differs
     urgent = c.sbatch("-J", "urgent", "-p", "high", "-n2", "-o", "/dev/null",
                       "--wrap", "sleep 300", user=bob)
     c.wait_job_state(urgent, "RUNNING", timeout=30)
@@ -52,7 +56,20 @@ def test_partition_prio_requeues_the_lower_tier_job(cluster, make_user):
     submit = c.job_field(low, "SubmitTime")
     eligible = c.job_field(low, "EligibleTime")
     assert eligible > submit  # two minutes after the preemption
+    assert submit > first_submit  # as Slurm: the requeue is a new submission
     c.wait_until(lambda: not c.job_pids(low), 30, "the low job's processes gone")
+    # sacct -D: the preempted run (its batch step CANCELLED by SIGTERM)
+    # and the pending one, as slurm-golden/preempt-sacct-D; plain sacct
+    # shows only the newest (preempt-sacct)
+    part = c.job_field(low, "Partition")
+    want = [f"{low}|low|{part}|PREEMPTED|0:0",
+            f"{low}.batch|batch||CANCELLED|0:15", f"{low}|low|{part}|PENDING|0:0"]
+    c.wait_until(lambda: c.run(
+        "sacct", "-D", "-n", "-P", "-j", low,
+        "-o", "JobID,JobName,Partition,State,ExitCode").stdout.split() == want,
+        30, "sacct -D to show both runs")
+    assert c.run("sacct", "-n", "-P", "-j", low, "-o", "JobID,State",
+                 check=True).stdout.split() == [f"{low}|PENDING"]
     assert c.run("scontrol", "show", "partition", "high",
                  check=True).stdout.count("PreemptMode=REQUEUE") == 1
     assert "preempted JobId=" in c.log_file("droverctld").read_text()

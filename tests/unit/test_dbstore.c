@@ -133,6 +133,40 @@ static void a_record_sent_twice_is_stored_once(void **state)
     json_decref(body);
 }
 
+/* A requeued job's runs are records of their own (keyed by submit time):
+ * a query returns the newest unless asked for "duplicates" (sacct -D), and
+ * the other jobs around them are untouched. */
+static void requeued_runs_are_records_of_their_own(void **state)
+{
+    drv_error_t error = {{0}};
+    int64_t acked = 0;
+    json_t *first = job(9, 1, "run1", ""), *second = job(9, 1, "run2", "");
+    json_t *body, *jobs;
+
+    json_object_set_new(first, "state", json_string("PREEMPTED"));
+    json_object_set_new(second, "submit_time", json_integer(5000));
+    body = send_body(json_pack("[o o o o]", job(8, 1, "a", ""), first, second,
+                               job(10, 1, "c", "")));
+    assert_int_equal(jobs_store_send(*state, body, &acked, &error), 0);
+    assert_non_null(jobs = query(*state, "{}", -1));
+    assert_int_equal(json_array_size(jobs), 3);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(jobs, 1), "name")), "run2");
+    assert_int_equal(json_array_size(json_object_get(json_array_get(jobs, 1),
+                                                     "steps")), 2);
+    json_decref(jobs);
+    assert_non_null(jobs = query(*state, "{\"duplicates\":true}", -1));
+    assert_int_equal(json_array_size(jobs), 4);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(jobs, 1), "state")), "PREEMPTED");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(jobs, 2), "name")), "run2");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(jobs, 3), "name")), "c");
+    json_decref(jobs);
+    json_decref(body);
+}
+
 static void a_bad_event_rolls_back_the_whole_batch(void **state)
 {
     drv_error_t error = {{0}};
@@ -231,6 +265,7 @@ int main(int argc, char **argv)
         T(schema_is_at_latest_and_migrating_again_is_a_no_op),
         T(strings_come_back_unchanged),
         T(a_record_sent_twice_is_stored_once),
+        T(requeued_runs_are_records_of_their_own),
         T(a_bad_event_rolls_back_the_whole_batch),
         T(filters_and_privacy_select_jobs),
         T(a_malformed_filter_is_einval),
