@@ -151,9 +151,30 @@ static void put_steps(json_t *o, struct job *job)
     json_object_set_new(o, "steps", steps);
 }
 
+/* Seconds the job spent suspended up to 'now' (a suspension under way
+ * counted to its start), and when the one under way began (0: none):
+ * sacct's Suspended, which its Elapsed leaves out (Slurm's
+ * time_suspended). */
+static void put_suspended(json_t *o, const struct job *job, time_t now)
+{
+    int64_t susp = 0, since = 0;
+    time_t end;
+
+    if (job->state == JOB_SUSPENDED) {
+        since = job->suspend_time;
+        susp = (int64_t)(job->suspend_time - job->start_time) - job->pre_sus_s;
+    } else if (job->start_time) {
+        end = job->end_time && (job_state_is_final(job->state)
+                                || job->state == JOB_REQUEUED)
+                  ? job->end_time : now;
+        susp = (int64_t)(end - job->start_time) - job_run_time(job, end);
+    }
+    json_object_set_new(o, "suspended_s", json_integer(susp > 0 ? susp : 0));
+    json_object_set_new(o, "suspend_time", json_integer(since));
+}
+
 json_t *acct_record_build(struct ctld *ctld, struct job *job)
 {
-    (void)ctld;
     json_t *o = json_pack(
         "{s:I s:I s:I s:I s:I s:s s:I s:s s:I s:s s:s s:s s:s s:s s:i s:I"
         " s:I s:s s:s s:s s:s}",
@@ -194,6 +215,7 @@ json_t *acct_record_build(struct ctld *ctld, struct job *job)
     put_request(o, job);
     put_alloc(o, job);
     put_steps(o, job);
+    put_suspended(o, job, ctld_now(ctld));
     return o;
 }
 

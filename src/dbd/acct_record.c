@@ -46,6 +46,8 @@ static const struct acct_col job_cols[] = {
     COL("constraints", "constraints", ACCT_TEXT, 0),
     COL("req_tres", "req_tres", ACCT_TEXT, 0),
     COL("alloc_tres", "alloc_tres", ACCT_TEXT, 0),
+    COL("suspended_s", "suspended_s", ACCT_INT, 0),
+    COL("suspend_time", "suspend_time", ACCT_INT, 0),
 };
 
 /* step_id first: with the job row, it keys the row. */

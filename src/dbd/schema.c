@@ -96,10 +96,19 @@ static const char *const v1_steps[] = {
     NULL,
 };
 
+/* Suspended jobs: seconds suspended, and when the suspension under way
+ * began (sacct's Suspended; Elapsed leaves it out). */
+static const char *const v4_suspended[] = {
+    "ALTER TABLE job ADD COLUMN suspended_s BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE job ADD COLUMN suspend_time BIGINT NOT NULL DEFAULT 0",
+    NULL,
+};
+
 static const struct migration migrations[] = {
     {1, "clusters, jobs and steps", v1_steps},
     {2, "associations, QOS and users", assoc_schema_v2},
     {3, "usage rollups and cluster capacity", usage_schema_v3},
+    {4, "time suspended", v4_suspended},
 };
 
 #define MIGRATION_COUNT (sizeof(migrations) / sizeof(migrations[0]))

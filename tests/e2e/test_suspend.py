@@ -97,6 +97,14 @@ def test_suspended_time_does_not_count_against_the_limit(cluster, make_user):
     time.sleep(1)
     assert show(c, job, "JobState") == "RUNNING"  # 10 s past its 8 s
     c.wait_job_state(job, "TIMEOUT", timeout=20)
+    # sacct: Elapsed leaves the suspended time out, Suspended shows it
+    def acct():
+        out = c.run("sacct", "-X", "-n", "-P", "-j", job, "-o",
+                    "State,ElapsedRaw,Suspended").stdout.split("|")
+        return out if out[0] == "TIMEOUT" else None
+    state, elapsed, suspended = c.wait_until(acct, 30, "sacct: TIMEOUT")
+    assert 8 <= int(elapsed) <= 12
+    assert "00:00:10" <= suspended.strip() <= "00:00:12"
 
 
 @pytest.mark.parametrize("cluster", [1], indirect=True)

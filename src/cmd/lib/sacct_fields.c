@@ -58,6 +58,14 @@ void sacct_put_exit(struct fmt_buf *out, int64_t st)
         fmt_buf_printf(out, "%d:0", (int)((st >> 8) & 0xff));
 }
 
+int64_t sacct_suspended(const json_t *rec, time_t now)
+{
+    int64_t since = jint(rec, "suspend_time", 0);
+
+    return jint(rec, "suspended_s", 0) + (since > 0 && now > since
+                                               ? (int64_t)now - since : 0);
+}
+
 int64_t sacct_elapsed(const json_t *rec, time_t now)
 {
     int64_t start = jint(rec, "start_time", 0);
@@ -66,7 +74,8 @@ int64_t sacct_elapsed(const json_t *rec, time_t now)
 
     if (start <= 0)
         return 0;
-    e = (end > 0 ? end : (int64_t)now) - start;
+    e = (end > 0 ? end : (int64_t)now) - start
+        - sacct_suspended(rec, end > 0 ? end : now);
     return e > 0 ? e : 0;
 }
 
@@ -271,6 +280,15 @@ static void p_elapsed_raw(struct fmt_buf *o, const struct sacct_row *r,
                           const struct sacct_ctx *c)
 {
     fmt_buf_printf(o, "%" PRId64, sacct_elapsed(own(r), c->now));
+}
+
+/* Time suspended (Slurm's Suspended); up to the end, or now. */
+static void p_suspended(struct fmt_buf *o, const struct sacct_row *r,
+                        const struct sacct_ctx *c)
+{
+    int64_t end = jint(own(r), "end_time", 0);
+
+    put_duration(o, sacct_suspended(own(r), end > 0 ? (time_t)end : c->now));
 }
 
 static void p_cputime(struct fmt_buf *o, const struct sacct_row *r,
@@ -495,6 +513,7 @@ const struct sacct_field sacct_fields[] = {
     {"Start", 19, p_start, false},
     {"State", 10, p_state, false},
     {"Submit", 19, p_submit, false},
+    {"Suspended", 10, p_suspended, false},
     {"SystemCPU", 10, p_system_cpu, false},
     {"Timelimit", 10, p_timelimit, false},
     {"TimelimitRaw", 12, p_timelimit_raw, false},

@@ -150,7 +150,10 @@ json_t *sacct_json_job(const json_t *job, const struct sacct_ctx *ctx)
         "eligible", (json_int_t)jint(job, "eligible_time", 0), "end",
         (json_int_t)jint(job, "end_time", 0), "start",
         (json_int_t)jint(job, "start_time", 0), "submission",
-        (json_int_t)jint(job, "submit_time", 0), "suspended", (json_int_t)0,
+        (json_int_t)jint(job, "submit_time", 0), "suspended",
+        (json_int_t)sacct_suspended(job, jint(job, "end_time", 0) > 0
+                                             ? (time_t)jint(job, "end_time", 0)
+                                             : ctx->now),
         "limit", (json_int_t)(limit < 0 ? 0 : limit), "total", (json_int_t)0,
         "tres", "requested", tres_list(jstr(job, "req_tres")), "allocated",
         tres_list(jstr(job, "alloc_tres")),

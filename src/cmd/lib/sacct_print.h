@@ -138,8 +138,13 @@ void sacct_put_exit(struct fmt_buf *out, int64_t status);
 void sacct_put_step_name(struct fmt_buf *out, int64_t step_id);
 
 /* Elapsed seconds of a job or step record: end - start, now - start while
- * running, 0 before the start.
+ * running, less the time suspended (sacct_suspended(); as Slurm's
+ * Elapsed), 0 before the start.
  */
 int64_t sacct_elapsed(const json_t *rec, time_t now);
+
+/* Seconds the job of record 'rec' was suspended up to 'now' (its
+ * "suspended_s", plus the suspension under way since "suspend_time"). */
+int64_t sacct_suspended(const json_t *rec, time_t now);
 
 #endif /* !DROVER_CMD_LIB_SACCT_PRINT_H */
