@@ -575,6 +575,8 @@ static int conf_finish(struct conf_parser *p, drv_error_t *error)
     for (size_t i = 0; i < conf->node_count; i++)
         if (conf->nodes[i].port == 0)
             conf->nodes[i].port = conf->slurmd_port;
+    if (conf__preempt_check(conf, error) < 0)
+        return -1;
     return conf__part_resolve(p, error);
 }
 

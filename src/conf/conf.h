@@ -111,6 +111,9 @@ struct conf_partition {
                              * (the global one) when not given */
     uint32_t grace_time_s;  /* GraceTime=, seconds a preempted job gets
                              * after SIGTERM (preempt/partition_prio), 0 */
+    bool oversubscribe;  /* OverSubscribe=YES or FORCE: accepted, Drover
+                          * never shares a CPU between jobs; refused with
+                          * PreemptMode=GANG (time slicing) */
     bool root_only;      /* RootOnly=YES: only root/SlurmUser may submit */
     bool hidden;         /* Hidden=YES: listed only with -a/--all */
     /* Comma lists as written; NULL when not given (Allow*=ALL is NULL). */
@@ -174,22 +177,27 @@ struct conf_cgroup {
 };
 
 /* PreemptType= and PreemptMode= (slurm.conf(5)).  Drover preempts by
- * cancelling or requeueing; SUSPEND and GANG are refused. */
+ * cancelling, requeueing or suspending (SUSPEND needs GANG in the global
+ * PreemptMode, as Slurm's); GANG's time slicing of oversubscribed
+ * partitions is not done (OverSubscribe=FORCE/YES is refused with it). */
 enum conf_preempt_type {
     CONF_PREEMPT_NONE, CONF_PREEMPT_PARTITION_PRIO, CONF_PREEMPT_QOS,
 };
 enum conf_preempt_mode {
     CONF_PREEMPT_MODE_UNSET, /* a partition's: the global one */
     CONF_PREEMPT_MODE_OFF, CONF_PREEMPT_MODE_CANCEL,
-    CONF_PREEMPT_MODE_REQUEUE,
+    CONF_PREEMPT_MODE_REQUEUE, CONF_PREEMPT_MODE_SUSPEND,
 };
 
-/* Parse a PreemptMode= value into *mode (enum conf_preempt_mode).
- * Returns NULL, or why not (SUSPEND and GANG: not supported). */
-const char *conf_preempt_mode_parse(const char *value, uint32_t *mode);
+/* Parse a PreemptMode= value, a mode with GANG or GANG alone ("SUSPEND,GANG",
+ * "REQUEUE", "GANG"), into *mode (enum conf_preempt_mode; OFF for GANG
+ * alone) and *gang (whether GANG was given; NULL for a partition's, where
+ * Slurm ignores it).  Returns NULL, or why not. */
+const char *conf_preempt_mode_parse(const char *value, uint32_t *mode,
+                                    bool *gang);
 
-/* Slurm's spelling of a mode ("OFF", "CANCEL", "REQUEUE") and type
- * ("preempt/none"...).  Static strings. */
+/* Slurm's spelling of a mode ("OFF", "CANCEL", "REQUEUE", "SUSPEND") and
+ * type ("preempt/none"...).  Static strings. */
 const char *conf_preempt_mode_string(uint32_t mode);
 const char *conf_preempt_type_string(uint32_t type);
 
@@ -282,6 +290,7 @@ struct slurm_conf {
     struct conf_priority priority; /* Priority* keywords */
     uint32_t preempt_type;    /* PreemptType=: enum conf_preempt_type */
     uint32_t preempt_mode;    /* PreemptMode=: enum conf_preempt_mode, OFF */
+    bool preempt_gang;        /* PreemptMode= includes GANG */
     uint32_t preempt_exempt_s;/* PreemptExemptTime=, seconds, 0 */
     uint32_t enforce_part_limits; /* EnforcePartLimits=: enum
                                    * conf_part_limits, NO */

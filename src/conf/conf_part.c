@@ -33,6 +33,7 @@ struct part_spec {
     int64_t priority_job_factor;
     int64_t preempt_mode; /* enum conf_preempt_mode */
     int64_t grace_time;   /* seconds */
+    int64_t oversubscribe;/* YES or FORCE */
     int64_t root_only;
     int64_t hidden;
     /* Access lists as written (NULL: not given); "ALL" kept as written. */
@@ -59,6 +60,7 @@ enum part_type {
     PART_U32,
     PART_LIST,   /* char *, a comma list of names (AllowGroups=...) */
     PART_PREEMPT,/* PreemptMode=: enum conf_preempt_mode */
+    PART_OVERSUB,/* OverSubscribe=NO|EXCLUSIVE|YES[:N]|FORCE[:N]: 1 YES/FORCE */
     PART_IGNORE, /* accepted for compatibility, not used */
 };
 
@@ -101,7 +103,7 @@ static const struct part_key {
     { "MaxMemPerCPU",      PART_IGNORE, 0 },
     { "MaxMemPerNode",     PART_IGNORE, 0 },
     { "MinNodes",          PART_IGNORE, 0 },
-    { "OverSubscribe",     PART_IGNORE, 0 },
+    { "OverSubscribe",     PART_OVERSUB, PSPEC(oversubscribe) },
     { "OverTimeLimit",     PART_IGNORE, 0 },
     { "PowerDownOnIdle",   PART_IGNORE, 0 },
     { "PreemptMode",       PART_PREEMPT, PSPEC(preempt_mode) },
@@ -138,6 +140,7 @@ static void pspec_init(struct part_spec *s)
         .priority_job_factor = PUNSET,
         .preempt_mode = PUNSET,
         .grace_time = PUNSET,
+        .oversubscribe = PUNSET,
         .root_only = PUNSET,
         .hidden = PUNSET,
     };
@@ -221,8 +224,16 @@ static const char *parse_number(enum part_type t, const char *value,
         return "expected UP, DOWN, DRAIN or INACTIVE";
     case PART_TIME:
         return parse_time(value, out);
+    case PART_OVERSUB: {
+        size_t len = strcspn(value, ":");
+        *out = !strncasecmp(value, "YES", len) || !strncasecmp(value, "FORCE", len);
+        if (len && (*out || !strcasecmp(value, "NO")
+                    || !strcasecmp(value, "EXCLUSIVE")))
+            return NULL;
+        return "expected NO, EXCLUSIVE, YES[:N] or FORCE[:N]";
+    }
     case PART_PREEMPT: {
-        const char *why = conf_preempt_mode_parse(value, &v);
+        const char *why = conf_preempt_mode_parse(value, &v, NULL);
         if (!why)
             *out = v;
         return why;
@@ -326,6 +337,7 @@ static int add_partition(struct conf_parser *p, const struct conf_line *l,
         .preempt_mode = (uint32_t)or_default(s->preempt_mode,
                                              CONF_PREEMPT_MODE_UNSET),
         .grace_time_s = (uint32_t)or_default(s->grace_time, 0),
+        .oversubscribe = or_default(s->oversubscribe, 0) != 0,
         .root_only = or_default(s->root_only, 0) != 0,
         .hidden = or_default(s->hidden, 0) != 0,
         .allow_groups = allow_list(&s->allow_groups),

@@ -3,10 +3,11 @@
  * conf_preempt.c - PreemptType, PreemptMode (global and per partition) and
  * PreemptExemptTime
  *
- * Drover preempts by cancelling (CANCEL) or requeueing (REQUEUE) the
- * preempted job; SUSPEND and GANG (time slicing) are refused with a
- * message, so a configuration that relies on them does not start silently
- * doing something else.
+ * Drover preempts by cancelling (CANCEL), requeueing (REQUEUE) or
+ * suspending (SUSPEND, which needs GANG in the global PreemptMode as in
+ * Slurm) the preempted job.  GANG's time slicing of jobs sharing CPUs needs
+ * OverSubscribe=FORCE or YES, which Drover refuses with GANG
+ * (conf_part.c), so GANG only resumes what SUSPEND suspended.
  */
 #include <string.h>
 #include <strings.h>
@@ -18,6 +19,7 @@ static const char *const mode_names[] = {
     [CONF_PREEMPT_MODE_UNSET] = "OFF", [CONF_PREEMPT_MODE_OFF] = "OFF",
     [CONF_PREEMPT_MODE_CANCEL] = "CANCEL",
     [CONF_PREEMPT_MODE_REQUEUE] = "REQUEUE",
+    [CONF_PREEMPT_MODE_SUSPEND] = "SUSPEND",
 };
 
 static const char *const type_names[] = {
@@ -26,23 +28,50 @@ static const char *const type_names[] = {
     [CONF_PREEMPT_QOS] = "preempt/qos",
 };
 
-const char *conf_preempt_mode_parse(const char *value, uint32_t *mode)
+static bool mode_word(const char *word, uint32_t *mode)
 {
-    for (uint32_t m = CONF_PREEMPT_MODE_OFF; m <= CONF_PREEMPT_MODE_REQUEUE;
+    for (uint32_t m = CONF_PREEMPT_MODE_OFF; m <= CONF_PREEMPT_MODE_SUSPEND;
          m++)
-        if (!strcasecmp(value, mode_names[m])) {
+        if (!strcasecmp(word, mode_names[m])) {
             *mode = m;
-            return NULL;
+            return true;
         }
-    if (strcasestr(value, "SUSPEND") || strcasestr(value, "GANG"))
-        return "SUSPEND and GANG are not supported by Drover (use REQUEUE "
-               "or CANCEL)";
-    return "expected OFF, CANCEL or REQUEUE";
+    return false;
+}
+
+const char *conf_preempt_mode_parse(const char *value, uint32_t *mode,
+                                    bool *gang)
+{
+    char word[16];
+    const char *p = value;
+    bool have_mode = false, have_gang = false;
+    uint32_t m = CONF_PREEMPT_MODE_OFF;
+
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof(word))
+            return "expected OFF, CANCEL, REQUEUE or SUSPEND, with GANG";
+        memcpy(word, p, len);
+        word[len] = '\0';
+        if (!strcasecmp(word, "GANG") && !have_gang)
+            have_gang = true;
+        else if (!have_mode && mode_word(word, &m))
+            have_mode = true;
+        else
+            return "expected OFF, CANCEL, REQUEUE or SUSPEND, with GANG";
+        p += len + (p[len] == ',');
+    }
+    if (!have_mode && !have_gang)
+        return "expected OFF, CANCEL, REQUEUE or SUSPEND, with GANG";
+    *mode = m;
+    if (gang)
+        *gang = have_gang;
+    return NULL;
 }
 
 const char *conf_preempt_mode_string(uint32_t mode)
 {
-    return mode <= CONF_PREEMPT_MODE_REQUEUE ? mode_names[mode] : "OFF";
+    return mode <= CONF_PREEMPT_MODE_SUSPEND ? mode_names[mode] : "OFF";
 }
 
 const char *conf_preempt_type_string(uint32_t type)
@@ -54,7 +83,8 @@ const char *conf__set_preempt(struct slurm_conf *conf, const char *key,
                               const char *value)
 {
     if (!strcasecmp(key, "PreemptMode"))
-        return conf_preempt_mode_parse(value, &conf->preempt_mode);
+        return conf_preempt_mode_parse(value, &conf->preempt_mode,
+                                       &conf->preempt_gang);
     if (!strcasecmp(key, "PreemptExemptTime")) {
         int64_t secs;
         if (timefmt_parse_limit(value, &secs, NULL) < 0 || secs < 0
@@ -69,4 +99,23 @@ const char *conf__set_preempt(struct slurm_conf *conf, const char *key,
             return NULL;
         }
     return "expected preempt/none, preempt/partition_prio or preempt/qos";
+}
+
+int conf__preempt_check(const struct slurm_conf *conf, drv_error_t *error)
+{
+    bool suspend = conf->preempt_mode == CONF_PREEMPT_MODE_SUSPEND;
+
+    for (size_t i = 0; i < conf->partition_count; i++) {
+        const struct conf_partition *part = &conf->partitions[i];
+        suspend |= part->preempt_mode == CONF_PREEMPT_MODE_SUSPEND;
+        if (conf->preempt_gang && part->oversubscribe)
+            return conf__einval(error, "%s: PartitionName=%s: "
+                                "OverSubscribe=YES/FORCE with PreemptMode=GANG:"
+                                " time slicing is not supported by Drover",
+                                conf->path, part->name);
+    }
+    if (suspend && !conf->preempt_gang)
+        return conf__einval(error, "%s: PreemptMode=SUSPEND requires GANG too"
+                            " (PreemptMode=SUSPEND,GANG)", conf->path);
+    return 0;
 }

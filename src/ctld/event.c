@@ -52,6 +52,9 @@ static int alloc_take(struct ctld *ctld, struct job *job)
         log_err("JobId=%u: allocation does not match the nodes", job->id);
         return -1;
     }
+    if (job->preempt_suspended) /* restored: its CPUs stay given back */
+        sched_alloc_suspend(ctld->nodes->sched, ctld->nodes->count,
+                            job->alloc);
     return 0;
 }
 
@@ -62,6 +65,10 @@ static void alloc_release(struct ctld *ctld, struct job *job, time_t t)
     if (!job->alloc)
         return;
     priority_job_leaves(ctld, job, t); /* fair-share usage */
+    if (job->preempt_suspended) /* its CPUs were given back already */
+        sched_alloc_resume(ctld->nodes->sched, ctld->nodes->count,
+                           job->alloc);
+    job->preempt_suspended = false;
     if (sched_alloc_release(ctld->nodes->sched, ctld->nodes->count,
                             job->alloc)
         < 0)
@@ -382,9 +389,17 @@ static int apply_suspended(struct ctld *ctld, struct ctld_event *ev)
         job->pre_sus_s = job_run_time(job, ev->t);
         job->state = JOB_SUSPENDED;
         job->priority = 0; /* as Slurm shows a suspended job */
+        if (ev->preempt)
+            sched_alloc_suspend(ctld->nodes->sched, ctld->nodes->count,
+                                job->alloc);
+        job->preempt_suspended = ev->preempt;
     } else {
         job->state = JOB_RUNNING;
         job->priority = priority_of(ctld, job, ev->t);
+        if (job->preempt_suspended)
+            sched_alloc_resume(ctld->nodes->sched, ctld->nodes->count,
+                               job->alloc);
+        job->preempt_suspended = false;
     }
     job->suspend_time = ev->t;
     return 0;

@@ -100,7 +100,9 @@ enum ctld_event_type {
     CTLD_EV_ARRAY_THROTTLE,
     /* Running 'job_id' is suspended ('suspend'; SUSPENDED, priority 0,
      * its run time so far kept) or the suspended one resumed (RUNNING,
-     * its priority computed again), at 't' (scontrol suspend/resume). */
+     * its priority computed again), at 't' (scontrol suspend/resume).
+     * With 'preempt' (PreemptMode=SUSPEND, preempt.h), a suspension gives
+     * the job's CPUs back until it resumes. */
     CTLD_EV_JOB_SUSPENDED,
     /* Running 'job_id' is preempted at 't' (preempt.h): 'requeue', it is
      * completing and pends again PREEMPT_REQUEUE_DELAY_S after its node
@@ -143,6 +145,7 @@ struct ctld_event {
     uint32_t throttle;           /* ARRAY_THROTTLE */
     bool reset;                  /* PRIORITY_CALC */
     bool suspend;                /* JOB_SUSPENDED: suspend, or resume */
+    bool preempt;                /* JOB_SUSPENDED: by preemption */
     bool requeue;                /* JOB_PREEMPTED: requeue, or cancel */
     int64_t grace_s;             /* JOB_PREEMPTED: GraceTime, seconds */
     json_t *resv;                /* RESV_CHANGED (borrowed) */

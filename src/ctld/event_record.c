@@ -21,7 +21,7 @@
  *   job_gate       job_id, reason, eligible_time, dep_resolved, dep_state
  *   array_task_split  job_id (the master), task, new_job_id
  *   array_throttle job_id (the ArrayJobId), throttle
- *   job_suspended  job_id, suspend
+ *   job_suspended  job_id, suspend, preempt (only when true)
  *   job_preempted  job_id, requeue
  *   resv_changed   change ({"op","resv":record})
  *   priority_calc  reset
@@ -156,6 +156,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
     case CTLD_EV_PRIORITY_CALC:
         return ev->reset ? json_object_set_new(o, "reset", json_true()) : 0;
     case CTLD_EV_JOB_SUSPENDED:
+        if (ev->preempt)
+            json_object_set_new(o, "preempt", json_true());
         return json_object_set_new(o, "suspend", json_boolean(ev->suspend));
     case CTLD_EV_JOB_PREEMPTED:
         if (ev->grace_s)
@@ -318,6 +320,7 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
         return 0;
     case CTLD_EV_JOB_SUSPENDED:
         ev->suspend = json_is_true(json_object_get(rec, "suspend"));
+        ev->preempt = json_is_true(json_object_get(rec, "preempt"));
         return 0;
     case CTLD_EV_JOB_PREEMPTED:
         ev->requeue = json_is_true(json_object_get(rec, "requeue"));

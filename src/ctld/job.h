@@ -90,6 +90,11 @@ struct job {
                             * is requeued */
     bool preempt_kill_sent;/* preempt_grace_check() ended it (not
                             * journaled) */
+    bool preempt_suspended;/* suspended by preemption (PreemptMode=
+                            * SUSPEND): its CPUs are given back until it
+                            * resumes (sched_alloc_suspend()) */
+    uint32_t preemptor_id; /* the job that suspended it, while that one
+                            * pends (not journaled) */
     bool priority_set;     /* scontrol update Priority= by an operator:
                             * kept, not computed again */
     int64_t cancelled_by;  /* uid that cancelled it (sacct "CANCELLED by

@@ -14,6 +14,7 @@
 #include "ctld/event.h"
 #include "ctld/interactive.h"
 #include "ctld/preempt.h"
+#include "ctld/suspend.h"
 
 /* The mode 'victim' is preempted with (enum conf_preempt_mode). */
 static uint32_t mode_of(struct ctld *ctld, const struct job *victim)
@@ -31,9 +32,12 @@ static uint32_t mode_of(struct ctld *ctld, const struct job *victim)
         return CONF_PREEMPT_MODE_CANCEL;
     if (!strcmp(m, "requeue"))
         return CONF_PREEMPT_MODE_REQUEUE;
+    if (!strcmp(m, "suspend")) /* as Slurm: only with GANG */
+        return ctld->conf->preempt_gang ? CONF_PREEMPT_MODE_SUSPEND
+                                        : CONF_PREEMPT_MODE_OFF;
     if (!strcmp(m, "cluster") || !*m)
         return ctld->conf->preempt_mode;
-    return CONF_PREEMPT_MODE_OFF; /* off; suspend is not supported */
+    return CONF_PREEMPT_MODE_OFF;
 }
 
 /* May pending 'job' preempt running 'v' at 'now'? */
@@ -147,22 +151,73 @@ static bool preempt_for(struct ctld *ctld, struct job *job, time_t now)
     const struct sched_alloc **going = xzalloc(cap * sizeof(*going));
     const struct sched_alloc **allocs = xzalloc(cap * sizeof(*allocs));
     size_t *chosen = xzalloc(cap * sizeof(*chosen));
+    bool *suspend = xzalloc(cap * sizeof(*suspend));
     int rc = SCHED_BUSY;
 
     gather(ctld, job, now, cand, &nc, going, &ng);
-    for (size_t i = 0; i < nc; i++)
+    for (size_t i = 0; i < nc; i++) {
         allocs[i] = cand[i]->alloc;
+        suspend[i] = mode_of(ctld, cand[i]) == CONF_PREEMPT_MODE_SUSPEND;
+    }
     if (nc)
         rc = sched_preempt_choose(ctld->nodes->sched, ctld->nodes->count,
-                                  &job->req, going, ng, allocs, nc, chosen,
-                                  &nchosen);
-    for (size_t i = 0; rc == SCHED_OK && i < nchosen; i++)
-        preempt_job(ctld, cand[chosen[i]], job, now);
+                                  &job->req, going, ng, allocs, nc, suspend,
+                                  chosen, &nchosen);
+    for (size_t i = 0; rc == SCHED_OK && i < nchosen; i++) {
+        struct job *v = cand[chosen[i]];
+        if (!suspend[chosen[i]]) {
+            preempt_job(ctld, v, job, now);
+        } else if (suspend_job(ctld, v, true, true, now) == 0) {
+            v->preemptor_id = job->id;
+            log_info("preempted JobId=%u (suspend) for JobId=%u", v->id,
+                     job->id);
+        }
+    }
     free(cand);
     free(going);
     free(allocs);
     free(chosen);
+    free(suspend);
     return rc == SCHED_OK;
+}
+
+/* Resume order: highest tier, then priority, then the oldest first (the
+ * reverse of victim_order()). */
+static int resume_order(const void *a, const void *b, void *arg)
+{
+    return victim_order(b, a, arg);
+}
+
+/* Is the job that suspended 'v' still waiting to start?  Then its CPUs
+ * are kept for it. */
+static bool preemptor_waits(struct ctld *ctld, const struct job *v)
+{
+    const struct job *p = v->preemptor_id
+                              ? ctld_job_find(ctld, v->preemptor_id)
+                              : NULL;
+
+    return p && p->state == JOB_PENDING;
+}
+
+void preempt_resume(struct ctld *ctld, time_t now)
+{
+    size_t n = 0, cap = HASH_COUNT(ctld->jobs) + 1;
+    struct job **sus = xzalloc(cap * sizeof(*sus)), *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->preempt_suspended && job->state == JOB_SUSPENDED)
+            sus[n++] = job;
+    }
+    qsort_r(sus, n, sizeof(*sus), resume_order, ctld);
+    for (size_t i = 0; i < n; i++) {
+        if (preemptor_waits(ctld, sus[i])
+            || !sched_alloc_resume_fits(ctld->nodes->sched,
+                                        ctld->nodes->count, sus[i]->alloc))
+            continue;
+        if (suspend_job(ctld, sus[i], false, true, now) == 0)
+            log_info("JobId=%u resumed: its CPUs are free again", sus[i]->id);
+    }
+    free(sus);
 }
 
 void preempt_pass(struct ctld *ctld, struct job **pend,

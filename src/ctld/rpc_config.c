@@ -100,7 +100,15 @@ static json_t *config_values(const struct slurm_conf *c)
     set_s(o, "EnforcePartLimits",
           conf_part_limits_string(c->enforce_part_limits));
     set_s(o, "PreemptType", conf_preempt_type_string(c->preempt_type));
-    set_s(o, "PreemptMode", conf_preempt_mode_string(c->preempt_mode));
+    if (c->preempt_gang && c->preempt_mode == CONF_PREEMPT_MODE_OFF)
+        set_s(o, "PreemptMode", "GANG");
+    else if (c->preempt_gang) /* Slurm's spelling: "GANG,SUSPEND" */
+        set_s(o, "PreemptMode",
+              c->preempt_mode == CONF_PREEMPT_MODE_SUSPEND ? "GANG,SUSPEND"
+              : c->preempt_mode == CONF_PREEMPT_MODE_REQUEUE ? "GANG,REQUEUE"
+                                                            : "GANG,CANCEL");
+    else
+        set_s(o, "PreemptMode", conf_preempt_mode_string(c->preempt_mode));
     set_s(o, "PreemptExemptTime",
           timefmt_duration(c->preempt_exempt_s, 1, buf, sizeof(buf)));
     return o;

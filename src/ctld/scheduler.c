@@ -298,7 +298,9 @@ static void collect(struct ctld *ctld, time_t now, struct job ***pend,
     *run = xzalloc(sizeof(**run) * cap);
     *np = *nr = 0;
     HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job->alloc) {
+        if (job->alloc && job->preempt_suspended) {
+            continue; /* its memory and GPUs stay, with no planned end */
+        } else if (job->alloc) {
             (*run)[(*nr)++] = (struct sched_job){
                 .id = job->id,
                 .time_limit_s = job->time_limit_s,
@@ -422,6 +424,8 @@ void scheduler_run(struct ctld *ctld)
         opts.reserve_depth = sp->bf_max_job_test;
     if (sp->bf_window_s) /* Slurm's default one day is the pass's */
         opts.window_s = sp->bf_window_s;
+    if (ctld->conf->preempt_gang)
+        preempt_resume(ctld, now);
     collect(ctld, now, &pend, &np, &run, &nr);
     depth_limits(ctld, pend, &np);
     pj = xzalloc(sizeof(*pj) * (np + 1));

@@ -36,8 +36,11 @@ static void move_limit(struct ctld *ctld, struct job *job, time_t now)
 }
 
 /* Slurm's answers: only operators suspend; a pending job "is pending
- * execution", an ended one "already completing or completed". */
-static int check(const struct job *job, bool suspend, proto_req_t *req)
+ * execution", an ended one "already completing or completed".  A job
+ * suspended by preemption resumes by hand only when its CPUs are free
+ * (Drover: "Requested nodes are busy"); otherwise when they come free. */
+static int check(struct ctld *ctld, const struct job *job, bool suspend,
+                 proto_req_t *req)
 {
     if (!(proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN)))
         return EDRV_ACCESS_DENIED;
@@ -45,9 +48,30 @@ static int check(const struct job *job, bool suspend, proto_req_t *req)
         return EDRV_JOB_PENDING;
     if (job_state_is_final(job->state) || job->completing)
         return EDRV_ALREADY_DONE;
+    if (!suspend && job->state != JOB_SUSPENDED)
+        return EDRV_JOB_NOT_SUSPENDED;
     if (!suspend)
-        return job->state == JOB_SUSPENDED ? 0 : EDRV_JOB_NOT_SUSPENDED;
+        return !job->preempt_suspended
+                       || sched_alloc_resume_fits(ctld->nodes->sched,
+                                                  ctld->nodes->count,
+                                                  job->alloc)
+                   ? 0
+                   : EDRV_NODES_BUSY;
     return job->state == JOB_RUNNING && job->alloc ? 0 : EDRV_JOB_NOT_RUNNING;
+}
+
+int suspend_job(struct ctld *ctld, struct job *job, bool suspend,
+                bool preempt, time_t now)
+{
+    struct ctld_event ev = {.type = CTLD_EV_JOB_SUSPENDED, .t = now,
+                            .job_id = job->id, .suspend = suspend,
+                            .preempt = preempt};
+
+    if (ctld_apply(ctld, &ev) < 0)
+        return -1;
+    ctld_job_signal_all(ctld, job, suspend ? SIGSTOP : SIGCONT);
+    move_limit(ctld, job, now);
+    return 0;
 }
 
 static void rpc_job_suspend(proto_req_t *req, void *arg)
@@ -57,21 +81,16 @@ static void rpc_job_suspend(proto_req_t *req, void *arg)
     bool suspend = !json_is_false(json_object_get(body, "suspend"));
     struct job *job = ctld_job_find(
         ctld, (uint32_t)json_integer_value(json_object_get(body, "job_id")));
-    struct ctld_event ev = {.type = CTLD_EV_JOB_SUSPENDED,
-                            .t = ctld_now(ctld), .suspend = suspend};
-    int errnum = job ? check(job, suspend, req) : EDRV_INVALID_JOB_ID;
+    int errnum = job ? check(ctld, job, suspend, req) : EDRV_INVALID_JOB_ID;
 
     if (errnum) {
         if (proto_respond_error(req, errnum, NULL) < 0)
             log_err("job_suspend: responding");
         return;
     }
-    ev.job_id = job->id;
-    ctld_apply(ctld, &ev);
+    suspend_job(ctld, job, suspend, false, ctld_now(ctld));
     log_info("%s JobId=%u by uid %u", suspend ? "Suspend" : "Resume",
              job->id, (unsigned)proto_req_uid(req));
-    ctld_job_signal_all(ctld, job, suspend ? SIGSTOP : SIGCONT);
-    move_limit(ctld, job, ev.t);
     ctld_respond_durable(ctld, req, NULL);
 }
 

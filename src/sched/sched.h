@@ -277,15 +277,42 @@ void sched_decisions_clear(struct sched_decision *out, size_t count);
  * candidates in order until the job fits, then spares every earlier one
  * it turns out not to need.  'chosen' (room for ncand) receives the
  * indexes into 'cand', in order; *nchosen their count (0 when the job fits
- * without preempting anyone).  Returns SCHED_OK, SCHED_BUSY (it does not
- * fit even with every candidate gone; *nchosen = 0), or -1 with errno
- * (ENOMEM, or EINVAL for a malformed request).  'nodes' is not modified.
+ * without preempting anyone).  'suspend' (ncand entries, or NULL for none)
+ * marks the candidates that would be suspended (PreemptMode=SUSPEND): they
+ * give back only their CPUs (sched_alloc_suspend()).  Returns SCHED_OK,
+ * SCHED_BUSY (it does not fit even with every candidate gone; *nchosen =
+ * 0), or -1 with errno (ENOMEM, or EINVAL for a malformed request).
+ * 'nodes' is not modified.
  */
 int sched_preempt_choose(const struct sched_node *nodes, size_t n,
                          const struct sched_request *req,
                          const struct sched_alloc *const *freeing,
                          size_t nfreeing,
                          const struct sched_alloc *const *cand, size_t ncand,
-                         size_t *chosen, size_t *nchosen);
+                         const bool *suspend, size_t *chosen,
+                         size_t *nchosen);
+
+/* A job suspended by preemption (PreemptMode=SUSPEND, as Slurm's
+ * cons_tres with the gang scheduler) keeps its memory and GPUs on its
+ * nodes and still counts as running there; its CPUs (and an exclusive
+ * hold of the nodes) are given back to 'nodes' (n entries) until it
+ * resumes.  Same returns and errors as sched_alloc_release().
+ */
+int sched_alloc_suspend(struct sched_node *nodes, size_t n,
+                        const struct sched_alloc *a);
+
+/* Take back what sched_alloc_suspend() gave back.  Capacity is not
+ * checked (replaying saved state); see sched_alloc_resume_fits().  Same
+ * returns and errors as sched_alloc_apply().
+ */
+int sched_alloc_resume(struct sched_node *nodes, size_t n,
+                       const struct sched_alloc *a);
+
+/* Could suspended allocation 'a' take its CPUs back now: on each of its
+ * nodes as many CPUs free as it had, no exclusive job there, and for an
+ * exclusive 'a' no CPU in use?  False for a malformed 'a'.
+ */
+bool sched_alloc_resume_fits(const struct sched_node *nodes, size_t n,
+                             const struct sched_alloc *a);
 
 #endif /* !DROVER_SCHED_SCHED_H */

@@ -287,8 +287,27 @@ static void priority_and_preempt_keys(void **state)
     parse_fails("PriorityFlags=DEPTH_OBLIVIOUS\n", NULL,
                 "DEPTH_OBLIVIOUS is not supported");
     parse_fails("PriorityWeightTRES=Licenses=5\n", NULL, "unknown TRES");
-    parse_fails("PreemptMode=SUSPEND,GANG\n", NULL,
-                "SUSPEND and GANG are not supported");
+    conf = parse_ok("PreemptMode=SUSPEND,GANG\nNodeName=n1\n"
+                    "PartitionName=p Nodes=n1 PreemptMode=REQUEUE,GANG\n", NULL);
+    assert_int_equal(conf->preempt_mode, CONF_PREEMPT_MODE_SUSPEND);
+    assert_true(conf->preempt_gang);
+    assert_int_equal(conf->partitions[0].preempt_mode,
+                     CONF_PREEMPT_MODE_REQUEUE);
+    conf_destroy(conf);
+    conf = parse_ok("PreemptMode=gang\n", NULL);
+    assert_int_equal(conf->preempt_mode, CONF_PREEMPT_MODE_OFF);
+    assert_true(conf->preempt_gang);
+    conf_destroy(conf);
+    parse_fails("PreemptMode=SUSPEND\n", NULL,
+                "PreemptMode=SUSPEND requires GANG too");
+    parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 PreemptMode=SUSPEND\n",
+                NULL, "PreemptMode=SUSPEND requires GANG too");
+    parse_fails("PreemptMode=GANG\nNodeName=n1\n"
+                "PartitionName=p Nodes=n1 OverSubscribe=FORCE:4\n", NULL,
+                "time slicing is not supported");
+    parse_fails("PreemptMode=CANCEL,REQUEUE\n", NULL, "expected OFF");
+    parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 OverSubscribe=MAYBE\n",
+                NULL, "expected NO, EXCLUSIVE");
     parse_fails("EnforcePartLimits=SOME\n", NULL, "expected NO, ANY or ALL");
     parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 PreemptMode=x\n",
                 NULL, "PreemptMode=x");

@@ -611,17 +611,26 @@ static void ev_calc(struct ctld *ctld, struct model *m)
 }
 
 /* scontrol suspend then resume of a running job (it is running again, its
- * SecsPreSuspend and SuspendTime changed). */
+ * SecsPreSuspend and SuspendTime changed); or a suspension by preemption,
+ * which gives the job's CPUs back until the resume. */
 static void ev_suspend(struct ctld *ctld, struct model *m)
 {
     uint32_t id = pick(m, M_RUNNING);
+    bool preempt = rand() % 2;
+    const struct sched_alloc *a;
+    uint32_t before;
 
     if (!id)
         return;
+    a = ctld_job_find(ctld, id)->alloc;
+    before = ctld->nodes->sched[a->node_idx[0]].alloc_cpus;
     assert_int_equal(apply(ctld, m, (struct ctld_event){
                                         .type = CTLD_EV_JOB_SUSPENDED,
-                                        .job_id = id, .suspend = true}),
+                                        .job_id = id, .suspend = true,
+                                        .preempt = preempt}),
                      0);
+    assert_int_equal(ctld->nodes->sched[a->node_idx[0]].alloc_cpus,
+                     before - (preempt ? a->cpus[0] : 0));
     m->t += rand() % 3;
     assert_int_equal(apply(ctld, m, (struct ctld_event){
                                         .type = CTLD_EV_JOB_SUSPENDED,
