@@ -293,6 +293,10 @@ void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)
 {
     const struct conf_node *cn;
+    /* A limit of 0 (scontrol update TimeLimit=0) ends the job at once, as
+     * Slurm's; droverd reads 0 as no limit, so it gets one second, which
+     * a running job is past. */
+    int64_t limit = job->time_limit_s == 0 ? 1 : job->time_limit_s;
 
     if (!job->alloc)
         return;
@@ -300,8 +304,7 @@ void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)
     if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                          "job_limit",
                          json_pack("{s:I s:I}", "job_id", (json_int_t)job->id,
-                                   "time_limit_s",
-                                   (json_int_t)job->time_limit_s),
+                                   "time_limit_s", (json_int_t)limit),
                          (int)ctld->conf->msg_timeout_s * 1000, stray_done,
                          NULL)
         < 0)

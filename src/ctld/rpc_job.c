@@ -674,6 +674,33 @@ static int update_time_limit(const struct job *job, int64_t limit,
     return 0;
 }
 
+/* EnforcePartLimits=ANY/ALL on an update: what the job would become
+ * (TimeLimit=, Partition=, NumNodes=) over its partition's MaxTime or
+ * MaxNodes is refused with the submission's errors.  Operators and
+ * administrators may go over a partition's limits, as they may with a
+ * running job's TimeLimit.  Returns 0 or the error number. */
+static int update_part_limits(const struct ctld *ctld, const struct job *job,
+                              const struct job_update *u, bool privileged)
+{
+    const struct ctld_partition *part =
+        u->part ? u->part : node_table_partition(ctld->nodes, job->partition);
+    int64_t limit = u->has_time_limit ? u->time_limit_s : job->time_limit_s;
+    uint32_t nodes = u->min_nodes ? u->min_nodes : job->req.min_nodes;
+    const struct conf_partition *cp;
+
+    if (ctld->conf->enforce_part_limits == CONF_PART_LIMITS_NO || privileged
+        || !part || !(u->has_time_limit || u->part || u->min_nodes))
+        return 0;
+    cp = part->conf;
+    if (cp->max_time_s != TIME_INFINITE
+        && (limit == TIME_INFINITE || limit > cp->max_time_s))
+        return EDRV_INVALID_TIME_LIMIT;
+    if ((cp->max_nodes != UINT32_MAX && nodes > cp->max_nodes)
+        || nodes > bitmap_count(part->nodes))
+        return EDRV_INVALID_NODE_COUNT;
+    return 0;
+}
+
 /* scontrol update JobId= with TimeLimit=, Dependency= ("" clears it) and
  * the fields of job_update.h.  Every field is checked before any is
  * applied. */
@@ -699,6 +726,8 @@ static void rpc_job_update(proto_req_t *req, void *arg)
         return respond_error(req, &error, "job_update");
     if (u.has_time_limit
         && (errnum = update_time_limit(job, u.time_limit_s, privileged)))
+        return respond_errnum(req, errnum, "job_update");
+    if ((errnum = update_part_limits(ctld, job, &u, privileged)))
         return respond_errnum(req, errnum, "job_update");
     if (u.part && ctld_part_access(ctld, req, job, u.part->conf, &error) < 0)
         return respond_error(req, &error, "job_update");

@@ -44,6 +44,34 @@ def test_enforce_part_limits_refuses_at_submission(cluster):
 
 
 @pytest.mark.parametrize("cluster", [{"nodes": 2, "gpus_per_node": 0,
+                                      "up_args": ["--conf-extra=" + SMALL,
+                                                  "--conf-extra="
+                                                  "EnforcePartLimits=ALL"]}],
+                         indirect=True)
+def test_enforce_part_limits_refuses_an_update_over_them(cluster, make_user):
+    """scontrol update as the owner: over MaxTime or MaxNodes is refused
+    with the submission's texts and changes nothing; an operator may."""
+    c = cluster
+    user = make_user("drplim1")
+    job = c.sbatch("-H", "-p", "small", "-t", "5", "-o", "/dev/null",
+                   "--wrap", "true", user=user)
+    for kv, err in (("TimeLimit=20", "Requested time limit is invalid "
+                     "(missing or exceeds some limit)"),
+                    ("TimeLimit=UNLIMITED", "Requested time limit is invalid "
+                     "(missing or exceeds some limit)"),
+                    ("NumNodes=2", "Node count specification invalid")):
+        r = c.run("scontrol", "update", f"JobId={job}", kv, user=user)
+        assert (r.returncode, r.stderr) == (1, f"{err} for job {job}\n"), kv
+    assert c.job_field(job, "TimeLimit") == "00:05:00"
+    c.run("scontrol", "update", f"JobId={job}", "TimeLimit=8", user=user,
+          check=True)
+    assert c.job_field(job, "TimeLimit") == "00:08:00"
+    c.run("scontrol", "update", f"JobId={job}", "TimeLimit=20", check=True)
+    assert c.job_field(job, "TimeLimit") == "00:20:00"
+    c.run("scancel", job, check=True)
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 2, "gpus_per_node": 0,
                                       "up_args": ["--conf-extra=" + SMALL]}],
                          indirect=True)
 def test_default_no_lets_the_job_pend(cluster):

@@ -91,6 +91,12 @@ def test_lowered_limit_of_a_running_job_is_enforced_by_its_node(cluster, tmp_pat
     cluster.wait_job_state(job, ["RUNNING"], timeout=30)
     cluster.run("scontrol", "update", f"JobId={job}", "TimeLimit=0:01", check=True)
     cluster.wait_job_state(job, ["TIMEOUT"], timeout=30)
+    # a limit of 0 (Slurm: zero minutes, not "none") ends it too
+    job = cluster.sbatch("-t", "10", "--wrap", "sleep 300", cwd=tmp_path)
+    cluster.wait_job_state(job, ["RUNNING"], timeout=30)
+    cluster.run("scontrol", "update", f"JobId={job}", "TimeLimit=0", check=True)
+    assert cluster.job_field(job, "TimeLimit") == "00:00:00"
+    cluster.wait_job_state(job, ["TIMEOUT"], timeout=30)
 
 
 @pytest.mark.parametrize("cluster", [{
