@@ -52,6 +52,8 @@ struct conf_sched {
     uint32_t bf_interval_s;       /* longest wait between passes, 30 */
     uint32_t default_queue_depth; /* accepted: one pass plans it all */
     bool bf_continue, defer;      /* accepted: no effect in Drover */
+    bool enable_user_top;         /* job owners may scontrol top their
+                                   * own jobs */
 };
 
 /* One GPU (or other GRES) device of a node, from gres.conf File= lines or,

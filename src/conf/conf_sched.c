@@ -4,7 +4,8 @@
  * options Drover knows
  *
  * max_script_size, bf_max_job_test, bf_max_job_user, bf_max_job_part,
- * bf_window (minutes) and bf_resolution (seconds) take effect;
+ * bf_window (minutes), bf_resolution (seconds) and enable_user_top take
+ * effect;
  * bf_interval, default_queue_depth, bf_continue and defer are accepted and
  * change nothing (one Drover pass plans the whole queue, and never per
  * submission).  Other options of Slurm's are logged as ignored, naming
@@ -52,6 +53,8 @@ const char *conf__set_sched_params(struct conf_sched *s, const char *value)
             flag = &out.bf_continue;
         else if (k == 5 && !strncasecmp(value, "defer", 5))
             flag = &out.defer;
+        else if (k == 15 && !strncasecmp(value, "enable_user_top", 15))
+            flag = &out.enable_user_top;
         for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
             if (strlen(opts[i].name) == k
                 && !strncasecmp(value, opts[i].name, k))

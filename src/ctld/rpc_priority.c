@@ -322,7 +322,12 @@ static void rpc_job_top(proto_req_t *req, void *arg)
     struct job **set, *top = NULL, *job, *tmp;
     int errnum = 0;
 
-    if (!(proto_req_roles(req) & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN))) {
+    bool privileged = proto_req_roles(req)
+                      & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
+
+    /* Slurm: operators, or with SchedulerParameters=enable_user_top the
+     * jobs' owner. */
+    if (!privileged && !ctld->conf->sched.enable_user_top) {
         if (proto_respond_error(req, EDRV_ACCESS_DENIED, NULL) < 0)
             log_err("job_top: responding");
         return;
@@ -332,6 +337,8 @@ static void rpc_job_top(proto_req_t *req, void *arg)
         job = ctld_job_find(ctld, (uint32_t)json_integer_value(v));
         if (!job)
             errnum = EDRV_INVALID_JOB_ID;
+        else if (!privileged && job->uid != proto_req_uid(req))
+            errnum = EDRV_ACCESS_DENIED;
         else if (job->state != JOB_PENDING || !job->priority)
             errnum = EDRV_JOB_NOT_PENDING;
         else if (top && !top_peer(job, top))

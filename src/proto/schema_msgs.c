@@ -705,7 +705,8 @@ const struct proto_schema proto_schemas[] = {
      "`{}` once durable."},
     {"job_top", CTLD, "Move pending jobs ahead of their user's other "
      "pending jobs of the same partition, account and QOS (scontrol top; "
-     "an operator or administrator).", job_top_body, "`{}` once durable."},
+     "an operator or administrator, or the owner with "
+     "SchedulerParameters=enable_user_top).", job_top_body, "`{}` once durable."},
     {"resv_create", CTLD, "Create an advance reservation (scontrol create "
      "reservation; an operator or administrator).", resv_body,
      "`{\"name\"}` once durable."},

@@ -196,6 +196,29 @@ def test_priority_update_and_top(cluster, make_user):
     c.run("scancel", "-u", user, check=True)
 
 
+@pytest.mark.parametrize("cluster", [{
+    "nodes": 1, "gpus_per_node": 0,
+    "up_args": ["--cpus-per-node=4",
+                "--conf-extra=SchedulerParameters=enable_user_top"]}],
+    indirect=True)
+def test_enable_user_top_lets_owners_reorder(cluster, make_user):
+    """SchedulerParameters=enable_user_top: the owner may scontrol top
+    their own pending jobs, not another user's."""
+    c = cluster
+    user, other = make_user("drprio1"), make_user("drprio2")
+    blocker = c.sbatch(*WHOLE_NODE, "--wrap", "sleep 300", user=user)
+    c.wait_job_state(blocker, "RUNNING", timeout=30)
+    a, b = (c.sbatch(*WHOLE_NODE, "--wrap", "true", user=user)
+            for _ in range(2))
+    theirs = c.sbatch(*WHOLE_NODE, "--wrap", "true", user=other)
+    r = c.run("scontrol", "top", theirs, user=user)
+    assert (r.returncode, r.stderr) == (
+        1, "slurm_top_job error: Access/permission denied\n")
+    c.run("scontrol", "top", b, user=user, check=True)
+    assert int(c.job_field(b, "Priority")) > int(c.job_field(a, "Priority"))
+    c.run("scancel", blocker, a, b, theirs, check=True)
+
+
 @pytest.mark.parametrize("cluster", [1], indirect=True)
 def test_sprio_under_priority_basic(cluster):
     r = cluster.run("sprio")
