@@ -65,6 +65,8 @@ struct ctld {
     struct resv *resvs;        /* reservations (resv.h), uthash by name */
     struct ctld_priority *priority; /* priorities, fair-share usage
                                      * (priority.h) */
+    bitmap_t *planned_nodes;   /* nodes the last pass planned a waiting
+                                * job on (Slurm's PLANNED node state) */
 };
 
 /* Seconds since the epoch, read once per callback (style.md: time is a

@@ -290,6 +290,7 @@ static void ctld_fini(struct ctld *ctld)
     enforce_fini(ctld);
     priority_fini(ctld);
     resv_fini(ctld);
+    bitmap_destroy(ctld->planned_nodes);
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         HASH_DEL(ctld->jobs, job);

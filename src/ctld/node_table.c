@@ -252,19 +252,37 @@ static json_t *node_partitions(const struct node_table *nt, size_t i)
     return arr;
 }
 
-static char *node_state_str(const struct node_table *nt, size_t i)
+static char *node_state_str(const struct node_table *nt, size_t i,
+                            const struct node_flags *f)
 {
     const struct ctld_node *n = &nt->info[i];
     const char *base = node_base_state(nt, i);
 
-    return xasprintf("%s%s%s", base, n->drain ? "+DRAIN" : "",
+    return xasprintf("%s%s%s%s%s%s", base, n->drain ? "+DRAIN" : "",
+                     f->maint ? "+MAINTENANCE" : "",
+                     f->reserved ? "+RESERVED" : "",
                      !n->responding && strcmp(base, "UNKNOWN")
                          ? "+NOT_RESPONDING"
-                         : "");
+                         : "",
+                     f->planned ? "+PLANNED" : "");
 }
 
-json_t *node_table_node_json(const struct node_table *nt, size_t i)
+/* The flags' keys, true ones only. */
+static void put_flags(json_t *o, const struct node_flags *f)
 {
+    if (f->maint)
+        json_object_set_new(o, "maint", json_true());
+    if (f->reserved)
+        json_object_set_new(o, "reserved", json_true());
+    if (f->planned)
+        json_object_set_new(o, "planned", json_true());
+}
+
+json_t *node_table_node_json(const struct node_table *nt, size_t i,
+                             const struct node_flags *flags)
+{
+    static const struct node_flags none;
+    const struct node_flags *f = flags ? flags : &none;
     const struct ctld_node *n = &nt->info[i];
     const struct sched_node *sn = &nt->sched[i];
     const struct conf_node *cn = n->conf;
@@ -273,7 +291,7 @@ json_t *node_table_node_json(const struct node_table *nt, size_t i)
     char *cfg = tres_string(sn->cpus, sn->mem_mib, 0, sn->gpus, true);
     char *alloc = tres_string(sn->alloc_cpus, sn->alloc_mem_mib, 0,
                               (uint32_t)gpus_used, false);
-    char *state_str = node_state_str(nt, i);
+    char *state_str = node_state_str(nt, i, f);
     json_t *o = json_pack(
         "{s:s s:s s:b s:b s:s s:s s:s s:I s:i s:i s:i s:i s:i s:I s:I s:s "
         "s:s s:s s:s s:i s:o s:s s:i s:I s:I s:I s:s s:s s:s}",
@@ -295,6 +313,7 @@ json_t *node_table_node_json(const struct node_table *nt, size_t i)
         "version", DROVER_SLURM_VERSION);
 
     json_object_set_new(o, "running_jobs", json_integer(sn->running_jobs));
+    put_flags(o, f);
     if (n->os)
         json_object_set_new(o, "os", json_string(n->os));
     free(gres);

@@ -84,8 +84,18 @@ void node_table_update_avail(struct node_table *nt, size_t i);
 char *node_table_alloc_hostlist(const struct node_table *nt,
                                 const struct sched_alloc *a);
 
-/* The node_info object of node i (docs/protocol.md).  New reference. */
-json_t *node_table_node_json(const struct node_table *nt, size_t i);
+/* What the node table does not know of a node: held by an active
+ * reservation (a MAINT one: maint), planned for a waiting job. */
+struct node_flags {
+    bool maint, reserved, planned;
+};
+
+/* The node_info object of node i (docs/protocol.md), with 'f' (NULL:
+ * none) as its maint/reserved/planned keys and in its state_str, in
+ * Slurm's order (IDLE+DRAIN+MAINTENANCE+RESERVED+NOT_RESPONDING+PLANNED).
+ * New reference. */
+json_t *node_table_node_json(const struct node_table *nt, size_t i,
+                             const struct node_flags *f);
 
 /* The administrative state of node i, as journaled and snapshotted:
  * {"name","drain","down","reason","reason_user","reason_time"} and

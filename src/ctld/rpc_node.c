@@ -65,15 +65,17 @@ static void rpc_node_info(proto_req_t *req, void *arg)
         return respond_error(req, EDRV_ACCESS_DENIED, NULL, "node_info");
     arr = json_array();
     for (size_t i = 0; i < ctld->nodes->count; i++) {
-        json_t *o;
+        struct node_flags f = {0};
         bool maint;
         if (!name_wanted(names, ctld->nodes->names[i]))
             continue;
-        o = node_table_node_json(ctld->nodes, i);
-        if (resv_node_reserved(ctld, i, ctld_now(ctld), &maint))
-            json_object_set_new(o, maint ? "maint" : "reserved",
-                                json_true());
-        json_array_append_new(arr, o);
+        if (resv_node_reserved(ctld, i, ctld_now(ctld), &maint)) {
+            f.maint = maint;
+            f.reserved = !maint;
+        }
+        f.planned = ctld->planned_nodes
+                    && bitmap_test(ctld->planned_nodes, i);
+        json_array_append_new(arr, node_table_node_json(ctld->nodes, i, &f));
     }
     respond(req, json_pack("{s:I s:o}", "now", (json_int_t)ctld_now(ctld),
                            "nodes", arr),

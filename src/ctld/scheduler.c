@@ -387,6 +387,26 @@ static void depth_limits(struct ctld *ctld, struct job **pend, size_t *np)
     }
 }
 
+/* Slurm's PLANNED node state: the nodes of the planned starts of this
+ * pass's waiting jobs (none for a job held by a limit). */
+static void mark_planned(struct ctld *ctld, const struct sched_decision *dec,
+                         size_t np)
+{
+    size_t n = ctld->nodes->count ? ctld->nodes->count : 1;
+
+    if (!ctld->planned_nodes)
+        ctld->planned_nodes = bitmap_create(n);
+    bitmap_clear_all(ctld->planned_nodes);
+    for (size_t i = 0; i < np; i++) {
+        const struct sched_alloc *a = dec[i].alloc;
+        if (dec[i].action != SCHED_ACT_WAIT || !a
+            || dec[i].reason == SCHED_REASON_LIMIT)
+            continue;
+        for (uint32_t k = 0; k < a->node_count; k++)
+            bitmap_set(ctld->planned_nodes, a->node_idx[k]);
+    }
+}
+
 /* bf_resolution: planned starts rounded up to it (Slurm's backfill
  * resolution; the pass itself tries every end time). */
 static void plan_bounds(struct ctld *ctld, struct sched_decision *d,
@@ -495,6 +515,7 @@ void scheduler_run(struct ctld *ctld)
         }
         if (ctld->sched_more)
             scheduler_request(ctld);
+        mark_planned(ctld, dec, np);
         preempt_pass(ctld, pend, dec, np, now);
         sched_decisions_clear(dec, np);
     }

@@ -100,6 +100,29 @@ def test_squeue_start_shows_the_planned_start(cluster):
     cluster.run("scancel", first, second, check=True)
 
 
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_sinfo_shows_a_node_planned_for_a_waiting_job(cluster):
+    """Slurm's PLANNED: an idle node the scheduler keeps for a waiting job's
+    planned start shows as planned (plnd), not idle."""
+    first = cluster.sbatch("-w", "node01", "--exclusive", "-t", "10",
+                           "--wrap", "sleep 60")
+    cluster.wait_job_state(first, ["RUNNING"], timeout=30)
+    second = cluster.sbatch("-N2", "--exclusive", "-t", "10", "--wrap", "true")
+
+    def state(fmt, node):
+        return cluster.run("sinfo", "-h", "-n", node, "-o", fmt,
+                           check=True).stdout.strip()
+    cluster.wait_until(lambda: state("%T", "node02") == "planned", 30,
+                       "node02 planned for the waiting job")
+    assert state("%t", "node02") == "plnd"
+    assert state("%t", "node01") == "alloc"
+    assert "+PLANNED" in cluster.run("scontrol", "show", "node", "node02",
+                                     check=True).stdout
+    cluster.run("scancel", first, second, check=True)
+    cluster.wait_until(lambda: state("%T", "node02") == "idle", 30,
+                       "node02 idle again")
+
+
 @pytest.mark.parametrize("cluster", [1], indirect=True)
 def test_json_shapes(cluster):
     job = cluster.sbatch("-t", "5", "--wrap", "sleep 30")

@@ -139,6 +139,8 @@ const char *node_state_compact(struct node_state st)
         name = "resv";
     else if (st.planned && st.base == NODE_BASE_IDLE)
         name = "plnd";
+    else if (st.planned && st.base == NODE_BASE_MIXED)
+        name = "mix-"; /* Slurm's MIXED- */
     return with_star(name, st.not_responding, buf, sizeof(buf));
 }
 
@@ -155,6 +157,8 @@ const char *node_state_long(struct node_state st)
         name = "reserved";
     else if (st.planned && st.base == NODE_BASE_IDLE)
         name = "planned";
+    else if (st.planned && st.base == NODE_BASE_MIXED)
+        name = "mixed-";
     return with_star(name, st.not_responding, buf, sizeof(buf));
 }
 
