@@ -10,6 +10,12 @@
  * memory and GPU index, not per whole node as Slurm does, so a small job
  * can share a node with a reservation when there is room for both.
  *
+ * With opts.resolution_s (Slurm's bf_resolution) every time at which the
+ * plan counts resources free again is rounded up to a multiple of it
+ * (held_until), so start times, which are such ends, fall on its steps and
+ * fewer distinct times are tried; a resource is never planned free before
+ * it is.  Slurm rounds reservations down instead.
+ *
  * How it stays fast on a deep queue (bench/sched; the decisions are the
  * same as replaying every event for every window, which this replaced):
  *  - each node keeps its own timeline, its usage relative to now from each
@@ -185,6 +191,23 @@ static int64_t end_of(int64_t t, int64_t limit_s)
     if (limit_s < 0 || limit_s > NEVER_ENDS - t)
         return NEVER_ENDS;
     return t + limit_s;
+}
+
+/* 't' rounded up to the pass's resolution (Slurm's bf_resolution): the
+ * time at which the pass counts resources held until 't' as free.
+ */
+static int64_t held_until(const struct pass *p, int64_t t)
+{
+    int64_t res = p->opts.resolution_s, rem;
+
+    if (res <= 1 || t == NEVER_ENDS)
+        return t;
+    rem = t % res;
+    if (rem < 0)
+        rem += res;
+    if (rem == 0)
+        return t;
+    return t - rem > NEVER_ENDS - res ? NEVER_ENDS : t - rem + res;
 }
 
 static void pass_destroy(struct pass *p)
@@ -944,7 +967,7 @@ static int try_start(struct pass *p,
                      struct key *key,
                      struct sched_decision *d)
 {
-    int64_t end = end_of(p->now, job->time_limit_s);
+    int64_t end = held_until(p, end_of(p->now, job->time_limit_s));
     struct sched_alloc *a = NULL;
     struct sel_req r;
     int rc;
@@ -1021,7 +1044,7 @@ static int plan_job(struct pass *p,
             continue;
         if (t > limit)
             break;
-        end = end_of(t, job->time_limit_s);
+        end = held_until(p, end_of(t, job->time_limit_s));
         if (first) {
             view_all(p, &r, t, end);
             right = slot_lower_bound(p, end);
@@ -1063,15 +1086,15 @@ static int add_running(struct pass *p,
         const struct sched_job *job = &running[i];
         int64_t end = end_of(job->start_time, job->time_limit_s);
 
+        end = held_until(p, end > p->now ? end : p->now + 1);
+
         if (!job->alloc)
             continue;
         if (!sched__alloc_valid(p->nodes, p->n, job->alloc)) {
             errno = EINVAL;
             return -1;
         }
-        if (item_add(p, job->start_time, end > p->now ? end : p->now + 1,
-                     job->alloc, false)
-            < 0)
+        if (item_add(p, job->start_time, end, job->alloc, false) < 0)
             return -1;
     }
     return 0;
