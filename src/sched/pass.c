@@ -695,18 +695,33 @@ static void mark_node(struct pass *p, uint32_t idx)
     }
 }
 
-/* Nodes of the items changing at slot 'sl' join the dirty list; with
- * 'grow' (the slot joins the end of the window, nothing leaves it) the
- * nodes without a free CPU stay out: their most used instant can only
- * rise, and they stay of no use (their view is left as it is, full).
+/* Which nodes of the items changing at a slot mark_slot() marks. */
+enum mark {
+    MARK_ALL,  /* all of them */
+    MARK_JOIN, /* the slot joins the end of a window moving on, nothing
+                * leaves it: only where a reservation begins (usage falls
+                * where something ends, and the instant before is in the
+                * window), and only nodes with a free CPU: on the others
+                * the most used instant can only rise, and they stay of
+                * no use (their view is left as it is, full) */
+};
+
+/* Nodes of the items changing at slot 'sl' join the dirty list, as 'how'
+ * says.
  */
-static void mark_slot(struct pass *p, const struct slot *sl, bool grow)
+static void mark_slot(struct pass *p, const struct slot *sl, enum mark how)
 {
     for (uint32_t k = sl->head; k != NIL; k = p->ev[k].next) {
-        const struct sched_alloc *a = p->items[p->ev[k].item].alloc;
-        for (uint32_t j = 0; j < a->node_count; j++) {
-            if (!grow || is_open(p, a->node_idx[j]))
-                mark_node(p, a->node_idx[j]);
+        const struct item *it = &p->items[p->ev[k].item];
+        bool begins = it->planned && it->start == sl->time;
+
+        if (how == MARK_JOIN && !begins)
+            continue;
+        for (uint32_t j = 0; j < it->alloc->node_count; j++) {
+            uint32_t idx = it->alloc->node_idx[j];
+
+            if (how != MARK_JOIN || is_open(p, idx))
+                mark_node(p, idx);
         }
     }
 }
@@ -732,7 +747,7 @@ static bool mark_times(struct pass *p, int64_t from, int64_t to)
         return false;
     for (struct cursor c = slot_lower_bound(p, from);
          c.b < p->nblk && slot_at(p, c)->time < to; cursor_next(p, &c)) {
-        mark_slot(p, slot_at(p, c), false);
+        mark_slot(p, slot_at(p, c), MARK_ALL);
         if (p->ndirty > p->n / 2)
             return false;
     }
@@ -1039,7 +1054,7 @@ static int plan_job(struct pass *p,
         struct sched_alloc *a;
 
         if (!first)
-            mark_slot(p, sl, false); /* between the last start and t */
+            mark_slot(p, sl, MARK_ALL); /* between the last start and t */
         if (sl->nends == 0)
             continue;
         if (t > limit)
@@ -1052,7 +1067,7 @@ static int plan_job(struct pass *p,
         } else {
             for (; right.b < p->nblk && slot_at(p, right)->time < end;
                  cursor_next(p, &right))
-                mark_slot(p, slot_at(p, right), true);
+                mark_slot(p, slot_at(p, right), MARK_JOIN);
             view_dirty(p, &r, t, end);
         }
         if (select_view(p, &r, &a) < 0)
