@@ -24,9 +24,11 @@
  *  - the times at which anything changes are kept in order (blocks of
  *    slots listing the items), and a job's search for a start time moves
  *    its window from one end time to the next, looking again only at the
- *    nodes with a step in what the window left or took in.  The view of
- *    the last window is kept for the next job: only the nodes changed
- *    since, or with a step between the two windows, are looked at again;
+ *    nodes with a step in what the window left, or with a reservation
+ *    beginning in what it took in (where something only ends, usage
+ *    falls).  The view of the last window is kept for the next job: only
+ *    the nodes changed since, or with a step between the two windows, are
+ *    looked at again;
  *  - a node with no free CPU in the window is of use to no request: it is
  *    not judged, and a step joining the end of the window cannot free it;
  *  - the nodes' capacities for the job are summed (and counted by value),
@@ -36,7 +38,8 @@
  *    per task, memory, GPUs per node, the limit; pass_keys.c), cannot
  *    start earlier than that one could: its search begins at that one's
  *    reservation, and what that one found busy (now, for its whole limit
- *    from now, or within the window) is busy for it too (struct key).
+ *    from now, or within the window) is busy for it too (struct key); one
+ *    that can never run is still told apart (busy_or_never).
  *    Requests with gpus_total are left out: their choice of nodes is not
  *    exact, so more usage might, rarely, let them fit.  So is everything
  *    about windows once a job started with a time limit of 0 (see
