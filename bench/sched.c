@@ -27,9 +27,12 @@
  * has reservations to find.
  *
  * Usage: sched [--json] [-m mixed|backlog] [-r RUNS] [-s SEED]
- *              [-d DEPTH|all] [-w WINDOW_S] [NODESxPENDING ...]
+ *              [-d DEPTH|all] [-w WINDOW_S] [-R RESOLUTION_S]
+ *              [NODESxPENDING ...]
  * DEPTH is the pass's reserve_depth (Slurm bf_max_job_test), by default
- * the whole queue ("all"); WINDOW_S its window_s (default 86400, bf_window).
+ * the whole queue ("all"); WINDOW_S its window_s (default 86400, bf_window);
+ * RESOLUTION_S its resolution_s (default 60, Slurm's bf_resolution and the
+ * controller's; 1 for exact end times).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -93,6 +96,7 @@ struct result {
     size_t nodes, pending, nrunning;
     uint32_t depth;
     int64_t window_s;
+    int64_t resolution_s;
     unsigned runs;
     double median_ms, max_ms, min_ms;
     size_t started, reserved, unplanned, limit, never;
@@ -368,6 +372,7 @@ static int run_case(size_t nnodes,
                     uint64_t seed,
                     uint32_t depth,
                     int64_t window_s,
+                    int64_t resolution_s,
                     struct result *res)
 {
     struct rng r = { seed ^ ((uint64_t)nnodes << 32) ^ npending };
@@ -381,6 +386,7 @@ static int run_case(size_t nnodes,
     struct sched_pass_opts opts = {
         .reserve_depth = depth ? depth : (uint32_t)npending,
         .window_s = window_s,
+        .resolution_s = resolution_s,
     };
 
     cluster_create(&c, nnodes, mix);
@@ -393,6 +399,7 @@ static int run_case(size_t nnodes,
         .nrunning = nrunning,
         .depth = opts.reserve_depth,
         .window_s = window_s,
+        .resolution_s = resolution_s,
         .runs = runs,
     };
     for (unsigned k = 0; k < runs; k++) {
@@ -454,11 +461,12 @@ static void print_json(const struct result *res,
         const struct result *x = &res[i];
         printf("%s{\"nodes\":%zu,\"running\":%zu,\"pending\":%zu,"
                "\"reserve_depth\":%" PRIu32 ",\"window_s\":%" PRId64 ","
+               "\"resolution_s\":%" PRId64 ","
                "\"runs\":%u,\"median_ms\":%.3f,\"min_ms\":%.3f,"
                "\"max_ms\":%.3f,\"started\":%zu,\"reserved\":%zu,"
                "\"unplanned\":%zu,\"never\":%zu,\"whole_queue\":%s}",
                i ? "," : "", x->nodes, x->nrunning, x->pending, x->depth,
-               x->window_s, x->runs, x->median_ms, x->min_ms, x->max_ms,
+               x->window_s, x->resolution_s, x->runs, x->median_ms, x->min_ms, x->max_ms,
                x->started, x->reserved, x->unplanned, x->never,
                x->whole_queue ? "true" : "false");
     }
@@ -469,13 +477,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "Usage: sched [--json] [-m mixed|backlog] [-r RUNS] [-s SEED]"
-            " [-d DEPTH|all]\n             [-w WINDOW_S] [NODESxPENDING"
-            " ...]\n"
+            " [-d DEPTH|all]\n             [-w WINDOW_S] [-R RESOLUTION_S]"
+            " [NODESxPENDING ...]\n"
             "Times one sched_pass() per run over a seeded cluster (half"
             " busy) and queue.\n"
             "Default cases: 100x1000 1000x10000 10000x10000 10000x100000;"
             " RUNS 5,\nSEED 1, DEPTH all (the whole queue), WINDOW_S"
-            " 86400.\n");
+            " 86400, RESOLUTION_S 60\n(Slurm's bf_resolution; 1: exact"
+            " end times).\n");
 }
 
 static bool parse_u64(const char *s, uint64_t *v)
@@ -495,7 +504,7 @@ int main(int argc, char **argv)
     struct result res[MAX_CASES];
     size_t ncases = 0;
     bool json = false;
-    uint64_t runs = 5, seed = 1, depth = 0, window = 86400;
+    uint64_t runs = 5, seed = 1, depth = 0, window = 86400, resolution = 60;
     enum mix mix = MIX_MIXED;
 
     for (int i = 1; i < argc; i++) {
@@ -527,6 +536,9 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "-w") == 0 && v && parse_u64(v, &window)
                    && window <= INT64_MAX)
             i++;
+        else if (strcmp(a, "-R") == 0 && v && parse_u64(v, &resolution)
+                 && resolution <= 86400)
+            i++;
         else if (a[0] != '-' && strchr(a, 'x') && ncases < MAX_CASES)
             cases[ncases++] = a;
         else {
@@ -556,15 +568,16 @@ int main(int argc, char **argv)
             return 2;
         }
         if (run_case(nodes, pending, mix, (unsigned)runs, seed, (uint32_t)depth,
-                     (int64_t)window, &res[i])
+                     (int64_t)window, (int64_t)resolution, &res[i])
             < 0)
             return 1;
         if (!json) { /* one row at a time: big cases take a while */
             if (i == 0) {
                 printf("%s workload, seed %" PRIu64 ", %" PRIu64 " runs per"
-                       " case, window %" PRIu64 " s\n",
+                       " case, window %" PRIu64 " s, resolution %" PRIu64
+                       " s\n",
                        mix == MIX_BACKLOG ? "backlog" : "mixed", seed, runs,
-                       window);
+                       window, resolution);
                 print_header();
             }
             print_row(&res[i]);

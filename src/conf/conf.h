@@ -48,7 +48,8 @@ struct conf_sched {
     uint32_t bf_max_job_part;     /* jobs of one partition a pass considers */
     uint32_t bf_window_s;         /* how far ahead starts are planned
                                    * (bf_window, minutes); 0: one day */
-    uint32_t bf_resolution_s;     /* planned starts rounded up to it */
+    uint32_t bf_resolution_s;     /* the pass plans on steps of it; 0:
+                                   * Slurm's default, 60 */
     uint32_t bf_interval_s;       /* longest wait between passes, 30 */
     uint32_t default_queue_depth; /* accepted: one pass plans it all */
     bool bf_continue, defer;      /* accepted: no effect in Drover */

@@ -407,20 +407,8 @@ static void mark_planned(struct ctld *ctld, const struct sched_decision *dec,
     }
 }
 
-/* bf_resolution: planned starts rounded up to it (Slurm's backfill
- * resolution; the pass itself tries every end time). */
-static void plan_bounds(struct ctld *ctld, struct sched_decision *d,
-                        time_t now)
-{
-    const struct conf_sched *s = &ctld->conf->sched;
-
-    (void)now;
-    if (d->action != SCHED_ACT_WAIT || d->start_time <= 0)
-        return;
-    if (s->bf_resolution_s > 1)
-        d->start_time = (d->start_time + s->bf_resolution_s - 1)
-                        / s->bf_resolution_s * s->bf_resolution_s;
-}
+/* Slurm's default bf_resolution, seconds. */
+#define CTLD_BF_RESOLUTION_DEFAULT 60
 
 void scheduler_run(struct ctld *ctld)
 {
@@ -446,6 +434,9 @@ void scheduler_run(struct ctld *ctld)
         opts.window_s = sp->bf_window_s;
     if (ctld->conf->preempt_gang)
         preempt_resume(ctld, now);
+    /* the pass plans on bf_resolution's steps, 60 s unless set (Slurm) */
+    opts.resolution_s = sp->bf_resolution_s ? sp->bf_resolution_s
+                                            : CTLD_BF_RESOLUTION_DEFAULT;
     collect(ctld, now, &pend, &np, &run, &nr);
     depth_limits(ctld, pend, &np);
     pj = xzalloc(sizeof(*pj) * (np + 1));
@@ -504,7 +495,6 @@ void scheduler_run(struct ctld *ctld)
                 ctld->sched_more = true;
                 continue;
             }
-            plan_bounds(ctld, &dec[i], now);
             starts += start;
             backfilled += start && waiting;
             waiting |= !start;

@@ -10,6 +10,12 @@
  * memory and GPU index, not per whole node as Slurm does, so a small job
  * can share a node with a reservation when there is room for both.
  *
+ * With opts.resolution_s (Slurm's bf_resolution) every time at which the
+ * plan counts resources free again is rounded up to a multiple of it
+ * (held_until), so start times, which are such ends, fall on its steps and
+ * fewer distinct times are tried; a resource is never planned free before
+ * it is.  Slurm rounds reservations down instead.
+ *
  * How it stays fast on a deep queue (bench/sched; the decisions are the
  * same as replaying every event for every window, which this replaced):
  *  - each node keeps its own timeline, its usage relative to now from each
@@ -18,27 +24,33 @@
  *  - the times at which anything changes are kept in order (blocks of
  *    slots listing the items), and a job's search for a start time moves
  *    its window from one end time to the next, looking again only at the
- *    nodes with a step in what the window left or took in.  The view of
- *    the last window is kept for the next job: only the nodes changed
- *    since, or with a step between the two windows, are looked at again;
+ *    nodes with a step in what the window left, or with a reservation
+ *    beginning in what it took in (where something only ends, usage
+ *    falls).  The view of the last window is kept for the next job: only
+ *    the nodes changed since, or with a step between the two windows, are
+ *    looked at again;
  *  - a node with no free CPU in the window is of use to no request: it is
  *    not judged, and a step joining the end of the window cannot free it;
  *  - the nodes' capacities for the job are summed (and counted by value),
  *    and sched_select()'s choice runs only when they add up to enough;
  *  - usage only grows during a pass, so a job whose request and time limit
- *    equal those of a job before it cannot start earlier than that one
- *    could: its search begins at that one's reservation, and what that one
- *    found busy (now, for its whole limit from now, or within the window)
- *    is busy for it too (struct key).  Requests with gpus_total are left
- *    out: their choice of nodes is not exact, so more usage might, rarely,
- *    let them fit.  So is everything about windows once a job started
- *    with a time limit of 0 (see ended_now).
+ *    equal those of a job before it, or are larger in every size (CPUs
+ *    per task, memory, GPUs per node, the limit; pass_keys.c), cannot
+ *    start earlier than that one could: its search begins at that one's
+ *    reservation, and what that one found busy (now, for its whole limit
+ *    from now, or within the window) is busy for it too (struct key); one
+ *    that can never run is still told apart (busy_or_never).
+ *    Requests with gpus_total are left out: their choice of nodes is not
+ *    exact, so more usage might, rarely, let them fit.  So is everything
+ *    about windows once a job started with a time limit of 0 (see
+ *    ended_now).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sched/sched.h"
+#include "sched/pass_keys.h"
 #include "sched/sched_private.h"
 
 #define NEVER_ENDS INT64_MAX
@@ -100,20 +112,6 @@ struct tline {
     int32_t *gpu;
 };
 
-/* What the pass learnt of the first job with a given request and limit. */
-#define KEY_NEVER 0x1  /* can never run */
-#define KEY_BUSY 0x2   /* does not fit now */
-#define KEY_WINDOW 0x4 /* fits now, not for its limit past reservations */
-#define KEY_NOPLAN 0x8 /* no reservation within the window */
-
-struct key {
-    const struct sched_request *req;
-    int64_t limit;
-    int64_t hint; /* its reservation began here: none earlier for others */
-    uint32_t next;
-    uint32_t flags;
-};
-
 struct pass {
     struct sched_node *nodes;
     size_t n;
@@ -163,11 +161,7 @@ struct pass {
     size_t hsize;
     size_t hbig;
     uint64_t hbig_sum;
-    /* requests and limits seen, hashed */
-    uint32_t *kbucket;
-    size_t kmask;
-    struct key *keys;
-    uint32_t nkeys;
+    struct keytab keys; /* requests and limits seen */
 };
 
 const char *sched_reason_string(enum sched_reason reason)
@@ -202,6 +196,23 @@ static int64_t end_of(int64_t t, int64_t limit_s)
     return t + limit_s;
 }
 
+/* 't' rounded up to the pass's resolution (Slurm's bf_resolution): the
+ * time at which the pass counts resources held until 't' as free.
+ */
+static int64_t held_until(const struct pass *p, int64_t t)
+{
+    int64_t res = p->opts.resolution_s, rem;
+
+    if (res <= 1 || t == NEVER_ENDS)
+        return t;
+    rem = t % res;
+    if (rem < 0)
+        rem += res;
+    if (rem == 0)
+        return t;
+    return t - rem > NEVER_ENDS - res ? NEVER_ENDS : t - rem + res;
+}
+
 static void pass_destroy(struct pass *p)
 {
     int saved_errno = errno;
@@ -234,8 +245,7 @@ static void pass_destroy(struct pass *p)
     free(p->hbits);
     free(p->items);
     free(p->ev);
-    free(p->kbucket);
-    free(p->keys);
+    keytab_destroy(&p->keys);
     errno = saved_errno;
 }
 
@@ -301,7 +311,7 @@ static int pass_init(struct pass *p,
                      int64_t now,
                      const struct sched_pass_opts *opts)
 {
-    size_t k = n ? n : 1, nbuckets = 16;
+    size_t k = n ? n : 1;
 
     *p = (struct pass){
         .nodes = nodes,
@@ -312,10 +322,8 @@ static int pass_init(struct pass *p,
         .gen = 1,
     };
     max_items = max_items ? max_items : 1;
-    while (nbuckets < 2 * max_keys)
-        nbuckets *= 2;
-    p->kmask = nbuckets - 1;
-    if (!(p->items = calloc(max_items, sizeof(*p->items)))
+    if (keytab_init(&p->keys, max_keys) < 0
+        || !(p->items = calloc(max_items, sizeof(*p->items)))
         || !(p->ev = calloc(2 * max_items, sizeof(*p->ev)))
         || !(p->tl = calloc(k, sizeof(*p->tl)))
         || !(p->judge = calloc(k, sizeof(*p->judge)))
@@ -325,11 +333,8 @@ static int pass_init(struct pass *p,
         || !(p->stamp = calloc(k, sizeof(*p->stamp)))
         || !(p->chg = calloc(k, sizeof(*p->chg)))
         || !(p->chglist = calloc(k, sizeof(*p->chglist)))
-        || !(p->dirty = calloc(k, sizeof(*p->dirty)))
-        || !(p->kbucket = malloc(nbuckets * sizeof(*p->kbucket)))
-        || !(p->keys = calloc(max_keys ? max_keys : 1, sizeof(*p->keys))))
+        || !(p->dirty = calloc(k, sizeof(*p->dirty))))
         return -1;
-    memset(p->kbucket, 0xff, nbuckets * sizeof(*p->kbucket));
     for (size_t i = 0; i < n; i++)
         set_open(p->open_now, i, &nodes[i]);
     return view_create(p);
@@ -693,18 +698,33 @@ static void mark_node(struct pass *p, uint32_t idx)
     }
 }
 
-/* Nodes of the items changing at slot 'sl' join the dirty list; with
- * 'grow' (the slot joins the end of the window, nothing leaves it) the
- * nodes without a free CPU stay out: their most used instant can only
- * rise, and they stay of no use (their view is left as it is, full).
+/* Which nodes of the items changing at a slot mark_slot() marks. */
+enum mark {
+    MARK_ALL,  /* all of them */
+    MARK_JOIN, /* the slot joins the end of a window moving on, nothing
+                * leaves it: only where a reservation begins (usage falls
+                * where something ends, and the instant before is in the
+                * window), and only nodes with a free CPU: on the others
+                * the most used instant can only rise, and they stay of
+                * no use (their view is left as it is, full) */
+};
+
+/* Nodes of the items changing at slot 'sl' join the dirty list, as 'how'
+ * says.
  */
-static void mark_slot(struct pass *p, const struct slot *sl, bool grow)
+static void mark_slot(struct pass *p, const struct slot *sl, enum mark how)
 {
     for (uint32_t k = sl->head; k != NIL; k = p->ev[k].next) {
-        const struct sched_alloc *a = p->items[p->ev[k].item].alloc;
-        for (uint32_t j = 0; j < a->node_count; j++) {
-            if (!grow || is_open(p, a->node_idx[j]))
-                mark_node(p, a->node_idx[j]);
+        const struct item *it = &p->items[p->ev[k].item];
+        bool begins = it->planned && it->start == sl->time;
+
+        if (how == MARK_JOIN && !begins)
+            continue;
+        for (uint32_t j = 0; j < it->alloc->node_count; j++) {
+            uint32_t idx = it->alloc->node_idx[j];
+
+            if (how != MARK_JOIN || is_open(p, idx))
+                mark_node(p, idx);
         }
     }
 }
@@ -730,7 +750,7 @@ static bool mark_times(struct pass *p, int64_t from, int64_t to)
         return false;
     for (struct cursor c = slot_lower_bound(p, from);
          c.b < p->nblk && slot_at(p, c)->time < to; cursor_next(p, &c)) {
-        mark_slot(p, slot_at(p, c), false);
+        mark_slot(p, slot_at(p, c), MARK_ALL);
         if (p->ndirty > p->n / 2)
             return false;
     }
@@ -873,88 +893,6 @@ static int select_view(struct pass *p,
     return sched__select_cands(p->view, r, p->cand, nc, alloc);
 }
 
-/* ---- requests seen before ---- */
-
-static uint64_t hash_mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h;
-}
-
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-    for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return hash_mix(h, s ? 1 : 0);
-}
-
-static uint64_t key_hash(const struct sched_request *q, int64_t limit)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-
-    h = hash_mix(h, (uint64_t)q->min_nodes << 32 | q->max_nodes);
-    h = hash_mix(h, (uint64_t)q->ntasks << 32 | q->cpus_per_task);
-    h = hash_mix(h, (uint64_t)q->ntasks_per_node << 32 | q->gpus_per_node);
-    h = hash_mix(h, (uint64_t)q->gpus_per_task << 32 | q->cpus_per_gpu);
-    h = hash_mix(h, q->mem_per_node_mib ^ q->mem_per_cpu_mib << 1
-                        ^ q->mem_per_gpu_mib << 2 ^ q->exclusive);
-    h = hash_mix(h, (uint64_t)(uintptr_t)q->allowed_nodes
-                        ^ (uint64_t)(uintptr_t)q->required_nodes << 1
-                        ^ (uint64_t)(uintptr_t)q->excluded_nodes << 2);
-    h = hash_str(h, q->features);
-    h = hash_str(h, q->gpu_type);
-    return hash_mix(h, (uint64_t)limit);
-}
-
-static bool str_eq(const char *a, const char *b)
-{
-    return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-/* Same request: the same values and the same node sets (by address). */
-static bool req_eq(const struct sched_request *a, const struct sched_request *b)
-{
-    return a->min_nodes == b->min_nodes && a->max_nodes == b->max_nodes
-           && a->ntasks == b->ntasks && a->cpus_per_task == b->cpus_per_task
-           && a->ntasks_per_node == b->ntasks_per_node
-           && a->exclusive == b->exclusive
-           && a->mem_per_node_mib == b->mem_per_node_mib
-           && a->mem_per_cpu_mib == b->mem_per_cpu_mib
-           && a->gpus_per_node == b->gpus_per_node
-           && a->gpus_total == b->gpus_total
-           && a->gpus_per_task == b->gpus_per_task
-           && a->cpus_per_gpu == b->cpus_per_gpu
-           && a->mem_per_gpu_mib == b->mem_per_gpu_mib
-           && a->allowed_nodes == b->allowed_nodes
-           && a->required_nodes == b->required_nodes
-           && a->excluded_nodes == b->excluded_nodes
-           && str_eq(a->gpu_type, b->gpu_type)
-           && str_eq(a->features, b->features);
-}
-
-/* The record for job's request and limit, made if new; NULL for requests
- * left out (gpus_total, see the top of this file).
- */
-static struct key *key_get(struct pass *p, const struct sched_job *job)
-{
-    const struct sched_request *q = job->req;
-    uint32_t *head;
-    struct key *k;
-
-    if (!q || q->gpus_total)
-        return NULL;
-    head = &p->kbucket[key_hash(q, job->time_limit_s) & p->kmask];
-    for (uint32_t i = *head; i != NIL; i = p->keys[i].next) {
-        k = &p->keys[i];
-        if (k->limit == job->time_limit_s && req_eq(k->req, q))
-            return k;
-    }
-    k = &p->keys[p->nkeys];
-    *k = (struct key){ .req = q, .limit = job->time_limit_s, .next = *head };
-    *head = p->nkeys++;
-    return k;
-}
-
 /* ---- the pass ---- */
 
 /* Start 'a' now until 'end': it joins the nodes' usage.  Returns 0 or -1
@@ -1000,6 +938,45 @@ static int select_now(struct pass *p,
     return sched__select_cands(p->nodes, r, p->cand, nc, alloc);
 }
 
+/* What is known of 'key' (NULL: nothing): KEY_* learnt of it or of a
+ * smaller key of its class.
+ */
+static uint32_t known(const struct key *key)
+{
+    return key ? key->flags | key->inh : 0;
+}
+
+/* For a request that does not fit now: SCHED_BUSY, or SCHED_NEVER if it
+ * would not fit on the empty cluster either (as sched_select()), or -1
+ * with errno=ENOMEM.
+ */
+static int busy_or_never(struct pass *p, const struct sel_req *r)
+{
+    int rc = sched__select_run(p->nodes, p->n, r, true, p->cand, NULL);
+
+    return rc < 0 ? -1 : rc == SCHED_OK ? SCHED_BUSY : SCHED_NEVER;
+}
+
+/* 'job' on the nodes as they are now, its request normalized into 'r':
+ * SCHED_OK with *a, SCHED_BUSY, SCHED_NEVER, or -1 with errno=ENOMEM.
+ */
+static int fit_now(struct pass *p,
+                   const struct sched_job *job,
+                   const struct key *key,
+                   struct sel_req *r,
+                   struct sched_alloc **a)
+{
+    int rc;
+
+    *a = NULL;
+    if (sched__normalize(job->req, r) < 0)
+        return SCHED_NEVER;
+    if (key && key->inh & KEY_BUSY) /* a smaller request does not fit */
+        return busy_or_never(p, r);
+    rc = select_now(p, r, a);
+    return rc == SCHED_BUSY ? busy_or_never(p, r) : rc;
+}
+
 /* Start 'job' now if it fits and delays no reservation; else say why it
  * waits.  Returns 0, or -1 with errno=ENOMEM.
  */
@@ -1008,7 +985,7 @@ static int try_start(struct pass *p,
                      struct key *key,
                      struct sched_decision *d)
 {
-    int64_t end = end_of(p->now, job->time_limit_s);
+    int64_t end = held_until(p, end_of(p->now, job->time_limit_s));
     struct sched_alloc *a = NULL;
     struct sel_req r;
     int rc;
@@ -1020,32 +997,21 @@ static int try_start(struct pass *p,
     d->reason = SCHED_REASON_RESOURCES;
     if (key && key->flags & KEY_BUSY)
         return 0;
-    if (sched__normalize(job->req, &r) < 0) {
-        rc = SCHED_NEVER;
-    } else if ((rc = select_now(p, &r, &a)) == SCHED_BUSY) {
-        /* as sched_select(): busy, or never */
-        if ((rc = sched__select_run(p->nodes, p->n, &r, true, p->cand, NULL))
-            >= 0)
-            rc = rc == SCHED_OK ? SCHED_BUSY : SCHED_NEVER;
-    }
-    if (rc < 0)
+    if ((rc = fit_now(p, job, key, &r, &a)) < 0)
         return -1;
-    if (rc == SCHED_NEVER) {
-        d->action = SCHED_ACT_NEVER;
+    if (rc != SCHED_OK) {
+        if (rc == SCHED_NEVER)
+            d->action = SCHED_ACT_NEVER;
         if (key)
-            key->flags |= KEY_NEVER;
-        return 0;
-    }
-    if (rc == SCHED_BUSY) {
-        if (key)
-            key->flags |= KEY_BUSY;
+            keytab_learn(&p->keys, key,
+                         rc == SCHED_NEVER ? KEY_NEVER : KEY_BUSY);
         return 0;
     }
     if (p->first_plan < end) {
         /* Place it, if it can be, where no reservation needs to be. */
         sched_alloc_destroy(a);
         a = NULL;
-        if (!(key && key->flags & KEY_WINDOW && !p->ended_now)) {
+        if (!(known(key) & KEY_WINDOW && !p->ended_now)) {
             view_all(p, &r, p->now, end);
             if ((rc = select_view(p, &r, &a)) < 0)
                 return -1;
@@ -1053,7 +1019,7 @@ static int try_start(struct pass *p,
         if (!a) {
             d->reason = SCHED_REASON_PRIORITY;
             if (key)
-                key->flags |= KEY_WINDOW;
+                keytab_learn(&p->keys, key, KEY_WINDOW);
             return 0;
         }
     }
@@ -1081,7 +1047,7 @@ static int plan_job(struct pass *p,
     p->tried++;
     if (p->ended_now)
         key = NULL;
-    if ((key && key->flags & KEY_NOPLAN) || sched__normalize(job->req, &r) < 0)
+    if (known(key) & KEY_NOPLAN || sched__normalize(job->req, &r) < 0)
         return 0;
     if (key && key->hint > from)
         from = key->hint;
@@ -1091,12 +1057,12 @@ static int plan_job(struct pass *p,
         struct sched_alloc *a;
 
         if (!first)
-            mark_slot(p, sl, false); /* between the last start and t */
+            mark_slot(p, sl, MARK_ALL); /* between the last start and t */
         if (sl->nends == 0)
             continue;
         if (t > limit)
             break;
-        end = end_of(t, job->time_limit_s);
+        end = held_until(p, end_of(t, job->time_limit_s));
         if (first) {
             view_all(p, &r, t, end);
             right = slot_lower_bound(p, end);
@@ -1104,7 +1070,7 @@ static int plan_job(struct pass *p,
         } else {
             for (; right.b < p->nblk && slot_at(p, right)->time < end;
                  cursor_next(p, &right))
-                mark_slot(p, slot_at(p, right), true);
+                mark_slot(p, slot_at(p, right), MARK_JOIN);
             view_dirty(p, &r, t, end);
         }
         if (select_view(p, &r, &a) < 0)
@@ -1117,13 +1083,13 @@ static int plan_job(struct pass *p,
             d->start_time = t;
             d->alloc = a;
             if (key)
-                key->hint = t;
+                keytab_hint(&p->keys, key, t);
             return 0;
         }
     }
     dirty_reset(p);
     if (key)
-        key->flags |= KEY_NOPLAN;
+        keytab_learn(&p->keys, key, KEY_NOPLAN);
     return 0;
 }
 
@@ -1138,15 +1104,15 @@ static int add_running(struct pass *p,
         const struct sched_job *job = &running[i];
         int64_t end = end_of(job->start_time, job->time_limit_s);
 
+        end = held_until(p, end > p->now ? end : p->now + 1);
+
         if (!job->alloc)
             continue;
         if (!sched__alloc_valid(p->nodes, p->n, job->alloc)) {
             errno = EINVAL;
             return -1;
         }
-        if (item_add(p, job->start_time, end > p->now ? end : p->now + 1,
-                     job->alloc, false)
-            < 0)
+        if (item_add(p, job->start_time, end, job->alloc, false) < 0)
             return -1;
     }
     return 0;
@@ -1194,7 +1160,7 @@ int sched_pass(struct sched_node *nodes,
             out[i].reason = SCHED_REASON_LIMIT;
             continue;
         }
-        key = key_get(&p, &pending[i]);
+        key = keytab_get(&p.keys, &pending[i]);
         if (try_start(&p, &pending[i], key, &out[i]) < 0)
             goto error;
         if (out[i].action == SCHED_ACT_START && p.opts.started)

@@ -216,6 +216,14 @@ struct sched_pass_opts {
                              * bf_max_job_test); 0 = none */
     int64_t window_s;       /* no reservation starts later than now + this
                              * (Slurm bf_window); 0 = no limit */
+    int64_t resolution_s;   /* seconds; every time at which the pass counts
+                             * resources free again (a running job's end,
+                             * the end of a job it starts or reserves for)
+                             * is rounded up to a multiple of this, so
+                             * planned starts fall on such multiples, as
+                             * with Slurm's bf_resolution (whose default is
+                             * 60); the plan never counts a resource free
+                             * before it is.  0 or 1 = exact end times */
     /* Optional gate (association/QOS limits, src/sched/limits.h): asked
      * for pending[i], in queue order, before the pass tries it; false
      * leaves it waiting with SCHED_REASON_LIMIT and no reservation.  NULL:
@@ -235,7 +243,8 @@ struct sched_pass_opts {
  *                are applied to it.
  *   running[nrunning]  running jobs (start_time, time_limit_s, alloc): they
  *                free their resources at start_time + time_limit_s, or at
- *                now + 1 if that has passed; never with no limit.
+ *                now + 1 if that has passed; never with no limit (times
+ *                rounded up to opts->resolution_s, as every end below).
  *   pending[npending]  eligible pending jobs, highest priority first.
  *   now          epoch seconds.
  *   opts         NULL for SCHED_PASS_OPTS_DEFAULT.
@@ -247,7 +256,9 @@ struct sched_pass_opts {
  * to opts->reserve_depth of them, is given a reservation: the earliest time,
  * as running jobs and earlier reservations end, when it fits for its whole
  * time limit, and the resources it would take then (so a short job may
- * backfill before it).  A job for which no such time exists within the
+ * backfill before it); with opts->resolution_s > 1 that time is a
+ * multiple of it, and its reservation ends at the next multiple at or
+ * after start + limit.  A job for which no such time exists within the
  * window (for example everything left runs without a time limit) gets no
  * reservation and blocks nobody.  A request that is malformed or can never
  * fit gets SCHED_ACT_NEVER.

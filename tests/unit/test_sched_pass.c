@@ -647,6 +647,125 @@ static void pass_never_promises_a_resource_twice(void **state)
         one_random_world(&seed);
 }
 
+/* What a request learns (no start now, none before some time, none in the
+ * window) holds for later requests larger in every way (pass_keys.c), and
+ * only for those: a request smaller in one size is searched on its own,
+ * and one that can never run says so.
+ */
+static void pass_larger_requests_inherit_what_smaller_ones_found(void **s)
+{
+    (void)s;
+    struct world *w = world_create(2, 4, 0);
+    struct sched_request four = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_request four_mem = { .ntasks = 1, .cpus_per_task = 4,
+                                      .mem_per_cpu_mib = GIB };
+    struct sched_request two = { .ntasks = 1, .cpus_per_task = 2 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &four, .time_limit_s = 50 },
+        { .id = 2, .req = &four_mem, .time_limit_s = 100 },
+        { .id = 3, .req = &two, .time_limit_s = 1000 },
+    };
+
+    run_on(w, 0, 4, NOW, 100);
+    run_on(w, 1, 2, NOW, 300);
+    assert_int_equal(pass(w, q, 3, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, NOW + 150);
+    assert_int_equal(w->out[1].alloc->node_idx[0], 0);
+    assert_starts_on(&w->out[2], 1);
+    world_destroy(w);
+}
+
+static void pass_larger_request_than_one_without_start_gets_none(void **s)
+{
+    (void)s;
+    struct world *w = world_create(1, 4, 0);
+    struct sched_request four = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_request four_mem = { .ntasks = 1, .cpus_per_task = 4,
+                                      .mem_per_node_mib = GIB };
+    struct sched_request eight = { .ntasks = 1, .cpus_per_task = 8 };
+    struct sched_request two = { .ntasks = 1, .cpus_per_task = 2 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &four, .time_limit_s = 60 },
+        { .id = 2, .req = &four_mem, .time_limit_s = 60 },
+        { .id = 3, .req = &eight, .time_limit_s = 60 },
+        { .id = 4, .req = &two, .time_limit_s = 60 },
+    };
+    struct sched_pass_opts opts = { .reserve_depth = 10, .window_s = 600 };
+
+    run_on(w, 0, 2, NOW, 1000);
+    run_on(w, 0, 2, NOW, 300);
+    assert_int_equal(pass(w, q, 4, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, -1);
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, -1);
+    assert_int_equal(w->out[2].action, SCHED_ACT_NEVER);
+    assert_waits(&w->out[3], SCHED_REASON_RESOURCES, NOW + 300);
+    world_destroy(w);
+}
+
+/* opts.resolution_s, as Slurm's bf_resolution: every end the plan counts
+ * is rounded up to a multiple of it (NOW is 20 s past one), so planned
+ * starts fall on multiples, and reservations end on one too.
+ */
+static void pass_resolution_rounds_every_end_up(void **s)
+{
+    (void)s;
+    struct world *w = world_create(2, 4, 0);
+    struct sched_request four = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &four, .time_limit_s = 50 },
+        { .id = 2, .req = &four, .time_limit_s = 30 },
+        { .id = 3, .req = &four, .time_limit_s = 30 },
+    };
+    struct sched_pass_opts opts = { .reserve_depth = 10, .resolution_s = 60 };
+
+    assert_int_equal(NOW % 60, 20);
+    run_on(w, 0, 4, NOW, 110);      /* ends at NOW + 110: counted at 160 */
+    run_on(w, 1, 4, NOW - 500, 10); /* past its limit: NOW + 1, so 40 */
+    assert_int_equal(pass(w, q, 3, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 40);
+    assert_int_equal(w->out[0].alloc->node_idx[0], 1);
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_int_equal(w->out[1].alloc->node_idx[0], 1);
+    assert_waits(&w->out[2], SCHED_REASON_RESOURCES, NOW + 160);
+    assert_int_equal(w->out[2].alloc->node_idx[0], 0);
+    opts.resolution_s = 0; /* exact */
+    assert_int_equal(pass(w, q, 3, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 1);
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, NOW + 51);
+    assert_waits(&w->out[2], SCHED_REASON_RESOURCES, NOW + 81);
+    world_destroy(w);
+}
+
+/* A reservation that begins on a step later than the exact end leaves room
+ * for a job that ends before that step: with bf_resolution 60 the short
+ * job starts; with exact ends it would delay the reservation: it waits
+ * for the reservation to end.
+ */
+static void pass_resolution_backfills_up_to_the_rounded_start(void **s)
+{
+    (void)s;
+    struct world *w = world_create(2, 4, 0);
+    struct sched_request both = { .min_nodes = 2, .ntasks = 8 };
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &both, .time_limit_s = 100 },
+        { .id = 2, .req = &one, .time_limit_s = 130 },
+    };
+    struct sched_pass_opts opts = { .reserve_depth = 10, .resolution_s = 60 };
+
+    run_on(w, 0, 4, NOW, 110);
+    assert_int_equal(pass(w, q, 2, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 160);
+    assert_starts_on(&w->out[1], 1);
+    sched_alloc_release(w->c->nodes, w->c->n, w->out[1].alloc);
+    opts.resolution_s = 1;
+    assert_int_equal(pass(w, q, 2, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 110);
+    assert_waits(&w->out[1], SCHED_REASON_PRIORITY, NOW + 210);
+    world_destroy(w);
+}
+
 static void pass_reason_strings_are_slurms(void **state)
 {
     (void)state;
@@ -682,6 +801,10 @@ int main(void)
         cmocka_unit_test(pass_never_promises_a_resource_twice),
         cmocka_unit_test(pass_reason_strings_are_slurms),
         cmocka_unit_test(pass_gate_holds_jobs_after_those_it_started),
+        cmocka_unit_test(pass_larger_requests_inherit_what_smaller_ones_found),
+        cmocka_unit_test(pass_larger_request_than_one_without_start_gets_none),
+        cmocka_unit_test(pass_resolution_rounds_every_end_up),
+        cmocka_unit_test(pass_resolution_backfills_up_to_the_rounded_start),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
