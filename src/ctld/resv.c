@@ -18,11 +18,12 @@ static const struct {
     const char *name;
     uint32_t flag;
 } flag_names[] = {
-    /* Slurm's print order */
-    { "MAINT", RESV_MAINT },         { "IGNORE_JOBS", RESV_IGNORE_JOBS },
-    { "OVERLAP", RESV_OVERLAP },     { "DAILY", RESV_DAILY },
-    { "WEEKLY", RESV_WEEKLY },       { "WEEKDAY", RESV_WEEKDAY },
-    { "SPEC_NODES", RESV_SPEC_NODES },
+    /* Slurm's print order (reservation_flags_string) */
+    { "MAINT", RESV_MAINT },         { "FLEX", RESV_FLEX },
+    { "OVERLAP", RESV_OVERLAP },     { "IGNORE_JOBS", RESV_IGNORE_JOBS },
+    { "DAILY", RESV_DAILY },         { "WEEKDAY", RESV_WEEKDAY },
+    { "WEEKLY", RESV_WEEKLY },       { "SPEC_NODES", RESV_SPEC_NODES },
+    { "PURGE_COMP", RESV_PURGE_COMP }, { "MAGNETIC", RESV_MAGNETIC },
 };
 #define NFLAGS (sizeof(flag_names) / sizeof(flag_names[0]))
 
@@ -86,6 +87,8 @@ json_t *resv_to_json(const struct resv *r)
         json_object_set_new(o, "accounts", json_string(r->accounts));
     if (r->partition)
         json_object_set_new(o, "partition", json_string(r->partition));
+    if (r->purge_s)
+        json_object_set_new(o, "purge_s", json_integer(r->purge_s));
     return o;
 }
 
@@ -118,6 +121,7 @@ static struct resv *resv_from_json(struct ctld *ctld, json_t *o)
     r->users = dup_or_null(o, "users");
     r->accounts = dup_or_null(o, "accounts");
     r->partition = dup_or_null(o, "partition");
+    r->purge_s = json_integer_value(json_object_get(o, "purge_s"));
     json_array_foreach(json_object_get(o, "flags"), i, f) {
         uint32_t flag;
         if (json_is_string(f) && resv_flag_parse(json_string_value(f), &flag)
@@ -230,6 +234,49 @@ static bool overlaps(const struct resv *r, const struct job *job, time_t now)
            || now + job->time_limit_s > r->start;
 }
 
+/* All nodes of the table, or a copy of 'allowed'. */
+static bitmap_t *nodes_or_all(struct ctld *ctld, const bitmap_t *allowed)
+{
+    bitmap_t *out;
+
+    if (allowed)
+        return bitmap_copy(allowed);
+    out = bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        bitmap_set(out, i);
+    return out;
+}
+
+/* A job naming 'mine' (not FLEX): its nodes within 'allowed', none while
+ * it is not active (*waits). */
+static bitmap_t *own_nodes(struct ctld *ctld, const struct resv *mine,
+                           const bitmap_t *allowed, time_t now, bool *waits)
+{
+    bitmap_t *out = bitmap_create(ctld->nodes->count ? ctld->nodes->count
+                                                     : 1);
+
+    if (!mine || !resv_active(mine, now)) {
+        *waits = true;
+        return out; /* no node */
+    }
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        if (bitmap_test(mine->nodes, i)
+            && (!allowed || bitmap_test(allowed, i)))
+            bitmap_set(out, i);
+    return out;
+}
+
+/* May 'job' use 'r' though it does not keep it off r's nodes: its own
+ * FLEX reservation, or an active MAGNETIC one it may use. */
+static bool may_enter(const struct resv *r, const struct resv *mine,
+                      const struct job *job, time_t now)
+{
+    if (r == mine)
+        return true; /* FLEX: its own nodes too */
+    return !mine && (r->flags & RESV_MAGNETIC) && resv_active(r, now)
+           && may_use(r, job);
+}
+
 bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
                          const bitmap_t *allowed, time_t now, bool *waits)
 {
@@ -237,28 +284,13 @@ bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
     bitmap_t *out = NULL;
 
     *waits = false;
-    if (job->reservation) {
-        out = bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
-        if (!mine || !resv_active(mine, now)) {
-            *waits = true;
-            return out; /* no node */
-        }
-        for (size_t i = 0; i < ctld->nodes->count; i++)
-            if (bitmap_test(mine->nodes, i)
-                && (!allowed || bitmap_test(allowed, i)))
-                bitmap_set(out, i);
-        return out;
-    }
+    if (job->reservation && !(mine && (mine->flags & RESV_FLEX)))
+        return own_nodes(ctld, mine, allowed, now, waits);
     HASH_ITER(hh, ctld->resvs, r, tmp) {
-        if (!overlaps(r, job, now))
+        if (!overlaps(r, job, now) || may_enter(r, mine, job, now))
             continue;
-        if (!out && allowed) {
-            out = bitmap_copy(allowed);
-        } else if (!out) {
-            out = bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
-            for (size_t i = 0; i < ctld->nodes->count; i++)
-                bitmap_set(out, i);
-        }
+        if (!out)
+            out = nodes_or_all(ctld, allowed);
         bitmap_and_not(out, r->nodes);
     }
     return out;
@@ -298,10 +330,57 @@ static time_t next_start(const struct resv *r, time_t now)
     return start;
 }
 
+/* Delete 'r' (the resv_changed event). */
+static void resv_delete(struct ctld *ctld, struct resv *r, time_t now)
+{
+    struct ctld_event ev = {
+        .type = CTLD_EV_RESV_CHANGED, .t = now,
+        .resv = json_pack("{s:s s:o}", "op", "delete", "resv",
+                          resv_to_json(r))};
+
+    ctld_apply(ctld, &ev);
+    json_decref(ev.resv);
+}
+
+/* PURGE_COMP: active reservations no unfinished job names are deleted
+ * once idle for their purge time (the idle time restarts with the
+ * controller). */
+static void purge_idle(struct ctld *ctld, time_t now)
+{
+    struct resv *r, *tmp;
+    struct job *job, *jtmp;
+    bool any = false;
+
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        if ((r->flags & RESV_PURGE_COMP) && resv_active(r, now)) {
+            any = true;
+            if (!r->idle_since)
+                r->idle_since = now;
+        }
+    }
+    if (!any)
+        return;
+    HASH_ITER(hh, ctld->jobs, job, jtmp) {
+        if (job->reservation && !job_state_is_final(job->state)
+            && (r = resv_find(ctld, job->reservation)))
+            r->idle_since = now; /* in use */
+    }
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        int64_t purge = r->purge_s ? r->purge_s : RESV_PURGE_DEFAULT_S;
+        if (!(r->flags & RESV_PURGE_COMP) || !resv_active(r, now)
+            || !r->idle_since || now - r->idle_since < purge)
+            continue;
+        log_info("reservation %s purged: idle for %lld s", r->name,
+                 (long long)(now - r->idle_since));
+        resv_delete(ctld, r, now);
+    }
+}
+
 void resv_expire(struct ctld *ctld, time_t now)
 {
     struct resv *r, *tmp;
 
+    purge_idle(ctld, now);
     HASH_ITER(hh, ctld->resvs, r, tmp) {
         time_t next;
         json_t *rec;

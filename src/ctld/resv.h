@@ -8,7 +8,10 @@
  * [start, end): a job whose window [now, now + time limit) meets it is
  * kept off them (so a maintenance window "drains nothing early": jobs
  * that end before it still start there).  Jobs that name the reservation
- * run only on its nodes, only while it is active.  Reservations are
+ * run only on its nodes, only while it is active (FLEX: anywhere, at any
+ * time, its nodes included); MAGNETIC ones also take jobs that do not
+ * name them but may use them.  PURGE_COMP ones are deleted once no job
+ * has used them for their purge time.  Reservations are
  * controller state: the resv_changed event (created, updated or deleted,
  * with the whole record) and the snapshot; an ended one is deleted, or
  * moved on by a day or a week (DAILY, WEEKDAY, WEEKLY).
@@ -38,7 +41,14 @@ enum resv_flags {
     RESV_WEEKLY = 1 << 4,
     RESV_WEEKDAY = 1 << 5,
     RESV_SPEC_NODES = 1 << 6, /* Nodes= was given */
+    RESV_FLEX = 1 << 7,       /* its jobs may start before it, end after
+                               * it, and use nodes outside it */
+    RESV_PURGE_COMP = 1 << 8, /* deleted once idle for purge_s */
+    RESV_MAGNETIC = 1 << 9,   /* jobs that may use it do so unasked */
 };
+
+/* PURGE_COMP's default idle time, seconds (Slurm: 5 minutes). */
+#define RESV_PURGE_DEFAULT_S 300
 
 struct resv {
     char *name;
@@ -49,16 +59,21 @@ struct resv {
     char *accounts;        /* comma list or NULL */
     char *partition;       /* PartitionName= or NULL */
     uint32_t flags;        /* enum resv_flags */
+    int64_t purge_s;       /* PURGE_COMP[=time]: idle seconds before it
+                            * goes; 0: RESV_PURGE_DEFAULT_S */
+    time_t idle_since;     /* PURGE_COMP: since when no job uses it (not
+                            * journaled: 0 until the next check) */
     UT_hash_handle hh;
 };
 
 /* The record of 'r': {"name","start_time","end_time","nodes","flags":
- * [names],"users","accounts","partition"} (absent strings left out).
- * New reference. */
+ * [names],"users","accounts","partition","purge_s"} (absent strings and
+ * a zero purge_s left out).  New reference. */
 json_t *resv_to_json(const struct resv *r);
 
-/* The flag of Slurm's name 'name' (MAINT, IGNORE_JOBS, OVERLAP, DAILY,
- * WEEKLY, WEEKDAY, SPEC_NODES; any case) into *flag; -1 for another. */
+/* The flag of Slurm's name 'name' (MAINT, FLEX, OVERLAP, IGNORE_JOBS,
+ * DAILY, WEEKDAY, WEEKLY, SPEC_NODES, PURGE_COMP, MAGNETIC; any case)
+ * into *flag; -1 for another. */
 int resv_flag_parse(const char *name, uint32_t *flag);
 
 /* Is 'r' active at 'now' (start <= now < end)? */

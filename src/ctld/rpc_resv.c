@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/log.h"
 #include "common/timefmt.h"
@@ -105,6 +106,23 @@ static bitmap_t *pick_nodes(struct ctld *ctld, const bitmap_t *pool,
     return out;
 }
 
+/* One Flags= word: a flag's name, or PURGE_COMP=time (minutes, or
+ * [D-]HH:MM:SS) setting *purge_s.  Returns 0, or -1 for anything else. */
+static int parse_flag(const char *word, uint32_t *flag, int64_t *purge_s)
+{
+    const char *eq = strchr(word, '=');
+    int64_t secs;
+
+    if (!eq)
+        return resv_flag_parse(word, flag);
+    if (strncasecmp(word, "PURGE_COMP=", 11)
+        || timefmt_parse_limit(eq + 1, &secs, NULL) < 0 || secs <= 0)
+        return -1;
+    *flag = RESV_PURGE_COMP;
+    *purge_s = secs;
+    return 0;
+}
+
 /* The record a create or update asks for, checked: 'old' (update) gives
  * what the body leaves out.  NULL with *errnum and 'why'. */
 static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
@@ -113,6 +131,7 @@ static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
     json_t *v;
     time_t start = old ? old->start : now, end;
     uint32_t flags = old ? old->flags : 0, flag;
+    int64_t purge_s = old ? old->purge_s : 0;
     const struct ctld_partition *part = NULL;
     const char *nodes = json_string_value(json_object_get(body, "nodes"));
     const char *pname = json_string_value(json_object_get(body, "partition"));
@@ -131,8 +150,8 @@ static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
     if (json_object_get(body, "flags"))
         flags = old ? old->flags & RESV_SPEC_NODES : 0;
     json_array_foreach(json_object_get(body, "flags"), i, v) {
-        if (!json_is_string(v) || resv_flag_parse(json_string_value(v),
-                                                  &flag) < 0) {
+        if (!json_is_string(v)
+            || parse_flag(json_string_value(v), &flag, &purge_s) < 0) {
             *errnum = EINVAL;
             *why = "unknown or unsupported reservation flag";
             return NULL;
@@ -192,6 +211,7 @@ static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
         .name = (char *)json_string_value(json_object_get(body, "name")),
         .start = start, .end = end, .node_list = node_table_hostlist(ctld->nodes, b),
         .flags = flags,
+        .purge_s = flags & RESV_PURGE_COMP ? purge_s : 0,
         .users = (char *)(json_object_get(body, "users")
                               ? json_string_value(json_object_get(body, "users"))
                               : old ? old->users : NULL),

@@ -132,3 +132,47 @@ def test_future_window_blocks_only_what_would_overlap(cluster, make_user):
     c.wait_until(lambda: sq(c, mine).startswith("PD|Reservation"), 15,
                  "the job to wait for its reservation")
     c.run("scancel", "-u", user, check=True)
+
+
+@pytest.mark.parametrize("cluster", [TWO], indirect=True)
+def test_flex_magnetic_and_purge_comp(cluster, make_user):
+    """FLEX: a job of the reservation starts before it and outside its
+    nodes; MAGNETIC: a job that may use it runs in it unasked, others are
+    kept out; PURGE_COMP=time: an unused reservation goes once idle that
+    long."""
+    c = cluster
+    user, other = make_user("drresv1"), make_user("drresv2")
+    c.run("scontrol", "create", "reservation", "ReservationName=flex",
+          "StartTime=now+3600", "Duration=60", "Nodes=node02",
+          f"Users={user}", "Flags=FLEX", check=True)
+    early = c.sbatch("--reservation=flex", "-t", "5", "-o", "/dev/null",
+                     "--wrap", "sleep 30", user=user)
+    c.wait_job_state(early, "RUNNING", timeout=30)
+    c.run("scancel", early, check=True)
+    c.run("scontrol", "delete", "ReservationName=flex", check=True)
+
+    c.run("scontrol", "create", "reservation", "ReservationName=mag",
+          "StartTime=now", "Duration=60", "Nodes=node02", f"Users={user}",
+          "Flags=MAGNETIC,PURGE_COMP=00:00:04", check=True)
+    out = c.run("scontrol", "show", "reservation", "mag", check=True).stdout
+    assert "Flags=SPEC_NODES,PURGE_COMP=00:00:04,MAGNETIC\n" in out, out
+    # node01 busy: the user's job goes to node02, the other user's waits
+    blocker = c.sbatch("-w", "node01", "-n4", "-o", "/dev/null", "--wrap",
+                       "sleep 300")
+    c.wait_job_state(blocker, "RUNNING", timeout=30)
+    theirs = c.sbatch("-n4", "-o", "/dev/null", "--wrap", "sleep 300",
+                      user=other)
+    mine = c.sbatch("-n4", "-o", "/dev/null", "--wrap", "sleep 3", user=user)
+    c.wait_until(lambda: sq(c, mine).startswith("R|None|node02"), 30,
+                 "the user's job to run in the magnetic reservation")
+    assert sq(c, theirs).startswith("PD|")
+    # once nothing uses it for 4 s, PURGE_COMP deletes it; then the other
+    # user's job gets node02
+    c.wait_job_done(mine, timeout=30)
+    c.wait_until(lambda: c.run("scontrol", "show", "reservation",
+                               check=True).stdout
+                 == "No reservations in the system\n", 30,
+                 "the idle reservation purged")
+    c.wait_job_state(theirs, "RUNNING", timeout=30)
+    assert "reservation mag purged" in c.log_file("droverctld").read_text()
+    c.run("scancel", blocker, theirs, check=True)

@@ -149,8 +149,14 @@ static void print_one(struct fmt_buf *b, const json_t *r, bool one_liner)
                    jstr_or(r, "nodes", ""), (long long)jint(r, "node_cnt", 0),
                    (long long)jint(r, "core_cnt", 0),
                    jstr_or(r, "partition", "(null)"));
-    json_array_foreach(flags, i, f)
-        fmt_buf_printf(b, "%s%s", i ? "," : "", json_string_value(f));
+    json_array_foreach(flags, i, f) {
+        const char *name = json_string_value(f);
+        fmt_buf_printf(b, "%s%s", i ? "," : "", name);
+        if (name && !strcmp(name, "PURGE_COMP")) /* as Slurm: its time */
+            fmt_buf_printf(b, "=%s",
+                           timefmt_duration(jint(r, "purge_s", 300), 1, d,
+                                            sizeof(d)));
+    }
     put(b, one_liner);
     fmt_buf_printf(b, "TRES=cpu=%lld", (long long)jint(r, "core_cnt", 0));
     put(b, one_liner);
