@@ -277,8 +277,15 @@ static bool may_enter(const struct resv *r, const struct resv *mine,
            && may_use(r, job);
 }
 
+/* Is 'r' one the scheduling pass holds (resv_holds())? */
+static bool held_in_pass(const struct resv *r, time_t now)
+{
+    return r->start > now && !(r->flags & RESV_FLEX);
+}
+
 bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
-                         const bitmap_t *allowed, time_t now, bool *waits)
+                         const bitmap_t *allowed, time_t now, bool pass,
+                         bool *waits)
 {
     struct resv *r, *tmp, *mine = resv_find(ctld, job->reservation);
     bitmap_t *out = NULL;
@@ -287,13 +294,64 @@ bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
     if (job->reservation && !(mine && (mine->flags & RESV_FLEX)))
         return own_nodes(ctld, mine, allowed, now, waits);
     HASH_ITER(hh, ctld->resvs, r, tmp) {
-        if (!overlaps(r, job, now) || may_enter(r, mine, job, now))
+        if (!overlaps(r, job, now) || may_enter(r, mine, job, now)
+            || (pass && held_in_pass(r, now)))
             continue;
         if (!out)
             out = nodes_or_all(ctld, allowed);
         bitmap_and_not(out, r->nodes);
     }
     return out;
+}
+
+/* A hold of the whole nodes of 'r' (exclusive: every CPU, MiB and GPU). */
+static struct sched_alloc *whole_nodes(struct ctld *ctld, const struct resv *r)
+{
+    struct sched_alloc *a = sched_alloc_create((uint32_t)bitmap_count(r->nodes));
+    uint32_t k = 0;
+
+    if (!a)
+        return NULL;
+    a->exclusive = true;
+    for (size_t i = 0; i < ctld->nodes->count; i++) {
+        const struct sched_node *nd = &ctld->nodes->sched[i];
+        if (!bitmap_test(r->nodes, i))
+            continue;
+        a->node_idx[k] = (uint32_t)i;
+        a->tasks[k] = 1;
+        a->cpus[k] = nd->cpus;
+        a->mem_mib[k] = nd->mem_mib;
+        if (nd->gpus && (a->gpus[k] = bitmap_create(nd->gpus)))
+            for (uint32_t g = 0; g < nd->gpus; g++)
+                bitmap_set(a->gpus[k], g);
+        k++;
+    }
+    a->node_count = k;
+    return a;
+}
+
+struct sched_hold *resv_holds(struct ctld *ctld, time_t now, size_t *n)
+{
+    struct sched_hold *h = NULL;
+    struct resv *r, *tmp;
+
+    *n = 0;
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        if (!held_in_pass(r, now))
+            continue;
+        h = xrealloc(h, (*n + 1) * sizeof(*h));
+        h[*n] = (struct sched_hold){.start = r->start, .end = r->end,
+                                    .alloc = whole_nodes(ctld, r)};
+        (*n)++;
+    }
+    return h;
+}
+
+void resv_holds_free(struct sched_hold *holds, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sched_alloc_destroy((struct sched_alloc *)holds[i].alloc);
+    free(holds);
 }
 
 bool resv_node_reserved(struct ctld *ctld, size_t i, time_t now,

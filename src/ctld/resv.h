@@ -28,6 +28,7 @@
 #include "common/bitmap.h"
 #include "common/error.h"
 #include "proto/server.h"
+#include "sched/sched.h"
 
 struct ctld;
 struct job;
@@ -88,12 +89,25 @@ struct resv *resv_find(struct ctld *ctld, const char *name);
 int resv_check_job(struct ctld *ctld, const struct job *job,
                    drv_error_t *error);
 
-/* The scheduling pass: the nodes 'job' may use at 'now' among 'allowed'
- * (its partition's), as a new bitmap the caller frees, or NULL when the
- * reservations change nothing for it.  *waits is set when the job names a
- * reservation that is not active (its reason: Reservation). */
+/* The nodes 'job' may use at 'now' among 'allowed' (its partition's), as
+ * a new bitmap the caller frees, or NULL when the reservations change
+ * nothing for it: every reservation its run [now, now + limit) would meet
+ * keeps it off its nodes.  With 'pass' (the scheduling pass, which is
+ * given the reservations that have not begun as holds, resv_holds()),
+ * only those that have begun, and FLEX ones, count.  *waits is set when
+ * the job names a reservation that is not active (its reason:
+ * Reservation). */
 bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
-                         const bitmap_t *allowed, time_t now, bool *waits);
+                         const bitmap_t *allowed, time_t now, bool pass,
+                         bool *waits);
+
+/* The reservations that have not begun at 'now' (FLEX ones aside, whose
+ * jobs may use their nodes before them), as holds of their whole nodes for
+ * the scheduling pass (sched.h: struct sched_hold), so that jobs are
+ * planned around them (squeue --start).  *n holds; NULL when none.  Free
+ * with resv_holds_free(). */
+struct sched_hold *resv_holds(struct ctld *ctld, time_t now, size_t *n);
+void resv_holds_free(struct sched_hold *holds, size_t n);
 
 /* Is node 'i' in a reservation active at 'now'?  *maint: a MAINT one. */
 bool resv_node_reserved(struct ctld *ctld, size_t i, time_t now,

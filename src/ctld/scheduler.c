@@ -316,23 +316,30 @@ static void collect(struct ctld *ctld, time_t now, struct job ***pend,
     qsort_r(*pend, *np, sizeof(**pend), ctld_job_order, ctld);
 }
 
-/* The reason of a job a reservation keeps waiting: its own is not active
- * (Reservation), or nodes it asked for (-w) are reserved. */
-static void resv_reason(struct ctld *ctld, struct job *job, bool waits)
+/* The reason of a waiting job the reservations concern: its own is not
+ * active (Reservation), or nodes it asked for (-w) are reserved over its
+ * run from now (also by one that has not begun, which the pass plans
+ * around as a hold). */
+static void resv_reason(struct ctld *ctld, struct job *job, time_t now)
 {
     const bitmap_t *want = job->place.req_bm;
+    struct ctld_partition *part =
+        node_table_partition(ctld->nodes, job->partition);
+    bool waits;
+    bitmap_t *may;
 
-    if (job->state != JOB_PENDING)
+    if (job->state != JOB_PENDING
+        || !(may = resv_job_nodes(ctld, job, part ? part->nodes : NULL, now,
+                                  false, &waits)))
         return;
-    if (waits) {
+    if (waits)
         job->reason = JOB_REASON_RESERVATION;
-        return;
-    }
-    for (size_t i = 0; want && i < ctld->nodes->count; i++)
-        if (bitmap_test(want, i) && !bitmap_test(job->req.allowed_nodes, i)) {
+    for (size_t i = 0; !waits && want && i < ctld->nodes->count; i++)
+        if (bitmap_test(want, i) && !bitmap_test(may, i)) {
             job->reason = JOB_REASON_RESV_NODES;
-            return;
+            break;
         }
+    bitmap_destroy(may);
 }
 
 /* SchedulerParameters bf_max_job_user/_part: the pass considers at most
@@ -410,6 +417,23 @@ static void mark_planned(struct ctld *ctld, const struct sched_decision *dec,
 /* Slurm's default bf_resolution, seconds. */
 #define CTLD_BF_RESOLUTION_DEFAULT 60
 
+void scheduler_opts(struct ctld *ctld, time_t now,
+                    struct sched_pass_opts *opts)
+{
+    const struct conf_sched *sp = &ctld->conf->sched;
+
+    *opts = SCHED_PASS_OPTS_DEFAULT;
+    if (sp->bf_max_job_test) /* Slurm's default 500 is the pass's */
+        opts->reserve_depth = sp->bf_max_job_test;
+    if (sp->bf_window_s) /* Slurm's default one day is the pass's */
+        opts->window_s = sp->bf_window_s;
+    /* the pass plans on bf_resolution's steps, 60 s unless set (Slurm) */
+    opts->resolution_s = sp->bf_resolution_s ? sp->bf_resolution_s
+                                             : CTLD_BF_RESOLUTION_DEFAULT;
+    /* reservations that have not begun: planned around (resv.h) */
+    opts->holds = resv_holds(ctld, now, &opts->nholds);
+}
+
 void scheduler_run(struct ctld *ctld)
 {
     time_t now = ctld_now(ctld);
@@ -417,41 +441,33 @@ void scheduler_run(struct ctld *ctld)
     struct sched_job *run, *pj;
     struct sched_decision *dec;
     struct sched_pass_opts opts = SCHED_PASS_OPTS_DEFAULT;
-    const struct conf_sched *sp = &ctld->conf->sched;
     struct enforce_pass gate;
     size_t np, nr;
     bitmap_t **resv_nodes; /* per pending entry, NULL: reservations change
                             * nothing for it */
-    bool *resv_waits;
 
     uint64_t began = uv_hrtime();
     size_t backfilled = 0;
     bool waiting = false; /* a job of higher priority waits */
 
-    if (sp->bf_max_job_test) /* Slurm's default 500 is the pass's */
-        opts.reserve_depth = sp->bf_max_job_test;
-    if (sp->bf_window_s) /* Slurm's default one day is the pass's */
-        opts.window_s = sp->bf_window_s;
     if (ctld->conf->preempt_gang)
         preempt_resume(ctld, now);
-    /* the pass plans on bf_resolution's steps, 60 s unless set (Slurm) */
-    opts.resolution_s = sp->bf_resolution_s ? sp->bf_resolution_s
-                                            : CTLD_BF_RESOLUTION_DEFAULT;
+    scheduler_opts(ctld, now, &opts);
     collect(ctld, now, &pend, &np, &run, &nr);
     depth_limits(ctld, pend, &np);
     pj = xzalloc(sizeof(*pj) * (np + 1));
     dec = xzalloc(sizeof(*dec) * (np + 1));
     resv_nodes = xzalloc(sizeof(*resv_nodes) * (np + 1));
-    resv_waits = xzalloc(sizeof(*resv_waits) * (np + 1));
     for (size_t i = 0; i < np; i++) {
         struct ctld_partition *part =
             node_table_partition(ctld->nodes, pend[i]->partition);
+        bool waits;
         pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
         /* reservations: its own only while active; others' kept off */
         if (ctld->resvs
             && (resv_nodes[i] = resv_job_nodes(ctld, pend[i],
                                                pend[i]->req.allowed_nodes,
-                                               now, &resv_waits[i])))
+                                               now, true, &waits)))
             pend[i]->req.allowed_nodes = resv_nodes[i];
         if ((i == 0 || pend[i] != pend[i - 1]) /* array entries: once */
             && job_place_resolve(&pend[i]->place, &pend[i]->req,
@@ -500,8 +516,9 @@ void scheduler_run(struct ctld *ctld)
             waiting |= !start;
             apply_decision(ctld, pend[i], &dec[i],
                            gate.held ? gate.held[i] : JOB_REASON_NONE, now);
-            if (resv_nodes[i] && !start)
-                resv_reason(ctld, pend[i], resv_waits[i]);
+            if (ctld->resvs && !start
+                && (pend[i]->reservation || pend[i]->place.req_bm))
+                resv_reason(ctld, pend[i], now);
         }
         if (ctld->sched_more)
             scheduler_request(ctld);
@@ -509,6 +526,7 @@ void scheduler_run(struct ctld *ctld)
         preempt_pass(ctld, pend, dec, np, now);
         sched_decisions_clear(dec, np);
     }
+    resv_holds_free((struct sched_hold *)opts.holds, opts.nholds);
     if (np)
         enforce_pass_end(&gate);
     for (size_t i = 0; i < np; i++) {
@@ -520,7 +538,6 @@ void scheduler_run(struct ctld *ctld)
         bitmap_destroy(resv_nodes[i]);
     }
     free(resv_nodes);
-    free(resv_waits);
     free(dec);
     free(pj);
     free(run);

@@ -11,6 +11,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "proto/schema.h"
+#include "ctld/resv.h"
 #include "ctld/submit_check.h"
 #include "sched/feature_expr.h"
 
@@ -205,9 +206,12 @@ json_t *submit_will_run(struct ctld *ctld, struct job *job, uint32_t job_id,
         free(run);
         return NULL;
     }
+    struct sched_pass_opts opts;
+
     job->priority = 1; /* last among equals: behind every queued job */
     collect(ctld, job, now, run, &nr, pend, &np);
-    if (sched_pass(nodes, ctld->nodes->count, run, nr, pend, np, t0, NULL,
+    scheduler_opts(ctld, (time_t)t0, &opts);
+    if (sched_pass(nodes, ctld->nodes->count, run, nr, pend, np, t0, &opts,
                    dec) == 0) {
         struct sched_decision *d = &dec[np - 1];
         if (d->action == SCHED_ACT_WAIT && !d->alloc)
@@ -217,6 +221,7 @@ json_t *submit_will_run(struct ctld *ctld, struct job *job, uint32_t job_id,
     } else {
         errno = ENOMEM;
     }
+    resv_holds_free((struct sched_hold *)opts.holds, opts.nholds);
     nodes_free(nodes, ctld->nodes->count);
     free(dec);
     free(pend);

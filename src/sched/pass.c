@@ -124,6 +124,8 @@ struct pass {
     struct evrec *ev;
     uint32_t nev;
     int64_t first_plan; /* earliest reservation start; NEVER_ENDS: none */
+    int64_t first_job_plan; /* the same, of jobs' reservations only (not
+                             * opts.holds) */
     bool ended_now;     /* a job started with a limit of 0 ends now: a
                          * window from now already counts it gone while
                          * the nodes hold it (its GPUs may be given
@@ -319,6 +321,7 @@ static int pass_init(struct pass *p,
         .now = now,
         .opts = opts ? *opts : SCHED_PASS_OPTS_DEFAULT,
         .first_plan = NEVER_ENDS,
+        .first_job_plan = NEVER_ENDS,
         .gen = 1,
     };
     max_items = max_items ? max_items : 1;
@@ -1017,7 +1020,10 @@ static int try_start(struct pass *p,
                 return -1;
         }
         if (!a) {
-            d->reason = SCHED_REASON_PRIORITY;
+            /* held back by a job's reservation, or only by opts.holds
+             * (an advance reservation: Resources, as Slurm) */
+            d->reason = p->first_job_plan < end ? SCHED_REASON_PRIORITY
+                                                : SCHED_REASON_RESOURCES;
             if (key)
                 keytab_learn(&p->keys, key, KEY_WINDOW);
             return 0;
@@ -1082,6 +1088,8 @@ static int plan_job(struct pass *p,
             }
             d->start_time = t;
             d->alloc = a;
+            if (t < p->first_job_plan)
+                p->first_job_plan = t;
             if (key)
                 keytab_hint(&p->keys, key, t);
             return 0;
@@ -1113,6 +1121,27 @@ static int add_running(struct pass *p,
             return -1;
         }
         if (item_add(p, job->start_time, end, job->alloc, false) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Advance reservations hold their resources from their start (now, if it
+ * has come) to their end, like reservations made before any job's.
+ */
+static int add_holds(struct pass *p)
+{
+    for (size_t i = 0; i < p->opts.nholds; i++) {
+        const struct sched_hold *h = &p->opts.holds[i];
+        int64_t start = h->start > p->now ? h->start : p->now;
+
+        if (h->end <= p->now || !h->alloc)
+            continue;
+        if (!sched__alloc_valid(p->nodes, p->n, h->alloc)) {
+            errno = EINVAL;
+            return -1;
+        }
+        if (item_add(p, start, held_until(p, h->end), h->alloc, true) < 0)
             return -1;
     }
     return 0;
@@ -1150,8 +1179,10 @@ int sched_pass(struct sched_node *nodes,
         out[i] = (struct sched_decision){ .job_id = pending[i].id,
                                           .action = SCHED_ACT_WAIT,
                                           .start_time = -1 };
-    if (pass_init(&p, nodes, n, nrunning + npending, npending, now, opts) < 0
-        || add_running(&p, running, nrunning) < 0)
+    if (pass_init(&p, nodes, n,
+                  nrunning + npending + (opts ? opts->nholds : 0), npending,
+                  now, opts) < 0
+        || add_running(&p, running, nrunning) < 0 || add_holds(&p) < 0)
         goto error;
     for (i = 0; i < npending; i++) {
         struct key *key;

@@ -209,6 +209,16 @@ struct sched_decision {
 /* "Resources", "Priority", "None".  Static storage, never NULL. */
 const char *sched_reason_string(enum sched_reason reason);
 
+/* Resources held from 'start' to 'end' (epoch seconds) that no job of the
+ * pass may use: an advance reservation.  'alloc' is on the pass's nodes;
+ * an exclusive one (every CPU, MiB and GPU of its nodes) holds them
+ * whole.  A hold that has begun holds from now; one that has ended is
+ * ignored. */
+struct sched_hold {
+    int64_t start, end;
+    const struct sched_alloc *alloc;
+};
+
 /* Knobs of the pass; NULL means SCHED_PASS_OPTS_DEFAULT. */
 struct sched_pass_opts {
     uint32_t reserve_depth; /* blocked jobs, first in queue order, for
@@ -233,6 +243,11 @@ struct sched_pass_opts {
      * count it for the jobs after it. */
     void (*started)(void *arg, size_t i);
     void *gate_arg;
+    /* Optional: holds[nholds] (advance reservations) are planned like
+     * reservations made before the first job's: no job starts or is
+     * planned on their resources over their time. */
+    const struct sched_hold *holds;
+    size_t nholds;
 };
 #define SCHED_PASS_OPTS_DEFAULT                                                \
     ((struct sched_pass_opts){ .reserve_depth = 500, .window_s = 86400 })

@@ -176,3 +176,37 @@ def test_flex_magnetic_and_purge_comp(cluster, make_user):
     c.wait_job_state(theirs, "RUNNING", timeout=30)
     assert "reservation mag purged" in c.log_file("droverctld").read_text()
     c.run("scancel", blocker, theirs, check=True)
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 0,
+                                      "up_args": ["--cpus-per-node=4"]}],
+                         indirect=True)
+def test_jobs_are_planned_around_a_future_reservation(cluster, make_user):
+    """A maintenance window in 10 minutes on the only node: a job that
+    would run into it is planned to start when it ends (squeue --start,
+    scontrol StartTime=, sbatch --test-only agree); a short one runs now."""
+    c = cluster
+    user = make_user("drresv1")
+    c.run("scontrol", "create", "reservation", "ReservationName=maint",
+          "StartTime=now+600", "Duration=10", "Nodes=ALL", "Users=root",
+          "Flags=MAINT", check=True)
+    out = c.run("scontrol", "show", "reservation", "maint", check=True).stdout
+    end = re.search(rf"EndTime=({STAMP})", out).group(1)
+    long = c.sbatch("-t", "20", "-o", "/dev/null", "--wrap", "true",
+                    user=user)
+    c.wait_until(lambda: c.job_field(long, "StartTime") != "Unknown", 15,
+                 "a planned start")
+    planned = c.job_field(long, "StartTime")
+    # the window ends at `end`; the plan counts it on a 60 s step
+    assert end <= planned, (end, planned)
+    assert sq(c, long).startswith("PD|Resources")
+    start = c.run("squeue", "-h", "--start", "-j", long, "-o", "%S",
+                  check=True).stdout.strip()
+    assert start == planned
+    r = c.run("sbatch", "--test-only", "-t", "20", "--wrap", "true",
+              user=user, check=True)
+    assert f"to start at {planned}" in r.stderr, r.stderr
+    short = c.sbatch("-t", "5", "-o", "/dev/null", "--wrap", "true",
+                     user=user)
+    c.wait_job_done(short, timeout=30)
+    c.run("scancel", long, check=True)

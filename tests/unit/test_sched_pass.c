@@ -766,6 +766,49 @@ static void pass_resolution_backfills_up_to_the_rounded_start(void **s)
     world_destroy(w);
 }
 
+/* An advance reservation held as a whole node over [NOW+100, NOW+200):
+ * a job that ends by its start runs now, a longer one is planned after its
+ * end, and one that cannot fit elsewhere is planned around it; an active
+ * one (begun) holds from now. */
+static void pass_holds_keep_jobs_out_of_their_window(void **s)
+{
+    (void)s;
+    struct world *w = world_create(2, 4, 0);
+    struct sched_request four = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &four, .time_limit_s = 100 },
+        { .id = 2, .req = &four, .time_limit_s = 150 },
+        { .id = 3, .req = &four, .time_limit_s = 150 },
+    };
+    struct sched_alloc *a = sched_alloc_create(1);
+    struct sched_hold hold = { NOW + 100, NOW + 200, a };
+    struct sched_pass_opts opts = { .reserve_depth = 10, .holds = &hold,
+                                    .nholds = 1 };
+
+    a->node_idx[0] = 0;
+    a->exclusive = true;
+    a->tasks[0] = 1;
+    a->cpus[0] = 4;
+    a->mem_mib[0] = 64 * GIB;
+    run_on(w, 1, 4, NOW, 300); /* node 1 busy until NOW + 300 */
+    assert_int_equal(pass(w, q, 3, &opts), 0);
+    assert_starts_on(&w->out[0], 0); /* ends as the hold begins */
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, NOW + 200);
+    assert_int_equal(w->out[1].alloc->node_idx[0], 0);
+    assert_waits(&w->out[2], SCHED_REASON_RESOURCES, NOW + 300);
+    sched_alloc_release(w->c->nodes, w->c->n, w->out[0].alloc);
+    /* begun: node 0 is held from now */
+    hold.start = NOW - 10;
+    assert_int_equal(pass(w, q, 1, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 200);
+    /* ended: no effect */
+    hold.end = NOW;
+    assert_int_equal(pass(w, q, 1, &opts), 0);
+    assert_starts_on(&w->out[0], 0);
+    sched_alloc_destroy(a);
+    world_destroy(w);
+}
+
 static void pass_reason_strings_are_slurms(void **state)
 {
     (void)state;
@@ -805,6 +848,7 @@ int main(void)
         cmocka_unit_test(pass_larger_request_than_one_without_start_gets_none),
         cmocka_unit_test(pass_resolution_rounds_every_end_up),
         cmocka_unit_test(pass_resolution_backfills_up_to_the_rounded_start),
+        cmocka_unit_test(pass_holds_keep_jobs_out_of_their_window),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
