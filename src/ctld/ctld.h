@@ -128,12 +128,12 @@ void scheduler_arm(struct ctld *ctld);
 void scheduler_run(struct ctld *ctld);
 
 /* The pass's knobs from SchedulerParameters (bf_max_job_test, bf_window,
- * bf_resolution: 60 s unless set, as Slurm), and the reservations that
- * have not begun at 'now' as holds (resv_holds(): free opts->holds with
- * resv_holds_free()); no admit gate.  The scheduler and sbatch --test-only
- * plan alike. */
-void scheduler_opts(struct ctld *ctld, time_t now,
-                    struct sched_pass_opts *opts);
+ * bf_resolution: 60 s unless set, as Slurm), and the reservations not
+ * ended at 'now' but 'except' (the one whose jobs the pass is for; NULL)
+ * as holds (resv_holds(): free opts->holds with resv_holds_free()); no
+ * admit gate.  The scheduler and sbatch --test-only plan alike. */
+void scheduler_opts(struct ctld *ctld, const struct resv *except,
+                    time_t now, struct sched_pass_opts *opts);
 
 /* A job left its node(s) (completion confirmed): its final state from
  * 'status' (raw wait status) as CTLD_EV_JOB_ENDED, or CTLD_EV_JOB_REQUEUED

@@ -131,6 +131,9 @@ char *job_explain(struct ctld *ctld, const struct job *job, time_t now)
     case JOB_REASON_RESERVATION:
     case JOB_REASON_RESV_NODES:
         return reservation_text(ctld, job, now);
+    case JOB_REASON_RESV_MAINT:
+        return resources(job, "a maintenance reservation holds nodes it "
+                              "needs; ");
     default:
         if (job->reason >= JOB_REASON_QOS_GRP_JOBS)
             return xasprintf("%s: a limit of QOS %s or of association "

@@ -50,6 +50,7 @@ struct job_step;
     X(ARRAY_TASK_LIMIT, "JobArrayTaskLimit")                                   \
     X(RESERVATION, "Reservation")                                              \
     X(RESV_NODES, "ReqNodeNotAvail, May be reserved for other job")            \
+    X(RESV_MAINT, "ReqNodeNotAvail, Reserved for maintenance")                 \
     LIMITS_REASONS(X) /* association/QOS limits, sched/limits.h */
 
 enum job_reason {

@@ -277,15 +277,8 @@ static bool may_enter(const struct resv *r, const struct resv *mine,
            && may_use(r, job);
 }
 
-/* Is 'r' one the scheduling pass holds (resv_holds())? */
-static bool held_in_pass(const struct resv *r, time_t now)
-{
-    return r->start > now && !(r->flags & RESV_FLEX);
-}
-
 bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
-                         const bitmap_t *allowed, time_t now, bool pass,
-                         bool *waits)
+                         const bitmap_t *allowed, time_t now, bool *waits)
 {
     struct resv *r, *tmp, *mine = resv_find(ctld, job->reservation);
     bitmap_t *out = NULL;
@@ -294,8 +287,7 @@ bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
     if (job->reservation && !(mine && (mine->flags & RESV_FLEX)))
         return own_nodes(ctld, mine, allowed, now, waits);
     HASH_ITER(hh, ctld->resvs, r, tmp) {
-        if (!overlaps(r, job, now) || may_enter(r, mine, job, now)
-            || (pass && held_in_pass(r, now)))
+        if (!overlaps(r, job, now) || may_enter(r, mine, job, now))
             continue;
         if (!out)
             out = nodes_or_all(ctld, allowed);
@@ -330,14 +322,29 @@ static struct sched_alloc *whole_nodes(struct ctld *ctld, const struct resv *r)
     return a;
 }
 
-struct sched_hold *resv_holds(struct ctld *ctld, time_t now, size_t *n)
+/* Do 'a' and 'b' share a node? */
+static bool share_nodes(const struct resv *a, const struct resv *b)
+{
+    size_t n = bitmap_size(a->nodes) < bitmap_size(b->nodes)
+                   ? bitmap_size(a->nodes) : bitmap_size(b->nodes);
+
+    for (size_t i = 0; i < n; i++)
+        if (bitmap_test(a->nodes, i) && bitmap_test(b->nodes, i))
+            return true;
+    return false;
+}
+
+struct sched_hold *resv_holds(struct ctld *ctld, const struct resv *except,
+                              time_t now, size_t *n)
 {
     struct sched_hold *h = NULL;
     struct resv *r, *tmp;
 
     *n = 0;
     HASH_ITER(hh, ctld->resvs, r, tmp) {
-        if (!held_in_pass(r, now))
+        if (r == except || r->end <= now
+            || (except && ((r->flags | except->flags) & RESV_OVERLAP)
+                && share_nodes(r, except)))
             continue;
         h = xrealloc(h, (*n + 1) * sizeof(*h));
         h[*n] = (struct sched_hold){.start = r->start, .end = r->end,
@@ -345,6 +352,55 @@ struct sched_hold *resv_holds(struct ctld *ctld, time_t now, size_t *n)
         (*n)++;
     }
     return h;
+}
+
+bool resv_maint_in_way(struct ctld *ctld, const struct job *job,
+                       const bitmap_t *nodes, time_t now)
+{
+    struct resv *r, *tmp;
+
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        if (!(r->flags & RESV_MAINT) || !overlaps(r, job, now))
+            continue;
+        for (size_t i = 0; i < ctld->nodes->count; i++)
+            if (bitmap_test(r->nodes, i) && (!nodes || bitmap_test(nodes, i)))
+                return true;
+    }
+    return false;
+}
+
+struct resv *resv_pass_of(struct ctld *ctld, const struct job *job,
+                          time_t now, bool *waits)
+{
+    struct resv *r, *tmp, *mine = resv_find(ctld, job->reservation);
+
+    *waits = false;
+    if (job->reservation) {
+        if (mine && (resv_active(mine, now) || (mine->flags & RESV_FLEX)))
+            return mine;
+        *waits = true;
+        return NULL;
+    }
+    HASH_ITER(hh, ctld->resvs, r, tmp) {
+        if ((r->flags & RESV_MAGNETIC) && resv_active(r, now)
+            && may_use(r, job))
+            return r;
+    }
+    return NULL;
+}
+
+bitmap_t *resv_pass_nodes(struct ctld *ctld, const struct resv *r,
+                          const struct job *job, const bitmap_t *allowed)
+{
+    bitmap_t *out;
+
+    if (!job->reservation || (r->flags & RESV_FLEX))
+        return NULL;
+    out = bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        if (bitmap_test(r->nodes, i) && (!allowed || bitmap_test(allowed, i)))
+            bitmap_set(out, i);
+    return out;
 }
 
 void resv_holds_free(struct sched_hold *holds, size_t n)

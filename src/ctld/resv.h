@@ -92,21 +92,43 @@ int resv_check_job(struct ctld *ctld, const struct job *job,
 /* The nodes 'job' may use at 'now' among 'allowed' (its partition's), as
  * a new bitmap the caller frees, or NULL when the reservations change
  * nothing for it: every reservation its run [now, now + limit) would meet
- * keeps it off its nodes.  With 'pass' (the scheduling pass, which is
- * given the reservations that have not begun as holds, resv_holds()),
- * only those that have begun, and FLEX ones, count.  *waits is set when
- * the job names a reservation that is not active (its reason:
- * Reservation). */
+ * keeps it off its nodes (a job naming one: that one's nodes only, none
+ * while it is not active unless FLEX).  *waits is set when the job names a
+ * reservation that is not active (its reason: Reservation).  For reasons
+ * and explanations; the scheduling pass plans with resv_holds(). */
 bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
-                         const bitmap_t *allowed, time_t now, bool pass,
-                         bool *waits);
+                         const bitmap_t *allowed, time_t now, bool *waits);
 
-/* The reservations that have not begun at 'now' (FLEX ones aside, whose
- * jobs may use their nodes before them), as holds of their whole nodes for
- * the scheduling pass (sched.h: struct sched_hold), so that jobs are
- * planned around them (squeue --start).  *n holds; NULL when none.  Free
- * with resv_holds_free(). */
-struct sched_hold *resv_holds(struct ctld *ctld, time_t now, size_t *n);
+/* Does a MAINT reservation that 'job''s run from 'now' would meet hold
+ * one of 'nodes' (its partition's; NULL: all)?  Slurm's reason
+ * "ReqNodeNotAvail, Reserved for maintenance" for a job waiting for
+ * resources. */
+bool resv_maint_in_way(struct ctld *ctld, const struct job *job,
+                       const bitmap_t *nodes, time_t now);
+
+/* Which pass of a scheduling run pending 'job' belongs to; Slurm's queue
+ * takes jobs of reservations first.  The reservation it names when that
+ * is active or FLEX, or an active MAGNETIC one it may use; NULL for the
+ * general pass.  *waits: it names one that does not exist or is neither
+ * active nor FLEX (it stays pending, Reason=Reservation, in no pass). */
+struct resv *resv_pass_of(struct ctld *ctld, const struct job *job,
+                          time_t now, bool *waits);
+
+/* In the pass of 'r', the nodes 'job' may use among 'allowed' (its
+ * partition's): r's nodes if it names r and r is not FLEX; NULL when
+ * 'allowed' stands (FLEX, MAGNETIC: r's nodes and the others).  A new
+ * bitmap the caller frees. */
+bitmap_t *resv_pass_nodes(struct ctld *ctld, const struct resv *r,
+                          const struct job *job, const bitmap_t *allowed);
+
+/* The reservations that have not ended at 'now', but 'except' (the one
+ * whose pass this is; NULL for none) and those that may overlap it on its
+ * nodes (OVERLAP), as holds for the scheduling pass (sched.h: struct
+ * sched_hold): each holds its nodes whole from its start (now, if it has
+ * begun) to its end, so that other jobs are planned around it (squeue
+ * --start).  *n holds; NULL when none.  Free with resv_holds_free(). */
+struct sched_hold *resv_holds(struct ctld *ctld, const struct resv *except,
+                              time_t now, size_t *n);
 void resv_holds_free(struct sched_hold *holds, size_t n);
 
 /* Is node 'i' in a reservation active at 'now'?  *maint: a MAINT one. */

@@ -285,33 +285,44 @@ static void add_pending(struct ctld *ctld, struct job *job, struct job ***pend,
         (*pend)[(*np)++] = job;
 }
 
-/* Collect running jobs (anything holding an allocation) and eligible
- * pending ones, highest priority first; an array master once per task it
- * may start (array_entries()). */
-static void collect(struct ctld *ctld, time_t now, struct job ***pend,
-                    size_t *np, struct sched_job **run, size_t *nr)
+/* The running jobs (anything holding an allocation), but those
+ * suspended by preemption: their memory and GPUs stay, with no planned
+ * end.  *run is allocated; the caller frees it. */
+static void collect_running(struct ctld *ctld, struct sched_job **run,
+                            size_t *nr)
 {
-    size_t cap = HASH_COUNT(ctld->jobs) + 1;
     struct job *job, *tmp;
 
-    *pend = xzalloc(sizeof(**pend) * cap);
-    *run = xzalloc(sizeof(**run) * cap);
-    *np = *nr = 0;
+    *run = xzalloc(sizeof(**run) * (HASH_COUNT(ctld->jobs) + 1));
+    *nr = 0;
     HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job->alloc && job->preempt_suspended) {
-            continue; /* its memory and GPUs stay, with no planned end */
-        } else if (job->alloc) {
+        if (job->alloc && !job->preempt_suspended)
             (*run)[(*nr)++] = (struct sched_job){
                 .id = job->id,
                 .time_limit_s = job->time_limit_s,
                 .start_time = job->start_time,
                 .alloc = job->alloc,
             };
-        } else if (job->state == JOB_PENDING && depend_gate(ctld, job, now)) {
+    }
+}
+
+/* The eligible pending jobs, highest priority first; an array master once
+ * per task it may start (array_entries()). */
+static void collect_pending(struct ctld *ctld, time_t now, struct job ***pend,
+                            size_t *np)
+{
+    size_t cap = HASH_COUNT(ctld->jobs) + 1;
+    struct job *job, *tmp;
+
+    *pend = xzalloc(sizeof(**pend) * cap);
+    *np = 0;
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->alloc)
+            continue;
+        if (job->state == JOB_PENDING && depend_gate(ctld, job, now))
             continue; /* dependency or array throttle: reason set */
-        } else if (job_is_eligible(job, now)) {
+        if (job_is_eligible(job, now))
             add_pending(ctld, job, pend, np, &cap);
-        }
     }
     qsort_r(*pend, *np, sizeof(**pend), ctld_job_order, ctld);
 }
@@ -330,7 +341,7 @@ static void resv_reason(struct ctld *ctld, struct job *job, time_t now)
 
     if (job->state != JOB_PENDING
         || !(may = resv_job_nodes(ctld, job, part ? part->nodes : NULL, now,
-                                  false, &waits)))
+                                  &waits)))
         return;
     if (waits)
         job->reason = JOB_REASON_RESERVATION;
@@ -340,6 +351,19 @@ static void resv_reason(struct ctld *ctld, struct job *job, time_t now)
             break;
         }
     bitmap_destroy(may);
+}
+
+/* A job waiting for resources that a maintenance reservation holds some
+ * of (Slurm's "ReqNodeNotAvail, Reserved for maintenance"). */
+static void maint_reason(struct ctld *ctld, struct job *job, time_t now)
+{
+    struct ctld_partition *part =
+        node_table_partition(ctld->nodes, job->partition);
+
+    if (job->state == JOB_PENDING && job->reason == JOB_REASON_RESOURCES
+        && !job->reservation
+        && resv_maint_in_way(ctld, job, part ? part->nodes : NULL, now))
+        job->reason = JOB_REASON_RESV_MAINT;
 }
 
 /* SchedulerParameters bf_max_job_user/_part: the pass considers at most
@@ -394,16 +418,20 @@ static void depth_limits(struct ctld *ctld, struct job **pend, size_t *np)
     }
 }
 
-/* Slurm's PLANNED node state: the nodes of the planned starts of this
- * pass's waiting jobs (none for a job held by a limit). */
+/* Slurm's PLANNED node state: the nodes of the planned starts of a run's
+ * waiting jobs (none for a job held by a limit); planned_clear() at the
+ * start of a run, mark_planned() after each pass. */
+static void planned_clear(struct ctld *ctld)
+{
+    if (!ctld->planned_nodes)
+        ctld->planned_nodes =
+            bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
+    bitmap_clear_all(ctld->planned_nodes);
+}
+
 static void mark_planned(struct ctld *ctld, const struct sched_decision *dec,
                          size_t np)
 {
-    size_t n = ctld->nodes->count ? ctld->nodes->count : 1;
-
-    if (!ctld->planned_nodes)
-        ctld->planned_nodes = bitmap_create(n);
-    bitmap_clear_all(ctld->planned_nodes);
     for (size_t i = 0; i < np; i++) {
         const struct sched_alloc *a = dec[i].alloc;
         if (dec[i].action != SCHED_ACT_WAIT || !a
@@ -417,8 +445,8 @@ static void mark_planned(struct ctld *ctld, const struct sched_decision *dec,
 /* Slurm's default bf_resolution, seconds. */
 #define CTLD_BF_RESOLUTION_DEFAULT 60
 
-void scheduler_opts(struct ctld *ctld, time_t now,
-                    struct sched_pass_opts *opts)
+void scheduler_opts(struct ctld *ctld, const struct resv *except,
+                    time_t now, struct sched_pass_opts *opts)
 {
     const struct conf_sched *sp = &ctld->conf->sched;
 
@@ -430,45 +458,33 @@ void scheduler_opts(struct ctld *ctld, time_t now,
     /* the pass plans on bf_resolution's steps, 60 s unless set (Slurm) */
     opts->resolution_s = sp->bf_resolution_s ? sp->bf_resolution_s
                                              : CTLD_BF_RESOLUTION_DEFAULT;
-    /* reservations that have not begun: planned around (resv.h) */
-    opts->holds = resv_holds(ctld, now, &opts->nholds);
+    /* reservations: planned around (resv.h) */
+    opts->holds = resv_holds(ctld, except, now, &opts->nholds);
 }
 
-void scheduler_run(struct ctld *ctld)
+/* What a scheduling run carries from one pass to the next. */
+struct run_state {
+    time_t now;
+    size_t considered, starts, backfilled;
+    bool waiting; /* a job of higher priority waits (a later start is
+                   * backfilled) */
+    bool blocked; /* sched/builtin: a job ahead waits for resources */
+    bool builtin;
+};
+
+/* Each job's nodes for the pass of 'r' (NULL: the general one) into its
+ * request, and its node list resolved again; *pj the pass's entries. */
+static void pass_prepare(struct ctld *ctld, const struct resv *r,
+                         struct job **pend, size_t np, struct sched_job *pj,
+                         bitmap_t **own)
 {
-    time_t now = ctld_now(ctld);
-    struct job **pend;
-    struct sched_job *run, *pj;
-    struct sched_decision *dec;
-    struct sched_pass_opts opts = SCHED_PASS_OPTS_DEFAULT;
-    struct enforce_pass gate;
-    size_t np, nr;
-    bitmap_t **resv_nodes; /* per pending entry, NULL: reservations change
-                            * nothing for it */
-
-    uint64_t began = uv_hrtime();
-    size_t backfilled = 0;
-    bool waiting = false; /* a job of higher priority waits */
-
-    if (ctld->conf->preempt_gang)
-        preempt_resume(ctld, now);
-    scheduler_opts(ctld, now, &opts);
-    collect(ctld, now, &pend, &np, &run, &nr);
-    depth_limits(ctld, pend, &np);
-    pj = xzalloc(sizeof(*pj) * (np + 1));
-    dec = xzalloc(sizeof(*dec) * (np + 1));
-    resv_nodes = xzalloc(sizeof(*resv_nodes) * (np + 1));
     for (size_t i = 0; i < np; i++) {
         struct ctld_partition *part =
             node_table_partition(ctld->nodes, pend[i]->partition);
-        bool waits;
         pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
-        /* reservations: its own only while active; others' kept off */
-        if (ctld->resvs
-            && (resv_nodes[i] = resv_job_nodes(ctld, pend[i],
-                                               pend[i]->req.allowed_nodes,
-                                               now, true, &waits)))
-            pend[i]->req.allowed_nodes = resv_nodes[i];
+        if (r && (own[i] = resv_pass_nodes(ctld, r, pend[i],
+                                           pend[i]->req.allowed_nodes)))
+            pend[i]->req.allowed_nodes = own[i];
         if ((i == 0 || pend[i] != pend[i - 1]) /* array entries: once */
             && job_place_resolve(&pend[i]->place, &pend[i]->req,
                                  ctld->nodes, NULL) < 0)
@@ -479,68 +495,149 @@ void scheduler_run(struct ctld *ctld)
             .time_limit_s = pend[i]->time_limit_s,
         };
     }
-    if (np && enforce_pass_begin(ctld, &gate, pend, np)) {
+}
+
+/* The decisions of a pass, in order: starts (at most SCHED_MAX_STARTS a
+ * run; under sched/builtin none behind a waiting job), reasons. */
+static void pass_apply(struct ctld *ctld, struct job **pend,
+                       struct sched_decision *dec, size_t np,
+                       const struct enforce_pass *gate, struct run_state *st)
+{
+    for (size_t i = 0; i < np; i++) {
+        bool start = dec[i].action == SCHED_ACT_START;
+        st->blocked |= dec[i].action == SCHED_ACT_WAIT
+                       && dec[i].reason != SCHED_REASON_LIMIT;
+        if (start && st->builtin && st->blocked) {
+            decision_drop(ctld, &dec[i]);
+            if (pend[i]->state == JOB_PENDING)
+                pend[i]->reason = JOB_REASON_PRIORITY;
+            continue;
+        }
+        if (start && st->starts == SCHED_MAX_STARTS) { /* the next run */
+            decision_drop(ctld, &dec[i]);
+            ctld->sched_more = true;
+            continue;
+        }
+        st->starts += start;
+        st->backfilled += start && st->waiting;
+        st->waiting |= !start;
+        apply_decision(ctld, pend[i], &dec[i],
+                       gate->held ? gate->held[i] : JOB_REASON_NONE, st->now);
+        if (ctld->resvs && !start
+            && (pend[i]->reservation || pend[i]->place.req_bm))
+            resv_reason(ctld, pend[i], st->now);
+        if (ctld->resvs && !start)
+            maint_reason(ctld, pend[i], st->now);
+    }
+}
+
+/* One sched_pass over pend[0..np) (all of the pass of reservation 'r', or
+ * of the general pass when NULL), its decisions applied. */
+static void pass_over(struct ctld *ctld, const struct resv *r,
+                      struct job **pend, size_t np, struct run_state *st)
+{
+    struct sched_job *run, *pj = xzalloc(sizeof(*pj) * (np + 1));
+    struct sched_decision *dec = xzalloc(sizeof(*dec) * (np + 1));
+    bitmap_t **own = xzalloc(sizeof(*own) * (np + 1));
+    struct sched_pass_opts opts;
+    struct enforce_pass gate = {0};
+    size_t nr;
+
+    collect_running(ctld, &run, &nr);
+    scheduler_opts(ctld, r, st->now, &opts);
+    pass_prepare(ctld, r, pend, np, pj, own);
+    if (enforce_pass_begin(ctld, &gate, pend, np)) {
         opts.admit = enforce_admit;
         opts.started = enforce_started;
         opts.gate_arg = &gate;
     }
-    if (np && sched_pass(ctld->nodes->sched, ctld->nodes->count, run, nr, pj,
-                         np, now, &opts, dec)
-                  < 0) {
+    if (sched_pass(ctld->nodes->sched, ctld->nodes->count, run, nr, pj, np,
+                   st->now, &opts, dec) < 0) {
         log_err("sched: pass failed");
     } else {
-        size_t starts = 0;
-        bool builtin = ctld->conf->scheduler_type
-                       && !strcasecmp(ctld->conf->scheduler_type,
-                                      "sched/builtin");
-        bool blocked = false; /* a job ahead waits for resources */
-        ctld->sched_more = false;
-        for (size_t i = 0; i < np; i++) {
-            bool start = dec[i].action == SCHED_ACT_START;
-            blocked |= dec[i].action == SCHED_ACT_WAIT
-                       && dec[i].reason != SCHED_REASON_LIMIT;
-            if (start && builtin && blocked) {
-                /* sched/builtin: nothing starts behind a waiting job */
-                decision_drop(ctld, &dec[i]);
-                if (pend[i]->state == JOB_PENDING)
-                    pend[i]->reason = JOB_REASON_PRIORITY;
-                continue;
-            }
-            if (start && starts == SCHED_MAX_STARTS) { /* the next pass */
-                decision_drop(ctld, &dec[i]);
-                ctld->sched_more = true;
-                continue;
-            }
-            starts += start;
-            backfilled += start && waiting;
-            waiting |= !start;
-            apply_decision(ctld, pend[i], &dec[i],
-                           gate.held ? gate.held[i] : JOB_REASON_NONE, now);
-            if (ctld->resvs && !start
-                && (pend[i]->reservation || pend[i]->place.req_bm))
-                resv_reason(ctld, pend[i], now);
-        }
-        if (ctld->sched_more)
-            scheduler_request(ctld);
+        pass_apply(ctld, pend, dec, np, &gate, st);
         mark_planned(ctld, dec, np);
-        preempt_pass(ctld, pend, dec, np, now);
+        preempt_pass(ctld, pend, dec, np, st->now);
         sched_decisions_clear(dec, np);
     }
+    enforce_pass_end(&gate);
     resv_holds_free((struct sched_hold *)opts.holds, opts.nholds);
-    if (np)
-        enforce_pass_end(&gate);
     for (size_t i = 0; i < np; i++) {
-        if (resv_nodes[i] && pend[i]->req.allowed_nodes == resv_nodes[i]) {
+        if (own[i] && pend[i]->req.allowed_nodes == own[i]) {
             struct ctld_partition *part =
                 node_table_partition(ctld->nodes, pend[i]->partition);
             pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
         }
-        bitmap_destroy(resv_nodes[i]);
+        bitmap_destroy(own[i]);
     }
-    free(resv_nodes);
+    st->considered += np;
+    free(own);
     free(dec);
     free(pj);
     free(run);
+}
+
+/* With reservations: a pass for the jobs of each reservation (resv_pass_of:
+ * those naming it, MAGNETIC's takers) first, as Slurm's queue takes them
+ * first, then one for the others; a job naming an inactive one waits with
+ * Reason=Reservation.  Compacts pend to the general pass's jobs. */
+static void resv_passes(struct ctld *ctld, struct job **pend, size_t *np,
+                        struct run_state *st)
+{
+    struct job **group = xzalloc(sizeof(*group) * (*np + 1));
+    struct resv **of = xzalloc(sizeof(*of) * (*np + 1));
+    bool *out = xzalloc(sizeof(*out) * (*np + 1)); /* not in the general */
+    size_t k = 0;
+
+    for (size_t i = 0; i < *np; i++) {
+        of[i] = resv_pass_of(ctld, pend[i], st->now, &out[i]);
+        if (out[i] && pend[i]->state == JOB_PENDING)
+            pend[i]->reason = JOB_REASON_RESERVATION;
+    }
+    for (size_t i = 0; i < *np; i++) {
+        struct resv *r = of[i];
+        size_t n = 0;
+        if (!r)
+            continue;
+        for (size_t j = i; j < *np; j++)
+            if (of[j] == r) {
+                group[n++] = pend[j];
+                of[j] = NULL;
+                out[j] = true;
+            }
+        pass_over(ctld, r, group, n, st);
+    }
+    for (size_t i = 0; i < *np; i++)
+        if (!out[i])
+            pend[k++] = pend[i];
+    *np = k;
+    free(out);
+    free(group);
+    free(of);
+}
+
+void scheduler_run(struct ctld *ctld)
+{
+    struct run_state st = {.now = ctld_now(ctld)};
+    uint64_t began = uv_hrtime();
+    struct job **pend;
+    size_t np;
+
+    st.builtin = ctld->conf->scheduler_type
+                 && !strcasecmp(ctld->conf->scheduler_type, "sched/builtin");
+    ctld->sched_more = false;
+    if (ctld->conf->preempt_gang)
+        preempt_resume(ctld, st.now);
+    collect_pending(ctld, st.now, &pend, &np);
+    depth_limits(ctld, pend, &np);
+    planned_clear(ctld);
+    if (ctld->resvs)
+        resv_passes(ctld, pend, &np, &st);
+    if (np)
+        pass_over(ctld, NULL, pend, np, &st);
+    if (ctld->sched_more)
+        scheduler_request(ctld);
     free(pend);
-    stats_cycle(ctld, now, (uv_hrtime() - began) / 1000, np, backfilled);
+    stats_cycle(ctld, st.now, (uv_hrtime() - began) / 1000, st.considered,
+                st.backfilled);
 }

@@ -210,7 +210,8 @@ json_t *submit_will_run(struct ctld *ctld, struct job *job, uint32_t job_id,
 
     job->priority = 1; /* last among equals: behind every queued job */
     collect(ctld, job, now, run, &nr, pend, &np);
-    scheduler_opts(ctld, (time_t)t0, &opts);
+    scheduler_opts(ctld, resv_find(ctld, job->reservation), (time_t)t0,
+                   &opts);
     if (sched_pass(nodes, ctld->nodes->count, run, nr, pend, np, t0, &opts,
                    dec) == 0) {
         struct sched_decision *d = &dec[np - 1];

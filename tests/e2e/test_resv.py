@@ -199,7 +199,8 @@ def test_jobs_are_planned_around_a_future_reservation(cluster, make_user):
     planned = c.job_field(long, "StartTime")
     # the window ends at `end`; the plan counts it on a 60 s step
     assert end <= planned, (end, planned)
-    assert sq(c, long).startswith("PD|Resources")
+    assert sq(c, long).startswith(
+        "PD|ReqNodeNotAvail, Reserved for maintenance")
     start = c.run("squeue", "-h", "--start", "-j", long, "-o", "%S",
                   check=True).stdout.strip()
     assert start == planned
@@ -210,3 +211,17 @@ def test_jobs_are_planned_around_a_future_reservation(cluster, make_user):
                      user=user)
     c.wait_job_done(short, timeout=30)
     c.run("scancel", long, check=True)
+    # one that has begun: the job is planned for its end too
+    c.run("scontrol", "delete", "ReservationName=maint", check=True)
+    c.run("scontrol", "create", "reservation", "ReservationName=now",
+          "StartTime=now", "Duration=5", "Nodes=ALL", "Users=root",
+          check=True)
+    out = c.run("scontrol", "show", "reservation", "now", check=True).stdout
+    end = re.search(rf"EndTime=({STAMP})", out).group(1)
+    after = c.sbatch("-t", "5", "-o", "/dev/null", "--wrap", "true",
+                     user=user)
+    c.wait_until(lambda: c.job_field(after, "StartTime") != "Unknown", 15,
+                 "a planned start after the active reservation")
+    assert end <= c.job_field(after, "StartTime")
+    assert sq(c, after).startswith("PD|Resources")
+    c.run("scancel", after, check=True)
