@@ -61,6 +61,7 @@ typedef struct {
     X(INVALID_TIME_VALUE, 2054, "Invalid time specified")                      \
     X(RESERVATION_OVERLAP, 2058, "Requested reservation overlaps with another reservation") \
     X(INVALID_QOS, 2066, "Invalid qos specification")                          \
+    X(INVALID_CPU_COUNT, 2069, "CPU count specification invalid")              \
     X(INVALID_GRES, 2072, "Invalid generic resource (gres) specification")     \
     X(JOB_NOT_PENDING, 2073, "Job is no longer pending execution")             \
     X(INVALID_ARRAY, 2081, "Invalid job array specification")                  \

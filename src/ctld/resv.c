@@ -13,6 +13,7 @@
 #include "ctld/event.h"
 #include "ctld/part_access.h"
 #include "ctld/resv.h"
+#include "ctld/resv_parts.h"
 
 static const struct {
     const char *name;
@@ -49,6 +50,7 @@ static void resv_free(struct resv *r)
     free(r->users);
     free(r->accounts);
     free(r->partition);
+    sched_alloc_destroy(r->part);
     free(r);
 }
 
@@ -74,7 +76,7 @@ int resv_flag_parse(const char *name, uint32_t *flag)
     return -1;
 }
 
-json_t *resv_to_json(const struct resv *r)
+json_t *resv_to_json(struct ctld *ctld, const struct resv *r)
 {
     json_t *o = json_pack("{s:s s:I s:I s:s s:o}", "name", r->name,
                           "start_time", (json_int_t)r->start, "end_time",
@@ -89,6 +91,8 @@ json_t *resv_to_json(const struct resv *r)
         json_object_set_new(o, "partition", json_string(r->partition));
     if (r->purge_s)
         json_object_set_new(o, "purge_s", json_integer(r->purge_s));
+    if (r->part)
+        json_object_set_new(o, "parts", resv_parts_json(ctld, r->part));
     return o;
 }
 
@@ -133,6 +137,11 @@ static struct resv *resv_from_json(struct ctld *ctld, json_t *o)
         resv_free(r);
         return NULL;
     }
+    if (json_array_size(json_object_get(o, "parts"))
+        && !(r->part = resv_parts_alloc(ctld, json_object_get(o, "parts")))) {
+        resv_free(r);
+        return NULL;
+    }
     return r;
 }
 
@@ -173,7 +182,7 @@ json_t *resv_snapshot(struct ctld *ctld)
     struct resv *r, *tmp;
 
     HASH_ITER(hh, ctld->resvs, r, tmp)
-        json_array_append_new(a, resv_to_json(r));
+        json_array_append_new(a, resv_to_json(ctld, r));
     return a;
 }
 
@@ -287,7 +296,8 @@ bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
     if (job->reservation && !(mine && (mine->flags & RESV_FLEX)))
         return own_nodes(ctld, mine, allowed, now, waits);
     HASH_ITER(hh, ctld->resvs, r, tmp) {
-        if (!overlaps(r, job, now) || may_enter(r, mine, job, now))
+        if (!overlaps(r, job, now) || may_enter(r, mine, job, now)
+            || r->part) /* the rest of its nodes is free to use */
             continue;
         if (!out)
             out = nodes_or_all(ctld, allowed);
@@ -347,8 +357,10 @@ struct sched_hold *resv_holds(struct ctld *ctld, const struct resv *except,
                 && share_nodes(r, except)))
             continue;
         h = xrealloc(h, (*n + 1) * sizeof(*h));
-        h[*n] = (struct sched_hold){.start = r->start, .end = r->end,
-                                    .alloc = whole_nodes(ctld, r)};
+        h[*n] = (struct sched_hold){
+            .start = r->start, .end = r->end,
+            .alloc = r->part ? resv_parts_hold(ctld, r, now)
+                             : whole_nodes(ctld, r)};
         (*n)++;
     }
     return h;
@@ -418,7 +430,7 @@ bool resv_node_reserved(struct ctld *ctld, size_t i, time_t now,
 
     *maint = false;
     HASH_ITER(hh, ctld->resvs, r, tmp) {
-        if (!resv_active(r, now) || !bitmap_test(r->nodes, i))
+        if (!resv_active(r, now) || !bitmap_test(r->nodes, i) || r->part)
             continue;
         any = true;
         *maint = *maint || (r->flags & RESV_MAINT);
@@ -450,7 +462,7 @@ static void resv_delete(struct ctld *ctld, struct resv *r, time_t now)
     struct ctld_event ev = {
         .type = CTLD_EV_RESV_CHANGED, .t = now,
         .resv = json_pack("{s:s s:o}", "op", "delete", "resv",
-                          resv_to_json(r))};
+                          resv_to_json(ctld, r))};
 
     ctld_apply(ctld, &ev);
     json_decref(ev.resv);
@@ -500,7 +512,7 @@ void resv_expire(struct ctld *ctld, time_t now)
         json_t *rec;
         if (r->end > now)
             continue;
-        rec = resv_to_json(r);
+        rec = resv_to_json(ctld, r);
         if ((next = next_start(r, now))) {
             json_object_set_new(rec, "end_time",
                                 json_integer(next + (r->end - r->start)));

@@ -64,13 +64,17 @@ struct resv {
                             * goes; 0: RESV_PURGE_DEFAULT_S */
     time_t idle_since;     /* PURGE_COMP: since when no job uses it (not
                             * journaled: 0 until the next check) */
+    struct sched_alloc *part; /* CoreCnt=/TRES=: what it holds of each of
+                               * its nodes (resv_parts.h); NULL: the
+                               * nodes whole */
     UT_hash_handle hh;
 };
 
 /* The record of 'r': {"name","start_time","end_time","nodes","flags":
- * [names],"users","accounts","partition","purge_s"} (absent strings and
- * a zero purge_s left out).  New reference. */
-json_t *resv_to_json(const struct resv *r);
+ * [names],"users","accounts","partition","purge_s","parts"} (absent
+ * strings, a zero purge_s and whole nodes' parts left out).  New
+ * reference. */
+json_t *resv_to_json(struct ctld *ctld, const struct resv *r);
 
 /* The flag of Slurm's name 'name' (MAINT, FLEX, OVERLAP, IGNORE_JOBS,
  * DAILY, WEEKDAY, WEEKLY, SPEC_NODES, PURGE_COMP, MAGNETIC; any case)

@@ -20,6 +20,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/resv.h"
+#include "ctld/resv_parts.h"
 
 static bool operator(proto_req_t *req)
 {
@@ -106,6 +107,73 @@ static bitmap_t *pick_nodes(struct ctld *ctld, const bitmap_t *pool,
     return out;
 }
 
+/* The parts (resv_parts.h) of the reservation on 'b': asked for by the
+ * body, else an update's old ones if its nodes stay; NULL for whole
+ * nodes.  *errnum 0, or the error with *why. */
+static json_t *build_parts(struct ctld *ctld, json_t *body,
+                           const struct resv *old, bool new_nodes,
+                           const bitmap_t *b, int *errnum, const char **why)
+{
+    json_t *parts = resv_parts_build(ctld, body, b, errnum, why);
+
+    if (parts || *errnum)
+        return parts;
+    if (old && old->part && !new_nodes)
+        return resv_parts_json(ctld, old->part);
+    return NULL;
+}
+
+/* Jobs in the way of a reservation from 'start' on 'b': for whole nodes,
+ * any job running there past 'start'; for parts, one there past 'start'
+ * when the node has not the part's CPUs and GPU indexes free now. */
+static bool busy_for(struct ctld *ctld, const bitmap_t *b, json_t *parts,
+                     time_t start)
+{
+    struct sched_alloc *a;
+    bool busy = false;
+
+    if (!parts)
+        return nodes_busy(ctld, b, start);
+    if (!(a = resv_parts_alloc(ctld, parts)))
+        return true;
+    for (uint32_t k = 0; k < a->node_count && !busy; k++) {
+        const struct sched_node *nd = &ctld->nodes->sched[a->node_idx[k]];
+        bitmap_t *one = bitmap_create(ctld->nodes->count);
+        bool room = nd->cpus - (nd->alloc_cpus < nd->cpus ? nd->alloc_cpus
+                                                          : nd->cpus)
+                        >= a->cpus[k]
+                    && !(a->gpus[k] && nd->alloc_gpus
+                         && bitmap_overlap(a->gpus[k], nd->alloc_gpus));
+        bitmap_set(one, a->node_idx[k]);
+        busy = !room && nodes_busy(ctld, one, start);
+        bitmap_destroy(one);
+    }
+    sched_alloc_destroy(a);
+    return busy;
+}
+
+/* CoreCnt=/TRES= without Nodes= or NodeCnt=: the fewest nodes (idle ones
+ * first) whose parts the counts fit. */
+static bitmap_t *pick_for_parts(struct ctld *ctld, json_t *body,
+                                const bitmap_t *pool, time_t s, time_t e,
+                                uint32_t flags)
+{
+    for (uint32_t k = 1; k <= ctld->nodes->count; k++) {
+        bitmap_t *b = pick_nodes(ctld, pool, k, s, e, flags);
+        const char *why;
+        int errnum;
+        json_t *parts;
+        if (!b)
+            return NULL;
+        if ((parts = resv_parts_build(ctld, body, b, &errnum, &why))) {
+            json_decref(parts);
+            return b;
+        }
+        bitmap_destroy(b);
+    }
+    return NULL;
+}
+
 /* One Flags= word: a flag's name, or PURGE_COMP=time (minutes, or
  * [D-]HH:MM:SS) setting *purge_s.  Returns 0, or -1 for anything else. */
 static int parse_flag(const char *word, uint32_t *flag, int64_t *purge_s)
@@ -136,7 +204,7 @@ static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
     const char *nodes = json_string_value(json_object_get(body, "nodes"));
     const char *pname = json_string_value(json_object_get(body, "partition"));
     bitmap_t *b = NULL;
-    json_t *rec;
+    json_t *rec, *parts;
     size_t i;
 
     *why = NULL;
@@ -186,6 +254,13 @@ static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
         }
     } else if (old) {
         b = bitmap_copy(old->nodes);
+    } else if (json_object_get(body, "core_cnts")
+               || json_object_get(body, "gpu_cnt")) {
+        if (!(b = pick_for_parts(ctld, body, part ? part->nodes : NULL,
+                                 start, end, flags))) {
+            *errnum = EDRV_NODES_BUSY;
+            return NULL;
+        }
     } else {
         *errnum = EDRV_INVALID_NODE_NAME;
         *why = "Nodes= or NodeCnt= is required";
@@ -196,14 +271,18 @@ static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
         *errnum = EDRV_INVALID_NODE_NAME;
         return NULL;
     }
+    parts = build_parts(ctld, body, old, nodes != NULL, b, errnum, why);
+    if (*errnum) {
+        bitmap_destroy(b);
+        return NULL;
+    }
     if (!(flags & RESV_OVERLAP) && overlaps_other(ctld, old, b, start, end))
         *errnum = EDRV_RESERVATION_OVERLAP;
     else if (!(flags & RESV_IGNORE_JOBS) && (!old || nodes)
-             && nodes_busy(ctld, b, start))
+             && busy_for(ctld, b, parts, start))
         *errnum = EDRV_NODES_BUSY;
-    else
-        *errnum = 0;
     if (*errnum) {
+        json_decref(parts);
         bitmap_destroy(b);
         return NULL;
     }
@@ -221,7 +300,9 @@ static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
                                  : old ? old->accounts : NULL),
         .partition = (char *)(pname ? pname : old ? old->partition : NULL),
     };
-    rec = resv_to_json(&r);
+    rec = resv_to_json(ctld, &r);
+    if (parts)
+        json_object_set_new(rec, "parts", parts);
     free(r.node_list);
     bitmap_destroy(b);
     return rec;
@@ -258,10 +339,11 @@ static void change(struct ctld *ctld, proto_req_t *req, const char *op,
         json_decref(answer);
         return answer_error(req, EDRV_RESERVATION_INVALID, NULL);
     }
+    /* 'rec' belongs to ev.resv: named before it goes */
+    log_info("reservation %s: %s by uid %u",
+             json_string_value(json_object_get(rec, "name")), op,
+             (unsigned)proto_req_uid(req));
     json_decref(ev.resv);
-    log_info("reservation %s: %s by uid %u", json_string_value(json_object_get(
-                                                 rec, "name")),
-             op, (unsigned)proto_req_uid(req));
     ctld_respond_durable(ctld, req, answer);
     scheduler_request(ctld);
 }
@@ -338,13 +420,17 @@ static void rpc_resv_info(proto_req_t *req, void *arg)
 
     HASH_ITER(hh, ctld->resvs, r, tmp) {
         json_t *o;
-        uint32_t cores = 0;
+        uint32_t cores = 0, gpus = 0;
         if (name && strcmp(name, r->name))
             continue;
-        for (size_t i = 0; i < ctld->nodes->count; i++)
+        if (r->part)
+            resv_parts_totals(r->part, &cores, &gpus);
+        for (size_t i = 0; !r->part && i < ctld->nodes->count; i++)
             if (bitmap_test(r->nodes, i))
                 cores += ctld->nodes->sched[i].cpus;
-        o = resv_to_json(r);
+        o = resv_to_json(ctld, r);
+        if (gpus)
+            json_object_set_new(o, "gpu_cnt", json_integer(gpus));
         json_object_set_new(o, "node_cnt",
                             json_integer((json_int_t)bitmap_count(r->nodes)));
         json_object_set_new(o, "core_cnt", json_integer(cores));

@@ -628,7 +628,13 @@ static const struct schema_field resv_body[] = {
     {"partition", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
      "PartitionName="},
     {"flags", SCHEMA_STR_LIST, 0, 16, 0, 0, NULL,
-     "Flags=: MAINT, IGNORE_JOBS, OVERLAP, DAILY, WEEKLY, WEEKDAY"},
+     "Flags=: MAINT, FLEX, OVERLAP, IGNORE_JOBS, DAILY, WEEKDAY, WEEKLY, "
+     "PURGE_COMP[=time], MAGNETIC"},
+    {"core_cnts", SCHEMA_INT_LIST, 0, 4096, EDRV_INVALID_CPU_COUNT, 0,
+     "CPUs", "CoreCnt= or TRES=cpu=: a total spread over the nodes, or one "
+     "count per node"},
+    {"gpu_cnt", SCHEMA_INT, 1, INT32_MAX, EDRV_INVALID_GRES, 0, "GPUs",
+     "TRES=gres/gpu=: a total spread over the nodes"},
     END,
 };
 

@@ -37,6 +37,7 @@ def job_record(job_id, uid=0, user="root", **kw):
         "nodes": "node01", "nnodes": 1, "ncpus": 2, "req_cpus": 2,
         "req_mem_mib": 1000, "req_mem_per_cpu": False, "time_limit_min": 60,
         "priority": 4294901000, "reason": "None", "work_dir": "/tmp/w",
+        "suspended_s": 7, "suspend_time": 0,
         "comment": "", "constraints": "", "req_tres":
         "billing=2,cpu=2,mem=1000M,node=1", "alloc_tres":
         "billing=2,cpu=2,mem=1000M,node=1",

@@ -225,3 +225,59 @@ def test_jobs_are_planned_around_a_future_reservation(cluster, make_user):
     assert end <= c.job_field(after, "StartTime")
     assert sq(c, after).startswith("PD|Resources")
     c.run("scancel", after, check=True)
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 2, "gpus_per_node": 2,
+                                      "up_args": ["--cpus-per-node=4"]}],
+                         indirect=True)
+def test_core_and_gpu_reservations_hold_part_of_a_node(cluster, make_user):
+    """CoreCnt= and TRES=gres/gpu= hold part of a node: other jobs use the
+    rest of it, not the reserved CPUs or GPUs; the reservation's own jobs
+    run there."""
+    c = cluster
+    user, other = make_user("drresv1"), make_user("drresv2")
+    c.run("scontrol", "create", "reservation", "ReservationName=cores",
+          "StartTime=now", "Duration=60", "Nodes=node01", "CoreCnt=2",
+          f"Users={user}", check=True)
+    c.run("scontrol", "create", "reservation", "ReservationName=gpus",
+          "StartTime=now", "Duration=60", "Nodes=node02",
+          "TRES=cpu=1,gres/gpu=1", f"Users={user}", check=True)
+    out = c.run("scontrol", "show", "reservation", check=True).stdout
+    assert "ReservationName=cores " in out and "CoreCnt=2 " in out
+    assert "TRES=cpu=1,gres/gpu=1\n" in out, out
+    # a node in part reserved is not shown as reserved
+    assert c.run("sinfo", "-h", "-n", "node01", "-o", "%T",
+                 check=True).stdout.strip() == "idle"
+    # the other user: 2 of node01's 4 CPUs, 1 of node02's 2 GPUs (the
+    # larger requests are planned after the reservations end: the smaller,
+    # short ones run now)
+    three = c.sbatch("-w", "node01", "-n3", "-t", "5", "-o", "/dev/null",
+                     "--wrap", "sleep 300", user=other)
+    two = c.sbatch("-w", "node01", "-n2", "-t", "5", "-o", "/dev/null",
+                   "--wrap", "sleep 300", user=other)
+    gpu2 = c.sbatch("-w", "node02", "--gres=gpu:2", "-t", "5", "-o",
+                    "/dev/null", "--wrap", "sleep 300", user=other)
+    gpu1 = c.sbatch("-w", "node02", "--gres=gpu:1", "-t", "5", "-o",
+                    "/dev/null", "--wrap", "sleep 300", user=other)
+    c.wait_job_state(two, "RUNNING", timeout=30)
+    c.wait_job_state(gpu1, "RUNNING", timeout=30)
+    assert sq(c, three).startswith("PD|")
+    assert sq(c, gpu2).startswith("PD|")
+    # the reservation's user runs in it
+    mine = c.sbatch("--reservation=cores", "-n2", "-o", "/dev/null",
+                    "--wrap", "sleep 300", user=user)
+    c.wait_until(lambda: sq(c, mine).startswith("R|None|node01"), 30,
+                 "the reservation's job to run on node01")
+    # survives a restart of the controller
+    c.kill("droverctld")
+    c.up()
+    out = c.run("scontrol", "show", "reservation", "gpus",
+                check=True).stdout
+    assert "TRES=cpu=1,gres/gpu=1\n" in out, out
+    assert sq(c, gpu2).startswith("PD|")
+    c.run("scancel", three, two, gpu2, gpu1, mine, check=True)
+    r = c.run("scontrol", "create", "reservation", "StartTime=now",
+              "Duration=60", "Nodes=node01", "CoreCnt=9", "Users=root")
+    assert (r.returncode, r.stderr) == (
+        1, "Error creating the reservation: CPU count specification "
+           "invalid\n")

@@ -16,7 +16,7 @@
 
 /* Keys Slurm has that Drover refuses rather than ignore. */
 static const char *const unsupported[] = {
-    "CoreCnt", "TRES", "Licenses", "BurstBuffer", "Features", "Watts",
+    "Licenses", "BurstBuffer", "Features", "Watts",
     "Groups", "MaxStartDelay",
 };
 
@@ -54,6 +54,56 @@ static int set_flags(json_t *b, const char *val)
     return 0;
 }
 
+/* CoreCnt=N or N,M,... (one count per node): "core_cnts". */
+static int set_cores(const char *prog, json_t *b, const char *val)
+{
+    json_t *a = json_array();
+    char *copy = strdup(val), *save = NULL, *end;
+
+    for (char *f = strtok_r(copy, ",", &save); f;
+         f = strtok_r(NULL, ",", &save)) {
+        long long n = strtoll(f, &end, 10);
+        if (*end || n < 0) {
+            free(copy);
+            json_decref(a);
+            return fail(prog, "Invalid core count ", val);
+        }
+        json_array_append_new(a, json_integer(n));
+    }
+    free(copy);
+    json_object_set_new(b, "core_cnts", a);
+    return 0;
+}
+
+/* TRES=cpu=N,gres/gpu=M,node=K: the CPUs, GPUs and nodes to reserve. */
+static int set_tres(const char *prog, json_t *b, const char *val)
+{
+    char *copy = strdup(val), *save = NULL, *end;
+    int rc = 0;
+
+    for (char *f = strtok_r(copy, ",", &save); f && rc == 0;
+         f = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(f, '=');
+        long long n = eq ? strtoll(eq + 1, &end, 10) : -1;
+        if (!eq || *end || n < 0) {
+            rc = fail(prog, "Invalid TRES specification ", f);
+            break;
+        }
+        *eq = '\0';
+        if (!strcasecmp(f, "cpu"))
+            json_object_set_new(b, "core_cnts", json_pack("[I]", n));
+        else if (!strcasecmp(f, "gres/gpu"))
+            json_object_set_new(b, "gpu_cnt", json_integer(n));
+        else if (!strcasecmp(f, "node"))
+            json_object_set_new(b, "node_cnt", json_integer(n));
+        else
+            rc = fail(prog, f, " in TRES= is not supported by Drover "
+                               "(cpu, gres/gpu and node are)");
+    }
+    free(copy);
+    return rc;
+}
+
 /* One Key=Value word into 'b'. */
 static int word(const char *prog, json_t *b, const char *key,
                 const char *val, time_t now)
@@ -85,6 +135,10 @@ static int word(const char *prog, json_t *b, const char *key,
         json_object_set_new(b, "partition", json_string(val));
     else if (!strcasecmp(key, "Flags"))
         return set_flags(b, val);
+    else if (!strcasecmp(key, "CoreCnt"))
+        return set_cores(prog, b, val);
+    else if (!strcasecmp(key, "TRES"))
+        return set_tres(prog, b, val);
     else
         return fail(prog, "Unknown parameter ", key);
     return 0;
@@ -159,6 +213,8 @@ static void print_one(struct fmt_buf *b, const json_t *r, bool one_liner)
     }
     put(b, one_liner);
     fmt_buf_printf(b, "TRES=cpu=%lld", (long long)jint(r, "core_cnt", 0));
+    if (jint(r, "gpu_cnt", 0))
+        fmt_buf_printf(b, ",gres/gpu=%lld", (long long)jint(r, "gpu_cnt", 0));
     put(b, one_liner);
     fmt_buf_printf(b, "Users=%s Groups=(null) Accounts=%s Licenses=(null) "
                       "State=%s BurstBuffer=(null) Watts=n/a",
