@@ -59,6 +59,22 @@ const char *const usage_schema_v3[] = {
     NULL,
 };
 
+/* Version 5: planned (Slurm's "reserved", plan_secs) TRES seconds per
+ * cluster hour, day and month.  Columns added with a default, so rows
+ * rolled before version 5 read 0 until their hours are rolled again. */
+#define PLAN_COLS(t) \
+    "ALTER TABLE " t " ADD COLUMN plan_cpu_s BIGINT NOT NULL DEFAULT 0", \
+    "ALTER TABLE " t " ADD COLUMN plan_mem_s BIGINT NOT NULL DEFAULT 0", \
+    "ALTER TABLE " t " ADD COLUMN plan_node_s BIGINT NOT NULL DEFAULT 0", \
+    "ALTER TABLE " t " ADD COLUMN plan_gpu_s BIGINT NOT NULL DEFAULT 0"
+
+const char *const usage_schema_v5[] = {
+    PLAN_COLS("cluster_usage_hour"),
+    PLAN_COLS("cluster_usage_day"),
+    PLAN_COLS("cluster_usage_month"),
+    NULL,
+};
+
 const char *const usage_tres_names[USAGE_NTRES] = {"cpu", "mem", "node",
                                                    "gres/gpu"};
 

@@ -23,6 +23,10 @@
 /* Schema version 3's steps (schema.c). */
 extern const char *const usage_schema_v3[];
 
+/* Schema version 5's steps: plan_cpu_s, plan_mem_s, plan_node_s and
+ * plan_gpu_s (planned TRES seconds) on cluster_usage_hour/day/month. */
+extern const char *const usage_schema_v5[];
+
 /* TRES seconds of one cell: cpu, mem (MiB-s), node, gres/gpu. */
 enum { USAGE_CPU, USAGE_MEM, USAGE_NODE, USAGE_GPU, USAGE_NTRES };
 
