@@ -150,8 +150,9 @@ static int check_send(json_t *body, const char **cluster, json_t **events,
     return 0;
 }
 
-/* Usage rollups: the hours from the batch's earliest job start are to be
- * rolled up again; the controller's capacity, when sent, is recorded. */
+/* Usage rollups: the hours from the batch's earliest job time (eligible
+ * or start) are to be rolled up again; the controller's capacity, when
+ * sent, is recorded. */
 static int note_usage(db_t *db, const char *cluster, json_t *tres,
                       int64_t first_start, drv_error_t *error)
 {
@@ -180,8 +181,7 @@ int jobs_store_send(db_t *db, json_t *body, int64_t *acked_seq,
         return -1;
     json_array_foreach(events, i, ev) {
         int64_t seq = json_integer_value(json_object_get(ev, "seq"));
-        int64_t start = json_integer_value(
-            json_object_get(json_object_get(ev, "job"), "start_time"));
+        int64_t first = usage_first_time(json_object_get(ev, "job"));
         if (jobs_store_upsert(db, cluster, json_object_get(ev, "job"), error)
             < 0) {
             db_rollback(db);
@@ -189,8 +189,8 @@ int jobs_store_send(db_t *db, json_t *body, int64_t *acked_seq,
         }
         if (seq > acked)
             acked = seq;
-        if (start > 0 && (!first_start || start < first_start))
-            first_start = start;
+        if (first > 0 && (!first_start || first < first_start))
+            first_start = first;
     }
     if (note_usage(db, cluster, json_object_get(body, "cluster_tres"),
                    first_start, error) < 0

@@ -109,6 +109,7 @@ static const struct migration migrations[] = {
     {2, "associations, QOS and users", assoc_schema_v2},
     {3, "usage rollups and cluster capacity", usage_schema_v3},
     {4, "time suspended", v4_suspended},
+    {5, "planned time", usage_schema_v5},
 };
 
 #define MIGRATION_COUNT (sizeof(migrations) / sizeof(migrations[0]))

@@ -24,9 +24,10 @@ struct usage_req {
     const char *only_user;    /* PrivateData=usage: only this user's rows */
 };
 
-/* A cluster's TRES seconds over the window: allocated and capacity. */
+/* A cluster's TRES seconds over the window: allocated, capacity and
+ * planned (each hour's already capped at its idle time). */
 struct usage_csum {
-    int64_t alloc[USAGE_NTRES], cap[USAGE_NTRES];
+    int64_t alloc[USAGE_NTRES], cap[USAGE_NTRES], plan[USAGE_NTRES];
 };
 
 /* True when 'list' (a JSON array of strings) is NULL, empty or holds 's'. */

@@ -59,6 +59,22 @@ const char *const usage_schema_v3[] = {
     NULL,
 };
 
+/* Version 5: planned (Slurm's "reserved", plan_secs) TRES seconds per
+ * cluster hour, day and month.  Columns added with a default, so rows
+ * rolled before version 5 read 0 until their hours are rolled again. */
+#define PLAN_COLS(t) \
+    "ALTER TABLE " t " ADD COLUMN plan_cpu_s BIGINT NOT NULL DEFAULT 0", \
+    "ALTER TABLE " t " ADD COLUMN plan_mem_s BIGINT NOT NULL DEFAULT 0", \
+    "ALTER TABLE " t " ADD COLUMN plan_node_s BIGINT NOT NULL DEFAULT 0", \
+    "ALTER TABLE " t " ADD COLUMN plan_gpu_s BIGINT NOT NULL DEFAULT 0"
+
+const char *const usage_schema_v5[] = {
+    PLAN_COLS("cluster_usage_hour"),
+    PLAN_COLS("cluster_usage_day"),
+    PLAN_COLS("cluster_usage_month"),
+    NULL,
+};
+
 const char *const usage_tres_names[USAGE_NTRES] = {"cpu", "mem", "node",
                                                    "gres/gpu"};
 
@@ -135,6 +151,16 @@ int usage_mark_dirty(db_t *db, int64_t cluster_id, int64_t start_time,
                        "usage_state.redo_from END", p, 2, error);
 }
 
+int64_t usage_first_time(json_t *job)
+{
+    int64_t elig = json_integer_value(json_object_get(job, "eligible_time"));
+    int64_t start = json_integer_value(json_object_get(job, "start_time"));
+
+    if (elig > 0 && (start <= 0 || elig < start))
+        return elig;
+    return start > 0 ? start : 0;
+}
+
 /* ---- local calendar ---- */
 
 static int64_t local_floor(int64_t t, bool month, int add)
@@ -196,6 +222,7 @@ struct pass {
     int npairs;
     struct cell *cells;
     int64_t (*alloc)[USAGE_NTRES]; /* per hour of [from, to) */
+    int64_t (*plan)[USAGE_NTRES];  /* per hour, before the idle cap */
     /* the job being split */
     int pair_id;
     int64_t tres[USAGE_NTRES];
@@ -274,6 +301,64 @@ static int read_jobs(db_t *db, int64_t cid, struct pass *ps,
     return db_query(db, JOBS_SQL("end_time = 0"), p, 2, job_row, ps, error);
 }
 
+/* ---- planned time: eligible jobs that wait ---- */
+
+/* Slurm's "Planned" ("Reserved" before 20.11; plan_secs), as slurmdbd's
+ * hourly rollup computes it (as_mysql_rollup.c: _add_planned_time, then
+ * _setup_cluster_tres_usage).  A job eligible at E > 0 waits over [E, S)
+ * when it started at S; one that never started waits until its end
+ * (cancelled while pending) or until now (still pending).  Each hour that
+ * wait overlaps gets the job's requested CPUs x its seconds in the hour:
+ * CPUs only, as Slurm adds this time to TRES_CPU alone (cpus_req), so
+ * mem, node and gres/gpu plan nothing.  write_cluster_hours() then caps
+ * each hour's total at that hour's idle time.
+ */
+static void add_plan_piece(int64_t hour, int64_t secs, void *arg)
+{
+    struct pass *ps = arg;
+    int64_t *plan;
+
+    if (hour < ps->from || hour >= ps->to)
+        return;
+    plan = ps->plan[(hour - ps->from) / 3600];
+    for (int i = 0; i < USAGE_NTRES; i++)
+        plan[i] += ps->tres[i] * secs;
+}
+
+static int wait_row(const struct db_row *row, void *arg)
+{
+    struct pass *ps = arg;
+    int64_t start = db_row_int(row, 1);
+    int64_t until = start ? start : db_row_int(row, 2);
+
+    if (until == 0 || until > ps->now)
+        until = ps->now;
+    memset(ps->tres, 0, sizeof(ps->tres));
+    ps->tres[USAGE_CPU] = db_row_int(row, 3);
+    usage_split_hours(db_row_int(row, 0), until, add_plan_piece, ps);
+    return 0;
+}
+
+/* Waits overlapping [from, to): jobs that started after 'from', and those
+ * never started that ended after it or have not ended. */
+#define WAITS_SQL(cond) "SELECT eligible_time, start_time, end_time, " \
+    "req_cpus FROM job WHERE cluster_id = ? AND eligible_time > 0 AND " \
+    "eligible_time < ? AND " cond
+
+static int read_waits(db_t *db, int64_t cid, struct pass *ps,
+                      drv_error_t *error)
+{
+    struct db_param p[] = {DB_INT(cid), DB_INT(ps->to), DB_INT(ps->from)};
+
+    if (db_query(db, WAITS_SQL("start_time > ?"), p, 3, wait_row, ps,
+                 error) < 0
+        || db_query(db, WAITS_SQL("start_time = 0 AND end_time > ?"), p, 3,
+                    wait_row, ps, error) < 0)
+        return -1;
+    return db_query(db, WAITS_SQL("start_time = 0 AND end_time = 0"), p, 2,
+                    wait_row, ps, error);
+}
+
 static void pass_free(struct pass *ps)
 {
     struct cell *c, *ct;
@@ -290,6 +375,7 @@ static void pass_free(struct pass *ps)
     }
     free(ps->by_id);
     free(ps->alloc);
+    free(ps->plan);
 }
 
 /* Rows go in batches of this many per INSERT. */
@@ -318,7 +404,7 @@ struct batch {
     db_t *db;
     const char *table, *cols;
     int ncols, rows;
-    struct db_param p[BATCH * 12];
+    struct db_param p[BATCH * 14];
     char *text[BATCH * 2]; /* owned strings bound in p */
     int ntext;
 };
@@ -396,12 +482,37 @@ static const int64_t *cap_at(const struct caps *c, int64_t hour)
     return c->v[k] + 1;
 }
 
+/* The values of hour 'h' after cluster_id and t: allocated, capacity and
+ * planned seconds.  Planned is capped at the hour's idle time (capacity -
+ * allocated), as Slurm's _setup_cluster_tres_usage lowers plan_secs until
+ * idle_secs (capacity - allocated - down - planned down - planned) is no
+ * longer negative; the report's idle is what is left.
+ */
+static void cluster_hour_values(const struct pass *ps, const int64_t *cap,
+                                int64_t h, struct db_param *p)
+{
+    const int64_t *alloc = ps->alloc[(h - ps->from) / 3600];
+    const int64_t *plan = ps->plan[(h - ps->from) / 3600];
+    int64_t secs = ps->now < h + 3600 ? ps->now - h : 3600;
+
+    for (int i = 0; i < USAGE_NTRES; i++) {
+        int64_t c = cap ? cap[i] * secs : 0;
+        int64_t idle = c > alloc[i] ? c - alloc[i] : 0;
+
+        p[i] = DB_INT(alloc[i]);
+        p[USAGE_NTRES + i] = DB_INT(c);
+        p[2 * USAGE_NTRES + i] = DB_INT(plan[i] < idle ? plan[i] : idle);
+    }
+}
+
 static int write_cluster_hours(db_t *db, int64_t cid, struct pass *ps,
                                drv_error_t *error)
 {
-    struct batch b = {.db = db, .table = "cluster_usage_hour", .ncols = 10,
+    struct batch b = {.db = db, .table = "cluster_usage_hour", .ncols = 14,
                       .cols = "cluster_id, t, cpu_s, mem_s, node_s, gpu_s, "
-                              "cap_cpu_s, cap_mem_s, cap_node_s, cap_gpu_s"};
+                              "cap_cpu_s, cap_mem_s, cap_node_s, cap_gpu_s, "
+                              "plan_cpu_s, plan_mem_s, plan_node_s, "
+                              "plan_gpu_s"};
     struct caps caps = {0};
     struct db_param cp[] = {DB_INT(cid)};
     int rc = 0;
@@ -412,15 +523,10 @@ static int write_cluster_hours(db_t *db, int64_t cid, struct pass *ps,
         return -1;
     for (int64_t h = ps->from; h < ps->to && rc == 0; h += 3600) {
         struct db_param *p = b.p + b.rows * b.ncols;
-        const int64_t *cap = cap_at(&caps, h);
-        int64_t secs = ps->now < h + 3600 ? ps->now - h : 3600;
 
         p[0] = DB_INT(cid);
         p[1] = DB_INT(h);
-        for (int i = 0; i < USAGE_NTRES; i++) {
-            p[2 + i] = DB_INT(ps->alloc[(h - ps->from) / 3600][i]);
-            p[6 + i] = DB_INT(cap ? cap[i] * secs : 0);
-        }
+        cluster_hour_values(ps, cap_at(&caps, h), h, p + 2);
         if (++b.rows == BATCH)
             rc = batch_flush(&b, error);
     }
@@ -448,7 +554,10 @@ static int roll_hours(db_t *db, int64_t cid, int64_t from, int64_t now,
 
     ps.to = now - now % 3600 + 3600;
     ps.alloc = xzalloc((size_t)((ps.to - from) / 3600) * sizeof(*ps.alloc));
+    ps.plan = xzalloc((size_t)((ps.to - from) / 3600) * sizeof(*ps.plan));
     rc = read_jobs(db, cid, &ps, error);
+    if (rc == 0)
+        rc = read_waits(db, cid, &ps, error);
     if (rc == 0)
         rc = delete_range(db, "usage_hour", cid, from, ps.to, error);
     if (rc == 0)
@@ -478,10 +587,13 @@ static int sum_period(db_t *db, int64_t cid, const char *fine,
     if (!strncmp(coarse, "cluster_", 8))
         sql = xasprintf("INSERT INTO %s (t, cluster_id, cpu_s, mem_s, "
                         "node_s, gpu_s, cap_cpu_s, cap_mem_s, cap_node_s, "
-                        "cap_gpu_s) SELECT ?, cluster_id, " SUMS ", "
+                        "cap_gpu_s, plan_cpu_s, plan_mem_s, plan_node_s, "
+                        "plan_gpu_s) SELECT ?, cluster_id, " SUMS ", "
                         "SUM(cap_cpu_s), SUM(cap_mem_s), SUM(cap_node_s), "
-                        "SUM(cap_gpu_s) FROM %s WHERE cluster_id = ? AND "
-                        "t >= ? AND t < ? GROUP BY cluster_id", coarse, fine);
+                        "SUM(cap_gpu_s), SUM(plan_cpu_s), SUM(plan_mem_s), "
+                        "SUM(plan_node_s), SUM(plan_gpu_s) FROM %s WHERE "
+                        "cluster_id = ? AND t >= ? AND t < ? GROUP BY "
+                        "cluster_id", coarse, fine);
     else
         sql = xasprintf("INSERT INTO %s (t, cluster_id, account, user_name, "
                         "cpu_s, mem_s, node_s, gpu_s) SELECT ?, cluster_id, "

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * usage_store.h - usage rollups (schema v3) and the reports made of them
+ * usage_store.h - usage rollups (schema v3, v5) and the reports made of them
  *
  * Jobs' [start, end) intervals are split across hour boundaries into
  * hourly usage per (cluster, account, user) and per cluster, in TRES
  * seconds (cpu, mem in MiB-seconds, node, gres/gpu); days and months are
- * sums of hours (local time).  A rollup recomputes whole hours, so running
- * it again changes nothing: each cluster keeps "redo_from", the first hour
- * to recompute, which acct_send lowers when a job record touches an hour
- * already rolled, and which a rollup moves to the current (partial) hour.
+ * sums of hours (local time).  Per cluster hour it also keeps the planned
+ * CPU seconds: eligible jobs' waits, capped at the hour's idle time (see
+ * usage_store.c, "planned time").  A rollup recomputes whole hours, so
+ * running it again changes nothing: each cluster keeps "redo_from", the
+ * first hour to recompute, which acct_send lowers when a job record
+ * touches an hour already rolled (from its eligible time or start), and
+ * which a rollup moves to the current (partial) hour.
  */
 #ifndef DROVER_DBD_USAGE_STORE_H
 #define DROVER_DBD_USAGE_STORE_H
@@ -22,6 +25,10 @@
 
 /* Schema version 3's steps (schema.c). */
 extern const char *const usage_schema_v3[];
+
+/* Schema version 5's steps: plan_cpu_s, plan_mem_s, plan_node_s and
+ * plan_gpu_s (planned TRES seconds) on cluster_usage_hour/day/month. */
+extern const char *const usage_schema_v5[];
 
 /* TRES seconds of one cell: cpu, mem (MiB-s), node, gres/gpu. */
 enum { USAGE_CPU, USAGE_MEM, USAGE_NODE, USAGE_GPU, USAGE_NTRES };
@@ -46,6 +53,14 @@ int usage_note_capacity(db_t *db, int64_t cluster_id, json_t *tres,
  */
 int usage_mark_dirty(db_t *db, int64_t cluster_id, int64_t start_time,
                      drv_error_t *error);
+
+/* The first time of job record 'job' (acct_send's) that its usage counts
+ * from: its eligible time when set (its wait is planned time) and earlier
+ * than its start, else its start; 0 when it has neither.  Epoch seconds.
+ * As Slurm's slurmdbd, which re-rolls from a job's start or, not started,
+ * its eligible time; here a started job's wait is rolled again too.
+ */
+int64_t usage_first_time(json_t *job);
 
 /* Recompute every hour from each cluster's redo_from through the hour
  * holding 'now' (running jobs count up to 'now'), then the days and

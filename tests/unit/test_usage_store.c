@@ -218,6 +218,138 @@ static void topusage_sorts_by_cpu_then_name(void **state)
     json_decref(r);
 }
 
+/* ---- planned time (Slurm's plan_secs) on an 8-CPU cluster ---- */
+
+/* A job record of 'cpus' CPUs eligible at 'elig', started at 'start' (0:
+ * not started) and ended at 'end' (0: not ended). */
+static void send_wait(db_t *db, int id, int cpus, int64_t elig,
+                      int64_t start, int64_t end)
+{
+    drv_error_t error = {{0}};
+    int64_t acked;
+    char tres[64];
+    json_t *body;
+
+    snprintf(tres, sizeof(tres), "cpu=%d,node=1", cpus);
+    body = json_pack(
+        "{s:s s:[{s:i s:{s:i s:I s:I s:I s:I s:s s:s s:s s:i s:i s:i s:s "
+        "s:s}}] s:{s:i s:i s:i s:i}}",
+        "cluster", "c", "events", "seq", id, "job", "job_id", id,
+        "submit_time", (json_int_t)elig - 60, "eligible_time",
+        (json_int_t)elig, "start_time", (json_int_t)start, "end_time",
+        (json_int_t)end, "user", "dave", "account", "a", "state",
+        !start ? (end ? "CANCELLED" : "PENDING")
+               : (end ? "COMPLETED" : "RUNNING"),
+        "ncpus", start ? cpus : 0, "nnodes", 1, "req_cpus", cpus,
+        "req_tres", tres, "alloc_tres", start ? tres : "", "cluster_tres",
+        "cpu", 8, "mem", 0, "node", 1, "gres/gpu", 0);
+    assert_int_equal(jobs_store_send(db, body, &acked, &error), 0);
+    json_decref(body);
+}
+
+static int64_t hour_col(db_t *db, const char *col, int64_t hour)
+{
+    struct db_param p[] = {DB_INT(hour)};
+    char sql[128];
+
+    snprintf(sql, sizeof(sql), "SELECT %s FROM cluster_usage_hour WHERE "
+             "t = ?", col);
+    return one_int(db, sql, p, 1);
+}
+
+static void roll(db_t *db, int64_t now)
+{
+    drv_error_t error = {{0}};
+
+    assert_int_equal(usage_rollup(db, (time_t)now, &error), 0);
+}
+
+/* Eligible 10:00, started 10:30 with 4 CPUs on 8 otherwise idle CPUs:
+ * 30 min x 4 CPUs planned in hour 10, nothing once it runs. */
+static void a_wait_before_the_start_is_planned(void **state)
+{
+    db_t *db = *state;
+    struct db_param p[] = {DB_INT(at(3, 2, 0, 0))};
+
+    send_wait(db, 1, 4, at(3, 2, 10, 0), at(3, 2, 10, 30), at(3, 2, 12, 0));
+    roll(db, at(3, 2, 13, 0));
+    assert_int_equal(hour_col(db, "cpu_s", at(3, 2, 10, 0)), 4 * 1800);
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 10, 0)), 4 * 1800);
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 11, 0)), 0);
+    assert_int_equal(hour_col(db, "plan_mem_s", at(3, 2, 10, 0)), 0);
+    assert_int_equal(one_int(db, "SELECT plan_cpu_s FROM cluster_usage_day "
+                                 "WHERE t = ?", p, 1), 4 * 1800);
+}
+
+/* 6 CPUs run 10:00-11:00; a 4-CPU job waits from 10:00, still pending at
+ * 11:30: hour 10 plans 4 x 3600 but only 2 x 3600 is idle; hour 11 counts
+ * until now. */
+static void planned_time_is_capped_at_the_idle_time(void **state)
+{
+    db_t *db = *state;
+
+    send_wait(db, 1, 6, at(3, 2, 9, 0), at(3, 2, 10, 0), at(3, 2, 11, 0));
+    send_wait(db, 2, 4, at(3, 2, 10, 0), 0, 0);
+    roll(db, at(3, 2, 11, 30));
+    assert_int_equal(hour_col(db, "cpu_s", at(3, 2, 10, 0)), 6 * 3600);
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 10, 0)), 2 * 3600);
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 11, 0)), 4 * 1800);
+    assert_int_equal(hour_col(db, "cap_cpu_s", at(3, 2, 11, 0)), 8 * 1800);
+}
+
+/* Cancelled while pending at 10:20 (2 CPUs, eligible 10:00): planned until
+ * its end.  Eligible at 13:00, after now (11:30): nothing. */
+static void a_cancelled_wait_counts_until_its_end_a_future_one_not(
+    void **state)
+{
+    db_t *db = *state;
+
+    send_wait(db, 1, 2, at(3, 2, 10, 0), 0, at(3, 2, 10, 20));
+    send_wait(db, 2, 8, at(3, 2, 13, 0), 0, 0);
+    roll(db, at(3, 2, 11, 30));
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 10, 0)), 2 * 1200);
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 11, 0)), 0);
+}
+
+/* A record first heard of after its start re-rolls from its eligible
+ * hour, which an earlier rollup had closed. */
+static void a_late_record_is_rolled_from_its_eligible_time(void **state)
+{
+    db_t *db = *state;
+
+    send_wait(db, 1, 1, at(3, 2, 9, 0), at(3, 2, 9, 0), at(3, 2, 9, 10));
+    roll(db, at(3, 2, 12, 30));
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 10, 0)), 0);
+    send_wait(db, 2, 4, at(3, 2, 10, 0), at(3, 2, 11, 0), at(3, 2, 12, 0));
+    roll(db, at(3, 2, 12, 40));
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 10, 0)), 4 * 3600);
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 11, 0)), 0);
+}
+
+/* The report: reported = allocated + idle + planned (down 0). */
+static void cluster_utilization_reports_planned(void **state)
+{
+    db_t *db = *state;
+    char text[256];
+    json_t *r, *c;
+
+    send_wait(db, 1, 4, at(3, 2, 10, 0), at(3, 2, 10, 30), at(3, 2, 12, 0));
+    roll(db, at(3, 2, 13, 0));
+    snprintf(text, sizeof(text), "{\"report\":\"cluster_utilization\","
+             "\"start\":%lld,\"end\":%lld,\"tres\":\"cpu,mem\"}",
+             (long long)at(3, 2, 10, 0), (long long)at(3, 2, 12, 0));
+    assert_non_null(r = report(db, text));
+    c = json_array_get(json_object_get(r, "clusters"), 0);
+    assert_int_equal(path_int(c, "planned", "cpu"), 4 * 1800);
+    assert_int_equal(path_int(c, "allocated", "cpu"), 4 * 5400);
+    assert_int_equal(path_int(c, "reported", "cpu"), 8 * 7200);
+    assert_int_equal(path_int(c, "idle", "cpu"),
+                     8 * 7200 - 4 * 5400 - 4 * 1800);
+    assert_int_equal(path_int(c, "planned", "mem"), 0);
+    assert_int_equal(path_int(c, "planned_down", "cpu"), 0);
+    json_decref(r);
+}
+
 static void a_bad_report_request_is_einval(void **state)
 {
     drv_error_t error = {{0}};
@@ -241,6 +373,11 @@ int main(int argc, char **argv)
         T(cluster_utilization_reads_months_and_edge_hours),
         T(topusage_sorts_by_cpu_then_name),
         T(a_bad_report_request_is_einval),
+        T(a_wait_before_the_start_is_planned),
+        T(planned_time_is_capped_at_the_idle_time),
+        T(a_cancelled_wait_counts_until_its_end_a_future_one_not),
+        T(a_late_record_is_rolled_from_its_eligible_time),
+        T(cluster_utilization_reports_planned),
 #undef T
     };
 
