@@ -114,9 +114,13 @@ struct conf_partition {
                              * (the global one) when not given */
     uint32_t grace_time_s;  /* GraceTime=, seconds a preempted job gets
                              * after SIGTERM (preempt/partition_prio), 0 */
-    bool oversubscribe;  /* OverSubscribe=YES or FORCE: accepted, Drover
-                          * never shares a CPU between jobs; refused with
-                          * PreemptMode=GANG (time slicing) */
+    uint32_t oversubscribe; /* OverSubscribe=YES[:N] or FORCE[:N]: each CPU
+                             * may be allocated to N jobs (4 when not
+                             * given); 0: NO */
+    bool oversubscribe_force; /* FORCE: every job of the partition shares;
+                               * YES: those submitted with --oversubscribe */
+    bool exclusive_nodes;     /* OverSubscribe=EXCLUSIVE: every job gets
+                               * its nodes whole */
     bool root_only;      /* RootOnly=YES: only root/SlurmUser may submit */
     bool hidden;         /* Hidden=YES: listed only with -a/--all */
     /* Comma lists as written; NULL when not given (Allow*=ALL is NULL). */
@@ -181,8 +185,8 @@ struct conf_cgroup {
 
 /* PreemptType= and PreemptMode= (slurm.conf(5)).  Drover preempts by
  * cancelling, requeueing or suspending (SUSPEND needs GANG in the global
- * PreemptMode, as Slurm's); GANG's time slicing of oversubscribed
- * partitions is not done (OverSubscribe=FORCE/YES is refused with it). */
+ * PreemptMode, as Slurm's); GANG also time-slices the jobs that share
+ * CPUs in OverSubscribe=YES/FORCE partitions (SchedulerTimeSlice). */
 enum conf_preempt_type {
     CONF_PREEMPT_NONE, CONF_PREEMPT_PARTITION_PRIO, CONF_PREEMPT_QOS,
 };
@@ -281,6 +285,9 @@ struct slurm_conf {
     uint32_t max_job_count;   /* MaxJobCount=, 10000 */
     uint32_t max_array_size;  /* MaxArraySize=, 1001 */
     uint32_t kill_wait_s;     /* KillWait=, 30 */
+    uint32_t sched_time_slice_s; /* SchedulerTimeSlice=, seconds each job
+                                  * sharing CPUs runs in turn under
+                                  * PreemptMode=GANG, 30 */
     uint32_t min_job_age_s;   /* MinJobAge=, 300 */
     uint32_t slurmd_timeout_s;/* SlurmdTimeout=, 300 */
     uint32_t msg_timeout_s;   /* MessageTimeout=, 10 */

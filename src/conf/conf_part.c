@@ -33,7 +33,7 @@ struct part_spec {
     int64_t priority_job_factor;
     int64_t preempt_mode; /* enum conf_preempt_mode */
     int64_t grace_time;   /* seconds */
-    int64_t oversubscribe;/* YES or FORCE */
+    int64_t oversubscribe;/* N | FORCE_BIT, or EXCL_BIT (NO: 0) */
     int64_t root_only;
     int64_t hidden;
     /* Access lists as written (NULL: not given); "ALL" kept as written. */
@@ -60,7 +60,7 @@ enum part_type {
     PART_U32,
     PART_LIST,   /* char *, a comma list of names (AllowGroups=...) */
     PART_PREEMPT,/* PreemptMode=: enum conf_preempt_mode */
-    PART_OVERSUB,/* OverSubscribe=NO|EXCLUSIVE|YES[:N]|FORCE[:N]: 1 YES/FORCE */
+    PART_OVERSUB,/* OverSubscribe=NO|EXCLUSIVE|YES[:N]|FORCE[:N] */
     PART_IGNORE, /* accepted for compatibility, not used */
 };
 
@@ -200,6 +200,30 @@ static const char *parse_time(const char *value, int64_t *out)
                                                      : NULL;
 }
 
+#define OVERSUB_FORCE (INT64_C(1) << 32)
+#define OVERSUB_EXCL (INT64_C(1) << 33)
+
+/* OverSubscribe=NO | EXCLUSIVE | YES[:N] | FORCE[:N] (N: 1-255, 4 when
+ * not given, as Slurm) into N, with OVERSUB_FORCE or OVERSUB_EXCL. */
+static const char *parse_oversub(const char *value, int64_t *out)
+{
+    size_t len = strcspn(value, ":");
+    uint32_t n = 4;
+    bool force = len == 5 && !strncasecmp(value, "FORCE", 5);
+
+    if (!strcasecmp(value, "NO") || !strcasecmp(value, "EXCLUSIVE")) {
+        *out = strcasecmp(value, "NO") ? OVERSUB_EXCL : 0;
+        return NULL;
+    }
+    if (!force && !(len == 3 && !strncasecmp(value, "YES", 3)))
+        return "expected NO, EXCLUSIVE, YES[:N] or FORCE[:N]";
+    if (value[len] && (conf__parse_u32(value + len + 1, &n) < 0 || n < 1
+                       || n > 255))
+        return "the count after ':' must be 1 to 255";
+    *out = (int64_t)n | (force ? OVERSUB_FORCE : 0);
+    return NULL;
+}
+
 /* Parse one numeric value; NULL if good, else the reason. */
 static const char *parse_number(enum part_type t, const char *value,
                                 int64_t *out)
@@ -224,14 +248,8 @@ static const char *parse_number(enum part_type t, const char *value,
         return "expected UP, DOWN, DRAIN or INACTIVE";
     case PART_TIME:
         return parse_time(value, out);
-    case PART_OVERSUB: {
-        size_t len = strcspn(value, ":");
-        *out = !strncasecmp(value, "YES", len) || !strncasecmp(value, "FORCE", len);
-        if (len && (*out || !strcasecmp(value, "NO")
-                    || !strcasecmp(value, "EXCLUSIVE")))
-            return NULL;
-        return "expected NO, EXCLUSIVE, YES[:N] or FORCE[:N]";
-    }
+    case PART_OVERSUB:
+        return parse_oversub(value, out);
     case PART_PREEMPT: {
         const char *why = conf_preempt_mode_parse(value, &v, NULL);
         if (!why)
@@ -337,7 +355,12 @@ static int add_partition(struct conf_parser *p, const struct conf_line *l,
         .preempt_mode = (uint32_t)or_default(s->preempt_mode,
                                              CONF_PREEMPT_MODE_UNSET),
         .grace_time_s = (uint32_t)or_default(s->grace_time, 0),
-        .oversubscribe = or_default(s->oversubscribe, 0) != 0,
+        .oversubscribe = (uint32_t)(or_default(s->oversubscribe, 0)
+                                    & 0xffffffff),
+        .oversubscribe_force = (or_default(s->oversubscribe, 0)
+                                & OVERSUB_FORCE) != 0,
+        .exclusive_nodes = (or_default(s->oversubscribe, 0) & OVERSUB_EXCL)
+                           != 0,
         .root_only = or_default(s->root_only, 0) != 0,
         .hidden = or_default(s->hidden, 0) != 0,
         .allow_groups = allow_list(&s->allow_groups),

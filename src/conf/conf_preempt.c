@@ -5,9 +5,8 @@
  *
  * Drover preempts by cancelling (CANCEL), requeueing (REQUEUE) or
  * suspending (SUSPEND, which needs GANG in the global PreemptMode as in
- * Slurm) the preempted job.  GANG's time slicing of jobs sharing CPUs needs
- * OverSubscribe=FORCE or YES, which Drover refuses with GANG
- * (conf_part.c), so GANG only resumes what SUSPEND suspended.
+ * Slurm) the preempted job.  GANG also time-slices the jobs that share
+ * CPUs of OverSubscribe=FORCE or YES partitions (ctld/gang.c).
  */
 #include <string.h>
 #include <strings.h>
@@ -105,15 +104,9 @@ int conf__preempt_check(const struct slurm_conf *conf, drv_error_t *error)
 {
     bool suspend = conf->preempt_mode == CONF_PREEMPT_MODE_SUSPEND;
 
-    for (size_t i = 0; i < conf->partition_count; i++) {
-        const struct conf_partition *part = &conf->partitions[i];
-        suspend |= part->preempt_mode == CONF_PREEMPT_MODE_SUSPEND;
-        if (conf->preempt_gang && part->oversubscribe)
-            return conf__einval(error, "%s: PartitionName=%s: "
-                                "OverSubscribe=YES/FORCE with PreemptMode=GANG:"
-                                " time slicing is not supported by Drover",
-                                conf->path, part->name);
-    }
+    for (size_t i = 0; i < conf->partition_count; i++)
+        suspend |= conf->partitions[i].preempt_mode
+                   == CONF_PREEMPT_MODE_SUSPEND;
     if (suspend && !conf->preempt_gang)
         return conf__einval(error, "%s: PreemptMode=SUSPEND requires GANG too"
                             " (PreemptMode=SUSPEND,GANG)", conf->path);

@@ -203,9 +203,8 @@ const char *conf__set_preempt(struct slurm_conf *conf, const char *key,
                               const char *value);
 
 /* After the last line: SUSPEND (global or a partition's) needs GANG in the
- * global PreemptMode, as Slurm's; GANG refuses an oversubscribed partition
- * (no time slicing).  Returns 0, or -1 with EINVAL and 'error' saying why.
- */
+ * global PreemptMode, as Slurm's.  Returns 0, or -1 with EINVAL and
+ * 'error' saying why. */
 int conf__preempt_check(const struct slurm_conf *conf, drv_error_t *error);
 
 #endif /* !DROVER_CONF_CONF_PRIVATE_H */

@@ -67,6 +67,8 @@ struct ctld {
                                      * (priority.h) */
     bitmap_t *planned_nodes;   /* nodes the last pass planned a waiting
                                 * job on (Slurm's PLANNED node state) */
+    time_t gang_last;          /* the gang scheduler's last rotation
+                                * (gang.h) */
 };
 
 /* Seconds since the epoch, read once per callback (style.md: time is a

@@ -393,6 +393,7 @@ static int apply_suspended(struct ctld *ctld, struct ctld_event *ev)
             sched_alloc_suspend(ctld->nodes->sched, ctld->nodes->count,
                                 job->alloc);
         job->preempt_suspended = ev->preempt;
+        job->gang_suspended = ev->gang;
     } else {
         job->state = JOB_RUNNING;
         job->priority = priority_of(ctld, job, ev->t);
@@ -400,6 +401,7 @@ static int apply_suspended(struct ctld *ctld, struct ctld_event *ev)
             sched_alloc_resume(ctld->nodes->sched, ctld->nodes->count,
                                job->alloc);
         job->preempt_suspended = false;
+        job->gang_suspended = false;
     }
     job->suspend_time = ev->t;
     return 0;

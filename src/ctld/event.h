@@ -102,7 +102,8 @@ enum ctld_event_type {
      * its run time so far kept) or the suspended one resumed (RUNNING,
      * its priority computed again), at 't' (scontrol suspend/resume).
      * With 'preempt' (PreemptMode=SUSPEND, preempt.h), a suspension gives
-     * the job's CPUs back until it resumes. */
+     * the job's CPUs back until it resumes; with 'gang' (gang.h) it keeps
+     * them and resumes in its turn. */
     CTLD_EV_JOB_SUSPENDED,
     /* Running 'job_id' is preempted at 't' (preempt.h): 'requeue', it is
      * completing and pends again PREEMPT_REQUEUE_DELAY_S after its node
@@ -146,6 +147,7 @@ struct ctld_event {
     bool reset;                  /* PRIORITY_CALC */
     bool suspend;                /* JOB_SUSPENDED: suspend, or resume */
     bool preempt;                /* JOB_SUSPENDED: by preemption */
+    bool gang;                   /* JOB_SUSPENDED: by the gang scheduler */
     bool requeue;                /* JOB_PREEMPTED: requeue, or cancel */
     int64_t grace_s;             /* JOB_PREEMPTED: GraceTime, seconds */
     json_t *resv;                /* RESV_CHANGED (borrowed) */

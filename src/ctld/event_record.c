@@ -21,7 +21,7 @@
  *   job_gate       job_id, reason, eligible_time, dep_resolved, dep_state
  *   array_task_split  job_id (the master), task, new_job_id
  *   array_throttle job_id (the ArrayJobId), throttle
- *   job_suspended  job_id, suspend, preempt (only when true)
+ *   job_suspended  job_id, suspend, preempt, gang (each only when true)
  *   job_preempted  job_id, requeue
  *   resv_changed   change ({"op","resv":record})
  *   priority_calc  reset
@@ -158,6 +158,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
     case CTLD_EV_JOB_SUSPENDED:
         if (ev->preempt)
             json_object_set_new(o, "preempt", json_true());
+        if (ev->gang)
+            json_object_set_new(o, "gang", json_true());
         return json_object_set_new(o, "suspend", json_boolean(ev->suspend));
     case CTLD_EV_JOB_PREEMPTED:
         if (ev->grace_s)
@@ -321,6 +323,7 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
     case CTLD_EV_JOB_SUSPENDED:
         ev->suspend = json_is_true(json_object_get(rec, "suspend"));
         ev->preempt = json_is_true(json_object_get(rec, "preempt"));
+        ev->gang = json_is_true(json_object_get(rec, "gang"));
         return 0;
     case CTLD_EV_JOB_PREEMPTED:
         ev->requeue = json_is_true(json_object_get(rec, "requeue"));

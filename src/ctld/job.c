@@ -195,6 +195,8 @@ static const struct job_field {
     F("priority_set", K_BOOL, priority_set, F_OMIT_ZERO),
     F("preempted", K_BOOL, preempted, F_OMIT_ZERO),
     F("preempt_suspended", K_BOOL, preempt_suspended, F_OMIT_ZERO),
+    F("gang_suspended", K_BOOL, gang_suspended, F_OMIT_ZERO),
+    F("oversubscribe", K_BOOL, oversub_req, F_OMIT_ZERO),
     F("completing", K_BOOL, completing, 0),
     F("cancel_requested", K_BOOL, cancel_requested, 0),
     F("requeue_requested", K_BOOL, requeue_requested, 0),

@@ -96,6 +96,13 @@ struct job {
                             * resumes (sched_alloc_suspend()) */
     uint32_t preemptor_id; /* the job that suspended it, while that one
                             * pends (not journaled) */
+    bool gang_suspended;   /* suspended by the gang scheduler (gang.h):
+                            * keeps its CPUs, resumes in its turn */
+    bool oversub_req;      /* --oversubscribe: shares CPUs in an
+                            * OverSubscribe=YES partition */
+    time_t gang_since;     /* gang.h: its last suspension or resume by
+                            * the gang scheduler, or its start (not
+                            * journaled) */
     bool priority_set;     /* scontrol update Priority= by an operator:
                             * kept, not computed again */
     int64_t cancelled_by;  /* uid that cancelled it (sacct "CANCELLED by

@@ -25,6 +25,7 @@
 #include "ctld/interactive.h"
 #include "ctld/part_access.h"
 #include "ctld/enforce.h"
+#include "ctld/gang.h"
 #include "ctld/preempt.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
@@ -152,6 +153,7 @@ static void periodic_cb(uv_timer_t *t)
     state_purge_old_jobs(ctld, now);
     resv_expire(ctld, now);
     preempt_grace_check(ctld, now);
+    gang_periodic(ctld, now);
     launch_store_sweep(ctld->launches);
     acct_periodic(ctld);
     if (journal_length(ctld->journal) > SNAPSHOT_RECORDS

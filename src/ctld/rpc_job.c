@@ -43,7 +43,7 @@ static const char *const submit_keys[] = {
     "req_nodes", "exc_nodes", "features", "begin_time", "time_min_s",
     "signal_num", "signal_secs", "signal_batch_only", "open_mode",
     "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", "account", "qos",
-    "reservation", "interactive", NULL,
+    "reservation", "interactive", "oversubscribe", NULL,
 };
 
 static json_t *submit_fields(json_t *body)
@@ -231,6 +231,8 @@ static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
     cp = part->conf;
     if (!job->partition)
         job_set_str(&job->partition, cp->name);
+    if (cp->exclusive_nodes) /* OverSubscribe=EXCLUSIVE */
+        job->req.exclusive = true;
     if (job->time_limit_s == 0) /* none asked (rpc_job_submit) */
         job->time_limit_s = cp->default_time_s != TIME_INFINITE
                                 ? cp->default_time_s

@@ -25,6 +25,7 @@
 #include "ctld/depend.h"
 #include "ctld/enforce.h"
 #include "ctld/job_info.h"
+#include "ctld/gang.h"
 #include "ctld/preempt.h"
 #include "ctld/resv.h"
 #include "ctld/step.h"
@@ -482,6 +483,10 @@ static void pass_prepare(struct ctld *ctld, const struct resv *r,
         struct ctld_partition *part =
             node_table_partition(ctld->nodes, pend[i]->partition);
         pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
+        pend[i]->req.oversubscribe =
+            part && (part->conf->oversubscribe_force || pend[i]->oversub_req)
+                ? part->conf->oversubscribe
+                : 0;
         if (r && (own[i] = resv_pass_nodes(ctld, r, pend[i],
                                            pend[i]->req.allowed_nodes)))
             pend[i]->req.allowed_nodes = own[i];
@@ -635,6 +640,7 @@ void scheduler_run(struct ctld *ctld)
         resv_passes(ctld, pend, &np, &st);
     if (np)
         pass_over(ctld, NULL, pend, np, &st);
+    gang_check(ctld, st.now, false); /* what started on shared CPUs */
     if (ctld->sched_more)
         scheduler_request(ctld);
     free(pend);

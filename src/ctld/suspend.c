@@ -60,6 +60,20 @@ static int check(struct ctld *ctld, const struct job *job, bool suspend,
     return job->state == JOB_RUNNING && job->alloc ? 0 : EDRV_JOB_NOT_RUNNING;
 }
 
+/* The job_suspended event, the signal, the moved limit. */
+static int apply_suspend(struct ctld *ctld, struct job *job,
+                         struct ctld_event *ev)
+{
+    bool suspend = ev->suspend;
+    time_t now = ev->t;
+
+    if (ctld_apply(ctld, ev) < 0)
+        return -1;
+    ctld_job_signal_all(ctld, job, suspend ? SIGSTOP : SIGCONT);
+    move_limit(ctld, job, now);
+    return 0;
+}
+
 int suspend_job(struct ctld *ctld, struct job *job, bool suspend,
                 bool preempt, time_t now)
 {
@@ -67,11 +81,17 @@ int suspend_job(struct ctld *ctld, struct job *job, bool suspend,
                             .job_id = job->id, .suspend = suspend,
                             .preempt = preempt};
 
-    if (ctld_apply(ctld, &ev) < 0)
-        return -1;
-    ctld_job_signal_all(ctld, job, suspend ? SIGSTOP : SIGCONT);
-    move_limit(ctld, job, now);
-    return 0;
+    return apply_suspend(ctld, job, &ev);
+}
+
+int suspend_job_gang(struct ctld *ctld, struct job *job, bool suspend,
+                     time_t now)
+{
+    struct ctld_event ev = {.type = CTLD_EV_JOB_SUSPENDED, .t = now,
+                            .job_id = job->id, .suspend = suspend,
+                            .gang = true};
+
+    return apply_suspend(ctld, job, &ev);
 }
 
 static void rpc_job_suspend(proto_req_t *req, void *arg)

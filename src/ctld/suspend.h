@@ -22,6 +22,10 @@ struct job;
 int suspend_job(struct ctld *ctld, struct job *job, bool suspend,
                 bool preempt, time_t now);
 
+/* The same for the gang scheduler (gang.h): the job keeps its CPUs. */
+int suspend_job_gang(struct ctld *ctld, struct job *job, bool suspend,
+                     time_t now);
+
 /* job_suspend: {"job_id","suspend":bool} (docs/protocol.md). */
 extern const struct proto_handler rpc_suspend_handlers[];
 

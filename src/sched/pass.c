@@ -123,6 +123,9 @@ struct pass {
     size_t nblk, blkcap;
     struct evrec *ev;
     uint32_t nev;
+    uint32_t oversub;   /* the largest OverSubscribe factor of the queue:
+                         * a node is open (of use) while its CPUs in use
+                         * are fewer than its CPUs times this */
     int64_t first_plan; /* earliest reservation start; NEVER_ENDS: none */
     int64_t first_job_plan; /* the same, of jobs' reservations only (not
                              * opts.holds) */
@@ -296,9 +299,11 @@ static int view_create(struct pass *p)
 /* Bit i of 'bits' := whether 'nd' has a free CPU (else no request can use
  * it: a task takes one CPU at least).
  */
-static void set_open(uint64_t *bits, size_t i, const struct sched_node *nd)
+static void set_open(uint64_t *bits, size_t i, const struct sched_node *nd,
+                     uint32_t oversub)
 {
-    if (nd->available && !nd->exclusive_alloc && nd->alloc_cpus < nd->cpus)
+    if (nd->available && !nd->exclusive_alloc
+        && nd->alloc_cpus < (uint64_t)nd->cpus * oversub)
         bits[i / 64] |= UINT64_C(1) << (i % 64);
     else
         bits[i / 64] &= ~(UINT64_C(1) << (i % 64));
@@ -311,11 +316,13 @@ static int pass_init(struct pass *p,
                      size_t max_items,
                      size_t max_keys,
                      int64_t now,
-                     const struct sched_pass_opts *opts)
+                     const struct sched_pass_opts *opts,
+                     uint32_t oversub)
 {
     size_t k = n ? n : 1;
 
     *p = (struct pass){
+        .oversub = oversub,
         .nodes = nodes,
         .n = n,
         .now = now,
@@ -339,7 +346,7 @@ static int pass_init(struct pass *p,
         || !(p->dirty = calloc(k, sizeof(*p->dirty))))
         return -1;
     for (size_t i = 0; i < n; i++)
-        set_open(p->open_now, i, &nodes[i]);
+        set_open(p->open_now, i, &nodes[i], p->oversub);
     return view_create(p);
 }
 
@@ -641,7 +648,7 @@ static void view_node(struct pass *p, size_t i, int64_t t, int64_t e)
     v->running_jobs = (uint32_t)clamp_u((int64_t)nd->running_jobs + running,
                                         UINT32_MAX);
     v->exclusive_alloc = (int32_t)nd->exclusive_alloc + excl > 0;
-    set_open(p->open, i, v);
+    set_open(p->open, i, v, p->oversub);
     if (gpus) {
         bitmap_clear_all(v->alloc_gpus);
         bitmap_or(v->alloc_gpus, nd->alloc_gpus);
@@ -912,7 +919,8 @@ static int start_job(struct pass *p,
     }
     (void)sched_alloc_apply(p->nodes, p->n, a); /* valid: chosen on them */
     for (uint32_t j = 0; j < a->node_count; j++)
-        set_open(p->open_now, a->node_idx[j], &p->nodes[a->node_idx[j]]);
+        set_open(p->open_now, a->node_idx[j], &p->nodes[a->node_idx[j]],
+                 p->oversub);
     d->action = SCHED_ACT_START;
     d->reason = SCHED_REASON_NONE;
     d->start_time = p->now;
@@ -1147,6 +1155,17 @@ static int add_holds(struct pass *p)
     return 0;
 }
 
+/* The largest OverSubscribe factor among the pending requests (1: none). */
+static uint32_t oversub_max(const struct sched_job *pending, size_t n)
+{
+    uint32_t m = 1;
+
+    for (size_t i = 0; i < n; i++)
+        if (pending[i].req && pending[i].req->oversubscribe > m)
+            m = pending[i].req->oversubscribe;
+    return m;
+}
+
 /* Undo the jobs this pass started and free every allocation in 'out'. */
 static void pass_undo(struct pass *p, struct sched_decision *out, size_t count)
 {
@@ -1181,7 +1200,7 @@ int sched_pass(struct sched_node *nodes,
                                           .start_time = -1 };
     if (pass_init(&p, nodes, n,
                   nrunning + npending + (opts ? opts->nholds : 0), npending,
-                  now, opts) < 0
+                  now, opts, oversub_max(pending, npending)) < 0
         || add_running(&p, running, nrunning) < 0 || add_holds(&p) < 0)
         goto error;
     for (i = 0; i < npending; i++) {

@@ -45,6 +45,7 @@ static uint64_t class_hash(const struct sched_request *q)
     h = hash_mix(h, (uint64_t)q->ntasks << 32 | q->ntasks_per_node);
     h = hash_mix(h, (uint64_t)q->gpus_per_task << 32 | q->gpus_total);
     h = hash_mix(h, q->exclusive);
+    h = hash_mix(h, q->oversubscribe);
     h = hash_mix(h, (uint64_t)(uintptr_t)q->allowed_nodes
                         ^ (uint64_t)(uintptr_t)q->required_nodes << 1
                         ^ (uint64_t)(uintptr_t)q->excluded_nodes << 2);
@@ -76,6 +77,7 @@ static bool class_eq(const struct sched_request *a,
            && a->ntasks == b->ntasks
            && a->ntasks_per_node == b->ntasks_per_node
            && a->exclusive == b->exclusive
+           && a->oversubscribe == b->oversubscribe
            && a->gpus_total == b->gpus_total
            && a->gpus_per_task == b->gpus_per_task
            && a->allowed_nodes == b->allowed_nodes

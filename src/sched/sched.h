@@ -78,6 +78,13 @@ struct sched_request {
     const bitmap_t *excluded_nodes; /* -x: never used; NULL = none */
     const char *features;     /* -C expression (sched/feature_expr.h) that each
                                * node's features must satisfy; NULL = any */
+    uint32_t oversubscribe;   /* OverSubscribe=FORCE:N (or YES:N with
+                               * --oversubscribe): a node's CPUs count N
+                               * times for this job, which shares them with
+                               * other such jobs (time-sliced by the
+                               * controller's gang scheduler); still at most
+                               * the node's CPUs for the job itself.  0 or 1:
+                               * no sharing */
 };
 
 /* Resources given to one job: node_count parallel entries, node indexes

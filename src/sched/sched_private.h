@@ -24,6 +24,7 @@ struct sel_req {
     uint64_t mpg;      /* MiB per GPU */
     const char *gtype;
     bool exclusive;
+    uint32_t oversub;  /* CPUs count this many times (>= 1) */
     const bitmap_t *allowed;
     const bitmap_t *required;
     const bitmap_t *excluded;

@@ -184,6 +184,7 @@ static int normalize(const struct sched_request *req,
         .mpg = req->mem_per_gpu_mib,
         .gtype = req->gpu_type,
         .exclusive = req->exclusive,
+        .oversub = req->oversubscribe > 1 ? req->oversubscribe : 1,
         .allowed = req->allowed_nodes,
         .required = req->required_nodes,
         .excluded = req->excluded_nodes,
@@ -276,7 +277,12 @@ static bool node_room(const struct sched_node *nd,
                 || used_gpus))
             return false;
     }
-    room->cpus = nd->cpus - (empty ? 0 : MIN(nd->cpus, nd->alloc_cpus));
+    /* OverSubscribe: the node's CPUs count r->oversub times, a job
+     * itself still gets at most all of them */
+    room->cpus = empty ? nd->cpus
+                       : MIN(nd->cpus, (uint64_t)nd->cpus * r->oversub
+                                           - MIN((uint64_t)nd->cpus * r->oversub,
+                                                 nd->alloc_cpus));
     room->mem =
         nd->mem_mib - (empty ? 0 : MIN(nd->mem_mib, nd->alloc_mem_mib));
     room->gpus = gpu_type_ok(r, nd) ? nd->gpus - MIN(nd->gpus, used_gpus) : 0;

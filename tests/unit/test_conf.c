@@ -302,9 +302,20 @@ static void priority_and_preempt_keys(void **state)
                 "PreemptMode=SUSPEND requires GANG too");
     parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 PreemptMode=SUSPEND\n",
                 NULL, "PreemptMode=SUSPEND requires GANG too");
-    parse_fails("PreemptMode=GANG\nNodeName=n1\n"
-                "PartitionName=p Nodes=n1 OverSubscribe=FORCE:4\n", NULL,
-                "time slicing is not supported");
+    conf = parse_ok("PreemptMode=GANG\nSchedulerTimeSlice=10\nNodeName=n1\n"
+                    "PartitionName=p Nodes=n1 OverSubscribe=FORCE:2\n"
+                    "PartitionName=q Nodes=n1 OverSubscribe=YES\n"
+                    "PartitionName=r Nodes=n1 OverSubscribe=EXCLUSIVE\n", NULL);
+    assert_int_equal(conf->sched_time_slice_s, 10);
+    assert_int_equal(conf->partitions[0].oversubscribe, 2);
+    assert_true(conf->partitions[0].oversubscribe_force);
+    assert_int_equal(conf->partitions[1].oversubscribe, 4);
+    assert_false(conf->partitions[1].oversubscribe_force);
+    assert_true(conf->partitions[2].exclusive_nodes);
+    assert_int_equal(conf->partitions[2].oversubscribe, 0);
+    conf_destroy(conf);
+    parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 OverSubscribe=FORCE:0\n",
+                NULL, "1 to 255");
     parse_fails("PreemptMode=CANCEL,REQUEUE\n", NULL, "expected OFF");
     parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 OverSubscribe=MAYBE\n",
                 NULL, "expected NO, EXCLUSIVE");

@@ -616,7 +616,8 @@ static void ev_calc(struct ctld *ctld, struct model *m)
 static void ev_suspend(struct ctld *ctld, struct model *m)
 {
     uint32_t id = pick(m, M_RUNNING);
-    bool preempt = rand() % 2;
+    int how = rand() % 3; /* scontrol, preemption, gang */
+    bool preempt = how == 1;
     const struct sched_alloc *a;
     uint32_t before;
 
@@ -627,7 +628,8 @@ static void ev_suspend(struct ctld *ctld, struct model *m)
     assert_int_equal(apply(ctld, m, (struct ctld_event){
                                         .type = CTLD_EV_JOB_SUSPENDED,
                                         .job_id = id, .suspend = true,
-                                        .preempt = preempt}),
+                                        .preempt = preempt,
+                                        .gang = how == 2}),
                      0);
     assert_int_equal(ctld->nodes->sched[a->node_idx[0]].alloc_cpus,
                      before - (preempt ? a->cpus[0] : 0));

@@ -809,6 +809,33 @@ static void pass_holds_keep_jobs_out_of_their_window(void **s)
     world_destroy(w);
 }
 
+/* OverSubscribe=FORCE:2: a busy node's CPUs count twice for requests
+ * that may share them; a job still gets at most the node's CPUs; others
+ * wait. */
+static void pass_oversubscribed_jobs_share_cpus(void **s)
+{
+    (void)s;
+    struct world *w = world_create(1, 4, 0);
+    struct sched_request shared = { .ntasks = 4, .oversubscribe = 2 };
+    struct sched_request big = { .ntasks = 6, .oversubscribe = 4 };
+    struct sched_request plain = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &shared, .time_limit_s = 100 },
+        { .id = 2, .req = &shared, .time_limit_s = 100 },
+        { .id = 3, .req = &big, .time_limit_s = 100 },
+        { .id = 4, .req = &plain, .time_limit_s = 50 },
+    };
+
+    run_on(w, 0, 4, NOW, 200);
+    assert_int_equal(pass(w, q, 4, NULL), 0);
+    assert_starts_on(&w->out[0], 0);
+    assert_int_equal(w->c->nodes[0].alloc_cpus, 8);
+    assert_int_equal(w->out[1].action, SCHED_ACT_WAIT); /* 8 of 8 */
+    assert_int_equal(w->out[2].action, SCHED_ACT_NEVER);
+    assert_int_equal(w->out[3].action, SCHED_ACT_WAIT);
+    world_destroy(w);
+}
+
 static void pass_reason_strings_are_slurms(void **state)
 {
     (void)state;
@@ -849,6 +876,7 @@ int main(void)
         cmocka_unit_test(pass_resolution_rounds_every_end_up),
         cmocka_unit_test(pass_resolution_backfills_up_to_the_rounded_start),
         cmocka_unit_test(pass_holds_keep_jobs_out_of_their_window),
+        cmocka_unit_test(pass_oversubscribed_jobs_share_cpus),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -414,7 +414,9 @@ static const char slurm_conf_fmt[] =
 
 /* Put one "Key=Value" line into the top-level settings of 'text': it
  * replaces the line of the same key (case-insensitive), else goes before
- * the node lines.  Returns the new text; frees 'text'.
+ * the node lines; a PartitionName=/NodeName= line replaces the line of
+ * that name anywhere, else goes at the end.  Returns the new text; frees
+ * 'text'.
  */
 static char *conf_set_line(char *text, const char *line, size_t len)
 {
@@ -434,7 +436,7 @@ static char *conf_set_line(char *text, const char *line, size_t len)
                          || p[klen] == '\n' || !p[klen])
                       : p[klen] == '='))
             break;
-        if (*p == '\n')
+        if (*p == '\n' && !named)
             break; /* the blank line before the nodes */
     }
     if (*p == '\n' || !*p) {
