@@ -13,6 +13,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
+#include "ctld/resv.h"
 #include "proto/client.h"
 
 #define SEND_MAX 500           /* events per acct_send */
@@ -25,7 +26,8 @@
 
 struct acct_event {
     uint64_t seq;
-    json_t *job;               /* the accounting record */
+    json_t *rec;               /* the accounting record */
+    bool resv;                 /* a reservation's ("resv"), else a job's */
     struct acct_event *next;
 };
 
@@ -49,12 +51,13 @@ static bool enabled(const struct ctld *ctld)
     return ctld->acct != NULL;
 }
 
-static void event_push(struct acct *a, uint64_t seq, json_t *job)
+static void event_push(struct acct *a, uint64_t seq, json_t *rec, bool resv)
 {
     struct acct_event *e = xzalloc(sizeof(*e));
 
     e->seq = seq;
-    e->job = job;
+    e->rec = rec;
+    e->resv = resv;
     *a->tail = e;
     a->tail = &e->next;
     a->count++;
@@ -69,7 +72,7 @@ static void events_drop(struct acct *a, uint64_t seq)
 
     while ((e = a->head) && e->seq <= seq) {
         a->head = e->next;
-        json_decref(e->job);
+        json_decref(e->rec);
         free(e);
         a->count--;
     }
@@ -77,6 +80,27 @@ static void events_drop(struct acct *a, uint64_t seq)
         a->tail = &a->head;
     if (seq > a->acked_seq)
         a->acked_seq = seq;
+}
+
+/* An event {"seq":N,"job"|"resv":{...}} not acked by 'acked' back in the
+ * queue; anything else is skipped. */
+static void event_restore(struct acct *a, json_t *ev, uint64_t acked)
+{
+    json_int_t seq = 0;
+    json_t *job = json_object_get(ev, "job");
+    json_t *resv = json_object_get(ev, "resv");
+
+    if (json_unpack(ev, "{s:I}", "seq", &seq) || (uint64_t)seq <= acked
+        || (!json_is_object(job) && !json_is_object(resv)))
+        return;
+    event_push(a, (uint64_t)seq, json_incref(job ? job : resv), !job);
+}
+
+/* The event object of 'e' (a new reference). */
+static json_t *event_json(const struct acct_event *e)
+{
+    return json_pack("{s:I s:O}", "seq", (json_int_t)e->seq,
+                     e->resv ? "resv" : "job", e->rec);
 }
 
 /* Spool snapshot: {"acked_seq":N,"next_seq":N,"pending":[event...]}. */
@@ -92,28 +116,22 @@ static int restore_snapshot(json_t *snap, void *arg, drv_error_t *error)
                 "pending", &pending);
     a->acked_seq = (uint64_t)acked;
     a->next_seq = (uint64_t)next;
-    json_array_foreach(pending, i, ev) {
-        json_int_t seq = 0;
-        json_t *job = NULL;
-        if (!json_unpack(ev, "{s:I s:o}", "seq", &seq, "job", &job))
-            event_push(a, (uint64_t)seq, json_incref(job));
-    }
+    json_array_foreach(pending, i, ev)
+        event_restore(a, ev, 0);
     return 0;
 }
 
-/* Spool log records: {"seq":N,"job":{...}} or {"ack":N}. */
+/* Spool log records: {"seq":N,"job"|"resv":{...}} or {"ack":N}. */
 static int restore_record(json_t *rec, void *arg, drv_error_t *error)
 {
     struct acct *a = arg;
-    json_int_t seq = 0, ack = 0;
-    json_t *job = NULL;
+    json_int_t ack = 0;
 
     (void)error;
     if (!json_unpack(rec, "{s:I}", "ack", &ack))
         events_drop(a, (uint64_t)ack);
-    else if (!json_unpack(rec, "{s:I s:o}", "seq", &seq, "job", &job)
-             && (uint64_t)seq > a->acked_seq)
-        event_push(a, (uint64_t)seq, json_incref(job));
+    else
+        event_restore(a, rec, a->acked_seq);
     return 0;
 }
 
@@ -192,9 +210,7 @@ static json_t *next_batch(struct ctld *ctld)
     size_t n = 0;
 
     for (struct acct_event *e = a->head; e && n < SEND_MAX; e = e->next, n++)
-        json_array_append_new(events, json_pack("{s:I s:O}", "seq",
-                                                (json_int_t)e->seq, "job",
-                                                e->job));
+        json_array_append_new(events, event_json(e));
     return json_pack("{s:s s:o s:o}", "cluster", a->cluster, "events", events,
                      "cluster_tres", cluster_tres(ctld->nodes));
 }
@@ -268,12 +284,39 @@ void acct_job_changed(struct ctld *ctld, const struct job *job)
     a->changed[a->nchanged++] = job->id;
 }
 
-/* Spool 'rec' (a new reference, consumed) as the next event. */
-static void spool_record(struct acct *a, json_t *rec)
+/* Spool 'rec' (a new reference, consumed) as the next event: a job's
+ * record, or with 'resv' a reservation's. */
+static void spool_event(struct acct *a, json_t *rec, bool resv)
 {
     spool_append(a, json_pack("{s:I s:O}", "seq", (json_int_t)a->next_seq,
-                              "job", rec));
-    event_push(a, a->next_seq, rec);
+                              resv ? "resv" : "job", rec));
+    event_push(a, a->next_seq, rec, resv);
+}
+
+static void spool_record(struct acct *a, json_t *rec)
+{
+    spool_event(a, rec, false);
+}
+
+void acct_resv_changed(struct ctld *ctld, const struct ctld_event *ev,
+                       bool before)
+{
+    const char *op = json_string_value(json_object_get(ev->resv, "op"));
+    const char *name = json_string_value(
+        json_object_get(json_object_get(ev->resv, "resv"), "name"));
+    struct resv *r = resv_find(ctld, name);
+    time_t end;
+
+    if (!enabled(ctld) || !op || !r)
+        return;
+    if (before) {
+        if (!strcmp(op, "create"))
+            return;
+        end = ev->t < r->start ? r->start : ev->t > r->end ? r->end : ev->t;
+        spool_event(ctld->acct, resv_acct_record(ctld, r, end), true);
+    } else if (strcmp(op, "delete")) {
+        spool_event(ctld->acct, resv_acct_record(ctld, r, r->end), true);
+    }
 }
 
 void acct_run_ending(struct ctld *ctld, const struct ctld_event *ev)
@@ -362,9 +405,7 @@ void acct_periodic(struct ctld *ctld)
         return;
     pending = json_array();
     for (struct acct_event *e = a->head; e; e = e->next)
-        json_array_append_new(pending, json_pack("{s:I s:O}", "seq",
-                                                 (json_int_t)e->seq, "job",
-                                                 e->job));
+        json_array_append_new(pending, event_json(e));
     snap = json_pack("{s:I s:I s:o}", "acked_seq", (json_int_t)a->acked_seq,
                      "next_seq", (json_int_t)a->next_seq, "pending", pending);
     if (journal_snapshot(a->spool, snap) < 0)

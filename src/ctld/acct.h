@@ -17,6 +17,7 @@
 #ifndef DROVER_CTLD_ACCT_H
 #define DROVER_CTLD_ACCT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/error.h"
@@ -42,6 +43,15 @@ void acct_job_changed(struct ctld *ctld, const struct job *job);
  * SubmitTime, so the next run is a new record, as in Slurm (sacct -D shows
  * every run, plain sacct the newest). */
 void acct_run_ending(struct ctld *ctld, const struct ctld_event *ev);
+
+/* A resv_changed event (event.c): before it is applied ('before'), an
+ * update or delete closes the record of the reservation as it was, ended
+ * now (not before its start, not after its end); after it, a create or
+ * update spools the record of the reservation as it is
+ * (resv_acct_record()).  droverdbd keeps one record per reservation and
+ * start time (sreport's PLND Down: MAINT reservations). */
+void acct_resv_changed(struct ctld *ctld, const struct ctld_event *ev,
+                       bool before);
 
 /* End of a loop turn (ctld_flush_cb), before the flush: queue the changed
  * jobs' events in the spool, and return the spool's journal for the

@@ -496,7 +496,9 @@ static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_JOB_PURGED:
     case CTLD_EV_NODE_STATE:
     case CTLD_EV_PRIORITY_CALC:
+        return;
     case CTLD_EV_RESV_CHANGED:
+        acct_resv_changed(ctld, ev, false);
         return;
     case CTLD_EV_ARRAY_TASK_SPLIT: /* the task is a record of its own */
         if (ev->new_job_id && (job = ctld_job_find(ctld, ev->new_job_id)))
@@ -554,6 +556,8 @@ int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
         return -1;
     if (ev->type == CTLD_EV_JOB_REQUEUED && !ctld->replaying)
         acct_run_ending(ctld, ev); /* the run's own record, before it goes */
+    if (ev->type == CTLD_EV_RESV_CHANGED && !ctld->replaying)
+        acct_resv_changed(ctld, ev, true); /* as it was */
     if (appliers[ev->type](ctld, ev) < 0)
         return -1;
     if (ctld->replaying)

@@ -3,6 +3,7 @@
  * resv.c - advance reservations: the table, its records, what they allow
  * and forbid a job, expiry (resv.h)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,6 +365,38 @@ struct sched_hold *resv_holds(struct ctld *ctld, const struct resv *except,
         (*n)++;
     }
     return h;
+}
+
+json_t *resv_acct_record(struct ctld *ctld, const struct resv *r, time_t end)
+{
+    uint64_t cpus = 0, mem = 0, gpus = 0;
+    uint32_t pc, pg;
+    char flags[256] = "";
+
+    for (size_t i = 0; !r->part && i < ctld->nodes->count; i++) {
+        if (!bitmap_test(r->nodes, i))
+            continue;
+        cpus += ctld->nodes->sched[i].cpus;
+        mem += ctld->nodes->sched[i].mem_mib;
+        gpus += ctld->nodes->sched[i].gpus;
+    }
+    if (r->part) {
+        resv_parts_totals(r->part, &pc, &pg);
+        cpus = pc;
+        gpus = pg;
+    }
+    for (size_t i = 0; i < NFLAGS; i++)
+        if (r->flags & flag_names[i].flag)
+            snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags),
+                     "%s%s", *flags ? "," : "", flag_names[i].name);
+    return json_pack("{s:s s:I s:I s:s s:I s:s s:{s:I s:I s:I s:I}}",
+                     "name", r->name, "start_time", (json_int_t)r->start,
+                     "end_time", (json_int_t)end, "nodes", r->node_list,
+                     "node_cnt", (json_int_t)bitmap_count(r->nodes), "flags",
+                     flags, "tres", "cpu", (json_int_t)cpus, "mem",
+                     (json_int_t)mem, "node",
+                     (json_int_t)bitmap_count(r->nodes), "gres/gpu",
+                     (json_int_t)gpus);
 }
 
 bool resv_maint_in_way(struct ctld *ctld, const struct job *job,

@@ -110,6 +110,13 @@ bitmap_t *resv_job_nodes(struct ctld *ctld, const struct job *job,
 bool resv_maint_in_way(struct ctld *ctld, const struct job *job,
                        const bitmap_t *nodes, time_t now);
 
+/* The accounting record of 'r' ending at 'end' (epoch s; its own end, or
+ * earlier when it is deleted or moved): {"name","start_time","end_time",
+ * "nodes","node_cnt","flags":"MAINT,...","tres":{"cpu","mem","node",
+ * "gres/gpu"}} with what it holds (its nodes whole: their CPUs, MiB and
+ * GPUs; a part: its CPUs and GPUs).  New reference. */
+json_t *resv_acct_record(struct ctld *ctld, const struct resv *r, time_t end);
+
 /* Which pass of a scheduling run pending 'job' belongs to; Slurm's queue
  * takes jobs of reservations first.  The reservation it names when that
  * is active or FLEX, or an active MAGNETIC one it may use; NULL for the

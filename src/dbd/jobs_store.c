@@ -127,6 +127,44 @@ int jobs_store_upsert(db_t *db, const char *cluster, json_t *job,
     return upsert_steps(db, row, json_object_get(job, "steps"), error);
 }
 
+/* A reservation's record ("resv" event): one row per (cluster, name,
+ * start_time), its end and what it holds updated in place. */
+static int resv_upsert(db_t *db, const char *cluster, json_t *r,
+                       drv_error_t *error)
+{
+    json_t *tres = json_object_get(r, "tres");
+    const char *name = json_string_value(json_object_get(r, "name"));
+    int64_t cid;
+
+    if (!name || !json_is_integer(json_object_get(r, "start_time"))) {
+        errno = EINVAL;
+        return errprintf(error, "reservation record needs a name and an "
+                         "integer start_time");
+    }
+    if (cluster_id(db, cluster, &cid, error) < 0)
+        return -1;
+    struct db_param p[] = {
+        DB_INT(cid), DB_TEXT(name),
+        DB_INT(json_integer_value(json_object_get(r, "start_time"))),
+        DB_INT(json_integer_value(json_object_get(r, "end_time"))),
+        DB_TEXT(json_string_value(json_object_get(r, "nodes")) ?: ""),
+        DB_INT(json_integer_value(json_object_get(r, "node_cnt"))),
+        DB_TEXT(json_string_value(json_object_get(r, "flags")) ?: ""),
+        DB_INT(json_integer_value(json_object_get(tres, "cpu"))),
+        DB_INT(json_integer_value(json_object_get(tres, "mem"))),
+        DB_INT(json_integer_value(json_object_get(tres, "node"))),
+        DB_INT(json_integer_value(json_object_get(tres, "gres/gpu")))};
+    return db_exec(db, "INSERT INTO reservation (cluster_id, name, "
+                       "start_time, end_time, nodes, node_cnt, flags, cpu, "
+                       "mem, node, gpu) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                       "?) ON CONFLICT (cluster_id, name, start_time) DO "
+                       "UPDATE SET end_time = excluded.end_time, nodes = "
+                       "excluded.nodes, node_cnt = excluded.node_cnt, flags "
+                       "= excluded.flags, cpu = excluded.cpu, mem = "
+                       "excluded.mem, node = excluded.node, gpu = "
+                       "excluded.gpu", p, 11, error);
+}
+
 /* Check the body's shape before touching the database. */
 static int check_send(json_t *body, const char **cluster, json_t **events,
                       drv_error_t *error)
@@ -143,9 +181,11 @@ static int check_send(json_t *body, const char **cluster, json_t **events,
         return errprintf(error, "acct_send: \"events\" must be an array");
     json_array_foreach(*events, i, ev) {
         if (!json_is_integer(json_object_get(ev, "seq"))
-            || !json_is_object(json_object_get(ev, "job")))
+            || (!json_is_object(json_object_get(ev, "job"))
+                && !json_is_object(json_object_get(ev, "resv"))))
             return errprintf(error, "acct_send: event %zu needs an integer "
-                             "\"seq\" and a \"job\" object", i);
+                             "\"seq\" and a \"job\" or \"resv\" object",
+                             i);
     }
     return 0;
 }
@@ -181,8 +221,13 @@ int jobs_store_send(db_t *db, json_t *body, int64_t *acked_seq,
         return -1;
     json_array_foreach(events, i, ev) {
         int64_t seq = json_integer_value(json_object_get(ev, "seq"));
-        int64_t first = usage_first_time(json_object_get(ev, "job"));
-        if (jobs_store_upsert(db, cluster, json_object_get(ev, "job"), error)
+        json_t *job = json_object_get(ev, "job");
+        json_t *resv = json_object_get(ev, "resv");
+        int64_t first = job ? usage_first_time(job)
+                            : json_integer_value(json_object_get(resv,
+                                                                 "start_time"));
+        if ((job ? jobs_store_upsert(db, cluster, job, error)
+                 : resv_upsert(db, cluster, resv, error))
             < 0) {
             db_rollback(db);
             return -1;

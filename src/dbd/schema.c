@@ -110,6 +110,7 @@ static const struct migration migrations[] = {
     {3, "usage rollups and cluster capacity", usage_schema_v3},
     {4, "time suspended", v4_suspended},
     {5, "planned time", usage_schema_v5},
+    {6, "reservations and planned down time", usage_schema_v6},
 };
 
 #define MIGRATION_COUNT (sizeof(migrations) / sizeof(migrations[0]))

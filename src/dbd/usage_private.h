@@ -24,10 +24,11 @@ struct usage_req {
     const char *only_user;    /* PrivateData=usage: only this user's rows */
 };
 
-/* A cluster's TRES seconds over the window: allocated, capacity and
- * planned (each hour's already capped at its idle time). */
+/* A cluster's TRES seconds over the window: allocated, capacity, planned
+ * and planned down (each hour's already capped at its idle time). */
 struct usage_csum {
     int64_t alloc[USAGE_NTRES], cap[USAGE_NTRES], plan[USAGE_NTRES];
+    int64_t pdown[USAGE_NTRES];
 };
 
 /* True when 'list' (a JSON array of strings) is NULL, empty or holds 's'. */

@@ -147,6 +147,7 @@ static int cluster_row(const struct db_row *row, void *arg)
         c->alloc[i] += db_row_int(row, (size_t)i);
         c->cap[i] += db_row_int(row, (size_t)(USAGE_NTRES + i));
         c->plan[i] += db_row_int(row, (size_t)(2 * USAGE_NTRES + i));
+        c->pdown[i] += db_row_int(row, (size_t)(3 * USAGE_NTRES + i));
     }
     return 0;
 }
@@ -182,7 +183,9 @@ static int sum_ranges(db_t *db, int64_t cid, const struct ranges *r,
                               "SUM(gpu_s), SUM(cap_cpu_s), SUM(cap_mem_s), "
                               "SUM(cap_node_s), SUM(cap_gpu_s), "
                               "SUM(plan_cpu_s), SUM(plan_mem_s), "
-                              "SUM(plan_node_s), SUM(plan_gpu_s) FROM %s "
+                              "SUM(plan_node_s), SUM(plan_gpu_s), "
+                              "SUM(pdown_cpu_s), SUM(pdown_mem_s), "
+                              "SUM(pdown_node_s), SUM(pdown_gpu_s) FROM %s "
                               "WHERE cluster_id = ? AND t >= ? AND t < ?",
                               cluster_tables[r->v[i].g]);
         int rc = db_query(db, sql, p, 3, cluster_row, c, error);
@@ -323,7 +326,7 @@ static int cluster_ref_row(const struct db_row *row, void *arg)
 static json_t *one_cluster(db_t *db, const struct usage_req *q, int64_t cid,
                            const char *name, drv_error_t *error)
 {
-    struct usage_csum c = {{0}, {0}, {0}};
+    struct usage_csum c = {{0}, {0}, {0}, {0}};
     struct ranges r;
     json_t *sums = strcmp(q->report, "cluster_utilization") ? json_object()
                                                             : NULL;

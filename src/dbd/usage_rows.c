@@ -16,18 +16,21 @@
 #include "dbd/usage_private.h"
 
 /* As Slurm's sreport: reported = allocated + down + planned down + idle +
- * planned, down and planned down being 0 here.  Planned stays within
- * reported - allocated (it is within each hour's idle time already). */
+ * planned, down being 0 here.  Planned down (MAINT reservations) and
+ * planned stay within reported - allocated (each hour's are within its
+ * idle time already). */
 json_t *usage_cluster_totals(const struct usage_req *q, const char *name,
                              const struct usage_csum *c)
 {
     int64_t count[USAGE_NTRES], idle[USAGE_NTRES], rep[USAGE_NTRES];
-    int64_t plan[USAGE_NTRES], zero[USAGE_NTRES] = {0};
+    int64_t plan[USAGE_NTRES], pdown[USAGE_NTRES], zero[USAGE_NTRES] = {0};
     int64_t secs = q->end - q->start;
 
     for (int i = 0; i < USAGE_NTRES; i++) {
         rep[i] = c->cap[i] > c->alloc[i] ? c->cap[i] : c->alloc[i];
         idle[i] = rep[i] - c->alloc[i];
+        pdown[i] = c->pdown[i] < idle[i] ? c->pdown[i] : idle[i];
+        idle[i] -= pdown[i];
         plan[i] = c->plan[i] < idle[i] ? c->plan[i] : idle[i];
         idle[i] -= plan[i];
         count[i] = secs > 0 ? c->cap[i] / secs : 0;
@@ -36,7 +39,7 @@ json_t *usage_cluster_totals(const struct usage_req *q, const char *name,
                      "count", usage_tres_obj(q, count), "allocated",
                      usage_tres_obj(q, c->alloc), "down",
                      usage_tres_obj(q, zero), "planned_down",
-                     usage_tres_obj(q, zero), "idle", usage_tres_obj(q, idle),
+                     usage_tres_obj(q, pdown), "idle", usage_tres_obj(q, idle),
                      "planned", usage_tres_obj(q, plan), "reported",
                      usage_tres_obj(q, rep));
 }

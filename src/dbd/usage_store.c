@@ -75,6 +75,35 @@ const char *const usage_schema_v5[] = {
     NULL,
 };
 
+/* Version 6: reservations as the controller sends them (one row per
+ * reservation and start time) and planned down (MAINT reservations) TRES
+ * seconds per cluster hour, day and month. */
+#define PDOWN_COLS(t) \
+    "ALTER TABLE " t " ADD COLUMN pdown_cpu_s BIGINT NOT NULL DEFAULT 0", \
+    "ALTER TABLE " t " ADD COLUMN pdown_mem_s BIGINT NOT NULL DEFAULT 0", \
+    "ALTER TABLE " t " ADD COLUMN pdown_node_s BIGINT NOT NULL DEFAULT 0", \
+    "ALTER TABLE " t " ADD COLUMN pdown_gpu_s BIGINT NOT NULL DEFAULT 0"
+
+const char *const usage_schema_v6[] = {
+    "CREATE TABLE reservation ("
+    " id @PK@,"
+    " cluster_id BIGINT NOT NULL REFERENCES cluster(id),"
+    " name TEXT NOT NULL,"
+    " start_time BIGINT NOT NULL,"
+    " end_time BIGINT NOT NULL,"
+    " nodes TEXT NOT NULL DEFAULT '',"
+    " node_cnt BIGINT NOT NULL DEFAULT 0,"
+    " flags TEXT NOT NULL DEFAULT '',"
+    " cpu BIGINT NOT NULL DEFAULT 0, mem BIGINT NOT NULL DEFAULT 0,"
+    " node BIGINT NOT NULL DEFAULT 0, gpu BIGINT NOT NULL DEFAULT 0,"
+    " UNIQUE (cluster_id, name, start_time))",
+    "CREATE INDEX reservation_end ON reservation (end_time)",
+    PDOWN_COLS("cluster_usage_hour"),
+    PDOWN_COLS("cluster_usage_day"),
+    PDOWN_COLS("cluster_usage_month"),
+    NULL,
+};
+
 const char *const usage_tres_names[USAGE_NTRES] = {"cpu", "mem", "node",
                                                    "gres/gpu"};
 
@@ -223,6 +252,7 @@ struct pass {
     struct cell *cells;
     int64_t (*alloc)[USAGE_NTRES]; /* per hour of [from, to) */
     int64_t (*plan)[USAGE_NTRES];  /* per hour, before the idle cap */
+    int64_t (*pdown)[USAGE_NTRES]; /* per hour: MAINT reservations */
     /* the job being split */
     int pair_id;
     int64_t tres[USAGE_NTRES];
@@ -359,6 +389,44 @@ static int read_waits(db_t *db, int64_t cid, struct pass *ps,
                     wait_row, ps, error);
 }
 
+/* Planned down (Slurm's pdown_secs): the TRES a MAINT reservation holds,
+ * times its seconds in each hour (until now for the hour in progress). */
+static void add_pdown_piece(int64_t hour, int64_t secs, void *arg)
+{
+    struct pass *ps = arg;
+    int64_t *pd;
+
+    if (hour < ps->from || hour >= ps->to)
+        return;
+    pd = ps->pdown[(hour - ps->from) / 3600];
+    for (int i = 0; i < USAGE_NTRES; i++)
+        pd[i] += ps->tres[i] * secs;
+}
+
+static int resv_row(const struct db_row *row, void *arg)
+{
+    struct pass *ps = arg;
+    int64_t end = db_row_int(row, 1);
+
+    for (int i = 0; i < USAGE_NTRES; i++)
+        ps->tres[i] = db_row_int(row, (size_t)(2 + i));
+    usage_split_hours(db_row_int(row, 0), end < ps->now ? end : ps->now,
+                      add_pdown_piece, ps);
+    return 0;
+}
+
+/* MAINT reservations overlapping [from, to). */
+static int read_maint(db_t *db, int64_t cid, struct pass *ps,
+                      drv_error_t *error)
+{
+    struct db_param p[] = {DB_INT(cid), DB_INT(ps->to), DB_INT(ps->from)};
+
+    return db_query(db, "SELECT start_time, end_time, cpu, mem, node, gpu "
+                        "FROM reservation WHERE cluster_id = ? AND flags "
+                        "LIKE '%MAINT%' AND start_time < ? AND end_time > ?",
+                    p, 3, resv_row, ps, error);
+}
+
 static void pass_free(struct pass *ps)
 {
     struct cell *c, *ct;
@@ -376,6 +444,7 @@ static void pass_free(struct pass *ps)
     free(ps->by_id);
     free(ps->alloc);
     free(ps->plan);
+    free(ps->pdown);
 }
 
 /* Rows go in batches of this many per INSERT. */
@@ -404,7 +473,7 @@ struct batch {
     db_t *db;
     const char *table, *cols;
     int ncols, rows;
-    struct db_param p[BATCH * 14];
+    struct db_param p[BATCH * 18]; /* the widest row: cluster hours */
     char *text[BATCH * 2]; /* owned strings bound in p */
     int ntext;
 };
@@ -493,26 +562,31 @@ static void cluster_hour_values(const struct pass *ps, const int64_t *cap,
 {
     const int64_t *alloc = ps->alloc[(h - ps->from) / 3600];
     const int64_t *plan = ps->plan[(h - ps->from) / 3600];
+    const int64_t *pdown = ps->pdown[(h - ps->from) / 3600];
     int64_t secs = ps->now < h + 3600 ? ps->now - h : 3600;
 
     for (int i = 0; i < USAGE_NTRES; i++) {
         int64_t c = cap ? cap[i] * secs : 0;
         int64_t idle = c > alloc[i] ? c - alloc[i] : 0;
+        int64_t pd = pdown[i] < idle ? pdown[i] : idle;
 
+        idle -= pd; /* planned down first, then planned */
         p[i] = DB_INT(alloc[i]);
         p[USAGE_NTRES + i] = DB_INT(c);
         p[2 * USAGE_NTRES + i] = DB_INT(plan[i] < idle ? plan[i] : idle);
+        p[3 * USAGE_NTRES + i] = DB_INT(pd);
     }
 }
 
 static int write_cluster_hours(db_t *db, int64_t cid, struct pass *ps,
                                drv_error_t *error)
 {
-    struct batch b = {.db = db, .table = "cluster_usage_hour", .ncols = 14,
+    struct batch b = {.db = db, .table = "cluster_usage_hour", .ncols = 18,
                       .cols = "cluster_id, t, cpu_s, mem_s, node_s, gpu_s, "
                               "cap_cpu_s, cap_mem_s, cap_node_s, cap_gpu_s, "
                               "plan_cpu_s, plan_mem_s, plan_node_s, "
-                              "plan_gpu_s"};
+                              "plan_gpu_s, pdown_cpu_s, pdown_mem_s, "
+                              "pdown_node_s, pdown_gpu_s"};
     struct caps caps = {0};
     struct db_param cp[] = {DB_INT(cid)};
     int rc = 0;
@@ -555,9 +629,12 @@ static int roll_hours(db_t *db, int64_t cid, int64_t from, int64_t now,
     ps.to = now - now % 3600 + 3600;
     ps.alloc = xzalloc((size_t)((ps.to - from) / 3600) * sizeof(*ps.alloc));
     ps.plan = xzalloc((size_t)((ps.to - from) / 3600) * sizeof(*ps.plan));
+    ps.pdown = xzalloc((size_t)((ps.to - from) / 3600) * sizeof(*ps.pdown));
     rc = read_jobs(db, cid, &ps, error);
     if (rc == 0)
         rc = read_waits(db, cid, &ps, error);
+    if (rc == 0)
+        rc = read_maint(db, cid, &ps, error);
     if (rc == 0)
         rc = delete_range(db, "usage_hour", cid, from, ps.to, error);
     if (rc == 0)
@@ -588,10 +665,13 @@ static int sum_period(db_t *db, int64_t cid, const char *fine,
         sql = xasprintf("INSERT INTO %s (t, cluster_id, cpu_s, mem_s, "
                         "node_s, gpu_s, cap_cpu_s, cap_mem_s, cap_node_s, "
                         "cap_gpu_s, plan_cpu_s, plan_mem_s, plan_node_s, "
-                        "plan_gpu_s) SELECT ?, cluster_id, " SUMS ", "
+                        "plan_gpu_s, pdown_cpu_s, pdown_mem_s, pdown_node_s, "
+                        "pdown_gpu_s) SELECT ?, cluster_id, " SUMS ", "
                         "SUM(cap_cpu_s), SUM(cap_mem_s), SUM(cap_node_s), "
                         "SUM(cap_gpu_s), SUM(plan_cpu_s), SUM(plan_mem_s), "
-                        "SUM(plan_node_s), SUM(plan_gpu_s) FROM %s WHERE "
+                        "SUM(plan_node_s), SUM(plan_gpu_s), "
+                        "SUM(pdown_cpu_s), SUM(pdown_mem_s), "
+                        "SUM(pdown_node_s), SUM(pdown_gpu_s) FROM %s WHERE "
                         "cluster_id = ? AND t >= ? AND t < ? GROUP BY "
                         "cluster_id", coarse, fine);
     else

@@ -30,6 +30,12 @@ extern const char *const usage_schema_v3[];
  * plan_gpu_s (planned TRES seconds) on cluster_usage_hour/day/month. */
 extern const char *const usage_schema_v5[];
 
+/* Schema version 6's steps: the reservation table (one row per
+ * reservation and start time, from acct_send's "resv" events) and
+ * pdown_cpu_s... (planned down TRES seconds: MAINT reservations) on
+ * cluster_usage_hour/day/month. */
+extern const char *const usage_schema_v6[];
+
 /* TRES seconds of one cell: cpu, mem (MiB-s), node, gres/gpu. */
 enum { USAGE_CPU, USAGE_MEM, USAGE_NODE, USAGE_GPU, USAGE_NTRES };
 

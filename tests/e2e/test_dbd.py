@@ -106,7 +106,7 @@ def test_drover_up_starts_droverdbd_on_sqlite(cluster_root):
         assert c.conf_value("AccountingStorageType") == \
             "accounting_storage/slurmdbd"
         pong = dbd(c, "ping")
-        assert pong["storage"] == "sqlite" and pong["schema_version"] == 5
+        assert pong["storage"] == "sqlite" and pong["schema_version"] == 6
         assert (c.dir / "state" / "acct.sqlite").exists()
         c.down()
         rc, daemons = c.status()
@@ -126,7 +126,7 @@ def test_records_round_trip_unchanged(acct_cluster):
     assert [strip(r) for r in got] == [expected(r) for r in recs]
     # The injection was stored as text: the job table is still there.
     assert len(query(c, names=[INJECTION])) == 1
-    assert dbd(c, "ping")["schema_version"] == 5
+    assert dbd(c, "ping")["schema_version"] == 6
 
 
 def test_a_record_sent_twice_is_stored_once(acct_cluster):
@@ -194,7 +194,7 @@ def test_bad_requests_get_errors_and_droverdbd_stays_up(acct_cluster):
     with pytest.raises(ClusterError, match="states"):
         query(c, states="RUNNING")
     assert query(c) == []  # the failed batch stored nothing
-    assert dbd(c, "ping")["schema_version"] == 5
+    assert dbd(c, "ping")["schema_version"] == 6
 
 
 def test_droverdbd_refuses_a_readable_slurmdbd_conf(cluster, drover_bin):

@@ -5,6 +5,7 @@ and PostgreSQL, after real jobs ran.
 sreport asks droverdbd for acct_usage_report, which first rolls the hours
 up (docs/protocol.md, "Usage reports"), so the jobs just finished count.
 """
+import time
 from datetime import datetime
 
 import pytest
@@ -100,6 +101,39 @@ def test_planned_counts_a_waiting_jobs_cpus(acct_cluster, tmp_path):
     # stops at the idle time when the hour has just begun.
     assert int(planned) >= wait - 2 or int(idle) == 0, (planned, wait)
     assert int(planned) <= wait + 2 * cpus + 2, (planned, wait)
+
+
+def test_plnd_down_counts_a_maintenance_reservation(acct_cluster):
+    """A MAINT reservation of the whole node for a few seconds, deleted: its
+    CPUs x its time (to the deletion) are PLND Down, as Slurm's sreport
+    counts maintenance reservations; Allocated + Down + PLND Down + Idle +
+    Planned = Reported."""
+    c = acct_cluster
+    cpus = int(c.run("sinfo", "-h", "-o", "%c", check=True).stdout.split()[0])
+    c.run("scontrol", "create", "reservation", "ReservationName=maint",
+          "StartTime=now", "Duration=60", "Nodes=ALL", "Users=root",
+          "Flags=MAINT", check=True)
+    out = c.run("scontrol", "show", "reservation", check=True).stdout
+    start = datetime.strptime(out.split("StartTime=")[1].split()[0],
+                              "%Y-%m-%dT%H:%M:%S").timestamp()
+    time.sleep(4)
+    c.run("scontrol", "delete", "ReservationName=maint", check=True)
+    held = time.time() - start
+
+    def pdown():
+        lines = report(c, "-n", "-P", "-t", "seconds", "cluster",
+                       "utilization", f"start={hour_floor(start)}",
+                       "end=now+1hour")
+        f = lines[0].split("|")
+        return (int(f[3]), f) if int(f[3]) > 0 else None
+    got, f = c.wait_until(pdown, 30, "PLND Down from the reservation")
+    _, alloc, down, _, idle, planned, reported = f
+    assert int(reported) == (int(alloc) + int(down) + got + int(idle)
+                             + int(planned))
+    # its CPUs over its time, within a second or two at each end (or less
+    # when the hour has just begun: within the idle time)
+    assert got <= cpus * (held + 2), (got, held)
+    assert got >= cpus * (held - 3) or int(idle) == 0, (got, held)
 
 
 def test_user_topusage_and_account_report_list_the_user(acct_cluster,

@@ -28,7 +28,8 @@ static char dbtest_sqlite[] = "/tmp/drover-test-db-XXXXXX";
 static const char *const dbtest_tables[] = {
     "usage_hour", "usage_day", "usage_month", "usage_state",
     "cluster_usage_hour", "cluster_usage_day", "cluster_usage_month",
-    "cluster_tres", "assoc", "acct_user", "acct", "qos", "acct_meta",
+    "cluster_tres", "reservation", "assoc", "acct_user", "acct", "qos",
+    "acct_meta",
     "step", "job", "cluster", "schema_version",
 };
 

@@ -350,6 +350,49 @@ static void cluster_utilization_reports_planned(void **state)
     json_decref(r);
 }
 
+static void send_resv(db_t *db, int seq, const char *flags, int cpus,
+                      int64_t start, int64_t end)
+{
+    drv_error_t error = {{0}};
+    int64_t acked;
+    json_t *body = json_pack(
+        "{s:s s:[{s:i s:{s:s s:I s:I s:s s:i s:s s:{s:i s:i s:i s:i}}}]}",
+        "cluster", "c", "events", "seq", seq, "resv", "name", "m",
+        "start_time", (json_int_t)start, "end_time", (json_int_t)end, "nodes",
+        "n1", "node_cnt", 1, "flags", flags, "tres", "cpu", cpus, "mem", 0,
+        "node", 1, "gres/gpu", 0);
+
+    assert_int_equal(jobs_store_send(db, body, &acked, &error), 0);
+    json_decref(body);
+}
+
+/* A MAINT reservation of 6 CPUs 10:30-11:30 is planned down (before
+ * planned time, both within the idle time); one without MAINT is not;
+ * a deleted one, sent again ended earlier, counts to its new end. */
+static void maint_reservations_are_planned_down(void **state)
+{
+    db_t *db = *state;
+
+    send_wait(db, 1, 4, at(3, 2, 10, 0), at(3, 2, 10, 0), at(3, 2, 12, 0));
+    send_wait(db, 2, 4, at(3, 2, 10, 0), 0, 0); /* waits: planned */
+    send_resv(db, 3, "MAINT,SPEC_NODES", 6, at(3, 2, 10, 30),
+              at(3, 2, 11, 30));
+    roll(db, at(3, 2, 12, 0));
+    /* each hour: 4 x 3600 allocated of 8 x 3600, idle 4 x 3600; planned
+     * down 6 x 1800 first, planned (4 x 3600 asked) what is left */
+    assert_int_equal(hour_col(db, "pdown_cpu_s", at(3, 2, 10, 0)), 6 * 1800);
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 10, 0)), 3600);
+    assert_int_equal(hour_col(db, "pdown_cpu_s", at(3, 2, 11, 0)), 6 * 1800);
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 11, 0)), 3600);
+    send_resv(db, 4, "MAINT,SPEC_NODES", 6, at(3, 2, 10, 30),
+              at(3, 2, 10, 40)); /* deleted at 10:40 */
+    send_resv(db, 5, "SPEC_NODES", 8, at(3, 2, 11, 0), at(3, 2, 12, 0));
+    roll(db, at(3, 2, 12, 0));
+    assert_int_equal(hour_col(db, "pdown_cpu_s", at(3, 2, 10, 0)), 6 * 600);
+    assert_int_equal(hour_col(db, "pdown_cpu_s", at(3, 2, 11, 0)), 0);
+    assert_int_equal(hour_col(db, "plan_cpu_s", at(3, 2, 11, 0)), 4 * 3600);
+}
+
 static void a_bad_report_request_is_einval(void **state)
 {
     drv_error_t error = {{0}};
@@ -378,6 +421,7 @@ int main(int argc, char **argv)
         T(a_cancelled_wait_counts_until_its_end_a_future_one_not),
         T(a_late_record_is_rolled_from_its_eligible_time),
         T(cluster_utilization_reports_planned),
+        T(maint_reservations_are_planned_down),
 #undef T
     };
 
