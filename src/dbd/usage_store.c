@@ -253,6 +253,7 @@ struct pass {
     int64_t (*alloc)[USAGE_NTRES]; /* per hour of [from, to) */
     int64_t (*plan)[USAGE_NTRES];  /* per hour, before the idle cap */
     int64_t (*pdown)[USAGE_NTRES]; /* per hour: MAINT reservations */
+    int64_t (*into)[USAGE_NTRES];  /* plan or pdown: add_hour_piece()'s */
     /* the job being split */
     int pair_id;
     int64_t tres[USAGE_NTRES];
@@ -342,17 +343,20 @@ static int read_jobs(db_t *db, int64_t cid, struct pass *ps,
  * CPUs only, as Slurm adds this time to TRES_CPU alone (cpus_req), so
  * mem, node and gres/gpu plan nothing.  write_cluster_hours() then caps
  * each hour's total at that hour's idle time.
+ *
+ * add_hour_piece(): ps->tres x 'secs' into the hour's row of ps->into
+ * (ps->plan for waits, ps->pdown for MAINT reservations).
  */
-static void add_plan_piece(int64_t hour, int64_t secs, void *arg)
+static void add_hour_piece(int64_t hour, int64_t secs, void *arg)
 {
     struct pass *ps = arg;
-    int64_t *plan;
+    int64_t *into;
 
     if (hour < ps->from || hour >= ps->to)
         return;
-    plan = ps->plan[(hour - ps->from) / 3600];
+    into = ps->into[(hour - ps->from) / 3600];
     for (int i = 0; i < USAGE_NTRES; i++)
-        plan[i] += ps->tres[i] * secs;
+        into[i] += ps->tres[i] * secs;
 }
 
 static int wait_row(const struct db_row *row, void *arg)
@@ -365,7 +369,8 @@ static int wait_row(const struct db_row *row, void *arg)
         until = ps->now;
     memset(ps->tres, 0, sizeof(ps->tres));
     ps->tres[USAGE_CPU] = db_row_int(row, 3);
-    usage_split_hours(db_row_int(row, 0), until, add_plan_piece, ps);
+    ps->into = ps->plan;
+    usage_split_hours(db_row_int(row, 0), until, add_hour_piece, ps);
     return 0;
 }
 
@@ -391,18 +396,6 @@ static int read_waits(db_t *db, int64_t cid, struct pass *ps,
 
 /* Planned down (Slurm's pdown_secs): the TRES a MAINT reservation holds,
  * times its seconds in each hour (until now for the hour in progress). */
-static void add_pdown_piece(int64_t hour, int64_t secs, void *arg)
-{
-    struct pass *ps = arg;
-    int64_t *pd;
-
-    if (hour < ps->from || hour >= ps->to)
-        return;
-    pd = ps->pdown[(hour - ps->from) / 3600];
-    for (int i = 0; i < USAGE_NTRES; i++)
-        pd[i] += ps->tres[i] * secs;
-}
-
 static int resv_row(const struct db_row *row, void *arg)
 {
     struct pass *ps = arg;
@@ -410,8 +403,9 @@ static int resv_row(const struct db_row *row, void *arg)
 
     for (int i = 0; i < USAGE_NTRES; i++)
         ps->tres[i] = db_row_int(row, (size_t)(2 + i));
+    ps->into = ps->pdown;
     usage_split_hours(db_row_int(row, 0), end < ps->now ? end : ps->now,
-                      add_pdown_piece, ps);
+                      add_hour_piece, ps);
     return 0;
 }
 
