@@ -191,120 +191,169 @@ static int parse_flag(const char *word, uint32_t *flag, int64_t *purge_s)
     return 0;
 }
 
+/* What a create or update asks for, as it is being checked. */
+struct ask {
+    json_t *body;
+    const struct resv *old; /* update: what the body leaves out */
+    time_t start, end;
+    uint32_t flags;
+    int64_t purge_s;
+    const struct ctld_partition *part; /* PartitionName=, or NULL */
+    const char *nodes;                 /* Nodes= as given, or NULL */
+    int errnum;
+    const char *why;
+};
+
+/* StartTime=, EndTime= or Duration=, and Flags=.  0, or -1 (errnum). */
+static int ask_window(struct ask *q, time_t now)
+{
+    json_t *v;
+    uint32_t flag;
+    size_t i;
+
+    q->start = q->old ? q->old->start : now;
+    if ((v = json_object_get(q->body, "start_time")))
+        q->start = (time_t)json_integer_value(v);
+    q->end = q->old ? q->old->end - q->old->start + q->start : 0;
+    if ((v = json_object_get(q->body, "end_time")))
+        q->end = (time_t)json_integer_value(v);
+    else if ((v = json_object_get(q->body, "duration_s")))
+        q->end = q->start + (time_t)json_integer_value(v);
+    q->flags = q->old ? q->old->flags : 0;
+    q->purge_s = q->old ? q->old->purge_s : 0;
+    if (json_object_get(q->body, "flags"))
+        q->flags = q->old ? q->old->flags & RESV_SPEC_NODES : 0;
+    json_array_foreach(json_object_get(q->body, "flags"), i, v) {
+        if (!json_is_string(v)
+            || parse_flag(json_string_value(v), &flag, &q->purge_s) < 0) {
+            q->why = "unknown or unsupported reservation flag";
+            return q->errnum = EINVAL, -1;
+        }
+        q->flags |= flag;
+    }
+    if (q->end <= q->start)
+        return q->errnum = EDRV_INVALID_TIME_VALUE, -1;
+    return 0;
+}
+
+/* Nodes=ALL: the partition's nodes, or every node. */
+static bitmap_t *all_nodes(struct ctld *ctld, const struct ask *q)
+{
+    bitmap_t *b = bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
+
+    for (size_t k = 0; k < ctld->nodes->count; k++)
+        if (!q->part || bitmap_test(q->part->nodes, k))
+            bitmap_set(b, k);
+    return b;
+}
+
+/* The nodes: Nodes= (a hostlist or ALL), NodeCnt=, an update's, or for
+ * CoreCnt=/TRES= alone the fewest that hold them.  NULL with errnum. */
+static bitmap_t *ask_nodes(struct ctld *ctld, struct ask *q)
+{
+    const bitmap_t *pool = q->part ? q->part->nodes : NULL;
+    json_t *cnt = json_object_get(q->body, "node_cnt");
+    bitmap_t *b = NULL;
+
+    if (q->nodes && !strcasecmp(q->nodes, "ALL")) {
+        b = all_nodes(ctld, q);
+    } else if (q->nodes) {
+        if ((b = node_table_bitmap(ctld->nodes, q->nodes, NULL)))
+            q->flags |= RESV_SPEC_NODES;
+    } else if (cnt) {
+        b = pick_nodes(ctld, pool, (uint32_t)json_integer_value(cnt),
+                       q->start, q->end, q->flags);
+        q->errnum = b ? 0 : EDRV_NODES_BUSY;
+    } else if (q->old) {
+        b = bitmap_copy(q->old->nodes);
+    } else if (json_object_get(q->body, "core_cnts")
+               || json_object_get(q->body, "gpu_cnt")) {
+        b = pick_for_parts(ctld, q->body, pool, q->start, q->end, q->flags);
+        q->errnum = b ? 0 : EDRV_NODES_BUSY;
+    } else {
+        q->why = "Nodes= or NodeCnt= is required";
+    }
+    if (b && !bitmap_count(b)) {
+        bitmap_destroy(b);
+        b = NULL;
+    }
+    if (!b && !q->errnum)
+        q->errnum = EDRV_INVALID_NODE_NAME;
+    return b;
+}
+
+/* Busy nodes and overlapping reservations refuse it.  0, or -1. */
+static int ask_fits(struct ctld *ctld, struct ask *q, const bitmap_t *b,
+                    json_t *parts)
+{
+    if (!(q->flags & RESV_OVERLAP)
+        && overlaps_other(ctld, q->old, b, q->start, q->end))
+        q->errnum = EDRV_RESERVATION_OVERLAP;
+    else if (!(q->flags & RESV_IGNORE_JOBS) && (!q->old || q->nodes)
+             && busy_for(ctld, b, parts, q->start))
+        q->errnum = EDRV_NODES_BUSY;
+    return q->errnum ? -1 : 0;
+}
+
+/* A text of the body, else the old reservation's ('fallback'). */
+static char *body_or(json_t *body, const char *key, char *fallback)
+{
+    json_t *v = json_object_get(body, key);
+
+    return v ? (char *)json_string_value(v) : fallback;
+}
+
+/* The record of the checked ask on nodes 'b' with 'parts' (consumed). */
+static json_t *ask_record(struct ctld *ctld, const struct ask *q,
+                          const bitmap_t *b, json_t *parts)
+{
+    const char *pname = json_string_value(json_object_get(q->body,
+                                                          "partition"));
+    struct resv r = {
+        .name = (char *)json_string_value(json_object_get(q->body, "name")),
+        .start = q->start, .end = q->end,
+        .node_list = node_table_hostlist(ctld->nodes, b),
+        .flags = q->flags,
+        .purge_s = q->flags & RESV_PURGE_COMP ? q->purge_s : 0,
+        .users = body_or(q->body, "users", q->old ? q->old->users : NULL),
+        .accounts = body_or(q->body, "accounts",
+                            q->old ? q->old->accounts : NULL),
+        .partition = (char *)(pname ? pname
+                                    : q->old ? q->old->partition : NULL),
+    };
+    json_t *rec = resv_to_json(ctld, &r);
+
+    if (parts)
+        json_object_set_new(rec, "parts", parts);
+    free(r.node_list);
+    return rec;
+}
+
 /* The record a create or update asks for, checked: 'old' (update) gives
  * what the body leaves out.  NULL with *errnum and 'why'. */
 static json_t *build(struct ctld *ctld, json_t *body, const struct resv *old,
                      time_t now, int *errnum, const char **why)
 {
-    json_t *v;
-    time_t start = old ? old->start : now, end;
-    uint32_t flags = old ? old->flags : 0, flag;
-    int64_t purge_s = old ? old->purge_s : 0;
-    const struct ctld_partition *part = NULL;
-    const char *nodes = json_string_value(json_object_get(body, "nodes"));
+    struct ask q = {.body = body, .old = old};
     const char *pname = json_string_value(json_object_get(body, "partition"));
+    json_t *rec = NULL, *parts = NULL;
     bitmap_t *b = NULL;
-    json_t *rec, *parts;
-    size_t i;
 
-    *why = NULL;
-    if ((v = json_object_get(body, "start_time")))
-        start = (time_t)json_integer_value(v);
-    end = old ? old->end - old->start + start : 0;
-    if ((v = json_object_get(body, "end_time")))
-        end = (time_t)json_integer_value(v);
-    else if ((v = json_object_get(body, "duration_s")))
-        end = start + (time_t)json_integer_value(v);
-    if (json_object_get(body, "flags"))
-        flags = old ? old->flags & RESV_SPEC_NODES : 0;
-    json_array_foreach(json_object_get(body, "flags"), i, v) {
-        if (!json_is_string(v)
-            || parse_flag(json_string_value(v), &flag, &purge_s) < 0) {
-            *errnum = EINVAL;
-            *why = "unknown or unsupported reservation flag";
-            return NULL;
+    q.nodes = json_string_value(json_object_get(body, "nodes"));
+    if (pname && !(q.part = node_table_partition(ctld->nodes, pname)))
+        q.errnum = EDRV_INVALID_PARTITION_NAME;
+    if (!q.errnum && ask_window(&q, now) == 0 && (b = ask_nodes(ctld, &q))) {
+        parts = build_parts(ctld, body, old, q.nodes != NULL, b, &q.errnum,
+                            &q.why);
+        if (!q.errnum && ask_fits(ctld, &q, b, parts) == 0) {
+            rec = ask_record(ctld, &q, b, parts);
+            parts = NULL;
         }
-        flags |= flag;
     }
-    if (end <= start) {
-        *errnum = EDRV_INVALID_TIME_VALUE;
-        return NULL;
-    }
-    if (pname && !(part = node_table_partition(ctld->nodes, pname))) {
-        *errnum = EDRV_INVALID_PARTITION_NAME;
-        return NULL;
-    }
-    if (nodes && !strcasecmp(nodes, "ALL")) {
-        b = bitmap_create(ctld->nodes->count ? ctld->nodes->count : 1);
-        for (size_t k = 0; k < ctld->nodes->count; k++)
-            if (!part || bitmap_test(part->nodes, k))
-                bitmap_set(b, k);
-    } else if (nodes) {
-        if (!(b = node_table_bitmap(ctld->nodes, nodes, NULL))) {
-            *errnum = EDRV_INVALID_NODE_NAME;
-            return NULL;
-        }
-        flags |= RESV_SPEC_NODES;
-    } else if ((v = json_object_get(body, "node_cnt"))) {
-        if (!(b = pick_nodes(ctld, part ? part->nodes : NULL,
-                             (uint32_t)json_integer_value(v), start, end,
-                             flags))) {
-            *errnum = EDRV_NODES_BUSY;
-            return NULL;
-        }
-    } else if (old) {
-        b = bitmap_copy(old->nodes);
-    } else if (json_object_get(body, "core_cnts")
-               || json_object_get(body, "gpu_cnt")) {
-        if (!(b = pick_for_parts(ctld, body, part ? part->nodes : NULL,
-                                 start, end, flags))) {
-            *errnum = EDRV_NODES_BUSY;
-            return NULL;
-        }
-    } else {
-        *errnum = EDRV_INVALID_NODE_NAME;
-        *why = "Nodes= or NodeCnt= is required";
-        return NULL;
-    }
-    if (!bitmap_count(b)) {
-        bitmap_destroy(b);
-        *errnum = EDRV_INVALID_NODE_NAME;
-        return NULL;
-    }
-    parts = build_parts(ctld, body, old, nodes != NULL, b, errnum, why);
-    if (*errnum) {
-        bitmap_destroy(b);
-        return NULL;
-    }
-    if (!(flags & RESV_OVERLAP) && overlaps_other(ctld, old, b, start, end))
-        *errnum = EDRV_RESERVATION_OVERLAP;
-    else if (!(flags & RESV_IGNORE_JOBS) && (!old || nodes)
-             && busy_for(ctld, b, parts, start))
-        *errnum = EDRV_NODES_BUSY;
-    if (*errnum) {
-        json_decref(parts);
-        bitmap_destroy(b);
-        return NULL;
-    }
-    struct resv r = {
-        .name = (char *)json_string_value(json_object_get(body, "name")),
-        .start = start, .end = end, .node_list = node_table_hostlist(ctld->nodes, b),
-        .flags = flags,
-        .purge_s = flags & RESV_PURGE_COMP ? purge_s : 0,
-        .users = (char *)(json_object_get(body, "users")
-                              ? json_string_value(json_object_get(body, "users"))
-                              : old ? old->users : NULL),
-        .accounts = (char *)(json_object_get(body, "accounts")
-                                 ? json_string_value(
-                                       json_object_get(body, "accounts"))
-                                 : old ? old->accounts : NULL),
-        .partition = (char *)(pname ? pname : old ? old->partition : NULL),
-    };
-    rec = resv_to_json(ctld, &r);
-    if (parts)
-        json_object_set_new(rec, "parts", parts);
-    free(r.node_list);
+    json_decref(parts);
     bitmap_destroy(b);
+    *errnum = q.errnum;
+    *why = q.why;
     return rec;
 }
 
