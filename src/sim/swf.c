@@ -20,8 +20,12 @@
 
 #define SWF_FIELDS 18
 #define LINE_MAX_LEN 4096
+#define SWF_NAMED_MAX 20 /* malformed lines named on stderr */
 
-/* Read 18 integers; anything else on the line (but blanks) is malformed. */
+/* Read 18 numbers; anything else on the line (but blanks) is malformed.
+ * SWF allows fractions (field 6, average CPU time: "552.21" in HPC2N);
+ * the fields used here are whole seconds and counts, and are truncated.
+ */
 static int parse_fields(const char *line, int64_t f[SWF_FIELDS])
 {
     const char *p = line;
@@ -32,6 +36,12 @@ static int parse_fields(const char *line, int64_t f[SWF_FIELDS])
         long long v = strtoll(p, &end, 10);
         if (end == p || errno == ERANGE)
             return -1;
+        if (*end == '.') {
+            double d = strtod(p, &end);
+            if (d < (double)INT64_MIN || d > (double)INT64_MAX)
+                return -1;
+            v = (long long)d;
+        }
         f[i] = v;
         p = end;
     }
@@ -113,8 +123,12 @@ static int take_line(const char *path, unsigned long lineno, const char *line,
         return 0;
     int rc = swf_parse_line(line, procs, &job);
     if (rc < 0) {
-        fprintf(stderr, "%s:%lu: malformed SWF job line (want %d integers),"
-                " skipped\n", path, lineno, SWF_FIELDS);
+        /* Name the first few; a broken file should not flood stderr. */
+        if (t->malformed < SWF_NAMED_MAX)
+            fprintf(stderr, "%s:%lu: malformed SWF job line (want %d"
+                    " numbers), skipped\n", path, lineno, SWF_FIELDS);
+        else if (t->malformed == SWF_NAMED_MAX)
+            fprintf(stderr, "%s: more malformed lines, not named\n", path);
         t->malformed++;
         return 0;
     }

@@ -46,8 +46,9 @@ struct swf_trace {
 
 /* Read the SWF file at 'path' (gzip or plain) with processor counts taken
  * as 'procs' says.  Jobs with run time < 0, or procs <= 0 or > MaxProcs,
- * are counted in 'skipped'; a line that is not 18 integers is named by its
- * line number on stderr ("PATH:LINE: ...") and counted in 'malformed'.
+ * are counted in 'skipped'; a line that is not 18 numbers is named by its
+ * line number on stderr ("PATH:LINE: ...", the first 20 of them) and
+ * counted in 'malformed'.
  * Fills *out (caller frees with swf_trace_free()).  Returns 0, or -1 with
  * errno (from gzopen/gzread: ENOENT, EACCES ...; EIO for a corrupt gzip
  * stream; ENOMEM) and the reason in 'error' (may be NULL); *out is then

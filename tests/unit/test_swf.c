@@ -19,14 +19,14 @@
 #include "sim/swf.h"
 
 /* Three jobs; job 2 asks for -1 procs (allocated 3 is used) and has no
- * estimate (its run time is used). */
+ * estimate (its run time is used) and a fraction in field 6 (as HPC2N). */
 static const char good[] =
     "; Version: 2.2\n"
     ";  MaxNodes: 2\n"
     "; MaxProcs: 8\n"
     "1 0 5 100 2 -1 -1 2 120 -1 1 7 1 -1 1 -1 -1 -1\n"
     "\n"
-    "2 10 0 50 3 -1 -1 -1 -1 -1 1 8 1 -1 1 -1 -1 -1\n"
+    "2 10 0 50 3 552.21 -1 -1 -1 -1 1 8 1 -1 1 -1 -1 -1\n"
     "3\t20 0 30 8 -1 -1 4 60 -1 0 7 1 -1 1 -1 -1 -1\r\n";
 
 /* Line 3 is malformed (17 fields), line 4 has a word, line 5 asks for more
