@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * drover-sim.c - replay a Standard Workload Format trace through the
+ * scheduling core (src/sim) under one or more policies, and print the
+ * figures of each: a table, or a JSON array with --json.
+ *
+ * The replay itself reads no clock; this command times it (wall_s) to
+ * report simulated jobs per second.  docs/simulator.md has the model.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cmd/lib/opt.h"
+#include "sim/sim.h"
+
+enum {
+    OPT_USAGE = CMD_OPT_LONG, OPT_JSON, OPT_POLICY, OPT_NODES, OPT_CPN,
+    OPT_PROCS, OPT_WINDOW, OPT_RESOLUTION, OPT_DEPTH, OPT_CONF, OPT_COMPARE,
+    OPT_PLOT, OPT_FROM_ACCT,
+};
+
+static const struct cmd_opt opts[] = {
+    {"policy", OPT_POLICY, required_argument,
+     "  --policy fcfs|easy|default  a policy to replay (repeat for several;\n"
+     "                              default: all three)\n"},
+    {"nodes", OPT_NODES, required_argument,
+     "  --nodes N                   the pool as N nodes ...\n"},
+    {"cpus-per-node", OPT_CPN, required_argument,
+     "  --cpus-per-node C           ... of C CPUs (default: one node of\n"
+     "                              the trace's MaxProcs)\n"},
+    {"procs", OPT_PROCS, required_argument,
+     "  --procs requested|allocated which SWF field sizes a job (default\n"
+     "                              requested, allocated when -1)\n"},
+    {"bf-window", OPT_WINDOW, required_argument,
+     "  --bf-window S               override the policy's window (0: none)\n"},
+    {"bf-resolution", OPT_RESOLUTION, required_argument,
+     "  --bf-resolution S           override the policy's resolution\n"},
+    {"bf-max-job-test", OPT_DEPTH, required_argument,
+     "  --bf-max-job-test N         override the reservation depth\n"},
+    {"json", OPT_JSON, no_argument,
+     "  --json                      a JSON array, one object per policy\n"},
+    {"conf", OPT_CONF, required_argument, NULL},
+    {"compare", OPT_COMPARE, required_argument, NULL},
+    {"plot", OPT_PLOT, required_argument, NULL},
+    {"from-accounting", OPT_FROM_ACCT, required_argument, NULL},
+    {"help", 'h', no_argument,
+     "\nHelp options:\n  --help          show this help message\n"},
+    {"usage", OPT_USAGE, no_argument,
+     "  --usage         display brief usage message\n"},
+    CMD_OPT_END,
+};
+
+static const char usage_text[] =
+    "Usage: drover-sim [--policy fcfs|easy|default]... "
+    "[--nodes N --cpus-per-node C] [--json] TRACE\n";
+
+#define MAX_POLICIES 16
+
+struct args {
+    const char *prog;
+    const char *trace;
+    enum sim_policy policy[MAX_POLICIES];
+    size_t npolicy;
+    uint32_t nodes, cpus_per_node;
+    enum swf_procs procs;
+    int64_t window_s, resolution_s, depth; /* -1: the policy's */
+    bool json;
+};
+
+static void refuse(const struct args *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+
+/* "drover-sim: error: ..." and the --help hint; exit 1. */
+static void refuse(const struct args *a, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "%s: error: ", a->prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry \"drover-sim --help\" for more information\n");
+    exit(1);
+}
+
+/* A whole non-negative number, at most 'max'. */
+static int64_t number(const struct args *a, const char *opt, const char *s,
+                      int64_t max)
+{
+    char *end;
+
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < 0 || v > max) {
+        fprintf(stderr, "%s: error: %s: invalid number '%s'\n", a->prog, opt,
+                s);
+        exit(1);
+    }
+    return v;
+}
+
+static void add_policy(struct args *a, const char *name)
+{
+    enum sim_policy p;
+
+    if (sim_policy_parse(name, &p) < 0)
+        refuse(a, "--policy: unknown policy '%s' (fcfs, easy or default)",
+               name);
+    if (a->npolicy == MAX_POLICIES)
+        refuse(a, "--policy: at most 16 policies");
+    a->policy[a->npolicy++] = p;
+}
+
+static void set_procs(struct args *a, const char *s)
+{
+    if (!strcmp(s, "requested"))
+        a->procs = SWF_PROCS_REQUESTED;
+    else if (!strcmp(s, "allocated"))
+        a->procs = SWF_PROCS_ALLOCATED;
+    else
+        refuse(a, "--procs: '%s' is not requested or allocated", s);
+}
+
+static void take_opt(struct args *a, int c, const char *arg)
+{
+    switch (c) {
+    case OPT_POLICY: add_policy(a, arg); break;
+    case OPT_NODES: a->nodes = (uint32_t)number(a, "--nodes", arg, 1000000); break;
+    case OPT_CPN:
+        a->cpus_per_node = (uint32_t)number(a, "--cpus-per-node", arg, 1 << 24);
+        break;
+    case OPT_PROCS: set_procs(a, arg); break;
+    case OPT_WINDOW: a->window_s = number(a, "--bf-window", arg, INT32_MAX); break;
+    case OPT_RESOLUTION:
+        a->resolution_s = number(a, "--bf-resolution", arg, 86400);
+        break;
+    case OPT_DEPTH:
+        a->depth = number(a, "--bf-max-job-test", arg, UINT32_MAX);
+        break;
+    case OPT_JSON: a->json = true; break;
+    case OPT_CONF: refuse(a, "--conf is not supported yet"); break;
+    case OPT_COMPARE: refuse(a, "--compare is not supported yet"); break;
+    case OPT_PLOT: refuse(a, "--plot is not supported yet"); break;
+    case OPT_FROM_ACCT:
+        refuse(a, "--from-accounting is not supported yet");
+        break;
+    case 'h':
+        cmd_print_help(stdout, usage_text, opts, NULL);
+        exit(0);
+    case OPT_USAGE:
+        fputs(usage_text, stdout);
+        exit(0);
+    default:
+        fprintf(stderr, "Try \"drover-sim --help\" for more information\n");
+        exit(1);
+    }
+}
+
+static void parse_args(int argc, char **argv, struct args *a)
+{
+    int c;
+
+    while ((c = cmd_getopt(argc, argv, opts)) != -1)
+        take_opt(a, c, optarg);
+    if (optind == argc)
+        refuse(a, "a TRACE (SWF file, .gz or plain) is needed");
+    if (optind < argc - 1)
+        refuse(a, "one TRACE only, not '%s'", argv[argc - 1]);
+    a->trace = argv[optind];
+    if (!a->nodes != !a->cpus_per_node)
+        refuse(a, "--nodes and --cpus-per-node go together");
+    if (a->npolicy == 0) {
+        a->policy[a->npolicy++] = SIM_POLICY_FCFS;
+        a->policy[a->npolicy++] = SIM_POLICY_EASY;
+        a->policy[a->npolicy++] = SIM_POLICY_DEFAULT;
+    }
+}
+
+struct row {
+    enum sim_policy policy;
+    struct sim_result r;
+    double wall_s;
+};
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec)
+           + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int replay(const struct args *a, const struct swf_trace *t,
+                  struct row *row)
+{
+    struct sim_opts o;
+    struct timespec t0;
+    drv_error_t error = {{0}};
+
+    sim_opts_init(&o, row->policy);
+    o.nodes = a->nodes;
+    o.cpus_per_node = a->cpus_per_node;
+    if (a->window_s >= 0)
+        o.pass.window_s = a->window_s;
+    if (a->resolution_s >= 0)
+        o.pass.resolution_s = a->resolution_s;
+    if (a->depth >= 0 && row->policy != SIM_POLICY_FCFS)
+        o.pass.reserve_depth = (uint32_t)a->depth;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (sim_run(t, &o, &row->r, NULL, &error) < 0) {
+        fprintf(stderr, "%s: error: %s: %s\n", a->prog, a->trace, error.text);
+        return -1;
+    }
+    row->wall_s = seconds_since(&t0);
+    return 0;
+}
+
+static double jobs_per_s(const struct row *row)
+{
+    return row->wall_s > 0 ? (double)row->r.jobs / row->wall_s : 0;
+}
+
+static void print_table(const struct args *a, const struct swf_trace *t,
+                        const struct row *rows, size_t n)
+{
+    printf("trace %s: %zu jobs (%zu skipped, %zu malformed lines), "
+           "pool %ju CPUs\n", a->trace, t->njobs, t->skipped, t->malformed,
+           n ? (uintmax_t)rows[0].r.pool_cpus : 0);
+    printf("%-8s %8s %11s %9s %9s %9s %9s %9s %6s %11s %8s %9s\n", "POLICY",
+           "JOBS", "AVG_WAIT_S", "AVG_BSLD", "P50_WAIT", "P95_WAIT",
+           "P99_WAIT", "MAX_WAIT", "UTIL", "MAKESPAN_S", "WALL_S", "JOBS/S");
+    for (size_t i = 0; i < n; i++) {
+        const struct sim_result *r = &rows[i].r;
+        printf("%-8s %8zu %11.1f %9.2f %9jd %9jd %9jd %9jd %6.3f %11jd "
+               "%8.2f %9.0f\n", sim_policy_name(rows[i].policy), r->jobs,
+               r->avg_wait_s, r->avg_bsld, (intmax_t)r->p50_wait_s,
+               (intmax_t)r->p95_wait_s, (intmax_t)r->p99_wait_s,
+               (intmax_t)r->max_wait_s, r->utilization,
+               (intmax_t)r->makespan_s, rows[i].wall_s, jobs_per_s(&rows[i]));
+        if (r->never)
+            printf("  (%zu jobs larger than the pool never ran)\n", r->never);
+    }
+}
+
+static json_t *row_json(const struct row *row)
+{
+    const struct sim_result *r = &row->r;
+
+    return json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:f,"
+                     " s:I, s:I, s:f, s:f}",
+                     "policy", sim_policy_name(row->policy),
+                     "jobs", (json_int_t)r->jobs,
+                     "never", (json_int_t)r->never,
+                     "avg_wait_s", r->avg_wait_s, "avg_bsld", r->avg_bsld,
+                     "p50_wait_s", (json_int_t)r->p50_wait_s,
+                     "p95_wait_s", (json_int_t)r->p95_wait_s,
+                     "p99_wait_s", (json_int_t)r->p99_wait_s,
+                     "max_wait_s", (json_int_t)r->max_wait_s,
+                     "utilization", r->utilization,
+                     "makespan_s", (json_int_t)r->makespan_s,
+                     "pool_cpus", (json_int_t)r->pool_cpus,
+                     "wall_s", row->wall_s, "jobs_per_s", jobs_per_s(row));
+}
+
+static int print_json(const struct row *rows, size_t n)
+{
+    json_t *arr = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        if (!arr || json_array_append_new(arr, row_json(&rows[i])) < 0) {
+            json_decref(arr);
+            return -1;
+        }
+    json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    putchar('\n');
+    json_decref(arr);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct args a = {
+        .prog = cmd_prog_name(argv[0]),
+        .window_s = -1, .resolution_s = -1, .depth = -1,
+    };
+    struct swf_trace t;
+    struct row rows[MAX_POLICIES];
+    drv_error_t error = {{0}};
+
+    parse_args(argc, argv, &a);
+    if (swf_read(a.trace, a.procs, &t, &error) < 0) {
+        fprintf(stderr, "%s: error: %s\n", a.prog, error.text);
+        return 1;
+    }
+    for (size_t i = 0; i < a.npolicy; i++) {
+        rows[i].policy = a.policy[i];
+        if (replay(&a, &t, &rows[i]) < 0) {
+            swf_trace_free(&t);
+            return 1;
+        }
+    }
+    if (a.json) {
+        if (print_json(rows, a.npolicy) < 0)
+            fprintf(stderr, "%s: error: out of memory\n", a.prog);
+    } else {
+        print_table(&a, &t, rows, a.npolicy);
+    }
+    swf_trace_free(&t);
+    return 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * sim_pass.c - the scheduling pass of one instant of the replay
+ *
+ * Backfill policies hand the whole pending queue to sched_pass().  FCFS
+ * hands it a prefix with no reservations and keeps only the decisions
+ * before the first job that waits: that job blocks everything behind it,
+ * as in Slurm's sched/builtin.  The prefix doubles while every job in it
+ * starts, so a pass costs about what it starts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_private.h"
+
+#define FCFS_FIRST_CHUNK 8
+
+/* Drop the jobs marked taken (id = UINT32_MAX) from pend[head..tail). */
+static void compact(struct sim *s)
+{
+    size_t w = s->head;
+
+    for (size_t i = s->head; i < s->tail; i++)
+        if (s->pend[i].id != UINT32_MAX)
+            s->pend[w++] = s->pend[i];
+    s->tail = w;
+}
+
+static void take(struct sim *s, size_t i, struct sched_decision *d,
+                 int64_t now)
+{
+    uint32_t j = s->pend[i].id;
+
+    if (d->action == SCHED_ACT_START) {
+        sim_start_job(s, j, d->alloc, now);
+        d->alloc = NULL;
+    } else {
+        s->never[j] = true;
+    }
+    s->pend[i].id = UINT32_MAX;
+}
+
+static int pass_backfill(struct sim *s, int64_t now)
+{
+    size_t np = s->tail - s->head;
+    struct sched_job *p = s->pend + s->head;
+
+    if (sched_pass(s->nodes, s->nnodes, s->run, s->nrun, p, np, now,
+                   &s->o->pass, s->out) < 0)
+        return -1;
+    s->passes++;
+    for (size_t i = 0; i < np; i++)
+        if (s->out[i].action != SCHED_ACT_WAIT)
+            take(s, s->head + i, &s->out[i], now);
+    sched_decisions_clear(s->out, np);
+    compact(s);
+    return 0;
+}
+
+/* One chunk of FCFS: returns 1 when every job in it was taken, 0 when one
+ * waits, -1 on error.
+ */
+static int fcfs_chunk(struct sim *s, size_t m, int64_t now)
+{
+    struct sched_job *p = s->pend + s->head;
+    size_t i = 0;
+
+    if (sched_pass(s->nodes, s->nnodes, s->run, s->nrun, p, m, now,
+                   &s->o->pass, s->out) < 0)
+        return -1;
+    s->passes++;
+    while (i < m && s->out[i].action != SCHED_ACT_WAIT)
+        take(s, s->head + i, &s->out[i], now), i++;
+    /* The pass also started jobs behind the first that waits: undo. */
+    for (size_t k = i; k < m; k++)
+        if (s->out[k].action == SCHED_ACT_START)
+            sched_alloc_release(s->nodes, s->nnodes, s->out[k].alloc);
+    sched_decisions_clear(s->out, m);
+    s->head += i;
+    return i == m;
+}
+
+static int pass_fcfs(struct sim *s, int64_t now)
+{
+    size_t chunk = FCFS_FIRST_CHUNK;
+    int rc = 1;
+
+    while (rc == 1 && s->head < s->tail && s->free_cpus) {
+        size_t np = s->tail - s->head;
+        rc = fcfs_chunk(s, np < chunk ? np : chunk, now);
+        chunk *= 2;
+    }
+    /* Keep the queue's storage from creeping forward for ever. */
+    if (s->head > 4096 && s->head * 2 > s->tail) {
+        memmove(s->pend, s->pend + s->head,
+                (s->tail - s->head) * sizeof(*s->pend));
+        s->tail -= s->head;
+        s->head = 0;
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+int sim_pass(struct sim *s, int64_t now)
+{
+    /* Every job needs a CPU: with none free, no pass can start anything. */
+    if (s->head == s->tail || s->free_cpus == 0)
+        return 0;
+    if (s->o->policy == SIM_POLICY_FCFS)
+        return pass_fcfs(s, now);
+    return pass_backfill(s, now);
+}

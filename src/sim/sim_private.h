@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * sim_private.h - the replay's state, shared by sim_replay.c, sim_pass.c
+ * and sim_metrics.c only.
+ */
+#ifndef DROVER_SIM_SIM_PRIVATE_H
+#define DROVER_SIM_SIM_PRIVATE_H
+
+#include "sim/sim.h"
+
+struct sim {
+    const struct swf_trace *t;
+    const struct sim_opts *o;
+    struct sched_node *nodes;
+    size_t nnodes;
+    uint64_t free_cpus;
+    struct sched_request *reqs; /* per job (trace order) */
+    int64_t *start;             /* per job; -1 = not started */
+    int64_t *end;               /* per job: start + min(run, estimate) */
+    struct sched_alloc **alloc; /* per job, while it runs */
+    uint32_t *ridx;             /* per job: its index in 'run' */
+    bool *never;                /* per job: could never fit */
+    uint32_t *heap;             /* running jobs by end time */
+    size_t nheap;
+    struct sched_job *run;      /* running jobs, any order */
+    size_t nrun;
+    struct sched_job *pend;     /* pending jobs: pend[head..tail) in
+                                 * submission order */
+    size_t head, tail;
+    struct sched_decision *out; /* room for t->njobs */
+    size_t passes;
+};
+
+/* One scheduling pass at 'now' as the policy says; starts what it can.
+ * Returns 0, or -1 with errno (ENOMEM, EINVAL from sched_pass()).
+ */
+int sim_pass(struct sim *s, int64_t now);
+
+/* Record that job j starts at 'now' with 'a' (already applied to the
+ * nodes by the pass; s takes ownership).
+ */
+void sim_start_job(struct sim *s, uint32_t j, struct sched_alloc *a,
+                   int64_t now);
+
+/* Fill r from the start and end times in s. */
+int sim_metrics(const struct sim *s, struct sim_result *r);
+
+#endif /* !DROVER_SIM_SIM_PRIVATE_H */

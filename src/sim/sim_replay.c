@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * sim_replay.c - the event loop of sim_run(): the pool, the jobs, and
+ * virtual time moving from one instant with events to the next.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_private.h"
+
+/* Heap of running jobs: earliest end first, then lowest job index. */
+static bool earlier(const struct sim *s, uint32_t a, uint32_t b)
+{
+    return s->end[a] < s->end[b] || (s->end[a] == s->end[b] && a < b);
+}
+
+static void heap_push(struct sim *s, uint32_t j)
+{
+    size_t i = s->nheap++;
+
+    while (i > 0 && earlier(s, j, s->heap[(i - 1) / 2])) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = j;
+}
+
+static uint32_t heap_pop(struct sim *s)
+{
+    uint32_t top = s->heap[0], last = s->heap[--s->nheap];
+    size_t i = 0, n = s->nheap;
+
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && earlier(s, s->heap[c + 1], s->heap[c]))
+            c++;
+        if (!earlier(s, s->heap[c], last))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (n)
+        s->heap[i] = last;
+    return top;
+}
+
+static int64_t duration(const struct swf_job *job)
+{
+    return job->run < job->estimate ? job->run : job->estimate;
+}
+
+void sim_start_job(struct sim *s, uint32_t j, struct sched_alloc *a,
+                   int64_t now)
+{
+    const struct swf_job *job = &s->t->jobs[j];
+
+    s->start[j] = now;
+    s->end[j] = now + duration(job);
+    s->alloc[j] = a;
+    s->ridx[j] = (uint32_t)s->nrun;
+    s->run[s->nrun++] = (struct sched_job){
+        .id = j, .time_limit_s = job->estimate, .start_time = now, .alloc = a,
+    };
+    s->free_cpus -= job->procs;
+    heap_push(s, j);
+}
+
+static void end_job(struct sim *s, uint32_t j)
+{
+    uint32_t r = s->ridx[j];
+
+    sched_alloc_release(s->nodes, s->nnodes, s->alloc[j]);
+    s->free_cpus += s->t->jobs[j].procs;
+    s->run[r] = s->run[--s->nrun];
+    s->ridx[s->run[r].id] = r;
+    sched_alloc_destroy(s->alloc[j]);
+    s->alloc[j] = NULL;
+}
+
+static void submit_job(struct sim *s, uint32_t j)
+{
+    s->pend[s->tail++] = (struct sched_job){
+        .id = j, .req = &s->reqs[j], .time_limit_s = s->t->jobs[j].estimate,
+    };
+}
+
+static int by_submit(const void *a, const void *b, void *arg)
+{
+    const struct swf_trace *t = arg;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int64_t sx = t->jobs[x].submit, sy = t->jobs[y].submit;
+
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Job indexes in submission order, ties in trace order.  NULL: ENOMEM. */
+static uint32_t *sort_order(const struct swf_trace *t)
+{
+    uint32_t *order = malloc((t->njobs ? t->njobs : 1) * sizeof(*order));
+
+    if (!order)
+        return NULL;
+    for (size_t i = 0; i < t->njobs; i++)
+        order[i] = (uint32_t)i;
+    qsort_r(order, t->njobs, sizeof(*order), by_submit, (void *)t);
+    return order;
+}
+
+static void sim_free(struct sim *s)
+{
+    if (s->alloc)
+        for (size_t j = 0; j < s->t->njobs; j++)
+            sched_alloc_destroy(s->alloc[j]);
+    free(s->nodes);
+    free(s->reqs);
+    free(s->start);
+    free(s->end);
+    free(s->alloc);
+    free(s->ridx);
+    free(s->never);
+    free(s->heap);
+    free(s->run);
+    free(s->pend);
+    free(s->out);
+}
+
+static int sim_init_pool(struct sim *s)
+{
+    const struct sim_opts *o = s->o;
+    uint32_t nn = o->nodes ? o->nodes : 1;
+    uint32_t cpn = o->cpus_per_node ? o->cpus_per_node : s->t->max_procs;
+
+    if (!(s->nodes = calloc(nn, sizeof(*s->nodes))))
+        return -1;
+    s->nnodes = nn;
+    for (uint32_t i = 0; i < nn; i++)
+        s->nodes[i] = (struct sched_node){
+            .name = "sim", .cpus = cpn, .available = true, .weight = 1,
+        };
+    s->free_cpus = (uint64_t)nn * cpn;
+    return 0;
+}
+
+static int sim_init(struct sim *s, const struct swf_trace *t,
+                    const struct sim_opts *o)
+{
+    size_t n = t->njobs ? t->njobs : 1;
+
+    memset(s, 0, sizeof(*s));
+    s->t = t;
+    s->o = o;
+    if (!(s->reqs = calloc(n, sizeof(*s->reqs)))
+        || !(s->start = malloc(n * sizeof(*s->start)))
+        || !(s->end = calloc(n, sizeof(*s->end)))
+        || !(s->alloc = calloc(n, sizeof(*s->alloc)))
+        || !(s->ridx = calloc(n, sizeof(*s->ridx)))
+        || !(s->never = calloc(n, sizeof(*s->never)))
+        || !(s->heap = calloc(n, sizeof(*s->heap)))
+        || !(s->run = calloc(n, sizeof(*s->run)))
+        || !(s->pend = calloc(n, sizeof(*s->pend)))
+        || !(s->out = calloc(n, sizeof(*s->out))))
+        return -1;
+    for (size_t j = 0; j < t->njobs; j++) {
+        s->reqs[j].ntasks = t->jobs[j].procs;
+        s->reqs[j].cpus_per_task = 1;
+        s->start[j] = -1;
+    }
+    return 0;
+}
+
+/* Run the events in time order; a pass after each instant's events. */
+static int sim_loop(struct sim *s, const uint32_t *order)
+{
+    size_t next = 0, n = s->t->njobs;
+
+    while (next < n || s->nheap) {
+        int64_t now = INT64_MAX;
+        if (s->nheap)
+            now = s->end[s->heap[0]];
+        if (next < n && s->t->jobs[order[next]].submit < now)
+            now = s->t->jobs[order[next]].submit;
+        while (s->nheap && s->end[s->heap[0]] == now)
+            end_job(s, heap_pop(s));
+        while (next < n && s->t->jobs[order[next]].submit == now)
+            submit_job(s, order[next++]);
+        if (sim_pass(s, now) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int sim_run(const struct swf_trace *t, const struct sim_opts *o,
+            struct sim_result *r, int64_t *start_out, drv_error_t *error)
+{
+    struct sim s;
+    uint32_t *order = NULL;
+    int rc = -1;
+
+    memset(r, 0, sizeof(*r));
+    if (sim_init(&s, t, o) < 0 || !(order = sort_order(t))) {
+        errno = ENOMEM;
+        errprintf(error, "out of memory");
+        goto out;
+    }
+    if (!o->cpus_per_node && !t->max_procs) {
+        errno = EINVAL;
+        errprintf(error, "the pool has no CPU (no MaxProcs, no job)");
+        goto out;
+    }
+    if (sim_init_pool(&s) < 0) {
+        errno = ENOMEM;
+        errprintf(error, "out of memory");
+        goto out;
+    }
+    if (sim_loop(&s, order) < 0) {
+        errprintf(error, "scheduling pass: %s", strerror(errno));
+        goto out;
+    }
+    if (sim_metrics(&s, r) < 0) {
+        errprintf(error, "out of memory");
+        goto out;
+    }
+    if (start_out)
+        memcpy(start_out, s.start, t->njobs * sizeof(*start_out));
+    rc = 0;
+out:
+    free(order);
+    sim_free(&s);
+    return rc;
+}

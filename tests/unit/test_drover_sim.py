@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+#
+# test_drover_sim.py - the built drover-sim on the hand-written trace
+# (data/sim10.swf; figures worked out in test_sim.c), and its refusals.
+# Usage: test_drover_sim.py DROVER_SIM TRACE.  Prints TAP.
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sim, trace = sys.argv[1], sys.argv[2]
+results = []
+
+
+def run(*args):
+    return subprocess.run([sim, *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+r = run("--json", "--policy", "fcfs", "--policy", "easy", trace)
+rows = json.loads(r.stdout) if r.returncode == 0 else []
+check("json has one row per policy, in order",
+      [x["policy"] for x in rows] == ["fcfs", "easy"], r.stderr)
+for row, wait, bsld, maxw in zip(rows, (180.5, 104.5), (9.4201667, 5.2635),
+                                 (305, 300)):
+    p = row["policy"]
+    check(p + " figures as worked out by hand",
+          row["jobs"] == 10 and abs(row["avg_wait_s"] - wait) < 1e-6
+          and abs(row["avg_bsld"] - bsld) < 1e-6 and row["max_wait_s"] == maxw
+          and row["makespan_s"] == 1355
+          and abs(row["utilization"] - 2880 / 5420) < 1e-9,
+          json.dumps(row))
+    check(p + " row has every documented key",
+          all(k in row for k in ("policy", "jobs", "avg_wait_s", "avg_bsld",
+                                 "max_wait_s", "utilization", "makespan_s",
+                                 "wall_s")))
+
+with tempfile.TemporaryDirectory() as d:
+    gz = os.path.join(d, "sim10.swf.gz")
+    with open(trace, "rb") as src, gzip.open(gz, "wb") as dst:
+        dst.write(src.read())
+    r = run("--json", "--policy", "easy", gz)
+    check("a gzip trace gives the same figures",
+          r.returncode == 0 and json.loads(r.stdout)[0]["avg_wait_s"] == 104.5,
+          r.stderr)
+
+r = run(trace)
+check("the table lists the three policies by default",
+      r.returncode == 0 and all(any(l.startswith(p + " ")
+                                    for l in r.stdout.splitlines())
+                                for p in ("fcfs", "easy", "default")),
+      r.stdout)
+r = run("--nodes", "2", "--cpus-per-node", "2", "--json", trace)
+check("--nodes 2 --cpus-per-node 2 is a pool of 4",
+      r.returncode == 0 and json.loads(r.stdout)[0]["pool_cpus"] == 4,
+      r.stderr)
+
+for args, text in ((["--plot", "x.svg", trace], "--plot is not supported yet"),
+                   (["--conf", "a.conf", trace], "--conf is not supported yet"),
+                   (["--compare", "a", trace], "--compare is not supported yet"),
+                   (["--from-accounting", "2026-10", trace],
+                    "--from-accounting is not supported yet"),
+                   (["--policy", "sjf", trace], "unknown policy 'sjf'"),
+                   (["--nodes", "2", trace], "go together"),
+                   (["--bogus", trace], "unrecognized option"),
+                   ([], "a TRACE"),
+                   (["/nonexistent.swf"], "/nonexistent.swf")):
+    r = run(*args)
+    check("refuses " + (" ".join(args[:1]) or "no trace") + " with exit 1",
+          r.returncode == 1 and text in r.stderr, r.stderr)
+
+r = run("--help")
+check("--help prints the usage and exits 0",
+      r.returncode == 0 and "Usage: drover-sim" in r.stdout)
+r = run("--usage")
+check("--usage exits 0", r.returncode == 0 and "--policy" in r.stdout)
+
+print("1..%d" % len(results))
+for i, (name, ok, detail) in enumerate(results, 1):
+    print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
+    if not ok and detail:
+        print("# " + detail.replace("\n", "\n# "))
+sys.exit(0 if all(ok for _, ok, _ in results) else 1)

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * test_sim.c - the replay on a hand-written 10-job trace (data/sim10.swf,
+ * given as argv[1]) on its pool of 4 processors, waits worked out by hand
+ *
+ * FCFS: J1 starts at 0; J2 (4 procs) waits for J1's end at 100 and blocks
+ * everything; at 150 J3, J4 and J5 start; J6 (3) at 170 when J3 ends; J7
+ * (4) at 350 when J4 ends; J8 and J9 at 355; J10 (2) at 385 after J8.
+ *
+ * EASY: J2 holds a reservation at 100 (J1's limit).  J3 [10,40) and J5
+ * [30,40) end before it and start at once; so does J8 [60,100).  J2 starts
+ * at 100 and ends at 150 (limit 160); J4 (first waiting) is reserved 1 CPU
+ * at 160 and starts at 150 with J6 (3 procs, killed at its 50 s estimate
+ * at 200); J7 (4) is reserved at 450 (J4's limit), so J9 (limit 1000)
+ * cannot pass it but J10 [200,220) can; J7 starts at 350 when J4 ends, J9
+ * at 355.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "sim/sim.h"
+
+static const char *trace_path;
+
+static const int64_t fcfs_start[10] = {
+    0, 100, 150, 150, 150, 170, 350, 355, 355, 385,
+};
+static const int64_t easy_start[10] = {
+    0, 100, 10, 150, 30, 150, 350, 60, 355, 200,
+};
+
+static const int64_t t_submit[10] = { 0, 0, 10, 20, 30, 40, 50, 60, 70, 80 };
+
+static void replay(enum sim_policy p, struct sim_result *r, int64_t *start)
+{
+    struct swf_trace t;
+    struct sim_opts o;
+
+    assert_int_equal(swf_read(trace_path, SWF_PROCS_REQUESTED, &t, NULL), 0);
+    assert_int_equal(t.njobs, 10);
+    sim_opts_init(&o, p);
+    assert_int_equal(sim_run(&t, &o, r, start, NULL), 0);
+    swf_trace_free(&t);
+}
+
+static void fcfs_starts_in_order(void **state)
+{
+    (void)state;
+    struct sim_result r;
+    int64_t start[10];
+
+    replay(SIM_POLICY_FCFS, &r, start);
+    for (int j = 0; j < 10; j++)
+        assert_int_equal(start[j], fcfs_start[j]);
+    assert_int_equal(r.jobs, 10);
+    /* waits 0 100 140 130 120 130 300 295 285 305 */
+    assert_float_equal(r.avg_wait_s, 180.5, 1e-9);
+    /* 1 + 3 + 8 + 1.65 + 13 + 3.6 + 30.5 + 325/30 + 1.285 + 320/15 */
+    assert_float_equal(r.avg_bsld, 9.42016666666667, 1e-9);
+    assert_int_equal(r.p50_wait_s, 130);
+    assert_int_equal(r.p95_wait_s, 305);
+    assert_int_equal(r.max_wait_s, 305);
+    assert_int_equal(r.makespan_s, 1355);
+    assert_float_equal(r.utilization, 2880.0 / (4 * 1355), 1e-12);
+}
+
+static void easy_backfills_behind_one_reservation(void **state)
+{
+    (void)state;
+    struct sim_result r;
+    int64_t start[10];
+
+    replay(SIM_POLICY_EASY, &r, start);
+    for (int j = 0; j < 10; j++)
+        assert_int_equal(start[j], easy_start[j]);
+    /* waits 0 100 0 130 0 110 300 0 285 120 */
+    assert_float_equal(r.avg_wait_s, 104.5, 1e-9);
+    /* 1 + 3 + 1 + 1.65 + 1 + 3.2 + 30.5 + 1 + 1.285 + 9 */
+    assert_float_equal(r.avg_bsld, 5.2635, 1e-9);
+    assert_int_equal(r.p50_wait_s, 100);
+    assert_int_equal(r.p99_wait_s, 300);
+    assert_int_equal(r.max_wait_s, 300);
+    assert_int_equal(r.makespan_s, 1355);
+}
+
+static void default_policy_replays_every_job(void **state)
+{
+    (void)state;
+    struct sim_result r;
+    int64_t start[10];
+
+    replay(SIM_POLICY_DEFAULT, &r, start);
+    assert_int_equal(r.jobs, 10);
+    assert_int_equal(r.never, 0);
+    for (int j = 0; j < 10; j++)
+        assert_true(start[j] >= t_submit[j]);
+}
+
+static void small_pool_drops_jobs_that_never_fit(void **state)
+{
+    (void)state;
+    struct swf_trace t;
+    struct sim_opts o;
+    struct sim_result r;
+    int64_t start[10];
+
+    assert_int_equal(swf_read(trace_path, SWF_PROCS_REQUESTED, &t, NULL), 0);
+    sim_opts_init(&o, SIM_POLICY_EASY);
+    o.nodes = 3;
+    o.cpus_per_node = 1; /* 3 CPUs: J2 and J7 (4 procs) never fit */
+    assert_int_equal(sim_run(&t, &o, &r, start, NULL), 0);
+    assert_int_equal(r.never, 2);
+    assert_int_equal(r.jobs, 8);
+    assert_int_equal(start[1], -1);
+    assert_int_equal(start[6], -1);
+    assert_int_equal(r.pool_cpus, 3);
+    swf_trace_free(&t);
+}
+
+static void bsld_is_bounded(void **state)
+{
+    (void)state;
+    assert_float_equal(sim_bsld(0, 0), 1.0, 0);
+    assert_float_equal(sim_bsld(20, 5), 2.5, 1e-12);  /* tau = 10 s */
+    assert_float_equal(sim_bsld(100, 100), 2.0, 1e-12);
+}
+
+static void policy_names_round_trip(void **state)
+{
+    (void)state;
+    enum sim_policy p;
+
+    assert_int_equal(sim_policy_parse("easy", &p), 0);
+    assert_int_equal(p, SIM_POLICY_EASY);
+    assert_string_equal(sim_policy_name(SIM_POLICY_DEFAULT), "default");
+    errno = 0;
+    assert_int_equal(sim_policy_parse("sjf", &p), -1);
+    assert_int_equal(errno, EINVAL);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fcfs_starts_in_order),
+        cmocka_unit_test(easy_backfills_behind_one_reservation),
+        cmocka_unit_test(default_policy_replays_every_job),
+        cmocka_unit_test(small_pool_drops_jobs_that_never_fit),
+        cmocka_unit_test(bsld_is_bounded),
+        cmocka_unit_test(policy_names_round_trip),
+    };
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_sim TRACE (tests/unit/data/sim10.swf)\n");
+        return 1;
+    }
+    trace_path = argv[1];
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
