@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "cmd/lib/opt.h"
+#include "conf/conf.h"
 #include "sim/sim.h"
 
 enum {
@@ -48,7 +49,11 @@ static const struct cmd_opt opts[] = {
      "  --bf-max-job-test N         override the reservation depth\n"},
     {"json", OPT_JSON, no_argument,
      "  --json                      a JSON array, one object per policy\n"},
-    {"conf", OPT_CONF, required_argument, NULL},
+    {"conf", OPT_CONF, required_argument,
+     "  --conf FILE                 the pool and the default policy's knobs\n"
+     "                              from a slurm.conf (its nodes, all of one\n"
+     "                              size; SchedulerParameters bf_max_job_test,\n"
+     "                              bf_window, bf_resolution; sched/builtin)\n"},
     {"compare", OPT_COMPARE, required_argument, NULL},
     {"plot", OPT_PLOT, required_argument, NULL},
     {"from-accounting", OPT_FROM_ACCT, required_argument, NULL},
@@ -61,7 +66,7 @@ static const struct cmd_opt opts[] = {
 
 static const char usage_text[] =
     "Usage: drover-sim [--policy fcfs|easy|default]... "
-    "[--nodes N --cpus-per-node C] [--json] TRACE\n";
+    "[--conf FILE | --nodes N --cpus-per-node C] [--json] TRACE\n";
 
 #define MAX_POLICIES 16
 
@@ -74,6 +79,9 @@ struct args {
     enum swf_procs procs;
     int64_t window_s, resolution_s, depth; /* -1: the policy's */
     bool json;
+    const char *conf_path;  /* --conf */
+    struct sched_pass_opts conf_pass; /* the default policy's, from it */
+    bool conf_builtin;      /* SchedulerType=sched/builtin */
 };
 
 static void refuse(const struct args *a, const char *fmt, ...)
@@ -147,7 +155,7 @@ static void take_opt(struct args *a, int c, const char *arg)
         a->depth = number(a, "--bf-max-job-test", arg, UINT32_MAX);
         break;
     case OPT_JSON: a->json = true; break;
-    case OPT_CONF: refuse(a, "--conf is not supported yet"); break;
+    case OPT_CONF: a->conf_path = arg; break;
     case OPT_COMPARE: refuse(a, "--compare is not supported yet"); break;
     case OPT_PLOT: refuse(a, "--plot is not supported yet"); break;
     case OPT_FROM_ACCT:
@@ -165,6 +173,40 @@ static void take_opt(struct args *a, int c, const char *arg)
     }
 }
 
+/* --conf: the pool from the configuration's nodes (Drover's replay pool
+ * is uniform: nodes of different CPU counts are refused) and the default
+ * policy's knobs from SchedulerParameters, Slurm's defaults where unset
+ * (bf_max_job_test 500, bf_window one day, bf_resolution 60 s). */
+static void load_conf(struct args *a)
+{
+    drv_error_t error = {{0}};
+    struct slurm_conf *conf = conf_load(a->conf_path, &error);
+
+    if (!conf)
+        refuse(a, "--conf: %s", error.text);
+    if (!conf->node_count)
+        refuse(a, "--conf: %s names no node", a->conf_path);
+    for (size_t i = 1; i < conf->node_count; i++)
+        if (conf->nodes[i].cpus != conf->nodes[0].cpus)
+            refuse(a, "--conf: nodes of different sizes (%s: %u CPUs, %s: "
+                      "%u) are not supported yet", conf->nodes[0].name,
+                   conf->nodes[0].cpus, conf->nodes[i].name,
+                   conf->nodes[i].cpus);
+    a->nodes = (uint32_t)conf->node_count;
+    a->cpus_per_node = conf->nodes[0].cpus;
+    a->conf_pass = SCHED_PASS_OPTS_DEFAULT;
+    a->conf_pass.resolution_s = 60;
+    if (conf->sched.bf_max_job_test)
+        a->conf_pass.reserve_depth = conf->sched.bf_max_job_test;
+    if (conf->sched.bf_window_s)
+        a->conf_pass.window_s = conf->sched.bf_window_s;
+    if (conf->sched.bf_resolution_s)
+        a->conf_pass.resolution_s = conf->sched.bf_resolution_s;
+    a->conf_builtin = conf->scheduler_type
+                      && !strcmp(conf->scheduler_type, "sched/builtin");
+    conf_destroy(conf);
+}
+
 static void parse_args(int argc, char **argv, struct args *a)
 {
     int c;
@@ -178,6 +220,10 @@ static void parse_args(int argc, char **argv, struct args *a)
     a->trace = argv[optind];
     if (!a->nodes != !a->cpus_per_node)
         refuse(a, "--nodes and --cpus-per-node go together");
+    if (a->conf_path && a->nodes)
+        refuse(a, "--conf and --nodes/--cpus-per-node do not go together");
+    if (a->conf_path)
+        load_conf(a);
     if (a->npolicy == 0) {
         a->policy[a->npolicy++] = SIM_POLICY_FCFS;
         a->policy[a->npolicy++] = SIM_POLICY_EASY;
@@ -210,6 +256,14 @@ static int replay(const struct args *a, const struct swf_trace *t,
     sim_opts_init(&o, row->policy);
     o.nodes = a->nodes;
     o.cpus_per_node = a->cpus_per_node;
+    if (a->conf_path && row->policy == SIM_POLICY_DEFAULT) {
+        if (a->conf_builtin) /* no backfill: FCFS */
+            sim_opts_init(&o, SIM_POLICY_FCFS);
+        o.nodes = a->nodes;
+        o.cpus_per_node = a->cpus_per_node;
+        if (!a->conf_builtin)
+            o.pass = a->conf_pass;
+    }
     if (a->window_s >= 0)
         o.pass.window_s = a->window_s;
     if (a->resolution_s >= 0)

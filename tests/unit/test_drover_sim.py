@@ -62,8 +62,46 @@ check("--nodes 2 --cpus-per-node 2 is a pool of 4",
       r.returncode == 0 and json.loads(r.stdout)[0]["pool_cpus"] == 4,
       r.stderr)
 
+with tempfile.TemporaryDirectory() as d:
+    def conf(name, text):
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            f.write("ClusterName=t\n" + text)
+        return path
+    two = conf("two.conf", "NodeName=n[1-2] CPUs=4\n"
+                           "PartitionName=p Nodes=ALL Default=YES\n")
+    r = run("--conf", two, "--json", "--policy", "easy", "--policy",
+            "default", trace)
+    byconf = json.loads(r.stdout) if r.returncode == 0 else []
+    r = run("--nodes", "2", "--cpus-per-node", "4", "--json", "--policy",
+            "easy", "--policy", "default", trace)
+    bynodes = json.loads(r.stdout) if r.returncode == 0 else []
+    strip = [{k: v for k, v in x.items() if k not in ("wall_s", "jobs_per_s")}
+             for x in byconf]
+    check("--conf's two nodes of 4 CPUs replay as --nodes 2 "
+          "--cpus-per-node 4",
+          strip and strip == [{k: v for k, v in x.items()
+                               if k not in ("wall_s", "jobs_per_s")}
+                              for x in bynodes], json.dumps(byconf))
+    builtin = conf("builtin.conf", "NodeName=n[1-2] CPUs=4\n"
+                                   "SchedulerType=sched/builtin\n")
+    r = run("--conf", builtin, "--json", "--policy", "fcfs", "--policy",
+            "default", trace)
+    rows = json.loads(r.stdout) if r.returncode == 0 else []
+    check("SchedulerType=sched/builtin: the default policy is FCFS",
+          len(rows) == 2 and rows[0]["avg_wait_s"] == rows[1]["avg_wait_s"],
+          r.stderr)
+    mixed = conf("mixed.conf", "NodeName=n1 CPUs=4\nNodeName=n2 CPUs=8\n")
+    r = run("--conf", mixed, trace)
+    check("--conf refuses nodes of different sizes",
+          r.returncode == 1 and "different sizes" in r.stderr, r.stderr)
+    r = run("--conf", two, "--nodes", "2", "--cpus-per-node", "2", trace)
+    check("--conf with --nodes is refused",
+          r.returncode == 1 and "do not go together" in r.stderr, r.stderr)
+
 for args, text in ((["--plot", "x.svg", trace], "--plot is not supported yet"),
-                   (["--conf", "a.conf", trace], "--conf is not supported yet"),
+                   (["--conf", "/nonexistent.conf", trace],
+                    "/nonexistent.conf"),
                    (["--compare", "a", trace], "--compare is not supported yet"),
                    (["--from-accounting", "2026-10", trace],
                     "--from-accounting is not supported yet"),
