@@ -54,7 +54,9 @@ static const struct cmd_opt opts[] = {
      "                              from a slurm.conf (its nodes, all of one\n"
      "                              size; SchedulerParameters bf_max_job_test,\n"
      "                              bf_window, bf_resolution; sched/builtin)\n"},
-    {"compare", OPT_COMPARE, required_argument, NULL},
+    {"compare", OPT_COMPARE, required_argument,
+     "  --compare A.conf B.conf     the policies under each configuration\n"
+     "                              (as --conf), side by side\n"},
     {"plot", OPT_PLOT, required_argument, NULL},
     {"from-accounting", OPT_FROM_ACCT, required_argument, NULL},
     {"help", 'h', no_argument,
@@ -66,9 +68,19 @@ static const struct cmd_opt opts[] = {
 
 static const char usage_text[] =
     "Usage: drover-sim [--policy fcfs|easy|default]... "
-    "[--conf FILE | --nodes N --cpus-per-node C] [--json] TRACE\n";
+    "[--conf FILE | --compare A.conf B.conf | --nodes N --cpus-per-node C] "
+    "[--json] TRACE\n";
 
 #define MAX_POLICIES 16
+
+/* A cluster to replay on: nodes of one size, and the default policy's
+ * knobs (from a slurm.conf, or Slurm's defaults). */
+struct pool {
+    const char *conf;       /* its slurm.conf, or NULL */
+    uint32_t nodes, cpus_per_node; /* 0: one node of the trace's MaxProcs */
+    struct sched_pass_opts pass;   /* the default policy's (with conf) */
+    bool builtin;           /* SchedulerType=sched/builtin */
+};
 
 struct args {
     const char *prog;
@@ -80,8 +92,10 @@ struct args {
     int64_t window_s, resolution_s, depth; /* -1: the policy's */
     bool json;
     const char *conf_path;  /* --conf */
-    struct sched_pass_opts conf_pass; /* the default policy's, from it */
-    bool conf_builtin;      /* SchedulerType=sched/builtin */
+    const char *compare[2]; /* --compare A B */
+    struct pool pools[2];   /* the pool(s) replayed: one, or two to
+                             * compare */
+    size_t npools;
 };
 
 static void refuse(const struct args *a, const char *fmt, ...)
@@ -156,7 +170,7 @@ static void take_opt(struct args *a, int c, const char *arg)
         break;
     case OPT_JSON: a->json = true; break;
     case OPT_CONF: a->conf_path = arg; break;
-    case OPT_COMPARE: refuse(a, "--compare is not supported yet"); break;
+    case OPT_COMPARE: a->compare[0] = arg; break;
     case OPT_PLOT: refuse(a, "--plot is not supported yet"); break;
     case OPT_FROM_ACCT:
         refuse(a, "--from-accounting is not supported yet");
@@ -173,38 +187,62 @@ static void take_opt(struct args *a, int c, const char *arg)
     }
 }
 
-/* --conf: the pool from the configuration's nodes (Drover's replay pool
- * is uniform: nodes of different CPU counts are refused) and the default
- * policy's knobs from SchedulerParameters, Slurm's defaults where unset
- * (bf_max_job_test 500, bf_window one day, bf_resolution 60 s). */
-static void load_conf(struct args *a)
+/* A pool from slurm.conf 'path' (--conf, --compare): its nodes (Drover's
+ * replay pool is uniform: nodes of different CPU counts are refused) and
+ * the default policy's knobs from SchedulerParameters, Slurm's defaults
+ * where unset (bf_max_job_test 500, bf_window one day, bf_resolution
+ * 60 s). */
+static void load_conf(const struct args *a, const char *path,
+                      struct pool *pool)
 {
     drv_error_t error = {{0}};
-    struct slurm_conf *conf = conf_load(a->conf_path, &error);
+    struct slurm_conf *conf = conf_load(path, &error);
 
     if (!conf)
         refuse(a, "--conf: %s", error.text);
     if (!conf->node_count)
-        refuse(a, "--conf: %s names no node", a->conf_path);
+        refuse(a, "--conf: %s names no node", path);
     for (size_t i = 1; i < conf->node_count; i++)
         if (conf->nodes[i].cpus != conf->nodes[0].cpus)
             refuse(a, "--conf: nodes of different sizes (%s: %u CPUs, %s: "
                       "%u) are not supported yet", conf->nodes[0].name,
                    conf->nodes[0].cpus, conf->nodes[i].name,
                    conf->nodes[i].cpus);
-    a->nodes = (uint32_t)conf->node_count;
-    a->cpus_per_node = conf->nodes[0].cpus;
-    a->conf_pass = SCHED_PASS_OPTS_DEFAULT;
-    a->conf_pass.resolution_s = 60;
+    *pool = (struct pool){.conf = path,
+                          .nodes = (uint32_t)conf->node_count,
+                          .cpus_per_node = conf->nodes[0].cpus,
+                          .pass = SCHED_PASS_OPTS_DEFAULT};
+    pool->pass.resolution_s = 60;
     if (conf->sched.bf_max_job_test)
-        a->conf_pass.reserve_depth = conf->sched.bf_max_job_test;
+        pool->pass.reserve_depth = conf->sched.bf_max_job_test;
     if (conf->sched.bf_window_s)
-        a->conf_pass.window_s = conf->sched.bf_window_s;
+        pool->pass.window_s = conf->sched.bf_window_s;
     if (conf->sched.bf_resolution_s)
-        a->conf_pass.resolution_s = conf->sched.bf_resolution_s;
-    a->conf_builtin = conf->scheduler_type
-                      && !strcmp(conf->scheduler_type, "sched/builtin");
+        pool->pass.resolution_s = conf->sched.bf_resolution_s;
+    pool->builtin = conf->scheduler_type
+                    && !strcmp(conf->scheduler_type, "sched/builtin");
     conf_destroy(conf);
+}
+
+/* The pools: --compare's two, --conf's, or --nodes/--cpus-per-node (or
+ * the trace's MaxProcs). */
+static void set_pools(struct args *a)
+{
+    if ((a->conf_path || a->compare[0]) && a->nodes)
+        refuse(a, "--conf/--compare and --nodes/--cpus-per-node do not go "
+                  "together");
+    if (a->conf_path && a->compare[0])
+        refuse(a, "--conf and --compare do not go together");
+    a->npools = a->compare[0] ? 2 : 1;
+    if (a->compare[0]) {
+        load_conf(a, a->compare[0], &a->pools[0]);
+        load_conf(a, a->compare[1], &a->pools[1]);
+    } else if (a->conf_path) {
+        load_conf(a, a->conf_path, &a->pools[0]);
+    } else {
+        a->pools[0] = (struct pool){.nodes = a->nodes,
+                                    .cpus_per_node = a->cpus_per_node};
+    }
 }
 
 static void parse_args(int argc, char **argv, struct args *a)
@@ -213,6 +251,10 @@ static void parse_args(int argc, char **argv, struct args *a)
 
     while ((c = cmd_getopt(argc, argv, opts)) != -1)
         take_opt(a, c, optarg);
+    if (a->compare[0] && optind < argc)
+        a->compare[1] = argv[optind++]; /* --compare A B: B */
+    if (a->compare[0] && !a->compare[1])
+        refuse(a, "--compare needs two configurations and a TRACE");
     if (optind == argc)
         refuse(a, "a TRACE (SWF file, .gz or plain) is needed");
     if (optind < argc - 1)
@@ -220,10 +262,7 @@ static void parse_args(int argc, char **argv, struct args *a)
     a->trace = argv[optind];
     if (!a->nodes != !a->cpus_per_node)
         refuse(a, "--nodes and --cpus-per-node go together");
-    if (a->conf_path && a->nodes)
-        refuse(a, "--conf and --nodes/--cpus-per-node do not go together");
-    if (a->conf_path)
-        load_conf(a);
+    set_pools(a);
     if (a->npolicy == 0) {
         a->policy[a->npolicy++] = SIM_POLICY_FCFS;
         a->policy[a->npolicy++] = SIM_POLICY_EASY;
@@ -233,6 +272,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 
 struct row {
     enum sim_policy policy;
+    const struct pool *pool;
     struct sim_result r;
     double wall_s;
 };
@@ -253,17 +293,15 @@ static int replay(const struct args *a, const struct swf_trace *t,
     struct timespec t0;
     drv_error_t error = {{0}};
 
-    sim_opts_init(&o, row->policy);
-    o.nodes = a->nodes;
-    o.cpus_per_node = a->cpus_per_node;
-    if (a->conf_path && row->policy == SIM_POLICY_DEFAULT) {
-        if (a->conf_builtin) /* no backfill: FCFS */
-            sim_opts_init(&o, SIM_POLICY_FCFS);
-        o.nodes = a->nodes;
-        o.cpus_per_node = a->cpus_per_node;
-        if (!a->conf_builtin)
-            o.pass = a->conf_pass;
-    }
+    const struct pool *pool = row->pool;
+
+    sim_opts_init(&o, row->policy == SIM_POLICY_DEFAULT && pool->builtin
+                          ? SIM_POLICY_FCFS /* no backfill */
+                          : row->policy);
+    o.nodes = pool->nodes;
+    o.cpus_per_node = pool->cpus_per_node;
+    if (pool->conf && row->policy == SIM_POLICY_DEFAULT && !pool->builtin)
+        o.pass = pool->pass;
     if (a->window_s >= 0)
         o.pass.window_s = a->window_s;
     if (a->resolution_s >= 0)
@@ -290,11 +328,15 @@ static void print_table(const struct args *a, const struct swf_trace *t,
     printf("trace %s: %zu jobs (%zu skipped, %zu malformed lines), "
            "pool %ju CPUs\n", a->trace, t->njobs, t->skipped, t->malformed,
            n ? (uintmax_t)rows[0].r.pool_cpus : 0);
+    if (a->npools > 1)
+        printf("%-20s ", "CONF");
     printf("%-8s %8s %11s %9s %9s %9s %9s %9s %6s %11s %8s %9s\n", "POLICY",
            "JOBS", "AVG_WAIT_S", "AVG_BSLD", "P50_WAIT", "P95_WAIT",
            "P99_WAIT", "MAX_WAIT", "UTIL", "MAKESPAN_S", "WALL_S", "JOBS/S");
     for (size_t i = 0; i < n; i++) {
         const struct sim_result *r = &rows[i].r;
+        if (a->npools > 1)
+            printf("%-20s ", rows[i].pool->conf);
         printf("%-8s %8zu %11.1f %9.2f %9jd %9jd %9jd %9jd %6.3f %11jd "
                "%8.2f %9.0f\n", sim_policy_name(rows[i].policy), r->jobs,
                r->avg_wait_s, r->avg_bsld, (intmax_t)r->p50_wait_s,
@@ -310,7 +352,7 @@ static json_t *row_json(const struct row *row)
 {
     const struct sim_result *r = &row->r;
 
-    return json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:f,"
+    json_t *o = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:f,"
                      " s:I, s:I, s:f, s:f}",
                      "policy", sim_policy_name(row->policy),
                      "jobs", (json_int_t)r->jobs,
@@ -324,6 +366,10 @@ static json_t *row_json(const struct row *row)
                      "makespan_s", (json_int_t)r->makespan_s,
                      "pool_cpus", (json_int_t)r->pool_cpus,
                      "wall_s", row->wall_s, "jobs_per_s", jobs_per_s(row));
+
+    if (o && row->pool->conf)
+        json_object_set_new(o, "conf", json_string(row->pool->conf));
+    return o;
 }
 
 static int print_json(const struct row *rows, size_t n)
@@ -348,7 +394,8 @@ int main(int argc, char **argv)
         .window_s = -1, .resolution_s = -1, .depth = -1,
     };
     struct swf_trace t;
-    struct row rows[MAX_POLICIES];
+    struct row rows[2 * MAX_POLICIES];
+    size_t n = 0;
     drv_error_t error = {{0}};
 
     parse_args(argc, argv, &a);
@@ -356,18 +403,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: error: %s\n", a.prog, error.text);
         return 1;
     }
-    for (size_t i = 0; i < a.npolicy; i++) {
-        rows[i].policy = a.policy[i];
-        if (replay(&a, &t, &rows[i]) < 0) {
-            swf_trace_free(&t);
-            return 1;
+    for (size_t p = 0; p < a.npools; p++)
+        for (size_t i = 0; i < a.npolicy; i++, n++) {
+            rows[n] = (struct row){.policy = a.policy[i],
+                                   .pool = &a.pools[p]};
+            if (replay(&a, &t, &rows[n]) < 0) {
+                swf_trace_free(&t);
+                return 1;
+            }
         }
-    }
     if (a.json) {
-        if (print_json(rows, a.npolicy) < 0)
+        if (print_json(rows, n) < 0)
             fprintf(stderr, "%s: error: out of memory\n", a.prog);
     } else {
-        print_table(&a, &t, rows, a.npolicy);
+        print_table(&a, &t, rows, n);
     }
     swf_trace_free(&t);
     return 0;

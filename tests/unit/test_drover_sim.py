@@ -76,7 +76,8 @@ with tempfile.TemporaryDirectory() as d:
     r = run("--nodes", "2", "--cpus-per-node", "4", "--json", "--policy",
             "easy", "--policy", "default", trace)
     bynodes = json.loads(r.stdout) if r.returncode == 0 else []
-    strip = [{k: v for k, v in x.items() if k not in ("wall_s", "jobs_per_s")}
+    strip = [{k: v for k, v in x.items()
+              if k not in ("wall_s", "jobs_per_s", "conf")}
              for x in byconf]
     check("--conf's two nodes of 4 CPUs replay as --nodes 2 "
           "--cpus-per-node 4",
@@ -95,6 +96,20 @@ with tempfile.TemporaryDirectory() as d:
     r = run("--conf", mixed, trace)
     check("--conf refuses nodes of different sizes",
           r.returncode == 1 and "different sizes" in r.stderr, r.stderr)
+    one = conf("one.conf", "NodeName=n1 CPUs=4\n")
+    r = run("--compare", one, two, "--policy", "easy", "--json", trace)
+    rows = json.loads(r.stdout) if r.returncode == 0 else []
+    check("--compare A B: the policies under each, labelled",
+          [(x.get("conf"), x["pool_cpus"]) for x in rows]
+          == [(one, 4), (two, 8)], r.stdout + r.stderr)
+    r = run("--compare", one, two, trace)
+    check("--compare's table has a CONF column and a row per pool "
+          "and policy",
+          r.returncode == 0 and r.stdout.splitlines()[1].startswith("CONF")
+          and len(r.stdout.splitlines()) == 8, r.stdout)
+    r = run("--compare", one, trace)
+    check("--compare with one configuration is refused",
+          r.returncode == 1, r.stderr)
     r = run("--conf", two, "--nodes", "2", "--cpus-per-node", "2", trace)
     check("--conf with --nodes is refused",
           r.returncode == 1 and "do not go together" in r.stderr, r.stderr)
@@ -102,7 +117,6 @@ with tempfile.TemporaryDirectory() as d:
 for args, text in ((["--plot", "x.svg", trace], "--plot is not supported yet"),
                    (["--conf", "/nonexistent.conf", trace],
                     "/nonexistent.conf"),
-                   (["--compare", "a", trace], "--compare is not supported yet"),
                    (["--from-accounting", "2026-10", trace],
                     "--from-accounting is not supported yet"),
                    (["--policy", "sjf", trace], "unknown policy 'sjf'"),
