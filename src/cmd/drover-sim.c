@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "cmd/lib/opt.h"
+#include "cmd/sim_plot.h"
 #include "conf/conf.h"
 #include "sim/sim.h"
 
@@ -57,7 +58,9 @@ static const struct cmd_opt opts[] = {
     {"compare", OPT_COMPARE, required_argument,
      "  --compare A.conf B.conf     the policies under each configuration\n"
      "                              (as --conf), side by side\n"},
-    {"plot", OPT_PLOT, required_argument, NULL},
+    {"plot", OPT_PLOT, required_argument,
+     "  --plot FILE.svg             draw each replay's wait over time and\n"
+     "                              utilization (PLplot)\n"},
     {"from-accounting", OPT_FROM_ACCT, required_argument, NULL},
     {"help", 'h', no_argument,
      "\nHelp options:\n  --help          show this help message\n"},
@@ -93,6 +96,7 @@ struct args {
     bool json;
     const char *conf_path;  /* --conf */
     const char *compare[2]; /* --compare A B */
+    const char *plot;       /* --plot FILE.svg */
     struct pool pools[2];   /* the pool(s) replayed: one, or two to
                              * compare */
     size_t npools;
@@ -171,7 +175,7 @@ static void take_opt(struct args *a, int c, const char *arg)
     case OPT_JSON: a->json = true; break;
     case OPT_CONF: a->conf_path = arg; break;
     case OPT_COMPARE: a->compare[0] = arg; break;
-    case OPT_PLOT: refuse(a, "--plot is not supported yet"); break;
+    case OPT_PLOT: a->plot = arg; break;
     case OPT_FROM_ACCT:
         refuse(a, "--from-accounting is not supported yet");
         break;
@@ -273,6 +277,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 struct row {
     enum sim_policy policy;
     const struct pool *pool;
+    int64_t *start;         /* with --plot: each job's start (-1: none) */
     struct sim_result r;
     double wall_s;
 };
@@ -309,7 +314,9 @@ static int replay(const struct args *a, const struct swf_trace *t,
     if (a->depth >= 0 && row->policy != SIM_POLICY_FCFS)
         o.pass.reserve_depth = (uint32_t)a->depth;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (sim_run(t, &o, &row->r, NULL, &error) < 0) {
+    if (a->plot)
+        row->start = calloc(t->njobs ? t->njobs : 1, sizeof(*row->start));
+    if (sim_run(t, &o, &row->r, row->start, &error) < 0) {
         fprintf(stderr, "%s: error: %s: %s\n", a->prog, a->trace, error.text);
         return -1;
     }
@@ -387,6 +394,47 @@ static int print_json(const struct row *rows, size_t n)
     return 0;
 }
 
+/* The span the plot covers: the first submission to the last end. */
+static void span(const struct swf_trace *t, const struct row *rows, size_t n,
+                 int64_t *t0, int64_t *t1)
+{
+    *t0 = t->njobs ? t->jobs[0].submit : 0;
+    *t1 = *t0 + 1;
+    for (size_t i = 0; i < t->njobs; i++)
+        *t0 = t->jobs[i].submit < *t0 ? t->jobs[i].submit : *t0;
+    for (size_t k = 0; k < n; k++)
+        if (*t0 + rows[k].r.makespan_s > *t1)
+            *t1 = *t0 + rows[k].r.makespan_s;
+}
+
+/* --plot: one series per row, labelled by its policy (and its conf). */
+static int plot(const struct args *a, const struct swf_trace *t,
+                const struct row *rows, size_t n)
+{
+    struct sim_plot_series *s = calloc(n ? n : 1, sizeof(*s));
+    char err[256], *labels[2 * MAX_POLICIES] = {0};
+    int64_t t0, t1;
+    int rc;
+
+    span(t, rows, n, &t0, &t1);
+    for (size_t k = 0; k < n; k++) {
+        if (rows[k].pool->conf && asprintf(&labels[k], "%s %s",
+                                           sim_policy_name(rows[k].policy),
+                                           rows[k].pool->conf) < 0)
+            labels[k] = NULL;
+        s[k].label = labels[k] ? labels[k] : sim_policy_name(rows[k].policy);
+        sim_plot_series_of(t, rows[k].start, rows[k].r.pool_cpus, t0, t1,
+                           &s[k]);
+    }
+    rc = sim_plot_svg(a->plot, s, n, t0, t1, err, sizeof(err));
+    if (rc < 0)
+        fprintf(stderr, "%s: error: --plot: %s\n", a->prog, err);
+    for (size_t k = 0; k < n; k++)
+        free(labels[k]);
+    free(s);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct args a = {
@@ -396,6 +444,7 @@ int main(int argc, char **argv)
     struct swf_trace t;
     struct row rows[2 * MAX_POLICIES];
     size_t n = 0;
+    int rc;
     drv_error_t error = {{0}};
 
     parse_args(argc, argv, &a);
@@ -418,6 +467,9 @@ int main(int argc, char **argv)
     } else {
         print_table(&a, &t, rows, n);
     }
+    rc = a.plot ? plot(&a, &t, rows, n) : 0;
+    for (size_t k = 0; k < n; k++)
+        free(rows[k].start);
     swf_trace_free(&t);
-    return 0;
+    return rc < 0 ? 1 : 0;
 }

@@ -114,8 +114,23 @@ with tempfile.TemporaryDirectory() as d:
     check("--conf with --nodes is refused",
           r.returncode == 1 and "do not go together" in r.stderr, r.stderr)
 
-for args, text in ((["--plot", "x.svg", trace], "--plot is not supported yet"),
-                   (["--conf", "/nonexistent.conf", trace],
+with tempfile.TemporaryDirectory() as d:
+    svg = os.path.join(d, "w.svg")
+    r = run("--plot", svg, "--policy", "fcfs", "--policy", "easy", trace)
+    if r.returncode == 0:
+        with open(svg) as f:
+            text = f.read()
+        check("--plot draws an SVG (PLplot)", text.startswith("<?xml")
+              and "<svg" in text and text.count("<polyline") >= 4,
+              text[:200])
+    else:
+        check("--plot without PLplot says so",
+              r.returncode == 1 and "without PLplot" in r.stderr, r.stderr)
+    r = run("--plot", os.path.join(d, "no", "such", "dir.svg"), trace)
+    check("--plot to a path that cannot be written: exit 1",
+          r.returncode == 1 and "--plot" in r.stderr, r.stderr)
+
+for args, text in ((["--conf", "/nonexistent.conf", trace],
                     "/nonexistent.conf"),
                    (["--from-accounting", "2026-10", trace],
                     "--from-accounting is not supported yet"),
