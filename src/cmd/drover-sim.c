@@ -27,7 +27,7 @@
 enum {
     OPT_USAGE = CMD_OPT_LONG, OPT_JSON, OPT_POLICY, OPT_NODES, OPT_CPN,
     OPT_PROCS, OPT_WINDOW, OPT_RESOLUTION, OPT_DEPTH, OPT_CONF, OPT_COMPARE,
-    OPT_PLOT, OPT_FROM_ACCT,
+    OPT_PLOT, OPT_FROM_ACCT, OPT_SJF, OPT_PREDICT,
 };
 
 static const struct cmd_opt opts[] = {
@@ -48,6 +48,12 @@ static const struct cmd_opt opts[] = {
      "  --bf-resolution S           override the policy's resolution\n"},
     {"bf-max-job-test", OPT_DEPTH, required_argument,
      "  --bf-max-job-test N         override the reservation depth\n"},
+    {"backfill-sjf", OPT_SJF, no_argument,
+     "  --backfill-sjf              backfill candidates shortest estimate\n"
+     "                              first (EASY-SJBF; an experiment)\n"},
+    {"predict", OPT_PREDICT, no_argument,
+     "  --predict                   plan with each user's last two run\n"
+     "                              times, not the estimates (an experiment)\n"},
     {"json", OPT_JSON, no_argument,
      "  --json                      a JSON array, one object per policy\n"},
     {"conf", OPT_CONF, required_argument,
@@ -94,6 +100,8 @@ struct args {
     enum swf_procs procs;
     int64_t window_s, resolution_s, depth; /* -1: the policy's */
     bool json;
+    bool sjf;               /* --backfill-sjf */
+    bool predict;           /* --predict */
     const char *conf_path;  /* --conf */
     const char *compare[2]; /* --compare A B */
     const char *plot;       /* --plot FILE.svg */
@@ -173,6 +181,8 @@ static void take_opt(struct args *a, int c, const char *arg)
         a->depth = number(a, "--bf-max-job-test", arg, UINT32_MAX);
         break;
     case OPT_JSON: a->json = true; break;
+    case OPT_SJF: a->sjf = true; break;
+    case OPT_PREDICT: a->predict = true; break;
     case OPT_CONF: a->conf_path = arg; break;
     case OPT_COMPARE: a->compare[0] = arg; break;
     case OPT_PLOT: a->plot = arg; break;
@@ -307,6 +317,8 @@ static int replay(const struct args *a, const struct swf_trace *t,
     o.cpus_per_node = pool->cpus_per_node;
     if (pool->conf && row->policy == SIM_POLICY_DEFAULT && !pool->builtin)
         o.pass = pool->pass;
+    o.backfill_sjf = a->sjf;
+    o.predict = a->predict;
     if (a->window_s >= 0)
         o.pass.window_s = a->window_s;
     if (a->resolution_s >= 0)

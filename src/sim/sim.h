@@ -43,6 +43,16 @@ struct sim_opts {
     uint32_t cpus_per_node;  /* 0: the trace's max_procs (on one node) */
     struct sched_pass_opts pass; /* knobs of each pass; set from the policy
                                   * by sim_opts_init(), may be changed */
+    bool backfill_sjf;       /* backfill candidates (every waiting job but
+                              * the oldest) shortest estimate first, not in
+                              * submission order (EASY-SJBF) */
+    bool predict;            /* plan with predicted run times instead of
+                              * the estimates: the mean of the user's last
+                              * two jobs' run times, at most the estimate
+                              * (Tsafrir, Etsion and Feitelson 2007); a job
+                              * still runs to its estimate, and one that
+                              * outruns its prediction is planned to its
+                              * estimate from then on */
 };
 
 /* Options for 'policy' on the default pool: see enum sim_policy and

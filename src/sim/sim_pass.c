@@ -41,10 +41,32 @@ static void take(struct sim *s, size_t i, struct sched_decision *d,
     s->pend[i].id = UINT32_MAX;
 }
 
+/* Shortest estimate first, then submission order (the job index). */
+static int by_estimate(const void *a, const void *b)
+{
+    const struct sched_job *x = a, *y = b;
+
+    if (x->time_limit_s != y->time_limit_s)
+        return x->time_limit_s < y->time_limit_s ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int by_index(const void *a, const void *b)
+{
+    const struct sched_job *x = a, *y = b;
+
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
 static int pass_backfill(struct sim *s, int64_t now)
 {
     size_t np = s->tail - s->head;
     struct sched_job *p = s->pend + s->head;
+
+    if (s->o->backfill_sjf && np > 2) { /* the oldest first, then SJF */
+        qsort(p, np, sizeof(*p), by_index);
+        qsort(p + 1, np - 1, sizeof(*p), by_estimate);
+    }
 
     if (sched_pass(s->nodes, s->nnodes, s->run, s->nrun, p, np, now,
                    &s->o->pass, s->out) < 0)
@@ -55,6 +77,9 @@ static int pass_backfill(struct sim *s, int64_t now)
             take(s, s->head + i, &s->out[i], now);
     sched_decisions_clear(s->out, np);
     compact(s);
+    if (s->o->backfill_sjf) /* the queue stays in submission order */
+        qsort(s->pend + s->head, s->tail - s->head, sizeof(*s->pend),
+              by_index);
     return 0;
 }
 
@@ -106,6 +131,8 @@ int sim_pass(struct sim *s, int64_t now)
     /* Every job needs a CPU: with none free, no pass can start anything. */
     if (s->head == s->tail || s->free_cpus == 0)
         return 0;
+    if (s->o->predict)
+        sim_predict_outrun(s, now);
     if (s->o->policy == SIM_POLICY_FCFS)
         return pass_fcfs(s, now);
     return pass_backfill(s, now);

@@ -29,7 +29,21 @@ struct sim {
     size_t head, tail;
     struct sched_decision *out; /* room for t->njobs */
     size_t passes;
+    int64_t *limit;             /* per job: the limit the passes plan with
+                                 * (the estimate, or a prediction) */
+    struct sim_user *users;     /* uthash: run-time history (predict) */
 };
+
+/* With opts->predict: job j's planning limit at its submission (the mean
+ * of its user's last two run times, at most its estimate; the estimate
+ * with no history).  sim_predict_learn(): job j ran 'ran' seconds.
+ * sim_predict_outrun(): running jobs past their predicted limit at 'now'
+ * are planned to their estimate from then on.  sim_predict_free(): the
+ * history goes.  sim_predict.c. */
+int64_t sim_predict(struct sim *s, uint32_t j);
+int sim_predict_learn(struct sim *s, uint32_t j, int64_t ran);
+void sim_predict_outrun(struct sim *s, int64_t now);
+void sim_predict_free(struct sim *s);
 
 /* One scheduling pass at 'now' as the policy says; starts what it can.
  * Returns 0, or -1 with errno (ENOMEM, EINVAL from sched_pass()).

@@ -62,7 +62,7 @@ void sim_start_job(struct sim *s, uint32_t j, struct sched_alloc *a,
     s->alloc[j] = a;
     s->ridx[j] = (uint32_t)s->nrun;
     s->run[s->nrun++] = (struct sched_job){
-        .id = j, .time_limit_s = job->estimate, .start_time = now, .alloc = a,
+        .id = j, .time_limit_s = s->limit[j], .start_time = now, .alloc = a,
     };
     s->free_cpus -= job->procs;
     heap_push(s, j);
@@ -74,6 +74,8 @@ static void end_job(struct sim *s, uint32_t j)
 
     sched_alloc_release(s->nodes, s->nnodes, s->alloc[j]);
     s->free_cpus += s->t->jobs[j].procs;
+    if (s->o->predict)
+        (void)sim_predict_learn(s, j, s->end[j] - s->start[j]);
     s->run[r] = s->run[--s->nrun];
     s->ridx[s->run[r].id] = r;
     sched_alloc_destroy(s->alloc[j]);
@@ -82,8 +84,9 @@ static void end_job(struct sim *s, uint32_t j)
 
 static void submit_job(struct sim *s, uint32_t j)
 {
+    s->limit[j] = s->o->predict ? sim_predict(s, j) : s->t->jobs[j].estimate;
     s->pend[s->tail++] = (struct sched_job){
-        .id = j, .req = &s->reqs[j], .time_limit_s = s->t->jobs[j].estimate,
+        .id = j, .req = &s->reqs[j], .time_limit_s = s->limit[j],
     };
 }
 
@@ -127,6 +130,8 @@ static void sim_free(struct sim *s)
     free(s->run);
     free(s->pend);
     free(s->out);
+    free(s->limit);
+    sim_predict_free(s);
 }
 
 static int sim_init_pool(struct sim *s)
@@ -163,7 +168,8 @@ static int sim_init(struct sim *s, const struct swf_trace *t,
         || !(s->heap = calloc(n, sizeof(*s->heap)))
         || !(s->run = calloc(n, sizeof(*s->run)))
         || !(s->pend = calloc(n, sizeof(*s->pend)))
-        || !(s->out = calloc(n, sizeof(*s->out))))
+        || !(s->out = calloc(n, sizeof(*s->out)))
+        || !(s->limit = calloc(n, sizeof(*s->limit))))
         return -1;
     for (size_t j = 0; j < t->njobs; j++) {
         s->reqs[j].ntasks = t->jobs[j].procs;

@@ -114,6 +114,24 @@ with tempfile.TemporaryDirectory() as d:
     check("--conf with --nodes is refused",
           r.returncode == 1 and "do not go together" in r.stderr, r.stderr)
 
+# data/sjbf5.swf, 4 CPUs: jobs 1 (2 CPUs, 10 s) and 2 (2 CPUs, 100 s) run
+# at 0; job 3 (4 CPUs, 100 s) waits from 1, reserved at 100; jobs 4 (2
+# CPUs, 80 s, at 2) and 5 (2 CPUs, 20 s, at 3) wait for the 2 CPUs job 1
+# frees at 10.  EASY backfills in submission order: job 4 at 10 (ends 90),
+# job 5 after job 3 (200): waits 0 0 99 8 197, bsld (1 + 1 + 1.99 + 1.1 +
+# 10.85) / 5 = 3.188.  --backfill-sjf takes job 5 first: 10 to 30; job 4
+# would end after 100 from then: 200: waits 0 0 99 198 7, bsld (1 + 1 +
+# 1.99 + 3.475 + 1.35) / 5 = 1.763.  No user runs twice: --predict has no
+# history and plans as EASY.
+sjbf = os.path.join(os.path.dirname(trace), "sjbf5.swf")
+for flags, bsld in (([], 3.188), (["--backfill-sjf"], 1.763),
+                    (["--predict"], 3.188)):
+    r = run("--json", "--policy", "easy", *flags, sjbf)
+    row = json.loads(r.stdout)[0] if r.returncode == 0 else {}
+    check("easy %s on the hand-worked 5 jobs" % " ".join(flags),
+          abs(row.get("avg_bsld", 0) - bsld) < 1e-9
+          and abs(row.get("avg_wait_s", 0) - 60.8) < 1e-9, r.stdout)
+
 with tempfile.TemporaryDirectory() as d:
     svg = os.path.join(d, "w.svg")
     r = run("--plot", svg, "--policy", "fcfs", "--policy", "easy", trace)
