@@ -27,7 +27,7 @@
 enum {
     OPT_USAGE = CMD_OPT_LONG, OPT_JSON, OPT_POLICY, OPT_NODES, OPT_CPN,
     OPT_PROCS, OPT_WINDOW, OPT_RESOLUTION, OPT_DEPTH, OPT_CONF, OPT_COMPARE,
-    OPT_PLOT, OPT_FROM_ACCT, OPT_SJF, OPT_PREDICT,
+    OPT_PLOT, OPT_FROM_ACCT, OPT_SJF, OPT_PREDICT, OPT_STARVE,
 };
 
 static const struct cmd_opt opts[] = {
@@ -51,6 +51,10 @@ static const struct cmd_opt opts[] = {
     {"backfill-sjf", OPT_SJF, no_argument,
      "  --backfill-sjf              backfill candidates shortest estimate\n"
      "                              first (EASY-SJBF; an experiment)\n"},
+    {"starve", OPT_STARVE, required_argument,
+     "  --starve S                  with --backfill-sjf: a job waiting S\n"
+     "                              seconds keeps its place and a\n"
+     "                              reservation (an experiment)\n"},
     {"predict", OPT_PREDICT, no_argument,
      "  --predict                   plan with each user's last two run\n"
      "                              times, not the estimates (an experiment)\n"},
@@ -102,6 +106,7 @@ struct args {
     bool json;
     bool sjf;               /* --backfill-sjf */
     bool predict;           /* --predict */
+    int64_t starve_s;       /* --starve */
     const char *conf_path;  /* --conf */
     const char *compare[2]; /* --compare A B */
     const char *plot;       /* --plot FILE.svg */
@@ -183,6 +188,7 @@ static void take_opt(struct args *a, int c, const char *arg)
     case OPT_JSON: a->json = true; break;
     case OPT_SJF: a->sjf = true; break;
     case OPT_PREDICT: a->predict = true; break;
+    case OPT_STARVE: a->starve_s = number(a, "--starve", arg, INT32_MAX); break;
     case OPT_CONF: a->conf_path = arg; break;
     case OPT_COMPARE: a->compare[0] = arg; break;
     case OPT_PLOT: a->plot = arg; break;
@@ -319,6 +325,7 @@ static int replay(const struct args *a, const struct swf_trace *t,
         o.pass = pool->pass;
     o.backfill_sjf = a->sjf;
     o.predict = a->predict;
+    o.starve_s = a->starve_s;
     if (a->window_s >= 0)
         o.pass.window_s = a->window_s;
     if (a->resolution_s >= 0)

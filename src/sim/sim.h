@@ -46,6 +46,10 @@ struct sim_opts {
     bool backfill_sjf;       /* backfill candidates (every waiting job but
                               * the oldest) shortest estimate first, not in
                               * submission order (EASY-SJBF) */
+    int64_t starve_s;        /* with backfill_sjf: a job that has waited
+                              * this long keeps its place in submission
+                              * order, ahead of the others, and gets a
+                              * reservation (0: none) */
     bool predict;            /* plan with predicted run times instead of
                               * the estimates: the mean of the user's last
                               * two jobs' run times, at most the estimate

@@ -58,18 +58,39 @@ static int by_index(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* EASY-SJBF's order: the oldest waiting job, and with starve_s every job
+ * that has waited that long, in submission order, then the others,
+ * shortest planning limit first.  Returns how many lead (they get
+ * reservations). */
+static size_t order_sjf(struct sim *s, struct sched_job *p, size_t np,
+                        int64_t now)
+{
+    size_t lead = 1;
+
+    qsort(p, np, sizeof(*p), by_index);
+    for (size_t i = 1; s->o->starve_s && i < np; i++)
+        if (now - s->t->jobs[p[i].id].submit >= s->o->starve_s) {
+            struct sched_job keep = p[i];
+            memmove(p + lead + 1, p + lead, (i - lead) * sizeof(*p));
+            p[lead++] = keep;
+        }
+    qsort(p + lead, np - lead, sizeof(*p), by_estimate);
+    return lead;
+}
+
 static int pass_backfill(struct sim *s, int64_t now)
 {
     size_t np = s->tail - s->head;
     struct sched_job *p = s->pend + s->head;
+    struct sched_pass_opts opts = s->o->pass;
 
-    if (s->o->backfill_sjf && np > 2) { /* the oldest first, then SJF */
-        qsort(p, np, sizeof(*p), by_index);
-        qsort(p + 1, np - 1, sizeof(*p), by_estimate);
+    if (s->o->backfill_sjf && np > 1) {
+        size_t lead = order_sjf(s, p, np, now);
+        if (lead > opts.reserve_depth)
+            opts.reserve_depth = (uint32_t)lead;
     }
-
-    if (sched_pass(s->nodes, s->nnodes, s->run, s->nrun, p, np, now,
-                   &s->o->pass, s->out) < 0)
+    if (sched_pass(s->nodes, s->nnodes, s->run, s->nrun, p, np, now, &opts,
+                   s->out) < 0)
         return -1;
     s->passes++;
     for (size_t i = 0; i < np; i++)

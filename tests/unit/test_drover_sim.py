@@ -124,8 +124,12 @@ with tempfile.TemporaryDirectory() as d:
 # 1.99 + 3.475 + 1.35) / 5 = 1.763.  No user runs twice: --predict has no
 # history and plans as EASY.
 sjbf = os.path.join(os.path.dirname(trace), "sjbf5.swf")
+# --starve 5: at 10 jobs 4 and 5 have waited 8 and 7 s, so they keep
+# their order (and reservations): as EASY; --starve 1000: as SJBF.
 for flags, bsld in (([], 3.188), (["--backfill-sjf"], 1.763),
-                    (["--predict"], 3.188)):
+                    (["--predict"], 3.188),
+                    (["--backfill-sjf", "--starve", "5"], 3.188),
+                    (["--backfill-sjf", "--starve", "1000"], 1.763)):
     r = run("--json", "--policy", "easy", *flags, sjbf)
     row = json.loads(r.stdout)[0] if r.returncode == 0 else {}
     check("easy %s on the hand-worked 5 jobs" % " ".join(flags),
