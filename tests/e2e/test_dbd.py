@@ -105,7 +105,11 @@ def test_drover_up_starts_droverdbd_on_sqlite(cluster_root):
         assert mode == 0o600
         assert c.conf_value("AccountingStorageType") == \
             "accounting_storage/slurmdbd"
-        pong = dbd(c, "ping")
+        # droverdbd connects and migrates on its worker: version 0 until
+        # then
+        pong = c.wait_until(lambda: (lambda p: p if p["schema_version"]
+                                     else None)(dbd(c, "ping")),
+                            30, "droverdbd connected")
         assert pong["storage"] == "sqlite" and pong["schema_version"] == 6
         assert (c.dir / "state" / "acct.sqlite").exists()
         c.down()
