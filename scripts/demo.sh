@@ -14,7 +14,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev
           libuv1-dev libmunge-dev munge libcmocka-dev python3-pytest
           uthash-dev libsqlite3-dev libpq-dev postgresql libpmix-dev
-          nettle-dev zlib1g-dev libplplot-dev)
+          nettle-dev zlib1g-dev)  # libplplot-dev: drover-sim --plot (optional)
 
 step() { printf '\n==> %s\n' "$*"; }
 
