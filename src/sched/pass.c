@@ -18,6 +18,8 @@
  *
  * How it stays fast on a deep queue (bench/sched; the decisions are the
  * same as replaying every event for every window, which this replaced):
+ *  - the running jobs' releases are put on each node's timeline in one
+ *    sweep in time order (release_all()), not one at a time;
  *  - each node keeps its own timeline, its usage relative to now from each
  *    time it changes on, so its most used instant in a window costs a
  *    binary search and the steps inside the window;
@@ -509,6 +511,21 @@ static long step_split(struct tline *tl, uint32_t gpus, int64_t t)
 /* Add entry j of 'a' (sign +1) or take it away (-1) on its node over
  * [s, e).  Returns 0 or -1 with errno=ENOMEM.
  */
+/* An empty timeline gets its first step (INT64_MIN: no change).  Returns
+ * 0 or -1 with errno=ENOMEM. */
+static int tline_init(struct tline *tl, uint32_t gpus)
+{
+    if (tl->k)
+        return 0;
+    if (!(tl->st = calloc(4, sizeof(*tl->st)))
+        || (gpus && !(tl->gpu = calloc(4 * (size_t)gpus, sizeof(*tl->gpu)))))
+        return -1;
+    tl->cap = 4;
+    tl->k = 1;
+    tl->st[0].time = INT64_MIN;
+    return 0;
+}
+
 static int tline_add(struct pass *p,
                      const struct sched_alloc *a,
                      uint32_t j,
@@ -520,16 +537,7 @@ static int tline_add(struct pass *p,
     struct tline *tl = &p->tl[idx];
     long js, je;
 
-    if (tl->k == 0) {
-        if (!(tl->st = calloc(4, sizeof(*tl->st)))
-            || (gpus && !(tl->gpu = calloc(4 * (size_t)gpus,
-                                           sizeof(*tl->gpu)))))
-            return -1;
-        tl->cap = 4;
-        tl->k = 1;
-        tl->st[0].time = INT64_MIN;
-    }
-    if ((js = step_split(tl, gpus, s)) < 0)
+    if (tline_init(tl, gpus) < 0 || (js = step_split(tl, gpus, s)) < 0)
         return -1;
     je = tl->k;
     if (e != NEVER_ENDS && (je = step_split(tl, gpus, e)) < 0)
@@ -554,6 +562,42 @@ static int tline_add(struct pass *p,
  * anything else gives them back at its end.  Returns 0 or -1 with
  * errno=ENOMEM.
  */
+/* Register item 'id' in the slots: where a planned one begins, and where
+ * it ends.  Returns 0 or -1 with errno=ENOMEM. */
+static int item_slots(struct pass *p, uint32_t id)
+{
+    const struct item *it = &p->items[id];
+    struct slot *sl;
+
+    if (it->planned) {
+        if (!(sl = slot_get(p, it->start)))
+            return -1;
+        p->ev[p->nev] = (struct evrec){ id, sl->head };
+        sl->head = p->nev++;
+        if (it->start < p->first_plan)
+            p->first_plan = it->start;
+    }
+    if (it->end <= p->now)
+        p->ended_now = true;
+    if (it->end != NEVER_ENDS) {
+        if (!(sl = slot_get(p, it->end)))
+            return -1;
+        p->ev[p->nev] = (struct evrec){ id, sl->head };
+        sl->head = p->nev++;
+        sl->nends++;
+    }
+    return 0;
+}
+
+/* Node 'idx' changed: its view is to be looked at again. */
+static void node_changed(struct pass *p, uint32_t idx)
+{
+    if (!p->chg[idx]) {
+        p->chg[idx] = 1;
+        p->chglist[p->nchg++] = idx;
+    }
+}
+
 static int item_add(struct pass *p,
                     int64_t start,
                     int64_t end,
@@ -561,38 +605,18 @@ static int item_add(struct pass *p,
                     bool planned)
 {
     uint32_t id = (uint32_t)p->nitems++;
-    struct slot *sl;
 
     p->items[id] = (struct item){ start, end, alloc, planned };
-    if (planned) {
-        if (!(sl = slot_get(p, start)))
-            return -1;
-        p->ev[p->nev] = (struct evrec){ id, sl->head };
-        sl->head = p->nev++;
-        if (start < p->first_plan)
-            p->first_plan = start;
-    }
-    if (end <= p->now)
-        p->ended_now = true;
-    if (end != NEVER_ENDS) {
-        if (!(sl = slot_get(p, end)))
-            return -1;
-        p->ev[p->nev] = (struct evrec){ id, sl->head };
-        sl->head = p->nev++;
-        sl->nends++;
-    }
+    if (item_slots(p, id) < 0)
+        return -1;
     for (uint32_t j = 0; j < alloc->node_count; j++) {
-        uint32_t idx = alloc->node_idx[j];
         int rc = planned ? tline_add(p, alloc, j, start, end, +1)
                          : end == NEVER_ENDS
                                ? 0
                                : tline_add(p, alloc, j, end, NEVER_ENDS, -1);
         if (rc < 0)
             return -1;
-        if (!p->chg[idx]) {
-            p->chg[idx] = 1;
-            p->chglist[p->nchg++] = idx;
-        }
+        node_changed(p, alloc->node_idx[j]);
     }
     return 0;
 }
@@ -1109,8 +1133,54 @@ static int plan_job(struct pass *p,
     return 0;
 }
 
+/* One release of running item 'id' at time 't' on entry j of its
+ * allocation, appended to its node's timeline: the releases come in time
+ * order (release_all()), so a step is added at the end or the last one
+ * changed, never one moved.  Returns 0 or -1 with errno=ENOMEM. */
+static int tline_release(struct pass *p, uint32_t id, uint32_t j, int64_t t)
+{
+    const struct sched_alloc *a = p->items[id].alloc;
+    uint32_t idx = a->node_idx[j], gpus = p->nodes[idx].gpus;
+    struct tline *tl = &p->tl[idx];
+    struct step *st;
+    int32_t *use;
+
+    if (tline_init(tl, gpus) < 0
+        || (tl->st[tl->k - 1].time != t && step_split(tl, gpus, t) < 0))
+        return -1;
+    st = &tl->st[tl->k - 1];
+    use = gpus ? &tl->gpu[(size_t)(tl->k - 1) * gpus] : NULL;
+    st->cpus -= (int64_t)a->cpus[j];
+    st->mem -= (int64_t)a->mem_mib[j];
+    st->running--;
+    st->excl -= a->exclusive ? 1 : 0;
+    for (long g = a->gpus[j] ? bitmap_first_set(a->gpus[j], 0) : -1; g >= 0;
+         g = bitmap_first_set(a->gpus[j], (size_t)g + 1))
+        use[g]--;
+    return 0;
+}
+
+/* Every running item's release, slot by slot in time order (only running
+ * items are in the slots yet). */
+static int release_all(struct pass *p)
+{
+    for (struct cursor c = {0, 0}; c.b < p->nblk; cursor_next(p, &c)) {
+        const struct slot *sl = slot_at(p, c);
+        for (uint32_t k = sl->head; k != NIL; k = p->ev[k].next) {
+            uint32_t id = p->ev[k].item;
+            for (uint32_t j = 0; j < p->items[id].alloc->node_count; j++)
+                if (tline_release(p, id, j, sl->time) < 0)
+                    return -1;
+        }
+    }
+    return 0;
+}
+
 /* Running jobs free their resources at their end time; one past its limit
- * (still being killed) is taken to end in the next second.
+ * (still being killed) is taken to end in the next second.  They are
+ * registered first, then each node's timeline is built in time order
+ * (release_all()): adding releases one by one moved every later step for
+ * each, quadratic in the jobs of a node.
  */
 static int add_running(struct pass *p,
                        const struct sched_job *running,
@@ -1119,19 +1189,23 @@ static int add_running(struct pass *p,
     for (size_t i = 0; i < nrunning; i++) {
         const struct sched_job *job = &running[i];
         int64_t end = end_of(job->start_time, job->time_limit_s);
+        uint32_t id;
 
         end = held_until(p, end > p->now ? end : p->now + 1);
-
         if (!job->alloc)
             continue;
         if (!sched__alloc_valid(p->nodes, p->n, job->alloc)) {
             errno = EINVAL;
             return -1;
         }
-        if (item_add(p, job->start_time, end, job->alloc, false) < 0)
+        id = (uint32_t)p->nitems++;
+        p->items[id] = (struct item){ job->start_time, end, job->alloc, false };
+        if (item_slots(p, id) < 0)
             return -1;
+        for (uint32_t j = 0; j < job->alloc->node_count; j++)
+            node_changed(p, job->alloc->node_idx[j]);
     }
-    return 0;
+    return release_all(p);
 }
 
 /* Advance reservations hold their resources from their start (now, if it
