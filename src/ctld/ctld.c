@@ -62,6 +62,16 @@ uint32_t ctld_job_tier(struct ctld *ctld, const struct job *job)
     return p ? p->conf->priority_tier : 0;
 }
 
+uint32_t ctld_job_oversubscribe(struct ctld *ctld, const struct job *job)
+{
+    const struct ctld_partition *p = node_table_partition(ctld->nodes,
+                                                          job->partition);
+
+    return p && (p->conf->oversubscribe_force || job->oversub_req)
+               ? p->conf->oversubscribe
+               : 0;
+}
+
 int ctld_job_order(const void *a, const void *b, void *arg)
 {
     struct ctld *ctld = arg;

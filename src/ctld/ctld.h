@@ -193,6 +193,12 @@ uint32_t ctld_job_base_priority(const struct job *job);
 /* PriorityTier of 'job''s partition (0 when unknown). */
 uint32_t ctld_job_tier(struct ctld *ctld, const struct job *job);
 
+/* How many jobs may share each CPU 'job' gets: its partition's
+ * OverSubscribe N under FORCE, or under YES when it asked with
+ * --oversubscribe; 0 otherwise (no sharing).  The scheduler's request
+ * and the gang scheduler (gang.h) both read it. */
+uint32_t ctld_job_oversubscribe(struct ctld *ctld, const struct job *job);
+
 /* The scheduler's order of pending jobs, for qsort_r() over struct job *
  * with 'arg' the ctld: the partition's PriorityTier first (highest first,
  * as Slurm), then the priority, then the job id. */

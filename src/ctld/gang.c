@@ -10,15 +10,10 @@
 #include "ctld/gang.h"
 #include "ctld/suspend.h"
 
-/* Does 'job' share its CPUs (an oversubscribed partition's, FORCE or asked
- * with --oversubscribe)? */
+/* Does 'job' share its CPUs (ctld_job_oversubscribe())? */
 static bool shares(struct ctld *ctld, const struct job *job)
 {
-    const struct ctld_partition *p =
-        node_table_partition(ctld->nodes, job->partition);
-
-    return p && p->conf->oversubscribe > 1
-           && (p->conf->oversubscribe_force || job->oversub_req);
+    return ctld_job_oversubscribe(ctld, job) > 1;
 }
 
 static bool enabled(const struct ctld *ctld)

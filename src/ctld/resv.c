@@ -333,18 +333,6 @@ static struct sched_alloc *whole_nodes(struct ctld *ctld, const struct resv *r)
     return a;
 }
 
-/* Do 'a' and 'b' share a node? */
-static bool share_nodes(const struct resv *a, const struct resv *b)
-{
-    size_t n = bitmap_size(a->nodes) < bitmap_size(b->nodes)
-                   ? bitmap_size(a->nodes) : bitmap_size(b->nodes);
-
-    for (size_t i = 0; i < n; i++)
-        if (bitmap_test(a->nodes, i) && bitmap_test(b->nodes, i))
-            return true;
-    return false;
-}
-
 struct sched_hold *resv_holds(struct ctld *ctld, const struct resv *except,
                               time_t now, size_t *n)
 {
@@ -355,7 +343,7 @@ struct sched_hold *resv_holds(struct ctld *ctld, const struct resv *except,
     HASH_ITER(hh, ctld->resvs, r, tmp) {
         if (r == except || r->end <= now
             || (except && ((r->flags | except->flags) & RESV_OVERLAP)
-                && share_nodes(r, except)))
+                && bitmap_overlap(r->nodes, except->nodes)))
             continue;
         h = xrealloc(h, (*n + 1) * sizeof(*h));
         h[*n] = (struct sched_hold){
@@ -405,11 +393,9 @@ bool resv_maint_in_way(struct ctld *ctld, const struct job *job,
     struct resv *r, *tmp;
 
     HASH_ITER(hh, ctld->resvs, r, tmp) {
-        if (!(r->flags & RESV_MAINT) || !overlaps(r, job, now))
-            continue;
-        for (size_t i = 0; i < ctld->nodes->count; i++)
-            if (bitmap_test(r->nodes, i) && (!nodes || bitmap_test(nodes, i)))
-                return true;
+        if ((r->flags & RESV_MAINT) && overlaps(r, job, now)
+            && (!nodes || bitmap_overlap(r->nodes, nodes)))
+            return true;
     }
     return false;
 }

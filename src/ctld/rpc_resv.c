@@ -64,12 +64,9 @@ static bool overlaps_other(struct ctld *ctld, const struct resv *self,
     struct resv *r, *tmp;
 
     HASH_ITER(hh, ctld->resvs, r, tmp) {
-        if (r == self || !meets(s, e, r->start, r->end)
-            || (r->flags & RESV_OVERLAP))
-            continue;
-        for (size_t i = 0; i < ctld->nodes->count; i++)
-            if (bitmap_test(nodes, i) && bitmap_test(r->nodes, i))
-                return true;
+        if (r != self && meets(s, e, r->start, r->end)
+            && !(r->flags & RESV_OVERLAP) && bitmap_overlap(nodes, r->nodes))
+            return true;
     }
     return false;
 }

@@ -483,10 +483,7 @@ static void pass_prepare(struct ctld *ctld, const struct resv *r,
         struct ctld_partition *part =
             node_table_partition(ctld->nodes, pend[i]->partition);
         pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
-        pend[i]->req.oversubscribe =
-            part && (part->conf->oversubscribe_force || pend[i]->oversub_req)
-                ? part->conf->oversubscribe
-                : 0;
+        pend[i]->req.oversubscribe = ctld_job_oversubscribe(ctld, pend[i]);
         if (r && (own[i] = resv_pass_nodes(ctld, r, pend[i],
                                            pend[i]->req.allowed_nodes)))
             pend[i]->req.allowed_nodes = own[i];
