@@ -27,7 +27,7 @@
 enum {
     OPT_USAGE = CMD_OPT_LONG, OPT_JSON, OPT_POLICY, OPT_NODES, OPT_CPN,
     OPT_PROCS, OPT_WINDOW, OPT_RESOLUTION, OPT_DEPTH, OPT_CONF, OPT_COMPARE,
-    OPT_PLOT, OPT_FROM_ACCT, OPT_SJF, OPT_PREDICT, OPT_STARVE,
+    OPT_PLOT, OPT_FROM_ACCT, OPT_SJF, OPT_PREDICT,
 };
 
 static const struct cmd_opt opts[] = {
@@ -47,17 +47,17 @@ static const struct cmd_opt opts[] = {
     {"bf-resolution", OPT_RESOLUTION, required_argument,
      "  --bf-resolution S           override the policy's resolution\n"},
     {"bf-max-job-test", OPT_DEPTH, required_argument,
-     "  --bf-max-job-test N         override the reservation depth\n"},
+     "  --bf-max-job-test N         override the reservation depth (with\n"
+     "                              --backfill-sjf: N jobs lead besides\n"
+     "                              the first)\n"},
     {"backfill-sjf", OPT_SJF, no_argument,
-     "  --backfill-sjf              backfill candidates shortest estimate\n"
-     "                              first (EASY-SJBF; an experiment)\n"},
-    {"starve", OPT_STARVE, required_argument,
-     "  --starve S                  with --backfill-sjf: a job waiting S\n"
-     "                              seconds keeps its place and a\n"
-     "                              reservation (an experiment)\n"},
+     "  --backfill-sjf              backfill candidates shortest planned\n"
+     "                              time first (EASY-SJBF; the default\n"
+     "                              policy's)\n"},
     {"predict", OPT_PREDICT, no_argument,
      "  --predict                   plan with each user's last two run\n"
-     "                              times, not the estimates (an experiment)\n"},
+     "                              times, not the estimates (the default\n"
+     "                              policy's)\n"},
     {"json", OPT_JSON, no_argument,
      "  --json                      a JSON array, one object per policy\n"},
     {"conf", OPT_CONF, required_argument,
@@ -93,6 +93,9 @@ struct pool {
     uint32_t nodes, cpus_per_node; /* 0: one node of the trace's MaxProcs */
     struct sched_pass_opts pass;   /* the default policy's (with conf) */
     bool builtin;           /* SchedulerType=sched/builtin */
+    bool slurm_backfill;    /* SchedulerParameters drover_backfill=slurm */
+    uint32_t extra_leads;   /* its bf_max_job_test under drover_backfill=
+                             * predict (sim_opts.extra_leads) */
 };
 
 struct args {
@@ -106,7 +109,6 @@ struct args {
     bool json;
     bool sjf;               /* --backfill-sjf */
     bool predict;           /* --predict */
-    int64_t starve_s;       /* --starve */
     const char *conf_path;  /* --conf */
     const char *compare[2]; /* --compare A B */
     const char *plot;       /* --plot FILE.svg */
@@ -188,7 +190,6 @@ static void take_opt(struct args *a, int c, const char *arg)
     case OPT_JSON: a->json = true; break;
     case OPT_SJF: a->sjf = true; break;
     case OPT_PREDICT: a->predict = true; break;
-    case OPT_STARVE: a->starve_s = number(a, "--starve", arg, INT32_MAX); break;
     case OPT_CONF: a->conf_path = arg; break;
     case OPT_COMPARE: a->compare[0] = arg; break;
     case OPT_PLOT: a->plot = arg; break;
@@ -241,6 +242,11 @@ static void load_conf(const struct args *a, const char *path,
         pool->pass.resolution_s = conf->sched.bf_resolution_s;
     pool->builtin = conf->scheduler_type
                     && !strcmp(conf->scheduler_type, "sched/builtin");
+    pool->slurm_backfill =
+        conf->sched.drover_backfill == CONF_BACKFILL_SLURM;
+    pool->extra_leads = conf->sched.bf_max_job_test;
+    if (!pool->slurm_backfill && !conf->sched.bf_window_s)
+        pool->pass.window_s = 0; /* as the controller: no window */
     conf_destroy(conf);
 }
 
@@ -321,17 +327,24 @@ static int replay(const struct args *a, const struct swf_trace *t,
                           : row->policy);
     o.nodes = pool->nodes;
     o.cpus_per_node = pool->cpus_per_node;
-    if (pool->conf && row->policy == SIM_POLICY_DEFAULT && !pool->builtin)
+    if (pool->conf && row->policy == SIM_POLICY_DEFAULT && !pool->builtin) {
         o.pass = pool->pass;
-    o.backfill_sjf = a->sjf;
-    o.predict = a->predict;
-    o.starve_s = a->starve_s;
+        o.extra_leads = pool->extra_leads;
+        if (pool->slurm_backfill) /* Slurm's sched/backfill as it is */
+            o.backfill_sjf = o.predict = o.slip_guard = false;
+    }
+    o.backfill_sjf |= a->sjf;
+    o.predict |= a->predict;
     if (a->window_s >= 0)
         o.pass.window_s = a->window_s;
     if (a->resolution_s >= 0)
         o.pass.resolution_s = a->resolution_s;
-    if (a->depth >= 0 && row->policy != SIM_POLICY_FCFS)
-        o.pass.reserve_depth = (uint32_t)a->depth;
+    if (a->depth >= 0 && row->policy != SIM_POLICY_FCFS) {
+        if (o.backfill_sjf) /* the jobs that lead besides the first */
+            o.extra_leads = (uint32_t)a->depth;
+        else
+            o.pass.reserve_depth = (uint32_t)a->depth;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (a->plot)
         row->start = calloc(t->njobs ? t->njobs : 1, sizeof(*row->start));

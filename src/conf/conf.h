@@ -43,7 +43,11 @@ struct conf_index; /* private to src/conf */
 struct conf_sched {
     uint32_t max_script_size;     /* bytes, CONF_MAX_SCRIPT_SIZE_DEFAULT */
     uint32_t bf_max_job_test;     /* waiting jobs given a reservation
-                                   * (the pass's reserve_depth); 0: 500 */
+                                   * (the pass's reserve_depth); 0: 500
+                                   * (drover_backfill=slurm), or with
+                                   * predict: the highest-priority jobs
+                                   * given one besides each partition's
+                                   * first; 0: none */
     uint32_t bf_max_job_user;     /* jobs of one user a pass considers */
     uint32_t bf_max_job_part;     /* jobs of one partition a pass considers */
     uint32_t bf_window_s;         /* how far ahead starts are planned
@@ -55,6 +59,14 @@ struct conf_sched {
     bool bf_continue, defer;      /* accepted: no effect in Drover */
     bool enable_user_top;         /* job owners may scontrol top their
                                    * own jobs */
+    uint32_t drover_backfill;     /* drover_backfill=: enum
+                                   * conf_backfill, PREDICT */
+};
+
+/* SchedulerParameters drover_backfill= (Drover's own; docs/config.md). */
+enum conf_backfill {
+    CONF_BACKFILL_PREDICT, /* "predict", the default: src/sched/backfill.h */
+    CONF_BACKFILL_SLURM,   /* "slurm": Slurm's sched/backfill as it is */
 };
 
 /* One GPU (or other GRES) device of a node, from gres.conf File= lines or,

@@ -4,8 +4,8 @@
  * options Drover knows
  *
  * max_script_size, bf_max_job_test, bf_max_job_user, bf_max_job_part,
- * bf_window (minutes), bf_resolution (seconds) and enable_user_top take
- * effect;
+ * bf_window (minutes), bf_resolution (seconds), enable_user_top and
+ * Drover's own drover_backfill=predict|slurm take effect;
  * bf_interval, default_queue_depth, bf_continue and defer are accepted and
  * change nothing (one Drover pass plans the whole queue, and never per
  * submission).  Other options of Slurm's are logged as ignored, naming
@@ -37,6 +37,19 @@ static const struct {
       offsetof(struct conf_sched, default_queue_depth), 1, 0 },
 };
 
+/* drover_backfill=VALUE (n bytes of it).  Returns 0, or -1 when VALUE is
+ * neither "predict" nor "slurm". */
+static int set_backfill(struct conf_sched *s, const char *value, size_t n)
+{
+    if (n == 7 && !strncasecmp(value, "predict", 7))
+        s->drover_backfill = CONF_BACKFILL_PREDICT;
+    else if (n == 5 && !strncasecmp(value, "slurm", 5))
+        s->drover_backfill = CONF_BACKFILL_SLURM;
+    else
+        return -1;
+    return 0;
+}
+
 const char *conf__set_sched_params(struct conf_sched *s, const char *value)
 {
     struct conf_sched out = { .max_script_size = CONF_MAX_SCRIPT_SIZE_DEFAULT,
@@ -59,7 +72,13 @@ const char *conf__set_sched_params(struct conf_sched *s, const char *value)
             if (strlen(opts[i].name) == k
                 && !strncasecmp(value, opts[i].name, k))
                 break;
-        if (i < sizeof(opts) / sizeof(opts[0])) {
+        if (k == 15 && !strncasecmp(value, "drover_backfill", 15)) {
+            if (k >= n || set_backfill(&out, value + k + 1, n - k - 1) < 0) {
+                snprintf(why, sizeof(why),
+                         "drover_backfill: not predict or slurm");
+                return why;
+            }
+        } else if (i < sizeof(opts) / sizeof(opts[0])) {
             char num[16] = "";
             uint32_t v;
             if (k >= n || n - k - 1 >= sizeof(num)) {

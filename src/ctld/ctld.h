@@ -23,6 +23,7 @@
 #include "ctld/stats.h"
 #include "proto/auth.h"
 #include "proto/server.h"
+#include "sched/backfill.h"
 
 struct ctld {
     uv_loop_t *loop;
@@ -69,6 +70,10 @@ struct ctld {
                                 * job on (Slurm's PLANNED node state) */
     time_t gang_last;          /* the gang scheduler's last rotation
                                 * (gang.h) */
+    struct sched_predict *predict; /* each user's last two run times, for
+                                    * drover_backfill=predict (learnt as
+                                    * jobs end: event.c); NULL until the
+                                    * first */
 };
 
 /* Seconds since the epoch, read once per callback (style.md: time is a

@@ -150,6 +150,19 @@ static int apply_started(struct ctld *ctld, struct ctld_event *ev)
     return 0;
 }
 
+/* drover_backfill=predict's history: job ran this long (backfill.h).
+ * Derived from the events alone, so a replay learns the same. */
+static void predict_learn(struct ctld *ctld, const struct job *job)
+{
+    if (!job->start_time)
+        return; /* never ran */
+    if (!ctld->predict && !(ctld->predict = sched_predict_create()))
+        return;
+    if (sched_predict_learn(ctld->predict, (uint32_t)job->uid,
+                            job_run_time(job, job->end_time)) < 0)
+        log_error("JobId=%u: no memory for its run time history", job->id);
+}
+
 static int apply_ended(struct ctld *ctld, struct ctld_event *ev)
 {
     struct job *job = find_job(ctld, ev);
@@ -172,6 +185,7 @@ static int apply_ended(struct ctld *ctld, struct ctld_event *ev)
         job->end_time = ev->t;
     job->completing = false;
     job_steps_end_all(job, job->end_time);
+    predict_learn(ctld, job);
     return 0;
 }
 

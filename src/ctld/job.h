@@ -80,6 +80,13 @@ struct job {
                             * carries it and droverd's reports echo it, so
                             * a report of an earlier run is told apart */
     uint32_t next_step_id; /* srun: the id the next step gets */
+    uint32_t plan_s;       /* running: the time the scheduler planned it
+                            * for when it started (a prediction,
+                            * src/sched/backfill.h), 0 = its limit; not
+                            * journaled */
+    uint32_t first_plan;   /* pending: the first start planned for it
+                            * (epoch seconds; the slip guard), 0 = none;
+                            * not journaled */
     bool completing;       /* ended or signalled; node has not confirmed */
     bool cancel_requested; /* scancel of a running job: end as CANCELLED */
     bool requeue_requested;/* scontrol requeue of a running job */

@@ -293,6 +293,7 @@ static void ctld_fini(struct ctld *ctld)
     priority_fini(ctld);
     resv_fini(ctld);
     bitmap_destroy(ctld->planned_nodes);
+    sched_predict_destroy(ctld->predict);
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         HASH_DEL(ctld->jobs, job);

@@ -189,7 +189,6 @@ static void job_start(struct ctld *ctld, struct job *job,
         launch(ctld, job);
 }
 
-/* 'held': the limit that held the job back (SCHED_REASON_LIMIT). */
 /* A start not made after all: the nodes' usage the pass counted goes;
  * the allocation is freed with the decision. */
 static void decision_drop(struct ctld *ctld, struct sched_decision *d)
@@ -203,7 +202,7 @@ static void decision_drop(struct ctld *ctld, struct sched_decision *d)
 
 static void apply_decision(struct ctld *ctld, struct job *job,
                            struct sched_decision *d, enum job_reason held,
-                           time_t now)
+                           int64_t planned_s, time_t now)
 {
     switch (d->action) {
     case SCHED_ACT_START: {
@@ -215,6 +214,9 @@ static void apply_decision(struct ctld *ctld, struct job *job,
         }
         job_start(ctld, job, d->alloc, now);
         d->alloc = NULL;
+        job->first_plan = 0;
+        job->plan_s = planned_s > 0 && planned_s != job->time_limit_s
+                          ? (uint32_t)planned_s : 0;
         /* Its throttle reached: JobArrayTaskLimit now, not at the next
          * pass. */
         if (master && array_is_master(master))
@@ -232,6 +234,8 @@ static void apply_decision(struct ctld *ctld, struct job *job,
             break;
         }
         job->sched_start_time = d->start_time > 0 ? (time_t)d->start_time : 0;
+        if (d->start_time > 0 && !job->first_plan)
+            job->first_plan = (uint32_t)d->start_time;
         free(job->sched_nodes);
         job->sched_nodes = d->alloc ? node_table_alloc_hostlist(ctld->nodes,
                                                                 d->alloc)
@@ -286,12 +290,23 @@ static void add_pending(struct ctld *ctld, struct job *job, struct job ***pend,
         (*pend)[(*np)++] = job;
 }
 
+/* Whether the pass plans with predictions (backfill.h). */
+static bool predicting(const struct ctld *ctld)
+{
+    const char *type = ctld->conf->scheduler_type;
+
+    return ctld->conf->sched.drover_backfill == CONF_BACKFILL_PREDICT
+           && !(type && !strcasecmp(type, "sched/builtin"));
+}
+
 /* The running jobs (anything holding an allocation), but those
  * suspended by preemption: their memory and GPUs stay, with no planned
- * end.  *run is allocated; the caller frees it. */
-static void collect_running(struct ctld *ctld, struct sched_job **run,
-                            size_t *nr)
+ * end; each until its planned time (a prediction, while it holds) or its
+ * limit.  *run is allocated; the caller frees it. */
+static void collect_running(struct ctld *ctld, time_t now,
+                            struct sched_job **run, size_t *nr)
 {
+    bool predict = predicting(ctld);
     struct job *job, *tmp;
 
     *run = xzalloc(sizeof(**run) * (HASH_COUNT(ctld->jobs) + 1));
@@ -300,7 +315,10 @@ static void collect_running(struct ctld *ctld, struct sched_job **run,
         if (job->alloc && !job->preempt_suspended)
             (*run)[(*nr)++] = (struct sched_job){
                 .id = job->id,
-                .time_limit_s = job->time_limit_s,
+                .time_limit_s = predict ? sched_predict_running(
+                                              job->plan_s, job->time_limit_s,
+                                              job->start_time, now)
+                                        : job->time_limit_s,
                 .start_time = job->start_time,
                 .alloc = job->alloc,
             };
@@ -456,6 +474,9 @@ void scheduler_opts(struct ctld *ctld, const struct resv *except,
         opts->reserve_depth = sp->bf_max_job_test;
     if (sp->bf_window_s) /* Slurm's default one day is the pass's */
         opts->window_s = sp->bf_window_s;
+    else if (predicting(ctld)) /* a lead's reservation is never out of
+                                * reach (backfill.h) */
+        opts->window_s = 0;
     /* the pass plans on bf_resolution's steps, 60 s unless set (Slurm) */
     opts->resolution_s = sp->bf_resolution_s ? sp->bf_resolution_s
                                              : CTLD_BF_RESOLUTION_DEFAULT;
@@ -499,9 +520,82 @@ static void pass_prepare(struct ctld *ctld, const struct resv *r,
     }
 }
 
+/* The slip guard (backfill.h): a waiting job's planned start has slipped
+ * more than SCHED_SLIP_GUARD_S past the first one planned for it. */
+static bool slipped(struct job **pend, size_t np, time_t now)
+{
+    for (size_t i = 0; i < np; i++)
+        if (pend[i]->first_plan
+            && now > (time_t)pend[i]->first_plan + SCHED_SLIP_GUARD_S)
+            return true;
+    return false;
+}
+
+/* Permute a[0..n) (elements of 'size' bytes): a[i] = old a[order[i]],
+ * or with 'back' the inverse, a[order[i]] = old a[i]. */
+static void permute(void *a, size_t size, size_t n, const uint32_t *order,
+                    bool back)
+{
+    char *tmp = xzalloc(size * (n + 1)), *v = a;
+
+    for (size_t i = 0; i < n; i++)
+        memcpy(back ? tmp + size * order[i] : tmp + size * i,
+               back ? v + size * i : v + size * order[i], size);
+    memcpy(a, tmp, size * n);
+    free(tmp);
+}
+
+/* drover_backfill=predict (backfill.h): each job's planned time, then the
+ * pass's order, pend, pj and own permuted alike, its leads the only jobs
+ * reserved for.  Returns the order (caller frees; unorder() puts the
+ * arrays back in priority order). */
+static uint32_t *predict_order(struct ctld *ctld, struct job **pend,
+                               struct sched_job *pj, bitmap_t **own,
+                               size_t np, time_t now,
+                               struct sched_pass_opts *opts)
+{
+    bool guard = slipped(pend, np, now);
+    int64_t *waited = xzalloc(sizeof(*waited) * (np + 1));
+    uint32_t *order = xzalloc(sizeof(*order) * (np + 1));
+    long lead;
+
+    for (size_t i = 0; i < np; i++) {
+        time_t since = pend[i]->eligible_time ? pend[i]->eligible_time
+                                              : pend[i]->submit_time;
+        if (!guard)
+            pj[i].time_limit_s = sched_predict_limit(
+                ctld->predict, (uint32_t)pend[i]->uid, pj[i].time_limit_s);
+        waited[i] = now > since ? now - since : 0;
+    }
+    if ((lead = sched_backfill_order(pj, np, waited,
+                                     ctld->conf->sched.bf_max_job_test,
+                                     order)) < 0)
+        abort(); /* ENOMEM, as xzalloc */
+    permute(pend, sizeof(*pend), np, order, false);
+    permute(pj, sizeof(*pj), np, order, false);
+    permute(own, sizeof(*own), np, order, false);
+    opts->reserve_depth = (uint32_t)lead;
+    opts->reserve_prefix = true;
+    free(waited);
+    return order;
+}
+
+/* Back to priority order after predict_order(): the queue, its entries,
+ * their nodes and the decisions (for preemption, which goes by priority). */
+static void unorder(const uint32_t *order, struct job **pend,
+                    struct sched_job *pj, bitmap_t **own,
+                    struct sched_decision *dec, size_t np)
+{
+    permute(pend, sizeof(*pend), np, order, true);
+    permute(pj, sizeof(*pj), np, order, true);
+    permute(own, sizeof(*own), np, order, true);
+    permute(dec, sizeof(*dec), np, order, true);
+}
+
 /* The decisions of a pass, in order: starts (at most SCHED_MAX_STARTS a
  * run; under sched/builtin none behind a waiting job), reasons. */
 static void pass_apply(struct ctld *ctld, struct job **pend,
+                       const struct sched_job *pj,
                        struct sched_decision *dec, size_t np,
                        const struct enforce_pass *gate, struct run_state *st)
 {
@@ -524,7 +618,8 @@ static void pass_apply(struct ctld *ctld, struct job **pend,
         st->backfilled += start && st->waiting;
         st->waiting |= !start;
         apply_decision(ctld, pend[i], &dec[i],
-                       gate->held ? gate->held[i] : JOB_REASON_NONE, st->now);
+                       gate->held ? gate->held[i] : JOB_REASON_NONE,
+                       pj[i].time_limit_s, st->now);
         if (ctld->resvs && !start
             && (pend[i]->reservation || pend[i]->place.req_bm))
             resv_reason(ctld, pend[i], st->now);
@@ -543,11 +638,14 @@ static void pass_over(struct ctld *ctld, const struct resv *r,
     bitmap_t **own = xzalloc(sizeof(*own) * (np + 1));
     struct sched_pass_opts opts;
     struct enforce_pass gate = {0};
+    uint32_t *order = NULL;
     size_t nr;
 
-    collect_running(ctld, &run, &nr);
+    collect_running(ctld, st->now, &run, &nr);
     scheduler_opts(ctld, r, st->now, &opts);
     pass_prepare(ctld, r, pend, np, pj, own);
+    if (predicting(ctld))
+        order = predict_order(ctld, pend, pj, own, np, st->now, &opts);
     if (enforce_pass_begin(ctld, &gate, pend, np)) {
         opts.admit = enforce_admit;
         opts.started = enforce_started;
@@ -557,7 +655,9 @@ static void pass_over(struct ctld *ctld, const struct resv *r,
                    st->now, &opts, dec) < 0) {
         log_err("sched: pass failed");
     } else {
-        pass_apply(ctld, pend, dec, np, &gate, st);
+        pass_apply(ctld, pend, pj, dec, np, &gate, st);
+        if (order)
+            unorder(order, pend, pj, own, dec, np);
         mark_planned(ctld, dec, np);
         preempt_pass(ctld, pend, dec, np, st->now);
         sched_decisions_clear(dec, np);
@@ -573,6 +673,7 @@ static void pass_over(struct ctld *ctld, const struct resv *r,
         bitmap_destroy(own[i]);
     }
     st->considered += np;
+    free(order);
     free(own);
     free(dec);
     free(pj);

@@ -1290,6 +1290,7 @@ int sched_pass(struct sched_node *nodes,
         if (out[i].action == SCHED_ACT_START && p.opts.started)
             p.opts.started(p.opts.gate_arg, i);
         if (out[i].action == SCHED_ACT_WAIT
+            && (!p.opts.reserve_prefix || i < p.opts.reserve_depth)
             && plan_job(&p, &pending[i], key, &out[i]) < 0)
             goto error;
     }

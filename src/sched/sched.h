@@ -231,6 +231,10 @@ struct sched_pass_opts {
     uint32_t reserve_depth; /* blocked jobs, first in queue order, for
                              * which a reservation is sought (Slurm
                              * bf_max_job_test); 0 = none */
+    bool reserve_prefix;    /* reservations only for pending[0 ..
+                             * reserve_depth), a prefix of the queue (the
+                             * leads of src/sched/backfill.h), not for the
+                             * first reserve_depth jobs that wait */
     int64_t window_s;       /* no reservation starts later than now + this
                              * (Slurm bf_window); 0 = no limit */
     int64_t resolution_s;   /* seconds; every time at which the pass counts

@@ -64,11 +64,14 @@ void sim_opts_init(struct sim_opts *o, enum sim_policy policy)
         o->pass.resolution_s = 0;
         break;
     case SIM_POLICY_DEFAULT:
-        /* What droverctld passes when slurm.conf sets nothing
-         * (scheduler_opts(): bf_max_job_test 500, bf_window 1 day,
-         * bf_resolution 60 s). */
-        o->pass.reserve_depth = 500;
-        o->pass.window_s = 86400;
+        /* What droverctld does when slurm.conf sets nothing: Drover's
+         * backfill (drover_backfill=predict, src/sched/backfill.h), no
+         * bf_window (a lead's reservation is never out of reach) and
+         * Slurm's bf_resolution, 60 s; the depth is the leads' count, set
+         * by each pass. */
+        o->backfill_sjf = o->predict = o->slip_guard = true;
+        o->pass.reserve_depth = 0;
+        o->pass.window_s = 0;
         o->pass.resolution_s = 60;
         break;
     }

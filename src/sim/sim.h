@@ -27,8 +27,9 @@ enum sim_policy {
     SIM_POLICY_FCFS,    /* a job starts only when every earlier job has */
     SIM_POLICY_EASY,    /* EASY backfill: one reservation, for the first
                          * waiting job */
-    SIM_POLICY_DEFAULT, /* Drover's controller defaults (bf_max_job_test
-                         * 500, bf_window 1 day, bf_resolution 60 s) */
+    SIM_POLICY_DEFAULT, /* Drover's controller default: the backfill of
+                         * drover_backfill=predict (src/sched/backfill.h),
+                         * bf_window 1 day, bf_resolution 60 s */
 };
 
 /* "fcfs", "easy", "default".  Static storage, never NULL. */
@@ -43,20 +44,25 @@ struct sim_opts {
     uint32_t cpus_per_node;  /* 0: the trace's max_procs (on one node) */
     struct sched_pass_opts pass; /* knobs of each pass; set from the policy
                                   * by sim_opts_init(), may be changed */
-    bool backfill_sjf;       /* backfill candidates (every waiting job but
-                              * the oldest) shortest estimate first, not in
-                              * submission order (EASY-SJBF) */
-    int64_t starve_s;        /* with backfill_sjf: a job that has waited
-                              * this long keeps its place in submission
-                              * order, ahead of the others, and gets a
-                              * reservation (0: none) */
+    bool backfill_sjf;       /* the pass's order per sched_backfill_order()
+                              * (src/sched/backfill.h): the oldest waiting
+                              * job (and 'extra_leads' more) keeps its
+                              * place and a reservation, the others are
+                              * tried shortest planned time first
+                              * (EASY-SJBF) */
+    uint32_t extra_leads;    /* with backfill_sjf: see above (0) */
     bool predict;            /* plan with predicted run times instead of
                               * the estimates: the mean of the user's last
                               * two jobs' run times, at most the estimate
-                              * (Tsafrir, Etsion and Feitelson 2007); a job
+                              * (sched_predict_limit(), Tsafrir, Etsion and
+                              * Feitelson 2007), taken at submission; a job
                               * still runs to its estimate, and one that
                               * outruns its prediction is planned to its
                               * estimate from then on */
+    bool slip_guard;         /* with predict: once a waiting job's planned
+                              * start slipped SCHED_SLIP_GUARD_S past the
+                              * first one planned for it, passes plan with
+                              * estimates (backfill.h) */
 };
 
 /* Options for 'policy' on the default pool: see enum sim_policy and

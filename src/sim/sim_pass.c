@@ -41,16 +41,6 @@ static void take(struct sim *s, size_t i, struct sched_decision *d,
     s->pend[i].id = UINT32_MAX;
 }
 
-/* Shortest estimate first, then submission order (the job index). */
-static int by_estimate(const void *a, const void *b)
-{
-    const struct sched_job *x = a, *y = b;
-
-    if (x->time_limit_s != y->time_limit_s)
-        return x->time_limit_s < y->time_limit_s ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
 static int by_index(const void *a, const void *b)
 {
     const struct sched_job *x = a, *y = b;
@@ -58,24 +48,61 @@ static int by_index(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* EASY-SJBF's order: the oldest waiting job, and with starve_s every job
- * that has waited that long, in submission order, then the others,
- * shortest planning limit first.  Returns how many lead (they get
- * reservations). */
-static size_t order_sjf(struct sim *s, struct sched_job *p, size_t np,
-                        int64_t now)
+/* The slip guard (backfill.h): a waiting job whose planned start slipped
+ * more than SCHED_SLIP_GUARD_S past the first one planned for it. */
+static bool slipped(const struct sim *s, const struct sched_job *p,
+                    size_t np, int64_t now)
 {
-    size_t lead = 1;
+    for (size_t i = 0; i < np; i++) {
+        int64_t first = s->first_plan[p[i].id];
+        if (first >= 0 && now > first + SCHED_SLIP_GUARD_S)
+            return true;
+    }
+    return false;
+}
 
-    qsort(p, np, sizeof(*p), by_index);
-    for (size_t i = 1; s->o->starve_s && i < np; i++)
-        if (now - s->t->jobs[p[i].id].submit >= s->o->starve_s) {
-            struct sched_job keep = p[i];
-            memmove(p + lead + 1, p + lead, (i - lead) * sizeof(*p));
-            p[lead++] = keep;
-        }
-    qsort(p + lead, np - lead, sizeof(*p), by_estimate);
+/* The queue p[0..np) in the order of sched_backfill_order(), in place.
+ * Returns how many lead (their reservations), or -1 (ENOMEM). */
+static long order_backfill(struct sim *s, struct sched_job *p, size_t np,
+                           int64_t now)
+{
+    long lead;
+
+    for (size_t i = 0; i < np; i++)
+        s->waited[i] = now - s->t->jobs[p[i].id].submit;
+    lead = sched_backfill_order(p, np, s->waited, s->o->extra_leads, s->perm);
+    if (lead < 0)
+        return -1;
+    for (size_t i = 0; i < np; i++)
+        s->order[i] = p[s->perm[i]];
+    memcpy(p, s->order, np * sizeof(*p));
     return lead;
+}
+
+/* Before a pass: each job's planned time, its prediction now (under the
+ * slip guard, or without predictions, its estimate). */
+static void plan_times(struct sim *s, struct sched_job *p, size_t np,
+                       bool guard)
+{
+    for (size_t i = 0; i < np; i++)
+        p[i].time_limit_s = s->o->predict && !guard
+                                ? sim_predict(s, p[i].id)
+                                : s->t->jobs[p[i].id].estimate;
+}
+
+/* After a pass: the planned time of each job it started is the one its
+ * run is planned with; each waiting job's first planned start (slip
+ * guard). */
+static void note_plans(struct sim *s, const struct sched_job *p, size_t np)
+{
+    for (size_t i = 0; i < np; i++) {
+        uint32_t j = p[i].id;
+        if (s->out[i].action == SCHED_ACT_START)
+            s->limit[j] = p[i].time_limit_s;
+        else if (s->out[i].action == SCHED_ACT_WAIT
+                 && s->out[i].start_time >= 0 && s->first_plan[j] < 0)
+            s->first_plan[j] = s->out[i].start_time;
+    }
 }
 
 static int pass_backfill(struct sim *s, int64_t now)
@@ -83,16 +110,22 @@ static int pass_backfill(struct sim *s, int64_t now)
     size_t np = s->tail - s->head;
     struct sched_job *p = s->pend + s->head;
     struct sched_pass_opts opts = s->o->pass;
+    bool guard = s->o->slip_guard && slipped(s, p, np, now);
 
+    if (s->o->predict)
+        plan_times(s, p, np, guard);
     if (s->o->backfill_sjf && np > 1) {
-        size_t lead = order_sjf(s, p, np, now);
-        if (lead > opts.reserve_depth)
-            opts.reserve_depth = (uint32_t)lead;
+        long lead = order_backfill(s, p, np, now);
+        if (lead < 0)
+            return -1;
+        opts.reserve_depth = (uint32_t)lead;
+        opts.reserve_prefix = true;
     }
     if (sched_pass(s->nodes, s->nnodes, s->run, s->nrun, p, np, now, &opts,
                    s->out) < 0)
         return -1;
     s->passes++;
+    note_plans(s, p, np);
     for (size_t i = 0; i < np; i++)
         if (s->out[i].action != SCHED_ACT_WAIT)
             take(s, s->head + i, &s->out[i], now);

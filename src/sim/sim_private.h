@@ -6,6 +6,7 @@
 #ifndef DROVER_SIM_SIM_PRIVATE_H
 #define DROVER_SIM_SIM_PRIVATE_H
 
+#include "sched/backfill.h"
 #include "sim/sim.h"
 
 struct sim {
@@ -31,19 +32,23 @@ struct sim {
     size_t passes;
     int64_t *limit;             /* per job: the limit the passes plan with
                                  * (the estimate, or a prediction) */
-    struct sim_user *users;     /* uthash: run-time history (predict) */
+    struct sched_predict *predict; /* run-time history (opts->predict) */
+    int64_t *first_plan;        /* per job: the first start planned for it,
+                                 * -1 for none yet (opts->slip_guard) */
+    struct sched_job *order;    /* room for t->njobs: a pass's queue in
+                                 * the order of sched_backfill_order() */
+    uint32_t *perm;             /* room for t->njobs: that order */
+    int64_t *waited;            /* room for t->njobs: the queue's waits */
 };
 
-/* With opts->predict: job j's planning limit at its submission (the mean
- * of its user's last two run times, at most its estimate; the estimate
- * with no history).  sim_predict_learn(): job j ran 'ran' seconds.
- * sim_predict_outrun(): running jobs past their predicted limit at 'now'
- * are planned to their estimate from then on.  sim_predict_free(): the
- * history goes.  sim_predict.c. */
+/* With opts->predict: job j's planning limit at its submission
+ * (sched_predict_limit() of its user).  sim_predict_learn(): job j ran
+ * 'ran' seconds; returns 0 or -1 (ENOMEM).  sim_predict_outrun(): running
+ * jobs past their predicted limit at 'now' are planned to their estimate
+ * from then on (sched_predict_running()).  sim_predict.c. */
 int64_t sim_predict(struct sim *s, uint32_t j);
 int sim_predict_learn(struct sim *s, uint32_t j, int64_t ran);
 void sim_predict_outrun(struct sim *s, int64_t now);
-void sim_predict_free(struct sim *s);
 
 /* One scheduling pass at 'now' as the policy says; starts what it can.
  * Returns 0, or -1 with errno (ENOMEM, EINVAL from sched_pass()).

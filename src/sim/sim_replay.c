@@ -84,7 +84,7 @@ static void end_job(struct sim *s, uint32_t j)
 
 static void submit_job(struct sim *s, uint32_t j)
 {
-    s->limit[j] = s->o->predict ? sim_predict(s, j) : s->t->jobs[j].estimate;
+    s->limit[j] = s->t->jobs[j].estimate; /* planned anew at each pass */
     s->pend[s->tail++] = (struct sched_job){
         .id = j, .req = &s->reqs[j], .time_limit_s = s->limit[j],
     };
@@ -131,7 +131,11 @@ static void sim_free(struct sim *s)
     free(s->pend);
     free(s->out);
     free(s->limit);
-    sim_predict_free(s);
+    free(s->first_plan);
+    free(s->order);
+    free(s->perm);
+    free(s->waited);
+    sched_predict_destroy(s->predict);
 }
 
 static int sim_init_pool(struct sim *s)
@@ -169,9 +173,15 @@ static int sim_init(struct sim *s, const struct swf_trace *t,
         || !(s->run = calloc(n, sizeof(*s->run)))
         || !(s->pend = calloc(n, sizeof(*s->pend)))
         || !(s->out = calloc(n, sizeof(*s->out)))
-        || !(s->limit = calloc(n, sizeof(*s->limit))))
+        || !(s->limit = calloc(n, sizeof(*s->limit)))
+        || !(s->first_plan = malloc(n * sizeof(*s->first_plan)))
+        || !(s->order = calloc(n, sizeof(*s->order)))
+        || !(s->perm = calloc(n, sizeof(*s->perm)))
+        || !(s->waited = calloc(n, sizeof(*s->waited)))
+        || (o->predict && !(s->predict = sched_predict_create())))
         return -1;
     for (size_t j = 0; j < t->njobs; j++) {
+        s->first_plan[j] = -1;
         s->reqs[j].ntasks = t->jobs[j].procs;
         s->reqs[j].cpus_per_task = 1;
         s->start[j] = -1;

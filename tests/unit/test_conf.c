@@ -972,10 +972,34 @@ static void scheduler_parameters_max_script_size(void **state)
                 "bf_window: not a number");
 }
 
+/* drover_backfill=predict|slurm (Drover's own), predict by default. */
+static void scheduler_parameters_drover_backfill(void **state)
+{
+    struct slurm_conf *conf;
+
+    (void)state;
+    conf = parse_ok("SchedulerParameters=bf_continue\n", NULL);
+    assert_int_equal(conf->sched.drover_backfill, CONF_BACKFILL_PREDICT);
+    conf_destroy(conf);
+    conf = parse_ok("SchedulerParameters=drover_backfill=slurm,"
+                    "bf_max_job_test=10\n", NULL);
+    assert_int_equal(conf->sched.drover_backfill, CONF_BACKFILL_SLURM);
+    assert_int_equal(conf->sched.bf_max_job_test, 10);
+    conf_destroy(conf);
+    conf = parse_ok("SchedulerParameters=drover_backfill=Predict\n", NULL);
+    assert_int_equal(conf->sched.drover_backfill, CONF_BACKFILL_PREDICT);
+    conf_destroy(conf);
+    parse_fails("SchedulerParameters=drover_backfill=fifo\n", NULL,
+                "drover_backfill: not predict or slurm");
+    parse_fails("SchedulerParameters=drover_backfill\n", NULL,
+                "drover_backfill: not predict or slurm");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scheduler_parameters_max_script_size),
+        cmocka_unit_test(scheduler_parameters_drover_backfill),
         cmocka_unit_test(defaults_without_keywords),
         cmocka_unit_test(global_keywords_are_parsed),
         cmocka_unit_test(ctld_addr_defaults_to_host),

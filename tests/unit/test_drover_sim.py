@@ -119,22 +119,29 @@ with tempfile.TemporaryDirectory() as d:
 # CPUs, 80 s, at 2) and 5 (2 CPUs, 20 s, at 3) wait for the 2 CPUs job 1
 # frees at 10.  EASY backfills in submission order: job 4 at 10 (ends 90),
 # job 5 after job 3 (200): waits 0 0 99 8 197, bsld (1 + 1 + 1.99 + 1.1 +
-# 10.85) / 5 = 3.188.  --backfill-sjf takes job 5 first: 10 to 30; job 4
-# would end after 100 from then: 200: waits 0 0 99 198 7, bsld (1 + 1 +
-# 1.99 + 3.475 + 1.35) / 5 = 1.763.  No user runs twice: --predict has no
-# history and plans as EASY.
+# 10.85) / 5 = 3.188.
+# --backfill-sjf (src/sched/backfill.h): no job has waited 10 times its
+# time, so none holds a reservation, and the shortest goes first: job 5
+# 10 to 30, job 4 30 to 110, job 3 when job 4 ends, 110: waits 0 0 109 28
+# 7, bsld (1 + 1 + 2.09 + 1.35 + 1.35) / 5 = 1.358.  With
+# --bf-max-job-test 1 the first waiting job (3) leads and holds its
+# reservation at 100 (EASY-SJBF): job 5 10 to 30; job 4 would end after
+# 100 from then: 200: waits 0 0 99 198 7, bsld (1 + 1 + 1.99 + 3.475 +
+# 1.35) / 5 = 1.763.  No user runs twice: --predict has no history and
+# plans as without it; the default policy is --backfill-sjf --predict.
 sjbf = os.path.join(os.path.dirname(trace), "sjbf5.swf")
-# --starve 5: at 10 jobs 4 and 5 have waited 8 and 7 s, so they keep
-# their order (and reservations): as EASY; --starve 1000: as SJBF.
-for flags, bsld in (([], 3.188), (["--backfill-sjf"], 1.763),
-                    (["--predict"], 3.188),
-                    (["--backfill-sjf", "--starve", "5"], 3.188),
-                    (["--backfill-sjf", "--starve", "1000"], 1.763)):
-    r = run("--json", "--policy", "easy", *flags, sjbf)
+for flags, bsld, wait in ((["--policy", "easy"], 3.188, 60.8),
+                          (["--policy", "easy", "--backfill-sjf"], 1.358,
+                           28.8),
+                          (["--policy", "easy", "--predict"], 3.188, 60.8),
+                          (["--policy", "easy", "--backfill-sjf",
+                            "--bf-max-job-test", "1"], 1.763, 60.8),
+                          (["--policy", "default"], 1.358, 28.8)):
+    r = run("--json", *flags, sjbf)
     row = json.loads(r.stdout)[0] if r.returncode == 0 else {}
-    check("easy %s on the hand-worked 5 jobs" % " ".join(flags),
+    check("%s on the hand-worked 5 jobs" % " ".join(flags),
           abs(row.get("avg_bsld", 0) - bsld) < 1e-9
-          and abs(row.get("avg_wait_s", 0) - 60.8) < 1e-9, r.stdout)
+          and abs(row.get("avg_wait_s", 0) - wait) < 1e-9, r.stdout)
 
 with tempfile.TemporaryDirectory() as d:
     svg = os.path.join(d, "w.svg")

@@ -360,6 +360,36 @@ static void pass_second_reservation_follows_the_first(void **state)
     world_destroy(w);
 }
 
+/* reserve_prefix: reservations for the first reserve_depth positions of
+ * the queue only, not for the first reserve_depth jobs that wait. */
+static void pass_reserve_prefix_counts_positions(void **state)
+{
+    (void)state;
+    struct world *w = world_create(1, 4, 0);
+    struct sched_request whole = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &one, .time_limit_s = 50 },
+        { .id = 2, .req = &whole, .time_limit_s = 100 },
+        { .id = 3, .req = &whole, .time_limit_s = 100 },
+    };
+    struct sched_pass_opts o = SCHED_PASS_OPTS_DEFAULT;
+
+    run_on(w, 0, 3, NOW, 100);
+    o.reserve_depth = 1;
+    assert_int_equal(pass(w, q, 3, &o), 0);
+    assert_starts_on(&w->out[0], 0);
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_waits(&w->out[2], SCHED_REASON_RESOURCES, -1);
+    o.reserve_prefix = true;
+    sched_alloc_release(w->c->nodes, w->c->n, w->out[0].alloc);
+    assert_int_equal(pass(w, q, 3, &o), 0);
+    assert_starts_on(&w->out[0], 0);
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, -1);
+    assert_waits(&w->out[2], SCHED_REASON_RESOURCES, -1);
+    world_destroy(w);
+}
+
 /* Jobs with equal requests (the same one, or an equal copy) and limits
  * queue up in order; the pass starts each one's search where the one
  * before ended (pass.c, struct key), which must not change the answers.
@@ -860,6 +890,7 @@ int main(void)
         cmocka_unit_test(pass_job_that_can_never_fit_is_never),
         cmocka_unit_test(pass_blocked_job_without_end_time_blocks_nobody),
         cmocka_unit_test(pass_second_reservation_follows_the_first),
+        cmocka_unit_test(pass_reserve_prefix_counts_positions),
         cmocka_unit_test(pass_equal_requests_queue_up_in_order),
         cmocka_unit_test(pass_job_without_limit_cannot_jump_a_reservation),
         cmocka_unit_test(
