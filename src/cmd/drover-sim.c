@@ -102,8 +102,8 @@ static const char usage_text[] =
     "Usage: drover-sim [--policy fcfs|easy|default]... "
     "[--conf FILE | --compare A.conf B.conf | --nodes N --cpus-per-node C] "
     "[--json] [--jobs FILE] TRACE\n"
-    "       drover-sim [--policy ...]... --conf FILE | --compare A.conf "
-    "B.conf --from-accounting FILE|-|YYYY-MM[-DD][..YYYY-MM[-DD]] "
+    "       drover-sim [--policy ...]... {--conf FILE | --compare A.conf "
+    "B.conf} --from-accounting FILE|-|YYYY-MM[-DD][..YYYY-MM[-DD]] "
     "[--json] [--jobs FILE]\n";
 
 #define MAX_POLICIES 16
@@ -574,7 +574,7 @@ int main(int argc, char **argv)
         .prog = cmd_prog_name(argv[0]),
         .window_s = -1, .resolution_s = -1, .depth = -1,
     };
-    struct swf_trace t;
+    struct swf_trace t = {0};
     struct row rows[2 * MAX_POLICIES];
     size_t n = 0;
     int rc;
@@ -585,7 +585,8 @@ int main(int argc, char **argv)
                 : swf_read(a.trace, a.procs, &t, &error)) < 0) {
         fprintf(stderr, "%s: error: %s%s\n", a.prog,
                 a.acct ? "--from-accounting: " : "", error.text);
-        return 1;
+        rc = -1;
+        goto out; /* t is empty */
     }
     warn_parts(&a, &t);
     for (size_t p = 0; p < a.npools; p++)

@@ -216,7 +216,7 @@ static int map_parts(struct sim *s, const struct sim_cluster *c)
     return 0;
 }
 
-/* Job j's request on a cluster (see sim_run() in sim.h). */
+/* A job's request on a cluster (see sim_run() in sim.h). */
 static void cluster_request(const struct sim *s, const struct swf_job *job,
                             struct sched_request *r)
 {
