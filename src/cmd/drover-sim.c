@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * drover-sim.c - replay a Standard Workload Format trace through the
- * scheduling core (src/sim) under one or more policies, and print the
- * figures of each: a table, or a JSON array with --json.
+ * drover-sim.c - replay a Standard Workload Format trace, or Drover's own
+ * accounting (--from-accounting), through the scheduling core (src/sim)
+ * under one or more policies, and print the figures of each: a table, or
+ * a JSON array with --json; with --jobs, each job's replayed times.
  *
  * The replay itself reads no clock; this command times it (wall_s) to
  * report simulated jobs per second.  docs/simulator.md has the model.
@@ -16,18 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "cmd/lib/opt.h"
 #include "cmd/sim_plot.h"
+#include "cmd/sim_sacct.h"
 #include "conf/conf.h"
+#include "sim/acct_trace.h"
 #include "sim/sim.h"
 
 enum {
     OPT_USAGE = CMD_OPT_LONG, OPT_JSON, OPT_POLICY, OPT_NODES, OPT_CPN,
     OPT_PROCS, OPT_WINDOW, OPT_RESOLUTION, OPT_DEPTH, OPT_CONF, OPT_COMPARE,
-    OPT_PLOT, OPT_FROM_ACCT, OPT_SJF, OPT_PREDICT,
+    OPT_PLOT, OPT_FROM_ACCT, OPT_SJF, OPT_PREDICT, OPT_JOBS,
 };
 
 static const struct cmd_opt opts[] = {
@@ -60,18 +64,33 @@ static const struct cmd_opt opts[] = {
      "                              policy's)\n"},
     {"json", OPT_JSON, no_argument,
      "  --json                      a JSON array, one object per policy\n"},
+    {"jobs", OPT_JOBS, required_argument,
+     "  --jobs FILE                 each job's replayed times, one line per\n"
+     "                              job and policy: POLICY JOB_ID SUBMIT\n"
+     "                              START END (s from the first submission;\n"
+     "                              -1: never started); '-': stdout\n"},
     {"conf", OPT_CONF, required_argument,
-     "  --conf FILE                 the pool and the default policy's knobs\n"
-     "                              from a slurm.conf (its nodes, all of one\n"
-     "                              size; SchedulerParameters bf_max_job_test,\n"
-     "                              bf_window, bf_resolution; sched/builtin)\n"},
+     "  --conf FILE                 the cluster and the default policy's\n"
+     "                              knobs from a slurm.conf: its nodes as\n"
+     "                              they are (CPUs, RealMemory, Gres=gpu),\n"
+     "                              its partitions (jobs without one: the\n"
+     "                              default); SchedulerParameters\n"
+     "                              bf_max_job_test, bf_window,\n"
+     "                              bf_resolution; sched/builtin\n"},
     {"compare", OPT_COMPARE, required_argument,
      "  --compare A.conf B.conf     the policies under each configuration\n"
      "                              (as --conf), side by side\n"},
     {"plot", OPT_PLOT, required_argument,
      "  --plot FILE.svg             draw each replay's wait over time and\n"
      "                              utilization (PLplot)\n"},
-    {"from-accounting", OPT_FROM_ACCT, required_argument, NULL},
+    {"from-accounting", OPT_FROM_ACCT, required_argument,
+     "  --from-accounting SOURCE    replay Drover's accounting instead of a\n"
+     "                              TRACE (needs --conf): a file of\n"
+     "                              `sacct --json` output ('-': stdin), or a\n"
+     "                              month or dates, 2026-10,\n"
+     "                              2026-10-01..2026-10-15 (both included),\n"
+     "                              for which drover-sim runs sacct --json\n"
+     "                              -a -X -S START -E END\n"},
     {"help", 'h', no_argument,
      "\nHelp options:\n  --help          show this help message\n"},
     {"usage", OPT_USAGE, no_argument,
@@ -82,15 +101,21 @@ static const struct cmd_opt opts[] = {
 static const char usage_text[] =
     "Usage: drover-sim [--policy fcfs|easy|default]... "
     "[--conf FILE | --compare A.conf B.conf | --nodes N --cpus-per-node C] "
-    "[--json] TRACE\n";
+    "[--json] [--jobs FILE] TRACE\n"
+    "       drover-sim [--policy ...]... {--conf FILE | --compare A.conf "
+    "B.conf} --from-accounting FILE|-|YYYY-MM[-DD][..YYYY-MM[-DD]] "
+    "[--json] [--jobs FILE]\n";
 
 #define MAX_POLICIES 16
 
-/* A cluster to replay on: nodes of one size, and the default policy's
- * knobs (from a slurm.conf, or Slurm's defaults). */
+/* A cluster to replay on: a slurm.conf's nodes and partitions, or nodes
+ * of one size; and the default policy's knobs (from the slurm.conf, or
+ * Slurm's defaults). */
 struct pool {
     const char *conf;       /* its slurm.conf, or NULL */
-    uint32_t nodes, cpus_per_node; /* 0: one node of the trace's MaxProcs */
+    struct sim_cluster cluster; /* with conf: its nodes and partitions */
+    uint32_t nodes, cpus_per_node; /* without: 0, one node of the trace's
+                                    * MaxProcs */
     struct sched_pass_opts pass;   /* the default policy's (with conf) */
     bool builtin;           /* SchedulerType=sched/builtin */
     bool slurm_backfill;    /* SchedulerParameters drover_backfill=slurm */
@@ -100,7 +125,11 @@ struct pool {
 
 struct args {
     const char *prog;
-    const char *trace;
+    const char *trace;      /* TRACE */
+    const char *acct;       /* --from-accounting SOURCE */
+    const char *source;     /* what the table's first line names */
+    const char *jobs_path;  /* --jobs FILE */
+    bool procs_set;         /* --procs given */
     enum sim_policy policy[MAX_POLICIES];
     size_t npolicy;
     uint32_t nodes, cpus_per_node;
@@ -179,7 +208,7 @@ static void take_opt(struct args *a, int c, const char *arg)
     case OPT_CPN:
         a->cpus_per_node = (uint32_t)number(a, "--cpus-per-node", arg, 1 << 24);
         break;
-    case OPT_PROCS: set_procs(a, arg); break;
+    case OPT_PROCS: set_procs(a, arg); a->procs_set = true; break;
     case OPT_WINDOW: a->window_s = number(a, "--bf-window", arg, INT32_MAX); break;
     case OPT_RESOLUTION:
         a->resolution_s = number(a, "--bf-resolution", arg, 86400);
@@ -193,9 +222,8 @@ static void take_opt(struct args *a, int c, const char *arg)
     case OPT_CONF: a->conf_path = arg; break;
     case OPT_COMPARE: a->compare[0] = arg; break;
     case OPT_PLOT: a->plot = arg; break;
-    case OPT_FROM_ACCT:
-        refuse(a, "--from-accounting is not supported yet");
-        break;
+    case OPT_FROM_ACCT: a->acct = arg; break;
+    case OPT_JOBS: a->jobs_path = arg; break;
     case 'h':
         cmd_print_help(stdout, usage_text, opts, NULL);
         exit(0);
@@ -208,11 +236,10 @@ static void take_opt(struct args *a, int c, const char *arg)
     }
 }
 
-/* A pool from slurm.conf 'path' (--conf, --compare): its nodes (Drover's
- * replay pool is uniform: nodes of different CPU counts are refused) and
- * the default policy's knobs from SchedulerParameters, Slurm's defaults
- * where unset (bf_max_job_test 500, bf_window one day, bf_resolution
- * 60 s). */
+/* A pool from slurm.conf 'path' (--conf, --compare): its nodes as they
+ * are and its partitions (sim_cluster_from_conf()), and the default
+ * policy's knobs from SchedulerParameters, Slurm's defaults where unset
+ * (bf_max_job_test 500, bf_window one day, bf_resolution 60 s). */
 static void load_conf(const struct args *a, const char *path,
                       struct pool *pool)
 {
@@ -221,18 +248,7 @@ static void load_conf(const struct args *a, const char *path,
 
     if (!conf)
         refuse(a, "--conf: %s", error.text);
-    if (!conf->node_count)
-        refuse(a, "--conf: %s names no node", path);
-    for (size_t i = 1; i < conf->node_count; i++)
-        if (conf->nodes[i].cpus != conf->nodes[0].cpus)
-            refuse(a, "--conf: nodes of different sizes (%s: %u CPUs, %s: "
-                      "%u) are not supported yet", conf->nodes[0].name,
-                   conf->nodes[0].cpus, conf->nodes[i].name,
-                   conf->nodes[i].cpus);
-    *pool = (struct pool){.conf = path,
-                          .nodes = (uint32_t)conf->node_count,
-                          .cpus_per_node = conf->nodes[0].cpus,
-                          .pass = SCHED_PASS_OPTS_DEFAULT};
+    *pool = (struct pool){.conf = path, .pass = SCHED_PASS_OPTS_DEFAULT};
     pool->pass.resolution_s = 60;
     if (conf->sched.bf_max_job_test)
         pool->pass.reserve_depth = conf->sched.bf_max_job_test;
@@ -247,7 +263,10 @@ static void load_conf(const struct args *a, const char *path,
     pool->extra_leads = conf->sched.bf_max_job_test;
     if (!pool->slurm_backfill && !conf->sched.bf_window_s)
         pool->pass.window_s = 0; /* as the controller: no window */
-    conf_destroy(conf);
+    if (sim_cluster_from_conf(&pool->cluster, conf, &error) < 0) {
+        conf_destroy(conf);
+        refuse(a, "--conf: %s: %s", path, error.text);
+    }
 }
 
 /* The pools: --compare's two, --conf's, or --nodes/--cpus-per-node (or
@@ -271,6 +290,20 @@ static void set_pools(struct args *a)
     }
 }
 
+/* --from-accounting: no TRACE, a cluster to replay on, nothing SWF's. */
+static void check_acct(struct args *a, int argc, char **argv)
+{
+    if (optind < argc)
+        refuse(a, "--from-accounting replays accounting, not a TRACE "
+                  "('%s')", argv[optind]);
+    if (!a->conf_path && !a->compare[0])
+        refuse(a, "--from-accounting needs --conf FILE (or --compare): the "
+                  "cluster to replay the jobs on");
+    if (a->procs_set)
+        refuse(a, "--procs is for SWF traces, not --from-accounting");
+    a->source = a->acct;
+}
+
 static void parse_args(int argc, char **argv, struct args *a)
 {
     int c;
@@ -281,11 +314,15 @@ static void parse_args(int argc, char **argv, struct args *a)
         a->compare[1] = argv[optind++]; /* --compare A B: B */
     if (a->compare[0] && !a->compare[1])
         refuse(a, "--compare needs two configurations and a TRACE");
-    if (optind == argc)
-        refuse(a, "a TRACE (SWF file, .gz or plain) is needed");
-    if (optind < argc - 1)
-        refuse(a, "one TRACE only, not '%s'", argv[argc - 1]);
-    a->trace = argv[optind];
+    if (a->acct) {
+        check_acct(a, argc, argv);
+    } else {
+        if (optind == argc)
+            refuse(a, "a TRACE (SWF file, .gz or plain) is needed");
+        if (optind < argc - 1)
+            refuse(a, "one TRACE only, not '%s'", argv[argc - 1]);
+        a->source = a->trace = argv[optind];
+    }
     if (!a->nodes != !a->cpus_per_node)
         refuse(a, "--nodes and --cpus-per-node go together");
     set_pools(a);
@@ -325,6 +362,8 @@ static int replay(const struct args *a, const struct swf_trace *t,
     sim_opts_init(&o, row->policy == SIM_POLICY_DEFAULT && pool->builtin
                           ? SIM_POLICY_FCFS /* no backfill */
                           : row->policy);
+    if (pool->conf)
+        o.cluster = &pool->cluster;
     o.nodes = pool->nodes;
     o.cpus_per_node = pool->cpus_per_node;
     if (pool->conf && row->policy == SIM_POLICY_DEFAULT && !pool->builtin) {
@@ -346,10 +385,10 @@ static int replay(const struct args *a, const struct swf_trace *t,
             o.pass.reserve_depth = (uint32_t)a->depth;
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (a->plot)
+    if (a->plot || a->jobs_path)
         row->start = calloc(t->njobs ? t->njobs : 1, sizeof(*row->start));
     if (sim_run(t, &o, &row->r, row->start, &error) < 0) {
-        fprintf(stderr, "%s: error: %s: %s\n", a->prog, a->trace, error.text);
+        fprintf(stderr, "%s: error: %s: %s\n", a->prog, a->source, error.text);
         return -1;
     }
     row->wall_s = seconds_since(&t0);
@@ -364,9 +403,15 @@ static double jobs_per_s(const struct row *row)
 static void print_table(const struct args *a, const struct swf_trace *t,
                         const struct row *rows, size_t n)
 {
-    printf("trace %s: %zu jobs (%zu skipped, %zu malformed lines), "
-           "pool %ju CPUs\n", a->trace, t->njobs, t->skipped, t->malformed,
-           n ? (uintmax_t)rows[0].r.pool_cpus : 0);
+    if (a->acct)
+        printf("accounting %s: %zu jobs (%zu never started or still "
+               "running, %zu malformed records), pool %ju CPUs\n", a->source,
+               t->njobs, t->skipped, t->malformed,
+               n ? (uintmax_t)rows[0].r.pool_cpus : 0);
+    else
+        printf("trace %s: %zu jobs (%zu skipped, %zu malformed lines), "
+               "pool %ju CPUs\n", a->trace, t->njobs, t->skipped,
+               t->malformed, n ? (uintmax_t)rows[0].r.pool_cpus : 0);
     if (a->npools > 1)
         printf("%-20s ", "CONF");
     printf("%-8s %8s %11s %9s %9s %9s %9s %9s %6s %11s %8s %9s\n", "POLICY",
@@ -467,30 +512,104 @@ static int plot(const struct args *a, const struct swf_trace *t,
     return rc;
 }
 
+/* --jobs: each job's submit, start and end in each replay, trace order
+ * (job id order for accounting). */
+static int write_jobs(const struct args *a, const struct swf_trace *t,
+                      const struct row *rows, size_t n)
+{
+    bool out = !strcmp(a->jobs_path, "-");
+    FILE *f = out ? stdout : fopen(a->jobs_path, "w");
+
+    if (!f) {
+        fprintf(stderr, "%s: error: --jobs: %s: %s\n", a->prog, a->jobs_path,
+                strerror(errno));
+        return -1;
+    }
+    fprintf(f, "# %spolicy job_id submit start end (seconds from the first "
+               "submission; -1: never started)\n",
+            a->npools > 1 ? "conf " : "");
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < t->njobs; i++) {
+            const struct swf_job *j = &t->jobs[i];
+            int64_t st = rows[k].start[i];
+            int64_t en = st < 0 ? -1 : st + sim_job_duration(j);
+            if (a->npools > 1)
+                fprintf(f, "%s ", rows[k].pool->conf);
+            fprintf(f, "%s %jd %jd %jd %jd\n",
+                    sim_policy_name(rows[k].policy), (intmax_t)j->id,
+                    (intmax_t)j->submit, (intmax_t)st, (intmax_t)en);
+        }
+    if ((out ? fflush(f) : fclose(f)) != 0 || (out && ferror(f))) {
+        fprintf(stderr, "%s: error: --jobs: %s: %s\n", a->prog, a->jobs_path,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* --from-accounting SOURCE: a file (or '-'), else a date range for
+ * which sacct is run. */
+static int read_acct(const struct args *a, struct swf_trace *t,
+                     drv_error_t *error)
+{
+    char start[SIM_SACCT_TIME_LEN], end[SIM_SACCT_TIME_LEN], *text;
+    size_t len;
+    int rc;
+
+    if (!strcmp(a->acct, "-") || access(a->acct, F_OK) == 0
+        || !sim_sacct_range(a->acct, start, end, error)) {
+        if (error->text[0])
+            return -1; /* shaped like a range, but not a valid one */
+        return acct_trace_read(a->acct, t, error);
+    }
+    if (!(text = sim_sacct_run(start, end, &len, error)))
+        return -1;
+    rc = acct_trace_parse(text, len, "sacct --json", t, error);
+    free(text);
+    return rc;
+}
+
+/* Partitions the jobs ask for that a replayed cluster lacks: their jobs
+ * never run there; say so. */
+static void warn_parts(const struct args *a, const struct swf_trace *t)
+{
+    for (size_t p = 0; p < a->npools; p++)
+        for (size_t k = 0; a->pools[p].conf && k < t->nparts; k++)
+            if (sim_cluster_part(&a->pools[p].cluster, t->parts[k]) < 0)
+                fprintf(stderr, "%s: warning: %s has no partition '%s': its "
+                        "jobs never run\n", a->prog, a->pools[p].conf,
+                        t->parts[k]);
+}
+
 int main(int argc, char **argv)
 {
     struct args a = {
         .prog = cmd_prog_name(argv[0]),
         .window_s = -1, .resolution_s = -1, .depth = -1,
     };
-    struct swf_trace t;
+    struct swf_trace t = {0};
     struct row rows[2 * MAX_POLICIES];
     size_t n = 0;
     int rc;
     drv_error_t error = {{0}};
 
     parse_args(argc, argv, &a);
-    if (swf_read(a.trace, a.procs, &t, &error) < 0) {
-        fprintf(stderr, "%s: error: %s\n", a.prog, error.text);
-        return 1;
+    if ((a.acct ? read_acct(&a, &t, &error)
+                : swf_read(a.trace, a.procs, &t, &error)) < 0) {
+        fprintf(stderr, "%s: error: %s%s\n", a.prog,
+                a.acct ? "--from-accounting: " : "", error.text);
+        rc = -1;
+        goto out; /* t is empty */
     }
+    warn_parts(&a, &t);
     for (size_t p = 0; p < a.npools; p++)
         for (size_t i = 0; i < a.npolicy; i++, n++) {
             rows[n] = (struct row){.policy = a.policy[i],
                                    .pool = &a.pools[p]};
             if (replay(&a, &t, &rows[n]) < 0) {
-                swf_trace_free(&t);
-                return 1;
+                free(rows[n].start);
+                rc = -1;
+                goto out;
             }
         }
     if (a.json) {
@@ -500,8 +619,13 @@ int main(int argc, char **argv)
         print_table(&a, &t, rows, n);
     }
     rc = a.plot ? plot(&a, &t, rows, n) : 0;
+    if (a.jobs_path && write_jobs(&a, &t, rows, n) < 0)
+        rc = -1;
+out:
     for (size_t k = 0; k < n; k++)
         free(rows[k].start);
+    for (size_t p = 0; p < a.npools; p++)
+        sim_cluster_free(&a.pools[p].cluster);
     swf_trace_free(&t);
     return rc < 0 ? 1 : 0;
 }

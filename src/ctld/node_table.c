@@ -14,28 +14,18 @@
 #include "common/sizefmt.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "conf/conf_sched_node.h"
 #include "ctld/node_table.h"
 
 static void node_init(struct node_table *nt, size_t i,
                       const struct conf_node *cn)
 {
-    struct sched_node *sn = &nt->sched[i];
-
     nt->info[i].conf = cn;
     nt->names[i] = cn->name;
-    sn->name = cn->name;
-    sn->cpus = cn->cpus;
-    sn->mem_mib = cn->real_memory_mib;
-    sn->weight = cn->weight;
-    sn->features = cn->features;
-    for (size_t g = 0; g < cn->gres_count; g++) {
-        if (strcmp(cn->gres[g].name, "gpu"))
-            continue;
-        sn->gpus += cn->gres[g].count;
-        if (cn->gres[g].type)
-            sn->gpu_type = cn->gres[g].type;
+    if (conf_sched_node_init(&nt->sched[i], cn) < 0) {
+        log_err("NodeName=%s", cn->name); /* ENOMEM: abort, as xzalloc */
+        abort();
     }
-    sn->alloc_gpus = bitmap_create(sn->gpus);
     if (cn->state && !strcasecmp(cn->state, "DRAIN"))
         nt->info[i].drain = true;
     if (cn->state && !strcasecmp(cn->state, "DOWN"))
@@ -44,29 +34,20 @@ static void node_init(struct node_table *nt, size_t i,
 }
 
 static int part_init(struct node_table *nt, size_t p,
-                     const struct conf_partition *cp, uint32_t preempt_mode,
+                     const struct slurm_conf *conf, uint32_t preempt_mode,
                      drv_error_t *error)
 {
     struct ctld_partition *part = &nt->parts[p];
-    hostlist_t *hl = hostlist_decode(cp->nodes ? cp->nodes : "", error);
+    const struct conf_partition *cp = &conf->partitions[p];
 
-    if (!hl)
-        return -1;
     part->conf = cp;
     part->preempt_mode = cp->preempt_mode != CONF_PREEMPT_MODE_UNSET
                              ? cp->preempt_mode : preempt_mode;
-    part->nodes = bitmap_create(nt->count ? nt->count : 1);
-    for (size_t h = 0; h < hostlist_count(hl); h++) {
-        long i = node_table_index(nt, hostlist_nth(hl, h));
-        if (i < 0) {
-            hostlist_destroy(hl);
-            return errprintf(error, "PartitionName=%s: no such node %s",
-                             cp->name, hostlist_nth(hl, h));
-        }
-        bitmap_set(part->nodes, (size_t)i);
-        part->total_cpus += nt->sched[i].cpus;
-    }
-    hostlist_destroy(hl);
+    if (!(part->nodes = conf_sched_node_part(conf, cp, error)))
+        return -1;
+    for (size_t i = 0; i < nt->count; i++)
+        if (bitmap_test(part->nodes, i))
+            part->total_cpus += nt->sched[i].cpus;
     return 0;
 }
 
@@ -84,8 +65,7 @@ struct node_table *node_table_create(const struct slurm_conf *conf,
     nt->part_count = conf->partition_count;
     nt->parts = xzalloc(sizeof(*nt->parts) * (nt->part_count + 1));
     for (size_t p = 0; p < nt->part_count; p++) {
-        if (part_init(nt, p, &conf->partitions[p], conf->preempt_mode,
-                      error) < 0) {
+        if (part_init(nt, p, conf, conf->preempt_mode, error) < 0) {
             node_table_destroy(nt);
             return NULL;
         }

@@ -52,7 +52,7 @@ int sim_metrics(const struct sim *s, struct sim_result *r)
     }
     r->jobs = n;
     r->passes = s->passes;
-    r->pool_cpus = (uint64_t)s->nnodes * s->nodes[0].cpus;
+    r->pool_cpus = s->pool_cpus;
     if (n) {
         qsort(w, n, sizeof(*w), cmp_i64);
         r->avg_wait_s = sum_wait / (double)n;

@@ -14,7 +14,13 @@ struct sim {
     const struct sim_opts *o;
     struct sched_node *nodes;
     size_t nnodes;
+    uint64_t pool_cpus;
     uint64_t free_cpus;
+    const bitmap_t **allowed;   /* on a cluster: the nodes of each of the
+                                 * trace's partitions (swf_job.part; NULL:
+                                 * every node) */
+    bitmap_t *nowhere;          /* no node: for a partition the cluster
+                                 * lacks */
     struct sched_request *reqs; /* per job (trace order) */
     int64_t *start;             /* per job; -1 = not started */
     int64_t *end;               /* per job: start + min(run, estimate) */

@@ -47,9 +47,20 @@ static uint32_t heap_pop(struct sim *s)
     return top;
 }
 
-static int64_t duration(const struct swf_job *job)
+int64_t sim_job_duration(const struct swf_job *job)
 {
     return job->run < job->estimate ? job->run : job->estimate;
+}
+
+/* The CPUs an allocation holds (the job's procs, or more on a cluster:
+ * whole nodes, CPUs per GPU). */
+static uint64_t alloc_cpus(const struct sched_alloc *a)
+{
+    uint64_t n = 0;
+
+    for (uint32_t i = 0; i < a->node_count; i++)
+        n += a->cpus[i];
+    return n;
 }
 
 void sim_start_job(struct sim *s, uint32_t j, struct sched_alloc *a,
@@ -58,13 +69,13 @@ void sim_start_job(struct sim *s, uint32_t j, struct sched_alloc *a,
     const struct swf_job *job = &s->t->jobs[j];
 
     s->start[j] = now;
-    s->end[j] = now + duration(job);
+    s->end[j] = now + sim_job_duration(job);
     s->alloc[j] = a;
     s->ridx[j] = (uint32_t)s->nrun;
     s->run[s->nrun++] = (struct sched_job){
         .id = j, .time_limit_s = s->limit[j], .start_time = now, .alloc = a,
     };
-    s->free_cpus -= job->procs;
+    s->free_cpus -= alloc_cpus(a);
     heap_push(s, j);
 }
 
@@ -73,7 +84,7 @@ static void end_job(struct sim *s, uint32_t j)
     uint32_t r = s->ridx[j];
 
     sched_alloc_release(s->nodes, s->nnodes, s->alloc[j]);
-    s->free_cpus += s->t->jobs[j].procs;
+    s->free_cpus += alloc_cpus(s->alloc[j]);
     if (s->o->predict)
         (void)sim_predict_learn(s, j, s->end[j] - s->start[j]);
     s->run[r] = s->run[--s->nrun];
@@ -119,7 +130,11 @@ static void sim_free(struct sim *s)
     if (s->alloc)
         for (size_t j = 0; j < s->t->njobs; j++)
             sched_alloc_destroy(s->alloc[j]);
+    for (size_t i = 0; s->nodes && i < s->nnodes; i++)
+        bitmap_destroy(s->nodes[i].alloc_gpus);
     free(s->nodes);
+    free(s->allowed);
+    bitmap_destroy(s->nowhere);
     free(s->reqs);
     free(s->start);
     free(s->end);
@@ -138,7 +153,9 @@ static void sim_free(struct sim *s)
     sched_predict_destroy(s->predict);
 }
 
-static int sim_init_pool(struct sim *s)
+/* The pool of o->nodes x o->cpus_per_node (or one node of the trace's
+ * MaxProcs). */
+static int pool_uniform(struct sim *s)
 {
     const struct sim_opts *o = s->o;
     uint32_t nn = o->nodes ? o->nodes : 1;
@@ -151,8 +168,70 @@ static int sim_init_pool(struct sim *s)
         s->nodes[i] = (struct sched_node){
             .name = "sim", .cpus = cpn, .available = true, .weight = 1,
         };
-    s->free_cpus = (uint64_t)nn * cpn;
+    s->pool_cpus = (uint64_t)nn * cpn;
     return 0;
+}
+
+/* The cluster's nodes, idle, each with GPU usage of its own. */
+static int pool_cluster(struct sim *s, const struct sim_cluster *c)
+{
+    if (!(s->nodes = calloc(c->nnodes, sizeof(*s->nodes))))
+        return -1;
+    for (size_t i = 0; i < c->nnodes; i++) {
+        const struct sched_node *cn = &c->nodes[i];
+        s->nodes[i] = (struct sched_node){
+            .name = cn->name, .cpus = cn->cpus, .mem_mib = cn->mem_mib,
+            .gpus = cn->gpus, .gpu_type = cn->gpu_type,
+            .features = cn->features, .available = true,
+            .weight = cn->weight,
+        };
+        s->nnodes++;
+        if (!(s->nodes[i].alloc_gpus = bitmap_create(cn->gpus)))
+            return -1;
+    }
+    s->pool_cpus = c->cpus;
+    return 0;
+}
+
+static int sim_init_pool(struct sim *s)
+{
+    int rc = s->o->cluster ? pool_cluster(s, s->o->cluster)
+                           : pool_uniform(s);
+
+    s->free_cpus = s->pool_cpus;
+    return rc;
+}
+
+/* s->allowed: the nodes of each of the trace's partitions on the
+ * cluster (index 0: the default partition). */
+static int map_parts(struct sim *s, const struct sim_cluster *c)
+{
+    const struct swf_trace *t = s->t;
+
+    if (!(s->allowed = calloc(t->nparts + 1, sizeof(*s->allowed)))
+        || !(s->nowhere = bitmap_create(c->nnodes)))
+        return -1;
+    if (c->nparts)
+        s->allowed[0] = c->parts[c->default_part].nodes;
+    for (size_t k = 0; k < t->nparts; k++) {
+        long p = sim_cluster_part(c, t->parts[k]);
+        s->allowed[k + 1] = p < 0 ? s->nowhere : c->parts[p].nodes;
+    }
+    return 0;
+}
+
+/* A job's request on a cluster (see sim_run() in sim.h). */
+static void cluster_request(const struct sim *s, const struct swf_job *job,
+                            struct sched_request *r)
+{
+    r->min_nodes = r->max_nodes = job->nodes;
+    r->mem_per_cpu_mib = job->mem_per_cpu_mib;
+    if (job->gpus && job->nodes > 1 && job->gpus % job->nodes == 0)
+        r->gpus_per_node = job->gpus / job->nodes;
+    else
+        r->gpus_total = job->gpus;
+    r->allowed_nodes = job->part <= s->t->nparts ? s->allowed[job->part]
+                                                 : s->nowhere;
 }
 
 static int sim_init(struct sim *s, const struct swf_trace *t,
@@ -180,10 +259,14 @@ static int sim_init(struct sim *s, const struct swf_trace *t,
         || !(s->waited = calloc(n, sizeof(*s->waited)))
         || (o->predict && !(s->predict = sched_predict_create())))
         return -1;
+    if (o->cluster && map_parts(s, o->cluster) < 0)
+        return -1;
     for (size_t j = 0; j < t->njobs; j++) {
         s->first_plan[j] = -1;
         s->reqs[j].ntasks = t->jobs[j].procs;
         s->reqs[j].cpus_per_task = 1;
+        if (o->cluster)
+            cluster_request(s, &t->jobs[j], &s->reqs[j]);
         s->start[j] = -1;
     }
     return 0;
@@ -223,9 +306,12 @@ int sim_run(const struct swf_trace *t, const struct sim_opts *o,
         errprintf(error, "out of memory");
         goto out;
     }
-    if (!o->cpus_per_node && !t->max_procs) {
+    if (o->cluster ? !o->cluster->nnodes
+                   : !o->cpus_per_node && !t->max_procs) {
         errno = EINVAL;
-        errprintf(error, "the pool has no CPU (no MaxProcs, no job)");
+        errprintf(error, o->cluster ? "the cluster has no node"
+                                    : "the pool has no CPU (no MaxProcs, "
+                                      "no job)");
         goto out;
     }
     if (sim_init_pool(&s) < 0) {

@@ -57,6 +57,7 @@ int swf_parse_line(const char *line, enum swf_procs procs,
 
     if (parse_fields(line, f) < 0)
         return -1;
+    memset(job, 0, sizeof(*job));
     job->id = f[0];
     job->submit = f[1];
     job->wait = f[2];
@@ -211,6 +212,9 @@ void swf_trace_free(struct swf_trace *t)
 {
     if (t) {
         int saved_errno = errno;
+        for (size_t i = 0; i < t->nparts; i++)
+            free(t->parts[i]);
+        free(t->parts);
         free(t->jobs);
         memset(t, 0, sizeof(*t));
         errno = saved_errno;

@@ -31,6 +31,15 @@ struct swf_job {
     int64_t req_procs;   /* field 8, as in the file */
     int64_t user;      /* field 12 */
     int64_t status;    /* field 11 */
+    /* The request beyond 'procs', used on a cluster (sim_opts.cluster):
+     * set by the accounting reader (acct_trace.h), zero for an SWF job,
+     * which asks for 'procs' CPUs anywhere in the default partition. */
+    uint32_t nodes;           /* nodes asked for (min = max); 0: as many
+                               * as its CPUs need */
+    uint64_t mem_per_cpu_mib; /* memory per CPU, MiB; 0: none asked */
+    uint32_t gpus;            /* GPUs over the whole job; 0: none */
+    uint32_t part;            /* 0: the default partition; k > 0: the
+                               * partition named swf_trace.parts[k - 1] */
 };
 
 /* A trace read into memory.  Free with swf_trace_free(). */
@@ -42,6 +51,9 @@ struct swf_trace {
     size_t skipped;      /* well-formed jobs left out: run time < 0, procs
                           * <= 0 or > MaxProcs */
     size_t malformed;    /* job lines that could not be parsed */
+    char **parts;        /* names of the partitions jobs ask for
+                          * (swf_job.part), owned; NULL for SWF */
+    size_t nparts;
 };
 
 /* Read the SWF file at 'path' (gzip or plain) with processor counts taken
@@ -64,7 +76,7 @@ int swf_read(const char *path, enum swf_procs procs, struct swf_trace *out,
 int swf_parse_line(const char *line, enum swf_procs procs,
                    struct swf_job *job);
 
-/* Free the jobs of 't' and zero it.  NULL is a no-op; errno is kept. */
+/* Free the jobs and partition names of 't' and zero it.  NULL is a no-op; errno is kept. */
 void swf_trace_free(struct swf_trace *t);
 
 #endif /* !DROVER_SIM_SWF_H */

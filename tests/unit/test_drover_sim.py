@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # test_drover_sim.py - the built drover-sim on the hand-written trace
-# (data/sim10.swf; figures worked out in test_sim.c), and its refusals.
+# (data/sim10.swf; figures worked out in test_sim.c), on accounting
+# (data/acct9.json, test_acct_trace.c), and its refusals.
 # Usage: test_drover_sim.py DROVER_SIM TRACE.  Prints TAP.
 import gzip
 import json
@@ -93,9 +94,11 @@ with tempfile.TemporaryDirectory() as d:
           len(rows) == 2 and rows[0]["avg_wait_s"] == rows[1]["avg_wait_s"],
           r.stderr)
     mixed = conf("mixed.conf", "NodeName=n1 CPUs=4\nNodeName=n2 CPUs=8\n")
-    r = run("--conf", mixed, trace)
-    check("--conf refuses nodes of different sizes",
-          r.returncode == 1 and "different sizes" in r.stderr, r.stderr)
+    r = run("--conf", mixed, "--json", "--policy", "easy", trace)
+    rows = json.loads(r.stdout) if r.returncode == 0 else []
+    check("--conf with nodes of different sizes replays on all of them",
+          [(x["pool_cpus"], x["jobs"]) for x in rows] == [(12, 10)],
+          r.stdout + r.stderr)
     one = conf("one.conf", "NodeName=n1 CPUs=4\n")
     r = run("--compare", one, two, "--policy", "easy", "--json", trace)
     rows = json.loads(r.stdout) if r.returncode == 0 else []
@@ -159,10 +162,79 @@ with tempfile.TemporaryDirectory() as d:
     check("--plot to a path that cannot be written: exit 1",
           r.returncode == 1 and "--plot" in r.stderr, r.stderr)
 
+# --from-accounting on data/acct9.json (test_acct_trace.c tells its nine
+# records): 4 jobs kept, on 2 nodes of 4 CPUs (partition small, the
+# default) and one of 16 with 2 GPUs (big).  EASY: 101 on s1 at 0 to 100;
+# 102 (8 CPUs on 2 nodes) waits for s1 until 100; 104 (big, 2 GPUs) at
+# 30; 109 (3 CPUs) on s2 at 60.
+acct = os.path.join(os.path.dirname(trace), "acct9.json")
+with tempfile.TemporaryDirectory() as d:
+    het = os.path.join(d, "het.conf")
+    with open(het, "w") as f:
+        f.write("ClusterName=t\nNodeName=s[1-2] CPUs=4 RealMemory=4000\n"
+                "NodeName=b1 CPUs=16 RealMemory=32000 Gres=gpu:2\n"
+                "PartitionName=small Nodes=s[1-2] Default=YES\n"
+                "PartitionName=big Nodes=b1\n")
+    jobs = os.path.join(d, "jobs.txt")
+    r = run("--conf", het, "--from-accounting", acct, "--policy", "easy",
+            "--jobs", jobs, "--json")
+    rows = json.loads(r.stdout) if r.returncode == 0 else []
+    check("--from-accounting FILE replays the kept jobs on --conf's cluster",
+          [(x["jobs"], x["pool_cpus"], x["never"]) for x in rows]
+          == [(4, 24, 0)], r.stdout + r.stderr)
+    check("--from-accounting names each bad record on stderr",
+          "jobs[4] (JobId=105): time.submission" in r.stderr
+          and "jobs[7] (JobId=108): time.end before time.start" in r.stderr,
+          r.stderr)
+    lines = open(jobs).read().splitlines() if os.path.exists(jobs) else []
+    check("--jobs writes each job's submit, start and end",
+          lines[1:] == ["easy 101 0 0 100", "easy 102 10 100 160",
+                        "easy 104 30 30 60", "easy 109 60 60 100"]
+          and lines[0].startswith("# policy job_id submit start end"),
+          "\n".join(lines))
+    with open(acct) as f:
+        r2 = subprocess.run([sim, "--conf", het, "--from-accounting", "-",
+                             "--policy", "easy", "--json"], stdin=f,
+                            capture_output=True, text=True, timeout=60)
+    def figures(out):
+        return [{k: v for k, v in x.items()
+                 if k not in ("wall_s", "jobs_per_s")}
+                for x in json.loads(out)]
+    check("--from-accounting - reads standard input",
+          r2.returncode == 0 and rows and figures(r2.stdout) == figures(
+              r.stdout), r2.stderr)
+    r = run("--conf", het, "--from-accounting", acct, "--policy", "easy")
+    check("the table's first line names the accounting source",
+          r.returncode == 0 and r.stdout.startswith(
+              "accounting %s: 4 jobs (2 never started or still running, "
+              "3 malformed records), pool 24 CPUs" % acct), r.stdout)
+    nosacct = os.path.join(d, "noacct.conf")
+    with open(nosacct, "w") as f:
+        f.write("ClusterName=t\nNodeName=n1 CPUs=4\n"
+                "AccountingStorageType=accounting_storage/none\n")
+    r = subprocess.run([sim, "--conf", het, "--from-accounting", "2026-10"],
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, DROVER_CONF=nosacct))
+    check("--from-accounting MONTH runs sacct and reports its failure",
+          r.returncode == 1 and "accounting storage is disabled" in r.stderr
+          and "sacct exited with status 1" in r.stderr, r.stderr)
+    for args, text in ((["--from-accounting", "2026-13"], "no such date"),
+                       (["--from-accounting", "2026-10-15..2026-10-01"],
+                        "ends before it starts"),
+                       (["--from-accounting", os.path.join(d, "no.json")],
+                        "no.json: No such file"),
+                       (["--from-accounting", het], "het.conf:1:"),
+                       (["--from-accounting", acct, "--procs", "allocated"],
+                        "--procs is for SWF traces")):
+        r = run("--conf", het, *args)
+        check("--from-accounting refuses %s with exit 1" % args[1],
+              r.returncode == 1 and text in r.stderr, r.stderr)
+
 for args, text in ((["--conf", "/nonexistent.conf", trace],
                     "/nonexistent.conf"),
                    (["--from-accounting", "2026-10", trace],
-                    "--from-accounting is not supported yet"),
+                    "not a TRACE"),
+                   (["--from-accounting", "2026-10"], "needs --conf"),
                    (["--policy", "sjf", trace], "unknown policy 'sjf'"),
                    (["--nodes", "2", trace], "go together"),
                    (["--bogus", trace], "unrecognized option"),

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * conf_sched_node.h - slurm.conf's nodes and partitions as the scheduling
+ * core sees them: a struct sched_node per NodeName= record and a bitmap of
+ * node indexes per PartitionName= line.  Shared by the controller's node
+ * table (src/ctld/node_table.c) and the simulator's cluster
+ * (src/sim/sim_cluster.c), so both replay the same cluster.
+ */
+#ifndef DROVER_CONF_CONF_SCHED_NODE_H
+#define DROVER_CONF_CONF_SCHED_NODE_H
+
+#include "common/bitmap.h"
+#include "common/error.h"
+#include "conf/conf.h"
+#include "sched/sched.h"
+
+/* Set the configuration of *sn from node 'cn': cpus (CPUs=), mem_mib
+ * (RealMemory=, MiB), weight, features, gpus (the sum of its Gres=gpu
+ * counts, typed or not) and gpu_type (the type of the last typed gpu
+ * entry, else NULL), and a new empty alloc_gpus bitmap of gpus bits.
+ * The strings are borrowed from 'cn' (valid while its conf lives); the
+ * usage fields and 'available' are left as they were.  The caller frees
+ * sn->alloc_gpus with bitmap_destroy().
+ * Returns 0, or -1 with errno=ENOMEM (sn->alloc_gpus is then NULL).
+ */
+int conf_sched_node_init(struct sched_node *sn, const struct conf_node *cn);
+
+/* The nodes of partition 'cp' (its Nodes= hostlist) as a bitmap over the
+ * indexes of conf->nodes (at least one bit wide).  Caller frees with
+ * bitmap_destroy().  NULL with errno and the reason in 'error' (may be
+ * NULL): EINVAL for a bad hostlist or "PartitionName=P: no such node N";
+ * ENOMEM.
+ */
+bitmap_t *conf_sched_node_part(const struct slurm_conf *conf,
+                               const struct conf_partition *cp,
+                               drv_error_t *error);
+
+#endif /* !DROVER_CONF_CONF_SCHED_NODE_H */
