@@ -180,10 +180,19 @@ static int pass_fcfs(struct sim *s, int64_t now)
     return rc < 0 ? -1 : 0;
 }
 
+/* Whether some pending job asks for no more CPUs than are free: else no
+ * pass can start anything (a pass keeps nothing but its starts). */
+static bool any_may_start(const struct sim *s)
+{
+    for (size_t i = s->head; i < s->tail; i++)
+        if (s->t->jobs[s->pend[i].id].procs <= s->free_cpus)
+            return true;
+    return false;
+}
+
 int sim_pass(struct sim *s, int64_t now)
 {
-    /* Every job needs a CPU: with none free, no pass can start anything. */
-    if (s->head == s->tail || s->free_cpus == 0)
+    if (s->head == s->tail || s->free_cpus == 0 || !any_may_start(s))
         return 0;
     if (s->o->predict)
         sim_predict_outrun(s, now);

@@ -272,7 +272,12 @@ static int sim_init(struct sim *s, const struct swf_trace *t,
     return 0;
 }
 
-/* Run the events in time order; a pass after each instant's events. */
+/* Run the events in time order: an instant's completions, then its
+ * submissions, then a pass.  Under backfill_sjf a submission that may
+ * start gets its own pass first: the controller's order of the queue is
+ * not the submission order there, so taking an instant's submissions
+ * together would change decisions (in submission order it changes none:
+ * each pass decides the earlier jobs first, the same way). */
 static int sim_loop(struct sim *s, const uint32_t *order)
 {
     size_t next = 0, n = s->t->njobs;
@@ -285,8 +290,16 @@ static int sim_loop(struct sim *s, const uint32_t *order)
             now = s->t->jobs[order[next]].submit;
         while (s->nheap && s->end[s->heap[0]] == now)
             end_job(s, heap_pop(s));
-        while (next < n && s->t->jobs[order[next]].submit == now)
-            submit_job(s, order[next++]);
+        while (next < n && s->t->jobs[order[next]].submit == now) {
+            uint32_t j = order[next++];
+            submit_job(s, j);
+            /* Under an order other than the queue's (backfill_sjf), one
+             * by one, as sbatch runs and the controller schedules after
+             * each; a job that cannot start now changes no decision. */
+            if (s->o->backfill_sjf && s->free_cpus >= s->t->jobs[j].procs
+                && sim_pass(s, now) < 0)
+                return -1;
+        }
         if (sim_pass(s, now) < 0)
             return -1;
     }

@@ -1,39 +1,51 @@
 # SPDX-License-Identifier: Apache-2.0
 """drover-sim --from-accounting (issue 12): a real cluster runs a set of
 jobs, and replaying its accounting (sacct --json) through drover-sim on
-the cluster's own slurm.conf gives the start order the controller gave.
+the cluster's own slurm.conf gives the start order the controller gave,
+under both backfill policies (SchedulerParameters drover_backfill).
 
 The workload, on one node of 8 CPUs, submitted in this order (limits in
 minutes, what each job really does in seconds):
 
-    A  6 CPUs  --time=3   sleep 20   starts at once
-    B  8 CPUs  --time=2   sleep 5    waits for A (Resources); it holds the
-                                     one reservation at A's limit, ~3 min
-    C  2 CPUs  --time=10  sleep 3    fits beside A, but its limit runs
-                                     past B's reservation: waits (Priority)
-    D  2 CPUs  --time=1   sleep 6    fits beside A and ends before B's
-                                     reservation: backfills at once
-    E  1 CPU   --time=1   sleep 5    no CPU left: waits; backfills when D
-    F  1 CPU   --time=1   sleep 4    ends (~6 s), beside A, with F
-    then B when A ends (~20 s), C when B ends (~25 s).
+    A  6 CPUs  --time=3   sleep 20
+    B  8 CPUs  --time=2   sleep 5
+    C  2 CPUs  --time=10  sleep 3
+    D  2 CPUs  --time=1   sleep 6
+    E  1 CPU   --time=1   sleep 5
+    F  1 CPU   --time=1   sleep 4
 
-So the start order is A, D; E, F; B; C: four jobs overtake earlier ones,
-for reasons the replay must reproduce (a reservation, a limit too long to
-backfill, CPUs too few).  Waves are 4 s or more apart, and limits are
+With drover_backfill=slurm (Slurm's sched/backfill): A starts at once; B
+waits for A (Resources) and holds the one reservation, at A's limit
+(~3 min); C fits beside A but its limit runs past B's reservation: it
+waits (Priority); D fits beside A and ends before the reservation: it
+backfills at once; E and F find no CPU and backfill when D ends (~6 s);
+then B when A ends (~20 s), C when B ends (~25 s).  Start order: A, D;
+E, F; B; C.
+
+With Drover's default (drover_backfill=predict, src/sched/backfill.h):
+B has not waited 10 times its planned time, so it holds no reservation;
+C fits beside A and starts at once; D waits for C's CPUs (~3 s; the
+jobs are all one user's, so from then on each is planned for that
+user's last run times and they keep queue order); E and F start when D
+ends (~9 s); B when A ends (~20 s).  Start order: A, C; D; E, F; B.
+
+Either way jobs overtake earlier ones for reasons the replay must
+reproduce (a reservation or none, a limit too long to backfill, CPUs too
+few, predicted times).  Waves are 3 s or more apart, and limits are
 minutes apart where the decisions hinge on them, so a second or two of
 jitter (job launch, sacct's whole seconds, the 60 s bf_resolution grid,
 whose phase differs between the epoch and the replay's time 0) changes
 nothing.
 
 "Nothing else differs" between the controller's passes and the replay's:
-  - the same sched_pass() with the same knobs (the cluster's
-    SchedulerParameters: none here, so Slurm's defaults, as both read
-    them), on the same node (CPUs from the cluster's slurm.conf);
+  - the same sched_pass() and policy with the same knobs (the cluster's
+    SchedulerParameters, as both read them), on the same node (CPUs from
+    the cluster's slurm.conf);
   - priority is plain submission order: PriorityType=priority/basic (set
     explicitly below) and one partition (no PriorityTier), no nice, no
     holds, no dependencies; the replay's queue is in submission order;
   - each job's run time is what sacct recorded (end - start), and its
-    limit its --time;
+    limit its --time; the run times the predictions learn are the same;
   - no other jobs, reservations, limits (AccountingStorageEnforce),
     preemption or gang scheduling on the cluster, and every node up;
   - the controller runs a pass within a second of each submission and
@@ -53,6 +65,8 @@ import pytest
 CLUSTER = {"nodes": 1, "gpus_per_node": 0,
            "up_args": ["--cpus-per-node=8",
                        "--conf-extra=PriorityType=priority/basic"]}
+SLURM_CLUSTER = dict(CLUSTER, up_args=CLUSTER["up_args"] + [
+    "--conf-extra=SchedulerParameters=drover_backfill=slurm"])
 
 # name: (CPUs, --time minutes, sleep seconds), in submission order
 WORKLOAD = [
@@ -63,8 +77,12 @@ WORKLOAD = [
     ("E", 1, 1, 5),
     ("F", 1, 1, 4),
 ]
-# The waves of the designed start order.
-DESIGN = [{"A", "D"}, {"E", "F"}, {"B"}, {"C"}]
+# The waves of the designed start order, and a pair FCFS (no backfill)
+# starts the other way round, per policy.
+DESIGNS = {
+    "slurm": ([{"A", "D"}, {"E", "F"}, {"B"}, {"C"}], ("D", "B")),
+    "predict": ([{"A", "C"}, {"D"}, {"E", "F"}, {"B"}], ("C", "B")),
+}
 APART_S = 3     # pairs started this far apart must keep their order
 NEAR_S = 4      # replayed starts within this of the real ones
 
@@ -139,14 +157,18 @@ def waves(starts, gap=APART_S):
     return groups
 
 
-@pytest.mark.parametrize("cluster", [CLUSTER], indirect=True)
-def test_replayed_accounting_gives_the_real_start_order(cluster, tmp_path):
+@pytest.mark.parametrize("cluster,policy",
+                         [(CLUSTER, "predict"), (SLURM_CLUSTER, "slurm")],
+                         indirect=["cluster"])
+def test_replayed_accounting_gives_the_real_start_order(cluster, policy,
+                                                        tmp_path):
+    design, fcfs_pair = DESIGNS[policy]
     ids = submit_workload(cluster, tmp_path)
     names = {int(v): k for k, v in ids.items()}
     doc = wait_all_recorded(cluster, ids)
     real = real_times(doc, names)
     real_start = {n: s for n, (_, s) in real.items()}
-    assert waves(real_start) == DESIGN, (
+    assert waves(real_start) == design, (
         f"the real run did not follow the designed order (a slow machine?):"
         f" starts {real_start}")
 
@@ -166,10 +188,10 @@ def test_replayed_accounting_gives_the_real_start_order(cluster, tmp_path):
     assert not far, f"replayed starts far from the real ones: {far}"
 
     # The check can fail: FCFS (no backfill) on the same accounting starts
-    # D, E and F only after B, and the comparison says so.
+    # every job behind B only after B, and the comparison says so.
     _, fcfs = replay(cluster, "--from-accounting", acct, policy="fcfs")
     fcfs_start = {names[i]: s for i, (_, s) in fcfs.items()}
-    assert ("D", "B") in reordered(real_start, fcfs_start), fcfs_start
+    assert fcfs_pair in reordered(real_start, fcfs_start), fcfs_start
 
 
 @pytest.mark.parametrize("cluster", [CLUSTER], indirect=True)
