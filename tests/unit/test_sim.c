@@ -26,7 +26,7 @@
 
 #include "sim/sim.h"
 
-static const char *trace_path;
+static const char *trace_path, *slip_path;
 
 static const int64_t fcfs_start[10] = {
     0, 100, 150, 150, 150, 170, 350, 355, 355, 385,
@@ -144,6 +144,40 @@ static void policy_names_round_trip(void **state)
     assert_int_equal(errno, EINVAL);
 }
 
+/* data/slip6.swf, the default policy with exact end times and the first
+ * job of the queue leading (extra_leads 1): jobs 1 and 2 (user 1) run
+ * 0-10, so user 1 is predicted 10 s.  At 20 job 3 (2 CPUs, 300 s) starts
+ * and job 4 (4 CPUs) leads, reserved at 320.  At 30 job 5 (user 1, 2
+ * CPUs, planned 10 s) backfills; it runs its whole 10000 s estimate, so
+ * job 4's reservation slips to 10030.  At 4000 job 6 (user 1, 2 CPUs)
+ * comes: with the guard (slipped since 320 + 3600) it is planned for its
+ * 10000 s, would delay job 4 and waits; job 4 starts at 10030, job 6 at
+ * 10130.  Without it job 6 is planned for 10 s, backfills at 4000 and
+ * pushes job 4 to 14000. */
+static void slip_guard_keeps_a_reservation(void **state)
+{
+    (void)state;
+    static const int64_t with[6] = { 0, 0, 20, 10030, 30, 10130 };
+    static const int64_t without[6] = { 0, 0, 20, 14000, 30, 4000 };
+    struct swf_trace t;
+    struct sim_opts o;
+    struct sim_result r;
+    int64_t start[6];
+
+    assert_int_equal(swf_read(slip_path, SWF_PROCS_REQUESTED, &t, NULL), 0);
+    assert_int_equal(t.njobs, 6);
+    for (int guard = 1; guard >= 0; guard--) {
+        sim_opts_init(&o, SIM_POLICY_DEFAULT);
+        o.pass.resolution_s = 0;
+        o.extra_leads = 1;
+        o.slip_guard = guard;
+        assert_int_equal(sim_run(&t, &o, &r, start, NULL), 0);
+        for (int j = 0; j < 6; j++)
+            assert_int_equal(start[j], guard ? with[j] : without[j]);
+    }
+    swf_trace_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -153,12 +187,15 @@ int main(int argc, char **argv)
         cmocka_unit_test(small_pool_drops_jobs_that_never_fit),
         cmocka_unit_test(bsld_is_bounded),
         cmocka_unit_test(policy_names_round_trip),
+        cmocka_unit_test(slip_guard_keeps_a_reservation),
     };
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_sim TRACE (tests/unit/data/sim10.swf)\n");
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_sim TRACE SLIP_TRACE "
+                        "(tests/unit/data/sim10.swf, slip6.swf)\n");
         return 1;
     }
     trace_path = argv[1];
+    slip_path = argv[2];
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
