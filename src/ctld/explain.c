@@ -38,8 +38,11 @@ static char *plan(const struct job *job)
     char t[32];
 
     if (!job->sched_start_time)
-        return xstrdup("no start planned yet (every node it may use is "
-                       "taken by jobs without a time limit, or down)");
+        return xstrdup("no start planned yet (under the default backfill "
+                       "a job holds a reservation once it has waited 10 "
+                       "times its planned time, a day at most; or every "
+                       "node it may use is taken by jobs without a time "
+                       "limit, or down)");
     return xasprintf("planned %s on %s",
                      timefmt_stamp(job->sched_start_time, 0, t, sizeof(t)),
                      job->sched_nodes ? job->sched_nodes : "its nodes");
@@ -103,7 +106,8 @@ char *job_explain(struct ctld *ctld, const struct job *job, time_t now)
     case JOB_REASON_RESOURCES:
         return resources(job, "");
     case JOB_REASON_PRIORITY:
-        return resources(job, "waits behind higher-priority jobs; ");
+        return resources(job, "would delay a job that holds a "
+                              "reservation; ");
     case JOB_REASON_HELD_USER:
         return xstrdup("held by its user (scontrol release)");
     case JOB_REASON_HELD_ADMIN:

@@ -367,6 +367,17 @@ uint32_t priority_of(struct ctld *ctld, const struct job *job, time_t now)
     return prio_total(&ctld->priority->conf, &f);
 }
 
+uint64_t priority_class(struct ctld *ctld, const struct job *job)
+{
+    uint64_t tier = ctld->nodes->part_count > 1 ? ctld_job_tier(ctld, job)
+                                                : 0;
+    uint64_t prio = job->priority;
+
+    if (!ctld->priority->conf.multifactor)
+        prio += job->id; /* the submission order taken out */
+    return tier << 34 | prio;
+}
+
 time_t priority_time(const struct ctld *ctld, time_t submit)
 {
     time_t calc = ctld->priority->last_calc;

@@ -49,6 +49,16 @@ void priority_fini(struct ctld *ctld);
  * At least 1. */
 uint32_t priority_of(struct ctld *ctld, const struct job *job, time_t now);
 
+/* The priority class of pending 'job' for the default backfill's
+ * candidates (src/sched/backfill.h): its partition's PriorityTier above
+ * all, then its priority without what stands for its age.  Under
+ * priority/basic, whose priority is submission order (100000000 - id -
+ * nice), that is 100000000 - nice, or what an operator set (scontrol
+ * update Priority=, top) plus the id; under multifactor the whole
+ * priority (the age factor is one term of many: candidates keep priority
+ * order, shortest first among equals). */
+uint64_t priority_class(struct ctld *ctld, const struct job *job);
+
 /* The multifactor factors of 'job' at 'now' (sprio). */
 void priority_factors(struct ctld *ctld, const struct job *job, time_t now,
                       struct prio_factors *out);

@@ -27,6 +27,7 @@
 #include "ctld/job_info.h"
 #include "ctld/gang.h"
 #include "ctld/preempt.h"
+#include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/step.h"
 #include "ctld/submit_check.h"
@@ -556,6 +557,7 @@ static uint32_t *predict_order(struct ctld *ctld, struct job **pend,
 {
     bool guard = slipped(pend, np, now);
     int64_t *waited = xzalloc(sizeof(*waited) * (np + 1));
+    uint64_t *class = xzalloc(sizeof(*class) * (np + 1));
     uint32_t *order = xzalloc(sizeof(*order) * (np + 1));
     long lead;
 
@@ -566,8 +568,9 @@ static uint32_t *predict_order(struct ctld *ctld, struct job **pend,
             pj[i].time_limit_s = sched_predict_limit(
                 ctld->predict, (uint32_t)pend[i]->uid, pj[i].time_limit_s);
         waited[i] = now > since ? now - since : 0;
+        class[i] = priority_class(ctld, pend[i]);
     }
-    if ((lead = sched_backfill_order(pj, np, waited,
+    if ((lead = sched_backfill_order(pj, np, waited, class,
                                      ctld->conf->sched.bf_max_job_test,
                                      order)) < 0)
         abort(); /* ENOMEM, as xzalloc */
@@ -576,6 +579,7 @@ static uint32_t *predict_order(struct ctld *ctld, struct job **pend,
     permute(own, sizeof(*own), np, order, false);
     opts->reserve_depth = (uint32_t)lead;
     opts->reserve_prefix = true;
+    free(class);
     free(waited);
     return order;
 }

@@ -11,8 +11,10 @@
 
 #include "sched/backfill.h"
 
-/* A candidate's sort key: planned time (none last), then queue position. */
+/* A candidate's sort key: class (highest first), planned time (none
+ * last), then queue position. */
 struct cand {
+    uint64_t class;
     int64_t limit;
     uint32_t pos;
 };
@@ -22,6 +24,8 @@ static int by_limit(const void *a, const void *b)
     const struct cand *x = a, *y = b;
     uint64_t lx = (uint64_t)x->limit, ly = (uint64_t)y->limit; /* -1 last */
 
+    if (x->class != y->class)
+        return x->class > y->class ? -1 : 1;
     if (lx != ly)
         return lx < ly ? -1 : 1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
@@ -35,8 +39,8 @@ int64_t sched_backfill_reserve_after(int64_t planned_s)
 }
 
 long sched_backfill_order(const struct sched_job *jobs, size_t n,
-                          const int64_t *waited_s, uint32_t extra_leads,
-                          uint32_t *order)
+                          const int64_t *waited_s, const uint64_t *class,
+                          uint32_t extra_leads, uint32_t *order)
 {
     struct cand *c = malloc(sizeof(*c) * (n + 1));
     size_t lead = 0, nc = 0, distinct = 0;
@@ -54,7 +58,8 @@ long sched_backfill_order(const struct sched_job *jobs, size_t n,
                               jobs[i].time_limit_s))
             order[lead++] = (uint32_t)i;
         else
-            c[nc++] = (struct cand){.limit = jobs[i].time_limit_s,
+            c[nc++] = (struct cand){.class = class ? class[i] : 0,
+                                    .limit = jobs[i].time_limit_s,
                                     .pos = (uint32_t)i};
     }
     qsort(c, nc, sizeof(*c), by_limit);

@@ -13,7 +13,10 @@
  *    backfill job scheduling", 2002); such jobs, the leads, keep priority
  *    order and are the only ones to hold reservations;
  *  - order: every other job is a backfill candidate, tried shortest
- *    planned time first (SJBF);
+ *    planned time first (SJBF) within a priority class: the caller's
+ *    class keeps what the site's priority says (partition tiers, QOS,
+ *    fair-share, an operator's setting) above job length, and leaves out
+ *    only what stands for age, which the leads take care of;
  *  - prediction: a job is planned with the mean of its user's last two run
  *    times, at most its time limit (Tsafrir, Etsion and Feitelson,
  *    "Backfilling using system-generated predictions rather than user
@@ -54,18 +57,19 @@ int64_t sched_backfill_reserve_after(int64_t planned_s);
 
 /* The order of a pass under the policy.  jobs[0..n) are in priority order
  * (time_limit_s: the planned time, -1 = none); waited_s[i] is how long job
- * i has been eligible, seconds.  Fills order[0..n) (room for n) with
- * indexes into jobs: first the leads, in priority order — the jobs that
- * waited sched_backfill_reserve_after() their planned time, and the first
- * 'extra_leads' jobs whatever their wait (consecutive entries with the
- * same id, an array's tasks, go together) — then the others, shortest
- * time_limit_s first (none last), ties in priority order.  Returns how
- * many lead: the pass's reserve_depth, with reserve_prefix.  -1 with
- * errno ENOMEM.
+ * i has been eligible, seconds; class[i] its priority class (higher
+ * first), or class NULL for one class.  Fills order[0..n) (room for n)
+ * with indexes into jobs: first the leads, in priority order — the jobs
+ * that waited sched_backfill_reserve_after() their planned time, and the
+ * first 'extra_leads' jobs whatever their wait (consecutive entries with
+ * the same id, an array's tasks, go together) — then the others, highest
+ * class first, then shortest time_limit_s (none last), ties in priority
+ * order.  Returns how many lead: the pass's reserve_depth, with
+ * reserve_prefix.  -1 with errno ENOMEM.
  */
 long sched_backfill_order(const struct sched_job *jobs, size_t n,
-                          const int64_t *waited_s, uint32_t extra_leads,
-                          uint32_t *order);
+                          const int64_t *waited_s, const uint64_t *class,
+                          uint32_t extra_leads, uint32_t *order);
 
 /* Each user's last two run times.  Opaque; NULL is an empty history. */
 struct sched_predict;

@@ -70,7 +70,8 @@ static long order_backfill(struct sim *s, struct sched_job *p, size_t np,
 
     for (size_t i = 0; i < np; i++)
         s->waited[i] = now - s->t->jobs[p[i].id].submit;
-    lead = sched_backfill_order(p, np, s->waited, s->o->extra_leads, s->perm);
+    lead = sched_backfill_order(p, np, s->waited, NULL, s->o->extra_leads,
+                                s->perm);
     if (lead < 0)
         return -1;
     for (size_t i = 0; i < np; i++)

@@ -76,8 +76,10 @@ def test_finished_job_gone_after_min_job_age(cluster):
     assert r.stderr == "slurm_load_jobs error: Invalid job id specified\n"
 
 
-@pytest.mark.parametrize("cluster", [2], indirect=True)
+@pytest.mark.parametrize("cluster", [{"nodes": 2, "up_args": ["--conf-extra=SchedulerParameters=drover_backfill=slurm"]}],
+                         indirect=True)
 def test_squeue_start_shows_the_planned_start(cluster):
+    """Under Slurm's backfill, every waiting job has a planned start."""
     first = cluster.sbatch("-N2", "--exclusive", "-t", "10", "--wrap", "sleep 60")
     cluster.wait_job_state(first, ["RUNNING"], timeout=30)
     second = cluster.sbatch("-N2", "--exclusive", "-t", "10", "--wrap", "true")
@@ -100,10 +102,16 @@ def test_squeue_start_shows_the_planned_start(cluster):
     cluster.run("scancel", first, second, check=True)
 
 
-@pytest.mark.parametrize("cluster", [2], indirect=True)
+@pytest.mark.parametrize(
+    "cluster",
+    [{"nodes": 2,
+      "up_args": ["--conf-extra=SchedulerParameters=bf_max_job_test=1"]}],
+    indirect=True)
 def test_sinfo_shows_a_node_planned_for_a_waiting_job(cluster):
     """Slurm's PLANNED: an idle node the scheduler keeps for a waiting job's
-    planned start shows as planned (plnd), not idle."""
+    planned start shows as planned (plnd), not idle.  Under Drover's
+    default backfill, with the first job of the queue leading
+    (bf_max_job_test=1)."""
     first = cluster.sbatch("-w", "node01", "--exclusive", "-t", "10",
                            "--wrap", "sleep 60")
     cluster.wait_job_state(first, ["RUNNING"], timeout=30)

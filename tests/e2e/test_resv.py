@@ -179,12 +179,15 @@ def test_flex_magnetic_and_purge_comp(cluster, make_user):
 
 
 @pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 0,
-                                      "up_args": ["--cpus-per-node=4"]}],
+                                      "up_args": ["--cpus-per-node=4", "--conf-extra=SchedulerParameters=drover_backfill=slurm"]}],
                          indirect=True)
 def test_jobs_are_planned_around_a_future_reservation(cluster, make_user):
     """A maintenance window in 10 minutes on the only node: a job that
     would run into it is planned to start when it ends (squeue --start,
-    scontrol StartTime=, sbatch --test-only agree); a short one runs now."""
+    scontrol StartTime=, sbatch --test-only agree); a short one runs now.
+    Under Slurm's backfill (drover_backfill=slurm), where every waiting job
+    gets a planned start; Drover's default plans only the jobs that lead
+    (tests/e2e/test_backfill_policy.py)."""
     c = cluster
     user = make_user("drresv1")
     c.run("scontrol", "create", "reservation", "ReservationName=maint",

@@ -38,7 +38,7 @@ static void leads_then_shortest_first(void **state)
     int64_t waited[] = { 3000, 499, 86399, 500, 0, 0 };
     uint32_t order[6];
 
-    assert_int_equal(sched_backfill_order(q, 6, waited, 0, order), 2);
+    assert_int_equal(sched_backfill_order(q, 6, waited, NULL, 0, order), 2);
     assert_int_equal(order[0], 0);
     assert_int_equal(order[1], 3);
     assert_int_equal(order[2], 4); /* 10 s */
@@ -56,7 +56,7 @@ static void no_limit_leads_after_a_day(void **state)
     int64_t waited[] = { 86399, 86400 };
     uint32_t order[2];
 
-    assert_int_equal(sched_backfill_order(q, 2, waited, 0, order), 1);
+    assert_int_equal(sched_backfill_order(q, 2, waited, NULL, 0, order), 1);
     assert_int_equal(order[0], 1);
     assert_int_equal(order[1], 0);
 }
@@ -77,14 +77,14 @@ static void extra_leads_and_array_entries(void **state)
     int64_t waited[6] = { 0 };
     uint32_t order[6];
 
-    assert_int_equal(sched_backfill_order(q, 6, waited, 1, order), 2);
+    assert_int_equal(sched_backfill_order(q, 6, waited, NULL, 1, order), 2);
     assert_int_equal(order[0], 0);
     assert_int_equal(order[1], 1);
     assert_int_equal(order[2], 5);
     assert_int_equal(order[3], 2);
     assert_int_equal(order[4], 3);
     assert_int_equal(order[5], 4);
-    assert_int_equal(sched_backfill_order(q, 6, waited, 0, order), 0);
+    assert_int_equal(sched_backfill_order(q, 6, waited, NULL, 0, order), 0);
     assert_int_equal(order[0], 5);
     assert_int_equal(order[1], 2);
     assert_int_equal(order[2], 0);
@@ -126,6 +126,28 @@ static void running_jobs_outlive_predictions(void **state)
     assert_int_equal(sched_predict_running(100, -1, 1000, 1200), -1);
 }
 
+/* Classes first: a higher class goes before a shorter job of a lower one;
+ * within a class, shortest first. */
+static void classes_before_length(void **state)
+{
+    (void)state;
+    struct sched_job q[] = {
+        { .id = 1, .time_limit_s = 600 },
+        { .id = 2, .time_limit_s = 60 },
+        { .id = 3, .time_limit_s = 300 },
+        { .id = 4, .time_limit_s = 30 },
+    };
+    int64_t waited[4] = { 0 };
+    uint64_t class[] = { 5, 3, 5, 3 };
+    uint32_t order[4];
+
+    assert_int_equal(sched_backfill_order(q, 4, waited, class, 0, order), 0);
+    assert_int_equal(order[0], 2);
+    assert_int_equal(order[1], 0);
+    assert_int_equal(order[2], 3);
+    assert_int_equal(order[3], 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -135,6 +157,7 @@ int main(void)
         cmocka_unit_test(extra_leads_and_array_entries),
         cmocka_unit_test(predictions_from_the_last_two_runs),
         cmocka_unit_test(running_jobs_outlive_predictions),
+        cmocka_unit_test(classes_before_length),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
