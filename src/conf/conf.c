@@ -664,13 +664,25 @@ error:
     return NULL;
 }
 
+const char *conf_env_path(void)
+{
+    const char *names[] = {"DROVER_CONF", "SLURM_CONF"};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = getenv(names[i]);
+        if (v && *v)
+            return v;
+    }
+    return NULL;
+}
+
 struct slurm_conf *conf_load(const char *path, drv_error_t *error)
 {
     struct slurm_conf *conf;
     char *text;
 
     if (!path)
-        path = getenv("DROVER_CONF");
+        path = conf_env_path();
     if (!path || !*path)
         path = DROVER_SYSCONFDIR "/slurm.conf";
     if (!(text = conf__read_file(path))) {

@@ -324,7 +324,12 @@ struct slurm_conf {
     struct conf_index *node_index; /* private to src/conf: name lookup */
 };
 
-/* Read slurm.conf at 'path' (NULL: DROVER_CONF, then the default path) and
+/* The slurm.conf the environment names: DROVER_CONF, else SLURM_CONF (as
+ * every Slurm site's environment sets it), each only when set and not
+ * empty; NULL when neither is.  The string is the environment's. */
+const char *conf_env_path(void);
+
+/* Read slurm.conf at 'path' (NULL: conf_env_path(), then the default path) and
  * gres.conf and cgroup.conf beside it (optional).  Warnings (unknown keywords) go to the log
  * at error level, prefixed "path:line:".  Returns a new conf (free with
  * conf_destroy()), or NULL with errno and 'error' saying

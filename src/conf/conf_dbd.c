@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "common/log.h"
+#include "conf/conf.h"
 #include "conf/conf_dbd.h"
 #include "conf/conf_private.h"
 
@@ -215,7 +216,7 @@ struct dbd_conf *conf_dbd_parse(const char *path, const char *text,
 char *conf_dbd_default_path(void)
 {
     const char *env = getenv("DROVER_DBD_CONF");
-    const char *conf = getenv("DROVER_CONF");
+    const char *conf = conf_env_path();
     const char *slash = conf ? strrchr(conf, '/') : NULL;
     char *path = NULL;
 

@@ -875,6 +875,22 @@ static void load_from_directory(void **state)
         fail_msg("conf_load(NULL): %s", error.text);
     assert_string_equal(conf->path, path);
     conf_destroy(conf);
+
+    /* SLURM_CONF, as a Slurm site sets it, when DROVER_CONF is unset or
+     * empty; DROVER_CONF first */
+    setenv("SLURM_CONF", path, 1);
+    setenv("DROVER_CONF", "", 1);
+    conf = conf_load(NULL, &error);
+    if (!conf)
+        fail_msg("conf_load(NULL) with SLURM_CONF: %s", error.text);
+    assert_string_equal(conf->path, path);
+    conf_destroy(conf);
+    setenv("DROVER_CONF", "/nonexistent/drover.conf", 1);
+    assert_string_equal(conf_env_path(), "/nonexistent/drover.conf");
+    assert_null(conf_load(NULL, &error));
+    unsetenv("DROVER_CONF");
+    unsetenv("SLURM_CONF");
+    assert_null(conf_env_path());
     remove_tree(dir);
 }
 
