@@ -91,6 +91,29 @@ static char *norm_key(const char *key, size_t len)
     return k;
 }
 
+/* "a,b" with each name prefixed by 'sign': "+a,+b".  Static storage,
+ * overwritten by the next call (parse_args() copies it). */
+static const char *signed_list(const char *names, char sign)
+{
+    static char *out;
+    size_t n = 0;
+
+    free(out);
+    out = xzalloc(strlen(names) * 2 + 2);
+    for (const char *p = names; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len) {
+            if (n)
+                out[n++] = ',';
+            out[n++] = sign;
+            memcpy(out + n, p, len);
+            n += len;
+        }
+        p += len + (p[len] == ',');
+    }
+    return out;
+}
+
 struct args {
     json_t *names, *where, *set;
     char *format;
@@ -111,7 +134,21 @@ static void parse_args(int argc, char **argv, bool set_mode, struct args *a)
         } else if (!strncasecmp(argv[i], "withassoc", 9)) {
             a->withassoc = true;
         } else if (eq) {
-            char *k = norm_key(argv[i], (size_t)(eq - argv[i]));
+            size_t klen = (size_t)(eq - argv[i]);
+            char sign = klen && (eq[-1] == '+' || eq[-1] == '-') ? eq[-1] : 0;
+            char *k = norm_key(argv[i], klen - (sign != 0));
+            if (sign && set_mode && !strcmp(k, "qos")) {
+                /* qos+=a,b / qos-=a: each name added / removed, as the
+                 * database's "+a,+b" / "-a" */
+                json_object_set_new(a->set, k, json_string_nocheck(
+                    signed_list(eq + 1, sign)));
+                free(k);
+                continue;
+            }
+            if (sign) { /* the database names it: " Unknown option" */
+                free(k);
+                k = norm_key(argv[i], klen);
+            }
             if (!strcmp(k, "format"))
                 a->format = xstrdup(eq + 1);
             else if (!strcmp(k, "name") && !set_mode)

@@ -76,6 +76,26 @@ def test_add_show_and_modify(cluster):
     assert r.stderr.startswith("No valid entity in list command\n")
 
 
+@ONE_NODE
+def test_qos_added_and_removed_with_plus_minus(cluster):
+    """The seeds' own command: sacctmgr modify user alice set
+    qos+=gpu_priority (and qos-=), as Slurm's sacctmgr."""
+    c = cluster
+    setup_research(c)
+    ok(c, "-i", "add", "qos", "gpu_priority", "Priority=100")
+    ok(c, "-i", "modify", "user", "alice", "set", "qos+=gpu_priority")
+    assert assocs(c).endswith("drover|research|alice|gpu4,gpu_priority,"
+                              "normal\n"), assocs(c)
+    ok(c, "-i", "modify", "user", "alice", "set", "qos-=gpu4,normal")
+    assert assocs(c).endswith("drover|research|alice|gpu_priority\n"), \
+        assocs(c)
+    r = mgr(c, "-i", "modify", "user", "alice", "set", "qos+=nosuch")
+    assert r.returncode == 1 and "nosuch" in r.stderr, r.stderr
+    r = mgr(c, "-i", "modify", "user", "alice", "set", "maxjobs+=3")
+    assert r.returncode == 1 and "Unknown option" in r.stderr, r.stderr
+    assert assocs(c).endswith("drover|research|alice|gpu_priority\n")
+
+
 def test_same_answers_on_sqlite_and_postgresql(acct_cluster):
     c = acct_cluster
     setup_research(c)
