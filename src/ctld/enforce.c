@@ -194,10 +194,11 @@ int enforce_init(struct ctld *ctld, drv_error_t *error)
     struct enforce *e;
 
     (void)error;
+    /* With droverdbd, always: the cluster registers (its root
+     * association, as slurmctld's first contact makes it) and jobs get
+     * their user's default account and QOS, enforced or not. */
     if (!flags
-        && !((c->priority.multifactor
-              || c->preempt_type == CONF_PREEMPT_QOS)
-             && c->accounting_storage_type
+        && !(c->accounting_storage_type
              && strstr(c->accounting_storage_type, "slurmdbd")))
         return 0;
     e = ctld->enforce = xzalloc(sizeof(*e));
@@ -234,6 +235,24 @@ void enforce_fini(struct ctld *ctld)
     ctld->enforce = NULL;
 }
 
+/* Without AccountingStorageEnforce: a job with no account gets its user's
+ * default one and the association's default QOS, as Slurm's assoc_mgr
+ * fills them in; a user without an association keeps what was given. */
+static int defaults_only(struct enforce *e, struct job *job)
+{
+    struct limits_resolved r;
+    drv_error_t ignored = {{0}};
+
+    if (limits_resolve(e->table, job->user_name, job->account,
+                       job->partition, job->qos, 0, &r, &ignored) < 0)
+        return 0;
+    if (r.account && !job->account)
+        job_set_str(&job->account, r.account);
+    if (r.qos && !job->qos)
+        job_set_str(&job->qos, r.qos);
+    return 0;
+}
+
 int enforce_submit(struct ctld *ctld, struct job *job, drv_error_t *error)
 {
     struct enforce *e = ctld->enforce;
@@ -243,6 +262,8 @@ int enforce_submit(struct ctld *ctld, struct job *job, drv_error_t *error)
 
     if (!e || (!e->table && !e->flags))
         return 0;
+    if (!e->flags) /* nothing enforced: the defaults only */
+        return defaults_only(e, job);
     if (!e->table) {
         errno = EDRV_INVALID_ACCOUNT;
         return errprintf(error, "no association data from droverdbd yet");

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""-A/--account and -q/--qos: stored on the job as given (no accounting
-checks them yet), shown by scontrol and squeue, filtered by squeue -A/-q,
-and seen by the job as SLURM_JOB_ACCOUNT / SLURM_JOB_QOS."""
+"""-A/--account and -q/--qos: stored on the job as given (nothing enforces
+them without AccountingStorageEnforce), shown by scontrol and squeue,
+filtered by squeue -A/-q, and seen by the job as SLURM_JOB_ACCOUNT /
+SLURM_JOB_QOS.  A job without -A gets its user's default account, as in
+Slurm (root's is root on a fresh cluster, which snakemake's --slurm
+executor reads with sacctmgr before it submits)."""
 
 
 def test_account_and_qos_shown_filtered_and_in_env(cluster, tmp_path):
@@ -14,11 +17,11 @@ def test_account_and_qos_shown_filtered_and_in_env(cluster, tmp_path):
     assert cluster.job_field(a, "Account") == "physics"
     assert cluster.job_field(a, "QOS") == "high"
     assert cluster.job_field(b, "QOS") == "normal"
-    assert cluster.job_field(c, "Account") == "(null)"
+    assert cluster.job_field(c, "Account") == "root"
     r = cluster.run("squeue", "-h", "-o", "%i %a %q", check=True)
     rows = sorted(r.stdout.splitlines())
     assert rows == sorted([f"{a} physics high", f"{b} chem normal",
-                           f"{c} (null) normal"])
+                           f"{c} root normal"])
     r = cluster.run("squeue", "-h", "-o", "%i", "-A", "physics,chem",
                     check=True)
     assert sorted(r.stdout.split()) == sorted([a, b])
@@ -47,3 +50,15 @@ def test_account_from_script_and_env(cluster, tmp_path):
     assert cluster.job_field(k, "Account") == "fromenv"
     assert cluster.job_field(k, "QOS") == "q2"
     cluster.run("scancel", j, k, check=True)
+
+
+def test_root_has_its_account_on_a_fresh_cluster(cluster):
+    """snakemake 7's --slurm executor runs exactly this before submitting
+    and takes the account it prints."""
+    def account():
+        return cluster.run("sacctmgr", "-n", "-s", "list", "user", "root",
+                           "format=account%20", check=True).stdout
+    # the controller registers the cluster as it starts (slurmctld's first
+    # contact with slurmdbd does the same)
+    cluster.wait_until(lambda: account().strip(), 10, "root's association")
+    assert account() == f"{'root':>20} \n", repr(account())
