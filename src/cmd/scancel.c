@@ -123,6 +123,8 @@ struct scancel_args {
     const char *qos;
     bool quiet;
     bool interactive;
+    bool batch;        /* -b: a signal goes to the batch script only */
+    bool full;         /* -f: to the batch script and every step */
     uint32_t *ids;
     char **tasks; /* per id: "7" / "1-10" of "N_7" / "N_[1-10]", or NULL */
     long long *steps; /* per id: the step of "N.S" / "N.batch", or -1 */
@@ -167,6 +169,12 @@ static void parse_opt(struct scancel_args *a, int c, const char *arg)
     switch (c) {
     case 'A':
         a->account = arg;
+        break;
+    case 'b':
+        a->batch = true;
+        break;
+    case 'f':
+        a->full = true;
         break;
     case 'i':
         a->interactive = true;
@@ -358,8 +366,13 @@ static int cancel_one(const struct scancel_args *a, uint32_t id,
 
     if (tasks)
         json_object_set_new(body, "array_tasks", json_string(tasks));
-    if (a->signal)
+    if (a->signal) /* Slurm's: the steps, not the script, unless -b/-f */
         json_object_set_new(body, "signal", json_integer(a->signal));
+    if (a->signal)
+        json_object_set_new(body, "scope",
+                            json_string(a->full    ? "full"
+                                        : a->batch ? "batch"
+                                                   : "steps"));
     if (cmd_rpc(a->prog, "job_cancel", body, NULL, &error) == 0)
         return 0;
     err = errno;

@@ -255,7 +255,9 @@ static void signalled(int errnum, const char *errstr, json_t *resp,
                   errstr ? errstr : drv_strerror(errnum));
 }
 
-void ctld_job_signal_all(struct ctld *ctld, const struct job *job, int signo)
+/* job_signal to every node of 'job', with "all" or "steps". */
+static void signal_nodes(struct ctld *ctld, const struct job *job, int signo,
+                         const char *which)
 {
     if (!job->alloc)
         return;
@@ -263,7 +265,7 @@ void ctld_job_signal_all(struct ctld *ctld, const struct job *job, int signo)
         const struct conf_node *cn =
             ctld->nodes->info[job->alloc->node_idx[i]].conf;
         json_t *body = json_pack("{s:I s:i s:b s:I}", "job_id",
-                                 (json_int_t)job->id, "signal", signo, "all",
+                                 (json_int_t)job->id, "signal", signo, which,
                                  1, "run_id", (json_int_t)job->run_id);
         if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                              "job_signal", body,
@@ -272,6 +274,17 @@ void ctld_job_signal_all(struct ctld *ctld, const struct job *job, int signo)
             < 0)
             log_err("JobId=%u: job_signal to %s", job->id, cn->name);
     }
+}
+
+void ctld_job_signal_all(struct ctld *ctld, const struct job *job, int signo)
+{
+    signal_nodes(ctld, job, signo, "all");
+}
+
+void ctld_job_signal_steps(struct ctld *ctld, const struct job *job,
+                           int signo)
+{
+    signal_nodes(ctld, job, signo, "steps");
 }
 
 static void stray_done(int errnum, const char *errstr, json_t *resp,

@@ -179,6 +179,11 @@ void ctld_job_cancel(struct ctld *ctld, struct job *job, uid_t by);
 void ctld_job_signal_all(struct ctld *ctld, const struct job *job,
                          int signo);
 
+/* The same for the job's steps only, not its batch script (scancel -s
+ * without -b or -f, as Slurm's). */
+void ctld_job_signal_steps(struct ctld *ctld, const struct job *job,
+                           int signo);
+
 /* Tell the batch host a running job's new time limit (asynchronous). */
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);
 

@@ -565,18 +565,29 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     int errnum = 0, signo = SIGKILL;
+    const char *scope = "steps";
     struct job *job;
 
     if (array_cancel_rpc(ctld, req))
         return;
     if (!(job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum)))
         return respond_errnum(req, errnum, "job_cancel");
-    json_unpack(proto_req_body(req), "{s?i}", "signal", &signo);
+    json_unpack(proto_req_body(req), "{s?i s?s}", "signal", &signo, "scope",
+                &scope);
+    if (strcmp(scope, "steps") && strcmp(scope, "batch")
+        && strcmp(scope, "full"))
+        return (void)proto_respond_error(req, EDRV_PROTOCOL_MALFORMED,
+                                         "scope: not steps, batch or full");
     if (job_state_is_final(job->state))
         return respond_errnum(req, EDRV_ALREADY_DONE, "job_cancel");
     if ((job->state == JOB_RUNNING || job->state == JOB_SUSPENDED)
         && signo != SIGKILL) {
-        ctld_job_signal_node(ctld, job, signo, false);
+        if (!strcmp(scope, "batch")) /* -b: the script, on its host */
+            ctld_job_signal_node(ctld, job, signo, false);
+        else if (!strcmp(scope, "full"))
+            ctld_job_signal_all(ctld, job, signo);
+        else /* Slurm's default: every step, not the script */
+            ctld_job_signal_steps(ctld, job, signo);
         proto_respond(req, NULL);
         return;
     }

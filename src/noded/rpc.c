@@ -90,15 +90,22 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
 {
     struct noded *nd = arg;
     json_int_t id = 0, run = 0;
-    int signo = SIGKILL, terminate = 0, all = 0;
+    int signo = SIGKILL, terminate = 0, all = 0, steps = 0;
     uint32_t here = 0;
     json_t *sig;
 
-    if (json_unpack(proto_req_body(req), "{s:I s?i s?b s?I s?b}", "job_id",
-                    &id, "signal", &signo, "terminate", &terminate, "run_id",
-                    &run, "all", &all)
+    if (json_unpack(proto_req_body(req), "{s:I s?i s?b s?I s?b s?b}",
+                    "job_id", &id, "signal", &signo, "terminate", &terminate,
+                    "run_id", &run, "all", &all, "steps", &steps)
         < 0) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
+        return;
+    }
+    if (steps && !terminate) { /* scancel -s: the steps, not the script */
+        if (stepmgr_signal_job(nd, (uint32_t)id, signo))
+            proto_respond(req, NULL);
+        else
+            proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
         return;
     }
     if (all && !terminate) { /* suspend/resume: the script and every step */

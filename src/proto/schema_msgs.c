@@ -161,6 +161,10 @@ static const struct schema_field job_cancel_body[] = {
      "scancel -s; absent: SIGKILL (cancel)"},
     {"array_tasks", SCHEMA_STR, 0, 4096, EDRV_INVALID_ARRAY, 0, NULL,
      "array task ids (\"1,3-5\") of job_id"},
+    {"scope", SCHEMA_STR, 0, 8, 0, 0, NULL,
+     "with a signal: \"steps\" (the default, as scancel's: every step "
+     "but the batch script), \"batch\" (-b: the script only) or "
+     "\"full\" (-f: both)"},
     END,
 };
 
@@ -482,6 +486,8 @@ static const struct schema_field job_signal_body[] = {
     {"all", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
      "every process of the job here: the batch script and all steps "
      "(suspend, resume)"},
+    {"steps", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "the job's steps here, not its batch script (scancel -s)"},
     END,
 };
 

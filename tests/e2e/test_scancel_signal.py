@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: Apache-2.0
+"""scancel -s (issue 13): as Slurm's, a signal goes to the job's steps and
+not to its batch script; -b/--batch sends it to the batch script (and its
+children) only, -f/--full to both.  The script's children include srun,
+which forwards the signal to its step's tasks, as Slurm's srun does: with
+-b or -f the step hears it through srun too."""
+import pytest
+
+SCRIPT = r"""#!/bin/bash
+trap 'echo batch >> {d}/batch.log' USR1
+srun -n1 bash -c 'trap "echo step >> {d}/step.log" USR1; touch {d}/ready; while :; do sleep 0.1; done' &
+while :; do sleep 0.1; done
+"""
+
+
+def lines(path):
+    return path.read_text().split() if path.exists() else []
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 0}],
+                         indirect=True)
+def test_scancel_signal_scopes(cluster, tmp_path):
+    c = cluster
+    tmp_path.chmod(0o777)
+    script = tmp_path / "job.sh"
+    script.write_text(SCRIPT.format(d=tmp_path))
+    job = c.sbatch("-n2", "-o", str(tmp_path / "out"), str(script))
+    c.wait_until(lambda: (tmp_path / "ready").exists(), 30, "the step")
+    step, batch = tmp_path / "step.log", tmp_path / "batch.log"
+
+    c.run("scancel", "-s", "USR1", job, check=True)
+    c.wait_until(lambda: lines(step) == ["step"], 15, "the step's trap")
+    assert lines(batch) == []  # not the script
+
+    c.run("scancel", "--full", "--signal=USR1", job, check=True)
+    # directly and through srun
+    c.wait_until(lambda: len(lines(step)) == 3 and lines(batch) == ["batch"],
+                 15, "both traps")
+
+    c.run("scancel", "-b", "-s", "USR1", job, check=True)
+    # the script, and srun forwards it: once, not also directly
+    c.wait_until(lambda: lines(batch) == ["batch", "batch"]
+                 and len(lines(step)) == 4, 15, "the script's trap")
+    c.run("scancel", job, check=True)
+    c.wait_job_done(job, timeout=30)
