@@ -88,6 +88,15 @@ static void begin_dates_and_words(void **state)
     assert_int_equal(begin("noon"), TODAY + 12 * 3600);
     assert_int_equal(begin("teatime"), TODAY + 16 * 3600);
     assert_int_equal(begin("tomorrowT09:00"), TOMORROW + 9 * 3600);
+    /* sbatch(1)'s other words and forms: elevenses (11 AM, passed at
+     * noon: tomorrow), fika (3 PM), AM/PM, MMDDYY */
+    assert_int_equal(begin("elevenses"), TOMORROW + 11 * 3600);
+    assert_int_equal(begin("fika"), TODAY + 15 * 3600);
+    assert_int_equal(begin("4:30PM"), TODAY + 16 * 3600 + 30 * 60);
+    assert_int_equal(begin("4:30 pm"), TODAY + 16 * 3600 + 30 * 60);
+    assert_int_equal(begin("12:00:05AM"), TOMORROW + 5);
+    assert_int_equal(begin("040126"), 1775001600);
+    assert_int_equal(begin("tomorrowT4:30PM"), TOMORROW + 16 * 3600 + 1800);
 }
 
 static void begin_rejects_malformed_values(void **state)
@@ -95,6 +104,7 @@ static void begin_rejects_malformed_values(void **state)
     static const char *const bad[] = {
         "", "now+", "now+x", "now+5parsecs", "now-5", "25:00", "12:60",
         "2026-13-01", "2026-02-30x", "yesterday", "13/01", "todayT25:00",
+        "13:00PM", "0:30AM", "4:30XM", "130126", "04012",
     };
 
     (void)state;

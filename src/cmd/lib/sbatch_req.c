@@ -40,10 +40,27 @@ static int64_t parse_offset(const char *s)
     return -1;
 }
 
-/* "HH:MM[:SS]" into tm; true if the whole of 's' matched. */
+/* An "AM"/"PM" suffix (after optional spaces) at 's' on hour *h (1-12):
+ * *h made 0-23.  Returns the bytes taken, 0 when there is none, -1 for
+ * an hour out of 1-12 with one. */
+static int am_pm(const char *s, int *h)
+{
+    int n = 0;
+
+    while (s[n] == ' ')
+        n++;
+    if (strncasecmp(s + n, "am", 2) && strncasecmp(s + n, "pm", 2))
+        return 0;
+    if (*h < 1 || *h > 12)
+        return -1;
+    *h = *h % 12 + (tolower((unsigned char)s[n]) == 'p' ? 12 : 0);
+    return n + 2;
+}
+
+/* "HH:MM[:SS][ ][AM|PM]" into tm; true if the whole of 's' matched. */
 static bool parse_hms(const char *s, struct tm *tm)
 {
-    int h, m, sec = 0, len = 0, len2 = 0;
+    int h, m, sec = 0, len = 0, len2 = 0, ampm;
 
     if (sscanf(s, "%2d:%2d%n", &h, &m, &len) != 2)
         return false;
@@ -52,6 +69,9 @@ static bool parse_hms(const char *s, struct tm *tm)
             return false;
         len += len2;
     }
+    if ((ampm = am_pm(s + len, &h)) < 0)
+        return false;
+    len += ampm;
     if (s[len] || h > 23 || m > 59 || sec > 59 || h < 0 || m < 0 || sec < 0)
         return false;
     tm->tm_hour = h;
@@ -64,6 +84,9 @@ static bool parse_hms(const char *s, struct tm *tm)
  * is the offset of the bad field (0: the whole word). */
 static bool parse_date(const char *s, struct tm *tm, bool *has_time, int *bad)
 {
+    static const struct { const char *word; int hour; } hours[] = {
+        {"noon", 12}, {"elevenses", 11}, {"fika", 15}, {"teatime", 16},
+    };
     int y, mo, d, len = 0;
 
     *has_time = false;
@@ -75,12 +98,16 @@ static bool parse_date(const char *s, struct tm *tm, bool *has_time, int *bad)
         *has_time = tolower((unsigned char)*s) == 'm';
         return true;
     }
-    if (!strcasecmp(s, "noon") || !strcasecmp(s, "teatime")) {
-        tm->tm_hour = tolower((unsigned char)*s) == 'n' ? 12 : 16;
-        *has_time = true;
-        return true;
-    }
-    if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &len) == 3 && !s[len]) {
+    for (size_t i = 0; i < sizeof(hours) / sizeof(hours[0]); i++)
+        if (!strcasecmp(s, hours[i].word)) {
+            tm->tm_hour = hours[i].hour;
+            *has_time = true;
+            return true;
+        }
+    if (strlen(s) == 6 && strspn(s, "0123456789") == 6) { /* MMDDYY */
+        sscanf(s, "%2d%2d%2d", &mo, &d, &y);
+        tm->tm_year = y + 100;
+    } else if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &len) == 3 && !s[len]) {
         tm->tm_year = y - 1900;
         *bad = mo < 1 || mo > 12 ? 5 : 8; /* where Slurm's parse stops */
     } else if (sscanf(s, "%2d/%2d/%2d%n", &mo, &d, &y, &len) == 3 && !s[len]) {
@@ -134,11 +161,11 @@ int sbatch_parse_time(const char *s, time_t now, time_t *out, int *pos)
             return *pos = (int)n + 1, errno = EINVAL, -1;
     }
     *out = mktime(&tm);
-    if (time_only && *out < now) {
+    /* A time of day alone ("15:30", "noon") that has passed: tomorrow. */
+    if ((time_only || (has_time && !t)) && *out < now) {
         tm.tm_mday++;
         *out = mktime(&tm);
     }
-    (void)has_time;
     return *out == (time_t)-1 ? (errno = EINVAL, -1) : 0;
 }
 
