@@ -76,7 +76,10 @@ static const struct cmd_opt opts[] = {
      "                              its partitions (jobs without one: the\n"
      "                              default); SchedulerParameters\n"
      "                              bf_max_job_test, bf_window,\n"
-     "                              bf_resolution; sched/builtin\n"},
+     "                              bf_resolution; sched/builtin;\n"
+     "                              PriorityType=priority/multifactor: the\n"
+     "                              queue in priority order (fair-share\n"
+     "                              over the trace's groups and users)\n"},
     {"compare", OPT_COMPARE, required_argument,
      "  --compare A.conf B.conf     the policies under each configuration\n"
      "                              (as --conf), side by side\n"},
@@ -362,8 +365,10 @@ static int replay(const struct args *a, const struct swf_trace *t,
     sim_opts_init(&o, row->policy == SIM_POLICY_DEFAULT && pool->builtin
                           ? SIM_POLICY_FCFS /* no backfill */
                           : row->policy);
-    if (pool->conf)
+    if (pool->conf) {
         o.cluster = &pool->cluster;
+        o.prio = &pool->cluster.prio; /* multifactor: the queue's order */
+    }
     o.nodes = pool->nodes;
     o.cpus_per_node = pool->cpus_per_node;
     if (pool->conf && row->policy == SIM_POLICY_DEFAULT && !pool->builtin) {

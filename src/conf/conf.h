@@ -263,6 +263,13 @@ struct conf_priority {
 const char *conf_priority_reset_string(uint32_t reset);
 char *conf_priority_flags_string(uint32_t flags, char *buf, size_t size);
 
+/* The formulas' view of 'cp' (sched/priority.h's struct prio_conf), as
+ * the controller and drover-sim hand it to prio_factors() and
+ * prio_total(). */
+struct prio_conf;
+void conf_priority_sched(const struct conf_priority *cp,
+                         struct prio_conf *out);
+
 struct slurm_conf {
     char *path;               /* the slurm.conf read */
     char *cluster_name;       /* ClusterName= */

@@ -207,3 +207,19 @@ char *conf_priority_flags_string(uint32_t flags, char *buf, size_t size)
     return conf__flags_string(flags, prio_flag_words, FLAG_WORDS, "", buf,
                               size);
 }
+
+void conf_priority_sched(const struct conf_priority *cp,
+                         struct prio_conf *out)
+{
+    *out = (struct prio_conf){
+        .multifactor = cp->multifactor, .w_age = cp->weight_age,
+        .w_assoc = cp->weight_assoc, .w_fairshare = cp->weight_fairshare,
+        .w_jobsize = cp->weight_jobsize, .w_partition = cp->weight_partition,
+        .w_qos = cp->weight_qos, .max_age_s = cp->max_age_s,
+        .decay_half_life_s = cp->decay_half_life_s,
+        .calc_period_s = cp->calc_period_s, .favor_small = cp->favor_small,
+        .flags = cp->flags,
+    };
+    for (int t = 0; t < PRIO_TRES_COUNT; t++)
+        out->w_tres[t] = cp->weight_tres[t];
+}

@@ -60,21 +60,6 @@ static void usage_clear(struct ctld_priority *p)
     }
 }
 
-static void conf_from(struct prio_conf *c, const struct conf_priority *cp)
-{
-    *c = (struct prio_conf){
-        .multifactor = cp->multifactor, .w_age = cp->weight_age,
-        .w_assoc = cp->weight_assoc, .w_fairshare = cp->weight_fairshare,
-        .w_jobsize = cp->weight_jobsize, .w_partition = cp->weight_partition,
-        .w_qos = cp->weight_qos, .max_age_s = cp->max_age_s,
-        .decay_half_life_s = cp->decay_half_life_s,
-        .calc_period_s = cp->calc_period_s, .favor_small = cp->favor_small,
-        .flags = cp->flags,
-    };
-    for (int t = 0; t < PRIO_TRES_COUNT; t++)
-        c->w_tres[t] = cp->weight_tres[t];
-}
-
 static void calc_timer_cb(uv_timer_t *h);
 
 void priority_init(struct ctld *ctld)
@@ -82,7 +67,7 @@ void priority_init(struct ctld *ctld)
     struct ctld_priority *p = ctld->priority = xzalloc(sizeof(*p));
     const struct node_table *nt = ctld->nodes;
 
-    conf_from(&p->conf, &ctld->conf->priority);
+    conf_priority_sched(&ctld->conf->priority, &p->conf);
     for (size_t i = 0; i < nt->count; i++) {
         p->cluster_cpus += nt->sched[i].cpus;
         p->cluster_mem_mib += nt->sched[i].mem_mib;
@@ -193,10 +178,10 @@ static void charge(struct ctld *ctld, const struct job *job, time_t from,
     cpus = job_info_cpus(job, &gpus, &mem);
     usage_get(p, job->account ? job->account : "",
               job->user_name ? job->user_name : "")
-        ->raw += (double)cpus * (double)(to - from)
-                 * (t ? limits_qos_usage_factor(t, job->qos ? job->qos
-                                                            : "normal")
-                      : 1.0);
+        ->raw += prio_charge(cpus, from, to,
+                             t ? limits_qos_usage_factor(
+                                     t, job->qos ? job->qos : "normal")
+                               : 1.0);
     p->tree_dirty = true;
 }
 
@@ -205,13 +190,8 @@ static void charge(struct ctld *ctld, const struct job *job, time_t from,
 static time_t charged_until(const struct ctld_priority *p,
                             const struct job *job)
 {
-    time_t from = job->start_time;
-
-    if (p->last_calc > from)
-        from = p->last_calc;
-    if (job->suspend_time > from)
-        from = job->suspend_time;
-    return from;
+    return (time_t)prio_charged_from(job->start_time, p->last_calc,
+                                     job->suspend_time);
 }
 
 void priority_job_leaves(struct ctld *ctld, const struct job *job, time_t t)
@@ -250,7 +230,7 @@ void priority_calc_apply(struct ctld *ctld, time_t t, bool reset)
     struct job *job, *jtmp;
 
     if (p->last_calc && t > p->last_calc) {
-        double f = prio_decay(p->conf.decay_half_life_s, t - p->last_calc);
+        double f = prio_calc_decay(&p->conf, p->last_calc, t);
         HASH_ITER(hh, p->usage, u, tmp)
             u->raw *= f;
     }

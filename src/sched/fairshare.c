@@ -20,6 +20,10 @@ struct fs_node {
     size_t parent;       /* index; the root's is itself */
     size_t *kids;        /* users by name, then accounts by name */
     size_t nkids;
+    size_t *ranked;      /* the kids in by_level_fs() order as last ranked
+                          * (Fair Tree) */
+    size_t order;        /* place in by_kind_name() order of all nodes,
+                          * ties by index: a total order */
     struct fs_row row;
 };
 
@@ -34,6 +38,10 @@ struct fs_tree {
     size_t n, cap;
     struct fs_key *by_name;
     struct fs_row *rows; /* tree order */
+    enum fs_algo algo;   /* what the rows were computed with */
+    size_t *row_node;    /* per row: its node */
+    size_t *scratch;     /* rank_level()'s sets, a slot per node */
+    size_t scratch_used;
     size_t nusers;
 };
 
@@ -112,6 +120,28 @@ static int by_kind_name(const void *a, const void *b, void *arg)
                   y->is_user ? y->user : y->account);
 }
 
+static int by_kind_name_index(const void *a, const void *b, void *arg)
+{
+    int c = by_kind_name(a, b, arg);
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    return c ? c : x < y ? -1 : x > y;
+}
+
+/* Each node's place in by_kind_name() order, ties by index, so that
+ * ranking compares numbers, not names (a calculation sorts every level). */
+static void number_nodes(fs_tree_t *t)
+{
+    size_t *ix = xzalloc((t->n + 1) * sizeof(*ix));
+
+    for (size_t i = 0; i < t->n; i++)
+        ix[i] = i;
+    qsort_r(ix, t->n, sizeof(*ix), by_kind_name_index, t);
+    for (size_t i = 0; i < t->n; i++)
+        t->nodes[ix[i]].order = i;
+    free(ix);
+}
+
 static void link_kids(fs_tree_t *t)
 {
     for (size_t i = 1; i < t->n; i++) {
@@ -119,10 +149,13 @@ static void link_kids(fs_tree_t *t)
         p->kids = xrealloc(p->kids, (p->nkids + 1) * sizeof(*p->kids));
         p->kids[p->nkids++] = i;
     }
-    for (size_t i = 0; i < t->n; i++)
-        if (t->nodes[i].nkids > 1)
-            qsort_r(t->nodes[i].kids, t->nodes[i].nkids, sizeof(size_t),
-                    by_kind_name, t);
+    for (size_t i = 0; i < t->n; i++) {
+        struct fs_node *nd = &t->nodes[i];
+        if (nd->nkids > 1)
+            qsort_r(nd->kids, nd->nkids, sizeof(size_t), by_kind_name, t);
+        nd->ranked = xzalloc((nd->nkids + 1) * sizeof(*nd->ranked));
+        memcpy(nd->ranked, nd->kids, nd->nkids * sizeof(*nd->ranked));
+    }
 }
 
 /* Subtree usage, depth and the per-level figures both algorithms share. */
@@ -174,7 +207,7 @@ static void level_figures(fs_tree_t *t, size_t idx, enum fs_algo algo)
     }
 }
 
-/* LevelFS highest first; ties as by_kind_name(). */
+/* LevelFS highest first; ties as by_kind_name() (by 'order'). */
 static int by_level_fs(const void *a, const void *b, void *arg)
 {
     const fs_tree_t *t = arg;
@@ -183,7 +216,7 @@ static int by_level_fs(const void *a, const void *b, void *arg)
 
     if (x->row.level_fs != y->row.level_fs)
         return x->row.level_fs > y->row.level_fs ? -1 : 1;
-    return by_kind_name(a, b, arg);
+    return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* Fair Tree's ranking of one set of siblings (or of the children of tied
@@ -192,7 +225,13 @@ static int by_level_fs(const void *a, const void *b, void *arg)
 static void rank_level(fs_tree_t *t, size_t *set, size_t n, size_t *rank,
                        size_t *next)
 {
-    qsort_r(set, n, sizeof(*set), by_level_fs, t);
+    /* by_level_fs() is a total order, so any sort gives this order; a set
+     * kept from the last calculation is mostly in it already. */
+    for (size_t i = 1; i < n; i++)
+        if (by_level_fs(&set[i - 1], &set[i], t) > 0) {
+            qsort_r(set, n, sizeof(*set), by_level_fs, t);
+            break;
+        }
     for (size_t i = 0; i < n;) {
         struct fs_node *nd = &t->nodes[set[i]];
         bool tied = i > 0
@@ -213,7 +252,15 @@ static void rank_level(fs_tree_t *t, size_t *set, size_t n, size_t *rank,
         while (j < n && !t->nodes[set[j]].is_user
                && t->nodes[set[j]].row.level_fs == nd->row.level_fs)
             nmerged += t->nodes[set[j++]].nkids;
-        merged = xzalloc((nmerged + 1) * sizeof(*merged));
+        if (j == i + 1) { /* one account: its children in their last order */
+            rank_level(t, nd->ranked, nd->nkids, rank, next);
+            i = j;
+            continue;
+        }
+        /* The sets along the recursion are disjoint: one scratch array
+         * of a slot per node holds them all. */
+        merged = t->scratch + t->scratch_used;
+        t->scratch_used += nmerged;
         nmerged = 0;
         for (size_t k = i; k < j; k++) {
             struct fs_node *a = &t->nodes[set[k]];
@@ -221,7 +268,7 @@ static void rank_level(fs_tree_t *t, size_t *set, size_t n, size_t *rank,
             nmerged += a->nkids;
         }
         rank_level(t, merged, nmerged, rank, next);
-        free(merged);
+        t->scratch_used -= nmerged;
         i = j;
     }
 }
@@ -234,6 +281,7 @@ static void emit_rows(fs_tree_t *t, size_t idx, size_t *out)
     nd->row.account = nd->account;
     nd->row.user = nd->user;
     t->rows[*out] = nd->row;
+    t->row_node[*out] = idx;
     e->idx = (*out)++;
     for (size_t k = 0; k < nd->nkids; k++)
         emit_rows(t, nd->kids[k], out);
@@ -277,15 +325,12 @@ static void build_nodes(fs_tree_t *t, const struct fs_assoc *in, size_t n)
     }
 }
 
-fs_tree_t *fs_tree_build(const struct fs_assoc *in, size_t n,
-                         enum fs_algo algo)
+/* Every figure from the nodes' shares and usages (the tree's shape is
+ * set). */
+static void compute(fs_tree_t *t, enum fs_algo algo)
 {
-    fs_tree_t *t = xzalloc(sizeof(*t));
     struct fs_row *root;
-    size_t out = 0;
 
-    build_nodes(t, in, n);
-    link_kids(t);
     sum_usage(t, 0, 0);
     root = &t->nodes[0].row;
     *root = (struct fs_row){ .raw_shares = -1, .raw_usage = t->nodes[0].usage,
@@ -294,14 +339,47 @@ fs_tree_t *fs_tree_build(const struct fs_assoc *in, size_t n,
     level_figures(t, 0, algo);
     if (algo == FS_FAIR_TREE) {
         size_t rank = t->nusers, next = t->nusers;
-        size_t *top = xzalloc((t->nodes[0].nkids + 1) * sizeof(*top));
-        memcpy(top, t->nodes[0].kids, t->nodes[0].nkids * sizeof(*top));
-        rank_level(t, top, t->nodes[0].nkids, &rank, &next);
-        free(top);
+        rank_level(t, t->nodes[0].ranked, t->nodes[0].nkids, &rank, &next);
     }
+}
+
+fs_tree_t *fs_tree_build(const struct fs_assoc *in, size_t n,
+                         enum fs_algo algo)
+{
+    fs_tree_t *t = xzalloc(sizeof(*t));
+    size_t out = 0;
+
+    build_nodes(t, in, n);
+    link_kids(t);
+    number_nodes(t);
+    t->scratch = xzalloc((t->n + 1) * sizeof(*t->scratch));
+    t->algo = algo;
+    compute(t, algo);
     t->rows = xzalloc(t->n * sizeof(*t->rows));
+    t->row_node = xzalloc(t->n * sizeof(*t->row_node));
     emit_rows(t, 0, &out);
     return t;
+}
+
+int fs_tree_set_usage(fs_tree_t *t, size_t row, double usage)
+{
+    struct fs_node *nd;
+
+    if (row >= t->n || !(nd = &t->nodes[t->row_node[row]])->is_user)
+        return -1;
+    nd->usage = usage;
+    return 0;
+}
+
+void fs_tree_update(fs_tree_t *t)
+{
+    compute(t, t->algo);
+    for (size_t i = 0; i < t->n; i++) {
+        struct fs_node *nd = &t->nodes[t->row_node[i]];
+        nd->row.account = nd->account;
+        nd->row.user = nd->user;
+        t->rows[i] = nd->row;
+    }
 }
 
 void fs_tree_destroy(fs_tree_t *t)
@@ -319,9 +397,12 @@ void fs_tree_destroy(fs_tree_t *t)
         free(t->nodes[i].account);
         free(t->nodes[i].user);
         free(t->nodes[i].kids);
+        free(t->nodes[i].ranked);
     }
     free(t->nodes);
     free(t->rows);
+    free(t->row_node);
+    free(t->scratch);
     free(t);
 }
 
@@ -339,13 +420,15 @@ const struct fs_row *fs_tree_find(const fs_tree_t *t, const char *account,
     return e ? &t->rows[e->idx] : NULL;
 }
 
+double fs_row_factor(const struct fs_row *r)
+{
+    return r && *r->user && r->fairshare > 0 ? r->fairshare : 0;
+}
+
 double fs_tree_factor(const fs_tree_t *t, const char *account,
                       const char *user)
 {
-    const struct fs_row *r;
-
     if (!t || !account || !user || !*user)
         return 0;
-    r = fs_tree_find(t, account, user);
-    return r && r->fairshare > 0 ? r->fairshare : 0;
+    return fs_row_factor(fs_tree_find(t, account, user));
 }

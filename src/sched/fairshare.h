@@ -97,4 +97,20 @@ double fs_tree_factor(const fs_tree_t *t, const char *account,
 const struct fs_row *fs_tree_find(const fs_tree_t *t, const char *account,
                                   const char *user);
 
+/* The factor a job of row 'r''s association gets: its fairshare for a
+ * user row, else (an account, NULL) 0, as fs_tree_factor(). */
+double fs_row_factor(const struct fs_row *r);
+
+/* Give the user association at row 'row' (an index into fs_tree_rows()'s
+ * array) raw usage 'usage'; the rows keep their figures until
+ * fs_tree_update().  Returns 0, or -1 when 'row' is no user's (nothing
+ * changes).  For a caller whose associations stay and whose usage moves
+ * (drover-sim's calculations), where building anew costs most. */
+int fs_tree_set_usage(fs_tree_t *t, size_t row, double usage);
+
+/* Compute every row again from the usages set: the figures
+ * fs_tree_build() gives for the same associations and usages (the rows'
+ * order and the strings are unchanged). */
+void fs_tree_update(fs_tree_t *t);
+
 #endif /* !DROVER_SCHED_FAIRSHARE_H */

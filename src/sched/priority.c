@@ -113,3 +113,29 @@ double prio_decay(int64_t half_life_s, int64_t dt_s)
         return 1.0;
     return exp2(-(double)dt_s / (double)half_life_s);
 }
+
+double prio_calc_decay(const struct prio_conf *c, int64_t last, int64_t t)
+{
+    if (!last || t <= last)
+        return 1.0;
+    return prio_decay(c->decay_half_life_s, t - last);
+}
+
+int64_t prio_charged_from(int64_t start, int64_t last_calc, int64_t resumed)
+{
+    int64_t from = start;
+
+    if (last_calc > from)
+        from = last_calc;
+    if (resumed > from)
+        from = resumed;
+    return from;
+}
+
+double prio_charge(uint32_t cpus, int64_t from, int64_t to,
+                   double usage_factor)
+{
+    if (to <= from)
+        return 0;
+    return (double)cpus * (double)(to - from) * usage_factor;
+}

@@ -106,4 +106,28 @@ uint32_t prio_total(const struct prio_conf *conf,
  * 2^(-dt / half_life), 1 when half_life_s <= 0 or dt_s <= 0. */
 double prio_decay(int64_t half_life_s, int64_t dt_s);
 
+/* The calculation (every PriorityCalcPeriod), as the controller and
+ * drover-sim run it on their usage of each association:
+ *  1. every usage is multiplied by prio_calc_decay() (the time since the
+ *     last calculation),
+ *  2. every running job's association is charged prio_charge() for its
+ *     run since prio_charged_from(),
+ *  3. the pending jobs' priorities are computed again.
+ * A job that leaves its nodes between calculations is charged then, from
+ * prio_charged_from() to its end. */
+
+/* The factor of step 1 for a calculation at 't' after one at 'last' (0:
+ * none, this is the first: 1). */
+double prio_calc_decay(const struct prio_conf *conf, int64_t last, int64_t t);
+
+/* Where a job's uncharged run begins: its start, the last calculation or
+ * its resumption ('resumed', 0: never suspended), the latest. */
+int64_t prio_charged_from(int64_t start, int64_t last_calc, int64_t resumed);
+
+/* The usage a job holding 'cpus' CPUs over [from, to) adds, times
+ * 'usage_factor' (its QOS's UsageFactor, 1 without): CPU-seconds, as
+ * Slurm's RawUsage with the default billing; 0 when to <= from. */
+double prio_charge(uint32_t cpus, int64_t from, int64_t to,
+                   double usage_factor);
+
 #endif /* !DROVER_SCHED_PRIORITY_H */

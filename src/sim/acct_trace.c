@@ -29,8 +29,7 @@ struct reader {
     const char *source;
     struct swf_trace *t;
     size_t cap;
-    struct name_ix *users, *parts;
-    uint32_t nusers;
+    struct name_ix *users, *accounts, *parts;
 };
 
 /* What is wrong with a record, for the message naming it. */
@@ -107,27 +106,38 @@ static void names_free(struct name_ix **hash)
     }
 }
 
+/* The number of 'name' in *hash and in the list names[0..*n), added to
+ * both when new; -1 on ENOMEM. */
+static int64_t listed(struct name_ix **hash, char ***names, size_t *n,
+                      const char *name)
+{
+    uint32_t k = (uint32_t)*n;
+    int64_t ix;
+
+    if ((ix = intern(hash, &k, name)) < 0)
+        return -1;
+    if (k > *n) {
+        char **p = realloc(*names, k * sizeof(*p));
+        if (!p)
+            return -1;
+        *names = p;
+        if (!(p[*n] = strdup(name)))
+            return -1;
+        (*n)++;
+    }
+    return ix;
+}
+
 /* The partition number of swf_job.part for 'name' (0: none given),
  * adding it to t->parts when new; -1 on ENOMEM. */
 static int64_t part_of(struct reader *rd, const char *name)
 {
-    struct swf_trace *t = rd->t;
-    uint32_t n = (uint32_t)t->nparts;
     int64_t ix;
 
     if (!name || !*name)
         return 0;
-    if ((ix = intern(&rd->parts, &n, name)) < 0)
+    if ((ix = listed(&rd->parts, &rd->t->parts, &rd->t->nparts, name)) < 0)
         return -1;
-    if (n > t->nparts) {
-        char **p = realloc(t->parts, n * sizeof(*p));
-        if (!p)
-            return -1;
-        t->parts = p;
-        if (!(t->parts[t->nparts] = strdup(name)))
-            return -1;
-        t->nparts++;
-    }
     return ix + 1;
 }
 
@@ -233,9 +243,9 @@ static int push(struct reader *rd, const struct swf_job *j)
 static int take_job(struct reader *rd, size_t i, const json_t *o)
 {
     struct swf_job j = {0};
-    const char *why = NULL, *state, *user;
+    const char *why = NULL, *state, *user, *account;
     enum verdict v = BAD;
-    int64_t part, uid = 0;
+    int64_t part, uid, aid;
 
     if (!json_is_object(o))
         why = "not an object";
@@ -255,12 +265,17 @@ static int take_job(struct reader *rd, size_t i, const json_t *o)
                                               "current"));
     j.status = state && !strcmp(state, "COMPLETED");
     user = json_string_value(json_object_get(o, "user"));
+    account = json_string_value(json_object_get(o, "account"));
     part = part_of(rd, json_string_value(json_object_get(o, "partition")));
-    if (part < 0 || (uid = intern(&rd->users, &rd->nusers,
-                                  user ? user : "")) < 0)
+    uid = listed(&rd->users, &rd->t->users, &rd->t->nusers,
+                 user ? user : "");
+    aid = listed(&rd->accounts, &rd->t->accounts, &rd->t->naccounts,
+                 account ? account : "");
+    if (part < 0 || uid < 0 || aid < 0)
         return -1;
     j.part = (uint32_t)part;
     j.user = uid;
+    j.group = aid;
     return push(rd, &j);
 }
 
@@ -305,6 +320,7 @@ static int from_json(const json_t *doc, const char *source,
         }
     }
     names_free(&rd.users);
+    names_free(&rd.accounts);
     names_free(&rd.parts);
     if (rc == 0)
         finish(out);

@@ -18,7 +18,10 @@
  *             not say whether it was asked per node or per CPU
  *   gpus      the gres/gpu count of tres.requested
  *   part      partition ("" or absent: 0, the default partition)
- *   user      user, numbered in order of first appearance from 0
+ *   user      user, numbered in order of first appearance from 0; the
+ *             names in swf_trace.users
+ *   group     account ("" when absent), numbered likewise; the names in
+ *             swf_trace.accounts (the association under multifactor)
  *   status    1 for COMPLETED, 0 otherwise (as SWF's field 11)
  *   alloc_procs, req_procs  the cpu of tres.allocated, procs
  *   wait      time.start - time.submission

@@ -4,8 +4,9 @@
  *
  * Virtual time jumps from one event instant to the next: completions come
  * off a binary heap ordered by end time, submissions off the trace sorted
- * by submit time.  The pending queue is kept in submission order, which is
- * the priority order of every policy here.  Each job's resources come from
+ * by submit time.  The pending queue is kept in priority order: the
+ * submission order under priority/basic, the multifactor priorities
+ * otherwise (sim_prio.c).  Each job's resources come from
  * the pass (which applies them to the nodes) and go back with
  * sched_alloc_release() at its end.
  */

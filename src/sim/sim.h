@@ -11,7 +11,8 @@
  * and it runs min(run time, estimate): a job is killed at its limit, as on
  * a real system.  Events (submissions, completions) are taken in time
  * order; after all the events of one instant, one sched_pass() runs over
- * the pending queue in submission order, with now = that instant.
+ * the pending queue in priority order (submission order, unless
+ * sim_opts.prio says priority/multifactor), with now = that instant.
  * Nothing here reads a clock or does I/O: the same trace and options give
  * the same result.
  */
@@ -24,6 +25,7 @@
 
 #include "common/bitmap.h"
 #include "common/error.h"
+#include "sched/priority.h"
 #include "sched/sched.h"
 #include "sim/swf.h"
 
@@ -64,6 +66,7 @@ struct sim_cluster {
                                * first); meaningless when nparts == 0:
                                * then every job may use every node */
     uint64_t cpus;            /* the nodes' CPUs together */
+    struct prio_conf prio;    /* its Priority* keywords */
     struct slurm_conf *conf;  /* owned: the names above point into it */
 };
 
@@ -113,6 +116,16 @@ struct sim_opts {
                               * start slipped SCHED_SLIP_GUARD_S past the
                               * first one planned for it, passes plan with
                               * estimates (backfill.h) */
+    const struct prio_conf *prio; /* borrowed; NULL or priority/basic: the
+                              * queue in submission order.  Multifactor:
+                              * the queue in priority order, computed as
+                              * the controller does (docs/simulator.md):
+                              * each (group, user) of the trace a user
+                              * association under an account named after
+                              * the group (accounting: account, user),
+                              * shares 1; usage the CPU-seconds run,
+                              * decayed; a calculation every
+                              * PriorityCalcPeriod of virtual time */
 };
 
 /* Options for 'policy' on the default pool: see enum sim_policy and

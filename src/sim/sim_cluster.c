@@ -70,6 +70,7 @@ int sim_cluster_from_conf(struct sim_cluster *c, struct slurm_conf *conf,
     }
     if (take_parts(c, conf, error) < 0)
         goto error;
+    conf_priority_sched(&conf->priority, &c->prio);
     c->conf = conf;
     return 0;
 error:

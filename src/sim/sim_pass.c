@@ -132,7 +132,9 @@ static int pass_backfill(struct sim *s, int64_t now)
             take(s, s->head + i, &s->out[i], now);
     sched_decisions_clear(s->out, np);
     compact(s);
-    if (s->o->backfill_sjf) /* the queue stays in submission order */
+    if (s->prio) /* the queue stays in priority order */
+        sim_prio_sort(s);
+    else if (s->o->backfill_sjf) /* ... in submission order */
         qsort(s->pend + s->head, s->tail - s->head, sizeof(*s->pend),
               by_index);
     return 0;

@@ -7,7 +7,11 @@
 #define DROVER_SIM_SIM_PRIVATE_H
 
 #include "sched/backfill.h"
+#include "sched/fairshare.h"
+#include "sched/priority.h"
 #include "sim/sim.h"
+
+struct sim_prio;
 
 struct sim {
     const struct swf_trace *t;
@@ -32,7 +36,8 @@ struct sim {
     struct sched_job *run;      /* running jobs, any order */
     size_t nrun;
     struct sched_job *pend;     /* pending jobs: pend[head..tail) in
-                                 * submission order */
+                                 * submission order, or priority order
+                                 * under multifactor (s->prio) */
     size_t head, tail;
     struct sched_decision *out; /* room for t->njobs */
     size_t passes;
@@ -45,7 +50,32 @@ struct sim {
                                  * the order of sched_backfill_order() */
     uint32_t *perm;             /* room for t->njobs: that order */
     int64_t *waited;            /* room for t->njobs: the queue's waits */
+    struct sim_prio *prio;      /* priority/multifactor (opts->prio); NULL:
+                                 * the queue in submission order */
 };
+
+/* The CPUs an allocation holds (the job's procs, or more on a cluster:
+ * whole nodes, CPUs per GPU). */
+uint64_t sim_alloc_cpus(const struct sched_alloc *a);
+
+/* sim_prio.c, under priority/multifactor (s->prio; see sim_opts.prio):
+ * sim_prio_init(): the associations, their tree and the cluster's sizes,
+ * after the pool (s->prio stays NULL without multifactor); 0, or -1
+ * (ENOMEM).  sim_prio_submit(): job j, just queued at pend[tail - 1] at
+ * 'now', gets its priority and its place in the queue.
+ * sim_prio_leave(): job j leaves its nodes at 'now' (before they are
+ * released): its association is charged.  sim_prio_calc(): the
+ * calculation at 'now' (decay, charge the running jobs, the pending
+ * jobs' priorities, the queue sorted); sim_prio_next_calc(): when the
+ * next is due (INT64_MAX without multifactor).  sim_prio_sort(): the
+ * queue by priority, then trace order. */
+int sim_prio_init(struct sim *s);
+void sim_prio_free(struct sim_prio *p);
+void sim_prio_submit(struct sim *s, uint32_t j, int64_t now);
+void sim_prio_leave(struct sim *s, uint32_t j, int64_t now);
+void sim_prio_calc(struct sim *s, int64_t now);
+int64_t sim_prio_next_calc(const struct sim *s);
+void sim_prio_sort(struct sim *s);
 
 /* With opts->predict: job j's planning limit at its submission
  * (sched_predict_limit() of its user).  sim_predict_learn(): job j ran

@@ -52,9 +52,7 @@ int64_t sim_job_duration(const struct swf_job *job)
     return job->run < job->estimate ? job->run : job->estimate;
 }
 
-/* The CPUs an allocation holds (the job's procs, or more on a cluster:
- * whole nodes, CPUs per GPU). */
-static uint64_t alloc_cpus(const struct sched_alloc *a)
+uint64_t sim_alloc_cpus(const struct sched_alloc *a)
 {
     uint64_t n = 0;
 
@@ -75,7 +73,7 @@ void sim_start_job(struct sim *s, uint32_t j, struct sched_alloc *a,
     s->run[s->nrun++] = (struct sched_job){
         .id = j, .time_limit_s = s->limit[j], .start_time = now, .alloc = a,
     };
-    s->free_cpus -= alloc_cpus(a);
+    s->free_cpus -= sim_alloc_cpus(a);
     heap_push(s, j);
 }
 
@@ -83,8 +81,10 @@ static void end_job(struct sim *s, uint32_t j)
 {
     uint32_t r = s->ridx[j];
 
+    if (s->prio)
+        sim_prio_leave(s, j, s->end[j]);
     sched_alloc_release(s->nodes, s->nnodes, s->alloc[j]);
-    s->free_cpus += alloc_cpus(s->alloc[j]);
+    s->free_cpus += sim_alloc_cpus(s->alloc[j]);
     if (s->o->predict)
         (void)sim_predict_learn(s, j, s->end[j] - s->start[j]);
     s->run[r] = s->run[--s->nrun];
@@ -93,12 +93,14 @@ static void end_job(struct sim *s, uint32_t j)
     s->alloc[j] = NULL;
 }
 
-static void submit_job(struct sim *s, uint32_t j)
+static void submit_job(struct sim *s, uint32_t j, int64_t now)
 {
     s->limit[j] = s->t->jobs[j].estimate; /* planned anew at each pass */
     s->pend[s->tail++] = (struct sched_job){
         .id = j, .req = &s->reqs[j], .time_limit_s = s->limit[j],
     };
+    if (s->prio) /* its place in priority order */
+        sim_prio_submit(s, j, now);
 }
 
 static int by_submit(const void *a, const void *b, void *arg)
@@ -151,6 +153,7 @@ static void sim_free(struct sim *s)
     free(s->perm);
     free(s->waited);
     sched_predict_destroy(s->predict);
+    sim_prio_free(s->prio);
 }
 
 /* The pool of o->nodes x o->cpus_per_node (or one node of the trace's
@@ -272,15 +275,25 @@ static int sim_init(struct sim *s, const struct swf_trace *t,
     return 0;
 }
 
-/* Run the events in time order: an instant's completions, then its
- * submissions, then a pass.  Under backfill_sjf a submission that may
- * start gets its own pass first: the controller's order of the queue is
- * not the submission order there, so taking an instant's submissions
- * together would change decisions (in submission order it changes none:
- * each pass decides the earlier jobs first, the same way). */
+/* Whether a calculation at its time would matter: a job is still to
+ * come or waits (once neither, the usage is read no more). */
+static bool calc_due(const struct sim *s, size_t next)
+{
+    return s->prio && (next < s->t->njobs || s->head < s->tail);
+}
+
+/* Run the events in time order: an instant's completions, then the
+ * priority calculation when one is due then (multifactor), then its
+ * submissions, then a pass.  When the queue's order is not the
+ * submission order (backfill_sjf, multifactor), a submission that may
+ * start gets its own pass first, as the controller schedules after each
+ * sbatch: taking an instant's submissions together would change
+ * decisions (in submission order it changes none: each pass decides the
+ * earlier jobs first, the same way). */
 static int sim_loop(struct sim *s, const uint32_t *order)
 {
     size_t next = 0, n = s->t->njobs;
+    bool one_by_one = s->o->backfill_sjf || s->prio;
 
     while (next < n || s->nheap) {
         int64_t now = INT64_MAX;
@@ -288,15 +301,19 @@ static int sim_loop(struct sim *s, const uint32_t *order)
             now = s->end[s->heap[0]];
         if (next < n && s->t->jobs[order[next]].submit < now)
             now = s->t->jobs[order[next]].submit;
+        if (calc_due(s, next) && sim_prio_next_calc(s) < now)
+            now = sim_prio_next_calc(s);
         while (s->nheap && s->end[s->heap[0]] == now)
             end_job(s, heap_pop(s));
+        if (calc_due(s, next) && sim_prio_next_calc(s) == now)
+            sim_prio_calc(s, now);
         while (next < n && s->t->jobs[order[next]].submit == now) {
             uint32_t j = order[next++];
-            submit_job(s, j);
-            /* Under an order other than the queue's (backfill_sjf), one
-             * by one, as sbatch runs and the controller schedules after
-             * each; a job that cannot start now changes no decision. */
-            if (s->o->backfill_sjf && s->free_cpus >= s->t->jobs[j].procs
+            submit_job(s, j, now);
+            /* One by one, as sbatch runs and the controller schedules
+             * after each; a job that cannot start now changes no
+             * decision. */
+            if (one_by_one && s->free_cpus >= s->t->jobs[j].procs
                 && sim_pass(s, now) < 0)
                 return -1;
         }
@@ -327,7 +344,7 @@ int sim_run(const struct swf_trace *t, const struct sim_opts *o,
                                       "no job)");
         goto out;
     }
-    if (sim_init_pool(&s) < 0) {
+    if (sim_init_pool(&s) < 0 || sim_prio_init(&s) < 0) {
         errno = ENOMEM;
         errprintf(error, "out of memory");
         goto out;

@@ -4,7 +4,7 @@
  *
  * Field numbers follow the SWF definition (Feitelson's Parallel Workloads
  * Archive): 1 job, 2 submit, 3 wait, 4 run time, 5 allocated procs, 8
- * requested procs, 9 requested time, 11 status, 12 user.
+ * requested procs, 9 requested time, 11 status, 12 user, 13 group.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -67,6 +67,7 @@ int swf_parse_line(const char *line, enum swf_procs procs,
     job->estimate = f[8] >= 0 ? f[8] : f[3];
     job->status = f[10];
     job->user = f[11];
+    job->group = f[12];
     int64_t p = procs == SWF_PROCS_REQUESTED ? f[7] : f[4];
     if (p == -1)
         p = procs == SWF_PROCS_REQUESTED ? f[4] : f[7];
@@ -215,6 +216,12 @@ void swf_trace_free(struct swf_trace *t)
         for (size_t i = 0; i < t->nparts; i++)
             free(t->parts[i]);
         free(t->parts);
+        for (size_t i = 0; i < t->nusers; i++)
+            free(t->users[i]);
+        free(t->users);
+        for (size_t i = 0; i < t->naccounts; i++)
+            free(t->accounts[i]);
+        free(t->accounts);
         free(t->jobs);
         memset(t, 0, sizeof(*t));
         errno = saved_errno;

@@ -29,7 +29,10 @@ struct swf_job {
     uint32_t procs;    /* per enum swf_procs; 1 .. max_procs */
     int64_t alloc_procs; /* field 5, as in the file */
     int64_t req_procs;   /* field 8, as in the file */
-    int64_t user;      /* field 12 */
+    int64_t user;      /* field 12; accounting: index into
+                        * swf_trace.users */
+    int64_t group;     /* field 13; accounting: its account, an index
+                        * into swf_trace.accounts */
     int64_t status;    /* field 11 */
     /* The request beyond 'procs', used on a cluster (sim_opts.cluster):
      * set by the accounting reader (acct_trace.h), zero for an SWF job,
@@ -54,6 +57,12 @@ struct swf_trace {
     char **parts;        /* names of the partitions jobs ask for
                           * (swf_job.part), owned; NULL for SWF */
     size_t nparts;
+    char **users;        /* accounting: user names (swf_job.user), owned;
+                          * NULL for SWF (users are numbers) */
+    size_t nusers;
+    char **accounts;     /* accounting: account names (swf_job.group),
+                          * owned; NULL for SWF */
+    size_t naccounts;
 };
 
 /* Read the SWF file at 'path' (gzip or plain) with processor counts taken
@@ -76,7 +85,7 @@ int swf_read(const char *path, enum swf_procs procs, struct swf_trace *out,
 int swf_parse_line(const char *line, enum swf_procs procs,
                    struct swf_job *job);
 
-/* Free the jobs and partition names of 't' and zero it.  NULL is a no-op; errno is kept. */
+/* Free the jobs and the names of 't' and zero it.  NULL is a no-op; errno is kept. */
 void swf_trace_free(struct swf_trace *t);
 
 #endif /* !DROVER_SIM_SWF_H */

@@ -101,6 +101,14 @@ static void requests_carry_nodes_memory_gpus_partition(void **state)
     assert_int_equal(t.jobs[1].user, 0);
     assert_int_equal(t.jobs[2].user, 2);
     assert_int_equal(t.jobs[3].user, 1);
+    /* their names, and the accounts (none given: "") for fair-share */
+    assert_int_equal(t.nusers, 3);
+    assert_string_equal(t.users[0], "bob");
+    assert_string_equal(t.users[1], "alice");
+    assert_string_equal(t.users[2], "carol");
+    assert_int_equal(t.naccounts, 1);
+    assert_string_equal(t.accounts[0], "");
+    assert_int_equal(t.jobs[0].group, 0);
     swf_trace_free(&t);
 }
 

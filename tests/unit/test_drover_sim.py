@@ -3,8 +3,9 @@
 #
 # test_drover_sim.py - the built drover-sim on the hand-written trace
 # (data/sim10.swf; figures worked out in test_sim.c), on accounting
-# (data/acct9.json, test_acct_trace.c), and its refusals.
-# Usage: test_drover_sim.py DROVER_SIM TRACE.  Prints TAP.
+# (data/acct9.json, test_acct_trace.c), under priority/multifactor
+# (data/prio3.swf, test_sim_prio.c), and its refusals.
+# Usage: test_drover_sim.py DROVER_SIM TRACE PRIO_TRACE.  Prints TAP.
 import gzip
 import json
 import os
@@ -12,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-sim, trace = sys.argv[1], sys.argv[2]
+sim, trace, prio_trace = sys.argv[1], sys.argv[2], sys.argv[3]
 results = []
 
 
@@ -243,6 +244,48 @@ for args, text in ((["--conf", "/nonexistent.conf", trace],
     r = run(*args)
     check("refuses " + (" ".join(args[:1]) or "no trace") + " with exit 1",
           r.returncode == 1 and text in r.stderr, r.stderr)
+
+# priority/multifactor from --conf: the figures of test_sim_prio.c.
+with tempfile.TemporaryDirectory() as d:
+    def conf(name, text):
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            f.write("ClusterName=t\nNodeName=n1 CPUs=2\n"
+                    "PartitionName=p Nodes=ALL Default=YES\n" + text)
+        return path
+
+    def figures(*args):
+        r = run("--json", "--policy", "fcfs", "--policy", "easy", *args,
+                prio_trace)
+        rows = json.loads(r.stdout) if r.returncode == 0 else []
+        return [{k: v for k, v in x.items()
+                 if k not in ("wall_s", "jobs_per_s", "conf")}
+                for x in rows], r.stderr
+
+    fs, err = figures("--conf", conf("fs.conf",
+                                     "PriorityType=priority/multifactor\n"
+                                     "PriorityWeightFairshare=10000\n"))
+    check("multifactor fair-share: the light user's later job first",
+          len(fs) == 2 and all(abs(x["avg_wait_s"] - 750) < 1e-6
+                               and abs(x["avg_bsld"] - 9.5) < 1e-6
+                               and x["max_wait_s"] == 1950 for x in fs),
+          err + json.dumps(fs))
+    age, err = figures("--conf", conf("age.conf",
+                                      "PriorityType=priority/multifactor\n"
+                                      "PriorityWeightFairshare=10000\n"
+                                      "PriorityWeightAge=10000\n"
+                                      "PriorityMaxAge=20\n"))
+    check("multifactor with age: the old job back in front",
+          len(age) == 2 and all(abs(x["avg_wait_s"] - 2300 / 3) < 1e-6
+                                and abs(x["avg_bsld"] - 10) < 1e-6
+                                and x["max_wait_s"] == 1900 for x in age),
+          err + json.dumps(age))
+    basic, err = figures("--conf", conf("basic.conf",
+                                        "PriorityType=priority/basic\n"
+                                        "PriorityWeightFairshare=10000\n"))
+    none, _ = figures("--nodes", "1", "--cpus-per-node", "2")
+    check("priority/basic gives what no conf gives",
+          len(basic) == 2 and basic == none, err + json.dumps(basic))
 
 r = run("--help")
 check("--help prints the usage and exits 0",

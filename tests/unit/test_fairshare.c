@@ -155,6 +155,61 @@ static void odd_trees(void **state)
     fs_tree_destroy(t);
 }
 
+/* fs_tree_update() after fs_tree_set_usage() gives what a new build on
+ * those usages gives, row for row, under both algorithms; an account's
+ * row takes no usage. */
+static void update_matches_a_new_build(void **state)
+{
+    struct fs_assoc in[] = {
+        { "a", "", "root", 2, 0 },   { "b", "", "root", 1, 0 },
+        { "a", "u1", "", 1, 100 },   { "a", "u2", "", 3, 0 },
+        { "b", "u3", "", 1, 50 },    { "b", "u1", "", 1, 7 },
+    };
+    const double later[] = { 0, 0, 10, 4000, 4000, 0 };
+
+    (void)state;
+    for (int algo = FS_FAIR_TREE; algo <= FS_CLASSIC; algo++) {
+        fs_tree_t *t = fs_tree_build(in, 6, algo), *fresh;
+        const struct fs_row *rows, *frows;
+        size_t n = fs_tree_rows(t, &rows);
+        struct fs_assoc in2[6];
+
+        for (size_t i = 0; i < 6; i++) {
+            in2[i] = in[i];
+            in2[i].usage = later[i];
+            if (*in[i].user)
+                assert_int_equal(fs_tree_set_usage(t,
+                    (size_t)(fs_tree_find(t, in[i].account, in[i].user)
+                             - rows), later[i]), 0);
+        }
+        assert_int_equal(fs_tree_set_usage(t, (size_t)(fs_tree_find(t, "a",
+                                                       "") - rows), 1), -1);
+        assert_int_equal(fs_tree_set_usage(t, n, 1), -1);
+        fs_tree_update(t);
+        fresh = fs_tree_build(in2, 6, algo);
+        assert_int_equal(fs_tree_rows(fresh, &frows), n);
+        for (size_t i = 0; i < n; i++) {
+            assert_string_equal(rows[i].account, frows[i].account);
+            assert_string_equal(rows[i].user, frows[i].user);
+            assert_true(rows[i].raw_usage == frows[i].raw_usage);
+            assert_true(rows[i].effective_usage == frows[i].effective_usage);
+            assert_true(rows[i].level_fs == frows[i].level_fs);
+            assert_true(rows[i].fairshare == frows[i].fairshare);
+        }
+        /* Fair Tree: a's LevelFS (2/3) / (4010/8010) beats b's (1/3) /
+         * (4000/8010); in a, u1 (1/4 of the shares, 10 of 4010) beats
+         * u2; in b, u1 (no usage) beats u3: ranks 4, 3, 2, 1 of 4. */
+        if (algo == FS_FAIR_TREE) {
+            assert_true(fabs(fs_tree_factor(t, "a", "u1") - 1.0) < EPS);
+            assert_true(fabs(fs_tree_factor(t, "a", "u2") - 0.75) < EPS);
+            assert_true(fabs(fs_tree_factor(t, "b", "u1") - 0.5) < EPS);
+            assert_true(fabs(fs_tree_factor(t, "b", "u3") - 0.25) < EPS);
+        }
+        fs_tree_destroy(fresh);
+        fs_tree_destroy(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -163,6 +218,7 @@ int main(void)
         cmocka_unit_test(fair_tree_ties),
         cmocka_unit_test(classic_formula),
         cmocka_unit_test(odd_trees),
+        cmocka_unit_test(update_matches_a_new_build),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
