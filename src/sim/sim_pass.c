@@ -70,7 +70,11 @@ static long order_backfill(struct sim *s, struct sched_job *p, size_t np,
 
     for (size_t i = 0; i < np; i++)
         s->waited[i] = now - s->t->jobs[p[i].id].submit;
-    lead = sched_backfill_order(p, np, s->waited, NULL, s->o->extra_leads,
+    for (size_t i = 0; s->prio && i < np; i++) /* candidates keep priority
+                                                 * order, as the controller's */
+        s->class[i] = sim_prio_of(s, p[i].id);
+    lead = sched_backfill_order(p, np, s->waited, s->prio ? s->class : NULL,
+                                s->o->extra_leads,
                                 s->perm);
     if (lead < 0)
         return -1;

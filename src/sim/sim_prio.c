@@ -224,6 +224,11 @@ static int by_priority(const void *a, const void *b, void *arg)
     return x < y ? -1 : x > y;
 }
 
+uint32_t sim_prio_of(const struct sim *s, uint32_t j)
+{
+    return s->prio->prio[j];
+}
+
 void sim_prio_sort(struct sim *s)
 {
     qsort_r(s->pend + s->head, s->tail - s->head, sizeof(*s->pend),

@@ -50,6 +50,9 @@ struct sim {
                                  * the order of sched_backfill_order() */
     uint32_t *perm;             /* room for t->njobs: that order */
     int64_t *waited;            /* room for t->njobs: the queue's waits */
+    uint64_t *class;            /* room for t->njobs: the queue's priority
+                                 * classes (multifactor: the priorities,
+                                 * as the controller's priority_class()) */
     struct sim_prio *prio;      /* priority/multifactor (opts->prio); NULL:
                                  * the queue in submission order */
 };
@@ -76,6 +79,8 @@ void sim_prio_leave(struct sim *s, uint32_t j, int64_t now);
 void sim_prio_calc(struct sim *s, int64_t now);
 int64_t sim_prio_next_calc(const struct sim *s);
 void sim_prio_sort(struct sim *s);
+/* Job j's priority as last computed (s->prio set). */
+uint32_t sim_prio_of(const struct sim *s, uint32_t j);
 
 /* With opts->predict: job j's planning limit at its submission
  * (sched_predict_limit() of its user).  sim_predict_learn(): job j ran

@@ -152,6 +152,7 @@ static void sim_free(struct sim *s)
     free(s->order);
     free(s->perm);
     free(s->waited);
+    free(s->class);
     sched_predict_destroy(s->predict);
     sim_prio_free(s->prio);
 }
@@ -260,6 +261,7 @@ static int sim_init(struct sim *s, const struct swf_trace *t,
         || !(s->order = calloc(n, sizeof(*s->order)))
         || !(s->perm = calloc(n, sizeof(*s->perm)))
         || !(s->waited = calloc(n, sizeof(*s->waited)))
+        || !(s->class = calloc(n, sizeof(*s->class)))
         || (o->predict && !(s->predict = sched_predict_create())))
         return -1;
     if (o->cluster && map_parts(s, o->cluster) < 0)
