@@ -186,6 +186,8 @@ static int run(struct sbatch_opts *o)
     id = (uint32_t)json_integer_value(json_object_get(job, "job_id"));
     alloc_set_env(o, job);
     json_decref(job);
+    if (o->no_shell) /* the allocation stays until scancel or its limit */
+        return 0;
     signal(SIGTTOU, SIG_IGN);
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);

@@ -1433,6 +1433,11 @@ int main(int argc, char **argv)
         return rc;
     }
     signal(SIGPIPE, SIG_IGN);
+    if (o->jobid) { /* --jobid: that allocation, as if inside it */
+        job = o->jobid;
+        setenv("SLURM_JOB_ID", job, 1);
+        setenv("SLURM_JOBID", job, 1);
+    }
     if (!job || !*job) {
         struct sigaction sa = {.sa_handler = on_stop};
 

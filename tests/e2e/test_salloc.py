@@ -261,3 +261,20 @@ def test_sigterm_to_srun_outside_a_job_ends_its_allocation(cluster):
     assert cluster.wait_job_done(job, timeout=15) == "FAILED"
     cluster.wait_until(lambda: cluster.job_pids(job) == [], timeout=15,
                        what="no task left")
+
+
+def test_no_shell_keeps_the_allocation(cluster):
+    """salloc --no-shell: allocates, runs nothing, exits 0; the allocation
+    stays for srun --jobid until scancel (or its time limit)."""
+    r = cluster.run("salloc", "--no-shell", "-N1", "-t", "5", check=True)
+    job = GRANTED.search(r.stderr).group(1)
+    assert r.stdout == ""
+    cluster.wait_job_state(job, "RUNNING", timeout=10)
+    r = cluster.run("srun", f"--jobid={job}", "printenv", "SLURM_JOB_ID",
+                    check=True)
+    assert r.stdout == f"{job}\n"
+    assert cluster.job_state(job) == "RUNNING"
+    cluster.run("scancel", job, check=True)
+    cluster.wait_job_done(job, timeout=30)
+    r = cluster.run("sbatch", "--no-shell", "--wrap", "true")
+    assert r.returncode != 0 and "--no-shell" in r.stderr

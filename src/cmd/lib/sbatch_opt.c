@@ -49,6 +49,7 @@ enum optflag {
     F_SRUN = 8,      /* srun only (--label, --pty) */
     F_ALLOC = 16,    /* salloc and srun (--immediate) */
     F_NO_SALLOC = 32, /* sbatch and srun (-o, -e, -i: srun's per task) */
+    F_SALLOC = 64,   /* salloc only (--no-shell) */
 };
 
 struct optdef {
@@ -636,6 +637,8 @@ static const struct optdef opt_table[] = {
      "", "use only the resources requested for the step", NULL},
     {"overlap", 0, NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
      "", "share resources with other steps", NULL},
+    {"jobid", 0, REQ, NULL, set_str, AT(jobid), F_SRUN, SEC_PARALLEL,
+     "=id", "run under already allocated job", NULL},
     {"job-name", 'J', REQ, "SBATCH_JOB_NAME", set_str, AT(job_name), 0,
      SEC_PARALLEL, "=jobname", "name of job", NULL},
     {"no-kill", 'k', OPTA, "SBATCH_NO_KILL", PASS, 0, SEC_PARALLEL,
@@ -816,6 +819,8 @@ static const struct optdef opt_table[] = {
     {"tasks-per-node", 0, REQ, NULL, set_posint, AT(ntasks_per_node), 0,
      SEC_NONE, NULL, NULL, NULL},
     {"cluster", 0, REQ, NULL, PASS, 0, SEC_NONE, NULL, NULL, NULL},
+    {"no-shell", 0, NOA, NULL, set_flag, AT(no_shell), F_SALLOC, SEC_NONE,
+     NULL, NULL, NULL},
     {"test-only", 0, NOA, NULL, set_flag, AT(test_only), F_SBATCH, SEC_NONE,
      NULL, NULL, NULL},
     {"open-mode", 0, REQ, "SBATCH_OPEN_MODE", PASS, F_SBATCH, SEC_NONE,
@@ -852,11 +857,11 @@ static bool row_ok(const struct optdef *d, enum sbatch_cmd cmd)
 {
     switch (cmd) {
     case SBATCH_CMD_SBATCH:
-        return !(d->flags & (F_SRUN | F_ALLOC));
+        return !(d->flags & (F_SRUN | F_ALLOC | F_SALLOC));
     case SBATCH_CMD_SALLOC:
         return !(d->flags & (F_SBATCH | F_SRUN | F_NO_SALLOC));
     default:
-        return !(d->flags & F_SBATCH);
+        return !(d->flags & (F_SBATCH | F_SALLOC));
     }
 }
 
@@ -1372,7 +1377,7 @@ static void free_strings(struct sbatch_opts *o)
         &o->cwd, &o->submit_host, &o->wrap, &o->script_path, &o->job_name,
         &o->partition, &o->comment, &o->work_dir, &o->std_out, &o->std_err,
         &o->std_in, &o->gres, &o->gpus, &o->gpus_per_node, &o->export_env,
-        &o->mpi,
+        &o->mpi, &o->jobid,
     };
 
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)

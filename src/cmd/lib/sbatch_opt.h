@@ -97,6 +97,8 @@ struct sbatch_opts {
     bool nice_set;
     char *export_env;         /* --export, or NULL for ALL */
     bool parsable, wait, test_only;
+    bool no_shell;            /* salloc --no-shell: allocate, run nothing */
+    char *jobid;              /* srun --jobid: the allocation to run in */
     int immediate;            /* salloc/srun -I: seconds to wait, 0 none */
     bool label, pty;          /* srun -l, --pty */
     char *mpi;                /* srun --mpi, or NULL */
