@@ -35,7 +35,6 @@ static const int64_t easy_start[10] = {
     0, 100, 10, 150, 30, 150, 350, 60, 355, 200,
 };
 
-static const int64_t t_submit[10] = { 0, 0, 10, 20, 30, 40, 50, 60, 70, 80 };
 
 static void replay(enum sim_policy p, struct sim_result *r, int64_t *start)
 {
@@ -89,17 +88,41 @@ static void easy_backfills_behind_one_reservation(void **state)
     assert_int_equal(r.makespan_s, 1355);
 }
 
-static void default_policy_replays_every_job(void **state)
+/* The default policy (src/sched/backfill.h; 60 s resolution, no window):
+ * no job holds a reservation until it waited 10 times its planned time,
+ * the others go shortest planned time first, planned times from each
+ * user's last two runs (users: J1 J3 J5 J8 are 1, J2 J6 J9 are 2, J4 J7
+ * J10 are 3).  J1 starts at 0; J2 (4, fresh) waits.  J3 at 10.  At 30 J3
+ * has ended (user 1 ran 20): J5 (planned 10) then J4 (300) start, J2 (60)
+ * does not fit.  J8 (user 1: 15) at 60 on the last CPU; J7 (planned 5)
+ * does not fit.  At 100 J1 ends: J7 waited 50 = 10 x 5 and leads,
+ * reserved at 360 (J4's limit 330, on a 60 s step); J10 (20) fits before
+ * and starts.  At 115 J6 (50) starts, ending before 360.  At 165 J6 has
+ * ended (user 2 ran 50): J2 and J9 are both planned 50, J9 fits (2 CPUs)
+ * and starts, but runs its 1000 s: J7's reservation slips to J9's end
+ * (by less than the slip guard's hour).  At 1165 J2 (waited 10 x 60)
+ * leads too, before J7 in queue order: J2 at 1165, J7 at 1215. */
+static const int64_t default_start[10] = {
+    0, 1165, 10, 30, 30, 115, 1215, 60, 165, 100,
+};
+
+static void default_policy_plans_with_predictions(void **state)
 {
     (void)state;
     struct sim_result r;
     int64_t start[10];
 
     replay(SIM_POLICY_DEFAULT, &r, start);
+    for (int j = 0; j < 10; j++)
+        assert_int_equal(start[j], default_start[j]);
     assert_int_equal(r.jobs, 10);
     assert_int_equal(r.never, 0);
-    for (int j = 0; j < 10; j++)
-        assert_true(start[j] >= t_submit[j]);
+    /* waits 0 1165 0 10 0 75 1165 0 95 20 */
+    assert_float_equal(r.avg_wait_s, 253.0, 1e-9);
+    /* 1 + 24.3 + 1 + 1.05 + 1 + 2.5 + 117 + 1 + 1.095 + 35/15 */
+    assert_float_equal(r.avg_bsld, 15.2278333333333, 1e-9);
+    assert_int_equal(r.max_wait_s, 1165);
+    assert_int_equal(r.makespan_s, 1220);
 }
 
 static void small_pool_drops_jobs_that_never_fit(void **state)
@@ -183,7 +206,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fcfs_starts_in_order),
         cmocka_unit_test(easy_backfills_behind_one_reservation),
-        cmocka_unit_test(default_policy_replays_every_job),
+        cmocka_unit_test(default_policy_plans_with_predictions),
         cmocka_unit_test(small_pool_drops_jobs_that_never_fit),
         cmocka_unit_test(bsld_is_bounded),
         cmocka_unit_test(policy_names_round_trip),
