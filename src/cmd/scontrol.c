@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "cmd/lib/config_print.h"
@@ -112,6 +113,9 @@ static const char help_tail[] =
     "     top <job_list>           Put specified job first in queue for user\n"
     "     update <SPECIFICATIONS>  update job or node configuration.\n"
     "     version                  display tool version number.\n"
+    "     write batch_script <job_id> <optional filename>\n"
+    "                              write the batch script for a given job_id to\n"
+    "                              a file or to stdout (\"-\").\n"
     "\n"
     "  <ENTITY> may be \"hostnames\", \"job\", \"node\", \"partition\" or\n"
     "  \"reservation\".\n"
@@ -712,6 +716,55 @@ static void cmd_requeue(struct scontrol *sc, int argc, char **argv)
     json_decref(extra);
 }
 
+/* write batch_script JOBID [FILE]: the job's script into FILE (default
+ * slurm-JOBID.sh; "-": standard output), as Slurm's scontrol. */
+static void cmd_write(struct scontrol *sc, int argc, char **argv)
+{
+    drv_error_t error = {{0}};
+    json_t *resp = NULL;
+    uint32_t id;
+    long task;
+    char *path;
+    FILE *out = stdout;
+
+    if (argc < 3 || argc > 4 || !keyword(argv[1], "batch_script", 1)) {
+        fprintf(stderr, "invalid write argument\n");
+        sc->exit_code = 1;
+        return;
+    }
+    if (parse_job_id(argv[2], &id, &task) < 0 || task >= 0) {
+        fprintf(stderr, "Invalid job id specified\n");
+        sc->exit_code = 1;
+        return;
+    }
+    path = argc == 4 ? xstrdup(argv[3]) : xasprintf("slurm-%u.sh", id);
+    if (strcmp(path, "-") && !(out = fopen(path, "w"))) {
+        fprintf(stderr, "failed to open file `%s`: %s\n", path,
+                strerror(errno));
+        sc->exit_code = errno;
+    } else if (cmd_rpc(sc->prog, "job_script",
+                       json_pack("{s:I}", "job_id", (json_int_t)id), &resp,
+                       &error) < 0) {
+        int err = errno;
+        if (out != stdout) {
+            fclose(out);
+            unlink(path);
+        }
+        fprintf(stderr, "job script retrieval failed: %s\n",
+                err >= 1000 ? drv_strerror(err) : error.text);
+        sc->exit_code = 1;
+    } else {
+        fputs(json_string_value(json_object_get(resp, "script")), out);
+        if (out != stdout) {
+            fclose(out);
+            if (!sc->quiet)
+                printf("batch script for job %u written to %s\n", id, path);
+        }
+    }
+    json_decref(resp);
+    free(path);
+}
+
 /* top JOB_LIST: the jobs move ahead of their user's other pending jobs
  * of the same partition, account and QOS (an operator's request). */
 static void cmd_top(struct scontrol *sc, int argc, char **argv)
@@ -1152,6 +1205,7 @@ static const struct {
     {"update", 1, cmd_update},    {"top", 3, cmd_top},
     {"create", 2, cmd_create},    {"delete", 3, cmd_delete},
     {"suspend", 2, cmd_suspend},  {"resume", 3, cmd_suspend},
+    {"write", 2, cmd_write},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
     {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},

@@ -561,6 +561,23 @@ static struct job *job_for_req(struct ctld *ctld, proto_req_t *req,
     return job;
 }
 
+/* scontrol write batch_script: the script as submitted, to its owner or
+ * an operator (Slurm's REQUEST_BATCH_SCRIPT: another user is "Invalid
+ * user id"). */
+static void rpc_job_script(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    int errnum = 0;
+    struct job *job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum);
+    json_t *script;
+
+    if (!job)
+        return respond_errnum(req, errnum, "job_script");
+    if (!(script = json_object_get(job->launch, "script")))
+        return respond_errnum(req, EDRV_JOB_SCRIPT_MISSING, "job_script");
+    proto_respond(req, json_pack("{s:O}", "script", script));
+}
+
 static void rpc_job_cancel(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -779,6 +796,7 @@ const struct proto_handler rpc_job_handlers[] = {
     {"job_info", rpc_job_info, PROTO_ROLE_USER},
     {"job_cancel", rpc_job_cancel, PROTO_ROLE_USER},
     {"job_hold", rpc_job_hold, PROTO_ROLE_USER},
+    {"job_script", rpc_job_script, PROTO_ROLE_USER},
     {"job_requeue", rpc_job_requeue, PROTO_ROLE_USER},
     PROTO_HANDLER_END,
 };

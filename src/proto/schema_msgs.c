@@ -318,6 +318,12 @@ static const struct schema_field job_hold_body[] = {
     END,
 };
 
+static const struct schema_field job_script_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job"},
+    END,
+};
+
 static const struct schema_field job_requeue_body[] = {
     {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
      SCHEMA_REQUIRED, NULL, "the job"},
@@ -673,6 +679,10 @@ const struct proto_schema proto_schemas[] = {
      "tasks (scancel).", job_cancel_body, "`{}` once durable."},
     {"job_hold", CTLD, "Hold or release a job (scontrol hold/release).",
      job_hold_body, "`{}` once durable."},
+    {"job_script", CTLD, "A job's batch script (scontrol write "
+     "batch_script), for its owner, operators and administrators.",
+     job_script_body, "`{\"script\"}`; EDRV_JOB_SCRIPT_MISSING for a job "
+     "without one (salloc, srun) or whose script is gone."},
     {"job_requeue", CTLD, "Requeue a job (scontrol requeue/requeuehold).",
      job_requeue_body, "`{}` once durable."},
     {"job_release", CTLD, "Give an allocation back (salloc, srun).",
