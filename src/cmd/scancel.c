@@ -121,6 +121,10 @@ struct scancel_args {
     const char *nodelist;
     const char *account;
     const char *qos;
+    const char *reservation; /* -R */
+    const char *wckey;       /* --wckey: Drover keeps none, so matches no
+                              * job */
+    int verbose;             /* -v: a line per job acted on */
     bool quiet;
     bool interactive;
     bool batch;        /* -b: a signal goes to the batch script only */
@@ -188,6 +192,19 @@ static void parse_opt(struct scancel_args *a, int c, const char *arg)
     case 'Q':
         a->quiet = true;
         break;
+    case 'R':
+        a->reservation = arg;
+        break;
+    case 'v':
+        a->verbose++;
+        break;
+    case OPT_WCKEY:
+        a->wckey = arg;
+        break;
+    case OPT_SIBLING: /* no federation: refused, not ignored */
+        cmd_error(a->prog, "--sibling: federated clusters are not supported "
+                           "by Drover");
+        exit(1);
     case 'q':
         a->qos = arg;
         break;
@@ -312,7 +329,7 @@ static void parse_args(int argc, char **argv, struct scancel_args *a)
 static bool has_filters(const struct scancel_args *a)
 {
     return a->user || a->state || a->name || a->partition || a->nodelist
-           || a->account || a->qos;
+           || a->account || a->qos || a->reservation || a->wckey;
 }
 
 /* -i: ask before each job. */
@@ -366,6 +383,12 @@ static int cancel_one(const struct scancel_args *a, uint32_t id,
 
     if (tasks)
         json_object_set_new(body, "array_tasks", json_string(tasks));
+    if (a->verbose && a->signal)
+        fprintf(stderr, "%s: Signal %d to job %u%s%s\n", a->prog, a->signal,
+                id, tasks ? "_" : "", tasks ? tasks : "");
+    else if (a->verbose)
+        fprintf(stderr, "%s: Terminating job %u%s%s\n", a->prog, id,
+                tasks ? "_" : "", tasks ? tasks : "");
     if (a->signal) /* Slurm's: the steps, not the script, unless -b/-f */
         json_object_set_new(body, "signal", json_integer(a->signal));
     if (a->signal)
@@ -439,6 +462,11 @@ static bool job_wanted(const struct scancel_args *a, const json_t *job,
     if (a->account && strcmp(jstr_or(job, "account", ""), a->account) != 0)
         return false;
     if (a->qos && strcmp(jstr_or(job, "qos", "normal"), a->qos) != 0)
+        return false;
+    if (a->reservation
+        && strcmp(jstr_or(job, "reservation", ""), a->reservation) != 0)
+        return false;
+    if (a->wckey) /* jobs carry no wckey in Drover */
         return false;
     return !a->nodelist || nodes_overlap(a->nodelist, job_view_nodes(job));
 }

@@ -608,6 +608,10 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
         proto_respond(req, NULL);
         return;
     }
+    if (signo != SIGKILL) /* a pending job has nothing to signal: as
+                           * slurmctld's job_signal(), not a cancel */
+        return respond_errnum(req, EDRV_TRANSITION_STATE_NO_UPDATE,
+                              "job_cancel");
     log_info("%s: JobId=%u uid %u", __func__, job->id, proto_req_uid(req));
     ctld_job_cancel(ctld, job, proto_req_uid(req));
     ctld_respond_durable(ctld, req, NULL);

@@ -284,3 +284,20 @@ def test_core_and_gpu_reservations_hold_part_of_a_node(cluster, make_user):
     assert (r.returncode, r.stderr) == (
         1, "Error creating the reservation: CPU count specification "
            "invalid\n")
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_scancel_by_reservation(cluster):
+    """scancel -R NAME: only the jobs that name the reservation."""
+    c = cluster
+    c.run("scontrol", "create", "reservation", "ReservationName=later",
+          "StartTime=now+3600", "Duration=10", "Nodes=ALL", "Users=root",
+          check=True)
+    inside = c.sbatch("-H", "--reservation=later", "--wrap", "true")
+    outside = c.sbatch("-H", "--wrap", "true")
+    c.run("scancel", "-R", "later", check=True)
+    c.wait_until(lambda: c.job_state(inside) == "CANCELLED", 10,
+                 "the reservation's job cancelled")
+    assert c.job_state(outside) == "PENDING"
+    c.run("scancel", outside, check=True)
+    c.run("scontrol", "delete", "ReservationName=later", check=True)

@@ -43,3 +43,24 @@ def test_scancel_signal_scopes(cluster, tmp_path):
                  and len(lines(step)) == 4, 15, "the script's trap")
     c.run("scancel", job, check=True)
     c.wait_job_done(job, timeout=30)
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_scancel_verbose_and_refusals(cluster):
+    c = cluster
+    job = c.sbatch("-H", "--wrap", "true")
+    r = c.run("scancel", "-v", job, check=True)
+    assert r.stderr == f"scancel: Terminating job {job}\n"
+    job = c.sbatch("-H", "--wrap", "true")
+    # a pending job has nothing to signal (slurmctld's job_signal)
+    r = c.run("scancel", "-v", "-s", "USR1", job)
+    assert r.stderr == (f"scancel: Signal 10 to job {job}\n"
+                        f"scancel: error: Kill job error on job id {job}: "
+                        "Job can not be altered now, try again later\n")
+    assert c.job_state(job) == "PENDING"
+    # no job has a wckey in Drover: --wckey matches none
+    c.run("scancel", "--wckey=w", check=True)
+    assert c.job_state(job) == "PENDING"
+    r = c.run("scancel", "--sibling=other", job)
+    assert r.returncode == 1 and "federated" in r.stderr
+    c.run("scancel", job, check=True)
