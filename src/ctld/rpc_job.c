@@ -7,6 +7,7 @@
  * A user acts on their own jobs; operators on all (the role mask comes
  * from the MUNGE credential's uid, never from the body).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
@@ -315,6 +316,21 @@ static int submit_access(struct ctld *ctld, proto_req_t *req,
     return part ? ctld_part_access(ctld, req, job, part->conf, error) : 0;
 }
 
+/* -A as Slurm stores it: lower case (slurmctld lower-cases the account of
+ * every job it creates; the accounting names are lower case too). */
+static void account_lower(struct job *job)
+{
+    char *lc;
+
+    if (!job->account)
+        return;
+    lc = xstrdup(job->account);
+    for (char *p = lc; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    job_set_str(&job->account, lc);
+    free(lc);
+}
+
 static void rpc_job_submit(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -334,6 +350,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
      * an explicit UNLIMITED stays, and pends over a finite MaxTime. */
     if (!json_object_get(fields, "time_limit_s"))
         job->time_limit_s = 0;
+    account_lower(job);
     if (submit_owner(ctld, job, body, req, &error) < 0
         || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
         || submit_check_values(job, body, req, &error) < 0

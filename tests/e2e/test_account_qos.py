@@ -9,12 +9,12 @@ executor reads with sacctmgr before it submits)."""
 
 def test_account_and_qos_shown_filtered_and_in_env(cluster, tmp_path):
     out = tmp_path / "env"
-    a = cluster.sbatch("-H", "-A", "physics", "--qos=high", "--wrap", "true",
+    a = cluster.sbatch("-H", "-A", "Physics", "--qos=high", "--wrap", "true",
                        cwd=tmp_path)
     b = cluster.sbatch("-H", "--account=chem", "--wrap", "true",
                        cwd=tmp_path)
     c = cluster.sbatch("-H", "--wrap", "true", cwd=tmp_path)
-    assert cluster.job_field(a, "Account") == "physics"
+    assert cluster.job_field(a, "Account") == "physics"  # as Slurm stores it
     assert cluster.job_field(a, "QOS") == "high"
     assert cluster.job_field(b, "QOS") == "normal"
     assert cluster.job_field(c, "Account") == "root"
