@@ -94,6 +94,7 @@ def test_batch_job_sees_every_documented_variable(cluster, tmp_path):
         "ctldhost": cluster.conf_value("SlurmctldHost").split("(")[0],
         "ctldport": cluster.ctld_port,
         "start": start, "start+600": start + 600,
+        "account": cluster.job_field(job_id, "Account"),
     }
     assert ctx["node"] in cluster.node_names
     wrong = []
