@@ -154,7 +154,8 @@ static void link_kids(fs_tree_t *t)
         if (nd->nkids > 1)
             qsort_r(nd->kids, nd->nkids, sizeof(size_t), by_kind_name, t);
         nd->ranked = xzalloc((nd->nkids + 1) * sizeof(*nd->ranked));
-        memcpy(nd->ranked, nd->kids, nd->nkids * sizeof(*nd->ranked));
+        if (nd->nkids) /* kids is NULL without */
+            memcpy(nd->ranked, nd->kids, nd->nkids * sizeof(*nd->ranked));
     }
 }
 

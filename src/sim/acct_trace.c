@@ -291,7 +291,8 @@ static void finish(struct swf_trace *t)
 {
     int64_t first = INT64_MAX;
 
-    qsort(t->jobs, t->njobs, sizeof(*t->jobs), by_id);
+    if (t->njobs) /* jobs is NULL without */
+        qsort(t->jobs, t->njobs, sizeof(*t->jobs), by_id);
     for (size_t i = 0; i < t->njobs; i++)
         if (t->jobs[i].submit < first)
             first = t->jobs[i].submit;

@@ -96,6 +96,7 @@ static void ctld_close(struct ctld *ctld)
     }
     launch_store_destroy(ctld->launches);
     priority_fini(ctld);
+    sched_predict_destroy(ctld->predict);
     node_table_destroy(ctld->nodes);
     conf_destroy(ctld->conf);
     free(ctld->replayed);
