@@ -544,7 +544,9 @@ int main(int argc, char **argv)
         for (int i = optind; i < argc; i++)
             v[n++] = argv[i];
         v[n++] = "withassoc";
-        return run(n, v);
+        int rc = run(n, v);
+        free(v);
+        return rc;
     }
     return run(argc - optind, argv + optind);
 }
