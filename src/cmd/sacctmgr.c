@@ -234,6 +234,8 @@ static const char *entity_of(const char *word)
         return "cluster";
     if (!strncasecmp(word, "qos", len))
         return "qos";
+    if (len >= 2 && !strncasecmp(word, "tres", len))
+        return "tres";
     if (!strncasecmp(word, "users", len))
         return "user";
     return NULL;
@@ -437,11 +439,18 @@ static int show(const char *entity, struct args *a)
     json_t *list = NULL, *rows;
     int rc;
 
-    if (db_call("acct_assoc_list", json_object(), &list, &error) < 0) {
+    if (kind == SMGR_CLUSTER && !strcmp(entity, "tres")) {
+        /* the TRES this cluster tracks, from its slurm.conf */
+        kind = SMGR_TRES;
+        list = json_incref(json_null());
+        rows = smgr_tres_rows(cmd_conf(prog)->accounting_storage_tres);
+    } else if (db_call("acct_assoc_list", json_object(), &list,
+                       &error) < 0) {
         db_error(&error);
         return 1;
+    } else {
+        rows = select_rows(list, kind, a);
     }
-    rows = select_rows(list, kind, a);
     rc = smgr_print(&buf, kind, a->withassoc, a->format, rows, &out_opts,
                     &error);
     if (rc < 0)
@@ -489,19 +498,19 @@ static int run(int argc, char **argv)
         rc = show(entity, &a);
     } else if (!strncasecmp(cmd, "add", len) || !strncasecmp(cmd, "create",
                                                              len)) {
-        if (!entity || !strcmp(entity, "assoc"))
+        if (!entity || !strcmp(entity, "assoc") || !strcmp(entity, "tres"))
             return no_entity("add");
         parse_args(argc - 2, argv + 2, true, &a);
         rc = change("add", entity, &a);
     } else if (!strncasecmp(cmd, "modify", len)
                || !strncasecmp(cmd, "update", len)) {
-        if (!entity || !strcmp(entity, "assoc"))
+        if (!entity || !strcmp(entity, "assoc") || !strcmp(entity, "tres"))
             return no_entity("modify");
         parse_args(argc - 2, argv + 2, false, &a);
         rc = change("modify", entity, &a);
     } else if (!strncasecmp(cmd, "delete", len)
                || !strncasecmp(cmd, "remove", len)) {
-        if (!entity || !strcmp(entity, "assoc"))
+        if (!entity || !strcmp(entity, "assoc") || !strcmp(entity, "tres"))
             return no_entity("delete");
         parse_args(argc - 2, argv + 2, false, &a);
         rc = change("delete", entity, &a);

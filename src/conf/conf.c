@@ -119,7 +119,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("AccountingStorageExternalHost"),
     IGNORED("AccountingStorageLoc"), IGNORED("AccountingStorageParameters"),
     IGNORED("AccountingStoragePass"),
-    IGNORED("AccountingStorageTRES"),
+    { "AccountingStorageTRES", KEY_STRING, FIELD(accounting_storage_tres), NULL, 0 },
     IGNORED("AccountingStorageUser"), IGNORED("AccountingStoreFlags"),
     IGNORED("AccountingStoreJobComment"), IGNORED("AcctGatherEnergyType"),
     IGNORED("AcctGatherFilesystemType"), IGNORED("AcctGatherInterconnectType"),

@@ -277,6 +277,10 @@ struct slurm_conf {
     char *ctld_addr;          /* SlurmctldHost=name(addr) addr, else name */
     uint16_t ctld_port;       /* SlurmctldPort=, 6817 */
     uint16_t slurmd_port;     /* SlurmdPort=, 6818 */
+    char *accounting_storage_tres; /* AccountingStorageTRES=: TRES tracked
+                                    * besides Slurm's defaults ("gres/gpu,
+                                    * license/x"), NULL = none; sacctmgr
+                                    * show tres lists them */
     char *accounting_storage_type; /* AccountingStorageType=, NULL = none;
                                     * "accounting_storage/slurmdbd" sends
                                     * job records to droverdbd */

@@ -175,3 +175,33 @@ def test_version(cluster_root):
     r = c.run("sacctmgr", "-V")
     assert r.returncode == 0
     assert r.stdout.splitlines()[0] in ("slurm 22.05.8", "slurm-wlm 22.05.8")
+
+
+# Real Slurm 22.05's `sacctmgr show tres` with AccountingStorageTRES=gres/gpu
+# (../shared/slurm-golden/sacctmgr-show-tres), byte for byte.
+SHOW_TRES = (
+    "    Type            Name     ID \n"
+    "-------- --------------- ------ \n"
+    "     cpu                      1 \n"
+    "     mem                      2 \n"
+    "  energy                      3 \n"
+    "    node                      4 \n"
+    " billing                      5 \n"
+    "      fs            disk      6 \n"
+    "    vmem                      7 \n"
+    "   pages                      8 \n"
+    "    gres             gpu   1001 \n")
+
+
+@pytest.mark.parametrize(
+    "cluster", [{"nodes": 1, "gpus_per_node": 0,
+                 "up_args": ["--conf-extra=AccountingStorageTRES=gres/gpu"]}],
+    indirect=True)
+def test_show_tres(cluster):
+    c = cluster
+    assert ok(c, "show", "tres") == SHOW_TRES
+    assert ok(c, "-P", "-n", "list", "tres").splitlines()[-1] == \
+        "gres|gpu|1001"
+    r = mgr(c, "-i", "add", "tres", "gres/foo")
+    assert r.returncode == 1
+    assert r.stderr.startswith("No valid entity in add command\n")

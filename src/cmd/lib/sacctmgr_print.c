@@ -199,6 +199,7 @@ static const struct smgr_field fields[] = {
     {"QOS", 1, "QOS", 20, get_list, "qos"},
     {"RPC", 3, "RPC", 5, get_blank, NULL},
     {"Share", 1, "Share", 9, get_int, "shares"},
+    {"Type", 1, "Type", 8, get_str, "type"},
     {"UsageFactor", 6, "UsageFactor", 11, get_real, "usage_factor"},
     {"UsageThres", 6, "UsageThres", 10, get_blank, NULL},
     {"User", 1, "User", 10, get_str, "user"},
@@ -230,6 +231,8 @@ const char *smgr_default_format(enum smgr_kind kind, bool withassoc)
     case SMGR_CLUSTER:
         return "Cluster,ControlHost,ControlPort,RPC,Share,GrpJobs,GrpTRES,"
                "GrpSubmit,MaxJobs,MaxTRES,MaxSubmit,MaxWall,QOS,DefaultQOS";
+    case SMGR_TRES:
+        return "Type,Name%15,ID";
     }
     return "";
 }
@@ -347,4 +350,36 @@ int smgr_print(struct fmt_buf *out, enum smgr_kind kind, bool withassoc,
     free(cell.s);
     free(cols);
     return 0;
+}
+
+json_t *smgr_tres_rows(const char *storage_tres)
+{
+    static const char *const dflt[][2] = {
+        {"cpu", ""}, {"mem", ""}, {"energy", ""}, {"node", ""},
+        {"billing", ""}, {"fs", "disk"}, {"vmem", ""}, {"pages", ""},
+    };
+    json_t *rows = json_array();
+    json_int_t next = 1001;
+    char *copy = xstrdup(storage_tres ? storage_tres : ""), *tok, *save;
+
+    for (size_t i = 0; i < sizeof(dflt) / sizeof(dflt[0]); i++)
+        json_array_append_new(rows, json_pack("{s:s s:s s:I}", "type",
+                                              dflt[i][0], "name", dflt[i][1],
+                                              "id", (json_int_t)i + 1));
+    for (tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *slash = strchr(tok, '/');
+        bool known = false;
+        if (slash)
+            *slash = '\0';
+        for (size_t i = 0; i < sizeof(dflt) / sizeof(dflt[0]); i++)
+            known |= !strcasecmp(tok, dflt[i][0]);
+        if (known || !*tok)
+            continue;
+        json_array_append_new(rows, json_pack("{s:s s:s s:I}", "type", tok,
+                                              "name", slash ? slash + 1 : "",
+                                              "id", next++));
+    }
+    free(copy);
+    return rows;
 }

@@ -17,7 +17,8 @@
 #include "cmd/lib/format.h"
 #include "common/error.h"
 
-enum smgr_kind { SMGR_ASSOC, SMGR_QOS, SMGR_USER, SMGR_ACCOUNT, SMGR_CLUSTER };
+enum smgr_kind { SMGR_ASSOC, SMGR_QOS, SMGR_USER, SMGR_ACCOUNT, SMGR_CLUSTER,
+                 SMGR_TRES };
 
 struct smgr_out {
     int parsable;  /* 0; 1: -p ("a|b|"); 2: -P ("a|b") */
@@ -35,5 +36,13 @@ const char *smgr_default_format(enum smgr_kind kind, bool withassoc);
 int smgr_print(struct fmt_buf *out, enum smgr_kind kind, bool withassoc,
                const char *format, json_t *rows, const struct smgr_out *o,
                drv_error_t *error);
+
+/* The TRES table (sacctmgr show tres): Slurm's eight default TRES with
+ * their ids (cpu 1 ... pages 8), then each "type/name" of
+ * 'storage_tres' (AccountingStorageTRES=, NULL: none) that is not one of
+ * them, with ids from 1001 in order, as a fresh Slurm database numbers
+ * them.  Rows {"type","name","id"} for smgr_print(SMGR_TRES); new
+ * reference. */
+json_t *smgr_tres_rows(const char *storage_tres);
 
 #endif /* !DROVER_CMD_LIB_SACCTMGR_PRINT_H */
