@@ -34,6 +34,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/sizefmt.h"
+#include "common/selfpath.h"
 #include "common/xalloc.h"
 #include "conf/conf.h"
 #include "noded/cgroup.h"
@@ -443,18 +444,16 @@ static size_t cluster_scan(struct cluster *c)
 
 /* --- finding the programs ----------------------------------------------- */
 
-static char *self_dir(void)
+/* The directory drover runs from; exits when it cannot be read. */
+static char *drover_dir(void)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    char *dir = self_dir();
 
-    if (n <= 0) {
+    if (!dir) {
         cmd_error(PROG, "cannot read /proc/self/exe: %s", strerror(errno));
         exit(1);
     }
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    return xstrdup(exe);
+    return dir;
 }
 
 /* A daemon next to drover: $DROVER_SBIN_DIR, the build tree
@@ -463,7 +462,7 @@ static char *self_dir(void)
 static char *find_daemon(const char *name, const char *build_subdir)
 {
     const char *sbin = getenv("DROVER_SBIN_DIR");
-    char *self = self_dir();
+    char *self = drover_dir();
     char *cand[4] = {
         sbin && sbin[0] ? xasprintf("%s/%s", sbin, name) : NULL,
         xasprintf("%s/../%s/%s", self, build_subdir, name),
@@ -785,7 +784,7 @@ static void lock_dir(const char *dir)
 
 static void print_usage_hint(struct cluster *c)
 {
-    char *bin = self_dir();
+    char *bin = drover_dir();
     size_t nodes = c->conf->node_count;
 
     printf("drover: cluster %s is up in %s: %zu node%s, controller on "

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "cmd/sim_sacct.h"
+#include "common/selfpath.h"
+#include "common/xalloc.h"
 
 extern char **environ;
 
@@ -99,20 +101,12 @@ bool sim_sacct_range(const char *source, char start[SIM_SACCT_TIME_LEN],
  * Caller frees. */
 static char *sacct_path(void)
 {
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    char *slash, *path;
+    char *path = self_sibling("sacct");
 
-    if (n > 0) {
-        self[n] = '\0';
-        if ((slash = strrchr(self, '/'))
-            && asprintf(&path, "%.*s/sacct", (int)(slash - self), self) >= 0) {
-            if (access(path, X_OK) == 0)
-                return path;
-            free(path);
-        }
-    }
-    return strdup("sacct");
+    if (path && access(path, X_OK) == 0)
+        return path;
+    free(path);
+    return xstrdup("sacct");
 }
 
 /* All of fd into a NUL-terminated buffer (*len bytes).  NULL: ENOMEM or

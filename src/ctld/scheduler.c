@@ -547,12 +547,11 @@ static void permute(void *a, size_t size, size_t n, const uint32_t *order,
 }
 
 /* drover_backfill=predict (backfill.h): each job's planned time, then the
- * pass's order, pend, pj and own permuted alike, its leads the only jobs
+ * pass's order, pend and pj permuted alike, its leads the only jobs
  * reserved for.  Returns the order (caller frees; unorder() puts the
- * arrays back in priority order). */
+ * queue back in priority order). */
 static uint32_t *predict_order(struct ctld *ctld, struct job **pend,
-                               struct sched_job *pj, bitmap_t **own,
-                               size_t np, time_t now,
+                               struct sched_job *pj, size_t np, time_t now,
                                struct sched_pass_opts *opts)
 {
     bool guard = slipped(pend, np, now);
@@ -576,7 +575,6 @@ static uint32_t *predict_order(struct ctld *ctld, struct job **pend,
         abort(); /* ENOMEM, as xzalloc */
     permute(pend, sizeof(*pend), np, order, false);
     permute(pj, sizeof(*pj), np, order, false);
-    permute(own, sizeof(*own), np, order, false);
     opts->reserve_depth = (uint32_t)lead;
     opts->reserve_prefix = true;
     free(class);
@@ -584,15 +582,12 @@ static uint32_t *predict_order(struct ctld *ctld, struct job **pend,
     return order;
 }
 
-/* Back to priority order after predict_order(): the queue, its entries,
- * their nodes and the decisions (for preemption, which goes by priority). */
+/* Back to priority order after predict_order(): the queue and the
+ * decisions (preemption goes by priority; 'own' was never reordered). */
 static void unorder(const uint32_t *order, struct job **pend,
-                    struct sched_job *pj, bitmap_t **own,
                     struct sched_decision *dec, size_t np)
 {
     permute(pend, sizeof(*pend), np, order, true);
-    permute(pj, sizeof(*pj), np, order, true);
-    permute(own, sizeof(*own), np, order, true);
     permute(dec, sizeof(*dec), np, order, true);
 }
 
@@ -644,24 +639,27 @@ static void pass_over(struct ctld *ctld, const struct resv *r,
     struct enforce_pass gate = {0};
     uint32_t *order = NULL;
     size_t nr;
+    int rc;
 
     collect_running(ctld, st->now, &run, &nr);
     scheduler_opts(ctld, r, st->now, &opts);
     pass_prepare(ctld, r, pend, np, pj, own);
     if (predicting(ctld))
-        order = predict_order(ctld, pend, pj, own, np, st->now, &opts);
+        order = predict_order(ctld, pend, pj, np, st->now, &opts);
     if (enforce_pass_begin(ctld, &gate, pend, np)) {
         opts.admit = enforce_admit;
         opts.started = enforce_started;
         opts.gate_arg = &gate;
     }
-    if (sched_pass(ctld->nodes->sched, ctld->nodes->count, run, nr, pj, np,
-                   st->now, &opts, dec) < 0) {
+    rc = sched_pass(ctld->nodes->sched, ctld->nodes->count, run, nr, pj, np,
+                    st->now, &opts, dec);
+    if (rc == 0)
+        pass_apply(ctld, pend, pj, dec, np, &gate, st);
+    if (order)
+        unorder(order, pend, dec, np);
+    if (rc < 0) {
         log_err("sched: pass failed");
     } else {
-        pass_apply(ctld, pend, pj, dec, np, &gate, st);
-        if (order)
-            unorder(order, pend, pj, own, dec, np);
         mark_planned(ctld, dec, np);
         preempt_pass(ctld, pend, dec, np, st->now);
         sched_decisions_clear(dec, np);

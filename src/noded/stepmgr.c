@@ -24,6 +24,7 @@
 
 #include "common/fdio.h"
 #include "common/log.h"
+#include "common/selfpath.h"
 #include "common/xalloc.h"
 #include "noded/noded.h"
 #include "noded/stepd.h"
@@ -96,15 +97,9 @@ static void send_queued(struct nd_stepd *s)
  * the installed sbindir alike). */
 static char *stepd_exe(void)
 {
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    char *slash;
+    char *path = self_sibling("droverstepd");
 
-    if (n <= 0)
-        return xstrdup("droverstepd");
-    self[n] = '\0';
-    slash = strrchr(self, '/');
-    return xasprintf("%.*s/droverstepd", (int)(slash - self), self);
+    return path ? path : xstrdup("droverstepd");
 }
 
 static void answered(struct nd_stepd *s)

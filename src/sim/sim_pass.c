@@ -84,15 +84,14 @@ static long order_backfill(struct sim *s, struct sched_job *p, size_t np,
     return lead;
 }
 
-/* Before a pass: each job's planned time, its prediction now (under the
- * slip guard, or without predictions, its estimate). */
+/* Before a pass under predict: each job's planned time, its prediction
+ * now (under the slip guard, its estimate). */
 static void plan_times(struct sim *s, struct sched_job *p, size_t np,
                        bool guard)
 {
     for (size_t i = 0; i < np; i++)
-        p[i].time_limit_s = s->o->predict && !guard
-                                ? sim_predict(s, p[i].id)
-                                : s->t->jobs[p[i].id].estimate;
+        p[i].time_limit_s = guard ? s->t->jobs[p[i].id].estimate
+                                  : sim_predict(s, p[i].id);
 }
 
 /* After a pass: the planned time of each job it started is the one its
