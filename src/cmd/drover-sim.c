@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@
 #include "cmd/sim_plot.h"
 #include "cmd/sim_sacct.h"
 #include "conf/conf.h"
+#include "conf/conf_sched_node.h"
 #include "sim/acct_trace.h"
 #include "sim/sim.h"
 
@@ -251,21 +253,13 @@ static void load_conf(const struct args *a, const char *path,
 
     if (!conf)
         refuse(a, "--conf: %s", error.text);
-    *pool = (struct pool){.conf = path, .pass = SCHED_PASS_OPTS_DEFAULT};
-    pool->pass.resolution_s = 60;
-    if (conf->sched.bf_max_job_test)
-        pool->pass.reserve_depth = conf->sched.bf_max_job_test;
-    if (conf->sched.bf_window_s)
-        pool->pass.window_s = conf->sched.bf_window_s;
-    if (conf->sched.bf_resolution_s)
-        pool->pass.resolution_s = conf->sched.bf_resolution_s;
+    *pool = (struct pool){.conf = path};
+    conf_sched_pass_opts(conf, &pool->pass); /* as the controller plans */
     pool->builtin = conf->scheduler_type
-                    && !strcmp(conf->scheduler_type, "sched/builtin");
+                    && !strcasecmp(conf->scheduler_type, "sched/builtin");
     pool->slurm_backfill =
         conf->sched.drover_backfill == CONF_BACKFILL_SLURM;
     pool->extra_leads = conf->sched.bf_max_job_test;
-    if (!pool->slurm_backfill && !conf->sched.bf_window_s)
-        pool->pass.window_s = 0; /* as the controller: no window */
     if (sim_cluster_from_conf(&pool->cluster, conf, &error) < 0) {
         conf_destroy(conf);
         refuse(a, "--conf: %s: %s", path, error.text);

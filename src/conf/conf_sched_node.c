@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/hostlist.h"
 #include "conf/conf_sched_node.h"
@@ -76,4 +77,28 @@ bitmap_t *conf_sched_node_part(const struct slurm_conf *conf,
     }
     hostlist_destroy(hl);
     return b;
+}
+
+bool conf_sched_predicting(const struct slurm_conf *conf)
+{
+    const char *type = conf->scheduler_type;
+
+    return conf->sched.drover_backfill == CONF_BACKFILL_PREDICT
+           && !(type && !strcasecmp(type, "sched/builtin"));
+}
+
+void conf_sched_pass_opts(const struct slurm_conf *conf,
+                          struct sched_pass_opts *o)
+{
+    const struct conf_sched *sp = &conf->sched;
+
+    *o = SCHED_PASS_OPTS_DEFAULT;
+    if (sp->bf_max_job_test) /* Slurm's default 500 is the pass's */
+        o->reserve_depth = sp->bf_max_job_test;
+    if (sp->bf_window_s) /* Slurm's default one day is the pass's */
+        o->window_s = sp->bf_window_s;
+    else if (conf_sched_predicting(conf))
+        o->window_s = 0;
+    o->resolution_s = sp->bf_resolution_s ? sp->bf_resolution_s
+                                          : CONF_BF_RESOLUTION_DEFAULT;
 }

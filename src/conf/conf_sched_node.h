@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * conf_sched_node.h - slurm.conf's nodes and partitions as the scheduling
- * core sees them: a struct sched_node per NodeName= record and a bitmap of
- * node indexes per PartitionName= line.  Shared by the controller's node
- * table (src/ctld/node_table.c) and the simulator's cluster
- * (src/sim/sim_cluster.c), so both replay the same cluster.
+ * conf_sched_node.h - slurm.conf as the scheduling core sees it: a struct
+ * sched_node per NodeName= record, a bitmap of node indexes per
+ * PartitionName= line, the pass's knobs from SchedulerParameters.  Shared
+ * by the controller (src/ctld/node_table.c, scheduler.c) and the
+ * simulator (src/sim/sim_cluster.c, drover-sim), so both plan the same
+ * cluster the same way.
  */
 #ifndef DROVER_CONF_CONF_SCHED_NODE_H
 #define DROVER_CONF_CONF_SCHED_NODE_H
@@ -34,5 +35,21 @@ int conf_sched_node_init(struct sched_node *sn, const struct conf_node *cn);
 bitmap_t *conf_sched_node_part(const struct slurm_conf *conf,
                                const struct conf_partition *cp,
                                drv_error_t *error);
+
+/* Slurm's default bf_resolution, seconds. */
+#define CONF_BF_RESOLUTION_DEFAULT 60
+
+/* Whether the default backfill (SchedulerParameters drover_backfill=
+ * predict, src/sched/backfill.h) plans: not with drover_backfill=slurm,
+ * nor under SchedulerType=sched/builtin. */
+bool conf_sched_predicting(const struct slurm_conf *conf);
+
+/* The pass's knobs from 'conf' into *o: SCHED_PASS_OPTS_DEFAULT, then
+ * bf_max_job_test as reserve_depth (500 unless set), bf_window (a day
+ * unless set; no window when conf_sched_predicting() and unset: a lead's
+ * reservation is never out of reach), bf_resolution (60 s unless set).
+ * No holds or gate. */
+void conf_sched_pass_opts(const struct slurm_conf *conf,
+                          struct sched_pass_opts *o);
 
 #endif /* !DROVER_CONF_CONF_SCHED_NODE_H */

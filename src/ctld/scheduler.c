@@ -27,6 +27,7 @@
 #include "ctld/job_info.h"
 #include "ctld/gang.h"
 #include "ctld/preempt.h"
+#include "conf/conf_sched_node.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/step.h"
@@ -294,10 +295,7 @@ static void add_pending(struct ctld *ctld, struct job *job, struct job ***pend,
 /* Whether the pass plans with predictions (backfill.h). */
 static bool predicting(const struct ctld *ctld)
 {
-    const char *type = ctld->conf->scheduler_type;
-
-    return ctld->conf->sched.drover_backfill == CONF_BACKFILL_PREDICT
-           && !(type && !strcasecmp(type, "sched/builtin"));
+    return conf_sched_predicting(ctld->conf);
 }
 
 /* The running jobs (anything holding an allocation), but those
@@ -462,25 +460,10 @@ static void mark_planned(struct ctld *ctld, const struct sched_decision *dec,
     }
 }
 
-/* Slurm's default bf_resolution, seconds. */
-#define CTLD_BF_RESOLUTION_DEFAULT 60
-
 void scheduler_opts(struct ctld *ctld, const struct resv *except,
                     time_t now, struct sched_pass_opts *opts)
 {
-    const struct conf_sched *sp = &ctld->conf->sched;
-
-    *opts = SCHED_PASS_OPTS_DEFAULT;
-    if (sp->bf_max_job_test) /* Slurm's default 500 is the pass's */
-        opts->reserve_depth = sp->bf_max_job_test;
-    if (sp->bf_window_s) /* Slurm's default one day is the pass's */
-        opts->window_s = sp->bf_window_s;
-    else if (predicting(ctld)) /* a lead's reservation is never out of
-                                * reach (backfill.h) */
-        opts->window_s = 0;
-    /* the pass plans on bf_resolution's steps, 60 s unless set (Slurm) */
-    opts->resolution_s = sp->bf_resolution_s ? sp->bf_resolution_s
-                                             : CTLD_BF_RESOLUTION_DEFAULT;
+    conf_sched_pass_opts(ctld->conf, opts);
     /* reservations: planned around (resv.h) */
     opts->holds = resv_holds(ctld, except, now, &opts->nholds);
 }
