@@ -48,7 +48,9 @@
 #define POLL_MS 200
 #define TAIL_LINES 20
 
-enum daemon_kind { DAEMON_MUNGED, DAEMON_CTLD, DAEMON_NODE, DAEMON_DBD };
+enum daemon_kind {
+    DAEMON_MUNGED, DAEMON_CTLD, DAEMON_NODE, DAEMON_DBD, DAEMON_RESTD
+};
 
 struct daemon {
     enum daemon_kind kind;
@@ -68,9 +70,11 @@ struct cluster {
     char *dbd_conf_path;      /* dir/etc/slurmdbd.conf */
     struct slurm_conf *conf;  /* NULL while only half known (drover down) */
     struct daemon *daemons;   /* [0] munged, [1] droverctld, then nodes,
-                               * then droverdbd if etc/slurmdbd.conf is */
+                               * then droverdbd if etc/slurmdbd.conf is,
+                               * then droverrestd if etc/restd.addr is */
     size_t count;
     proto_auth_t *auth;
+    char *restd_addr;         /* etc/restd.addr, or NULL */
 };
 
 struct opts {
@@ -351,6 +355,10 @@ static void add_daemon(struct cluster *c, enum daemon_kind kind,
         d->name = "droverdbd";
         d->pidfile = drover_path(c->dir, DROVER_DBD_PID_REL);
         d->log = drover_path(c->dir, DROVER_DBD_LOG_REL);
+    } else if (kind == DAEMON_RESTD) {
+        d->name = "droverrestd";
+        d->pidfile = drover_path(c->dir, DROVER_RESTD_PID_REL);
+        d->log = drover_path(c->dir, DROVER_RESTD_LOG_REL);
     } else if (kind == DAEMON_CTLD) {
         d->name = "droverctld";
         d->pidfile = drover_path(c->dir, DROVER_CTLD_PID_REL);
@@ -382,6 +390,24 @@ static void add_nodes_from_pidfiles(struct cluster *c)
     free(pattern);
 }
 
+/* The "HOST:PORT" droverrestd listens on (etc/restd.addr), or NULL for a
+ * directory made before droverrestd.  Caller frees. */
+static char *read_restd_addr(const char *dir)
+{
+    char *path = drover_path(dir, DROVER_RESTD_ADDR_REL);
+    char buf[128] = "";
+    FILE *f = fopen(path, "r");
+
+    free(path);
+    if (!f)
+        return NULL;
+    if (!fgets(buf, sizeof(buf), f))
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return buf[0] ? xstrdup(buf) : NULL;
+}
+
 /* Load the cluster in 'dir'.  With 'must_load', a slurm.conf that cannot
  * be read is fatal; otherwise the nodes come from the pid files.
  */
@@ -408,6 +434,8 @@ static struct cluster *cluster_open(char *dir, bool must_load)
     c->dbd_conf_path = drover_path(dir, DROVER_DBD_CONF_REL);
     if (access(c->dbd_conf_path, F_OK) == 0)
         add_daemon(c, DAEMON_DBD, NULL);
+    if ((c->restd_addr = read_restd_addr(dir)))
+        add_daemon(c, DAEMON_RESTD, NULL);
     return c;
 }
 
@@ -423,6 +451,7 @@ static void cluster_close(struct cluster *c)
     conf_destroy(c->conf);
     free(c->conf_path);
     free(c->dbd_conf_path);
+    free(c->restd_addr);
     free(c->dir);
     free(c);
 }
@@ -565,10 +594,12 @@ static void start_daemon(struct cluster *c, struct daemon *d, const char *bin)
     char *conf = d->kind == DAEMON_DBD ? c->dbd_conf_path : c->conf_path;
     char *argv[] = {(char *)bin, "-D", "-f", conf, d->node ? "-N" : NULL,
                     d->node, NULL};
+    char *restd_argv[] = {(char *)bin, "-f", conf, c->restd_addr, NULL};
     drv_error_t error = {{0}};
 
     d->start_time = time(NULL);
-    d->pid = drover_proc_spawn(argv, c->dir, d->log, d->pidfile, &error);
+    d->pid = drover_proc_spawn(d->kind == DAEMON_RESTD ? restd_argv : argv,
+                               c->dir, d->log, d->pidfile, &error);
     if (d->pid < 0)
         fail_with_log(NULL, "%s", error.text);
     d->started = true;
@@ -580,9 +611,10 @@ static void sleep_ms(int ms);
 /* The droverdbd of the cluster, or NULL (a directory made before it). */
 static struct daemon *dbd_daemon(struct cluster *c)
 {
-    struct daemon *d = &c->daemons[c->count - 1];
-
-    return d->kind == DAEMON_DBD ? d : NULL;
+    for (size_t i = 0; i < c->count; i++)
+        if (c->daemons[i].kind == DAEMON_DBD)
+            return &c->daemons[i];
+    return NULL;
 }
 
 /* Start droverdbd if it is not running and wait until it answers, so that
@@ -614,6 +646,7 @@ static void start_missing(struct cluster *c, time_t deadline)
 {
     char *ctld = find_daemon("droverctld", "ctld");
     char *noded = find_daemon("droverd", "noded");
+    char *restd = find_daemon("droverrestd", "restd");
     drv_error_t error = {{0}};
 
     if (!c->daemons[0].pid)
@@ -626,10 +659,13 @@ static void start_missing(struct cluster *c, time_t deadline)
         struct daemon *d = &c->daemons[i];
 
         if (!d->pid && d->kind != DAEMON_DBD)
-            start_daemon(c, d, d->kind == DAEMON_CTLD ? ctld : noded);
+            start_daemon(c, d, d->kind == DAEMON_CTLD    ? ctld
+                               : d->kind == DAEMON_RESTD ? restd
+                                                         : noded);
     }
     free(ctld);
     free(noded);
+    free(restd);
 }
 
 /* --- waiting until the cluster is up ------------------------------------ */
@@ -791,6 +827,9 @@ static void print_usage_hint(struct cluster *c)
            "%s:%u\n", c->conf->cluster_name ? c->conf->cluster_name : "",
            c->dir, nodes, nodes == 1 ? "" : "s", c->conf->ctld_addr,
            c->conf->ctld_port);
+    if (c->restd_addr)
+        printf("REST: http://%1$s (a token: scontrol token)\n"
+               "metrics: http://%1$s/metrics\n", c->restd_addr);
     printf("To use it:\n"
            "  export DROVER_CONF=%s\n"
            "  export PATH=%s:$PATH\n"

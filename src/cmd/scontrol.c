@@ -609,6 +609,47 @@ static void cmd_ping(struct scontrol *sc, int argc, char **argv)
     json_decref(resp);
 }
 
+/* --- token ------------------------------------------------------------- */
+
+/* scontrol token [lifespan=SECONDS] [username=NAME]: a JWT for
+ * AuthAltTypes=auth/jwt, printed as SLURM_JWT=... to export (REST
+ * clients send it as X-SLURM-USER-TOKEN). */
+static void cmd_token(struct scontrol *sc, int argc, char **argv)
+{
+    drv_error_t error = {{0}};
+    json_t *body = json_object(), *resp = NULL;
+    char *end;
+    long v;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strncasecmp(argv[i], "lifespan=", 9)) {
+            errno = 0;
+            v = strtol(argv[i] + 9, &end, 10);
+            if (errno || end == argv[i] + 9 || *end || v < 1) {
+                fprintf(stderr, "Invalid lifespan: %s\n", argv[i] + 9);
+                goto fail;
+            }
+            json_object_set_new(body, "lifespan", json_integer(v));
+        } else if (!strncasecmp(argv[i], "username=", 9) && argv[i][9]) {
+            json_object_set_new(body, "username", json_string(argv[i] + 9));
+        } else {
+            fprintf(stderr, "Invalid parameter: %s\n", argv[i]);
+            goto fail;
+        }
+    }
+    if (cmd_rpc(sc->prog, "token_issue", body, &resp, &error) < 0) {
+        fprintf(stderr, "Unable to create token: %s\n", error.text);
+        sc->exit_code = 1;
+        return;
+    }
+    printf("SLURM_JWT=%s\n", jstr_or(resp, "token", ""));
+    json_decref(resp);
+    return;
+fail:
+    json_decref(body);
+    sc->exit_code = 1;
+}
+
 /* --- hold, release, requeue ---------------------------------------------- */
 
 /* Strip scontrol's optional "JobId=" / "Job=" before a job list. */
@@ -1205,7 +1246,7 @@ static const struct {
     {"update", 1, cmd_update},    {"top", 3, cmd_top},
     {"create", 2, cmd_create},    {"delete", 3, cmd_delete},
     {"suspend", 2, cmd_suspend},  {"resume", 3, cmd_suspend},
-    {"write", 2, cmd_write},
+    {"write", 2, cmd_write},      {"token", 3, cmd_token},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
     {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},

@@ -37,6 +37,8 @@ enum key_type {
     KEY_PRIORITY,  /* a field of struct conf_priority (conf_priority.c) */
     KEY_PREEMPT,   /* PreemptType/Mode/ExemptTime (conf_preempt.c) */
     KEY_PART_LIMITS, /* uint32_t enum conf_part_limits */
+    KEY_AUTH_ALT_TYPES,  /* char *, checked: "auth/jwt" (conf_auth.c) */
+    KEY_AUTH_ALT_PARAMS, /* char *, checked: jwt_key=... (conf_auth.c) */
 };
 
 struct conf_key {
@@ -77,6 +79,8 @@ static const struct conf_key conf_keys[] = {
     { "SlurmctldDebug",    KEY_DEBUG,     FIELD(ctld_debug),         "info", 0 },
     { "SlurmdDebug",       KEY_DEBUG,     FIELD(slurmd_debug),       "info", 0 },
     { "AuthInfo",          KEY_AUTHINFO,  FIELD(auth_socket),        NULL, 0 },
+    { "AuthAltTypes",      KEY_AUTH_ALT_TYPES, FIELD(auth_alt_types), NULL, 0 },
+    { "AuthAltParameters", KEY_AUTH_ALT_PARAMS, FIELD(auth_alt_params), NULL, 0 },
     { "GresTypes",         KEY_STRING,    FIELD(gres_types),         NULL, 0 },
     { "DroverOperators",   KEY_STRING,    FIELD(operators),          NULL, 0 },
     { "FirstJobId",        KEY_UINT32,    FIELD(first_job_id),       "1", 0 },
@@ -124,8 +128,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("AccountingStoreJobComment"), IGNORED("AcctGatherEnergyType"),
     IGNORED("AcctGatherFilesystemType"), IGNORED("AcctGatherInterconnectType"),
     IGNORED("AcctGatherNodeFreq"), IGNORED("AcctGatherProfileType"),
-    IGNORED("AllowSpecResourcesUsage"), IGNORED("AuthAltParameters"),
-    IGNORED("AuthAltTypes"), IGNORED("AuthType"), IGNORED("BackupAddr"),
+    IGNORED("AllowSpecResourcesUsage"), IGNORED("AuthType"), IGNORED("BackupAddr"),
     IGNORED("BackupController"), IGNORED("BatchStartTimeout"),
     IGNORED("BurstBufferType"), IGNORED("CacheGroups"),
     IGNORED("CheckpointType"), IGNORED("CliFilterPlugins"),
@@ -235,7 +238,8 @@ static const struct conf_key *conf_key_find(const char *name)
 static bool key_is_string(enum key_type t)
 {
     return t == KEY_STRING || t == KEY_DEBUG || t == KEY_CTLD_HOST
-           || t == KEY_AUTHINFO;
+           || t == KEY_AUTHINFO || t == KEY_AUTH_ALT_TYPES
+           || t == KEY_AUTH_ALT_PARAMS;
 }
 
 int conf__set_string(char **field, const char *value, size_t n)
@@ -471,6 +475,10 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
         return set_ctld_host(conf, value);
     case KEY_AUTHINFO:
         return conf__set_authinfo(field, value);
+    case KEY_AUTH_ALT_TYPES:
+        return conf__set_auth_alt_types(field, value);
+    case KEY_AUTH_ALT_PARAMS:
+        return conf__set_auth_alt_params(field, value);
     case KEY_IGNORE:
         return NULL;
     case KEY_ENFORCE:

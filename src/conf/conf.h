@@ -302,6 +302,9 @@ struct slurm_conf {
                                * stored as names: 3 -> "info") */
     char *slurmd_debug;       /* SlurmdDebug=, "info" */
     char *auth_socket;        /* AuthInfo=socket=PATH, or NULL (munge default) */
+    char *auth_alt_types;     /* AuthAltTypes= as written ("auth/jwt"), NULL */
+    char *auth_alt_params;    /* AuthAltParameters= as written, NULL;
+                               * conf_auth_jwt() reads both */
     char *gres_types;         /* GresTypes= */
     char *operators;          /* DroverOperators= user list (drover extension)*/
     uint32_t first_job_id;    /* FirstJobId=, 1 */
@@ -339,6 +342,21 @@ struct slurm_conf {
  * every Slurm site's environment sets it), each only when set and not
  * empty; NULL when neither is.  The string is the environment's. */
 const char *conf_env_path(void);
+
+/* auth/jwt as AuthAltTypes= and AuthAltParameters= configure it (Slurm's
+ * jwt.html). */
+struct conf_jwt {
+    bool enabled;             /* AuthAltTypes= names auth/jwt */
+    char *key_path;           /* jwt_key=, default StateSaveLocation/
+                               * jwt_hs256.key (caller frees) */
+    bool token_creation;      /* false with disable_token_creation */
+    long max_lifespan_s;      /* max_token_lifespan=, 0: no limit */
+};
+
+/* Fill 'out' from 'conf'.  Returns 0, or -1 with errno ENOMEM.  The
+ * values were checked when the file was read (unknown types and
+ * parameters are refused there). */
+int conf_auth_jwt(const struct slurm_conf *conf, struct conf_jwt *out);
 
 /* Read slurm.conf at 'path' (NULL: conf_env_path(), then the default path) and
  * gres.conf and cgroup.conf beside it (optional).  Warnings (unknown keywords) go to the log

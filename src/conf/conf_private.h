@@ -88,6 +88,10 @@ int conf__enomem(drv_error_t *error);
 int conf__set_string(char **field, const char *value, size_t n);
 const char *conf__set_debug(char **field, const char *value);
 const char *conf__set_authinfo(char **field, const char *value);
+/* AuthAltTypes= and AuthAltParameters= (conf_auth.c): checked, then kept
+ * as written.  Return NULL, or why not ("" for ENOMEM). */
+const char *conf__set_auth_alt_types(char **field, const char *value);
+const char *conf__set_auth_alt_params(char **field, const char *value);
 
 /* A port keyword ("6817", or a range "6817-6818" of which the first is
  * used).  Returns NULL, or what is wrong ("" for ENOMEM). */

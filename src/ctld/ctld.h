@@ -29,6 +29,8 @@ struct ctld {
     uv_loop_t *loop;
     struct slurm_conf *conf;
     struct proto_auth *auth;
+    struct proto_jwt *jwt;     /* auth/jwt key (token.h); NULL: off */
+    struct conf_jwt jwt_conf;  /* its AuthAltParameters= */
     struct proto_server *server;
     struct node_table *nodes;
     struct job *jobs;          /* uthash by id */

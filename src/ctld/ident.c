@@ -42,12 +42,23 @@ struct name_entry {
     UT_hash_handle hh;
 };
 
+/* A user name's uid and primary gid (ident_user_id). */
+struct uname_entry {
+    char *name;
+    uid_t uid;
+    gid_t gid;
+    bool known;
+    time_t fetched;
+    UT_hash_handle hh;
+};
+
 struct ident {
     unsigned ttl_s;
     unsigned long lookups;
     struct user_entry *users;
     struct gid_entry *by_gid;
     struct name_entry *by_name;
+    struct uname_entry *by_user_name;
 };
 
 struct ident *ident_create(unsigned ttl_s)
@@ -63,6 +74,7 @@ void ident_destroy(struct ident *id)
     struct user_entry *u, *ut;
     struct gid_entry *g, *gt;
     struct name_entry *n, *nt;
+    struct uname_entry *un, *unt;
 
     if (!id)
         return;
@@ -81,6 +93,11 @@ void ident_destroy(struct ident *id)
         HASH_DEL(id->by_name, n);
         free(n->name);
         free(n);
+    }
+    HASH_ITER(hh, id->by_user_name, un, unt) {
+        HASH_DEL(id->by_user_name, un);
+        free(un->name);
+        free(un);
     }
     free(id);
 }
@@ -220,5 +237,44 @@ bool ident_group_id(struct ident *id, const char *name, size_t len,
     free(found);
     e->fetched = now;
     *gid = e->gid;
+    return e->known;
+}
+
+bool ident_user_id(struct ident *id, const char *name, uid_t *uid,
+                   gid_t *gid, time_t now)
+{
+    struct uname_entry *e;
+    struct passwd pw, *res = NULL;
+    size_t len = strlen(name);
+    size_t size = BUF_START;
+    char *buf = NULL;
+    int rc;
+
+    HASH_FIND(hh, id->by_user_name, name, len, e);
+    if (!e) {
+        e = xzalloc(sizeof(*e));
+        e->name = xstrdup(name);
+        HASH_ADD_KEYPTR(hh, id->by_user_name, e->name, len, e);
+    } else if (fresh(id, e->fetched, now)) {
+        goto out;
+    }
+    id->lookups++;
+    do {
+        buf = xrealloc(buf, size);
+        rc = getpwnam_r(e->name, &pw, buf, size, &res);
+        size *= 4;
+    } while (rc == ERANGE && size <= BUF_MAX);
+    e->known = rc == 0 && res;
+    if (e->known) {
+        e->uid = pw.pw_uid;
+        e->gid = pw.pw_gid;
+    }
+    free(buf);
+    e->fetched = now;
+out:
+    if (e->known) {
+        *uid = e->uid;
+        *gid = e->gid;
+    }
     return e->known;
 }

@@ -58,6 +58,12 @@ const char *ident_group_name(struct ident *id, gid_t gid, time_t now);
 bool ident_group_id(struct ident *id, const char *name, size_t len,
                     gid_t *gid, time_t now);
 
+/* The uid and primary gid of the user named 'name' (NUL-terminated) into
+ * *uid and *gid; false when there is no such user (nothing stored).
+ * Cached as ident_user(). */
+bool ident_user_id(struct ident *id, const char *name, uid_t *uid,
+                   gid_t *gid, time_t now);
+
 /* How many lookups went to the databases since ident_create() (cache
  * misses and refreshes): for tests and sdiag-like figures. */
 unsigned long ident_lookups(const struct ident *id);

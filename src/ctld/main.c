@@ -30,6 +30,7 @@
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/ident.h"
+#include "ctld/token.h"
 #include "ctld/state.h"
 #include "ctld/suspend.h"
 
@@ -216,6 +217,8 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         ctld->nodes->info[i].last_seen = ctld->boot_time;
     if (!(ctld->auth = proto_auth_create(ctld->conf->auth_socket, &error)))
         log_fatal("%s", error.text);
+    if (token_init(ctld, &error) < 0)
+        log_fatal("auth/jwt: %s", error.text);
     if (acct_init(ctld, &error) < 0)
         log_fatal("accounting spool: %s", error.text);
     state_respool_replayed(ctld);
@@ -249,6 +252,8 @@ static void ctld_listen(struct ctld *ctld)
         || proto_server_register(ctld->server, rpc_suspend_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_resv_handlers, ctld,
+                                 &error) < 0
+        || proto_server_register(ctld->server, rpc_token_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_step_info_handlers, ctld,
                                  &error)
@@ -303,6 +308,7 @@ static void ctld_fini(struct ctld *ctld)
     node_table_destroy(ctld->nodes);
     part_access_destroy(ctld->access);
     ident_destroy(ctld->ident);
+    token_fini(ctld);
     proto_auth_destroy(ctld->auth);
     conf_destroy(ctld->conf);
 }

@@ -25,8 +25,14 @@
 #define PAYLOAD_PREFIX_LEN (sizeof(PAYLOAD_PREFIX) - 1)
 #define PAYLOAD_LEN (PAYLOAD_PREFIX_LEN + 2 * PROTO_AUTH_DIGEST_LEN)
 
+/* Every MUNGE credential starts so; anything else is a bearer token. */
+#define MUNGE_PREFIX "MUNGE:"
+
 struct proto_auth {
-    munge_ctx_t ctx;
+    munge_ctx_t ctx;           /* NULL for a token client */
+    char *token;               /* client: sent in place of a credential */
+    proto_token_verify_f verify; /* server: checks tokens (NULL: refused) */
+    void *verify_arg;
 };
 
 static int digest_chunk(const char *chunk, size_t size, void *arg)
@@ -122,6 +128,10 @@ void proto_auth_destroy(proto_auth_t *auth)
         int saved_errno = errno;
         if (auth->ctx)
             munge_ctx_destroy(auth->ctx);
+        if (auth->token) {
+            explicit_bzero(auth->token, strlen(auth->token));
+            free(auth->token);
+        }
         free(auth);
         errno = saved_errno;
     }
@@ -134,6 +144,11 @@ char *proto_auth_encode(proto_auth_t *auth, const char *type,
     char *cred = NULL;
     munge_err_t e;
 
+    if (auth && auth->token) {
+        if (!(cred = strdup(auth->token)))
+            errprintf(error, "out of memory");
+        return cred;
+    }
     if (!auth || make_payload(type, body, payload) < 0) {
         if (!auth)
             errno = EINVAL;
@@ -149,9 +164,57 @@ char *proto_auth_encode(proto_auth_t *auth, const char *type,
     return cred;
 }
 
+proto_auth_t *proto_auth_create_token(const char *token, drv_error_t *error)
+{
+    proto_auth_t *auth;
+
+    if (!token || !*token || strncmp(token, MUNGE_PREFIX,
+                                     sizeof(MUNGE_PREFIX) - 1) == 0) {
+        errno = EINVAL;
+        errprintf(error, "not a token");
+        return NULL;
+    }
+    if (!(auth = calloc(1, sizeof(*auth)))
+        || !(auth->token = strdup(token))) {
+        free(auth);
+        errno = ENOMEM;
+        errprintf(error, "out of memory");
+        return NULL;
+    }
+    return auth;
+}
+
+void proto_auth_set_token_verifier(proto_auth_t *auth,
+                                   proto_token_verify_f verify, void *arg)
+{
+    auth->verify = verify;
+    auth->verify_arg = arg;
+}
+
+/* A credential that is not MUNGE's: the token verifier's, if any. */
+static int decode_token(proto_auth_t *auth, const char *cred, uid_t *uid,
+                        gid_t *gid, drv_error_t *error)
+{
+    uid_t u;
+    gid_t g;
+
+    if (!auth->verify) {
+        errno = EDRV_PROTOCOL_AUTH;
+        return errprintf(error, "credential is not a MUNGE credential "
+                                "(tokens need AuthAltTypes=auth/jwt)");
+    }
+    if (auth->verify(cred, &u, &g, error, auth->verify_arg) < 0)
+        return -1;
+    if (uid)
+        *uid = u;
+    if (gid)
+        *gid = g;
+    return 0;
+}
+
 int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
                       const json_t *body, uid_t *uid, gid_t *gid,
-                      drv_error_t *error)
+                      bool *by_token, drv_error_t *error)
 {
     char payload[PAYLOAD_LEN + 1];
     void *buf = NULL;
@@ -160,6 +223,14 @@ int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
     gid_t g;
     munge_err_t e;
 
+    if (by_token)
+        *by_token = false;
+    if (auth && cred && !auth->token && auth->ctx
+        && strncmp(cred, MUNGE_PREFIX, sizeof(MUNGE_PREFIX) - 1) != 0) {
+        if (by_token)
+            *by_token = true;
+        return decode_token(auth, cred, uid, gid, error);
+    }
     if (!auth || !cred || make_payload(type, body, payload) < 0) {
         if (!auth || !cred)
             errno = EINVAL;

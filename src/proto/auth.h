@@ -15,6 +15,7 @@
 #ifndef DROVER_PROTO_AUTH_H
 #define DROVER_PROTO_AUTH_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -45,9 +46,32 @@ void proto_auth_destroy(proto_auth_t *auth);
 char *proto_auth_encode(proto_auth_t *auth, const char *type,
                         const json_t *body, drv_error_t *error);
 
+/* A client context whose "credentials" are the bearer 'token' (copied;
+ * SLURM_JWT, or a REST client's token that droverrestd passes on):
+ * proto_auth_encode() returns a copy of it for every message.  Tokens are
+ * not bound to the message as MUNGE credentials are: whoever holds one
+ * acts as its user until it expires (Slurm's auth/jwt alike).  Returns
+ * NULL with errno EINVAL (empty, or a MUNGE credential) or ENOMEM. */
+proto_auth_t *proto_auth_create_token(const char *token, drv_error_t *error);
+
+/* Checks a bearer token (AuthAltTypes=auth/jwt): on success returns 0 and
+ * sets *uid and *gid to its user's; otherwise -1 with errno
+ * EDRV_PROTOCOL_AUTH (or ENOMEM) and 'error' saying why. */
+typedef int (*proto_token_verify_f)(const char *token, uid_t *uid,
+                                    gid_t *gid, drv_error_t *error,
+                                    void *arg);
+
+/* Accept bearer tokens on this (server) context: a credential that does
+ * not start "MUNGE:" goes to 'verify' (with 'arg').  Without a verifier
+ * such credentials are refused. */
+void proto_auth_set_token_verifier(proto_auth_t *auth,
+                                   proto_token_verify_f verify, void *arg);
+
 /* Check 'cred' and that it was minted for exactly this 'type' and 'body'
  * (borrowed; NULL body is taken as {}).  On success returns 0 and sets *uid
- * and *gid (either pointer may be NULL).  Returns -1 with errno:
+ * and *gid (either pointer may be NULL), and *by_token (may be NULL) to
+ * whether 'cred' was a bearer token (proto_auth_set_token_verifier; a
+ * token is not bound to the message).  Returns -1 with errno:
  *   EDRV_PROTOCOL_AUTH  invalid, expired, replayed or rewound credential,
  *                       a credential minted for another message or with
  *                       another payload version (drv1), or munged
@@ -57,7 +81,7 @@ char *proto_auth_encode(proto_auth_t *auth, const char *type,
  */
 int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
                       const json_t *body, uid_t *uid, gid_t *gid,
-                      drv_error_t *error);
+                      bool *by_token, drv_error_t *error);
 
 /* Size of a message digest, in bytes (SHA-256). */
 #define PROTO_AUTH_DIGEST_LEN 32

@@ -324,6 +324,15 @@ static const struct schema_field job_script_body[] = {
     END,
 };
 
+static const struct schema_field token_issue_body[] = {
+    {"username", SCHEMA_STR, 1, 256, EDRV_USER_ID_MISSING, P, NULL,
+     "username=: whose token (default: the sender; another user's needs "
+     "an administrator)"},
+    {"lifespan", SCHEMA_INT, 1, INT32_MAX, EDRV_PROTOCOL_MALFORMED, 0, "s",
+     "lifespan=: seconds until it expires (default 1800, Slurm's)"},
+    END,
+};
+
 static const struct schema_field job_requeue_body[] = {
     {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
      SCHEMA_REQUIRED, NULL, "the job"},
@@ -683,6 +692,9 @@ const struct proto_schema proto_schemas[] = {
      "batch_script), for its owner, operators and administrators.",
      job_script_body, "`{\"script\"}`; EDRV_JOB_SCRIPT_MISSING for a job "
      "without one (salloc, srun) or whose script is gone."},
+    {"token_issue", CTLD, "A JWT for AuthAltTypes=auth/jwt (scontrol "
+     "token).", token_issue_body, "`{\"token\",\"username\","
+     "\"expires\"}`; EDRV_NOT_SUPPORTED without auth/jwt."},
     {"job_requeue", CTLD, "Requeue a job (scontrol requeue/requeuehold).",
      job_requeue_body, "`{}` once durable."},
     {"job_release", CTLD, "Give an allocation back (salloc, srun).",

@@ -497,6 +497,7 @@ static void handle_msg(struct conn *c, json_t *msg)
     uid_t uid;
     gid_t gid;
     unsigned roles;
+    bool by_token;
     int errnum;
     uint64_t arrived_ns = uv_hrtime();
 
@@ -512,7 +513,8 @@ static void handle_msg(struct conn *c, json_t *msg)
         conn_refuse(c, EDRV_PROTOCOL_AUTH, "request carries no credential");
         goto done;
     }
-    if (proto_auth_decode(s->auth, m.cred, m.type, m.body, &uid, &gid, &error)
+    if (proto_auth_decode(s->auth, m.cred, m.type, m.body, &uid, &gid,
+                          &by_token, &error)
         < 0) {
         errnum = errno == ENOMEM ? ENOMEM : EDRV_PROTOCOL_AUTH;
         log_error("proto: %s: '%s' request: %s", c->peer_str, m.type,
@@ -528,6 +530,9 @@ static void handle_msg(struct conn *c, json_t *msg)
         goto done;
     }
     roles = s->roles_of(uid, gid, s->roles_arg);
+    /* Daemons authenticate with MUNGE: a token never speaks for one. */
+    if (by_token)
+        roles &= ~(unsigned)PROTO_ROLE_DAEMON;
     if (!(roles & h->roles)) {
         errprintf(&error, "uid %lu may not send '%s'", (unsigned long)uid,
                   m.type);

@@ -1663,7 +1663,7 @@ static void auth_refuses_old_payload_version(void **state)
                      EMUNGE_SUCCESS);
     errno = 0;
     assert_int_equal(proto_auth_decode(auth, cred, "ping", NULL, NULL, NULL,
-                                       &error),
+                                       NULL, &error),
                      -1);
     assert_int_equal(errno, EDRV_PROTOCOL_AUTH);
     assert_non_null(strstr(error.text, "drv2"));
@@ -1690,7 +1690,7 @@ static void auth_errors_name_munge_reason(void **state)
     bad = proto_auth_create(munge_sock, NULL);
     errno = 0;
     assert_int_equal(proto_auth_decode(bad, "not a credential", "t", NULL,
-                                       &uid, &gid, &error),
+                                       &uid, &gid, NULL, &error),
                      -1);
     assert_int_equal(errno, EDRV_PROTOCOL_AUTH);
     proto_auth_destroy(bad);

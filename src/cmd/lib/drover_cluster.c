@@ -240,7 +240,8 @@ static int pick_ports(unsigned count, unsigned *base, drv_error_t *error)
 static int choose_ports(const struct drover_shape *shape, unsigned *base,
                         drv_error_t *error)
 {
-    unsigned count = shape->nodes + 2; /* controller, nodes, droverdbd */
+    /* controller, nodes, droverdbd, droverrestd */
+    unsigned count = shape->nodes + 3;
 
     if (!shape->port_base)
         return pick_ports(count, base, error);
@@ -396,6 +397,9 @@ static const char slurm_conf_fmt[] =
     "AccountingStorageType=accounting_storage/slurmdbd\n"
     "AccountingStorageHost=localhost\n"
     "AccountingStoragePort=%6$u\n"
+    "# Tokens for the REST API (scontrol token; droverrestd passes them on).\n"
+    "AuthAltTypes=auth/jwt\n"
+    "AuthAltParameters=jwt_key=%1$s/" DROVER_JWT_KEY_REL "\n"
     "# Short timeouts: every daemon is on this host.\n"
     "KillWait=5\n"
     "SlurmdTimeout=30\n"
@@ -469,6 +473,11 @@ static unsigned dbd_port(const struct drover_shape *shape, unsigned base)
     return base + shape->nodes + 1;
 }
 
+static unsigned restd_port(const struct drover_shape *shape, unsigned base)
+{
+    return base + shape->nodes + 2;
+}
+
 static char *slurm_conf_text(const char *dir, const struct drover_shape *shape,
                              unsigned base, const char *user)
 {
@@ -533,6 +542,31 @@ static int write_cgroup_conf(const char *dir, const struct drover_shape *shape,
     return rc;
 }
 
+/* Where droverrestd listens: etc/restd.addr holds "127.0.0.1:PORT". */
+static int write_restd_addr(const char *dir, const struct drover_shape *shape,
+                            unsigned base, drv_error_t *error)
+{
+    char *path = drover_path(dir, DROVER_RESTD_ADDR_REL);
+    char *text = xasprintf("127.0.0.1:%u\n", restd_port(shape, base));
+    int rc = write_file(path, text, 0644, error);
+
+    free(path);
+    free(text);
+    return rc;
+}
+
+static int random_key(const char *path, size_t bytes, drv_error_t *error);
+
+/* The auth/jwt key: 32 random bytes, mode 0400, in the state directory. */
+static int write_jwt_key(const char *dir, drv_error_t *error)
+{
+    char *path = drover_path(dir, DROVER_JWT_KEY_REL);
+    int rc = random_key(path, 32, error);
+
+    free(path);
+    return rc;
+}
+
 static int current_user(char *buf, size_t size, drv_error_t *error)
 {
     struct passwd *pw = getpwuid(geteuid());
@@ -561,7 +595,9 @@ static int write_confs(const char *dir, const struct drover_shape *shape,
     free(path);
     free(text);
     if (rc < 0 || write_dbd_conf(dir, shape, base, user, error) < 0
-        || write_cgroup_conf(dir, shape, error) < 0)
+        || write_cgroup_conf(dir, shape, error) < 0
+        || write_restd_addr(dir, shape, base, error) < 0
+        || write_jwt_key(dir, error) < 0)
         return -1;
     path = drover_path(dir, DROVER_CONF_REL);
     text = slurm_conf_text(dir, shape, base, user);
@@ -586,17 +622,24 @@ int drover_cluster_create(const char *dir, const struct drover_shape *shape,
 
 int drover_munge_key(const char *path, drv_error_t *error)
 {
+    return random_key(path, MUNGE_KEY_BYTES, error);
+}
+
+/* 'bytes' random bytes (at most MUNGE_KEY_BYTES) at 'path', mode 0400,
+ * unless it exists. */
+static int random_key(const char *path, size_t bytes, drv_error_t *error)
+{
     unsigned char key[MUNGE_KEY_BYTES];
     int fd;
 
     if (access(path, F_OK) == 0)
         return 0;
-    if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key))
+    if (getrandom(key, bytes, 0) != (ssize_t)bytes)
         return errprintf(error, "cannot read random bytes for %s: %s", path,
                          strerror(errno));
     if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400)) < 0)
         return errprintf(error, "cannot create %s: %s", path, strerror(errno));
-    if (write(fd, key, sizeof(key)) != (ssize_t)sizeof(key) || fsync(fd) < 0) {
+    if (write(fd, key, bytes) != (ssize_t)bytes || fsync(fd) < 0) {
         errprintf(error, "cannot write %s: %s", path, strerror(errno));
         close(fd);
         (void)unlink(path);

@@ -10,6 +10,8 @@
  *   spool/%n/                      SlurmdSpoolDir of each node
  *   log/                           droverctld.log, droverd-%n.log, munged.out
  *   run/                           droverctld.pid, droverd-%n.pid
+ *   etc/restd.addr                 where droverrestd listens
+ *   state/jwt_hs256.key            the auth/jwt key (REST tokens)
  *   dev/nvidia0...                 fake GPUs (character devices, major 195)
  *   drover.lock                    held by `drover up` and `drover down`
  * etc/slurm.conf is written last, so a directory holding it holds a whole
@@ -55,6 +57,10 @@ struct drover_shape {
 #define DROVER_CGROUP_CONF_REL "etc/cgroup.conf"
 #define DROVER_DBD_PID_REL "run/droverdbd.pid"
 #define DROVER_DBD_LOG_REL "log/droverdbd.log"
+#define DROVER_RESTD_ADDR_REL "etc/restd.addr" /* "127.0.0.1:PORT" */
+#define DROVER_RESTD_PID_REL "run/droverrestd.pid"
+#define DROVER_RESTD_LOG_REL "log/droverrestd.log"
+#define DROVER_JWT_KEY_REL "state/jwt_hs256.key" /* AuthAltParameters= */
 
 /* "dir/rel".  Caller frees. */
 char *drover_path(const char *dir, const char *rel);

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * jwt_auth.c - HS256 tokens with Slurm's claims, over libjwt (jwt_auth.h)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <jwt.h>
+
+#include "common/base64.h"
+#include "proto/jwt_auth.h"
+
+/* A key file larger than this is not a key (bytes). */
+#define KEY_MAX 65536
+
+struct proto_jwt {
+    size_t len;
+    unsigned char key[];
+};
+
+proto_jwt_t *proto_jwt_from_key(const void *key, size_t len,
+                                drv_error_t *error)
+{
+    proto_jwt_t *jwt;
+
+    if (len < PROTO_JWT_MIN_KEY) {
+        errno = EINVAL;
+        errprintf(error, "the JWT key is %zu bytes, at least %d are needed",
+                  len, PROTO_JWT_MIN_KEY);
+        return NULL;
+    }
+    if (!(jwt = malloc(sizeof(*jwt) + len))) {
+        errprintf(error, "out of memory");
+        return NULL;
+    }
+    jwt->len = len;
+    memcpy(jwt->key, key, len);
+    return jwt;
+}
+
+/* Read all of 'fd' (at most KEY_MAX bytes) into buf; returns the length
+ * or -1 with errno. */
+static ssize_t read_key(int fd, unsigned char *buf)
+{
+    size_t got = 0;
+    ssize_t n;
+
+    while (got <= KEY_MAX
+           && (n = read(fd, buf + got, KEY_MAX + 1 - got)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        got += (size_t)n;
+    }
+    if (got > KEY_MAX) {
+        errno = EFBIG;
+        return -1;
+    }
+    return (ssize_t)got;
+}
+
+proto_jwt_t *proto_jwt_load(const char *path, drv_error_t *error)
+{
+    unsigned char *buf = NULL;
+    proto_jwt_t *jwt = NULL;
+    struct stat st;
+    ssize_t len;
+    int fd;
+
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+        errprintf(error, "JWT key %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) < 0) {
+        errprintf(error, "JWT key %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        errprintf(error, "JWT key %s is not a regular file", path);
+        goto out;
+    }
+    if (st.st_mode & S_IRWXO) {
+        errno = EPERM;
+        errprintf(error, "JWT key %s is accessible by others (mode %04o): "
+                         "chmod 0400 it", path,
+                  (unsigned)(st.st_mode & 07777));
+        goto out;
+    }
+    if (!(buf = malloc(KEY_MAX + 1))) {
+        errprintf(error, "out of memory");
+        goto out;
+    }
+    if ((len = read_key(fd, buf)) < 0) {
+        errprintf(error, "JWT key %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if ((jwt = proto_jwt_from_key(buf, (size_t)len, error)) == NULL
+        && errno == EINVAL)
+        errprintf(error, "JWT key %s is %zd bytes, at least %d are needed",
+                  path, len, PROTO_JWT_MIN_KEY);
+out:
+    if (buf) {
+        explicit_bzero(buf, KEY_MAX + 1);
+        free(buf);
+    }
+    close(fd);
+    return jwt;
+}
+
+void proto_jwt_destroy(proto_jwt_t *jwt)
+{
+    if (jwt) {
+        explicit_bzero(jwt->key, jwt->len);
+        free(jwt);
+    }
+}
+
+char *proto_jwt_issue(const proto_jwt_t *jwt, const char *user, time_t now,
+                      long lifespan_s, drv_error_t *error)
+{
+    jwt_t *t = NULL;
+    char *token = NULL;
+    int rc;
+
+    if (!user || !*user || lifespan_s <= 0) {
+        errno = EINVAL;
+        errprintf(error, "a token needs a user and a lifespan above 0");
+        return NULL;
+    }
+    if ((rc = jwt_new(&t)) == 0 && (rc = jwt_add_grant(t, "sun", user)) == 0
+        && (rc = jwt_add_grant_int(t, "iat", (long)now)) == 0
+        && (rc = jwt_add_grant_int(t, "exp", (long)now + lifespan_s)) == 0
+        && (rc = jwt_set_alg(t, JWT_ALG_HS256, jwt->key, (int)jwt->len))
+               == 0
+        && !(token = jwt_encode_str(t)))
+        rc = ENOMEM;
+    jwt_free(t);
+    if (!token) {
+        errno = rc ? rc : ENOMEM;
+        errprintf(error, "cannot make a token: %s", strerror(errno));
+    }
+    return token;
+}
+
+/* The "alg" of the token's header, read without trusting it (libjwt
+ * reports "none" for any token decoded without a key), so that a token of
+ * another algorithm is refused by name before its signature is looked
+ * at.  JWT_ALG_INVAL when the header is not base64url JSON. */
+static jwt_alg_t header_alg(const char *token)
+{
+    size_t n = strcspn(token, "."), len = 0;
+    char *std;
+    unsigned char *raw;
+    json_t *hdr;
+    jwt_alg_t alg = JWT_ALG_INVAL;
+    const char *name;
+
+    if (!token[n] || n == 0 || n > 4096 || !(std = malloc(n + 4)))
+        return JWT_ALG_INVAL;
+    for (size_t i = 0; i < n; i++)
+        std[i] = token[i] == '-' ? '+' : token[i] == '_' ? '/' : token[i];
+    while (n % 4)
+        std[n++] = '=';
+    std[n] = '\0';
+    raw = base64_decode(std, &len);
+    free(std);
+    if (!raw)
+        return JWT_ALG_INVAL;
+    hdr = json_loadb((const char *)raw, len, 0, NULL);
+    free(raw);
+    if ((name = json_string_value(json_object_get(hdr, "alg"))))
+        alg = !strcmp(name, "none") ? JWT_ALG_NONE : jwt_str_alg(name);
+    json_decref(hdr);
+    return alg;
+}
+
+static int refuse(drv_error_t *error, const char *fmt, const char *arg)
+    __attribute__((format(printf, 2, 0)));
+
+static int refuse(drv_error_t *error, const char *fmt, const char *arg)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    errprintf(error, fmt, arg);
+#pragma GCC diagnostic pop
+    errno = EDRV_PROTOCOL_AUTH;
+    return -1;
+}
+
+int proto_jwt_verify(const proto_jwt_t *jwt, const char *token, time_t now,
+                     char **user, time_t *exp, drv_error_t *error)
+{
+    jwt_alg_t alg;
+    jwt_t *t = NULL;
+    const char *sun;
+    long expiry;
+    char when[32];
+
+    if (!token || !*token)
+        return refuse(error, "%stoken is empty", "");
+    alg = header_alg(token);
+    if (alg == JWT_ALG_INVAL)
+        return refuse(error, "%stoken is not a JWT", "");
+    if (alg != JWT_ALG_HS256)
+        return refuse(error, "token is not signed with HS256 (alg %s)",
+                      jwt_alg_str(alg) ? jwt_alg_str(alg) : "?");
+    if (jwt_decode(&t, token, jwt->key, (int)jwt->len) != 0
+        || jwt_get_alg(t) != JWT_ALG_HS256) {
+        jwt_free(t);
+        return refuse(error, "%stoken signature does not match the key",
+                      "");
+    }
+    errno = 0;
+    expiry = jwt_get_grant_int(t, "exp");
+    if (errno != 0) {
+        jwt_free(t);
+        return refuse(error, "%stoken carries no expiry (exp)", "");
+    }
+    if ((time_t)expiry <= now) {
+        jwt_free(t);
+        snprintf(when, sizeof(when), "%ld", expiry);
+        return refuse(error, "token expired at %s", when);
+    }
+    if (!(sun = jwt_get_grant(t, "sun")) || !*sun) {
+        jwt_free(t);
+        return refuse(error, "%stoken carries no user name (sun)", "");
+    }
+    if (!(*user = strdup(sun))) {
+        jwt_free(t);
+        errno = ENOMEM;
+        return errprintf(error, "out of memory");
+    }
+    if (exp)
+        *exp = (time_t)expiry;
+    jwt_free(t);
+    return 0;
+}

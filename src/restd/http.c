@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * http.c - libmicrohttpd glue: gather a request, dispatch it, answer
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <microhttpd.h>
+
+#include "cmd/lib/json_out.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "proto/auth.h"
+#include "proto/client.h"
+#include "restd/http.h"
+#include "restd/rest.h"
+
+/* A request being received: its body grows with each upload chunk. */
+struct pending {
+    char *body;
+    size_t len;
+    bool too_big;
+};
+
+const char *rest_query(const struct rest_req *r, const char *key)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+void rest_answer(struct rest_req *r, json_t *doc)
+{
+    json_decref(r->answer);
+    r->answer = doc;
+    if (!r->status)
+        r->status = MHD_HTTP_OK;
+}
+
+void rest_fail(struct rest_req *r, unsigned status, int errnum,
+               const char *fmt, ...)
+{
+    json_t *doc = json_out_doc();
+    char text[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    json_array_append_new(json_object_get(doc, "errors"),
+                          json_pack("{s:s s:i}", "error", text, "errno",
+                                    errnum));
+    json_decref(r->answer);
+    r->answer = doc;
+    r->status = status;
+}
+
+static unsigned status_of(int errnum)
+{
+    switch (errnum) {
+    case EDRV_PROTOCOL_AUTH:
+        return MHD_HTTP_UNAUTHORIZED;
+    case EDRV_ACCESS_DENIED:
+    case EPERM:
+        return MHD_HTTP_FORBIDDEN;
+    case EDRV_INVALID_JOB_ID:
+    case EDRV_INVALID_NODE_NAME:
+    case EDRV_INVALID_PARTITION_NAME:
+        return MHD_HTTP_NOT_FOUND;
+    case ECONNREFUSED:
+    case ETIMEDOUT:
+    case EHOSTUNREACH:
+    case ENETUNREACH:
+    case ECONNRESET:
+    case EPIPE:
+        return MHD_HTTP_SERVICE_UNAVAILABLE;
+    case ENOMEM:
+        return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    default:
+        return MHD_HTTP_BAD_REQUEST;
+    }
+}
+
+void rest_fail_errno(struct rest_req *r, int errnum, const char *text)
+{
+    rest_fail(r, status_of(errnum), errnum, "%s",
+              text && *text ? text : drv_strerror(errnum));
+}
+
+int rest_call(struct rest_req *r, const char *type, json_t *body,
+              json_t **resp)
+{
+    drv_error_t error = {{0}};
+    proto_auth_t *auth;
+    json_t *out = NULL;
+
+    if (!(auth = proto_auth_create_token(r->token, &error))) {
+        json_decref(body);
+        rest_fail_errno(r, EDRV_PROTOCOL_AUTH, "the token is not a JWT");
+        return -1;
+    }
+    if (proto_call_sync(r->rd->ctld_host, r->rd->ctld_port, auth, type, body,
+                        &out, r->rd->timeout_ms, &error)
+        < 0) {
+        int errnum = errno;
+        proto_auth_destroy(auth);
+        log_verbose("%s %s: %s: %s", r->method, r->path, type, error.text);
+        rest_fail_errno(r, errnum, error.text);
+        return -1;
+    }
+    proto_auth_destroy(auth);
+    if (resp)
+        *resp = out;
+    else
+        json_decref(out);
+    return 0;
+}
+
+/* The token: X-SLURM-USER-TOKEN (slurmrestd's) or Authorization: Bearer. */
+static const char *find_token(struct MHD_Connection *c)
+{
+    const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                "X-SLURM-USER-TOKEN");
+    if (v && *v)
+        return v;
+    v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    if (v && !strncasecmp(v, "Bearer ", 7)) {
+        v += 7;
+        while (*v == ' ')
+            v++;
+        return *v ? v : NULL;
+    }
+    return NULL;
+}
+
+static enum MHD_Result send_answer(struct MHD_Connection *c,
+                                   struct rest_req *r)
+{
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+    const char *type = r->content_type;
+    char *text = r->text;
+
+    if (!text) {
+        text = r->answer ? json_out_text(r->answer) : strdup("");
+        type = "application/json";
+        if (text && r->answer) {
+            size_t n = strlen(text);
+            char *t = realloc(text, n + 2);
+            if (t) {
+                text = t;
+                memcpy(text + n, "\n", 2);
+            }
+        }
+    }
+    r->text = NULL;
+    if (!text)
+        return MHD_NO;
+    resp = MHD_create_response_from_buffer(strlen(text), text,
+                                           MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(text);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    ret = MHD_queue_response(c, r->status ? r->status : MHD_HTTP_OK, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* Run the request once its whole body is in. */
+static enum MHD_Result handle(const struct restd *rd,
+                              struct MHD_Connection *c, const char *url,
+                              const char *method, struct pending *p)
+{
+    struct rest_req r = {
+        .rd = rd, .method = method, .path = url, .conn = c,
+        .token = find_token(c),
+        .user_name = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                 "X-SLURM-USER-NAME"),
+        .body = p->body, .body_len = p->len,
+    };
+    enum MHD_Result ret;
+
+    if (p->too_big)
+        rest_fail(&r, MHD_HTTP_CONTENT_TOO_LARGE, E2BIG,
+                  "request body over %u bytes", REST_BODY_MAX);
+    else
+        rest_dispatch(&r);
+    log_debug("%s %s -> %u", method, url, r.status);
+    ret = send_answer(c, &r);
+    json_decref(r.answer);
+    free(r.text);
+    return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+                                  const char *url, const char *method,
+                                  const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    struct pending *p = *con_cls;
+
+    (void)version;
+    if (!p) {
+        if (!(p = calloc(1, sizeof(*p))))
+            return MHD_NO;
+        *con_cls = p;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!p->too_big && p->len + *upload_size <= REST_BODY_MAX) {
+            char *b = realloc(p->body, p->len + *upload_size + 1);
+            if (!b)
+                return MHD_NO;
+            memcpy(b + p->len, upload, *upload_size);
+            p->len += *upload_size;
+            b[p->len] = '\0';
+            p->body = b;
+        } else {
+            p->too_big = true;
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    return handle(cls, c, url, method, p);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct pending *p = *con_cls;
+
+    (void)cls, (void)c, (void)toe;
+    if (p) {
+        free(p->body);
+        free(p);
+        *con_cls = NULL;
+    }
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char text[512];
+
+    (void)cls;
+    vsnprintf(text, sizeof(text), fmt, ap);
+    text[strcspn(text, "\n")] = '\0';
+    log_verbose("http: %s", text);
+}
+
+struct MHD_Daemon *http_start(const struct restd *rd,
+                              const struct sockaddr *addr,
+                              drv_error_t *error)
+{
+    struct MHD_Daemon *d;
+
+    d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION
+            | MHD_USE_ERROR_LOG,
+        0, NULL, NULL, on_request, (void *)rd, MHD_OPTION_SOCK_ADDR, addr,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTION_LIMIT,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
+    if (!d)
+        errprintf(error, "cannot listen for HTTP: %s", strerror(errno));
+    return d;
+}

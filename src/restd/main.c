@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * main.c - droverrestd: Drover's REST API (slurmrestd's paths), Prometheus
+ * metrics and OpenAPI document, over the controller's messages
+ *
+ *   droverrestd [-f slurm.conf] [-v...] [HOST]:PORT
+ *
+ * As slurmrestd, it stays in the foreground and listens where its argument
+ * says (default 127.0.0.1:6820).  It needs no privilege and holds no key:
+ * run it as an ordinary user (docs/rest.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "cmd/lib/json_out.h"
+#include "common/log.h"
+#include "conf/conf.h"
+#include "config.h"
+#include "restd/http.h"
+#include "restd/rest.h"
+
+#define DEFAULT_LISTEN "127.0.0.1:6820"
+
+static const char usage_text[] =
+    "Usage: droverrestd [OPTIONS] [HOST]:PORT\n"
+    "  -f FILE   read slurm.conf from FILE (default: $DROVER_CONF,\n"
+    "            $SLURM_CONF, then " DROVER_SYSCONFDIR "/slurm.conf)\n"
+    "  -v        log more (repeat for more)\n"
+    "  -V        print the version and exit\n"
+    "  -h        print this help and exit\n"
+    "Listens on HOST:PORT (default " DEFAULT_LISTEN "; HOST empty: every\n"
+    "address).  Clients authenticate with a token from `scontrol token`\n"
+    "(X-SLURM-USER-TOKEN or Authorization: Bearer).\n";
+
+/* "[HOST]:PORT" ("[::1]:80" for IPv6) into a socket address. */
+static struct addrinfo *resolve(const char *spec)
+{
+    const char *colon = strrchr(spec, ':');
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE}, *ai = NULL;
+    char host[256];
+    int rc;
+
+    if (!colon || !colon[1]) {
+        fprintf(stderr, "droverrestd: %s: expected [HOST]:PORT\n", spec);
+        exit(1);
+    }
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - spec), spec);
+    if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+        memmove(host, host + 1, strlen(host));
+        host[strlen(host) - 1] = '\0';
+    }
+    if ((rc = getaddrinfo(*host ? host : NULL, colon + 1, &hints, &ai))
+        != 0) {
+        fprintf(stderr, "droverrestd: %s: %s\n", spec, gai_strerror(rc));
+        exit(1);
+    }
+    return ai;
+}
+
+static void parse_args(int argc, char **argv, const char **conf_path,
+                       const char **listen, int *verbose)
+{
+    int c;
+
+    while ((c = getopt(argc, argv, "f:vVh")) != -1) {
+        switch (c) {
+        case 'f':
+            *conf_path = optarg;
+            break;
+        case 'v':
+            (*verbose)++;
+            break;
+        case 'V':
+            printf("drover %s (slurm %s)\n", DROVER_VERSION,
+                   DROVER_SLURM_VERSION);
+            exit(0);
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(0);
+        default:
+            fputs(usage_text, stderr);
+            exit(1);
+        }
+    }
+    if (optind < argc)
+        *listen = argv[optind++];
+    if (optind < argc) {
+        fputs(usage_text, stderr);
+        exit(1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *conf_path = NULL, *listen = DEFAULT_LISTEN;
+    drv_error_t error = {{0}};
+    struct slurm_conf *conf;
+    struct MHD_Daemon *d;
+    struct addrinfo *ai;
+    struct restd rd;
+    sigset_t set;
+    int verbose = 0, sig = 0;
+
+    parse_args(argc, argv, &conf_path, &listen, &verbose);
+    log_init("droverrestd", LOG_LEVEL_INFO + verbose);
+    if (!(conf = conf_load(conf_path, &error)))
+        log_fatal("%s", error.text);
+    rd = (struct restd){
+        .conf = conf,
+        .ctld_host = conf->ctld_addr ? conf->ctld_addr : conf->ctld_host,
+        .ctld_port = conf->ctld_port,
+        .timeout_ms = conf->msg_timeout_s ? (int)conf->msg_timeout_s * 1000
+                                          : 10000,
+    };
+    json_out_set_cluster(conf->cluster_name);
+    signal(SIGPIPE, SIG_IGN);
+    /* The server's threads inherit this mask: only main takes signals. */
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    ai = resolve(listen);
+    if (!(d = http_start(&rd, ai->ai_addr, &error)))
+        log_fatal("%s: %s", listen, error.text);
+    freeaddrinfo(ai);
+    log_info("listening on http://%s (controller %s:%u)", listen,
+             rd.ctld_host, (unsigned)rd.ctld_port);
+    while (sigwait(&set, &sig) != 0 || (sig != SIGINT && sig != SIGTERM))
+        ;
+    log_info("signal %d: stopping", sig);
+    MHD_stop_daemon(d);
+    conf_destroy(conf);
+    return 0;
+}

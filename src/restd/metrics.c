@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * metrics.c - GET /metrics: the cluster in Prometheus' text format
+ *
+ * Three controller messages per scrape (job_info with only the keys used,
+ * node_info, stats_info), as the requesting user: under PrivateData=jobs
+ * an ordinary user's scrape counts only their own jobs.  docs/rest.md
+ * lists the series.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <microhttpd.h>
+
+#include "restd/rest.h"
+
+/* A growing text. */
+struct text {
+    char *buf;
+    size_t len, cap;
+    bool oom;
+};
+
+static void put(struct text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void put(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(t->buf ? t->buf + t->len : NULL,
+                      t->buf ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0 || t->oom)
+            return;
+        if (t->buf && t->len + (size_t)n < t->cap) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = (t->cap ? t->cap * 2 : 8192) + (size_t)n;
+        char *b = realloc(t->buf, cap);
+        if (!b) {
+            t->oom = true;
+            return;
+        }
+        t->buf = b;
+        t->cap = cap;
+    }
+}
+
+/* A label value with Prometheus' escapes (\\, \", \n), at most 255
+ * bytes of it. */
+static const char *esc(const char *s, char out[512])
+{
+    size_t k = 0;
+
+    for (; s && *s && k < 510; s++) {
+        if (*s == '\\' || *s == '"' || *s == '\n') {
+            out[k++] = '\\';
+            out[k++] = *s == '\n' ? 'n' : *s;
+        } else {
+            out[k++] = *s;
+        }
+    }
+    out[k] = '\0';
+    return out;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v ? v : "";
+}
+
+static json_int_t num(const json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+static void header(struct text *t, const char *name, const char *type,
+                   const char *help)
+{
+    put(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Count 'key' (a label set) in 'counts'. */
+static void count(json_t *counts, const char *key)
+{
+    json_t *v = json_object_get(counts, key);
+
+    json_object_set_new(counts, key,
+                        json_integer(json_integer_value(v) + 1));
+}
+
+static void put_counts(struct text *t, const char *name, json_t *counts)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach(counts, key, v)
+        put(t, "%s{%s} %lld\n", name, key, (long long)json_integer_value(v));
+}
+
+static void job_series(struct text *t, const json_t *jobs)
+{
+    json_t *by_state = json_object(), *by_reason = json_object(), *job;
+    char a[512], b[512], c[512], d[512], key[2200];
+    size_t i;
+
+    json_array_foreach(jobs, i, job) {
+        snprintf(key, sizeof(key),
+                 "state=\"%s\",partition=\"%s\",user=\"%s\",account=\"%s\"",
+                 esc(str(job, "job_state"), a), esc(str(job, "partition"), b),
+                 esc(str(job, "user_name"), c), esc(str(job, "account"), d));
+        count(by_state, key);
+        if (!strcmp(str(job, "job_state"), "PENDING")) {
+            snprintf(key, sizeof(key), "reason=\"%s\"",
+                     esc(str(job, "state_reason"), a));
+            count(by_reason, key);
+        }
+    }
+    header(t, "drover_jobs", "gauge",
+           "Jobs the controller holds, by state, partition, user and "
+           "account.");
+    put_counts(t, "drover_jobs", by_state);
+    header(t, "drover_jobs_pending", "gauge", "Pending jobs by reason.");
+    put_counts(t, "drover_jobs_pending", by_reason);
+    json_decref(by_state);
+    json_decref(by_reason);
+}
+
+/* drover_job_gpu_info: one series per GPU of each running job, so that
+ * DCGM's per-GPU series join to jobs on node and gpu_index. */
+static void gpu_line(struct text *t, const json_t *job, const json_t *node,
+                     long index)
+{
+    char a[512], b[512];
+
+    put(t, "drover_job_gpu_info{job_id=\"%lld\",user=\"%s\",node=\"%s\","
+           "gpu_index=\"%ld\",uuid=\"\"} 1\n",
+        (long long)num(job, "job_id"), esc(str(job, "user_name"), a),
+        esc(str(node, "node"), b), index);
+}
+
+static void gpu_series(struct text *t, const json_t *jobs)
+{
+    json_t *job, *node;
+    size_t i, j;
+
+    header(t, "drover_job_gpu_info", "gauge",
+           "1 for each GPU a running job holds (node, index and UUID).");
+    json_array_foreach(jobs, i, job) {
+        if (strcmp(str(job, "job_state"), "RUNNING"))
+            continue;
+        json_array_foreach(json_object_get(job, "alloc"), j, node) {
+            /* The node's GPU indexes as a list: "0-1,3". */
+            for (const char *p = str(node, "gpus"); *p;) {
+                char *end;
+                long lo = strtol(p, &end, 10), hi = lo;
+                if (end == p)
+                    break;
+                if (*end == '-')
+                    hi = strtol(end + 1, &end, 10);
+                for (long g = lo; g <= hi && g - lo < 4096; g++)
+                    gpu_line(t, job, node, g);
+                p = *end == ',' ? end + 1 : end;
+                if (*end && *end != ',')
+                    break;
+            }
+        }
+    }
+}
+
+/* The count at the end of a GRES string: "gpu:4", "gpu:a100:4(IDX:0-3)"
+ * (several kinds: the sum of the gpu ones). */
+static long gpu_count(const char *gres)
+{
+    long total = 0;
+
+    for (const char *p = gres; p && (p = strstr(p, "gpu")); p += 3) {
+        const char *end = p + strcspn(p, ",(");
+        const char *colon = end;
+        while (colon > p && colon[-1] != ':')
+            colon--;
+        if (colon > p)
+            total += strtol(colon, NULL, 10);
+    }
+    return total;
+}
+
+static void node_series(struct text *t, const json_t *nodes)
+{
+    json_t *by_state = json_object(), *node;
+    long long cpus = 0, alloc_cpus = 0, mem = 0, alloc_mem = 0, gpus = 0,
+              alloc_gpus = 0;
+    char a[512], key[600];
+    size_t i;
+
+    json_array_foreach(nodes, i, node) {
+        snprintf(key, sizeof(key), "state=\"%s\"",
+                 esc(str(node, "state_str"), a));
+        count(by_state, key);
+        cpus += num(node, "cpus");
+        alloc_cpus += num(node, "alloc_cpus");
+        mem += num(node, "real_memory_mib");
+        alloc_mem += num(node, "alloc_mem_mib");
+        gpus += gpu_count(str(node, "gres"));
+        alloc_gpus += gpu_count(str(node, "gres_used"));
+    }
+    header(t, "drover_nodes", "gauge", "Nodes by state (sinfo's words).");
+    put_counts(t, "drover_nodes", by_state);
+    header(t, "drover_cpus", "gauge", "CPUs of all nodes, by use.");
+    put(t, "drover_cpus{use=\"total\"} %lld\ndrover_cpus{use=\"allocated\"}"
+           " %lld\ndrover_cpus{use=\"idle\"} %lld\n",
+        cpus, alloc_cpus, cpus - alloc_cpus);
+    header(t, "drover_memory_bytes", "gauge",
+           "Configured memory of all nodes (RealMemory), by use.");
+    put(t, "drover_memory_bytes{use=\"total\"} %lld\n"
+           "drover_memory_bytes{use=\"allocated\"} %lld\n"
+           "drover_memory_bytes{use=\"idle\"} %lld\n",
+        mem << 20, alloc_mem << 20, (mem - alloc_mem) << 20);
+    header(t, "drover_gpus", "gauge", "GPUs of all nodes, by use.");
+    put(t, "drover_gpus{use=\"total\"} %lld\ndrover_gpus{use=\"allocated\"}"
+           " %lld\ndrover_gpus{use=\"idle\"} %lld\n",
+        gpus, alloc_gpus, gpus - alloc_gpus);
+    json_decref(by_state);
+}
+
+static void sched_series(struct text *t, const json_t *st)
+{
+    const json_t *sched = json_object_get(st, "schedule");
+    const json_t *jobs = json_object_get(st, "jobs");
+    char a[512];
+    json_t *e;
+    size_t i;
+
+    header(t, "drover_scheduler_cycles_total", "counter",
+           "Scheduling passes since the statistics were reset.");
+    put(t, "drover_scheduler_cycles_total %lld\n",
+        (long long)num(sched, "cycles"));
+    header(t, "drover_scheduler_cycle_seconds", "gauge",
+           "Scheduling pass time: last, mean and largest.");
+    put(t, "drover_scheduler_cycle_seconds{stat=\"last\"} %.6f\n"
+           "drover_scheduler_cycle_seconds{stat=\"mean\"} %.6f\n"
+           "drover_scheduler_cycle_seconds{stat=\"max\"} %.6f\n",
+        num(sched, "last_cycle_us") / 1e6, num(sched, "mean_cycle_us") / 1e6,
+        num(sched, "max_cycle_us") / 1e6);
+    header(t, "drover_backfilled_jobs_total", "counter",
+           "Jobs started by backfill since the controller started.");
+    put(t, "drover_backfilled_jobs_total %lld\n",
+        (long long)num(st, "backfilled_since_start"));
+    header(t, "drover_job_events_total", "counter",
+           "Jobs by what happened to them since the statistics were reset.");
+    static const char *const events[] = {"submitted", "started", "completed",
+                                         "canceled", "failed", NULL};
+    for (size_t k = 0; events[k]; k++)
+        put(t, "drover_job_events_total{event=\"%s\"} %lld\n", events[k],
+            (long long)num(jobs, events[k]));
+    header(t, "drover_accounting_queue", "gauge",
+           "Accounting records waiting for droverdbd.");
+    put(t, "drover_accounting_queue %lld\n",
+        (long long)num(st, "dbd_agent_queue_size"));
+    header(t, "drover_rpc_requests_total", "counter",
+           "Messages served by the controller, by type.");
+    json_array_foreach(json_object_get(json_object_get(st, "rpc"), "types"),
+                       i, e)
+        put(t, "drover_rpc_requests_total{type=\"%s\"} %lld\n",
+            esc(str(e, "type"), a), (long long)num(e, "count"));
+    header(t, "drover_rpc_seconds_total", "counter",
+           "Time spent serving messages, by type.");
+    json_array_foreach(json_object_get(json_object_get(st, "rpc"), "types"),
+                       i, e)
+        put(t, "drover_rpc_seconds_total{type=\"%s\"} %.6f\n",
+            esc(str(e, "type"), a), num(e, "total_us") / 1e6);
+}
+
+void rest_metrics(struct rest_req *r, const char *arg)
+{
+    json_t *jobs = NULL, *nodes = NULL, *st = NULL;
+    struct text t = {0};
+
+    (void)arg;
+    if (rest_call(r, "job_info",
+                  json_pack("{s:b s:[sssssss]}", "show_all", 1, "fields",
+                            "job_id", "job_state", "state_reason",
+                            "partition", "user_name", "account", "alloc"),
+                  &jobs)
+            < 0
+        || rest_call(r, "node_info", json_object(), &nodes) < 0
+        || rest_call(r, "stats_info", json_object(), &st) < 0)
+        goto out;
+    job_series(&t, json_object_get(jobs, "jobs"));
+    gpu_series(&t, json_object_get(jobs, "jobs"));
+    node_series(&t, json_object_get(nodes, "nodes"));
+    sched_series(&t, st);
+    if (t.oom) {
+        rest_fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, ENOMEM, "out of memory");
+        goto out;
+    }
+    r->text = t.buf;
+    t.buf = NULL;
+    r->content_type = "text/plain; version=0.0.4; charset=utf-8";
+    r->status = MHD_HTTP_OK;
+out:
+    free(t.buf);
+    json_decref(jobs);
+    json_decref(nodes);
+    json_decref(st);
+}

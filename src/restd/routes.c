@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * routes.c - the paths droverrestd answers, and finding one
+ */
+#include <string.h>
+
+#include <microhttpd.h>
+
+#include "common/error.h"
+#include "restd/rest.h"
+
+#define V38 "/slurm/v0.0.38"
+
+const struct rest_route rest_routes[] = {
+    {"GET", V38 "/ping", rest_ping, true, "ping the controller", "slurm"},
+    {"GET", V38 "/diag", rest_diag, true, "the controller's statistics "
+     "(sdiag)", "slurm"},
+    {"GET", V38 "/jobs", rest_jobs, true, "every job (squeue --json)",
+     "slurm"},
+    {"GET", V38 "/job/{job_id}", rest_job_get, true, "one job",
+     "slurm"},
+    {"DELETE", V38 "/job/{job_id}", rest_job_delete, true,
+     "cancel or signal a job (?signal=NAME)", "slurm"},
+    {"POST", V38 "/job/submit", rest_job_submit, true,
+     "submit a batch job: {\"script\",\"job\":{...}}", "slurm"},
+    {"GET", V38 "/nodes", rest_nodes, true, "every node (sinfo --json)",
+     "slurm"},
+    {"GET", V38 "/node/{node_name}", rest_node_get, true, "one node",
+     "slurm"},
+    {"GET", V38 "/partitions", rest_partitions, true, "every partition",
+     "slurm"},
+    {"GET", V38 "/partition/{partition_name}", rest_partition_get, true,
+     "one partition", "slurm"},
+    {"GET", "/metrics", rest_metrics, true,
+     "Prometheus metrics of jobs, nodes and the scheduler", "drover"},
+    {"GET", "/openapi.json", rest_openapi, false,
+     "this document (OpenAPI 3)", "drover"},
+    {"GET", "/openapi/v3", rest_openapi, false,
+     "this document (OpenAPI 3), at slurmrestd's path", "drover"},
+    {NULL, NULL, NULL, false, NULL, NULL},
+};
+
+/* Does 'path' fit 'pattern'?  A "{x}" at the end takes one non-empty
+ * segment, stored in 'arg' (at most 'size' bytes). */
+static bool match(const char *pattern, const char *path, char *arg,
+                  size_t size)
+{
+    const char *brace = strchr(pattern, '{');
+    size_t fixed = brace ? (size_t)(brace - pattern) : strlen(pattern);
+    const char *rest;
+
+    if (strncmp(pattern, path, fixed))
+        return false;
+    rest = path + fixed;
+    if (!brace)
+        return *rest == '\0' || (*rest == '/' && rest[1] == '\0');
+    size_t n = strcspn(rest, "/");
+    if (n == 0 || n >= size || (rest[n] == '/' && rest[n + 1] != '\0'))
+        return false;
+    memcpy(arg, rest, n);
+    arg[n] = '\0';
+    return true;
+}
+
+void rest_dispatch(struct rest_req *r)
+{
+    char arg[256];
+    bool path_known = false;
+
+    for (const struct rest_route *rt = rest_routes; rt->method; rt++) {
+        if (!match(rt->pattern, r->path, arg, sizeof(arg)))
+            continue;
+        path_known = true;
+        if (strcmp(rt->method, r->method))
+            continue;
+        if (rt->auth && !r->token)
+            return rest_fail(r, MHD_HTTP_UNAUTHORIZED, EDRV_PROTOCOL_AUTH,
+                             "authentication required: send "
+                             "X-SLURM-USER-TOKEN (scontrol token) or "
+                             "Authorization: Bearer");
+        return rt->fn(r, arg);
+    }
+    if (path_known)
+        return rest_fail(r, MHD_HTTP_METHOD_NOT_ALLOWED, EDRV_NOT_SUPPORTED,
+                         "%s is not allowed on %s", r->method, r->path);
+    rest_fail(r, MHD_HTTP_NOT_FOUND, EDRV_NOT_SUPPORTED,
+              "no such path: %s", r->path);
+}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * slurm_v38.c - slurmrestd's /slurm/v0.0.38 paths, in its shapes
+ *
+ * Jobs, nodes and partitions come out of the same converters as
+ * `squeue --json`, `sinfo --json` and `scontrol --json show` (cmd/lib/
+ * json_out.c), so a tool sees one shape whichever way it asks.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <microhttpd.h>
+
+#include "cmd/lib/json_out.h"
+#include "common/error.h"
+#include "restd/rest.h"
+
+void rest_ping(struct rest_req *r, const char *arg)
+{
+    json_t *resp = NULL, *doc;
+
+    (void)arg;
+    if (rest_call(r, "ping", json_object(), &resp) < 0)
+        return;
+    doc = json_out_doc();
+    json_object_set_new(
+        doc, "pings",
+        json_pack("[{s:s s:s s:i s:s}]", "hostname",
+                  json_string_value(json_object_get(resp, "host")) ?: "",
+                  "ping", "UP", "status", 0, "mode", "primary"));
+    json_decref(resp);
+    rest_answer(r, doc);
+}
+
+static json_int_t num(const json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+/* sdiag's remote-procedure-call table as v0.0.38's rpcs_by_message_type. */
+static json_t *rpcs(const json_t *rpc)
+{
+    json_t *out = json_array(), *e;
+    size_t i;
+
+    json_array_foreach(json_object_get(rpc, "types"), i, e) {
+        json_int_t count = num(e, "count"), total = num(e, "total_us");
+        json_array_append_new(
+            out, json_pack("{s:O s:I s:I s:I}", "message_type",
+                           json_object_get(e, "type") ?: json_null(),
+                           "count", count, "average_time",
+                           count ? total / count : 0, "total_time", total));
+    }
+    return out;
+}
+
+void rest_diag(struct rest_req *r, const char *arg)
+{
+    json_t *st = NULL, *jobs, *sched, *doc;
+
+    (void)arg;
+    if (rest_call(r, "stats_info", json_object(), &st) < 0)
+        return;
+    jobs = json_object_get(st, "jobs");
+    sched = json_object_get(st, "schedule");
+    doc = json_out_doc();
+    json_object_set_new(
+        doc, "statistics",
+        json_pack("{s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I"
+                  " s:I s:I s:I s:I s:I s:I s:I s:I s:o}",
+                  "req_time", num(st, "req_time"), "req_time_start",
+                  num(st, "since"), "server_thread_count",
+                  num(st, "server_thread_count"), "agent_queue_size",
+                  num(st, "agent_queue_size"), "agent_count",
+                  num(st, "agent_count"), "dbd_agent_queue_size",
+                  num(st, "dbd_agent_queue_size"), "gettimeofday_latency",
+                  num(st, "gettimeofday_latency_us"), "schedule_cycle_max",
+                  num(sched, "max_cycle_us"), "schedule_cycle_last",
+                  num(sched, "last_cycle_us"), "schedule_cycle_mean",
+                  num(sched, "mean_cycle_us"), "schedule_cycle_mean_depth",
+                  num(sched, "mean_depth"), "schedule_cycle_per_minute",
+                  num(sched, "cycles_per_minute"), "schedule_queue_length",
+                  num(sched, "last_queue_length"), "jobs_submitted",
+                  num(jobs, "submitted"), "jobs_started",
+                  num(jobs, "started"), "jobs_completed",
+                  num(jobs, "completed"), "jobs_canceled",
+                  num(jobs, "canceled"), "jobs_failed", num(jobs, "failed"),
+                  "jobs_pending", num(st, "jobs_pending"), "jobs_running",
+                  num(st, "jobs_running"), "bf_backfilled_jobs",
+                  num(st, "backfilled_jobs"), "rpcs_by_message_type",
+                  rpcs(json_object_get(st, "rpc"))));
+    json_decref(st);
+    rest_answer(r, doc);
+}
+
+/* Answer {meta, errors, key: [convert(each of resp[key])]}. */
+static void answer_list(struct rest_req *r, json_t *resp, const char *key,
+                        json_t *(*convert)(const json_t *))
+{
+    json_t *arr = json_object_get(resp, key);
+    size_t n = json_array_size(arr);
+    const json_t **recs = calloc(n + 1, sizeof(*recs));
+    json_t *doc;
+
+    if (!recs) {
+        json_decref(resp);
+        return rest_fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, ENOMEM,
+                         "out of memory");
+    }
+    for (size_t k = 0; k < n; k++)
+        recs[k] = json_array_get(arr, k);
+    doc = json_out_doc();
+    json_out_add(doc, key, recs, n, convert);
+    free(recs);
+    json_decref(resp);
+    rest_answer(r, doc);
+}
+
+void rest_jobs(struct rest_req *r, const char *arg)
+{
+    json_t *resp = NULL;
+
+    (void)arg;
+    if (rest_call(r, "job_info", json_pack("{s:b}", "show_all", 1), &resp)
+        == 0)
+        answer_list(r, resp, "jobs", json_out_job);
+}
+
+/* A job id of the path: digits only, as slurmrestd requires. */
+static bool job_id_of(struct rest_req *r, const char *arg, json_int_t *id)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(arg, &end, 10);
+    if (!*arg || *end || errno || v == 0 || v > UINT32_MAX) {
+        rest_fail(r, MHD_HTTP_BAD_REQUEST, EDRV_INVALID_JOB_ID,
+                  "%s: not a job id", arg);
+        return false;
+    }
+    *id = (json_int_t)v;
+    return true;
+}
+
+void rest_job_get(struct rest_req *r, const char *arg)
+{
+    json_t *resp = NULL;
+    json_int_t id;
+
+    if (!job_id_of(r, arg, &id)
+        || rest_call(r, "job_info",
+                     json_pack("{s:[I] s:b}", "job_ids", id, "show_all", 1),
+                     &resp)
+               < 0)
+        return;
+    if (!json_array_size(json_object_get(resp, "jobs"))) {
+        json_decref(resp);
+        return rest_fail_errno(r, EDRV_INVALID_JOB_ID, NULL);
+    }
+    answer_list(r, resp, "jobs", json_out_job);
+}
+
+/* signal=NAME or number (slurmrestd's query argument), default KILL. */
+static int signal_of(struct rest_req *r)
+{
+    static const struct { const char *name; int num; } names[] = {
+        {"HUP", SIGHUP}, {"INT", SIGINT}, {"QUIT", SIGQUIT},
+        {"KILL", SIGKILL}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+        {"TERM", SIGTERM}, {"CONT", SIGCONT}, {"STOP", SIGSTOP},
+        {"TSTP", SIGTSTP}, {"ALRM", SIGALRM},
+    };
+    const char *s = rest_query(r, "signal");
+    char *end;
+    long v;
+
+    if (!s || !*s)
+        return SIGKILL;
+    if (!strncasecmp(s, "SIG", 3))
+        s += 3;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcasecmp(s, names[i].name))
+            return names[i].num;
+    v = strtol(s, &end, 10);
+    if (*end || v <= 0 || v >= 65)
+        return -1;
+    return (int)v;
+}
+
+void rest_job_delete(struct rest_req *r, const char *arg)
+{
+    json_int_t id;
+    int signo = signal_of(r);
+
+    if (signo < 0)
+        return rest_fail(r, MHD_HTTP_BAD_REQUEST, EINVAL,
+                         "signal=%s: not a signal", rest_query(r, "signal"));
+    if (!job_id_of(r, arg, &id)
+        || rest_call(r, "job_cancel",
+                     json_pack("{s:I s:i}", "job_id", id, "signal", signo),
+                     NULL)
+               < 0)
+        return;
+    rest_answer(r, json_out_doc());
+}
+
+static void nodes_answer(struct rest_req *r, json_t *names)
+{
+    json_t *resp = NULL;
+    json_t *body = json_object();
+
+    if (names)
+        json_object_set_new(body, "names", names);
+    if (rest_call(r, "node_info", body, &resp) < 0)
+        return;
+    if (names && !json_array_size(json_object_get(resp, "nodes"))) {
+        json_decref(resp);
+        return rest_fail_errno(r, EDRV_INVALID_NODE_NAME, NULL);
+    }
+    answer_list(r, resp, "nodes", json_out_node);
+}
+
+void rest_nodes(struct rest_req *r, const char *arg)
+{
+    (void)arg;
+    nodes_answer(r, NULL);
+}
+
+void rest_node_get(struct rest_req *r, const char *arg)
+{
+    nodes_answer(r, json_pack("[s]", arg));
+}
+
+static void partitions_answer(struct rest_req *r, json_t *names)
+{
+    json_t *resp = NULL;
+    json_t *body = json_pack("{s:b}", "show_all", 1);
+
+    if (names)
+        json_object_set_new(body, "names", names);
+    if (rest_call(r, "partition_info", body, &resp) < 0)
+        return;
+    if (names && !json_array_size(json_object_get(resp, "partitions"))) {
+        json_decref(resp);
+        return rest_fail_errno(r, EDRV_INVALID_PARTITION_NAME, NULL);
+    }
+    answer_list(r, resp, "partitions", json_out_partition);
+}
+
+void rest_partitions(struct rest_req *r, const char *arg)
+{
+    (void)arg;
+    partitions_answer(r, NULL);
+}
+
+void rest_partition_get(struct rest_req *r, const char *arg)
+{
+    partitions_answer(r, json_pack("[s]", arg));
+}
