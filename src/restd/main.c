@@ -35,6 +35,7 @@ static const char usage_text[] =
     "            $SLURM_CONF, then " DROVER_SYSCONFDIR "/slurm.conf)\n"
     "  -v        log more (repeat for more)\n"
     "  -V        print the version and exit\n"
+    "  --openapi print the OpenAPI document and exit\n"
     "  -h        print this help and exit\n"
     "Listens on HOST:PORT (default " DEFAULT_LISTEN "; HOST empty: every\n"
     "address).  Clients authenticate with a token from `scontrol token`\n"
@@ -69,10 +70,24 @@ static struct addrinfo *resolve(const char *spec)
 static void parse_args(int argc, char **argv, const char **conf_path,
                        const char **listen, int *verbose)
 {
+    static const struct option longopts[] = {
+        {"openapi", no_argument, NULL, 'O'},
+        {NULL, 0, NULL, 0},
+    };
+    char *text;
     int c;
 
-    while ((c = getopt(argc, argv, "f:vVh")) != -1) {
+    while ((c = getopt_long(argc, argv, "f:vVh", longopts, NULL)) != -1) {
         switch (c) {
+        case 'O': {
+            json_t *doc = rest_openapi_doc();
+            text = json_dumps(doc, JSON_INDENT(2));
+            json_decref(doc);
+            puts(text ? text : "");
+            c = text ? 0 : 1;
+            free(text);
+            exit(c);
+        }
         case 'f':
             *conf_path = optarg;
             break;

@@ -538,18 +538,20 @@ class Cluster:
         """The controller's port (SlurmctldPort of this cluster)."""
         return int(self.conf_value("SlurmctldPort"))
 
-    def rpc(self, msg_type, body=None, port=None, timeout=10, user=None):
+    def rpc(self, msg_type, body=None, port=None, timeout=10, user=None,
+            cred=None):
         """One request to the controller (or to 'port') over the wire
         protocol of docs/protocol.md, with a MUNGE credential minted by the
-        munge command (as 'user' when given: runuser).  Returns the
-        response body; an error response raises ClusterError with its
-        errnum and errstr.
+        munge command (as 'user' when given: runuser), or 'cred' as given
+        (a JWT).  Returns the response body; an error response raises
+        ClusterError with its errnum and errstr.
         """
         body = body or {}
         port = port or self.ctld_port
         text = json.dumps(body, separators=(",", ":"), sort_keys=True,
                           ensure_ascii=False)
-        cred = self._munge_cred(msg_type, text, user)
+        if cred is None:
+            cred = self._munge_cred(msg_type, text, user)
         req = json.dumps({"v": 1, "type": msg_type, "cred": cred,
                           "body": body}).encode()
         with socket.create_connection(("127.0.0.1", port), timeout) as s:

@@ -6,6 +6,7 @@
  * own connection (commands make one or two calls and exit).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,22 +28,23 @@ const struct slurm_conf *cmd_conf(const char *prog)
     return conf;
 }
 
-int cmd_rpc_to(const char *prog, const char *host, uint16_t port,
-               const char *type, json_t *body, json_t **resp,
-               drv_error_t *error)
+/* One call with 'a' (the MUNGE context when NULL: made on first use). */
+static int call(const char *prog, proto_auth_t *a, const char *host,
+                uint16_t port, const char *type, json_t *body, json_t **resp,
+                drv_error_t *error)
 {
     const struct slurm_conf *c = cmd_conf(prog);
     int timeout_ms = c->msg_timeout_s ? (int)c->msg_timeout_s * 1000 : 10000;
 
     if (resp)
         *resp = NULL;
-    if (!auth && !(auth = proto_auth_create(c->auth_socket, error))) {
+    if (!a && !auth && !(auth = proto_auth_create(c->auth_socket, error))) {
         json_decref(body);
         if (error && !error->text[0])
             errprintf(error, "%s", drv_strerror(errno));
         return -1;
     }
-    if (proto_call_sync(host, port, auth, type, body, resp, timeout_ms,
+    if (proto_call_sync(host, port, a ? a : auth, type, body, resp, timeout_ms,
                         error) < 0) {
         if (error && !error->text[0])
             errprintf(error, "%s", drv_strerror(errno));
@@ -51,13 +53,36 @@ int cmd_rpc_to(const char *prog, const char *host, uint16_t port,
     return 0;
 }
 
+int cmd_rpc_to(const char *prog, const char *host, uint16_t port,
+               const char *type, json_t *body, json_t **resp,
+               drv_error_t *error)
+{
+    return call(prog, NULL, host, port, type, body, resp, error);
+}
+
+/* SLURM_JWT as the controller's credential when AuthAltTypes= allows it,
+ * as Slurm's commands do (jwt.html); NULL otherwise. */
+static proto_auth_t *jwt_auth(const struct slurm_conf *c)
+{
+    static proto_auth_t *token_auth;
+    static bool tried;
+    const char *token = getenv("SLURM_JWT");
+
+    if (!tried) {
+        tried = true;
+        if (token && *token && c->auth_alt_types && *c->auth_alt_types)
+            token_auth = proto_auth_create_token(token, NULL);
+    }
+    return token_auth;
+}
+
 int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
             drv_error_t *error)
 {
     const struct slurm_conf *c = cmd_conf(prog);
 
-    return cmd_rpc_to(prog, c->ctld_addr ? c->ctld_addr : c->ctld_host,
-                      c->ctld_port, type, body, resp, error);
+    return call(prog, jwt_auth(c), c->ctld_addr ? c->ctld_addr : c->ctld_host,
+                c->ctld_port, type, body, resp, error);
 }
 
 int cmd_rpc_dbd(const char *prog, const char *type, json_t *body,

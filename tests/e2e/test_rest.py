@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: Apache-2.0
+"""droverrestd (issue 14): slurmrestd's /slurm/v0.0.38 paths with JWT
+authentication, Prometheus metrics and the OpenAPI document, on a real
+cluster started by `drover up`.  Tokens come from `scontrol token`; the
+controller checks them and authorizes each request as the commands'."""
+import base64
+import hashlib
+import hmac
+import json
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from cluster import ClusterError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def rest_url(c):
+    return "http://" + (c.dir / "etc" / "restd.addr").read_text().strip()
+
+
+def call(c, path, token=None, method="GET", body=None, headers=None,
+         raw=None):
+    """(status, parsed JSON or text) of one HTTP request."""
+    h = dict(headers or {})
+    if token:
+        h["X-SLURM-USER-TOKEN"] = token
+    data = raw if raw is not None else (
+        json.dumps(body).encode() if body is not None else None)
+    req = urllib.request.Request(rest_url(c) + path, data=data, headers=h,
+                                 method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            status, text, ctype = r.status, r.read().decode(), \
+                r.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as e:
+        status, text, ctype = e.code, e.read().decode(), \
+            e.headers.get("Content-Type", "")
+    return status, json.loads(text) if "json" in ctype else text
+
+
+def token(c, user=None, *args):
+    r = c.run("scontrol", "token", *args, user=user, check=True)
+    assert r.stdout.startswith("SLURM_JWT=")
+    return r.stdout.strip().split("=", 1)[1]
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jwt(header, claims, key):
+    head = b64url(json.dumps(header).encode())
+    body = b64url(json.dumps(claims).encode())
+    sig = b"" if key is None else hmac.new(
+        key, f"{head}.{body}".encode(), hashlib.sha256).digest()
+    return f"{head}.{body}.{b64url(sig)}"
+
+
+def error_text(doc):
+    return doc["errors"][0]["error"]
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_rest_jobs_as_their_user(cluster, test_user):
+    c = cluster
+    tok = token(c, test_user)
+    status, doc = call(c, "/slurm/v0.0.38/ping")
+    assert status == 401 and "authentication required" in error_text(doc)
+    status, doc = call(c, "/slurm/v0.0.38/ping", tok)
+    assert status == 200 and doc["pings"][0]["ping"] == "UP"
+
+    out = c.user_workdir(test_user) / "rest.out"
+    status, doc = call(c, "/slurm/v0.0.38/job/submit", tok, "POST", {
+        "script": "#!/bin/bash\nid -un\necho $GREETING\n",
+        "job": {"name": "from-rest", "environment": {"GREETING": "hi",
+                                                     "PATH": "/usr/bin:/bin"},
+                "current_directory": str(out.parent),
+                "standard_output": str(out), "time_limit": 5}})
+    assert status == 200, doc
+    job = str(doc["job_id"])
+    assert doc["step_id"] == "BATCH" and doc["errors"] == []
+    assert c.wait_job_done(job) == "COMPLETED"
+    assert out.read_text() == f"{test_user}\nhi\n"
+    status, doc = call(c, f"/slurm/v0.0.38/job/{job}", tok)
+    assert status == 200
+    (rec,) = doc["jobs"]
+    assert (rec["job_id"], rec["name"], rec["user_name"], rec["job_state"],
+            rec["time_limit"]) == (int(job), "from-rest", test_user,
+                                   "COMPLETED", 5)
+    # The same record as squeue --json's.
+    sq = json.loads(c.run("squeue", "--json", "-t", "all", check=True).stdout)
+    status, doc = call(c, "/slurm/v0.0.38/jobs", tok)
+    by_id = {j["job_id"]: j for j in sq["jobs"]}
+    assert [j["job_id"] for j in doc["jobs"]] == list(by_id)
+    for j in doc["jobs"]:
+        assert j.keys() == by_id[j["job_id"]].keys()
+        assert j["job_state"] == by_id[j["job_id"]]["job_state"]
+
+    # Another user's job: refused, untouched; its owner (root) cancels it.
+    held = c.sbatch("-H", "--wrap", "true")
+    status, doc = call(c, f"/slurm/v0.0.38/job/{held}", tok, "DELETE")
+    assert status == 403, doc
+    assert c.job_state(held) == "PENDING"
+    status, doc = call(c, f"/slurm/v0.0.38/job/{held}", token(c), "DELETE")
+    assert status == 200 and doc["errors"] == []
+    assert c.wait_job_done(held) == "CANCELLED"
+    status, doc = call(c, "/slurm/v0.0.38/job/999999", tok)
+    assert status == 404 and error_text(doc) == "Invalid job id specified"
+
+    status, doc = call(c, "/slurm/v0.0.38/nodes", tok)
+    assert status == 200 and [n["name"] for n in doc["nodes"]] == ["node01"]
+    status, doc = call(c, "/slurm/v0.0.38/partition/debug", tok)
+    assert status == 200 and doc["partitions"][0]["name"] == "debug"
+    status, doc = call(c, "/slurm/v0.0.38/diag", tok)
+    assert status == 200 and doc["statistics"]["jobs_submitted"] >= 2
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_scontrol_token_rules(cluster, test_user):
+    c = cluster
+    r = c.run("scontrol", "token", "username=root", user=test_user)
+    assert r.returncode == 1
+    assert r.stderr.startswith("Unable to create token: ")
+    other = token(c, None, f"username={test_user}", "lifespan=60")
+    status, doc = call(c, "/slurm/v0.0.38/jobs", other)
+    assert status == 200
+    # SLURM_JWT in the environment authenticates commands to the
+    # controller as its user (Slurm's jwt.html), even for root's shell.
+    r = c.run("sbatch", "--parsable", "-H", "--wrap", "true",
+              env={"SLURM_JWT": other}, check=True)
+    job = r.stdout.strip()
+    assert c.job_field(job, "UserId").startswith(test_user + "(")
+    c.run("scancel", job, check=True)
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_rest_refuses_bad_tokens(cluster, test_user):
+    c = cluster
+    good = token(c, test_user, "lifespan=1")
+    head, claims, _ = good.split(".")
+    sun = json.loads(base64.urlsafe_b64decode(claims + "=="))
+    assert sun["sun"] == test_user and sun["exp"] - sun["iat"] == 1
+    now = int(time.time())
+    later = {"sun": "root", "iat": now, "exp": now + 600}
+    bad = {
+        "garbage": ("not-a-token", "not a JWT"),
+        "alg none": (jwt({"alg": "none", "typ": "JWT"}, later, None),
+                     "alg none"),
+        "HS512": (jwt({"alg": "HS512", "typ": "JWT"}, later, b"k" * 32),
+                  "alg HS512"),
+        "other key": (jwt({"alg": "HS256", "typ": "JWT"}, later, b"x" * 32),
+                      "signature does not match"),
+        "forged claims": (f"{head}.{b64url(json.dumps(later).encode())}."
+                          + good.split(".")[2], "signature does not match"),
+    }
+    time.sleep(2)
+    bad["expired"] = (good, "token expired at")
+    submit = {"script": "#!/bin/bash\ntrue\n", "job": {}}
+    for what, (tok, text) in bad.items():
+        status, doc = call(c, "/slurm/v0.0.38/job/submit", tok, "POST",
+                           submit)
+        assert status == 401, what
+        assert text in error_text(doc), (what, doc)
+    status, doc = call(c, "/slurm/v0.0.38/jobs", token(c))
+    assert doc["jobs"] == []  # nothing was submitted
+    # A token is never a daemon's credential: even root's may not send
+    # what only node daemons send, while it may ask what root asks.
+    root = token(c)
+    with pytest.raises(ClusterError, match="may not send 'node_register'"):
+        c.rpc("node_register", {"node": "node01"}, cred=root)
+    assert c.rpc("ping", cred=root)["host"]
+    with pytest.raises(ClusterError, match="not a MUNGE credential"):
+        c.rpc("ping", cred=root, port=c.ctld_port + 1)  # node01 (drover up)
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_rest_bad_requests(cluster):
+    c = cluster
+    tok = token(c)
+    cases = [
+        (b"{not json", 400, "the body is not JSON"),
+        (b"[1]", 400, "not a JSON object"),
+        (json.dumps({"script": "#!/bin/sh\n", "job": {"colour": "red"}})
+         .encode(), 400, "job.colour: not a key"),
+        (json.dumps({"script": "#!/bin/sh\n", "job": {"nodes": "3-1"}})
+         .encode(), 400, "job.nodes"),
+        (json.dumps({"job": {}}).encode(), 400, "needs \"script\""),
+        (b"x" * (5 << 20), 413, "request body over"),
+    ]
+    for raw, want, text in cases:
+        status, doc = call(c, "/slurm/v0.0.38/job/submit", tok, "POST",
+                           raw=raw)
+        assert status == want, (raw[:40], doc)
+        assert text in error_text(doc)
+    status, doc = call(c, "/slurm/v0.0.38/nothing", tok)
+    assert status == 404
+    status, doc = call(c, "/slurm/v0.0.38/jobs", tok, "POST", raw=b"{}")
+    assert status == 405
+    status, doc = call(c, "/slurm/v0.0.38/job/abc", tok)
+    assert status == 400
+    # The daemon is unharmed and nothing was queued.
+    status, doc = call(c, "/slurm/v0.0.38/jobs", tok)
+    assert status == 200 and doc["jobs"] == []
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 4}],
+                         indirect=True)
+def test_metrics(cluster):
+    parser = pytest.importorskip("prometheus_client.parser")
+    c = cluster
+    tok = token(c)
+    job = c.sbatch("--gres=gpu:2", "--wrap", "sleep 60")
+    c.wait_job_state(job, ("RUNNING",))
+    c.sbatch("-H", "--wrap", "true")
+    status, text = call(c, "/metrics", tok)
+    assert status == 200
+    fams = {f.name: f for f in parser.text_string_to_metric_families(text)}
+    jobs = {(s.labels["state"], s.labels["user"]): s.value
+            for s in fams["drover_jobs"].samples}
+    assert jobs == {("RUNNING", "root"): 1, ("PENDING", "root"): 1}
+    (pend,) = fams["drover_jobs_pending"].samples
+    assert pend.labels["reason"] == "JobHeldUser" and pend.value == 1
+    gpus = sorted((s.labels["job_id"], s.labels["node"],
+                   s.labels["gpu_index"]) for s in
+                  fams["drover_job_gpu_info"].samples)
+    assert gpus == [(job, "node01", "0"), (job, "node01", "1")]
+    use = {s.labels["use"]: s.value for s in fams["drover_gpus"].samples}
+    assert use == {"total": 4, "allocated": 2, "idle": 2}
+    assert fams["drover_scheduler_cycles"].samples[0].value >= 1
+    status, text = call(c, "/metrics")
+    assert status == 401
+    c.run("scancel", "-u", "root", check=True)
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_openapi_document_is_docs_copy(cluster):
+    c = cluster
+    status, doc = call(c, "/openapi.json")
+    assert status == 200
+    assert doc == json.loads((REPO / "docs" / "openapi.json").read_text()), \
+        "docs/openapi.json is stale: droverrestd --openapi > docs/openapi.json"
+    assert "/slurm/v0.0.38/job/submit" in doc["paths"]
+    assert "post" in doc["paths"]["/slurm/v0.0.38/job/submit"]
