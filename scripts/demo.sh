@@ -14,7 +14,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev
           libuv1-dev libmunge-dev munge libcmocka-dev python3-pytest
           uthash-dev libsqlite3-dev libpq-dev postgresql libpmix-dev
-          nettle-dev zlib1g-dev)  # libplplot-dev: drover-sim --plot (optional)
+          nettle-dev zlib1g-dev libmicrohttpd-dev libjwt-dev curl)  # libplplot-dev: drover-sim --plot (optional)
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -104,12 +104,19 @@ step "Their output (in $JOBS_DIR)"
 show "output_$cpu.log" "error_$cpu.log" "gpu_output_$gpu.log" \
      "gpu_error_$gpu.log"
 
+step "The same queue over REST (droverrestd, a token from scontrol token)"
+REST=$(cat "$DEMO_DIR/etc/restd.addr")
+eval "$(scontrol token)"
+curl -s -H "X-SLURM-USER-TOKEN: $SLURM_JWT" "http://$REST/slurm/v0.0.38/jobs" \
+    | grep -E '"(job_id|name|job_state)"' || true
+
 step "The cluster is still running"
 cat <<EOT
 Use it from a shell:
   export DROVER_CONF=$DROVER_CONF
   export PATH=$BIN:\$PATH
   sinfo; squeue; sbatch $REPO/docs/examples/gpu_job.sh
+  eval \$(scontrol token); curl -H "X-SLURM-USER-TOKEN: \$SLURM_JWT" http://$REST/metrics
 Stop it:
   $BIN/drover down --dir $DEMO_DIR
 EOT
