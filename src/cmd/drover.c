@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -21,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -800,6 +803,46 @@ static void wait_nodes(struct cluster *c, time_t deadline, int timeout_s)
     json_decref(resp);
 }
 
+/* Does something accept connections at "HOST:PORT"? */
+static bool accepting(const char *addr)
+{
+    const char *colon = strrchr(addr, ':');
+    struct sockaddr_in sin = {.sin_family = AF_INET};
+    char host[64];
+    bool ok;
+    int fd;
+
+    if (!colon)
+        return false;
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+    sin.sin_port = htons((uint16_t)atoi(colon + 1));
+    if (inet_pton(AF_INET, host, &sin.sin_addr) != 1
+        || (fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+        return false;
+    ok = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0;
+    close(fd);
+    return ok;
+}
+
+/* Wait until droverrestd listens, so the printed URL answers. */
+static void wait_restd(struct cluster *c, time_t deadline)
+{
+    struct daemon *d = NULL;
+
+    for (size_t i = 0; i < c->count; i++)
+        if (c->daemons[i].kind == DAEMON_RESTD)
+            d = &c->daemons[i];
+    if (!d)
+        return;
+    while (!accepting(c->restd_addr)) {
+        check_started_alive(c);
+        if (time(NULL) >= deadline)
+            fail_with_log(d->log, "droverrestd does not listen on %s",
+                          c->restd_addr);
+        sleep_ms(POLL_MS);
+    }
+}
+
 /* --- subcommands -------------------------------------------------------- */
 
 /* Hold DIR/drover.lock until exit, so that two `drover up` (or an up and a
@@ -861,6 +904,7 @@ static int cmd_up(char *dir, const struct opts *o)
     start_missing(c, deadline);
     wait_ctld(c, deadline, o->timeout_s);
     wait_nodes(c, deadline, o->timeout_s);
+    wait_restd(c, deadline);
     print_usage_hint(c);
     cluster_close(c);
     return 0;

@@ -358,6 +358,12 @@ struct conf_jwt {
  * parameters are refused there). */
 int conf_auth_jwt(const struct slurm_conf *conf, struct conf_jwt *out);
 
+/* The same from AuthAltTypes= 'types' and AuthAltParameters= 'params'
+ * (either NULL: not set) as read by a parser, with 'state_dir' for the
+ * default key (NULL: /var/spool): slurmdbd.conf's. */
+int conf_auth_jwt_from(const char *types, const char *params,
+                       const char *state_dir, struct conf_jwt *out);
+
 /* Read slurm.conf at 'path' (NULL: conf_env_path(), then the default path) and
  * gres.conf and cgroup.conf beside it (optional).  Warnings (unknown keywords) go to the log
  * at error level, prefixed "path:line:".  Returns a new conf (free with

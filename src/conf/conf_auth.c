@@ -110,10 +110,16 @@ const char *conf__set_auth_alt_params(char **field, const char *value)
 
 int conf_auth_jwt(const struct slurm_conf *conf, struct conf_jwt *out)
 {
+    return conf_auth_jwt_from(conf->auth_alt_types, conf->auth_alt_params,
+                              conf->state_save_location, out);
+}
+
+int conf_auth_jwt_from(const char *types, const char *params,
+                       const char *state_dir, struct conf_jwt *out)
+{
     *out = (struct conf_jwt){.token_creation = true};
-    out->enabled = conf->auth_alt_types && *conf->auth_alt_types;
-    if (conf->auth_alt_params
-        && each_item(conf->auth_alt_params, take_param, out)) {
+    out->enabled = types && *types;
+    if (params && each_item(params, take_param, out)) {
         free(out->key_path);
         out->key_path = NULL;
         errno = ENOMEM; /* the values were checked when read */
@@ -121,8 +127,7 @@ int conf_auth_jwt(const struct slurm_conf *conf, struct conf_jwt *out)
     }
     if (!out->key_path
         && asprintf(&out->key_path, "%s/jwt_hs256.key",
-                    conf->state_save_location ? conf->state_save_location
-                                              : "/var/spool")
+                    state_dir ? state_dir : "/var/spool")
                < 0) {
         out->key_path = NULL;
         errno = ENOMEM;

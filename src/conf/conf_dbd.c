@@ -27,6 +27,8 @@ enum dbd_key_type {
     DK_DEBUG,
     DK_STORAGE,  /* StorageType= */
     DK_AUTHINFO,
+    DK_AUTH_ALT_TYPES,  /* checked (conf_auth.c) */
+    DK_AUTH_ALT_PARAMS, /* checked (conf_auth.c) */
     DK_IGNORE,   /* a slurmdbd.conf keyword we accept and do not use */
 };
 
@@ -57,12 +59,13 @@ static const struct dbd_key dbd_keys[] = {
     { "PrivateData",   DK_STRING,   DF(private_data) },
     { "DebugLevel",    DK_DEBUG,    DF(debug_level) },
     { "AuthInfo",      DK_AUTHINFO, DF(auth_socket) },
+    { "AuthAltTypes",  DK_AUTH_ALT_TYPES, DF(auth_alt_types) },
+    { "AuthAltParameters", DK_AUTH_ALT_PARAMS, DF(auth_alt_params) },
     DIGNORED("AllowNoDefAcct"), DIGNORED("ArchiveDir"),
     DIGNORED("ArchiveEvents"), DIGNORED("ArchiveJobs"),
     DIGNORED("ArchiveResvs"), DIGNORED("ArchiveScript"),
     DIGNORED("ArchiveSteps"), DIGNORED("ArchiveSuspend"),
     DIGNORED("ArchiveTXN"), DIGNORED("ArchiveUsage"),
-    DIGNORED("AuthAltTypes"), DIGNORED("AuthAltParameters"),
     DIGNORED("AuthType"), DIGNORED("CommitDelay"),
     DIGNORED("CommunicationParameters"), DIGNORED("DbdBackupHost"),
     DIGNORED("DebugFlags"), DIGNORED("DebugLevelSyslog"),
@@ -128,6 +131,10 @@ static const char *set_dbd_key(struct dbd_conf *c, const struct dbd_key *k,
         return set_storage(c, value);
     case DK_AUTHINFO:
         return conf__set_authinfo(field, value);
+    case DK_AUTH_ALT_TYPES:
+        return conf__set_auth_alt_types(field, value);
+    case DK_AUTH_ALT_PARAMS:
+        return conf__set_auth_alt_params(field, value);
     default:
         return NULL;
     }
@@ -182,6 +189,14 @@ static int dbd_finish(struct dbd_conf *c, drv_error_t *error)
     if ((!c->dbd_addr && !(c->dbd_addr = strdup(c->dbd_host)))
         || (!c->storage_loc && !(c->storage_loc = strdup(loc))))
         return conf__enomem(error);
+    /* slurmdbd has no state directory to find a default key in. */
+    if (c->auth_alt_types && *c->auth_alt_types
+        && !(c->auth_alt_params && strcasestr(c->auth_alt_params,
+                                              "jwt_key="))) {
+        errno = EINVAL;
+        return errprintf(error, "%s: AuthAltTypes=auth/jwt needs "
+                         "AuthAltParameters=jwt_key=PATH", c->path);
+    }
     return 0;
 }
 

@@ -44,6 +44,9 @@ struct dbd_conf {
     char *private_data;    /* PrivateData=, or NULL (Drover: "jobs") */
     char *debug_level;     /* DebugLevel=, "info" */
     char *auth_socket;     /* AuthInfo=socket=PATH, or NULL (munge default) */
+    char *auth_alt_types;  /* AuthAltTypes= ("auth/jwt"), or NULL */
+    char *auth_alt_params; /* AuthAltParameters= (jwt_key= required with
+                            * auth/jwt), or NULL; conf_auth_jwt_from() */
 };
 
 /* Where slurmdbd.conf is: $DROVER_DBD_CONF, else slurmdbd.conf in the

@@ -29,7 +29,7 @@
 #include "ctld/preempt.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
-#include "ctld/ident.h"
+#include "common/ident.h"
 #include "ctld/token.h"
 #include "ctld/state.h"
 #include "ctld/suspend.h"

@@ -9,7 +9,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/ident.h"
+#include "common/ident.h"
 #include "ctld/part_access.h"
 
 struct part_access {

@@ -23,7 +23,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/enforce.h"
-#include "ctld/ident.h"
+#include "common/ident.h"
 #include "ctld/depend.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"

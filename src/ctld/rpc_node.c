@@ -16,7 +16,7 @@
 #include "ctld/ctld.h"
 #include "ctld/resv.h"
 #include "ctld/event.h"
-#include "ctld/ident.h"
+#include "common/ident.h"
 #include "ctld/part_access.h"
 #include "ctld/step.h"
 

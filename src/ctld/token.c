@@ -9,31 +9,10 @@
 #include "common/log.h"
 #include "conf/conf.h"
 #include "ctld/ctld.h"
-#include "ctld/ident.h"
+#include "common/ident.h"
 #include "ctld/token.h"
 #include "proto/auth.h"
 #include "proto/jwt_auth.h"
-
-/* The token's user as the sender: unknown users are refused. */
-static int verify_token(const char *token, uid_t *uid, gid_t *gid,
-                        drv_error_t *error, void *arg)
-{
-    struct ctld *ctld = arg;
-    char *user = NULL;
-
-    if (proto_jwt_verify(ctld->jwt, token, ctld_now(ctld), &user, NULL,
-                         error)
-        < 0)
-        return -1;
-    if (!ident_user_id(ctld->ident, user, uid, gid, ctld_now(ctld))) {
-        errprintf(error, "token user %s is not a user of this host", user);
-        free(user);
-        errno = EDRV_PROTOCOL_AUTH;
-        return -1;
-    }
-    free(user);
-    return 0;
-}
 
 int token_init(struct ctld *ctld, drv_error_t *error)
 {
@@ -46,7 +25,7 @@ int token_init(struct ctld *ctld, drv_error_t *error)
             free(c.key_path);
             return -1;
         }
-        proto_auth_set_token_verifier(ctld->auth, verify_token, ctld);
+        proto_jwt_accept(ctld->auth, ctld->jwt, ctld->ident);
         log_verbose("auth/jwt: tokens accepted (key %s)", c.key_path);
     }
     ctld->jwt_conf = c;

@@ -43,6 +43,8 @@ struct dbd {
     uv_loop_t *loop;
     struct dbd_conf *conf;
     proto_auth_t *auth;
+    struct proto_jwt *jwt;    /* auth/jwt key, or NULL (tokens refused) */
+    struct ident *ident;      /* token user names (common/ident.h) */
     proto_server_t *server;
     uid_t slurm_uid;          /* SlurmUser's uid: an admin, like root */
     struct db_target target;  /* strings borrowed from conf */

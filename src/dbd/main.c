@@ -19,6 +19,9 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "dbd/dbd.h"
+#include "common/ident.h"
+#include "conf/conf.h"
+#include "proto/jwt_auth.h"
 
 static const char usage_text[] =
     "Usage: droverdbd [-D] [-f slurmdbd.conf] [-v...] [-V]\n"
@@ -56,6 +59,27 @@ static void setup_logging(const struct dbd_conf *conf, struct daemon_opts *o)
         log_fatal("cannot open %s", conf->log_file);
 }
 
+/* AuthAltTypes=auth/jwt in slurmdbd.conf: tokens as credentials, as the
+ * controller takes them (ctld/token.h), so droverrestd's /slurmdb paths
+ * act as their user. */
+static void dbd_jwt_init(struct dbd *dbd)
+{
+    drv_error_t error = {{0}};
+    struct conf_jwt j;
+
+    if (conf_auth_jwt_from(dbd->conf->auth_alt_types,
+                           dbd->conf->auth_alt_params, NULL, &j) < 0)
+        log_fatal("out of memory");
+    if (j.enabled) {
+        if (!(dbd->jwt = proto_jwt_load(j.key_path, &error)))
+            log_fatal("auth/jwt: %s", error.text);
+        dbd->ident = ident_create(0);
+        proto_jwt_accept(dbd->auth, dbd->jwt, dbd->ident);
+        log_verbose("auth/jwt: tokens accepted (key %s)", j.key_path);
+    }
+    free(j.key_path);
+}
+
 static void dbd_init(struct dbd *dbd, struct daemon_opts *o)
 {
     drv_error_t error = {{0}};
@@ -81,6 +105,7 @@ static void dbd_init(struct dbd *dbd, struct daemon_opts *o)
     };
     if (!(dbd->auth = proto_auth_create(c->auth_socket, &error)))
         log_fatal("%s", error.text);
+    dbd_jwt_init(dbd);
 }
 
 static void dbd_listen(struct dbd *dbd)
@@ -123,6 +148,8 @@ static void dbd_fini(struct dbd *dbd)
     daemon_close_loop(dbd->loop); /* the running work items complete */
     dbd_work_close(dbd);
     proto_auth_destroy(dbd->auth);
+    proto_jwt_destroy(dbd->jwt);
+    ident_destroy(dbd->ident);
     if (dbd->conf->pid_file)
         (void)unlink(dbd->conf->pid_file);
     conf_dbd_destroy(dbd->conf);

@@ -14,12 +14,15 @@
 #include <jwt.h>
 
 #include "common/base64.h"
+#include "common/ident.h"
+#include "proto/auth.h"
 #include "proto/jwt_auth.h"
 
 /* A key file larger than this is not a key (bytes). */
 #define KEY_MAX 65536
 
 struct proto_jwt {
+    struct ident *ident; /* proto_jwt_accept()'s, for user names */
     size_t len;
     unsigned char key[];
 };
@@ -39,6 +42,7 @@ proto_jwt_t *proto_jwt_from_key(const void *key, size_t len,
         errprintf(error, "out of memory");
         return NULL;
     }
+    jwt->ident = NULL;
     jwt->len = len;
     memcpy(jwt->key, key, len);
     return jwt;
@@ -243,4 +247,31 @@ int proto_jwt_verify(const proto_jwt_t *jwt, const char *token, time_t now,
         *exp = (time_t)expiry;
     jwt_free(t);
     return 0;
+}
+
+/* The token's user as the sender: unknown users are refused. */
+static int verify_token(const char *token, uid_t *uid, gid_t *gid,
+                        drv_error_t *error, void *arg)
+{
+    proto_jwt_t *jwt = arg;
+    time_t now = time(NULL);
+    char *user = NULL;
+
+    if (proto_jwt_verify(jwt, token, now, &user, NULL, error) < 0)
+        return -1;
+    if (!ident_user_id(jwt->ident, user, uid, gid, now)) {
+        errprintf(error, "token user %s is not a user of this host", user);
+        free(user);
+        errno = EDRV_PROTOCOL_AUTH;
+        return -1;
+    }
+    free(user);
+    return 0;
+}
+
+void proto_jwt_accept(proto_auth_t *auth, proto_jwt_t *jwt,
+                      struct ident *ident)
+{
+    jwt->ident = ident;
+    proto_auth_set_token_verifier(auth, verify_token, jwt);
 }

@@ -63,4 +63,15 @@ char *proto_jwt_issue(const proto_jwt_t *jwt, const char *user, time_t now,
 int proto_jwt_verify(const proto_jwt_t *jwt, const char *token, time_t now,
                      char **user, time_t *exp, drv_error_t *error);
 
+struct ident;
+struct proto_auth;
+
+/* Make the server context 'auth' accept tokens signed with 'jwt' in place
+ * of MUNGE credentials (proto_auth_set_token_verifier): the token's "sun"
+ * is the sender, its uid and primary gid looked up through 'ident' (a
+ * name that is no user here is refused).  Both are borrowed and must
+ * outlive 'auth'. */
+void proto_jwt_accept(struct proto_auth *auth, proto_jwt_t *jwt,
+                      struct ident *ident);
+
 #endif /* !DROVER_PROTO_JWT_AUTH_H */

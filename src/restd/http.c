@@ -92,6 +92,29 @@ void rest_fail_errno(struct rest_req *r, int errnum, const char *text)
 int rest_call(struct rest_req *r, const char *type, json_t *body,
               json_t **resp)
 {
+    return rest_call_to(r, r->rd->ctld_host, r->rd->ctld_port, type, body,
+                        resp);
+}
+
+int rest_call_dbd(struct rest_req *r, const char *type, json_t *body,
+                  json_t **resp)
+{
+    if (!r->rd->dbd_port) {
+        json_decref(body);
+        rest_fail(r, MHD_HTTP_NOT_FOUND, EDRV_NOT_SUPPORTED,
+                  "no accounting daemon (AccountingStorageType=%s)",
+                  r->rd->conf->accounting_storage_type
+                      ? r->rd->conf->accounting_storage_type
+                      : "accounting_storage/none");
+        return -1;
+    }
+    return rest_call_to(r, r->rd->dbd_host, r->rd->dbd_port, type, body,
+                        resp);
+}
+
+int rest_call_to(struct rest_req *r, const char *host, uint16_t port,
+                 const char *type, json_t *body, json_t **resp)
+{
     drv_error_t error = {{0}};
     proto_auth_t *auth;
     json_t *out = NULL;
@@ -101,8 +124,8 @@ int rest_call(struct rest_req *r, const char *type, json_t *body,
         rest_fail_errno(r, EDRV_PROTOCOL_AUTH, "the token is not a JWT");
         return -1;
     }
-    if (proto_call_sync(r->rd->ctld_host, r->rd->ctld_port, auth, type, body,
-                        &out, r->rd->timeout_ms, &error)
+    if (proto_call_sync(host, port, auth, type, body, &out,
+                        r->rd->timeout_ms, &error)
         < 0) {
         int errnum = errno;
         proto_auth_destroy(auth);

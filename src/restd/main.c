@@ -133,6 +133,12 @@ int main(int argc, char **argv)
         .conf = conf,
         .ctld_host = conf->ctld_addr ? conf->ctld_addr : conf->ctld_host,
         .ctld_port = conf->ctld_port,
+        .dbd_host = conf->accounting_storage_host
+                        ? conf->accounting_storage_host
+                        : conf->ctld_addr ? conf->ctld_addr : conf->ctld_host,
+        .dbd_port = conf->accounting_storage_type
+                        && strstr(conf->accounting_storage_type, "slurmdbd")
+                        ? conf->accounting_storage_port : 0,
         .timeout_ms = conf->msg_timeout_s ? (int)conf->msg_timeout_s * 1000
                                           : 10000,
     };

@@ -34,6 +34,9 @@ struct restd {
     const struct slurm_conf *conf;
     const char *ctld_host;    /* ControlAddr, else SlurmctldHost */
     uint16_t ctld_port;
+    const char *dbd_host;     /* AccountingStorageHost, else the
+                               * controller's */
+    uint16_t dbd_port;        /* AccountingStoragePort; 0: no droverdbd */
     int timeout_ms;           /* MessageTimeout */
 };
 
@@ -79,6 +82,13 @@ void rest_dispatch(struct rest_req *r);
 int rest_call(struct rest_req *r, const char *type, json_t *body,
               json_t **resp);
 
+/* rest_call() to droverdbd (404 when the cluster has none), and to any
+ * 'host':'port'. */
+int rest_call_dbd(struct rest_req *r, const char *type, json_t *body,
+                  json_t **resp);
+int rest_call_to(struct rest_req *r, const char *host, uint16_t port,
+                 const char *type, json_t *body, json_t **resp);
+
 /* Answer with status and an errors document {"meta","errors":[{"error":
  * text,"errno":errnum}]} (v0.0.38's error shape). */
 void rest_fail(struct rest_req *r, unsigned status, int errnum,
@@ -107,6 +117,12 @@ void rest_node_get(struct rest_req *r, const char *arg);
 void rest_partitions(struct rest_req *r, const char *arg);
 void rest_partition_get(struct rest_req *r, const char *arg);
 void rest_metrics(struct rest_req *r, const char *arg);
+void rest_db_jobs(struct rest_req *r, const char *arg);
+void rest_db_job_get(struct rest_req *r, const char *arg);
+void rest_db_qos(struct rest_req *r, const char *arg);
+void rest_db_accounts(struct rest_req *r, const char *arg);
+void rest_db_users(struct rest_req *r, const char *arg);
+void rest_db_associations(struct rest_req *r, const char *arg);
 void rest_openapi(struct rest_req *r, const char *arg);
 
 /* The OpenAPI 3 document of rest_routes (new reference). */

@@ -10,6 +10,7 @@
 #include "restd/rest.h"
 
 #define V38 "/slurm/v0.0.38"
+#define DB38 "/slurmdb/v0.0.38"
 
 const struct rest_route rest_routes[] = {
     {"GET", V38 "/ping", rest_ping, true, "ping the controller", "slurm"},
@@ -31,6 +32,17 @@ const struct rest_route rest_routes[] = {
      "slurm"},
     {"GET", V38 "/partition/{partition_name}", rest_partition_get, true,
      "one partition", "slurm"},
+    {"GET", DB38 "/jobs", rest_db_jobs, true, "jobs in accounting (sacct "
+     "--json): ?account= ?partition= ?state= ?job_name= ?start_time= "
+     "?end_time=", "slurmdb"},
+    {"GET", DB38 "/job/{job_id}", rest_db_job_get, true,
+     "one job in accounting", "slurmdb"},
+    {"GET", DB38 "/qos", rest_db_qos, true, "every QOS", "slurmdb"},
+    {"GET", DB38 "/associations", rest_db_associations, true,
+     "every association", "slurmdb"},
+    {"GET", DB38 "/accounts", rest_db_accounts, true, "every account",
+     "slurmdb"},
+    {"GET", DB38 "/users", rest_db_users, true, "every user", "slurmdb"},
     {"GET", "/metrics", rest_metrics, true,
      "Prometheus metrics of jobs, nodes and the scheduler", "drover"},
     {"GET", "/openapi.json", rest_openapi, false,

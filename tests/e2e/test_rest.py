@@ -245,3 +245,54 @@ def test_openapi_document_is_docs_copy(cluster):
         "docs/openapi.json is stale: droverrestd --openapi > docs/openapi.json"
     assert "/slurm/v0.0.38/job/submit" in doc["paths"]
     assert "post" in doc["paths"]["/slurm/v0.0.38/job/submit"]
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_slurmdb_paths(cluster, test_user):
+    """/slurmdb/v0.0.38: droverdbd takes the token too; jobs are sacct
+    --json's records, QOS/associations/accounts/users the sacctmgr
+    tables in v0.0.38's shapes."""
+    c = cluster
+    c.run("sacctmgr", "-i", "add", "account", "physics", check=True)
+    c.run("sacctmgr", "-i", "add", "user", test_user, "account=physics",
+          check=True)
+    c.run("sacctmgr", "-i", "add", "qos", "gpu4",
+          "MaxTRESPerUser=gres/gpu=4", check=True)
+    job = c.sbatch("--wrap", "true")
+    assert c.wait_job_done(job) == "COMPLETED"
+    tok = token(c)
+
+    def db_job():
+        status, doc = call(c, f"/slurmdb/v0.0.38/job/{job}", tok)
+        done = status == 200 and \
+            doc["jobs"][0]["state"]["current"] == "COMPLETED"
+        return doc["jobs"] if done else None
+    c.wait_until(db_job, what=f"job {job} COMPLETED in accounting")
+    sacct = json.loads(c.run("sacct", "--json", "-j", job,
+                             check=True).stdout)
+    assert db_job() == sacct["jobs"]
+    status, doc = call(c, "/slurmdb/v0.0.38/jobs?state=COMPLETED", tok)
+    assert int(job) in [j["job_id"] for j in doc["jobs"]]
+    status, doc = call(c, "/slurmdb/v0.0.38/job/999999", tok)
+    assert status == 404
+
+    status, doc = call(c, "/slurmdb/v0.0.38/qos", tok)
+    qos = {q["name"]: q for q in doc["qos"]}
+    assert qos["gpu4"]["limits"]["max"]["tres"]["per"]["user"] == [
+        {"type": "gres", "name": "gpu", "count": 4}]
+    status, doc = call(c, "/slurmdb/v0.0.38/users", tok)
+    users = {u["name"]: u for u in doc["users"]}
+    assert users[test_user]["default"]["account"] == "physics"
+    assert users["root"]["administrator_level"] == "Administrator"
+    status, doc = call(c, "/slurmdb/v0.0.38/associations", tok)
+    assert {"account": "physics", "user": test_user} in [
+        {"account": a["account"], "user": a["user"]}
+        for a in doc["associations"]]
+    status, doc = call(c, "/slurmdb/v0.0.38/accounts", tok)
+    assert "physics" in [a["name"] for a in doc["accounts"]]
+    # droverdbd checks tokens itself: a forged one is refused there too.
+    forged = jwt({"alg": "HS256", "typ": "JWT"},
+                 {"sun": "root", "iat": 0, "exp": int(time.time()) + 60},
+                 b"y" * 32)
+    status, doc = call(c, "/slurmdb/v0.0.38/qos", forged)
+    assert status == 401 and "signature" in error_text(doc)

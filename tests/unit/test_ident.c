@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ctld/ident.h"
+#include "common/ident.h"
 
 /* A uid and a gid no passwd or group entry has. */
 #define NOBODY_UID 4000000111u

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ctld/ident.h"
+#include "common/ident.h"
 #include "ctld/part_access.h"
 
 /* The lookups every test shares (ident.h). */

@@ -500,6 +500,8 @@ static const char dbd_conf_fmt[] =
     "SlurmUser=%3$s\n"
     "AuthType=auth/munge\n"
     "AuthInfo=socket=%1$s/" DROVER_MUNGE_SOCKET_REL "\n"
+    "AuthAltTypes=auth/jwt\n"
+    "AuthAltParameters=jwt_key=%1$s/" DROVER_JWT_KEY_REL "\n"
     "LogFile=%1$s/" DROVER_DBD_LOG_REL "\n"
     "PidFile=%1$s/" DROVER_DBD_PID_REL "\n"
     "DebugLevel=info\n"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * ident.h - user and group lookups for the controller's loop, cached
+ * ident.h - user and group lookups for a daemon's loop, cached
  *
  * getpwuid_r(), getgrouplist(), getgrgid_r() and getgrnam_r() may ask a
  * directory service over the network: in the controller's one loop they
@@ -10,8 +10,8 @@
  * costs at most one lookup of each kind per TTL whatever the request rate.
  * A user or group changed in the directory is seen after the TTL at most.
  */
-#ifndef DROVER_CTLD_IDENT_H
-#define DROVER_CTLD_IDENT_H
+#ifndef DROVER_COMMON_IDENT_H
+#define DROVER_COMMON_IDENT_H
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -68,4 +68,4 @@ bool ident_user_id(struct ident *id, const char *name, uid_t *uid,
  * misses and refreshes): for tests and sdiag-like figures. */
 unsigned long ident_lookups(const struct ident *id);
 
-#endif /* !DROVER_CTLD_IDENT_H */
+#endif /* !DROVER_COMMON_IDENT_H */

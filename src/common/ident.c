@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * ident.c - user and group lookups for the controller's loop, cached
+ * ident.c - user and group lookups for a daemon's loop, cached
  * (ident.h)
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/ident.h"
+#include "common/ident.h"
 
 /* The databases' reentrant calls take a caller's buffer; a group with
  * many members needs more than a page: grown up to this. */
