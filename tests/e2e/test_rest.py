@@ -9,11 +9,12 @@ import hmac
 import json
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
-from cluster import ClusterError
+from cluster import ClusterError, require
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -210,7 +211,11 @@ def test_rest_bad_requests(cluster):
 @pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 4}],
                          indirect=True)
 def test_metrics(cluster):
-    parser = pytest.importorskip("prometheus_client.parser")
+    try:
+        from prometheus_client import parser
+    except ImportError:
+        parser = None
+    require(parser, "python3-prometheus-client is not installed")
     c = cluster
     tok = token(c)
     job = c.sbatch("--gres=gpu:2", "--wrap", "sleep 60")
@@ -296,3 +301,63 @@ def test_slurmdb_paths(cluster, test_user):
                  b"y" * 32)
     status, doc = call(c, "/slurmdb/v0.0.38/qos", forged)
     assert status == 401 and "signature" in error_text(doc)
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 2}],
+                         indirect=True)
+def test_prometheus_scrapes_the_cluster(cluster, tmp_path):
+    """A real Prometheus server (Debian's) scrapes /metrics with a bearer
+    token and answers PromQL about the cluster's jobs and GPUs."""
+    import shutil
+    import subprocess
+    prom = shutil.which("prometheus")
+    c = cluster
+    require(prom, "prometheus is not installed (apt-get install prometheus)")
+    tok = token(c, None, "lifespan=600")
+    job = c.sbatch("--gres=gpu:1", "--wrap", "sleep 120")
+    c.wait_job_state(job, ("RUNNING",))
+    port = free_port()
+    conf = tmp_path / "prometheus.yml"
+    conf.write_text(
+        "global: {scrape_interval: 1s, scrape_timeout: 1s}\n"
+        "scrape_configs:\n"
+        "  - job_name: drover\n"
+        f"    authorization: {{credentials: '{tok}'}}\n"
+        f"    static_configs: [{{targets: ['{rest_url(c)[7:]}']}}]\n")
+    p = subprocess.Popen(
+        [prom, f"--config.file={conf}",
+         f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+         f"--web.listen-address=127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=open(tmp_path / "prom.log", "w"))
+    try:
+        def query(q):
+            url = f"http://127.0.0.1:{port}/api/v1/query?" + \
+                urllib.parse.urlencode({"query": q})
+            try:
+                with urllib.request.urlopen(url, timeout=5) as r:
+                    res = json.loads(r.read())["data"]["result"]
+            except (urllib.error.URLError, ConnectionError):
+                return None
+            return res or None
+        res = c.wait_until(
+            lambda: query('sum(drover_jobs{state="RUNNING"})'), timeout=60,
+            what="Prometheus to scrape drover_jobs")
+        assert float(res[0]["value"][1]) == 1
+        res = query("drover_job_gpu_info")
+        assert [(r["metric"]["job_id"], r["metric"]["node"])
+                for r in res] == [(job, "node01")]
+        res = query('drover_gpus{use="idle"}')
+        assert float(res[0]["value"][1]) == 1
+        up = query('up{job="drover"}')
+        assert float(up[0]["value"][1]) == 1
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+        c.run("scancel", job)
