@@ -49,6 +49,7 @@ void stats_cycle(struct ctld *ctld, time_t now, uint64_t us, size_t queue,
     struct ctld_stats *st = &ctld->stats;
 
     st->cycles++;
+    histogram_add(&st->cycle_hist, us);
     st->cycle_total_us += us;
     st->cycle_last_us = us;
     if (us > st->cycle_max_us)
@@ -79,7 +80,7 @@ static json_t *schedule_json(const struct ctld_stats *st, time_t now)
     double minutes = (double)(now - st->since) / 60.0;
 
     return json_pack(
-        "{s:I s:I s:I s:I s:I s:I s:I s:I s:I}", "cycles",
+        "{s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I s:o}", "cycles",
         (json_int_t)st->cycles, "last_cycle_us", (json_int_t)st->cycle_last_us,
         "max_cycle_us", (json_int_t)st->cycle_max_us, "mean_cycle_us",
         (json_int_t)(st->cycles ? st->cycle_total_us / st->cycles : 0),
@@ -89,7 +90,9 @@ static json_t *schedule_json(const struct ctld_stats *st, time_t now)
         (json_int_t)(minutes >= 1.0 ? (double)st->cycles / minutes
                                     : (double)st->cycles),
         "last_queue_length", (json_int_t)st->last_queue, "last_cycle_when",
-        (json_int_t)st->last_cycle_when);
+        (json_int_t)st->last_cycle_when, "total_us",
+        (json_int_t)st->cycle_total_us, "le_us",
+        histogram_le_json(&st->cycle_hist));
 }
 
 static json_t *stats_json(struct ctld *ctld, time_t now)

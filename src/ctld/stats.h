@@ -17,6 +17,8 @@
 
 #include "proto/server.h"
 
+#include "common/histogram.h"
+
 struct ctld;
 struct ctld_event;
 
@@ -26,6 +28,7 @@ struct ctld_stats {
         jobs_failed;
     /* scheduling passes (microseconds of wall time) */
     uint64_t cycles, cycle_total_us, cycle_max_us, cycle_last_us;
+    struct histogram cycle_hist; /* pass times, us (Prometheus buckets) */
     uint64_t depth_total, last_depth; /* pending jobs each pass judged */
     uint64_t last_queue;   /* pending jobs at the last pass */
     time_t last_cycle_when;

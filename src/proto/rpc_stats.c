@@ -7,19 +7,13 @@
 #include <string.h>
 #include <uthash.h>
 
+#include "common/histogram.h"
 #include "common/xalloc.h"
 #include "proto/rpc_stats.h"
 
-/* Buckets: values under 8 are exact; above, each power of two is split
- * in 8 (3 bits of mantissa), up to 2^40 us. */
-#define SUB_BITS 3
-#define SUBS (1u << SUB_BITS)
-#define BUCKETS ((40 - SUB_BITS + 1) * SUBS)
-
 struct type_stat {
     UT_hash_handle hh;
-    uint64_t count, total_us, max_us;
-    uint32_t hist[BUCKETS];
+    struct histogram h; /* times, us */
     char type[];
 };
 
@@ -33,30 +27,6 @@ struct rpc_stats {
     struct type_stat *types;
     struct user_stat *users;
 };
-
-static unsigned bucket_of(uint64_t us)
-{
-    unsigned msb, b;
-
-    if (us < SUBS)
-        return (unsigned)us;
-    msb = 63u - (unsigned)__builtin_clzll(us);
-    b = (msb - SUB_BITS + 1) * SUBS
-        + (unsigned)((us >> (msb - SUB_BITS)) & (SUBS - 1));
-    return b < BUCKETS ? b : BUCKETS - 1;
-}
-
-/* The largest value of bucket 'b'. */
-static uint64_t bucket_top(unsigned b)
-{
-    unsigned msb, sub;
-
-    if (b < SUBS)
-        return b;
-    msb = b / SUBS + SUB_BITS - 1;
-    sub = b % SUBS;
-    return ((uint64_t)(SUBS + sub + 1) << (msb - SUB_BITS)) - 1;
-}
 
 struct rpc_stats *rpc_stats_create(void)
 {
@@ -99,11 +69,7 @@ void rpc_stats_add(struct rpc_stats *st, const char *type, uid_t uid,
         memcpy(t->type, type, len + 1);
         HASH_ADD_KEYPTR(hh, st->types, t->type, len, t);
     }
-    t->count++;
-    t->total_us += us;
-    if (us > t->max_us)
-        t->max_us = us;
-    t->hist[bucket_of(us)]++;
+    histogram_add(&t->h, us);
     HASH_FIND(hh, st->users, &uid, sizeof(uid), u);
     if (!u) {
         u = xzalloc(sizeof(*u));
@@ -114,32 +80,13 @@ void rpc_stats_add(struct rpc_stats *st, const char *type, uid_t uid,
     u->total_us += us;
 }
 
-static uint64_t quantile(const struct type_stat *t, double q)
-{
-    uint64_t rank, seen = 0;
-
-    if (!t || !t->count)
-        return 0;
-    rank = (uint64_t)(q * (double)t->count);
-    if (rank >= t->count)
-        rank = t->count - 1;
-    for (unsigned b = 0; b < BUCKETS; b++) {
-        seen += t->hist[b];
-        if (seen > rank) {
-            uint64_t top = bucket_top(b);
-            return top < t->max_us ? top : t->max_us;
-        }
-    }
-    return t->max_us;
-}
-
 static int by_type_count(const void *a, const void *b)
 {
     const struct type_stat *x = *(struct type_stat *const *)a;
     const struct type_stat *y = *(struct type_stat *const *)b;
 
-    return x->count != y->count ? (x->count < y->count ? 1 : -1)
-                                : strcmp(x->type, y->type);
+    return x->h.count != y->h.count ? (x->h.count < y->h.count ? 1 : -1)
+                                    : strcmp(x->type, y->type);
 }
 
 static int by_user_count(const void *a, const void *b)
@@ -165,12 +112,15 @@ json_t *rpc_stats_to_json(const struct rpc_stats *st)
     qsort(us, nu, sizeof(*us), by_user_count);
     for (i = 0; i < nt; i++)
         json_array_append_new(
-            types, json_pack("{s:s s:I s:I s:I s:I s:I}", "type", ts[i]->type,
-                             "count", (json_int_t)ts[i]->count, "total_us",
-                             (json_int_t)ts[i]->total_us, "max_us",
-                             (json_int_t)ts[i]->max_us, "p50_us",
-                             (json_int_t)quantile(ts[i], 0.5), "p99_us",
-                             (json_int_t)quantile(ts[i], 0.99)));
+            types,
+            json_pack("{s:s s:I s:I s:I s:I s:I s:o}", "type", ts[i]->type,
+                      "count", (json_int_t)ts[i]->h.count, "total_us",
+                      (json_int_t)ts[i]->h.total, "max_us",
+                      (json_int_t)ts[i]->h.max, "p50_us",
+                      (json_int_t)histogram_quantile(&ts[i]->h, 0.5),
+                      "p99_us",
+                      (json_int_t)histogram_quantile(&ts[i]->h, 0.99),
+                      "le_us", histogram_le_json(&ts[i]->h)));
     for (i = 0; i < nu; i++)
         json_array_append_new(
             users, json_pack("{s:I s:I s:I}", "uid", (json_int_t)us[i]->uid,

@@ -8,8 +8,8 @@
  * checked) to its answer being queued, so an answer that waits for its
  * event to be durable (ctld_respond_durable()) counts that wait, as a
  * client sees it.  Besides Slurm's count and total time, each type keeps
- * a histogram of its times (log-linear buckets, at most 1/8 apart), from
- * which percentiles are read.
+ * a histogram of its times (common/histogram.h), from which percentiles
+ * and Prometheus' buckets are read.
  */
 #ifndef DROVER_PROTO_RPC_STATS_H
 #define DROVER_PROTO_RPC_STATS_H
@@ -36,8 +36,8 @@ void rpc_stats_reset(struct rpc_stats *st);
 
 /* The statistics as JSON (new reference):
  *   {"types": [{"type", "count", "total_us", "max_us", "p50_us",
- *               "p99_us"}, ...], "users": [{"uid", "count",
- *               "total_us"}, ...]}
+ *               "p99_us", "le_us": histogram_le_json()}, ...],
+ *    "users": [{"uid", "count", "total_us"}, ...]}
  * types and users by count, highest first (Slurm's default order).
  * Percentiles are the upper bound of the histogram bucket holding them.
  */

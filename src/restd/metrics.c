@@ -232,6 +232,31 @@ static void node_series(struct text *t, const json_t *nodes)
     json_decref(by_state);
 }
 
+/* NAME_bucket{labels,le=...}, NAME_sum, NAME_count of a histogram whose
+ * "le_us" (common/histogram.h), "total_us" and "count" (or "cycles")
+ * are in 'h'. */
+static void histogram_lines(struct text *t, const char *name,
+                            const char *labels, const json_t *h)
+{
+    const char *sep = labels ? "," : "";
+    json_int_t n = json_object_get(h, "count") ? num(h, "count")
+                                               : num(h, "cycles");
+    json_t *b;
+    size_t i;
+
+    labels = labels ? labels : "";
+    json_array_foreach(json_object_get(h, "le_us"), i, b)
+        put(t, "%s_bucket{%s%sle=\"%g\"} %lld\n", name, labels, sep,
+            (double)json_integer_value(json_array_get(b, 0)) / 1e6,
+            (long long)json_integer_value(json_array_get(b, 1)));
+    put(t, "%s_bucket{%s%sle=\"+Inf\"} %lld\n", name, labels, sep,
+        (long long)n);
+    put(t, "%s_sum%s%s%s %.6f\n", name, *labels ? "{" : "", labels,
+        *labels ? "}" : "", num(h, "total_us") / 1e6);
+    put(t, "%s_count%s%s%s %lld\n", name, *labels ? "{" : "", labels,
+        *labels ? "}" : "", (long long)n);
+}
+
 static void sched_series(struct text *t, const json_t *st)
 {
     const json_t *sched = json_object_get(st, "schedule");
@@ -244,12 +269,12 @@ static void sched_series(struct text *t, const json_t *st)
            "Scheduling passes since the statistics were reset.");
     put(t, "drover_scheduler_cycles_total %lld\n",
         (long long)num(sched, "cycles"));
-    header(t, "drover_scheduler_cycle_seconds", "gauge",
-           "Scheduling pass time: last, mean and largest.");
-    put(t, "drover_scheduler_cycle_seconds{stat=\"last\"} %.6f\n"
-           "drover_scheduler_cycle_seconds{stat=\"mean\"} %.6f\n"
-           "drover_scheduler_cycle_seconds{stat=\"max\"} %.6f\n",
-        num(sched, "last_cycle_us") / 1e6, num(sched, "mean_cycle_us") / 1e6,
+    header(t, "drover_scheduler_cycle_seconds", "histogram",
+           "Scheduling pass times (each pass includes backfill).");
+    histogram_lines(t, "drover_scheduler_cycle_seconds", NULL, sched);
+    header(t, "drover_scheduler_cycle_max_seconds", "gauge",
+           "The longest scheduling pass.");
+    put(t, "drover_scheduler_cycle_max_seconds %.6f\n",
         num(sched, "max_cycle_us") / 1e6);
     header(t, "drover_backfilled_jobs_total", "counter",
            "Jobs started by backfill since the controller started.");
@@ -272,12 +297,14 @@ static void sched_series(struct text *t, const json_t *st)
                        i, e)
         put(t, "drover_rpc_requests_total{type=\"%s\"} %lld\n",
             esc(str(e, "type"), a), (long long)num(e, "count"));
-    header(t, "drover_rpc_seconds_total", "counter",
-           "Time spent serving messages, by type.");
+    header(t, "drover_rpc_duration_seconds", "histogram",
+           "Time from a message's arrival to its answer, by type.");
     json_array_foreach(json_object_get(json_object_get(st, "rpc"), "types"),
-                       i, e)
-        put(t, "drover_rpc_seconds_total{type=\"%s\"} %.6f\n",
-            esc(str(e, "type"), a), num(e, "total_us") / 1e6);
+                       i, e) {
+        char label[600];
+        snprintf(label, sizeof(label), "type=\"%s\"", esc(str(e, "type"), a));
+        histogram_lines(t, "drover_rpc_duration_seconds", label, e);
+    }
 }
 
 void rest_metrics(struct rest_req *r, const char *arg)

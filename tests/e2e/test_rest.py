@@ -236,6 +236,22 @@ def test_metrics(cluster):
     use = {s.labels["use"]: s.value for s in fams["drover_gpus"].samples}
     assert use == {"total": 4, "allocated": 2, "idle": 2}
     assert fams["drover_scheduler_cycles"].samples[0].value >= 1
+    # Histograms: cumulative buckets up to +Inf == _count.
+    for name, labels in (("drover_scheduler_cycle_seconds", {}),
+                         ("drover_rpc_duration_seconds",
+                          {"type": "job_submit"})):
+        fam = fams[name]
+        assert fam.type == "histogram"
+        mine = [s for s in fam.samples
+                if all(s.labels.get(k) == v for k, v in labels.items())]
+        buckets = [s.value for s in mine if s.name.endswith("_bucket")]
+        (count,) = [s.value for s in mine if s.name.endswith("_count")]
+        assert buckets == sorted(buckets) and buckets[-1] == count >= 1
+        assert [s.labels["le"] for s in mine
+                if s.name.endswith("_bucket")][-1] == "+Inf"
+    (n,) = [s.value for s in fams["drover_rpc_duration_seconds"].samples
+            if s.name.endswith("_count") and s.labels["type"] == "job_submit"]
+    assert n == 2
     status, text = call(c, "/metrics")
     assert status == 401
     c.run("scancel", "-u", "root", check=True)
