@@ -4,10 +4,14 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -119,9 +123,14 @@ int rest_call_to(struct rest_req *r, const char *host, uint16_t port,
     proto_auth_t *auth;
     json_t *out = NULL;
 
-    if (!(auth = proto_auth_create_token(r->token, &error))) {
+    if (!r->token && r->local)
+        auth = proto_auth_create(r->rd->conf->auth_socket, &error);
+    else
+        auth = proto_auth_create_token(r->token, &error);
+    if (!auth) {
         json_decref(body);
-        rest_fail_errno(r, EDRV_PROTOCOL_AUTH, "the token is not a JWT");
+        rest_fail_errno(r, EDRV_PROTOCOL_AUTH,
+                        r->token ? "the token is not a JWT" : error.text);
         return -1;
     }
     if (proto_call_sync(host, port, auth, type, body, &out,
@@ -193,6 +202,24 @@ static enum MHD_Result send_answer(struct MHD_Connection *c,
     return ret;
 }
 
+/* On a unix socket: is the peer this daemon's own user (auth/local, as
+ * slurmrestd's)?  Such a request may go without a token: it is sent
+ * with this daemon's MUNGE credential, which is the same user's. */
+static bool peer_is_self(const struct restd *rd, struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci;
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+
+    if (!rd->unix_socket
+        || !(ci = MHD_get_connection_info(c,
+                                          MHD_CONNECTION_INFO_CONNECTION_FD))
+        || getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)
+               < 0)
+        return false;
+    return cred.uid == geteuid();
+}
+
 /* Run the request once its whole body is in. */
 static enum MHD_Result handle(const struct restd *rd,
                               struct MHD_Connection *c, const char *url,
@@ -204,6 +231,7 @@ static enum MHD_Result handle(const struct restd *rd,
         .user_name = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                  "X-SLURM-USER-NAME"),
         .body = p->body, .body_len = p->len,
+        .local = peer_is_self(rd, c),
     };
     enum MHD_Result ret;
 
@@ -275,20 +303,28 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 struct MHD_Daemon *http_start(const struct restd *rd,
-                              const struct sockaddr *addr,
+                              const struct sockaddr *addr, int listen_fd,
                               drv_error_t *error)
 {
+    struct MHD_OptionItem ops[] = {
+        addr ? (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0,
+                                       (void *)addr}
+             : (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                                       NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, HTTP_CONNECTION_LIMIT, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_TIMEOUT_S, NULL},
+        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, NULL},
+        {MHD_OPTION_LISTENING_ADDRESS_REUSE, addr ? 1 : 0, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     struct MHD_Daemon *d;
 
-    d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION
-            | MHD_USE_ERROR_LOG,
-        0, NULL, NULL, on_request, (void *)rd, MHD_OPTION_SOCK_ADDR, addr,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTION_LIMIT,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
-        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
+    d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD
+                             | MHD_USE_THREAD_PER_CONNECTION
+                             | MHD_USE_ERROR_LOG,
+                         0, NULL, NULL, on_request, (void *)rd,
+                         MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
     if (!d)
         errprintf(error, "cannot listen for HTTP: %s", strerror(errno));
     return d;

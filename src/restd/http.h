@@ -18,12 +18,13 @@
 
 struct MHD_Daemon;
 
-/* Listen on 'addr' (IPv4 or IPv6, copied) and serve requests through
- * rest_dispatch(), each connection on its own thread, until
- * MHD_stop_daemon().  'rd' is borrowed for the server's lifetime.
+/* Listen on 'addr' (IPv4 or IPv6, copied), or when it is NULL on the
+ * bound and listening socket 'listen_fd' (a unix socket), and serve
+ * requests through rest_dispatch(), each connection on its own thread,
+ * until MHD_stop_daemon().  'rd' is borrowed for the server's lifetime.
  * Returns the server, or NULL with 'error' set (address in use...). */
 struct MHD_Daemon *http_start(const struct restd *rd,
-                              const struct sockaddr *addr,
+                              const struct sockaddr *addr, int listen_fd,
                               drv_error_t *error);
 
 #endif /* !DROVER_RESTD_HTTP_H */

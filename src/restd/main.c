@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -30,7 +33,7 @@
 #define DEFAULT_LISTEN "127.0.0.1:6820"
 
 static const char usage_text[] =
-    "Usage: droverrestd [OPTIONS] [HOST]:PORT\n"
+    "Usage: droverrestd [OPTIONS] [HOST]:PORT | unix:PATH\n"
     "  -f FILE   read slurm.conf from FILE (default: $DROVER_CONF,\n"
     "            $SLURM_CONF, then " DROVER_SYSCONFDIR "/slurm.conf)\n"
     "  -v        log more (repeat for more)\n"
@@ -39,7 +42,27 @@ static const char usage_text[] =
     "  -h        print this help and exit\n"
     "Listens on HOST:PORT (default " DEFAULT_LISTEN "; HOST empty: every\n"
     "address).  Clients authenticate with a token from `scontrol token`\n"
-    "(X-SLURM-USER-TOKEN or Authorization: Bearer).\n";
+    "(X-SLURM-USER-TOKEN or Authorization: Bearer).  On unix:PATH (mode\n"
+    "0600) requests of this daemon's own user need no token.\n";
+
+/* unix:PATH (slurmrestd's form): a socket only this user may connect to
+ * (mode 0600); its peers are served as this daemon's user without a
+ * token (auth/local).  Returns the listening socket. */
+static int listen_unix(const char *path)
+{
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    int fd;
+
+    if (strlen(path) >= sizeof(sun.sun_path))
+        log_fatal("unix:%s: path too long", path);
+    strcpy(sun.sun_path, path);
+    (void)unlink(path);
+    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0
+        || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0
+        || chmod(path, 0600) < 0 || listen(fd, 128) < 0)
+        log_fatal("unix:%s: %s", path, strerror(errno));
+    return fd;
+}
 
 /* "[HOST]:PORT" ("[::1]:80" for IPv6) into a socket address. */
 static struct addrinfo *resolve(const char *spec)
@@ -149,16 +172,24 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
-    ai = resolve(listen);
-    if (!(d = http_start(&rd, ai->ai_addr, &error)))
-        log_fatal("%s: %s", listen, error.text);
-    freeaddrinfo(ai);
+    if (!strncmp(listen, "unix:", 5)) {
+        rd.unix_socket = true;
+        if (!(d = http_start(&rd, NULL, listen_unix(listen + 5), &error)))
+            log_fatal("%s: %s", listen, error.text);
+    } else {
+        ai = resolve(listen);
+        if (!(d = http_start(&rd, ai->ai_addr, -1, &error)))
+            log_fatal("%s: %s", listen, error.text);
+        freeaddrinfo(ai);
+    }
     log_info("listening on http://%s (controller %s:%u)", listen,
              rd.ctld_host, (unsigned)rd.ctld_port);
     while (sigwait(&set, &sig) != 0 || (sig != SIGINT && sig != SIGTERM))
         ;
     log_info("signal %d: stopping", sig);
     MHD_stop_daemon(d);
+    if (rd.unix_socket)
+        (void)unlink(listen + 5);
     conf_destroy(conf);
     return 0;
 }

@@ -38,6 +38,7 @@ struct restd {
                                * controller's */
     uint16_t dbd_port;        /* AccountingStoragePort; 0: no droverdbd */
     int timeout_ms;           /* MessageTimeout */
+    bool unix_socket;         /* listening on a unix socket (auth/local) */
 };
 
 /* One request and its answer. */
@@ -48,6 +49,8 @@ struct rest_req {
     void *conn;               /* struct MHD_Connection * (rest_query) */
     const char *token;        /* X-SLURM-USER-TOKEN or Bearer; NULL */
     const char *user_name;    /* X-SLURM-USER-NAME; NULL */
+    bool local;               /* the peer of a unix socket is this
+                               * daemon's user: no token needed */
     const char *body;         /* request body, NUL-terminated; NULL */
     size_t body_len;
     /* The answer: a JSON document, or a text with its content type. */

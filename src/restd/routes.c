@@ -85,7 +85,7 @@ void rest_dispatch(struct rest_req *r)
         path_known = true;
         if (strcmp(rt->method, r->method))
             continue;
-        if (rt->auth && !r->token)
+        if (rt->auth && !r->token && !r->local)
             return rest_fail(r, MHD_HTTP_UNAUTHORIZED, EDRV_PROTOCOL_AUTH,
                              "authentication required: send "
                              "X-SLURM-USER-TOKEN (scontrol token) or "

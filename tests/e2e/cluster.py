@@ -95,7 +95,8 @@ def command_dirs():
     return b / "src" / "cmd", None
 
 
-_DAEMON_SUBDIRS = {"droverctld": "ctld", "droverd": "noded", "droverdbd": "dbd"}
+_DAEMON_SUBDIRS = {"droverctld": "ctld", "droverd": "noded", "droverdbd": "dbd",
+                   "droverrestd": "restd"}
 
 
 def binary(name):

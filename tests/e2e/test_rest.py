@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from cluster import ClusterError, require
+from cluster import ClusterError, binary, require
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -377,3 +377,60 @@ def test_prometheus_scrapes_the_cluster(cluster, tmp_path):
         p.terminate()
         p.wait(timeout=30)
         c.run("scancel", job)
+
+
+UNIX_GET = r'''
+import http.client, json, socket, sys
+class C(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sys.argv[1])
+c = C("localhost")
+body = sys.argv[4] if len(sys.argv) > 4 else None
+c.request(sys.argv[2], sys.argv[3], body=body)
+r = c.getresponse()
+print(r.status)
+print(r.read().decode())
+'''
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_unix_socket_serves_its_own_user(cluster, test_user):
+    """droverrestd unix:PATH run by a user serves that user without a
+    token (slurmrestd's auth/local), and nobody else."""
+    import subprocess
+    c = cluster
+    work = c.user_workdir(test_user)
+    sock = work / "rest.sock"
+    conf = c.dir / "etc" / "slurm.conf"
+    p = subprocess.Popen(["runuser", "-u", test_user, "--",
+                          str(binary("droverrestd")), "-f", str(conf),
+                          f"unix:{sock}"],
+                         stdout=subprocess.DEVNULL,
+                         stderr=open(work / "restd.log", "w"))
+    try:
+        c.wait_until(sock.exists, what="the unix socket")
+        assert oct(sock.stat().st_mode & 0o777) == "0o600"
+
+        def req(method, path, body=None, user=test_user):
+            args = ["/usr/bin/python3", "-c", UNIX_GET, str(sock), method,
+                    path] + ([json.dumps(body)] if body else [])
+            r = c.run(*args, user=user, check=True)
+            status, text = r.stdout.split("\n", 1)
+            return int(status), json.loads(text)
+        status, doc = req("POST", "/slurm/v0.0.38/job/submit", {
+            "script": "#!/bin/bash\ntrue\n",
+            "job": {"current_directory": str(work), "hold": True}})
+        assert status == 200, doc
+        job = str(doc["job_id"])
+        assert c.job_field(job, "UserId").startswith(test_user + "(")
+        status, doc = req("GET", f"/slurm/v0.0.38/job/{job}")
+        assert status == 200 and doc["jobs"][0]["user_name"] == test_user
+        # root is another user here: refused without a token
+        status, doc = req("GET", "/slurm/v0.0.38/jobs", user="root")
+        assert status == 401
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+    assert not sock.exists()
+    c.run("scancel", job, check=True)

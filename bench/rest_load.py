@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""bench/rest_load.py - do REST pollers slow job starts?  (issue 14)
+
+Starts a 4-node local cluster (drover up), then alternates two kinds of
+rounds, REPS times each: N held `sbatch --wrap=true` jobs are released at
+once and timed until the last one completed, (a) with no REST client and
+(b) while P threads poll GET /slurm/v0.0.38/jobs as fast as they can (each
+its own connection per request, as curl-based portals do).  Prints the
+median rounds, the slowdown, and the pollers' request rate and latency.
+Not a test: it prints figures.  Everything shares this machine's cores:
+the pollers' own CPU counts against the cluster too.
+
+Usage: bench/rest_load.py [--jobs N] [--pollers P] [--reps R] [BUILD_DIR]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(*args, **kw):
+    return subprocess.run(args, check=True, capture_output=True, text=True,
+                          **kw).stdout
+
+
+def round_time(n, env, work):
+    ids = []
+    for _ in range(n):
+        out = run("sbatch", "--parsable", "-H", "-o", "/dev/null", "--wrap",
+                  "true", env=env, cwd=work)
+        ids.append(out.strip())
+    start = time.monotonic()
+    run("scontrol", "release", ",".join(ids), env=env)
+    while run("squeue", "-h", "-o", "%i", env=env).strip():
+        time.sleep(0.02)
+    return time.monotonic() - start
+
+
+def poll(url, token, stop, lat):
+    req = urllib.request.Request(url, headers={"X-SLURM-USER-TOKEN": token})
+    while not stop.is_set():
+        t0 = time.monotonic()
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                r.read()
+        except OSError:
+            continue
+        lat.append(time.monotonic() - t0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=300)
+    ap.add_argument("--pollers", type=int, default=100)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("build", nargs="?",
+                    default=os.environ.get("DROVER_BUILD_DIR",
+                                           str(HERE.parent / "build")))
+    a = ap.parse_args()
+    build = Path(a.build).resolve()
+    drover = build / "src" / "cmd" / "drover"
+    tmp = Path(tempfile.mkdtemp(prefix="drover-restload."))
+    cdir, work = tmp / "cluster", tmp / "work"
+    work.mkdir()
+    run(str(drover), "up", "--dir", str(cdir), "--nodes", "4")
+    env = dict(os.environ, DROVER_CONF=str(cdir / "etc" / "slurm.conf"),
+               PATH=f"{build / 'src' / 'cmd'}:{os.environ['PATH']}")
+    try:
+        token = run("scontrol", "token", "lifespan=3600",
+                    env=env).strip().split("=", 1)[1]
+        url = "http://" + (cdir / "etc" / "restd.addr").read_text().strip() \
+            + "/slurm/v0.0.38/jobs"
+        quiet, loaded, lat, polled_s = [], [], [], 0.0
+        for _ in range(a.reps):
+            quiet.append(round_time(a.jobs, env, work))
+            stop = threading.Event()
+            threads = [threading.Thread(target=poll,
+                                        args=(url, token, stop, lat))
+                       for _ in range(a.pollers)]
+            t0 = time.monotonic()
+            for t in threads:
+                t.start()
+            time.sleep(1)  # every poller under way
+            loaded.append(round_time(a.jobs, env, work))
+            stop.set()
+            for t in threads:
+                t.join()
+            polled_s += time.monotonic() - t0
+        q, l = statistics.median(quiet), statistics.median(loaded)
+        lat.sort()
+        print(f"jobs per round: {a.jobs}, pollers: {a.pollers}, "
+              f"rounds: {a.reps} each")
+        print(f"release to last completion, no REST clients: {q:.2f} s "
+              f"({a.jobs / q:.0f} jobs/s)  rounds {quiet}")
+        print(f"the same under {a.pollers} pollers of /jobs: {l:.2f} s "
+              f"({a.jobs / l:.0f} jobs/s)  rounds {loaded}")
+        print(f"slowdown: {100 * (l - q) / q:+.1f}%")
+        if lat:
+            print(f"polls: {len(lat)} in {polled_s:.0f} s "
+                  f"({len(lat) / polled_s:.0f}/s), latency p50 "
+                  f"{1000 * lat[len(lat) // 2]:.1f} ms, p99 "
+                  f"{1000 * lat[int(len(lat) * 0.99)]:.1f} ms")
+    finally:
+        subprocess.run([str(drover), "down", "--dir", str(cdir)],
+                       capture_output=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
