@@ -11,6 +11,7 @@
 
 #define V38 "/slurm/v0.0.38"
 #define DB38 "/slurmdb/v0.0.38"
+#define DV1 "/drover/v1"
 
 const struct rest_route rest_routes[] = {
     {"GET", V38 "/ping", rest_ping, true, "ping the controller", "slurm"},
@@ -43,6 +44,27 @@ const struct rest_route rest_routes[] = {
     {"GET", DB38 "/accounts", rest_db_accounts, true, "every account",
      "slurmdb"},
     {"GET", DB38 "/users", rest_db_users, true, "every user", "slurmdb"},
+    /* Drover's own paths: stable, and the same shapes as the commands'
+     * --json (squeue, sinfo, scontrol show, sacct). */
+    {"GET", DV1 "/jobs", rest_jobs, true, "squeue --json", "drover"},
+    {"GET", DV1 "/job/{job_id}", rest_job_get, true,
+     "scontrol --json show job ID", "drover"},
+    {"DELETE", DV1 "/job/{job_id}", rest_job_delete, true,
+     "scancel ID (?signal=NAME)", "drover"},
+    {"POST", DV1 "/job/submit", rest_job_submit, true,
+     "sbatch: {\"script\",\"job\":{...}}", "drover"},
+    {"GET", DV1 "/nodes", rest_nodes, true, "scontrol --json show node",
+     "drover"},
+    {"GET", DV1 "/node/{node_name}", rest_node_get, true,
+     "scontrol --json show node NAME", "drover"},
+    {"GET", DV1 "/partitions", rest_partitions, true,
+     "scontrol --json show partition", "drover"},
+    {"GET", DV1 "/partition/{partition_name}", rest_partition_get, true,
+     "scontrol --json show partition NAME", "drover"},
+    {"GET", DV1 "/accounting/jobs", rest_db_jobs, true, "sacct --json",
+     "drover"},
+    {"GET", DV1 "/accounting/job/{job_id}", rest_db_job_get, true,
+     "sacct --json -j ID", "drover"},
     {"GET", "/metrics", rest_metrics, true,
      "Prometheus metrics of jobs, nodes and the scheduler", "drover"},
     {"GET", "/openapi.json", rest_openapi, false,

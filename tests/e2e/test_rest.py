@@ -434,3 +434,27 @@ def test_unix_socket_serves_its_own_user(cluster, test_user):
         p.wait(timeout=30)
     assert not sock.exists()
     c.run("scancel", job, check=True)
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_drover_v1_paths_are_the_commands_json(cluster):
+    c = cluster
+    tok = token(c)
+    job = c.sbatch("-H", "--wrap", "true")
+    show = json.loads(c.run("scontrol", "--json", "show", "job", job,
+                            check=True).stdout)
+    status, doc = call(c, f"/drover/v1/job/{job}", tok)
+    assert status == 200 and doc["jobs"] == show["jobs"]
+    sq = json.loads(c.run("squeue", "--json", check=True).stdout)
+    status, doc = call(c, "/drover/v1/jobs", tok)
+    assert doc["jobs"] == sq["jobs"]
+    nodes = json.loads(c.run("scontrol", "--json", "show", "node",
+                             check=True).stdout)
+    status, doc = call(c, "/drover/v1/nodes", tok)
+    # The same nodes, keys and values, except the clocks that moved.
+    assert [n["name"] for n in doc["nodes"]] == \
+        [n["name"] for n in nodes["nodes"]]
+    assert doc["nodes"][0].keys() == nodes["nodes"][0].keys()
+    status, doc = call(c, f"/drover/v1/job/{job}", tok, "DELETE")
+    assert status == 200
+    assert c.wait_job_done(job) == "CANCELLED"
