@@ -389,6 +389,8 @@ class Cluster:
             return self.dir / "munge" / "munged.pid"
         if name == "droverdbd":
             return self.dir / "run" / "droverdbd.pid"
+        if name == "droverrestd":
+            return self.dir / "run" / "droverrestd.pid"
         if name in self.node_names:
             return self.dir / "run" / f"droverd-{name}.pid"
         raise ValueError(f"no daemon called {name!r}")

@@ -14,7 +14,8 @@ from cluster import Cluster, require, wait_until
 
 def daemon_names(cluster):
     return ["munged", "droverctld",
-            *[f"droverd {n}" for n in cluster.node_names], "droverdbd"]
+            *[f"droverd {n}" for n in cluster.node_names], "droverdbd",
+            "droverrestd"]
 
 
 def test_drover_up_starts_every_node_idle_with_its_resources(cluster):
