@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * fuzz_conf.c - configuration files: slurm.conf with gres.conf, and
+ * cgroup.conf, slurmdbd.conf
+ *
+ * The first byte picks the parser; the rest is the file.  For slurm.conf a
+ * line "%%" splits it from a gres.conf text.  A parse that succeeds is
+ * freed, one that fails must leave nothing behind (LeakSanitizer).
+ */
+#include "fuzz.h"
+
+#include "common/error.h"
+#include "conf/conf.h"
+#include "conf/conf_dbd.h"
+
+/* Not a directory that exists: nothing beside it is read. */
+#define PATH "/nonexistent/drover-fuzz/slurm.conf"
+
+static void slurm_conf(char *text)
+{
+    drv_error_t error = {{0}};
+    char *gres = strstr(text, "\n%%\n");
+    struct slurm_conf *c;
+
+    if (gres) {
+        *gres = '\0';
+        gres += 4;
+    }
+    if ((c = conf_parse(PATH, text, gres ? gres : "", &error)))
+        conf_destroy(c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    drv_error_t error = {{0}};
+    struct conf_cgroup cg = {0};
+    struct dbd_conf *dbd;
+    char *text;
+
+    if (size < 1)
+        return 0;
+    text = fuzz_string(data + 1, size - 1);
+    switch (data[0] % 3) {
+    case 0:
+        slurm_conf(text);
+        break;
+    case 1:
+        if (conf_cgroup_parse(&cg, "/nonexistent/cgroup.conf", text,
+                              &error) == 0)
+            conf_cgroup_clear(&cg);
+        break;
+    default:
+        if ((dbd = conf_dbd_parse("/nonexistent/slurmdbd.conf", text,
+                                  &error)))
+            conf_dbd_destroy(dbd);
+        break;
+    }
+    free(text);
+    return 0;
+}
