@@ -97,12 +97,16 @@ def build_deb(work):
     version = re.search(r"version:\s*'([^']+)'",
                         (REPO / "meson.build").read_text()).group(1)
     src = work / "src" / f"drover-{version}"
-    files = run("git", "-C", str(REPO), "ls-files", "-co",
-                "--exclude-standard", "-z").stdout.split("\0")
-    for f in filter(None, files):
-        if (REPO / f).is_file():
-            (src / f).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / f, src / f)
+    if shutil.which("git") and (REPO / ".git").exists():
+        files = run("git", "-C", str(REPO), "ls-files", "-co",
+                    "--exclude-standard", "-z").stdout.split("\0")
+        for f in filter(None, files):
+            if (REPO / f).is_file():
+                (src / f).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(REPO / f, src / f)
+    else:  # an unpacked tarball: all but build directories
+        shutil.copytree(REPO, src, symlinks=True, ignore=shutil.ignore_patterns(
+            "build*", "obj-*", ".git"))
     say(f"dpkg-buildpackage in {src}")
     env = dict(os.environ, DEB_BUILD_OPTIONS="nocheck")
     r = subprocess.run(["dpkg-buildpackage", "-us", "-uc", "-b"], cwd=src,
