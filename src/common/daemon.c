@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * daemon.c - command line, pid files and loop teardown of the daemons
+ * daemon.c - command line, pid files, loop teardown and service manager
+ * notifications of the daemons
  */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "common/daemon.h"
@@ -122,4 +127,54 @@ void daemon_parse_opts(int argc, char **argv, const char *usage,
             exit(1);
         }
     }
+}
+
+/* $NOTIFY_SOCKET's value into a socket address; its length, or -1. */
+static socklen_t notify_addr(const char *name, struct sockaddr_un *sa)
+{
+    size_t len = strlen(name);
+
+    if (name[0] != '/' && name[0] != '@') {
+        errno = EINVAL;
+        return -1;
+    }
+    if (len > sizeof(sa->sun_path) - (name[0] == '/')) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memset(sa, 0, sizeof(*sa));
+    sa->sun_family = AF_UNIX;
+    memcpy(sa->sun_path, name, len);
+    if (name[0] == '@')
+        sa->sun_path[0] = '\0'; /* abstract: no terminating NUL counted */
+    else
+        len++;
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
+}
+
+int daemon_notify(const char *state)
+{
+    const char *name = getenv("NOTIFY_SOCKET");
+    struct sockaddr_un sa;
+    socklen_t sa_len;
+    ssize_t n;
+    int fd, saved;
+
+    if (!name || !*name)
+        return 0;
+    if ((sa_len = notify_addr(name, &sa)) == (socklen_t)-1
+        || (fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+        log_debug("NOTIFY_SOCKET=%s: %s", name, strerror(errno));
+        return -1;
+    }
+    n = sendto(fd, state, strlen(state), MSG_NOSIGNAL,
+               (struct sockaddr *)&sa, sa_len);
+    saved = errno;
+    close(fd);
+    if (n < 0) {
+        log_debug("cannot send %s to %s: %s", state, name, strerror(saved));
+        errno = saved;
+        return -1;
+    }
+    return 1;
 }

@@ -51,4 +51,18 @@ struct daemon_opts {
 void daemon_parse_opts(int argc, char **argv, const char *usage,
                        bool node_opt, struct daemon_opts *o);
 
+/* Tell the service manager the daemon's state, as sd_notify(3) does
+ * without libsystemd: one datagram holding 'state' (e.g. "READY=1" once
+ * the daemon serves, "STOPPING=1" when it starts shutting down) to the
+ * unix socket named by $NOTIFY_SOCKET ("@NAME": the abstract socket NAME).
+ * The environment is left as it is.
+ *
+ * Returns 1 when the message was sent, 0 when $NOTIFY_SOCKET is unset or
+ * empty (not started by systemd with Type=notify: nothing to do), -1 with
+ * errno set when it is not an absolute path or "@NAME" (EINVAL), too long
+ * for a socket address (ENAMETOOLONG) or the send failed.  Failures are
+ * logged at debug level only: the daemon goes on either way.
+ */
+int daemon_notify(const char *state);
+
 #endif /* !DROVER_COMMON_DAEMON_H */

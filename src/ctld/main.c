@@ -331,7 +331,9 @@ int main(int argc, char **argv)
     log_info("droverctld %s started on port %u", DROVER_VERSION,
              ctld.conf->ctld_port);
     scheduler_request(&ctld);
+    daemon_notify("READY=1"); /* state restored, listening */
     uv_run(ctld.loop, UV_RUN_DEFAULT);
+    daemon_notify("STOPPING=1");
     ctld_fini(&ctld);
     uv_loop_close(ctld.loop);
     return 0;

@@ -170,7 +170,9 @@ int main(int argc, char **argv)
     log_info("droverdbd %s started on port %u (%s, %s)", DROVER_VERSION,
              dbd.conf->dbd_port, dbd.conf->storage_type,
              dbd.conf->storage_loc);
+    daemon_notify("READY=1");
     uv_run(dbd.loop, UV_RUN_DEFAULT);
+    daemon_notify("STOPPING=1");
     dbd_fini(&dbd);
     uv_loop_close(dbd.loop);
     return 0;

@@ -199,7 +199,9 @@ int main(int argc, char **argv)
     write_pidfile(&nd);
     log_info("droverd %s started: node %s port %u", DROVER_VERSION,
              nd.node->name, nd.node->port);
+    daemon_notify("READY=1");
     uv_run(nd.loop, UV_RUN_DEFAULT);
+    daemon_notify("STOPPING=1");
     /* Jobs keep running when droverd stops (as slurmd's do); the
      * controller reconciles at the next registration.  Requests waiting
      * for a step process are answered first. */

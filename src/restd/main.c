@@ -24,6 +24,7 @@
 #include <microhttpd.h>
 
 #include "cmd/lib/json_out.h"
+#include "common/daemon.h"
 #include "common/log.h"
 #include "conf/conf.h"
 #include "config.h"
@@ -184,9 +185,11 @@ int main(int argc, char **argv)
     }
     log_info("listening on http://%s (controller %s:%u)", listen,
              rd.ctld_host, (unsigned)rd.ctld_port);
+    daemon_notify("READY=1");
     while (sigwait(&set, &sig) != 0 || (sig != SIGINT && sig != SIGTERM))
         ;
     log_info("signal %d: stopping", sig);
+    daemon_notify("STOPPING=1");
     MHD_stop_daemon(d);
     if (rd.unix_socket)
         (void)unlink(listen + 5);
