@@ -117,6 +117,10 @@ void rest_ping(struct rest_req *r, const char *arg);
 void rest_diag(struct rest_req *r, const char *arg);
 void rest_jobs(struct rest_req *r, const char *arg);
 void rest_job_get(struct rest_req *r, const char *arg);
+/* rest_job_get() plus Drover's "pending_explain" (why a pending job
+ * waits, in words) when the controller has one: /slurm/v0.0.38/job/{id},
+ * which the dashboard reads; /drover/v1/job/{id} stays scontrol's. */
+void rest_job_get_explained(struct rest_req *r, const char *arg);
 void rest_job_delete(struct rest_req *r, const char *arg);
 void rest_job_submit(struct rest_req *r, const char *arg);
 void rest_nodes(struct rest_req *r, const char *arg);

@@ -139,8 +139,8 @@ def test_dashboard_served_without_token(cluster, test_user):
 
 @pytest.mark.parametrize("cluster", [1], indirect=True)
 def test_job_record_explains_pending(cluster, test_user):
-    """job/{id} adds pending_explain (the controller's words); /jobs keeps
-    squeue --json's keys."""
+    """/slurm/v0.0.38/job/{id} adds pending_explain (the controller's
+    words); /jobs and /drover/v1/... keep the commands' keys."""
     c = cluster
     tok = token(c, test_user)
     workdir = c.user_workdir(test_user)
@@ -148,9 +148,10 @@ def test_job_record_explains_pending(cluster, test_user):
     rec = job_record(c, tok, job)
     assert rec["job_state"] == "PENDING"
     assert isinstance(rec["pending_explain"], str) and rec["pending_explain"]
-    status, _, doc = get(c, f"{V38}/jobs", tok)
-    assert status == 200
-    assert all("pending_explain" not in j for j in doc["jobs"])
+    for path in (f"{V38}/jobs", "/drover/v1/jobs", f"/drover/v1/job/{job}"):
+        status, _, doc = get(c, path, tok)
+        assert status == 200 and doc["jobs"], (path, doc)
+        assert all("pending_explain" not in j for j in doc["jobs"]), path
     assert get(c, f"{V38}/job/{job}", tok, "DELETE")[0] == 200
 
 
