@@ -197,6 +197,8 @@ static enum MHD_Result send_answer(struct MHD_Connection *c,
         return MHD_NO;
     }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    for (const char *const *h = r->headers; h && h[0] && h[1]; h += 2)
+        MHD_add_response_header(resp, h[0], h[1]);
     ret = MHD_queue_response(c, r->status ? r->status : MHD_HTTP_OK, resp);
     MHD_destroy_response(resp);
     return ret;

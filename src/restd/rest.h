@@ -58,10 +58,14 @@ struct rest_req {
     json_t *answer;
     char *text;
     const char *content_type;
+    /* More response headers: name, value, ..., NULL (static); NULL for
+     * none. */
+    const char *const *headers;
 };
 
-/* A route: METHOD and a path whose "{x}" part (at most one, last) is
- * handed to 'fn' as 'arg'. */
+/* A route: METHOD and a path whose "{x}" part (at most one segment,
+ * perhaps followed by a fixed tail: "/job/{job_id}/steps") is handed to
+ * 'fn' as 'arg'. */
 struct rest_route {
     const char *method;
     const char *pattern;      /* "/slurm/v0.0.38/job/{job_id}" */
@@ -108,11 +112,15 @@ const char *rest_query(const struct rest_req *r, const char *key);
 /* Answer with 'doc' (stolen), status 200. */
 void rest_answer(struct rest_req *r, json_t *doc);
 
-/* Route handlers (slurm_v38.c, submit.c, metrics.c, openapi.c). */
+/* Route handlers (slurm_v38.c, submit.c, metrics.c, openapi.c, ...). */
 void rest_ping(struct rest_req *r, const char *arg);
 void rest_diag(struct rest_req *r, const char *arg);
 void rest_jobs(struct rest_req *r, const char *arg);
 void rest_job_get(struct rest_req *r, const char *arg);
+/* rest_job_get() plus Drover's "pending_explain" (why a pending job
+ * waits, in words) when the controller has one: /slurm/v0.0.38/job/{id},
+ * which the dashboard reads; /drover/v1/job/{id} stays scontrol's. */
+void rest_job_get_explained(struct rest_req *r, const char *arg);
 void rest_job_delete(struct rest_req *r, const char *arg);
 void rest_job_submit(struct rest_req *r, const char *arg);
 void rest_nodes(struct rest_req *r, const char *arg);
@@ -127,6 +135,13 @@ void rest_db_accounts(struct rest_req *r, const char *arg);
 void rest_db_users(struct rest_req *r, const char *arg);
 void rest_db_associations(struct rest_req *r, const char *arg);
 void rest_openapi(struct rest_req *r, const char *arg);
+/* The dashboard (web.c): / answers index.html, /ui/{file} an embedded
+ * file (web.h); both need no token and send a Content-Security-Policy. */
+void rest_ui_index(struct rest_req *r, const char *arg);
+void rest_ui_file(struct rest_req *r, const char *arg);
+/* Drover's own paths (drover_v1.c): a job's steps, from the
+ * controller's step_info (docs/rest.md). */
+void rest_drover_job_steps(struct rest_req *r, const char *arg);
 
 /* The OpenAPI 3 document of rest_routes (new reference). */
 json_t *rest_openapi_doc(void);

@@ -19,8 +19,8 @@ const struct rest_route rest_routes[] = {
      "(sdiag)", "slurm"},
     {"GET", V38 "/jobs", rest_jobs, true, "every job (squeue --json)",
      "slurm"},
-    {"GET", V38 "/job/{job_id}", rest_job_get, true, "one job",
-     "slurm"},
+    {"GET", V38 "/job/{job_id}", rest_job_get_explained, true,
+     "one job (with Drover's pending_explain)", "slurm"},
     {"DELETE", V38 "/job/{job_id}", rest_job_delete, true,
      "cancel or signal a job (?signal=NAME)", "slurm"},
     {"POST", V38 "/job/submit", rest_job_submit, true,
@@ -61,6 +61,9 @@ const struct rest_route rest_routes[] = {
      "scontrol --json show partition", "drover"},
     {"GET", DV1 "/partition/{partition_name}", rest_partition_get, true,
      "scontrol --json show partition NAME", "drover"},
+    {"GET", DV1 "/job/{job_id}/steps", rest_drover_job_steps, true,
+     "a job's steps, finished ones too (the controller's step records "
+     "and \"step\": \"ID.batch\")", "drover"},
     {"GET", DV1 "/accounting/jobs", rest_db_jobs, true, "sacct --json",
      "drover"},
     {"GET", DV1 "/accounting/job/{job_id}", rest_db_job_get, true,
@@ -71,25 +74,42 @@ const struct rest_route rest_routes[] = {
      "this document (OpenAPI 3)", "drover"},
     {"GET", "/openapi/v3", rest_openapi, false,
      "this document (OpenAPI 3), at slurmrestd's path", "drover"},
+    {"GET", "/", rest_ui_index, false,
+     "the dashboard (no token needed to load it; it asks for one)",
+     "dashboard"},
+    {"GET", "/ui/{file}", rest_ui_file, false,
+     "the dashboard's files (HTML, ES modules, CSS, Chart.js)",
+     "dashboard"},
     {NULL, NULL, NULL, false, NULL, NULL},
 };
 
-/* Does 'path' fit 'pattern'?  A "{x}" at the end takes one non-empty
- * segment, stored in 'arg' (at most 'size' bytes). */
+/* Is 'path' 'tail', with or without one '/' after it? */
+static bool is_tail(const char *path, const char *tail)
+{
+    size_t n = strlen(tail);
+
+    return !strncmp(path, tail, n)
+           && (path[n] == '\0' || (path[n] == '/' && path[n + 1] == '\0'));
+}
+
+/* Does 'path' fit 'pattern'?  A "{x}" takes one non-empty segment,
+ * stored in 'arg' (at most 'size' bytes); what follows "{x}" in the
+ * pattern ("/steps") must follow it in the path. */
 static bool match(const char *pattern, const char *path, char *arg,
                   size_t size)
 {
     const char *brace = strchr(pattern, '{');
     size_t fixed = brace ? (size_t)(brace - pattern) : strlen(pattern);
-    const char *rest;
+    const char *rest, *close;
 
     if (strncmp(pattern, path, fixed))
         return false;
     rest = path + fixed;
     if (!brace)
-        return *rest == '\0' || (*rest == '/' && rest[1] == '\0');
+        return is_tail(rest, "");
+    close = strchr(brace, '}');
     size_t n = strcspn(rest, "/");
-    if (n == 0 || n >= size || (rest[n] == '/' && rest[n + 1] != '\0'))
+    if (n == 0 || n >= size || !is_tail(rest + n, close ? close + 1 : ""))
         return false;
     memcpy(arg, rest, n);
     arg[n] = '\0';

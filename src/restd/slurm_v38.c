@@ -145,9 +145,10 @@ static bool job_id_of(struct rest_req *r, const char *arg, json_int_t *id)
     return true;
 }
 
-void rest_job_get(struct rest_req *r, const char *arg)
+/* One job's record; with 'explain', plus "pending_explain". */
+static void job_get(struct rest_req *r, const char *arg, bool explain)
 {
-    json_t *resp = NULL;
+    json_t *resp = NULL, *why, *rec;
     json_int_t id;
 
     if (!job_id_of(r, arg, &id)
@@ -160,7 +161,25 @@ void rest_job_get(struct rest_req *r, const char *arg)
         json_decref(resp);
         return rest_fail_errno(r, EDRV_INVALID_JOB_ID, NULL);
     }
+    why = explain ? json_incref(json_object_get(
+                        json_array_get(json_object_get(resp, "jobs"), 0),
+                        "pending_explain"))
+                  : NULL;
     answer_list(r, resp, "jobs", json_out_job);
+    rec = json_array_get(json_object_get(r->answer, "jobs"), 0);
+    if (why && json_is_object(rec))
+        json_object_set(rec, "pending_explain", why);
+    json_decref(why);
+}
+
+void rest_job_get(struct rest_req *r, const char *arg)
+{
+    job_get(r, arg, false);
+}
+
+void rest_job_get_explained(struct rest_req *r, const char *arg)
+{
+    job_get(r, arg, true);
 }
 
 /* signal=NAME or number (slurmrestd's query argument), default KILL. */
