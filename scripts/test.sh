@@ -23,7 +23,8 @@ meson compile -C "$BUILD_DIR"
 if [ $# -gt 0 ]; then
     exec meson test -C "$BUILD_DIR" --print-errorlogs "$@"
 fi
-# Unit tests first (seconds), then the end-to-end suite with pytest's own
+# Unit tests and the fuzz corpora first (seconds), then the end-to-end
+# suite with pytest's own
 # report shown.
-meson test -C "$BUILD_DIR" --print-errorlogs --suite unit --suite bench
+meson test -C "$BUILD_DIR" --print-errorlogs --suite unit --suite bench --suite fuzz
 meson test -C "$BUILD_DIR" --print-errorlogs --suite e2e --verbose

@@ -110,11 +110,34 @@ static const char *set_storage(struct dbd_conf *c, const char *value)
     return "expected accounting_storage/sqlite or accounting_storage/pgsql";
 }
 
+static const char *const string_defaults[][2] = {
+    { "DbdHost", "localhost" },
+    { "DbdPort", "6819" },
+    { "StorageType", "accounting_storage/sqlite" },
+    { "SlurmUser", "root" },
+    { "DebugLevel", "info" },
+};
+
+/* The default of keyword 'name' ("DbdHost": "localhost"), or NULL. */
+static const char *string_default(const char *name)
+{
+    size_t n = sizeof(string_defaults) / sizeof(string_defaults[0]);
+
+    for (size_t i = 0; i < n; i++)
+        if (!strcasecmp(string_defaults[i][0], name))
+            return string_defaults[i][1];
+    return NULL;
+}
+
 static const char *set_dbd_key(struct dbd_conf *c, const struct dbd_key *k,
                                const char *value)
 {
     void *field = (char *)c + k->offset;
 
+    /* "Key=" restores the default: the daemon never sees a key it needs
+     * (DbdHost, SlurmUser, DebugLevel...) unset. */
+    if (!*value && string_default(k->name))
+        value = string_default(k->name);
     switch (k->type) {
     case DK_STRING:
         if (!*value) { /* "Key=" restores the default */
@@ -154,13 +177,6 @@ static int dbd_line(const struct conf_line *l, void *arg, drv_error_t *error)
     return conf__keytab_line(l, &dbd_table, arg, error);
 }
 
-static const char *const string_defaults[][2] = {
-    { "DbdHost", "localhost" },
-    { "DbdPort", "6819" },
-    { "StorageType", "accounting_storage/sqlite" },
-    { "SlurmUser", "root" },
-    { "DebugLevel", "info" },
-};
 
 static struct dbd_conf *dbd_create(const char *path)
 {
