@@ -549,6 +549,9 @@ static void show_resv(struct scontrol *sc, const char *name)
     if (name && !json_array_size(json_object_get(resp, "reservations"))) {
         fprintf(stderr, "Reservation %s not found\n", name);
         sc->exit_code = 1;
+    } else if (sc->json) {
+        sc->collected = json_incref(json_object_get(resp, "reservations"));
+        json_flush(sc, "reservations", json_out_reservation);
     } else {
         scontrol_resv_print(stdout, resp, sc->one_liner);
     }

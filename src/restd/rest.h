@@ -128,6 +128,8 @@ void rest_node_get(struct rest_req *r, const char *arg);
 void rest_partitions(struct rest_req *r, const char *arg);
 void rest_partition_get(struct rest_req *r, const char *arg);
 void rest_metrics(struct rest_req *r, const char *arg);
+void rest_reservations(struct rest_req *r, const char *arg);
+void rest_reservation_get(struct rest_req *r, const char *arg);
 void rest_db_jobs(struct rest_req *r, const char *arg);
 void rest_db_job_get(struct rest_req *r, const char *arg);
 void rest_db_qos(struct rest_req *r, const char *arg);

@@ -33,6 +33,10 @@ const struct rest_route rest_routes[] = {
      "slurm"},
     {"GET", V38 "/partition/{partition_name}", rest_partition_get, true,
      "one partition", "slurm"},
+    {"GET", V38 "/reservations", rest_reservations, true,
+     "every reservation (scontrol --json show reservation)", "slurm"},
+    {"GET", V38 "/reservation/{reservation_name}", rest_reservation_get,
+     true, "one reservation", "slurm"},
     {"GET", DB38 "/jobs", rest_db_jobs, true, "jobs in accounting (sacct "
      "--json): ?account= ?partition= ?state= ?job_name= ?start_time= "
      "?end_time=", "slurmdb"},

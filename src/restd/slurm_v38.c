@@ -278,3 +278,31 @@ void rest_partition_get(struct rest_req *r, const char *arg)
 {
     partitions_answer(r, json_pack("[s]", arg));
 }
+
+static void resv_answer(struct rest_req *r, const char *name)
+{
+    json_t *resp = NULL;
+
+    if (rest_call(r, "resv_info",
+                  name ? json_pack("{s:s}", "name", name) : json_object(),
+                  &resp)
+        < 0)
+        return;
+    if (name && !json_array_size(json_object_get(resp, "reservations"))) {
+        json_decref(resp);
+        return rest_fail(r, MHD_HTTP_NOT_FOUND, EDRV_RESERVATION_INVALID,
+                         "Reservation %s not found", name);
+    }
+    answer_list(r, resp, "reservations", json_out_reservation);
+}
+
+void rest_reservations(struct rest_req *r, const char *arg)
+{
+    (void)arg;
+    resv_answer(r, NULL);
+}
+
+void rest_reservation_get(struct rest_req *r, const char *arg)
+{
+    resv_answer(r, arg);
+}

@@ -458,3 +458,25 @@ def test_drover_v1_paths_are_the_commands_json(cluster):
     status, doc = call(c, f"/drover/v1/job/{job}", tok, "DELETE")
     assert status == 200
     assert c.wait_job_done(job) == "CANCELLED"
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_reservations_path(cluster):
+    c = cluster
+    c.run("scontrol", "create", "reservation", "ReservationName=maint",
+          "StartTime=now+1hour", "Duration=120", "Nodes=node02",
+          "Users=root", "Flags=MAINT", check=True)
+    shown = json.loads(c.run("scontrol", "--json", "show", "reservation",
+                             check=True).stdout)
+    (r,) = shown["reservations"]
+    assert (r["name"], r["node_list"], r["node_count"], r["users"],
+            r["flags"]) == ("maint", "node02", 1, "root",
+                            ["MAINT", "SPEC_NODES"])
+    assert r["end_time"] - r["start_time"] == 7200
+    tok = token(c)
+    status, doc = call(c, "/slurm/v0.0.38/reservations", tok)
+    assert status == 200 and doc["reservations"] == shown["reservations"]
+    status, doc = call(c, "/slurm/v0.0.38/reservation/maint", tok)
+    assert doc["reservations"] == shown["reservations"]
+    status, doc = call(c, "/slurm/v0.0.38/reservation/nope", tok)
+    assert status == 404 and error_text(doc) == "Reservation nope not found"

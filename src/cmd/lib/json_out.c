@@ -403,6 +403,40 @@ json_t *json_out_partition(const json_t *p)
     return o;
 }
 
+json_t *json_out_reservation(const json_t *r)
+{
+    json_t *o = json_object(), *flags = json_array(), *f;
+    json_int_t cores = jint(r, "core_cnt", 0);
+    char tres[64];
+    size_t k;
+
+    json_array_foreach(json_object_get(r, "flags"), k, f)
+        if (json_is_string(f))
+            json_array_append(flags, f);
+    snprintf(tres, sizeof(tres), "cpu=%lld", (long long)cores);
+    s(o, "accounts", jstr(r, "accounts"));
+    s(o, "burst_buffer", "");
+    i(o, "core_count", cores);
+    i(o, "core_spec_cnt", 0);
+    i(o, "end_time", jint(r, "end_time", 0));
+    s(o, "features", "");
+    json_object_set_new(o, "flags", flags);
+    s(o, "groups", "");
+    s(o, "licenses", "");
+    i(o, "max_start_delay", 0);
+    s(o, "name", jstr(r, "name"));
+    i(o, "node_count", jint(r, "node_cnt", 0));
+    s(o, "node_list", jstr(r, "nodes"));
+    s(o, "partition", jstr(r, "partition"));
+    json_object_set_new(o, "purge_completed",
+                        json_pack("{s:I}", "time", jint(r, "purge_s", 0)));
+    i(o, "start_time", jint(r, "start_time", 0));
+    i(o, "watts", 0);
+    s(o, "tres", tres);
+    s(o, "users", jstr(r, "users"));
+    return o;
+}
+
 json_t *json_out_doc(void)
 {
     json_t *doc = json_object();

@@ -25,6 +25,10 @@ json_t *json_out_node(const json_t *node);
 /* One partition record in v0.0.38's shape.  New reference. */
 json_t *json_out_partition(const json_t *part);
 
+/* One reservation record (resv_info) in v0.0.38's shape: scontrol --json
+ * show reservation, /slurm/v0.0.38/reservations.  New reference. */
+json_t *json_out_reservation(const json_t *resv);
+
 /* A new document {"meta":{plugin, Slurm version},"errors":[]}. */
 json_t *json_out_doc(void);
 
