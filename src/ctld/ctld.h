@@ -120,6 +120,14 @@ int ctld_part_access(struct ctld *ctld, struct proto_req *req,
 /* Find a job by id; NULL if none. */
 struct job *ctld_job_find(struct ctld *ctld, uint32_t id);
 
+/* The job a request's "job_id" names, when the sender may act on it:
+ * its owner, operators and administrators.  NULL with *errnum set:
+ * EDRV_PROTOCOL_MALFORMED (no job_id), EDRV_INVALID_JOB_ID (no such job),
+ * or 'denied_errnum' for anyone else (Slurm answers some requests with
+ * "Access denied", others with "Invalid user id"). */
+struct job *ctld_job_for_req(struct ctld *ctld, proto_req_t *req,
+                             int denied_errnum, int *errnum);
+
 /* Put 'job' (finished, or pending after a failed launch) back in the
  * queue at 'now' (CTLD_EV_JOB_REQUEUED), eligible at 'eligible';
  * 'restart' counts it in Restarts. */

@@ -30,6 +30,7 @@
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "common/ident.h"
+#include "ctld/rpc_stat.h"
 #include "ctld/token.h"
 #include "ctld/state.h"
 #include "ctld/suspend.h"
@@ -254,6 +255,8 @@ static void ctld_listen(struct ctld *ctld)
         || proto_server_register(ctld->server, rpc_resv_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_token_handlers, ctld,
+                                 &error) < 0
+        || proto_server_register(ctld->server, rpc_stat_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_step_info_handlers, ctld,
                                  &error)

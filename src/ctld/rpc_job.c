@@ -555,8 +555,8 @@ static void rpc_job_info(proto_req_t *req, void *arg)
 }
 
 /* Find the job named in the body and check the caller may act on it. */
-static struct job *job_for_req(struct ctld *ctld, proto_req_t *req,
-                               int denied_errnum, int *errnum)
+struct job *ctld_job_for_req(struct ctld *ctld, proto_req_t *req,
+                             int denied_errnum, int *errnum)
 {
     json_int_t id = 0;
     struct job *job;
@@ -585,7 +585,7 @@ static void rpc_job_script(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     int errnum = 0;
-    struct job *job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum);
+    struct job *job = ctld_job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum);
     json_t *script;
 
     if (!job)
@@ -604,7 +604,7 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
 
     if (array_cancel_rpc(ctld, req))
         return;
-    if (!(job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum)))
+    if (!(job = ctld_job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum)))
         return respond_errnum(req, errnum, "job_cancel");
     json_unpack(proto_req_body(req), "{s?i s?s}", "signal", &signo, "scope",
                 &scope);
@@ -659,7 +659,7 @@ static void rpc_job_hold(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     int errnum = 0, hold = 1;
-    struct job *job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum);
+    struct job *job = ctld_job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum);
     bool privileged = proto_req_roles(req)
                       & (PROTO_ROLE_OPERATOR | PROTO_ROLE_ADMIN);
 
@@ -681,7 +681,7 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     int errnum = 0, hold = 0;
-    struct job *job = job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum);
+    struct job *job = ctld_job_for_req(ctld, req, EDRV_ACCESS_DENIED, &errnum);
 
     if (!job)
         return respond_errnum(req, errnum, "job_requeue");
@@ -769,7 +769,7 @@ static void rpc_job_update(proto_req_t *req, void *arg)
 
     if (array_update_rpc(ctld, req))
         return;
-    if (!(job = job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum)))
+    if (!(job = ctld_job_for_req(ctld, req, EDRV_USER_ID_MISSING, &errnum)))
         return respond_errnum(req, errnum, "job_update");
     if (job_state_is_final(job->state))
         return respond_errnum(req, EDRV_ALREADY_DONE, "job_update");

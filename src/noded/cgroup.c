@@ -901,9 +901,11 @@ int cgroup_step_attach(const struct cgroup_step *s, pid_t pid)
 
 /* The pids in the step's tracking cgroup, but our own; *count of them.
  * Caller frees. */
-static pid_t *step_pids(const struct cgroup_step *s, size_t *count)
+/* The pids listed in the cgroup.procs file 'path' (none when it cannot
+ * be read), without this process's own. */
+static pid_t *read_pids(const char *path, size_t *count)
 {
-    char *text = read_text(s->procs[0]);
+    char *text = read_text(path);
     size_t n = 0, cap = 16;
     pid_t *pids = xzalloc(cap * sizeof(*pids)), self = getpid();
 
@@ -920,6 +922,52 @@ static pid_t *step_pids(const struct cgroup_step *s, size_t *count)
     free(text);
     *count = n;
     return pids;
+}
+
+static pid_t *step_pids(const struct cgroup_step *s, size_t *count)
+{
+    return read_pids(s->procs[0], count);
+}
+
+int cgroup_job_procs(const struct cgroup_root *root, uint32_t job_id,
+                     struct cgroup_step_procs **out, size_t *n)
+{
+    char *dir, *procs;
+    struct dirent *e;
+    DIR *d;
+
+    *out = NULL;
+    *n = 0;
+    if (!root || root->n == 0)
+        return 0;
+    dir = xasprintf("%s/job_%u", root->h[0].base, job_id);
+    if (!(d = opendir(dir))) {
+        free(dir);
+        return 0;
+    }
+    while ((e = readdir(d))) {
+        struct cgroup_step_procs *sp;
+        if (strncmp(e->d_name, "step_", 5) || !step_name_ok(e->d_name + 5))
+            continue;
+        *out = xrealloc(*out, (*n + 1) * sizeof(**out));
+        sp = &(*out)[(*n)++];
+        sp->step = xstrdup(e->d_name + 5);
+        procs = xasprintf("%s/%s/cgroup.procs", dir, e->d_name);
+        sp->pids = read_pids(procs, &sp->npids);
+        free(procs);
+    }
+    closedir(d);
+    free(dir);
+    return 0;
+}
+
+void cgroup_step_procs_free(struct cgroup_step_procs *p, size_t n)
+{
+    for (size_t i = 0; p && i < n; i++) {
+        free(p[i].step);
+        free(p[i].pids);
+    }
+    free(p);
 }
 
 /* Wait until the step's cgroup is empty; false when it is not in time. */

@@ -161,6 +161,24 @@ uint64_t cgroup_step_max_rss_kib(const struct cgroup_step *s);
  * cgroup_root_sweep().  NULL is a no-op. */
 void cgroup_step_destroy(struct cgroup_step *s);
 
+/* The processes of one step cgroup (cgroup_job_procs). */
+struct cgroup_step_procs {
+    char *step;       /* "batch", "0", "1", ... */
+    pid_t *pids;      /* from the proctrack hierarchy's cgroup.procs */
+    size_t npids;
+};
+
+/* Every step cgroup of job 'job_id' on this node (job_<id>/step_*) with
+ * its processes, as sstat's jobacct_gather finds them: *out (free with
+ * cgroup_step_procs_free) and *n; none when the job has no cgroup here
+ * (or 'root' is NULL).  Reads a few small files: cheap enough for the
+ * loop.  Returns 0. */
+int cgroup_job_procs(const struct cgroup_root *root, uint32_t job_id,
+                     struct cgroup_step_procs **out, size_t *n);
+
+/* Free what cgroup_job_procs() gave.  NULL is a no-op. */
+void cgroup_step_procs_free(struct cgroup_step_procs *p, size_t n);
+
 /* Free the handle only: the cgroup and its processes stay (a daemon that
  * stops while its jobs keep running).  NULL is a no-op. */
 void cgroup_step_release(struct cgroup_step *s);

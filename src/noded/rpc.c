@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "common/log.h"
+#include "noded/jobstat.h"
 #include "noded/noded.h"
 #include "noded/stepd.h"
 
@@ -216,8 +217,23 @@ static void rpc_step_signal(proto_req_t *req, void *arg)
         proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
 }
 
+/* sstat: the job's steps' use of this node now (jobstat.h). */
+static void rpc_step_stat(proto_req_t *req, void *arg)
+{
+    struct noded *nd = arg;
+    json_int_t job_id = json_integer_value(
+        json_object_get(proto_req_body(req), "job_id"));
+
+    if (proto_respond(req, json_pack("{s:s s:o}", "node", nd->node->name,
+                                     "steps",
+                                     jobstat_steps(nd, (uint32_t)job_id)))
+        < 0)
+        log_err("step_stat: responding");
+}
+
 const struct proto_handler noded_handlers[] = {
     {"step_signal", rpc_step_signal, PROTO_ROLE_DAEMON},
+    {"step_stat", rpc_step_stat, PROTO_ROLE_DAEMON},
     {"step_launch", rpc_step_launch, PROTO_ROLE_DAEMON},
     {"job_limit", rpc_job_limit, PROTO_ROLE_DAEMON},
     {"ping", rpc_ping, PROTO_ROLE_USER},

@@ -324,6 +324,12 @@ static const struct schema_field job_script_body[] = {
     END,
 };
 
+static const struct schema_field job_stat_body[] = {
+    {"job_id", SCHEMA_INT, 1, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the running job"},
+    END,
+};
+
 static const struct schema_field token_issue_body[] = {
     {"username", SCHEMA_STR, 1, 256, EDRV_USER_ID_MISSING, P, NULL,
      "username=: whose token (default: the sender; another user's needs "
@@ -692,6 +698,11 @@ const struct proto_schema proto_schemas[] = {
      "batch_script), for its owner, operators and administrators.",
      job_script_body, "`{\"script\"}`; EDRV_JOB_SCRIPT_MISSING for a job "
      "without one (salloc, srun) or whose script is gone."},
+    {"job_stat", CTLD, "What a running job's steps use now, from its "
+     "nodes (sstat); its owner, operators and administrators.",
+     job_stat_body, "`{\"job_id\",\"nodes\":[{\"node\",\"steps\":"
+     "[step_stat's]}],\"errors\":[{\"node\",\"error\"}]}`; "
+     "EDRV_JOB_NOT_RUNNING unless running."},
     {"token_issue", CTLD, "A JWT for AuthAltTypes=auth/jwt (scontrol "
      "token).", token_issue_body, "`{\"token\",\"username\","
      "\"expires\"}`; EDRV_NOT_SUPPORTED without auth/jwt."},
@@ -760,6 +771,11 @@ const struct proto_schema proto_schemas[] = {
      "its own droverstepd.", batch_launch_body, "`{}` once started."},
     {"step_launch", NODED, "Start a step's tasks on this node.",
      step_launch_body, "`{}` once the tasks started."},
+    {"step_stat", NODED, "The job's steps' use of this node now "
+     "(processes of each step cgroup, from /proc).", job_stat_body,
+     "`{\"node\",\"steps\":[{\"step\",\"processes\",\"cpu_us\","
+     "\"rss_kib\",\"max_rss_kib\",\"vm_kib\",\"read_bytes\","
+     "\"write_bytes\"}]}`."},
     {"step_signal", NODED, "Signal one step's tasks on this node.",
      step_signal_body, "`{}`; EDRV_INVALID_JOB_ID when not here."},
     {"job_signal", NODED, "Signal or terminate a job on this node.",

@@ -87,3 +87,26 @@ void rest_drover_job_steps(struct rest_req *r, const char *arg)
     json_decref(resp);
     rest_answer(r, doc);
 }
+
+/* GET /drover/v1/job/{id}/usage: job_stat's answer (what sstat shows):
+ * each node's steps with their processes' CPU, memory and I/O now. */
+void rest_drover_job_usage(struct rest_req *r, const char *arg)
+{
+    char *end;
+    unsigned long long id = strtoull(arg, &end, 10);
+    json_t *resp = NULL, *doc;
+
+    if (!*arg || *end || id == 0 || id > UINT32_MAX)
+        return rest_fail(r, MHD_HTTP_BAD_REQUEST, EDRV_INVALID_JOB_ID,
+                         "%s: not a job id", arg);
+    if (rest_call(r, "job_stat", json_pack("{s:I}", "job_id",
+                                           (json_int_t)id),
+                  &resp)
+        < 0)
+        return;
+    doc = json_out_doc();
+    json_object_set(doc, "nodes", json_object_get(resp, "nodes"));
+    json_object_set(doc, "unreachable", json_object_get(resp, "errors"));
+    json_decref(resp);
+    rest_answer(r, doc);
+}

@@ -129,6 +129,7 @@ void rest_partitions(struct rest_req *r, const char *arg);
 void rest_partition_get(struct rest_req *r, const char *arg);
 void rest_metrics(struct rest_req *r, const char *arg);
 void rest_reservations(struct rest_req *r, const char *arg);
+void rest_drover_job_usage(struct rest_req *r, const char *arg);
 void rest_reservation_get(struct rest_req *r, const char *arg);
 void rest_db_jobs(struct rest_req *r, const char *arg);
 void rest_db_job_get(struct rest_req *r, const char *arg);

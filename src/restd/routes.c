@@ -68,6 +68,8 @@ const struct rest_route rest_routes[] = {
     {"GET", DV1 "/job/{job_id}/steps", rest_drover_job_steps, true,
      "a job's steps, finished ones too (the controller's step records "
      "and \"step\": \"ID.batch\")", "drover"},
+    {"GET", DV1 "/job/{job_id}/usage", rest_drover_job_usage, true,
+     "what a running job's steps use now on each node (sstat)", "drover"},
     {"GET", DV1 "/accounting/jobs", rest_db_jobs, true, "sacct --json",
      "drover"},
     {"GET", DV1 "/accounting/job/{job_id}", rest_db_job_get, true,

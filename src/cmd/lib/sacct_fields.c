@@ -80,7 +80,7 @@ int64_t sacct_elapsed(const json_t *rec, time_t now)
 }
 
 /* Slurm's CPU time layout: "00:MM:SS", "MM:SS.mmm", "HH:MM:SS", "D-HH...". */
-static void put_cpu(struct fmt_buf *o, int64_t us)
+void sacct_put_cpu(struct fmt_buf *o, int64_t us)
 {
     int64_t secs = us / 1000000, ms = us % 1000000 / 1000;
     int64_t d = secs / 86400, h = secs / 3600 % 24, m = secs / 60 % 60;
@@ -115,8 +115,8 @@ static void put_date(struct fmt_buf *o, int64_t t)
  * KMGTPE"), shown in the largest unit it is an exact multiple of, or in
  * --units with two decimals, or as stored with --noconvert.
  */
-static void put_size(struct fmt_buf *o, double v, int unit,
-                     const struct sacct_ctx *ctx)
+void sacct_put_size(struct fmt_buf *o, double v, int unit,
+                    const struct sacct_ctx *ctx)
 {
     static const char units[] = " KMGTPE";
     const char *want = ctx->units ? strchr(units + 1, ctx->units) : NULL;
@@ -326,21 +326,21 @@ static void p_total_cpu(struct fmt_buf *o, const struct sacct_row *r,
                         const struct sacct_ctx *c)
 {
     (void)c;
-    put_cpu(o, cpu_us(r, true, true));
+    sacct_put_cpu(o, cpu_us(r, true, true));
 }
 
 static void p_user_cpu(struct fmt_buf *o, const struct sacct_row *r,
                        const struct sacct_ctx *c)
 {
     (void)c;
-    put_cpu(o, cpu_us(r, true, false));
+    sacct_put_cpu(o, cpu_us(r, true, false));
 }
 
 static void p_system_cpu(struct fmt_buf *o, const struct sacct_row *r,
                          const struct sacct_ctx *c)
 {
     (void)c;
-    put_cpu(o, cpu_us(r, false, true));
+    sacct_put_cpu(o, cpu_us(r, false, true));
 }
 
 static void p_start(struct fmt_buf *o, const struct sacct_row *r,
@@ -377,7 +377,7 @@ static void p_req_mem(struct fmt_buf *o, const struct sacct_row *r,
     int64_t mib = jint(r->job, "req_mem_mib", 0);
 
     if (mib > 0)
-        put_size(o, (double)mib, 2, c);
+        sacct_put_size(o, (double)mib, 2, c);
     else
         fmt_buf_puts(o, "0");
 }
@@ -388,7 +388,7 @@ static void p_max_rss(struct fmt_buf *o, const struct sacct_row *r,
     int64_t kib = r->step ? jint(r->step, "max_rss_kib", -1) : -1;
 
     if (kib >= 0)
-        put_size(o, (double)kib, 1, c);
+        sacct_put_size(o, (double)kib, 1, c);
 }
 
 static void p_max_rss_node(struct fmt_buf *o, const struct sacct_row *r,

@@ -143,6 +143,16 @@ void sacct_put_step_name(struct fmt_buf *out, int64_t step_id);
  */
 int64_t sacct_elapsed(const json_t *rec, time_t now);
 
+/* Slurm's CPU time layout of 'us' microseconds: "00:MM:SS", "MM:SS.mmm",
+ * "HH:MM:SS", "D-HH:MM:SS" (sacct's TotalCPU, sstat's AveCPU). */
+void sacct_put_cpu(struct fmt_buf *out, int64_t us);
+
+/* A size 'v' in the unit 'unit' (0 bytes, 1 KiB, 2 MiB...) as Slurm
+ * prints it: "1234K", "2M" (exact multiples converted up), honouring
+ * --units and --noconvert of 'ctx'. */
+void sacct_put_size(struct fmt_buf *out, double v, int unit,
+                    const struct sacct_ctx *ctx);
+
 /* Seconds the job of record 'rec' was suspended up to 'now' (its
  * "suspended_s", plus the suspension under way since "suspend_time"). */
 int64_t sacct_suspended(const json_t *rec, time_t now);
