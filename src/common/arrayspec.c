@@ -65,11 +65,16 @@ static int walk(const char *spec, bitmap_t *bm, unsigned long *max,
             return errprintf(error, "invalid array index at column %d of "
                              "'%s'", (int)(p - spec) + 1, spec);
         }
-        for (unsigned long i = r.lo; i <= r.hi; i += r.step) {
-            if (bm)
-                bitmap_set(bm, i);
-            else if (i > *max)
-                *max = i;
+        if (!bm) {
+            /* The largest index, computed: a range of 10^15 must not be
+             * walked before it is found too large (a found DoS). */
+            unsigned long last = r.lo + (r.hi - r.lo) / r.step * r.step;
+            if (last > *max)
+                *max = last;
+        }
+        /* With 'bm', the indexes are known to be below MaxArraySize. */
+        for (unsigned long i = r.lo; bm && i <= r.hi; i += r.step) {
+            bitmap_set(bm, i);
             if (r.hi - i < r.step)
                 break;
         }

@@ -23,6 +23,21 @@ static char *fmt_of(const char *spec, uint32_t *throttle)
     return s;
 }
 
+/* A range far over MaxArraySize is refused at once, not walked (the
+ * fuzzer found one that held the controller's loop for hours). */
+static void huge_ranges_are_refused_at_once(void **state)
+{
+    drv_error_t error = {{0}};
+
+    (void)state;
+    errno = 0;
+    assert_null(array_spec_parse("1-5666666666666666:2%1", 1001, NULL,
+                                 &error));
+    assert_int_equal(errno, ERANGE);
+    assert_null(array_spec_parse("0-18446744073709551000", 1001, NULL,
+                                 &error));
+}
+
 static void forms_parse_as_slurm(void **state)
 {
     static const struct { const char *in, *out; } cases[] = {
@@ -116,6 +131,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(forms_parse_as_slurm),
+        cmocka_unit_test(huge_ranges_are_refused_at_once),
         cmocka_unit_test(pending_lists_fold_and_cut_as_slurm),
         cmocka_unit_test(cut_starts_at_62_characters),
         cmocka_unit_test(step_of_a_progression),
