@@ -224,4 +224,5 @@ def test_dashboard_in_chromium(browser, cluster, test_user, tmp_path):
     pngs = sorted(p.name for p in shots.glob("*.png"))
     assert pngs == ["01-login.png", "02-queue.png", "03-nodes.png",
                     "04-job-pending.png", "05-job-cancelled.png",
+                    "05a-job-usage.png",
                     "06-job-completed.png", "07-utilisation.png"], pngs

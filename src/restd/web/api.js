@@ -59,6 +59,9 @@ export const job = (id) =>
   call(`${V38}/job/${encodeURIComponent(id)}`).then((d) => d.jobs[0]);
 export const steps = (id) =>
   call(`/drover/v1/job/${encodeURIComponent(id)}/steps`).then((d) => d.steps);
+/** What a running job's steps use now, per node (sstat's figures). */
+export const usage = (id) =>
+  call(`/drover/v1/job/${encodeURIComponent(id)}/usage`).then((d) => d.nodes);
 export const nodes = () => call(`${V38}/nodes`).then((d) => d.nodes);
 export const partitions = () =>
   call(`${V38}/partitions`).then((d) => d.partitions);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // job.js - one job's page: its state, why it is pending (the
-// controller's pending_explain), its steps, its details, and a cancel
-// button.
+// controller's pending_explain), its steps, what it uses now (CPU
+// efficiency and memory, per node), its details, and a cancel button.
 
 import * as api from './api.js';
 import {elapsed, fill, fmtDuration, fmtLimit, fmtTime, h, isActive,
@@ -27,6 +27,32 @@ function stepsTable(steps, now) {
         h('td', {}, s.state === 'RUNNING' ? '' : String(s.exit_status)),
         h('td', {}, s.max_rss_kib > 0 ? `${s.max_rss_kib} KiB` : ''));
     })));
+}
+
+/** Efficiency of a running job now: per node and step, CPU time used
+ *  against the CPUs held for the run time so far, and memory (sstat's
+ *  figures from /drover/v1/job/{id}/usage). */
+function usageTable(j, nodes, now) {
+  if (!nodes.length) return h('p', {class: 'muted'}, 'No usage yet.');
+  const held = Math.max(1, elapsed(j, now)) * Math.max(1, j.cpus || 1) /
+               Math.max(1, nodes.length);
+  const head = ['Node', 'Step', 'Processes', 'CPU time', 'CPU efficiency',
+                'RSS', 'Largest RSS', 'Read', 'Written'];
+  const rows = [];
+  for (const n of nodes)
+    for (const s of n.steps)
+      rows.push(h('tr', {dataset: {node: n.node, step: s.step}},
+        h('td', {}, n.node), h('td', {}, `${j.job_id}.${s.step}`),
+        h('td', {}, String(s.processes)),
+        h('td', {}, fmtDuration(Math.round(s.cpu_us / 1e6))),
+        h('td', {class: 'efficiency'},
+          `${Math.min(100, (100 * s.cpu_us / 1e6 / held)).toFixed(0)}%`),
+        h('td', {}, `${(s.rss_kib / 1024).toFixed(1)} MiB`),
+        h('td', {}, `${(s.max_rss_kib / 1024).toFixed(1)} MiB`),
+        h('td', {}, `${s.read_bytes} B`), h('td', {}, `${s.write_bytes} B`)));
+  return h('table', {class: 'data', id: 'usage'},
+    h('thead', {}, h('tr', {}, head.map((t) => h('th', {}, t)))),
+    h('tbody', {}, rows));
 }
 
 /** The why-pending box, or the job's reason when it is not pending. */
@@ -96,14 +122,16 @@ export function job(main, id) {
   const head = h('div', {class: 'job-head'});
   const why = h('div');
   const stepsBox = h('div');
+  const usageBox = h('div');
   const info = h('div');
   let cancel = null, shownState = null;
 
   main.append(h('section', {},
     h('p', {}, h('a', {href: '#/queue'}, '← Queue')), head, why,
-    h('h2', {}, 'Steps'), stepsBox, h('h2', {}, 'Details'), info));
+    h('h2', {}, 'Steps'), stepsBox, h('h2', {}, 'Usage now'), usageBox,
+    h('h2', {}, 'Details'), info));
 
-  function draw(j, steps, now) {
+  function draw(j, steps, used, now) {
     if (!cancel || shownState !== j.job_state) {
       // A new cancel box only when the state changes, so a refresh does
       // not close the question while the user answers it.
@@ -118,6 +146,11 @@ export function job(main, id) {
     fill(stepsBox, steps instanceof Error
       ? h('p', {class: 'error'}, `Steps: ${steps.message}`)
       : stepsTable(steps, now));
+    fill(usageBox, j.job_state !== 'RUNNING'
+      ? h('p', {class: 'muted'}, 'Only a running job has usage to show.')
+      : used instanceof Error
+        ? h('p', {class: 'error'}, `Usage: ${used.message}`)
+        : usageTable(j, used, now));
     fill(info, details(j, now));
   }
 
@@ -133,7 +166,9 @@ export function job(main, id) {
       return;
     }
     const steps = await api.steps(id).catch((e) => e);
-    draw(j, steps, Date.now() / 1000);
+    const used = j.job_state === 'RUNNING'
+      ? await api.usage(id).catch((e) => e) : [];
+    draw(j, steps, used, Date.now() / 1000);
   }
   return {refresh: tick};
 }

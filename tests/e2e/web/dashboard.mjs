@@ -127,6 +127,10 @@ async function cancel(page) {
   await page.goto(`${URL}/#/job/${BLOCKER}`);
   await page.waitForSelector('#job-state[data-state="RUNNING"]');
   await page.waitForSelector(`#steps tr[data-step="${BLOCKER}.batch"]`);
+  // Its usage now (sstat's figures): the batch step on its node.
+  await page.waitForSelector(`#usage tr[data-step="batch"] td.efficiency`,
+                             {timeout: T});
+  await shot(page, '05a-job-usage');
   await page.click('#cancel');
   await page.click('#cancel-abort');             // "No": nothing happens
   await page.click('#cancel');
