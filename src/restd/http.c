@@ -72,6 +72,7 @@ static unsigned status_of(int errnum)
     case EDRV_INVALID_JOB_ID:
     case EDRV_INVALID_NODE_NAME:
     case EDRV_INVALID_PARTITION_NAME:
+    case EDRV_RESERVATION_INVALID:
         return MHD_HTTP_NOT_FOUND;
     case ECONNREFUSED:
     case ETIMEDOUT:

@@ -225,84 +225,72 @@ void rest_job_delete(struct rest_req *r, const char *arg)
     rest_answer(r, json_out_doc());
 }
 
-static void nodes_answer(struct rest_req *r, json_t *names)
+/* One listing of the controller: what message 'type' with 'body'
+ * (stolen) answers under 'key', each record through 'convert'.  With a
+ * 'name' (one record asked for), an empty answer is a 404 of 'errnum'. */
+struct listing {
+    const char *type, *key;
+    json_t *(*convert)(const json_t *);
+    int errnum;
+};
+
+static void list_answer(struct rest_req *r, const struct listing *l,
+                        json_t *body, const char *name)
 {
     json_t *resp = NULL;
-    json_t *body = json_object();
 
-    if (names)
-        json_object_set_new(body, "names", names);
-    if (rest_call(r, "node_info", body, &resp) < 0)
+    if (rest_call(r, l->type, body, &resp) < 0)
         return;
-    if (names && !json_array_size(json_object_get(resp, "nodes"))) {
+    if (name && !json_array_size(json_object_get(resp, l->key))) {
         json_decref(resp);
-        return rest_fail_errno(r, EDRV_INVALID_NODE_NAME, NULL);
+        return rest_fail_errno(r, l->errnum, NULL);
     }
-    answer_list(r, resp, "nodes", json_out_node);
+    answer_list(r, resp, l->key, l->convert);
 }
+
+static const struct listing node_listing = {
+    "node_info", "nodes", json_out_node, EDRV_INVALID_NODE_NAME,
+};
+static const struct listing partition_listing = {
+    "partition_info", "partitions", json_out_partition,
+    EDRV_INVALID_PARTITION_NAME,
+};
+static const struct listing resv_listing = {
+    "resv_info", "reservations", json_out_reservation,
+    EDRV_RESERVATION_INVALID,
+};
 
 void rest_nodes(struct rest_req *r, const char *arg)
 {
     (void)arg;
-    nodes_answer(r, NULL);
+    list_answer(r, &node_listing, json_object(), NULL);
 }
 
 void rest_node_get(struct rest_req *r, const char *arg)
 {
-    nodes_answer(r, json_pack("[s]", arg));
-}
-
-static void partitions_answer(struct rest_req *r, json_t *names)
-{
-    json_t *resp = NULL;
-    json_t *body = json_pack("{s:b}", "show_all", 1);
-
-    if (names)
-        json_object_set_new(body, "names", names);
-    if (rest_call(r, "partition_info", body, &resp) < 0)
-        return;
-    if (names && !json_array_size(json_object_get(resp, "partitions"))) {
-        json_decref(resp);
-        return rest_fail_errno(r, EDRV_INVALID_PARTITION_NAME, NULL);
-    }
-    answer_list(r, resp, "partitions", json_out_partition);
+    list_answer(r, &node_listing, json_pack("{s:[s]}", "names", arg), arg);
 }
 
 void rest_partitions(struct rest_req *r, const char *arg)
 {
     (void)arg;
-    partitions_answer(r, NULL);
+    list_answer(r, &partition_listing, json_pack("{s:b}", "show_all", 1),
+                NULL);
 }
 
 void rest_partition_get(struct rest_req *r, const char *arg)
 {
-    partitions_answer(r, json_pack("[s]", arg));
-}
-
-static void resv_answer(struct rest_req *r, const char *name)
-{
-    json_t *resp = NULL;
-
-    if (rest_call(r, "resv_info",
-                  name ? json_pack("{s:s}", "name", name) : json_object(),
-                  &resp)
-        < 0)
-        return;
-    if (name && !json_array_size(json_object_get(resp, "reservations"))) {
-        json_decref(resp);
-        return rest_fail(r, MHD_HTTP_NOT_FOUND, EDRV_RESERVATION_INVALID,
-                         "Reservation %s not found", name);
-    }
-    answer_list(r, resp, "reservations", json_out_reservation);
+    list_answer(r, &partition_listing,
+                json_pack("{s:b s:[s]}", "show_all", 1, "names", arg), arg);
 }
 
 void rest_reservations(struct rest_req *r, const char *arg)
 {
     (void)arg;
-    resv_answer(r, NULL);
+    list_answer(r, &resv_listing, json_object(), NULL);
 }
 
 void rest_reservation_get(struct rest_req *r, const char *arg)
 {
-    resv_answer(r, arg);
+    list_answer(r, &resv_listing, json_pack("{s:s}", "name", arg), arg);
 }

@@ -479,4 +479,4 @@ def test_reservations_path(cluster):
     status, doc = call(c, "/slurm/v0.0.38/reservation/maint", tok)
     assert doc["reservations"] == shown["reservations"]
     status, doc = call(c, "/slurm/v0.0.38/reservation/nope", tok)
-    assert status == 404 and error_text(doc) == "Reservation nope not found"
+    assert status == 404 and error_text(doc) == "Requested reservation is invalid"
