@@ -213,6 +213,8 @@ static long node_count(const char *s)
     if (!isdigit((unsigned char)*s))
         return -1;
     v = strtol(s, &end, 10);
+    if (v > INT_MAX) /* also strtol's saturation: nothing to multiply */
+        return -1;
     if (*end == 'k' || *end == 'K')
         v *= 1024, end++;
     else if (*end == 'm' || *end == 'M')
