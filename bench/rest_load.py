@@ -5,13 +5,15 @@
 Starts a 4-node local cluster (drover up), then alternates two kinds of
 rounds, REPS times each: N held `sbatch --wrap=true` jobs are released at
 once and timed until the last one completed, (a) with no REST client and
-(b) while P threads poll GET /slurm/v0.0.38/jobs as fast as they can (each
-its own connection per request, as curl-based portals do).  Prints the
+(b) while P threads poll GET /slurm/v0.0.38/jobs, each once per --interval
+(default 1 s, a dashboard's refresh; 0: as fast as it can), each request
+on its own connection, as curl-based portals do.  Prints the
 median rounds, the slowdown, and the pollers' request rate and latency.
 Not a test: it prints figures.  Everything shares this machine's cores:
 the pollers' own CPU counts against the cluster too.
 
-Usage: bench/rest_load.py [--jobs N] [--pollers P] [--reps R] [BUILD_DIR]
+Usage: bench/rest_load.py [--jobs N] [--pollers P] [--reps R]
+                          [--interval SECONDS] [BUILD_DIR]
 """
 import argparse
 import os
@@ -45,7 +47,7 @@ def round_time(n, env, work):
     return time.monotonic() - start
 
 
-def poll(url, token, stop, lat):
+def poll(url, token, stop, lat, interval):
     req = urllib.request.Request(url, headers={"X-SLURM-USER-TOKEN": token})
     while not stop.is_set():
         t0 = time.monotonic()
@@ -55,6 +57,8 @@ def poll(url, token, stop, lat):
         except OSError:
             continue
         lat.append(time.monotonic() - t0)
+        if interval:
+            stop.wait(max(0.0, interval - (time.monotonic() - t0)))
 
 
 def main():
@@ -62,6 +66,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=300)
     ap.add_argument("--pollers", type=int, default=100)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--interval", type=float, default=1.0,
+                    help="seconds between one poller's requests (a "
+                    "dashboard's refresh); 0: as fast as it can")
     ap.add_argument("build", nargs="?",
                     default=os.environ.get("DROVER_BUILD_DIR",
                                            str(HERE.parent / "build")))
@@ -84,7 +91,8 @@ def main():
             quiet.append(round_time(a.jobs, env, work))
             stop = threading.Event()
             threads = [threading.Thread(target=poll,
-                                        args=(url, token, stop, lat))
+                                        args=(url, token, stop, lat,
+                                              a.interval))
                        for _ in range(a.pollers)]
             t0 = time.monotonic()
             for t in threads:
@@ -97,7 +105,8 @@ def main():
             polled_s += time.monotonic() - t0
         q, l = statistics.median(quiet), statistics.median(loaded)
         lat.sort()
-        print(f"jobs per round: {a.jobs}, pollers: {a.pollers}, "
+        print(f"jobs per round: {a.jobs}, pollers: {a.pollers} (one "
+              f"request every {a.interval:g} s each; 0: flat out), "
               f"rounds: {a.reps} each")
         print(f"release to last completion, no REST clients: {q:.2f} s "
               f"({a.jobs / q:.0f} jobs/s)  rounds {quiet}")
