@@ -16,6 +16,7 @@
 #include <microhttpd.h>
 
 #include "cmd/lib/json_out.h"
+#include "common/base64.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "proto/auth.h"
@@ -223,6 +224,52 @@ static bool peer_is_self(const struct restd *rd, struct MHD_Connection *c)
     return cred.uid == geteuid();
 }
 
+/* The "sun" claim of a JWT, read without checking the signature (the
+ * controller checks it): only to compare with X-SLURM-USER-NAME.  A new
+ * string, or NULL when the token has none. */
+static char *token_user(const char *token)
+{
+    const char *p = strchr(token, '.'), *end;
+    char *std, *sun = NULL;
+    unsigned char *raw;
+    size_t n, len = 0;
+    json_t *claims;
+
+    if (!p || !(end = strchr(p + 1, '.')) || (n = (size_t)(end - p - 1)) > 8192
+        || !(std = malloc(n + 4)))
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        std[i] = p[1 + i] == '-' ? '+' : p[1 + i] == '_' ? '/' : p[1 + i];
+    while (n % 4)
+        std[n++] = '=';
+    std[n] = '\0';
+    raw = base64_decode(std, &len);
+    free(std);
+    if (!raw)
+        return NULL;
+    claims = json_loadb((const char *)raw, len, 0, NULL);
+    free(raw);
+    if (json_string_value(json_object_get(claims, "sun")))
+        sun = strdup(json_string_value(json_object_get(claims, "sun")));
+    json_decref(claims);
+    return sun;
+}
+
+/* X-SLURM-USER-NAME must name the token's own user: Drover does not let
+ * one user's token act for another (slurmrestd lets SlurmUser's do so). */
+static bool user_name_ok(const struct rest_req *r)
+{
+    char *sun;
+    bool ok;
+
+    if (!r->user_name || !*r->user_name || !r->token)
+        return true;
+    sun = token_user(r->token);
+    ok = sun && !strcmp(sun, r->user_name);
+    free(sun);
+    return ok;
+}
+
 /* Run the request once its whole body is in. */
 static enum MHD_Result handle(const struct restd *rd,
                               struct MHD_Connection *c, const char *url,
@@ -241,6 +288,10 @@ static enum MHD_Result handle(const struct restd *rd,
     if (p->too_big)
         rest_fail(&r, MHD_HTTP_CONTENT_TOO_LARGE, E2BIG,
                   "request body over %u bytes", REST_BODY_MAX);
+    else if (!user_name_ok(&r))
+        rest_fail(&r, MHD_HTTP_UNAUTHORIZED, EDRV_PROTOCOL_AUTH,
+                  "X-SLURM-USER-NAME %s is not the token's user (one "
+                  "user's token never acts for another)", r.user_name);
     else
         rest_dispatch(&r);
     log_debug("%s %s -> %u", method, url, r.status);

@@ -73,6 +73,13 @@ def test_rest_jobs_as_their_user(cluster, test_user):
     assert status == 401 and "authentication required" in error_text(doc)
     status, doc = call(c, "/slurm/v0.0.38/ping", tok)
     assert status == 200 and doc["pings"][0]["ping"] == "UP"
+    # X-SLURM-USER-NAME may only name the token's own user.
+    status, doc = call(c, "/slurm/v0.0.38/ping", tok,
+                       headers={"X-SLURM-USER-NAME": test_user})
+    assert status == 200
+    status, doc = call(c, "/slurm/v0.0.38/jobs", token(c),
+                       headers={"X-SLURM-USER-NAME": test_user})
+    assert status == 401 and "is not the token's user" in error_text(doc)
 
     out = c.user_workdir(test_user) / "rest.out"
     status, doc = call(c, "/slurm/v0.0.38/job/submit", tok, "POST", {
