@@ -6,7 +6,9 @@
  * munged, droverdbd, droverctld and the droverd of each node is not
  * running (droverdbd answering before droverctld starts), and
  * returns only when the controller answers and every node is up: after it,
- * commands need no sleeps.  `drover status` and `drover down` find the
+ * commands need no sleeps.  Emulated nodes (--emulate-nodes, listed in
+ * etc/emulated.nodes) are served by one drover-emud instead of a droverd
+ * each (docs/emulator.md).  `drover status` and `drover down` find the
  * daemons through their pid files (drover_proc.h says how a pid is trusted).
  */
 #include "config.h"
@@ -35,6 +37,7 @@
 #include "cmd/lib/drover_proc.h"
 #include "cmd/lib/opt.h"
 #include "common/error.h"
+#include "common/hostlist.h"
 #include "common/log.h"
 #include "common/sizefmt.h"
 #include "common/selfpath.h"
@@ -52,14 +55,16 @@
 #define TAIL_LINES 20
 
 enum daemon_kind {
-    DAEMON_MUNGED, DAEMON_CTLD, DAEMON_NODE, DAEMON_DBD, DAEMON_RESTD
+    DAEMON_MUNGED, DAEMON_CTLD, DAEMON_NODE, DAEMON_DBD, DAEMON_RESTD,
+    DAEMON_EMUD
 };
 
 struct daemon {
     enum daemon_kind kind;
     const char *name; /* argv[0]'s base name: munged, droverctld, droverd,
                        * droverdbd */
-    char *node;       /* droverd: the node it serves */
+    char *node;       /* droverd: the node it serves; drover-emud: the
+                       * hostlist of its nodes */
     char *pidfile;
     char *log;        /* where its stdout and stderr go */
     pid_t pid;        /* running, or 0 */
@@ -78,12 +83,17 @@ struct cluster {
     size_t count;
     proto_auth_t *auth;
     char *restd_addr;         /* etc/restd.addr, or NULL */
+    char **emulated;          /* etc/emulated.nodes expanded, sorted (for
+                               * bsearch), or NULL */
+    size_t emulated_count;
 };
 
 struct opts {
     const char *dir;
     struct drover_shape shape;
     const char *shape_opt; /* the first shape option given, for messages */
+    bool nodes_given;      /* --nodes (else none beside emulated ones) */
+    bool timeout_given;
     int timeout_s;
 };
 
@@ -100,6 +110,7 @@ enum {
     OPT_CONF_EXTRA,
     OPT_DBD_CONF_EXTRA,
     OPT_CGROUP_CONF_EXTRA,
+    OPT_EMULATE_NODES,
 };
 
 static const struct cmd_opt opts_table[] = {
@@ -108,6 +119,9 @@ static const struct cmd_opt opts_table[] = {
      "                          $XDG_RUNTIME_DIR/drover, else /tmp/drover-$USER)\n"},
     {"nodes", OPT_NODES, required_argument,
      "  --nodes=N               up: number of nodes, node01..nodeNN (4)\n"},
+    {"emulate-nodes", OPT_EMULATE_NODES, required_argument,
+     "  --emulate-nodes=N       up: N emulated nodes sim[00001-N], all in one\n"
+     "                          drover-emud (no real node unless --nodes)\n"},
     {"gpus-per-node", OPT_GPUS, required_argument,
      "  --gpus-per-node=G       up: fake GPUs per node (8)\n"},
     {"cpus-per-node", OPT_CPUS, required_argument,
@@ -226,6 +240,10 @@ static void set_shape_opt(struct opts *o, int c, const char *arg)
     switch (c) {
     case OPT_NODES:
         s->nodes = parse_count("nodes", arg, 1, 999);
+        o->nodes_given = true;
+        break;
+    case OPT_EMULATE_NODES:
+        s->emulate_nodes = parse_count("emulate-nodes", arg, 1, 99999);
         break;
     case OPT_GPUS:
         s->gpus_per_node = parse_count("gpus-per-node", arg, 0, 64);
@@ -247,6 +265,7 @@ static void set_shape_opt(struct opts *o, int c, const char *arg)
         break;
     case OPT_TIMEOUT:
         o->timeout_s = (int)parse_count("timeout", arg, 1, 3600);
+        o->timeout_given = true;
         break;
     case OPT_CONF_EXTRA:
         add_conf_extra(&s->conf_extra, &conf_extra_lines, "conf-extra", arg);
@@ -284,6 +303,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
             set_shape_opt(o, c, optarg);
         }
     }
+    if (o->shape.emulate_nodes && !o->nodes_given)
+        o->shape.nodes = 0; /* only emulated nodes */
+    if (o->shape.emulate_nodes && !o->timeout_given) /* they register */
+        o->timeout_s += (int)(o->shape.emulate_nodes / 100);
 }
 
 /* --- the cluster directory ---------------------------------------------- */
@@ -362,6 +385,11 @@ static void add_daemon(struct cluster *c, enum daemon_kind kind,
         d->name = "droverrestd";
         d->pidfile = drover_path(c->dir, DROVER_RESTD_PID_REL);
         d->log = drover_path(c->dir, DROVER_RESTD_LOG_REL);
+    } else if (kind == DAEMON_EMUD) {
+        d->name = "drover-emud";
+        d->node = xstrdup(node);
+        d->pidfile = drover_path(c->dir, DROVER_EMUD_PID_REL);
+        d->log = drover_path(c->dir, DROVER_EMUD_LOG_REL);
     } else if (kind == DAEMON_CTLD) {
         d->name = "droverctld";
         d->pidfile = drover_path(c->dir, DROVER_CTLD_PID_REL);
@@ -411,6 +439,46 @@ static char *read_restd_addr(const char *dir)
     return buf[0] ? xstrdup(buf) : NULL;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Is 'name' one of the emulated nodes? */
+static bool is_emulated(const struct cluster *c, const char *name)
+{
+    return c->emulated
+           && bsearch(&name, c->emulated, c->emulated_count,
+                      sizeof(*c->emulated), name_cmp);
+}
+
+/* etc/emulated.nodes: the hostlist of drover-emud's nodes, or NULL.
+ * Its names go to c->emulated.  Caller frees. */
+static char *read_emulated(struct cluster *c)
+{
+    char *path = drover_path(c->dir, DROVER_EMULATED_REL);
+    char buf[256] = "";
+    FILE *f = fopen(path, "r");
+    hostlist_t *hl;
+
+    free(path);
+    if (!f)
+        return NULL;
+    if (!fgets(buf, sizeof(buf), f))
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\r\n")] = '\0';
+    if (!buf[0] || !(hl = hostlist_decode(buf, NULL)))
+        return NULL;
+    c->emulated_count = hostlist_count(hl);
+    c->emulated = xzalloc((c->emulated_count + 1) * sizeof(*c->emulated));
+    for (size_t i = 0; i < c->emulated_count; i++)
+        c->emulated[i] = xstrdup(hostlist_nth(hl, i));
+    qsort(c->emulated, c->emulated_count, sizeof(*c->emulated), name_cmp);
+    hostlist_destroy(hl);
+    return xstrdup(buf);
+}
+
 /* Load the cluster in 'dir'.  With 'must_load', a slurm.conf that cannot
  * be read is fatal; otherwise the nodes come from the pid files.
  */
@@ -418,8 +486,10 @@ static struct cluster *cluster_open(char *dir, bool must_load)
 {
     struct cluster *c = xzalloc(sizeof(*c));
     drv_error_t error = {{0}};
+    char *emulated;
 
     c->dir = dir;
+    emulated = read_emulated(c);
     c->conf_path = drover_path(dir, DROVER_CONF_REL);
     c->conf = conf_load(c->conf_path, &error);
     if (!c->conf && must_load) {
@@ -430,10 +500,14 @@ static struct cluster *cluster_open(char *dir, bool must_load)
     add_daemon(c, DAEMON_CTLD, NULL);
     if (c->conf) {
         for (size_t i = 0; i < c->conf->node_count; i++)
-            add_daemon(c, DAEMON_NODE, c->conf->nodes[i].name);
+            if (!is_emulated(c, c->conf->nodes[i].name))
+                add_daemon(c, DAEMON_NODE, c->conf->nodes[i].name);
     } else {
         add_nodes_from_pidfiles(c);
     }
+    if (emulated)
+        add_daemon(c, DAEMON_EMUD, emulated);
+    free(emulated);
     c->dbd_conf_path = drover_path(dir, DROVER_DBD_CONF_REL);
     if (access(c->dbd_conf_path, F_OK) == 0)
         add_daemon(c, DAEMON_DBD, NULL);
@@ -450,6 +524,9 @@ static void cluster_close(struct cluster *c)
         free(c->daemons[i].log);
     }
     free(c->daemons);
+    for (size_t i = 0; i < c->emulated_count; i++)
+        free(c->emulated[i]);
+    free(c->emulated);
     proto_auth_destroy(c->auth);
     conf_destroy(c->conf);
     free(c->conf_path);
@@ -592,6 +669,33 @@ static void start_munged(struct cluster *c, struct daemon *d)
     free(sock);
 }
 
+/* Seconds between an emulated node's registrations: droverd's 5 s, but
+ * all of them together at most about 200 a second, and well inside
+ * SlurmdTimeout (30 s here). */
+static unsigned emud_heartbeat_s(size_t nodes)
+{
+    size_t s = nodes / 200;
+
+    return s < 5 ? 5 : s > 15 ? 15 : (unsigned)s;
+}
+
+static void start_emud(struct cluster *c, struct daemon *d)
+{
+    char *bin = find_daemon("drover-emud", "emud");
+    char *hb = xasprintf("--heartbeat=%u",
+                         emud_heartbeat_s(c->emulated_count));
+    char *argv[] = {bin, "-f", c->conf_path, "-N", d->node, hb, NULL};
+    drv_error_t error = {{0}};
+
+    d->start_time = time(NULL);
+    d->pid = drover_proc_spawn(argv, c->dir, d->log, d->pidfile, &error);
+    if (d->pid < 0)
+        fail_with_log(NULL, "%s", error.text);
+    d->started = true;
+    free(bin);
+    free(hb);
+}
+
 static void start_daemon(struct cluster *c, struct daemon *d, const char *bin)
 {
     char *conf = d->kind == DAEMON_DBD ? c->dbd_conf_path : c->conf_path;
@@ -661,7 +765,9 @@ static void start_missing(struct cluster *c, time_t deadline)
     for (size_t i = 1; i < c->count; i++) {
         struct daemon *d = &c->daemons[i];
 
-        if (!d->pid && d->kind != DAEMON_DBD)
+        if (!d->pid && d->kind == DAEMON_EMUD)
+            start_emud(c, d);
+        else if (!d->pid && d->kind != DAEMON_DBD)
             start_daemon(c, d, d->kind == DAEMON_CTLD    ? ctld
                                : d->kind == DAEMON_RESTD ? restd
                                                          : noded);
@@ -766,13 +872,46 @@ static struct daemon *first_node_down(struct cluster *c, json_t *resp,
     return NULL;
 }
 
+/* The drover-emud of the cluster, or NULL. */
+static struct daemon *emud_daemon(struct cluster *c)
+{
+    for (size_t i = 0; i < c->count; i++)
+        if (c->daemons[i].kind == DAEMON_EMUD)
+            return &c->daemons[i];
+    return NULL;
+}
+
+/* The first emulated node not up, or NULL (its drover-emud in *d).  Also
+ * counts them: a node the controller does not list is down too. */
+static json_t *first_emulated_down(struct cluster *c, json_t *resp,
+                                   struct daemon **d)
+{
+    json_t *nodes = json_object_get(resp, "nodes"), *j;
+    size_t k, seen = 0;
+
+    if (!(*d = emud_daemon(c)))
+        return NULL;
+    json_array_foreach(nodes, k, j) {
+        const char *name = json_string_value(json_object_get(j, "name"));
+
+        if (!name || !is_emulated(c, name))
+            continue;
+        if (!node_up(*d, j))
+            return j;
+        seen++;
+    }
+    return seen == c->emulated_count ? NULL : json_null();
+}
+
 static void fail_node(struct daemon *d, json_t *j, int timeout_s)
 {
     const char *st = json_string_value(json_object_get(j, "state_str"));
     const char *reason = json_string_value(json_object_get(j, "reason"));
 
+    const char *name = json_string_value(json_object_get(j, "name"));
+
     fail_with_log(d->log, "node %s was not up within %d s (state %s%s%s%s)",
-                  d->node, timeout_s, st ? st : "unknown to droverctld",
+                  name ? name : d->node, timeout_s, st ? st : "unknown to droverctld",
                   json_is_true(json_object_get(j, "not_responding"))
                       ? ", not responding" : "",
                   reason && reason[0] ? ", reason: " : "",
@@ -791,7 +930,8 @@ static void wait_nodes(struct cluster *c, time_t deadline, int timeout_s)
         resp = NULL;
         memset(&error, 0, sizeof(error));
         if (ctld_call(c, "node_info", &resp, &error) == 0
-            && !(d = first_node_down(c, resp, &why)))
+            && !(d = first_node_down(c, resp, &why))
+            && !(why = first_emulated_down(c, resp, &d)))
             break;
         if (time(NULL) >= deadline) {
             if (!resp)

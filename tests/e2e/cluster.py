@@ -403,6 +403,8 @@ class Cluster:
             return self.dir / "munge" / "munged.log"
         if name == "droverdbd":
             return self.dir / "log" / "droverdbd.log"
+        if name == "drover-emud":
+            return self.dir / "log" / "drover-emud.log"
         return self.dir / "log" / f"droverd-{name}.log"
 
     def pid(self, name):
@@ -520,7 +522,8 @@ class Cluster:
     def log_tails(self, lines=LOG_TAIL_LINES):
         """Each daemon's log tail, for failure reports."""
         parts = []
-        for name in ["droverctld", *self.node_names, "droverdbd", "munged"]:
+        for name in ["droverctld", *self.node_names, "drover-emud",
+                     "droverdbd", "munged"]:
             path = self.log_file(name)
             if path.exists():
                 parts.append(f"--- {path} ---\n{tail(path, lines)}")

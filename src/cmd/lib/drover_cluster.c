@@ -240,8 +240,8 @@ static int pick_ports(unsigned count, unsigned *base, drv_error_t *error)
 static int choose_ports(const struct drover_shape *shape, unsigned *base,
                         drv_error_t *error)
 {
-    /* controller, nodes, droverdbd, droverrestd */
-    unsigned count = shape->nodes + 3;
+    /* controller, nodes, droverdbd, droverrestd, drover-emud's one */
+    unsigned count = shape->nodes + 3 + (shape->emulate_nodes ? 1 : 0);
 
     if (!shape->port_base)
         return pick_ports(count, base, error);
@@ -312,6 +312,16 @@ static char *node_range(unsigned nodes)
     return xasprintf("node[%0*u-%0*u]", w, 1u, w, nodes);
 }
 
+char *drover_emulated_range(unsigned count)
+{
+    int w = name_width(count);
+
+    w = w < 5 ? 5 : w;
+    if (count == 1)
+        return xasprintf("sim%0*u", w, 1u);
+    return xasprintf("sim[%0*u-%0*u]", w, 1u, w, count);
+}
+
 static char *port_range(unsigned first, unsigned count)
 {
     if (count == 1)
@@ -329,17 +339,16 @@ static char *gres_spec(const struct drover_shape *shape)
     return xasprintf(" Gres=gpu:%u", shape->gpus_per_node);
 }
 
-static char *gres_conf_text(const char *dir, const struct drover_shape *shape,
-                            bool files)
+/* The gres.conf line of 'nodes' (emulated nodes: a count, their GPUs
+ * are never opened). */
+static char *gres_conf_line(const char *dir, const struct drover_shape *shape,
+                            const char *nodes, bool files)
 {
-    char *nodes = node_range(shape->nodes);
     char *type = shape->gpu_type ? xasprintf(" Type=%s", shape->gpu_type)
                                  : xstrdup("");
-    char *what, *text;
+    char *what;
 
-    if (!shape->gpus_per_node)
-        what = xstrdup("# (no GPUs)\n");
-    else if (!files)
+    if (!files)
         what = xasprintf("NodeName=%s Name=gpu%s Count=%u\n", nodes, type,
                          shape->gpus_per_node);
     else if (shape->gpus_per_node == 1)
@@ -348,21 +357,41 @@ static char *gres_conf_text(const char *dir, const struct drover_shape *shape,
     else
         what = xasprintf("NodeName=%s Name=gpu%s File=%s/dev/nvidia[0-%u]\n",
                          nodes, type, dir, shape->gpus_per_node - 1);
-    text = xasprintf("# gres.conf written by `drover up`.  Every node daemon "
-                     "of this host\n# shares the same fake GPU devices.\n%s",
-                     what);
-    free(nodes);
     free(type);
-    free(what);
+    return what;
+}
+
+static char *gres_conf_text(const char *dir, const struct drover_shape *shape,
+                            bool files)
+{
+    char *nodes = node_range(shape->nodes);
+    char *sim = drover_emulated_range(shape->emulate_nodes);
+    char *real = shape->nodes ? gres_conf_line(dir, shape, nodes, files)
+                              : xstrdup("");
+    char *emu = shape->emulate_nodes
+                    ? gres_conf_line(dir, shape, sim, false)
+                    : xstrdup("");
+    char *text;
+
+    if (!shape->gpus_per_node)
+        text = xstrdup("# gres.conf written by `drover up`.\n# (no GPUs)\n");
+    else
+        text = xasprintf("# gres.conf written by `drover up`.  Every node "
+                         "daemon of this host\n# shares the same fake GPU "
+                         "devices.\n%s%s", real, emu);
+    free(nodes);
+    free(sim);
+    free(real);
+    free(emu);
     return text;
 }
 
-static char *node_line(const struct drover_shape *shape, unsigned base)
+/* The NodeName= line of 'nodes' on 'ports'. */
+static char *node_line_of(const struct drover_shape *shape, const char *nodes,
+                          const char *ports)
 {
     unsigned cpus = shape->cpus_per_node;
     unsigned sockets = (cpus >= 2 && cpus % 2 == 0) ? 2 : 1;
-    char *nodes = node_range(shape->nodes);
-    char *ports = port_range(base + 1, shape->nodes);
     char *gres = gres_spec(shape);
     char *line;
 
@@ -371,9 +400,41 @@ static char *node_line(const struct drover_shape *shape, unsigned base)
                      "ThreadsPerCore=1 RealMemory=%llu%s State=UNKNOWN\n",
                      nodes, ports, cpus, sockets, cpus / sockets,
                      (unsigned long long)shape->mem_mib, gres);
+    free(gres);
+    return line;
+}
+
+static unsigned emud_port(const struct drover_shape *shape, unsigned base)
+{
+    return base + shape->nodes + 3;
+}
+
+/* The real nodes' line (their own ports), then the emulated nodes' (one
+ * port shared by all: drover-emud finds the node in each request). */
+static char *node_line(const struct drover_shape *shape, unsigned base)
+{
+    char *nodes = node_range(shape->nodes);
+    char *ports = port_range(base + 1, shape->nodes);
+    char *sim = drover_emulated_range(shape->emulate_nodes);
+    char *sim_port = port_range(emud_port(shape, base), 1);
+    char *real = shape->nodes ? node_line_of(shape, nodes, ports)
+                              : xstrdup("");
+    char *emu = shape->emulate_nodes
+                    ? node_line_of(shape, sim, sim_port)
+                    : xstrdup("");
+    char *line = xasprintf("%s%s%s", real,
+                           shape->emulate_nodes
+                               ? "# Emulated nodes (drover-emud, "
+                                 "docs/emulator.md): one port for all.\n"
+                               : "",
+                           emu);
+
     free(nodes);
     free(ports);
-    free(gres);
+    free(sim);
+    free(sim_port);
+    free(real);
+    free(emu);
     return line;
 }
 
@@ -609,6 +670,28 @@ static int write_confs(const char *dir, const struct drover_shape *shape,
     return rc;
 }
 
+/* etc/emulated.nodes: the hostlist drover-emud serves, or no file. */
+static int write_emulated(const char *dir, const struct drover_shape *shape,
+                          drv_error_t *error)
+{
+    char *path = drover_path(dir, DROVER_EMULATED_REL);
+    char *range, *text;
+    int rc;
+
+    if (!shape->emulate_nodes) {
+        (void)unlink(path);
+        free(path);
+        return 0;
+    }
+    range = drover_emulated_range(shape->emulate_nodes);
+    text = xasprintf("%s\n", range);
+    rc = write_file(path, text, 0644, error);
+    free(range);
+    free(text);
+    free(path);
+    return rc;
+}
+
 int drover_cluster_create(const char *dir, const struct drover_shape *shape,
                           drv_error_t *error)
 {
@@ -618,6 +701,8 @@ int drover_cluster_create(const char *dir, const struct drover_shape *shape,
     if (make_layout(dir, error) < 0
         || make_fake_gpus(dir, shape->gpus_per_node, &files, error) < 0
         || choose_ports(shape, &base, error) < 0)
+        return -1;
+    if (write_emulated(dir, shape, error) < 0)
         return -1;
     return write_confs(dir, shape, base, files, error);
 }

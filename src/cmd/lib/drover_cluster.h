@@ -13,6 +13,9 @@
  *   etc/restd.addr                 where droverrestd listens
  *   state/jwt_hs256.key            the auth/jwt key (REST tokens)
  *   dev/nvidia0...                 fake GPUs (character devices, major 195)
+ *   etc/emulated.nodes             the nodes drover-emud emulates
+ *                                  ("sim[00001-10000]"), when there are
+ *   log/drover-emud.log, run/drover-emud.pid   that drover-emud's
  *   drover.lock                    held by `drover up` and `drover down`
  * etc/slurm.conf is written last, so a directory holding it holds a whole
  * cluster; `drover up` on such a directory reuses it as it is.
@@ -27,7 +30,9 @@
 
 /* The shape of a new cluster: the options of `drover up`. */
 struct drover_shape {
-    unsigned nodes;          /* node01..nodeNN */
+    unsigned nodes;          /* node01..nodeNN (real: one droverd each) */
+    unsigned emulate_nodes;  /* sim00001..: one drover-emud for all, on one
+                              * port after droverrestd's; 0: none */
     unsigned gpus_per_node;  /* 0: no GPUs */
     unsigned cpus_per_node;
     uint64_t mem_mib;        /* RealMemory= of each node */
@@ -61,6 +66,9 @@ struct drover_shape {
 #define DROVER_RESTD_PID_REL "run/droverrestd.pid"
 #define DROVER_RESTD_LOG_REL "log/droverrestd.log"
 #define DROVER_JWT_KEY_REL "state/jwt_hs256.key" /* AuthAltParameters= */
+#define DROVER_EMULATED_REL "etc/emulated.nodes" /* "sim[00001-N]\n" */
+#define DROVER_EMUD_PID_REL "run/drover-emud.pid"
+#define DROVER_EMUD_LOG_REL "log/drover-emud.log"
 
 /* "dir/rel".  Caller frees. */
 char *drover_path(const char *dir, const char *rel);
@@ -71,6 +79,12 @@ char *drover_path(const char *dir, const char *rel);
  */
 char *drover_node_log(const char *dir, const char *node);
 char *drover_node_pidfile(const char *dir, const char *node);
+
+/* The hostlist of 'count' emulated nodes: sim00001..., zero-padded to
+ * the width of 'count' (at least 5 digits): "sim[00001-10000]", or
+ * "sim00001" for one.  Caller frees.
+ */
+char *drover_emulated_range(unsigned count);
 
 /* The default cluster directory: $XDG_RUNTIME_DIR/drover, else
  * /tmp/drover-$USER.  Caller frees.
@@ -88,7 +102,8 @@ bool drover_cluster_exists(const char *dir);
 /* Make the layout under 'dir' (absolute; created if missing), the fake GPU
  * devices, and write gres.conf, slurmdbd.conf (0600; SQLite in
  * state/acct.sqlite) then slurm.conf for 'shape'.  Ports are
- * shape->port_base and up (controller, nodes, then droverdbd), or a free
+ * shape->port_base and up (controller, nodes, droverdbd, droverrestd,
+ * then the one port of all emulated nodes), or a free
  * block of consecutive ports below the kernel's ephemeral range.  Fake GPUs need mknod (root); without it a
  * warning goes to stderr and gres.conf gives Count= instead of File=.
  * Returns 0, or -1 with errno and 'error' naming the path or the reason.
