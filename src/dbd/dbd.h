@@ -121,6 +121,14 @@ extern const struct proto_handler dbd_rpc_handlers[];
 /* rpc_assoc.c: acct_assoc_list and acct_modify. */
 extern const struct proto_handler dbd_assoc_handlers[];
 
+/* rpc_assoc.c, on a worker: PrivateData spares operators.  When w->only_uid
+ * (the sender, PrivateData restricting it to its own records) is an
+ * Operator or Administrator in the database, clear it (-1: every record),
+ * as Slurm shows everything to those admin levels.  On a lookup error it
+ * stays restricted.
+ */
+void dbd_work_private_unless_operator(struct dbd_work *w);
+
 /* rpc_usage.c: acct_usage_report. */
 extern const struct proto_handler dbd_usage_handlers[];
 

@@ -54,9 +54,11 @@ static void rpc_acct_send(proto_req_t *req, void *arg)
 
 static int do_query(struct dbd *dbd, struct dbd_work *w)
 {
-    json_t *jobs = jobs_store_query(w->db, proto_req_body(w->req),
-                                    w->only_uid, &w->error);
+    json_t *jobs;
 
+    dbd_work_private_unless_operator(w);
+    jobs = jobs_store_query(w->db, proto_req_body(w->req), w->only_uid,
+                            &w->error);
     if (!jobs) {
         w->errnum = store_errnum();
         return -1;
@@ -66,8 +68,9 @@ static int do_query(struct dbd *dbd, struct dbd_work *w)
     return 0;
 }
 
-/* Admins (root, SlurmUser) see every job; others their own, unless
- * PrivateData leaves jobs out (Drover's default keeps them private).
+/* Admins (root, SlurmUser) and the database's Operators and Administrators
+ * see every job; others their own, unless PrivateData leaves jobs out
+ * (Drover's default keeps them private).
  */
 static void rpc_acct_job_query(proto_req_t *req, void *arg)
 {

@@ -82,6 +82,23 @@ static int check_admin(struct dbd *dbd, struct dbd_work *w, bool *as_admin)
     return -1;
 }
 
+void dbd_work_private_unless_operator(struct dbd_work *w)
+{
+    struct passwd pw, *res = NULL;
+    char buf[1024], level[32];
+    drv_error_t error = {{0}};
+
+    if (w->only_uid < 0)
+        return;
+    if (getpwuid_r((uid_t)w->only_uid, &pw, buf, sizeof(buf), &res) != 0
+        || !res
+        || assoc_store_admin_level(w->db, res->pw_name, level, sizeof(level),
+                                   &error) < 0)
+        return;
+    if (!strcmp(level, "Operator") || !strcmp(level, "Administrator"))
+        w->only_uid = -1;
+}
+
 static int do_modify(struct dbd *dbd, struct dbd_work *w)
 {
     json_t *body = proto_req_body(w->req);

@@ -38,7 +38,9 @@ static int do_report(struct dbd *dbd, struct dbd_work *w)
     char buf[1024];
 
     (void)dbd;
-    /* PrivateData=usage: a user sees only their own usage rows. */
+    /* PrivateData=usage: a user sees only their own usage rows (an
+     * Operator or Administrator, everyone's). */
+    dbd_work_private_unless_operator(w);
     if (w->only_uid >= 0) {
         if (getpwuid_r((uid_t)w->only_uid, &pw, buf, sizeof(buf), &res) == 0
             && res)

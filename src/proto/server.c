@@ -1051,6 +1051,56 @@ int proto_server_unregister(proto_server_t *s,
     return -1;
 }
 
+/* --- handler table dump (DROVER_DEBUG_HANDLERS) ---------------------------- */
+
+static json_t *roles_json(unsigned roles)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {
+        {PROTO_ROLE_USER, "user"},
+        {PROTO_ROLE_OPERATOR, "operator"},
+        {PROTO_ROLE_ADMIN, "admin"},
+        {PROTO_ROLE_DAEMON, "daemon"},
+    };
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < sizeof(names) / sizeof(names[0]); i++)
+        if (roles & names[i].bit)
+            json_array_append_new(a, json_string(names[i].name));
+    return a;
+}
+
+/* With DROVER_DEBUG_HANDLERS=DIR in the environment, write what this
+ * server handles, and the roles each type admits, to DIR/PORT.json:
+ * {"program":"droverctld","port":6817,"handlers":{"ping":["user"],...}}.
+ * The authorization matrix test (tests/e2e/test_security_authz.py)
+ * reads it, so its cases come from the tables the daemon runs.  A debug
+ * aid: failures are logged and otherwise ignored. */
+static void handlers_dump(const proto_server_t *s, uint16_t port)
+{
+    const char *dir = getenv("DROVER_DEBUG_HANDLERS");
+    json_t *doc, *handlers;
+    char *path = NULL;
+
+    if (!dir || !*dir)
+        return;
+    doc = json_pack("{s:s, s:i, s:o}", "program",
+                    program_invocation_short_name, "port", (int)port,
+                    "handlers", json_object());
+    handlers = doc ? json_object_get(doc, "handlers") : NULL;
+    for (const struct table_ent *t = s->tables; handlers && t; t = t->next)
+        for (const struct proto_handler *h = t->table; h->type; h++)
+            json_object_set_new(handlers, h->type, roles_json(h->roles));
+    if (!handlers || asprintf(&path, "%s/%u.json", dir, (unsigned)port) < 0
+        || json_dump_file(doc, path, JSON_SORT_KEYS | JSON_INDENT(1)) < 0)
+        log_error("proto: cannot write the handler table to %s",
+                  path ? path : dir);
+    free(path);
+    json_decref(doc);
+}
+
 int proto_server_listen(proto_server_t *s, const char *host, uint16_t port,
                         drv_error_t *error)
 {
@@ -1096,6 +1146,7 @@ int proto_server_listen(proto_server_t *s, const char *host, uint16_t port,
     freeaddrinfo(res);
     l->next = s->listeners;
     s->listeners = l;
+    handlers_dump(s, port);
     return 0;
 }
 

@@ -154,6 +154,11 @@ int proto_server_unregister(proto_server_t *s,
  * Returns 0, or -1 with errno (EADDRINUSE, EACCES, EHOSTUNREACH when the
  * name does not resolve, ENOMEM...) and 'error' (may be NULL) naming the
  * address.
+ *
+ * Debug aid: with DROVER_DEBUG_HANDLERS=DIR in the environment, a listening
+ * server writes its handler tables (each message type and the roles it
+ * admits) to DIR/PORT.json; tests/e2e/test_security_authz.py builds the
+ * authorization matrix from them.
  */
 int proto_server_listen(proto_server_t *s, const char *host, uint16_t port,
                         drv_error_t *error);
