@@ -73,6 +73,7 @@ EXPECTED_RPC = {
         "job_release": "ok denied ok ok ok",
         "job_requeue": "ok denied ok ok ok",
         "job_script": "ok denied ok ok ok",
+        "job_stat": "ok denied ok ok ok",
         "job_submit": "ok ok ok ok ok",
         "job_submit (as druser1: user_id)": "denied denied denied ok ok",
         "job_suspend": "denied denied ok ok ok",
@@ -105,6 +106,7 @@ EXPECTED_RPC = {
         "ping": "ok ok ok ok auth",
         "step_launch": "role role role error auth",
         "step_signal": "role role role ok auth",
+        "step_stat": "role role role ok auth",
     },
     "droverdbd": {
         "acct_assoc_list": "ok ok ok ok ok",
@@ -148,6 +150,9 @@ EXPECTED_REST = {
     "GET /drover/v1/nodes": "200 200 200 200 401 401 401 401",
     "GET /drover/v1/node/{node_name}": "200 200 200 200 401 401 401 401",
     "GET /drover/v1/partitions": "200 200 200 200 401 401 401 401",
+    # The REST target job is pending: "Job is not running" (400), but
+    # another user is refused before that.
+    "GET /drover/v1/job/{job_id}/usage": "400 403 400 400 401 401 401 401",
     "GET /drover/v1/partition/{partition_name}":
         "200 200 200 200 401 401 401 401",
     "GET /drover/v1/job/{job_id}/steps": "200 200 200 200 401 401 401 401",
@@ -340,6 +345,7 @@ RPC_CASES = {
         "stats_info": Case(None, lambda w, t, who: {"reset": True}),
         "job_info": Case("pending", lambda w, t, who: {"job_ids": [t]}),
         "job_script": Case("pending", lambda w, t, who: {"job_id": t}),
+        "job_stat": Case("running", lambda w, t, who: {"job_id": t}),
         "step_info": Case("running", lambda w, t, who: {"job_ids": [t]}),
         "job_submit": Case(None, lambda w, t, who: submit_body()),
         "job_submit (as druser1: user_id)": Case(
@@ -398,6 +404,7 @@ RPC_CASES = {
             "job_id": t, "signal": 18}),
         "job_limit": Case("running", lambda w, t, who: {
             "job_id": t, "time_limit_s": -1}),
+        "step_stat": Case("running", lambda w, t, who: {"job_id": t}),
     },
     "droverdbd": {
         "ping": Case(None, _none),
