@@ -112,7 +112,8 @@ static const char pid_fields[] = "JobID,Nodelist,Pids";
 struct step_use {
     uint32_t job_id;
     int64_t step;               /* >= 0, STEP_BATCH, STEP_EXTERN */
-    int64_t ntasks, cpu_us, rss_kib, vm_kib, rd, wr;
+    int64_t tasks;              /* the controller's task count, 0: unknown */
+    int64_t ntasks, cpu_us, rss_kib, vm_kib, rd, wr; /* ntasks: processes */
     int64_t min_cpu_us, max_rss_kib, max_vm_kib, max_rd, max_wr;
     const char *min_cpu_node, *max_rss_node, *max_vm_node, *max_rd_node,
         *max_wr_node;
@@ -186,11 +187,13 @@ static void p_zero(struct fmt_buf *o, const struct step_use *s,
     fmt_buf_puts(o, "0");
 }
 
+/* The step's tasks (srun -n), as the controller counts them; the
+ * processes found when it does not know the step. */
 static void p_ntasks(struct fmt_buf *o, const struct step_use *s,
                      const struct sacct_ctx *c)
 {
     (void)c;
-    fmt_buf_printf(o, "%" PRId64, s->ntasks);
+    fmt_buf_printf(o, "%" PRId64, s->tasks ? s->tasks : s->ntasks);
 }
 
 /* TRESUsageIn*: cpu, fs/disk (bytes read), mem (RSS), vmem. */
@@ -633,6 +636,17 @@ static bool stat_one(const struct args *a, const struct columns *cols,
         return false;
     }
     steps = fold_steps(resp, job, &n);
+    for (size_t i = 0; i < n; i++) {
+        char name[24];
+        if (steps[i].step == STEP_BATCH)
+            snprintf(name, sizeof(name), "batch");
+        else if (steps[i].step == STEP_EXTERN)
+            snprintf(name, sizeof(name), "extern");
+        else
+            snprintf(name, sizeof(name), "%" PRId64, steps[i].step);
+        steps[i].tasks = json_integer_value(
+            json_object_get(json_object_get(resp, "tasks"), name));
+    }
     for (size_t i = 0; i < n; i++) {
         if (!selected(&steps[i], steps, n, want, a->all))
             continue;

@@ -8,6 +8,7 @@
  * figures still come back, as sstat prints what it could gather.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/log.h"
@@ -15,11 +16,13 @@
 #include "ctld/ctld.h"
 #include "ctld/job.h"
 #include "ctld/rpc_stat.h"
+#include "ctld/step.h"
 #include "proto/client.h"
 
 /* One job_stat waiting for its nodes. */
 struct gather {
     proto_req_t *req;
+    json_t *tasks;   /* {"batch":1,"0":N}: each running step's task count */
     json_t *nodes;   /* [{"node","steps"}] in answer order */
     json_t *errors;  /* [{"node","error"}] */
     unsigned pending;
@@ -33,9 +36,10 @@ struct node_call {
 
 static void finish(struct gather *g)
 {
-    if (proto_respond(g->req, json_pack("{s:I s:o s:o}", "job_id",
+    if (proto_respond(g->req, json_pack("{s:I s:o s:o s:o}", "job_id",
                                         (json_int_t)g->job_id, "nodes",
-                                        g->nodes, "errors", g->errors))
+                                        g->nodes, "errors", g->errors,
+                                        "tasks", g->tasks))
         < 0)
         log_err("job_stat: responding");
     free(g);
@@ -79,6 +83,17 @@ static void rpc_job_stat(proto_req_t *req, void *arg)
     g->job_id = job->id;
     g->nodes = json_array();
     g->errors = json_array();
+    g->tasks = json_object();
+    for (const struct job_step *st = job->steps; st; st = st->next) {
+        char name[16];
+        if (st->state != JOB_RUNNING)
+            continue;
+        if (st->id == STEP_ID_BATCH)
+            snprintf(name, sizeof(name), "batch");
+        else
+            snprintf(name, sizeof(name), "%u", st->id);
+        json_object_set_new(g->tasks, name, json_integer(st->ntasks));
+    }
     g->pending = job->alloc->node_count + 1; /* +1: this function's own */
     for (uint32_t i = 0; i < job->alloc->node_count; i++) {
         const struct conf_node *cn =

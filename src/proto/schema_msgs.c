@@ -701,7 +701,8 @@ const struct proto_schema proto_schemas[] = {
     {"job_stat", CTLD, "What a running job's steps use now, from its "
      "nodes (sstat); its owner, operators and administrators.",
      job_stat_body, "`{\"job_id\",\"nodes\":[{\"node\",\"steps\":"
-     "[step_stat's]}],\"errors\":[{\"node\",\"error\"}]}`; "
+     "[step_stat's]}],\"errors\":[{\"node\",\"error\"}],\"tasks\":"
+     "{step:task count}}` (running steps: \"batch\", \"0\"...); "
      "EDRV_JOB_NOT_RUNNING unless running."},
     {"token_issue", CTLD, "A JWT for AuthAltTypes=auth/jwt (scontrol "
      "token).", token_issue_body, "`{\"token\",\"username\","

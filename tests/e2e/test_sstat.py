@@ -38,7 +38,7 @@ def test_sstat_reports_a_running_step(cluster, test_user, tmp_path):
             return rows
         return None
     (row,) = c.wait_until(step_row, timeout=30, what="step 0's usage")
-    assert row[1] == "2"                       # two tasks, one per node
+    assert row[1] == "2"    # two tasks (however many processes they run)
     assert row[3] in ("node01", "node02")
     assert sorted(row[5].split(",")) == ["node01", "node02"]
     assert re.fullmatch(r"\d\d:\d\d(\.\d{3}|:\d\d)", row[4]), row[4]
