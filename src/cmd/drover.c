@@ -421,12 +421,12 @@ static void add_nodes_from_pidfiles(struct cluster *c)
     free(pattern);
 }
 
-/* The "HOST:PORT" droverrestd listens on (etc/restd.addr), or NULL for a
- * directory made before droverrestd.  Caller frees. */
-static char *read_restd_addr(const char *dir)
+/* The first line of the small file 'rel' of 'dir', without its newline;
+ * NULL when the file is missing or that line is empty.  Caller frees. */
+static char *read_first_line(const char *dir, const char *rel)
 {
-    char *path = drover_path(dir, DROVER_RESTD_ADDR_REL);
-    char buf[128] = "";
+    char *path = drover_path(dir, rel);
+    char buf[4096] = "";
     FILE *f = fopen(path, "r");
 
     free(path);
@@ -437,6 +437,13 @@ static char *read_restd_addr(const char *dir)
     fclose(f);
     buf[strcspn(buf, "\r\n")] = '\0';
     return buf[0] ? xstrdup(buf) : NULL;
+}
+
+/* The "HOST:PORT" droverrestd listens on (etc/restd.addr), or NULL for a
+ * directory made before droverrestd.  Caller frees. */
+static char *read_restd_addr(const char *dir)
+{
+    return read_first_line(dir, DROVER_RESTD_ADDR_REL);
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -456,27 +463,20 @@ static bool is_emulated(const struct cluster *c, const char *name)
  * Its names go to c->emulated.  Caller frees. */
 static char *read_emulated(struct cluster *c)
 {
-    char *path = drover_path(c->dir, DROVER_EMULATED_REL);
-    char buf[256] = "";
-    FILE *f = fopen(path, "r");
+    char *line = read_first_line(c->dir, DROVER_EMULATED_REL);
     hostlist_t *hl;
 
-    free(path);
-    if (!f)
+    if (!line || !(hl = hostlist_decode(line, NULL))) {
+        free(line);
         return NULL;
-    if (!fgets(buf, sizeof(buf), f))
-        buf[0] = '\0';
-    fclose(f);
-    buf[strcspn(buf, "\r\n")] = '\0';
-    if (!buf[0] || !(hl = hostlist_decode(buf, NULL)))
-        return NULL;
+    }
     c->emulated_count = hostlist_count(hl);
     c->emulated = xzalloc((c->emulated_count + 1) * sizeof(*c->emulated));
     for (size_t i = 0; i < c->emulated_count; i++)
         c->emulated[i] = xstrdup(hostlist_nth(hl, i));
     qsort(c->emulated, c->emulated_count, sizeof(*c->emulated), name_cmp);
     hostlist_destroy(hl);
-    return xstrdup(buf);
+    return line;
 }
 
 /* Load the cluster in 'dir'.  With 'must_load', a slurm.conf that cannot

@@ -66,3 +66,26 @@ unsigned char *base64_decode(const char *s, size_t *len)
     *len = k;
     return out;
 }
+
+unsigned char *base64url_decode(const char *s, size_t n, size_t *len)
+{
+    unsigned char *raw, *out;
+    char *std;
+    size_t k = n;
+
+    if (n > 65536 || !(std = malloc(n + 4)))
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        std[i] = s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i];
+    while (k % 4)
+        std[k++] = '=';
+    std[k] = '\0';
+    raw = base64_decode(std, len);
+    free(std);
+    if (!raw || !(out = realloc(raw, *len + 1))) {
+        free(raw);
+        return NULL;
+    }
+    out[*len] = '\0';
+    return out;
+}

@@ -20,4 +20,10 @@ char *base64_encode(const void *data, size_t len);
  */
 unsigned char *base64_decode(const char *s, size_t *len);
 
+/* Decode the first 'n' characters of 's' in the URL-safe alphabet without
+ * padding (RFC 4648 section 5; a JWT's segments) into a new NUL-terminated
+ * buffer (caller frees) and set *len (without the NUL).  NULL when it is
+ * not valid or longer than 64 KiB. */
+unsigned char *base64url_decode(const char *s, size_t n, size_t *len);
+
 #endif /* !DROVER_COMMON_BASE64_H */

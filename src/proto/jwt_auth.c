@@ -162,22 +162,12 @@ char *proto_jwt_issue(const proto_jwt_t *jwt, const char *user, time_t now,
 static jwt_alg_t header_alg(const char *token)
 {
     size_t n = strcspn(token, "."), len = 0;
-    char *std;
     unsigned char *raw;
     json_t *hdr;
     jwt_alg_t alg = JWT_ALG_INVAL;
     const char *name;
 
-    if (!token[n] || n == 0 || n > 4096 || !(std = malloc(n + 4)))
-        return JWT_ALG_INVAL;
-    for (size_t i = 0; i < n; i++)
-        std[i] = token[i] == '-' ? '+' : token[i] == '_' ? '/' : token[i];
-    while (n % 4)
-        std[n++] = '=';
-    std[n] = '\0';
-    raw = base64_decode(std, &len);
-    free(std);
-    if (!raw)
+    if (!token[n] || n == 0 || !(raw = base64url_decode(token, n, &len)))
         return JWT_ALG_INVAL;
     hdr = json_loadb((const char *)raw, len, 0, NULL);
     free(raw);

@@ -230,22 +230,13 @@ static bool peer_is_self(const struct restd *rd, struct MHD_Connection *c)
 static char *token_user(const char *token)
 {
     const char *p = strchr(token, '.'), *end;
-    char *std, *sun = NULL;
     unsigned char *raw;
-    size_t n, len = 0;
+    char *sun = NULL;
+    size_t len = 0;
     json_t *claims;
 
-    if (!p || !(end = strchr(p + 1, '.')) || (n = (size_t)(end - p - 1)) > 8192
-        || !(std = malloc(n + 4)))
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        std[i] = p[1 + i] == '-' ? '+' : p[1 + i] == '_' ? '/' : p[1 + i];
-    while (n % 4)
-        std[n++] = '=';
-    std[n] = '\0';
-    raw = base64_decode(std, &len);
-    free(std);
-    if (!raw)
+    if (!p || !(end = strchr(p + 1, '.'))
+        || !(raw = base64url_decode(p + 1, (size_t)(end - p - 1), &len)))
         return NULL;
     claims = json_loadb((const char *)raw, len, 0, NULL);
     free(raw);
