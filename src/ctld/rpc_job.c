@@ -131,9 +131,13 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
         errno = EDRV_JOB_SCRIPT_MISSING;
         return errprintf(error, "the script must start with #!");
     }
-    job->launch = json_pack("{s:s s:O s:O}", "script", script, "argv",
-                            json_is_array(argv) ? argv : json_array(),
-                            "env", json_is_object(env) ? env : json_object());
+    /* "o" takes a new reference: the body's own or a fresh empty one
+     * (a body without argv or env, as REST's, must not leak them). */
+    job->launch = json_pack("{s:s s:o s:o}", "script", script, "argv",
+                            json_is_array(argv) ? json_incref(argv)
+                                                : json_array(),
+                            "env", json_is_object(env) ? json_incref(env)
+                                                       : json_object());
     if (!job->launch)
         return errprintf(error, "out of memory");
     /* --get-user-env (true, or Slurm's timeout/mode text): droverd adds

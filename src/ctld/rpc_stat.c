@@ -50,6 +50,7 @@ static void node_answered(int errnum, const char *errstr, json_t *resp,
 {
     struct node_call *nc = arg;
     struct gather *g = nc->g;
+    json_t *steps = resp ? json_object_get(resp, "steps") : NULL;
 
     if (errnum)
         json_array_append_new(g->errors,
@@ -57,9 +58,9 @@ static void node_answered(int errnum, const char *errstr, json_t *resp,
                                         "error", errstr));
     else
         json_array_append_new(
-            g->nodes, json_pack("{s:s s:O}", "node", nc->node, "steps",
-                                json_object_get(resp, "steps")
-                                    ?: json_array()));
+            g->nodes, json_pack("{s:s s:o}", "node", nc->node, "steps",
+                                json_is_array(steps) ? json_incref(steps)
+                                                     : json_array()));
     free(nc->node);
     free(nc);
     if (--g->pending == 0)

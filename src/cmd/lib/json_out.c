@@ -324,8 +324,12 @@ static void node_head(json_t *o, const json_t *node)
     empty(o, "next_state_after_reboot_flags");
     s(o, "operating_system", jstr(node, "os"));
     nul(o, "owner");
-    json_object_set(o, "partitions",
-                    json_object_get(node, "partitions") ?: json_array());
+    {
+        json_t *parts = json_object_get(node, "partitions");
+        json_object_set_new(o, "partitions", json_is_array(parts)
+                                                 ? json_incref(parts)
+                                                 : json_array());
+    }
     i(o, "port", jint(node, "port", 0));
     i(o, "real_memory", jint(node, "real_memory_mib", 0));
     s(o, "reason", jstr(node, "reason"));
