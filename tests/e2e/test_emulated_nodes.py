@@ -67,10 +67,15 @@ def test_emulated_cluster_runs_5000_jobs(cluster):
     cluster.wait_until(all_done, timeout=240, what="every job to end")
     elapsed = time.monotonic() - t0
 
-    rows = sacct_states(cluster, "-j", ",".join(arrays))
-    states = {}
-    for jobid, state, _ in rows:
-        states[jobid] = state
+    # Accounting follows the controller through its spool: wait for it.
+    def accounted():
+        states = {jobid: state for jobid, state, _ in
+                  sacct_states(cluster, "-j", ",".join(arrays))}
+        done = len(states) == JOBS and all(
+            s != "RUNNING" and s != "PENDING" for s in states.values())
+        return states if done else None
+    states = cluster.wait_until(accounted, timeout=120,
+                                what=f"accounting to hold all {JOBS} jobs")
     assert len(states) == JOBS, f"accounting has {len(states)} of {JOBS}"
     bad = {j: s for j, s in states.items() if s != "COMPLETED"}
     assert not bad, f"{len(bad)} not COMPLETED, e.g. {list(bad.items())[:5]}"
