@@ -116,8 +116,7 @@ void daemon_parse_opts(int argc, char **argv, const char *usage,
             o->verbose++;
             break;
         case 'V':
-            printf("drover %s (slurm %s)\n", DROVER_VERSION,
-                   DROVER_SLURM_VERSION);
+            daemon_print_version();
             exit(0);
         case 'h':
             fputs(usage, stdout);
@@ -127,6 +126,11 @@ void daemon_parse_opts(int argc, char **argv, const char *usage,
             exit(1);
         }
     }
+}
+
+void daemon_print_version(void)
+{
+    printf("drover %s (slurm %s)\n", DROVER_VERSION, DROVER_SLURM_VERSION);
 }
 
 /* $NOTIFY_SOCKET's value into a socket address; its length, or -1. */

@@ -51,6 +51,9 @@ struct daemon_opts {
 void daemon_parse_opts(int argc, char **argv, const char *usage,
                        bool node_opt, struct daemon_opts *o);
 
+/* Print a daemon's -V line, "drover 0.1.0 (slurm 22.05.8)", on stdout. */
+void daemon_print_version(void);
+
 /* Tell the service manager the daemon's state, as sd_notify(3) does
  * without libsystemd: one datagram holding 'state' (e.g. "READY=1" once
  * the daemon serves, "STOPPING=1" when it starts shutting down) to the

@@ -130,8 +130,7 @@ static void parse_opts(int argc, char **argv, struct emud_opts *o)
             o->verbose++;
             break;
         case 'V':
-            printf("drover %s (slurm %s)\n", DROVER_VERSION,
-                   DROVER_SLURM_VERSION);
+            daemon_print_version();
             exit(0);
         case 'h':
             fputs(usage_text, stdout);

@@ -119,8 +119,7 @@ static void parse_args(int argc, char **argv, const char **conf_path,
             (*verbose)++;
             break;
         case 'V':
-            printf("drover %s (slurm %s)\n", DROVER_VERSION,
-                   DROVER_SLURM_VERSION);
+            daemon_print_version();
             exit(0);
         case 'h':
             fputs(usage_text, stdout);

@@ -15,6 +15,7 @@
 
 #include <microhttpd.h>
 
+#include "cmd/lib/jsonget.h"
 #include "restd/rest.h"
 
 /* A growing text. */
@@ -72,17 +73,6 @@ static const char *esc(const char *s, char out[512])
     return out;
 }
 
-static const char *str(const json_t *o, const char *key)
-{
-    const char *v = json_string_value(json_object_get(o, key));
-    return v ? v : "";
-}
-
-static json_int_t num(const json_t *o, const char *key)
-{
-    return json_integer_value(json_object_get(o, key));
-}
-
 static void header(struct text *t, const char *name, const char *type,
                    const char *help)
 {
@@ -116,12 +106,12 @@ static void job_series(struct text *t, const json_t *jobs)
     json_array_foreach(jobs, i, job) {
         snprintf(key, sizeof(key),
                  "state=\"%s\",partition=\"%s\",user=\"%s\",account=\"%s\"",
-                 esc(str(job, "job_state"), a), esc(str(job, "partition"), b),
-                 esc(str(job, "user_name"), c), esc(str(job, "account"), d));
+                 esc(jstr_or(job, "job_state", ""), a), esc(jstr_or(job, "partition", ""), b),
+                 esc(jstr_or(job, "user_name", ""), c), esc(jstr_or(job, "account", ""), d));
         count(by_state, key);
-        if (!strcmp(str(job, "job_state"), "PENDING")) {
+        if (!strcmp(jstr_or(job, "job_state", ""), "PENDING")) {
             snprintf(key, sizeof(key), "reason=\"%s\"",
-                     esc(str(job, "state_reason"), a));
+                     esc(jstr_or(job, "state_reason", ""), a));
             count(by_reason, key);
         }
     }
@@ -144,8 +134,8 @@ static void gpu_line(struct text *t, const json_t *job, const json_t *node,
 
     put(t, "drover_job_gpu_info{job_id=\"%lld\",user=\"%s\",node=\"%s\","
            "gpu_index=\"%ld\",uuid=\"\"} 1\n",
-        (long long)num(job, "job_id"), esc(str(job, "user_name"), a),
-        esc(str(node, "node"), b), index);
+        (long long)jint(job, "job_id", 0), esc(jstr_or(job, "user_name", ""), a),
+        esc(jstr_or(node, "node", ""), b), index);
 }
 
 static void gpu_series(struct text *t, const json_t *jobs)
@@ -156,11 +146,11 @@ static void gpu_series(struct text *t, const json_t *jobs)
     header(t, "drover_job_gpu_info", "gauge",
            "1 for each GPU a running job holds (node, index and UUID).");
     json_array_foreach(jobs, i, job) {
-        if (strcmp(str(job, "job_state"), "RUNNING"))
+        if (strcmp(jstr_or(job, "job_state", ""), "RUNNING"))
             continue;
         json_array_foreach(json_object_get(job, "alloc"), j, node) {
             /* The node's GPU indexes as a list: "0-1,3". */
-            for (const char *p = str(node, "gpus"); *p;) {
+            for (const char *p = jstr_or(node, "gpus", ""); *p;) {
                 char *end;
                 long lo = strtol(p, &end, 10), hi = lo;
                 if (end == p)
@@ -204,14 +194,14 @@ static void node_series(struct text *t, const json_t *nodes)
 
     json_array_foreach(nodes, i, node) {
         snprintf(key, sizeof(key), "state=\"%s\"",
-                 esc(str(node, "state_str"), a));
+                 esc(jstr_or(node, "state_str", ""), a));
         count(by_state, key);
-        cpus += num(node, "cpus");
-        alloc_cpus += num(node, "alloc_cpus");
-        mem += num(node, "real_memory_mib");
-        alloc_mem += num(node, "alloc_mem_mib");
-        gpus += gpu_count(str(node, "gres"));
-        alloc_gpus += gpu_count(str(node, "gres_used"));
+        cpus += jint(node, "cpus", 0);
+        alloc_cpus += jint(node, "alloc_cpus", 0);
+        mem += jint(node, "real_memory_mib", 0);
+        alloc_mem += jint(node, "alloc_mem_mib", 0);
+        gpus += gpu_count(jstr_or(node, "gres", ""));
+        alloc_gpus += gpu_count(jstr_or(node, "gres_used", ""));
     }
     header(t, "drover_nodes", "gauge", "Nodes by state (sinfo's words).");
     put_counts(t, "drover_nodes", by_state);
@@ -239,8 +229,8 @@ static void histogram_lines(struct text *t, const char *name,
                             const char *labels, const json_t *h)
 {
     const char *sep = labels ? "," : "";
-    json_int_t n = json_object_get(h, "count") ? num(h, "count")
-                                               : num(h, "cycles");
+    json_int_t n = json_object_get(h, "count") ? jint(h, "count", 0)
+                                               : jint(h, "cycles", 0);
     json_t *b;
     size_t i;
 
@@ -252,7 +242,7 @@ static void histogram_lines(struct text *t, const char *name,
     put(t, "%s_bucket{%s%sle=\"+Inf\"} %lld\n", name, labels, sep,
         (long long)n);
     put(t, "%s_sum%s%s%s %.6f\n", name, *labels ? "{" : "", labels,
-        *labels ? "}" : "", num(h, "total_us") / 1e6);
+        *labels ? "}" : "", jint(h, "total_us", 0) / 1e6);
     put(t, "%s_count%s%s%s %lld\n", name, *labels ? "{" : "", labels,
         *labels ? "}" : "", (long long)n);
 }
@@ -268,41 +258,41 @@ static void sched_series(struct text *t, const json_t *st)
     header(t, "drover_scheduler_cycles_total", "counter",
            "Scheduling passes since the statistics were reset.");
     put(t, "drover_scheduler_cycles_total %lld\n",
-        (long long)num(sched, "cycles"));
+        (long long)jint(sched, "cycles", 0));
     header(t, "drover_scheduler_cycle_seconds", "histogram",
            "Scheduling pass times (each pass includes backfill).");
     histogram_lines(t, "drover_scheduler_cycle_seconds", NULL, sched);
     header(t, "drover_scheduler_cycle_max_seconds", "gauge",
            "The longest scheduling pass.");
     put(t, "drover_scheduler_cycle_max_seconds %.6f\n",
-        num(sched, "max_cycle_us") / 1e6);
+        jint(sched, "max_cycle_us", 0) / 1e6);
     header(t, "drover_backfilled_jobs_total", "counter",
            "Jobs started by backfill since the controller started.");
     put(t, "drover_backfilled_jobs_total %lld\n",
-        (long long)num(st, "backfilled_since_start"));
+        (long long)jint(st, "backfilled_since_start", 0));
     header(t, "drover_job_events_total", "counter",
            "Jobs by what happened to them since the statistics were reset.");
     static const char *const events[] = {"submitted", "started", "completed",
                                          "canceled", "failed", NULL};
     for (size_t k = 0; events[k]; k++)
         put(t, "drover_job_events_total{event=\"%s\"} %lld\n", events[k],
-            (long long)num(jobs, events[k]));
+            (long long)jint(jobs, events[k], 0));
     header(t, "drover_accounting_queue", "gauge",
            "Accounting records waiting for droverdbd.");
     put(t, "drover_accounting_queue %lld\n",
-        (long long)num(st, "dbd_agent_queue_size"));
+        (long long)jint(st, "dbd_agent_queue_size", 0));
     header(t, "drover_rpc_requests_total", "counter",
            "Messages served by the controller, by type.");
     json_array_foreach(json_object_get(json_object_get(st, "rpc"), "types"),
                        i, e)
         put(t, "drover_rpc_requests_total{type=\"%s\"} %lld\n",
-            esc(str(e, "type"), a), (long long)num(e, "count"));
+            esc(jstr_or(e, "type", ""), a), (long long)jint(e, "count", 0));
     header(t, "drover_rpc_duration_seconds", "histogram",
            "Time from a message's arrival to its answer, by type.");
     json_array_foreach(json_object_get(json_object_get(st, "rpc"), "types"),
                        i, e) {
         char label[600];
-        snprintf(label, sizeof(label), "type=\"%s\"", esc(str(e, "type"), a));
+        snprintf(label, sizeof(label), "type=\"%s\"", esc(jstr_or(e, "type", ""), a));
         histogram_lines(t, "drover_rpc_duration_seconds", label, e);
     }
 }

@@ -14,6 +14,7 @@
 #include <microhttpd.h>
 
 #include "cmd/lib/json_out.h"
+#include "cmd/lib/jsonget.h"
 #include "common/error.h"
 #include "restd/rest.h"
 
@@ -34,11 +35,6 @@ void rest_ping(struct rest_req *r, const char *arg)
     rest_answer(r, doc);
 }
 
-static json_int_t num(const json_t *o, const char *key)
-{
-    return json_integer_value(json_object_get(o, key));
-}
-
 /* sdiag's remote-procedure-call table as v0.0.38's rpcs_by_message_type. */
 static json_t *rpcs(const json_t *rpc)
 {
@@ -46,7 +42,7 @@ static json_t *rpcs(const json_t *rpc)
     size_t i;
 
     json_array_foreach(json_object_get(rpc, "types"), i, e) {
-        json_int_t count = num(e, "count"), total = num(e, "total_us");
+        json_int_t count = jint(e, "count", 0), total = jint(e, "total_us", 0);
         json_array_append_new(
             out, json_pack("{s:O s:I s:I s:I}", "message_type",
                            json_object_get(e, "type") ?: json_null(),
@@ -70,26 +66,26 @@ void rest_diag(struct rest_req *r, const char *arg)
         doc, "statistics",
         json_pack("{s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I"
                   " s:I s:I s:I s:I s:I s:I s:I s:I s:o}",
-                  "req_time", num(st, "req_time"), "req_time_start",
-                  num(st, "since"), "server_thread_count",
-                  num(st, "server_thread_count"), "agent_queue_size",
-                  num(st, "agent_queue_size"), "agent_count",
-                  num(st, "agent_count"), "dbd_agent_queue_size",
-                  num(st, "dbd_agent_queue_size"), "gettimeofday_latency",
-                  num(st, "gettimeofday_latency_us"), "schedule_cycle_max",
-                  num(sched, "max_cycle_us"), "schedule_cycle_last",
-                  num(sched, "last_cycle_us"), "schedule_cycle_mean",
-                  num(sched, "mean_cycle_us"), "schedule_cycle_mean_depth",
-                  num(sched, "mean_depth"), "schedule_cycle_per_minute",
-                  num(sched, "cycles_per_minute"), "schedule_queue_length",
-                  num(sched, "last_queue_length"), "jobs_submitted",
-                  num(jobs, "submitted"), "jobs_started",
-                  num(jobs, "started"), "jobs_completed",
-                  num(jobs, "completed"), "jobs_canceled",
-                  num(jobs, "canceled"), "jobs_failed", num(jobs, "failed"),
-                  "jobs_pending", num(st, "jobs_pending"), "jobs_running",
-                  num(st, "jobs_running"), "bf_backfilled_jobs",
-                  num(st, "backfilled_jobs"), "rpcs_by_message_type",
+                  "req_time", jint(st, "req_time", 0), "req_time_start",
+                  jint(st, "since", 0), "server_thread_count",
+                  jint(st, "server_thread_count", 0), "agent_queue_size",
+                  jint(st, "agent_queue_size", 0), "agent_count",
+                  jint(st, "agent_count", 0), "dbd_agent_queue_size",
+                  jint(st, "dbd_agent_queue_size", 0), "gettimeofday_latency",
+                  jint(st, "gettimeofday_latency_us", 0), "schedule_cycle_max",
+                  jint(sched, "max_cycle_us", 0), "schedule_cycle_last",
+                  jint(sched, "last_cycle_us", 0), "schedule_cycle_mean",
+                  jint(sched, "mean_cycle_us", 0), "schedule_cycle_mean_depth",
+                  jint(sched, "mean_depth", 0), "schedule_cycle_per_minute",
+                  jint(sched, "cycles_per_minute", 0), "schedule_queue_length",
+                  jint(sched, "last_queue_length", 0), "jobs_submitted",
+                  jint(jobs, "submitted", 0), "jobs_started",
+                  jint(jobs, "started", 0), "jobs_completed",
+                  jint(jobs, "completed", 0), "jobs_canceled",
+                  jint(jobs, "canceled", 0), "jobs_failed", jint(jobs, "failed", 0),
+                  "jobs_pending", jint(st, "jobs_pending", 0), "jobs_running",
+                  jint(st, "jobs_running", 0), "bf_backfilled_jobs",
+                  jint(st, "backfilled_jobs", 0), "rpcs_by_message_type",
                   rpcs(json_object_get(st, "rpc"))));
     json_decref(st);
     rest_answer(r, doc);

@@ -17,20 +17,10 @@
 #include <microhttpd.h>
 
 #include "cmd/lib/json_out.h"
+#include "cmd/lib/jsonget.h"
 #include "cmd/lib/sacct_json.h"
 #include "common/error.h"
 #include "restd/rest.h"
-
-static const char *str(const json_t *o, const char *key)
-{
-    const char *v = json_string_value(json_object_get(o, key));
-    return v ? v : "";
-}
-
-static json_int_t num(const json_t *o, const char *key)
-{
-    return json_integer_value(json_object_get(o, key));
-}
 
 /* A comma list of the query argument 'key' into body[to] (strings). */
 static void list_arg(struct rest_req *r, const char *key, json_t *body,
@@ -88,7 +78,7 @@ static void answer_jobs(struct rest_req *r, json_t *body, bool one)
         json_decref(resp);
         return rest_fail_errno(r, EDRV_INVALID_JOB_ID, NULL);
     }
-    ctx.now = (time_t)num(resp, "now");
+    ctx.now = (time_t)jint(resp, "now", 0);
     ctx.cluster = r->rd->conf->cluster_name;
     doc = json_out_doc();
     arr = json_array();
@@ -176,7 +166,7 @@ static json_t *tres_list(const char *s)
 /* -1 ("not set" in droverdbd's records) as v0.0.38's null count. */
 static json_t *count(const json_t *o, const char *key)
 {
-    json_int_t v = num(o, key);
+    json_int_t v = jint(o, key, 0);
     return v < 0 ? json_null() : json_integer(v);
 }
 
@@ -212,22 +202,22 @@ static json_t *qos_v38(const json_t *q)
 {
     json_t *o = json_object();
 
-    put(o, json_string(str(q, "description")), "description");
+    put(o, json_string(jstr_or(q, "description", "")), "description");
     put(o, json_array(), "flags");
-    put(o, json_integer(num(q, "id")), "id");
-    put(o, json_integer(num(q, "grace_time_s")), "limits.grace_time");
+    put(o, json_integer(jint(q, "id", 0)), "id");
+    put(o, json_integer(jint(q, "grace_time_s", 0)), "limits.grace_time");
     put(o, count(q, "grp_jobs"), "limits.max.active_jobs.count");
     put(o, count(q, "max_jobs_per_user"), "limits.max.jobs.per.user");
-    put(o, tres_list(str(q, "max_tres_per_job")), "limits.max.tres.per.job");
-    put(o, tres_list(str(q, "max_tres_per_user")),
+    put(o, tres_list(jstr_or(q, "max_tres_per_job", "")), "limits.max.tres.per.job");
+    put(o, tres_list(jstr_or(q, "max_tres_per_user", "")),
         "limits.max.tres.per.user");
     put(o, count(q, "max_wall_min"), "limits.max.wall_clock.per.job");
     put(o, json_null(), "limits.factor");
-    put(o, json_string(str(q, "name")), "name");
+    put(o, json_string(jstr_or(q, "name", "")), "name");
     put(o, copy_list(q, "preempt"), "preempt.list");
-    put(o, json_pack("[s]", str(q, "preempt_mode")), "preempt.mode");
+    put(o, json_pack("[s]", jstr_or(q, "preempt_mode", "")), "preempt.mode");
     put(o, json_null(), "preempt.exempt_time");
-    put(o, json_integer(num(q, "priority")), "priority");
+    put(o, json_integer(jint(q, "priority", 0)), "priority");
     put(o, json_real(json_number_value(json_object_get(q, "usage_factor"))),
         "usage_factor");
     put(o, json_null(), "usage_threshold");
@@ -236,32 +226,32 @@ static json_t *qos_v38(const json_t *q)
 
 static json_t *assoc_ref(const json_t *a)
 {
-    return json_pack("{s:s s:s s:s s:s}", "account", str(a, "account"),
-                     "cluster", str(a, "cluster"), "partition",
-                     str(a, "partition"), "user", str(a, "user"));
+    return json_pack("{s:s s:s s:s s:s}", "account", jstr_or(a, "account", ""),
+                     "cluster", jstr_or(a, "cluster", ""), "partition",
+                     jstr_or(a, "partition", ""), "user", jstr_or(a, "user", ""));
 }
 
 static json_t *assoc_v38(const json_t *a)
 {
     json_t *o = json_object();
 
-    put(o, json_string(str(a, "account")), "account");
-    put(o, json_string(str(a, "cluster")), "cluster");
-    put(o, json_string(str(a, "def_qos")), "default.qos");
+    put(o, json_string(jstr_or(a, "account", "")), "account");
+    put(o, json_string(jstr_or(a, "cluster", "")), "cluster");
+    put(o, json_string(jstr_or(a, "def_qos", "")), "default.qos");
     put(o, json_array(), "flags");
     put(o, count(a, "max_jobs"), "max.jobs.per.count");
     put(o, count(a, "max_submit_jobs"), "max.jobs.per.submitted");
     put(o, count(a, "max_wall_min"), "max.jobs.per.wall_clock");
-    put(o, tres_list(str(a, "grp_tres")), "max.tres.total");
-    put(o, tres_list(str(a, "max_tres_per_job")), "max.tres.per.job");
+    put(o, tres_list(jstr_or(a, "grp_tres", "")), "max.tres.total");
+    put(o, tres_list(jstr_or(a, "max_tres_per_job", "")), "max.tres.per.job");
     put(o, count(a, "grp_jobs"), "max.per.account.jobs");
     put(o, count(a, "grp_submit_jobs"), "max.per.account.submitted");
-    put(o, json_string(str(a, "parent_account")), "parent_account");
-    put(o, json_string(str(a, "partition")), "partition");
+    put(o, json_string(jstr_or(a, "parent_account", "")), "parent_account");
+    put(o, json_string(jstr_or(a, "partition", "")), "partition");
     put(o, count(a, "priority"), "priority");
     put(o, copy_list(a, "qos"), "qos");
-    put(o, json_integer(num(a, "shares")), "shares_raw");
-    put(o, json_string(str(a, "user")), "user");
+    put(o, json_integer(jint(a, "shares", 0)), "shares_raw");
+    put(o, json_string(jstr_or(a, "user", "")), "user");
     return o;
 }
 
@@ -273,8 +263,8 @@ static json_t *assoc_refs(const json_t *list, const char *key,
     size_t i;
 
     json_array_foreach(json_object_get(list, "assocs"), i, a) {
-        if (!strcmp(str(a, key), name)
-            && (strcmp(key, "account") || !*str(a, "user")))
+        if (!strcmp(jstr_or(a, key, ""), name)
+            && (strcmp(key, "account") || !*jstr_or(a, "user", "")))
             json_array_append_new(arr, assoc_ref(a));
     }
     return arr;
@@ -283,20 +273,20 @@ static json_t *assoc_refs(const json_t *list, const char *key,
 static json_t *user_v38(const json_t *list, const json_t *u)
 {
     return json_pack("{s:s s:o s:[] s:{s:s s:s} s:[] s:s}",
-                     "administrator_level", str(u, "admin_level"),
-                     "associations", assoc_refs(list, "user", str(u, "name")),
+                     "administrator_level", jstr_or(u, "admin_level", ""),
+                     "associations", assoc_refs(list, "user", jstr_or(u, "name", "")),
                      "coordinators", "default", "account",
-                     str(u, "default_account"), "wckey", "", "flags", "name",
-                     str(u, "name"));
+                     jstr_or(u, "default_account", ""), "wckey", "", "flags", "name",
+                     jstr_or(u, "name", ""));
 }
 
 static json_t *account_v38(const json_t *list, const json_t *a)
 {
     return json_pack("{s:o s:[] s:s s:s s:s s:[]}", "associations",
-                     assoc_refs(list, "account", str(a, "name")),
-                     "coordinators", "description", str(a, "description"),
-                     "name", str(a, "name"), "organization",
-                     str(a, "organization"), "flags");
+                     assoc_refs(list, "account", jstr_or(a, "name", "")),
+                     "coordinators", "description", jstr_or(a, "description", ""),
+                     "name", jstr_or(a, "name", ""), "organization",
+                     jstr_or(a, "organization", ""), "flags");
 }
 
 /* {meta, errors, key: [convert each of list[from]]}. */

@@ -67,8 +67,9 @@ def open_basetemp(tmp_path_factory):
 
 
 def pytest_runtest_setup(item):
-    if item.get_closest_marker("needs_root") and os.geteuid() != 0:
-        pytest.skip("needs root (run the e2e suite as root to include it)")
+    if item.get_closest_marker("needs_root"):
+        require(os.geteuid() == 0,
+                "needs root (run the e2e suite as root to include it)")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -175,8 +176,7 @@ def create_user(name, groups=()):
 def make_user():
     """create_user(name, groups=()) for the test; skips (with the reason)
     when not root."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to create test users")
+    require(os.geteuid() == 0, "needs root to create test users")
     return create_user
 
 
@@ -196,8 +196,7 @@ def drover_bin():
 def test_users():
     """Ordinary users druser1 and druser2 (created if missing).  Skips the
     test, with the reason, when not root."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to create test users")
+    require(os.geteuid() == 0, "needs root to create test users")
     return [create_user(u) for u in TEST_USERS]
 
 

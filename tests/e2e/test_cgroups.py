@@ -319,8 +319,8 @@ def test_without_cgroup_rights_jobs_still_run(cluster_root, test_user):
     """An ordinary user's cluster cannot use the cgroup tree: droverd says
     so and runs the jobs anyway."""
     c = Cluster(cluster_root, nodes=1, gpus_per_node=0)
-    if c.run("test", "-x", c.drover, user=test_user).returncode != 0:
-        pytest.skip(f"{test_user} cannot execute {c.drover}")
+    require(c.run("test", "-x", c.drover, user=test_user).returncode == 0,
+            f"{test_user} cannot execute {c.drover}")
     pw = pwd.getpwnam(test_user)
     os.chown(cluster_root, pw.pw_uid, pw.pw_gid)
     up = c.run(c.drover, "up", "--dir", c.dir, "--nodes=1",
