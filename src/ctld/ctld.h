@@ -203,6 +203,13 @@ void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);
 void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
                                uint32_t run_id);
 
+/* rpc_node.c: the ids of the jobs whose allocation holds node 'node', from
+ * the node table's index (node_table_jobs_attach()), in *n.  Stale entries
+ * are pruned as they are met.  A copy (caller frees; NULL when *n is 0),
+ * so the caller may end jobs while it walks it.  O(the node's jobs), not
+ * O(all jobs): a registration storm of 10,000 nodes stays linear. */
+uint32_t *ctld_node_jobs(struct ctld *ctld, long node, size_t *n);
+
 /* The journal flush before the loop blocks (uv_prepare callback). */
 void ctld_flush_cb(uv_prepare_t *h);
 

@@ -55,6 +55,7 @@ static int alloc_take(struct ctld *ctld, struct job *job)
     if (job->preempt_suspended) /* restored: its CPUs stay given back */
         sched_alloc_suspend(ctld->nodes->sched, ctld->nodes->count,
                             job->alloc);
+    node_table_jobs_attach(ctld->nodes, job->alloc, job->id);
     return 0;
 }
 
@@ -75,6 +76,7 @@ static void alloc_release(struct ctld *ctld, struct job *job, time_t t)
         log_err("JobId=%u: releasing allocation", job->id);
     for (uint32_t i = 0; i < job->alloc->node_count; i++)
         ctld->nodes->info[job->alloc->node_idx[i]].last_busy = t;
+    node_table_jobs_detach(ctld->nodes, job->alloc, job->id);
     json_t *a = job_alloc_to_json(job->alloc, ctld->nodes->names);
     free(job->last_alloc_json);
     job->last_alloc_json = json_dumps(a, JSON_COMPACT);

@@ -85,7 +85,7 @@ static void node_lost(struct ctld *ctld, size_t i)
 {
     struct ctld_node *n = &ctld->nodes->info[i];
     struct node_admin a;
-    struct job *job, *tmp;
+    struct job *job;
 
     log_error("Node %s not responding, setting DOWN", n->conf->name);
     n->responding = false;
@@ -94,14 +94,13 @@ static void node_lost(struct ctld *ctld, size_t i)
     a.reason = "Not responding";
     a.reason_time = ctld_now(ctld);
     ctld_node_admin(ctld, (long)i, &a);
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
-        for (uint32_t k = 0; job->alloc && k < job->alloc->node_count; k++) {
-            if (job->alloc->node_idx[k] == i) {
-                ctld_job_finished(ctld, job, 0, false, true);
-                break;
-            }
-        }
-    }
+    size_t count;
+    uint32_t *ids = ctld_node_jobs(ctld, (long)i, &count); /* its own */
+
+    for (size_t k = 0; k < count; k++)
+        if ((job = ctld_job_find(ctld, ids[k])))
+            ctld_job_finished(ctld, job, 0, false, true);
+    free(ids);
 }
 
 /* Whether the server turned connections away (descriptors exhausted, or

@@ -82,6 +82,7 @@ void node_table_destroy(struct node_table *nt)
         free(nt->info[i].reason);
         free(nt->info[i].reason_user);
         free(nt->info[i].os);
+        free(nt->info[i].jobs);
     }
     for (size_t p = 0; p < nt->part_count; p++)
         bitmap_destroy(nt->parts[p].nodes);
@@ -90,6 +91,43 @@ void node_table_destroy(struct node_table *nt)
     free(nt->info);
     free(nt->names);
     free(nt);
+}
+
+void node_table_jobs_attach(struct node_table *nt, const struct sched_alloc *a,
+                            uint32_t job_id)
+{
+    for (uint32_t n = 0; n < a->node_count; n++) {
+        struct ctld_node *info = &nt->info[a->node_idx[n]];
+
+        if (info->njobs == info->jobs_cap) {
+            info->jobs_cap = info->jobs_cap ? 2 * info->jobs_cap : 4;
+            info->jobs = xrealloc(info->jobs,
+                                  info->jobs_cap * sizeof(*info->jobs));
+        }
+        info->jobs[info->njobs++] = job_id;
+    }
+}
+
+void node_table_jobs_drop(struct node_table *nt, size_t i, uint32_t k)
+{
+    struct ctld_node *info = &nt->info[i];
+
+    info->jobs[k] = info->jobs[--info->njobs];
+}
+
+void node_table_jobs_detach(struct node_table *nt, const struct sched_alloc *a,
+                            uint32_t job_id)
+{
+    for (uint32_t n = 0; n < a->node_count; n++) {
+        struct ctld_node *info = &nt->info[a->node_idx[n]];
+
+        for (uint32_t k = 0; k < info->njobs; k++) {
+            if (info->jobs[k] == job_id) {
+                node_table_jobs_drop(nt, a->node_idx[n], k);
+                break;
+            }
+        }
+    }
 }
 
 long node_table_index(const struct node_table *nt, const char *name)

@@ -30,6 +30,10 @@ struct ctld_node {
     time_t slurmd_start_time;
     time_t last_busy;
     char *os; /* droverd host's uname: "Linux <release> <version>" */
+    uint32_t *jobs;    /* ids of the jobs whose allocation holds this node
+                        * (node_table_jobs_attach()); may hold ids of jobs
+                        * since gone: readers check the job */
+    uint32_t njobs, jobs_cap;
 };
 
 struct ctld_partition {
@@ -55,6 +59,20 @@ struct node_table {
 struct node_table *node_table_create(const struct slurm_conf *conf,
                                      drv_error_t *error);
 void node_table_destroy(struct node_table *nt);
+
+/* Index the allocation 'a' of job 'job_id' under each of its nodes, so a
+ * node's registration looks at its own jobs only (not every job: issue
+ * 18's registration storm).  Aborts on ENOMEM (xalloc). */
+void node_table_jobs_attach(struct node_table *nt, const struct sched_alloc *a,
+                            uint32_t job_id);
+
+/* Remove job 'job_id' from the index of each node of 'a'.  Ids that are
+ * not there are ignored. */
+void node_table_jobs_detach(struct node_table *nt, const struct sched_alloc *a,
+                            uint32_t job_id);
+
+/* Drop entry 'k' of node 'i''s job index (a reader found it stale). */
+void node_table_jobs_drop(struct node_table *nt, size_t i, uint32_t k);
 
 /* Index of node 'name', or -1. */
 long node_table_index(const struct node_table *nt, const char *name);

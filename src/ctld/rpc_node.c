@@ -257,18 +257,49 @@ void ctld_job_complete(struct ctld *ctld, json_t *c, long node)
                        ctld->nodes->names[node], c);
 }
 
+static bool alloc_holds(const struct sched_alloc *a, long node)
+{
+    for (uint32_t i = 0; a && i < a->node_count; i++)
+        if ((long)a->node_idx[i] == node)
+            return true;
+    return false;
+}
+
+uint32_t *ctld_node_jobs(struct ctld *ctld, long node, size_t *n)
+{
+    struct ctld_node *info = &ctld->nodes->info[node];
+    uint32_t *ids = NULL;
+
+    *n = 0;
+    for (uint32_t k = 0; k < info->njobs;) {
+        struct job *job = ctld_job_find(ctld, info->jobs[k]);
+
+        if (!job || !alloc_holds(job->alloc, node)) {
+            node_table_jobs_drop(ctld->nodes, (size_t)node, k);
+            continue;
+        }
+        if (!ids)
+            ids = xzalloc(info->njobs * sizeof(*ids));
+        ids[(*n)++] = info->jobs[k++];
+    }
+    return ids;
+}
+
 /* Jobs the controller believes run on 'node' that the node does not
- * report are lost (the node daemon restarted): they failed with the node. */
+ * report are lost (the node daemon restarted): they failed with the node.
+ * Only the node's own jobs are looked at (ctld_node_jobs()). */
 static void reconcile(struct ctld *ctld, long node, json_t *running,
                       time_t now)
 {
-    struct job *job, *tmp;
+    size_t n, i;
+    uint32_t *ids = ctld_node_jobs(ctld, node, &n);
+    struct job *job;
     json_t *v;
-    size_t i;
 
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
+    for (size_t k = 0; k < n; k++) {
         bool seen = false;
-        if (!job->alloc || (long)job->alloc->node_idx[0] != node
+        if (!(job = ctld_job_find(ctld, ids[k])) || !job->alloc
+            || (long)job->alloc->node_idx[0] != node
             || now - job->start_time < 5 || job->interactive)
             continue;
         json_array_foreach(running, i, v) {
@@ -282,6 +313,7 @@ static void reconcile(struct ctld *ctld, long node, json_t *running,
             ctld_job_finished(ctld, job, 0, false, !job->completing);
         }
     }
+    free(ids);
     /* And jobs the node runs that the controller has ended: stop them. */
     json_array_foreach(running, i, v) {
         json_int_t id = json_integer_value(json_object_get(v, "job_id"));

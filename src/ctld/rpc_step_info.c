@@ -357,9 +357,13 @@ void ctld_steps_reconcile(struct ctld *ctld, long node, json_t *running,
                           time_t now)
 {
     const char *name = ctld->nodes->names[node];
-    struct job *job, *tmp;
+    size_t n;
+    uint32_t *ids = ctld_node_jobs(ctld, node, &n); /* its jobs only */
+    struct job *job;
 
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
+    for (size_t k = 0; k < n; k++) {
+        if (!(job = ctld_job_find(ctld, ids[k])))
+            continue;
         for (struct job_step *s = job->steps; s; s = s->next) {
             if (s->state != JOB_RUNNING || s->id == STEP_ID_BATCH
                 || now - s->start_time < 5 || !job_step_pending_on(s, name)
@@ -377,6 +381,7 @@ void ctld_steps_reconcile(struct ctld *ctld, long node, json_t *running,
             signal_nodes(ctld, job, s, SIGKILL);
         }
     }
+    free(ids);
 }
 
 const struct proto_handler rpc_step_info_handlers[] = {
