@@ -270,8 +270,30 @@ const char *conf__set_debug(char **field, const char *value)
     return "not a log level";
 }
 
-/* SlurmctldHost=ctld1(10.0.0.1): a later line names a backup controller,
- * which Drover does not have; the first line wins.
+/* A later SlurmctldHost= line: a backup controller's address, which
+ * commands try after the first (slurm.conf(5): "the first entry will run
+ * the primary, additional entries are backups", in order).
+ */
+static const char *add_ctld_backup(struct slurm_conf *conf, const char *value,
+                                   size_t n, const char *paren, size_t len)
+{
+    char *addr = NULL;
+    char **grown = realloc(conf->ctld_backup_addrs,
+                           (conf->ctld_backup_count + 1) * sizeof(*grown));
+
+    if (!grown)
+        return "";
+    conf->ctld_backup_addrs = grown;
+    if (conf__set_string(&addr, paren ? paren + 1 : value,
+                         paren ? len - n - 2 : n)
+        < 0)
+        return "";
+    conf->ctld_backup_addrs[conf->ctld_backup_count++] = addr;
+    return NULL;
+}
+
+/* SlurmctldHost=ctld1(10.0.0.1): the first line names the controller,
+ * later ones its backups (add_ctld_backup()).
  */
 static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
 {
@@ -279,10 +301,10 @@ static const char *set_ctld_host(struct slurm_conf *conf, const char *value)
     size_t n = paren ? (size_t)(paren - value) : strlen(value);
     size_t len = strlen(value);
 
-    if (conf->ctld_host)
-        return NULL;
     if (n == 0 || (paren && (len - n < 3 || value[len - 1] != ')')))
         return "expected NAME or NAME(ADDRESS)";
+    if (conf->ctld_host)
+        return add_ctld_backup(conf, value, n, paren, len);
     if (conf__set_string(&conf->ctld_host, value, n) < 0
         || (paren
             && conf__set_string(&conf->ctld_addr, paren + 1, len - n - 2)
@@ -803,6 +825,9 @@ void conf_destroy(struct slurm_conf *conf)
     conf__index_destroy(conf->node_index);
     conf_cgroup_clear(&conf->cgroup);
     conf__priority_clear(&conf->priority);
+    for (size_t i = 0; i < conf->ctld_backup_count; i++)
+        free(conf->ctld_backup_addrs[i]);
+    free(conf->ctld_backup_addrs);
     free(conf->path);
     free(conf);
     errno = saved_errno;

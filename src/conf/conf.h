@@ -17,7 +17,8 @@
  * NodeHostname= and Port= may give one value per node, in order
  * ("Port=17001-17004").  DownNodes= lines set State/Reason of defined nodes.
  * A second PartitionName line for the same name is ignored with a warning
- * (as Slurm); a second SlurmctldHost line (a backup) is ignored.
+ * (as Slurm); later SlurmctldHost lines name backup controllers, which
+ * commands try in order (ctld_backup_addrs).
  */
 #ifndef DROVER_CONF_CONF_H
 #define DROVER_CONF_CONF_H
@@ -275,6 +276,11 @@ struct slurm_conf {
     char *cluster_name;       /* ClusterName= */
     char *ctld_host;          /* first SlurmctldHost= (name part) */
     char *ctld_addr;          /* SlurmctldHost=name(addr) addr, else name */
+    char **ctld_backup_addrs; /* the later SlurmctldHost= lines' addresses
+                               * (addr, else name), in order: Slurm's backup
+                               * controllers; commands try them after the
+                               * first (cmd/lib/rpc.c) */
+    size_t ctld_backup_count;
     uint16_t ctld_port;       /* SlurmctldPort=, 6817 */
     uint16_t slurmd_port;     /* SlurmdPort=, 6818 */
     char *accounting_storage_tres; /* AccountingStorageTRES=: TRES tracked

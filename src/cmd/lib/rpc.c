@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd/lib/rpc.h"
 #include "proto/auth.h"
@@ -28,13 +31,66 @@ const struct slurm_conf *cmd_conf(const char *prog)
     return conf;
 }
 
-/* One call with 'a' (the MUNGE context when NULL: made on first use). */
+/* Did connecting fail because no controller listens there (yet)? */
+static bool no_controller(int err)
+{
+    return err == ECONNREFUSED || err == ETIMEDOUT || err == EHOSTUNREACH
+           || err == ENETUNREACH || err == ECONNRESET
+           || err == EADDRNOTAVAIL;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Connect to a controller as Slurm's commands do
+ * (slurm_open_controller_conn): each SlurmctldHost in order, and while
+ * none answers, again once a second for MessageTimeout seconds, so a
+ * command outlives a controller's restart or failover.  Then NULL with
+ * errno EDRV_CTLD_COMMUNICATIONS_CONNECTION (Slurm's 1800, "Unable to
+ * contact slurm controller (connect failure)"). */
+static proto_client_t *ctld_connect(const struct slurm_conf *c,
+                                    int timeout_ms, drv_error_t *error)
+{
+    int64_t give_up = now_ms() + timeout_ms;
+
+    for (;;) {
+        for (size_t i = 0; i <= c->ctld_backup_count; i++) {
+            const char *addr = i ? c->ctld_backup_addrs[i - 1]
+                                 : c->ctld_addr ? c->ctld_addr : c->ctld_host;
+            proto_client_t *client = proto_client_connect(
+                addr, c->ctld_port, timeout_ms, error);
+
+            if (client)
+                return client;
+            if (!no_controller(errno))
+                return NULL;
+        }
+        if (now_ms() + 1000 > give_up)
+            break;
+        sleep(1);
+    }
+    errno = EDRV_CTLD_COMMUNICATIONS_CONNECTION;
+    if (error)
+        errprintf(error, "%s", drv_strerror(errno));
+    return NULL;
+}
+
+/* One call with 'a' (the MUNGE context when NULL: made on first use) to
+ * 'host':'port', or to the controller (ctld_connect()) when 'host' is
+ * NULL. */
 static int call(const char *prog, proto_auth_t *a, const char *host,
                 uint16_t port, const char *type, json_t *body, json_t **resp,
                 drv_error_t *error)
 {
     const struct slurm_conf *c = cmd_conf(prog);
     int timeout_ms = c->msg_timeout_s ? (int)c->msg_timeout_s * 1000 : 10000;
+    proto_client_t *client;
+    int rc;
 
     if (resp)
         *resp = NULL;
@@ -44,13 +100,17 @@ static int call(const char *prog, proto_auth_t *a, const char *host,
             errprintf(error, "%s", drv_strerror(errno));
         return -1;
     }
-    if (proto_call_sync(host, port, a ? a : auth, type, body, resp, timeout_ms,
-                        error) < 0) {
-        if (error && !error->text[0])
-            errprintf(error, "%s", drv_strerror(errno));
+    client = host ? proto_client_connect(host, port, timeout_ms, error)
+                  : ctld_connect(c, timeout_ms, error);
+    if (!client) {
+        json_decref(body);
         return -1;
     }
-    return 0;
+    rc = proto_client_call(client, a ? a : auth, type, body, resp, error);
+    if (rc < 0 && error && !error->text[0])
+        errprintf(error, "%s", drv_strerror(errno));
+    proto_client_destroy(client);
+    return rc;
 }
 
 int cmd_rpc_to(const char *prog, const char *host, uint16_t port,
@@ -79,10 +139,8 @@ static proto_auth_t *jwt_auth(const struct slurm_conf *c)
 int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
             drv_error_t *error)
 {
-    const struct slurm_conf *c = cmd_conf(prog);
-
-    return call(prog, jwt_auth(c), c->ctld_addr ? c->ctld_addr : c->ctld_host,
-                c->ctld_port, type, body, resp, error);
+    return call(prog, jwt_auth(cmd_conf(prog)), NULL, 0, type, body, resp,
+                error);
 }
 
 int cmd_rpc_dbd(const char *prog, const char *type, json_t *body,

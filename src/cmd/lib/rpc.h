@@ -22,7 +22,12 @@
 const struct slurm_conf *cmd_conf(const char *prog);
 
 /* Send one request of 'type' with 'body' (stolen) to the controller and
- * wait for the answer (MessageTimeout seconds).  On success stores the
+ * wait for the answer (MessageTimeout seconds).  The controller is each
+ * SlurmctldHost= in order; while none accepts a connection, they are tried
+ * again once a second for MessageTimeout seconds (Slurm's
+ * slurm_open_controller_conn), and then the call fails with errno
+ * EDRV_CTLD_COMMUNICATIONS_CONNECTION ("Unable to contact slurm controller
+ * (connect failure)").  A request that was sent is never sent again.  On success stores the
  * response body in *resp (caller json_decref()s; may pass NULL) and returns
  * 0.  On failure returns -1 with errno set to the EDRV_* number of an error
  * response, or an errno value for I/O errors, and error->text set to the
