@@ -604,12 +604,23 @@ static void cmd_ping(struct scontrol *sc, int argc, char **argv)
         sc->exit_code = 1;
         return;
     }
-    rc = cmd_rpc(sc->prog, "ping", json_object(), &resp, &error);
-    host = conf->ctld_host ? conf->ctld_host : jstr_or(resp, "host", "");
-    printf("Slurmctld(primary) at %s is %s\n", host, rc == 0 ? "UP" : "DOWN");
-    if (rc < 0)
-        sc->exit_code = 1;
-    json_decref(resp);
+    /* Each controller once, without waiting for it (Slurm's slurm_ping()). */
+    for (size_t i = 0; i <= conf->ctld_backup_count; i++) {
+        const char *addr = i ? conf->ctld_backup_addrs[i - 1]
+                             : conf->ctld_addr ? conf->ctld_addr
+                                               : conf->ctld_host;
+        rc = cmd_rpc_to(sc->prog, addr, conf->ctld_port, "ping",
+                        json_object(), &resp, &error);
+        host = i ? conf->ctld_backup_hosts[i - 1]
+                 : conf->ctld_host ? conf->ctld_host
+                                   : jstr_or(resp, "host", "");
+        printf("Slurmctld(%s) at %s is %s\n", i ? "backup" : "primary", host,
+               rc == 0 ? "UP" : "DOWN");
+        if (rc < 0 && i == 0)
+            sc->exit_code = 1;
+        json_decref(resp);
+        resp = NULL;
+    }
 }
 
 /* --- token ------------------------------------------------------------- */

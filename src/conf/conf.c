@@ -277,18 +277,25 @@ const char *conf__set_debug(char **field, const char *value)
 static const char *add_ctld_backup(struct slurm_conf *conf, const char *value,
                                    size_t n, const char *paren, size_t len)
 {
-    char *addr = NULL;
-    char **grown = realloc(conf->ctld_backup_addrs,
-                           (conf->ctld_backup_count + 1) * sizeof(*grown));
+    size_t k = conf->ctld_backup_count;
+    char **addrs = realloc(conf->ctld_backup_addrs, (k + 1) * sizeof(char *));
 
-    if (!grown)
+    if (addrs)
+        conf->ctld_backup_addrs = addrs;
+    char **hosts = realloc(conf->ctld_backup_hosts, (k + 1) * sizeof(char *));
+    if (hosts)
+        conf->ctld_backup_hosts = hosts;
+    if (!addrs || !hosts)
         return "";
-    conf->ctld_backup_addrs = grown;
-    if (conf__set_string(&addr, paren ? paren + 1 : value,
-                         paren ? len - n - 2 : n)
-        < 0)
+    addrs[k] = hosts[k] = NULL;
+    if (conf__set_string(&hosts[k], value, n) < 0
+        || conf__set_string(&addrs[k], paren ? paren + 1 : value,
+                            paren ? len - n - 2 : n)
+               < 0) {
+        free(hosts[k]);
         return "";
-    conf->ctld_backup_addrs[conf->ctld_backup_count++] = addr;
+    }
+    conf->ctld_backup_count++;
     return NULL;
 }
 
@@ -825,9 +832,12 @@ void conf_destroy(struct slurm_conf *conf)
     conf__index_destroy(conf->node_index);
     conf_cgroup_clear(&conf->cgroup);
     conf__priority_clear(&conf->priority);
-    for (size_t i = 0; i < conf->ctld_backup_count; i++)
+    for (size_t i = 0; i < conf->ctld_backup_count; i++) {
         free(conf->ctld_backup_addrs[i]);
+        free(conf->ctld_backup_hosts[i]);
+    }
     free(conf->ctld_backup_addrs);
+    free(conf->ctld_backup_hosts);
     free(conf->path);
     free(conf);
     errno = saved_errno;

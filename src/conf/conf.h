@@ -280,6 +280,7 @@ struct slurm_conf {
                                * (addr, else name), in order: Slurm's backup
                                * controllers; commands try them after the
                                * first (cmd/lib/rpc.c) */
+    char **ctld_backup_hosts; /* and their names */
     size_t ctld_backup_count;
     uint16_t ctld_port;       /* SlurmctldPort=, 6817 */
     uint16_t slurmd_port;     /* SlurmdPort=, 6818 */

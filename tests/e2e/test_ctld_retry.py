@@ -79,3 +79,8 @@ def test_commands_try_each_slurmctldhost_in_order(cluster, tmp_path):
                        timeout=60)
     assert r.returncode == 0, r.stderr
     cluster.wait_job_state(int(r.stdout.strip()), ["COMPLETED"], timeout=30)
+    # scontrol ping asks each controller once, without waiting for it.
+    r = subprocess.run(["scontrol", "ping"], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.stdout == ("Slurmctld(primary) at gone is DOWN\n"
+                        "Slurmctld(backup) at localhost is UP\n"), r.stderr
