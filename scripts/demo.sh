@@ -12,7 +12,7 @@ REPO=$PWD
 DEMO_DIR=${DROVER_DEMO_DIR:-/tmp/drover-demo}
 BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev
-          libuv1-dev libmunge-dev munge libcmocka-dev python3-pytest
+          libuv1-dev libraft-dev libmunge-dev munge libcmocka-dev python3-pytest
           uthash-dev libsqlite3-dev libpq-dev postgresql libpmix-dev
           nettle-dev zlib1g-dev libmicrohttpd-dev libjwt-dev curl)  # libplplot-dev: drover-sim --plot (optional)
 

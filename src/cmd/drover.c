@@ -111,6 +111,7 @@ enum {
     OPT_DBD_CONF_EXTRA,
     OPT_CGROUP_CONF_EXTRA,
     OPT_EMULATE_NODES,
+    OPT_CONTROLLERS,
 };
 
 static const struct cmd_opt opts_table[] = {
@@ -122,6 +123,10 @@ static const struct cmd_opt opts_table[] = {
     {"emulate-nodes", OPT_EMULATE_NODES, required_argument,
      "  --emulate-nodes=N       up: N emulated nodes sim[00001-N], all in one\n"
      "                          drover-emud (no real node unless --nodes)\n"},
+    {"controllers", OPT_CONTROLLERS, required_argument,
+     "  --controllers=N         up: N controllers ctl1..ctlN replicating\n"
+     "                          their state through Raft (1; 3 or 5 for high\n"
+     "                          availability)\n"},
     {"gpus-per-node", OPT_GPUS, required_argument,
      "  --gpus-per-node=G       up: fake GPUs per node (8)\n"},
     {"cpus-per-node", OPT_CPUS, required_argument,
@@ -244,6 +249,9 @@ static void set_shape_opt(struct opts *o, int c, const char *arg)
         break;
     case OPT_EMULATE_NODES:
         s->emulate_nodes = parse_count("emulate-nodes", arg, 1, 99999);
+        break;
+    case OPT_CONTROLLERS:
+        s->controllers = parse_count("controllers", arg, 1, 7);
         break;
     case OPT_GPUS:
         s->gpus_per_node = parse_count("gpus-per-node", arg, 0, 64);
@@ -390,6 +398,11 @@ static void add_daemon(struct cluster *c, enum daemon_kind kind,
         d->node = xstrdup(node);
         d->pidfile = drover_path(c->dir, DROVER_EMUD_PID_REL);
         d->log = drover_path(c->dir, DROVER_EMUD_LOG_REL);
+    } else if (kind == DAEMON_CTLD && node) { /* one of a Raft group */
+        d->name = "droverctld";
+        d->node = xstrdup(node);
+        d->pidfile = xasprintf("%s/run/droverctld-%s.pid", c->dir, node);
+        d->log = xasprintf("%s/log/droverctld-%s.log", c->dir, node);
     } else if (kind == DAEMON_CTLD) {
         d->name = "droverctld";
         d->pidfile = drover_path(c->dir, DROVER_CTLD_PID_REL);
@@ -497,7 +510,13 @@ static struct cluster *cluster_open(char *dir, bool must_load)
         exit(1);
     }
     add_daemon(c, DAEMON_MUNGED, NULL);
-    add_daemon(c, DAEMON_CTLD, NULL);
+    if (c->conf && c->conf->ctld_backup_count) { /* a Raft group */
+        add_daemon(c, DAEMON_CTLD, c->conf->ctld_host);
+        for (size_t i = 0; i < c->conf->ctld_backup_count; i++)
+            add_daemon(c, DAEMON_CTLD, c->conf->ctld_backup_hosts[i]);
+    } else {
+        add_daemon(c, DAEMON_CTLD, NULL);
+    }
     if (c->conf) {
         for (size_t i = 0; i < c->conf->node_count; i++)
             if (!is_emulated(c, c->conf->nodes[i].name))
@@ -799,11 +818,27 @@ static void check_started_alive(struct cluster *c)
     }
 }
 
+/* The address of controller 'i' (0: the first SlurmctldHost line). */
+static const char *ctld_addr(const struct cluster *c, size_t i)
+{
+    return i ? c->conf->ctld_backup_addrs[i - 1] : c->conf->ctld_addr;
+}
+
+/* Call the controller; in a Raft group each in turn until the leader
+ * answers (a follower answers only ping). */
 static int ctld_call(struct cluster *c, const char *type, json_t **resp,
                      drv_error_t *error)
 {
-    return proto_call_sync(c->conf->ctld_addr, c->conf->ctld_port, c->auth,
-                           type, NULL, resp, 2000, error);
+    int rc = -1;
+
+    for (size_t i = 0; i <= c->conf->ctld_backup_count; i++) {
+        memset(error, 0, sizeof(*error));
+        if ((rc = proto_call_sync(ctld_addr(c, i), c->conf->ctld_port,
+                                  c->auth, type, NULL, resp, 2000, error))
+            == 0)
+            return 0;
+    }
+    return rc;
 }
 
 static void sleep_ms(int ms)
@@ -820,7 +855,9 @@ static void wait_ctld(struct cluster *c, time_t deadline, int timeout_s)
     for (;;) {
         check_started_alive(c);
         memset(&error, 0, sizeof(error));
-        if (ctld_call(c, "ping", NULL, &error) == 0)
+        /* A Raft group is up once one leads: followers answer ping. */
+        if (ctld_call(c, c->conf->ctld_backup_count ? "node_info" : "ping",
+                      NULL, &error) == 0)
             return;
         if (time(NULL) >= deadline)
             break;
@@ -1050,6 +1087,33 @@ static int cmd_up(char *dir, const struct opts *o)
     return 0;
 }
 
+/* The Raft role controller 'name' reports to ping ("leader",
+ * "follower", "candidate"), or "not answering". */
+static const char *ctld_role(struct cluster *c, const char *name)
+{
+    static char role[32];
+    drv_error_t error = {{0}};
+    json_t *resp = NULL;
+
+    snprintf(role, sizeof(role), "not answering");
+    if (!c->auth && !(c->auth = proto_auth_create(c->conf->auth_socket,
+                                                  &error)))
+        return role;
+    for (size_t i = 0; i <= c->conf->ctld_backup_count; i++) {
+        if (strcmp(i ? c->conf->ctld_backup_hosts[i - 1] : c->conf->ctld_host,
+                   name))
+            continue;
+        if (proto_call_sync(ctld_addr(c, i), c->conf->ctld_port, c->auth,
+                            "ping", NULL, &resp, 2000, &error)
+            == 0)
+            snprintf(role, sizeof(role), "%s",
+                     json_string_value(json_object_get(resp, "role"))
+                         ?: "unknown");
+        json_decref(resp);
+    }
+    return role;
+}
+
 static int cmd_status(char *dir)
 {
     struct cluster *c;
@@ -1069,7 +1133,10 @@ static int cmd_status(char *dir)
 
         snprintf(what, sizeof(what), "%s%s%s", d->name, d->node ? " " : "",
                  d->node ? d->node : "");
-        if (d->pid)
+        if (d->pid && d->kind == DAEMON_CTLD && d->node)
+            printf("%-20s running  pid %d  %s\n", what, (int)d->pid,
+                   ctld_role(c, d->node));
+        else if (d->pid)
             printf("%-20s running  pid %d\n", what, (int)d->pid);
         else
             printf("%-20s stopped\n", what);

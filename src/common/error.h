@@ -46,6 +46,7 @@ typedef struct {
     X(TRANSITION_STATE_NO_UPDATE, 2020, "Job can not be altered now, try again later") \
     X(ALREADY_DONE, 2021, "Job/step already completing or completed")          \
     X(JOB_PENDING, 2024, "Job is pending execution")                           \
+    X(IN_STANDBY_MODE, 2027, "Slurm backup controller in standby mode")        \
     X(INVALID_NODE_STATE, 2028, "Invalid node state specified")                \
     X(INVALID_FEATURE, 2029, "Invalid feature specification")                  \
     X(NOT_SUPPORTED, 2036, "Requested operation not supported on this system") \

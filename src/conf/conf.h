@@ -282,6 +282,10 @@ struct slurm_conf {
                                * first (cmd/lib/rpc.c) */
     char **ctld_backup_hosts; /* and their names */
     size_t ctld_backup_count;
+    char *ctld_params;        /* SlurmctldParameters= */
+    uint16_t raft_port;       /* its drover_raft_port=: the Raft group's
+                               * port on each SlurmctldHost address; 0 =
+                               * not set (one controller) */
     uint16_t ctld_port;       /* SlurmctldPort=, 6817 */
     uint16_t slurmd_port;     /* SlurmdPort=, 6818 */
     char *accounting_storage_tres; /* AccountingStorageTRES=: TRES tracked

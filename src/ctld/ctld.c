@@ -17,11 +17,13 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/ha.h"
 #include "ctld/event.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
 #include "ctld/part_access.h"
 #include "ctld/preempt.h"
+#include "ctld/state.h"
 #include "ctld/step.h"
 #include "proto/client.h"
 
@@ -108,28 +110,16 @@ void ctld_respond_durable(struct ctld *ctld, proto_req_t *req, json_t *body)
     ctld_respond_durable_undo(ctld, req, body, NULL, 0);
 }
 
-/* uv_prepare: runs before the loop blocks.  Flush, then answer. */
-void ctld_flush_cb(uv_prepare_t *h)
+void ctld_answer_acks(struct ctld *ctld, void *acks, int errnum,
+                      const char *text)
 {
-    struct ctld *ctld = h->data;
-    struct journal *js[2] = {ctld->journal, acct_spool_prepare(ctld)};
     struct ack *a, *next;
-    int err[2], errnum;
 
-    /* The state and the accounting spool reach the disk together. */
-    journal_flush_together(js, 2, err);
-    if (err[1])
-        log_error("accounting: spool flush failed (%s); retrying next turn",
-                  strerror(err[1]));
-    if ((errnum = err[0]))
-        log_error("journal: flush failed (%s); answering "
-                  "EDRV_JOURNAL_WRITE", strerror(errnum));
-    for (a = ctld->acks; a; a = next) {
+    for (a = acks; a; a = next) {
         next = a->next;
         if (errnum && a->undo)
             a->undo(ctld, a->undo_id);
-        int rc = errnum ? proto_respond_error(a->req, EDRV_JOURNAL_WRITE,
-                                              strerror(errnum))
+        int rc = errnum ? proto_respond_error(a->req, errnum, text)
                         : proto_respond(a->req, a->body);
         if (rc < 0)
             log_err("responding after journal flush");
@@ -137,10 +127,66 @@ void ctld_flush_cb(uv_prepare_t *h)
             json_decref(a->body);
         free(a);
     }
+}
+
+void *ctld_acks_join(void *a, void *b)
+{
+    struct ack *tail = a;
+
+    if (!a)
+        return b;
+    while (tail->next)
+        tail = tail->next;
+    tail->next = b;
+    return a;
+}
+
+/* uv_prepare: runs before the loop blocks.  Flush, then answer (alone),
+ * or propose the turn's records to the Raft group, whose commit answers
+ * (ha.h). */
+void ctld_flush_cb(uv_prepare_t *h)
+{
+    struct ctld *ctld = h->data;
+    struct journal *js[2] = {ctld->journal, acct_spool_prepare(ctld)};
+    struct ack *acks = ctld->acks;
+    int err[2], errnum;
+
+    /* The state and the accounting spool reach the disk together. */
+    journal_flush_together(js, 2, err);
+    if (err[1])
+        log_error("accounting: spool flush failed (%s); retrying next turn",
+                  strerror(err[1]));
     ctld->acks = NULL;
     ctld->acks_tail = &ctld->acks;
+    if (ctld->ha) {
+        ha_flush(ctld->ha, acks);
+    } else {
+        if ((errnum = err[0]))
+            log_error("journal: flush failed (%s); answering "
+                      "EDRV_JOURNAL_WRITE", strerror(errnum));
+        ctld_answer_acks(ctld, acks, errnum ? EDRV_JOURNAL_WRITE : 0,
+                         errnum ? strerror(errnum) : NULL);
+    }
+    if (!ctld_active(ctld))
+        return;
     acct_send_soon(ctld);
     scheduler_arm(ctld);
+}
+
+void ctld_take_over(struct ctld *ctld)
+{
+    time_t now = ctld_now(ctld);
+
+    state_restored(ctld);
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        ctld->nodes->info[i].last_seen = now; /* SlurmdTimeout to register */
+    state_respool_replayed(ctld);
+    scheduler_request(ctld);
+}
+
+bool ctld_active(const struct ctld *ctld)
+{
+    return !ctld->ha || ha_leading(ctld->ha);
 }
 
 void ctld_job_requeue(struct ctld *ctld, struct job *job, time_t now,

@@ -37,7 +37,8 @@ struct ctld {
     struct launch_store *launches; /* shared scripts/environments */
     struct acct *acct;         /* accounting spool (acct.h); NULL = none */
     uint32_t next_job_id;
-    struct journal *journal;
+    struct journal *journal;   /* NULL in a Raft group: ha is the log */
+    struct ha *ha;             /* the Raft group (ha.h); NULL: alone */
     uv_prepare_t flush_handle; /* flushes the journal before the loop blocks */
     struct ack *acks;          /* responses waiting for the flush */
     struct ack **acks_tail;
@@ -209,6 +210,26 @@ void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
  * so the caller may end jobs while it walks it.  O(the node's jobs), not
  * O(all jobs): a registration storm of 10,000 nodes stays linear. */
 uint32_t *ctld_node_jobs(struct ctld *ctld, long node, size_t *n);
+
+/* Answer the waiting answers 'acks' (a list ctld_flush_cb() took): with
+ * their bodies when 'errnum' is 0, else with errnum and 'text' (NULL:
+ * drv_strerror(errnum)), withdrawing each change that has an undo.  The
+ * list is freed.  ha.c answers through it when an entry commits. */
+void ctld_answer_acks(struct ctld *ctld, void *acks, int errnum,
+                      const char *text);
+
+/* List 'b' appended to list 'a' (either may be NULL); returns the head. */
+void *ctld_acks_join(void *a, void *b);
+
+/* This controller now leads its Raft group (ha.h) with every entry
+ * applied: it acts as a controller that has just restarted (nodes get
+ * SlurmdTimeout to register, accounting gets the records followed,
+ * the scheduler runs). */
+void ctld_take_over(struct ctld *ctld);
+
+/* Does this controller change state and answer requests: alone, or the
+ * acting leader of its Raft group? */
+bool ctld_active(const struct ctld *ctld);
 
 /* The journal flush before the loop blocks (uv_prepare callback). */
 void ctld_flush_cb(uv_prepare_t *h);

@@ -16,6 +16,7 @@
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/event.h"
+#include "ctld/ha.h"
 #include "ctld/event_record.h"
 #include "ctld/job_update.h"
 #include "ctld/priority.h"
@@ -579,7 +580,9 @@ int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
     if (ctld->replaying)
         return 0;
     rec = event_record(ctld, ev);
-    if (!rec || journal_append(ctld->journal, rec) < 0)
+    if (rec && ctld->ha)
+        ha_append(ctld->ha, rec); /* the Raft group's log (ha.h) */
+    else if (!rec || journal_append(ctld->journal, rec) < 0)
         log_err("journal: cannot queue the %s record",
                 ctld_event_name(ev->type));
     json_decref(rec);

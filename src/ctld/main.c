@@ -7,7 +7,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
+#include "ctld/ha.h"
 #include "ctld/interactive.h"
 #include "ctld/part_access.h"
 #include "ctld/enforce.h"
@@ -38,10 +41,15 @@
 #define PERIODIC_MS 2000
 #define SNAPSHOT_RECORDS 20000
 
+static char **saved_argv; /* a Raft member re-executes itself (ha.h) */
+static long ha_self = -1; /* its index among SlurmctldHost lines */
+
 static const char usage_text[] =
-    "Usage: droverctld [-D] [-f slurm.conf] [-v...] [-V]\n"
+    "Usage: droverctld [-D] [-f slurm.conf] [-N NAME] [-v...] [-V]\n"
     "  -D        run in the foreground, log to stderr\n"
     "  -f FILE   read FILE instead of $DROVER_CONF\n"
+    "  -N NAME   this controller's SlurmctldHost name (default: the host\n"
+    "            name), when several are listed (a Raft group)\n"
     "  -v        more verbose logging (repeat)\n"
     "  -V        print the version and exit\n";
 
@@ -149,6 +157,8 @@ static void periodic_cb(uv_timer_t *t)
     struct ctld *ctld = t->data;
     time_t now = ctld_now(ctld);
 
+    if (!ctld_active(ctld)) /* a Raft follower changes nothing itself */
+        return;
     check_node_timeouts(ctld, now);
     interactive_check_limits(ctld, now);
     state_purge_old_jobs(ctld, now);
@@ -157,7 +167,7 @@ static void periodic_cb(uv_timer_t *t)
     gang_periodic(ctld, now);
     launch_store_sweep(ctld->launches);
     acct_periodic(ctld);
-    if (journal_length(ctld->journal) > SNAPSHOT_RECORDS
+    if (ctld->journal && journal_length(ctld->journal) > SNAPSHOT_RECORDS
         && state_snapshot(ctld) < 0)
         log_err("snapshot");
     scheduler_request(ctld);
@@ -181,6 +191,50 @@ static void setup_logging(const struct slurm_conf *conf, struct daemon_opts *o)
         log_fatal("cannot open %s", conf->ctld_log_file);
 }
 
+/* '*path' with "-NAME" before its extension (droverctld.log ->
+ * droverctld-ctl2.log), or "/NAME" below it when 'dir': each member of a
+ * Raft group on one host keeps its own files. */
+static void own_path(char **path, const char *name, bool dir)
+{
+    char *p = *path, *dot, *slash;
+
+    if (!p)
+        return;
+    dot = strrchr(p, '.');
+    slash = strrchr(p, '/');
+    if (dir || !dot || (slash && dot < slash))
+        *path = xasprintf(dir ? "%s/%s" : "%s-%s", p, name);
+    else
+        *path = xasprintf("%.*s-%s%s", (int)(dot - p), p, name, dot);
+    free(p);
+}
+
+/* In a Raft group: which member this is, and its own state directory,
+ * log and pid files. */
+static void ha_identify(struct slurm_conf *conf, struct daemon_opts *o)
+{
+    drv_error_t error = {0};
+    const char *name;
+
+    if (!ha_configured(conf))
+        return;
+    if (!conf->raft_port) {
+        fprintf(stderr, "droverctld: error: %s: %zu SlurmctldHost lines form "
+                "a Raft group, which needs SlurmctldParameters="
+                "drover_raft_port=PORT\n", conf->path,
+                conf->ctld_backup_count + 1);
+        exit(1);
+    }
+    if ((ha_self = ha_self_index(conf, o->node_name, &error)) < 0) {
+        fprintf(stderr, "droverctld: error: %s\n", error.text);
+        exit(1);
+    }
+    name = ha_host_name(conf, (size_t)ha_self);
+    own_path(&conf->state_save_location, name, true);
+    own_path(&conf->ctld_log_file, name, false);
+    own_path(&conf->ctld_pid_file, name, false);
+}
+
 static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
 {
     drv_error_t error = {0};
@@ -188,6 +242,7 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
 
     if (!(ctld->conf = conf_load(o->conf_path, &error)))
         log_fatal("%s", error.text);
+    ha_identify(ctld->conf, o);
     setup_logging(ctld->conf, o);
     pw = getpwnam(ctld->conf->slurm_user ? ctld->conf->slurm_user : "root");
     ctld->slurm_uid = pw ? pw->pw_uid : 0;
@@ -197,9 +252,13 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         log_fatal("StateSaveLocation is not set in %s", ctld->conf->path);
     if (!(ctld->nodes = node_table_create(ctld->conf, &error)))
         log_fatal("%s: %s", ctld->conf->path, error.text);
-    if (!(ctld->journal =
-              journal_open(ctld->conf->state_save_location, &error)))
+    if (ha_self < 0 && !(ctld->journal = journal_open(
+                            ctld->conf->state_save_location, &error)))
         log_fatal("%s", error.text);
+    if (ha_self >= 0 && mkdir(ctld->conf->state_save_location, 0700) < 0
+        && errno != EEXIST)
+        log_fatal("%s: %s", ctld->conf->state_save_location,
+                  strerror(errno));
     ctld->next_job_id = ctld->conf->first_job_id ? ctld->conf->first_job_id
                                                  : 1;
     ctld->acks_tail = &ctld->acks;
@@ -209,7 +268,12 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
     if (enforce_init(ctld, &error) < 0)
         log_fatal("%s", error.text);
     priority_init(ctld);
-    if (state_restore(ctld, &error) < 0)
+    if (ha_self >= 0) {
+        char *dir = xasprintf("%s/raft", ctld->conf->state_save_location);
+        if (!(ctld->ha = ha_start(ctld, ha_self, dir, saved_argv, &error)))
+            log_fatal("%s", error.text);
+        free(dir);
+    } else if (state_restore(ctld, &error) < 0)
         log_fatal("restoring state from %s: %s",
                   ctld->conf->state_save_location, error.text);
     /* Nodes get SlurmdTimeout from now to register again. */
@@ -221,7 +285,20 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         log_fatal("auth/jwt: %s", error.text);
     if (acct_init(ctld, &error) < 0)
         log_fatal("accounting spool: %s", error.text);
-    state_respool_replayed(ctld);
+    if (!ctld->ha)
+        state_respool_replayed(ctld);
+}
+
+/* A Raft follower answers only ping: the rest go to the leader. */
+static int standby_gate(const char *type, void *arg, drv_error_t *error)
+{
+    struct ctld *ctld = arg;
+
+    if (ctld_active(ctld) || !strcmp(type, "ping"))
+        return 0;
+    errprintf(error, "%s: this controller is a %s",
+              drv_strerror(EDRV_IN_STANDBY_MODE), ha_role(ctld->ha));
+    return EDRV_IN_STANDBY_MODE;
 }
 
 static void ctld_listen(struct ctld *ctld)
@@ -260,10 +337,15 @@ static void ctld_listen(struct ctld *ctld)
         || proto_server_register(ctld->server, rpc_step_info_handlers, ctld,
                                  &error)
                < 0
-        || proto_server_listen(ctld->server, "0.0.0.0", ctld->conf->ctld_port,
-                               &error)
+        || proto_server_listen(ctld->server,
+                               ctld->ha ? ha_host_addr(ctld->conf,
+                                                       (size_t)ha_self)
+                                        : "0.0.0.0",
+                               ctld->conf->ctld_port, &error)
                < 0)
         log_fatal("%s", error.text);
+    if (ctld->ha)
+        proto_server_set_gate(ctld->server, standby_gate, ctld);
     proto_server_set_unauth_timeout(ctld->server,
                                     ctld->conf->msg_timeout_s * 1000);
     proto_server_fit_script(ctld->server, ctld->conf->sched.max_script_size);
@@ -291,11 +373,13 @@ static void ctld_fini(struct ctld *ctld)
     struct job *job, *tmp;
 
     ctld_flush_cb(&ctld->flush_handle);
-    if (state_snapshot(ctld) < 0)
+    if (ctld->journal && state_snapshot(ctld) < 0)
         log_err("final snapshot");
     proto_server_destroy(ctld->server);
     acct_fini(ctld);
+    ha_stop(ctld->ha);
     daemon_close_loop(ctld->loop);
+    ha_destroy(ctld->ha);
     enforce_fini(ctld);
     priority_fini(ctld);
     resv_fini(ctld);
@@ -320,7 +404,8 @@ int main(int argc, char **argv)
     struct daemon_opts o;
     struct ctld ctld = {0};
 
-    daemon_parse_opts(argc, argv, usage_text, false, &o);
+    saved_argv = argv;
+    daemon_parse_opts(argc, argv, usage_text, true, &o);
     signal(SIGPIPE, SIG_IGN);
     ctld.loop = uv_default_loop();
     ctld.boot_time = time(NULL);
@@ -332,7 +417,8 @@ int main(int argc, char **argv)
     daemon_write_pidfile(ctld.conf->ctld_pid_file);
     log_info("droverctld %s started on port %u", DROVER_VERSION,
              ctld.conf->ctld_port);
-    scheduler_request(&ctld);
+    if (ctld_active(&ctld))
+        scheduler_request(&ctld);
     daemon_notify("READY=1"); /* state restored, listening */
     uv_run(ctld.loop, UV_RUN_DEFAULT);
     daemon_notify("STOPPING=1");

@@ -70,6 +70,7 @@ static json_t *config_values(const struct slurm_conf *c)
     set_s(o, "PrivateData",
           conf_private_string(c->private_data, buf, sizeof(buf)));
     set_s(o, "SlurmctldHost[0]", c->ctld_host);
+    set_s(o, "SlurmctldParameters", c->ctld_params);
     set_i(o, "SlurmctldPort", c->ctld_port);
     set_i(o, "SlurmdPort", c->slurmd_port);
     set_s(o, "SlurmUser", c->slurm_user);

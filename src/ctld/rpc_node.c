@@ -16,6 +16,7 @@
 #include "ctld/ctld.h"
 #include "ctld/resv.h"
 #include "ctld/event.h"
+#include "ctld/ha.h"
 #include "common/ident.h"
 #include "ctld/part_access.h"
 #include "ctld/step.h"
@@ -37,9 +38,14 @@ static void rpc_ping(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
 
-    respond(req, json_pack("{s:s s:I}", "host", ctld->conf->ctld_host,
-                           "now", (json_int_t)ctld_now(ctld)),
-            "ping");
+    json_t *o = json_pack("{s:s s:I}", "host", ctld->conf->ctld_host,
+                          "now", (json_int_t)ctld_now(ctld));
+
+    if (ctld->ha) /* its place in the Raft group (ha.h) */
+        json_object_update_new(
+            o, json_pack("{s:s s:I}", "role", ha_role(ctld->ha), "term",
+                         (json_int_t)ha_term(ctld->ha)));
+    respond(req, o, "ping");
 }
 
 static bool name_wanted(json_t *names, const char *name)

@@ -29,7 +29,11 @@ static int record_cb(json_t *rec, void *arg, drv_error_t *error)
 
 static int snapshot_cb(json_t *snap, void *arg, drv_error_t *error)
 {
-    struct ctld *ctld = arg;
+    return state_load(arg, snap, error);
+}
+
+int state_load(struct ctld *ctld, json_t *snap, drv_error_t *error)
+{
     json_int_t next = json_integer_value(json_object_get(snap, "next_job_id"));
     json_t *v;
     size_t i;
@@ -59,13 +63,18 @@ int state_restore(struct ctld *ctld, drv_error_t *error)
     ctld->replaying = false;
     if (rc < 0)
         return -1;
-    array_restore_launch(ctld);
-    for (size_t i = 0; i < ctld->nodes->count; i++)
-        node_table_update_avail(ctld->nodes, i);
+    state_restored(ctld);
     njobs = HASH_COUNT(ctld->jobs);
     log_info("Recovered state of %zu jobs; next JobId=%u", njobs,
              ctld->next_job_id);
     return 0;
+}
+
+void state_restored(struct ctld *ctld)
+{
+    array_restore_launch(ctld);
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        node_table_update_avail(ctld->nodes, i);
 }
 
 void state_respool_replayed(struct ctld *ctld)
@@ -82,22 +91,27 @@ void state_respool_replayed(struct ctld *ctld)
     ctld->nreplayed = ctld->replayed_cap = 0;
 }
 
-int state_snapshot(struct ctld *ctld)
+json_t *state_to_json(struct ctld *ctld)
 {
-    json_t *jobs = json_array(), *nodes = json_array(), *snap;
+    json_t *jobs = json_array(), *nodes = json_array();
     struct job *job, *tmp;
-    int rc;
 
     HASH_ITER(hh, ctld->jobs, job, tmp)
         json_array_append_new(jobs, job_to_json(job, ctld->nodes->names,
                                                 JOB_JSON_LAUNCH));
     for (size_t i = 0; i < ctld->nodes->count; i++)
         json_array_append_new(nodes, node_table_admin_json(ctld->nodes, i));
-    snap = json_pack("{s:I s:o s:o s:o s:o}", "next_job_id",
+    return json_pack("{s:I s:o s:o s:o s:o}", "next_job_id",
                      (json_int_t)ctld->next_job_id, "jobs", jobs, "nodes",
                      nodes, "priority", priority_snapshot(ctld),
                      "reservations", resv_snapshot(ctld));
-    rc = journal_snapshot(ctld->journal, snap);
+}
+
+int state_snapshot(struct ctld *ctld)
+{
+    json_t *snap = state_to_json(ctld);
+    int rc = journal_snapshot(ctld->journal, snap);
+
     json_decref(snap);
     return rc;
 }

@@ -8,6 +8,8 @@
 
 #include <time.h>
 
+#include <jansson.h>
+
 #include "common/error.h"
 
 struct ctld;
@@ -18,6 +20,20 @@ struct ctld;
  * 'error' set.
  */
 int state_restore(struct ctld *ctld, drv_error_t *error);
+
+/* Load snapshot object 'snap' (state_to_json()'s shape) into the
+ * (empty) tables.  0, or -1 with 'error' set.  state_restore() and a Raft
+ * snapshot (ha.h) both use it. */
+int state_load(struct ctld *ctld, json_t *snap, drv_error_t *error);
+
+/* After loading a snapshot and replaying records: arrays' shared launch
+ * data and the nodes' availability, as they follow from the tables. */
+void state_restored(struct ctld *ctld);
+
+/* The whole state as one object: every job (with steps, allocation and
+ * script), node, the fair-share usage and the reservations.  New
+ * reference. */
+json_t *state_to_json(struct ctld *ctld);
 
 /* After acct_init(): every job the replayed journal named gets its
  * accounting record spooled again.  The journal and the accounting spool

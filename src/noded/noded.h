@@ -79,6 +79,8 @@ struct noded {
     uid_t slurm_uid;
     time_t start_time;
     bool register_in_flight;
+    size_t ctld_idx;           /* the SlurmctldHost line tried now: the
+                                * next one after a failure (register.c) */
 };
 
 /* launch.c, in the batch step's droverstepd: start the batch script of

@@ -6,6 +6,7 @@
  * each registration lists the running jobs and every completion not yet
  * acknowledged, so a controller that restarted learns all it missed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,28 @@ static void forget_done(struct noded *nd, json_t *sent)
 
 static void register_timer_cb(uv_timer_t *t);
 
+/* The controller to call: SlurmctldHost line nd->ctld_idx. */
+static const char *ctld_addr(const struct noded *nd)
+{
+    const struct slurm_conf *c = nd->conf;
+
+    return nd->ctld_idx ? c->ctld_backup_addrs[nd->ctld_idx - 1]
+                        : c->ctld_addr;
+}
+
+/* A call failed: the next controller listed gets the next one, so a node
+ * finds the leader of a Raft group (a follower answers
+ * EDRV_IN_STANDBY_MODE) or a backup that took over. */
+static void ctld_next(struct noded *nd, int errnum)
+{
+    if (!nd->conf->ctld_backup_count || !errnum
+        || (errnum != EDRV_IN_STANDBY_MODE && errnum != ECONNREFUSED
+            && errnum != ETIMEDOUT && errnum != EHOSTUNREACH
+            && errnum != ECONNRESET && errnum != EDRV_COMMUNICATIONS_CONNECTION))
+        return;
+    nd->ctld_idx = (nd->ctld_idx + 1) % (nd->conf->ctld_backup_count + 1);
+}
+
 static void register_done(int errnum, const char *errstr, json_t *resp,
                           void *arg)
 {
@@ -53,6 +76,7 @@ static void register_done(int errnum, const char *errstr, json_t *resp,
 
     (void)resp;
     nd->register_in_flight = false;
+    ctld_next(nd, errnum);
     if (errnum) {
         log_verbose("registration with controller failed: %s",
                     errstr ? errstr : drv_strerror(errnum));
@@ -94,7 +118,7 @@ static void register_send(struct noded *nd)
                      "done",
                      cc->sent, "os", os);
     nd->register_in_flight = true;
-    if (proto_call_async(nd->loop, nd->conf->ctld_addr, nd->conf->ctld_port,
+    if (proto_call_async(nd->loop, ctld_addr(nd), nd->conf->ctld_port,
                          nd->auth, "node_register", body,
                          (int)nd->conf->msg_timeout_s * 1000, register_done,
                          cc)
@@ -123,6 +147,7 @@ static void completion_done(int errnum, const char *errstr, json_t *resp,
     struct call_ctx *cc = arg;
 
     (void)resp;
+    ctld_next(cc->nd, errnum);
     if (errnum)
         log_verbose("completion not delivered (%s); will retry",
                     errstr ? errstr : drv_strerror(errnum));
@@ -139,7 +164,7 @@ void register_completion(struct noded *nd, json_t *completion)
     json_array_append(nd->done, completion);
     cc->nd = nd;
     cc->sent = json_pack("[O]", completion);
-    if (proto_call_async(nd->loop, nd->conf->ctld_addr, nd->conf->ctld_port,
+    if (proto_call_async(nd->loop, ctld_addr(nd), nd->conf->ctld_port,
                          nd->auth,
                          json_object_get(completion, "step_id")
                              ? "step_complete"

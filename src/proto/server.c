@@ -131,6 +131,8 @@ struct proto_server {
     proto_auth_t *auth;
     proto_roles_f roles_of;
     void *roles_arg;
+    proto_gate_f gate;
+    void *gate_arg;
     struct table_ent *tables;
     struct listener *listeners;
     struct conn *conns;
@@ -527,6 +529,10 @@ static void handle_msg(struct conn *c, json_t *msg)
         errprintf(&error, "unknown message type '%s'", m.type);
         log_debug("proto: %s: %s", c->peer_str, error.text);
         conn_send_error(c, EDRV_NOT_SUPPORTED, error.text);
+        goto done;
+    }
+    if (s->gate && (errnum = s->gate(m.type, s->gate_arg, &error))) {
+        conn_send_error(c, errnum, error.text[0] ? error.text : NULL);
         goto done;
     }
     roles = s->roles_of(uid, gid, s->roles_arg);
@@ -1210,6 +1216,12 @@ void proto_server_fit_script(proto_server_t *s, uint32_t script_max)
         s->unauth.frame_max = (uint32_t)want;
     if (s->unauth.budget < want)
         s->unauth.budget = (size_t)want;
+}
+
+void proto_server_set_gate(proto_server_t *s, proto_gate_f gate, void *arg)
+{
+    s->gate = gate;
+    s->gate_arg = arg;
 }
 
 uint64_t proto_server_last_drop(const proto_server_t *s)

@@ -95,11 +95,76 @@ void rest_fail_errno(struct rest_req *r, int errnum, const char *text)
               text && *text ? text : drv_strerror(errnum));
 }
 
+/* One call as the request's user, or -1 with errno and 'error' set (the
+ * request is not failed).  'body' is stolen. */
+static int call_once(struct rest_req *r, const char *host, uint16_t port,
+                     const char *type, json_t *body, json_t **resp,
+                     drv_error_t *error)
+{
+    proto_auth_t *auth;
+    json_t *out = NULL;
+    int rc, errnum;
+
+    if (!r->token && r->local)
+        auth = proto_auth_create(r->rd->conf->auth_socket, error);
+    else
+        auth = proto_auth_create_token(r->token, error);
+    if (!auth) {
+        json_decref(body);
+        if (r->token)
+            errprintf(error, "the token is not a JWT");
+        errno = EDRV_PROTOCOL_AUTH;
+        return -1;
+    }
+    rc = proto_call_sync(host, port, auth, type, body, &out,
+                         r->rd->timeout_ms, error);
+    errnum = errno;
+    proto_auth_destroy(auth);
+    if (rc < 0) {
+        errno = errnum;
+        return -1;
+    }
+    if (resp)
+        *resp = out;
+    else
+        json_decref(out);
+    return 0;
+}
+
+static int call_failed(struct rest_req *r, const char *type,
+                       const drv_error_t *error, int errnum)
+{
+    log_verbose("%s %s: %s: %s", r->method, r->path, type, error->text);
+    rest_fail_errno(r, errnum, error->text);
+    return -1;
+}
+
 int rest_call(struct rest_req *r, const char *type, json_t *body,
               json_t **resp)
 {
-    return rest_call_to(r, r->rd->ctld_host, r->rd->ctld_port, type, body,
-                        resp);
+    const struct slurm_conf *c = r->rd->conf;
+    drv_error_t error = {{0}};
+    int errnum = 0;
+
+    /* Each SlurmctldHost in turn until one that is not standing by (a Raft
+     * follower, ctld/ha.h) or unreachable answers. */
+    for (size_t i = 0; i <= c->ctld_backup_count; i++) {
+        const char *host = i ? c->ctld_backup_addrs[i - 1] : r->rd->ctld_host;
+
+        memset(&error, 0, sizeof(error));
+        if (call_once(r, host, r->rd->ctld_port, type, json_incref(body),
+                      resp, &error)
+            == 0) {
+            json_decref(body);
+            return 0;
+        }
+        errnum = errno;
+        if (errnum != EDRV_IN_STANDBY_MODE && errnum != ECONNREFUSED
+            && errnum != ETIMEDOUT && errnum != EHOSTUNREACH)
+            break;
+    }
+    json_decref(body);
+    return call_failed(r, type, &error, errnum);
 }
 
 int rest_call_dbd(struct rest_req *r, const char *type, json_t *body,
@@ -122,33 +187,9 @@ int rest_call_to(struct rest_req *r, const char *host, uint16_t port,
                  const char *type, json_t *body, json_t **resp)
 {
     drv_error_t error = {{0}};
-    proto_auth_t *auth;
-    json_t *out = NULL;
 
-    if (!r->token && r->local)
-        auth = proto_auth_create(r->rd->conf->auth_socket, &error);
-    else
-        auth = proto_auth_create_token(r->token, &error);
-    if (!auth) {
-        json_decref(body);
-        rest_fail_errno(r, EDRV_PROTOCOL_AUTH,
-                        r->token ? "the token is not a JWT" : error.text);
-        return -1;
-    }
-    if (proto_call_sync(host, port, auth, type, body, &out,
-                        r->rd->timeout_ms, &error)
-        < 0) {
-        int errnum = errno;
-        proto_auth_destroy(auth);
-        log_verbose("%s %s: %s: %s", r->method, r->path, type, error.text);
-        rest_fail_errno(r, errnum, error.text);
-        return -1;
-    }
-    proto_auth_destroy(auth);
-    if (resp)
-        *resp = out;
-    else
-        json_decref(out);
+    if (call_once(r, host, port, type, body, resp, &error) < 0)
+        return call_failed(r, type, &error, errno);
     return 0;
 }
 

@@ -371,8 +371,8 @@ class Cluster:
         r = self.drover_cmd("status", timeout=30)
         daemons = {}
         for line in r.stdout.splitlines():
-            m = re.match(r"(\S+(?: \S+)?)\s+(running|stopped)(?:\s+pid (\d+))?$",
-                         line.strip())
+            m = re.match(r"(\S+(?: \S+)?)\s+(running|stopped)(?:\s+pid (\d+))?"
+                         r"(?:\s+\S.*)?$", line.strip())
             if m:
                 daemons[m.group(1)] = int(m.group(3)) if m.group(3) else None
         return r.returncode, daemons
@@ -382,9 +382,11 @@ class Cluster:
     def pidfile(self, name):
         """The pid file of 'droverctld', 'munged', 'node02' or
         'droverd node02'."""
-        name = name.replace("droverd ", "")
+        name = name.replace("droverd ", "").replace("droverctld ", "")
         if name == "droverctld":
             return self.dir / "run" / "droverctld.pid"
+        if re.fullmatch(r"ctl\d+", name):  # one of a Raft group
+            return self.dir / "run" / f"droverctld-{name}.pid"
         if name == "munged":
             return self.dir / "munge" / "munged.pid"
         if name == "droverdbd":
@@ -396,9 +398,11 @@ class Cluster:
         raise ValueError(f"no daemon called {name!r}")
 
     def log_file(self, name):
-        name = name.replace("droverd ", "")
+        name = name.replace("droverd ", "").replace("droverctld ", "")
         if name == "droverctld":
             return self.dir / "log" / "droverctld.log"
+        if re.fullmatch(r"ctl\d+", name):
+            return self.dir / "log" / f"droverctld-{name}.log"
         if name == "munged":
             return self.dir / "munge" / "munged.log"
         if name == "droverdbd":
@@ -406,6 +410,30 @@ class Cluster:
         if name == "drover-emud":
             return self.dir / "log" / "drover-emud.log"
         return self.dir / "log" / f"droverd-{name}.log"
+
+    def controller_roles(self):
+        """{ctl1: "leader" | "follower" | ... | None (stopped)} of a Raft
+        group, from drover status."""
+        roles = {}
+        r = self.drover_cmd("status", timeout=30)
+        for line in r.stdout.splitlines():
+            m = re.match(r"droverctld (ctl\d+)\s+(running|stopped)"
+                         r"(?:\s+pid \d+\s+(.*))?$", line.strip())
+            if m:
+                roles[m.group(1)] = m.group(3) if m.group(2) == "running" \
+                    else None
+        return roles
+
+    def leader(self, timeout=30):
+        """The controller that leads the Raft group, once one does."""
+        found = []
+
+        def one():
+            found[:] = [n for n, r in self.controller_roles().items()
+                        if r == "leader"]
+            return len(found) == 1
+        self.wait_until(one, timeout=timeout, what="a Raft leader")
+        return found[0]
 
     def pid(self, name):
         """The pid of a running daemon, from its pid file, or None."""
@@ -545,7 +573,7 @@ class Cluster:
         return int(self.conf_value("SlurmctldPort"))
 
     def rpc(self, msg_type, body=None, port=None, timeout=10, user=None,
-            cred=None):
+            cred=None, host="127.0.0.1"):
         """One request to the controller (or to 'port') over the wire
         protocol of docs/protocol.md, with a MUNGE credential minted by the
         munge command (as 'user' when given: runuser), or 'cred' as given
@@ -560,7 +588,7 @@ class Cluster:
             cred = self._munge_cred(msg_type, text, user)
         req = json.dumps({"v": 1, "type": msg_type, "cred": cred,
                           "body": body}).encode()
-        with socket.create_connection(("127.0.0.1", port), timeout) as s:
+        with socket.create_connection((host, port), timeout) as s:
             s.sendall(struct.pack(">I", len(req)) + req)
             resp = json.loads(self._recv_frame(s))
         if resp.get("type") == "error":

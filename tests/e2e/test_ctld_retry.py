@@ -71,7 +71,8 @@ def test_commands_try_each_slurmctldhost_in_order(cluster, tmp_path):
     def backup_second(text):
         line = re.search(r"(?m)^SlurmctldHost=.*$", text).group(0)
         return text.replace(line, "SlurmctldHost=gone(ctl-gone.invalid)\n"
-                            + line)
+                            + line + "\nSlurmctldParameters="
+                            "drover_raft_port=1")
     conf = conf_copy(cluster, "backup.conf", backup_second)
     env = dict(cluster.env, DROVER_CONF=str(conf))
     r = subprocess.run(["sbatch", "--parsable", "--wrap", "true"],

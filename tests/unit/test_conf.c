@@ -132,8 +132,12 @@ static void global_keywords_are_parsed(void **state)
         NULL);
 
     assert_string_equal(conf->cluster_name, "alpha");
-    assert_string_equal(conf->ctld_host, "ctl1"); /* the first line wins */
+    assert_string_equal(conf->ctld_host, "ctl1"); /* the primary */
     assert_string_equal(conf->ctld_addr, "10.0.0.1");
+    assert_int_equal(conf->ctld_backup_count, 1); /* a backup */
+    assert_string_equal(conf->ctld_backup_hosts[0], "ctl2");
+    assert_string_equal(conf->ctld_backup_addrs[0], "ctl2");
+    assert_int_equal(conf->raft_port, 0);
     assert_int_equal(conf->ctld_port, 7817);
     assert_int_equal(conf->slurmd_port, 7818);
     assert_string_equal(conf->auth_socket, "/tmp/munge.sock");

@@ -241,7 +241,9 @@ static int choose_ports(const struct drover_shape *shape, unsigned *base,
                         drv_error_t *error)
 {
     /* controller, nodes, droverdbd, droverrestd, drover-emud's one */
-    unsigned count = shape->nodes + 3 + (shape->emulate_nodes ? 1 : 0);
+    /* ... and the Raft group's one */
+    unsigned count = shape->nodes + 3 + (shape->emulate_nodes ? 1 : 0)
+                     + (shape->controllers > 1 ? 1 : 0);
 
     if (!shape->port_base)
         return pick_ports(count, base, error);
@@ -539,15 +541,43 @@ static unsigned restd_port(const struct drover_shape *shape, unsigned base)
     return base + shape->nodes + 2;
 }
 
+/* The SlurmctldHost lines: one controller, or a Raft group of
+ * shape->controllers named ctl1.. on 127.0.0.1.. (every 127.x address is
+ * this host's) with its port after every other one. */
+static char *ctld_lines(const struct drover_shape *shape, unsigned base)
+{
+    unsigned raft_port = base + shape->nodes + 3
+                         + (shape->emulate_nodes ? 1 : 0);
+    char *lines = xstrdup(""), *more;
+
+    if (shape->controllers <= 1)
+        return xstrdup("SlurmctldHost=localhost(127.0.0.1)\n");
+    for (unsigned i = 1; i <= shape->controllers; i++) {
+        more = xasprintf("%sSlurmctldHost=ctl%u(127.0.0.%u)\n", lines, i, i);
+        free(lines);
+        lines = more;
+    }
+    more = xasprintf("%sSlurmctldParameters=drover_raft_port=%u\n", lines,
+                     raft_port);
+    free(lines);
+    return more;
+}
+
 static char *slurm_conf_text(const char *dir, const struct drover_shape *shape,
                              unsigned base, const char *user)
 {
-    char *nodes = node_line(shape, base);
+    static const char one[] = "SlurmctldHost=localhost(127.0.0.1)\n";
+    char *nodes = node_line(shape, base), *ctld = ctld_lines(shape, base);
     char *text = xasprintf(slurm_conf_fmt, dir, base, user, nodes,
                            shape->partition, dbd_port(shape, base));
+    char *at = strstr(text, one);
+    char *both = xasprintf("%.*s%s%s", (int)(at - text), text, ctld,
+                           at + strlen(one));
 
+    free(text);
     free(nodes);
-    return conf_set_lines(text, shape->conf_extra);
+    free(ctld);
+    return conf_set_lines(both, shape->conf_extra);
 }
 
 static const char dbd_conf_fmt[] =

@@ -43,13 +43,16 @@ struct drover_shape {
                               * drover writes is replaced), or NULL */
     const char *dbd_conf_extra; /* the same for slurmdbd.conf, or NULL */
     const char *cgroup_conf_extra; /* the same for cgroup.conf, or NULL */
+    unsigned controllers;    /* ctl1..ctlN on 127.0.0.1..N; 2 or more form
+                              * a Raft group (src/ctld/ha.h) on the port
+                              * after the others */
 };
 
 #define DROVER_SHAPE_DEFAULT                                                   \
     {                                                                          \
         .nodes = 4, .gpus_per_node = 8, .cpus_per_node = 32,                   \
         .mem_mib = 262144, .gpu_type = NULL, .partition = "debug",             \
-        .port_base = 0,                                                        \
+        .port_base = 0, .controllers = 1,                                      \
     }
 
 /* Fixed names inside DIR. */

@@ -47,41 +47,57 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Connect to a controller as Slurm's commands do
- * (slurm_open_controller_conn): each SlurmctldHost in order, and while
- * none answers, again once a second for MessageTimeout seconds, so a
- * command outlives a controller's restart or failover.  Then NULL with
- * errno EDRV_CTLD_COMMUNICATIONS_CONNECTION (Slurm's 1800, "Unable to
- * contact slurm controller (connect failure)"). */
-static proto_client_t *ctld_connect(const struct slurm_conf *c,
-                                    int timeout_ms, drv_error_t *error)
+/* One call to the controller as Slurm's commands make it
+ * (slurm_open_controller_conn, slurm_send_recv_controller_msg): each
+ * SlurmctldHost in order, passing over those that do not answer and those
+ * that stand by (EDRV_IN_STANDBY_MODE: a Raft follower, which did nothing
+ * with the request); while none takes it, again once a second for
+ * MessageTimeout seconds.  Then -1 with errno
+ * EDRV_CTLD_COMMUNICATIONS_CONNECTION (Slurm's 1800, "Unable to contact
+ * slurm controller (connect failure)").  'body' is stolen. */
+static int ctld_call(const struct slurm_conf *c, proto_auth_t *a,
+                     const char *type, json_t *body, json_t **resp,
+                     int timeout_ms, drv_error_t *error)
 {
     int64_t give_up = now_ms() + timeout_ms;
+    int rc;
 
     for (;;) {
         for (size_t i = 0; i <= c->ctld_backup_count; i++) {
             const char *addr = i ? c->ctld_backup_addrs[i - 1]
                                  : c->ctld_addr ? c->ctld_addr : c->ctld_host;
-            proto_client_t *client = proto_client_connect(
-                addr, c->ctld_port, timeout_ms, error);
+            proto_client_t *client;
 
-            if (client)
-                return client;
-            if (!no_controller(errno))
-                return NULL;
+            if (error)
+                error->text[0] = '\0';
+            if (!(client = proto_client_connect(addr, c->ctld_port,
+                                                timeout_ms, error))) {
+                if (no_controller(errno))
+                    continue;
+                json_decref(body);
+                return -1;
+            }
+            rc = proto_client_call(client, a, type, json_incref(body), resp,
+                                   error);
+            proto_client_destroy(client);
+            if (rc == 0 || errno != EDRV_IN_STANDBY_MODE) {
+                json_decref(body);
+                return rc;
+            }
         }
         if (now_ms() + 1000 > give_up)
             break;
         sleep(1);
     }
+    json_decref(body);
     errno = EDRV_CTLD_COMMUNICATIONS_CONNECTION;
     if (error)
         errprintf(error, "%s", drv_strerror(errno));
-    return NULL;
+    return -1;
 }
 
 /* One call with 'a' (the MUNGE context when NULL: made on first use) to
- * 'host':'port', or to the controller (ctld_connect()) when 'host' is
+ * 'host':'port', or to the controller (ctld_call()) when 'host' is
  * NULL. */
 static int call(const char *prog, proto_auth_t *a, const char *host,
                 uint16_t port, const char *type, json_t *body, json_t **resp,
@@ -100,16 +116,17 @@ static int call(const char *prog, proto_auth_t *a, const char *host,
             errprintf(error, "%s", drv_strerror(errno));
         return -1;
     }
-    client = host ? proto_client_connect(host, port, timeout_ms, error)
-                  : ctld_connect(c, timeout_ms, error);
-    if (!client) {
+    if (!host)
+        rc = ctld_call(c, a ? a : auth, type, body, resp, timeout_ms, error);
+    else if (!(client = proto_client_connect(host, port, timeout_ms, error))) {
         json_decref(body);
         return -1;
+    } else {
+        rc = proto_client_call(client, a ? a : auth, type, body, resp, error);
+        proto_client_destroy(client);
     }
-    rc = proto_client_call(client, a ? a : auth, type, body, resp, error);
     if (rc < 0 && error && !error->text[0])
         errprintf(error, "%s", drv_strerror(errno));
-    proto_client_destroy(client);
     return rc;
 }
 

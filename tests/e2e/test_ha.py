@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Three controllers replicate their state through Raft (issue 15).
+
+`drover up --controllers 3` starts ctl1..ctl3; one leads, the others
+follow and answer only ping.  A `kill -9` of the leader loses no
+acknowledged job and hands out no id twice; running jobs keep running and
+their completions reach the new leader; a controller started again catches
+up from its own Raft log and the leader.
+"""
+import signal
+import threading
+
+import pytest
+
+HA = {"nodes": 2, "gpus_per_node": 0, "up_args": ["--controllers=3"]}
+
+
+def queue_ids(cluster):
+    out = cluster.run("squeue", "-h", "-o", "%i", check=True).stdout
+    return set(map(int, out.split()))
+
+
+@pytest.mark.parametrize("cluster", [HA], indirect=True)
+def test_one_leader_and_followers_that_answer_only_ping(cluster):
+    roles = cluster.controller_roles()
+    assert sorted(roles) == ["ctl1", "ctl2", "ctl3"]
+    leader = cluster.leader()
+    assert sorted(r for n, r in roles.items() if n != leader) \
+        == ["follower", "follower"]
+    r = cluster.run("scontrol", "ping", check=True)
+    assert r.stdout == ("Slurmctld(primary) at ctl1 is UP\n"
+                        "Slurmctld(backup) at ctl2 is UP\n"
+                        "Slurmctld(backup) at ctl3 is UP\n")
+    # A follower refuses the rest with Slurm's standby error.
+    follower = next(n for n in roles if n != leader)
+    port = int(cluster.conf_value("SlurmctldPort"))
+    addr = f"127.0.0.{follower[3:]}"
+    with pytest.raises(Exception, match="standby"):
+        cluster.rpc("job_info", {}, port=port, host=addr)
+
+
+@pytest.mark.parametrize("cluster", [HA], indirect=True)
+def test_kill9_of_the_leader_loses_no_acknowledged_job(cluster, tmp_path):
+    running = cluster.sbatch("-o", str(tmp_path / "r.out"), "--wrap",
+                             "sleep 6; echo survived", cwd=tmp_path)
+    cluster.wait_job_state(running, ["RUNNING"], timeout=30)
+    acked, stop = [], threading.Event()
+
+    def submit_loop():
+        while not stop.is_set():
+            r = cluster.run("sbatch", "--parsable", "-H", "--wrap", "true",
+                            cwd=tmp_path, timeout=60)
+            if r.returncode == 0:
+                acked.append(int(r.stdout.strip()))
+
+    t = threading.Thread(target=submit_loop)
+    t.start()
+    try:
+        for kill in range(3):
+            cluster.wait_until(lambda: len(acked) >= 10 * (kill + 1),
+                               timeout=60, what="submissions")
+            leader = cluster.leader()
+            cluster.kill(leader, signal.SIGKILL)
+            new = cluster.leader(timeout=30)
+            assert new != leader
+            cluster.start()  # the killed one rejoins from its own log
+            cluster.wait_until(
+                lambda: cluster.controller_roles().get(leader) == "follower",
+                timeout=30, what=f"{leader} following again")
+        cluster.wait_until(lambda: len(acked) >= 40, timeout=60,
+                           what="submissions after the last kill")
+    finally:
+        stop.set()
+        t.join(timeout=120)
+    known = queue_ids(cluster)
+    missing = [j for j in acked if j not in known]
+    assert not missing, f"acknowledged jobs lost: {missing}"
+    assert len(acked) == len(set(acked)), "a job id was handed out twice"
+    assert running not in acked
+    cluster.wait_job_state(running, ["COMPLETED"], timeout=60)
+    assert (tmp_path / "r.out").read_text() == "survived\n"
+    cluster.run("scancel", "-u", cluster.user, check=True)
+    # Every replicated entry applied, on every controller, from the
+    # network and from its own disk after the restarts.
+    for log in cluster.dir.glob("log/droverctld-ctl*.log"):
+        text = log.read_text(errors="replace")
+        assert "not a record list" not in text, log
+        assert "a replicated record" not in text, log
