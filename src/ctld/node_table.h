@@ -30,6 +30,9 @@ struct ctld_node {
     time_t slurmd_start_time;
     time_t last_busy;
     char *os; /* droverd host's uname: "Linux <release> <version>" */
+    json_t *gpus; /* with AutoDetect=nvml, the GPUs droverd registered:
+                   * [{index, type, file, uuid}] (node_info "gpus"), or
+                   * NULL */
 };
 
 struct ctld_partition {
