@@ -3,6 +3,7 @@
 libnvidia-ml.so.1, here tests/fake_nvml's (LD_LIBRARY_PATH in the daemons'
 environment, its GPUs from $DROVER_FAKE_NVML), registers what it found,
 and the controller checks it against slurm.conf's Gres=."""
+import ctypes
 import re
 
 import pytest
@@ -19,9 +20,20 @@ FAKE_GPUS = (
     "00000000:1B:00.0 00000000:1B:00.0\n")
 
 
+def no_real_nvml():
+    """The fake stands in for NVML only where the host has none."""
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return
+    pytest.skip("this host has a real libnvidia-ml.so.1: "
+                "tests/device/gpu_nvml.sh is the test for it")
+
+
 def nvml_cluster(root, configured):
     """One node, slurm.conf Gres=gpu:h100:<configured>, gres.conf
     AutoDetect=nvml, droverd seeing the two fake H100s."""
+    no_real_nvml()
     lib = build_dir() / "tests" / "fake_nvml"
     require((lib / "libnvidia-ml.so.1").exists(),
             f"{lib}/libnvidia-ml.so.1 is not built")
@@ -113,5 +125,31 @@ def test_fewer_gpus_than_configured_drains_the_node(cluster_root):
             re.escape(f"Reason={reason} [") + r"\w+@", show), show
         sinfo = c.run("sinfo", "-R", "-h", "-o", "%E|%N", check=True).stdout
         assert f"{reason}|node01" in sinfo
+    finally:
+        c.down()
+
+
+def test_without_nvml_one_log_line_and_the_configured_gpus(cluster_root):
+    no_real_nvml()
+    c = Cluster(cluster_root, nodes=1, gpus_per_node=2,
+                up_args=["--gpu-type=h100"])
+    c.env.pop("LD_LIBRARY_PATH", None)
+    c.up()
+    c.down()
+    (c.dir / "etc" / "gres.conf").write_text("AutoDetect=nvml\n")
+    c.up()
+    try:
+        c.wait_nodes_idle()
+        log = c.log_file("node01").read_text()
+        lines = [l for l in log.splitlines() if "AutoDetect=nvml" in l]
+        assert len(lines) == 1, lines
+        assert re.search(r"AutoDetect=nvml: cannot load libnvidia-ml\.so\.1: "
+                         r".+: the GPUs of gres\.conf/slurm\.conf are used",
+                         lines[0]), lines
+        show = show_node(c)
+        assert "Gres=gpu:h100:2" in show and "DRAIN" not in show, show
+        r = c.run("srun", "--gres=gpu:2", "printenv", "SLURM_STEP_GPUS",
+                  check=True, timeout=60)
+        assert r.stdout == "0,1\n"
     finally:
         c.down()
