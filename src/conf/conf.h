@@ -387,7 +387,10 @@ int conf_auth_jwt_from(const char *types, const char *params,
  * gres.conf lines (Name= Type= File= Count= NodeName= AutoDetect=) give
  * each node's devices of a name in file order; without any for a name, the
  * node's Gres= counts give devices with file NULL.  Lines naming nodes that
- * slurm.conf lacks are skipped.  The device count per Gres= entry must match.
+ * slurm.conf lacks are skipped.  The device count per Gres= entry must match,
+ * except for the GPUs of a node with AutoDetect=nvml (conf_node's
+ * gpu_autodetect; its droverd merges what NVML finds).  AutoDetect= other
+ * than off or nvml is an error.
  */
 struct slurm_conf *conf_load(const char *path, drv_error_t *error);
 
