@@ -102,7 +102,8 @@ static void noded_init(struct noded *nd, struct daemon_opts *o)
             log_fatal("cannot open %s", p);
         free(p);
     }
-    if (nd->node->gpu_autodetect) /* before the steps' copy is made */
+    /* Before the steps' copy is made; the conf is droverd's own. */
+    if (nd->node->gpu_autodetect)
         gpu_nvml_autodetect((struct conf_node *)nd->node);
     if (!(nd->step_conf = conf_step_to_json(nd->conf, nd->node)))
         log_fatal("out of memory");

@@ -102,7 +102,7 @@ static void register_send(struct noded *nd)
 {
     struct call_ctx *cc = xzalloc(sizeof(*cc));
     char os[3 * sizeof(((struct utsname *)0)->release)];
-    json_t *body;
+    json_t *body, *gpus = gpus_json(nd->node);
 
     stepmgr_scan(nd, false); /* reports, steps left by an earlier run */
     cc->nd = nd;
@@ -113,7 +113,6 @@ static void register_send(struct noded *nd)
                      stepmgr_batch_jobs(nd), "steps", stepmgr_running(nd),
                      "done",
                      cc->sent, "os", os);
-    json_t *gpus = gpus_json(nd->node);
     if (gpus)
         json_object_set_new(body, "gpus", gpus);
     nd->register_in_flight = true;
