@@ -77,7 +77,13 @@ struct conf_gres_dev {
     char *type;  /* "a100", or NULL when untyped */
     char *file;  /* "/dev/nvidia0", or NULL when no File= was given */
     int index;   /* 0-based index within the node's devices of this name */
+    char *uuid;  /* "GPU-<uuid>" from AutoDetect=nvml (droverd only), or
+                  * NULL */
 };
+
+/* Free the strings of 'dev' and set them to NULL (the struct itself is
+ * the caller's). */
+void conf_gres_dev_clear(struct conf_gres_dev *dev);
 
 /* Gres= of a NodeName line: "gpu:8" or "gpu:a100:8". */
 struct conf_gres {
@@ -110,6 +116,11 @@ struct conf_node {
     size_t gres_count;
     struct conf_gres_dev *gres_devs; /* from gres.conf, one per device */
     size_t gres_dev_count;
+    bool gpu_autodetect; /* gres.conf AutoDetect=nvml for this node (its
+                          * NodeName line's, else the global one): droverd
+                          * merges the GPUs NVML finds into gres_devs, and
+                          * Gres= counts are checked at registration, not
+                          * against gres.conf lines (as Slurm) */
 };
 
 struct conf_partition {
@@ -387,7 +398,10 @@ int conf_auth_jwt_from(const char *types, const char *params,
  * gres.conf lines (Name= Type= File= Count= NodeName= AutoDetect=) give
  * each node's devices of a name in file order; without any for a name, the
  * node's Gres= counts give devices with file NULL.  Lines naming nodes that
- * slurm.conf lacks are skipped.  The device count per Gres= entry must match.
+ * slurm.conf lacks are skipped.  The device count per Gres= entry must match,
+ * except for the GPUs of a node with AutoDetect=nvml (conf_node's
+ * gpu_autodetect; its droverd merges what NVML finds).  AutoDetect= other
+ * than off or nvml is an error.
  */
 struct slurm_conf *conf_load(const char *path, drv_error_t *error);
 

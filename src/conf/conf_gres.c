@@ -36,6 +36,8 @@ struct gres_table {
     struct slurm_conf *conf;
     struct gres_entry *entries;
     size_t count;
+    int autodetect;         /* global AutoDetect=: -1 unset, 0 off, 1 nvml */
+    signed char *node_auto; /* per node, from NodeName lines; -1 unset */
 };
 
 enum gres_key {
@@ -54,7 +56,8 @@ enum gres_key {
 };
 
 /* gres.conf keywords (gres.conf(5)); Cores, CPUs, Links, Flags and
- * MultipleFiles are accepted and not used.
+ * MultipleFiles are accepted and not used.  AutoDetect=nvml (droverd's
+ * noded/gpu_nvml.c) or off; Slurm's other detectors are refused.
  */
 static const char *const gres_keys[GK_COUNT_OF_KEYS] = {
     [GK_NODENAME] = "NodeName", [GK_NAME] = "Name",
@@ -65,8 +68,10 @@ static const char *const gres_keys[GK_COUNT_OF_KEYS] = {
     [GK_MULTIPLEFILES] = "MultipleFiles",
 };
 
-static const char *const autodetect_values[] = {
-    "off", "nvml", "rsmi", "oneapi", "nrt", "nvidia",
+/* AutoDetect= values of Slurm 22.05's gres.conf(5) that Drover refuses:
+ * only off and nvml are implemented. */
+static const char *const autodetect_refused[] = {
+    "rsmi", "oneapi", "nrt", "nvidia",
 };
 
 void conf__gres_clear(struct conf_gres *g)
@@ -81,7 +86,13 @@ void conf__gres_dev_clear(struct conf_gres_dev *dev)
     free(dev->name);
     free(dev->type);
     free(dev->file);
-    dev->name = dev->type = dev->file = NULL;
+    free(dev->uuid);
+    dev->name = dev->type = dev->file = dev->uuid = NULL;
+}
+
+void conf_gres_dev_clear(struct conf_gres_dev *dev)
+{
+    conf__gres_dev_clear(dev);
 }
 
 static bool all_digits(const char *s)
@@ -325,13 +336,46 @@ error:
     return -1;
 }
 
-static bool autodetect_ok(const char *value)
+/* AutoDetect=: 0 off, 1 nvml, -1 (error set) otherwise. */
+static int autodetect_value(const struct conf_line *l, const char *value,
+                            drv_error_t *error)
 {
+    if (!strcasecmp(value, "off"))
+        return 0;
+    if (!strcasecmp(value, "nvml"))
+        return 1;
     for (size_t i = 0;
-         i < sizeof(autodetect_values) / sizeof(autodetect_values[0]); i++)
-        if (!strcasecmp(value, autodetect_values[i]))
-            return true;
-    return false;
+         i < sizeof(autodetect_refused) / sizeof(autodetect_refused[0]); i++)
+        if (!strcasecmp(value, autodetect_refused[i]))
+            return conf__einval(error, "%s:%d: AutoDetect=%s: not supported "
+                                "by Drover (off or nvml)", l->file, l->line,
+                                value);
+    return conf__einval(error, "%s:%d: AutoDetect=%s: expected off, nvml, "
+                        "rsmi, oneapi or nrt", l->file, l->line, value);
+}
+
+/* AutoDetect= of a line: global without NodeName=, else for its nodes
+ * (which win over the global value, whatever the order, as Slurm). */
+static int autodetect_line(struct gres_table *t, const struct conf_line *l,
+                           const char *const *v, drv_error_t *error)
+{
+    struct gres_entry e = { 0 };
+    int value = autodetect_value(l, v[GK_AUTODETECT], error);
+
+    if (value < 0)
+        return -1;
+    if (!v[GK_NODENAME]) {
+        t->autodetect = value;
+        return 0;
+    }
+    if (entry_nodes(t, l, &e, v[GK_NODENAME], error) < 0) {
+        entry_clear(&e);
+        return -1;
+    }
+    for (size_t i = 0; i < e.nnodes; i++)
+        t->node_auto[e.nodes[i]] = (signed char)value;
+    entry_clear(&e);
+    return 0;
 }
 
 static int gres_line(const struct conf_line *l, void *arg, drv_error_t *error)
@@ -348,10 +392,8 @@ static int gres_line(const struct conf_line *l, void *arg, drv_error_t *error)
             log_error("%s:%d: unknown keyword '%s' ignored", l->file, l->line,
                       l->pairs[i].key);
     }
-    if (v[GK_AUTODETECT] && !autodetect_ok(v[GK_AUTODETECT]))
-        return conf__einval(error, "%s:%d: AutoDetect=%s: expected off, nvml, "
-                            "rsmi, oneapi or nrt", l->file, l->line,
-                            v[GK_AUTODETECT]);
+    if (v[GK_AUTODETECT] && autodetect_line(arg, l, v, error) < 0)
+        return -1;
     if (v[GK_NAME] && !*v[GK_NAME])
         return conf__einval(error, "%s:%d: Name=: empty name", l->file,
                             l->line);
@@ -522,7 +564,8 @@ static int node_devs(struct gres_table *t, size_t ni, drv_error_t *error)
             return -1;
         if (!last && devs_from_gres(node, name, error) < 0)
             return -1;
-        if (last && check_counts(node, name, start, last, error) < 0)
+        if (last && !(node->gpu_autodetect && !strcasecmp(name, "gpu"))
+            && check_counts(node, name, start, last, error) < 0)
             return -1;
     }
     return 0;
@@ -531,13 +574,21 @@ static int node_devs(struct gres_table *t, size_t ni, drv_error_t *error)
 int conf__gres_devs(struct conf_parser *p, const char *file, const char *text,
                     drv_error_t *error)
 {
-    struct gres_table t = { .conf = p->conf };
+    struct gres_table t = { .conf = p->conf, .autodetect = -1 };
     int rc = 0;
 
+    t.node_auto = malloc(p->conf->node_count + 1);
+    if (!t.node_auto)
+        return conf__enomem(error);
+    memset(t.node_auto, -1, p->conf->node_count + 1);
     if (text)
         rc = conf__lex(file, text, p->confdir, gres_line, &t, error);
-    for (size_t i = 0; rc == 0 && i < p->conf->node_count; i++)
+    for (size_t i = 0; rc == 0 && i < p->conf->node_count; i++) {
+        int a = t.node_auto[i] >= 0 ? t.node_auto[i] : t.autodetect;
+        p->conf->nodes[i].gpu_autodetect = a == 1;
         rc = node_devs(&t, i, error);
+    }
+    free(t.node_auto);
     for (size_t i = 0; i < t.count; i++)
         entry_clear(&t.entries[i]);
     free(t.entries);

@@ -171,6 +171,15 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
  * (rpc_node.c).  Reports of an earlier run or another node are ignored. */
 void ctld_job_complete(struct ctld *ctld, json_t *c, long node);
 
+/* A registration's "gpus" (droverd with gres.conf AutoDetect=nvml: the
+ * GPUs it found, [{index, type, file, uuid}]; NULL: none sent) for node
+ * 'node': kept for node_info (their UUIDs), and fewer than slurm.conf's
+ * Gres=gpu count drains the node with Slurm's reason, "gres/gpu count
+ * reported lower than configured (2 < 4)", by SlurmUser (as Slurm's
+ * gres_node_config_validate); a node already drained keeps its reason.
+ * More than configured: the excess is not used (as Slurm). */
+void ctld_node_gpus_reported(struct ctld *ctld, long node, json_t *gpus);
+
 /* Send a terminate (or signal) request for a running job to its batch
  * host.  Asynchronous; failures are logged.
  */

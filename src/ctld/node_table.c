@@ -83,6 +83,7 @@ void node_table_destroy(struct node_table *nt)
         free(nt->info[i].reason_user);
         free(nt->info[i].os);
         free(nt->info[i].jobs);
+        json_decref(nt->info[i].gpus);
     }
     for (size_t p = 0; p < nt->part_count; p++)
         bitmap_destroy(nt->parts[p].nodes);
@@ -334,6 +335,8 @@ json_t *node_table_node_json(const struct node_table *nt, size_t i,
     put_flags(o, f);
     if (n->os)
         json_object_set_new(o, "os", json_string(n->os));
+    if (n->gpus)
+        json_object_set(o, "gpus", n->gpus);
     free(gres);
     free(used);
     free(cfg);

@@ -34,6 +34,9 @@ struct ctld_node {
                         * (node_table_jobs_attach()); may hold ids of jobs
                         * since gone: readers check the job */
     uint32_t njobs, jobs_cap;
+    json_t *gpus; /* with AutoDetect=nvml, the GPUs droverd registered:
+                   * [{index, type, file, uuid}] (node_info "gpus"), or
+                   * NULL */
 };
 
 struct ctld_partition {

@@ -376,6 +376,7 @@ static void rpc_node_register(proto_req_t *req, void *arg)
         n->os = xstrdup(os);
     }
     node_table_update_avail(ctld->nodes, (size_t)idx);
+    ctld_node_gpus_reported(ctld, idx, json_object_get(body, "gpus"));
     done = json_object_get(body, "done");
     json_array_foreach(done, i, c) {
         if (json_object_get(c, "step_id"))

@@ -23,6 +23,7 @@
 #include "proto/client.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
+#include "noded/gpu_nvml.h"
 #include "noded/noded.h"
 #include "noded/spool.h"
 #include "noded/stepd.h"
@@ -91,8 +92,6 @@ static void noded_init(struct noded *nd, struct daemon_opts *o)
         o->node_name = host;
     if (!(nd->node = conf_node_find(nd->conf, o->node_name)))
         log_fatal("node %s is not in %s", o->node_name, nd->conf->path);
-    if (!(nd->step_conf = conf_step_to_json(nd->conf, nd->node)))
-        log_fatal("out of memory");
     level = log_level_parse(nd->conf->slurmd_debug ?: "info");
     log_init(xasprintf("droverd(%s)", nd->node->name),
              (enum log_level)((level < 0 ? LOG_LEVEL_INFO : level)
@@ -103,6 +102,11 @@ static void noded_init(struct noded *nd, struct daemon_opts *o)
             log_fatal("cannot open %s", p);
         free(p);
     }
+    /* Before the steps' copy is made; the conf is droverd's own. */
+    if (nd->node->gpu_autodetect)
+        gpu_nvml_autodetect((struct conf_node *)nd->node);
+    if (!(nd->step_conf = conf_step_to_json(nd->conf, nd->node)))
+        log_fatal("out of memory");
     pw = getpwnam(nd->conf->slurm_user ?: "root");
     nd->slurm_uid = pw ? pw->pw_uid : 0;
     nd->spool_dir = conf_expand_node_path(

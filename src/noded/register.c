@@ -102,11 +102,31 @@ static void os_string(char *buf, size_t len)
         snprintf(buf, len, "%s %s %s", u.sysname, u.release, u.version);
 }
 
+/* With AutoDetect=nvml, the node's GPUs for the controller to check
+ * against slurm.conf's Gres= and to show (UUIDs); else NULL. */
+static json_t *gpus_json(const struct conf_node *node)
+{
+    json_t *a;
+
+    if (!node->gpu_autodetect)
+        return NULL;
+    a = json_array();
+    for (size_t i = 0; i < node->gres_dev_count; i++) {
+        const struct conf_gres_dev *d = &node->gres_devs[i];
+        if (!strcmp(d->name, "gpu"))
+            json_array_append_new(a, json_pack("{s:i s:s* s:s* s:s*}",
+                                               "index", d->index, "type",
+                                               d->type, "file", d->file,
+                                               "uuid", d->uuid));
+    }
+    return a;
+}
+
 static void register_send(struct noded *nd)
 {
     struct call_ctx *cc = xzalloc(sizeof(*cc));
     char os[3 * sizeof(((struct utsname *)0)->release)];
-    json_t *body;
+    json_t *body, *gpus = gpus_json(nd->node);
 
     stepmgr_scan(nd, false); /* reports, steps left by an earlier run */
     cc->nd = nd;
@@ -117,6 +137,8 @@ static void register_send(struct noded *nd)
                      stepmgr_batch_jobs(nd), "steps", stepmgr_running(nd),
                      "done",
                      cc->sent, "os", os);
+    if (gpus)
+        json_object_set_new(body, "gpus", gpus);
     nd->register_in_flight = true;
     if (proto_call_async(nd->loop, ctld_addr(nd), nd->conf->ctld_port,
                          nd->auth, "node_register", body,

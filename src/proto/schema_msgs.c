@@ -256,6 +256,10 @@ static const struct schema_field node_register_body[] = {
     /* [{"job_id", "step_id"}] */
     {"steps", SCHEMA_ARRAY, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
      "steps running here: [{job_id, step_id}]"},
+    /* [{"index","type"?,"file"?,"uuid"?}] */
+    {"gpus", SCHEMA_ARRAY, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "with gres.conf AutoDetect=nvml only: the GPUs found and merged, "
+     "[{index, type, file, uuid}]"},
     END,
 };
 

@@ -125,20 +125,40 @@ static void job_series(struct text *t, const json_t *jobs)
     json_decref(by_reason);
 }
 
-/* drover_job_gpu_info: one series per GPU of each running job, so that
- * DCGM's per-GPU series join to jobs on node and gpu_index. */
-static void gpu_line(struct text *t, const json_t *job, const json_t *node,
-                     long index)
+/* The UUID of GPU 'index' of node 'name' as its droverd registered it
+ * (node_info's "gpus", gres.conf AutoDetect=nvml), or "". */
+static const char *gpu_uuid(const json_t *nodes, const char *name,
+                            long index)
 {
-    char a[512], b[512];
+    json_t *node, *gpu;
+    size_t i, j;
 
-    put(t, "drover_job_gpu_info{job_id=\"%lld\",user=\"%s\",node=\"%s\","
-           "gpu_index=\"%ld\",uuid=\"\"} 1\n",
-        (long long)jint(job, "job_id", 0), esc(jstr_or(job, "user_name", ""), a),
-        esc(jstr_or(node, "node", ""), b), index);
+    json_array_foreach(nodes, i, node) {
+        if (strcmp(jstr_or(node, "name", ""), name))
+            continue;
+        json_array_foreach(json_object_get(node, "gpus"), j, gpu)
+            if (jint(gpu, "index", -1) == index)
+                return jstr_or(gpu, "uuid", "");
+    }
+    return "";
 }
 
-static void gpu_series(struct text *t, const json_t *jobs)
+/* drover_job_gpu_info: one series per GPU of each running job, so that
+ * DCGM's per-GPU series join to jobs on node and gpu_index (or uuid). */
+static void gpu_line(struct text *t, const json_t *job, const json_t *node,
+                     long index, const json_t *nodes)
+{
+    const char *name = jstr_or(node, "node", "");
+    char a[512], b[512], c[512];
+
+    put(t, "drover_job_gpu_info{job_id=\"%lld\",user=\"%s\",node=\"%s\","
+           "gpu_index=\"%ld\",uuid=\"%s\"} 1\n",
+        (long long)jint(job, "job_id", 0), esc(jstr_or(job, "user_name", ""), a),
+        esc(name, b), index, esc(gpu_uuid(nodes, name, index), c));
+}
+
+static void gpu_series(struct text *t, const json_t *jobs,
+                       const json_t *nodes)
 {
     json_t *job, *node;
     size_t i, j;
@@ -158,7 +178,7 @@ static void gpu_series(struct text *t, const json_t *jobs)
                 if (*end == '-')
                     hi = strtol(end + 1, &end, 10);
                 for (long g = lo; g <= hi && g - lo < 4096; g++)
-                    gpu_line(t, job, node, g);
+                    gpu_line(t, job, node, g, nodes);
                 p = *end == ',' ? end + 1 : end;
                 if (*end && *end != ',')
                     break;
@@ -313,7 +333,8 @@ void rest_metrics(struct rest_req *r, const char *arg)
         || rest_call(r, "stats_info", json_object(), &st) < 0)
         goto out;
     job_series(&t, json_object_get(jobs, "jobs"));
-    gpu_series(&t, json_object_get(jobs, "jobs"));
+    gpu_series(&t, json_object_get(jobs, "jobs"),
+               json_object_get(nodes, "nodes"));
     node_series(&t, json_object_get(nodes, "nodes"));
     sched_series(&t, st);
     if (t.oom) {

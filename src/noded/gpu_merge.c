@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * gpu_merge.c - the GPUs NVML found, merged into the node's configured
+ * GPUs (gpu_nvml_merge in gpu_nvml.h gives the rules, Slurm's)
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "noded/gpu_nvml.h"
+
+/* One found GPU as the merge sees it. */
+struct found {
+    const struct gpu_nvml_dev *dev;
+    const char *type; /* cut down to a configured type, or NULL */
+    bool taken;
+};
+
+static bool is_gpu(const struct conf_gres_dev *d)
+{
+    return !strcasecmp(d->name, "gpu");
+}
+
+static size_t type_len(const struct conf_gres_dev *d)
+{
+    return d->type ? strlen(d->type) : 0;
+}
+
+/* Cut each found type down to the longest unused configured type that is
+ * a substring of it; without any configured type, drop the types. */
+static void normalise_types(struct found *f, size_t nf,
+                            const struct conf_node *node)
+{
+    bool *used = xzalloc(node->gres_dev_count + 1);
+    bool any_type = false;
+
+    for (size_t c = 0; c < node->gres_dev_count; c++)
+        if (is_gpu(&node->gres_devs[c]) && node->gres_devs[c].type)
+            any_type = true;
+    for (size_t i = 0; i < nf; i++) {
+        long best = -1;
+        f[i].type = any_type ? f[i].dev->type : NULL;
+        for (size_t c = 0; any_type && c < node->gres_dev_count; c++) {
+            const struct conf_gres_dev *d = &node->gres_devs[c];
+            if (!is_gpu(d) || !d->type || used[c]
+                || !strcasestr(f[i].dev->type, d->type))
+                continue;
+            if (best < 0 || type_len(d) > type_len(&node->gres_devs[best]))
+                best = (long)c;
+        }
+        if (best >= 0) {
+            used[best] = true;
+            f[i].type = node->gres_devs[best].type;
+        }
+    }
+    free(used);
+}
+
+/* The first unused found GPU that configured GPU 'd' matches, or -1. */
+static long match(struct found *f, size_t nf, const struct conf_gres_dev *d)
+{
+    for (size_t i = 0; i < nf; i++) {
+        if (f[i].taken)
+            continue;
+        if (d->type && (!f[i].type || strcasecmp(d->type, f[i].type)))
+            continue;
+        if (d->file && strcmp(d->file, f[i].dev->file))
+            continue;
+        return (long)i;
+    }
+    return -1;
+}
+
+static void add(struct conf_gres_dev **out, size_t *n, const char *type,
+                const char *file, const char *uuid)
+{
+    *out = xrealloc(*out, (*n + 1) * sizeof(**out));
+    (*out)[*n] = (struct conf_gres_dev){
+        .name = xstrdup("gpu"), .type = type ? xstrdup(type) : NULL,
+        .file = file ? xstrdup(file) : NULL,
+        .uuid = uuid ? xstrdup(uuid) : NULL, .index = (int)*n,
+    };
+    (*n)++;
+}
+
+size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
+                      size_t count)
+{
+    struct found *f = xzalloc((count + 1) * sizeof(*f));
+    bool *keep = xzalloc(node->gres_dev_count + 1);
+    struct conf_gres_dev *gpus = NULL, *all;
+    size_t ngpus = 0, nall = 0;
+
+    for (size_t i = 0; i < count; i++)
+        f[i].dev = &devs[i];
+    normalise_types(f, count, node);
+    /* Configured GPUs with a File= first, as Slurm: they pick their own. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t c = 0; c < node->gres_dev_count; c++) {
+            const struct conf_gres_dev *d = &node->gres_devs[c];
+            long m;
+            if (!is_gpu(d) || (pass == 0) != (d->file != NULL))
+                continue;
+            if ((m = match(f, count, d)) >= 0)
+                f[m].taken = true;
+            else if ((keep[c] = d->file != NULL))
+                log_info("AutoDetect=nvml: configured GPU %s not found by "
+                         "NVML: kept as configured", d->file);
+            else
+                log_error("AutoDetect=nvml: a configured GPU%s%s matches "
+                          "no GPU NVML found, and has no File=: dropped",
+                          d->type ? " of type " : "", d->type ? d->type : "");
+        }
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (f[i].taken)
+            add(&gpus, &ngpus, f[i].type, devs[i].file, devs[i].uuid);
+        else
+            log_info("AutoDetect=nvml: GPU %u (%s, %s) is not in slurm.conf's"
+                     " Gres=: ignored", devs[i].index, devs[i].name,
+                     devs[i].file);
+    }
+    for (size_t c = 0; c < node->gres_dev_count; c++)
+        if (keep[c])
+            add(&gpus, &ngpus, node->gres_devs[c].type,
+                node->gres_devs[c].file, NULL);
+    /* The node's devices: the GPUs, then its other GRES as they were. */
+    all = xzalloc((ngpus + node->gres_dev_count + 1) * sizeof(*all));
+    for (size_t i = 0; i < ngpus; i++)
+        all[nall++] = gpus[i];
+    for (size_t c = 0; c < node->gres_dev_count; c++) {
+        if (is_gpu(&node->gres_devs[c]))
+            conf_gres_dev_clear(&node->gres_devs[c]);
+        else
+            all[nall++] = node->gres_devs[c];
+    }
+    free(node->gres_devs);
+    free(gpus);
+    free(keep);
+    free(f);
+    node->gres_devs = all;
+    node->gres_dev_count = nall;
+    return ngpus;
+}
+
+void gpu_nvml_autodetect(struct conf_node *node)
+{
+    struct gpu_nvml_dev *devs = NULL;
+    char why[512] = "";
+    int count = gpu_nvml_discover(NULL, &devs, why, sizeof(why));
+
+    if (count < 0) {
+        log_error("AutoDetect=nvml: %s: the GPUs of gres.conf/slurm.conf "
+                  "are used", why);
+        return;
+    }
+    for (int i = 0; i < count; i++)
+        log_info("AutoDetect=nvml: GPU %u: %s %s %s Cores=%s Links=%s",
+                 devs[i].index, devs[i].name, devs[i].file, devs[i].uuid,
+                 devs[i].cores[0] ? devs[i].cores : "(none)",
+                 devs[i].links[0] ? devs[i].links : "(none)");
+    log_info("AutoDetect=nvml: %zu GPU(s) in use of %d found",
+             gpu_nvml_merge(node, devs, (size_t)count), count);
+    free(devs);
+}

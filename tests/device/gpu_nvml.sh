@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# gres.conf AutoDetect=nvml on a real NVIDIA GPU (issue 16).  Builds
+# nothing: give it a built tree.  Run as root from the repository root:
+#
+#   tests/device/gpu_nvml.sh [BUILD_DIR]      (default: $DROVER_BUILD_DIR,
+#                                              else build-p)
+#
+# A one-node cluster from `drover up` whose gres.conf is AutoDetect=nvml:
+# prints `scontrol show node`, runs `srun --gres=gpu:1 nvidia-smi -L` and
+# `env | grep CUDA` in a job, and checks that the UUID droverrestd's
+# /metrics gives the job's GPU (drover_job_gpu_info) is the one
+# `nvidia-smi --query-gpu=index,uuid` gives for that index.  Exits 0 when
+# everything matches, 1 on a mismatch, 2 when it cannot run.
+set -u
+
+BUILD=$(cd "${1:-${DROVER_BUILD_DIR:-build-p}}" && pwd) || exit 2
+export PATH="$BUILD/src/cmd:$PATH"
+fail=0
+bad() { echo "MISMATCH: $*"; fail=1; }
+for p in drover srun sbatch scontrol nvidia-smi python3; do
+    command -v "$p" >/dev/null || { echo "missing: $p"; exit 2; }
+done
+
+mapfile -t SMI < <(nvidia-smi --query-gpu=index,uuid,name --format=csv,noheader)
+NGPU=${#SMI[@]}
+[ "$NGPU" -gt 0 ] || { echo "nvidia-smi lists no GPU"; exit 2; }
+# Gres=gpu:h100:N when the name holds a model ("NVIDIA H100 80GB HBM3"):
+# the configured type is matched as a substring of NVML's name, as Slurm.
+TYPE=$(echo "${SMI[0]}" | cut -d, -f3 | grep -oiE '\b[A-Z]{1,2}[0-9]{2,3}\b' |
+       head -1 | tr 'A-Z' 'a-z')
+printf 'nvidia-smi: %s\n' "${SMI[@]}"
+
+DIR=$(mktemp -d /tmp/drover-gpu-nvml.XXXXXX) || exit 2
+chmod 755 "$DIR"
+export DROVER_CONF="$DIR/cluster/etc/slurm.conf"
+trap 'drover down --dir "$DIR/cluster" >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+drover up --dir "$DIR/cluster" --nodes=1 --gpus-per-node="$NGPU" \
+    ${TYPE:+--gpu-type="$TYPE"} >/dev/null &&
+    drover down --dir "$DIR/cluster" >/dev/null || exit 2
+echo "AutoDetect=nvml" >"$DIR/cluster/etc/gres.conf"
+drover up --dir "$DIR/cluster" || exit 2
+
+echo "== droverd's log"
+grep "AutoDetect=nvml" "$DIR/cluster/log/droverd-node01.log"
+echo "== scontrol show node"
+scontrol show node node01 | tee "$DIR/node.txt"
+grep -q "Gres=gpu:${TYPE:+$TYPE:}$NGPU" "$DIR/node.txt" ||
+    bad "node's Gres= is not gpu:${TYPE:+$TYPE:}$NGPU"
+grep -q "DRAIN" "$DIR/node.txt" && bad "node drained"
+
+echo "== srun --gres=gpu:1 nvidia-smi -L"
+srun --gres=gpu:1 nvidia-smi -L | tee "$DIR/job_smi.txt" || bad "srun failed"
+echo "== srun --gres=gpu:1 env | grep CUDA"
+srun --gres=gpu:1 env | grep CUDA | tee "$DIR/job_env.txt"
+grep -qE '^CUDA_VISIBLE_DEVICES=[0-9]+$' "$DIR/job_env.txt" ||
+    bad "CUDA_VISIBLE_DEVICES is not one GPU"
+
+echo "== /metrics"
+JOB=$(sbatch --parsable --gres=gpu:1 -o /dev/null --wrap "sleep 120")
+for _ in $(seq 60); do
+    [ "$(scontrol show job "$JOB" | grep -o 'JobState=[A-Z]*')" = \
+      "JobState=RUNNING" ] && break
+    sleep 1
+done
+TOKEN=$(scontrol token | sed 's/^SLURM_JWT=//')
+LINE=$(python3 - "$(cat "$DIR/cluster/etc/restd.addr")" "$TOKEN" "$JOB" <<'EOF'
+import sys, urllib.request
+addr, token, job = sys.argv[1:]
+req = urllib.request.Request(f"http://{addr}/metrics",
+                             headers={"X-SLURM-USER-TOKEN": token})
+for l in urllib.request.urlopen(req, timeout=30).read().decode().splitlines():
+    if l.startswith("drover_job_gpu_info{") and f'job_id="{job}"' in l:
+        print(l)
+EOF
+)
+echo "$LINE"
+IDX=$(echo "$LINE" | grep -o 'gpu_index="[0-9]*"' | grep -o '[0-9]*')
+UUID=$(echo "$LINE" | grep -o 'uuid="[^"]*"' | cut -d'"' -f2)
+WANT=$(printf '%s\n' "${SMI[@]}" | awk -F', ' -v i="$IDX" '$1 == i {print $2}')
+echo "metrics: index=$IDX uuid=$UUID; nvidia-smi: $WANT"
+[ -n "$UUID" ] && [ "$UUID" = "$WANT" ] || bad "UUID in /metrics"
+grep -q "$UUID" "$DIR/job_smi.txt" 2>/dev/null || [ "$NGPU" -gt 1 ] ||
+    bad "the job's nvidia-smi -L does not show $UUID"
+scancel "$JOB"
+
+[ "$fail" = 0 ] && echo "gpu_nvml: OK" || echo "gpu_nvml: FAILED"
+exit "$fail"
