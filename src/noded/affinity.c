@@ -218,3 +218,35 @@ int affinity_masks(const struct affinity_req *r, cpu_set_t *masks,
         return auto_masks(r, masks, error);
     }
 }
+
+/* How many units of 'type' lie wholly within 'avail'. */
+static uint32_t whole_units(const struct topo *t, const cpu_set_t *avail,
+                            enum cpubind_type type)
+{
+    uint32_t n = 0;
+
+    for (size_t i = 0; i < t->npu;) {
+        int key = unit_key(&t->pu[i], type);
+        bool whole = true;
+
+        for (; i < t->npu && unit_key(&t->pu[i], type) == key; i++)
+            whole = whole && CPU_ISSET((size_t)t->pu[i].os, avail);
+        n += whole;
+    }
+    return n;
+}
+
+enum cpubind_type affinity_auto_type(const struct topo *t,
+                                     const cpu_set_t *avail,
+                                     uint32_t ntasks, uint32_t cpt)
+{
+    uint32_t cpus = ntasks * (cpt ? cpt : 1);
+
+    if (whole_units(t, avail, CPUBIND_SOCKETS) == ntasks)
+        return CPUBIND_SOCKETS;
+    if (whole_units(t, avail, CPUBIND_CORES) == cpus)
+        return CPUBIND_CORES;
+    if (whole_units(t, avail, CPUBIND_THREADS) == cpus)
+        return CPUBIND_THREADS;
+    return CPUBIND_NONE;
+}

@@ -70,6 +70,15 @@ struct affinity_req {
     enum taskdist_level socket_dist; /* -m's second level */
 };
 
+/* Slurm's auto binding, when task/affinity is on and no type was asked
+ * (srun(1) --cpu-bind): 'ntasks' (here) equal to the sockets wholly in
+ * 'avail' binds to sockets, else ntasks x 'cpt' equal to its whole cores
+ * binds to cores, else equal to its threads to threads; else
+ * CPUBIND_NONE (Slurm's "auto binding off"). */
+enum cpubind_type affinity_auto_type(const struct topo *t,
+                                     const cpu_set_t *avail,
+                                     uint32_t ntasks, uint32_t cpt);
+
 /* Each local task's mask: masks[0..ntasks-1] (caller's array).  For
  * CPUBIND_NONE every mask is 'avail'.  Returns 0, or -1 with 'error'
  * (the text Slurm's slurmstepd gives where it has one): "Entire node

@@ -146,6 +146,21 @@ static void map_mask_rank_within_the_step(void **state)
     assert_string_equal(hex(&m[1]), "0x10");
 }
 
+static void auto_binding_as_slurm(void **state)
+{
+    cpu_set_t all, one_core;
+
+    (void)state;
+    affinity_step_cpus(&topo, 0, &all);
+    affinity_step_cpus(&topo, 2, &one_core);
+    assert_int_equal(affinity_auto_type(&topo, &all, 2, 1), CPUBIND_SOCKETS);
+    assert_int_equal(affinity_auto_type(&topo, &all, 4, 1), CPUBIND_CORES);
+    assert_int_equal(affinity_auto_type(&topo, &all, 4, 2), CPUBIND_THREADS);
+    assert_int_equal(affinity_auto_type(&topo, &all, 3, 1), CPUBIND_NONE);
+    assert_int_equal(affinity_auto_type(&topo, &one_core, 1, 1),
+                     CPUBIND_CORES); /* no whole socket */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +170,7 @@ int main(void)
         cmocka_unit_test(cpus_per_task_and_fcyclic),
         cmocka_unit_test(more_tasks_than_cpus_wrap),
         cmocka_unit_test(map_mask_rank_within_the_step),
+        cmocka_unit_test(auto_binding_as_slurm),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
