@@ -2,6 +2,7 @@
  *
  * affinity.c - each task's CPUs (affinity.h)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,15 +178,19 @@ static int list_masks(const struct affinity_req *r, cpu_set_t *masks,
     if (!r->list || cpubind_list(r->list, mask, &sets, &n, error) < 0)
         return r->list ? -1 : errprintf(error, "--cpu-bind: no list");
     for (uint32_t t = 0; t < r->ntasks; t++) {
-        char buf[AFFINITY_MASK_MAX];
+        char want[AFFINITY_MASK_MAX];
 
         CPU_AND(&masks[t], &sets[t % n], &r->avail);
         if (CPU_COUNT(&masks[t]) == 0) {
-            errprintf(error, "--cpu-bind=%s: %s for task %u is not within "
-                      "the step's CPUs on this node (%s)",
-                      cpubind_type_name(r->type),
-                      affinity_mask_str(&sets[t % n], buf), t,
-                      affinity_mask_str(&r->avail, buf));
+            /* a map member is one CPU: its id is shorter than its mask */
+            for (int c = 0; !mask && c < CPU_SETSIZE; c++)
+                if (CPU_ISSET((size_t)c, &sets[t % n]))
+                    snprintf(want, sizeof(want), "CPU %d", c);
+            if (mask)
+                affinity_mask_str(&sets[t % n], want);
+            errprintf(error, "--cpu-bind=%s: %.64s (task %u) is not within "
+                      "the step's CPUs on this node",
+                      cpubind_type_name(r->type), want, t);
             free(sets);
             return -1;
         }

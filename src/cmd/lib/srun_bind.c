@@ -56,7 +56,17 @@ static int check(const char *key, const char *v, drv_error_t *error)
     return rc;
 }
 
-int srun_bind_options(json_t *extra, json_t *req, FILE *out, FILE *err)
+bool srun_bind_help(json_t *extra, FILE *out)
+{
+    const char *v = value(extra, "cpu_bind", "SLURM_CPU_BIND");
+
+    if (!v || strcasecmp(v, "help"))
+        return false;
+    fputs(cpu_bind_help, out);
+    return true;
+}
+
+int srun_bind_options(json_t *extra, json_t *req, FILE *err)
 {
     static const char *const keys[][2] = {
         {"cpu_bind", "SLURM_CPU_BIND"},
@@ -70,10 +80,6 @@ int srun_bind_options(json_t *extra, json_t *req, FILE *out, FILE *err)
 
         if (!v || !*v)
             continue;
-        if (i == 0 && !strcasecmp(v, "help")) {
-            fputs(cpu_bind_help, out);
-            return 0;
-        }
         if (check(keys[i][0], v, &error) < 0) {
             fprintf(err, "srun: error: %s\n", error.text);
             return 255;
