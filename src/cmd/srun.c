@@ -40,6 +40,7 @@
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/sbatch_opt.h"
 #include "cmd/lib/sbatch_req.h"
+#include "cmd/lib/srun_bind.h"
 #include "cmd/lib/srun_mpi.h"
 #include "common/base64.h"
 #include "common/fdio.h"
@@ -409,6 +410,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
         return report_opts(&e);
     if (o->mpi && !strcmp(o->mpi, "list")) /* needs no command */
         return srun_mpi_check(o->mpi, stdout, stderr) > 0 ? 0 : 1;
+    if (srun_bind_help(o->extra, stdout))
+        return 0;
     if (!o->script_path)
         usage_error("No command given to execute.");
     s->argv = xzalloc(sizeof(char *) * (size_t)(o->script_argc + 2));
@@ -427,7 +430,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
         s->nodes = (s->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
     s->kill_bad = extra_flag(o, "kill_on_bad_exit");
     s->req = step_request(o);
-    if ((rc = dist_option(o, s)) >= 0)
+    if ((rc = dist_option(o, s)) >= 0
+        || (rc = srun_bind_options(o->extra, s->req, stderr)) >= 0)
         return rc;
     return mpi_type(o, s);
 }

@@ -449,6 +449,10 @@ void conf_cgroup_clear(struct conf_cgroup *cg);
  * the cgroup.conf Constrain* limits apply (as in Slurm). */
 bool conf_task_cgroup(const struct slurm_conf *conf);
 
+/* True when TaskPlugin= lists task/affinity: srun's tasks are bound to
+ * CPUs (src/noded/step_bind.h), as in Slurm 22.05. */
+bool conf_task_affinity(const struct slurm_conf *conf);
+
 /* True when jobs run in cgroups: ProctrackType=proctrack/cgroup (the
  * default) or TaskPlugin= lists task/cgroup, and cgroup.conf does not say
  * CgroupPlugin=disabled. */

@@ -211,6 +211,11 @@ bool conf_task_cgroup(const struct slurm_conf *conf)
     return conf && list_has(conf->task_plugin, "task/cgroup");
 }
 
+bool conf_task_affinity(const struct slurm_conf *conf)
+{
+    return conf && list_has(conf->task_plugin, "task/affinity");
+}
+
 bool conf_cgroup_in_use(const struct slurm_conf *conf)
 {
     if (!conf || conf->cgroup.plugin == CONF_CGROUP_DISABLED)

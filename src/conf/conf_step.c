@@ -58,8 +58,9 @@ static json_t *node_to_json(const struct conf_node *node)
                                               "file", d->file, "index",
                                               d->index));
     }
-    return json_pack("{s:s s:i s:o}", "name", node->name, "port",
-                     (int)node->port, "gres_devs", devs);
+    return json_pack("{s:s s:i s:I s:o}", "name", node->name, "port",
+                     (int)node->port, "cpus", (json_int_t)node->cpus,
+                     "gres_devs", devs);
 }
 
 json_t *conf_step_to_json(const struct slurm_conf *conf,
@@ -134,19 +135,23 @@ static int node_from_json(json_t *o, struct slurm_conf *conf,
     const char *name = NULL;
     json_t *devs = NULL;
     int port = 0;
+    json_int_t cpus = 0; /* CPUs= (binding: does a job have the node?) */
     struct conf_node *node;
     json_error_t jerr;
 
-    if (json_unpack_ex(o, &jerr, JSON_STRICT, "{s:s s:i s:o}", "name", &name,
-                       "port", &port, "gres_devs", &devs)
+    if (json_unpack_ex(o, &jerr, JSON_STRICT, "{s:s s:i s?I s:o}", "name",
+                       &name, "port", &port, "cpus", &cpus, "gres_devs",
+                       &devs)
             < 0
-        || !json_is_array(devs) || port < 0 || port > UINT16_MAX)
+        || !json_is_array(devs) || port < 0 || port > UINT16_MAX
+        || cpus < 0 || cpus > UINT32_MAX)
         return errprintf(error, "step configuration: node: %s",
                          jerr.text[0] ? jerr.text : "bad value");
     conf->nodes = node = xzalloc(sizeof(*node));
     conf->node_count = 1;
     node->name = xstrdup(name);
     node->port = (uint16_t)port;
+    node->cpus = (uint32_t)cpus;
     node->gres_devs = xzalloc((json_array_size(devs) + 1)
                               * sizeof(*node->gres_devs));
     for (size_t i = 0; i < json_array_size(devs); i++) {

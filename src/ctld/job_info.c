@@ -118,8 +118,9 @@ static json_t *alloc_detail(struct ctld *ctld, const struct job *job)
 
     if (!arr)
         return json_array();
-    /* CPU ids are not bound yet (no cpuset): number them 0..n-1 on each
-     * node as Slurm prints for a job that starts on an idle node. */
+    /* The controller counts CPUs and does not choose them: 0..n-1 on
+     * each node, as Slurm prints for a job alone on a node; droverstepd
+     * binds job CPU id k to the node's k-th PU (src/noded/affinity.h). */
     json_array_foreach(arr, i, e) {
         uint32_t cpus = job->alloc->cpus[i];
         char *ids = cpus > 1 ? xasprintf("0-%u", cpus - 1) : xstrdup("0");

@@ -325,6 +325,16 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
     }
     if (json_is_string(json_object_get(body, "input"))) /* srun -i */
         json_object_set(o, "input", json_object_get(body, "input"));
+    /* binding (src/noded/affinity.h): passed on as srun checked them */
+    for (size_t i = 0; i < 3; i++) {
+        static const char *const keys[] = {"cpu_bind", "gpu_bind", "hint"};
+
+        if (json_is_string(json_object_get(body, keys[i])))
+            json_object_set(o, keys[i], json_object_get(body, keys[i]));
+    }
+    if (json_is_integer(json_object_get(body, "cpus_per_task")))
+        json_object_set(o, "cpus_per_task",
+                        json_object_get(body, "cpus_per_task"));
     free(nodes);
     free(tpn);
     if (sc->gpus_per_task)
@@ -352,7 +362,8 @@ static json_t *gpu_list(const bitmap_t *gpus)
 }
 
 /* What the step's cgroup on its i-th node holds to (docs/protocol.md
- * step_launch): the job's memory and GPUs there, the step's --mem. */
+ * step_launch): the job's memory, GPUs and CPU count there, the step's
+ * --mem. */
 static void limits_json(const struct sched_alloc *a,
                         const struct step_claim *cl, uint32_t i, json_t *o)
 {
@@ -364,6 +375,7 @@ static void limits_json(const struct sched_alloc *a,
                                                    cl->part->mem_mib[i]));
     json_object_set_new(o, "job_gpus", a->gpus[e] ? gpu_list(a->gpus[e])
                                                   : json_array());
+    json_object_set_new(o, "job_cpus", json_integer((json_int_t)a->cpus[e]));
 }
 
 static void send_launches(struct ctld *ctld, struct job *job,

@@ -39,6 +39,7 @@
 #include "noded/cgroup.h"
 #include "noded/noded.h"
 #include "noded/stepd.h"
+#include "noded/step_bind.h"
 #include "noded/mpi_pmix.h"
 #include "proto/frame.h"
 
@@ -74,6 +75,7 @@ struct nd_step {
     struct step_task *tasks;
     struct nd_pmix_ns *pmix;  /* --mpi=pmix: the step's PMIx namespace */
     struct cgroup_step *cg;   /* its cgroup, or NULL */
+    struct step_bind *bind;   /* CPU/GPU binding (step_bind.h), or NULL */
     bool leftovers_killed;    /* every task reaped: the rest was killed */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
@@ -93,6 +95,7 @@ static void unlink_free(struct nd_step *st)
         *pp = st->next;
     nd_pmix_ns_destroy(st->pmix);
     cgroup_step_destroy(st->cg);
+    step_bind_destroy(st->bind);
     proto_decoder_destroy(st->dec);
     free(st->tasks);
     stepd_step_freed(st->nd);
@@ -499,13 +502,31 @@ static char *gpu_ids(json_t *gpus, size_t first, size_t n, bool relative)
     return s;
 }
 
-/* The step's GPUs on this node (step_launch "gpus"): task 'local' sees
- * its own gpus_per_task of them, in order, or all of them.
- * SLURM_STEP_GPUS keeps the node's indexes. */
-static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local,
-                           bool relative)
+/* The GPUs at positions 'pos' of 'gpus', as gpu_ids() writes them. */
+static char *gpu_ids_at(json_t *gpus, json_t *pos, bool relative)
 {
-    json_t *gpus = json_object_get(body, "gpus");
+    char *s = xstrdup(""), *t, *one;
+    json_t *p;
+    size_t i;
+
+    json_array_foreach(pos, i, p) {
+        one = gpu_ids(gpus, (size_t)json_integer_value(p), 1, relative);
+        t = xasprintf("%s%s%s", s, *s ? "," : "", one);
+        free(one);
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+/* The step's GPUs on this node (step_launch "gpus"): task 'local' sees
+ * those --gpu-bind gives it (step_bind.h), else its own gpus_per_task of
+ * them, in order, or all of them.  SLURM_STEP_GPUS keeps the node's
+ * indexes. */
+static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local,
+                           bool relative, const struct step_bind *bind)
+{
+    json_t *gpus = json_object_get(body, "gpus"), *pos;
     json_int_t gpt = json_integer_value(json_object_get(body,
                                                         "gpus_per_task"));
     char *all, *mine;
@@ -513,9 +534,12 @@ static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local,
     if (!json_is_array(gpus))
         return n;
     all = gpu_ids(gpus, 0, 0, false);
-    mine = gpt > 0 ? gpu_ids(gpus, (size_t)(local * gpt), (size_t)gpt,
-                             relative)
-                   : gpu_ids(gpus, 0, 0, relative);
+    pos = step_bind_gpus(bind, gpus, (size_t)local);
+    mine = pos ? gpu_ids_at(gpus, pos, relative)
+           : gpt > 0 ? gpu_ids(gpus, (size_t)(local * gpt), (size_t)gpt,
+                               relative)
+                     : gpu_ids(gpus, 0, 0, relative);
+    json_decref(pos);
     e[n++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", mine);
     e[n++] = xasprintf("GPU_DEVICE_ORDINAL=%s", mine);
     e[n++] = xasprintf("SLURM_STEP_GPUS=%s", all);
@@ -527,6 +551,7 @@ static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local,
 struct step_desc {
     json_t *body;
     const struct cgroup_step *cg; /* or NULL */
+    const struct step_bind *bind; /* or NULL */
     const char *user;
     const char *cwd;
     json_int_t uid, gid, node_index, ntasks, job_id, step_id;
@@ -541,17 +566,19 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
                        int local)
 {
     json_t *env = json_object_get(d->body, "env"), *v;
-    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 16));
+    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 20));
     bool gpus = json_is_array(json_object_get(d->body, "gpus"));
     size_t i, n = 0;
 
     json_array_foreach(env, i, v) {
         const char *s = json_string_value(v);
-        if (s && !is_task_var(s, gpus))
+        if (s && !is_task_var(s, gpus) && !step_bind_replaces(d->bind, s))
             e[n++] = xstrdup(s);
     }
     n = set_gpu_vars(e, n, d->body, local,
-                     nd->cgroup && cgroup_root_isolates_devices(nd->cgroup));
+                     nd->cgroup && cgroup_root_isolates_devices(nd->cgroup),
+                     d->bind);
+    n = step_bind_env(d->bind, (size_t)local, e, n);
     e[n++] = xasprintf("SLURM_STEP_ID=%lld", (long long)d->step_id);
     e[n++] = xasprintf("SLURM_STEPID=%lld", (long long)d->step_id);
     e[n++] = xasprintf("SLURM_PROCID=%d", rank);
@@ -586,8 +613,9 @@ static void free_strv(char **v)
 
 /* 'in' -1: 'in_path' (-i FILE, opened as the user) or /dev/null;
  * 'ctty': 'in' is a terminal to make ours. */
-static void task_child(const struct step_desc *d, int in, const char *in_path,
-                       int out, int err, bool ctty, char **argv, char **envp)
+static void task_child(const struct step_desc *d, const struct step_task *t,
+                       int local, int in, const char *in_path, int out,
+                       int err, bool ctty, char **argv, char **envp)
 {
     int null = in;
 
@@ -595,6 +623,9 @@ static void task_child(const struct step_desc *d, int in, const char *in_path,
     if (d->cg && cgroup_step_attach(d->cg, 0) < 0)
         dprintf(err, "droverd: step task: joining its cgroup: %s\n",
                 strerror(errno));
+    /* after the cgroup: joining a cpuset resets the CPU mask */
+    step_bind_apply(d->bind, (size_t)local, t->rank, t->st->nd->node->name,
+                    err);
     if (ctty && ioctl(in, TIOCSCTTY, 0) < 0)
         dprintf(err, "droverd: step task: TIOCSCTTY: %s\n", strerror(errno));
     if (child_become_user(d->user, (uid_t)d->uid, (gid_t)d->gid) < 0) {
@@ -707,7 +738,8 @@ static int start_task(struct nd_step *st, const struct step_desc *d,
     if (st->pmix)
         nd_pmix_ns_fork_env(st->pmix, t->rank, &envp);
     if ((t->pid = fork()) == 0)
-        task_child(d, in, in_path, out[1], err[1], false, argv, envp);
+        task_child(d, t, local, in, in_path, out[1], err[1], false, argv,
+                   envp);
     free_strv(envp);
     free(in_path);
     if (in >= 0)
@@ -749,7 +781,7 @@ static int start_tty_task(struct nd_step *st, const struct step_desc *d,
     envp = task_env(d, st->nd, t->rank, local);
     t->st = st;
     if ((t->pid = fork()) == 0)
-        task_child(d, slave, NULL, slave, slave, true, argv, envp);
+        task_child(d, t, local, slave, NULL, slave, slave, true, argv, envp);
     free_strv(envp);
     close(slave);
     if (t->pid < 0) {
@@ -922,6 +954,12 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
         return -1;
     }
     d.cg = st->cg;
+    if (step_bind_create(nd->conf, nd->node, body, st->ntasks, &st->bind,
+                         error) < 0) {
+        unlink_free(st);
+        return -1;
+    }
+    d.bind = st->bind;
     if (connect_srun(st, body, error) < 0) {
         st->io_failed = true;
         st->remaining = 0;

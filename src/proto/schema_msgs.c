@@ -203,6 +203,10 @@ static const struct schema_field step_create_body[] = {
     {"mpi", SCHEMA_STR, 0, 64, 0, 0, NULL, "--mpi plugin"},
     {"input", SCHEMA_STR, 0, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0, NULL,
      "--input"},
+    /* checked by srun (common/cpubind.h); droverstepd parses them again */
+    {"cpu_bind", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL, "--cpu-bind"},
+    {"gpu_bind", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL, "--gpu-bind"},
+    {"hint", SCHEMA_STR, 0, 64, 0, 0, NULL, "--hint"},
     {"pty", SCHEMA_BOOL, 0, 0, 0, 0, NULL, "--pty"},
     {"pty_rows", SCHEMA_INT, 0, 65535, 0, 0, "count", "terminal rows"},
     {"pty_cols", SCHEMA_INT, 0, 65535, 0, 0, "count", "terminal columns"},
@@ -477,6 +481,14 @@ static const struct schema_field step_launch_body[] = {
      "the job's memory on this node (cgroup); 0: none"},
     {"mem_mib", SCHEMA_INT, 0, INT64_MAX, 0, 0, "MiB",
      "the step's memory on this node (cgroup); 0: none"},
+    {"job_cpus", SCHEMA_INT, 0, UINT32_MAX, 0, 0, "count",
+     "the job's CPUs on this node (CPU_IDs 0..n-1); 0: all"},
+    {"cpus_per_task", SCHEMA_INT, 0, 65536, 0, 0, "count", "-c"},
+    {"cpu_bind", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
+     "--cpu-bind as srun sent it"},
+    {"gpu_bind", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
+     "--gpu-bind as srun sent it"},
+    {"hint", SCHEMA_STR, 0, 64, 0, 0, NULL, "--hint as srun sent it"},
     END,
 };
 

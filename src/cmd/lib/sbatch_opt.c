@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "common/cpubind.h"
 #include "common/error.h"
 #include "common/sizefmt.h"
 #include "common/taskdist.h"
@@ -328,6 +329,31 @@ static const struct {
     {"cpus-per-gpu", NULL, true},
 };
 
+/* --cpu-bind, --gpu-bind, --hint (common/cpubind.h); --cpu-bind=help
+ * goes through to srun, which prints the help.  Returns 0, or -1 with
+ * Slurm's "error: ..." line (exit 255). */
+static int check_bind(const struct optdef *d, const char *arg,
+                      struct sbatch_error *e)
+{
+    drv_error_t error;
+    struct cpubind cb;
+    struct gpubind gb;
+    enum cpubind_type type;
+    bool one;
+    int rc = 0;
+
+    if (!strcmp(d->name, "cpu-bind") && strcasecmp(arg, "help")) {
+        rc = cpubind_parse(arg, &cb, &error);
+        cpubind_clear(&cb);
+    } else if (!strcmp(d->name, "gpu-bind")) {
+        rc = gpubind_parse(arg, &gb, &error);
+        gpubind_clear(&gb);
+    } else if (!strcmp(d->name, "hint")) {
+        rc = cpubind_hint(arg, &type, &one, &error);
+    }
+    return rc < 0 ? fail(e, 255, "error", "%s", error.text) : 0;
+}
+
 static int check_pass(const struct optdef *d, const char *arg,
                       struct sbatch_error *e)
 {
@@ -337,6 +363,8 @@ static int check_pass(const struct optdef *d, const char *arg,
 
     if (!arg)
         return 0;
+    if (check_bind(d, arg, e) < 0)
+        return -1;
     /* -m: Slurm's forms (common/taskdist.h), with its one or two lines */
     if (!strcmp(d->name, "distribution")
         && taskdist_parse(arg, getenv("SLURM_DIST_PLANESIZE"), &dist,
@@ -836,8 +864,8 @@ static const struct optdef opt_table[] = {
      NULL, NULL, NULL},
     {"mem-bind", 0, REQ, "SBATCH_MEM_BIND", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
-    /* Open MPI's mpirun starts its daemons with --cpu-bind=none; Drover
-     * binds no CPUs yet, so every value is taken as none. */
+    /* Slurm's srun --help lists neither (srun: --cpu-bind=help);
+     * droverstepd binds (src/noded/affinity.h). */
     {"cpu-bind", 0, REQ, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
     {"network", 0, REQ, "SBATCH_NETWORK", PASS, 0, SEC_NONE,
      NULL, NULL, NULL},
