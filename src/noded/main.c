@@ -62,7 +62,8 @@ static void sigchld_cb(uv_signal_t *h, int signo)
 
     (void)signo;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-        if (!stepmgr_reaped(nd, pid, status))
+        if (!stepmgr_reaped(nd, pid, status)
+            && !health_reaped(nd, pid, status))
             log_verbose("child %d reaped", (int)pid);
 }
 
@@ -170,7 +171,7 @@ static void noded_start_handles(struct noded *nd)
     uv_signal_start(&nd->sigint, signal_cb, SIGINT);
     stepmgr_watch(nd);
     stepmgr_scan(nd, true); /* the first registration lists them */
-    register_start(nd);
+    health_start(nd); /* then the first registration */
 }
 
 static void write_pidfile(struct noded *nd)
@@ -207,10 +208,12 @@ int main(int argc, char **argv)
      * for a step process are answered first. */
     stepctl_cancel_all();
     stepmgr_stop(&nd);
+    health_stop(&nd);
     proto_server_destroy(nd.server);
     proto_call_cancel_all();
     daemon_close_loop(nd.loop);
     stepmgr_forget_all(&nd);
+    health_free(&nd);
     cgroup_root_prune(nd.cgroup); /* what no job uses any more */
     cgroup_root_destroy(nd.cgroup);
     json_decref(nd.done);
