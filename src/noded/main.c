@@ -23,6 +23,7 @@
 #include "proto/client.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
+#include "noded/jobcontainer.h"
 #include "noded/noded.h"
 #include "noded/spool.h"
 #include "noded/stepd.h"
@@ -117,6 +118,31 @@ static void noded_init(struct noded *nd, struct daemon_opts *o)
     nd->start_time = time(NULL);
 }
 
+/* JobContainerType=job_container/tmpfs: this node's BasePath ready, and
+ * its settings in what each step daemon gets (jobcontainer.h). */
+static void noded_job_container(struct noded *nd)
+{
+    drv_error_t error = {0};
+    struct conf_jc jc;
+
+    if (!conf_job_container_tmpfs(nd->conf))
+        return;
+    if (conf_job_container_for(nd->conf, nd->node->name, &jc) < 0)
+        log_fatal("%s: no line for node %s (JobContainerType="
+                  "job_container/tmpfs)", nd->conf->job_container.path,
+                  nd->node->name);
+    if (jc_base_init(&jc, &error) < 0)
+        log_fatal("%s: %s", nd->conf->job_container.path, error.text);
+    json_object_set_new(nd->step_conf, "job_container", jc_to_json(&jc));
+    nd->jc_base = jc.base_path;
+    log_info("jobs get a private %s under %s", jc.dirs, jc.base_path);
+}
+
+static bool job_here(uint32_t job_id, void *arg)
+{
+    return stepmgr_job_here(arg, job_id);
+}
+
 /* The node's cgroup tree.  Jobs still run when it cannot be used (not
  * root, no hierarchy): the log says so. */
 static void noded_cgroups(struct noded *nd)
@@ -171,6 +197,8 @@ static void noded_start_handles(struct noded *nd)
     uv_signal_start(&nd->sigint, signal_cb, SIGINT);
     stepmgr_watch(nd);
     stepmgr_scan(nd, true); /* the first registration lists them */
+    if (nd->jc_base && jc_sweep(nd->jc_base, job_here, nd) > 0)
+        log_info("removed job containers left by a previous run");
     health_start(nd); /* then the first registration */
 }
 
@@ -194,6 +222,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     nd.loop = uv_default_loop();
     noded_init(&nd, &o);
+    noded_job_container(&nd);
     noded_cgroups(&nd);
     noded_listen(&nd);
     noded_start_handles(&nd);
@@ -220,6 +249,7 @@ int main(int argc, char **argv)
     json_decref(nd.step_conf);
     proto_auth_destroy(nd.auth);
     free(nd.spool_dir);
+    free(nd.jc_base);
     conf_destroy(nd.conf);
     return 0;
 }

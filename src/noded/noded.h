@@ -65,6 +65,8 @@ struct noded {
     char *spool_dir;
     struct cgroup_root *cgroup; /* cgroup.c: NULL when jobs run without */
     struct nd_health *health; /* health.c: NULL without HealthCheckProgram */
+    char *jc_base;            /* job_container/tmpfs: this node's BasePath
+                               * (jobcontainer.h), NULL: none */
     struct nd_job *jobs;      /* uthash by id */
     struct nd_step *steps;    /* droverstepd (step.c): its step */
     struct nd_stepd *stepds;  /* droverd (stepmgr.c): its step processes */
@@ -100,6 +102,10 @@ void child_reset(void);
  * syscall, and none above the old 1024 limit is left open to the job). */
 void child_close_fds(void);
 int child_become_user(const char *user, uid_t uid, gid_t gid);
+/* child.c: the job's mount namespace (jc_job_enter(): job_container/tmpfs)
+ * that child_become_user() enters first (setns), so the batch script and
+ * every task see the job's private /tmp and /dev/shm; -1: none. */
+void child_set_mnt_ns(int fd);
 
 /* step.c, in droverstepd (stepd.h): the step's tasks.  step_launch()
  * forks the tasks of one node described by a step_launch body and streams
