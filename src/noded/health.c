@@ -316,12 +316,22 @@ void health_start(struct noded *nd)
 void health_to_json(const struct noded *nd, json_t *body)
 {
     const struct nd_health *h = nd->health;
+    json_t *reason;
 
     if (!h || !h->have_result)
         return;
     json_object_set_new(body, "health_ok", json_boolean(h->ok));
-    if (!h->ok)
-        json_object_set_new(body, "health_reason", json_string(h->reason));
+    if (h->ok)
+        return;
+    if (!(reason = json_string(h->reason))) { /* not UTF-8, or cut in one */
+        char ascii[sizeof(h->reason)];
+        size_t i;
+        for (i = 0; h->reason[i]; i++)
+            ascii[i] = (unsigned char)h->reason[i] < 0x80 ? h->reason[i] : '?';
+        ascii[i] = '\0';
+        reason = json_string(ascii);
+    }
+    json_object_set_new(body, "health_reason", reason);
 }
 
 void health_node_state(struct noded *nd, json_t *answer)

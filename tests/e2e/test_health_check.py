@@ -183,6 +183,27 @@ def test_node_state_alloc_skips_idle_nodes(cluster_root):
         c.down()
 
 
+@pytest.mark.needs_root
+def test_program_that_cannot_run_drains(cluster_root):
+    missing = cluster_root / "no-such-check"
+    c = Cluster(cluster_root, nodes=1, gpus_per_node=0, up_args=[
+        f"--conf-extra=HealthCheckProgram={missing}",
+        "--conf-extra=HealthCheckInterval=1"])
+    try:
+        c.up()
+        wait_until(lambda: c.node_states()["node01"] == "IDLE+DRAIN", 20,
+                   "node01 drained")
+        assert reason_of(c, "node01").startswith(
+            f"cannot run {missing}: No such file or directory [root@")
+        # Output that is not UTF-8 reaches the reason as '?'.
+        missing.write_bytes(b"#!/bin/sh\nprintf 'bad \\377 byte'; exit 3\n")
+        missing.chmod(0o755)
+        wait_until(lambda: (reason_of(c, "node01") or "").startswith(
+            "bad ? byte [root@"), 20, "the reason with '?'")
+    finally:
+        c.down()
+
+
 def test_bad_values_are_refused(cluster_root):
     c = Cluster(cluster_root, nodes=1, gpus_per_node=0)
     try:
