@@ -124,6 +124,9 @@ def test_srun_job_steps_share_the_container(jc_cluster):
     """An srun job (no batch script): its steps run in the job's
     container; two nodes, each with its own."""
     c, base = jc_cluster
+    cfg = c.run("scontrol", "show", "config", check=True).stdout
+    assert re.search(r"^JobContainerType\s+= job_container/tmpfs$", cfg,
+                     re.M), cfg
     r = c.run("srun", "-N2", "-l", "sh", "-c",
               'echo "$SLURMD_NODENAME" > /tmp/who; cat /tmp/who; '
               "stat -c %U /tmp; ls -A /dev/shm | wc -l",
