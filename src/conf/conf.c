@@ -39,6 +39,9 @@ enum key_type {
     KEY_PART_LIMITS, /* uint32_t enum conf_part_limits */
     KEY_AUTH_ALT_TYPES,  /* char *, checked: "auth/jwt" (conf_auth.c) */
     KEY_AUTH_ALT_PARAMS, /* char *, checked: jwt_key=... (conf_auth.c) */
+    KEY_ABS_PATH,  /* char *, an absolute path */
+    KEY_HEALTH_STATE, /* uint32_t enum conf_health_state (conf_health.c) */
+    KEY_JOB_CONTAINER, /* char *, job_container/none|tmpfs (conf_health.c) */
 };
 
 struct conf_key {
@@ -117,6 +120,10 @@ static const struct conf_key conf_keys[] = {
     { "PreemptMode",       KEY_PREEMPT,   FIELD(preempt_mode), "OFF", 0 },
     { "PreemptExemptTime", KEY_PREEMPT,   FIELD(preempt_exempt_s), "0", 0 },
     { "EnforcePartLimits", KEY_PART_LIMITS, FIELD(enforce_part_limits), "NO", 0 },
+    { "HealthCheckProgram", KEY_ABS_PATH, FIELD(health_check_program), NULL, 0 },
+    { "HealthCheckInterval", KEY_UINT32,  FIELD(health_check_interval_s), "0", 0 },
+    { "HealthCheckNodeState", KEY_HEALTH_STATE, FIELD(health_check_node_state), "ANY", 0 },
+    { "JobContainerType",  KEY_JOB_CONTAINER, FIELD(job_container_type), "job_container/none", 0 },
     /* Accepted silently: plugins, accounting and policies Drover does not
      * have (yet), and keywords of older Slurm releases.
      */
@@ -148,13 +155,12 @@ static const struct conf_key conf_keys[] = {
     IGNORED("FastSchedule"), IGNORED("FederationParameters"),
     IGNORED("GetEnvTimeout"), IGNORED("GpuFreqDef"),
     IGNORED("GroupUpdateForce"), IGNORED("GroupUpdateTime"),
-    IGNORED("HealthCheckInterval"), IGNORED("HealthCheckNodeState"),
-    IGNORED("HealthCheckProgram"), IGNORED("InactiveLimit"),
+    IGNORED("InactiveLimit"),
     IGNORED("InteractiveStepOptions"), IGNORED("JobAcctGatherFrequency"),
     IGNORED("JobAcctGatherParams"), IGNORED("JobAcctGatherType"),
     IGNORED("JobCompHost"), IGNORED("JobCompLoc"), IGNORED("JobCompParams"),
     IGNORED("JobCompPass"), IGNORED("JobCompPort"), IGNORED("JobCompType"),
-    IGNORED("JobCompUser"), IGNORED("JobContainerType"),
+    IGNORED("JobCompUser"),
     IGNORED("JobCredentialPrivateKey"), IGNORED("JobCredentialPublicCertificate"),
     IGNORED("JobFileAppend"), IGNORED("JobRequeue"),
     IGNORED("JobSubmitPlugins"), IGNORED("KeepAliveTime"),
@@ -240,7 +246,8 @@ static bool key_is_string(enum key_type t)
 {
     return t == KEY_STRING || t == KEY_DEBUG || t == KEY_CTLD_HOST
            || t == KEY_AUTHINFO || t == KEY_AUTH_ALT_TYPES
-           || t == KEY_AUTH_ALT_PARAMS;
+           || t == KEY_AUTH_ALT_PARAMS || t == KEY_ABS_PATH
+           || t == KEY_JOB_CONTAINER;
 }
 
 int conf__set_string(char **field, const char *value, size_t n)
@@ -511,6 +518,14 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
         return conf__set_auth_alt_params(field, value);
     case KEY_IGNORE:
         return NULL;
+    case KEY_ABS_PATH:
+        if (value[0] != '/')
+            return "not an absolute path";
+        return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+    case KEY_HEALTH_STATE:
+        return conf__set_health_state((uint32_t *)field, value);
+    case KEY_JOB_CONTAINER:
+        return conf__set_job_container(field, value);
     case KEY_ENFORCE:
         return conf__set_flags((uint32_t *)field, value, enforce_words,
                          ENFORCE_WORD_COUNT,
@@ -716,7 +731,8 @@ struct slurm_conf *conf_parse(const char *path, const char *text,
     }
     if (conf__lex(path, text, p.confdir, slurm_line, &p, error) < 0
         || conf_finish(&p, error) < 0 || load_gres(&p, gres_text, error) < 0
-        || load_cgroup(&p, error) < 0)
+        || load_cgroup(&p, error) < 0
+        || conf__load_job_container(p.conf, p.confdir, error) < 0)
         goto error;
     conf = p.conf;
     parser_clear(&p);
@@ -857,6 +873,7 @@ void conf_destroy(struct slurm_conf *conf)
     free(conf->partitions);
     conf__index_destroy(conf->node_index);
     conf_cgroup_clear(&conf->cgroup);
+    conf__job_container_clear(&conf->job_container);
     conf__priority_clear(&conf->priority);
     for (size_t i = 0; i < conf->ctld_backup_count; i++) {
         free(conf->ctld_backup_addrs[i]);

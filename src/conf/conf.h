@@ -207,6 +207,55 @@ struct conf_cgroup {
     uint64_t min_ram_space_mib; /* MinRAMSpace=, MiB, 30 */
 };
 
+/* HealthCheckNodeState= words (slurm.conf(5), 22.05): the node states in
+ * which droverd runs HealthCheckProgram; CYCLE spreads the nodes' runs
+ * over the interval instead of running them all at once. */
+enum conf_health_state {
+    CONF_HEALTH_IDLE = 1 << 0,            /* IDLE (drained or not) */
+    CONF_HEALTH_ALLOC = 1 << 1,           /* ALLOCATED: every CPU taken */
+    CONF_HEALTH_MIXED = 1 << 2,           /* MIXED: some CPUs taken */
+    CONF_HEALTH_NONDRAINED_IDLE = 1 << 3, /* IDLE and not drained */
+    CONF_HEALTH_CYCLE = 1 << 4,           /* spread over the interval */
+    CONF_HEALTH_ANY = CONF_HEALTH_IDLE | CONF_HEALTH_ALLOC
+                      | CONF_HEALTH_MIXED,
+};
+
+/* job_container.conf (job_container.conf(5), 22.05): one NodeName= or
+ * BasePath= line.  'nodes' is the line's NodeName= hostlist, NULL on a
+ * BasePath= line (every node). */
+struct conf_jc_line {
+    char *nodes;
+    char *base_path;      /* BasePath=: absolute; %n is the node's name */
+    char *dirs;           /* Dirs=, NULL: the file's (or "/tmp,/dev/shm") */
+    char *init_script;    /* InitScript=, NULL: none */
+    int auto_base_path;   /* AutoBasePath=: 0 no, 1 yes, -1 the file's */
+    int shared;           /* Shared=: 0 no, 1 yes, -1 the file's */
+};
+
+/* The whole of job_container.conf, read beside slurm.conf when
+ * JobContainerType=job_container/tmpfs (it must then exist). */
+struct conf_job_container {
+    char *path;               /* the file read, NULL when none */
+    struct conf_jc_line *lines;
+    size_t count;
+    bool auto_base_path;      /* global AutoBasePath=, no */
+    bool shared;              /* global Shared=, no */
+    char *dirs;               /* global Dirs=, NULL: "/tmp,/dev/shm" */
+};
+
+/* One node's settings resolved from job_container.conf: the last line
+ * that names it (or a BasePath= line), with the globals filled in, as
+ * Slurm's job_container/tmpfs reads them.  Strings are borrowed from
+ * the conf, except base_path (expanded, caller frees). */
+struct conf_jc {
+    char *base_path;          /* %n expanded, then "/<node>" appended as
+                               * Slurm's MULTIPLE_SLURMD builds do */
+    const char *dirs;         /* comma list of absolute paths */
+    const char *init_script;  /* NULL: none */
+    bool auto_base_path;
+    bool shared;
+};
+
 /* PreemptType= and PreemptMode= (slurm.conf(5)).  Drover preempts by
  * cancelling, requeueing or suspending (SUSPEND needs GANG in the global
  * PreemptMode, as Slurm's); GANG also time-slices the jobs that share
@@ -344,6 +393,15 @@ struct slurm_conf {
     char *scheduler_type;     /* SchedulerType=, "sched/backfill" */
     char *proctrack_type;     /* ProctrackType=, "proctrack/cgroup" */
     char *task_plugin;        /* TaskPlugin=, "task/none" */
+    char *health_check_program; /* HealthCheckProgram=, an absolute path,
+                                 * NULL: none */
+    uint32_t health_check_interval_s; /* HealthCheckInterval=, seconds,
+                                       * 0: never */
+    uint32_t health_check_node_state; /* HealthCheckNodeState=: enum
+                                       * conf_health_state bits, ANY */
+    char *job_container_type; /* JobContainerType=, "job_container/none"
+                               * or "job_container/tmpfs" */
+    struct conf_job_container job_container; /* job_container.conf */
     struct conf_sched sched;  /* SchedulerParameters= */
     struct conf_priority priority; /* Priority* keywords */
     uint32_t preempt_type;    /* PreemptType=: enum conf_preempt_type */
@@ -462,6 +520,20 @@ bool conf_cgroup_in_use(const struct slurm_conf *conf);
  * "associations,limits,qos" (Slurm's order), "none" for 0.  Written into
  * 'buf' (80 bytes are always enough); returns buf. */
 char *conf_enforce_string(uint32_t flags, char *buf, size_t size);
+
+/* HealthCheckNodeState= bits (enum conf_health_state) as Slurm's
+ * scontrol show config prints them: "CYCLE,ANY", "IDLE,MIXED".  Writes at
+ * most 'size' bytes (64 are always enough) into 'buf'; returns buf. */
+char *conf_health_state_string(uint32_t flags, char *buf, size_t size);
+
+/* Node 'node''s job_container.conf settings into *jc (see struct conf_jc).
+ * Returns 0; -1 with errno ENOENT when no line names the node (Slurm:
+ * "Configuration for this node not found"), ENOMEM. */
+int conf_job_container_for(const struct slurm_conf *conf, const char *node,
+                           struct conf_jc *jc);
+
+/* True when JobContainerType=job_container/tmpfs. */
+bool conf_job_container_tmpfs(const struct slurm_conf *conf);
 
 /* PrivateData= bits 'flags' (enum conf_private) as Slurm's scontrol show
  * config prints them: "jobs,nodes", or "none".  Writes at most 'size'

@@ -188,6 +188,21 @@ char *conf__flags_string(uint32_t flags, const struct flag_word *words,
                          size_t n_words, const char *empty, char *buf,
                          size_t size);
 
+/* HealthCheckNodeState= (a comma list; CYCLE alone means CYCLE,ANY) and
+ * JobContainerType= (job_container/none or job_container/tmpfs), in
+ * conf_health.c.  Return NULL, or why the value is refused ("" ENOMEM). */
+const char *conf__set_health_state(uint32_t *field, const char *value);
+const char *conf__set_job_container(char **field, const char *value);
+
+/* job_container.conf beside slurm.conf into conf->job_container
+ * (conf_jc.c): required, and read, only with
+ * JobContainerType=job_container/tmpfs.  Returns 0 or -1 with 'error'. */
+int conf__load_job_container(struct slurm_conf *conf, const char *confdir,
+                             drv_error_t *error);
+
+/* Free what conf->job_container holds and zero it. */
+void conf__job_container_clear(struct conf_job_container *jc);
+
 /* Set Priority* keyword 'key' (or FairShareDampeningFactor) of 'p' to
  * 'value' (conf_priority.c).  Returns NULL, why the value is bad, or ""
  * for ENOMEM. */

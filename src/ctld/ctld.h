@@ -166,6 +166,20 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
                         bool timed_out, bool node_failed, const char *node,
                         json_t *report);
 
+/* node_health.c: a registration's HealthCheckProgram result ('body''s
+ * "health_ok" and "health_reason"; nothing when absent) for node index
+ * 'node'.  A failure drains the node with the program's output as the
+ * reason ([SlurmUser@time]) unless it is drained or down already; the
+ * node's later passing run undrains it when ReturnToService is 1 or 2,
+ * and only if the controller drained it for a failed check (not an
+ * administrator's drain). */
+void ctld_node_health(struct ctld *ctld, long node, json_t *body);
+
+/* node_health.c: the answer to node 'node''s registration: {"state":
+ * its base state (IDLE, MIXED, ALLOCATED, DOWN, UNKNOWN), "drain"},
+ * which droverd's HealthCheckNodeState test reads.  New reference. */
+json_t *ctld_node_health_answer(struct ctld *ctld, long node);
+
 /* The completion of 'job_id''s batch step, 'c' (job_complete's body or
  * a step_complete with the batch step's id), from node index 'node'
  * (rpc_node.c).  Reports of an earlier run or another node are ignored. */

@@ -182,7 +182,7 @@ char *node_table_alloc_hostlist(const struct node_table *nt,
 
 /* Base state as Slurm derives it: DOWN, UNKNOWN (never registered),
  * ALLOCATED (every CPU taken), MIXED, IDLE. */
-static const char *node_base_state(const struct node_table *nt, size_t i)
+const char *node_table_base_state(const struct node_table *nt, size_t i)
 {
     const struct ctld_node *n = &nt->info[i];
     const struct sched_node *sn = &nt->sched[i];
@@ -275,7 +275,7 @@ static char *node_state_str(const struct node_table *nt, size_t i,
                             const struct node_flags *f)
 {
     const struct ctld_node *n = &nt->info[i];
-    const char *base = node_base_state(nt, i);
+    const char *base = node_table_base_state(nt, i);
 
     return xasprintf("%s%s%s%s%s%s", base, n->drain ? "+DRAIN" : "",
                      f->maint ? "+MAINTENANCE" : "",
@@ -314,7 +314,7 @@ json_t *node_table_node_json(const struct node_table *nt, size_t i,
     json_t *o = json_pack(
         "{s:s s:s s:b s:b s:s s:s s:s s:I s:i s:i s:i s:i s:i s:I s:I s:s "
         "s:s s:s s:s s:i s:o s:s s:i s:I s:I s:I s:s s:s s:s}",
-        "name", cn->name, "state", node_base_state(nt, i), "drain", n->drain,
+        "name", cn->name, "state", node_table_base_state(nt, i), "drain", n->drain,
         "not_responding", !n->responding, "state_str", state_str, "reason",
         n->reason ? n->reason : "", "reason_user",
         n->reason_user ? n->reason_user : "", "reason_time",
@@ -429,6 +429,8 @@ json_t *node_table_admin_json(const struct node_table *nt, size_t i)
 
     if (nt->sched[i].weight != n->conf->weight)
         json_object_set_new(o, "weight", json_integer(nt->sched[i].weight));
+    if (n->health_drain)
+        json_object_set_new(o, "health_drain", json_true());
     return o;
 }
 
@@ -440,6 +442,7 @@ void node_table_admin_get(const struct node_table *nt, size_t i,
     *a = (struct node_admin){
         .drain = n->drain,
         .down = n->down,
+        .health_drain = n->health_drain,
         .reason = n->reason,
         .reason_user = n->reason_user,
         .reason_time = n->reason_time,
@@ -461,6 +464,7 @@ void node_table_admin_set(struct node_table *nt, size_t i,
     n->reason_user = user;
     n->drain = a->drain;
     n->down = a->down;
+    n->health_drain = a->drain && a->health_drain;
     n->reason_time = a->reason_time;
     nt->sched[i].weight = a->weight;
     node_table_update_avail(nt, i);
@@ -470,18 +474,20 @@ long node_table_admin_from_json(const struct node_table *nt, json_t *o,
                                 struct node_admin *a)
 {
     const char *name = "", *reason = NULL, *user = NULL;
-    int drain = 0, down = 0;
+    int drain = 0, down = 0, health = 0;
     json_int_t when = 0, weight = -1;
     long i;
 
-    json_unpack(o, "{s?s s?b s?b s?s s?s s?I s?I}", "name", &name, "drain",
-                &drain, "down", &down, "reason", &reason, "reason_user", &user,
-                "reason_time", &when, "weight", &weight);
+    json_unpack(o, "{s?s s?b s?b s?s s?s s?I s?I s?b}", "name", &name,
+                "drain", &drain, "down", &down, "reason", &reason,
+                "reason_user", &user, "reason_time", &when, "weight", &weight,
+                "health_drain", &health);
     if ((i = node_table_index(nt, name)) < 0)
         return -1;
     *a = (struct node_admin){
         .drain = drain,
         .down = down,
+        .health_drain = health,
         .reason = reason,
         .reason_user = user,
         .reason_time = (time_t)when,

@@ -22,6 +22,8 @@ struct ctld_node {
     bool responding;   /* registered and heard from within SlurmdTimeout */
     bool drain;
     bool down;
+    bool health_drain; /* drained by the controller for a failed
+                        * HealthCheckProgram (node_health.c) */
     char *reason;
     char *reason_user;
     time_t reason_time;
@@ -130,11 +132,17 @@ json_t *node_table_admin_json(const struct node_table *nt, size_t i);
  * node_state event carries it (event.h). */
 struct node_admin {
     bool drain, down;
+    bool health_drain;       /* the drain is a failed health check's */
     const char *reason;      /* NULL: none */
     const char *reason_user; /* NULL: none */
     time_t reason_time;      /* seconds since the epoch; 0: none */
     uint32_t weight;         /* the scheduler's Weight= */
 };
+
+/* Node i's base state as Slurm derives it: "DOWN", "UNKNOWN" (never
+ * registered), "ALLOCATED" (every CPU taken), "MIXED" or "IDLE".  A
+ * static string. */
+const char *node_table_base_state(const struct node_table *nt, size_t i);
 
 /* The administrative state of node i; the strings are borrowed from the
  * table (valid until the next node_table_admin_set() of that node). */

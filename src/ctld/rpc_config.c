@@ -95,6 +95,12 @@ static json_t *config_values(const struct slurm_conf *c)
     set_s(o, "SchedulerType", c->scheduler_type);
     set_s(o, "ProctrackType", c->proctrack_type);
     set_s(o, "TaskPlugin", c->task_plugin);
+    set_s(o, "HealthCheckProgram", c->health_check_program);
+    set_i(o, "HealthCheckInterval", c->health_check_interval_s);
+    set_s(o, "HealthCheckNodeState",
+          conf_health_state_string(c->health_check_node_state, buf,
+                                   sizeof(buf)));
+    set_s(o, "JobContainerType", c->job_container_type);
     set_i(o, "MaxNodeCount", (json_int_t)c->node_count);
     set_s(o, "SLURM_CONF", c->path);
     priority_values(o, &c->priority);

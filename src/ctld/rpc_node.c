@@ -118,6 +118,7 @@ static void rpc_partition_info(proto_req_t *req, void *arg)
 static void admin_set_state(struct node_admin *a, const char *state,
                             const char *reason, const char *user, time_t now)
 {
+    a->health_drain = false; /* an administrator's state from now on */
     if (!strcasecmp(state, "DRAIN") || !strcasecmp(state, "DOWN")) {
         if (!strcasecmp(state, "DRAIN"))
             a->drain = true;
@@ -388,7 +389,8 @@ static void rpc_node_register(proto_req_t *req, void *arg)
         ctld_steps_reconcile(ctld, idx, running, now);
     if ((running = json_object_get(body, "jobs")))
         reconcile(ctld, idx, running, now);
-    ctld_respond_durable(ctld, req, NULL);
+    ctld_node_health(ctld, idx, body);
+    ctld_respond_durable(ctld, req, ctld_node_health_answer(ctld, idx));
     scheduler_request(ctld);
 }
 

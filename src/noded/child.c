@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -36,8 +37,17 @@ void child_close_fds(void)
         close((int)fd);
 }
 
+static int mnt_ns_fd = -1; /* the job's container (jobcontainer.h) */
+
+void child_set_mnt_ns(int fd)
+{
+    mnt_ns_fd = fd;
+}
+
 int child_become_user(const char *user, uid_t uid, gid_t gid)
 {
+    if (mnt_ns_fd >= 0 && setns(mnt_ns_fd, CLONE_NEWNS) < 0)
+        return -1;
     if (getuid() != 0)
         return uid == getuid() ? 0 : (errno = EPERM, -1);
     if (initgroups(user, gid) < 0 && setgroups(0, NULL) < 0)

@@ -24,6 +24,7 @@
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
 #include "noded/gpu_nvml.h"
+#include "noded/jobcontainer.h"
 #include "noded/noded.h"
 #include "noded/spool.h"
 #include "noded/stepd.h"
@@ -63,7 +64,8 @@ static void sigchld_cb(uv_signal_t *h, int signo)
 
     (void)signo;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-        if (!stepmgr_reaped(nd, pid, status))
+        if (!stepmgr_reaped(nd, pid, status)
+            && !health_reaped(nd, pid, status))
             log_verbose("child %d reaped", (int)pid);
 }
 
@@ -120,6 +122,31 @@ static void noded_init(struct noded *nd, struct daemon_opts *o)
     nd->start_time = time(NULL);
 }
 
+/* JobContainerType=job_container/tmpfs: this node's BasePath ready, and
+ * its settings in what each step daemon gets (jobcontainer.h). */
+static void noded_job_container(struct noded *nd)
+{
+    drv_error_t error = {0};
+    struct conf_jc jc;
+
+    if (!conf_job_container_tmpfs(nd->conf))
+        return;
+    if (conf_job_container_for(nd->conf, nd->node->name, &jc) < 0)
+        log_fatal("%s: no line for node %s (JobContainerType="
+                  "job_container/tmpfs)", nd->conf->job_container.path,
+                  nd->node->name);
+    if (jc_base_init(&jc, &error) < 0)
+        log_fatal("%s: %s", nd->conf->job_container.path, error.text);
+    json_object_set_new(nd->step_conf, "job_container", jc_to_json(&jc));
+    nd->jc_base = jc.base_path;
+    log_info("jobs get a private %s under %s", jc.dirs, jc.base_path);
+}
+
+static bool job_here(uint32_t job_id, void *arg)
+{
+    return stepmgr_job_here(arg, job_id);
+}
+
 /* The node's cgroup tree.  Jobs still run when it cannot be used (not
  * root, no hierarchy): the log says so. */
 static void noded_cgroups(struct noded *nd)
@@ -174,7 +201,9 @@ static void noded_start_handles(struct noded *nd)
     uv_signal_start(&nd->sigint, signal_cb, SIGINT);
     stepmgr_watch(nd);
     stepmgr_scan(nd, true); /* the first registration lists them */
-    register_start(nd);
+    if (nd->jc_base && jc_sweep(nd->jc_base, job_here, nd) > 0)
+        log_info("removed job containers left by a previous run");
+    health_start(nd); /* then the first registration */
 }
 
 static void write_pidfile(struct noded *nd)
@@ -197,6 +226,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     nd.loop = uv_default_loop();
     noded_init(&nd, &o);
+    noded_job_container(&nd);
     noded_cgroups(&nd);
     noded_listen(&nd);
     noded_start_handles(&nd);
@@ -211,16 +241,19 @@ int main(int argc, char **argv)
      * for a step process are answered first. */
     stepctl_cancel_all();
     stepmgr_stop(&nd);
+    health_stop(&nd);
     proto_server_destroy(nd.server);
     proto_call_cancel_all();
     daemon_close_loop(nd.loop);
     stepmgr_forget_all(&nd);
+    health_free(&nd);
     cgroup_root_prune(nd.cgroup); /* what no job uses any more */
     cgroup_root_destroy(nd.cgroup);
     json_decref(nd.done);
     json_decref(nd.step_conf);
     proto_auth_destroy(nd.auth);
     free(nd.spool_dir);
+    free(nd.jc_base);
     conf_destroy(nd.conf);
     return 0;
 }

@@ -64,6 +64,9 @@ struct noded {
     proto_server_t *server;
     char *spool_dir;
     struct cgroup_root *cgroup; /* cgroup.c: NULL when jobs run without */
+    struct nd_health *health; /* health.c: NULL without HealthCheckProgram */
+    char *jc_base;            /* job_container/tmpfs: this node's BasePath
+                               * (jobcontainer.h), NULL: none */
     struct nd_job *jobs;      /* uthash by id */
     struct nd_step *steps;    /* droverstepd (step.c): its step */
     struct nd_stepd *stepds;  /* droverd (stepmgr.c): its step processes */
@@ -81,6 +84,7 @@ struct noded {
     bool register_in_flight;
     size_t ctld_idx;           /* the SlurmctldHost line tried now: the
                                 * next one after a failure (register.c) */
+    bool register_again;      /* register_now() while one was in flight */
 };
 
 /* launch.c, in the batch step's droverstepd: start the batch script of
@@ -100,6 +104,10 @@ void child_reset(void);
  * syscall, and none above the old 1024 limit is left open to the job). */
 void child_close_fds(void);
 int child_become_user(const char *user, uid_t uid, gid_t gid);
+/* child.c: the job's mount namespace (jc_job_enter(): job_container/tmpfs)
+ * that child_become_user() enters first (setns), so the batch script and
+ * every task see the job's private /tmp and /dev/shm; -1: none. */
+void child_set_mnt_ns(int fd);
 
 /* step.c, in droverstepd (stepd.h): the step's tasks.  step_launch()
  * forks the tasks of one node described by a step_launch body and streams
@@ -157,6 +165,28 @@ void register_start(struct noded *nd);
  * until acknowledged.  One with "step_id" goes as step_complete, else as
  * job_complete. */
 void register_completion(struct noded *nd, json_t *completion);
+
+/* Send a registration now (or right after the one in flight), so the
+ * controller learns a health check's result without waiting. */
+void register_now(struct noded *nd);
+
+/* health.c: HealthCheckProgram (slurm.conf HealthCheck*).
+ * health_start(): run it once, then register_start() when it ended (at
+ * once when none is configured); later runs every HealthCheckInterval s
+ * in the states HealthCheckNodeState names.  health_reaped(): the
+ * SIGCHLD handler's child 'pid' ended with 'status': true when it was the
+ * program.  health_to_json(): the last result into a registration body
+ * ("health_ok", "health_reason").  health_node_state(): the controller's
+ * answer to a registration ({"state", "drain"}), which the next run's
+ * HealthCheckNodeState test reads.  health_stop() kills a running
+ * program and stops the timers (before the loop's handles are closed);
+ * health_free() frees what is left after. */
+void health_start(struct noded *nd);
+bool health_reaped(struct noded *nd, pid_t pid, int status);
+void health_to_json(const struct noded *nd, json_t *body);
+void health_node_state(struct noded *nd, json_t *answer);
+void health_stop(struct noded *nd);
+void health_free(struct noded *nd);
 
 /* rpc.c */
 extern const struct proto_handler noded_handlers[];

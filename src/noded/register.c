@@ -74,18 +74,20 @@ static void register_done(int errnum, const char *errstr, json_t *resp,
     struct call_ctx *cc = arg;
     struct noded *nd = cc->nd;
 
-    (void)resp;
     nd->register_in_flight = false;
     ctld_next(nd, errnum);
+    if (!errnum)
+        health_node_state(nd, resp);
     if (errnum) {
         log_verbose("registration with controller failed: %s",
                     errstr ? errstr : drv_strerror(errnum));
         uv_timer_start(&nd->register_timer, register_timer_cb, RETRY_MS, 0);
     } else {
         forget_done(nd, cc->sent);
-        uv_timer_start(&nd->register_timer, register_timer_cb, REGISTER_MS,
-                       0);
+        uv_timer_start(&nd->register_timer, register_timer_cb,
+                       nd->register_again ? 0 : REGISTER_MS, 0);
     }
+    nd->register_again = false;
     json_decref(cc->sent);
     free(cc);
 }
@@ -139,6 +141,7 @@ static void register_send(struct noded *nd)
                      cc->sent, "os", os);
     if (gpus)
         json_object_set_new(body, "gpus", gpus);
+    health_to_json(nd, body);
     nd->register_in_flight = true;
     if (proto_call_async(nd->loop, ctld_addr(nd), nd->conf->ctld_port,
                          nd->auth, "node_register", body,
@@ -154,6 +157,14 @@ static void register_timer_cb(uv_timer_t *t)
 
     if (!nd->register_in_flight)
         register_send(nd);
+}
+
+void register_now(struct noded *nd)
+{
+    if (nd->register_in_flight)
+        nd->register_again = true;
+    else
+        uv_timer_start(&nd->register_timer, register_timer_cb, 0, 0);
 }
 
 void register_start(struct noded *nd)

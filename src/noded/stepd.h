@@ -146,6 +146,9 @@ json_t *stepmgr_running(struct noded *nd);
 /* A child of droverd ended: true when it was a droverstepd (its report,
  * or a failure report when it left none, goes to the controller). */
 bool stepmgr_reaped(struct noded *nd, pid_t pid, int status);
+/* Does a step of job 'job_id' (the batch step included) run here?  When
+ * the last one is freed, the job's container goes (jc_job_remove()). */
+bool stepmgr_job_here(struct noded *nd, uint32_t job_id);
 
 /* At start (with 'wait': the step processes are asked at once, so the
  * first registration lists them) and then at every registration (from

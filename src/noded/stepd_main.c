@@ -25,6 +25,7 @@
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
 #include "noded/mpi_pmix.h"
+#include "noded/jobcontainer.h"
 #include "noded/noded.h"
 #include "noded/spool.h"
 #include "noded/stepd.h"
@@ -261,6 +262,32 @@ static void remove_pmix_dir(const struct noded *nd)
         log_err("removing %s", nd->pmix_dir);
 }
 
+/* job_container/tmpfs: make or join the job's namespace, which the
+ * step's processes enter (child_set_mnt_ns()); droverstepd itself stays
+ * in the host's, where its spool and socket are. */
+static int container_enter(json_t *body, drv_error_t *error)
+{
+    json_t *o = json_object_get(json_object_get(body, "step_conf"),
+                                "job_container");
+    json_t *who = S.step_id == STEPD_BATCH ? json_object_get(body, "job")
+                                           : body;
+    bool batch = S.step_id == STEPD_BATCH;
+    json_int_t uid = json_integer_value(json_object_get(
+        who, batch ? "user_id" : "uid"));
+    json_int_t gid = json_integer_value(json_object_get(
+        who, batch ? "group_id" : "gid"));
+    const char *user = json_string_value(json_object_get(who, "user_name"));
+    int fd;
+
+    if (!o)
+        return 0;
+    if ((fd = jc_job_enter(o, S.job_id, user ?: "", (uid_t)uid, (gid_t)gid,
+                           error)) < 0)
+        return -1;
+    child_set_mnt_ns(fd);
+    return 0;
+}
+
 /* The batch step: the script as the job's user, tracked by jobs.c. */
 static int batch_launch(json_t *body, drv_error_t *error)
 {
@@ -326,6 +353,8 @@ int main(int argc, char **argv)
     uv_signal_init(S.nd.loop, &S.sigchld);
     uv_signal_start(&S.sigchld, sigchld_cb, SIGCHLD);
     rc = control_listen(&error);
+    if (rc == 0)
+        rc = container_enter(body, &error);
     if (rc == 0 && S.step_id == STEPD_BATCH)
         rc = batch_launch(body, &error);
     else if (rc == 0)

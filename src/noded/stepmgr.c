@@ -26,6 +26,7 @@
 #include "common/log.h"
 #include "common/selfpath.h"
 #include "common/xalloc.h"
+#include "noded/jobcontainer.h"
 #include "noded/noded.h"
 #include "noded/stepd.h"
 #include "proto/frame.h"
@@ -60,9 +61,19 @@ static struct nd_stepd *find(struct noded *nd, uint32_t job, uint32_t step)
     return NULL;
 }
 
+bool stepmgr_job_here(struct noded *nd, uint32_t job_id)
+{
+    for (struct nd_stepd *s = nd->stepds; s; s = s->next)
+        if (s->job_id == job_id)
+            return true;
+    return false;
+}
+
 static void maybe_free(struct nd_stepd *s)
 {
     struct nd_stepd **pp = &s->nd->stepds;
+    struct noded *nd = s->nd;
+    uint32_t job_id = s->job_id;
 
     if (s->pipe_open || (s->pid && !s->reaped) || (!s->pid && !s->reported))
         return;
@@ -73,6 +84,8 @@ static void maybe_free(struct nd_stepd *s)
     free(s->answer);
     json_decref(s->queued);
     free(s);
+    if (nd->jc_base && !stepmgr_job_here(nd, job_id))
+        jc_job_remove(nd->jc_base, job_id);
 }
 
 static void ignored(json_t *resp, void *arg)

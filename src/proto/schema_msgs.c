@@ -264,6 +264,10 @@ static const struct schema_field node_register_body[] = {
     {"gpus", SCHEMA_ARRAY, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
      "with gres.conf AutoDetect=nvml only: the GPUs found and merged, "
      "[{index, type, file, uuid}]"},
+    {"health_ok", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "the last HealthCheckProgram run passed (absent: none ran)"},
+    {"health_reason", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, SCHEMA_PRINTABLE,
+     NULL, "a failed run's output, the node's drain reason"},
     END,
 };
 
@@ -750,7 +754,8 @@ const struct proto_schema proto_schemas[] = {
      "NodeName=).", node_update_body, "`{}` once durable."},
     {"node_register", CTLD, "A droverd's registration and heartbeat, with "
      "what it runs and its unacknowledged reports.", node_register_body,
-     "`{}` once durable."},
+     "`{\"state\",\"drain\"}` (the node's base state, for "
+     "HealthCheckNodeState) once durable."},
     {"config_info", CTLD, "The running configuration (scontrol show "
      "config).", NULL, "the configuration's keys and values."},
     {"stats_info", CTLD, "The controller's statistics (sdiag): job "

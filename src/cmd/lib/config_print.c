@@ -73,7 +73,7 @@ static const struct config_key {
     {"GroupUpdateForce", "", "1"},
     {"GroupUpdateTime", "", "600 sec"},
     {"HASH_VAL", "", "Match"},
-    {"HealthCheckInterval", "", "0 sec"},
+    {"HealthCheckInterval", "sec", "0 sec"},
     {"HealthCheckNodeState", "", "ANY"},
     {"HealthCheckProgram", "", "(null)"},
     {"InactiveLimit", "", "0 sec"},
