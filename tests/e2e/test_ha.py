@@ -7,7 +7,9 @@ acknowledged job and hands out no id twice; running jobs keep running and
 their completions reach the new leader; a controller started again catches
 up from its own Raft log and the leader.
 """
+import os
 import signal
+import subprocess
 import threading
 
 import pytest
@@ -86,3 +88,59 @@ def test_kill9_of_the_leader_loses_no_acknowledged_job(cluster, tmp_path):
         text = log.read_text(errors="replace")
         assert "not a record list" not in text, log
         assert "a replicated record" not in text, log
+
+
+def leader_first(cluster, leader, name):
+    """A copy of slurm.conf for the commands with the SlurmctldHost line of
+    'leader' first, so they do not wait on a stopped controller (a stopped
+    process accepts connections and never answers: Slurm's commands, and
+    ours, wait MessageTimeout on it)."""
+    text = cluster.conf.read_text()
+    lines = text.splitlines(keepends=True)
+    hosts = [l for l in lines if l.startswith("SlurmctldHost=")]
+    first = next(l for l in hosts if l.startswith(f"SlurmctldHost={leader}("))
+    ordered = [first] + [l for l in hosts if l is not first]
+    out, it = [], iter(ordered)
+    for l in lines:
+        out.append(next(it) if l.startswith("SlurmctldHost=") else l)
+    path = cluster.conf.parent / name
+    path.write_text("".join(out))
+    return path
+
+
+@pytest.mark.parametrize("cluster", [HA], indirect=True)
+def test_a_leader_cut_off_steps_down_and_catches_up(cluster, tmp_path):
+    before = [int(cluster.sbatch("-H", "--wrap", "true", cwd=tmp_path))
+              for _ in range(3)]
+    old = cluster.leader()
+    pid = cluster.pid(old)
+    os.kill(pid, signal.SIGSTOP)  # as cut off from the others
+    try:
+        new = cluster.leader(timeout=30)
+        assert new != old
+        env = dict(cluster.env, DROVER_CONF=str(
+            leader_first(cluster, new, "new-first.conf")))
+        during = []
+        for _ in range(3):
+            r = subprocess.run(["sbatch", "--parsable", "-H", "--wrap",
+                                "true"], cwd=tmp_path, env=env,
+                               capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0, r.stderr
+            during.append(int(r.stdout))
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    # The old leader finds it lost its term and starts again as a
+    # follower from the replicated log (the same process: it re-executes).
+    cluster.wait_until(lambda: "starting again from the replicated log"
+                       in cluster.log_file(old).read_text(), timeout=30,
+                       what=f"{old} stepping down")
+    cluster.wait_until(lambda: cluster.controller_roles().get(old)
+                       == "follower", timeout=30, what=f"{old} following")
+    assert cluster.pid(old) == pid
+    assert len(set(before + during)) == 6
+    # It caught up: with the new leader gone, it or the third one leads
+    # with every job.
+    cluster.kill(new, signal.SIGKILL)
+    cluster.leader(timeout=30)
+    assert set(before + during) <= queue_ids(cluster)
+    cluster.start()
