@@ -111,6 +111,7 @@ static const char help_tail[] =
     "                              is all records.\n"
     "     suspend <job_list>       susend specified job (see resume)\n"
     "     top <job_list>           Put specified job first in queue for user\n"
+    "     takeover [<INDEX>]       ask slurm backup controller to take over\n"
     "     update <SPECIFICATIONS>  update job or node configuration.\n"
     "     version                  display tool version number.\n"
     "     write batch_script <job_id> <optional filename>\n"
@@ -620,6 +621,40 @@ static void cmd_ping(struct scontrol *sc, int argc, char **argv)
             sc->exit_code = 1;
         json_decref(resp);
         resp = NULL;
+    }
+}
+
+/* --- takeover ---------------------------------------------------------- */
+
+/* scontrol takeover [INDEX]: SlurmctldHost[INDEX] (default 1) takes over
+ * from the controller that leads (a Raft group, docs/ha.md). */
+static void cmd_takeover(struct scontrol *sc, int argc, char **argv)
+{
+    drv_error_t error = {{0}};
+    json_t *body = json_object();
+    char *end;
+    long v;
+
+    if (argc > 2) {
+        fprintf(stderr, "too many arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+        json_decref(body);
+        return;
+    }
+    if (argc == 2) {
+        errno = 0;
+        v = strtol(argv[1], &end, 10);
+        if (errno || *end || v < 0 || v > 64) {
+            fprintf(stderr, "Invalid takeover index: %s\n", argv[1]);
+            sc->exit_code = 1;
+            json_decref(body);
+            return;
+        }
+        json_object_set_new(body, "index", json_integer(v));
+    }
+    if (cmd_rpc(sc->prog, "takeover", body, NULL, &error) < 0) {
+        fprintf(stderr, "slurm_takeover error: %s\n", error.text);
+        sc->exit_code = 1;
     }
 }
 
@@ -1261,6 +1296,7 @@ static const struct {
     {"create", 2, cmd_create},    {"delete", 3, cmd_delete},
     {"suspend", 2, cmd_suspend},  {"resume", 3, cmd_suspend},
     {"write", 2, cmd_write},      {"token", 3, cmd_token},
+    {"takeover", 2, cmd_takeover},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
     {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},

@@ -25,6 +25,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/ha.h"
+#include "ctld/rpc_ha.h"
 #include "ctld/interactive.h"
 #include "ctld/part_access.h"
 #include "ctld/enforce.h"
@@ -331,6 +332,8 @@ static void ctld_listen(struct ctld *ctld)
         || proto_server_register(ctld->server, rpc_resv_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_token_handlers, ctld,
+                                 &error) < 0
+        || proto_server_register(ctld->server, rpc_ha_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_stat_handlers, ctld,
                                  &error) < 0

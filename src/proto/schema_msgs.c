@@ -342,6 +342,12 @@ static const struct schema_field job_stat_body[] = {
     END,
 };
 
+static const struct schema_field takeover_body[] = {
+    {"index", SCHEMA_INT, 0, 64, EDRV_PROTOCOL_MALFORMED, 0, NULL,
+     "INDEX: SlurmctldHost[INDEX] takes over (default 1)"},
+    END,
+};
+
 static const struct schema_field token_issue_body[] = {
     {"username", SCHEMA_STR, 1, 256, EDRV_USER_ID_MISSING, P, NULL,
      "username=: whose token (default: the sender; another user's needs "
@@ -724,6 +730,10 @@ const struct proto_schema proto_schemas[] = {
      "[step_stat's]}],\"errors\":[{\"node\",\"error\"}],\"tasks\":"
      "{step:task count}}` (running steps: \"batch\", \"0\"...); "
      "EDRV_JOB_NOT_RUNNING unless running."},
+    {"takeover", CTLD, "Hand the Raft group's leadership to "
+     "SlurmctldHost[INDEX] (scontrol takeover; administrators).",
+     takeover_body, "`{}` once the transfer is under way; "
+     "EDRV_NOT_SUPPORTED with one controller."},
     {"token_issue", CTLD, "A JWT for AuthAltTypes=auth/jwt (scontrol "
      "token).", token_issue_body, "`{\"token\",\"username\","
      "\"expires\"}`; EDRV_NOT_SUPPORTED without auth/jwt."},

@@ -42,6 +42,20 @@ def test_one_leader_and_followers_that_answer_only_ping(cluster):
 
 
 @pytest.mark.parametrize("cluster", [HA], indirect=True)
+def test_scontrol_takeover_hands_leadership_over(cluster):
+    leader = cluster.leader()
+    index = next(i for i in range(3) if f"ctl{i + 1}" != leader)
+    cluster.run("scontrol", "takeover", str(index), check=True)
+    cluster.wait_until(lambda: cluster.controller_roles().get(
+        f"ctl{index + 1}") == "leader", timeout=30, what="the takeover")
+    r = cluster.run("scontrol", "takeover", str(index + 10))
+    assert r.returncode == 1
+    assert r.stderr.startswith("slurm_takeover error: ")
+    r = cluster.run("scontrol", "takeover", user="druser1")
+    assert r.returncode == 1
+
+
+@pytest.mark.parametrize("cluster", [HA], indirect=True)
 def test_kill9_of_the_leader_loses_no_acknowledged_job(cluster, tmp_path):
     running = cluster.sbatch("-o", str(tmp_path / "r.out"), "--wrap",
                              "sleep 6; echo survived", cwd=tmp_path)

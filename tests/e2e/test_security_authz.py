@@ -96,6 +96,7 @@ EXPECTED_RPC = {
         "step_complete": "role role role ok role",
         "step_create": "ok denied ok ok ok",
         "step_info": "ok ok ok ok ok",
+        "takeover": "role role role error error",
         "token_issue": "ok denied denied ok ok",
     },
     "droverd": {
@@ -387,6 +388,7 @@ RPC_CASES = {
                             consumes=True),
         "token_issue": Case(None, lambda w, t, who: {
             "username": OWNER, "lifespan": 60}),
+        "takeover": Case(None, lambda w, t, who: {"index": 1}),
     },
     "droverd": {
         "ping": Case(None, _none),
