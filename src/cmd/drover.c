@@ -818,12 +818,6 @@ static void check_started_alive(struct cluster *c)
     }
 }
 
-/* The address of controller 'i' (0: the first SlurmctldHost line). */
-static const char *ctld_addr(const struct cluster *c, size_t i)
-{
-    return i ? c->conf->ctld_backup_addrs[i - 1] : c->conf->ctld_addr;
-}
-
 /* Call the controller; in a Raft group each in turn until the leader
  * answers (a follower answers only ping). */
 static int ctld_call(struct cluster *c, const char *type, json_t **resp,
@@ -833,7 +827,7 @@ static int ctld_call(struct cluster *c, const char *type, json_t **resp,
 
     for (size_t i = 0; i <= c->conf->ctld_backup_count; i++) {
         memset(error, 0, sizeof(*error));
-        if ((rc = proto_call_sync(ctld_addr(c, i), c->conf->ctld_port,
+        if ((rc = proto_call_sync(conf_ctld_addr(c->conf, i), c->conf->ctld_port,
                                   c->auth, type, NULL, resp, 2000, error))
             == 0)
             return 0;
@@ -1100,10 +1094,9 @@ static const char *ctld_role(struct cluster *c, const char *name)
                                                   &error)))
         return role;
     for (size_t i = 0; i <= c->conf->ctld_backup_count; i++) {
-        if (strcmp(i ? c->conf->ctld_backup_hosts[i - 1] : c->conf->ctld_host,
-                   name))
+        if (strcmp(conf_ctld_name(c->conf, i), name))
             continue;
-        if (proto_call_sync(ctld_addr(c, i), c->conf->ctld_port, c->auth,
+        if (proto_call_sync(conf_ctld_addr(c->conf, i), c->conf->ctld_port, c->auth,
                             "ping", NULL, &resp, 2000, &error)
             == 0)
             snprintf(role, sizeof(role), "%s",

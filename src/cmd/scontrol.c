@@ -607,14 +607,11 @@ static void cmd_ping(struct scontrol *sc, int argc, char **argv)
     }
     /* Each controller once, without waiting for it (Slurm's slurm_ping()). */
     for (size_t i = 0; i <= conf->ctld_backup_count; i++) {
-        const char *addr = i ? conf->ctld_backup_addrs[i - 1]
-                             : conf->ctld_addr ? conf->ctld_addr
-                                               : conf->ctld_host;
+        const char *addr = conf_ctld_addr(conf, i);
         rc = cmd_rpc_to(sc->prog, addr, conf->ctld_port, "ping",
                         json_object(), &resp, &error);
-        host = i ? conf->ctld_backup_hosts[i - 1]
-                 : conf->ctld_host ? conf->ctld_host
-                                   : jstr_or(resp, "host", "");
+        host = conf_ctld_name(conf, i) ? conf_ctld_name(conf, i)
+                                       : jstr_or(resp, "host", "");
         printf("Slurmctld(%s) at %s is %s\n", i ? "backup" : "primary", host,
                rc == 0 ? "UP" : "DOWN");
         if (rc < 0 && i == 0)

@@ -278,6 +278,17 @@ const char *conf__set_debug(char **field, const char *value)
     return "not a log level";
 }
 
+const char *conf_ctld_name(const struct slurm_conf *conf, size_t i)
+{
+    return i ? conf->ctld_backup_hosts[i - 1] : conf->ctld_host;
+}
+
+const char *conf_ctld_addr(const struct slurm_conf *conf, size_t i)
+{
+    return i ? conf->ctld_backup_addrs[i - 1]
+             : conf->ctld_addr ? conf->ctld_addr : conf->ctld_host;
+}
+
 /* A later SlurmctldHost= line: a backup controller's address, which
  * commands try after the first (slurm.conf(5): "the first entry will run
  * the primary, additional entries are backups", in order).

@@ -32,6 +32,14 @@
 #include "common/error.h"
 
 struct conf_index; /* private to src/conf */
+struct slurm_conf;
+
+/* The name and the address (SlurmctldHost=name(addr): addr, else name)
+ * of controller 'i': 0 is the first SlurmctldHost line, 1.. the later
+ * ones, up to ctld_backup_count.  Borrowed from 'conf'. */
+const char *conf_ctld_name(const struct slurm_conf *conf, size_t i);
+const char *conf_ctld_addr(const struct slurm_conf *conf, size_t i);
+
 
 /* SchedulerParameters=max_script_size=: largest batch script the
  * controller takes, in bytes.  Slurm's default (4 MB) and ceiling (512 MB).

@@ -64,17 +64,6 @@ bool ha_configured(const struct slurm_conf *conf)
     return conf->ctld_backup_count > 0;
 }
 
-const char *ha_host_name(const struct slurm_conf *conf, size_t i)
-{
-    return i ? conf->ctld_backup_hosts[i - 1] : conf->ctld_host;
-}
-
-const char *ha_host_addr(const struct slurm_conf *conf, size_t i)
-{
-    return i ? conf->ctld_backup_addrs[i - 1]
-             : conf->ctld_addr ? conf->ctld_addr : conf->ctld_host;
-}
-
 long ha_self_index(const struct slurm_conf *conf, const char *name,
                    drv_error_t *error)
 {
@@ -88,7 +77,7 @@ long ha_self_index(const struct slurm_conf *conf, const char *name,
         name = host;
     }
     for (size_t i = 0; i <= conf->ctld_backup_count; i++) {
-        if (strcmp(ha_host_name(conf, i), name))
+        if (strcmp(conf_ctld_name(conf, i), name))
             continue;
         if (found >= 0) {
             errprintf(error, "SlurmctldHost=%s is listed twice: start each "
@@ -297,7 +286,7 @@ static void barrier_done(struct raft_barrier *req, int status)
     ha->term = ha->raft.current_term;
     log_info("ha: controller %llu (%s) now primary, term %llu: every "
              "earlier entry applied", (unsigned long long)ha->self,
-             ha_host_name(ha->ctld->conf, ha->self - 1),
+             conf_ctld_name(ha->ctld->conf, ha->self - 1),
              (unsigned long long)ha->term);
     ctld_take_over(ha->ctld);
 }
@@ -372,7 +361,7 @@ static int bootstrap(struct ha *ha, const struct slurm_conf *conf,
     raft_configuration_init(&rc);
     for (size_t i = 0; i <= conf->ctld_backup_count && !rv; i++) {
         char addr[300];
-        snprintf(addr, sizeof(addr), "%s:%u", ha_host_addr(conf, i),
+        snprintf(addr, sizeof(addr), "%s:%u", conf_ctld_addr(conf, i),
                  (unsigned)conf->raft_port);
         rv = raft_configuration_add(&rc, (raft_id)(i + 1), addr, RAFT_VOTER);
     }
@@ -396,7 +385,7 @@ struct ha *ha_start(struct ctld *ctld, long self, const char *dir,
     ha->argv = argv;
     ha->self = (raft_id)self + 1;
     ha->pending = json_array();
-    snprintf(addr, sizeof(addr), "%s:%u", ha_host_addr(conf, (size_t)self),
+    snprintf(addr, sizeof(addr), "%s:%u", conf_ctld_addr(conf, (size_t)self),
              (unsigned)conf->raft_port);
     if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
         errprintf(error, "%s: %s", dir, strerror(errno));
@@ -432,7 +421,7 @@ struct ha *ha_start(struct ctld *ctld, long self, const char *dir,
     uv_timer_start(&ha->poll, poll_cb, HA_POLL_MS, HA_POLL_MS);
     log_info("ha: controller %ld of %zu (%s), Raft at %s, log in %s",
              self + 1, conf->ctld_backup_count + 1,
-             ha_host_name(conf, (size_t)self), addr, dir);
+             conf_ctld_name(conf, (size_t)self), addr, dir);
     return ha;
 fail:
     json_decref(ha->pending);

@@ -42,10 +42,6 @@ bool ha_configured(const struct slurm_conf *conf);
 long ha_self_index(const struct slurm_conf *conf, const char *name,
                    drv_error_t *error);
 
-/* The name and address of controller 'i' (0 = the first line). */
-const char *ha_host_name(const struct slurm_conf *conf, size_t i);
-const char *ha_host_addr(const struct slurm_conf *conf, size_t i);
-
 /* Make the Raft member 'self' for 'ctld', its log under 'dir' (created
  * 0700), and start it: the snapshot and log on disk are loaded into the
  * controller's tables (through state.h and ctld_replay_record()); the

@@ -230,7 +230,7 @@ static void ha_identify(struct slurm_conf *conf, struct daemon_opts *o)
         fprintf(stderr, "droverctld: error: %s\n", error.text);
         exit(1);
     }
-    name = ha_host_name(conf, (size_t)ha_self);
+    name = conf_ctld_name(conf, (size_t)ha_self);
     own_path(&conf->state_save_location, name, true);
     own_path(&conf->ctld_log_file, name, false);
     own_path(&conf->ctld_pid_file, name, false);
@@ -341,7 +341,7 @@ static void ctld_listen(struct ctld *ctld)
                                  &error)
                < 0
         || proto_server_listen(ctld->server,
-                               ctld->ha ? ha_host_addr(ctld->conf,
+                               ctld->ha ? conf_ctld_addr(ctld->conf,
                                                        (size_t)ha_self)
                                         : "0.0.0.0",
                                ctld->conf->ctld_port, &error)

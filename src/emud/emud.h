@@ -82,6 +82,8 @@ struct emud {
     uint64_t run_max_ms;        /*   uniform in [min, max] ms */
     unsigned max_calls;         /* controller calls under way at most */
     unsigned calls;             /* under way now */
+    size_t ctld_idx;            /* the SlurmctldHost called now: the next
+                                 * after a call that did not reach one */
     struct emu_call *queue, *queue_tail; /* waiting for a slot */
     time_t start_time;
     bool stopping;              /* shutting down: calls are cancelled */

@@ -67,6 +67,8 @@ static void call_done(int errnum, const char *errstr, json_t *resp,
     struct emud *e = c->e;
 
     e->calls--;
+    if (e->conf->ctld_backup_count && proto_errnum_try_next(errnum))
+        e->ctld_idx = (e->ctld_idx + 1) % (e->conf->ctld_backup_count + 1);
     c->cb(errnum, errstr, resp, c->arg);
     free(c);
     dispatch(e);
@@ -77,8 +79,8 @@ static void call_start(struct emu_call *c)
     struct emud *e = c->e;
 
     e->calls++;
-    if (proto_call_async(e->loop, e->conf->ctld_addr, e->conf->ctld_port,
-                         e->auth, c->type, c->body,
+    if (proto_call_async(e->loop, conf_ctld_addr(e->conf, e->ctld_idx),
+                         e->conf->ctld_port, e->auth, c->type, c->body,
                          (int)e->conf->msg_timeout_s * 1000, call_done, c)
         < 0)
         call_done(EDRV_COMMUNICATIONS_CONNECTION, NULL, NULL, c);

@@ -6,7 +6,6 @@
  * each registration lists the running jobs and every completion not yet
  * acknowledged, so a controller that restarted learns all it missed.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,10 +48,7 @@ static void register_timer_cb(uv_timer_t *t);
 /* The controller to call: SlurmctldHost line nd->ctld_idx. */
 static const char *ctld_addr(const struct noded *nd)
 {
-    const struct slurm_conf *c = nd->conf;
-
-    return nd->ctld_idx ? c->ctld_backup_addrs[nd->ctld_idx - 1]
-                        : c->ctld_addr;
+    return conf_ctld_addr(nd->conf, nd->ctld_idx);
 }
 
 /* A call failed: the next controller listed gets the next one, so a node
@@ -60,12 +56,8 @@ static const char *ctld_addr(const struct noded *nd)
  * EDRV_IN_STANDBY_MODE) or a backup that took over. */
 static void ctld_next(struct noded *nd, int errnum)
 {
-    if (!nd->conf->ctld_backup_count || !errnum
-        || (errnum != EDRV_IN_STANDBY_MODE && errnum != ECONNREFUSED
-            && errnum != ETIMEDOUT && errnum != EHOSTUNREACH
-            && errnum != ECONNRESET && errnum != EDRV_COMMUNICATIONS_CONNECTION))
-        return;
-    nd->ctld_idx = (nd->ctld_idx + 1) % (nd->conf->ctld_backup_count + 1);
+    if (nd->conf->ctld_backup_count && proto_errnum_try_next(errnum))
+        nd->ctld_idx = (nd->ctld_idx + 1) % (nd->conf->ctld_backup_count + 1);
 }
 
 static void register_done(int errnum, const char *errstr, json_t *resp,

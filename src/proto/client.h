@@ -15,6 +15,7 @@
 #ifndef DROVER_PROTO_CLIENT_H
 #define DROVER_PROTO_CLIENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -67,6 +68,12 @@ void proto_client_destroy(proto_client_t *c);
 int proto_call_sync(const char *host, uint16_t port, proto_auth_t *auth,
                     const char *type, json_t *body, json_t **resp_body,
                     int timeout_ms, drv_error_t *error);
+
+/* Did a call fail without reaching a daemon that acted on it: no
+ * connection (refused, timed out connecting, unreachable, reset), or a
+ * controller standing by (EDRV_IN_STANDBY_MODE: a Raft follower,
+ * ctld/ha.h)?  Then the next SlurmctldHost is worth a try. */
+bool proto_errnum_try_next(int errnum);
 
 /* --- asynchronous (daemons calling each other) -------------------------- */
 

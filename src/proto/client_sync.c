@@ -342,3 +342,12 @@ int proto_call_sync(const char *host, uint16_t port, proto_auth_t *auth,
     proto_client_destroy(c);
     return rc;
 }
+
+bool proto_errnum_try_next(int errnum)
+{
+    return errnum == ECONNREFUSED || errnum == ETIMEDOUT
+           || errnum == EHOSTUNREACH || errnum == ENETUNREACH
+           || errnum == ECONNRESET || errnum == EADDRNOTAVAIL
+           || errnum == EDRV_IN_STANDBY_MODE
+           || errnum == EDRV_COMMUNICATIONS_CONNECTION;
+}

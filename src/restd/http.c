@@ -149,7 +149,7 @@ int rest_call(struct rest_req *r, const char *type, json_t *body,
     /* Each SlurmctldHost in turn until one that is not standing by (a Raft
      * follower, ctld/ha.h) or unreachable answers. */
     for (size_t i = 0; i <= c->ctld_backup_count; i++) {
-        const char *host = i ? c->ctld_backup_addrs[i - 1] : r->rd->ctld_host;
+        const char *host = i ? conf_ctld_addr(c, i) : r->rd->ctld_host;
 
         memset(&error, 0, sizeof(error));
         if (call_once(r, host, r->rd->ctld_port, type, json_incref(body),
@@ -158,9 +158,11 @@ int rest_call(struct rest_req *r, const char *type, json_t *body,
             json_decref(body);
             return 0;
         }
+        /* Not a request a controller may have acted on: a timed-out or
+         * reset call is not sent again. */
         errnum = errno;
         if (errnum != EDRV_IN_STANDBY_MODE && errnum != ECONNREFUSED
-            && errnum != ETIMEDOUT && errnum != EHOSTUNREACH)
+            && errnum != EHOSTUNREACH)
             break;
     }
     json_decref(body);

@@ -104,19 +104,14 @@ def test_kill9_of_the_leader_loses_no_acknowledged_job(cluster, tmp_path):
         assert "a replicated record" not in text, log
 
 
-def leader_first(cluster, leader, name):
-    """A copy of slurm.conf for the commands with the SlurmctldHost line of
-    'leader' first, so they do not wait on a stopped controller (a stopped
-    process accepts connections and never answers: Slurm's commands, and
-    ours, wait MessageTimeout on it)."""
-    text = cluster.conf.read_text()
-    lines = text.splitlines(keepends=True)
-    hosts = [l for l in lines if l.startswith("SlurmctldHost=")]
-    first = next(l for l in hosts if l.startswith(f"SlurmctldHost={leader}("))
-    ordered = [first] + [l for l in hosts if l is not first]
-    out, it = [], iter(ordered)
-    for l in lines:
-        out.append(next(it) if l.startswith("SlurmctldHost=") else l)
+def leader_only(cluster, leader, name):
+    """A copy of slurm.conf for the commands that names only 'leader', so
+    they do not wait on a stopped controller (a stopped process accepts
+    connections and never answers: Slurm's commands, and ours, wait
+    MessageTimeout on it)."""
+    lines = cluster.conf.read_text().splitlines(keepends=True)
+    out = [l for l in lines if not l.startswith("SlurmctldHost=")
+           or l.startswith(f"SlurmctldHost={leader}(")]
     path = cluster.conf.parent / name
     path.write_text("".join(out))
     return path
@@ -133,7 +128,7 @@ def test_a_leader_cut_off_steps_down_and_catches_up(cluster, tmp_path):
         new = cluster.leader(timeout=30)
         assert new != old
         env = dict(cluster.env, DROVER_CONF=str(
-            leader_first(cluster, new, "new-first.conf")))
+            leader_only(cluster, new, "new-only.conf")))
         during = []
         for _ in range(3):
             r = subprocess.run(["sbatch", "--parsable", "-H", "--wrap",

@@ -31,48 +31,33 @@ const struct slurm_conf *cmd_conf(const char *prog)
     return conf;
 }
 
-/* Did connecting fail because no controller listens there (yet)? */
-static bool no_controller(int err)
-{
-    return err == ECONNREFUSED || err == ETIMEDOUT || err == EHOSTUNREACH
-           || err == ENETUNREACH || err == ECONNRESET
-           || err == EADDRNOTAVAIL;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* One call to the controller as Slurm's commands make it
  * (slurm_open_controller_conn, slurm_send_recv_controller_msg): each
  * SlurmctldHost in order, passing over those that do not answer and those
  * that stand by (EDRV_IN_STANDBY_MODE: a Raft follower, which did nothing
- * with the request); while none takes it, again once a second for
- * MessageTimeout seconds.  Then -1 with errno
+ * with the request); while none takes it, again once a second,
+ * MessageTimeout rounds in all (Slurm's retry count).  Then -1 with errno
  * EDRV_CTLD_COMMUNICATIONS_CONNECTION (Slurm's 1800, "Unable to contact
  * slurm controller (connect failure)").  'body' is stolen. */
 static int ctld_call(const struct slurm_conf *c, proto_auth_t *a,
                      const char *type, json_t *body, json_t **resp,
                      int timeout_ms, drv_error_t *error)
 {
-    int64_t give_up = now_ms() + timeout_ms;
+    unsigned tries = c->msg_timeout_s ? c->msg_timeout_s : 1;
     int rc;
 
-    for (;;) {
+    for (unsigned attempt = 0; attempt < tries; attempt++) {
+        if (attempt)
+            sleep(1);
         for (size_t i = 0; i <= c->ctld_backup_count; i++) {
-            const char *addr = i ? c->ctld_backup_addrs[i - 1]
-                                 : c->ctld_addr ? c->ctld_addr : c->ctld_host;
             proto_client_t *client;
 
             if (error)
                 error->text[0] = '\0';
-            if (!(client = proto_client_connect(addr, c->ctld_port,
-                                                timeout_ms, error))) {
-                if (no_controller(errno))
+            if (!(client = proto_client_connect(conf_ctld_addr(c, i),
+                                                c->ctld_port, timeout_ms,
+                                                error))) {
+                if (proto_errnum_try_next(errno)) /* no connection */
                     continue;
                 json_decref(body);
                 return -1;
@@ -85,9 +70,6 @@ static int ctld_call(const struct slurm_conf *c, proto_auth_t *a,
                 return rc;
             }
         }
-        if (now_ms() + 1000 > give_up)
-            break;
-        sleep(1);
     }
     json_decref(body);
     errno = EDRV_CTLD_COMMUNICATIONS_CONNECTION;
