@@ -337,6 +337,25 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
     }
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Each id once: the list names every record's job, many per job. */
+static void compact_replayed(struct ctld *ctld)
+{
+    size_t n = 0;
+
+    qsort(ctld->replayed, ctld->nreplayed, sizeof(uint32_t), cmp_u32);
+    for (size_t i = 0; i < ctld->nreplayed; i++)
+        if (!n || ctld->replayed[n - 1] != ctld->replayed[i])
+            ctld->replayed[n++] = ctld->replayed[i];
+    ctld->nreplayed = n;
+}
+
 /* Remember the job 'rec' names (state_respool_replayed()). */
 static void note_replayed(struct ctld *ctld, json_t *rec)
 {
@@ -347,9 +366,14 @@ static void note_replayed(struct ctld *ctld, json_t *rec)
     if (!json_is_integer(id))
         return;
     if (ctld->nreplayed == ctld->replayed_cap) {
-        ctld->replayed_cap = ctld->replayed_cap ? 2 * ctld->replayed_cap : 64;
-        ctld->replayed = xrealloc(ctld->replayed,
-                                  ctld->replayed_cap * sizeof(uint32_t));
+        if (ctld->nreplayed >= 4096) /* a Raft follower replays for days */
+            compact_replayed(ctld);
+        if (ctld->nreplayed * 2 >= ctld->replayed_cap) {
+            ctld->replayed_cap = ctld->replayed_cap ? 2 * ctld->replayed_cap
+                                                    : 64;
+            ctld->replayed = xrealloc(ctld->replayed,
+                                      ctld->replayed_cap * sizeof(uint32_t));
+        }
     }
     ctld->replayed[ctld->nreplayed++] = (uint32_t)json_integer_value(id);
 }
