@@ -24,6 +24,7 @@
 #include "ctld/part_access.h"
 #include "ctld/preempt.h"
 #include "ctld/state.h"
+#include "ctld/stats.h"
 #include "ctld/step.h"
 #include "proto/client.h"
 
@@ -151,6 +152,7 @@ void ctld_flush_cb(uv_prepare_t *h)
     struct ack *acks = ctld->acks;
     int err[2], errnum;
 
+    stats_loop_turn(ctld);
     /* The state and the accounting spool reach the disk together. */
     journal_flush_together(js, 2, err);
     if (err[1])

@@ -411,6 +411,7 @@ int main(int argc, char **argv)
     daemon_parse_opts(argc, argv, usage_text, true, &o);
     signal(SIGPIPE, SIG_IGN);
     ctld.loop = uv_default_loop();
+    uv_loop_configure(ctld.loop, UV_METRICS_IDLE_TIME); /* stats.h */
     ctld.boot_time = time(NULL);
     ctld.stats.since = ctld.boot_time;
     ctld_init(&ctld, &o);

@@ -61,6 +61,23 @@ void stats_cycle(struct ctld *ctld, time_t now, uint64_t us, size_t queue,
     st->backfilled_since_start += backfilled;
 }
 
+void stats_loop_turn(struct ctld *ctld)
+{
+    struct ctld_stats *st = &ctld->stats;
+    uint64_t now = uv_hrtime(), idle = uv_metrics_idle_time(ctld->loop);
+
+    if (st->loop_turn_mark_ns && now > st->loop_turn_mark_ns) {
+        uint64_t waited = idle - st->loop_idle_mark_ns;
+        uint64_t busy = now - st->loop_turn_mark_ns;
+
+        st->loop_turn_last_us = (busy > waited ? busy - waited : 0) / 1000;
+        if (st->loop_turn_last_us > st->loop_turn_max_us)
+            st->loop_turn_max_us = st->loop_turn_last_us;
+    }
+    st->loop_turn_mark_ns = now;
+    st->loop_idle_mark_ns = idle;
+}
+
 /* Microseconds 1000 calls of gettimeofday() take, as Slurm's sdiag. */
 static json_int_t gettimeofday_cost_us(void)
 {
@@ -107,7 +124,7 @@ static json_t *stats_json(struct ctld *ctld, time_t now)
     }
     return json_pack(
         "{s:I s:I s:i s:I s:I s:i s:I s:{s:I s:I s:I s:I s:I} s:I s:I s:I"
-        " s:o s:I s:I s:I s:o s:[]}",
+        " s:o s:I s:I s:I s:I s:I s:o s:[]}",
         "req_time", (json_int_t)now, "since", (json_int_t)st->since,
         "server_thread_count", 1, "agent_queue_size",
         (json_int_t)proto_call_count(), "agent_count",
@@ -121,7 +138,9 @@ static json_t *stats_json(struct ctld *ctld, time_t now)
         "jobs_running", running, "schedule", schedule_json(st, now),
         "backfilled_jobs", (json_int_t)st->backfilled,
         "backfilled_since_start", (json_int_t)st->backfilled_since_start,
-        "gettimeofday_latency_us", gettimeofday_cost_us(), "rpc",
+        "gettimeofday_latency_us", gettimeofday_cost_us(),
+        "loop_turn_max_us", (json_int_t)st->loop_turn_max_us,
+        "loop_turn_last_us", (json_int_t)st->loop_turn_last_us, "rpc",
         rpc_stats_to_json(proto_server_stats(ctld->server)), "pending_rpcs");
 }
 
@@ -139,7 +158,9 @@ static void rpc_stats_info(proto_req_t *req, void *arg)
         }
         ctld->stats = (struct ctld_stats){
             .since = now,
-            .backfilled_since_start = ctld->stats.backfilled_since_start};
+            .backfilled_since_start = ctld->stats.backfilled_since_start,
+            .loop_turn_mark_ns = ctld->stats.loop_turn_mark_ns,
+            .loop_idle_mark_ns = ctld->stats.loop_idle_mark_ns};
         rpc_stats_reset(proto_server_stats(ctld->server));
         log_info("statistics reset by uid %u", (unsigned)proto_req_uid(req));
     }

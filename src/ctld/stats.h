@@ -35,6 +35,10 @@ struct ctld_stats {
     uint64_t backfilled;   /* started ahead of a pending job of higher
                             * priority that could not start */
     uint64_t backfilled_since_start; /* the same, kept over a reset */
+    /* the event loop: its longest and last turn (us of work between two
+     * waits: callbacks, the journal flush; issue 18's "longest turn") */
+    uint64_t loop_turn_max_us, loop_turn_last_us;
+    uint64_t loop_turn_mark_ns, loop_idle_mark_ns; /* stats_loop_turn() */
 };
 
 /* Count what event 'ev' means for the job counters (a subscriber). */
@@ -45,6 +49,12 @@ void stats_event(struct ctld *ctld, const struct ctld_event *ev);
  * that waits. */
 void stats_cycle(struct ctld *ctld, time_t now, uint64_t us, size_t queue,
                  size_t backfilled);
+
+/* Once per loop turn, before the loop waits (ctld_flush_cb): the work
+ * since the last call, less the time the loop waited meanwhile
+ * (uv_metrics_idle_time(); the loop is configured with
+ * UV_METRICS_IDLE_TIME), is the last turn. */
+void stats_loop_turn(struct ctld *ctld);
 
 /* stats_info: {"reset"?: bool} -> the statistics (docs/protocol.md). */
 extern const struct proto_handler rpc_stats_handlers[];

@@ -101,3 +101,16 @@ def test_sdiag_reset_needs_an_operator_and_options_are_slurms(cluster,
     assert c.run("sdiag", "--usage", check=True).stdout == \
         "Usage: sdiag [-M cluster] [-aritT]\n"
     assert c.run("sdiag", "-V", check=True).stdout.startswith("slurm ")
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_sdiag_shows_the_event_loops_longest_turn(cluster, tmp_path):
+    # Drover's section (issue 18): the controller's one loop, its last
+    # and longest turn of work between two waits.
+    for _ in range(5):
+        cluster.sbatch("-o", "/dev/null", "--wrap", "true", cwd=tmp_path)
+    out = cluster.run("sdiag", check=True).stdout
+    turns = dict(l.split(":") for l in
+                 _section(out, "Event loop turn statistics (microseconds):"))
+    last, longest = int(turns["Last turn"]), int(turns["Longest turn"])
+    assert 0 < longest < 10_000_000 and last <= longest

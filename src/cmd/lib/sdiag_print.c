@@ -226,6 +226,10 @@ void sdiag_print(FILE *out, json_t *st, enum sdiag_sort sort)
     fprintf(out, "Latency for 1000 calls to gettimeofday(): %lld "
                  "microseconds\n\n",
             num(st, "gettimeofday_latency_us"));
+    /* Drover's: the controller's one event loop (docs/compatibility.md) */
+    fprintf(out, "Event loop turn statistics (microseconds):\n"
+                 "\tLast turn:    %lld\n\tLongest turn: %lld\n\n",
+            num(st, "loop_turn_last_us"), num(st, "loop_turn_max_us"));
     print_rpcs(out, json_object_get(st, "rpc"));
     fprintf(out, "\nPending RPC statistics\n\tNo pending RPCs\n");
 }
