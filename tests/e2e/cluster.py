@@ -22,6 +22,7 @@ import signal
 import socket
 import struct
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -435,6 +436,13 @@ class Cluster:
         self.wait_until(one, timeout=timeout, what="a Raft leader")
         return found[0]
 
+    def held_submitter(self, cwd):
+        """A thread submitting held jobs one after another while the test
+        kills daemons: use as `with cluster.held_submitter(tmp) as acked:`;
+        'acked' lists the ids sbatch printed (acknowledged jobs), and the
+        thread stops when the block ends."""
+        return _HeldSubmitter(self, cwd)
+
     def pid(self, name):
         """The pid of a running daemon, from its pid file, or None."""
         try:
@@ -675,3 +683,28 @@ class Cluster:
         return self.wait_job_state(
             job_id, ["COMPLETED", "FAILED", "CANCELLED", "TIMEOUT",
                      "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED"], timeout)
+
+
+class _HeldSubmitter:
+    """Cluster.held_submitter()'s thread."""
+
+    def __init__(self, cluster, cwd):
+        self.cluster, self.cwd = cluster, cwd
+        self.acked, self.stop = [], threading.Event()
+        self.thread = threading.Thread(target=self._loop)
+
+    def _loop(self):
+        while not self.stop.is_set():
+            r = self.cluster.run("sbatch", "--parsable", "-H", "--wrap",
+                                 "true", cwd=self.cwd, timeout=60)
+            if r.returncode == 0:
+                self.acked.append(int(r.stdout.strip()))
+
+    def __enter__(self):
+        self.thread.start()
+        return self.acked
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(timeout=120)
+        return False

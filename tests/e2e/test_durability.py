@@ -2,7 +2,6 @@
 """kill -9 of the controller loses no acknowledged job and reuses no id."""
 import signal
 import subprocess
-import threading
 import time
 
 import pytest
@@ -32,26 +31,14 @@ def test_kill9_controller_keeps_every_job_and_running_jobs_keep_running(cluster,
 
 
 def test_kill9_during_a_submit_loop_loses_no_acknowledged_job(cluster, tmp_path):
-    acked = []
-    stop = threading.Event()
-
-    def submit_loop():
-        while not stop.is_set():
-            r = cluster.run("sbatch", "--parsable", "-H", "--wrap", "true",
-                            cwd=tmp_path, timeout=30)
-            if r.returncode == 0:
-                acked.append(int(r.stdout.strip()))
-
-    t = threading.Thread(target=submit_loop)
-    t.start()
-    cluster.wait_until(lambda: len(acked) >= 20, timeout=60, what="20 submissions")
-    cluster.kill("droverctld", signal.SIGKILL)
-    time.sleep(0.5)  # submissions fail while it is down
-    cluster.start()
-    cluster.wait_until(lambda: len(acked) >= 40, timeout=60,
-                       what="submissions resume after restart")
-    stop.set()
-    t.join(timeout=60)
+    with cluster.held_submitter(tmp_path) as acked:
+        cluster.wait_until(lambda: len(acked) >= 20, timeout=60,
+                           what="20 submissions")
+        cluster.kill("droverctld", signal.SIGKILL)
+        time.sleep(0.5)  # submissions fail while it is down
+        cluster.start()
+        cluster.wait_until(lambda: len(acked) >= 40, timeout=60,
+                           what="submissions resume after restart")
 
     out = cluster.run("squeue", "-h", "-o", "%i", check=True).stdout.split()
     known = set(map(int, out))

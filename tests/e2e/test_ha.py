@@ -10,7 +10,6 @@ up from its own Raft log and the leader.
 import os
 import signal
 import subprocess
-import threading
 
 import pytest
 
@@ -60,18 +59,7 @@ def test_kill9_of_the_leader_loses_no_acknowledged_job(cluster, tmp_path):
     running = cluster.sbatch("-o", str(tmp_path / "r.out"), "--wrap",
                              "sleep 6; echo survived", cwd=tmp_path)
     cluster.wait_job_state(running, ["RUNNING"], timeout=30)
-    acked, stop = [], threading.Event()
-
-    def submit_loop():
-        while not stop.is_set():
-            r = cluster.run("sbatch", "--parsable", "-H", "--wrap", "true",
-                            cwd=tmp_path, timeout=60)
-            if r.returncode == 0:
-                acked.append(int(r.stdout.strip()))
-
-    t = threading.Thread(target=submit_loop)
-    t.start()
-    try:
+    with cluster.held_submitter(tmp_path) as acked:
         for kill in range(3):
             cluster.wait_until(lambda: len(acked) >= 10 * (kill + 1),
                                timeout=60, what="submissions")
@@ -85,9 +73,6 @@ def test_kill9_of_the_leader_loses_no_acknowledged_job(cluster, tmp_path):
                 timeout=30, what=f"{leader} following again")
         cluster.wait_until(lambda: len(acked) >= 40, timeout=60,
                            what="submissions after the last kill")
-    finally:
-        stop.set()
-        t.join(timeout=120)
     known = queue_ids(cluster)
     missing = [j for j in acked if j not in known]
     assert not missing, f"acknowledged jobs lost: {missing}"
