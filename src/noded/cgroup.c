@@ -713,12 +713,16 @@ static int deny_devices(const struct cgroup_root *r, const char *dir,
 {
     struct cgroup_dev_rule *rules;
     size_t n = cgroup_dev_rules(files, &rules);
-    char *deny = xasprintf("%s/devices.deny", dir);
+    char *deny;
     int rc = 0;
 
-    if (r->version == 2 && n > 0)
-        rc = r->dev_attach(dir, rules, n, error);
-    for (size_t i = 0; r->version == 1 && i < n && rc == 0; i++) {
+    if (r->version == 2) {
+        rc = n > 0 ? r->dev_attach(dir, rules, n, error) : 0;
+        free(rules);
+        return rc;
+    }
+    deny = xasprintf("%s/devices.deny", dir);
+    for (size_t i = 0; i < n && rc == 0; i++) {
         char line[CGROUP_DEV_V1_MAX];
         rc = write_at(deny, cgroup_dev_v1_text(&rules[i], line), O_APPEND,
                       error);
