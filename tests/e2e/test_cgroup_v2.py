@@ -83,6 +83,17 @@ def test_v2_job_opens_its_gpu_and_is_refused_the_other(cluster, tmp_path):
     assert "nvidia0 opened" in out, out
     assert "nvidia1 Operation not permitted" in out, out
 
+    # with GPU 0 taken, the next job gets GPU 1, numbered 0 for CUDA
+    hold = cluster.sbatch("--gres=gpu:1", "-o", "/dev/null", "--wrap",
+                          "sleep 300", cwd=tmp_path)
+    cluster.wait_job_state(hold, "RUNNING", timeout=30)
+    _, out, _ = run_job(cluster, tmp_path, probe, "--gres=gpu:1")
+    assert out.startswith("given=1 visible=0\n"), out
+    assert "nvidia1 opened" in out, out
+    assert "nvidia0 Operation not permitted" in out, out
+    cluster.run("scancel", hold, check=True)
+    cluster.wait_job_state(hold, "CANCELLED", timeout=30)
+
     _, out, _ = run_job(cluster, tmp_path, probe)
     assert "nvidia0 Operation not permitted" in out, out
     assert "nvidia1 Operation not permitted" in out, out
