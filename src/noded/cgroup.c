@@ -10,7 +10,9 @@
  * cgroup_step_attach() writes after fork: every path is built at create
  * time, so the child only open()s and write()s.
  *
- * Only the kernel's files are used; nothing here knows droverd, so the
+ * Only the kernel's files are used (v2 devices: through the attach
+ * function the daemons give, cgroup_bpf.c, so this file needs no libbpf);
+ * nothing here knows droverd, so the
  * step process (droverstepd) links it too, and the unit test runs it on a
  * fake tree (CgroupMountpoint= a temporary directory, and the text of
  * /proc/self/cgroup given to cgroup_root_open_as()).
