@@ -10,7 +10,9 @@
  * cgroup_step_attach() writes after fork: every path is built at create
  * time, so the child only open()s and write()s.
  *
- * Only the kernel's files are used; nothing here knows droverd, so the
+ * Only the kernel's files are used (v2 devices: through the attach
+ * function the daemons give, cgroup_bpf.c, so this file needs no libbpf);
+ * nothing here knows droverd, so the
  * step process (droverstepd) links it too, and the unit test runs it on a
  * fake tree (CgroupMountpoint= a temporary directory, and the text of
  * /proc/self/cgroup given to cgroup_root_open_as()).
@@ -24,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,14 +33,17 @@
 #include "common/xalloc.h"
 #include "conf/conf.h"
 #include "noded/cgroup.h"
+#include "noded/cgroup_dev.h"
 
-/* v1 controllers, in the order a step's processes are looked up: the
- * freezer is Slurm's proctrack hierarchy; pids next. */
+/* Controllers.  v1 uses the first V1_COUNT, in the order a step's
+ * processes are looked up: the freezer is Slurm's proctrack hierarchy;
+ * pids next.  cpu is enabled on v2 only (as Slurm's cgroup/v2 does). */
 enum ctl { CTL_FREEZER, CTL_PIDS, CTL_MEMORY, CTL_CPUSET, CTL_DEVICES,
-           CTL_COUNT };
+           CTL_CPU, CTL_COUNT };
+#define V1_COUNT (CTL_DEVICES + 1)
 
 static const char *const ctl_names[CTL_COUNT] = {
-    "freezer", "pids", "memory", "cpuset", "devices",
+    "freezer", "pids", "memory", "cpuset", "devices", "cpu",
 };
 
 #define KILL_ROUNDS 100         /* SIGKILL: read and kill up to this often */
@@ -56,7 +60,8 @@ struct cgroup_root {
     int version;                /* 1 or 2 */
     struct hier h[CTL_COUNT];
     size_t n;
-    bool v2_ctl[CTL_COUNT];     /* v2: memory, pids, cpuset enabled */
+    bool v2_ctl[CTL_COUNT];     /* v2: memory, cpu, cpuset, pids enabled */
+    cgroup_dev_attach_fn *dev_attach; /* v2 devices (cgroup_bpf.h) */
     bool ram, swap, cores, devices; /* Constrain*, with task/cgroup */
     double allowed_ram, allowed_swap; /* percent */
     uint64_t min_ram_mib;
@@ -288,7 +293,7 @@ static int locate_v1(struct cgroup_root *r, const char *mountpoint,
                      const char *self_text, const char *leaf,
                      drv_error_t *error)
 {
-    for (int c = 0; c < CTL_COUNT; c++) {
+    for (int c = 0; c < V1_COUNT; c++) {
         char *mnt = xasprintf("%s/%s", mountpoint, ctl_names[c]);
         char *probe = xasprintf("%s/cgroup.procs", mnt);
         char *self;
@@ -352,10 +357,11 @@ static bool enable_v2(const char *dir, const char *name)
     return rc == 0;
 }
 
-static const enum ctl v2_wanted[] = { CTL_MEMORY, CTL_PIDS, CTL_CPUSET };
+static const enum ctl v2_wanted[] = { CTL_MEMORY, CTL_CPU, CTL_CPUSET,
+                                      CTL_PIDS };
 #define V2_WANTED (sizeof(v2_wanted) / sizeof(v2_wanted[0]))
 
-/* The memory, pids and cpuset controllers for the jobs: the parent must
+/* The memory, cpu, cpuset and pids controllers for the jobs: the parent must
  * enable them for <base> (before it is made), which enables them for the
  * jobs.  A parent that holds processes (droverd's own cgroup, not the
  * root) cannot: then the jobs are tracked without those limits, which is
@@ -414,9 +420,6 @@ static int make_v2(struct cgroup_root *r, drv_error_t *error)
     if (r->cores && !r->v2_ctl[CTL_CPUSET])
         log_error("cgroup v2: no cpuset controller: ConstrainCores is not "
                   "applied");
-    if (r->devices)
-        log_error("cgroup v2: ConstrainDevices is not applied (device "
-                  "isolation on v2 needs eBPF, which Drover does not do)");
     return 0;
 }
 
@@ -549,8 +552,33 @@ const char *cgroup_root_controllers(const struct cgroup_root *root)
 
 bool cgroup_root_isolates_devices(const struct cgroup_root *root)
 {
-    return root && root->devices && root->version == 1
-           && find_hier(root, CTL_DEVICES) >= 0;
+    if (!root || !root->devices)
+        return false;
+    return root->version == 1 ? find_hier(root, CTL_DEVICES) >= 0
+                              : root->dev_attach != NULL;
+}
+
+bool cgroup_root_needs_dev_program(const struct cgroup_root *root)
+{
+    return root && root->version == 2 && root->devices;
+}
+
+void cgroup_root_set_dev_attach(struct cgroup_root *root,
+                                cgroup_dev_attach_fn *attach)
+{
+    if (!cgroup_root_needs_dev_program(root))
+        return;
+    if (!root->dev_attach && attach)
+        add_controller_name(root, "devices");
+    root->dev_attach = attach;
+}
+
+bool cgroup_root_constrains_cores(const struct cgroup_root *root)
+{
+    if (!root || !root->cores)
+        return false;
+    return root->version == 1 ? find_hier(root, CTL_CPUSET) >= 0
+                              : root->v2_ctl[CTL_CPUSET];
 }
 
 const char *cgroup_root_base(const struct cgroup_root *root)
@@ -680,29 +708,29 @@ static int set_memory(const struct cgroup_root *r, const char *dir,
     return 0;
 }
 
-/* "c 195:1 rwm" for each device file into devices.deny (v1). */
-static int deny_devices(const char *dir, const char *const *files,
-                        drv_error_t *error)
+/* The device files 'files' denied in 'dir' (cgroup_dev.h): v1 a
+ * devices.deny line each ("c 195:1 rwm"), v2 the eBPF program. */
+static int deny_devices(const struct cgroup_root *r, const char *dir,
+                        const char *const *files, drv_error_t *error)
 {
-    char *deny = xasprintf("%s/devices.deny", dir);
+    struct cgroup_dev_rule *rules;
+    size_t n = cgroup_dev_rules(files, &rules);
+    char *deny;
     int rc = 0;
 
-    for (size_t i = 0; files && files[i] && rc == 0; i++) {
-        struct stat st;
-        char rule[64];
-        errno = 0;
-        if (stat(files[i], &st) < 0
-            || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
-            log_error("cgroup: %s is not a device file (%s): not denied",
-                      files[i], errno ? strerror(errno) : "wrong type");
-            continue;
-        }
-        snprintf(rule, sizeof(rule), "%c %u:%u rwm",
-                 S_ISCHR(st.st_mode) ? 'c' : 'b', major(st.st_rdev),
-                 minor(st.st_rdev));
-        rc = write_at(deny, rule, O_APPEND, error);
+    if (r->version == 2) {
+        rc = n > 0 ? r->dev_attach(dir, rules, n, error) : 0;
+        free(rules);
+        return rc;
+    }
+    deny = xasprintf("%s/devices.deny", dir);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char line[CGROUP_DEV_V1_MAX];
+        rc = write_at(deny, cgroup_dev_v1_text(&rules[i], line), O_APPEND,
+                      error);
     }
     free(deny);
+    free(rules);
     return rc;
 }
 
@@ -722,13 +750,18 @@ static int set_v2(const struct cgroup_root *r, const char *dir,
                   const struct cgroup_limits *lim, bool job_level,
                   drv_error_t *error)
 {
-    for (int c = 0; job_level && c < CTL_COUNT; c++)
+    for (size_t i = 0; job_level && i < V2_WANTED; i++) {
+        enum ctl c = v2_wanted[i];
         if (r->v2_ctl[c] && !enable_v2(dir, ctl_names[c]))
             log_error("cgroup v2: cannot enable %s in %s", ctl_names[c],
                       dir);
+    }
     if (!lim)
         return 0;
     if (r->v2_ctl[CTL_MEMORY] && set_memory(r, dir, lim->mem_mib, error) < 0)
+        return -1;
+    if (r->devices && r->dev_attach
+        && deny_devices(r, dir, lim->deny_devices, error) < 0)
         return -1;
     if (r->cores && r->v2_ctl[CTL_CPUSET] && lim->cpus && *lim->cpus)
         return write_value(dir, "cpuset.cpus", lim->cpus, error);
@@ -750,8 +783,9 @@ static int setup_dir(const struct cgroup_root *r, const struct hier *h,
     case CTL_CPUSET:
         return set_cpuset_v1(r, parent, dir, lim, error);
     case CTL_DEVICES:
-        return lim && r->devices ? deny_devices(dir, lim->deny_devices, error)
-                                 : 0;
+        return lim && r->devices
+                   ? deny_devices(r, dir, lim->deny_devices, error)
+                   : 0;
     case CTL_COUNT:
         return set_v2(r, dir, lim, job_level, error);
     default:

@@ -20,11 +20,16 @@
  * the same cgroup: before it moves itself anywhere.
  *
  * v1 uses the memory, pids, devices, cpuset and freezer hierarchies that
- * are mounted; v2 the unified tree with the memory, pids and cpuset
- * controllers that its parent lets it enable (v2 device isolation needs
- * eBPF and is not done: logged once).  Which one: cgroup.conf
+ * are mounted; v2 the unified tree with the memory, cpu, cpuset and pids
+ * controllers that its parent lets it enable, each written into the
+ * cgroup.subtree_control of the parent, <base> and the job (the ones
+ * that cannot be are logged once), and devices through an eBPF program
+ * (cgroup_bpf.h; needs no controller).  Which one: cgroup.conf
  * CgroupPlugin= (autodetect: v2 when <mountpoint>/cgroup.controllers
- * exists, else v1).
+ * exists, else v1).  CgroupPlugin=cgroup/v2 with CgroupMountpoint= a
+ * cgroup2 mount works on a host whose controllers are on v1 (the
+ * "unified" hierarchy of a hybrid host): jobs are tracked and their
+ * devices isolated there, without v2 limits.
  *
  * Limits, as task/cgroup's (cgroup.conf): ConstrainRAMSpace=yes puts the
  * job's memory on the node (times AllowedRAMSpace=%, default 100) on the
@@ -33,8 +38,9 @@
  * limits memory+swap (v1 memory.memsw.limit_in_bytes, v2 memory.swap.max,
  * AllowedSwapSpace=%, default 0); ConstrainDevices=yes denies the node's
  * GRES device files (gres.conf File=) that the job or step was not given
- * (v1 devices.deny "c MAJ:MIN rwm"); ConstrainCores=yes writes cpuset.cpus
- * when a CPU list is given.
+ * (cgroup_dev.h: v1 devices.deny "c MAJ:MIN rwm", v2 an eBPF device
+ * program); ConstrainCores=yes writes cpuset.cpus when a CPU list is
+ * given (the job's real CPUs: step_bind_job_cpus()).
  *
  * Every function that can fail returns -1 (or NULL) with 'error' set to a
  * message naming the file and the errno text; none of them exits.
@@ -43,6 +49,7 @@
 #define DROVER_NODED_CGROUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -51,6 +58,14 @@
 struct slurm_conf;
 struct cgroup_root;   /* the node's tree: one per process that uses it */
 struct cgroup_step;   /* one step's cgroup (with its job's above it) */
+struct cgroup_dev_rule; /* cgroup_dev.h */
+
+/* Deny the devices of 'rules' (n > 0 of them) to the processes of the
+ * cgroup directory 'dir' (v2); 0, or -1 with 'error'.  cgroup_bpf.h's
+ * cgroup_bpf_attach() is the one. */
+typedef int cgroup_dev_attach_fn(const char *dir,
+                                 const struct cgroup_dev_rule *rules,
+                                 size_t n, drv_error_t *error);
 
 /* What a job or step cgroup is limited to; zero/NULL fields: no limit. */
 struct cgroup_limits {
@@ -90,8 +105,26 @@ const char *cgroup_root_controllers(const struct cgroup_root *root);
 
 /* True when a job's cgroup denies the device files it was not given
  * (task/cgroup with ConstrainDevices=yes, on v1 with the devices
- * hierarchy); false for a NULL root. */
+ * hierarchy, on v2 once cgroup_root_set_dev_attach() gave the eBPF
+ * attach); false for a NULL root. */
 bool cgroup_root_isolates_devices(const struct cgroup_root *root);
+
+/* True on v2 with ConstrainDevices=yes (and task/cgroup): devices are
+ * isolated only once cgroup_root_set_dev_attach() is called. */
+bool cgroup_root_needs_dev_program(const struct cgroup_root *root);
+
+/* Where cgroup_root_needs_dev_program(): the function that attaches the
+ * device program to job and step directories ('attach' borrowed; NULL
+ * takes it back); adds "devices" to cgroup_root_controllers().  The
+ * daemons call it through cgroup_bpf_enable(); `drover down` never does
+ * and links no libbpf.  Otherwise a no-op. */
+void cgroup_root_set_dev_attach(struct cgroup_root *root,
+                                cgroup_dev_attach_fn *attach);
+
+/* True when ConstrainCores=yes (with task/cgroup) is applied: a cpuset
+ * hierarchy (v1) or controller (v2) is there.  Callers give
+ * cgroup_limits.cpus only then (finding the CPUs loads the topology). */
+bool cgroup_root_constrains_cores(const struct cgroup_root *root);
 
 /* <base> of the first controller (v1: the one whose cgroup.procs lists a
  * step's processes), for logs.  Borrowed; NULL for a NULL root. */

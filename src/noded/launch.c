@@ -24,6 +24,7 @@
 #include "noded/launch_env.h"
 #include "noded/noded.h"
 #include "noded/spool.h"
+#include "noded/step_bind.h"
 #include "noded/user_env.h"
 
 struct launch {
@@ -212,8 +213,9 @@ static json_t *node_alloc(struct noded *nd, json_t *job)
     return NULL;
 }
 
-/* The batch step's cgroup: the job's memory on this node, and the node's
- * GPU files the job was not given denied.  NULL without cgroups. */
+/* The batch step's cgroup: the job's memory on this node, its CPUs
+ * (ConstrainCores), and the node's GPU files the job was not given
+ * denied.  NULL without cgroups. */
 static int batch_cgroup(struct noded *nd, json_t *job, struct launch *l,
                         drv_error_t *error)
 {
@@ -221,6 +223,7 @@ static int batch_cgroup(struct noded *nd, json_t *job, struct launch *l,
     struct cgroup_limits lim = { 0 };
     const char **deny;
     const char *gpus;
+    char *cpus = NULL;
     json_t *a;
     size_t n = 0;
 
@@ -236,9 +239,18 @@ static int batch_cgroup(struct noded *nd, json_t *job, struct launch *l,
         if (!strcmp(d->name, "gpu") && d->file && !in_ranges(gpus, d->index))
             deny[n++] = d->file;
     }
+    if (cgroup_root_constrains_cores(nd->cgroup)
+        && !(cpus = step_bind_job_cpus((uint32_t)json_integer_value(
+                                           json_object_get(a, "cpus")),
+                                       error))) {
+        free(deny);
+        return -1;
+    }
+    lim.cpus = cpus;
     l->cg = cgroup_step_create(nd->cgroup, l->job_id, "batch", &lim, NULL,
                                error);
     free(deny);
+    free(cpus);
     return l->cg ? 0 : -1;
 }
 

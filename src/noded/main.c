@@ -23,6 +23,7 @@
 #include "proto/client.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
+#include "noded/cgroup_bpf.h"
 #include "noded/gpu_nvml.h"
 #include "noded/jobcontainer.h"
 #include "noded/noded.h"
@@ -163,6 +164,7 @@ static void noded_cgroups(struct noded *nd)
                         nd->conf->task_plugin ?: "");
         return;
     }
+    cgroup_bpf_enable(nd->cgroup, true);
     log_info("jobs run in cgroup %s (%s) under %s%s",
              cgroup_root_version(nd->cgroup),
              cgroup_root_controllers(nd->cgroup),

@@ -902,15 +902,15 @@ static const char **gpus_denied(const struct conf_node *node, json_t *given)
     return deny;
 }
 
-/* The step's cgroup below its job's: the job's memory and GPUs on this
- * node, the step's --mem and GPUs (cgroup.h).  No cgroups: 0. */
+/* The step's cgroup below its job's: the job's memory, CPUs and GPUs on
+ * this node, the step's --mem and GPUs (cgroup.h).  No cgroups: 0. */
 static int cgroup_setup(struct nd_step *st, const struct step_desc *d,
                         drv_error_t *error)
 {
     struct noded *nd = st->nd;
     const char **job_deny, **step_deny;
     struct cgroup_limits job = {0}, step = {0};
-    char name[16];
+    char name[16], *cpus = NULL;
 
     if (!nd->cgroup)
         return 0;
@@ -922,11 +922,21 @@ static int cgroup_setup(struct nd_step *st, const struct step_desc *d,
                                                                 "mem_mib"));
     job.deny_devices = job_deny;
     step.deny_devices = step_deny;
+    /* ConstrainCores: the step may use every CPU of its job here */
+    if (cgroup_root_constrains_cores(nd->cgroup)
+        && !(cpus = step_bind_job_cpus((uint32_t)json_integer_value(
+                                           json_object_get(d->body,
+                                                           "job_cpus")),
+                                       error)))
+        goto out;
+    job.cpus = step.cpus = cpus;
     snprintf(name, sizeof(name), "%u", st->step_id);
     st->cg = cgroup_step_create(nd->cgroup, st->job_id, name, &job, &step,
                                 error);
+out:
     free(job_deny);
     free(step_deny);
+    free(cpus);
     return st->cg ? 0 : -1;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bitmap.h"
 #include "common/cpubind.h"
 #include "common/log.h"
 #include "common/taskdist.h"
@@ -142,6 +143,31 @@ int step_bind_create(const struct slurm_conf *conf,
     }
     *out = sb;
     return 0;
+}
+
+char *step_bind_job_cpus(uint32_t job_cpus, drv_error_t *error)
+{
+    struct topo topo = {0};
+    bitmap_t *bits = bitmap_create(CPU_SETSIZE);
+    cpu_set_t set;
+    char *list;
+
+    if (!bits || topo_load(&topo, error) < 0) {
+        if (!bits)
+            errprintf(error, "cgroup: out of memory");
+        bitmap_destroy(bits);
+        return NULL;
+    }
+    affinity_step_cpus(&topo, job_cpus, &set);
+    topo_free(&topo);
+    for (size_t c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            bitmap_set(bits, c);
+    list = bitmap_fmt(bits);
+    bitmap_destroy(bits);
+    if (!list)
+        errprintf(error, "cgroup: out of memory");
+    return list;
 }
 
 void step_bind_destroy(struct step_bind *sb)

@@ -24,6 +24,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
+#include "noded/cgroup_bpf.h"
 #include "noded/mpi_pmix.h"
 #include "noded/jobcontainer.h"
 #include "noded/noded.h"
@@ -334,6 +335,7 @@ static void stepd_init(struct daemon_opts *o, json_t *body)
     nd->cgroup = cgroup_root_open(nd->conf, nd->node->name, &error);
     if (!nd->cgroup && error.text[0])
         log_verbose("%s: the step runs without cgroups", error.text);
+    cgroup_bpf_enable(nd->cgroup, false); /* droverd said why not */
 }
 
 int main(int argc, char **argv)

@@ -537,11 +537,12 @@ class Cluster:
     def gpus_isolated(self, node="node01"):
         """Whether jobs on 'node' have the node's other GPUs denied by their
         cgroup (ConstrainDevices on cgroup v1 with the devices hierarchy,
-        as droverd's log says at start): then, as in Slurm,
+        or on v2 with the eBPF device program, as droverd's log says at
+        start): then, as in Slurm,
         CUDA_VISIBLE_DEVICES numbers a job's GPUs from 0."""
         log = self.log_file(node).read_text(errors="replace")
         cg = self.dir / "etc" / "cgroup.conf"
-        return (bool(re.search(r"jobs run in cgroup v1 \(\S*devices", log))
+        return (bool(re.search(r"jobs run in cgroup v[12] \(\S*devices", log))
                 and cg.exists()
                 and re.search(r"^ConstrainDevices=yes$", cg.read_text(),
                               re.M | re.I) is not None

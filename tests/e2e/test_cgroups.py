@@ -406,3 +406,52 @@ def test_step_sees_only_its_gpu(cluster, tmp_path):
     assert out.count("visible=0\n") == 2, (out, err)
     assert out.count(" opened\n") == 2, out
     assert out.count("Operation not permitted") == 2, out
+
+
+# --- ConstrainCores=yes: the job's cpuset is its real CPUs ------------------
+
+def cpu_ranges(ids):
+    """[0, 1, 2, 5] as the kernel prints lists: "0-2,5"."""
+    out, ids = [], sorted(ids)
+    i = 0
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        out.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
+        i = j + 1
+    return ",".join(out)
+
+
+def job_cpus(count):
+    """The CPUs of a job given 'count' CPUs on the node: its CPU ids
+    0..count-1 on the CPUs this machine has, in order, wrapping around
+    (droverstepd's hwloc order is the kernel's on the machines we run)."""
+    have = sorted(os.sched_getaffinity(0))
+    return cpu_ranges(have[:min(count, len(have))])
+
+
+CORES_CLUSTER = {"nodes": 1, "gpus_per_node": 0,
+                 "up_args": ["--cgroup-conf-extra=ConstrainCores=yes"]}
+
+
+@pytest.mark.parametrize("cluster", [CORES_CLUSTER], indirect=True)
+def test_constrain_cores_confines_the_job_to_its_cpus(cluster, tmp_path):
+    probe = ("grep Cpus_allowed_list /proc/self/status\n"
+             "p=$(grep -E '^[0-9]+:cpuset:' /proc/self/cgroup | cut -d: -f3)\n"
+             "echo job_cpuset=$(cat /sys/fs/cgroup/cpuset$p/../cpuset.cpus)\n")
+    _, out, err = run_job(cluster, tmp_path, probe, "-n1")
+    assert out == (f"Cpus_allowed_list:\t{job_cpus(1)}\n"
+                   f"job_cpuset={job_cpus(1)}\n"), (out, err)
+    # more CPUs than the machine has: all of them (the ids wrap around)
+    _, out, err = run_job(cluster, tmp_path,
+                          "srun -n1 grep Cpus_allowed_list /proc/self/status\n"
+                          "grep Cpus_allowed_list /proc/self/status\n", "-c4")
+    assert out == f"Cpus_allowed_list:\t{job_cpus(4)}\n" * 2, (out, err)
+
+
+@pytest.mark.parametrize("cluster", [CGROUP_CLUSTER], indirect=True)
+def test_without_constrain_cores_a_job_has_every_cpu(cluster, tmp_path):
+    _, out, _ = run_job(cluster, tmp_path,
+                        "grep Cpus_allowed_list /proc/self/status\n", "-n1")
+    assert out == f"Cpus_allowed_list:\t{job_cpus(1 << 16)}\n", out

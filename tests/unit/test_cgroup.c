@@ -31,6 +31,7 @@
 
 #include "conf/conf.h"
 #include "noded/cgroup.h"
+#include "noded/cgroup_dev.h"
 
 /* --- the fake kernel --------------------------------------------------- */
 
@@ -734,6 +735,21 @@ static void fake_v2_tree(const char *root_offers)
     fake_mkdir("unified/svc");
 }
 
+/* The eBPF attach (cgroup_bpf.c, tested in test_cgroup_bpf) as the
+ * daemons give it: here each call is written down, "dir: c 1:3\n". */
+static char attached[PATH_MAX + 256];
+
+static int record_attach(const char *dir, const struct cgroup_dev_rule *r,
+                         size_t n, drv_error_t *error)
+{
+    (void)error;
+    for (size_t i = 0; i < n; i++)
+        snprintf(attached + strlen(attached),
+                 sizeof(attached) - strlen(attached), "%s: %c %u:%u\n", dir,
+                 r[i].type, r[i].major, r[i].minor);
+    return 0;
+}
+
 static void v2_enables_controllers_and_limits(void **state)
 {
     (void)state;
@@ -743,19 +759,37 @@ static void v2_enables_controllers_and_limits(void **state)
     struct slurm_conf *conf;
     struct cgroup_root *root;
     struct cgroup_step *s;
-    char mnt[128];
+    char mnt[128], want[PATH_MAX + 64];
 
-    fake_v2_tree("+cpuset +memory +pids");
+    fake_v2_tree("+cpuset +cpu +memory +pids");
     snprintf(mnt, sizeof(mnt), "%s/unified", fake);
     conf = constrained_conf(CONF_CGROUP_AUTODETECT, mnt);
     root = open_ok(conf, "0::/svc\n");
     assert_string_equal(cgroup_root_version(root), "v2");
-    assert_string_equal(cgroup_root_controllers(root), "memory,pids,cpuset");
-    assert_file("unified/svc/cgroup.subtree_control", "+memory+pids+cpuset");
+    assert_string_equal(cgroup_root_controllers(root),
+                        "memory,cpu,cpuset,pids");
+    /* each level enables all four */
+    assert_file("unified/svc/cgroup.subtree_control",
+                "+memory+cpu+cpuset+pids");
     assert_file("unified/svc/drover_n1_7001/cgroup.subtree_control",
-                "+memory+pids+cpuset");
+                "+memory+cpu+cpuset+pids");
+    /* devices: once the daemon gives the eBPF attach */
+    assert_true(cgroup_root_needs_dev_program(root));
+    assert_false(cgroup_root_isolates_devices(root));
+    cgroup_root_set_dev_attach(root, record_attach);
+    assert_true(cgroup_root_isolates_devices(root));
+    assert_true(cgroup_root_constrains_cores(root));
+    assert_string_equal(cgroup_root_controllers(root),
+                        "memory,cpu,cpuset,pids,devices");
 
+    attached[0] = '\0';
     s = create_ok(root, 7, "batch", &job, &step);
+    assert_file("unified/svc/drover_n1_7001/job_7/cgroup.subtree_control",
+                "+memory+cpu+cpuset+pids");
+    /* the job's rule on the job's directory; the step denies nothing */
+    snprintf(want, sizeof(want), "%s/unified/svc/drover_n1_7001/job_7: "
+             "c 1:3\n", fake);
+    assert_string_equal(attached, want);
     assert_bytes("unified/svc/drover_n1_7001/job_7/memory.max", MIB(100));
     assert_bytes("unified/svc/drover_n1_7001/job_7/memory.swap.max",
                  MIB(10));
