@@ -85,6 +85,10 @@ struct emud {
     size_t ctld_idx;            /* the SlurmctldHost called now: the next
                                  * after a call that did not reach one */
     struct emu_call *queue, *queue_tail; /* waiting for a slot */
+    struct emu_call *reg_queue, *reg_tail; /* registrations waiting: they
+                                            * go first, so a heartbeat
+                                            * never waits behind a storm
+                                            * of launch answers */
     time_t start_time;
     bool stopping;              /* shutting down: calls are cancelled */
     char os[256];               /* OS= of every node */

@@ -89,12 +89,14 @@ static void call_start(struct emu_call *c)
 /* Start waiting calls while there is room. */
 static void dispatch(struct emud *e)
 {
-    while (e->queue && e->calls < e->max_calls) {
-        struct emu_call *c = e->queue;
+    while ((e->reg_queue || e->queue) && e->calls < e->max_calls) {
+        struct emu_call **head = e->reg_queue ? &e->reg_queue : &e->queue;
+        struct emu_call **tail = e->reg_queue ? &e->reg_tail : &e->queue_tail;
+        struct emu_call *c = *head;
 
-        e->queue = c->next;
-        if (!e->queue)
-            e->queue_tail = NULL;
+        *head = c->next;
+        if (!*head)
+            *tail = NULL;
         if (c->reg) {
             struct reg_ctx *rc = c->arg;
 
@@ -107,11 +109,14 @@ static void dispatch(struct emud *e)
 
 static void enqueue(struct emud *e, struct emu_call *c)
 {
-    if (e->queue_tail)
-        e->queue_tail->next = c;
+    struct emu_call **head = c->reg ? &e->reg_queue : &e->queue;
+    struct emu_call **tail = c->reg ? &e->reg_tail : &e->queue_tail;
+
+    if (*tail)
+        (*tail)->next = c;
     else
-        e->queue = c;
-    e->queue_tail = c;
+        *head = c;
+    *tail = c;
     dispatch(e);
 }
 
@@ -264,15 +269,18 @@ void node_stop_all(struct emud *e)
             uv_close((uv_handle_t *)&n->timer, NULL);
     }
     /* Calls still waiting for a slot are finished now, unsent. */
-    while (e->queue) {
-        struct emu_call *c = e->queue;
+    for (struct emu_call **q = &e->reg_queue; q; q = q == &e->reg_queue
+                                                        ? &e->queue : NULL) {
+        while (*q) {
+            struct emu_call *c = *q;
 
-        e->queue = c->next;
-        if (c->reg)
-            c->reg->queued = false;
-        c->cb(ECANCELED, "shutting down", NULL, c->arg);
-        json_decref(c->body);
-        free(c);
+            *q = c->next;
+            if (c->reg)
+                c->reg->queued = false;
+            c->cb(ECANCELED, "shutting down", NULL, c->arg);
+            json_decref(c->body);
+            free(c);
+        }
     }
-    e->queue_tail = NULL;
+    e->queue_tail = e->reg_tail = NULL;
 }
