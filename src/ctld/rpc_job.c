@@ -144,6 +144,9 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
      * the user's login environment (src/noded/user_env.c). */
     if ((v = json_object_get(body, "get_user_env")) && !json_is_false(v))
         json_object_set_new(job->launch, "get_user_env", json_true());
+    /* --container: the batch step runs in the bundle (src/noded/oci.h) */
+    if (json_is_string(v = json_object_get(body, "container")))
+        json_object_set(job->launch, "container", v);
     return 0;
 }
 

@@ -41,6 +41,7 @@
 #include "noded/stepd.h"
 #include "noded/step_bind.h"
 #include "noded/mpi_pmix.h"
+#include "noded/oci.h"
 #include "proto/frame.h"
 
 struct step_task {
@@ -76,6 +77,7 @@ struct nd_step {
     struct nd_pmix_ns *pmix;  /* --mpi=pmix: the step's PMIx namespace */
     struct cgroup_step *cg;   /* its cgroup, or NULL */
     struct step_bind *bind;   /* CPU/GPU binding (step_bind.h), or NULL */
+    struct oci_step *oci;     /* --container (oci.h), or NULL */
     bool leftovers_killed;    /* every task reaped: the rest was killed */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
@@ -96,6 +98,7 @@ static void unlink_free(struct nd_step *st)
     nd_pmix_ns_destroy(st->pmix);
     cgroup_step_destroy(st->cg);
     step_bind_destroy(st->bind);
+    oci_step_destroy(st->oci);
     proto_decoder_destroy(st->dec);
     free(st->tasks);
     stepd_step_freed(st->nd);
@@ -552,6 +555,7 @@ struct step_desc {
     json_t *body;
     const struct cgroup_step *cg; /* or NULL */
     const struct step_bind *bind; /* or NULL */
+    const struct oci_step *oci;   /* --container, or NULL */
     const char *user;
     const char *cwd;
     json_int_t uid, gid, node_index, ntasks, job_id, step_id;
@@ -646,6 +650,8 @@ static void task_child(const struct step_desc *d, const struct step_task *t,
         || dup2(err, 2) < 0)
         _exit(127);
     child_close_fds();
+    if (d->oci)
+        oci_task_exec(d->oci, t->rank, argv, envp);
     environ = envp;
     execvp(argv[0], argv);
     fprintf(stderr, "droverd: step task: %s: %s\n", argv[0], strerror(errno));
@@ -879,10 +885,11 @@ static int mpi_setup(struct nd_step *st, const struct step_desc *d,
     return st->pmix ? 0 : -1;
 }
 
-/* The node's GPU device files (gres.conf File=) not in 'given' (GPU
- * indexes; all of them when 'given' is no array), NULL-terminated;
- * the strings are the conf's. */
-static const char **gpus_denied(const struct conf_node *node, json_t *given)
+/* The node's GPU device files (gres.conf File=) in 'given' (GPU indexes;
+ * none when 'given' is no array) when 'in', else those not in it;
+ * NULL-terminated; the strings are the conf's. */
+static const char **gpu_files(const struct conf_node *node, json_t *given,
+                              bool in)
 {
     const char **deny = xzalloc(sizeof(*deny) * (node->gres_dev_count + 1));
     size_t n = 0, i;
@@ -896,10 +903,36 @@ static const char **gpus_denied(const struct conf_node *node, json_t *given)
             continue;
         json_array_foreach(given, i, g) if (json_integer_value(g)
                                             == dev->index) mine = true;
-        if (!mine)
+        if (mine == in)
             deny[n++] = dev->file;
     }
     return deny;
+}
+
+static const char **gpus_denied(const struct conf_node *node, json_t *given)
+{
+    return gpu_files(node, given, false);
+}
+
+/* --container (oci.h): the step's directory, its GPU files bound in. */
+static int oci_setup(struct nd_step *st, const struct step_desc *d,
+                     drv_error_t *error)
+{
+    const char *bundle = json_string_value(json_object_get(d->body,
+                                                           "container"));
+    const char **devs;
+
+    if (!bundle)
+        return 0;
+    devs = gpu_files(st->nd->node, json_object_get(d->body, "gpus"), true);
+    st->oci = oci_step_create(&(struct oci_step_spec){
+        .oci = &st->nd->conf->oci, .bundle = bundle, .cwd = d->cwd,
+        .spool = st->nd->spool_dir, .node = st->nd->node->name,
+        .user = d->user, .job_id = st->job_id, .step_id = st->step_id,
+        .uid = (uid_t)d->uid, .gid = (gid_t)d->gid, .devices = devs},
+        error);
+    free(devs);
+    return st->oci ? 0 : -1;
 }
 
 /* The step's cgroup below its job's: the job's memory and GPUs on this
@@ -949,11 +982,13 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->dec = proto_decoder_create();
     st->next = nd->steps;
     nd->steps = st;
-    if (mpi_setup(st, &d, error) < 0 || cgroup_setup(st, &d, error) < 0) {
+    if (mpi_setup(st, &d, error) < 0 || cgroup_setup(st, &d, error) < 0
+        || oci_setup(st, &d, error) < 0) {
         unlink_free(st);
         return -1;
     }
     d.cg = st->cg;
+    d.oci = st->oci;
     if (step_bind_create(nd->conf, nd->node, body, st->ntasks, &st->bind,
                          error) < 0) {
         unlink_free(st);

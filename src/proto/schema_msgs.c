@@ -97,6 +97,8 @@ static const struct schema_field job_submit_body[] = {
      "MiB", "--mem-per-cpu"},
     {"mem_per_gpu_mib", SCHEMA_INT, 0, MIB_MAX, EDRV_INVALID_TASK_MEMORY, 0,
      "MiB", "--mem-per-gpu"},
+    {"container", SCHEMA_STR, 1, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0,
+     "path", "--container: OCI bundle the steps run in (oci.conf)"},
     {"gpus", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
      "--gpus (the job's total)"},
     {"gpus_per_node", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
@@ -201,6 +203,8 @@ static const struct schema_field step_create_body[] = {
     {"task_nodes", SCHEMA_STR_LIST, 0, 65536, 0, 0, NULL,
      "--multi-prog/-w: node of each task"},
     {"mpi", SCHEMA_STR, 0, 64, 0, 0, NULL, "--mpi plugin"},
+    {"container", SCHEMA_STR, 1, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0,
+     "path", "--container: OCI bundle the steps run in (oci.conf)"},
     {"input", SCHEMA_STR, 0, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0, NULL,
      "--input"},
     /* checked by srun (common/cpubind.h); droverstepd parses them again */
@@ -463,6 +467,8 @@ static const struct schema_field step_launch_body[] = {
      "the secret the I/O connection presents to srun"},
     {"mpi", SCHEMA_STR, 0, 64, 0, 0, NULL,
      "--mpi: none, pmix or pmix_v4; others refused"},
+    {"container", SCHEMA_STR, 1, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0,
+     "path", "--container: OCI bundle the steps run in (oci.conf)"},
     /* [[rank...] per node] */
     {"task_map", SCHEMA_ARRAY, 0, 65536, 0, 0, NULL,
      "--mpi: every node's ranks, [[0,2],[1,3]]"},
