@@ -130,6 +130,8 @@ def test_srun_tasks_run_in_the_bundle(oci_cluster):
     assert out.count("nvidia0") == 2 and "nvidia1" not in out, out
     # the exit code of the container's process
     assert r.returncode == 7, (r.returncode, r.stderr)
+    # the per-step directories are gone with the step
+    assert not list(c.dir.glob("**/oci-job*")), list(c.dir.glob("**/oci-job*"))
 
 
 def test_srun_container_from_slurm_container_env(oci_cluster):
