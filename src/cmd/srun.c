@@ -216,6 +216,15 @@ static json_t *step_request(const struct sbatch_opts *o)
     else if (getenv("SLURM_CONTAINER") && *getenv("SLURM_CONTAINER"))
         json_object_set_new(r, "container",
                             json_string(getenv("SLURM_CONTAINER")));
+    for (size_t i = 0; i < 3; i++) { /* Pyxis's, built in */
+        static const char *const keys[] = {"container_image",
+                                           "container_mounts",
+                                           "container_workdir"};
+        json_t *v = json_object_get(o->extra, keys[i]);
+
+        if (json_is_string(v))
+            json_object_set(r, keys[i], v);
+    }
     return r;
 }
 

@@ -235,11 +235,17 @@ static void batch_gpu_files(const struct conf_node *node, const char *gpus,
 static int batch_oci(struct noded *nd, json_t *job, struct launch *l,
                      drv_error_t *error)
 {
-    const char *bundle = json_string_value(json_object_get(
-        json_object_get(job, "launch"), "container"));
+    json_t *ln = json_object_get(job, "launch");
+    const char *bundle = json_string_value(json_object_get(ln, "container"));
+    const char *image = json_string_value(json_object_get(ln,
+                                                          "container_image"));
+    const char *mounts = json_string_value(json_object_get(ln,
+                                                           "container_mounts"));
+    const char *workdir = json_string_value(json_object_get(
+        ln, "container_workdir"));
     char *dir;
 
-    if (!bundle)
+    if (!bundle && !image && !mounts && !workdir)
         return 0;
     if (!l->gpu_files) /* no cgroups: batch_cgroup() did not look */
         batch_gpu_files(nd->node, json_string_value(json_object_get(
@@ -247,7 +253,8 @@ static int batch_oci(struct noded *nd, json_t *job, struct launch *l,
     dir = xstrdup(l->script_path);
     *strrchr(dir, '/') = '\0';
     l->oci = oci_step_create(&(struct oci_step_spec){
-        .oci = &nd->conf->oci, .bundle = bundle, .cwd = l->work_dir,
+        .oci = &nd->conf->oci, .bundle = bundle, .image = image,
+        .mounts = mounts, .workdir = workdir, .cwd = l->work_dir,
         .spool = nd->spool_dir, .node = nd->node->name, .user = l->user,
         .job_id = l->job_id, .step_id = OCI_BATCH_STEP, .uid = l->uid,
         .gid = l->gid, .devices = l->gpu_files, .ro_dir = dir}, error);

@@ -27,6 +27,8 @@ struct oci_step {
     gid_t gid;
     char **devices;   /* NULL-terminated */
     char *ro_dir;     /* or NULL */
+    char **mounts;    /* --container-mounts: src, dst, mode triples */
+    char *workdir;    /* or NULL */
 };
 
 /* 'arg' single-quoted for sh onto the end of 'out' (POSIX: ' closes). */
@@ -136,21 +138,54 @@ static int make_step_dir(struct oci_step *s, drv_error_t *error)
     return 0;
 }
 
-struct oci_step *oci_step_create(const struct oci_step_spec *spec,
-                                 drv_error_t *error)
+/* --container-mounts "SRC[:DST[:ro|rw]],..." into src, dst, mode
+ * triples; NULL with 'error' on a bad entry. */
+static char **parse_mounts(const char *spec, const char *cwd,
+                           drv_error_t *error)
 {
-    struct oci_step *s;
+    char *copy = xstrdup(spec), *save = NULL, *tok;
+    char **m = xzalloc(sizeof(*m) * (3 * strlen(spec) + 1));
+    size_t n = 0;
 
-    if (!spec->oci->path) {
-        errprintf(error, "--container=%s: containers are not configured on "
-                         "%s (no oci.conf)", spec->bundle, spec->node);
-        return NULL;
+    for (tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *dst = strchr(tok, ':'), *mode = NULL;
+
+        if (dst) {
+            *dst++ = '\0';
+            if ((mode = strchr(dst, ':')))
+                *mode++ = '\0';
+        }
+        if (!*tok || (dst && dst[0] != '/')
+            || (mode && strcmp(mode, "ro") && strcmp(mode, "rw"))) {
+            errprintf(error, "--container-mounts=%s: expected "
+                             "SRC[:DST[:ro|rw]] with an absolute DST",
+                      spec);
+            for (size_t i = 0; i < n; i++)
+                free(m[i]);
+            free(m);
+            free(copy);
+            return NULL;
+        }
+        m[n] = tok[0] == '/' ? xstrdup(tok) : xasprintf("%s/%s", cwd, tok);
+        m[n + 1] = xstrdup(dst ? dst : m[n]);
+        m[n + 2] = xstrdup(mode ? mode : "rw");
+        n += 3;
     }
-    s = xzalloc(sizeof(*s));
+    free(copy);
+    return m;
+}
+
+/* What needs no directory: the step's copy of its description. */
+static struct oci_step *step_new(const struct oci_step_spec *spec)
+{
+    struct oci_step *s = xzalloc(sizeof(*s));
+
     s->oci = spec->oci;
-    s->bundle = spec->bundle[0] == '/'
-                    ? xstrdup(spec->bundle)
-                    : xasprintf("%s/%s", spec->cwd, spec->bundle);
+    if (spec->bundle)
+        s->bundle = spec->bundle[0] == '/'
+                        ? xstrdup(spec->bundle)
+                        : xasprintf("%s/%s", spec->cwd, spec->bundle);
     s->node = xstrdup(spec->node);
     s->user = xstrdup(spec->user);
     s->job_id = spec->job_id;
@@ -159,12 +194,52 @@ struct oci_step *oci_step_create(const struct oci_step_spec *spec,
     s->gid = spec->gid;
     s->devices = strv_dup(spec->devices);
     s->ro_dir = spec->ro_dir ? xstrdup(spec->ro_dir) : NULL;
-    if (step_dir_path(s, spec->spool, error) < 0
+    s->workdir = spec->workdir ? xstrdup(spec->workdir) : NULL;
+    return s;
+}
+
+/* Why 'spec' cannot run, or NULL. */
+static const char *refused(const struct oci_step_spec *spec)
+{
+    if (!spec->oci->path)
+        return "containers are not configured here (no oci.conf)";
+    if (!spec->bundle && !spec->image)
+        return "--container-mounts and --container-workdir need "
+               "--container or --container-image";
+    if (spec->bundle && spec->image)
+        return "--container and --container-image are mutually exclusive";
+    if (spec->workdir && spec->workdir[0] != '/')
+        return "--container-workdir: not an absolute path";
+    return NULL;
+}
+
+struct oci_step *oci_step_create(const struct oci_step_spec *spec,
+                                 drv_error_t *error)
+{
+    const char *why = refused(spec);
+    struct oci_step *s;
+
+    if (why) {
+        errprintf(error, "%s: %s", spec->node, why);
+        return NULL;
+    }
+    s = step_new(spec);
+    if ((spec->mounts
+         && !(s->mounts = parse_mounts(spec->mounts, spec->cwd, error)))
+        || step_dir_path(s, spec->spool, error) < 0
         || make_step_dir(s, error) < 0) {
         free(s->dir);
         s->dir = NULL; /* nothing of ours to remove */
         oci_step_destroy(s);
         return NULL;
+    }
+    if (spec->image) {
+        if (oci_image_unpack(spec->image, spec->cwd, s->dir, s->user, s->uid,
+                             s->gid, error) < 0) {
+            oci_step_destroy(s);
+            return NULL;
+        }
+        s->bundle = xasprintf("%s/image", s->dir);
     }
     return s;
 }
@@ -188,6 +263,10 @@ void oci_step_destroy(struct oci_step *s)
     free(s->node);
     free(s->user);
     free(s->ro_dir);
+    for (size_t i = 0; s->mounts && s->mounts[i]; i++)
+        free(s->mounts[i]);
+    free(s->mounts);
+    free(s->workdir);
     free(s);
 }
 
@@ -221,10 +300,11 @@ static void env_merge(json_t *env, const char *kv)
     json_array_append_new(env, json_string(kv));
 }
 
-static json_t *bind_mount(const char *path, const char *mode)
+static json_t *bind_mount(const char *src, const char *dst,
+                          const char *mode)
 {
-    return json_pack("{s:s s:s s:s s:[s,s,s]}", "destination", path, "type",
-                     "bind", "source", path, "options", "bind", "nosuid",
+    return json_pack("{s:s s:s s:s s:[s,s,s]}", "destination", dst, "type",
+                     "bind", "source", src, "options", "rbind", "nosuid",
                      mode);
 }
 
@@ -277,9 +357,16 @@ static json_t *task_config(const struct oci_step *s, char *const *argv,
     if (!json_is_array(mounts = json_object_get(c, "mounts")))
         json_object_set_new(c, "mounts", mounts = json_array());
     for (size_t i = 0; s->devices[i]; i++)
-        json_array_append_new(mounts, bind_mount(s->devices[i], "rw"));
+        json_array_append_new(mounts, bind_mount(s->devices[i],
+                                                 s->devices[i], "rw"));
     if (s->ro_dir)
-        json_array_append_new(mounts, bind_mount(s->ro_dir, "ro"));
+        json_array_append_new(mounts, bind_mount(s->ro_dir, s->ro_dir, "ro"));
+    for (size_t i = 0; s->mounts && s->mounts[i]; i += 3)
+        json_array_append_new(mounts, bind_mount(s->mounts[i],
+                                                 s->mounts[i + 1],
+                                                 s->mounts[i + 2]));
+    if (s->workdir)
+        json_object_set_new(proc, "cwd", json_string(s->workdir));
     /* a rootless runtime maps only its own ids: the user's */
     if ((lx = json_object_get(c, "linux")) && has_user_ns(lx)) {
         json_t *map = json_pack("[{s:I s:I s:i}]", "containerID",

@@ -29,7 +29,17 @@
 struct oci_step_spec {
     const struct conf_oci *oci;  /* oci.conf; path NULL: refused */
     const char *bundle;          /* --container: a directory with
-                                  * config.json; relative to 'cwd' */
+                                  * config.json; relative to 'cwd'; or
+                                  * NULL with 'image' */
+    const char *image;           /* --container-image (Pyxis's): an OCI
+                                  * layout "DIR[:TAG]" or
+                                  * "docker-archive:FILE", unpacked as the
+                                  * user into <step dir>/image; or NULL */
+    const char *mounts;          /* --container-mounts: comma list of
+                                  * SRC[:DST[:ro|rw]] (SRC relative to
+                                  * 'cwd'), or NULL */
+    const char *workdir;         /* --container-workdir: process.cwd, or
+                                  * NULL: the bundle's */
     const char *cwd;             /* the step's working directory */
     const char *spool;           /* SlurmdSpoolDir of this node */
     const char *node;            /* this node's name (%n) */
@@ -48,7 +58,9 @@ struct oci_step;
 
 /* Make the step's directory (ContainerPath expanded, else
  * <spool>/oci-job<J>-<S>) afresh as root, owned by the job's user, mode
- * 0700 (whatever was there is removed without following links).
+ * 0700 (whatever was there is removed without following links); with
+ * 'image', unpack it there as the user (umoci unpack --rootless, after
+ * skopeo copy for docker-archive:), waiting for it.
  * Returns the step (oci_step_destroy()), or NULL with 'error' ("oci.conf
  * missing": Slurm runs such a job without a container; Drover refuses
  * it so a user never runs outside the image unknowingly). */
@@ -72,6 +84,14 @@ void oci_task_exec(const struct oci_step *s, int task_id, char *const *argv,
  * a new string, or NULL with errno EINVAL on another %X. */
 char *oci_pattern(const char *pattern, const struct oci_step *s, int task_id,
                   const char *bundle, const char *rootfs, char *const *argv);
+
+/* Unpack 'image' (struct oci_step_spec) into 'dir'/image as 'user'
+ * (a forked child that became the user; 'dir' must be theirs), waiting
+ * for it.  Returns 0, or -1 with 'error' carrying the tool's last line of
+ * stderr (oci_image.c). */
+int oci_image_unpack(const char *image, const char *cwd, const char *dir,
+                     const char *user, uid_t uid, gid_t gid,
+                     drv_error_t *error);
 
 /* Remove the step's directory (never following links) and free 's'. */
 void oci_step_destroy(struct oci_step *s);

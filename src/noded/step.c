@@ -918,15 +918,22 @@ static const char **gpus_denied(const struct conf_node *node, json_t *given)
 static int oci_setup(struct nd_step *st, const struct step_desc *d,
                      drv_error_t *error)
 {
-    const char *bundle = json_string_value(json_object_get(d->body,
-                                                           "container"));
+    json_t *b = d->body;
+    const char *bundle = json_string_value(json_object_get(b, "container"));
+    const char *image = json_string_value(json_object_get(b,
+                                                          "container_image"));
+    const char *mounts = json_string_value(json_object_get(b,
+                                                           "container_mounts"));
+    const char *workdir = json_string_value(json_object_get(
+        b, "container_workdir"));
     const char **devs;
 
-    if (!bundle)
+    if (!bundle && !image && !mounts && !workdir)
         return 0;
     devs = gpu_files(st->nd->node, json_object_get(d->body, "gpus"), true);
     st->oci = oci_step_create(&(struct oci_step_spec){
-        .oci = &st->nd->conf->oci, .bundle = bundle, .cwd = d->cwd,
+        .oci = &st->nd->conf->oci, .bundle = bundle, .image = image,
+        .mounts = mounts, .workdir = workdir, .cwd = d->cwd,
         .spool = st->nd->spool_dir, .node = st->nd->node->name,
         .user = d->user, .job_id = st->job_id, .step_id = st->step_id,
         .uid = (uid_t)d->uid, .gid = (gid_t)d->gid, .devices = devs},

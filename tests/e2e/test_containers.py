@@ -64,6 +64,34 @@ def make_bundle(root):
     return bundle
 
 
+def make_image(root):
+    """An OCI layout (umoci) of the same busybox rootfs, and the same image
+    as a docker-archive (skopeo), both the user's."""
+    img = root / "img"
+    img.mkdir()
+    shutil.chown(img, USER, USER)
+
+    def as_user(*cmd):
+        subprocess.run(["runuser", "-u", USER, "--", *cmd], cwd=img,
+                       check=True, capture_output=True)
+
+    as_user("umoci", "init", "--layout", "layout")
+    as_user("umoci", "new", "--image", "layout:latest")
+    as_user("umoci", "unpack", "--rootless", "--image", "layout:latest", "b")
+    rootfs = img / "b" / "rootfs"
+    for d in ("bin", "etc"):
+        (rootfs / d).mkdir()
+    shutil.copy("/bin/busybox", rootfs / "bin" / "busybox")
+    for applet in ("sh", "cat", "id", "ls", "pwd"):
+        (rootfs / "bin" / applet).symlink_to("busybox")
+    (rootfs / "etc" / "os-release").write_text(OS_RELEASE)
+    subprocess.run(["chown", "-R", f"{USER}:{USER}", str(img)], check=True)
+    as_user("umoci", "repack", "--image", "layout:latest", "b")
+    as_user("skopeo", "--insecure-policy", "copy", "-q", "oci:layout:latest",
+            "docker-archive:img.tar:drover/busybox:latest")
+    return img / "layout", img / "img.tar"
+
+
 def write_oci_conf(etc, root):
     empty = root / "empty"
     empty.write_text("")
@@ -85,8 +113,9 @@ def write_oci_conf(etc, root):
 
 @pytest.fixture
 def oci_cluster(test_users):
-    require(shutil.which("crun") and os.path.exists("/bin/busybox"),
-            "crun and busybox-static are not installed")
+    require(shutil.which("crun") and os.path.exists("/bin/busybox")
+             and shutil.which("umoci") and shutil.which("skopeo"),
+            "crun, busybox-static, umoci or skopeo is not installed")
     root = Path(tempfile.mkdtemp(prefix="drover-e2e-oci-", dir="/tmp"))
     os.chmod(root, 0o755)
     c = Cluster(root, nodes=2, gpus_per_node=2)
@@ -102,6 +131,13 @@ def oci_cluster(test_users):
             c.down()
         finally:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def wait_dirs_gone(c):
+    """The per-step directories go with their steps (once srun has its
+    exit codes, the step daemons are still finishing)."""
+    c.wait_until(lambda: not list(c.dir.glob("**/oci-job*")), timeout=15,
+                 what="the oci-job* step directories to be removed")
 
 
 PROBE = ("cat /etc/os-release; echo uid=$(id -u) gid=$(id -g); "
@@ -130,8 +166,7 @@ def test_srun_tasks_run_in_the_bundle(oci_cluster):
     assert out.count("nvidia0") == 2 and "nvidia1" not in out, out
     # the exit code of the container's process
     assert r.returncode == 7, (r.returncode, r.stderr)
-    # the per-step directories are gone with the step
-    assert not list(c.dir.glob("**/oci-job*")), list(c.dir.glob("**/oci-job*"))
+    wait_dirs_gone(c)
 
 
 def test_srun_container_from_slurm_container_env(oci_cluster):
@@ -164,3 +199,47 @@ def test_container_without_a_config_json_fails_the_step(oci_cluster):
               user=USER, timeout=60)
     assert r.returncode != 0
     assert "config.json" in r.stderr, r.stderr
+
+
+def test_srun_container_image_oci_layout_and_docker_archive(oci_cluster):
+    c, bundle = oci_cluster
+    layout, archive = make_image(bundle.parent)
+    uid = int(subprocess.run(["id", "-u", USER], capture_output=True,
+                             text=True, check=True).stdout)
+    data = bundle.parent / "data"
+    data.mkdir()
+    (data / "marker").write_text("from the host\n")
+    r = c.run("srun", "-N2", "--gres=gpu:1",
+              f"--container-image={layout}:latest",
+              f"--container-mounts={data}:/data:ro",
+              "--container-workdir=/data", "sh", "-c",
+              "cat /etc/os-release; echo uid=$(id -u); pwd; cat marker; "
+              f"cat /proc/self/cgroup; ls {c.dir / 'dev'}",
+              user=USER, timeout=120)
+    out = r.stdout
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert out.count('NAME="Drover Test Busybox"') == 2, out
+    assert out.count(f"uid={uid}\n") == 2, out
+    assert out.count("/data\nfrom the host\n") == 2, out
+    assert len(re.findall(r"job_\d+/step_0", out)) >= 2, out
+    assert out.count("nvidia0") == 2 and "nvidia1" not in out, out
+    wait_dirs_gone(c)
+
+    r = c.run("srun", "-N1", f"--container-image=docker-archive:{archive}",
+              "cat", "/etc/os-release", user=USER, timeout=120)
+    assert r.returncode == 0 and r.stdout == OS_RELEASE, (r.stdout, r.stderr)
+
+    # a missing image: the step fails with the tool's reason
+    r = c.run("srun", "-N1", f"--container-image={layout}:nosuchtag",
+              "true", user=USER, timeout=60)
+    assert r.returncode != 0 and "cannot unpack" in r.stderr, r.stderr
+
+
+def test_sbatch_container_image(oci_cluster):
+    c, bundle = oci_cluster
+    layout, _ = make_image(bundle.parent)
+    work = c.user_workdir(USER)
+    job = c.sbatch("-o", "img-out.txt", f"--container-image={layout}",
+                   "--wrap", "cat /etc/os-release", user=USER, cwd=work)
+    c.wait_job_state(job, ["COMPLETED"], timeout=60)
+    assert (Path(work) / "img-out.txt").read_text() == OS_RELEASE
