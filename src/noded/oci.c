@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "common/xalloc.h"
+#include "noded/noded.h"
 #include "noded/oci.h"
 #include "noded/spool.h"
 
@@ -29,6 +31,7 @@ struct oci_step {
     char *ro_dir;     /* or NULL */
     char **mounts;    /* --container-mounts: src, dst, mode triples */
     char *workdir;    /* or NULL */
+    bool image_unpacked; /* --container-image: <dir>/image (and layout) */
 };
 
 /* 'arg' single-quoted for sh onto the end of 'out' (POSIX: ' closes). */
@@ -234,6 +237,7 @@ struct oci_step *oci_step_create(const struct oci_step_spec *spec,
         return NULL;
     }
     if (spec->image) {
+        s->image_unpacked = true; /* even in part */
         if (oci_image_unpack(spec->image, spec->cwd, s->dir, s->user, s->uid,
                              s->gid, error) < 0) {
             oci_step_destroy(s);
@@ -244,10 +248,35 @@ struct oci_step *oci_step_create(const struct oci_step_spec *spec,
     return s;
 }
 
+/* The step directory's contents removed as the user first (an unpacked
+ * image may be deeper than spool_remove() descends); root removes the
+ * rest without following links. */
+static void remove_as_user(const struct oci_step *s)
+{
+    int status;
+    pid_t pid = fork();
+
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+
+        child_reset();
+        if (child_become_user(s->user, s->uid, s->gid) < 0 || chdir(s->dir) < 0
+            || null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+            _exit(1);
+        child_close_fds();
+        execl("/bin/rm", "rm", "-rf", "--", "image", "layout", (char *)NULL);
+        _exit(127);
+    }
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+}
+
 void oci_step_destroy(struct oci_step *s)
 {
     if (!s)
         return;
+    if (s->dir && s->image_unpacked)
+        remove_as_user(s);
     if (s->dir) {
         char *slash = strrchr(s->dir, '/');
         char *parent = strndup(s->dir, (size_t)(slash - s->dir));

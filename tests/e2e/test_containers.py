@@ -92,20 +92,22 @@ def make_image(root):
     return img / "layout", img / "img.tar"
 
 
-def write_oci_conf(etc, root):
+def write_oci_conf(etc, root, create_start=False):
     empty = root / "empty"
     empty.write_text("")
     wrap = root / "crun-wrap"
     wrap.write_text(WRAPPER.format(empty=empty))
     wrap.chmod(0o755)
     state = root / "crun-state"
-    state.mkdir(mode=0o1777)
+    state.mkdir(mode=0o1777, exist_ok=True)
     state.chmod(0o1777)
     rt = f"{wrap} --rootless=true --cgroup-manager=disabled --root={state}/%U"
     name = "drover-%n-%j-%s-%t"
+    run = (f'RunTimeCreate="{rt} create --bundle %b {name}"\n'
+           f'RunTimeStart="{rt} start {name}"\n' if create_start
+           else f'RunTimeRun="{rt} run --bundle %b {name}"\n')
     (etc / "oci.conf").write_text(
-        "# crun, rootless, as the job's user\n"
-        f'RunTimeRun="{rt} run --bundle %b {name}"\n'
+        "# crun, rootless, as the job's user\n" + run +
         f'RunTimeQuery="{rt} state {name}"\n'
         f'RunTimeKill="{rt} kill -a {name}"\n'
         f'RunTimeDelete="{rt} delete --force {name}"\n')
@@ -136,7 +138,12 @@ def oci_cluster(test_users):
 def wait_dirs_gone(c):
     """The per-step directories go with their steps (once srun has its
     exit codes, the step daemons are still finishing)."""
-    c.wait_until(lambda: not list(c.dir.glob("**/oci-job*")), timeout=15,
+    def left():
+        found = []
+        for spool in (c.dir / "spool").iterdir():  # one per node
+            found += [n for n in os.listdir(spool) if n.startswith("oci-job")]
+        return found
+    c.wait_until(lambda: not left(), timeout=15,
                  what="the oci-job* step directories to be removed")
 
 
@@ -184,12 +191,13 @@ def test_sbatch_script_runs_in_the_bundle(oci_cluster):
     work = c.user_workdir(USER)
     script = Path(work) / "oci-job.sh"
     script.write_text("#!/bin/sh\n#SBATCH --container=" + str(bundle) + "\n"
-                      "cat /etc/os-release\nid -u\nexit 3\n")
+                      "cat /etc/os-release\necho container=$SLURM_CONTAINER\n"
+                      "exit 3\n")
     os.chmod(script, 0o755)
     job = c.sbatch("-o", "oci-out.txt", str(script), user=USER, cwd=work)
     c.wait_job_state(job, ["FAILED"], timeout=60)
     out = (Path(work) / "oci-out.txt").read_text()
-    assert out.startswith(OS_RELEASE), out
+    assert out == OS_RELEASE + f"container={bundle}\n", out
     assert c.job_field(job, "ExitCode") == "3:0"
 
 
@@ -243,3 +251,16 @@ def test_sbatch_container_image(oci_cluster):
                    "--wrap", "cat /etc/os-release", user=USER, cwd=work)
     c.wait_job_state(job, ["COMPLETED"], timeout=60)
     assert (Path(work) / "img-out.txt").read_text() == OS_RELEASE
+
+
+def test_create_start_form(oci_cluster):
+    c, bundle = oci_cluster
+    c.down()
+    write_oci_conf(c.dir / "etc", bundle.parent, create_start=True)
+    c.up()
+    c.wait_nodes_idle()
+    r = c.run("srun", "-N2", f"--container={bundle}", "sh", "-c",
+              "cat /etc/os-release; id -u", user=USER, timeout=90)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert r.stdout.count('NAME="Drover Test Busybox"') == 2, r.stdout
+    wait_dirs_gone(c)
