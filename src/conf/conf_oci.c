@@ -91,6 +91,22 @@ static const char *check_runtimes(const struct conf_oci *o)
            "required";
 }
 
+static const char *const pattern_keys[] = {
+    "ContainerPath", "RunTimeCreate", "RunTimeStart", "RunTimeRun",
+    "RunTimeKill", "RunTimeDelete", "RunTimeQuery",
+};
+
+/* The replacements of oci.conf(5)'s "OCI Pattern" section; NULL, or why
+ * 'v' has another. */
+static const char *bad_pattern(const char *v)
+{
+    for (const char *p = strchr(v, '%'); p; p = strchr(p + 2, '%'))
+        if (!p[1] || !strchr("%@bejmnprstuU", p[1]))
+            return "unknown %-replacement (oci.conf(5): %% %@ %b %e %j %m "
+                   "%n %p %r %s %t %u %U)";
+    return NULL;
+}
+
 void conf__oci_clear(struct conf_oci *oci)
 {
     free(oci->path);
@@ -129,6 +145,13 @@ int conf__load_oci(struct slurm_conf *conf, const char *confdir,
     free(text);
     if (rc == 0 && (why = check_runtimes(oci)))
         rc = conf__einval(error, "%s: %s", path, why);
+    for (size_t i = 0; rc == 0 && i < sizeof(pattern_keys) / sizeof(*pattern_keys);
+         i++) {
+        const char *v = *string_field(oci, pattern_keys[i]);
+        if (v && (why = bad_pattern(v)))
+            rc = conf__einval(error, "%s: %s=%s: %s", path, pattern_keys[i],
+                              v, why);
+    }
     if (rc == 0 && oci->container_path && oci->container_path[0] != '/')
         rc = conf__einval(error, "%s: ContainerPath=%s: not an absolute path",
                           path, oci->container_path);

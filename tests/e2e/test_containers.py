@@ -264,3 +264,20 @@ def test_create_start_form(oci_cluster):
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert r.stdout.count('NAME="Drover Test Busybox"') == 2, r.stdout
     wait_dirs_gone(c)
+
+
+def test_salloc_container_reaches_its_sruns(oci_cluster):
+    c, bundle = oci_cluster
+    r = c.run("salloc", "-N1", f"--container={bundle}", "srun", "cat",
+              "/etc/os-release", user=USER, timeout=90)
+    assert r.returncode == 0 and OS_RELEASE in r.stdout, (r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 0}],
+                         indirect=True)
+def test_container_without_oci_conf_is_refused(cluster, test_users):
+    # Slurm would run the task outside any container; Drover refuses
+    r = cluster.run("srun", "-N1", "--container=/nonexistent", "true",
+                    user=USER, timeout=60)
+    assert r.returncode != 0
+    assert "no oci.conf" in r.stderr, r.stderr

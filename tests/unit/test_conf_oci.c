@@ -126,6 +126,10 @@ static void bad_files_are_refused(void **state)
          "RunTimeKill=k\nRunTimeDelete=d\n", "are mutually exclusive"},
         {"RunTimeRun=r\nRunTimeQuery=q\nRunTimeKill=k\nRunTimeDelete=d\n"
          "ContainerPath=rel/%j\n", "ContainerPath=rel/%j: not an absolute"},
+        {"RunTimeRun=\"crun run %b %Q\"\nRunTimeQuery=q\nRunTimeKill=k\n"
+         "RunTimeDelete=d\n", "RunTimeRun=crun run %b %Q: unknown %-"},
+        {"RunTimeRun=r%\nRunTimeQuery=q\nRunTimeKill=k\nRunTimeDelete=d\n",
+         "RunTimeRun=r%: unknown %-"},
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
