@@ -155,6 +155,13 @@ int conf__load_oci(struct slurm_conf *conf, const char *confdir,
     if (rc == 0 && oci->container_path && oci->container_path[0] != '/')
         rc = conf__einval(error, "%s: ContainerPath=%s: not an absolute path",
                           path, oci->container_path);
+    /* each step's directory is made afresh: two steps must never share it */
+    if (rc == 0 && oci->container_path
+        && (!strstr(oci->container_path, "%j")
+            || !strstr(oci->container_path, "%s")))
+        rc = conf__einval(error, "%s: ContainerPath=%s: needs %%j and %%s "
+                                 "(one directory per step)",
+                          path, oci->container_path);
     return rc;
 }
 

@@ -885,11 +885,10 @@ static int mpi_setup(struct nd_step *st, const struct step_desc *d,
     return st->pmix ? 0 : -1;
 }
 
-/* The node's GPU device files (gres.conf File=) in 'given' (GPU indexes;
- * none when 'given' is no array) when 'in', else those not in it;
- * NULL-terminated; the strings are the conf's. */
-static const char **gpu_files(const struct conf_node *node, json_t *given,
-                              bool in)
+/* The node's GPU device files (gres.conf File=) not in 'given' (GPU
+ * indexes; all of them when 'given' is no array), NULL-terminated;
+ * the strings are the conf's. */
+static const char **gpus_denied(const struct conf_node *node, json_t *given)
 {
     const char **deny = xzalloc(sizeof(*deny) * (node->gres_dev_count + 1));
     size_t n = 0, i;
@@ -903,15 +902,30 @@ static const char **gpu_files(const struct conf_node *node, json_t *given,
             continue;
         json_array_foreach(given, i, g) if (json_integer_value(g)
                                             == dev->index) mine = true;
-        if (mine == in)
+        if (!mine)
             deny[n++] = dev->file;
     }
     return deny;
 }
 
-static const char **gpus_denied(const struct conf_node *node, json_t *given)
+/* The step's GPU device files: the node's, less those denied. */
+static const char **gpus_given(const struct conf_node *node, json_t *given)
 {
-    return gpu_files(node, given, false);
+    const char **deny = gpus_denied(node, given);
+    const char **out = xzalloc(sizeof(*out) * (node->gres_dev_count + 1));
+    size_t n = 0;
+
+    for (size_t d = 0; d < node->gres_dev_count; d++) {
+        const struct conf_gres_dev *dev = &node->gres_devs[d];
+        bool denied = false;
+
+        for (size_t i = 0; deny[i]; i++)
+            denied |= deny[i] == dev->file;
+        if (!strcmp(dev->name, "gpu") && dev->file && !denied)
+            out[n++] = dev->file;
+    }
+    free(deny);
+    return out;
 }
 
 /* --container (oci.h): the step's directory, its GPU files bound in. */
@@ -930,7 +944,7 @@ static int oci_setup(struct nd_step *st, const struct step_desc *d,
 
     if (!bundle && !image && !mounts && !workdir)
         return 0;
-    devs = gpu_files(st->nd->node, json_object_get(d->body, "gpus"), true);
+    devs = gpus_given(st->nd->node, json_object_get(b, "gpus"));
     st->oci = oci_step_create(&(struct oci_step_spec){
         .oci = &st->nd->conf->oci, .bundle = bundle, .image = image,
         .mounts = mounts, .workdir = workdir, .cwd = d->cwd,

@@ -130,6 +130,8 @@ static void bad_files_are_refused(void **state)
          "RunTimeDelete=d\n", "RunTimeRun=crun run %b %Q: unknown %-"},
         {"RunTimeRun=r%\nRunTimeQuery=q\nRunTimeKill=k\nRunTimeDelete=d\n",
          "RunTimeRun=r%: unknown %-"},
+        {"RunTimeRun=r\nRunTimeQuery=q\nRunTimeKill=k\nRunTimeDelete=d\n"
+         "ContainerPath=/var/oci/%u\n", "needs %j and %s"},
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
