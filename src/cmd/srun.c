@@ -209,6 +209,22 @@ static json_t *step_request(const struct sbatch_opts *o)
         json_object_set_new(r, "exact", json_true());
     if (extra_flag(o, "overlap"))
         json_object_set_new(r, "overlap", json_true());
+    /* --container, else SLURM_CONTAINER (as Slurm's srun reads it) */
+    if (json_is_string(json_object_get(o->extra, "container")))
+        json_object_set(r, "container", json_object_get(o->extra,
+                                                        "container"));
+    else if (getenv("SLURM_CONTAINER") && *getenv("SLURM_CONTAINER"))
+        json_object_set_new(r, "container",
+                            json_string(getenv("SLURM_CONTAINER")));
+    for (size_t i = 0; i < 3; i++) { /* Pyxis's, built in */
+        static const char *const keys[] = {"container_image",
+                                           "container_mounts",
+                                           "container_workdir"};
+        json_t *v = json_object_get(o->extra, keys[i]);
+
+        if (json_is_string(v))
+            json_object_set(r, keys[i], v);
+    }
     return r;
 }
 

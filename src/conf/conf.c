@@ -743,7 +743,8 @@ struct slurm_conf *conf_parse(const char *path, const char *text,
     if (conf__lex(path, text, p.confdir, slurm_line, &p, error) < 0
         || conf_finish(&p, error) < 0 || load_gres(&p, gres_text, error) < 0
         || load_cgroup(&p, error) < 0
-        || conf__load_job_container(p.conf, p.confdir, error) < 0)
+        || conf__load_job_container(p.conf, p.confdir, error) < 0
+        || conf__load_oci(p.conf, p.confdir, error) < 0)
         goto error;
     conf = p.conf;
     parser_clear(&p);
@@ -885,6 +886,7 @@ void conf_destroy(struct slurm_conf *conf)
     conf__index_destroy(conf->node_index);
     conf_cgroup_clear(&conf->cgroup);
     conf__job_container_clear(&conf->job_container);
+    conf__oci_clear(&conf->oci);
     conf__priority_clear(&conf->priority);
     for (size_t i = 0; i < conf->ctld_backup_count; i++) {
         free(conf->ctld_backup_addrs[i]);

@@ -264,6 +264,21 @@ struct conf_jc {
     bool shared;
 };
 
+/* oci.conf (oci.conf(5), Slurm 22.05), read beside slurm.conf when it
+ * exists; without it --container is refused on the node.  Each RunTime*
+ * value is a shell command pattern (oci_pattern(), src/noded/oci.h):
+ * either RunTimeRun or RunTimeCreate + RunTimeStart, with RunTimeKill,
+ * RunTimeDelete and RunTimeQuery, as Slurm's oci_config.c requires. */
+struct conf_oci {
+    char *path;            /* the file read; NULL: no oci.conf */
+    char *container_path;  /* ContainerPath=: pattern of the per-step
+                            * directory; NULL: <spool>/oci-job%j-%s */
+    bool create_env_file;  /* CreateEnvFile=: write <task dir>/environment
+                            * (NUL-separated) for %e */
+    char *runtime_create, *runtime_start, *runtime_run; /* RunTime*= */
+    char *runtime_kill, *runtime_delete, *runtime_query;
+};
+
 /* PreemptType= and PreemptMode= (slurm.conf(5)).  Drover preempts by
  * cancelling, requeueing or suspending (SUSPEND needs GANG in the global
  * PreemptMode, as Slurm's); GANG also time-slices the jobs that share
@@ -410,6 +425,7 @@ struct slurm_conf {
     char *job_container_type; /* JobContainerType=, "job_container/none"
                                * or "job_container/tmpfs" */
     struct conf_job_container job_container; /* job_container.conf */
+    struct conf_oci oci;      /* oci.conf; oci.path NULL: none */
     struct conf_sched sched;  /* SchedulerParameters= */
     struct conf_priority priority; /* Priority* keywords */
     uint32_t preempt_type;    /* PreemptType=: enum conf_preempt_type */

@@ -203,6 +203,18 @@ int conf__load_job_container(struct slurm_conf *conf, const char *confdir,
 /* Free what conf->job_container holds and zero it. */
 void conf__job_container_clear(struct conf_job_container *jc);
 
+/* oci.conf in 'confdir' into conf->oci when the file exists (conf_oci.c):
+ * unknown keys and an incomplete RunTime* set refused with file:line.
+ * Returns 0, or -1 with 'error'. */
+int conf__load_oci(struct slurm_conf *conf, const char *confdir,
+                   drv_error_t *error);
+void conf__oci_clear(struct conf_oci *oci);
+
+/* conf->oci for the step daemons (conf_step.c): to JSON, and back into
+ * a zeroed *oci ('o' NULL: no oci.conf).  Returns 0 or -1 with 'error'. */
+json_t *conf__oci_to_json(const struct conf_oci *oci);
+int conf__oci_from_json(json_t *o, struct conf_oci *oci, drv_error_t *error);
+
 /* Set Priority* keyword 'key' (or FairShareDampeningFactor) of 'p' to
  * 'value' (conf_priority.c).  Returns NULL, why the value is bad, or ""
  * for ENOMEM. */

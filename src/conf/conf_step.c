@@ -76,6 +76,8 @@ json_t *conf_step_to_json(const struct slurm_conf *conf,
         if (v)
             json_object_set_new(o, strings[i].key, json_string(v));
     }
+    if (o && conf->oci.path)
+        json_object_set_new(o, "oci", conf__oci_to_json(&conf->oci));
     return o;
 }
 
@@ -197,7 +199,9 @@ struct slurm_conf *conf_step_from_json(json_t *o, drv_error_t *error)
     }
     if (cgroup_from_json(json_object_get(o, "cgroup"), &conf->cgroup, error)
             < 0
-        || node_from_json(json_object_get(o, "node"), conf, error) < 0) {
+        || node_from_json(json_object_get(o, "node"), conf, error) < 0
+        || conf__oci_from_json(json_object_get(o, "oci"), &conf->oci, error)
+               < 0) {
         conf_destroy(conf);
         return NULL;
     }

@@ -144,6 +144,15 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
      * the user's login environment (src/noded/user_env.c). */
     if ((v = json_object_get(body, "get_user_env")) && !json_is_false(v))
         json_object_set_new(job->launch, "get_user_env", json_true());
+    /* --container, --container-image...: the batch step runs in the
+     * bundle or image (src/noded/oci.h) */
+    for (size_t i = 0; i < 4; i++) {
+        static const char *const keys[] = {"container", "container_image",
+                                           "container_mounts",
+                                           "container_workdir"};
+        if (json_is_string(v = json_object_get(body, keys[i])))
+            json_object_set(job->launch, keys[i], v);
+    }
     return 0;
 }
 

@@ -325,6 +325,14 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
     }
     if (json_is_string(json_object_get(body, "input"))) /* srun -i */
         json_object_set(o, "input", json_object_get(body, "input"));
+    for (size_t i = 0; i < 4; i++) { /* src/noded/oci.h */
+        static const char *const keys[] = {"container", "container_image",
+                                           "container_mounts",
+                                           "container_workdir"};
+
+        if (json_is_string(json_object_get(body, keys[i])))
+            json_object_set(o, keys[i], json_object_get(body, keys[i]));
+    }
     /* binding (src/noded/affinity.h): passed on as srun checked them */
     for (size_t i = 0; i < 3; i++) {
         static const char *const keys[] = {"cpu_bind", "gpu_bind", "hint"};

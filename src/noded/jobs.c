@@ -34,6 +34,7 @@
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
 #include "noded/noded.h"
+#include "noded/oci.h"
 #include "noded/spool.h"
 #include "noded/stepd.h"
 
@@ -219,6 +220,8 @@ static void job_ended(struct noded *nd, struct nd_job *job, int status,
     else
         killpg(job->pid, SIGKILL);
     job->cg = NULL;
+    oci_step_destroy(job->oci);
+    job->oci = NULL;
     stepd_signal_job_steps(nd->spool_dir, job->id, SIGKILL, true);
     spool_remove_job(nd, job->id);
     HASH_DEL(nd->jobs, job);

@@ -23,6 +23,7 @@
 #include "noded/cgroup.h"
 #include "noded/launch_env.h"
 #include "noded/noded.h"
+#include "noded/oci.h"
 #include "noded/spool.h"
 #include "noded/step_bind.h"
 #include "noded/user_env.h"
@@ -43,6 +44,8 @@ struct launch {
     char **argv;
     char **envp;
     struct cgroup_step *cg; /* NULL: no cgroups */
+    const char **gpu_files; /* the job's GPU device files here */
+    struct oci_step *oci;   /* --container (oci.h), or NULL */
 };
 
 /* The script goes in <spool>/job<ID>/slurm_script.  The directory is
@@ -154,6 +157,8 @@ static void exec_child(struct launch *l)
     if (l->user_env)
         l->envp = user_env_merge(l->envp, l->user, USER_ENV_TIMEOUT_S);
     set_task_pid(l->envp);
+    if (l->oci)
+        oci_task_exec(l->oci, 0, l->argv, l->envp);
     execve(l->script_path, l->argv, l->envp);
     child_fail(l->script_path);
 }
@@ -213,6 +218,51 @@ static json_t *node_alloc(struct noded *nd, json_t *job)
     return NULL;
 }
 
+/* The GPU device files of the job on this node (ranges 'gpus'). */
+static void batch_gpu_files(const struct conf_node *node, const char *gpus,
+                            struct launch *l)
+{
+    size_t n = 0;
+
+    l->gpu_files = xzalloc((node->gres_dev_count + 1) * sizeof(char *));
+    for (size_t i = 0; i < node->gres_dev_count; i++) {
+        const struct conf_gres_dev *d = &node->gres_devs[i];
+        if (!strcmp(d->name, "gpu") && d->file && in_ranges(gpus, d->index))
+            l->gpu_files[n++] = d->file;
+    }
+}
+
+/* --container: the batch step's directory; the script's bound in. */
+static int batch_oci(struct noded *nd, json_t *job, struct launch *l,
+                     drv_error_t *error)
+{
+    json_t *ln = json_object_get(job, "launch");
+    const char *bundle = json_string_value(json_object_get(ln, "container"));
+    const char *image = json_string_value(json_object_get(ln,
+                                                          "container_image"));
+    const char *mounts = json_string_value(json_object_get(ln,
+                                                           "container_mounts"));
+    const char *workdir = json_string_value(json_object_get(
+        ln, "container_workdir"));
+    char *dir;
+
+    if (!bundle && !image && !mounts && !workdir)
+        return 0;
+    if (!l->gpu_files) /* no cgroups: batch_cgroup() did not look */
+        batch_gpu_files(nd->node, json_string_value(json_object_get(
+                                      node_alloc(nd, job), "gpus")), l);
+    dir = xstrdup(l->script_path);
+    *strrchr(dir, '/') = '\0';
+    l->oci = oci_step_create(&(struct oci_step_spec){
+        .oci = &nd->conf->oci, .bundle = bundle, .image = image,
+        .mounts = mounts, .workdir = workdir, .cwd = l->work_dir,
+        .spool = nd->spool_dir, .node = nd->node->name, .user = l->user,
+        .job_id = l->job_id, .step_id = OCI_BATCH_STEP, .uid = l->uid,
+        .gid = l->gid, .devices = l->gpu_files, .ro_dir = dir}, error);
+    free(dir);
+    return l->oci ? 0 : -1;
+}
+
 /* The batch step's cgroup: the job's memory on this node, its CPUs
  * (ConstrainCores), and the node's GPU files the job was not given
  * denied.  NULL without cgroups. */
@@ -247,6 +297,7 @@ static int batch_cgroup(struct noded *nd, json_t *job, struct launch *l,
         return -1;
     }
     lim.cpus = cpus;
+    batch_gpu_files(node, gpus, l);
     l->cg = cgroup_step_create(nd->cgroup, l->job_id, "batch", &lim, NULL,
                                error);
     free(deny);
@@ -283,21 +334,27 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     l.user_env = json_is_true(json_object_get(launch, "get_user_env"));
     if (batch_cgroup(nd, job, &l, error) < 0) {
         pid = -1;
+    } else if (batch_oci(nd, job, &l, error) < 0) {
+        pid = -1;
+        cgroup_step_destroy(l.cg);
     } else if ((pid = fork()) < 0) {
         errprintf(error, "fork: %s", strerror(errno));
         cgroup_step_destroy(l.cg);
+        oci_step_destroy(l.oci);
     } else if (pid == 0) {
         exec_child(&l);
     }
     free_strv(l.argv);
     free_strv(l.envp);
     free(l.script_path);
+    free(l.gpu_files);
     if (pid < 0)
         return NULL;
     j = xzalloc(sizeof(*j));
     j->id = l.job_id;
     j->pid = pid;
     j->cg = l.cg;
+    j->oci = l.oci;
     j->err_path = err_path(&l);
     j->uid = l.uid;
     j->gid = l.gid;

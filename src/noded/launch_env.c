@@ -192,6 +192,11 @@ static void set_job_vars(struct envb *e, struct noded *nd, json_t *job)
     env_set(e, "SLURM_NODE_ALIASES", "(null)");
     if (nd->conf->path)
         env_set(e, "SLURM_CONF", nd->conf->path);
+    /* sbatch --container: Slurm's output variable (srun reads it) */
+    if (json_is_string(json_object_get(json_object_get(job, "launch"),
+                                       "container")))
+        env_set(e, "SLURM_CONTAINER",
+                jstr(json_object_get(job, "launch"), "container"));
     tasks_per_node(e, job);
     set_more_job_vars(e, nd, job);
     set_array_vars(e, job);

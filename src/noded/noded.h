@@ -31,6 +31,8 @@
 struct cgroup_root;
 struct cgroup_step;
 
+struct oci_step;
+
 struct nd_job {
     uint32_t id;
     uint32_t run_id;         /* the controller's run of the job (0: not
@@ -38,6 +40,7 @@ struct nd_job {
     pid_t pid;               /* also the process group (setsid) */
     struct cgroup_step *cg;  /* job_<id>/step_batch, or NULL (no cgroups) */
     char *err_path;          /* the batch script's stderr file (absolute) */
+    struct oci_step *oci;    /* --container (oci.h), or NULL */
     uid_t uid;               /* the job's user */
     gid_t gid;               /* and group */
     int64_t time_limit_s;    /* -1: none */

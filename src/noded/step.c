@@ -41,6 +41,7 @@
 #include "noded/stepd.h"
 #include "noded/step_bind.h"
 #include "noded/mpi_pmix.h"
+#include "noded/oci.h"
 #include "proto/frame.h"
 
 struct step_task {
@@ -76,6 +77,7 @@ struct nd_step {
     struct nd_pmix_ns *pmix;  /* --mpi=pmix: the step's PMIx namespace */
     struct cgroup_step *cg;   /* its cgroup, or NULL */
     struct step_bind *bind;   /* CPU/GPU binding (step_bind.h), or NULL */
+    struct oci_step *oci;     /* --container (oci.h), or NULL */
     bool leftovers_killed;    /* every task reaped: the rest was killed */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
@@ -96,6 +98,7 @@ static void unlink_free(struct nd_step *st)
     nd_pmix_ns_destroy(st->pmix);
     cgroup_step_destroy(st->cg);
     step_bind_destroy(st->bind);
+    oci_step_destroy(st->oci);
     proto_decoder_destroy(st->dec);
     free(st->tasks);
     stepd_step_freed(st->nd);
@@ -552,6 +555,7 @@ struct step_desc {
     json_t *body;
     const struct cgroup_step *cg; /* or NULL */
     const struct step_bind *bind; /* or NULL */
+    const struct oci_step *oci;   /* --container, or NULL */
     const char *user;
     const char *cwd;
     json_int_t uid, gid, node_index, ntasks, job_id, step_id;
@@ -646,6 +650,8 @@ static void task_child(const struct step_desc *d, const struct step_task *t,
         || dup2(err, 2) < 0)
         _exit(127);
     child_close_fds();
+    if (d->oci)
+        oci_task_exec(d->oci, t->rank, argv, envp);
     environ = envp;
     execvp(argv[0], argv);
     fprintf(stderr, "droverd: step task: %s: %s\n", argv[0], strerror(errno));
@@ -902,6 +908,54 @@ static const char **gpus_denied(const struct conf_node *node, json_t *given)
     return deny;
 }
 
+/* The step's GPU device files: the node's, less those denied. */
+static const char **gpus_given(const struct conf_node *node, json_t *given)
+{
+    const char **deny = gpus_denied(node, given);
+    const char **out = xzalloc(sizeof(*out) * (node->gres_dev_count + 1));
+    size_t n = 0;
+
+    for (size_t d = 0; d < node->gres_dev_count; d++) {
+        const struct conf_gres_dev *dev = &node->gres_devs[d];
+        bool denied = false;
+
+        for (size_t i = 0; deny[i]; i++)
+            denied |= deny[i] == dev->file;
+        if (!strcmp(dev->name, "gpu") && dev->file && !denied)
+            out[n++] = dev->file;
+    }
+    free(deny);
+    return out;
+}
+
+/* --container (oci.h): the step's directory, its GPU files bound in. */
+static int oci_setup(struct nd_step *st, const struct step_desc *d,
+                     drv_error_t *error)
+{
+    json_t *b = d->body;
+    const char *bundle = json_string_value(json_object_get(b, "container"));
+    const char *image = json_string_value(json_object_get(b,
+                                                          "container_image"));
+    const char *mounts = json_string_value(json_object_get(b,
+                                                           "container_mounts"));
+    const char *workdir = json_string_value(json_object_get(
+        b, "container_workdir"));
+    const char **devs;
+
+    if (!bundle && !image && !mounts && !workdir)
+        return 0;
+    devs = gpus_given(st->nd->node, json_object_get(b, "gpus"));
+    st->oci = oci_step_create(&(struct oci_step_spec){
+        .oci = &st->nd->conf->oci, .bundle = bundle, .image = image,
+        .mounts = mounts, .workdir = workdir, .cwd = d->cwd,
+        .spool = st->nd->spool_dir, .node = st->nd->node->name,
+        .user = d->user, .job_id = st->job_id, .step_id = st->step_id,
+        .uid = (uid_t)d->uid, .gid = (gid_t)d->gid, .devices = devs},
+        error);
+    free(devs);
+    return st->oci ? 0 : -1;
+}
+
 /* The step's cgroup below its job's: the job's memory, CPUs and GPUs on
  * this node, the step's --mem and GPUs (cgroup.h).  No cgroups: 0. */
 static int cgroup_setup(struct nd_step *st, const struct step_desc *d,
@@ -959,11 +1013,13 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->dec = proto_decoder_create();
     st->next = nd->steps;
     nd->steps = st;
-    if (mpi_setup(st, &d, error) < 0 || cgroup_setup(st, &d, error) < 0) {
+    if (mpi_setup(st, &d, error) < 0 || cgroup_setup(st, &d, error) < 0
+        || oci_setup(st, &d, error) < 0) {
         unlink_free(st);
         return -1;
     }
     d.cg = st->cg;
+    d.oci = st->oci;
     if (step_bind_create(nd->conf, nd->node, body, st->ntasks, &st->bind,
                          error) < 0) {
         unlink_free(st);

@@ -363,6 +363,10 @@ void alloc_set_env(const struct sbatch_opts *o, const json_t *job)
     else if (o->mem_per_cpu_mib > 0)
         set_num("SLURM_MEM_PER_CPU", o->mem_per_cpu_mib);
     set_dist(o);
+    /* --container: the allocation's sruns run in it (as Slurm's salloc) */
+    if (json_is_string(json_object_get(o->extra, "container")))
+        setenv("SLURM_CONTAINER",
+               json_string_value(json_object_get(o->extra, "container")), 1);
     setenv("SLURM_JOB_PARTITION", jstr_or(job, "partition", ""), 1);
     if (jstr(job, "account"))
         setenv("SLURM_JOB_ACCOUNT", jstr(job, "account"), 1);

@@ -682,6 +682,14 @@ static const struct optdef opt_table[] = {
      "NOTE: SlurmDBD must up.", NULL},
     {"container", 0, REQ, "SBATCH_CONTAINER", PASS, 0, SEC_PARALLEL,
      "", "Path to OCI container bundle", NULL},
+    /* Pyxis's options, built in (docs/compatibility.md; noded/oci.h) */
+    {"container-image", 0, REQ, NULL, PASS, F_NO_SALLOC, SEC_PARALLEL,
+     "=image", "[pyxis] OCI image to run in: an OCI layout directory\n"
+     "[:tag] or docker-archive:FILE", NULL},
+    {"container-mounts", 0, REQ, NULL, PASS, F_NO_SALLOC, SEC_PARALLEL,
+     "=SRC:DST[:ro],...", "[pyxis] bind mounts into the container", NULL},
+    {"container-workdir", 0, REQ, NULL, PASS, F_NO_SALLOC, SEC_PARALLEL,
+     "=dir", "[pyxis] working directory inside the container", NULL},
     {"distribution", 'm', REQ, "SBATCH_DISTRIBUTION", PASS, 0, SEC_PARALLEL,
      "=type", "distribution method for processes to nodes\n"
      "(type = block|cyclic|arbitrary)", NULL},
