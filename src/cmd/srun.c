@@ -42,10 +42,12 @@
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/srun_bind.h"
 #include "cmd/lib/srun_mpi.h"
+#include "cmd/lib/srun_verbose.h"
 #include "common/base64.h"
 #include "common/fdio.h"
 #include "common/hostlist.h"
 #include "common/jobpath.h"
+#include "common/rlimits.h"
 #include "common/taskdist.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
@@ -106,6 +108,13 @@ struct srun {
     json_t *req;             /* step_create keys from the options */
     char io_key[2 * IO_KEY_BYTES + 1]; /* the step's I/O secret (hex) */
     int nauth;               /* connections that proved they are nodes */
+    int verbose;             /* -v count */
+    const char *step_name;   /* -J, else the command's base name */
+    const char *nodelist;    /* -w as given, or NULL */
+    long cpus_per_task;      /* -c, else 1 */
+    int lfd, io_port;        /* the I/O socket, open before the step */
+    json_t *node_names;      /* step_create's answer (srun -v) */
+    json_t *task_map;
 };
 
 static void tty_size(int *rows, int *cols)
@@ -380,6 +389,13 @@ static int dist_option(const struct sbatch_opts *o, struct srun *s)
     return -1;
 }
 
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
 /* Options from sbatch's table (srun's rows).  Returns -1 to go on, else
  * the exit status. */
 static int parse_args(int argc, char **argv, struct sbatch_opts *o,
@@ -420,6 +436,12 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
         s->argv[i + 1] = o->script_argv[i];
     s->label = o->label;
     s->pty = o->pty;
+    s->verbose = o->verbose;
+    s->step_name = o->job_name ? o->job_name : base_name(o->script_path);
+    s->nodelist = json_string_value(json_object_get(o->extra, "nodelist"));
+    s->cpus_per_task = o->cpus_per_task > 0 ? o->cpus_per_task : 1;
+    if (o->verbose)
+        sbatch_opts_print_set(o, stderr);
     s->input = o->std_in;
     s->stdin_rank = stdin_rank(s->pty, o->std_in);
     s->out_pattern = o->std_out;
@@ -546,6 +568,20 @@ static int step_create_retry(const char *type, json_t *body, json_t **resp,
     }
 }
 
+/* -v: the step's launch lines (srun_verbose.h). */
+static void verbose_launch(const struct srun *s)
+{
+    struct srun_vstep st = {
+        .job_id = s->job_id, .step_id = s->step_id, .uid = getuid(),
+        .nodelist = s->nodelist, .cpus = s->ntask_total * s->cpus_per_task,
+        .ntasks = s->ntask_total, .name = s->step_name,
+        .cpu_bind = json_string_value(json_object_get(s->req, "cpu_bind")),
+        .mpi = s->mpi, .io_port = s->io_port, .node_names = s->node_names,
+        .task_map = s->task_map};
+
+    srun_verbose_launch(stderr, s->verbose, &st);
+}
+
 static int step_create(struct srun *s, long job_id, int port)
 {
     char cwd[PATH_MAX], host[256] = "";
@@ -591,7 +627,10 @@ static int step_create(struct srun *s, long job_id, int port)
     s->step_id = json_integer_value(json_object_get(resp, "step_id"));
     s->ntask_total = (int)json_integer_value(json_object_get(resp, "ntasks"));
     s->nodes = json_integer_value(json_object_get(resp, "nodes"));
+    s->node_names = json_incref(json_object_get(resp, "node_names"));
+    s->task_map = json_incref(json_object_get(resp, "task_map"));
     json_decref(resp);
+    verbose_launch(s);
     s->tasks = xzalloc(sizeof(*s->tasks) * (size_t)(s->ntask_total + 1));
     for (int i = 0; i < s->ntask_total; i++)
         s->tasks[i].node_id = -1;
@@ -756,6 +795,8 @@ static void handle_frame(struct srun *s, json_t *m)
         if (!t->node)
             t->node = xstrdup(json_string_value(json_object_get(m, "node")));
         s->exited++;
+        srun_verbose_task_exit(stderr, s->verbose, s->job_id, s->step_id,
+                               t->node, (int)rank, t->status);
         kill_on_bad_exit(s, (int)rank);
     }
 }
@@ -862,6 +903,8 @@ static bool conn_read(struct srun *s, struct conn *c)
                                                                     "node")));
                 c->ranks = json_incref(json_object_get(m, "ranks"));
                 note_nodes(s, c, m);
+                srun_verbose_node_started(stderr, s->verbose, c->node,
+                                          json_array_size(c->ranks));
             }
         } else if (json_object_get(m, "fence"))
             fence_frame(s, m);
@@ -1384,12 +1427,12 @@ static int worst_status(const struct srun *s)
 
 static int run_step(struct srun *s, long job_id)
 {
-    int port, lfd, lost, rc;
+    int port = s->io_port, lfd = s->lfd, lost, rc;
 
     sigset_t blocked, old_mask;
 
     make_io_key(s);
-    lfd = listen_io(&port);
+    srun_verbose_job(stderr, s->verbose, job_id);
     /* The tasks may start before step_create's answer arrives: a signal
      * meant for the step waits until srun handles it. */
     step_signals_set(&blocked);
@@ -1411,6 +1454,7 @@ static int run_step(struct srun *s, long job_id)
     lost = io_loop(s, lfd);
     tty_restore();
     close(lfd);
+    srun_verbose_end(stderr, s->verbose, s->own_alloc);
     rc = report(s);
     if (lost && !stopped && !s->node_failed)
         fprintf(stderr, "srun: error: %d task(s) lost\n", lost);
@@ -1437,6 +1481,8 @@ int main(int argc, char **argv)
         return rc;
     }
     signal(SIGPIPE, SIG_IGN);
+    s.lfd = listen_io(&s.io_port);
+    srun_verbose_propagate(stderr, s.verbose, RLIMITS_ALL);
     if (o->jobid) { /* --jobid: that allocation, as if inside it */
         job = o->jobid;
         setenv("SLURM_JOB_ID", job, 1);
@@ -1445,6 +1491,8 @@ int main(int argc, char **argv)
     if (!job || !*job) {
         struct sigaction sa = {.sa_handler = on_stop};
 
+        srun_verbose_alloc_thread(stderr, s.verbose, s.io_port);
+        srun_verbose_plugins(stderr, s.verbose);
         if (!(own = allocate(o, &rc))) {
             free(s.argv);
             json_decref(s.req);
@@ -1466,8 +1514,11 @@ int main(int argc, char **argv)
                                                 : worst_status(&s),
                       false);
     } else {
+        srun_verbose_plugins(stderr, s.verbose);
         rc = run_step(&s, number(job, "SLURM_JOB_ID"));
     }
+    json_decref(s.node_names);
+    json_decref(s.task_map);
     for (int i = 0; i < s.ntask_total; i++)
         free(s.tasks[i].node);
     free(s.tasks);

@@ -36,19 +36,25 @@ struct step_ctx {
     const struct step_claim *claim; /* the step record's */
     struct taskdist dist;           /* -m, the default resolved */
     struct step_layout *layout;     /* which ranks run on which node */
+    json_t *node_names;             /* in step order, for the answer */
 };
+
+static json_t *task_map(const struct step_layout *l);
 
 static void step_answer(struct step_ctx *sc)
 {
     if (sc->errnum)
         proto_respond_error(sc->req, sc->errnum, sc->errstr);
     else if (proto_respond(sc->req,
-                           json_pack("{s:I s:I s:I}", "step_id",
+                           json_pack("{s:I s:I s:I s:o s:o}", "step_id",
                                      (json_int_t)sc->step_id, "nodes",
                                      (json_int_t)sc->nodes, "ntasks",
-                                     (json_int_t)sc->ntasks))
+                                     (json_int_t)sc->ntasks, "node_names",
+                                     json_incref(sc->node_names), "task_map",
+                                     task_map(sc->layout)))
              < 0)
         log_err("step_create: responding");
+    json_decref(sc->node_names);
     free(sc->errstr);
     step_layout_destroy(sc->layout);
     free(sc);
@@ -384,6 +390,7 @@ static void send_launches(struct ctld *ctld, struct job *job,
     const struct step_layout *l = sc->layout;
 
     sc->pending = sc->nodes;
+    sc->node_names = json_array();
     for (uint32_t i = 0; i < sc->nodes; i++) {
         uint32_t idx = sc->claim->part->node_idx[i];
         const struct conf_node *cn = ctld->nodes->info[idx].conf;
@@ -401,6 +408,7 @@ static void send_launches(struct ctld *ctld, struct job *job,
         la->sc = sc;
         la->node = (long)idx;
         json_object_set_new(o, "node_index", json_integer(i));
+        json_array_append_new(sc->node_names, json_string(cn->name));
         if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                              "step_launch", o,
                              (int)ctld->conf->msg_timeout_s * 1000,

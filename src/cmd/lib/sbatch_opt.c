@@ -229,6 +229,7 @@ static long node_count(const char *s)
 /* Setters                                                             */
 
 #define FIELD(o, d, type) ((type *)((char *)(o) + (d)->field))
+#define CFIELD(o, d, type) ((const type *)((const char *)(o) + (d)->field))
 
 static int set_str(struct sbatch_opts *o, const struct optdef *d,
                    const char *arg, struct sbatch_error *e)
@@ -1938,15 +1939,36 @@ void sbatch_opts_print_usage(FILE *f)
     fputs(usage_text, f);
 }
 
+static int row_name_cmp(const void *a, const void *b)
+{
+    const struct optdef *x = *(const struct optdef *const *)a;
+    const struct optdef *y = *(const struct optdef *const *)b;
+
+    return strcmp(x->name, y->name);
+}
+
+/* As Slurm's slurm_print_set_options(): the options set, by name (its
+ * table is in name order), counts (-v, -Q) as the number given. */
 void sbatch_opts_print_set(const struct sbatch_opts *o, FILE *f)
 {
     const char *rule = "-------------------- --------------------";
-
+    const struct optdef *rows[OPT_COUNT];
     const char *p = o->prog;
+    size_t n = 0;
 
-    fprintf(f, "%s: defined options\n%s: %s\n", p, p, rule);
     for (size_t i = 0; i < OPT_COUNT; i++)
-        if (o->is_set[i] && !(opt_table[i].flags & F_EARLY))
-            fprintf(f, "%s: %-20s: %s\n", p, opt_table[i].name, o->given[i]);
+        if (o->is_set[i] && opt_table[i].set != set_action)
+            rows[n++] = &opt_table[i];
+    qsort(rows, n, sizeof(rows[0]), row_name_cmp);
+    fprintf(f, "%s: defined options\n%s: %s\n", p, p, rule);
+    for (size_t k = 0; k < n; k++) {
+        const struct optdef *d = rows[k];
+
+        if (d->set == set_count)
+            fprintf(f, "%s: %-20s: %d\n", p, d->name, *CFIELD(o, d, int));
+        else
+            fprintf(f, "%s: %-20s: %s\n", p, d->name,
+                    o->given[row_index(d)]);
+    }
     fprintf(f, "%s: %s\n%s: end of defined options\n", p, rule, p);
 }
