@@ -42,6 +42,7 @@
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/srun_bind.h"
 #include "cmd/lib/srun_mpi.h"
+#include "cmd/lib/srun_multiprog.h"
 #include "cmd/lib/srun_verbose.h"
 #include "common/base64.h"
 #include "common/fdio.h"
@@ -115,6 +116,7 @@ struct srun {
     int lfd, io_port;        /* the I/O socket, open before the step */
     json_t *node_names;      /* step_create's answer (srun -v) */
     json_t *task_map;
+    char *multi_prog;        /* --multi-prog: the file's text */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -446,6 +448,15 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     s->stdin_rank = stdin_rank(s->pty, o->std_in);
     s->out_pattern = o->std_out;
     s->err_pattern = o->std_err;
+    if (extra_flag(o, "multi_prog")) { /* the "command" is the file */
+        int n = o->ntasks;
+
+        if (!(s->multi_prog = srun_multiprog_load(o->script_path, &n,
+                                                  o->ntasks_set, stderr)))
+            return 1;
+        o->ntasks = n;
+        o->ntasks_set = true;
+    }
     s->ntasks = o->ntasks_set ? o->ntasks : 0;
     s->nodes = o->nodes_min > 0 ? o->nodes_min : 0;
     if (o->ntasks_per_node && !s->nodes && s->ntasks)
@@ -604,6 +615,8 @@ static int step_create(struct srun *s, long job_id, int port)
         json_object_set_new(body, "mpi", json_string(s->mpi));
     if (s->input)
         json_object_set_new(body, "input", json_string(s->input));
+    if (s->multi_prog)
+        json_object_set_new(body, "multi_prog", json_string(s->multi_prog));
     if (s->pty) {
         int rows, cols;
 
@@ -1476,6 +1489,7 @@ int main(int argc, char **argv)
         usage_error("getcwd failed");
     if ((rc = parse_args(argc, argv, o, &s)) >= 0) {
         free(s.argv);
+        free(s.multi_prog);
         json_decref(s.req);
         sbatch_opts_destroy(o);
         return rc;
@@ -1519,6 +1533,7 @@ int main(int argc, char **argv)
     }
     json_decref(s.node_names);
     json_decref(s.task_map);
+    free(s.multi_prog);
     for (int i = 0; i < s.ntask_total; i++)
         free(s.tasks[i].node);
     free(s.tasks);

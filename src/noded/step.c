@@ -34,6 +34,7 @@
 #include "common/base64.h"
 #include "common/jobpath.h"
 #include "common/log.h"
+#include "common/multiprog.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
@@ -930,6 +931,24 @@ static int cgroup_setup(struct nd_step *st, const struct step_desc *d,
     return st->cg ? 0 : -1;
 }
 
+/* Task 'rank''s argv: the step's, or with srun --multi-prog its line of
+ * the file (multiprog.h); NULL (logged) when the file names no program
+ * for it. */
+static char **task_argv(const struct step_desc *d, int rank, char **argv)
+{
+    const char *text = json_string_value(json_object_get(d->body,
+                                                         "multi_prog"));
+    char **v;
+
+    if (!text)
+        return argv;
+    if (!(v = multiprog_argv(text, rank)))
+        log_error("StepId=%lld.%lld: --multi-prog names no program for "
+                  "task %d", (long long)d->job_id, (long long)d->step_id,
+                  rank);
+    return v;
+}
+
 int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
 {
     json_t *ranks = json_object_get(body, "ranks");
@@ -978,12 +997,15 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     argv = str_array(json_object_get(body, "argv"));
     for (size_t i = 0; i < st->ntasks; i++) {
         struct step_task *t = &st->tasks[i];
+        char **targv;
 
         t->rank = (int)json_integer_value(json_array_get(ranks, i));
-        if ((st->pty && t->rank == 0
-                 ? start_tty_task(st, &d, t, (int)i, argv)
-                 : start_task(st, &d, t, (int)i, argv))
-            < 0) {
+        targv = task_argv(&d, t->rank, argv);
+        if (!targv
+            || (st->pty && t->rank == 0
+                    ? start_tty_task(st, &d, t, (int)i, targv)
+                    : start_task(st, &d, t, (int)i, targv))
+                   < 0) {
             log_err("StepId=%u.%u: task %d", st->job_id, st->step_id,
                     t->rank);
             t->reaped = true;
@@ -991,6 +1013,8 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
             close_stdin(t);
             task_check(t);
         }
+        if (targv != argv)
+            free_strv(targv);
     }
     free_strv(argv);
     log_info("Launched StepId=%u.%u: %zu tasks", st->job_id, st->step_id,

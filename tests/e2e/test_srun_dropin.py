@@ -76,3 +76,76 @@ def test_srun_v_inside_a_batch_job_names_the_job(cluster, tmp_path):
         "[0-1]\n" in err, err
     assert err.count("_task_finish: Received task exit notification for 1 "
                      f"task of StepId={job_id}.0 (status=0x0000).") == 2
+
+
+# --- --multi-prog -----------------------------------------------------------
+
+def write(cluster, name, text):
+    d = cluster.workdir
+    (d / name).write_text(text)
+    (d / name).chmod(0o644)
+    return d / name
+
+
+def test_multi_prog_matches_slurm(cluster):
+    write(cluster, "mp.conf",
+          "# srun --multi-prog configuration: task rank, program, arguments\n"
+          "0    echo first rank=%t offset=%o\n"
+          "1    echo second rank=%t offset=%o\n")
+    r = cluster.run("srun", "-n2", "-l", "--multi-prog", "mp.conf",
+                    check=True)
+    assert sorted(r.stdout.splitlines()) == \
+        sorted(golden("srun-multi-prog", "stdout").splitlines())
+    assert r.stderr == ""
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_multi_prog_ranges_star_offsets_and_quotes(cluster):
+    """No -n: the count is the highest rank + 1; ranges, lists, '*',
+    %t/%o, quotes and a continued line; tasks on both nodes."""
+    write(cluster, "mp.conf",
+          "  # a comment\n\n"
+          "0-1,4  echo A %t %o 'a  %t' \\\n"
+          "       tail\n"
+          "2      sh -c 'echo B $SLURM_PROCID $SLURMD_NODENAME'\n"
+          "*      echo C %t %o\n")
+    r = cluster.run("srun", "-N2", "-n6", "-l", "--multi-prog", "mp.conf",
+                    check=True)
+    lines = sorted(r.stdout.splitlines())
+    assert lines[0:2] == ["0: A 0 0 a  %t tail", "1: A 1 1 a  %t tail"]
+    assert re.fullmatch(r"2: B 2 node0[12]", lines[2]), lines
+    assert lines[3:] == ["3: C 3 3", "4: A 4 2 a  %t tail", "5: C 5 5"]
+    write(cluster, "four.conf", "0-3 echo %t\n")
+    r = cluster.run("srun", "--multi-prog", "four.conf", check=True)
+    assert sorted(r.stdout.split()) == ["0", "1", "2", "3"]
+
+
+@pytest.mark.parametrize("conf,args,errors", [
+    ("0 echo a\n0 echo b\n", ["-n1"],
+     ["Duplicate record for task 0",
+      "Line 2 of configuration file bad.conf invalid"]),
+    ("0 echo a\n", ["-n2"],
+     ["Configuration file bad.conf invalid, no record for task id 1"]),
+    ("* echo a\n1 echo b\n", ["-n2"],
+     ["Task range specification with asterisk must be last",
+      "Line 2 of configuration file bad.conf invalid"]),
+    ("0 echo a\n5 echo b\n", ["-n2"],
+     ["Invalid task id, 5 >= ntasks",
+      "Line 2 of configuration file bad.conf invalid"]),
+    ("0 echo a\n1x echo b\n", ["-n2"],
+     ["Invalid task range specification (1x)",
+      "Line 2 of configuration file bad.conf invalid"]),
+    ("0\n", ["-n1"], ["Line 1 of configuration file bad.conf invalid"]),
+    (None, ["-n1"], ["Unable to open configuration file bad.conf"]),
+])
+def test_multi_prog_errors_as_slurm(cluster, conf, args, errors):
+    if conf is not None:
+        write(cluster, "bad.conf", conf)
+    else:
+        (cluster.workdir / "bad.conf").unlink(missing_ok=True)
+    r = cluster.run("srun", *args, "--multi-prog", "bad.conf")
+    assert r.returncode == 1
+    assert r.stderr == "".join(f"srun: error: {e}\n" for e in errors)
+    assert r.stdout == ""
+    # nothing was allocated
+    assert cluster.run("squeue", "-h").stdout == ""

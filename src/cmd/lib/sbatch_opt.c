@@ -694,6 +694,9 @@ static const struct optdef opt_table[] = {
      "=mcs", "mcs label if mcs plugin mcs/group is used", NULL},
     {"mpi", 0, REQ, NULL, set_str, AT(mpi), F_SRUN, SEC_PARALLEL,
      "=type", "type of MPI being used", NULL},
+    {"multi-prog", 0, NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "", "if set the program name specified is the\n"
+     "configuration specification for multiple programs", NULL},
     {"ntasks", 'n', REQ, NULL, set_ntasks, 0, 0, SEC_PARALLEL,
      "=ntasks", "number of tasks to run", NULL},
     {"nice", 0, OPTA, NULL, set_nice, 0, 0, SEC_PARALLEL,
