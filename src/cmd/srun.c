@@ -220,6 +220,13 @@ static json_t *step_request(const struct sbatch_opts *o)
         json_object_set_new(r, "exact", json_true());
     if (extra_flag(o, "overlap"))
         json_object_set_new(r, "overlap", json_true());
+    for (size_t i = 0; i < 2; i++) { /* --task-prolog/epilog: as given */
+        static const char *const keys[] = {"task_prolog", "task_epilog"};
+        json_t *v = json_object_get(o->extra, keys[i]);
+
+        if (json_is_string(v))
+            json_object_set(r, keys[i], v);
+    }
     return r;
 }
 

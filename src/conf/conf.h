@@ -393,6 +393,11 @@ struct slurm_conf {
     char *scheduler_type;     /* SchedulerType=, "sched/backfill" */
     char *proctrack_type;     /* ProctrackType=, "proctrack/cgroup" */
     char *task_plugin;        /* TaskPlugin=, "task/none" */
+    char *task_prolog;        /* TaskProlog=: run as the user before each
+                               * step task (its "export"/"unset"/"print"
+                               * lines apply), an absolute path, or NULL */
+    char *task_epilog;        /* TaskEpilog=: run as the user after each
+                               * step task, or NULL */
     char *health_check_program; /* HealthCheckProgram=, an absolute path,
                                  * NULL: none */
     uint32_t health_check_interval_s; /* HealthCheckInterval=, seconds,

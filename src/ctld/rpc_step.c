@@ -331,8 +331,14 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
     }
     if (json_is_string(json_object_get(body, "input"))) /* srun -i */
         json_object_set(o, "input", json_object_get(body, "input"));
-    if (json_is_string(json_object_get(body, "multi_prog"))) /* its text */
-        json_object_set(o, "multi_prog", json_object_get(body, "multi_prog"));
+    /* srun --multi-prog (the file's text), --task-prolog, --task-epilog */
+    for (size_t i = 0; i < 3; i++) {
+        static const char *const keys[] = {"multi_prog", "task_prolog",
+                                           "task_epilog"};
+
+        if (json_is_string(json_object_get(body, keys[i])))
+            json_object_set(o, keys[i], json_object_get(body, keys[i]));
+    }
     /* binding (src/noded/affinity.h): passed on as srun checked them */
     for (size_t i = 0; i < 3; i++) {
         static const char *const keys[] = {"cpu_bind", "gpu_bind", "hint"};

@@ -41,6 +41,7 @@
 #include "noded/noded.h"
 #include "noded/stepd.h"
 #include "noded/step_bind.h"
+#include "noded/task_script.h"
 #include "noded/mpi_pmix.h"
 #include "proto/frame.h"
 
@@ -78,6 +79,7 @@ struct nd_step {
     struct cgroup_step *cg;   /* its cgroup, or NULL */
     struct step_bind *bind;   /* CPU/GPU binding (step_bind.h), or NULL */
     bool leftovers_killed;    /* every task reaped: the rest was killed */
+    json_t *body;             /* step_launch's (task epilogs' environment) */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
     uv_shutdown_t shutdown_req;
@@ -98,6 +100,7 @@ static void unlink_free(struct nd_step *st)
     cgroup_step_destroy(st->cg);
     step_bind_destroy(st->bind);
     proto_decoder_destroy(st->dec);
+    json_decref(st->body);
     free(st->tasks);
     stepd_step_freed(st->nd);
     free(st);
@@ -612,6 +615,29 @@ static void free_strv(char **v)
     free(v);
 }
 
+/* In the task's process: SLURM_TASK_PID, then slurm.conf TaskProlog and
+ * srun --task-prolog (task_script.h); a failing one ends the task. */
+static void task_prologs(const struct step_desc *d, struct noded *nd,
+                         char ***envp)
+{
+    const char *paths[] = {nd->conf->task_prolog,
+                           json_string_value(json_object_get(d->body,
+                                                             "task_prolog"))};
+    char pid[16];
+
+    snprintf(pid, sizeof(pid), "%d", (int)getpid());
+    task_env_set(envp, "SLURM_TASK_PID", pid);
+    for (size_t i = 0; i < 2; i++) {
+        int rc = paths[i] ? task_prolog_run(paths[i], envp) : 0;
+
+        if (rc) {
+            log_error("%s failed status=%d",
+                      i ? "--task-prolog" : "TaskProlog", rc);
+            _exit(rc);
+        }
+    }
+}
+
 /* 'in' -1: 'in_path' (-i FILE, opened as the user) or /dev/null;
  * 'ctty': 'in' is a terminal to make ours. */
 static void task_child(const struct step_desc *d, const struct step_task *t,
@@ -647,6 +673,7 @@ static void task_child(const struct step_desc *d, const struct step_task *t,
         || dup2(err, 2) < 0)
         _exit(127);
     child_close_fds();
+    task_prologs(d, t->st->nd, &envp);
     environ = envp;
     execvp(argv[0], argv);
     fprintf(stderr, "droverd: step task: %s: %s\n", argv[0], strerror(errno));
@@ -966,6 +993,7 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->tasks = xzalloc(sizeof(*st->tasks) * st->ntasks);
     st->pty = json_is_true(json_object_get(body, "pty"));
     st->dec = proto_decoder_create();
+    st->body = json_incref(body);
     st->next = nd->steps;
     nd->steps = st;
     if (mpi_setup(st, &d, error) < 0 || cgroup_setup(st, &d, error) < 0) {
@@ -1022,6 +1050,38 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     return 0;
 }
 
+/* After task 't' (local index 'local') ended: srun --task-epilog (5 s at
+ * most), then slurm.conf TaskEpilog, as the user with the task's
+ * environment (task_script.h).  Blocks droverstepd while they run, as
+ * Slurm's slurmstepd does. */
+static void task_epilogs(struct nd_step *st, const struct step_task *t,
+                         int local)
+{
+    const char *paths[] = {json_string_value(json_object_get(st->body,
+                                                             "task_epilog")),
+                           st->nd->conf->task_epilog};
+    struct step_desc d = {0};
+    drv_error_t error = {0};
+    char **envp;
+
+    if ((!paths[0] && !paths[1]) || parse_desc(st->body, &d, &error) < 0)
+        return;
+    d.cg = st->cg;
+    d.bind = st->bind;
+    envp = task_env(&d, st->nd, t->rank, local);
+    task_env_set(&envp, "SLURM_SCRIPT_CONTEXT", "epilog_task");
+    for (size_t i = 0; i < 2; i++) {
+        int rc = paths[i] ? task_epilog_run(paths[i], d.user, (uid_t)d.uid,
+                                            (gid_t)d.gid, d.cwd, envp,
+                                            i ? -1 : 5)
+                          : 0;
+        if (rc)
+            log_error("StepId=%u.%u: %s failed status=%d", st->job_id,
+                      st->step_id, i ? "TaskEpilog" : "--task-epilog", rc);
+    }
+    free_strv(envp);
+}
+
 bool step_reaped(struct noded *nd, pid_t pid, int status,
                  const struct rusage *ru)
 {
@@ -1033,6 +1093,7 @@ bool step_reaped(struct noded *nd, pid_t pid, int status,
                 t->reaped = true;
                 t->status = status;
                 t->ru = *ru;
+                task_epilogs(st, t, (int)i);
                 close_stdin(t);
                 kill_leftovers(st);
                 task_check(t);

@@ -149,3 +149,80 @@ def test_multi_prog_errors_as_slurm(cluster, conf, args, errors):
     assert r.stdout == ""
     # nothing was allocated
     assert cluster.run("squeue", "-h").stdout == ""
+
+
+# --- task prolog and epilog --------------------------------------------------
+
+def script(path, text):
+    path.write_text("#!/bin/sh\n" + text)
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def prolog_cluster(cluster_root):
+    """One node with slurm.conf TaskProlog and TaskEpilog."""
+    from cluster import Cluster
+    script(cluster_root / "conf_prolog.sh",
+           'echo "export FROM_CONF=conf_$SLURM_PROCID"\n'
+           'echo "export BOTH=conf"\n'
+           'echo "print conf prolog of $SLURM_PROCID as $(id -un)"\n')
+    script(cluster_root / "conf_epilog.sh",
+           f'echo "conf $SLURM_PROCID $SLURM_SCRIPT_CONTEXT $(id -un) '
+           f'$FROM_SRUN_ENV" >> {cluster_root}/epilogs.txt\n')
+    c = Cluster(cluster_root, nodes=1, gpus_per_node=0, up_args=[
+        f"--conf-extra=TaskProlog={cluster_root}/conf_prolog.sh",
+        f"--conf-extra=TaskEpilog={cluster_root}/conf_epilog.sh"])
+    try:
+        c.up()
+        yield c
+    finally:
+        c.down()
+
+
+def test_task_prolog_and_epilog_as_slurm(prolog_cluster, cluster_root):
+    c = prolog_cluster
+    cfg = c.run("scontrol", "show", "config", check=True).stdout
+    assert re.search(rf"^TaskProlog\s+= {cluster_root}/conf_prolog.sh$", cfg,
+                     re.M), cfg
+    user_prolog = script(
+        cluster_root / "user_prolog.sh",
+        'echo "export BOTH=user"\n'
+        'echo "unset DROP_ME"\n'
+        'echo "print user prolog $SLURM_SCRIPT_CONTEXT pid=$SLURM_TASK_PID"\n'
+        'echo "not a command"\n')
+    user_epilog = script(
+        cluster_root / "user_epilog.sh",
+        f'echo "user $SLURM_PROCID $SLURM_SCRIPT_CONTEXT" >> '
+        f'{cluster_root}/epilogs.txt\n')
+    (cluster_root / "epilogs.txt").touch()
+    (cluster_root / "epilogs.txt").chmod(0o666)
+    r = c.run("srun", "-n2", "-l", f"--task-prolog={user_prolog}",
+              f"--task-epilog={user_epilog}", "sh", "-c",
+              'echo "$FROM_CONF $BOTH ${DROP_ME-gone} $SLURM_TASK_PID $$"',
+              user="druser1", env={"DROP_ME": "1", "FROM_SRUN_ENV": "env"},
+              check=True)
+    out = sorted(r.stdout.splitlines())
+    for rank in (0, 1):
+        mine = [ln[3:] for ln in out if ln.startswith(f"{rank}: ")]
+        assert mine[0] == f"conf prolog of {rank} as druser1", out
+        m = re.fullmatch(rf"conf_{rank} user gone (\d+) (\d+)", mine[1])
+        assert m and m.group(1) == m.group(2), out  # SLURM_TASK_PID = $$
+        assert mine[2] == f"user prolog prolog_task pid={m.group(1)}", out
+    # each task's epilogs ran once it ended: srun's, then slurm.conf's
+    epi = (cluster_root / "epilogs.txt").read_text().splitlines()
+    assert sorted(epi) == sorted([
+        "user 0 epilog_task", "user 1 epilog_task",
+        "conf 0 epilog_task druser1 env", "conf 1 epilog_task druser1 env"])
+    for rank in (0, 1):
+        assert epi.index(f"user {rank} epilog_task") < \
+            epi.index(f"conf {rank} epilog_task druser1 env")
+
+
+def test_failing_task_prolog_ends_the_task(cluster, tmp_path):
+    bad = script(cluster.workdir / "bad_prolog.sh", "exit 3\n")
+    r = cluster.run("srun", "-n1", f"--task-prolog={bad}", "echo", "never",
+                    user="druser1")
+    assert r.returncode == 3
+    assert r.stdout == ""
+    assert r.stderr == "srun: error: node01: task 0: Exited with exit code 3\n"
