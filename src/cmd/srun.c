@@ -41,6 +41,7 @@
 #include "cmd/lib/sbatch_opt.h"
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/srun_bind.h"
+#include "cmd/lib/srun_env.h"
 #include "cmd/lib/srun_mpi.h"
 #include "cmd/lib/srun_multiprog.h"
 #include "cmd/lib/srun_verbose.h"
@@ -117,6 +118,8 @@ struct srun {
     json_t *node_names;      /* step_create's answer (srun -v) */
     json_t *task_map;
     char *multi_prog;        /* --multi-prog: the file's text */
+    unsigned rlimit_mask;    /* limits to propagate (rlimits.h bits) */
+    bool preserve_env;       /* -E: the job's counts, not the step's */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -398,6 +401,30 @@ static int dist_option(const struct sbatch_opts *o, struct srun *s)
     return -1;
 }
 
+/* -E: SLURM_NTASKS and SLURM_NNODES (or SLURM_JOB_NUM_NODES) over -n
+ * and -N, and the tasks keep them; --propagate or slurm.conf: the
+ * limits to pass on.  Returns 0, or -1 after the error. */
+static int propagation(struct sbatch_opts *o, struct srun *s)
+{
+    json_t *prop = json_object_get(o->extra, "propagate");
+
+    if ((s->preserve_env = extra_flag(o, "preserve_env"))) {
+        const char *nt = getenv("SLURM_NTASKS");
+        const char *nn = getenv("SLURM_NNODES");
+
+        if (!nn)
+            nn = getenv("SLURM_JOB_NUM_NODES");
+        if (nt && atoi(nt) > 0) {
+            o->ntasks = atoi(nt);
+            o->ntasks_set = true;
+        }
+        if (nn && atoi(nn) > 0)
+            o->nodes_min = o->nodes_max = atoi(nn);
+    }
+    return srun_propagate_mask(prop != NULL, json_string_value(prop),
+                               cmd_conf("srun"), &s->rlimit_mask, stderr);
+}
+
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -455,6 +482,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     s->stdin_rank = stdin_rank(s->pty, o->std_in);
     s->out_pattern = o->std_out;
     s->err_pattern = o->std_err;
+    if (propagation(o, s) < 0)
+        return 1;
     if (extra_flag(o, "multi_prog")) { /* the "command" is the file */
         int n = o->ntasks;
 
@@ -624,6 +653,9 @@ static int step_create(struct srun *s, long job_id, int port)
         json_object_set_new(body, "input", json_string(s->input));
     if (s->multi_prog)
         json_object_set_new(body, "multi_prog", json_string(s->multi_prog));
+    json_object_set_new(body, "rlimits", srun_rlimits_json(s->rlimit_mask));
+    if (s->preserve_env)
+        json_object_set_new(body, "preserve_env", json_true());
     if (s->pty) {
         int rows, cols;
 
@@ -1503,7 +1535,8 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     s.lfd = listen_io(&s.io_port);
-    srun_verbose_propagate(stderr, s.verbose, RLIMITS_ALL);
+    srun_env_umask_prio();
+    srun_verbose_propagate(stderr, s.verbose, s.rlimit_mask);
     if (o->jobid) { /* --jobid: that allocation, as if inside it */
         job = o->jobid;
         setenv("SLURM_JOB_ID", job, 1);

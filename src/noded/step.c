@@ -41,6 +41,7 @@
 #include "noded/noded.h"
 #include "noded/stepd.h"
 #include "noded/step_bind.h"
+#include "noded/task_limits.h"
 #include "noded/task_script.h"
 #include "noded/mpi_pmix.h"
 #include "proto/frame.h"
@@ -655,6 +656,7 @@ static void task_child(const struct step_desc *d, const struct step_task *t,
                     err);
     if (ctty && ioctl(in, TIOCSCTTY, 0) < 0)
         dprintf(err, "droverd: step task: TIOCSCTTY: %s\n", strerror(errno));
+    task_limits_apply(json_object_get(d->body, "rlimits"), envp, err);
     if (child_become_user(d->user, (uid_t)d->uid, (gid_t)d->gid) < 0) {
         dprintf(err, "droverd: step task: setting user: %s\n",
                 strerror(errno));

@@ -226,3 +226,69 @@ def test_failing_task_prolog_ends_the_task(cluster, tmp_path):
     assert r.returncode == 3
     assert r.stdout == ""
     assert r.stderr == "srun: error: node01: task 0: Exited with exit code 3\n"
+
+
+# --- limits, umask and counts passed to the tasks ----------------------------
+
+SHOW = 'echo core=$(ulimit -c) nofile=$(ulimit -n) umask=$(umask) ' \
+       '$SLURM_UMASK prio=$SLURM_PRIO_PROCESS'
+
+
+def srun_with_limits(cluster, *args):
+    """srun as druser1 from a shell with its own core and open files
+    limits and umask."""
+    cmd = " ".join(["srun", *args, "sh", "-c", f"'{SHOW}'"])
+    return cluster.run("sh", "-c", f"ulimit -c 4321; ulimit -S -n 777; "
+                       f"umask 027; {cmd}", user="druser1")
+
+
+def test_propagate_default_all_and_umask(cluster):
+    r = srun_with_limits(cluster, "-n1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["core=4321", "nofile=777", "umask=0027",
+                                "0027", "prio=0"], r.stdout
+
+
+def test_propagate_list_none_and_bad(cluster):
+    r = srun_with_limits(cluster, "-n1", "--propagate=CORE")
+    words = r.stdout.split()
+    assert words[0] == "core=4321" and words[1] != "nofile=777", r.stdout
+    r = srun_with_limits(cluster, "-n1", "--propagate=NONE")
+    words = r.stdout.split()
+    assert words[0] != "core=4321" and words[1] != "nofile=777", r.stdout
+    r = srun_with_limits(cluster, "-n1", "--propagate=BOGUS")
+    assert r.returncode == 1
+    assert r.stderr == "srun: error: --propagate=BOGUS is not valid.\n"
+    r = cluster.run("sh", "-c", "ulimit -c 4321; srun -vv -n1 "
+                    "--propagate=core,NOFILE true", user="druser1")
+    lines = [ln for ln in r.stderr.splitlines() if "propagating" in ln]
+    m = re.fullmatch(r"srun: debug:  propagating RLIMIT_CORE=(\d+)", lines[0])
+    assert m and int(m.group(1)) in (4321 * 512, 4321 * 1024), lines  # bytes
+    assert lines[1].startswith("srun: debug:  propagating RLIMIT_NOFILE=")
+    assert lines[2:] == ["srun: debug:  propagating SLURM_PRIO_PROCESS=0",
+                         "srun: debug:  propagating UMASK=0022"], lines
+
+
+@pytest.mark.parametrize("cluster", [{
+    "nodes": 1, "gpus_per_node": 0,
+    "up_args": ["--conf-extra=PropagateResourceLimitsExcept=CORE"]}],
+    indirect=True)
+def test_propagate_resource_limits_except_from_slurm_conf(cluster):
+    cfg = cluster.run("scontrol", "show", "config", check=True).stdout
+    assert re.search(r"^PropagateResourceLimitsExcept\s+= CORE$", cfg, re.M)
+    r = srun_with_limits(cluster, "-n1")
+    words = r.stdout.split()
+    assert words[0] != "core=4321" and words[1] == "nofile=777", r.stdout
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_preserve_env_keeps_the_jobs_counts(cluster, tmp_path):
+    from cluster import run_job
+    _, out, err = run_job(
+        cluster, tmp_path,
+        "srun -n1 -N1 sh -c 'echo step $SLURM_NTASKS $SLURM_NNODES "
+        "$SLURM_NPROCS'\n"
+        "srun -E -n1 -N1 sh -c 'echo E $SLURM_NTASKS $SLURM_NNODES "
+        "$SLURM_NPROCS $SLURM_STEP_NUM_TASKS'\n", "-N2", "-n2")
+    assert sorted(out.splitlines()) == ["E 2 2 2 2", "E 2 2 2 2",
+                                        "step 1 1 1"], (out, err)

@@ -643,6 +643,9 @@ static const struct optdef opt_table[] = {
      SEC_PARALLEL, "", "load environment from local cluster", NULL},
     {"gid", 0, REQ, NULL, PASS, 0, SEC_PARALLEL,
      "=group_id", "group ID to run job as (user root only)", NULL},
+    {"preserve-env", 'E', NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "", "env vars for node and task counts override\n"
+     "command-line flags", NULL},
     {"gres", 0, REQ, "SBATCH_GRES", set_gres, AT(gres), 0, SEC_PARALLEL,
      "=list", "required generic resources", NULL},
     {"gres-flags", 0, REQ, "SBATCH_GRES_FLAGS", PASS, 0, SEC_PARALLEL,
