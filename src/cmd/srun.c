@@ -120,6 +120,8 @@ struct srun {
     char *multi_prog;        /* --multi-prog: the file's text */
     unsigned rlimit_mask;    /* limits to propagate (rlimits.h bits) */
     bool preserve_env;       /* -E: the job's counts, not the step's */
+    bool quit_on_intr;       /* --quit-on-interrupt: one ^C ends it */
+    bool no_status;          /* -X: ^C never prints the tasks' states */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -498,6 +500,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     if (o->ntasks_per_node && !s->nodes && s->ntasks)
         s->nodes = (s->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
     s->kill_bad = extra_flag(o, "kill_on_bad_exit");
+    s->quit_on_intr = extra_flag(o, "quit_on_interrupt");
+    s->no_status = extra_flag(o, "disable_status");
     s->req = step_request(o);
     if ((rc = dist_option(o, s)) >= 0
         || (rc = srun_bind_options(o->extra, s->req, stderr)) >= 0)
@@ -1136,7 +1140,11 @@ static void handle_signals(struct srun *s)
     for (; intr_count > 0; intr_count--) {
         long now = mono_ms();
 
-        if (now - last_intr < 1000) {
+        if (s->quit_on_intr) { /* as Slurm: no Ctrl-C to the tasks */
+            force_terminate(s);
+            continue;
+        }
+        if (now - last_intr < 1000 || s->no_status) {
             fprintf(stderr, "srun: sending Ctrl-C to StepId=%ld.%ld\n",
                     s->job_id, s->step_id);
             step_cancel_as(s, SIGINT, true, NULL); /* the step is ending */
@@ -1456,6 +1464,10 @@ static uint32_t allocate(struct sbatch_opts *o, int *rc)
         || sbatch_req_finish(desc, time(NULL), &e) < 0) {
         json_decref(desc);
         *rc = report_opts(&e);
+        return 0;
+    }
+    if (o->test_only) { /* nothing runs: main() returns *rc */
+        *rc = alloc_test_only(o, desc);
         return 0;
     }
     if (!(job = alloc_create(o, desc, rc)))

@@ -461,7 +461,11 @@ static const char *const task_vars[] = {
     "SLURM_STEP_ID=", "SLURM_STEPID=", "SLURM_PROCID=", "SLURM_LOCALID=",
     "SLURM_NODEID=", "SLURM_STEP_NODELIST=", "SLURM_STEP_NUM_TASKS=",
     "SLURM_STEP_NUM_NODES=", "SLURM_STEP_TASKS_PER_NODE=",
-    "SLURMD_NODENAME=", "SLURM_CONF=", NULL,
+    "SLURMD_NODENAME=", "SLURM_CONF=", "SLURM_GTIDS=",
+    "SLURM_TOPOLOGY_ADDR=", "SLURM_TOPOLOGY_ADDR_PATTERN=",
+    "SLURM_CPUS_ON_NODE=", "SLURM_LAUNCH_NODE_IPADDR=",
+    "SLURM_SRUN_COMM_HOST=", "SLURM_SRUN_COMM_PORT=", "SLURM_TASK_PID=",
+    NULL,
 };
 
 /* Replaced when the step has GPUs on this node. */
@@ -567,11 +571,39 @@ struct step_desc {
     const char *job_name;  /* SLURM_JOB_NAME of env, or NULL */
 };
 
+/* The variables Slurm's slurmstepd sets for this node's tasks (7 of
+ * them, into e[0..6]): the ranks here, the node in the topology, the
+ * job's CPUs here, srun's address and port. */
+static void node_vars(const struct step_desc *d, struct noded *nd, char **e)
+{
+    const char *host = json_string_value(json_object_get(d->body, "io_host"));
+    json_int_t port = json_integer_value(json_object_get(d->body, "io_port"));
+    json_t *ranks = json_object_get(d->body, "ranks"), *r;
+    char *gtids = xstrdup(""), *t;
+    size_t i;
+
+    json_array_foreach(ranks, i, r) {
+        t = xasprintf("%s%s%lld", gtids, i ? "," : "",
+                      (long long)json_integer_value(r));
+        free(gtids);
+        gtids = t;
+    }
+    e[0] = xasprintf("SLURM_GTIDS=%s", gtids);
+    free(gtids);
+    e[1] = xasprintf("SLURM_TOPOLOGY_ADDR=%s", nd->node->name);
+    e[2] = xstrdup("SLURM_TOPOLOGY_ADDR_PATTERN=node");
+    e[3] = xasprintf("SLURM_CPUS_ON_NODE=%lld", (long long)json_integer_value(
+                         json_object_get(d->body, "job_cpus")));
+    e[4] = xasprintf("SLURM_LAUNCH_NODE_IPADDR=%s", host ? host : "");
+    e[5] = xasprintf("SLURM_SRUN_COMM_HOST=%s", host ? host : "");
+    e[6] = xasprintf("SLURM_SRUN_COMM_PORT=%lld", (long long)port);
+}
+
 static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
                        int local)
 {
     json_t *env = json_object_get(d->body, "env"), *v;
-    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 20));
+    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 32));
     bool gpus = json_is_array(json_object_get(d->body, "gpus"));
     size_t i, n = 0;
 
@@ -596,6 +628,7 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
     e[n++] = xasprintf("SLURMD_NODENAME=%s", nd->node->name);
     if (nd->conf->path) /* as in a batch job (launch_env.c) */
         e[n++] = xasprintf("SLURM_CONF=%s", nd->conf->path);
+    node_vars(d, nd, e + n);
     return e;
 }
 

@@ -292,3 +292,84 @@ def test_preserve_env_keeps_the_jobs_counts(cluster, tmp_path):
         "$SLURM_NPROCS $SLURM_STEP_NUM_TASKS'\n", "-N2", "-n2")
     assert sorted(out.splitlines()) == ["E 2 2 2 2", "E 2 2 2 2",
                                         "step 1 1 1"], (out, err)
+
+
+# --- task variables, --test-only, --quit-on-interrupt, -X ---------------------
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_task_variables_slurm_sets(cluster):
+    r = cluster.run("srun", "-N2", "-n3", "-l", "sh", "-c",
+                    "echo $SLURM_GTIDS $SLURM_TOPOLOGY_ADDR "
+                    "$SLURM_TOPOLOGY_ADDR_PATTERN $SLURM_CPUS_ON_NODE "
+                    "$SLURM_LAUNCH_NODE_IPADDR $SLURM_SRUN_COMM_HOST "
+                    "$SLURM_SRUN_COMM_PORT $SLURM_TASK_PID $$",
+                    check=True)
+    rows = {ln.split(": ")[0]: ln.split(": ")[1].split()
+            for ln in r.stdout.splitlines()}
+    assert rows["0"][:4] == ["0,1", "node01", "node", "2"], rows
+    assert rows["1"][:4] == ["0,1", "node01", "node", "2"], rows
+    assert rows["2"][:4] == ["2", "node02", "node", "1"], rows
+    for w in rows.values():
+        assert re.fullmatch(r"\d+\.\d+\.\d+\.\d+", w[4]) and w[5] == w[4]
+        assert 0 < int(w[6]) < 65536
+        assert w[7] == w[8]  # SLURM_TASK_PID is the task itself
+    assert len({w[6] for w in rows.values()}) == 1
+
+
+def test_test_only_plans_without_running(cluster):
+    r = cluster.run("srun", "--test-only", "-n1", "true", check=True)
+    m = re.fullmatch(r"srun: Job (\d+) to start at "
+                     r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d using 1 processors on "
+                     r"nodes node0\d in partition \S+\n", r.stderr)
+    assert m, r.stderr
+    assert r.stdout == ""
+    assert cluster.run("squeue", "-h").stdout == ""
+    # as in Slurm, the id shown is used up: the next job gets the next one
+    r = cluster.run("sbatch", "--parsable", "--wrap", "true", check=True)
+    assert int(r.stdout.split(";")[0]) == int(m.group(1)) + 1
+    r = cluster.run("srun", "--test-only", "-p", "nosuch", "true")
+    assert r.returncode == 1
+    assert r.stderr == ("srun: error: invalid partition specified: nosuch\n"
+                        "srun: error: Unable to allocate resources: Invalid "
+                        "partition name specified\n")
+
+
+def start_srun(cluster, *args):
+    import subprocess
+    return subprocess.Popen(["srun", *args], env=cluster.env,
+                            cwd=cluster.workdir, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            text=True, start_new_session=True)
+
+
+def tasks_running(cluster, n):
+    def job():
+        ids = cluster.run("squeue", "-h", "-t", "R", "-o", "%i").stdout.split()
+        return ids[0] if ids else None
+    j = cluster.wait_until(job, timeout=15, what="the allocation")
+    cluster.wait_until(lambda: len(cluster.job_pids(j, steps_only=True)) >= n,
+                       timeout=15, what=f"{n} tasks")
+    return j
+
+
+@pytest.mark.parametrize("flag,first", [
+    ("--quit-on-interrupt", []),
+    ("-X", ["srun: sending Ctrl-C to StepId={job}.0"]),
+])
+def test_one_ctrl_c_ends_the_step(cluster, flag, first):
+    import os
+    import signal
+    p = start_srun(cluster, flag, "-n2", "sleep", "60")
+    try:
+        job = tasks_running(cluster, 2)
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    lines = [ln for ln in err.splitlines() if "CANCELLED AT" not in ln]
+    assert lines == [f.format(job=job) for f in first] + [
+        "srun: forcing job termination",
+        "srun: Job step aborted: Waiting up to 7 seconds for job step to "
+        "finish."], err
+    cluster.wait_until(lambda: cluster.job_pids(job) == [], timeout=15,
+                       what="no task left")
