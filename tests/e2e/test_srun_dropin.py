@@ -82,7 +82,10 @@ def test_srun_v_inside_a_batch_job_names_the_job(cluster, tmp_path):
 
 def write(cluster, name, text):
     d = cluster.workdir
-    (d / name).write_text(text)
+    if isinstance(text, bytes):
+        (d / name).write_bytes(text)
+    else:
+        (d / name).write_text(text)
     (d / name).chmod(0o644)
     return d / name
 
@@ -137,6 +140,8 @@ def test_multi_prog_ranges_star_offsets_and_quotes(cluster):
       "Line 2 of configuration file bad.conf invalid"]),
     ("0\n", ["-n1"], ["Line 1 of configuration file bad.conf invalid"]),
     (None, ["-n1"], ["Unable to open configuration file bad.conf"]),
+    (b"0 echo \xff\n", ["-n1"],
+     ["Configuration file bad.conf invalid: not UTF-8 text"]),
 ])
 def test_multi_prog_errors_as_slurm(cluster, conf, args, errors):
     if conf is not None:

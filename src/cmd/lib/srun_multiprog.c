@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cmd/lib/srun_multiprog.h"
 #include "common/multiprog.h"
 #include "common/xalloc.h"
@@ -30,6 +32,7 @@ char *srun_multiprog_load(const char *path, int *ntasks, bool ntasks_set,
                           FILE *err)
 {
     char msg[1024], *text;
+    json_t *js;
     const char *env = getenv("SLURM_NTASKS");
 
     if (!ntasks_set) { /* SLURM_NTASKS is srun's -n, as in Slurm */
@@ -41,6 +44,13 @@ char *srun_multiprog_load(const char *path, int *ntasks, bool ntasks_set,
                 path);
         return NULL;
     }
+    if (!json_is_string(js = json_string(text))) { /* it travels as JSON */
+        fprintf(err, "srun: error: Configuration file %s invalid: not "
+                     "UTF-8 text\n", path);
+        free(text);
+        return NULL;
+    }
+    json_decref(js);
     if (multiprog_check(text, path, ntasks, ntasks_set, msg,
                         sizeof(msg)) < 0) {
         for (char *line = msg, *nl; line; line = nl) {
