@@ -76,6 +76,14 @@ def test_srun_v_inside_a_batch_job_names_the_job(cluster, tmp_path):
         "[0-1]\n" in err, err
     assert err.count("_task_finish: Received task exit notification for 1 "
                      f"task of StepId={job_id}.0 (status=0x0000).") == 2
+    # the job's CPUs of every node, as Slurm's line and variable give them
+    job_id, out, err = run_job(cluster, tmp_path,
+                               "echo $SLURM_JOB_CPUS_PER_NODE "
+                               "$SLURM_TASKS_PER_NODE\n"
+                               "srun -v -N1 -n1 true\n", "-N2")
+    assert out == "1(x2) 1(x2)\n", (out, err)
+    assert f"srun: jobid {job_id}: nodes(2):`node[01-02]', cpu counts: " \
+        "1(x2)\n" in err, err
 
 
 # --- --multi-prog -----------------------------------------------------------

@@ -14,6 +14,7 @@
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/rpc.h"
 #include "common/error.h"
+#include "common/taskcount.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 
@@ -299,23 +300,7 @@ char *alloc_submit_host(void)
 
 char *alloc_counts_fmt(const int64_t *counts, size_t n)
 {
-    char *s = xstrdup(""), *t;
-
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-
-        while (j < n && counts[j] == counts[i])
-            j++;
-        if (j - i > 1)
-            t = xasprintf("%s%s%lld(x%zu)", s, *s ? "," : "",
-                          (long long)counts[i], j - i);
-        else
-            t = xasprintf("%s%s%lld", s, *s ? "," : "", (long long)counts[i]);
-        free(s);
-        s = t;
-        i = j;
-    }
-    return s;
+    return taskcount_encode(counts, n);
 }
 
 /* SLURM_JOB_CPUS_PER_NODE and SLURM_TASKS_PER_NODE from "alloc". */
