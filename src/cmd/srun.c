@@ -122,6 +122,8 @@ struct srun {
     bool preserve_env;       /* -E: the job's counts, not the step's */
     bool quit_on_intr;       /* --quit-on-interrupt: one ^C ends it */
     bool no_status;          /* -X: ^C never prints the tasks' states */
+    const char *work_dir;    /* -D (absolute), else srun's directory */
+    const char *export;      /* --export as given, or NULL (ALL) */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -501,6 +503,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
         s->nodes = (s->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
     s->kill_bad = extra_flag(o, "kill_on_bad_exit");
     s->quit_on_intr = extra_flag(o, "quit_on_interrupt");
+    s->work_dir = o->work_dir;
+    s->export = o->export_env;
     s->no_status = extra_flag(o, "disable_status");
     s->req = step_request(o);
     if ((rc = dist_option(o, s)) >= 0
@@ -633,18 +637,30 @@ static void verbose_launch(const struct srun *s)
     srun_verbose_launch(stderr, s->verbose, &st);
 }
 
+/* The tasks' environment: srun's, as --export selects it. */
+static json_t *task_env(const struct srun *s)
+{
+    json_t *sel = sbatch_export_select(s->export, environ), *v;
+    json_t *env = json_array();
+    const char *name;
+
+    json_object_foreach(sel, name, v)
+        json_array_append_new(env, json_sprintf("%s=%s", name,
+                                                json_string_value(v)));
+    json_decref(sel);
+    return env;
+}
+
 static int step_create(struct srun *s, long job_id, int port)
 {
-    char cwd[PATH_MAX], host[256] = "";
+    char host[256] = "";
     json_t *body, *resp = NULL;
     drv_error_t error = {0};
     int rc;
 
-    if (!getcwd(cwd, sizeof(cwd)))
-        strcpy(cwd, "/tmp");
     body = json_pack("{s:I s:o s:o s:s s:i s:b}", "job_id",
                      (json_int_t)job_id, "argv", str_array(s->argv), "env",
-                     str_array(environ), "cwd", cwd, "io_port", port,
+                     task_env(s), "cwd", s->work_dir, "io_port", port,
                      "label", s->label);
     json_object_set_new(body, "io_key", json_string(s->io_key));
     if (s->ntasks)

@@ -386,3 +386,27 @@ def test_one_ctrl_c_ends_the_step(cluster, flag, first):
         "finish."], err
     cluster.wait_until(lambda: cluster.job_pids(job) == [], timeout=15,
                        what="no task left")
+
+
+# --- --chdir and --export -----------------------------------------------------
+
+def test_chdir_is_the_tasks_directory(cluster):
+    d = cluster.workdir / "sub"
+    d.mkdir(exist_ok=True)
+    r = cluster.run("srun", "-D", str(d), "pwd", check=True)
+    assert r.stdout == f"{d}\n"
+    r = cluster.run("srun", "--chdir=sub", "pwd", check=True)
+    assert r.stdout == f"{d}\n"
+
+
+def test_export_forms(cluster):
+    env = {"KEEP": "k", "OTHER": "o"}
+    show = ["/bin/sh", "-c", 'echo "${KEEP-unset} ${OTHER-unset} '
+            '${NEW-unset} ${SLURM_JOB_ID:+job}"']
+    r = cluster.run("srun", "--export=ALL,NEW=n", *show, env=env, check=True)
+    assert r.stdout == "k o n job\n"
+    r = cluster.run("srun", "--export=KEEP,NEW=n", *show, env=env,
+                    check=True)
+    assert r.stdout == "k unset n job\n"
+    r = cluster.run("srun", "--export=NONE", *show, env=env, check=True)
+    assert r.stdout == "unset unset unset job\n"

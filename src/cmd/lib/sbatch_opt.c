@@ -1689,10 +1689,9 @@ static void dist_env(const struct sbatch_opts *o, json_t *env)
  * only SLURM_* variables; a list sends its items plus SLURM_* variables.
  * Then the SLURM_* variables sbatch itself sets for the job (set_envs()).
  */
-static json_t *export_env(const struct sbatch_opts *o, char *const *envp)
+json_t *sbatch_export_select(const char *spec, char *const *envp)
 {
     json_t *env = json_object();
-    const char *spec = o->export_env;
 
     if (!spec || !strcasecmp(spec, "ALL")) {
         env_merge(env, envp, NULL);
@@ -1701,6 +1700,13 @@ static json_t *export_env(const struct sbatch_opts *o, char *const *envp)
             export_list(env, spec, envp);
         env_merge(env, envp, "SLURM_");
     }
+    return env;
+}
+
+static json_t *export_env(const struct sbatch_opts *o, char *const *envp)
+{
+    json_t *env = sbatch_export_select(o->export_env, envp);
+
     json_object_set_new(env, "SLURM_JOB_NAME", json_string(o->job_name));
     if (o->cpus_per_task > 0)
         json_object_set_new(env, "SLURM_CPUS_PER_TASK",
