@@ -124,6 +124,9 @@ struct srun {
     bool no_status;          /* -X: ^C never prints the tasks' states */
     const char *work_dir;    /* -D (absolute), else srun's directory */
     const char *export;      /* --export as given, or NULL (ALL) */
+    long max_wait_s;         /* -W: after the first exit; 0: no limit */
+    long first_exit_ms;      /* when the first task ended (mono_ms) */
+    bool waited_out;         /* -W expired: the step was killed */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -504,6 +507,8 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     s->kill_bad = extra_flag(o, "kill_on_bad_exit");
     s->quit_on_intr = extra_flag(o, "quit_on_interrupt");
     s->work_dir = o->work_dir;
+    s->max_wait_s = atol(json_string_value(json_object_get(o->extra, "wait"))
+                         ?: "0");
     s->export = o->export_env;
     s->no_status = extra_flag(o, "disable_status");
     s->req = step_request(o);
@@ -842,6 +847,19 @@ static void kill_on_bad_exit(struct srun *s, int rank)
     step_cancel(s, 0, NULL);
 }
 
+static long mono_ms(void);
+
+/* -W: the first task's end starts the clock (Slurm's verbose line). */
+static void first_exit(struct srun *s)
+{
+    if (s->max_wait_s <= 0 || s->first_exit_ms)
+        return;
+    s->first_exit_ms = mono_ms();
+    if (s->verbose)
+        fprintf(stderr, "srun: First task exited. Terminating job in %lds\n",
+                s->max_wait_s);
+}
+
 static void handle_frame(struct srun *s, json_t *m)
 {
     json_int_t rank = json_integer_value(json_object_get(m, "task"));
@@ -869,6 +887,7 @@ static void handle_frame(struct srun *s, json_t *m)
         s->exited++;
         srun_verbose_task_exit(stderr, s->verbose, s->job_id, s->step_id,
                                t->node, (int)rank, t->status);
+        first_exit(s);
         kill_on_bad_exit(s, (int)rank);
     }
 }
@@ -1292,6 +1311,32 @@ static void conn_drop(struct srun *s, struct conn *conns, int *nconn, int i,
 
 /* Serve the nodes' connections until every task has exited (or every
  * node has hung up).  Returns the number of tasks never heard from. */
+/* -W: SECS after the first task ended, the others are killed with
+ * Slurm's lines (they get their "Killed" lines).  Returns true when it
+ * just did so; else lowers *timeout (ms, -1 none) to the deadline. */
+static bool max_wait_expired(struct srun *s, int *timeout)
+{
+    long left;
+
+    if (!s->first_exit_ms || s->aborting || s->bad_status || s->waited_out)
+        return false;
+    left = s->first_exit_ms + s->max_wait_s * 1000 - mono_ms();
+    if (left > 0) {
+        if (*timeout < 0 || *timeout > left)
+            *timeout = (int)left;
+        return false;
+    }
+    s->waited_out = true;
+    fprintf(stderr, "srun: First task exited %lds ago\n", s->max_wait_s);
+    for (int w = 0; w < 3; w++)
+        status_line(s, w);
+    fprintf(stderr, "srun: launch/slurm: _step_signal: Terminating "
+                    "StepId=%ld.%ld\n", s->job_id, s->step_id);
+    step_cancel(s, 0, NULL);
+    abort_wait_line();
+    return true;
+}
+
 static int io_loop(struct srun *s, int lfd)
 {
     struct pollfd pfd[MAX_CONNS + 2];
@@ -1340,6 +1385,8 @@ static int io_loop(struct srun *s, int lfd)
         }
         if (preauth && (timeout < 0 || timeout > 1000))
             timeout = 1000; /* to drop connections idle before a hello */
+        if (max_wait_expired(s, &timeout))
+            continue;
         s->conns = conns;
         s->nconn = nconn;
         int n = poll(pfd, (nfds_t)nconn + 2, timeout);

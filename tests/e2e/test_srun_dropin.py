@@ -410,3 +410,23 @@ def test_export_forms(cluster):
     assert r.stdout == "k unset n job\n"
     r = cluster.run("srun", "--export=NONE", *show, env=env, check=True)
     assert r.stdout == "unset unset unset job\n"
+
+
+def test_wait_kills_the_rest_after_the_first_exit(cluster):
+    r = cluster.run("srun", "-n2", "-W", "2", "sh", "-c",
+                    "[ $SLURM_PROCID = 0 ] && exit 3; exec sleep 60",
+                    timeout=30)
+    lines = [ln for ln in r.stderr.splitlines() if "CANCELLED AT" not in ln]
+    job = re.search(r"StepId=(\d+)\.0", r.stderr).group(1)
+    assert lines == [
+        "srun: First task exited 2s ago",
+        f"srun: StepId={job}.0 task 1: running",
+        f"srun: StepId={job}.0 task 0: exited abnormally",
+        f"srun: launch/slurm: _step_signal: Terminating StepId={job}.0",
+        "srun: Job step aborted: Waiting up to 7 seconds for job step to "
+        "finish.",
+        "srun: error: node01: task 0: Exited with exit code 3",
+        "srun: error: node01: task 1: Killed"], r.stderr
+    assert r.returncode == 137
+    cluster.wait_until(lambda: cluster.job_pids(job) == [], timeout=15,
+                       what="no task left")

@@ -328,6 +328,7 @@ static const struct {
     {"threads-per-core", NULL, true},
     {"ntasks-per-gpu", NULL, true},
     {"cpus-per-gpu", NULL, true},
+    {"wait", NULL, true}, /* srun's -W seconds */
 };
 
 /* --cpu-bind, --gpu-bind, --hint (common/cpubind.h); --cpu-bind=help
@@ -771,6 +772,9 @@ static const struct optdef opt_table[] = {
      "verbose mode (multiple -v's increase verbosity)", NULL},
     {"wait", 'W', NOA, "SBATCH_WAIT", set_flag, AT(wait), F_SBATCH,
      SEC_PARALLEL, "", "wait for completion of submitted job", NULL},
+    {"wait", 'W', REQ, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "=sec", "seconds to wait after first task exits\n"
+     "before killing job", NULL},
     {"wckey", 0, REQ, "SBATCH_WCKEY", PASS, 0, SEC_PARALLEL,
      "=wckey", "wckey to run job under", NULL},
     {"disable-status", 'X', NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
