@@ -1309,8 +1309,6 @@ static void conn_drop(struct srun *s, struct conn *conns, int *nconn, int i,
     }
 }
 
-/* Serve the nodes' connections until every task has exited (or every
- * node has hung up).  Returns the number of tasks never heard from. */
 /* -W: SECS after the first task ended, the others are killed with
  * Slurm's lines (they get their "Killed" lines).  Returns true when it
  * just did so; else lowers *timeout (ms, -1 none) to the deadline. */
@@ -1337,6 +1335,8 @@ static bool max_wait_expired(struct srun *s, int *timeout)
     return true;
 }
 
+/* Serve the nodes' connections until every task has exited (or every
+ * node has hung up).  Returns the number of tasks never heard from. */
 static int io_loop(struct srun *s, int lfd)
 {
     struct pollfd pfd[MAX_CONNS + 2];
