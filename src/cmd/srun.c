@@ -41,11 +41,15 @@
 #include "cmd/lib/sbatch_opt.h"
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/srun_bind.h"
+#include "cmd/lib/srun_env.h"
 #include "cmd/lib/srun_mpi.h"
+#include "cmd/lib/srun_multiprog.h"
+#include "cmd/lib/srun_verbose.h"
 #include "common/base64.h"
 #include "common/fdio.h"
 #include "common/hostlist.h"
 #include "common/jobpath.h"
+#include "common/rlimits.h"
 #include "common/taskdist.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
@@ -106,6 +110,23 @@ struct srun {
     json_t *req;             /* step_create keys from the options */
     char io_key[2 * IO_KEY_BYTES + 1]; /* the step's I/O secret (hex) */
     int nauth;               /* connections that proved they are nodes */
+    int verbose;             /* -v count */
+    const char *step_name;   /* -J, else the command's base name */
+    const char *nodelist;    /* -w as given, or NULL */
+    long cpus_per_task;      /* -c, else 1 */
+    int lfd, io_port;        /* the I/O socket, open before the step */
+    json_t *node_names;      /* step_create's answer (srun -v) */
+    json_t *task_map;
+    char *multi_prog;        /* --multi-prog: the file's text */
+    unsigned rlimit_mask;    /* limits to propagate (rlimits.h bits) */
+    bool preserve_env;       /* -E: the job's counts, not the step's */
+    bool quit_on_intr;       /* --quit-on-interrupt: one ^C ends it */
+    bool no_status;          /* -X: ^C never prints the tasks' states */
+    const char *work_dir;    /* -D (absolute), else srun's directory */
+    const char *export;      /* --export as given, or NULL (ALL) */
+    long max_wait_s;         /* -W: after the first exit; 0: no limit */
+    long first_exit_ms;      /* when the first task ended (mono_ms) */
+    bool waited_out;         /* -W expired: the step was killed */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -216,10 +237,12 @@ static json_t *step_request(const struct sbatch_opts *o)
     else if (getenv("SLURM_CONTAINER") && *getenv("SLURM_CONTAINER"))
         json_object_set_new(r, "container",
                             json_string(getenv("SLURM_CONTAINER")));
-    for (size_t i = 0; i < 3; i++) { /* Pyxis's, built in */
+    /* Pyxis's, built in; --task-prolog/epilog: as given */
+    for (size_t i = 0; i < 5; i++) {
         static const char *const keys[] = {"container_image",
                                            "container_mounts",
-                                           "container_workdir"};
+                                           "container_workdir",
+                                           "task_prolog", "task_epilog"};
         json_t *v = json_object_get(o->extra, keys[i]);
 
         if (json_is_string(v))
@@ -396,6 +419,37 @@ static int dist_option(const struct sbatch_opts *o, struct srun *s)
     return -1;
 }
 
+/* -E: SLURM_NTASKS and SLURM_NNODES (or SLURM_JOB_NUM_NODES) over -n
+ * and -N, and the tasks keep them; --propagate or slurm.conf: the
+ * limits to pass on.  Returns 0, or -1 after the error. */
+static int propagation(struct sbatch_opts *o, struct srun *s)
+{
+    json_t *prop = json_object_get(o->extra, "propagate");
+
+    if ((s->preserve_env = extra_flag(o, "preserve_env"))) {
+        const char *nt = getenv("SLURM_NTASKS");
+        const char *nn = getenv("SLURM_NNODES");
+
+        if (!nn)
+            nn = getenv("SLURM_JOB_NUM_NODES");
+        if (nt && atoi(nt) > 0) {
+            o->ntasks = atoi(nt);
+            o->ntasks_set = true;
+        }
+        if (nn && atoi(nn) > 0)
+            o->nodes_min = o->nodes_max = atoi(nn);
+    }
+    return srun_propagate_mask(prop != NULL, json_string_value(prop),
+                               cmd_conf("srun"), &s->rlimit_mask, stderr);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
 /* Options from sbatch's table (srun's rows).  Returns -1 to go on, else
  * the exit status. */
 static int parse_args(int argc, char **argv, struct sbatch_opts *o,
@@ -436,15 +490,38 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
         s->argv[i + 1] = o->script_argv[i];
     s->label = o->label;
     s->pty = o->pty;
+    s->verbose = o->verbose;
+    s->step_name = o->job_name ? o->job_name : base_name(o->script_path);
+    s->nodelist = json_string_value(json_object_get(o->extra, "nodelist"));
+    s->cpus_per_task = o->cpus_per_task > 0 ? o->cpus_per_task : 1;
+    if (o->verbose)
+        sbatch_opts_print_set(o, stderr);
     s->input = o->std_in;
     s->stdin_rank = stdin_rank(s->pty, o->std_in);
     s->out_pattern = o->std_out;
     s->err_pattern = o->std_err;
+    if (propagation(o, s) < 0)
+        return 1;
+    if (extra_flag(o, "multi_prog")) { /* the "command" is the file */
+        int n = o->ntasks;
+
+        if (!(s->multi_prog = srun_multiprog_load(o->script_path, &n,
+                                                  o->ntasks_set, stderr)))
+            return 1;
+        o->ntasks = n;
+        o->ntasks_set = true;
+    }
     s->ntasks = o->ntasks_set ? o->ntasks : 0;
     s->nodes = o->nodes_min > 0 ? o->nodes_min : 0;
     if (o->ntasks_per_node && !s->nodes && s->ntasks)
         s->nodes = (s->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
     s->kill_bad = extra_flag(o, "kill_on_bad_exit");
+    s->quit_on_intr = extra_flag(o, "quit_on_interrupt");
+    s->work_dir = o->work_dir;
+    s->max_wait_s = atol(json_string_value(json_object_get(o->extra, "wait"))
+                         ?: "0");
+    s->export = o->export_env;
+    s->no_status = extra_flag(o, "disable_status");
     s->req = step_request(o);
     if ((rc = dist_option(o, s)) >= 0
         || (rc = srun_bind_options(o->extra, s->req, stderr)) >= 0)
@@ -562,18 +639,44 @@ static int step_create_retry(const char *type, json_t *body, json_t **resp,
     }
 }
 
+/* -v: the step's launch lines (srun_verbose.h). */
+static void verbose_launch(const struct srun *s)
+{
+    struct srun_vstep st = {
+        .job_id = s->job_id, .step_id = s->step_id, .uid = getuid(),
+        .nodelist = s->nodelist, .cpus = s->ntask_total * s->cpus_per_task,
+        .ntasks = s->ntask_total, .name = s->step_name,
+        .cpu_bind = json_string_value(json_object_get(s->req, "cpu_bind")),
+        .mpi = s->mpi, .io_port = s->io_port, .node_names = s->node_names,
+        .task_map = s->task_map};
+
+    srun_verbose_launch(stderr, s->verbose, &st);
+}
+
+/* The tasks' environment: srun's, as --export selects it. */
+static json_t *task_env(const struct srun *s)
+{
+    json_t *sel = sbatch_export_select(s->export, environ), *v;
+    json_t *env = json_array();
+    const char *name;
+
+    json_object_foreach(sel, name, v)
+        json_array_append_new(env, json_sprintf("%s=%s", name,
+                                                json_string_value(v)));
+    json_decref(sel);
+    return env;
+}
+
 static int step_create(struct srun *s, long job_id, int port)
 {
-    char cwd[PATH_MAX], host[256] = "";
+    char host[256] = "";
     json_t *body, *resp = NULL;
     drv_error_t error = {0};
     int rc;
 
-    if (!getcwd(cwd, sizeof(cwd)))
-        strcpy(cwd, "/tmp");
     body = json_pack("{s:I s:o s:o s:s s:i s:b}", "job_id",
                      (json_int_t)job_id, "argv", str_array(s->argv), "env",
-                     str_array(environ), "cwd", cwd, "io_port", port,
+                     task_env(s), "cwd", s->work_dir, "io_port", port,
                      "label", s->label);
     json_object_set_new(body, "io_key", json_string(s->io_key));
     if (s->ntasks)
@@ -584,6 +687,11 @@ static int step_create(struct srun *s, long job_id, int port)
         json_object_set_new(body, "mpi", json_string(s->mpi));
     if (s->input)
         json_object_set_new(body, "input", json_string(s->input));
+    if (s->multi_prog)
+        json_object_set_new(body, "multi_prog", json_string(s->multi_prog));
+    json_object_set_new(body, "rlimits", srun_rlimits_json(s->rlimit_mask));
+    if (s->preserve_env)
+        json_object_set_new(body, "preserve_env", json_true());
     if (s->pty) {
         int rows, cols;
 
@@ -607,7 +715,10 @@ static int step_create(struct srun *s, long job_id, int port)
     s->step_id = json_integer_value(json_object_get(resp, "step_id"));
     s->ntask_total = (int)json_integer_value(json_object_get(resp, "ntasks"));
     s->nodes = json_integer_value(json_object_get(resp, "nodes"));
+    s->node_names = json_incref(json_object_get(resp, "node_names"));
+    s->task_map = json_incref(json_object_get(resp, "task_map"));
     json_decref(resp);
+    verbose_launch(s);
     s->tasks = xzalloc(sizeof(*s->tasks) * (size_t)(s->ntask_total + 1));
     for (int i = 0; i < s->ntask_total; i++)
         s->tasks[i].node_id = -1;
@@ -747,6 +858,19 @@ static void kill_on_bad_exit(struct srun *s, int rank)
     step_cancel(s, 0, NULL);
 }
 
+static long mono_ms(void);
+
+/* -W: the first task's end starts the clock (Slurm's verbose line). */
+static void first_exit(struct srun *s)
+{
+    if (s->max_wait_s <= 0 || s->first_exit_ms)
+        return;
+    s->first_exit_ms = mono_ms();
+    if (s->verbose)
+        fprintf(stderr, "srun: First task exited. Terminating job in %lds\n",
+                s->max_wait_s);
+}
+
 static void handle_frame(struct srun *s, json_t *m)
 {
     json_int_t rank = json_integer_value(json_object_get(m, "task"));
@@ -772,6 +896,9 @@ static void handle_frame(struct srun *s, json_t *m)
         if (!t->node)
             t->node = xstrdup(json_string_value(json_object_get(m, "node")));
         s->exited++;
+        srun_verbose_task_exit(stderr, s->verbose, s->job_id, s->step_id,
+                               t->node, (int)rank, t->status);
+        first_exit(s);
         kill_on_bad_exit(s, (int)rank);
     }
 }
@@ -878,6 +1005,8 @@ static bool conn_read(struct srun *s, struct conn *c)
                                                                     "node")));
                 c->ranks = json_incref(json_object_get(m, "ranks"));
                 note_nodes(s, c, m);
+                srun_verbose_node_started(stderr, s->verbose, c->node,
+                                          json_array_size(c->ranks));
             }
         } else if (json_object_get(m, "fence"))
             fence_frame(s, m);
@@ -1057,7 +1186,11 @@ static void handle_signals(struct srun *s)
     for (; intr_count > 0; intr_count--) {
         long now = mono_ms();
 
-        if (now - last_intr < 1000) {
+        if (s->quit_on_intr) { /* as Slurm: no Ctrl-C to the tasks */
+            force_terminate(s);
+            continue;
+        }
+        if (now - last_intr < 1000 || s->no_status) {
             fprintf(stderr, "srun: sending Ctrl-C to StepId=%ld.%ld\n",
                     s->job_id, s->step_id);
             step_cancel_as(s, SIGINT, true, NULL); /* the step is ending */
@@ -1187,6 +1320,32 @@ static void conn_drop(struct srun *s, struct conn *conns, int *nconn, int i,
     }
 }
 
+/* -W: SECS after the first task ended, the others are killed with
+ * Slurm's lines (they get their "Killed" lines).  Returns true when it
+ * just did so; else lowers *timeout (ms, -1 none) to the deadline. */
+static bool max_wait_expired(struct srun *s, int *timeout)
+{
+    long left;
+
+    if (!s->first_exit_ms || s->aborting || s->bad_status || s->waited_out)
+        return false;
+    left = s->first_exit_ms + s->max_wait_s * 1000 - mono_ms();
+    if (left > 0) {
+        if (*timeout < 0 || *timeout > left)
+            *timeout = (int)left;
+        return false;
+    }
+    s->waited_out = true;
+    fprintf(stderr, "srun: First task exited %lds ago\n", s->max_wait_s);
+    for (int w = 0; w < 3; w++)
+        status_line(s, w);
+    fprintf(stderr, "srun: launch/slurm: _step_signal: Terminating "
+                    "StepId=%ld.%ld\n", s->job_id, s->step_id);
+    step_cancel(s, 0, NULL);
+    abort_wait_line();
+    return true;
+}
+
 /* Serve the nodes' connections until every task has exited (or every
  * node has hung up).  Returns the number of tasks never heard from. */
 static int io_loop(struct srun *s, int lfd)
@@ -1237,6 +1396,8 @@ static int io_loop(struct srun *s, int lfd)
         }
         if (preauth && (timeout < 0 || timeout > 1000))
             timeout = 1000; /* to drop connections idle before a hello */
+        if (max_wait_expired(s, &timeout))
+            continue;
         s->conns = conns;
         s->nconn = nconn;
         int n = poll(pfd, (nfds_t)nconn + 2, timeout);
@@ -1379,6 +1540,10 @@ static uint32_t allocate(struct sbatch_opts *o, int *rc)
         *rc = report_opts(&e);
         return 0;
     }
+    if (o->test_only) { /* nothing runs: main() returns *rc */
+        *rc = alloc_test_only(o, desc);
+        return 0;
+    }
     if (!(job = alloc_create(o, desc, rc)))
         return 0;
     id = (uint32_t)json_integer_value(json_object_get(job, "job_id"));
@@ -1400,12 +1565,12 @@ static int worst_status(const struct srun *s)
 
 static int run_step(struct srun *s, long job_id)
 {
-    int port, lfd, lost, rc;
+    int port = s->io_port, lfd = s->lfd, lost, rc;
 
     sigset_t blocked, old_mask;
 
     make_io_key(s);
-    lfd = listen_io(&port);
+    srun_verbose_job(stderr, s->verbose, job_id);
     /* The tasks may start before step_create's answer arrives: a signal
      * meant for the step waits until srun handles it. */
     step_signals_set(&blocked);
@@ -1427,6 +1592,7 @@ static int run_step(struct srun *s, long job_id)
     lost = io_loop(s, lfd);
     tty_restore();
     close(lfd);
+    srun_verbose_end(stderr, s->verbose, s->own_alloc);
     rc = report(s);
     if (lost && !stopped && !s->node_failed)
         fprintf(stderr, "srun: error: %d task(s) lost\n", lost);
@@ -1448,11 +1614,15 @@ int main(int argc, char **argv)
         usage_error("getcwd failed");
     if ((rc = parse_args(argc, argv, o, &s)) >= 0) {
         free(s.argv);
+        free(s.multi_prog);
         json_decref(s.req);
         sbatch_opts_destroy(o);
         return rc;
     }
     signal(SIGPIPE, SIG_IGN);
+    s.lfd = listen_io(&s.io_port);
+    srun_env_umask_prio();
+    srun_verbose_propagate(stderr, s.verbose, s.rlimit_mask);
     if (o->jobid) { /* --jobid: that allocation, as if inside it */
         job = o->jobid;
         setenv("SLURM_JOB_ID", job, 1);
@@ -1461,6 +1631,8 @@ int main(int argc, char **argv)
     if (!job || !*job) {
         struct sigaction sa = {.sa_handler = on_stop};
 
+        srun_verbose_alloc_thread(stderr, s.verbose, s.io_port);
+        srun_verbose_plugins(stderr, s.verbose);
         if (!(own = allocate(o, &rc))) {
             free(s.argv);
             json_decref(s.req);
@@ -1482,8 +1654,12 @@ int main(int argc, char **argv)
                                                 : worst_status(&s),
                       false);
     } else {
+        srun_verbose_plugins(stderr, s.verbose);
         rc = run_step(&s, number(job, "SLURM_JOB_ID"));
     }
+    json_decref(s.node_names);
+    json_decref(s.task_map);
+    free(s.multi_prog);
     for (int i = 0; i < s.ntask_total; i++)
         free(s.tasks[i].node);
     free(s.tasks);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/taskcount.h"
+#include "common/xalloc.h"
 
 /* One item at *s: its count and repeat; advances *s.  -1 if malformed. */
 static int item(const char **s, unsigned long *count, unsigned long *rep)
@@ -48,4 +49,24 @@ int taskcount_decode(const char *s, uint32_t *counts, size_t max)
             counts[n++] = (uint32_t)count;
     }
     return (int)n;
+}
+
+char *taskcount_encode(const int64_t *counts, size_t n)
+{
+    char *out = xstrdup(""), *t;
+
+    for (size_t i = 0; i < n;) {
+        size_t run = 1;
+
+        while (i + run < n && counts[i + run] == counts[i])
+            run++;
+        t = run > 1 ? xasprintf("%s%s%lld(x%zu)", out, i ? "," : "",
+                                (long long)counts[i], run)
+                    : xasprintf("%s%s%lld", out, i ? "," : "",
+                                (long long)counts[i]);
+        free(out);
+        out = t;
+        i += run;
+    }
+    return out;
 }

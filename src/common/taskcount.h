@@ -16,4 +16,9 @@
  */
 int taskcount_decode(const char *s, uint32_t *counts, size_t max);
 
+/* The compressed form of counts[0..n-1]: runs of equal counts as
+ * "C(xN)", a single one as "C" ("2(x3),1"; "" for n 0).  Caller frees.
+ */
+char *taskcount_encode(const int64_t *counts, size_t n);
+
 #endif /* !DROVER_COMMON_TASKCOUNT_H */

@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "common/log.h"
+#include "common/rlimits.h"
 #include "conf/conf.h"
 #include "conf/conf_private.h"
 
@@ -42,6 +43,7 @@ enum key_type {
     KEY_ABS_PATH,  /* char *, an absolute path */
     KEY_HEALTH_STATE, /* uint32_t enum conf_health_state (conf_health.c) */
     KEY_JOB_CONTAINER, /* char *, job_container/none|tmpfs (conf_health.c) */
+    KEY_RLIMITS,   /* char *, checked: ALL, NONE or names (rlimits.h) */
 };
 
 struct conf_key {
@@ -121,6 +123,10 @@ static const struct conf_key conf_keys[] = {
     { "PreemptExemptTime", KEY_PREEMPT,   FIELD(preempt_exempt_s), "0", 0 },
     { "EnforcePartLimits", KEY_PART_LIMITS, FIELD(enforce_part_limits), "NO", 0 },
     { "HealthCheckProgram", KEY_ABS_PATH, FIELD(health_check_program), NULL, 0 },
+    { "TaskProlog",        KEY_ABS_PATH,  FIELD(task_prolog),        NULL, 0 },
+    { "TaskEpilog",        KEY_ABS_PATH,  FIELD(task_epilog),        NULL, 0 },
+    { "PropagateResourceLimits", KEY_RLIMITS, FIELD(propagate_rlimits), "ALL", 0 },
+    { "PropagateResourceLimitsExcept", KEY_RLIMITS, FIELD(propagate_rlimits_except), NULL, 0 },
     { "HealthCheckInterval", KEY_UINT32,  FIELD(health_check_interval_s), "0", 0 },
     { "HealthCheckNodeState", KEY_HEALTH_STATE, FIELD(health_check_node_state), "ANY", 0 },
     { "JobContainerType",  KEY_JOB_CONTAINER, FIELD(job_container_type), "job_container/none", 0 },
@@ -178,8 +184,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("PrioritySiteFactorParameters"),
     IGNORED("PrioritySiteFactorPlugin"), IGNORED("Prolog"), IGNORED("PrologEpilogTimeout"),
     IGNORED("PrologFlags"), IGNORED("PrologSlurmctld"),
-    IGNORED("PropagatePrioProcess"), IGNORED("PropagateResourceLimits"),
-    IGNORED("PropagateResourceLimitsExcept"), IGNORED("RebootProgram"),
+    IGNORED("PropagatePrioProcess"), IGNORED("RebootProgram"),
     IGNORED("ReconfigFlags"), IGNORED("RequeueExit"),
     IGNORED("RequeueExitHold"), IGNORED("ResumeFailProgram"),
     IGNORED("ResumeProgram"), IGNORED("ResumeRate"), IGNORED("ResumeTimeout"),
@@ -197,8 +202,8 @@ static const struct conf_key conf_keys[] = {
     IGNORED("SuspendExcNodes"), IGNORED("SuspendExcParts"),
     IGNORED("SuspendProgram"), IGNORED("SuspendRate"), IGNORED("SuspendTime"),
     IGNORED("SuspendTimeout"), IGNORED("SwitchParameters"),
-    IGNORED("SwitchType"), IGNORED("TaskEpilog"), IGNORED("TaskPluginParam"),
-    IGNORED("TaskProlog"), IGNORED("TCPTimeout"), IGNORED("TmpFS"),
+    IGNORED("SwitchType"), IGNORED("TaskPluginParam"),
+    IGNORED("TCPTimeout"), IGNORED("TmpFS"),
     IGNORED("TopologyParam"), IGNORED("TopologyPlugin"),
     IGNORED("TrackWCKey"), IGNORED("TreeWidth"),
     IGNORED("UnkillableStepProgram"), IGNORED("UnkillableStepTimeout"),
@@ -247,7 +252,7 @@ static bool key_is_string(enum key_type t)
     return t == KEY_STRING || t == KEY_DEBUG || t == KEY_CTLD_HOST
            || t == KEY_AUTHINFO || t == KEY_AUTH_ALT_TYPES
            || t == KEY_AUTH_ALT_PARAMS || t == KEY_ABS_PATH
-           || t == KEY_JOB_CONTAINER;
+           || t == KEY_JOB_CONTAINER || t == KEY_RLIMITS;
 }
 
 int conf__set_string(char **field, const char *value, size_t n)
@@ -537,6 +542,15 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
         return conf__set_health_state((uint32_t *)field, value);
     case KEY_JOB_CONTAINER:
         return conf__set_job_container(field, value);
+    case KEY_RLIMITS: {
+        unsigned mask;
+        const char *bad;
+
+        if (rlimits_parse(value, &mask, &bad) < 0)
+            return "expected ALL, NONE or a list of AS, CORE, CPU, DATA, "
+                   "FSIZE, MEMLOCK, NOFILE, NPROC, RSS, STACK";
+        return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
+    }
     case KEY_ENFORCE:
         return conf__set_flags((uint32_t *)field, value, enforce_words,
                          ENFORCE_WORD_COUNT,

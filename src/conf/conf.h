@@ -416,6 +416,16 @@ struct slurm_conf {
     char *scheduler_type;     /* SchedulerType=, "sched/backfill" */
     char *proctrack_type;     /* ProctrackType=, "proctrack/cgroup" */
     char *task_plugin;        /* TaskPlugin=, "task/none" */
+    char *propagate_rlimits;  /* PropagateResourceLimits=, checked
+                               * (common/rlimits.h), "ALL" */
+    char *propagate_rlimits_except; /* PropagateResourceLimitsExcept=, or
+                                     * NULL; when set, every limit but
+                                     * these (srun_env.h) */
+    char *task_prolog;        /* TaskProlog=: run as the user before each
+                               * step task (its "export"/"unset"/"print"
+                               * lines apply), an absolute path, or NULL */
+    char *task_epilog;        /* TaskEpilog=: run as the user after each
+                               * step task, or NULL */
     char *health_check_program; /* HealthCheckProgram=, an absolute path,
                                  * NULL: none */
     uint32_t health_check_interval_s; /* HealthCheckInterval=, seconds,

@@ -27,6 +27,8 @@ static const struct {
     {"slurmd_debug", offsetof(struct slurm_conf, slurmd_debug)},
     {"proctrack_type", offsetof(struct slurm_conf, proctrack_type)},
     {"task_plugin", offsetof(struct slurm_conf, task_plugin)},
+    {"task_prolog", offsetof(struct slurm_conf, task_prolog)},
+    {"task_epilog", offsetof(struct slurm_conf, task_epilog)},
 };
 
 static char **string_field(struct slurm_conf *conf, size_t i)

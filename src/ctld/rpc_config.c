@@ -96,6 +96,10 @@ static json_t *config_values(const struct slurm_conf *c)
     set_s(o, "ProctrackType", c->proctrack_type);
     set_s(o, "TaskPlugin", c->task_plugin);
     set_s(o, "HealthCheckProgram", c->health_check_program);
+    set_s(o, "TaskProlog", c->task_prolog);
+    set_s(o, "TaskEpilog", c->task_epilog);
+    set_s(o, "PropagateResourceLimits", c->propagate_rlimits);
+    set_s(o, "PropagateResourceLimitsExcept", c->propagate_rlimits_except);
     set_i(o, "HealthCheckInterval", c->health_check_interval_s);
     set_s(o, "HealthCheckNodeState",
           conf_health_state_string(c->health_check_node_state, buf,

@@ -377,7 +377,11 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         json_t *answer;
         job->eligible_time = now;
         submit_check_begin(job, now);
+        /* srun --test-only (an allocation's) uses up the id it shows, as
+         * Slurm's srun does; sbatch's does not */
         answer = submit_will_run(ctld, job, ctld->next_job_id, now);
+        if (answer && json_is_true(json_object_get(body, "interactive")))
+            ctld->next_job_id++;
         json_decref(fields);
         job_destroy(job);
         if ((answer ? proto_respond(req, answer)

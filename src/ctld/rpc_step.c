@@ -36,19 +36,25 @@ struct step_ctx {
     const struct step_claim *claim; /* the step record's */
     struct taskdist dist;           /* -m, the default resolved */
     struct step_layout *layout;     /* which ranks run on which node */
+    json_t *node_names;             /* in step order, for the answer */
 };
+
+static json_t *task_map(const struct step_layout *l);
 
 static void step_answer(struct step_ctx *sc)
 {
     if (sc->errnum)
         proto_respond_error(sc->req, sc->errnum, sc->errstr);
     else if (proto_respond(sc->req,
-                           json_pack("{s:I s:I s:I}", "step_id",
+                           json_pack("{s:I s:I s:I s:o s:o}", "step_id",
                                      (json_int_t)sc->step_id, "nodes",
                                      (json_int_t)sc->nodes, "ntasks",
-                                     (json_int_t)sc->ntasks))
+                                     (json_int_t)sc->ntasks, "node_names",
+                                     json_incref(sc->node_names), "task_map",
+                                     task_map(sc->layout)))
              < 0)
         log_err("step_create: responding");
+    json_decref(sc->node_names);
     free(sc->errstr);
     step_layout_destroy(sc->layout);
     free(sc);
@@ -255,11 +261,29 @@ static int io_host(proto_req_t *req, char *buf, size_t len)
     return uv_ip4_name((const struct sockaddr_in *)sa, buf, len);
 }
 
-/* The tasks' environment: srun's, with the step's SLURM_DISTRIBUTION
- * (and a plane's SLURM_DIST_PLANESIZE) in place of any it inherited, as
- * Slurm's srun sets them once the step is laid out. */
-static json_t *step_env(json_t *env, const struct taskdist *d)
+/* Is "NAME=value" one of 'names'? */
+static bool env_named(const char *kv, const char *const *names, size_t n)
 {
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(names[i]);
+
+        if (!strncmp(kv, names[i], len) && kv[len] == '=')
+            return true;
+    }
+    return false;
+}
+
+/* The tasks' environment: srun's, with the step's SLURM_DISTRIBUTION
+ * (and a plane's SLURM_DIST_PLANESIZE) in place of any it inherited, and
+ * unless srun -E ('preserve') the step's SLURM_NTASKS, SLURM_NPROCS and
+ * SLURM_NNODES, as Slurm's srun sets them once the step is laid out. */
+static json_t *step_env(json_t *env, const struct step_ctx *sc,
+                        bool preserve)
+{
+    static const char *const names[] = {
+        "SLURM_DISTRIBUTION", "SLURM_DIST_PLANESIZE", "SLURM_NTASKS",
+        "SLURM_NPROCS", "SLURM_NNODES"};
+    const struct taskdist *d = &sc->dist;
     json_t *out = json_array(), *v;
     char text[TASKDIST_TEXT_MAX];
     size_t i;
@@ -267,8 +291,7 @@ static json_t *step_env(json_t *env, const struct taskdist *d)
     json_array_foreach(env, i, v) {
         const char *s = json_string_value(v);
 
-        if (s && strncmp(s, "SLURM_DISTRIBUTION=", 19)
-            && strncmp(s, "SLURM_DIST_PLANESIZE=", 21))
+        if (s && !env_named(s, names, preserve ? 2 : 5))
             json_array_append(out, v);
     }
     json_array_append_new(out, json_sprintf("SLURM_DISTRIBUTION=%s",
@@ -276,6 +299,14 @@ static json_t *step_env(json_t *env, const struct taskdist *d)
     if (d->node == TASKDIST_PLANE)
         json_array_append_new(out, json_sprintf("SLURM_DIST_PLANESIZE=%u",
                                                 d->plane_size));
+    if (!preserve) {
+        json_array_append_new(out, json_sprintf("SLURM_NTASKS=%u",
+                                                sc->ntasks));
+        json_array_append_new(out, json_sprintf("SLURM_NPROCS=%u",
+                                                sc->ntasks));
+        json_array_append_new(out, json_sprintf("SLURM_NNODES=%u",
+                                                sc->nodes));
+    }
     return out;
 }
 
@@ -313,7 +344,10 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
                   (json_int_t)sc->step_id, "uid", (json_int_t)job->uid, "gid",
                   (json_int_t)job->gid, "user_name", job->user_name, "argv",
                   json_object_get(body, "argv"), "env",
-                  step_env(json_object_get(body, "env"), &sc->dist), "cwd",
+                  step_env(json_object_get(body, "env"), sc,
+                           json_is_true(json_object_get(body,
+                                                        "preserve_env"))),
+                  "cwd",
                   json_object_get(body, "cwd"), "ntasks",
                   (json_int_t)sc->ntasks, "nodes", nodes, "tasks_per_node",
                   tpn, "num_nodes", (json_int_t)sc->nodes, "io_host", host,
@@ -333,12 +367,25 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
         if (json_is_string(json_object_get(body, keys[i])))
             json_object_set(o, keys[i], json_object_get(body, keys[i]));
     }
+    /* srun --multi-prog (the file's text), --task-prolog, --task-epilog,
+     * the limits srun propagates */
+    for (size_t i = 0; i < 4; i++) {
+        static const char *const keys[] = {"multi_prog", "task_prolog",
+                                           "task_epilog", "rlimits"};
+
+        json_t *v = json_object_get(body, keys[i]);
+
+        if (json_is_string(v) || json_is_object(v))
+            json_object_set(o, keys[i], v);
+    }
     /* binding (src/noded/affinity.h): passed on as srun checked them */
     for (size_t i = 0; i < 3; i++) {
         static const char *const keys[] = {"cpu_bind", "gpu_bind", "hint"};
 
-        if (json_is_string(json_object_get(body, keys[i])))
-            json_object_set(o, keys[i], json_object_get(body, keys[i]));
+        json_t *v = json_object_get(body, keys[i]);
+
+        if (json_is_string(v) || json_is_object(v))
+            json_object_set(o, keys[i], v);
     }
     if (json_is_integer(json_object_get(body, "cpus_per_task")))
         json_object_set(o, "cpus_per_task",
@@ -392,6 +439,7 @@ static void send_launches(struct ctld *ctld, struct job *job,
     const struct step_layout *l = sc->layout;
 
     sc->pending = sc->nodes;
+    sc->node_names = json_array();
     for (uint32_t i = 0; i < sc->nodes; i++) {
         uint32_t idx = sc->claim->part->node_idx[i];
         const struct conf_node *cn = ctld->nodes->info[idx].conf;
@@ -409,6 +457,7 @@ static void send_launches(struct ctld *ctld, struct job *job,
         la->sc = sc;
         la->node = (long)idx;
         json_object_set_new(o, "node_index", json_integer(i));
+        json_array_append_new(sc->node_names, json_string(cn->name));
         if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                              "step_launch", o,
                              (int)ctld->conf->msg_timeout_s * 1000,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/taskcount.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
 #include "noded/launch_env.h"
@@ -86,19 +87,22 @@ static char *gpu_list(const char *ranges)
     return out;
 }
 
-static void tasks_per_node(struct envb *e, json_t *job)
+/* One key of every node of the allocation in Slurm's compressed form
+ * ("2(x2),1"): SLURM_TASKS_PER_NODE ("tasks"), SLURM_JOB_CPUS_PER_NODE
+ * ("cpus"). */
+static void per_node(struct envb *e, json_t *job, const char *key,
+                     const char *name)
 {
-    char buf[1024] = "";
-    size_t len = 0;
-    json_t *a;
+    json_t *allocs = json_object_get(job, "alloc"), *a;
+    int64_t *counts = xzalloc(sizeof(*counts) * (json_array_size(allocs) + 1));
+    char *s;
     size_t i;
 
-    json_array_foreach(json_object_get(job, "alloc"), i, a) {
-        if (len + 16 < sizeof(buf))
-            len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%lld",
-                                    len ? "," : "", (long long)jint(a, "tasks"));
-    }
-    env_set(e, "SLURM_TASKS_PER_NODE", buf);
+    json_array_foreach(allocs, i, a) counts[i] = jint(a, key);
+    s = taskcount_encode(counts, json_array_size(allocs));
+    env_set(e, name, s);
+    free(s);
+    free(counts);
 }
 
 /* Slurm sets an end time of a year after the start for a job without a
@@ -197,7 +201,8 @@ static void set_job_vars(struct envb *e, struct noded *nd, json_t *job)
                                        "container")))
         env_set(e, "SLURM_CONTAINER",
                 jstr(json_object_get(job, "launch"), "container"));
-    tasks_per_node(e, job);
+    per_node(e, job, "tasks", "SLURM_TASKS_PER_NODE");
+    per_node(e, job, "cpus", "SLURM_JOB_CPUS_PER_NODE");
     set_more_job_vars(e, nd, job);
     set_array_vars(e, job);
 }
@@ -235,8 +240,6 @@ static void set_node_vars(struct envb *e, json_t *alloc, json_t *job,
     json_int_t mem = jint(job, "mem_per_node_mib");
 
     env_setf(e, "SLURM_CPUS_ON_NODE", "%lld", (long long)jint(alloc, "cpus"));
-    env_setf(e, "SLURM_JOB_CPUS_PER_NODE", "%lld",
-             (long long)jint(alloc, "cpus"));
     if (mem > 0)
         env_setf(e, "SLURM_MEM_PER_NODE", "%lld", (long long)mem);
     else if (jint(job, "mem_per_cpu_mib") > 0)

@@ -34,12 +34,15 @@
 #include "common/base64.h"
 #include "common/jobpath.h"
 #include "common/log.h"
+#include "common/multiprog.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
 #include "noded/noded.h"
 #include "noded/stepd.h"
 #include "noded/step_bind.h"
+#include "noded/task_limits.h"
+#include "noded/task_script.h"
 #include "noded/mpi_pmix.h"
 #include "noded/oci.h"
 #include "proto/frame.h"
@@ -79,6 +82,7 @@ struct nd_step {
     struct step_bind *bind;   /* CPU/GPU binding (step_bind.h), or NULL */
     struct oci_step *oci;     /* --container (oci.h), or NULL */
     bool leftovers_killed;    /* every task reaped: the rest was killed */
+    json_t *body;             /* step_launch's (task epilogs' environment) */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
     uv_shutdown_t shutdown_req;
@@ -100,6 +104,7 @@ static void unlink_free(struct nd_step *st)
     step_bind_destroy(st->bind);
     oci_step_destroy(st->oci);
     proto_decoder_destroy(st->dec);
+    json_decref(st->body);
     free(st->tasks);
     stepd_step_freed(st->nd);
     free(st);
@@ -459,7 +464,11 @@ static const char *const task_vars[] = {
     "SLURM_STEP_ID=", "SLURM_STEPID=", "SLURM_PROCID=", "SLURM_LOCALID=",
     "SLURM_NODEID=", "SLURM_STEP_NODELIST=", "SLURM_STEP_NUM_TASKS=",
     "SLURM_STEP_NUM_NODES=", "SLURM_STEP_TASKS_PER_NODE=",
-    "SLURMD_NODENAME=", "SLURM_CONF=", NULL,
+    "SLURMD_NODENAME=", "SLURM_CONF=", "SLURM_GTIDS=",
+    "SLURM_TOPOLOGY_ADDR=", "SLURM_TOPOLOGY_ADDR_PATTERN=",
+    "SLURM_CPUS_ON_NODE=", "SLURM_LAUNCH_NODE_IPADDR=",
+    "SLURM_SRUN_COMM_HOST=", "SLURM_SRUN_COMM_PORT=", "SLURM_TASK_PID=",
+    NULL,
 };
 
 /* Replaced when the step has GPUs on this node. */
@@ -566,11 +575,39 @@ struct step_desc {
     const char *job_name;  /* SLURM_JOB_NAME of env, or NULL */
 };
 
+/* The variables Slurm's slurmstepd sets for this node's tasks (7 of
+ * them, into e[0..6]): the ranks here, the node in the topology, the
+ * job's CPUs here, srun's address and port. */
+static void node_vars(const struct step_desc *d, struct noded *nd, char **e)
+{
+    const char *host = json_string_value(json_object_get(d->body, "io_host"));
+    json_int_t port = json_integer_value(json_object_get(d->body, "io_port"));
+    json_t *ranks = json_object_get(d->body, "ranks"), *r;
+    char *gtids = xstrdup(""), *t;
+    size_t i;
+
+    json_array_foreach(ranks, i, r) {
+        t = xasprintf("%s%s%lld", gtids, i ? "," : "",
+                      (long long)json_integer_value(r));
+        free(gtids);
+        gtids = t;
+    }
+    e[0] = xasprintf("SLURM_GTIDS=%s", gtids);
+    free(gtids);
+    e[1] = xasprintf("SLURM_TOPOLOGY_ADDR=%s", nd->node->name);
+    e[2] = xstrdup("SLURM_TOPOLOGY_ADDR_PATTERN=node");
+    e[3] = xasprintf("SLURM_CPUS_ON_NODE=%lld", (long long)json_integer_value(
+                         json_object_get(d->body, "job_cpus")));
+    e[4] = xasprintf("SLURM_LAUNCH_NODE_IPADDR=%s", host ? host : "");
+    e[5] = xasprintf("SLURM_SRUN_COMM_HOST=%s", host ? host : "");
+    e[6] = xasprintf("SLURM_SRUN_COMM_PORT=%lld", (long long)port);
+}
+
 static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
                        int local)
 {
     json_t *env = json_object_get(d->body, "env"), *v;
-    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 20));
+    char **e = xzalloc(sizeof(*e) * (json_array_size(env) + 32));
     bool gpus = json_is_array(json_object_get(d->body, "gpus"));
     size_t i, n = 0;
 
@@ -595,6 +632,7 @@ static char **task_env(const struct step_desc *d, struct noded *nd, int rank,
     e[n++] = xasprintf("SLURMD_NODENAME=%s", nd->node->name);
     if (nd->conf->path) /* as in a batch job (launch_env.c) */
         e[n++] = xasprintf("SLURM_CONF=%s", nd->conf->path);
+    node_vars(d, nd, e + n);
     return e;
 }
 
@@ -615,6 +653,29 @@ static void free_strv(char **v)
     free(v);
 }
 
+/* In the task's process: SLURM_TASK_PID, then slurm.conf TaskProlog and
+ * srun --task-prolog (task_script.h); a failing one ends the task. */
+static void task_prologs(const struct step_desc *d, struct noded *nd,
+                         char ***envp)
+{
+    const char *paths[] = {nd->conf->task_prolog,
+                           json_string_value(json_object_get(d->body,
+                                                             "task_prolog"))};
+    char pid[16];
+
+    snprintf(pid, sizeof(pid), "%d", (int)getpid());
+    task_env_set(envp, "SLURM_TASK_PID", pid);
+    for (size_t i = 0; i < 2; i++) {
+        int rc = paths[i] ? task_prolog_run(paths[i], envp) : 0;
+
+        if (rc) {
+            log_error("%s failed status=%d",
+                      i ? "--task-prolog" : "TaskProlog", rc);
+            _exit(rc);
+        }
+    }
+}
+
 /* 'in' -1: 'in_path' (-i FILE, opened as the user) or /dev/null;
  * 'ctty': 'in' is a terminal to make ours. */
 static void task_child(const struct step_desc *d, const struct step_task *t,
@@ -632,6 +693,7 @@ static void task_child(const struct step_desc *d, const struct step_task *t,
                     err);
     if (ctty && ioctl(in, TIOCSCTTY, 0) < 0)
         dprintf(err, "droverd: step task: TIOCSCTTY: %s\n", strerror(errno));
+    task_limits_apply(json_object_get(d->body, "rlimits"), envp, err);
     if (child_become_user(d->user, (uid_t)d->uid, (gid_t)d->gid) < 0) {
         dprintf(err, "droverd: step task: setting user: %s\n",
                 strerror(errno));
@@ -650,6 +712,7 @@ static void task_child(const struct step_desc *d, const struct step_task *t,
         || dup2(err, 2) < 0)
         _exit(127);
     child_close_fds();
+    task_prologs(d, t->st->nd, &envp);
     if (d->oci)
         oci_task_exec(d->oci, t->rank, argv, envp);
     environ = envp;
@@ -994,6 +1057,24 @@ out:
     return st->cg ? 0 : -1;
 }
 
+/* Task 'rank''s argv: the step's, or with srun --multi-prog its line of
+ * the file (multiprog.h); NULL (logged) when the file names no program
+ * for it. */
+static char **task_argv(const struct step_desc *d, int rank, char **argv)
+{
+    const char *text = json_string_value(json_object_get(d->body,
+                                                         "multi_prog"));
+    char **v;
+
+    if (!text)
+        return argv;
+    if (!(v = multiprog_argv(text, rank)))
+        log_error("StepId=%lld.%lld: --multi-prog names no program for "
+                  "task %d", (long long)d->job_id, (long long)d->step_id,
+                  rank);
+    return v;
+}
+
 int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
 {
     json_t *ranks = json_object_get(body, "ranks");
@@ -1011,6 +1092,7 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->tasks = xzalloc(sizeof(*st->tasks) * st->ntasks);
     st->pty = json_is_true(json_object_get(body, "pty"));
     st->dec = proto_decoder_create();
+    st->body = json_incref(body);
     st->next = nd->steps;
     nd->steps = st;
     if (mpi_setup(st, &d, error) < 0 || cgroup_setup(st, &d, error) < 0
@@ -1044,12 +1126,15 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     argv = str_array(json_object_get(body, "argv"));
     for (size_t i = 0; i < st->ntasks; i++) {
         struct step_task *t = &st->tasks[i];
+        char **targv;
 
         t->rank = (int)json_integer_value(json_array_get(ranks, i));
-        if ((st->pty && t->rank == 0
-                 ? start_tty_task(st, &d, t, (int)i, argv)
-                 : start_task(st, &d, t, (int)i, argv))
-            < 0) {
+        targv = task_argv(&d, t->rank, argv);
+        if (!targv
+            || (st->pty && t->rank == 0
+                    ? start_tty_task(st, &d, t, (int)i, targv)
+                    : start_task(st, &d, t, (int)i, targv))
+                   < 0) {
             log_err("StepId=%u.%u: task %d", st->job_id, st->step_id,
                     t->rank);
             t->reaped = true;
@@ -1057,11 +1142,45 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
             close_stdin(t);
             task_check(t);
         }
+        if (targv != argv)
+            free_strv(targv);
     }
     free_strv(argv);
     log_info("Launched StepId=%u.%u: %zu tasks", st->job_id, st->step_id,
              st->ntasks);
     return 0;
+}
+
+/* After task 't' (local index 'local') ended: srun --task-epilog (5 s at
+ * most), then slurm.conf TaskEpilog, as the user with the task's
+ * environment (task_script.h).  Blocks droverstepd while they run, as
+ * Slurm's slurmstepd does. */
+static void task_epilogs(struct nd_step *st, const struct step_task *t,
+                         int local)
+{
+    const char *paths[] = {json_string_value(json_object_get(st->body,
+                                                             "task_epilog")),
+                           st->nd->conf->task_epilog};
+    struct step_desc d = {0};
+    drv_error_t error = {0};
+    char **envp;
+
+    if ((!paths[0] && !paths[1]) || parse_desc(st->body, &d, &error) < 0)
+        return;
+    d.cg = st->cg;
+    d.bind = st->bind;
+    envp = task_env(&d, st->nd, t->rank, local);
+    task_env_set(&envp, "SLURM_SCRIPT_CONTEXT", "epilog_task");
+    for (size_t i = 0; i < 2; i++) {
+        int rc = paths[i] ? task_epilog_run(paths[i], d.user, (uid_t)d.uid,
+                                            (gid_t)d.gid, d.cwd, envp,
+                                            i ? -1 : 5)
+                          : 0;
+        if (rc)
+            log_error("StepId=%u.%u: %s failed status=%d", st->job_id,
+                      st->step_id, i ? "TaskEpilog" : "--task-epilog", rc);
+    }
+    free_strv(envp);
 }
 
 bool step_reaped(struct noded *nd, pid_t pid, int status,
@@ -1075,6 +1194,7 @@ bool step_reaped(struct noded *nd, pid_t pid, int status,
                 t->reaped = true;
                 t->status = status;
                 t->ru = *ru;
+                task_epilogs(st, t, (int)i);
                 close_stdin(t);
                 kill_leftovers(st);
                 task_check(t);

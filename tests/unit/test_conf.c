@@ -234,6 +234,30 @@ static void private_data_flags(void **state)
                 "PrivateData=jobs,secrets: expected");
 }
 
+/* TaskProlog/TaskEpilog (absolute paths) and PropagateResourceLimits*
+ * (checked names). */
+static void task_scripts_and_propagated_limits(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf = parse_ok("", NULL);
+
+    assert_null(conf->task_prolog);
+    assert_string_equal(conf->propagate_rlimits, "ALL");
+    assert_null(conf->propagate_rlimits_except);
+    conf_destroy(conf);
+    conf = parse_ok("TaskProlog=/etc/tp\nTaskEpilog=/etc/te\n"
+                    "PropagateResourceLimits=CORE,nofile\n"
+                    "PropagateResourceLimitsExcept=RLIMIT_AS\n", NULL);
+    assert_string_equal(conf->task_prolog, "/etc/tp");
+    assert_string_equal(conf->task_epilog, "/etc/te");
+    assert_string_equal(conf->propagate_rlimits, "CORE,nofile");
+    assert_string_equal(conf->propagate_rlimits_except, "RLIMIT_AS");
+    conf_destroy(conf);
+    parse_fails("TaskProlog=tp.sh\n", NULL, "not an absolute path");
+    parse_fails("PropagateResourceLimits=CORE,BOGUS\n", NULL,
+                "PropagateResourceLimits=CORE,BOGUS: expected ALL, NONE");
+}
+
 /* Priority*, Preempt* and EnforcePartLimits: Slurm's defaults, values,
  * and errors naming line and keyword. */
 static void priority_and_preempt_keys(void **state)
@@ -1040,6 +1064,7 @@ int main(void)
         cmocka_unit_test(partitions),
         cmocka_unit_test(partition_default_last_wins_and_fallback),
         cmocka_unit_test(private_data_flags),
+        cmocka_unit_test(task_scripts_and_propagated_limits),
         cmocka_unit_test(priority_and_preempt_keys),
         cmocka_unit_test(partition_access_keys),
         cmocka_unit_test(down_nodes_line_sets_state),

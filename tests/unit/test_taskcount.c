@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -43,10 +44,31 @@ static void refuses_malformed_and_too_many(void **state)
     assert_int_equal(taskcount_decode("2 ", c, 4), -1);
 }
 
+static void encodes_runs(void **state)
+{
+    const int64_t a[] = {2, 2, 2, 1}, b[] = {4}, c[] = {1, 3, 1, 1};
+    char *s;
+
+    (void)state;
+    s = taskcount_encode(a, 4);
+    assert_string_equal(s, "2(x3),1");
+    free(s);
+    s = taskcount_encode(b, 1);
+    assert_string_equal(s, "4");
+    free(s);
+    s = taskcount_encode(c, 4);
+    assert_string_equal(s, "1,3,1(x2)");
+    free(s);
+    s = taskcount_encode(NULL, 0);
+    assert_string_equal(s, "");
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(expands_repeats_in_order),
+        cmocka_unit_test(encodes_runs),
         cmocka_unit_test(refuses_malformed_and_too_many),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -14,6 +14,8 @@
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/rpc.h"
 #include "common/error.h"
+#include "common/taskcount.h"
+#include "common/timefmt.h"
 #include "common/xalloc.h"
 
 /* Poll delays (ms): the first look, the second, and the most. */
@@ -263,6 +265,30 @@ json_t *alloc_create(const struct sbatch_opts *o, json_t *desc, int *rc)
     return job;
 }
 
+int alloc_test_only(const struct sbatch_opts *o, json_t *desc)
+{
+    drv_error_t error = {{0}};
+    json_t *resp = NULL;
+    json_int_t id = 0, start = 0, cpus = 0;
+    const char *nodes = "", *part = "";
+    char when[32] = "Unknown";
+
+    json_object_set_new(desc, "test_only", json_true());
+    if (cmd_rpc(o->prog, "job_submit", desc, &resp, &error) < 0) {
+        submit_error(o, errno, &error);
+        return 1;
+    }
+    json_unpack(resp, "{s?I s?I s?I s?s s?s}", "job_id", &id, "start_time",
+                &start, "cpus", &cpus, "nodes", &nodes, "partition", &part);
+    if (start > 0)
+        timefmt_stamp((time_t)start, 0, when, sizeof(when));
+    fprintf(stderr, "%s: Job %lld to start at %s using %lld processors on "
+                    "nodes %s in partition %s\n",
+            o->prog, (long long)id, when, (long long)cpus, nodes, part);
+    json_decref(resp);
+    return 0;
+}
+
 char *alloc_submit_host(void)
 {
     char host[256] = "";
@@ -274,23 +300,7 @@ char *alloc_submit_host(void)
 
 char *alloc_counts_fmt(const int64_t *counts, size_t n)
 {
-    char *s = xstrdup(""), *t;
-
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-
-        while (j < n && counts[j] == counts[i])
-            j++;
-        if (j - i > 1)
-            t = xasprintf("%s%s%lld(x%zu)", s, *s ? "," : "",
-                          (long long)counts[i], j - i);
-        else
-            t = xasprintf("%s%s%lld", s, *s ? "," : "", (long long)counts[i]);
-        free(s);
-        s = t;
-        i = j;
-    }
-    return s;
+    return taskcount_encode(counts, n);
 }
 
 /* SLURM_JOB_CPUS_PER_NODE and SLURM_TASKS_PER_NODE from "alloc". */

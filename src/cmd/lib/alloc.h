@@ -33,6 +33,15 @@
  */
 json_t *alloc_create(const struct sbatch_opts *o, json_t *desc, int *rc);
 
+/* --test-only (srun): the controller plans 'desc' (stolen) without
+ * queueing it;
+ * prints Slurm's "srun: Job N to start at TIME using N processors on
+ * nodes LIST in partition P" on stderr (the job id is the one a real
+ * submission would have got).  Returns 0, or 1 after Slurm's
+ * "Unable to allocate resources" error.
+ */
+int alloc_test_only(const struct sbatch_opts *o, json_t *desc);
+
 /* Put the job's variables into this process's environment, as Slurm's
  * salloc and srun do for the command (SLURM_JOB_ID, SLURM_JOBID,
  * SLURM_JOB_NAME, SLURM_JOB_NODELIST, SLURM_NODELIST, SLURM_NNODES,

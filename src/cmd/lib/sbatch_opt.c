@@ -229,6 +229,7 @@ static long node_count(const char *s)
 /* Setters                                                             */
 
 #define FIELD(o, d, type) ((type *)((char *)(o) + (d)->field))
+#define CFIELD(o, d, type) ((const type *)((const char *)(o) + (d)->field))
 
 static int set_str(struct sbatch_opts *o, const struct optdef *d,
                    const char *arg, struct sbatch_error *e)
@@ -327,6 +328,7 @@ static const struct {
     {"threads-per-core", NULL, true},
     {"ntasks-per-gpu", NULL, true},
     {"cpus-per-gpu", NULL, true},
+    {"wait", NULL, true}, /* srun's -W seconds */
 };
 
 /* --cpu-bind, --gpu-bind, --hint (common/cpubind.h); --cpu-bind=help
@@ -642,6 +644,9 @@ static const struct optdef opt_table[] = {
      SEC_PARALLEL, "", "load environment from local cluster", NULL},
     {"gid", 0, REQ, NULL, PASS, 0, SEC_PARALLEL,
      "=group_id", "group ID to run job as (user root only)", NULL},
+    {"preserve-env", 'E', NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "", "env vars for node and task counts override\n"
+     "command-line flags", NULL},
     {"gres", 0, REQ, "SBATCH_GRES", set_gres, AT(gres), 0, SEC_PARALLEL,
      "=list", "required generic resources", NULL},
     {"gres-flags", 0, REQ, "SBATCH_GRES_FLAGS", PASS, 0, SEC_PARALLEL,
@@ -701,6 +706,9 @@ static const struct optdef opt_table[] = {
      "=mcs", "mcs label if mcs plugin mcs/group is used", NULL},
     {"mpi", 0, REQ, NULL, set_str, AT(mpi), F_SRUN, SEC_PARALLEL,
      "=type", "type of MPI being used", NULL},
+    {"multi-prog", 0, NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "", "if set the program name specified is the\n"
+     "configuration specification for multiple programs", NULL},
     {"ntasks", 'n', REQ, NULL, set_ntasks, 0, 0, SEC_PARALLEL,
      "=ntasks", "number of tasks to run", NULL},
     {"nice", 0, OPTA, NULL, set_nice, 0, 0, SEC_PARALLEL,
@@ -730,6 +738,8 @@ static const struct optdef opt_table[] = {
      "energy, lustre, network or task", NULL},
     {"propagate", 0, OPTA, NULL, PASS, 0, SEC_PARALLEL,
      "[=rlimits]", "propagate all [or specific list of] rlimits", NULL},
+    {"quit-on-interrupt", 0, NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "", "quit on single Ctrl-C", NULL},
     {"qos", 'q', REQ, "SBATCH_QOS", PASS, 0, SEC_PARALLEL,
      "=qos", "quality of service", NULL},
     {"quiet", 'Q', NOA, NULL, set_count, AT(quiet), F_EARLY, SEC_PARALLEL,
@@ -750,6 +760,10 @@ static const struct optdef opt_table[] = {
     {"switches", 0, REQ, NULL, PASS, 0, SEC_PARALLEL,
      "=max-switches{@max-time-to-wait}",
      "\nOptimum switches and max time to wait for optimum", NULL},
+    {"task-epilog", 0, REQ, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "=program", "run \"program\" after launching task", NULL},
+    {"task-prolog", 0, REQ, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "=program", "run \"program\" before launching task", NULL},
     {"thread-spec", 0, REQ, "SBATCH_THREAD_SPEC", PASS, 0, SEC_PARALLEL,
      "=threads", "count of reserved threads", NULL},
     {"time", 't', REQ, "SBATCH_TIMELIMIT", set_time, 0, 0, SEC_PARALLEL,
@@ -766,8 +780,13 @@ static const struct optdef opt_table[] = {
      "verbose mode (multiple -v's increase verbosity)", NULL},
     {"wait", 'W', NOA, "SBATCH_WAIT", set_flag, AT(wait), F_SBATCH,
      SEC_PARALLEL, "", "wait for completion of submitted job", NULL},
+    {"wait", 'W', REQ, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "=sec", "seconds to wait after first task exits\n"
+     "before killing job", NULL},
     {"wckey", 0, REQ, "SBATCH_WCKEY", PASS, 0, SEC_PARALLEL,
      "=wckey", "wckey to run job under", NULL},
+    {"disable-status", 'X', NOA, NULL, PASS, F_SRUN, SEC_PARALLEL,
+     "", "Disable Ctrl-C status feature", NULL},
     {"wrap", 0, REQ, NULL, set_str, AT(wrap), F_EARLY | F_SBATCH, SEC_PARALLEL,
      "[=command string]", "wrap command string in a sh script and submit",
      NULL},
@@ -859,7 +878,7 @@ static const struct optdef opt_table[] = {
     {"cluster", 0, REQ, NULL, PASS, 0, SEC_NONE, NULL, NULL, NULL},
     {"no-shell", 0, NOA, NULL, set_flag, AT(no_shell), F_SALLOC, SEC_NONE,
      NULL, NULL, NULL},
-    {"test-only", 0, NOA, NULL, set_flag, AT(test_only), F_SBATCH, SEC_NONE,
+    {"test-only", 0, NOA, NULL, set_flag, AT(test_only), F_NO_SALLOC, SEC_NONE,
      NULL, NULL, NULL},
     {"open-mode", 0, REQ, "SBATCH_OPEN_MODE", PASS, F_SBATCH, SEC_NONE,
      NULL, NULL, NULL},
@@ -1682,10 +1701,9 @@ static void dist_env(const struct sbatch_opts *o, json_t *env)
  * only SLURM_* variables; a list sends its items plus SLURM_* variables.
  * Then the SLURM_* variables sbatch itself sets for the job (set_envs()).
  */
-static json_t *export_env(const struct sbatch_opts *o, char *const *envp)
+json_t *sbatch_export_select(const char *spec, char *const *envp)
 {
     json_t *env = json_object();
-    const char *spec = o->export_env;
 
     if (!spec || !strcasecmp(spec, "ALL")) {
         env_merge(env, envp, NULL);
@@ -1694,6 +1712,13 @@ static json_t *export_env(const struct sbatch_opts *o, char *const *envp)
             export_list(env, spec, envp);
         env_merge(env, envp, "SLURM_");
     }
+    return env;
+}
+
+static json_t *export_env(const struct sbatch_opts *o, char *const *envp)
+{
+    json_t *env = sbatch_export_select(o->export_env, envp);
+
     json_object_set_new(env, "SLURM_JOB_NAME", json_string(o->job_name));
     if (o->cpus_per_task > 0)
         json_object_set_new(env, "SLURM_CPUS_PER_TASK",
@@ -1946,15 +1971,36 @@ void sbatch_opts_print_usage(FILE *f)
     fputs(usage_text, f);
 }
 
+static int row_name_cmp(const void *a, const void *b)
+{
+    const struct optdef *x = *(const struct optdef *const *)a;
+    const struct optdef *y = *(const struct optdef *const *)b;
+
+    return strcmp(x->name, y->name);
+}
+
+/* As Slurm's slurm_print_set_options(): the options set, by name (its
+ * table is in name order), counts (-v, -Q) as the number given. */
 void sbatch_opts_print_set(const struct sbatch_opts *o, FILE *f)
 {
     const char *rule = "-------------------- --------------------";
-
+    const struct optdef *rows[OPT_COUNT];
     const char *p = o->prog;
+    size_t n = 0;
 
-    fprintf(f, "%s: defined options\n%s: %s\n", p, p, rule);
     for (size_t i = 0; i < OPT_COUNT; i++)
-        if (o->is_set[i] && !(opt_table[i].flags & F_EARLY))
-            fprintf(f, "%s: %-20s: %s\n", p, opt_table[i].name, o->given[i]);
+        if (o->is_set[i] && opt_table[i].set != set_action)
+            rows[n++] = &opt_table[i];
+    qsort(rows, n, sizeof(rows[0]), row_name_cmp);
+    fprintf(f, "%s: defined options\n%s: %s\n", p, p, rule);
+    for (size_t k = 0; k < n; k++) {
+        const struct optdef *d = rows[k];
+
+        if (d->set == set_count)
+            fprintf(f, "%s: %-20s: %d\n", p, d->name, *CFIELD(o, d, int));
+        else
+            fprintf(f, "%s: %-20s: %s\n", p, d->name,
+                    o->given[row_index(d)]);
+    }
     fprintf(f, "%s: %s\n%s: end of defined options\n", p, rule, p);
 }

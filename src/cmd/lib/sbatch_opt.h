@@ -149,6 +149,14 @@ int sbatch_opts_second_pass(struct sbatch_opts *o, const char *script,
 json_t *sbatch_opts_job_desc(const struct sbatch_opts *o, const char *script,
                              char *const *envp, struct sbatch_error *e);
 
+/* Slurm's --export selection from 'envp' (NULL-terminated "NAME=value"):
+ * 'spec' NULL or ALL: everything; NONE: the SLURM_* variables only; a
+ * list ("ALL,A=1,B", commas inside quotes kept): its items ("NAME" copied
+ * from envp, "NAME=value" as given, ALL) plus the SLURM_* variables.
+ * Returns a new {"NAME":"value"} object.
+ */
+json_t *sbatch_export_select(const char *spec, char *const *envp);
+
 /* The -m option (or SBATCH_/SALLOC_DISTRIBUTION) as parsed into *d.
  * Returns 1 when it was given, else 0 (*d untouched).  Its value was
  * checked when it was set.
