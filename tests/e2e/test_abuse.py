@@ -8,13 +8,15 @@ import concurrent.futures
 import pwd
 import re
 import resource
+import signal
 import socket
 import struct
+import subprocess
 import time
 
 import pytest
 
-from cluster import ClusterError
+from cluster import Cluster, ClusterError
 
 # A small bucket refilled fast, so that the flood below is backed off
 # within a second or two and still all gets through.
@@ -26,6 +28,8 @@ ENFORCE = "AccountingStorageEnforce=associations,limits,qos"
 POLICY = ("sbatch: error: Batch job submission failed: Job violates "
           "accounting/QOS policy (job submit limit, user's size and/or time "
           "limits)\n")
+FULL = ("sbatch: error: Batch job submission failed: Unable to save job "
+        "state, try again\n")
 
 
 def timed_run(cluster, *args, user=None):
@@ -53,6 +57,7 @@ def test_rate_limit_backs_off_a_flooding_user_not_others(cluster,
         "momentarily" in errors[0], errors
     # A flood of sbatch: each one backed off is sent again, and all get
     # through; meanwhile the other user's squeue answers at once.
+    cluster.user_workdir(flooder)  # made once, not by each thread
     t0 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(FLOOD) as pool:
         subs = [pool.submit(cluster.run, "sbatch", "-H", "-o", "/dev/null",
@@ -139,3 +144,42 @@ def test_max_submit_jobs_refuses_the_next_job(cluster, test_users):
     cluster.sbatch("-H", "--wrap", "true", user=user)
     log = cluster.log_file("droverctld").read_text(errors="replace")
     assert "AssocMaxSubmitJobLimit" in log
+
+
+@pytest.mark.needs_root
+def test_full_state_disk_refuses_a_flood_at_once(cluster_root, test_users):
+    """While StateSaveLocation is full, submissions are refused without
+    queueing their records behind the ones that wait (before, each refused
+    job's record and its withdrawal piled up and were retried every turn:
+    a flood outgrew the space freed later)."""
+    state = cluster_root / "statefs"
+    state.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs",
+                    str(state)], check=True)
+    c = Cluster(cluster_root, nodes=1, gpus_per_node=0,
+                up_args=["--conf-extra", f"StateSaveLocation={state}"])
+    try:
+        c.up()
+        before = c.sbatch("-H", "--wrap", "true", user=test_users[0])
+        filler = state / "filler"
+        subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=64k"],
+                       capture_output=True)
+        for _ in range(20):
+            r = c.run("sbatch", "-H", "--wrap", "true", user=test_users[0])
+            assert (r.returncode, r.stderr) == (1, FULL), r.stderr
+        r, took = timed_run(c, "squeue", "-h", "-o", "%i", user=test_users[1])
+        assert r.stdout.split() == [before]
+        log = c.log_file("droverctld").read_text(errors="replace")
+        # The first refusal's record was queued and withdrawn; the rest
+        # were refused before they made one.
+        assert len(re.findall(r"withdrawn: its journal record", log)) == 1
+        filler.unlink()
+        after = c.sbatch("-H", "--wrap", "true", user=test_users[0])
+        c.kill("droverctld", signal.SIGKILL)
+        c.start()
+        assert sorted(c.run("squeue", "-h", "-o", "%i",
+                            check=True).stdout.split(), key=int) \
+            == [before, after]
+    finally:
+        c.down()
+        subprocess.run(["umount", "-l", str(state)])
