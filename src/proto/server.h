@@ -49,7 +49,10 @@ enum proto_role {
     PROTO_ROLE_DAEMON = 8,   /* SlurmUser/root: controller and node daemons */
 };
 
-/* Idle connections are closed after this long (ms) without a request. */
+/* Idle connections are closed after this long (ms) without a request.
+ * New connections are accepted at most 64 per loop turn: a burst waiting
+ * in the listen backlog is taken over several turns, with the requests
+ * of the connections already open read in between. */
 #define PROTO_SERVER_IDLE_MS 60000
 
 /* Limits on connections that have not yet had a request authenticated
