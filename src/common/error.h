@@ -23,6 +23,7 @@ typedef struct {
     X(COMMUNICATIONS_CONNECTION, 1001, "Communication connection failure")     \
     X(PROTOCOL_AUTH, 1007, "Protocol authentication error")                    \
     X(CTLD_COMMUNICATIONS_CONNECTION, 1800, "Unable to contact slurm controller (connect failure)") \
+    X(CTLD_COMMUNICATIONS_BACKOFF, 1804, "Rate limit exceeded, please retry momentarily") \
     X(INVALID_PARTITION_NAME, 2000, "Invalid partition name specified")        \
     X(DEFAULT_PARTITION_NOT_SET, 2001, "No partition specified or system default partition") \
     X(ACCESS_DENIED, 2002, "Access/permission denied")                         \

@@ -637,29 +637,6 @@ error:
     return NULL;
 }
 
-/* SlurmctldParameters=: Drover reads drover_raft_port=PORT (the port the
- * controllers of a Raft group talk on, on each SlurmctldHost address;
- * droverctld needs it when there are two or more); Slurm's own items are
- * accepted and not used (docs/config.md). */
-static int ctld_params_finish(struct slurm_conf *conf, drv_error_t *error)
-{
-    const char *v = conf->ctld_params ? strcasestr(conf->ctld_params,
-                                                   "drover_raft_port=")
-                                      : NULL;
-
-    if (v) {
-        char *end;
-        unsigned long port = strtoul(v + 17, &end, 10);
-
-        if (port == 0 || port > 65535 || (*end && *end != ','))
-            return conf__einval(error, "%s: SlurmctldParameters="
-                                "drover_raft_port=%s: expected a port "
-                                "number", conf->path, v + 17);
-        conf->raft_port = (uint16_t)port;
-    }
-    return 0;
-}
-
 /* After the last line: what depends on keywords that may come later. */
 static int conf_finish(struct conf_parser *p, drv_error_t *error)
 {
@@ -677,7 +654,7 @@ static int conf_finish(struct conf_parser *p, drv_error_t *error)
     for (size_t i = 0; i < conf->node_count; i++)
         if (conf->nodes[i].port == 0)
             conf->nodes[i].port = conf->slurmd_port;
-    if (ctld_params_finish(conf, error) < 0)
+    if (conf__ctld_params(conf, error) < 0)
         return -1;
     if (conf__preempt_check(conf, error) < 0)
         return -1;

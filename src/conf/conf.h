@@ -354,6 +354,19 @@ struct prio_conf;
 void conf_priority_sched(const struct conf_priority *cp,
                          struct prio_conf *out);
 
+/* SlurmctldParameters=rl_*: the controller's per-user RPC rate limit, a
+ * token bucket per uid (slurm.conf(5), Slurm 23.02's; src/ctld/rate_limit.h
+ * applies it).  Defaults are Slurm's. */
+struct conf_rate_limit {
+    bool enable;             /* rl_enable */
+    uint32_t bucket_size;    /* rl_bucket_size=, tokens a user may hold, 30 */
+    uint32_t refill_rate;    /* rl_refill_rate=, tokens added each period, 2 */
+    uint32_t refill_period;  /* rl_refill_period=, seconds, 1 */
+    uint32_t table_size;     /* rl_table_size=, users tracked, 8192 */
+    uint32_t log_freq;       /* rl_log_freq=, refusals logged per user per
+                              * period; 0 = every one */
+};
+
 struct slurm_conf {
     char *path;               /* the slurm.conf read */
     char *cluster_name;       /* ClusterName= */
@@ -369,6 +382,7 @@ struct slurm_conf {
     uint16_t raft_port;       /* its drover_raft_port=: the Raft group's
                                * port on each SlurmctldHost address; 0 =
                                * not set (one controller) */
+    struct conf_rate_limit rl; /* its rl_* items (conf_ctld_params.c) */
     uint16_t ctld_port;       /* SlurmctldPort=, 6817 */
     uint16_t slurmd_port;     /* SlurmdPort=, 6818 */
     char *accounting_storage_tres; /* AccountingStorageTRES=: TRES tracked

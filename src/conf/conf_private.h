@@ -75,6 +75,12 @@ char *conf__dir_of(const char *path);
  */
 char *conf__read_file(const char *path);
 
+/* SlurmctldParameters= (conf_ctld_params.c): drover_raft_port= and the
+ * rl_* items into conf->raft_port and conf->rl; other items are accepted
+ * and not used.  Returns 0, or -1 with errno EINVAL and 'error' naming
+ * the file and the item. */
+int conf__ctld_params(struct slurm_conf *conf, drv_error_t *error);
+
 /* Format into 'error', set errno=EINVAL, return -1. */
 int conf__einval(drv_error_t *error, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -49,6 +49,8 @@ struct ctld {
     uv_signal_t sigterm;
     uv_signal_t sigint;
     uid_t slurm_uid;
+    struct rate_limit *rate_limit; /* rl_enable (rpc_gate.h); NULL: off */
+    uint64_t rate_untracked_logged; /* uv_now() of its last "not limited" */
     time_t boot_time;
     bool sched_pending;
     bool sched_more;           /* the last pass left starts to the next

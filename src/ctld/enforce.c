@@ -15,6 +15,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/enforce.h"
+#include "ctld/event.h"
 #include "ctld/job_info.h"
 #include "ctld/priority.h"
 #include "proto/client.h"
@@ -32,6 +33,8 @@ struct enforce {
     uv_timer_t poll;
     bool in_flight;         /* an acct_assoc_list call is under way */
     bool usage_fresh;       /* usage counts the current jobs */
+    bool ended_since;       /* a job ended since the usage was counted
+                             * (enforce_event) */
     bool unreachable;       /* last poll failed (logged once) */
 };
 
@@ -83,6 +86,7 @@ static void usage_recompute(struct ctld *ctld, struct enforce *e)
         }
     }
     e->usage_fresh = true;
+    e->ended_since = false;
 }
 
 /* A new table: keep it, save it, and let pending jobs be judged again. */
@@ -259,6 +263,7 @@ int enforce_submit(struct ctld *ctld, struct job *job, drv_error_t *error)
     struct limits_resolved r;
     struct limits_job lj;
     int64_t wall;
+    int rc;
 
     if (!e || (!e->table && !e->flags))
         return 0;
@@ -283,8 +288,32 @@ int enforce_submit(struct ctld *ctld, struct job *job, drv_error_t *error)
         job->time_limit_s = wall * 60; /* Slurm: the limit becomes the job's */
     if (!e->usage_fresh)
         usage_recompute(ctld, e);
-    return limits_check_submit(e->table, &lj, job_count(job), e->flags,
-                               error);
+    /* The usage is counted at each pass and grows with each submission;
+     * jobs that ended since are taken off only when a limit would refuse
+     * (a count costs a pass over the jobs). */
+    rc = limits_check_submit(e->table, &lj, job_count(job), e->flags, error);
+    if (rc < 0 && e->ended_since) {
+        usage_recompute(ctld, e);
+        rc = limits_check_submit(e->table, &lj, job_count(job), e->flags,
+                                 error);
+    }
+    if (rc < 0) {
+        log_info("_job_create: exceeded association/QOS limit for user %lu: "
+                 "%s", (unsigned long)job->uid, error->text);
+        errno = EDRV_ACCOUNTING_POLICY;
+        return -1;
+    }
+    return 0;
+}
+
+void enforce_event(struct ctld *ctld, const struct ctld_event *ev)
+{
+    struct enforce *e = ctld->enforce;
+
+    if (e && (ev->type == CTLD_EV_JOB_ENDED
+              || ev->type == CTLD_EV_JOB_CANCELLED
+              || ev->type == CTLD_EV_JOB_PREEMPTED))
+        e->ended_since = true;
 }
 
 void enforce_job_added(struct ctld *ctld, const struct job *job)

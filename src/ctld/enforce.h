@@ -56,6 +56,13 @@ void enforce_fini(struct ctld *ctld);
  */
 int enforce_submit(struct ctld *ctld, struct job *job, drv_error_t *error);
 
+/* A subscriber of ctld_apply() (event.h): a job that ended or was
+ * cancelled makes a submission that a limit would refuse count the
+ * usage again first, so that a job ended since the last pass no longer
+ * counts against MaxSubmitJobs. */
+struct ctld_event;
+void enforce_event(struct ctld *ctld, const struct ctld_event *ev);
+
 /* Count a job just queued (after enforce_submit()) against submit limits
  * until the next pass recomputes the usage. */
 void enforce_job_added(struct ctld *ctld, const struct job *job);

@@ -15,6 +15,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/enforce.h"
 #include "ctld/event.h"
 #include "ctld/ha.h"
 #include "ctld/event_record.h"
@@ -563,6 +564,7 @@ static void (*const subscribers[])(struct ctld *, const struct ctld_event *) = {
     acct_subscriber,
     sched_subscriber,
     stats_event,
+    enforce_event,
 };
 
 int ctld_apply(struct ctld *ctld, struct ctld_event *ev)

@@ -26,6 +26,7 @@ struct journal {
     size_t len;
     size_t cap;
     size_t records;
+    int failed;    /* errno of the last flush, 0 when it worked */
 };
 
 static int mkdir_p(const char *dir)
@@ -175,6 +176,11 @@ int journal_dirty(const struct journal *j)
     return j->len > 0;
 }
 
+int journal_failing(const struct journal *j)
+{
+    return j->len > 0 ? j->failed : 0;
+}
+
 size_t journal_length(const struct journal *j)
 {
     return j->records;
@@ -226,7 +232,7 @@ void journal_flush_together(struct journal *const *js, size_t n, int *err)
             continue;
         start[i] = lseek(js[i]->fd, 0, SEEK_END);
         if (fd_write_all(js[i]->fd, js[i]->buf, js[i]->len) < 0) {
-            err[i] = errno;
+            err[i] = js[i]->failed = errno;
             cut_partial(js[i], start[i]);
             continue;
         }
@@ -245,7 +251,7 @@ void journal_flush_together(struct journal *const *js, size_t n, int *err)
             pthread_join(sync[i].thread, NULL);
         else
             sync_thread(&sync[i]);
-        if ((err[i] = sync[i].err))
+        if ((err[i] = js[i]->failed = sync[i].err))
             cut_partial(js[i], start[i]);
         else
             js[i]->len = 0;

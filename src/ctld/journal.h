@@ -57,6 +57,12 @@ int journal_flush(struct journal *j);
  * flush tries again). */
 void journal_flush_together(struct journal *const *js, size_t n, int *err);
 
+/* The errno of the last flush when it failed and its records still wait
+ * (a full disk), else 0.  The controller refuses new submissions while
+ * it is not 0, so that their records do not pile up behind the ones that
+ * wait (bench/abuse, fulldisk). */
+int journal_failing(const struct journal *j);
+
 /* Records in the log since the last snapshot. */
 size_t journal_length(const struct journal *j);
 

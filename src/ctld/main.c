@@ -25,6 +25,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/ha.h"
+#include "ctld/rpc_gate.h"
 #include "ctld/rpc_ha.h"
 #include "ctld/interactive.h"
 #include "ctld/part_access.h"
@@ -290,18 +291,6 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         state_respool_replayed(ctld);
 }
 
-/* A Raft follower answers only ping: the rest go to the leader. */
-static int standby_gate(const char *type, void *arg, drv_error_t *error)
-{
-    struct ctld *ctld = arg;
-
-    if (ctld_active(ctld) || !strcmp(type, "ping"))
-        return 0;
-    errprintf(error, "%s: this controller is a %s",
-              drv_strerror(EDRV_IN_STANDBY_MODE), ha_role(ctld->ha));
-    return EDRV_IN_STANDBY_MODE;
-}
-
 static void ctld_listen(struct ctld *ctld)
 {
     drv_error_t error = {0};
@@ -347,8 +336,8 @@ static void ctld_listen(struct ctld *ctld)
                                ctld->conf->ctld_port, &error)
                < 0)
         log_fatal("%s", error.text);
-    if (ctld->ha)
-        proto_server_set_gate(ctld->server, standby_gate, ctld);
+    if (rpc_gate_install(ctld, &error) < 0)
+        log_fatal("%s", error.text);
     proto_server_set_unauth_timeout(ctld->server,
                                     ctld->conf->msg_timeout_s * 1000);
     proto_server_fit_script(ctld->server, ctld->conf->sched.max_script_size);
@@ -379,6 +368,7 @@ static void ctld_fini(struct ctld *ctld)
     if (ctld->journal && state_snapshot(ctld) < 0)
         log_err("final snapshot");
     proto_server_destroy(ctld->server);
+    rpc_gate_fini(ctld);
     acct_fini(ctld);
     ha_stop(ctld->ha);
     daemon_close_loop(ctld->loop);

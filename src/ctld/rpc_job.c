@@ -28,6 +28,7 @@
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
 #include "ctld/job_update.h"
+#include "ctld/journal.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/part_access.h"
@@ -352,7 +353,17 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     drv_error_t error = {0};
     time_t now = ctld_now(ctld);
     struct ctld_event ev = {.type = CTLD_EV_JOB_SUBMITTED, .t = now};
+    int failing;
 
+    /* The journal could not take the last turn's records (a full disk):
+     * refuse at once, as the flush would, rather than queue this one's
+     * record (and its withdrawal) behind them. */
+    if (ctld->journal && (failing = journal_failing(ctld->journal))) {
+        errprintf(&error, "the state journal cannot be written: %s",
+                  strerror(failing));
+        errno = EDRV_JOURNAL_WRITE;
+        goto error;
+    }
     if (submit_check_script(ctld, body, &error) < 0)
         goto error;
     if (job_apply_json(job, fields, node_table_index_cb, ctld->nodes, &error) < 0) {

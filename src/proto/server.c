@@ -62,6 +62,12 @@
  * one that sent nothing before settling for the oldest.
  */
 #define EVICT_SCAN 64
+/* Connections accepted in one loop turn at most: a burst of thousands
+ * waiting in the listen backlog (a flood of idle connections) is taken
+ * over several turns, so the requests of connections already open are
+ * read in between instead of after the whole burst (bench/abuse).
+ */
+#define ACCEPT_BATCH 64
 
 /* Unauthenticated connections from one peer address (the port aside): the
  * flood to push out first is the address holding the most.
@@ -82,6 +88,7 @@ struct listener {
     uv_tcp_t tcp;
     proto_server_t *s;
     struct listener *next;
+    int deferred; /* a connection waits for the next turn (ACCEPT_BATCH) */
 };
 
 struct conn {
@@ -139,6 +146,8 @@ struct proto_server {
     struct conn *ready;
     uv_timer_t sweep;
     uv_idle_t idler;
+    uint64_t accept_turn; /* uv_now() of the turn 'accepts' counts */
+    unsigned accepts;     /* connections accepted in that turn */
     unsigned idle_ms;
     struct proto_unauth_limits unauth;
     struct conn *un_head, *un_tail; /* unauthenticated, oldest first */
@@ -531,7 +540,7 @@ static void handle_msg(struct conn *c, json_t *msg)
         conn_send_error(c, EDRV_NOT_SUPPORTED, error.text);
         goto done;
     }
-    if (s->gate && (errnum = s->gate(m.type, s->gate_arg, &error))) {
+    if (s->gate && (errnum = s->gate(m.type, uid, s->gate_arg, &error))) {
         conn_send_error(c, errnum, error.text[0] ? error.text : NULL);
         goto done;
     }
@@ -833,20 +842,12 @@ static struct conn *conn_accept(proto_server_t *s, uv_stream_t *server)
     return c;
 }
 
-static void on_connection(uv_stream_t *server, int status)
+static void accept_one(proto_server_t *s, uv_stream_t *server)
 {
-    struct listener *l = server->data;
-    proto_server_t *s = l->s;
     struct conn *c;
     int admitted;
 
-    if (status < 0) {
-        /* libuv has accepted and closed what waited (its EMFILE reserve
-         * descriptor): those clients see the connection drop.
-         */
-        note_drop(s, "cannot accept connections: %s", uv_strerror(status));
-        return;
-    }
+    s->accepts++;
     admitted = unauth_admit(s);
     if (!(c = conn_accept(s, server)))
         return;
@@ -864,12 +865,47 @@ static void on_connection(uv_stream_t *server, int status)
     conn_read_start(c);
 }
 
+/* A connection waits on 'server': accept it, or past ACCEPT_BATCH in this
+ * turn leave it to on_ready() (libuv stops watching the listener until
+ * it is accepted). */
+static void on_connection(uv_stream_t *server, int status)
+{
+    struct listener *l = server->data;
+    proto_server_t *s = l->s;
+
+    if (status < 0) {
+        /* libuv has accepted and closed what waited (its EMFILE reserve
+         * descriptor): those clients see the connection drop.
+         */
+        note_drop(s, "cannot accept connections: %s", uv_strerror(status));
+        return;
+    }
+    if (uv_now(s->loop) != s->accept_turn) {
+        s->accept_turn = uv_now(s->loop);
+        s->accepts = 0;
+    }
+    if (s->accepts >= ACCEPT_BATCH) {
+        l->deferred = 1;
+        uv_idle_start(&s->idler, on_ready);
+        return;
+    }
+    accept_one(s, server);
+}
+
 /* --- server-wide handles ------------------------------------------------ */
 
 static void on_ready(uv_idle_t *idler)
 {
     proto_server_t *s = idler->data;
     struct conn *c;
+
+    s->accepts = 0; /* a new turn */
+    for (struct listener *l = s->listeners; l; l = l->next) {
+        if (l->deferred) {
+            l->deferred = 0;
+            accept_one(s, (uv_stream_t *)&l->tcp);
+        }
+    }
 
     while ((c = s->ready)) {
         s->ready = c->ready_next;

@@ -82,6 +82,8 @@ static unsigned status_of(int errnum)
     case ECONNRESET:
     case EPIPE:
         return MHD_HTTP_SERVICE_UNAVAILABLE;
+    case EDRV_CTLD_COMMUNICATIONS_BACKOFF: /* rl_enable, as slurmrestd */
+        return MHD_HTTP_BAD_GATEWAY;
     case ENOMEM:
         return MHD_HTTP_INTERNAL_SERVER_ERROR;
     default:

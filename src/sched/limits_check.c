@@ -94,10 +94,13 @@ static bool over(int64_t limit, int64_t used, int64_t more)
     return limit >= 0 && used + more > limit;
 }
 
-static int policy(drv_error_t *error, const char *what, const char *name)
+/* EDRV_ACCOUNTING_POLICY, with Slurm's reason name for the limit (what
+ * slurmctld logs) and the limit. */
+static int policy(drv_error_t *error, const char *reason, const char *what,
+                  const char *name)
 {
     errno = EDRV_ACCOUNTING_POLICY;
-    return errprintf(error, "%s of %s reached", what, name);
+    return errprintf(error, "%s: %s of %s reached", reason, what, name);
 }
 
 int limits_check_submit(const limits_table_t *t, const struct limits_job *job,
@@ -110,18 +113,21 @@ int limits_check_submit(const limits_table_t *t, const struct limits_job *job,
     if (q && (flags & LIMITS_ENFORCE_QOS)) {
         u = qos_user(q, job->user, false);
         if (over(q->lim.grp_submit_jobs, q->use.submit_jobs, count))
-            return policy(error, "GrpSubmitJobs", q->name);
+            return policy(error, "QOSGrpSubmitJobsLimit", "GrpSubmitJobs", q->name);
         if (over(q->lim.max_submit_jobs, u ? u->use.submit_jobs : 0, count))
-            return policy(error, "MaxSubmitJobsPerUser", q->name);
+            return policy(error, "QOSMaxSubmitJobPerUserLimit",
+                          "MaxSubmitJobsPerUser", q->name);
     }
     if (!(flags & LIMITS_ENFORCE_LIMITS) || !job->account)
         return 0;
     a = limits__assoc_find(t, job->user, job->account, job->partition);
     if (a && over(a->lim.max_submit_jobs, a->use.submit_jobs, count))
-        return policy(error, "MaxSubmitJobs", a->account);
+        return policy(error, "AssocMaxSubmitJobLimit", "MaxSubmitJobs",
+                          a->account);
     for (; a; a = a->parent)
         if (over(a->lim.grp_submit_jobs, a->use.submit_jobs, count))
-            return policy(error, "GrpSubmitJobs", a->account);
+            return policy(error, "AssocGrpSubmitJobsLimit", "GrpSubmitJobs",
+                          a->account);
     return 0;
 }
 

@@ -152,6 +152,42 @@ static void global_keywords_are_parsed(void **state)
     conf_destroy(conf);
 }
 
+/* SlurmctldParameters=rl_*: Slurm's defaults, values read, bad ones
+ * refused naming the item, Slurm's other items still accepted. */
+static void ctld_params_rate_limit(void **state)
+{
+    struct slurm_conf *conf;
+
+    (void)state;
+    conf = parse_ok("SlurmctldParameters=enable_configless\n", NULL);
+    assert_false(conf->rl.enable);
+    assert_int_equal(conf->rl.bucket_size, 30);
+    assert_int_equal(conf->rl.refill_rate, 2);
+    assert_int_equal(conf->rl.refill_period, 1);
+    assert_int_equal(conf->rl.table_size, 8192);
+    assert_int_equal(conf->rl.log_freq, 0);
+    conf_destroy(conf);
+    conf = parse_ok("SlurmctldParameters=idle_on_node_suspend,RL_ENABLE,"
+                    "rl_bucket_size=50,rl_refill_rate=10,rl_refill_period=3,"
+                    "rl_table_size=16,rl_log_freq=5,drover_raft_port=7000\n",
+                    NULL);
+    assert_true(conf->rl.enable);
+    assert_int_equal(conf->rl.bucket_size, 50);
+    assert_int_equal(conf->rl.refill_rate, 10);
+    assert_int_equal(conf->rl.refill_period, 3);
+    assert_int_equal(conf->rl.table_size, 16);
+    assert_int_equal(conf->rl.log_freq, 5);
+    assert_int_equal(conf->raft_port, 7000);
+    conf_destroy(conf);
+    parse_fails("SlurmctldParameters=rl_enable,rl_bucket_size=0\n", NULL,
+                "slurm.conf: SlurmctldParameters=rl_bucket_size=0: expected "
+                "a whole number of at least 1");
+    parse_fails("SlurmctldParameters=rl_refill_rate=two\n", NULL,
+                "rl_refill_rate=two");
+    parse_fails("SlurmctldParameters=drover_raft_port=0\n", NULL,
+                "expected a port number");
+}
+
 static void ctld_addr_defaults_to_host(void **state)
 {
     (void)state;
@@ -1073,6 +1109,7 @@ int main(void)
         cmocka_unit_test(tolerated_keyword_is_silent),
         cmocka_unit_test(parse_rejects_null),
         cmocka_unit_test(expand_node_path),
+        cmocka_unit_test(ctld_params_rate_limit),
         cmocka_unit_test(load_from_directory),
         cmocka_unit_test(load_names_included_file_in_errors),
         cmocka_unit_test(load_self_include_is_stopped),

@@ -31,6 +31,38 @@ const struct slurm_conf *cmd_conf(const char *prog)
     return conf;
 }
 
+/* Send 'body' (borrowed) to controller 'i' of 'c'.  A request the
+ * controller refused for its rate limit (EDRV_CTLD_COMMUNICATIONS_BACKOFF:
+ * SlurmctldParameters=rl_enable) never reached its handler: as Slurm's
+ * commands do (slurm_send_recv_controller_msg), sleep 1 s, then 2 s, 3 s...
+ * and send it again, for as long as it takes.  Returns as
+ * proto_client_call(), or -1 with the connect's errno and *connected
+ * false. */
+static int ctld_try(const struct slurm_conf *c, size_t i, proto_auth_t *a,
+                    const char *type, json_t *body, json_t **resp,
+                    int timeout_ms, bool *connected, drv_error_t *error)
+{
+    unsigned backed_off = 0;
+    proto_client_t *client;
+    int rc;
+
+    for (;;) {
+        if (error)
+            error->text[0] = '\0';
+        *connected = false;
+        if (!(client = proto_client_connect(conf_ctld_addr(c, i),
+                                            c->ctld_port, timeout_ms, error)))
+            return -1;
+        *connected = true;
+        rc = proto_client_call(client, a, type, json_incref(body), resp,
+                               error);
+        proto_client_destroy(client);
+        if (rc == 0 || errno != EDRV_CTLD_COMMUNICATIONS_BACKOFF)
+            return rc;
+        sleep(++backed_off);
+    }
+}
+
 /* One call to the controller as Slurm's commands make it
  * (slurm_open_controller_conn, slurm_send_recv_controller_msg): each
  * SlurmctldHost in order, passing over those that do not answer and those
@@ -50,21 +82,12 @@ static int ctld_call(const struct slurm_conf *c, proto_auth_t *a,
         if (attempt)
             sleep(1);
         for (size_t i = 0; i <= c->ctld_backup_count; i++) {
-            proto_client_t *client;
+            bool connected = false;
 
-            if (error)
-                error->text[0] = '\0';
-            if (!(client = proto_client_connect(conf_ctld_addr(c, i),
-                                                c->ctld_port, timeout_ms,
-                                                error))) {
-                if (proto_errnum_try_next(errno)) /* no connection */
-                    continue;
-                json_decref(body);
-                return -1;
-            }
-            rc = proto_client_call(client, a, type, json_incref(body), resp,
-                                   error);
-            proto_client_destroy(client);
+            rc = ctld_try(c, i, a, type, body, resp, timeout_ms, &connected,
+                          error);
+            if (!connected && proto_errnum_try_next(errno))
+                continue; /* no connection */
             if (rc == 0 || errno != EDRV_IN_STANDBY_MODE) {
                 json_decref(body);
                 return rc;

@@ -27,7 +27,11 @@ const struct slurm_conf *cmd_conf(const char *prog);
  * again once a second for MessageTimeout seconds (Slurm's
  * slurm_open_controller_conn), and then the call fails with errno
  * EDRV_CTLD_COMMUNICATIONS_CONNECTION ("Unable to contact slurm controller
- * (connect failure)").  A request that was sent is never sent again.  On success stores the
+ * (connect failure)").  A request that was sent is never sent again,
+ * but for one the controller refused for its rate limit before acting on
+ * it (SLURMCTLD_COMMUNICATIONS_BACKOFF, SlurmctldParameters=rl_enable):
+ * that one is sent again after 1 s, 2 s, 3 s... as Slurm's commands do,
+ * until it gets through.  On success stores the
  * response body in *resp (caller json_decref()s; may pass NULL) and returns
  * 0.  On failure returns -1 with errno set to the EDRV_* number of an error
  * response, or an errno value for I/O errors, and error->text set to the
