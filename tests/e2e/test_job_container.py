@@ -86,7 +86,8 @@ def test_private_tmp_and_shm_per_job(jc_cluster):
     st = tmp.stat()
     assert st.st_uid == Path(c.user_workdir("druser1")).stat().st_uid
     assert stat.S_IMODE(st.st_mode) == 0o700
-    assert (tmp / f"x-{tag}").read_text() == f"batch-{tag}\nstep-{tag}\n"
+    assert (tmp / f"x-{tag}").read_text() == f"batch-{tag}\nstep-{tag}\n", \
+        out1.read_text() if out1.exists() else "no output file"
     # The host's /tmp and /dev/shm do not have them.
     assert not Path(f"/tmp/x-{tag}").exists()
     assert not Path(f"/dev/shm/y-{tag}").exists()
