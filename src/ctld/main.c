@@ -383,6 +383,7 @@ static void ctld_fini(struct ctld *ctld)
         HASH_DEL(ctld->jobs, job);
         job_destroy(job);
     }
+    free(ctld->replayed); /* a Raft follower's, never respooled */
     launch_store_destroy(ctld->launches);
     node_table_destroy(ctld->nodes);
     part_access_destroy(ctld->access);

@@ -548,10 +548,11 @@ static char *ctld_lines(const struct drover_shape *shape, unsigned base)
 {
     unsigned raft_port = base + shape->nodes + 3
                          + (shape->emulate_nodes ? 1 : 0);
-    char *lines = xstrdup(""), *more;
+    char *lines, *more;
 
     if (shape->controllers <= 1)
         return xstrdup("SlurmctldHost=localhost(127.0.0.1)\n");
+    lines = xstrdup("");
     for (unsigned i = 1; i <= shape->controllers; i++) {
         more = xasprintf("%sSlurmctldHost=ctl%u(127.0.0.%u)\n", lines, i, i);
         free(lines);
