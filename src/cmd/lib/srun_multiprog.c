@@ -44,7 +44,8 @@ char *srun_multiprog_load(const char *path, int *ntasks, bool ntasks_set,
                 path);
         return NULL;
     }
-    if (!json_is_string(js = json_string(text))) { /* it travels as JSON */
+    js = json_string(text); /* it travels as JSON: UTF-8 only */
+    if (!json_is_string(js)) {
         fprintf(err, "srun: error: Configuration file %s invalid: not "
                      "UTF-8 text\n", path);
         free(text);
