@@ -236,29 +236,28 @@ static void batch_gpu_files(const struct conf_node *node, const char *gpus,
 static int batch_oci(struct noded *nd, json_t *job, struct launch *l,
                      drv_error_t *error)
 {
-    json_t *ln = json_object_get(job, "launch");
-    const char *bundle = json_string_value(json_object_get(ln, "container"));
-    const char *image = json_string_value(json_object_get(ln,
-                                                          "container_image"));
-    const char *mounts = json_string_value(json_object_get(ln,
-                                                           "container_mounts"));
-    const char *workdir = json_string_value(json_object_get(
-        ln, "container_workdir"));
+    struct oci_step_spec spec = {0};
     char *dir;
 
-    if (!bundle && !image && !mounts && !workdir)
+    if (!oci_spec_from_json(json_object_get(job, "launch"), &spec))
         return 0;
     if (!l->gpu_files) /* no cgroups: batch_cgroup() did not look */
         batch_gpu_files(nd->node, json_string_value(json_object_get(
                                       node_alloc(nd, job), "gpus")), l);
     dir = xstrdup(l->script_path);
     *strrchr(dir, '/') = '\0';
-    l->oci = oci_step_create(&(struct oci_step_spec){
-        .oci = &nd->conf->oci, .bundle = bundle, .image = image,
-        .mounts = mounts, .workdir = workdir, .cwd = l->work_dir,
-        .spool = nd->spool_dir, .node = nd->node->name, .user = l->user,
-        .job_id = l->job_id, .step_id = OCI_BATCH_STEP, .uid = l->uid,
-        .gid = l->gid, .devices = l->gpu_files, .ro_dir = dir}, error);
+    spec.oci = &nd->conf->oci;
+    spec.cwd = l->work_dir;
+    spec.spool = nd->spool_dir;
+    spec.node = nd->node->name;
+    spec.user = l->user;
+    spec.job_id = l->job_id;
+    spec.step_id = OCI_BATCH_STEP;
+    spec.uid = l->uid;
+    spec.gid = l->gid;
+    spec.devices = l->gpu_files;
+    spec.ro_dir = dir;
+    l->oci = oci_step_create(&spec, error);
     free(dir);
     return l->oci ? 0 : -1;
 }

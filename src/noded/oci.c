@@ -483,3 +483,13 @@ void oci_task_exec(const struct oci_step *s, int task_id, char *const *argv,
     execl("/bin/sh", "sh", "-c", script, (char *)NULL);
     task_fail("/bin/sh: %s", strerror(errno));
 }
+
+bool oci_spec_from_json(json_t *o, struct oci_step_spec *spec)
+{
+    spec->bundle = json_string_value(json_object_get(o, "container"));
+    spec->image = json_string_value(json_object_get(o, "container_image"));
+    spec->mounts = json_string_value(json_object_get(o, "container_mounts"));
+    spec->workdir = json_string_value(json_object_get(o,
+                                                      "container_workdir"));
+    return spec->bundle || spec->image || spec->mounts || spec->workdir;
+}

@@ -16,6 +16,7 @@
 #ifndef DROVER_NODED_OCI_H
 #define DROVER_NODED_OCI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -64,6 +65,11 @@ struct oci_step;
  * Returns the step (oci_step_destroy()), or NULL with 'error' ("oci.conf
  * missing": Slurm runs such a job without a container; Drover refuses
  * it so a user never runs outside the image unknowingly). */
+/* The container options of a launch or step body 'o' (container,
+ * container_image, container_mounts, container_workdir: borrowed from
+ * 'o') into 'spec'.  True when any is set: the step runs in a container. */
+bool oci_spec_from_json(json_t *o, struct oci_step_spec *spec);
+
 struct oci_step *oci_step_create(const struct oci_step_spec *spec,
                                  drv_error_t *error);
 

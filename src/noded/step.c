@@ -995,26 +995,23 @@ static const char **gpus_given(const struct conf_node *node, json_t *given)
 static int oci_setup(struct nd_step *st, const struct step_desc *d,
                      drv_error_t *error)
 {
-    json_t *b = d->body;
-    const char *bundle = json_string_value(json_object_get(b, "container"));
-    const char *image = json_string_value(json_object_get(b,
-                                                          "container_image"));
-    const char *mounts = json_string_value(json_object_get(b,
-                                                           "container_mounts"));
-    const char *workdir = json_string_value(json_object_get(
-        b, "container_workdir"));
+    struct oci_step_spec spec = {0};
     const char **devs;
 
-    if (!bundle && !image && !mounts && !workdir)
+    if (!oci_spec_from_json(d->body, &spec))
         return 0;
-    devs = gpus_given(st->nd->node, json_object_get(b, "gpus"));
-    st->oci = oci_step_create(&(struct oci_step_spec){
-        .oci = &st->nd->conf->oci, .bundle = bundle, .image = image,
-        .mounts = mounts, .workdir = workdir, .cwd = d->cwd,
-        .spool = st->nd->spool_dir, .node = st->nd->node->name,
-        .user = d->user, .job_id = st->job_id, .step_id = st->step_id,
-        .uid = (uid_t)d->uid, .gid = (gid_t)d->gid, .devices = devs},
-        error);
+    devs = gpus_given(st->nd->node, json_object_get(d->body, "gpus"));
+    spec.oci = &st->nd->conf->oci;
+    spec.cwd = d->cwd;
+    spec.spool = st->nd->spool_dir;
+    spec.node = st->nd->node->name;
+    spec.user = d->user;
+    spec.job_id = st->job_id;
+    spec.step_id = st->step_id;
+    spec.uid = (uid_t)d->uid;
+    spec.gid = (gid_t)d->gid;
+    spec.devices = devs;
+    st->oci = oci_step_create(&spec, error);
     free(devs);
     return st->oci ? 0 : -1;
 }

@@ -27,6 +27,18 @@
 /* --- controller: jobs --------------------------------------------------- */
 
 /* Strings a command prints one per line may hold no control character. */
+/* --container and Pyxis's options: the same fields wherever they go */
+#define CONTAINER_FIELDS                                                       \
+    {"container", SCHEMA_STR, 1, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0,   \
+     "path", "--container: OCI bundle the steps run in (oci.conf)"},           \
+    {"container_image", SCHEMA_STR, 1, SCHEMA_PATH_MAX,                        \
+     EDRV_PATHNAME_TOO_LONG, 0, NULL,                                          \
+     "--container-image: OCI layout dir[:tag] or docker-archive:FILE"},        \
+    {"container_mounts", SCHEMA_STR, 1, SCHEMA_STR_MAX, 0, 0, NULL,            \
+     "--container-mounts: SRC[:DST[:ro|rw]],..."},                             \
+    {"container_workdir", SCHEMA_STR, 1, SCHEMA_PATH_MAX,                      \
+     EDRV_PATHNAME_TOO_LONG, 0, "path", "--container-workdir"},
+
 static const struct schema_field job_submit_body[] = {
     {"name", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL, "job name (-J)"},
     {"partition", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
@@ -97,14 +109,7 @@ static const struct schema_field job_submit_body[] = {
      "MiB", "--mem-per-cpu"},
     {"mem_per_gpu_mib", SCHEMA_INT, 0, MIB_MAX, EDRV_INVALID_TASK_MEMORY, 0,
      "MiB", "--mem-per-gpu"},
-    {"container", SCHEMA_STR, 1, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0,
-     "path", "--container: OCI bundle the steps run in (oci.conf)"},
-    {"container_image", SCHEMA_STR, 1, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG,
-     0, NULL, "--container-image: OCI layout dir[:tag] or docker-archive:FILE"},
-    {"container_mounts", SCHEMA_STR, 1, SCHEMA_STR_MAX, 0, 0, NULL,
-     "--container-mounts: SRC[:DST[:ro|rw]],..."},
-    {"container_workdir", SCHEMA_STR, 1, SCHEMA_PATH_MAX,
-     EDRV_PATHNAME_TOO_LONG, 0, "path", "--container-workdir"},
+    CONTAINER_FIELDS
     {"gpus", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
      "--gpus (the job's total)"},
     {"gpus_per_node", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
@@ -209,14 +214,7 @@ static const struct schema_field step_create_body[] = {
     {"task_nodes", SCHEMA_STR_LIST, 0, 65536, 0, 0, NULL,
      "--multi-prog/-w: node of each task"},
     {"mpi", SCHEMA_STR, 0, 64, 0, 0, NULL, "--mpi plugin"},
-    {"container", SCHEMA_STR, 1, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0,
-     "path", "--container: OCI bundle the steps run in (oci.conf)"},
-    {"container_image", SCHEMA_STR, 1, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG,
-     0, NULL, "--container-image: OCI layout dir[:tag] or docker-archive:FILE"},
-    {"container_mounts", SCHEMA_STR, 1, SCHEMA_STR_MAX, 0, 0, NULL,
-     "--container-mounts: SRC[:DST[:ro|rw]],..."},
-    {"container_workdir", SCHEMA_STR, 1, SCHEMA_PATH_MAX,
-     EDRV_PATHNAME_TOO_LONG, 0, "path", "--container-workdir"},
+    CONTAINER_FIELDS
     {"input", SCHEMA_STR, 0, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0, NULL,
      "--input"},
     {"multi_prog", SCHEMA_STR, 0, 1048576, 0, 0, NULL,
@@ -495,14 +493,7 @@ static const struct schema_field step_launch_body[] = {
      "the secret the I/O connection presents to srun"},
     {"mpi", SCHEMA_STR, 0, 64, 0, 0, NULL,
      "--mpi: none, pmix or pmix_v4; others refused"},
-    {"container", SCHEMA_STR, 1, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0,
-     "path", "--container: OCI bundle the steps run in (oci.conf)"},
-    {"container_image", SCHEMA_STR, 1, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG,
-     0, NULL, "--container-image: OCI layout dir[:tag] or docker-archive:FILE"},
-    {"container_mounts", SCHEMA_STR, 1, SCHEMA_STR_MAX, 0, 0, NULL,
-     "--container-mounts: SRC[:DST[:ro|rw]],..."},
-    {"container_workdir", SCHEMA_STR, 1, SCHEMA_PATH_MAX,
-     EDRV_PATHNAME_TOO_LONG, 0, "path", "--container-workdir"},
+    CONTAINER_FIELDS
     /* [[rank...] per node] */
     {"task_map", SCHEMA_ARRAY, 0, 65536, 0, 0, NULL,
      "--mpi: every node's ranks, [[0,2],[1,3]]"},
