@@ -11,6 +11,7 @@ be hidden from its own jobs, as on a Slurm cluster.
 import os
 import re
 import shutil
+import subprocess
 import stat
 import tempfile
 import uuid
@@ -43,7 +44,15 @@ def jc_cluster(test_users):
         try:
             c.down()
         finally:
+            unmount_bases(base)
             shutil.rmtree(root, ignore_errors=True)
+
+
+def unmount_bases(base):
+    """droverd leaves BasePath/<node> mounted when it stops (as slurmd
+    does: the next start finds it mounted); the test's own go."""
+    for node in sorted(base.glob("*")) if base.exists() else ():
+        subprocess.run(["umount", "-l", str(node)], capture_output=True)
 
 
 def visible_commands(c, root):
