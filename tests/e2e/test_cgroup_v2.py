@@ -29,14 +29,13 @@ MNT = Path(tempfile.gettempdir()) / f"drover-cgroup2-{os.getpid()}"
 @pytest.fixture(scope="module", autouse=True)
 def cgroup2_mount():
     """A cgroup2 filesystem of our own at MNT for the module's clusters."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting cgroup2 needs root")
+    require(os.geteuid() == 0, "mounting cgroup2 needs root")
     MNT.mkdir(exist_ok=True)
     r = subprocess.run(["mount", "-t", "cgroup2", "none", str(MNT)],
                        capture_output=True, text=True)
     if r.returncode != 0:
         MNT.rmdir()
-        pytest.skip(f"cannot mount cgroup2: {r.stderr.strip()}")
+    require(r.returncode == 0, f"cannot mount cgroup2: {r.stderr.strip()}")
     try:
         yield MNT
     finally:
@@ -50,13 +49,13 @@ V2_CLUSTER = {"nodes": 1, "gpus_per_node": 2,
 
 
 def devices_isolated(cluster):
-    """droverd's start line names devices among the v2 controllers; skip
-    (a fact of the machine) when it could not load the eBPF program."""
+    """droverd's start line names devices among the v2 controllers; a
+    kernel that refuses the eBPF program is a missing prerequisite (a
+    failure under DROVER_TEST_STRICT)."""
     log = cluster.log_file("node01").read_text()
-    if "ConstrainDevices is not applied" in log:
-        pytest.skip("this kernel refuses eBPF device programs: "
-                    + re.search(r".*ConstrainDevices is not applied.*",
-                                log).group(0))
+    refused = re.search(r".*ConstrainDevices is not applied.*", log)
+    require(not refused, "this kernel refuses eBPF device programs: "
+            + (refused.group(0) if refused else ""))
     return re.search(r"jobs run in cgroup v2 \(\S*devices\S*\) under "
                      rf"{re.escape(str(MNT))}\S*/drover_node01_"
                      rf"{node_port(cluster)}", log)

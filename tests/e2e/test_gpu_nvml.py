@@ -3,10 +3,9 @@
 libnvidia-ml.so.1, here tests/fake_nvml's (LD_LIBRARY_PATH in the daemons'
 environment, its GPUs from $DROVER_FAKE_NVML), registers what it found,
 and the controller checks it against slurm.conf's Gres=."""
-import ctypes
 import re
+from pathlib import Path
 
-import pytest
 from cluster import Cluster, build_dir, require
 from test_rest import call, token
 
@@ -20,20 +19,9 @@ FAKE_GPUS = (
     "00000000:1B:00.0 00000000:1B:00.0\n")
 
 
-def no_real_nvml():
-    """The fake stands in for NVML only where the host has none."""
-    try:
-        ctypes.CDLL("libnvidia-ml.so.1")
-    except OSError:
-        return
-    pytest.skip("this host has a real libnvidia-ml.so.1: "
-                "tests/device/gpu_nvml.sh is the test for it")
-
-
 def nvml_cluster(root, configured):
     """One node, slurm.conf Gres=gpu:h100:<configured>, gres.conf
     AutoDetect=nvml, droverd seeing the two fake H100s."""
-    no_real_nvml()
     lib = build_dir() / "tests" / "fake_nvml"
     require((lib / "libnvidia-ml.so.1").exists(),
             f"{lib}/libnvidia-ml.so.1 is not built")
@@ -130,10 +118,14 @@ def test_fewer_gpus_than_configured_drains_the_node(cluster_root):
 
 
 def test_without_nvml_one_log_line_and_the_configured_gpus(cluster_root):
-    no_real_nvml()
     c = Cluster(cluster_root, nodes=1, gpus_per_node=2,
                 up_args=["--gpu-type=h100"])
-    c.env.pop("LD_LIBRARY_PATH", None)
+    # A libnvidia-ml.so.1 that cannot load comes first on the library
+    # path: the same as none, also on a host with a real one.
+    broken = Path(cluster_root) / "broken-nvml"
+    broken.mkdir()
+    (broken / "libnvidia-ml.so.1").write_bytes(b"")
+    c.env["LD_LIBRARY_PATH"] = str(broken)
     c.up()
     c.down()
     (c.dir / "etc" / "gres.conf").write_text("AutoDetect=nvml\n")
