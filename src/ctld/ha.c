@@ -56,7 +56,6 @@ struct ha {
     bool started;            /* raft_start() returned: restores replace */
     bool barrier_sent;
     bool leading;            /* barrier applied: acting leader */
-    uint64_t term;
 };
 
 bool ha_configured(const struct slurm_conf *conf)
@@ -283,11 +282,10 @@ static void barrier_done(struct raft_barrier *req, int status)
         return;
     }
     ha->leading = true;
-    ha->term = ha->raft.current_term;
     log_info("ha: controller %llu (%s) now primary, term %llu: every "
              "earlier entry applied", (unsigned long long)ha->self,
              conf_ctld_name(ha->ctld->conf, ha->self - 1),
-             (unsigned long long)ha->term);
+             (unsigned long long)ha->raft.current_term);
     ctld_take_over(ha->ctld);
 }
 
