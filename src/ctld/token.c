@@ -25,7 +25,7 @@ int token_init(struct ctld *ctld, drv_error_t *error)
             free(c.key_path);
             return -1;
         }
-        proto_jwt_accept(ctld->auth, ctld->jwt, ctld->ident);
+        proto_jwt_accept(ctld->auth, ctld->jwt, ctld->ident, ctld->slurm_uid);
         log_verbose("auth/jwt: tokens accepted (key %s)", c.key_path);
     }
     ctld->jwt_conf = c;

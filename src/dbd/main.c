@@ -74,7 +74,7 @@ static void dbd_jwt_init(struct dbd *dbd)
         if (!(dbd->jwt = proto_jwt_load(j.key_path, &error)))
             log_fatal("auth/jwt: %s", error.text);
         dbd->ident = ident_create(0);
-        proto_jwt_accept(dbd->auth, dbd->jwt, dbd->ident);
+        proto_jwt_accept(dbd->auth, dbd->jwt, dbd->ident, dbd->slurm_uid);
         log_verbose("auth/jwt: tokens accepted (key %s)", j.key_path);
     }
     free(j.key_path);

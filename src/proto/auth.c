@@ -164,18 +164,30 @@ char *proto_auth_encode(proto_auth_t *auth, const char *type,
     return cred;
 }
 
-proto_auth_t *proto_auth_create_token(const char *token, drv_error_t *error)
+proto_auth_t *proto_auth_create_token(const char *token, const char *as_user,
+                                      drv_error_t *error)
 {
     proto_auth_t *auth;
+    int n;
 
-    if (!token || !*token || strncmp(token, MUNGE_PREFIX,
-                                     sizeof(MUNGE_PREFIX) - 1) == 0) {
+    if (!token || !*token || strchr(token, ';')
+        || strncmp(token, MUNGE_PREFIX, sizeof(MUNGE_PREFIX) - 1) == 0) {
         errno = EINVAL;
         errprintf(error, "not a token");
         return NULL;
     }
-    if (!(auth = calloc(1, sizeof(*auth)))
-        || !(auth->token = strdup(token))) {
+    if (!(auth = calloc(1, sizeof(*auth)))) {
+        errno = ENOMEM;
+        errprintf(error, "out of memory");
+        return NULL;
+    }
+    if (as_user && *as_user)
+        n = asprintf(&auth->token, "%s" PROTO_AUTH_AS_USER "%s", token,
+                     as_user);
+    else
+        n = (auth->token = strdup(token)) ? 0 : -1;
+    if (n < 0) {
+        auth->token = NULL;
         free(auth);
         errno = ENOMEM;
         errprintf(error, "out of memory");

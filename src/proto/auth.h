@@ -46,13 +46,22 @@ void proto_auth_destroy(proto_auth_t *auth);
 char *proto_auth_encode(proto_auth_t *auth, const char *type,
                         const json_t *body, drv_error_t *error);
 
+/* What joins a token and the user it asks to act as in a credential:
+ * "TOKEN;user=NAME" (docs/protocol.md). */
+#define PROTO_AUTH_AS_USER ";user="
+
 /* A client context whose "credentials" are the bearer 'token' (copied;
  * SLURM_JWT, or a REST client's token that droverrestd passes on):
- * proto_auth_encode() returns a copy of it for every message.  Tokens are
- * not bound to the message as MUNGE credentials are: whoever holds one
- * acts as its user until it expires (Slurm's auth/jwt alike).  Returns
- * NULL with errno EINVAL (empty, or a MUNGE credential) or ENOMEM. */
-proto_auth_t *proto_auth_create_token(const char *token, drv_error_t *error);
+ * proto_auth_encode() returns it for every message, followed by
+ * PROTO_AUTH_AS_USER and 'as_user' when that is given (NULL or "" for
+ * none: X-SLURM-USER-NAME naming another user than the token's; only a
+ * token of root or SlurmUser may, the receiver decides, see
+ * proto_jwt_accept()).  Tokens are not bound to the message as MUNGE
+ * credentials are: whoever holds one acts as its user until it expires
+ * (Slurm's auth/jwt alike).  Returns NULL with errno EINVAL (empty, a
+ * MUNGE credential, or a token holding ';') or ENOMEM. */
+proto_auth_t *proto_auth_create_token(const char *token, const char *as_user,
+                                      drv_error_t *error);
 
 /* Checks a bearer token (AuthAltTypes=auth/jwt): on success returns 0 and
  * sets *uid and *gid to its user's; otherwise -1 with errno

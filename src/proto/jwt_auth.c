@@ -23,6 +23,7 @@
 
 struct proto_jwt {
     struct ident *ident; /* proto_jwt_accept()'s, for user names */
+    uid_t proxy_uid;     /* SlurmUser's: its tokens may act for others */
     size_t len;
     unsigned char key[];
 };
@@ -43,6 +44,7 @@ proto_jwt_t *proto_jwt_from_key(const void *key, size_t len,
         return NULL;
     }
     jwt->ident = NULL;
+    jwt->proxy_uid = 0;
     jwt->len = len;
     memcpy(jwt->key, key, len);
     return jwt;
@@ -239,29 +241,90 @@ int proto_jwt_verify(const proto_jwt_t *jwt, const char *token, time_t now,
     return 0;
 }
 
-/* The token's user as the sender: unknown users are refused. */
-static int verify_token(const char *token, uid_t *uid, gid_t *gid,
+/* A user name of the credential's ";user=" part: 1 to 64 bytes of the
+ * portable user-name set ([A-Za-z0-9._-], '$' last), as useradd takes. */
+static bool user_name_valid(const char *name)
+{
+    size_t n = strlen(name);
+
+    if (n == 0 || n > 64 || name[0] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'
+              || (c == '$' && i == n - 1)))
+            return false;
+    }
+    return true;
+}
+
+/* Split "TOKEN[;user=NAME]" (proto_auth_create_token()): a copy of the
+ * token into *token and NAME (borrowed from 'cred') into *as_user, or
+ * NULL there without one.  -1 with errno and 'error' for a bad NAME. */
+static int split_cred(const char *cred, char **token, const char **as_user,
+                      drv_error_t *error)
+{
+    const char *sep = strstr(cred, PROTO_AUTH_AS_USER);
+
+    *as_user = NULL;
+    if (sep) {
+        *as_user = sep + strlen(PROTO_AUTH_AS_USER);
+        if (!user_name_valid(*as_user)) {
+            errno = EDRV_PROTOCOL_AUTH;
+            return errprintf(error, "the proxied user name is not a user "
+                                    "name");
+        }
+    }
+    if (!(*token = sep ? strndup(cred, (size_t)(sep - cred)) : strdup(cred))) {
+        errno = ENOMEM;
+        return errprintf(error, "out of memory");
+    }
+    return 0;
+}
+
+/* The token's user as the sender: unknown users are refused.  A token of
+ * root or SlurmUser may name another user to act as (";user=NAME", sent
+ * by droverrestd for X-SLURM-USER-NAME), as Slurm's auth/jwt lets them
+ * proxy; anyone else's is refused, as Slurm refuses an "alternate user
+ * from non-SlurmUser". */
+static int verify_token(const char *cred, uid_t *uid, gid_t *gid,
                         drv_error_t *error, void *arg)
 {
     proto_jwt_t *jwt = arg;
     time_t now = time(NULL);
-    char *user = NULL;
+    const char *as_user;
+    char *token, *user = NULL;
+    int rc;
 
-    if (proto_jwt_verify(jwt, token, now, &user, NULL, error) < 0)
+    if (split_cred(cred, &token, &as_user, error) < 0)
         return -1;
-    if (!ident_user_id(jwt->ident, user, uid, gid, now)) {
+    rc = proto_jwt_verify(jwt, token, now, &user, NULL, error);
+    free(token);
+    if (rc < 0)
+        return -1;
+    rc = -1;
+    if (!ident_user_id(jwt->ident, user, uid, gid, now))
         errprintf(error, "token user %s is not a user of this host", user);
-        free(user);
-        errno = EDRV_PROTOCOL_AUTH;
-        return -1;
-    }
+    else if (as_user && strcmp(as_user, user) != 0
+             && *uid != 0 && *uid != jwt->proxy_uid)
+        errprintf(error, "token user %s may not act as user %s (only "
+                         "root's and SlurmUser's tokens may)", user, as_user);
+    else if (as_user && !ident_user_id(jwt->ident, as_user, uid, gid, now))
+        errprintf(error, "proxied user %s is not a user of this host",
+                  as_user);
+    else
+        rc = 0;
     free(user);
-    return 0;
+    if (rc < 0)
+        errno = EDRV_PROTOCOL_AUTH;
+    return rc;
 }
 
 void proto_jwt_accept(proto_auth_t *auth, proto_jwt_t *jwt,
-                      struct ident *ident)
+                      struct ident *ident, uid_t proxy_uid)
 {
     jwt->ident = ident;
+    jwt->proxy_uid = proxy_uid;
     proto_auth_set_token_verifier(auth, verify_token, jwt);
 }

@@ -17,6 +17,7 @@
 #define DROVER_PROTO_JWT_AUTH_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "common/error.h"
@@ -69,9 +70,13 @@ struct proto_auth;
 /* Make the server context 'auth' accept tokens signed with 'jwt' in place
  * of MUNGE credentials (proto_auth_set_token_verifier): the token's "sun"
  * is the sender, its uid and primary gid looked up through 'ident' (a
- * name that is no user here is refused).  Both are borrowed and must
- * outlive 'auth'. */
+ * name that is no user here is refused).  A credential that names a user
+ * to act as (proto_auth_create_token()'s 'as_user') is that user's only
+ * when the token is root's or 'proxy_uid''s (SlurmUser's), as Slurm's
+ * auth/jwt lets those proxy for any user (slurmrestd's
+ * X-SLURM-USER-NAME); another user's token naming someone else is
+ * refused.  Both pointers are borrowed and must outlive 'auth'. */
 void proto_jwt_accept(struct proto_auth *auth, proto_jwt_t *jwt,
-                      struct ident *ident);
+                      struct ident *ident, uid_t proxy_uid);
 
 #endif /* !DROVER_PROTO_JWT_AUTH_H */

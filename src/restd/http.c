@@ -110,11 +110,12 @@ static int call_once(struct rest_req *r, const char *host, uint16_t port,
     if (!r->token && r->local)
         auth = proto_auth_create(r->rd->conf->auth_socket, error);
     else
-        auth = proto_auth_create_token(r->token, error);
+        auth = proto_auth_create_token(r->token, r->user_name, error);
     if (!auth) {
         json_decref(body);
         if (r->token)
-            errprintf(error, "the token is not a JWT");
+            errprintf(error, "the token is not a JWT, or X-SLURM-USER-NAME "
+                             "is not a user name");
         errno = EDRV_PROTOCOL_AUTH;
         return -1;
     }
@@ -291,19 +292,22 @@ static char *token_user(const char *token)
     return sun;
 }
 
-/* X-SLURM-USER-NAME must name the token's own user: Drover does not let
- * one user's token act for another (slurmrestd lets SlurmUser's do so). */
-static bool user_name_ok(const struct rest_req *r)
+/* The user a request asks to act as: X-SLURM-USER-NAME when it names
+ * another user than the token's, else NULL (the token's own).  The
+ * controller and droverdbd decide whether the token may (root's and
+ * SlurmUser's only, as Slurm's auth/jwt proxying): droverrestd holds no
+ * privilege of its own. */
+static const char *proxied_user(const char *token, const char *name)
 {
     char *sun;
-    bool ok;
+    bool same;
 
-    if (!r->user_name || !*r->user_name || !r->token)
-        return true;
-    sun = token_user(r->token);
-    ok = sun && !strcmp(sun, r->user_name);
+    if (!token || !name || !*name)
+        return NULL;
+    sun = token_user(token);
+    same = sun && !strcmp(sun, name);
     free(sun);
-    return ok;
+    return same ? NULL : name;
 }
 
 /* Run the request once its whole body is in. */
@@ -321,13 +325,10 @@ static enum MHD_Result handle(const struct restd *rd,
     };
     enum MHD_Result ret;
 
+    r.user_name = proxied_user(r.token, r.user_name);
     if (p->too_big)
         rest_fail(&r, MHD_HTTP_CONTENT_TOO_LARGE, E2BIG,
                   "request body over %u bytes", REST_BODY_MAX);
-    else if (!user_name_ok(&r))
-        rest_fail(&r, MHD_HTTP_UNAUTHORIZED, EDRV_PROTOCOL_AUTH,
-                  "X-SLURM-USER-NAME %s is not the token's user (one "
-                  "user's token never acts for another)", r.user_name);
     else
         rest_dispatch(&r);
     log_debug("%s %s -> %u", method, url, r.status);

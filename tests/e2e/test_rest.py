@@ -73,13 +73,10 @@ def test_rest_jobs_as_their_user(cluster, test_user):
     assert status == 401 and "authentication required" in error_text(doc)
     status, doc = call(c, "/slurm/v0.0.38/ping", tok)
     assert status == 200 and doc["pings"][0]["ping"] == "UP"
-    # X-SLURM-USER-NAME may only name the token's own user.
+    # X-SLURM-USER-NAME naming the token's own user changes nothing.
     status, doc = call(c, "/slurm/v0.0.38/ping", tok,
                        headers={"X-SLURM-USER-NAME": test_user})
     assert status == 200
-    status, doc = call(c, "/slurm/v0.0.38/jobs", token(c),
-                       headers={"X-SLURM-USER-NAME": test_user})
-    assert status == 401 and "is not the token's user" in error_text(doc)
 
     out = c.user_workdir(test_user) / "rest.out"
     status, doc = call(c, "/slurm/v0.0.38/job/submit", tok, "POST", {
@@ -125,6 +122,69 @@ def test_rest_jobs_as_their_user(cluster, test_user):
     assert status == 200 and doc["partitions"][0]["name"] == "debug"
     status, doc = call(c, "/slurm/v0.0.38/diag", tok)
     assert status == 200 and doc["statistics"]["jobs_submitted"] >= 2
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_rest_proxy_for_another_user(cluster, test_users):
+    """X-SLURM-USER-NAME with root's (or SlurmUser's) token acts as that
+    user, as slurmrestd's auth/jwt proxying: the job is the named user's
+    and the request is authorized as theirs.  An ordinary user's token
+    naming someone else is refused by the controller and by droverdbd,
+    and nothing changes."""
+    c = cluster
+    user, other = test_users
+    admin_tok, user_tok = token(c), token(c, user)
+    as_user = {"X-SLURM-USER-NAME": user}
+    out = c.user_workdir(user) / "proxy.out"
+    status, doc = call(c, "/slurm/v0.0.38/job/submit", admin_tok, "POST", {
+        "script": "#!/bin/bash\nid -un\n",
+        "job": {"name": "proxied", "environment": {"PATH": "/usr/bin:/bin"},
+                "current_directory": str(out.parent),
+                "standard_output": str(out)}}, headers=as_user)
+    assert status == 200, doc
+    job = str(doc["job_id"])
+    assert c.wait_job_done(job) == "COMPLETED"
+    assert out.read_text() == f"{user}\n"
+    status, doc = call(c, f"/slurm/v0.0.38/job/{job}", admin_tok,
+                       headers=as_user)
+    assert status == 200 and doc["jobs"][0]["user_name"] == user
+
+    # Authorized as the named user: root's job is not theirs to cancel.
+    held = c.sbatch("-H", "--wrap", "true")
+    status, doc = call(c, f"/slurm/v0.0.38/job/{held}", admin_tok, "DELETE",
+                       headers=as_user)
+    assert status == 403, doc
+    assert c.job_state(held) == "PENDING"
+
+    # An ordinary user's token may not act for another: refused, no job.
+    before = c.run("squeue", "-h", "-t", "all", "-o", "%i",
+                   check=True).stdout.split()
+    status, doc = call(c, "/slurm/v0.0.38/job/submit", user_tok, "POST", {
+        "script": "#!/bin/bash\ntrue\n",
+        "job": {"current_directory": "/tmp",
+                "environment": {"PATH": "/bin"}}},
+        headers={"X-SLURM-USER-NAME": other})
+    assert status == 401, doc
+    assert f"may not act as user {other}" in error_text(doc)
+    assert c.run("squeue", "-h", "-t", "all", "-o", "%i",
+                 check=True).stdout.split() == before
+    status, doc = call(c, f"/slurm/v0.0.38/job/{held}", user_tok, "DELETE",
+                       headers={"X-SLURM-USER-NAME": "root"})
+    assert status == 401 and c.job_state(held) == "PENDING"
+    status, doc = call(c, "/slurmdb/v0.0.38/jobs", user_tok,
+                       headers={"X-SLURM-USER-NAME": other})
+    assert status == 401 and "may not act as" in error_text(doc)
+    # droverdbd proxies as the controller does.
+    status, doc = call(c, "/slurmdb/v0.0.38/jobs", admin_tok,
+                       headers=as_user)
+    assert status == 200, doc
+    # Names that are no user, or no user name at all.
+    for name, text in (("nosuchuser42", "not a user of this host"),
+                       ("a;user=root", "not a user name")):
+        status, doc = call(c, "/slurm/v0.0.38/jobs", admin_tok,
+                           headers={"X-SLURM-USER-NAME": name})
+        assert status == 401 and text in error_text(doc), doc
+    c.run("scancel", held, check=True)
 
 
 @pytest.mark.parametrize("cluster", [1], indirect=True)

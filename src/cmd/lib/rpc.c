@@ -153,7 +153,7 @@ static proto_auth_t *jwt_auth(const struct slurm_conf *c)
     if (!tried) {
         tried = true;
         if (token && *token && c->auth_alt_types && *c->auth_alt_types)
-            token_auth = proto_auth_create_token(token, NULL);
+            token_auth = proto_auth_create_token(token, NULL, NULL);
     }
     return token_auth;
 }
