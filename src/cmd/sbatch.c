@@ -22,6 +22,7 @@
 
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
+#include "cmd/lib/submit_retry.h"
 #include "cmd/lib/sbatch_opt.h"
 #include "cmd/lib/sbatch_req.h"
 #include "common/error.h"
@@ -132,8 +133,11 @@ static uint32_t submit(const struct sbatch_opts *o, json_t *body)
     drv_error_t error = {{0}};
     json_t *resp = NULL;
     json_int_t id = 0;
+    int rc;
 
-    if (cmd_rpc("sbatch", "job_submit", body, &resp, &error) < 0) {
+    rc = submit_with_retries("sbatch", body, &resp, &error);
+    json_decref(body);
+    if (rc < 0) {
         submit_error(o, errno, &error, "Batch job submission failed");
         return 0;
     }

@@ -50,6 +50,12 @@ bool array_is_master(const struct job *job)
     return job->array && job->array->pending;
 }
 
+uint32_t array_jobs_of(const struct job *job)
+{
+    return array_is_master(job) ? (uint32_t)bitmap_count(job->array->pending)
+                                : 1;
+}
+
 void job_array_destroy(struct job_array *a)
 {
     if (a) {

@@ -39,6 +39,11 @@ struct job_array {
 int array_submit(struct job *job, const char *spec, uint32_t max_size,
                  drv_error_t *error);
 
+/* How many jobs record 'job' stands for: a master's pending tasks, else
+ * 1 (Slurm counts each array task as a job against MaxJobCount and the
+ * submit limits, though it has no record until it starts). */
+uint32_t array_jobs_of(const struct job *job);
+
 /* The master's id is its ArrayJobId. */
 void array_set_id(struct job *job);
 

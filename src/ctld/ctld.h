@@ -37,6 +37,9 @@ struct ctld {
     struct launch_store *launches; /* shared scripts/environments */
     struct acct *acct;         /* accounting spool (acct.h); NULL = none */
     uint32_t next_job_id;
+    uint32_t job_count;        /* MaxJobCount: an upper bound of the jobs
+                                * in the table (rpc_job.c) */
+    bool job_count_known;      /* job_count was counted since start */
     struct journal *journal;   /* NULL in a Raft group: ha is the log */
     struct ha *ha;             /* the Raft group (ha.h); NULL: alone */
     uv_prepare_t flush_handle; /* flushes the journal before the loop blocks */

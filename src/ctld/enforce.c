@@ -62,13 +62,6 @@ static struct limits_job limits_job_of(const struct job *job, bool alloc)
     };
 }
 
-/* Jobs a pending record stands for: an array's pending tasks. */
-static uint32_t job_count(const struct job *job)
-{
-    return array_is_master(job) ? (uint32_t)bitmap_count(job->array->pending)
-                                : 1;
-}
-
 /* Usage from the job table: one pass over the jobs. */
 static void usage_recompute(struct ctld *ctld, struct enforce *e)
 {
@@ -82,7 +75,7 @@ static void usage_recompute(struct ctld *ctld, struct enforce *e)
         } else if (job->state == JOB_PENDING) {
             struct limits_job lj = limits_job_of(job, false);
             limits_usage_add(e->table, &lj, LIMITS_USE_PENDING,
-                             job_count(job));
+                             array_jobs_of(job));
         }
     }
     e->usage_fresh = true;
@@ -291,10 +284,11 @@ int enforce_submit(struct ctld *ctld, struct job *job, drv_error_t *error)
     /* The usage is counted at each pass and grows with each submission;
      * jobs that ended since are taken off only when a limit would refuse
      * (a count costs a pass over the jobs). */
-    rc = limits_check_submit(e->table, &lj, job_count(job), e->flags, error);
+    rc = limits_check_submit(e->table, &lj, array_jobs_of(job), e->flags,
+                             error);
     if (rc < 0 && e->ended_since) {
         usage_recompute(ctld, e);
-        rc = limits_check_submit(e->table, &lj, job_count(job), e->flags,
+        rc = limits_check_submit(e->table, &lj, array_jobs_of(job), e->flags,
                                  error);
     }
     if (rc < 0) {
@@ -324,7 +318,7 @@ void enforce_job_added(struct ctld *ctld, const struct job *job)
     if (!e || !e->table || !e->usage_fresh)
         return;
     lj = limits_job_of(job, false);
-    limits_usage_add(e->table, &lj, LIMITS_USE_PENDING, job_count(job));
+    limits_usage_add(e->table, &lj, LIMITS_USE_PENDING, array_jobs_of(job));
 }
 
 bool enforce_pass_begin(struct ctld *ctld, struct enforce_pass *p,

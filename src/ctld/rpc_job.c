@@ -345,6 +345,45 @@ static void account_lower(struct job *job)
     free(lc);
 }
 
+/* The jobs of the table as MaxJobCount counts them: every record, ended
+ * ones until MinJobAge purges them, and each pending array task. */
+static uint32_t count_jobs(const struct ctld *ctld)
+{
+    const struct job *job, *tmp;
+    uint32_t n = 0;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp)
+        n += array_jobs_of(job);
+    return n;
+}
+
+/* MaxJobCount, as Slurm's: the jobs in the controller (count_jobs()) and
+ * this one's may not pass it; refused with Slurm's
+ * ESLURM_ERROR_ON_DESC_TO_RECORD_COPY, which the submitting commands
+ * answer by waiting and sending again ("Slurm job queue full, sleeping
+ * and retrying").  ctld->job_count is an upper bound kept by accepted
+ * submissions (a split adds no job; ends and purges only lower the
+ * truth), so the table is counted only when the bound would refuse. */
+static int submit_check_count(struct ctld *ctld, const struct job *job,
+                              drv_error_t *error)
+{
+    uint32_t max = ctld->conf->max_job_count, n = array_jobs_of(job);
+
+    if (!max)
+        return 0;
+    if (!ctld->job_count_known || ctld->job_count + n > max) {
+        ctld->job_count = count_jobs(ctld);
+        ctld->job_count_known = true;
+    }
+    if (ctld->job_count + n <= max)
+        return 0;
+    log_error("_job_create: MaxJobCount limit from slurm.conf reached (%u)",
+              max);
+    errno = EDRV_ERROR_ON_DESC_TO_RECORD_COPY;
+    return errprintf(error, "MaxJobCount limit from slurm.conf reached "
+                            "(%u)", max);
+}
+
 static void rpc_job_submit(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -400,6 +439,8 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
             log_err("job_submit: responding");
         return;
     }
+    if (submit_check_count(ctld, job, &error) < 0)
+        goto error;
     job->id = ctld->next_job_id++;
     if (job->hold)
         job->reason = JOB_REASON_HELD_USER;
@@ -421,6 +462,7 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         return;
     }
     enforce_job_added(ctld, job);
+    ctld->job_count += array_jobs_of(job);
     json_decref(fields);
     log_info("_slurm_rpc_submit_batch_job: JobId=%u InitPrio=%u", job->id,
              job->priority);

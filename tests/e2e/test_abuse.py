@@ -183,3 +183,38 @@ def test_full_state_disk_refuses_a_flood_at_once(cluster_root, test_users):
     finally:
         c.down()
         subprocess.run(["umount", "-l", str(state)])
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 0,
+                                      "up_args": ["--conf-extra=MaxJobCount=4",
+                                                  "--conf-extra=MinJobAge=2"]}],
+                         indirect=True)
+def test_max_job_count_makes_sbatch_wait_and_retry(cluster):
+    """MaxJobCount (slurm.conf), as Slurm's: the controller holds at most
+    that many jobs, array tasks counted one by one and ended jobs until
+    MinJobAge purges them.  A submission past it is refused with
+    ESLURM_ERROR_ON_DESC_TO_RECORD_COPY, and sbatch prints Slurm's "job
+    queue full" line, waits 1 s, 2 s, ... and sends it again, so it goes
+    through once jobs leave the controller."""
+    c = cluster
+    array = c.sbatch("-H", "--array=0-2", "--wrap", "true")  # 3 jobs
+    held = c.sbatch("-H", "--wrap", "true")                   # 4
+    proc = subprocess.Popen(
+        [str(c.bin_dir / "sbatch"), "--parsable", "-H", "--wrap", "true"],
+        env=c.env, cwd=c.workdir, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(4)
+        assert proc.poll() is None, proc.communicate()
+        assert c.run("squeue", "-h", "-o", "%i", check=True).stdout.split() \
+            == [f"{array}_[0-2]", held]
+        # Two array tasks leave: the purge after MinJobAge frees room.
+        c.run("scancel", f"{array}_1", f"{array}_2", check=True)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert err == "sbatch: error: Slurm job queue full, sleeping and retrying\n"
+    assert int(out.strip()) > int(held)
+    log = c.log_file("droverctld").read_text(errors="replace")
+    assert "MaxJobCount limit from slurm.conf reached (4)" in log

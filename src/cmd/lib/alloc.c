@@ -13,6 +13,7 @@
 #include "cmd/lib/alloc.h"
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/rpc.h"
+#include "cmd/lib/submit_retry.h"
 #include "common/error.h"
 #include "common/taskcount.h"
 #include "common/timefmt.h"
@@ -73,8 +74,11 @@ static uint32_t submit(const struct sbatch_opts *o, json_t *desc)
     drv_error_t error = {{0}};
     json_t *resp = NULL;
     json_int_t id;
+    int rc;
 
-    if (cmd_rpc(o->prog, "job_submit", desc, &resp, &error) < 0) {
+    rc = submit_with_retries(o->prog, desc, &resp, &error);
+    json_decref(desc);
+    if (rc < 0) {
         submit_error(o, errno, &error);
         return 0;
     }
