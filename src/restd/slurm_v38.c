@@ -146,6 +146,11 @@ static void answer_list(struct rest_req *r, json_t *resp, const char *key,
         recs[k] = json_array_get(arr, k);
     doc = rest_api_doc(api);
     json_out_add(doc, key, recs, n, rest_api_convert(api, kind));
+    if (api->minor >= 40) /* 23.11's lists say when they were made */
+        json_object_set_new(doc, "last_update",
+                            shape_no_val(1, 0, (json_int_t)time(NULL)));
+    if (api->minor >= 40 && kind == REST_JOB)
+        json_object_set_new(doc, "last_backfill", shape_no_val(0, 0, 0));
     free(recs);
     json_decref(resp);
     rest_answer(r, doc);

@@ -103,6 +103,8 @@ def test_jobs_in_v39_and_v40_shapes(cluster, test_user):
             assert rec["hold"] is True
         status, doc = call(c, f"/slurm/{v}/jobs", tok)
         assert status == 200
+        if v == "v0.0.40":
+            assert doc["last_update"]["set"] and doc["last_update"]["number"]
         ids = [j["job_id"] for j in doc["jobs"]]
         assert int(done) in ids and int(held) in ids
 
