@@ -22,6 +22,7 @@
 #include "proto/auth.h"
 #include "proto/client.h"
 #include "restd/http.h"
+#include "restd/api.h"
 #include "restd/rest.h"
 
 /* A request being received: its body grows with each upload chunk. */
@@ -47,16 +48,18 @@ void rest_answer(struct rest_req *r, json_t *doc)
 void rest_fail(struct rest_req *r, unsigned status, int errnum,
                const char *fmt, ...)
 {
-    json_t *doc = json_out_doc();
-    char text[512];
+    const struct rest_api *api = rest_api_of(r->path);
+    json_t *doc = rest_api_doc(api);
+    char text[512], source[300];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    snprintf(source, sizeof(source), "%s %s", r->method ? r->method : "",
+             r->path ? r->path : "");
     json_array_append_new(json_object_get(doc, "errors"),
-                          json_pack("{s:s s:i}", "error", text, "errno",
-                                    errnum));
+                          rest_api_error(api, errnum, text, source));
     json_decref(r->answer);
     r->answer = doc;
     r->status = status;

@@ -66,7 +66,8 @@ json_t *rest_openapi_doc(void)
         " s:[{s:[]} {s:[]}]}",
         "openapi", "3.0.3", "info", "title", "Drover REST API", "version",
         DROVER_VERSION, "description",
-        "droverrestd: Slurm's slurmrestd paths in their v0.0.38 shapes; "
+        "droverrestd: Slurm's slurmrestd paths in their v0.0.38, v0.0.39 "
+        "and v0.0.40 shapes; "
         "a token from `scontrol token` authenticates",
         "paths", paths, "components", "securitySchemes", "user_token",
         "type", "apiKey", "in", "header", "name", "X-SLURM-USER-TOKEN",

@@ -69,7 +69,8 @@ struct rest_req {
  * 'fn' as 'arg'. */
 struct rest_route {
     const char *method;
-    const char *pattern;      /* "/slurm/v0.0.38/job/{job_id}" */
+    const char *pattern;      /* "/slurm/v0.0.38/job/{job_id}" (and
+                               * v0.0.39, v0.0.40: api.h) */
     void (*fn)(struct rest_req *r, const char *arg);
     bool auth;                /* needs a token */
     const char *summary;      /* for /openapi.json */
@@ -97,8 +98,11 @@ int rest_call_dbd(struct rest_req *r, const char *type, json_t *body,
 int rest_call_to(struct rest_req *r, const char *host, uint16_t port,
                  const char *type, json_t *body, json_t **resp);
 
-/* Answer with status and an errors document {"meta","errors":[{"error":
- * text,"errno":errnum}]} (v0.0.38's error shape). */
+/* Answer with status and an errors document in the shape of the path's
+ * API version (api.h): {"meta","errors":[{"error":text,"errno":errnum}]}
+ * for v0.0.38 and Drover's paths; {"meta","errors":[{"description":text,
+ * "error_number":errnum,"error","source"}],"warnings":[]} from v0.0.39
+ * on, as slurmrestd 23.02. */
 void rest_fail(struct rest_req *r, unsigned status, int errnum,
                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -150,9 +154,10 @@ void rest_drover_job_steps(struct rest_req *r, const char *arg);
 /* The OpenAPI 3 document of rest_routes (new reference). */
 json_t *rest_openapi_doc(void);
 
-/* Turn a v0.0.38 job description ({"script","job":{...}}) into a
- * job_submit body.  Returns the body, or NULL after rest_fail() (400
- * naming the key at fault). */
+/* Turn a job description ({"script","job":{...}}: v0.0.38's keys, whose
+ * numbers may be v0.0.39's {"set","infinite","number"}; from v0.0.40 the
+ * script may be job.script) into a job_submit body.  Returns the body, or
+ * NULL after rest_fail() (400 naming the key at fault). */
 json_t *rest_submit_body(struct rest_req *r, const json_t *doc);
 
 #endif /* !DROVER_RESTD_REST_H */

@@ -11,43 +11,62 @@
 
 #define V38 "/slurm/v0.0.38"
 #define DB38 "/slurmdb/v0.0.38"
+#define V39 "/slurm/v0.0.39"
+#define DB39 "/slurmdb/v0.0.39"
+#define V40 "/slurm/v0.0.40"
+#define DB40 "/slurmdb/v0.0.40"
 #define DV1 "/drover/v1"
 
+/* The /slurm paths of slurmrestd version V ("/slurm/v0.0.38"), in
+ * that version's shapes (api.h). */
+#define SLURM_ROUTES(V)                                                      \
+    {"GET", V "/ping", rest_ping, true, "ping the controller", "slurm"},     \
+    {"GET", V "/diag", rest_diag, true, "the controller's statistics "       \
+     "(sdiag)", "slurm"},                                                    \
+    {"GET", V "/jobs", rest_jobs, true, "every job (squeue --json)",         \
+     "slurm"},                                                               \
+    {"GET", V "/job/{job_id}", rest_job_get_explained, true,                 \
+     "one job (with Drover's pending_explain)", "slurm"},                    \
+    {"DELETE", V "/job/{job_id}", rest_job_delete, true,                     \
+     "cancel or signal a job (?signal=NAME)", "slurm"},                      \
+    {"POST", V "/job/submit", rest_job_submit, true,                         \
+     "submit a batch job: {\"script\",\"job\":{...}}", "slurm"},            \
+    {"GET", V "/nodes", rest_nodes, true, "every node (sinfo --json)",       \
+     "slurm"},                                                               \
+    {"GET", V "/node/{node_name}", rest_node_get, true, "one node",          \
+     "slurm"},                                                               \
+    {"GET", V "/partitions", rest_partitions, true, "every partition",       \
+     "slurm"},                                                               \
+    {"GET", V "/partition/{partition_name}", rest_partition_get, true,       \
+     "one partition", "slurm"},                                              \
+    {"GET", V "/reservations", rest_reservations, true,                      \
+     "every reservation (scontrol --json show reservation)", "slurm"},       \
+    {"GET", V "/reservation/{reservation_name}", rest_reservation_get,       \
+     true, "one reservation", "slurm"}
+
+/* The /slurmdb jobs of version DB ("/slurmdb/v0.0.38"). */
+#define SLURMDB_JOB_ROUTES(DB)                                               \
+    {"GET", DB "/jobs", rest_db_jobs, true, "jobs in accounting (sacct "     \
+     "--json): ?account= ?partition= ?state= ?job_name= ?start_time= "       \
+     "?end_time=", "slurmdb"},                                               \
+    {"GET", DB "/job/{job_id}", rest_db_job_get, true,                       \
+     "one job in accounting", "slurmdb"}
+
 const struct rest_route rest_routes[] = {
-    {"GET", V38 "/ping", rest_ping, true, "ping the controller", "slurm"},
-    {"GET", V38 "/diag", rest_diag, true, "the controller's statistics "
-     "(sdiag)", "slurm"},
-    {"GET", V38 "/jobs", rest_jobs, true, "every job (squeue --json)",
-     "slurm"},
-    {"GET", V38 "/job/{job_id}", rest_job_get_explained, true,
-     "one job (with Drover's pending_explain)", "slurm"},
-    {"DELETE", V38 "/job/{job_id}", rest_job_delete, true,
-     "cancel or signal a job (?signal=NAME)", "slurm"},
-    {"POST", V38 "/job/submit", rest_job_submit, true,
-     "submit a batch job: {\"script\",\"job\":{...}}", "slurm"},
-    {"GET", V38 "/nodes", rest_nodes, true, "every node (sinfo --json)",
-     "slurm"},
-    {"GET", V38 "/node/{node_name}", rest_node_get, true, "one node",
-     "slurm"},
-    {"GET", V38 "/partitions", rest_partitions, true, "every partition",
-     "slurm"},
-    {"GET", V38 "/partition/{partition_name}", rest_partition_get, true,
-     "one partition", "slurm"},
-    {"GET", V38 "/reservations", rest_reservations, true,
-     "every reservation (scontrol --json show reservation)", "slurm"},
-    {"GET", V38 "/reservation/{reservation_name}", rest_reservation_get,
-     true, "one reservation", "slurm"},
-    {"GET", DB38 "/jobs", rest_db_jobs, true, "jobs in accounting (sacct "
-     "--json): ?account= ?partition= ?state= ?job_name= ?start_time= "
-     "?end_time=", "slurmdb"},
-    {"GET", DB38 "/job/{job_id}", rest_db_job_get, true,
-     "one job in accounting", "slurmdb"},
+    SLURM_ROUTES(V38),
+    SLURMDB_JOB_ROUTES(DB38),
     {"GET", DB38 "/qos", rest_db_qos, true, "every QOS", "slurmdb"},
     {"GET", DB38 "/associations", rest_db_associations, true,
      "every association", "slurmdb"},
     {"GET", DB38 "/accounts", rest_db_accounts, true, "every account",
      "slurmdb"},
     {"GET", DB38 "/users", rest_db_users, true, "every user", "slurmdb"},
+    /* Slurm 23.02's and 23.11's versions: the same paths but for the
+     * accounting tables (docs/rest.md). */
+    SLURM_ROUTES(V39),
+    SLURMDB_JOB_ROUTES(DB39),
+    SLURM_ROUTES(V40),
+    SLURMDB_JOB_ROUTES(DB40),
     /* Drover's own paths: stable, and the same shapes as the commands'
      * --json (squeue, sinfo, scontrol show, sacct). */
     {"GET", DV1 "/jobs", rest_jobs, true, "squeue --json", "drover"},

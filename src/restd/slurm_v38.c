@@ -1,42 +1,61 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * slurm_v38.c - slurmrestd's /slurm/v0.0.38 paths, in its shapes
+ * slurm_v38.c - slurmrestd's /slurm/v0.0.38, v0.0.39 and v0.0.40 paths,
+ * each in its version's shapes (api.h)
  *
  * Jobs, nodes and partitions come out of the same converters as
  * `squeue --json`, `sinfo --json` and `scontrol --json show` (cmd/lib/
- * json_out.c), so a tool sees one shape whichever way it asks.
+ * json_out.c), so a tool sees one shape whichever way it asks; the later
+ * versions' shapes are made from those (shapes.c).
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
 #include "cmd/lib/json_out.h"
 #include "cmd/lib/jsonget.h"
 #include "common/error.h"
+#include "restd/api.h"
 #include "restd/rest.h"
 
 void rest_ping(struct rest_req *r, const char *arg)
 {
-    json_t *resp = NULL, *doc;
+    const struct rest_api *api = rest_api_of(r->path);
+    json_t *resp = NULL, *doc, *ping;
+    const char *host;
+    struct timespec t0, t1;
 
     (void)arg;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rest_call(r, "ping", json_object(), &resp) < 0)
         return;
-    doc = json_out_doc();
-    json_object_set_new(
-        doc, "pings",
-        json_pack("[{s:s s:s s:i s:s}]", "hostname",
-                  json_string_value(json_object_get(resp, "host")) ?: "",
-                  "ping", "UP", "status", 0, "mode", "primary"));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    host = json_string_value(json_object_get(resp, "host")) ?: "";
+    doc = rest_api_doc(api);
+    if (api->minor == 38)
+        ping = json_pack("{s:s s:s s:i s:s}", "hostname", host, "ping", "UP",
+                         "status", 0, "mode", "primary");
+    else /* v0.0.39: "pinged" and the latency (microseconds) */
+        ping = json_pack("{s:s s:s s:I s:s}", "hostname", host, "pinged",
+                         "UP", "latency",
+                         (json_int_t)((t1.tv_sec - t0.tv_sec) * 1000000
+                                      + (t1.tv_nsec - t0.tv_nsec) / 1000),
+                         "mode", "primary");
+    if (api->minor >= 40) {
+        json_object_set_new(ping, "responding", json_true());
+        json_object_set_new(ping, "primary", json_true());
+    }
+    json_object_set_new(doc, "pings", json_pack("[o]", ping));
     json_decref(resp);
     rest_answer(r, doc);
 }
 
 /* sdiag's remote-procedure-call table as v0.0.38's rpcs_by_message_type. */
-static json_t *rpcs(const json_t *rpc)
+static json_t *rpcs(const struct rest_api *api, const json_t *rpc)
 {
     json_t *out = json_array(), *e;
     size_t i;
@@ -48,20 +67,28 @@ static json_t *rpcs(const json_t *rpc)
                            json_object_get(e, "type") ?: json_null(),
                            "count", count, "average_time",
                            count ? total / count : 0, "total_time", total));
+        if (api->minor >= 39) /* 23.02 adds the message's number */
+            json_object_set_new(json_array_get(out, i), "type_id",
+                                json_integer(jint(e, "id", 0)));
+        if (api->minor >= 40)
+            json_object_set_new(json_array_get(out, i), "average_time",
+                                shape_no_val(1, 0, count ? total / count
+                                                         : 0));
     }
     return out;
 }
 
 void rest_diag(struct rest_req *r, const char *arg)
 {
-    json_t *st = NULL, *jobs, *sched, *doc;
+    const struct rest_api *api = rest_api_of(r->path);
+    json_t *st = NULL, *jobs, *sched, *doc, *stats;
 
     (void)arg;
     if (rest_call(r, "stats_info", json_object(), &st) < 0)
         return;
     jobs = json_object_get(st, "jobs");
     sched = json_object_get(st, "schedule");
-    doc = json_out_doc();
+    doc = rest_api_doc(api);
     json_object_set_new(
         doc, "statistics",
         json_pack("{s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I s:I"
@@ -86,15 +113,25 @@ void rest_diag(struct rest_req *r, const char *arg)
                   "jobs_pending", jint(st, "jobs_pending", 0), "jobs_running",
                   jint(st, "jobs_running", 0), "bf_backfilled_jobs",
                   jint(st, "backfilled_jobs", 0), "rpcs_by_message_type",
-                  rpcs(json_object_get(st, "rpc"))));
+                  rpcs(api, json_object_get(st, "rpc"))));
+    stats = json_object_get(doc, "statistics");
+    if (api->minor >= 40) /* 23.11: the times are uint64_no_val */
+        for (const char *const *k = (const char *const[]){"req_time",
+                                                          "req_time_start",
+                                                          NULL};
+             *k; k++)
+            json_object_set_new(stats, *k, shape_no_val(1, 0, jint(
+                                               stats, *k, 0)));
     json_decref(st);
     rest_answer(r, doc);
 }
 
-/* Answer {meta, errors, key: [convert(each of resp[key])]}. */
+/* Answer {meta, errors, key: [each of resp[key] in the path's version's
+ * shape of 'kind']}. */
 static void answer_list(struct rest_req *r, json_t *resp, const char *key,
-                        json_t *(*convert)(const json_t *))
+                        enum rest_rec kind)
 {
+    const struct rest_api *api = rest_api_of(r->path);
     json_t *arr = json_object_get(resp, key);
     size_t n = json_array_size(arr);
     const json_t **recs = calloc(n + 1, sizeof(*recs));
@@ -107,8 +144,13 @@ static void answer_list(struct rest_req *r, json_t *resp, const char *key,
     }
     for (size_t k = 0; k < n; k++)
         recs[k] = json_array_get(arr, k);
-    doc = json_out_doc();
-    json_out_add(doc, key, recs, n, convert);
+    doc = rest_api_doc(api);
+    json_out_add(doc, key, recs, n, rest_api_convert(api, kind));
+    if (api->minor >= 40) /* 23.11's lists say when they were made */
+        json_object_set_new(doc, "last_update",
+                            shape_no_val(1, 0, (json_int_t)time(NULL)));
+    if (api->minor >= 40 && kind == REST_JOB)
+        json_object_set_new(doc, "last_backfill", shape_no_val(0, 0, 0));
     free(recs);
     json_decref(resp);
     rest_answer(r, doc);
@@ -121,7 +163,7 @@ void rest_jobs(struct rest_req *r, const char *arg)
     (void)arg;
     if (rest_call(r, "job_info", json_pack("{s:b}", "show_all", 1), &resp)
         == 0)
-        answer_list(r, resp, "jobs", json_out_job);
+        answer_list(r, resp, "jobs", REST_JOB);
 }
 
 /* A job id of the path: digits only, as slurmrestd requires. */
@@ -161,7 +203,7 @@ static void job_get(struct rest_req *r, const char *arg, bool explain)
                         json_array_get(json_object_get(resp, "jobs"), 0),
                         "pending_explain"))
                   : NULL;
-    answer_list(r, resp, "jobs", json_out_job);
+    answer_list(r, resp, "jobs", REST_JOB);
     rec = json_array_get(json_object_get(r->answer, "jobs"), 0);
     if (why && json_is_object(rec))
         json_object_set(rec, "pending_explain", why);
@@ -218,7 +260,7 @@ void rest_job_delete(struct rest_req *r, const char *arg)
                      NULL)
                < 0)
         return;
-    rest_answer(r, json_out_doc());
+    rest_answer(r, rest_api_doc(rest_api_of(r->path)));
 }
 
 /* One listing of the controller: what message 'type' with 'body'
@@ -226,7 +268,7 @@ void rest_job_delete(struct rest_req *r, const char *arg)
  * 'name' (one record asked for), an empty answer is a 404 of 'errnum'. */
 struct listing {
     const char *type, *key;
-    json_t *(*convert)(const json_t *);
+    enum rest_rec kind;
     int errnum;
 };
 
@@ -241,18 +283,18 @@ static void list_answer(struct rest_req *r, const struct listing *l,
         json_decref(resp);
         return rest_fail_errno(r, l->errnum, NULL);
     }
-    answer_list(r, resp, l->key, l->convert);
+    answer_list(r, resp, l->key, l->kind);
 }
 
 static const struct listing node_listing = {
-    "node_info", "nodes", json_out_node, EDRV_INVALID_NODE_NAME,
+    "node_info", "nodes", REST_NODE, EDRV_INVALID_NODE_NAME,
 };
 static const struct listing partition_listing = {
-    "partition_info", "partitions", json_out_partition,
+    "partition_info", "partitions", REST_PARTITION,
     EDRV_INVALID_PARTITION_NAME,
 };
 static const struct listing resv_listing = {
-    "resv_info", "reservations", json_out_reservation,
+    "resv_info", "reservations", REST_RESV,
     EDRV_RESERVATION_INVALID,
 };
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * slurmdb_v38.c - slurmrestd's /slurmdb/v0.0.38 paths over droverdbd
+ * slurmdb_v38.c - slurmrestd's /slurmdb/v0.0.38 paths over droverdbd (and
+ * /slurmdb/v0.0.39 and v0.0.40's jobs)
  *
- * Jobs come out of `sacct --json`'s converter (cmd/lib/sacct_json.c);
+ * Jobs come out of `sacct --json`'s converter (cmd/lib/sacct_json.c), in
+ * the later versions' shapes through api.h;
  * QOS, associations, accounts and users are droverdbd's records in
  * v0.0.38's shapes, with Slurm's "not set" where Drover keeps nothing
  * (docs/rest.md).  The token's user is the sender, so PrivateData= and
@@ -20,6 +22,7 @@
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/sacct_json.h"
 #include "common/error.h"
+#include "restd/api.h"
 #include "restd/rest.h"
 
 /* A comma list of the query argument 'key' into body[to] (strings). */
@@ -64,6 +67,7 @@ static bool time_arg(struct rest_req *r, const char *key, json_t *body,
 
 static void answer_jobs(struct rest_req *r, json_t *body, bool one)
 {
+    const struct rest_api *api = rest_api_of(r->path);
     json_t *resp = NULL, *doc, *arr, *job;
     struct sacct_ctx ctx = {0};
     size_t i;
@@ -80,10 +84,10 @@ static void answer_jobs(struct rest_req *r, json_t *body, bool one)
     }
     ctx.now = (time_t)jint(resp, "now", 0);
     ctx.cluster = r->rd->conf->cluster_name;
-    doc = json_out_doc();
+    doc = rest_api_doc(api);
     arr = json_array();
     json_array_foreach(json_object_get(resp, "jobs"), i, job)
-        json_array_append_new(arr, sacct_json_job(job, &ctx));
+        json_array_append_new(arr, rest_api_db_job(api, job, &ctx));
     json_object_set_new(doc, "jobs", arr);
     json_decref(resp);
     rest_answer(r, doc);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * submit.c - POST /slurm/v0.0.38/job/submit: a v0.0.38 job description
- * into the controller's job_submit body (docs/rest.md lists the keys)
+ * submit.c - POST /slurm/v0.0.3{8,9}/job/submit and v0.0.40: a job
+ * description into the controller's job_submit body (docs/rest.md lists
+ * the keys; numbers may come as v0.0.39's {"set","infinite","number"})
  *
  * Each key of the description is taken as Slurm documents it or refused
  * with 400 naming it: a key Drover does not take is never dropped
@@ -16,6 +17,8 @@
 
 #include "cmd/lib/json_out.h"
 #include "common/error.h"
+#include "common/timefmt.h"
+#include "restd/api.h"
 #include "restd/rest.h"
 
 enum kind {
@@ -191,9 +194,42 @@ static bool take_tres(struct rest_req *r, const char *key, const json_t *v,
     return true;
 }
 
+/* A number given as v0.0.39's {"set","infinite","number"}: 'v' made a
+ * plain number in *plain (a new reference, NULL when "not set"); an
+ * infinite time limit becomes TIME_INFINITE seconds in body.  False
+ * after a 400. */
+static bool take_no_val(struct rest_req *r, const struct key *k,
+                        const json_t *v, json_t *body, json_t **plain)
+{
+    json_int_t n;
+    int inf, got = shape_no_val_read(v, &n, &inf);
+
+    *plain = NULL;
+    if (got < 0)
+        return bad(r, k->rest, "expected a number or {\"set\",\"infinite\","
+                               "\"number\"}");
+    if (got && inf && k->kind != K_MINUTES)
+        return bad(r, k->rest, "cannot be infinite");
+    if (got && inf) {
+        json_object_set_new(body, k->body, json_integer(TIME_INFINITE));
+        return true;
+    }
+    if (got)
+        *plain = json_integer(n);
+    return true;
+}
+
 static bool take(struct rest_req *r, const struct key *k, const json_t *v,
                  json_t *body)
 {
+    if (json_is_object(v) && (k->kind == K_INT || k->kind == K_MINUTES)) {
+        json_t *plain;
+        bool ok = take_no_val(r, k, v, body, &plain);
+        if (ok && plain)
+            ok = take(r, k, plain, body);
+        json_decref(plain);
+        return ok;
+    }
     switch (k->kind) {
     case K_STR:
         if (!json_is_string(v))
@@ -249,8 +285,13 @@ static bool take(struct rest_req *r, const struct key *k, const json_t *v,
 
 json_t *rest_submit_body(struct rest_req *r, const json_t *doc)
 {
+    const struct rest_api *api = rest_api_of(r->path);
     const json_t *job = json_object_get(doc, "job"), *v;
     const char *script = json_string_value(json_object_get(doc, "script"));
+
+    /* v0.0.40 (Slurm 23.11) takes the script inside the job too. */
+    if (!script && api->minor >= 40)
+        script = json_string_value(json_object_get(job, "script"));
     const char *key;
     json_t *body;
 
@@ -277,12 +318,14 @@ json_t *rest_submit_body(struct rest_req *r, const json_t *doc)
                      "env");
     json_object_foreach((json_t *)job, key, v) {
         const struct key *k = keys;
+        if (api->minor >= 40 && !strcmp(key, "script"))
+            continue;
         while (k->rest && strcmp(k->rest, key))
             k++;
         if (!k->rest) {
             rest_fail(r, MHD_HTTP_BAD_REQUEST, EINVAL,
-                      "job.%s: not a key of a v0.0.38 job description "
-                      "that Drover takes (docs/rest.md)", key);
+                      "job.%s: not a key of a %s job description "
+                      "that Drover takes (docs/rest.md)", key, api->version);
             json_decref(body);
             return NULL;
         }
@@ -315,10 +358,17 @@ void rest_job_submit(struct rest_req *r, const char *arg)
     json_decref(doc);
     if (!body || rest_call(r, "job_submit", body, &resp) < 0)
         return;
-    answer = json_out_doc();
+    answer = rest_api_doc(rest_api_of(r->path));
     json_object_set(answer, "job_id", json_object_get(resp, "job_id"));
     json_object_set_new(answer, "step_id", json_string("BATCH"));
     json_object_set_new(answer, "job_submit_user_msg", json_string(""));
+    if (rest_api_of(r->path)->minor >= 40) /* 23.11's "result" */
+        json_object_set_new(
+            answer, "result",
+            json_pack("{s:O s:s s:i s:s s:s}", "job_id",
+                      json_object_get(resp, "job_id"), "step_id", "BATCH",
+                      "error_code", 0, "error", "", "job_submit_user_msg",
+                      ""));
     json_decref(resp);
     rest_answer(r, answer);
 }

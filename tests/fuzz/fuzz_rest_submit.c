@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * fuzz_rest_submit.c - a REST job submission body (POST
- * /slurm/v0.0.38/job/submit) into the controller's job_submit body
+ * /slurm/v0.0.38/job/submit, and v0.0.40's, which takes the script
+ * inside the job and numbers as {"set","infinite","number"}) into the
+ * controller's job_submit body
  *
  * Whatever the input, the answer is a body or a 400 naming the fault,
  * never both and never neither; a body always carries the script.
@@ -12,16 +14,12 @@
 
 #include "restd/rest.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* One submission of 'doc' as if POSTed to 'path'. */
+static void submit_as(const json_t *doc, const char *path)
 {
-    struct rest_req r = {.method = "POST", .path = "/fuzz"};
-    json_t *doc = json_loadb((const char *)data, size, 0, NULL), *body;
+    struct rest_req r = {.method = "POST", .path = path};
+    json_t *body = rest_submit_body(&r, doc);
 
-    if (!json_is_object(doc)) {
-        json_decref(doc);
-        return 0;
-    }
-    body = rest_submit_body(&r, doc);
     FUZZ_ASSERT((body != NULL) != (r.answer != NULL));
     if (body)
         FUZZ_ASSERT(json_is_string(json_object_get(body, "script")));
@@ -29,6 +27,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(r.status == 400);
     json_decref(body);
     json_decref(r.answer);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    json_t *doc = json_loadb((const char *)data, size, 0, NULL);
+
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return 0;
+    }
+    submit_as(doc, "/fuzz");
+    submit_as(doc, "/slurm/v0.0.40/job/submit");
     json_decref(doc);
     return 0;
 }

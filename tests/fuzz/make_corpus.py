@@ -134,6 +134,10 @@ def submissions():
                 {"script": "x", "job": {"environment": ["A=b", "C=d"],
                                         "exclusive": "user"}},
                 {"script": "x", "job": {"colour": 1}},
+                {"job": {"script": "#!/bin/sh\n", "environment": ["A=b"],
+                         "time_limit": {"set": True, "infinite": True},
+                         "memory_per_node": {"set": True, "number": 100},
+                         "tasks": {"set": False}}},
                 {"jobs": []}):
         put("rest_submit", json.dumps(doc))
 

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * test_restd_shapes.c - droverrestd's v0.0.39/v0.0.40 records (shapes.c)
+ * and the version a path asks for (api.c)
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "restd/api.h"
+
+/* o[key] is {"set":set,"infinite":inf,"number":n}. */
+static void assert_no_val(const json_t *o, const char *key, int set, int inf,
+                          json_int_t n)
+{
+    const json_t *v = json_object_get(o, key);
+
+    assert_true(json_is_object(v));
+    assert_int_equal(json_is_true(json_object_get(v, "set")), set);
+    assert_int_equal(json_is_true(json_object_get(v, "infinite")), inf);
+    assert_int_equal(json_integer_value(json_object_get(v, "number")), n);
+}
+
+static void test_versions(void **state)
+{
+    (void)state;
+    assert_int_equal(rest_api_of("/slurm/v0.0.39/jobs")->minor, 39);
+    assert_int_equal(rest_api_of("/slurmdb/v0.0.40/job/3")->minor, 40);
+    assert_int_equal(rest_api_of("/slurm/v0.0.38/jobs")->minor, 38);
+    assert_int_equal(rest_api_of("/slurm/v0.0.399/jobs")->minor, 38);
+    assert_int_equal(rest_api_of("/drover/v1/jobs")->minor, 38);
+    assert_int_equal(rest_api_of(NULL)->minor, 38);
+}
+
+static void test_job(void **state)
+{
+    json_t *rec = json_pack("{s:i s:s s:s s:i s:i s:i}", "job_id", 7,
+                            "job_state", "COMPLETED", "name", "x",
+                            "time_limit_s", 600, "exit_status", 9,
+                            "submit_time", 1000);
+    json_t *unl = json_pack("{s:i s:s s:i}", "job_id", 8, "job_state",
+                            "PENDING", "time_limit_s", -1);
+    json_t *j39 = shape_job_v39(rec), *j40 = shape_job_v40(rec);
+    json_t *u40 = shape_job_v40(unl);
+
+    (void)state;
+    assert_no_val(j39, "time_limit", 1, 0, 10);
+    assert_string_equal(json_string_value(json_object_get(j39, "job_state")),
+                        "COMPLETED");
+    assert_true(json_is_integer(json_object_get(j39, "submit_time")));
+    assert_no_val(j40, "time_limit", 1, 0, 10);
+    assert_no_val(j40, "submit_time", 1, 0, 1000);
+    assert_string_equal(json_string_value(json_array_get(
+                            json_object_get(j40, "job_state"), 0)),
+                        "COMPLETED");
+    assert_string_equal(
+        json_string_value(json_array_get(
+            json_object_get(json_object_get(j40, "exit_code"), "status"), 0)),
+        "SIGNALED");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(
+                            json_object_get(j40, "exit_code"), "signal"),
+                                                          "name")),
+                        "SIGKILL");
+    assert_no_val(u40, "time_limit", 1, 1, 0);
+    json_decref(rec), json_decref(unl);
+    json_decref(j39), json_decref(j40), json_decref(u40);
+}
+
+static void test_node_partition(void **state)
+{
+    json_t *node = json_pack("{s:s s:s s:b s:i s:s}", "name", "n1", "state",
+                             "IDLE", "drain", 1, "cpus", 4, "features",
+                             "a,b");
+    json_t *part = json_pack("{s:s s:I s:I s:s}", "name", "debug",
+                             "max_time_s", (json_int_t)-1,
+                             "default_time_s", (json_int_t)3600,
+                             "state", "UP");
+    json_t *n39 = shape_node_v39(node), *n40 = shape_node_v40(node);
+    json_t *p39 = shape_partition_v39(part), *p40 = shape_partition_v40(part);
+
+    (void)state;
+    assert_int_equal(json_array_size(json_object_get(n39, "state")), 2);
+    assert_string_equal(json_string_value(json_array_get(
+                            json_object_get(n39, "state"), 1)), "DRAIN");
+    assert_int_equal(json_array_size(json_object_get(n39, "features")), 2);
+    assert_null(json_object_get(n39, "state_flags"));
+    assert_no_val(n40, "boot_time", 1, 0, 0);
+    assert_non_null(p39);
+    assert_no_val(json_object_get(p39, "maximums"), "time", 1, 1, 0);
+    assert_no_val(json_object_get(p39, "defaults"), "time", 1, 0, 60);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(
+                            json_object_get(p40, "partition"), "state"), 0)),
+                        "UP");
+    json_decref(node), json_decref(part), json_decref(n39);
+    json_decref(n40), json_decref(p39), json_decref(p40);
+}
+
+static void test_no_val_read(void **state)
+{
+    json_int_t n;
+    int inf;
+    json_t *v = json_pack("{s:b s:b s:i}", "set", 1, "infinite", 0,
+                          "number", 5);
+    json_t *i = json_pack("{s:b s:b}", "set", 1, "infinite", 1);
+    json_t *u = json_pack("{s:b}", "set", 0), *bad = json_string("5");
+
+    (void)state;
+    assert_int_equal(shape_no_val_read(v, &n, &inf), 1);
+    assert_int_equal(n, 5);
+    assert_int_equal(inf, 0);
+    assert_int_equal(shape_no_val_read(i, &n, &inf), 1);
+    assert_int_equal(inf, 1);
+    assert_int_equal(shape_no_val_read(u, &n, &inf), 0);
+    assert_int_equal(shape_no_val_read(bad, &n, &inf), -1);
+    json_decref(v), json_decref(i), json_decref(u), json_decref(bad);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_job),
+        cmocka_unit_test(test_node_partition),
+        cmocka_unit_test(test_no_val_read),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
