@@ -23,13 +23,16 @@
 #include "proto/client.h"
 #include "restd/http.h"
 #include "restd/api.h"
+#include "restd/cache.h"
 #include "restd/rest.h"
 
 /* A request being received: its body grows with each upload chunk. */
 struct pending {
+    char *uri;        /* the request's path and query, as sent */
     char *body;
     size_t len;
     bool too_big;
+    bool seen;        /* on_request() has been called once */
 };
 
 const char *rest_query(const struct rest_req *r, const char *key)
@@ -218,17 +221,16 @@ static const char *find_token(struct MHD_Connection *c)
     return NULL;
 }
 
-static enum MHD_Result send_answer(struct MHD_Connection *c,
-                                   struct rest_req *r)
+/* The answer's text (a new string) and content type. */
+static char *answer_text(struct rest_req *r, const char **type)
 {
-    struct MHD_Response *resp;
-    enum MHD_Result ret;
-    const char *type = r->content_type;
     char *text = r->text;
 
+    *type = r->content_type;
+    r->text = NULL;
     if (!text) {
         text = r->answer ? json_out_text(r->answer) : strdup("");
-        type = "application/json";
+        *type = "application/json";
         if (text && r->answer) {
             size_t n = strlen(text);
             char *t = realloc(text, n + 2);
@@ -238,7 +240,19 @@ static enum MHD_Result send_answer(struct MHD_Connection *c,
             }
         }
     }
-    r->text = NULL;
+    return text;
+}
+
+/* Queue 'text' (taken) as the answer: 'status', its content 'type', the
+ * 'headers' (name, value, ..., NULL) and, for a kept answer, its age. */
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status,
+                                 char *text, const char *type,
+                                 const char *const *headers, int age_s)
+{
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+    char age[16];
+
     if (!text)
         return MHD_NO;
     resp = MHD_create_response_from_buffer(strlen(text), text,
@@ -248,9 +262,13 @@ static enum MHD_Result send_answer(struct MHD_Connection *c,
         return MHD_NO;
     }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    for (const char *const *h = r->headers; h && h[0] && h[1]; h += 2)
+    for (const char *const *h = headers; h && h[0] && h[1]; h += 2)
         MHD_add_response_header(resp, h[0], h[1]);
-    ret = MHD_queue_response(c, r->status ? r->status : MHD_HTTP_OK, resp);
+    if (age_s >= 0) {
+        snprintf(age, sizeof(age), "%d", age_s);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_AGE, age);
+    }
+    ret = MHD_queue_response(c, status ? status : MHD_HTTP_OK, resp);
     MHD_destroy_response(resp);
     return ret;
 }
@@ -313,7 +331,25 @@ static const char *proxied_user(const char *token, const char *name)
     return same ? NULL : name;
 }
 
-/* Run the request once its whole body is in. */
+/* The cache key of a GET (cache.h): the credential exactly (the token,
+ * the user it asks to act as; or this daemon's own user on its unix
+ * socket), then the path and query as sent.  NULL when the request is
+ * not to be shared: not a GET, or with no credential (it gets 401). */
+static char *cache_key(const struct rest_req *r, const struct pending *p)
+{
+    char *key;
+
+    if (!r->rd->cache || strcmp(r->method, "GET") || !p->uri
+        || (!r->token && !r->local))
+        return NULL;
+    if (asprintf(&key, "%s\x1f%s\x1f%s", r->token ? r->token : "\x1flocal",
+                 r->user_name ? r->user_name : "", p->uri) < 0)
+        return NULL;
+    return key;
+}
+
+/* Run the request once its whole body is in; a GET answered a moment
+ * ago with the same credential is answered again (cache.h). */
 static enum MHD_Result handle(const struct restd *rd,
                               struct MHD_Connection *c, const char *url,
                               const char *method, struct pending *p)
@@ -326,18 +362,36 @@ static enum MHD_Result handle(const struct restd *rd,
         .body = p->body, .body_len = p->len,
         .local = peer_is_self(rd, c),
     };
+    const char *type;
+    unsigned age_ms;
+    char *key, *text;
     enum MHD_Result ret;
 
     r.user_name = proxied_user(r.token, r.user_name);
+    key = cache_key(&r, p);
+    if (key && (text = rest_cache_get(rd->cache, key, &type, &age_ms,
+                                      (unsigned)rd->timeout_ms))) {
+        free(key);
+        log_debug("%s %s -> kept answer, %u ms old", method, url, age_ms);
+        return send_text(c, MHD_HTTP_OK, text, type, NULL,
+                         (int)(age_ms / 1000));
+    }
     if (p->too_big)
         rest_fail(&r, MHD_HTTP_CONTENT_TOO_LARGE, E2BIG,
                   "request body over %u bytes", REST_BODY_MAX);
     else
         rest_dispatch(&r);
     log_debug("%s %s -> %u", method, url, r.status);
-    ret = send_answer(c, &r);
+    text = answer_text(&r, &type);
+    if (key && text && r.status == MHD_HTTP_OK && !r.headers)
+        rest_cache_put(rd->cache, key, text, type);
+    else if (key)
+        rest_cache_abandon(rd->cache, key);
+    else if (rd->cache && strcmp(method, "GET") && strcmp(method, "HEAD"))
+        rest_cache_clear(rd->cache); /* a write: show it at once */
+    free(key);
+    ret = send_text(c, r.status, text, type, r.headers, -1);
     json_decref(r.answer);
-    free(r.text);
     return ret;
 }
 
@@ -349,9 +403,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
     struct pending *p = *con_cls;
 
     (void)version;
-    if (!p) {
-        if (!(p = calloc(1, sizeof(*p))))
+    if (!p || !p->seen) {
+        if (!p && !(p = calloc(1, sizeof(*p))))
             return MHD_NO;
+        p->seen = true;
         *con_cls = p;
         return MHD_YES;
     }
@@ -380,10 +435,24 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
     (void)cls, (void)c, (void)toe;
     if (p) {
+        free(p->uri);
         free(p->body);
         free(p);
         *con_cls = NULL;
     }
+}
+
+/* At a request's start, libmicrohttpd's URI logger: keep the path and
+ * query as sent (the cache key).  What it returns is the request's
+ * con_cls. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    struct pending *p = calloc(1, sizeof(*p));
+
+    (void)cls, (void)c;
+    if (p && uri && strlen(uri) <= REST_URI_MAX)
+        p->uri = strdup(uri);
+    return p;
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -406,6 +475,7 @@ struct MHD_Daemon *http_start(const struct restd *rd,
              : (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, listen_fd,
                                        NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, HTTP_CONNECTION_LIMIT, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_TIMEOUT_S, NULL},
         {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, NULL},

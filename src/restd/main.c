@@ -28,10 +28,13 @@
 #include "common/log.h"
 #include "conf/conf.h"
 #include "config.h"
+#include "restd/cache.h"
 #include "restd/http.h"
 #include "restd/rest.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:6820"
+/* Answer text kept at most (cache.h), bytes. */
+#define REST_CACHE_MAX ((size_t)256 << 20)
 
 static const char usage_text[] =
     "Usage: droverrestd [OPTIONS] [HOST]:PORT | unix:PATH\n"
@@ -40,6 +43,8 @@ static const char usage_text[] =
     "  -v        log more (repeat for more)\n"
     "  -V        print the version and exit\n"
     "  --openapi print the OpenAPI document and exit\n"
+    "  --cache-ttl=MS  serve a GET answer again to the same token and\n"
+    "            path for MS milliseconds (default 1000; 0: never)\n"
     "  -h        print this help and exit\n"
     "Listens on HOST:PORT (default " DEFAULT_LISTEN "; HOST empty: every\n"
     "address).  Clients authenticate with a token from `scontrol token`\n"
@@ -91,11 +96,28 @@ static struct addrinfo *resolve(const char *spec)
     return ai;
 }
 
+/* --cache-ttl's milliseconds, or exit(1) with a message. */
+static unsigned parse_ttl(const char *arg)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul(arg, &end, 10);
+    if (!*arg || *end || errno || v > 3600000) {
+        fprintf(stderr, "droverrestd: --cache-ttl=%s: not a number of "
+                        "milliseconds from 0 to 3600000\n", arg);
+        exit(1);
+    }
+    return (unsigned)v;
+}
+
 static void parse_args(int argc, char **argv, const char **conf_path,
-                       const char **listen, int *verbose)
+                       const char **listen, int *verbose, unsigned *ttl_ms)
 {
     static const struct option longopts[] = {
         {"openapi", no_argument, NULL, 'O'},
+        {"cache-ttl", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
     char *text;
@@ -114,6 +136,9 @@ static void parse_args(int argc, char **argv, const char **conf_path,
         }
         case 'f':
             *conf_path = optarg;
+            break;
+        case 'T':
+            *ttl_ms = parse_ttl(optarg);
             break;
         case 'v':
             (*verbose)++;
@@ -147,8 +172,9 @@ int main(int argc, char **argv)
     struct restd rd;
     sigset_t set;
     int verbose = 0, sig = 0;
+    unsigned ttl_ms = 1000;
 
-    parse_args(argc, argv, &conf_path, &listen, &verbose);
+    parse_args(argc, argv, &conf_path, &listen, &verbose, &ttl_ms);
     log_init("droverrestd", LOG_LEVEL_INFO + verbose);
     if (!(conf = conf_load(conf_path, &error)))
         log_fatal("%s", error.text);
@@ -165,6 +191,8 @@ int main(int argc, char **argv)
         .timeout_ms = conf->msg_timeout_s ? (int)conf->msg_timeout_s * 1000
                                           : 10000,
     };
+    if (ttl_ms && !(rd.cache = rest_cache_create(ttl_ms, REST_CACHE_MAX)))
+        log_fatal("out of memory");
     json_out_set_cluster(conf->cluster_name);
     signal(SIGPIPE, SIG_IGN);
     /* The server's threads inherit this mask: only main takes signals. */
@@ -190,6 +218,7 @@ int main(int argc, char **argv)
     log_info("signal %d: stopping", sig);
     daemon_notify("STOPPING=1");
     MHD_stop_daemon(d);
+    rest_cache_destroy(rd.cache);
     if (rd.unix_socket)
         (void)unlink(listen + 5);
     conf_destroy(conf);

@@ -28,6 +28,9 @@
 /* Largest request body taken (bytes): a batch script with its
  * environment fits many times over. */
 #define REST_BODY_MAX (4u << 20)
+/* A request's path and query longer than this is not kept as a cache
+ * key (cache.h); bytes. */
+#define REST_URI_MAX 8192u
 
 /* How the daemon reaches the controller. */
 struct restd {
@@ -39,6 +42,7 @@ struct restd {
     uint16_t dbd_port;        /* AccountingStoragePort; 0: no droverdbd */
     int timeout_ms;           /* MessageTimeout */
     bool unix_socket;         /* listening on a unix socket (auth/local) */
+    struct rest_cache *cache; /* GET answers kept (cache.h); NULL: off */
 };
 
 /* One request and its answer. */

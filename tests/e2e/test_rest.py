@@ -547,3 +547,81 @@ def test_reservations_path(cluster):
     assert doc["reservations"] == shown["reservations"]
     status, doc = call(c, "/slurm/v0.0.38/reservation/nope", tok)
     assert status == 404 and error_text(doc) == "Requested reservation is invalid"
+
+
+def get_with_age(url, path, tok):
+    """(status, Age header or None, parsed JSON) of one GET."""
+    req = urllib.request.Request(url + path,
+                                 headers={"X-SLURM-USER-TOKEN": tok})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return r.status, r.headers.get("Age"), json.loads(r.read())
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_get_answers_are_shared_for_their_ttl(cluster, test_user):
+    """droverrestd --cache-ttl: a GET answered a moment ago with the same
+    token and path is answered again (with an Age header) without asking
+    the controller; another token, or another path, is asked anew; a
+    write through droverrestd makes every later GET fresh."""
+    import subprocess
+    c = cluster
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    p = subprocess.Popen([str(binary("droverrestd")), "-f",
+                          str(c.dir / "etc" / "slurm.conf"),
+                          "--cache-ttl=600000", f"127.0.0.1:{port}"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        c.wait_until(lambda: call_ok(url), what="droverrestd to listen")
+        tok, user_tok = token(c), token(c, test_user)
+        first = c.sbatch("-H", "--wrap", "true")
+        status, age, doc = get_with_age(url, "/slurm/v0.0.38/jobs", tok)
+        assert (status, age) == (200, None)
+        assert [j["job_state"] for j in doc["jobs"]] == ["PENDING"]
+        c.run("scancel", first, check=True)
+        assert c.wait_job_done(first) == "CANCELLED"
+        # The same token and path: the kept answer, the job still pending.
+        status, age, doc = get_with_age(url, "/slurm/v0.0.38/jobs", tok)
+        assert status == 200 and age is not None
+        assert [j["job_state"] for j in doc["jobs"]] == ["PENDING"]
+        # Another token, another query: asked anew.
+        for t, path in ((user_tok, "/slurm/v0.0.38/jobs"),
+                        (tok, "/slurm/v0.0.38/jobs?x=1")):
+            status, age, doc = get_with_age(url, path, t)
+            assert age is None
+            assert [j["job_state"] for j in doc["jobs"]] == ["CANCELLED"]
+        # A write through droverrestd: every later GET is fresh.
+        second = c.sbatch("-H", "--wrap", "true")
+        req = urllib.request.Request(f"{url}/slurm/v0.0.38/job/{second}",
+                                     headers={"X-SLURM-USER-TOKEN": tok},
+                                     method="DELETE")
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200
+        status, age, doc = get_with_age(url, "/slurm/v0.0.38/jobs", tok)
+        assert age is None
+        assert {j["job_id"]: j["job_state"] for j in doc["jobs"]} == {
+            int(first): "CANCELLED", int(second): "CANCELLED"}
+        # A refused request is never kept nor served from another's.
+        status, doc = call_at(url, "/slurm/v0.0.38/jobs", tok + "x")
+        assert status == 401
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+
+
+def call_ok(url):
+    try:
+        urllib.request.urlopen(url + "/openapi.json", timeout=5).read()
+        return True
+    except OSError:
+        return False
+
+
+def call_at(url, path, tok):
+    req = urllib.request.Request(url + path,
+                                 headers={"X-SLURM-USER-TOKEN": tok})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())

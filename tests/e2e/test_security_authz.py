@@ -167,6 +167,14 @@ EXPECTED_REST = {
     "GET /": "200 200 200 200 200 200 200 200",
     "GET /ui/{file}": "200 200 200 200 200 200 200 200",
 }
+# slurmrestd's later versions (docs/rest.md "API versions") answer the
+# same requests in other shapes, authorized alike.
+for _version in ("v0.0.39", "v0.0.40"):
+    for _row, _want in list(EXPECTED_REST.items()):
+        _method, _path = _row.split(" ", 1)
+        if _path.startswith(("/slurm/v0.0.38/", "/slurmdb/v0.0.38/job")):
+            EXPECTED_REST[f"{_method} {_path.replace('v0.0.38', _version)}"] \
+                = _want
 
 
 # --- the cluster --------------------------------------------------------

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * cache.c - GET answers shared between identical requests (cache.h)
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <uthash.h>
+
+#include "restd/cache.h"
+
+struct entry {
+    char *key;
+    char *text;        /* NULL while it is being answered, or abandoned */
+    size_t len;
+    const char *type;
+    uint64_t made_ms;  /* when text was kept */
+    bool filling;      /* a thread is answering this key */
+    UT_hash_handle hh;
+};
+
+struct rest_cache {
+    pthread_mutex_t lock;
+    pthread_cond_t filled;
+    struct entry *entries;
+    unsigned ttl_ms;
+    size_t max_bytes, bytes;
+};
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct rest_cache *rest_cache_create(unsigned ttl_ms, size_t max_bytes)
+{
+    struct rest_cache *c = calloc(1, sizeof(*c));
+    pthread_condattr_t attr;
+
+    if (!c)
+        return NULL;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->filled, &attr);
+    pthread_condattr_destroy(&attr);
+    c->ttl_ms = ttl_ms;
+    c->max_bytes = max_bytes;
+    return c;
+}
+
+static void entry_drop_text(struct rest_cache *c, struct entry *e)
+{
+    c->bytes -= e->len;
+    free(e->text);
+    e->text = NULL;
+    e->len = 0;
+}
+
+static void entry_remove(struct rest_cache *c, struct entry *e)
+{
+    entry_drop_text(c, e);
+    HASH_DEL(c->entries, e);
+    free(e->key);
+    free(e);
+}
+
+void rest_cache_destroy(struct rest_cache *c)
+{
+    struct entry *e, *tmp;
+
+    if (!c)
+        return;
+    HASH_ITER(hh, c->entries, e, tmp)
+        entry_remove(c, e);
+    pthread_cond_destroy(&c->filled);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+static bool fresh(const struct rest_cache *c, const struct entry *e,
+                  uint64_t now)
+{
+    return e->text && now - e->made_ms < c->ttl_ms;
+}
+
+/* Wait on c->filled until 'deadline' (CLOCK_MONOTONIC ms); false once
+ * it has passed. */
+static bool wait_filled(struct rest_cache *c, uint64_t deadline)
+{
+    struct timespec ts = {.tv_sec = (time_t)(deadline / 1000),
+                          .tv_nsec = (long)(deadline % 1000) * 1000000};
+
+    return pthread_cond_timedwait(&c->filled, &c->lock, &ts) != ETIMEDOUT;
+}
+
+char *rest_cache_get(struct rest_cache *c, const char *key,
+                     const char **type, unsigned *age_ms, unsigned wait_ms)
+{
+    uint64_t now = now_ms(), deadline = now + wait_ms;
+    struct entry *e;
+    char *text = NULL;
+
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        HASH_FIND_STR(c->entries, key, e);
+        if (e && fresh(c, e, now)) {
+            if ((text = malloc(e->len + 1))) {
+                memcpy(text, e->text, e->len + 1);
+                *type = e->type;
+                *age_ms = (unsigned)(now - e->made_ms);
+            }
+            break;
+        }
+        if (e && e->filling && now < deadline) {
+            wait_filled(c, deadline);
+            now = now_ms();
+            continue;
+        }
+        if (!e && (e = calloc(1, sizeof(*e)))) {
+            if (!(e->key = strdup(key))) {
+                free(e);
+                break;
+            }
+            HASH_ADD_KEYPTR(hh, c->entries, e->key, strlen(e->key), e);
+        }
+        if (e)
+            e->filling = true;
+        break;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return text;
+}
+
+/* Forget answers past their time and entries no thread is answering. */
+static void sweep(struct rest_cache *c, uint64_t now)
+{
+    struct entry *e, *tmp;
+
+    HASH_ITER(hh, c->entries, e, tmp)
+        if (!e->filling && !fresh(c, e, now))
+            entry_remove(c, e);
+}
+
+void rest_cache_put(struct rest_cache *c, const char *key, const char *text,
+                    const char *type)
+{
+    size_t len = strlen(text);
+    uint64_t now = now_ms();
+    struct entry *e;
+
+    pthread_mutex_lock(&c->lock);
+    sweep(c, now); /* before: it keeps entries being answered, as this */
+    HASH_FIND_STR(c->entries, key, e);
+    if (e) {
+        e->filling = false;
+        entry_drop_text(c, e);
+        if (c->bytes + len <= c->max_bytes && (e->text = strdup(text))) {
+            e->len = len;
+            e->type = type;
+            e->made_ms = now;
+            c->bytes += len;
+        } else {
+            entry_remove(c, e);
+        }
+    }
+    pthread_cond_broadcast(&c->filled);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void rest_cache_abandon(struct rest_cache *c, const char *key)
+{
+    struct entry *e;
+
+    pthread_mutex_lock(&c->lock);
+    HASH_FIND_STR(c->entries, key, e);
+    if (e) {
+        e->filling = false;
+        if (!e->text)
+            entry_remove(c, e);
+    }
+    pthread_cond_broadcast(&c->filled);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void rest_cache_clear(struct rest_cache *c)
+{
+    struct entry *e, *tmp;
+
+    pthread_mutex_lock(&c->lock);
+    HASH_ITER(hh, c->entries, e, tmp) {
+        if (e->filling)
+            entry_drop_text(c, e);
+        else
+            entry_remove(c, e);
+    }
+    pthread_mutex_unlock(&c->lock);
+}
