@@ -12,8 +12,17 @@ median rounds, the slowdown, and the pollers' request rate and latency.
 Not a test: it prints figures.  Everything shares this machine's cores:
 the pollers' own CPU counts against the cluster too.
 
+--client curl polls with one curl process per poller (curl --rate, its
+connection kept alive) instead of Python threads, whose own CPU would
+count against the cluster.  --tokens each gives every poller its own token (a portal's users; the
+default, one, is one token for all: a dashboard service).  --cache-ttl MS
+restarts droverrestd with that --cache-ttl (0: every GET asks the
+controller; docs/rest.md).
+
 Usage: bench/rest_load.py [--jobs N] [--pollers P] [--reps R]
-                          [--interval SECONDS] [BUILD_DIR]
+                          [--interval SECONDS] [--tokens one|each]
+                          [--cache-ttl MS] [--client python|curl]
+                          [BUILD_DIR]
 """
 import argparse
 import os
@@ -61,6 +70,49 @@ def poll(url, token, stop, lat, interval):
             stop.wait(max(0.0, interval - (time.monotonic() - t0)))
 
 
+def start_curls(url, tokens, pollers, interval):
+    """One curl per poller, each fetching 'url' once per 'interval' (at
+    most 1,000 times) on a kept-alive connection, printing each fetch's
+    time."""
+    rate = f"{max(1, round(60 / interval))}/m" if interval else "1000/s"
+    return [subprocess.Popen(
+        ["curl", "-s", "--rate", rate,
+         "-w", "%{stderr}%{time_total}\\n",  # unbuffered: it is killed
+         "-H", f"X-SLURM-USER-TOKEN: {tokens[i % len(tokens)]}"]
+        + ["-o", "/dev/null", url] * 1000, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True)
+        for i in range(pollers)]
+
+
+def stop_curls(procs, lat):
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        _, out = p.communicate()
+        lat.extend(float(x) for x in out.split() if x)
+
+
+def restart_restd(build, cdir, addr, ttl_ms):
+    """Replace drover up's droverrestd by one with --cache-ttl=ttl_ms on
+    the same address; returns its Popen."""
+    pid = int((cdir / "run" / "droverrestd.pid").read_text())
+    os.kill(pid, 15)
+    while Path(f"/proc/{pid}").exists():
+        time.sleep(0.05)
+    p = subprocess.Popen([str(build / "src" / "restd" / "droverrestd"),
+                          "-f", str(cdir / "etc" / "slurm.conf"),
+                          f"--cache-ttl={ttl_ms}", addr],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(f"http://{addr}/openapi.json",
+                                   timeout=2).read()
+            return p
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("droverrestd did not start")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=300)
@@ -69,6 +121,10 @@ def main():
     ap.add_argument("--interval", type=float, default=1.0,
                     help="seconds between one poller's requests (a "
                     "dashboard's refresh); 0: as fast as it can")
+    ap.add_argument("--tokens", choices=("one", "each"), default="one")
+    ap.add_argument("--client", choices=("python", "curl"), default="python")
+    ap.add_argument("--cache-ttl", type=int, default=None,
+                    help="droverrestd --cache-ttl in ms (default: its own)")
     ap.add_argument("build", nargs="?",
                     default=os.environ.get("DROVER_BUILD_DIR",
                                            str(HERE.parent / "build")))
@@ -81,33 +137,45 @@ def main():
     run(str(drover), "up", "--dir", str(cdir), "--nodes", "4")
     env = dict(os.environ, DROVER_CONF=str(cdir / "etc" / "slurm.conf"),
                PATH=f"{build / 'src' / 'cmd'}:{os.environ['PATH']}")
+    restd = None
     try:
-        token = run("scontrol", "token", "lifespan=3600",
-                    env=env).strip().split("=", 1)[1]
-        url = "http://" + (cdir / "etc" / "restd.addr").read_text().strip() \
-            + "/slurm/v0.0.38/jobs"
+        addr = (cdir / "etc" / "restd.addr").read_text().strip()
+        if a.cache_ttl is not None:
+            restd = restart_restd(build, cdir, addr, a.cache_ttl)
+        tokens = [run("scontrol", "token", f"lifespan={3600 + i}",
+                      env=env).strip().split("=", 1)[1]
+                  for i in range(a.pollers if a.tokens == "each" else 1)]
+        url = "http://" + addr + "/slurm/v0.0.38/jobs"
         quiet, loaded, lat, polled_s = [], [], [], 0.0
         for _ in range(a.reps):
             quiet.append(round_time(a.jobs, env, work))
-            stop = threading.Event()
-            threads = [threading.Thread(target=poll,
-                                        args=(url, token, stop, lat,
-                                              a.interval))
-                       for _ in range(a.pollers)]
             t0 = time.monotonic()
-            for t in threads:
-                t.start()
-            time.sleep(1)  # every poller under way
-            loaded.append(round_time(a.jobs, env, work))
-            stop.set()
-            for t in threads:
-                t.join()
+            if a.client == "curl":
+                procs = start_curls(url, tokens, a.pollers, a.interval)
+                time.sleep(1)  # every poller under way
+                loaded.append(round_time(a.jobs, env, work))
+                stop_curls(procs, lat)
+            else:
+                stop = threading.Event()
+                threads = [threading.Thread(
+                    target=poll, args=(url, tokens[i % len(tokens)], stop,
+                                       lat, a.interval))
+                    for i in range(a.pollers)]
+                for t in threads:
+                    t.start()
+                time.sleep(1)  # every poller under way
+                loaded.append(round_time(a.jobs, env, work))
+                stop.set()
+                for t in threads:
+                    t.join()
             polled_s += time.monotonic() - t0
         q, l = statistics.median(quiet), statistics.median(loaded)
         lat.sort()
         print(f"jobs per round: {a.jobs}, pollers: {a.pollers} (one "
               f"request every {a.interval:g} s each; 0: flat out), "
-              f"rounds: {a.reps} each")
+              f"rounds: {a.reps} each, tokens: {a.tokens}, droverrestd "
+              f"--cache-ttl: "
+              f"{'default' if a.cache_ttl is None else a.cache_ttl}")
         print(f"release to last completion, no REST clients: {q:.2f} s "
               f"({a.jobs / q:.0f} jobs/s)  rounds {quiet}")
         print(f"the same under {a.pollers} pollers of /jobs: {l:.2f} s "
@@ -119,6 +187,9 @@ def main():
                   f"{1000 * lat[len(lat) // 2]:.1f} ms, p99 "
                   f"{1000 * lat[int(len(lat) * 0.99)]:.1f} ms")
     finally:
+        if restd:
+            restd.terminate()
+            restd.wait(timeout=30)
         subprocess.run([str(drover), "down", "--dir", str(cdir)],
                        capture_output=True)
 
