@@ -23,7 +23,8 @@ static const char *const slurm_items[] = {
     "numa_node_as_socket", "shutdown_on_reboot", NULL,
 };
 
-/* "[HOST:]PORT" or "[HOST:]+N" of drover_metrics= into conf->metrics. */
+/* "[HOST:]PORT" or "[HOST:]+N" of drover_metrics= into conf->metrics;
+ * an IPv6 HOST may be in brackets ("[::1]:9100"). */
 static int metrics_item(struct slurm_conf *conf, const char *item,
                         const char *value, drv_error_t *error)
 {
@@ -37,15 +38,17 @@ static int metrics_item(struct slurm_conf *conf, const char *item,
         return conf__einval(error, "%s: SlurmdParameters=%s: expected "
                             "[HOST:]PORT or [HOST:]+OFFSET (from the node's "
                             "Port=)", conf->path, item);
+    if (host_len > 2 && value[0] == '[' && value[host_len - 1] == ']') {
+        value++;
+        host_len -= 2;
+    }
     if (colon && (host_len == 0 || host_len >= sizeof(conf->metrics.host)))
         return conf__einval(error, "%s: SlurmdParameters=%s: the host is "
                             "empty or longer than %zu characters", conf->path,
                             item, sizeof(conf->metrics.host) - 1);
     snprintf(conf->metrics.host, sizeof(conf->metrics.host), "%.*s",
-             (int)host_len, value);
-    if (!colon)
-        snprintf(conf->metrics.host, sizeof(conf->metrics.host),
-                 "127.0.0.1");
+             (int)(colon ? host_len : strlen("127.0.0.1")),
+             colon ? value : "127.0.0.1");
     conf->metrics.port = (uint16_t)v;
     conf->metrics.port_offset = offset;
     conf->metrics.enabled = true;
@@ -92,6 +95,8 @@ uint16_t conf_metrics_port(const struct slurm_conf *conf,
 
     if (!conf->metrics.enabled)
         return 0;
-    p = conf->metrics.port_offset ? node->port + conf->metrics.port : conf->metrics.port;
+    p = conf->metrics.port;
+    if (conf->metrics.port_offset)
+        p += node->port;
     return p > 65535 ? 0 : (uint16_t)p;
 }

@@ -216,6 +216,12 @@ static void slurmd_params_metrics(void **state)
     assert_string_equal(conf->metrics.host, "10.1.2.3");
     assert_int_equal(conf_metrics_port(conf, &conf->nodes[0]), 7100);
     conf_destroy(conf);
+    snprintf(text, sizeof(text), "%sSlurmdParameters=drover_metrics="
+             "[::1]:9100\n", node);
+    conf = parse_ok(text, NULL);
+    assert_string_equal(conf->metrics.host, "::1");
+    assert_int_equal(conf_metrics_port(conf, &conf->nodes[0]), 9100);
+    conf_destroy(conf);
     parse_fails("SlurmdParameters=drover_metrics=0\n", NULL,
                 "SlurmdParameters=drover_metrics=0: expected [HOST:]PORT");
     parse_fails("SlurmdParameters=drover_metrics=:9100\n", NULL,
