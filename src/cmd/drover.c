@@ -1032,9 +1032,25 @@ static void lock_dir(const char *dir)
     free(path);
 }
 
+/* The URL of a node daemon's metrics endpoint into 'url' when its
+ * droverd serves one (SlurmdParameters=drover_metrics=); else false. */
+static bool node_metrics_url(const struct cluster *c, const struct daemon *d,
+                             char *url, size_t size)
+{
+    const struct conf_node *n;
+    uint16_t port;
+
+    if (d->kind != DAEMON_NODE || !c->conf || !d->node
+        || !(n = conf_node_find(c->conf, d->node))
+        || !(port = conf_metrics_port(c->conf, n)))
+        return false;
+    snprintf(url, size, "http://%s:%u/metrics", c->conf->metrics.host, port);
+    return true;
+}
+
 static void print_usage_hint(struct cluster *c)
 {
-    char *bin = drover_dir();
+    char *bin = drover_dir(), url[300];
     size_t nodes = c->conf->node_count;
 
     printf("drover: cluster %s is up in %s: %zu node%s, controller on "
@@ -1044,6 +1060,9 @@ static void print_usage_hint(struct cluster *c)
     if (c->restd_addr)
         printf("REST: http://%1$s (a token: scontrol token)\n"
                "metrics: http://%1$s/metrics\n", c->restd_addr);
+    for (size_t i = 0; i < c->count; i++)
+        if (node_metrics_url(c, &c->daemons[i], url, sizeof(url)))
+            printf("metrics of %s: %s\n", c->daemons[i].node, url);
     printf("To use it:\n"
            "  export DROVER_CONF=%s\n"
            "  export PATH=%s:$PATH\n"
@@ -1122,13 +1141,16 @@ static int cmd_status(char *dir)
     running = cluster_scan(c);
     for (size_t i = 0; i < c->count; i++) {
         struct daemon *d = &c->daemons[i];
-        char what[128];
+        char what[128], url[300];
 
         snprintf(what, sizeof(what), "%s%s%s", d->name, d->node ? " " : "",
                  d->node ? d->node : "");
         if (d->pid && d->kind == DAEMON_CTLD && d->node)
             printf("%-20s running  pid %d  %s\n", what, (int)d->pid,
                    ctld_role(c, d->node));
+        else if (d->pid && node_metrics_url(c, d, url, sizeof(url)))
+            printf("%-20s running  pid %d  metrics %s\n", what, (int)d->pid,
+                   url);
         else if (d->pid)
             printf("%-20s running  pid %d\n", what, (int)d->pid);
         else

@@ -69,6 +69,7 @@ static const struct conf_key conf_keys[] = {
     { "ControlAddr",       KEY_STRING,    FIELD(ctld_addr),          NULL, 0 },
     { "SlurmctldPort",     KEY_PORT,      FIELD(ctld_port),          "6817", 0 },
     { "SlurmctldParameters", KEY_STRING,  FIELD(ctld_params),        NULL, 0 },
+    { "SlurmdParameters",    KEY_STRING,  FIELD(slurmd_params),      NULL, 0 },
     { "SlurmdPort",        KEY_PORT,      FIELD(slurmd_port),        "6818", 0 },
     { "AccountingStorageType", KEY_STRING, FIELD(accounting_storage_type), NULL, 0 },
     { "AccountingStorageHost", KEY_STRING, FIELD(accounting_storage_host), NULL, 0 },
@@ -195,7 +196,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("SlurmctldAddr"),
     IGNORED("SlurmctldPrimaryOffProg"), IGNORED("SlurmctldPrimaryOnProg"),
     IGNORED("SlurmctldSyslogDebug"), IGNORED("SlurmctldTimeout"),
-    IGNORED("SlurmdParameters"), IGNORED("SlurmdSyslogDebug"),
+    IGNORED("SlurmdSyslogDebug"),
     IGNORED("SlurmdUser"), IGNORED("SlurmSchedLogFile"),
     IGNORED("SlurmSchedLogLevel"), IGNORED("SrunEpilog"),
     IGNORED("SrunPortRange"), IGNORED("SrunProlog"),
@@ -654,7 +655,8 @@ static int conf_finish(struct conf_parser *p, drv_error_t *error)
     for (size_t i = 0; i < conf->node_count; i++)
         if (conf->nodes[i].port == 0)
             conf->nodes[i].port = conf->slurmd_port;
-    if (conf__ctld_params(conf, error) < 0)
+    if (conf__ctld_params(conf, error) < 0
+        || conf__slurmd_params(conf, error) < 0)
         return -1;
     if (conf__preempt_check(conf, error) < 0)
         return -1;

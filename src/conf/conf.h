@@ -367,6 +367,16 @@ struct conf_rate_limit {
                               * period; 0 = every one */
 };
 
+/* SlurmdParameters=drover_metrics=[HOST:]PORT: droverd's Prometheus
+ * endpoint (conf_slurmd_params.c, noded/metrics.h). */
+struct conf_metrics {
+    bool enabled;            /* the item is there */
+    char host[256];          /* address to bind, "127.0.0.1" by default */
+    uint16_t port;           /* the port, or with port_offset the number
+                              * added to the node's Port= */
+    bool port_offset;        /* PORT was written "+N" */
+};
+
 struct slurm_conf {
     char *path;               /* the slurm.conf read */
     char *cluster_name;       /* ClusterName= */
@@ -383,6 +393,8 @@ struct slurm_conf {
                                * port on each SlurmctldHost address; 0 =
                                * not set (one controller) */
     struct conf_rate_limit rl; /* its rl_* items (conf_ctld_params.c) */
+    char *slurmd_params;      /* SlurmdParameters= */
+    struct conf_metrics metrics; /* its drover_metrics= item */
     uint16_t ctld_port;       /* SlurmctldPort=, 6817 */
     uint16_t slurmd_port;     /* SlurmdPort=, 6818 */
     char *accounting_storage_tres; /* AccountingStorageTRES=: TRES tracked
@@ -531,6 +543,13 @@ const struct conf_partition *conf_partition_default(const struct slurm_conf *c);
  * SlurmdSpoolDir=/var/spool/drover/%n.  Caller frees.  NULL on ENOMEM.
  */
 char *conf_expand_node_path(const char *tmpl, const struct conf_node *node);
+
+/* The port of node 'node''s droverd metrics endpoint
+ * (SlurmdParameters=drover_metrics=, conf_slurmd_params.c): the port
+ * given, or the node's Port= plus the "+N" given; 0 when the item is not
+ * set or the sum passes 65535. */
+uint16_t conf_metrics_port(const struct slurm_conf *conf,
+                           const struct conf_node *node);
 
 /* NULL is a no-op.  errno is preserved. */
 void conf_destroy(struct slurm_conf *conf);

@@ -81,6 +81,11 @@ char *conf__read_file(const char *path);
  * the file and the item. */
 int conf__ctld_params(struct slurm_conf *conf, drv_error_t *error);
 
+/* SlurmdParameters= (conf_slurmd_params.c): drover_metrics= into
+ * conf->metrics; Slurm's own items accepted, others refused.  Returns 0,
+ * or -1 with errno EINVAL and 'error' naming the file and the item. */
+int conf__slurmd_params(struct slurm_conf *conf, drv_error_t *error);
+
 /* Format into 'error', set errno=EINVAL, return -1. */
 int conf__einval(drv_error_t *error, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -995,6 +995,56 @@ int cgroup_job_procs(const struct cgroup_root *root, uint32_t job_id,
     return 0;
 }
 
+/* The number in file 'file' of 'dir' ("max": none), or 0. */
+static uint64_t number_in(const char *dir, const char *file)
+{
+    char *text = read_value(dir, file);
+    uint64_t v = text && isdigit((unsigned char)text[0])
+                     ? strtoull(text, NULL, 10) : 0;
+
+    free(text);
+    return v;
+}
+
+int cgroup_usage_read(const struct cgroup_root *root, uint32_t job_id,
+                      const char *step, struct cgroup_usage *u)
+{
+    int mem = root && root->version == 1 ? find_hier(root, CTL_MEMORY) : 0;
+    const char *base;
+    char *dir, *text;
+
+    *u = (struct cgroup_usage){0};
+    if (!root || root->n == 0 || (step && !step_name_ok(step)))
+        return -1;
+    base = root->h[mem < 0 ? 0 : mem].base; /* v1 without memory: tracked */
+    dir = step ? xasprintf("%s/job_%u/step_%s", base, job_id, step)
+               : xasprintf("%s/job_%u", base, job_id);
+    if (!is_dir(dir)) {
+        free(dir);
+        return -1;
+    }
+    if (root->version == 1 && mem >= 0) {
+        u->mem = true;
+        u->mem_bytes = number_in(dir, "memory.usage_in_bytes");
+        u->mem_peak_bytes = number_in(dir, "memory.max_usage_in_bytes");
+        u->mem_limit_bytes = number_in(dir, "memory.limit_in_bytes");
+        if (u->mem_limit_bytes >= (1ull << 62)) /* the kernel's "none" */
+            u->mem_limit_bytes = 0;
+    } else if (root->version == 2) {
+        u->mem = root->v2_ctl[CTL_MEMORY];
+        u->mem_bytes = number_in(dir, "memory.current");
+        u->mem_peak_bytes = number_in(dir, "memory.peak");
+        u->mem_limit_bytes = number_in(dir, "memory.max");
+        if ((text = read_value(dir, "cpu.stat"))) {
+            u->cpu = true;
+            u->cpu_us = keyed_value(text, "usage_usec");
+            free(text);
+        }
+    }
+    free(dir);
+    return 0;
+}
+
 void cgroup_step_procs_free(struct cgroup_step_procs *p, size_t n)
 {
     for (size_t i = 0; p && i < n; i++) {

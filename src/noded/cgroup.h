@@ -209,6 +209,30 @@ struct cgroup_step_procs {
 int cgroup_job_procs(const struct cgroup_root *root, uint32_t job_id,
                      struct cgroup_step_procs **out, size_t *n);
 
+/* What a job's or step's cgroup uses now (cgroup_usage_read). */
+struct cgroup_usage {
+    bool mem;                 /* the memory figures are known */
+    uint64_t mem_bytes;       /* v1 memory.usage_in_bytes, v2
+                               * memory.current */
+    uint64_t mem_peak_bytes;  /* v1 memory.max_usage_in_bytes, v2
+                               * memory.peak; 0: not known (v2 before
+                               * Linux 5.19) */
+    uint64_t mem_limit_bytes; /* v1 memory.limit_in_bytes, v2 memory.max;
+                               * 0: no limit */
+    bool cpu;                 /* cpu_us is known: v2 only (v1 jobs have
+                               * no cpuacct cgroup; jobstat.h sums /proc) */
+    uint64_t cpu_us;          /* v2 cpu.stat usage_usec: CPU time of every
+                               * process that ran there, exited ones too */
+};
+
+/* The figures of job_<job_id> ('step' NULL) or of its step_<step>
+ * ("batch", "0", ...) into *u, read from the memory hierarchy (v1) or
+ * the unified tree (v2): a few small files, cheap enough for the loop.
+ * Returns 0, or -1 when that cgroup is not there (or 'root' is NULL, or
+ * 'step' is no step name); fields not read stay 0/false. */
+int cgroup_usage_read(const struct cgroup_root *root, uint32_t job_id,
+                      const char *step, struct cgroup_usage *u);
+
 /* Free what cgroup_job_procs() gave.  NULL is a no-op. */
 void cgroup_step_procs_free(struct cgroup_step_procs *p, size_t n);
 

@@ -26,6 +26,7 @@
 #include "noded/cgroup_bpf.h"
 #include "noded/gpu_nvml.h"
 #include "noded/jobcontainer.h"
+#include "noded/metrics.h"
 #include "noded/noded.h"
 #include "noded/spool.h"
 #include "noded/stepd.h"
@@ -190,6 +191,8 @@ static void noded_listen(struct noded *nd)
     proto_server_set_unauth_timeout(nd->server,
                                     nd->conf->msg_timeout_s * 1000);
     proto_server_fit_script(nd->server, nd->conf->sched.max_script_size);
+    if (metrics_start(nd, &error) < 0)
+        log_fatal("%s", error.text);
 }
 
 static void noded_start_handles(struct noded *nd)
@@ -244,6 +247,7 @@ int main(int argc, char **argv)
     stepctl_cancel_all();
     stepmgr_stop(&nd);
     health_stop(&nd);
+    metrics_stop(&nd);
     proto_server_destroy(nd.server);
     proto_call_cancel_all();
     daemon_close_loop(nd.loop);

@@ -143,6 +143,13 @@ json_t *stepmgr_batch_jobs(struct noded *nd);
 /* [{"job_id","step_id"}] of the steps running here.  New reference. */
 json_t *stepmgr_running(struct noded *nd);
 
+/* The steps running here as stepmgr_running() lists them, each with what
+ * its launch said: "user" (user_name; "" for a step adopted from an
+ * earlier droverd) and "gpus" (this node's GPU indexes, "0-1,3"; "" for
+ * none or not known).  For the metrics endpoint (metrics.h).  New
+ * reference. */
+json_t *stepmgr_running_info(struct noded *nd);
+
 /* A child of droverd ended: true when it was a droverstepd (its report,
  * or a failure report when it left none, goes to the controller). */
 bool stepmgr_reaped(struct noded *nd, pid_t pid, int status);

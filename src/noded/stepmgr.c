@@ -47,6 +47,8 @@ struct nd_stepd {
                            * control socket may not listen yet): sent
                            * once it started */
     size_t answer_len;
+    char *user;           /* the launch's user_name, NULL: adopted */
+    char *gpus;           /* its GPUs on this node, "0-1,3", or NULL */
     stepmgr_done_f done;
     void *done_arg;
     uv_pipe_t reply;
@@ -82,6 +84,8 @@ static void maybe_free(struct nd_stepd *s)
     if (*pp)
         *pp = s->next;
     free(s->answer);
+    free(s->user);
+    free(s->gpus);
     json_decref(s->queued);
     free(s);
     if (nd->jc_base && !stepmgr_job_here(nd, job_id))
@@ -206,6 +210,35 @@ static pid_t spawn(struct noded *nd, json_t *body, int *reply_fd,
     return pid;
 }
 
+/* The user and this node's GPUs of a launch 'body': a batch step's from
+ * its job (user_name, the node's "alloc" entry's "gpus" ranges), an srun
+ * step's from step_launch (user_name, "gpus": [index]). */
+static void keep_launch_info(struct nd_stepd *s, json_t *body)
+{
+    json_t *job = json_object_get(body, "job"), *e;
+    const char *user;
+    size_t i;
+
+    user = json_string_value(json_object_get(job ? job : body, "user_name"));
+    s->user = xstrdup(user ? user : "");
+    if (job) {
+        json_array_foreach(json_object_get(job, "alloc"), i, e) {
+            const char *n = json_string_value(json_object_get(e, "node"));
+            const char *g = json_string_value(json_object_get(e, "gpus"));
+            if (n && g && !strcmp(n, s->nd->node->name))
+                s->gpus = xstrdup(g);
+        }
+        return;
+    }
+    json_array_foreach(json_object_get(body, "gpus"), i, e) {
+        char *t = xasprintf("%s%s%lld", s->gpus ? s->gpus : "",
+                            s->gpus ? "," : "",
+                            (long long)json_integer_value(e));
+        free(s->gpus);
+        s->gpus = t;
+    }
+}
+
 int stepmgr_launch(struct noded *nd, json_t *body, stepmgr_done_f done,
                    void *arg, drv_error_t *error)
 {
@@ -228,6 +261,7 @@ int stepmgr_launch(struct noded *nd, json_t *body, stepmgr_done_f done,
                            .done = done, .done_arg = arg, .pipe_open = true};
     s->run_id = (uint32_t)json_integer_value(
         json_object_get(json_object_get(body, "job"), "run_id"));
+    keep_launch_info(s, body);
     s->next = nd->stepds;
     nd->stepds = s;
     uv_pipe_init(nd->loop, &s->reply, 0);
@@ -355,16 +389,37 @@ json_t *stepmgr_batch_jobs(struct noded *nd)
     return arr;
 }
 
+/* Started (or starting) and not ended. */
+static bool running(const struct nd_stepd *s)
+{
+    return !s->reaped && !s->reported && (s->started || !s->answered);
+}
+
 json_t *stepmgr_running(struct noded *nd)
 {
     json_t *arr = json_array();
 
     for (struct nd_stepd *s = nd->stepds; s; s = s->next)
-        if (!s->reaped && !s->reported && (s->started || !s->answered))
+        if (running(s))
             json_array_append_new(arr, json_pack("{s:I s:I}", "job_id",
                                                  (json_int_t)s->job_id,
                                                  "step_id",
                                                  (json_int_t)s->step_id));
+    return arr;
+}
+
+json_t *stepmgr_running_info(struct noded *nd)
+{
+    json_t *arr = json_array();
+
+    for (struct nd_stepd *s = nd->stepds; s; s = s->next)
+        if (running(s))
+            json_array_append_new(
+                arr, json_pack("{s:I s:I s:s s:s}", "job_id",
+                               (json_int_t)s->job_id, "step_id",
+                               (json_int_t)s->step_id, "user",
+                               s->user ? s->user : "", "gpus",
+                               s->gpus ? s->gpus : ""));
     return arr;
 }
 
@@ -620,6 +675,8 @@ void stepmgr_forget_all(struct noded *nd)
 
         nd->stepds = s->next;
         free(s->answer);
+        free(s->user);
+        free(s->gpus);
         json_decref(s->queued); /* requests the step never answered */
         free(s);
     }

@@ -8,7 +8,6 @@
  * lists the series.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,68 +15,8 @@
 #include <microhttpd.h>
 
 #include "cmd/lib/jsonget.h"
+#include "common/promtext.h"
 #include "restd/rest.h"
-
-/* A growing text. */
-struct text {
-    char *buf;
-    size_t len, cap;
-    bool oom;
-};
-
-static void put(struct text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void put(struct text *t, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    for (;;) {
-        va_start(ap, fmt);
-        n = vsnprintf(t->buf ? t->buf + t->len : NULL,
-                      t->buf ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0 || t->oom)
-            return;
-        if (t->buf && t->len + (size_t)n < t->cap) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = (t->cap ? t->cap * 2 : 8192) + (size_t)n;
-        char *b = realloc(t->buf, cap);
-        if (!b) {
-            t->oom = true;
-            return;
-        }
-        t->buf = b;
-        t->cap = cap;
-    }
-}
-
-/* A label value with Prometheus' escapes (\\, \", \n), at most 255
- * bytes of it. */
-static const char *esc(const char *s, char out[512])
-{
-    size_t k = 0;
-
-    for (; s && *s && k < 510; s++) {
-        if (*s == '\\' || *s == '"' || *s == '\n') {
-            out[k++] = '\\';
-            out[k++] = *s == '\n' ? 'n' : *s;
-        } else {
-            out[k++] = *s;
-        }
-    }
-    out[k] = '\0';
-    return out;
-}
-
-static void header(struct text *t, const char *name, const char *type,
-                   const char *help)
-{
-    put(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
 
 /* Count 'key' (a label set) in 'counts'. */
 static void count(json_t *counts, const char *key)
@@ -88,16 +27,16 @@ static void count(json_t *counts, const char *key)
                         json_integer(json_integer_value(v) + 1));
 }
 
-static void put_counts(struct text *t, const char *name, json_t *counts)
+static void put_counts(struct promtext *t, const char *name, json_t *counts)
 {
     const char *key;
     json_t *v;
 
     json_object_foreach(counts, key, v)
-        put(t, "%s{%s} %lld\n", name, key, (long long)json_integer_value(v));
+        promtext_put(t, "%s{%s} %lld\n", name, key, (long long)json_integer_value(v));
 }
 
-static void job_series(struct text *t, const json_t *jobs)
+static void job_series(struct promtext *t, const json_t *jobs)
 {
     json_t *by_state = json_object(), *by_reason = json_object(), *job;
     char a[512], b[512], c[512], d[512], key[2200];
@@ -106,20 +45,22 @@ static void job_series(struct text *t, const json_t *jobs)
     json_array_foreach(jobs, i, job) {
         snprintf(key, sizeof(key),
                  "state=\"%s\",partition=\"%s\",user=\"%s\",account=\"%s\"",
-                 esc(jstr_or(job, "job_state", ""), a), esc(jstr_or(job, "partition", ""), b),
-                 esc(jstr_or(job, "user_name", ""), c), esc(jstr_or(job, "account", ""), d));
+                 promtext_esc(jstr_or(job, "job_state", ""), a),
+                 promtext_esc(jstr_or(job, "partition", ""), b),
+                 promtext_esc(jstr_or(job, "user_name", ""), c),
+                 promtext_esc(jstr_or(job, "account", ""), d));
         count(by_state, key);
         if (!strcmp(jstr_or(job, "job_state", ""), "PENDING")) {
             snprintf(key, sizeof(key), "reason=\"%s\"",
-                     esc(jstr_or(job, "state_reason", ""), a));
+                     promtext_esc(jstr_or(job, "state_reason", ""), a));
             count(by_reason, key);
         }
     }
-    header(t, "drover_jobs", "gauge",
+    promtext_header(t, "drover_jobs", "gauge",
            "Jobs the controller holds, by state, partition, user and "
            "account.");
     put_counts(t, "drover_jobs", by_state);
-    header(t, "drover_jobs_pending", "gauge", "Pending jobs by reason.");
+    promtext_header(t, "drover_jobs_pending", "gauge", "Pending jobs by reason.");
     put_counts(t, "drover_jobs_pending", by_reason);
     json_decref(by_state);
     json_decref(by_reason);
@@ -145,25 +86,25 @@ static const char *gpu_uuid(const json_t *nodes, const char *name,
 
 /* drover_job_gpu_info: one series per GPU of each running job, so that
  * DCGM's per-GPU series join to jobs on node and gpu_index (or uuid). */
-static void gpu_line(struct text *t, const json_t *job, const json_t *node,
+static void gpu_line(struct promtext *t, const json_t *job, const json_t *node,
                      long index, const json_t *nodes)
 {
     const char *name = jstr_or(node, "node", "");
     char a[512], b[512], c[512];
 
-    put(t, "drover_job_gpu_info{job_id=\"%lld\",user=\"%s\",node=\"%s\","
+    promtext_put(t, "drover_job_gpu_info{job_id=\"%lld\",user=\"%s\",node=\"%s\","
            "gpu_index=\"%ld\",uuid=\"%s\"} 1\n",
-        (long long)jint(job, "job_id", 0), esc(jstr_or(job, "user_name", ""), a),
-        esc(name, b), index, esc(gpu_uuid(nodes, name, index), c));
+        (long long)jint(job, "job_id", 0), promtext_esc(jstr_or(job, "user_name", ""), a),
+        promtext_esc(name, b), index, promtext_esc(gpu_uuid(nodes, name, index), c));
 }
 
-static void gpu_series(struct text *t, const json_t *jobs,
+static void gpu_series(struct promtext *t, const json_t *jobs,
                        const json_t *nodes)
 {
     json_t *job, *node;
     size_t i, j;
 
-    header(t, "drover_job_gpu_info", "gauge",
+    promtext_header(t, "drover_job_gpu_info", "gauge",
            "1 for each GPU a running job holds (node, index and UUID).");
     json_array_foreach(jobs, i, job) {
         if (strcmp(jstr_or(job, "job_state", ""), "RUNNING"))
@@ -204,7 +145,7 @@ static long gpu_count(const char *gres)
     return total;
 }
 
-static void node_series(struct text *t, const json_t *nodes)
+static void node_series(struct promtext *t, const json_t *nodes)
 {
     json_t *by_state = json_object(), *node;
     long long cpus = 0, alloc_cpus = 0, mem = 0, alloc_mem = 0, gpus = 0,
@@ -214,7 +155,7 @@ static void node_series(struct text *t, const json_t *nodes)
 
     json_array_foreach(nodes, i, node) {
         snprintf(key, sizeof(key), "state=\"%s\"",
-                 esc(jstr_or(node, "state_str", ""), a));
+                 promtext_esc(jstr_or(node, "state_str", ""), a));
         count(by_state, key);
         cpus += jint(node, "cpus", 0);
         alloc_cpus += jint(node, "alloc_cpus", 0);
@@ -223,20 +164,20 @@ static void node_series(struct text *t, const json_t *nodes)
         gpus += gpu_count(jstr_or(node, "gres", ""));
         alloc_gpus += gpu_count(jstr_or(node, "gres_used", ""));
     }
-    header(t, "drover_nodes", "gauge", "Nodes by state (sinfo's words).");
+    promtext_header(t, "drover_nodes", "gauge", "Nodes by state (sinfo's words).");
     put_counts(t, "drover_nodes", by_state);
-    header(t, "drover_cpus", "gauge", "CPUs of all nodes, by use.");
-    put(t, "drover_cpus{use=\"total\"} %lld\ndrover_cpus{use=\"allocated\"}"
+    promtext_header(t, "drover_cpus", "gauge", "CPUs of all nodes, by use.");
+    promtext_put(t, "drover_cpus{use=\"total\"} %lld\ndrover_cpus{use=\"allocated\"}"
            " %lld\ndrover_cpus{use=\"idle\"} %lld\n",
         cpus, alloc_cpus, cpus - alloc_cpus);
-    header(t, "drover_memory_bytes", "gauge",
+    promtext_header(t, "drover_memory_bytes", "gauge",
            "Configured memory of all nodes (RealMemory), by use.");
-    put(t, "drover_memory_bytes{use=\"total\"} %lld\n"
+    promtext_put(t, "drover_memory_bytes{use=\"total\"} %lld\n"
            "drover_memory_bytes{use=\"allocated\"} %lld\n"
            "drover_memory_bytes{use=\"idle\"} %lld\n",
         mem << 20, alloc_mem << 20, (mem - alloc_mem) << 20);
-    header(t, "drover_gpus", "gauge", "GPUs of all nodes, by use.");
-    put(t, "drover_gpus{use=\"total\"} %lld\ndrover_gpus{use=\"allocated\"}"
+    promtext_header(t, "drover_gpus", "gauge", "GPUs of all nodes, by use.");
+    promtext_put(t, "drover_gpus{use=\"total\"} %lld\ndrover_gpus{use=\"allocated\"}"
            " %lld\ndrover_gpus{use=\"idle\"} %lld\n",
         gpus, alloc_gpus, gpus - alloc_gpus);
     json_decref(by_state);
@@ -245,7 +186,7 @@ static void node_series(struct text *t, const json_t *nodes)
 /* NAME_bucket{labels,le=...}, NAME_sum, NAME_count of a histogram whose
  * "le_us" (common/histogram.h), "total_us" and "count" (or "cycles")
  * are in 'h'. */
-static void histogram_lines(struct text *t, const char *name,
+static void histogram_lines(struct promtext *t, const char *name,
                             const char *labels, const json_t *h)
 {
     const char *sep = labels ? "," : "";
@@ -256,18 +197,18 @@ static void histogram_lines(struct text *t, const char *name,
 
     labels = labels ? labels : "";
     json_array_foreach(json_object_get(h, "le_us"), i, b)
-        put(t, "%s_bucket{%s%sle=\"%g\"} %lld\n", name, labels, sep,
+        promtext_put(t, "%s_bucket{%s%sle=\"%g\"} %lld\n", name, labels, sep,
             (double)json_integer_value(json_array_get(b, 0)) / 1e6,
             (long long)json_integer_value(json_array_get(b, 1)));
-    put(t, "%s_bucket{%s%sle=\"+Inf\"} %lld\n", name, labels, sep,
+    promtext_put(t, "%s_bucket{%s%sle=\"+Inf\"} %lld\n", name, labels, sep,
         (long long)n);
-    put(t, "%s_sum%s%s%s %.6f\n", name, *labels ? "{" : "", labels,
+    promtext_put(t, "%s_sum%s%s%s %.6f\n", name, *labels ? "{" : "", labels,
         *labels ? "}" : "", jint(h, "total_us", 0) / 1e6);
-    put(t, "%s_count%s%s%s %lld\n", name, *labels ? "{" : "", labels,
+    promtext_put(t, "%s_count%s%s%s %lld\n", name, *labels ? "{" : "", labels,
         *labels ? "}" : "", (long long)n);
 }
 
-static void sched_series(struct text *t, const json_t *st)
+static void sched_series(struct promtext *t, const json_t *st)
 {
     const json_t *sched = json_object_get(st, "schedule");
     const json_t *jobs = json_object_get(st, "jobs");
@@ -275,44 +216,45 @@ static void sched_series(struct text *t, const json_t *st)
     json_t *e;
     size_t i;
 
-    header(t, "drover_scheduler_cycles_total", "counter",
+    promtext_header(t, "drover_scheduler_cycles_total", "counter",
            "Scheduling passes since the statistics were reset.");
-    put(t, "drover_scheduler_cycles_total %lld\n",
+    promtext_put(t, "drover_scheduler_cycles_total %lld\n",
         (long long)jint(sched, "cycles", 0));
-    header(t, "drover_scheduler_cycle_seconds", "histogram",
+    promtext_header(t, "drover_scheduler_cycle_seconds", "histogram",
            "Scheduling pass times (each pass includes backfill).");
     histogram_lines(t, "drover_scheduler_cycle_seconds", NULL, sched);
-    header(t, "drover_scheduler_cycle_max_seconds", "gauge",
+    promtext_header(t, "drover_scheduler_cycle_max_seconds", "gauge",
            "The longest scheduling pass.");
-    put(t, "drover_scheduler_cycle_max_seconds %.6f\n",
+    promtext_put(t, "drover_scheduler_cycle_max_seconds %.6f\n",
         jint(sched, "max_cycle_us", 0) / 1e6);
-    header(t, "drover_backfilled_jobs_total", "counter",
+    promtext_header(t, "drover_backfilled_jobs_total", "counter",
            "Jobs started by backfill since the controller started.");
-    put(t, "drover_backfilled_jobs_total %lld\n",
+    promtext_put(t, "drover_backfilled_jobs_total %lld\n",
         (long long)jint(st, "backfilled_since_start", 0));
-    header(t, "drover_job_events_total", "counter",
+    promtext_header(t, "drover_job_events_total", "counter",
            "Jobs by what happened to them since the statistics were reset.");
     static const char *const events[] = {"submitted", "started", "completed",
                                          "canceled", "failed", NULL};
     for (size_t k = 0; events[k]; k++)
-        put(t, "drover_job_events_total{event=\"%s\"} %lld\n", events[k],
+        promtext_put(t, "drover_job_events_total{event=\"%s\"} %lld\n", events[k],
             (long long)jint(jobs, events[k], 0));
-    header(t, "drover_accounting_queue", "gauge",
+    promtext_header(t, "drover_accounting_queue", "gauge",
            "Accounting records waiting for droverdbd.");
-    put(t, "drover_accounting_queue %lld\n",
+    promtext_put(t, "drover_accounting_queue %lld\n",
         (long long)jint(st, "dbd_agent_queue_size", 0));
-    header(t, "drover_rpc_requests_total", "counter",
+    promtext_header(t, "drover_rpc_requests_total", "counter",
            "Messages served by the controller, by type.");
     json_array_foreach(json_object_get(json_object_get(st, "rpc"), "types"),
                        i, e)
-        put(t, "drover_rpc_requests_total{type=\"%s\"} %lld\n",
-            esc(jstr_or(e, "type", ""), a), (long long)jint(e, "count", 0));
-    header(t, "drover_rpc_duration_seconds", "histogram",
+        promtext_put(t, "drover_rpc_requests_total{type=\"%s\"} %lld\n",
+            promtext_esc(jstr_or(e, "type", ""), a), (long long)jint(e, "count", 0));
+    promtext_header(t, "drover_rpc_duration_seconds", "histogram",
            "Time from a message's arrival to its answer, by type.");
     json_array_foreach(json_object_get(json_object_get(st, "rpc"), "types"),
                        i, e) {
         char label[600];
-        snprintf(label, sizeof(label), "type=\"%s\"", esc(jstr_or(e, "type", ""), a));
+        snprintf(label, sizeof(label), "type=\"%s\"",
+                 promtext_esc(jstr_or(e, "type", ""), a));
         histogram_lines(t, "drover_rpc_duration_seconds", label, e);
     }
 }
@@ -320,7 +262,7 @@ static void sched_series(struct text *t, const json_t *st)
 void rest_metrics(struct rest_req *r, const char *arg)
 {
     json_t *jobs = NULL, *nodes = NULL, *st = NULL;
-    struct text t = {0};
+    struct promtext t = {0};
 
     (void)arg;
     if (rest_call(r, "job_info",

@@ -119,3 +119,28 @@ def test_v2_step_sees_only_its_gpu(cluster, tmp_path):
     assert out.count("visible=0\n") == 2, (out, err)
     assert out.count(" opened\n") == 4, out
     assert out.count("Operation not permitted") == 2, out
+
+
+@pytest.mark.parametrize("cluster", [V2_CLUSTER], indirect=True)
+def test_v2_node_metrics_count_cpu_from_cpu_stat(cluster):
+    """droverd's /metrics on cgroup v2: a job's CPU time is its cgroup's
+    cpu.stat usage_usec (kept by the kernel with or without the cpu
+    controller), so the time of processes that already exited counts:
+    here a child burns 2 s and ends, then the job only sleeps."""
+    from test_node_exporter import node_url, samples, scrape
+    c = cluster
+    url = node_url(c, "node01")
+    job = c.sbatch("--wrap", "timeout 2 sh -c 'while :; do :; done'; "
+                   "touch burnt; sleep 120", cwd=c.workdir)
+    c.wait_until(lambda: (c.workdir / "burnt").exists(), timeout=30,
+                 what="the burner to end")
+    fams = scrape(url)
+    assert samples(fams, "drover_node_job_cpu_seconds", job)[None] >= 1.5
+    assert samples(fams, "drover_node_step_cpu_seconds", job)["batch"] \
+        >= 1.5
+    assert samples(fams, "drover_node_job_processes", job)[None] >= 1
+    c.run("scancel", job, check=True)
+    c.wait_job_done(job)
+    c.wait_until(lambda: not samples(scrape(url),
+                                     "drover_node_job_cpu_seconds"),
+                 timeout=30, what="the job's series to go")

@@ -850,6 +850,73 @@ static void v2_without_memory_tracks_only(void **state)
     fake_end();
 }
 
+/* cgroup_usage_read(): the memory figures of a job's and a step's cgroup
+ * (v1 files; the kernel's huge "no limit" is 0), v2's with cpu.stat;
+ * a missing cgroup or a bad step name is -1. */
+static void usage_read_v1_and_v2(void **state)
+{
+    (void)state;
+    struct cgroup_limits job = { .mem_mib = 100 };
+    struct cgroup_usage u;
+    struct slurm_conf *conf;
+    struct cgroup_root *root;
+    struct cgroup_step *s;
+    char mnt[128];
+
+    fake_v1_tree();
+    conf = constrained_conf(CONF_CGROUP_V1, fake);
+    root = open_ok(conf, v1_self);
+    s = create_ok(root, 13, "batch", &job, NULL);
+    fake_put("memory/sub/x/drover_n1_7001/job_13/memory.usage_in_bytes",
+             "3000\n");
+    fake_put("memory/sub/x/drover_n1_7001/job_13/memory.max_usage_in_bytes",
+             "4000\n");
+    assert_int_equal(cgroup_usage_read(root, 13, NULL, &u), 0);
+    assert_true(u.mem);
+    assert_false(u.cpu);
+    assert_int_equal(u.mem_bytes, 3000);
+    assert_int_equal(u.mem_peak_bytes, 4000);
+    assert_int_equal(u.mem_limit_bytes,
+                     strtoull(fake_get("memory/sub/x/drover_n1_7001/job_13/"
+                                       "memory.limit_in_bytes"), NULL, 10));
+    assert_true(u.mem_limit_bytes >= MIB(100));
+    assert_int_equal(cgroup_usage_read(root, 13, "batch", &u), 0);
+    assert_int_equal(u.mem_limit_bytes, 0); /* 9223372036854771712 */
+    assert_int_equal(cgroup_usage_read(root, 14, NULL, &u), -1);
+    assert_int_equal(cgroup_usage_read(root, 13, "..", &u), -1);
+    assert_int_equal(cgroup_usage_read(NULL, 13, NULL, &u), -1);
+    cgroup_step_destroy(s);
+    cgroup_root_destroy(root);
+    conf_destroy(conf);
+    fake_end();
+
+    fake_v2_tree("+cpuset +cpu +memory +pids");
+    snprintf(mnt, sizeof(mnt), "%s/unified", fake);
+    conf = constrained_conf(CONF_CGROUP_AUTODETECT, mnt);
+    root = open_ok(conf, "0::/svc\n");
+    s = create_ok(root, 7, "batch", &job, NULL);
+    fake_put("unified/svc/drover_n1_7001/job_7/step_batch/memory.current",
+             "5000\n");
+    fake_put("unified/svc/drover_n1_7001/job_7/step_batch/memory.peak",
+             "6000\n");
+    fake_put("unified/svc/drover_n1_7001/job_7/step_batch/cpu.stat",
+             "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n");
+    assert_int_equal(cgroup_usage_read(root, 7, "batch", &u), 0);
+    assert_true(u.mem && u.cpu);
+    assert_int_equal(u.mem_bytes, 5000);
+    assert_int_equal(u.mem_peak_bytes, 6000);
+    assert_int_equal(u.mem_limit_bytes, 0); /* "max" */
+    assert_int_equal(u.cpu_us, 2500000);
+    assert_int_equal(cgroup_usage_read(root, 7, NULL, &u), 0);
+    assert_int_equal(u.mem_limit_bytes, MIB(100));
+    assert_false(u.cpu); /* no cpu.stat in the fake job directory */
+    fake_put("unified/svc/drover_n1_7001/job_7/step_batch/cgroup.procs", "");
+    cgroup_step_destroy(s);
+    cgroup_root_destroy(root);
+    conf_destroy(conf);
+    fake_end();
+}
+
 /* --- when there is no tree ---------------------------------------------- */
 
 static void not_in_use_is_null_without_error(void **state)
@@ -1028,6 +1095,7 @@ int main(void)
         cmocka_unit_test(v1_limits_need_task_cgroup),
         cmocka_unit_test(v1_signal_reaches_every_listed_process),
         cmocka_unit_test(v1_oom_kills_and_max_rss),
+        cmocka_unit_test(usage_read_v1_and_v2),
         cmocka_unit_test(sweep_and_prune_keep_jobs_with_processes),
         cmocka_unit_test(node_prune_removes_a_stopped_daemons_tree),
         cmocka_unit_test(bad_step_names_are_refused),

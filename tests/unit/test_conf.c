@@ -188,6 +188,48 @@ static void ctld_params_rate_limit(void **state)
                 "expected a port number");
 }
 
+/* SlurmdParameters=drover_metrics=: off by default, a port alone binds
+ * 127.0.0.1, "+N" adds to each node's Port=, Slurm's items accepted,
+ * unknown items and bad values refused naming the item. */
+static void slurmd_params_metrics(void **state)
+{
+    static const char node[] = "NodeName=n1 Port=7000\n";
+    struct slurm_conf *conf;
+    char text[256];
+
+    (void)state;
+    snprintf(text, sizeof(text), "%sSlurmdParameters=config_overrides\n",
+             node);
+    conf = parse_ok(text, NULL);
+    assert_false(conf->metrics.enabled);
+    assert_int_equal(conf_metrics_port(conf, &conf->nodes[0]), 0);
+    conf_destroy(conf);
+    snprintf(text, sizeof(text), "%sSlurmdParameters=drover_metrics=9101\n",
+             node);
+    conf = parse_ok(text, NULL);
+    assert_string_equal(conf->metrics.host, "127.0.0.1");
+    assert_int_equal(conf_metrics_port(conf, &conf->nodes[0]), 9101);
+    conf_destroy(conf);
+    snprintf(text, sizeof(text), "%sSlurmdParameters=shutdown_on_reboot,"
+             "drover_metrics=10.1.2.3:+100\n", node);
+    conf = parse_ok(text, NULL);
+    assert_string_equal(conf->metrics.host, "10.1.2.3");
+    assert_int_equal(conf_metrics_port(conf, &conf->nodes[0]), 7100);
+    conf_destroy(conf);
+    snprintf(text, sizeof(text), "%sSlurmdParameters=drover_metrics="
+             "[::1]:9100\n", node);
+    conf = parse_ok(text, NULL);
+    assert_string_equal(conf->metrics.host, "::1");
+    assert_int_equal(conf_metrics_port(conf, &conf->nodes[0]), 9100);
+    conf_destroy(conf);
+    parse_fails("SlurmdParameters=drover_metrics=0\n", NULL,
+                "SlurmdParameters=drover_metrics=0: expected [HOST:]PORT");
+    parse_fails("SlurmdParameters=drover_metrics=:9100\n", NULL,
+                "the host is empty");
+    parse_fails("SlurmdParameters=no_such_item\n", NULL,
+                "SlurmdParameters=no_such_item: unknown item");
+}
+
 static void ctld_addr_defaults_to_host(void **state)
 {
     (void)state;
@@ -1110,6 +1152,7 @@ int main(void)
         cmocka_unit_test(parse_rejects_null),
         cmocka_unit_test(expand_node_path),
         cmocka_unit_test(ctld_params_rate_limit),
+        cmocka_unit_test(slurmd_params_metrics),
         cmocka_unit_test(load_from_directory),
         cmocka_unit_test(load_names_included_file_in_errors),
         cmocka_unit_test(load_self_include_is_stopped),

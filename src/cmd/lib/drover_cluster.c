@@ -237,13 +237,25 @@ static int pick_ports(unsigned count, unsigned *base, drv_error_t *error)
                      "give one with --port-base", count, lo, hi - 1);
 }
 
+/* The ports before the nodes' metrics ports: controller, nodes,
+ * droverdbd, droverrestd, drover-emud's one and the Raft group's one. */
+static unsigned ports_before_metrics(const struct drover_shape *shape)
+{
+    return shape->nodes + 3 + (shape->emulate_nodes ? 1 : 0)
+           + (shape->controllers > 1 ? 1 : 0);
+}
+
+/* Each real node's droverd metrics port is its Port= plus this
+ * (SlurmdParameters=drover_metrics=127.0.0.1:+N): the last ports. */
+static unsigned metrics_offset(const struct drover_shape *shape)
+{
+    return ports_before_metrics(shape) - 1;
+}
+
 static int choose_ports(const struct drover_shape *shape, unsigned *base,
                         drv_error_t *error)
 {
-    /* controller, nodes, droverdbd, droverrestd, drover-emud's one */
-    /* ... and the Raft group's one */
-    unsigned count = shape->nodes + 3 + (shape->emulate_nodes ? 1 : 0)
-                     + (shape->controllers > 1 ? 1 : 0);
+    unsigned count = ports_before_metrics(shape) + shape->nodes;
 
     if (!shape->port_base)
         return pick_ports(count, base, error);
@@ -564,20 +576,34 @@ static char *ctld_lines(const struct drover_shape *shape, unsigned base)
     return more;
 }
 
+/* droverd's Prometheus endpoint on each real node (metrics.h), on
+ * 127.0.0.1 and the ports after every other one. */
+static char *metrics_line(const struct drover_shape *shape)
+{
+    if (!shape->nodes)
+        return xstrdup("");
+    return xasprintf("# Each droverd's Prometheus endpoint: GET "
+                     "http://127.0.0.1:<its Port= + %u>/metrics\n"
+                     "SlurmdParameters=drover_metrics=127.0.0.1:+%u\n",
+                     metrics_offset(shape), metrics_offset(shape));
+}
+
 static char *slurm_conf_text(const char *dir, const struct drover_shape *shape,
                              unsigned base, const char *user)
 {
     static const char one[] = "SlurmctldHost=localhost(127.0.0.1)\n";
     char *nodes = node_line(shape, base), *ctld = ctld_lines(shape, base);
+    char *metrics = metrics_line(shape);
     char *text = xasprintf(slurm_conf_fmt, dir, base, user, nodes,
                            shape->partition, dbd_port(shape, base));
     char *at = strstr(text, one);
-    char *both = xasprintf("%.*s%s%s", (int)(at - text), text, ctld,
-                           at + strlen(one));
+    char *both = xasprintf("%.*s%s%s%s", (int)(at - text), text, ctld,
+                           metrics, at + strlen(one));
 
     free(text);
     free(nodes);
     free(ctld);
+    free(metrics);
     return conf_set_lines(both, shape->conf_extra);
 }
 
