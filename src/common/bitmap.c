@@ -325,3 +325,21 @@ bitmap_t *bitmap_parse(const char *s, size_t nbits, drv_error_t *error)
     }
     return b;
 }
+
+size_t bitmap_list_bits(const char *s, size_t max)
+{
+    unsigned long long top = 0;
+
+    while (s && *s) {
+        if (*s >= '0' && *s <= '9') {
+            char *end;
+            unsigned long long v = strtoull(s, &end, 10);
+            if (v > top)
+                top = v;
+            s = end;
+        } else {
+            s++;
+        }
+    }
+    return top < max ? (size_t)top + 1 : max;
+}

@@ -50,6 +50,10 @@ char *bitmap_fmt(const bitmap_t *b);
  */
 bitmap_t *bitmap_parse(const char *s, size_t nbits, drv_error_t *error);
 
+/* Bits a ranges form such as "0-3,8" needs: its largest number + 1, at
+ * most 'max' (bitmap_parse() of a larger number then fails). */
+size_t bitmap_list_bits(const char *s, size_t max);
+
 /* NULL is a no-op.  errno is preserved. */
 void bitmap_destroy(bitmap_t *b);
 

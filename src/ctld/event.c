@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/array.h"
+#include "ctld/cpu_ids.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/enforce.h"
@@ -57,6 +58,7 @@ static int alloc_take(struct ctld *ctld, struct job *job)
     if (job->preempt_suspended) /* restored: its CPUs stay given back */
         sched_alloc_suspend(ctld->nodes->sched, ctld->nodes->count,
                             job->alloc);
+    cpu_ids_take(ctld->nodes, job->alloc);
     node_table_jobs_attach(ctld->nodes, job->alloc, job->id);
     return 0;
 }
@@ -78,6 +80,7 @@ static void alloc_release(struct ctld *ctld, struct job *job, time_t t)
         log_err("JobId=%u: releasing allocation", job->id);
     for (uint32_t i = 0; i < job->alloc->node_count; i++)
         ctld->nodes->info[job->alloc->node_idx[i]].last_busy = t;
+    cpu_ids_release(ctld->nodes, job->alloc);
     node_table_jobs_detach(ctld->nodes, job->alloc, job->id);
     json_t *a = job_alloc_to_json(job->alloc, ctld->nodes->names);
     free(job->last_alloc_json);

@@ -17,6 +17,9 @@
 #include "ctld/array.h"
 #include "ctld/depend.h"
 #include "ctld/job.h"
+
+/* CPU ids of a node are below this (Slurm's CPUs= is 16 bits). */
+#define CPU_IDS_MAX 65536
 #include "ctld/step.h"
 
 static const char *const job_reasons[] = {
@@ -122,13 +125,17 @@ json_t *job_alloc_to_json(const struct sched_alloc *a,
     arr = json_array();
     for (uint32_t i = 0; i < a->node_count; i++) {
         char *gpus = a->gpus && a->gpus[i] ? bitmap_fmt(a->gpus[i]) : NULL;
-        json_array_append_new(
-            arr, json_pack("{s:s s:i s:i s:I s:s}", "node",
-                           node_names[a->node_idx[i]], "tasks", a->tasks[i],
-                           "cpus", a->cpus[i],
-                           "mem_mib", (json_int_t)a->mem_mib[i], "gpus",
-                           gpus ? gpus : ""));
+        char *ids = a->cpu_ids[i] ? bitmap_fmt(a->cpu_ids[i]) : NULL;
+        json_t *e = json_pack("{s:s s:i s:i s:I s:s}", "node",
+                              node_names[a->node_idx[i]], "tasks",
+                              a->tasks[i], "cpus", a->cpus[i], "mem_mib",
+                              (json_int_t)a->mem_mib[i], "gpus",
+                              gpus ? gpus : "");
+        if (e && ids)
+            json_object_set_new(e, "cpu_ids", json_string(ids));
+        json_array_append_new(arr, e);
         free(gpus);
+        free(ids);
     }
     return arr;
 }
@@ -431,15 +438,15 @@ struct sched_alloc *job_alloc_from_json(json_t *arr,
         return NULL;
     }
     json_array_foreach(arr, i, e) {
-        const char *node = "", *gpus = "";
+        const char *node = "", *gpus = "", *ids = NULL;
         int cpus = 0, tasks = 1;
         json_int_t mem = 0;
         uint32_t ngpus = 0;
         long idx;
 
-        json_unpack(e, "{s?s s?i s?i s?I s?s}", "node", &node, "tasks",
+        json_unpack(e, "{s?s s?i s?i s?I s?s s?s}", "node", &node, "tasks",
                     &tasks, "cpus", &cpus,
-                    "mem_mib", &mem, "gpus", &gpus);
+                    "mem_mib", &mem, "gpus", &gpus, "cpu_ids", &ids);
         if ((idx = node_index(node, &ngpus, arg)) < 0) {
             sched_alloc_destroy(a);
             errprintf(error, "unknown node '%s' in allocation", node);
@@ -452,6 +459,13 @@ struct sched_alloc *job_alloc_from_json(json_t *arr,
         if (*gpus && !(a->gpus[i] = bitmap_parse(gpus, ngpus, NULL))) {
             sched_alloc_destroy(a);
             errprintf(error, "bad GPU set '%s'", gpus);
+            return NULL;
+        }
+        if (ids && *ids
+            && !(a->cpu_ids[i] = bitmap_parse(ids, bitmap_list_bits(ids, CPU_IDS_MAX),
+                                       NULL))) {
+            sched_alloc_destroy(a);
+            errprintf(error, "bad CPU id set '%s'", ids);
             return NULL;
         }
     }

@@ -110,6 +110,9 @@ static void add_paths(const struct jsonw_sink *o, const struct job *job,
     put_path(o, "std_in", job->std_in ? job->std_in : "/dev/null", &v);
 }
 
+/* The allocation with each node's CPU ids (ctld/cpu_ids.h); an entry
+ * without (a record from before the controller chose them) shows 0..n-1,
+ * the CPUs droverstepd then binds to. */
 static json_t *alloc_detail(struct ctld *ctld, const struct job *job)
 {
     json_t *arr = job_alloc_to_json(job->alloc, ctld->nodes->names);
@@ -118,12 +121,13 @@ static json_t *alloc_detail(struct ctld *ctld, const struct job *job)
 
     if (!arr)
         return json_array();
-    /* The controller counts CPUs and does not choose them: 0..n-1 on
-     * each node, as Slurm prints for a job alone on a node; droverstepd
-     * binds job CPU id k to the node's k-th PU (src/noded/affinity.h). */
     json_array_foreach(arr, i, e) {
         uint32_t cpus = job->alloc->cpus[i];
-        char *ids = cpus > 1 ? xasprintf("0-%u", cpus - 1) : xstrdup("0");
+        char *ids;
+
+        if (json_object_get(e, "cpu_ids"))
+            continue;
+        ids = cpus > 1 ? xasprintf("0-%u", cpus - 1) : xstrdup("0");
         json_object_set_new(e, "cpu_ids", json_string(ids));
         free(ids);
     }

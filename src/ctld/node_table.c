@@ -83,6 +83,7 @@ void node_table_destroy(struct node_table *nt)
         free(nt->info[i].reason_user);
         free(nt->info[i].os);
         free(nt->info[i].jobs);
+        free(nt->info[i].cpu_holds);
         json_decref(nt->info[i].gpus);
     }
     for (size_t p = 0; p < nt->part_count; p++)

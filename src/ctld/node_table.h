@@ -36,6 +36,8 @@ struct ctld_node {
                         * (node_table_jobs_attach()); may hold ids of jobs
                         * since gone: readers check the job */
     uint32_t njobs, jobs_cap;
+    uint16_t *cpu_holds; /* per CPU id: how many jobs hold it (cpu_ids.h) */
+    uint32_t ncpu_holds;
     json_t *gpus; /* with AutoDetect=nvml, the GPUs droverd registered:
                    * [{index, type, file, uuid}] (node_info "gpus"), or
                    * NULL */

@@ -431,6 +431,12 @@ static void limits_json(const struct sched_alloc *a,
     json_object_set_new(o, "job_gpus", a->gpus[e] ? gpu_list(a->gpus[e])
                                                   : json_array());
     json_object_set_new(o, "job_cpus", json_integer((json_int_t)a->cpus[e]));
+    if (a->cpu_ids[e]) {
+        char *ids = bitmap_fmt(a->cpu_ids[e]);
+        if (ids)
+            json_object_set_new(o, "job_cpu_ids", json_string(ids));
+        free(ids);
+    }
 }
 
 static void send_launches(struct ctld *ctld, struct job *job,

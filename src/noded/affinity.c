@@ -6,15 +6,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bitmap.h"
 #include "common/xalloc.h"
 #include "noded/affinity.h"
 
 void affinity_step_cpus(const struct topo *t, uint32_t job_cpus,
-                        cpu_set_t *out)
+                        const char *job_cpu_ids, cpu_set_t *out)
 {
     size_t n = job_cpus && job_cpus < t->npu ? job_cpus : t->npu;
+    bitmap_t *ids;
 
     CPU_ZERO(out);
+    if (t->npu && job_cpu_ids && *job_cpu_ids
+        && (ids = bitmap_parse(job_cpu_ids,
+                               bitmap_list_bits(job_cpu_ids, 65536), NULL))) {
+        for (long k = bitmap_first_set(ids, 0); k >= 0;
+             k = bitmap_first_set(ids, (size_t)k + 1))
+            CPU_SET((size_t)t->pu[(size_t)k % t->npu].os, out);
+        bitmap_destroy(ids);
+        return;
+    }
     for (size_t i = 0; i < n; i++)
         CPU_SET((size_t)t->pu[i].os, out);
 }

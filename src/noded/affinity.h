@@ -5,10 +5,12 @@
  * The node's processing units come from hwloc (topo.c, droverstepd only):
  * the PUs droverstepd may use (its cgroup's cpuset), in hwloc's logical
  * order, which is Slurm's abstract CPU numbering (socket, then core, then
- * thread).  The controller gives a job a count of CPUs per node, shown by
- * `scontrol -d show job` as CPU_IDs=0-(n-1): job CPU id k is the PU at
+ * thread).  The controller gives a job CPU ids on each node, shown by
+ * `scontrol -d show job` as CPU_IDs=: job CPU id k is the PU at
  * logical position k modulo the PUs that exist, so a node that declares
  * more CPUs= than it has (drover up) binds to the PUs it really has.
+ * The ids are the controller's (ctld/cpu_ids.h): two jobs on a node get
+ * different ones.
  * The step may use every CPU of its job on the node, as in Slurm.
  *
  * Binding follows Slurm 22.05's task/affinity (srun(1) --cpu-bind,
@@ -53,10 +55,12 @@ int topo_load(struct topo *t, drv_error_t *error);
 /* Free t->pu and zero *t.  NULL is a no-op. */
 void topo_free(struct topo *t);
 
-/* The step's CPUs on this node: the PUs of job CPU ids 0..job_cpus-1
- * (modulo t->npu), all of them when job_cpus is 0. */
+/* The step's CPUs on this node: the PUs of the job's CPU ids (modulo
+ * t->npu): 'job_cpu_ids' ("0-3,8", the controller's choice, CPU_IDs=)
+ * when given, else 0..job_cpus-1; all of them when job_cpus is 0 and no
+ * ids are given. */
 void affinity_step_cpus(const struct topo *t, uint32_t job_cpus,
-                        cpu_set_t *out);
+                        const char *job_cpu_ids, cpu_set_t *out);
 
 struct affinity_req {
     const struct topo *topo;

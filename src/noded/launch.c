@@ -289,9 +289,9 @@ static int batch_cgroup(struct noded *nd, json_t *job, struct launch *l,
             deny[n++] = d->file;
     }
     if (cgroup_root_constrains_cores(nd->cgroup)
-        && !(cpus = step_bind_job_cpus((uint32_t)json_integer_value(
-                                           json_object_get(a, "cpus")),
-                                       error))) {
+        && !(cpus = step_bind_job_cpus(
+                 (uint32_t)json_integer_value(json_object_get(a, "cpus")),
+                 json_string_value(json_object_get(a, "cpu_ids")), error))) {
         free(deny);
         return -1;
     }

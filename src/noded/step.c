@@ -1038,10 +1038,11 @@ static int cgroup_setup(struct nd_step *st, const struct step_desc *d,
     step.deny_devices = step_deny;
     /* ConstrainCores: the step may use every CPU of its job here */
     if (cgroup_root_constrains_cores(nd->cgroup)
-        && !(cpus = step_bind_job_cpus((uint32_t)json_integer_value(
-                                           json_object_get(d->body,
-                                                           "job_cpus")),
-                                       error)))
+        && !(cpus = step_bind_job_cpus(
+                 (uint32_t)json_integer_value(json_object_get(d->body,
+                                                              "job_cpus")),
+                 json_string_value(json_object_get(d->body, "job_cpu_ids")),
+                 error)))
         goto out;
     job.cpus = step.cpus = cpus;
     snprintf(name, sizeof(name), "%u", st->step_id);

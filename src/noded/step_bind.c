@@ -102,7 +102,10 @@ static int cpu_setup(struct step_bind *sb, const struct conf_node *node,
         return -1;
     }
     r.topo = &topo;
-    affinity_step_cpus(&topo, (uint32_t)job_cpus, &r.avail);
+    affinity_step_cpus(&topo, (uint32_t)job_cpus,
+                       json_string_value(json_object_get(body,
+                                                         "job_cpu_ids")),
+                       &r.avail);
     r.whole_node = job_cpus <= 0 || (uint64_t)job_cpus >= node->cpus;
     r.type = cb.type != CPUBIND_UNSET
                  ? cb.type
@@ -145,7 +148,8 @@ int step_bind_create(const struct slurm_conf *conf,
     return 0;
 }
 
-char *step_bind_job_cpus(uint32_t job_cpus, drv_error_t *error)
+char *step_bind_job_cpus(uint32_t job_cpus, const char *job_cpu_ids,
+                         drv_error_t *error)
 {
     struct topo topo = {0};
     bitmap_t *bits = bitmap_create(CPU_SETSIZE);
@@ -158,7 +162,7 @@ char *step_bind_job_cpus(uint32_t job_cpus, drv_error_t *error)
         bitmap_destroy(bits);
         return NULL;
     }
-    affinity_step_cpus(&topo, job_cpus, &set);
+    affinity_step_cpus(&topo, job_cpus, job_cpu_ids, &set);
     topo_free(&topo);
     for (size_t c = 0; c < CPU_SETSIZE; c++)
         if (CPU_ISSET(c, &set))

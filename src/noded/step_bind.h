@@ -46,13 +46,15 @@ int step_bind_create(const struct slurm_conf *conf,
 /* NULL is a no-op. */
 void step_bind_destroy(struct step_bind *sb);
 
-/* The node's real CPUs of a job given 'job_cpus' CPUs here (0: all of
- * them) as a cpuset list, "0-1": the PUs its tasks are bound within
+/* The node's real CPUs of a job given CPU ids 'job_cpu_ids' here (the
+ * controller's, "0-3,8"; NULL: 0..job_cpus-1; neither: all of them) as
+ * a cpuset list, "0-1": the PUs its tasks are bound within
  * (affinity_step_cpus(), topology from hwloc; job CPU ids wrap around
  * the PUs that exist).  For cgroup.conf ConstrainCores=yes, as Slurm's
  * task/cgroup confines a job to its allocated cores.  Returns a new
  * string, or NULL with 'error' (hwloc failed). */
-char *step_bind_job_cpus(uint32_t job_cpus, drv_error_t *error);
+char *step_bind_job_cpus(uint32_t job_cpus, const char *job_cpu_ids,
+                         drv_error_t *error);
 
 /* True for the step env's entries that the binding replaces
  * (SLURM_CPU_BIND* when CPUs are bound).  'sb' may be NULL. */

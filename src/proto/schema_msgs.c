@@ -525,7 +525,10 @@ static const struct schema_field step_launch_body[] = {
     {"mem_mib", SCHEMA_INT, 0, INT64_MAX, 0, 0, "MiB",
      "the step's memory on this node (cgroup); 0: none"},
     {"job_cpus", SCHEMA_INT, 0, UINT32_MAX, 0, 0, "count",
-     "the job's CPUs on this node (CPU_IDs 0..n-1); 0: all"},
+     "the job's CPUs on this node; 0: all"},
+    {"job_cpu_ids", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
+     "the job's CPU ids on this node (CPU_IDs, \"0-3,8\"); absent: "
+     "0..job_cpus-1"},
     {"cpus_per_task", SCHEMA_INT, 0, 65536, 0, 0, "count", "-c"},
     {"cpu_bind", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
      "--cpu-bind as srun sent it"},

@@ -99,6 +99,11 @@ struct sched_alloc {
     uint64_t *mem_mib;
     bitmap_t **gpus;    /* GPU indexes on the node (nbits == node's gpus);
                          * NULL where no GPU is allocated on that node */
+    bitmap_t **cpu_ids; /* the node's CPU ids given (Slurm's abstract
+                         * numbering, nbits == node's CPUs): chosen by the
+                         * controller as the job starts (ctld/cpu_ids.h);
+                         * NULL where none are chosen (the scheduling core
+                         * counts CPUs only) */
 };
 
 /* New allocation with room for 'node_count' nodes, every entry zero/NULL:

@@ -39,7 +39,8 @@ struct sched_alloc *sched_alloc_create(uint32_t node_count)
         || !(a->tasks = calloc(k, sizeof(*a->tasks)))
         || !(a->cpus = calloc(k, sizeof(*a->cpus)))
         || !(a->mem_mib = calloc(k, sizeof(*a->mem_mib)))
-        || !(a->gpus = calloc(k, sizeof(*a->gpus))))
+        || !(a->gpus = calloc(k, sizeof(*a->gpus)))
+        || !(a->cpu_ids = calloc(k, sizeof(*a->cpu_ids))))
         goto error;
     return a;
 error:
@@ -56,6 +57,11 @@ void sched_alloc_destroy(struct sched_alloc *a)
             for (uint32_t i = 0; i < a->node_count; i++)
                 bitmap_destroy(a->gpus[i]);
         }
+        if (a->cpu_ids) {
+            for (uint32_t i = 0; i < a->node_count; i++)
+                bitmap_destroy(a->cpu_ids[i]);
+        }
+        free(a->cpu_ids);
         free(a->gpus);
         free(a->mem_mib);
         free(a->cpus);

@@ -455,3 +455,51 @@ def test_without_constrain_cores_a_job_has_every_cpu(cluster, tmp_path):
     _, out, _ = run_job(cluster, tmp_path,
                         "grep Cpus_allowed_list /proc/self/status\n", "-n1")
     assert out == f"Cpus_allowed_list:\t{job_cpus(1 << 16)}\n", out
+
+
+def job_cpu_ids(cluster, job):
+    """CPU_IDs= of the job's one node in `scontrol -d show job`."""
+    r = cluster.run("scontrol", "-d", "show", "job", job, check=True)
+    m = re.search(r"^\s+Nodes=\S+ CPU_IDs=(\S+) ", r.stdout, re.M)
+    assert m, r.stdout
+    return m.group(1)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
+                    reason="needs a machine with 2 CPUs")
+@pytest.mark.parametrize("cluster", [CORES_CLUSTER], indirect=True)
+def test_jobs_sharing_a_node_get_different_cpus(cluster, tmp_path):
+    """The controller gives each job its own CPU ids on a shared node
+    (ctld/cpu_ids.h): two one-CPU jobs get CPU_IDs=0 and 1, their
+    cpusets are different real CPUs, a job started after the first ended
+    takes its id again, and a restarted controller keeps them."""
+    c = cluster
+    have = sorted(os.sched_getaffinity(0))
+    probe = ("grep Cpus_allowed_list /proc/self/status > {out}\n"
+             "while [ ! -e {out}.stop ]; do sleep 0.2; done\n")
+    jobs, outs = [], []
+    for k in range(2):
+        out = c.user_workdir("druser1") / f"cpus{k}.txt"
+        outs.append(out)
+        jobs.append(c.sbatch("-n1", "-o", "/dev/null", "--wrap",
+                             probe.format(out=out), user="druser1"))
+    for out in outs:
+        c.wait_until(lambda: out.exists() and out.read_text(),
+                     what=f"{out.name} written")
+    assert [job_cpu_ids(c, j) for j in jobs] == ["0", "1"]
+    assert [o.read_text() for o in outs] == [
+        f"Cpus_allowed_list:\t{have[0]}\n", f"Cpus_allowed_list:\t{have[1]}\n"]
+    c.kill("droverctld")  # kill -9: the ids come back from the journal
+    c.start()
+    assert [job_cpu_ids(c, j) for j in jobs] == ["0", "1"]
+    # The first ends; a new job takes CPU 0 again, the second keeps 1.
+    (outs[0].parent / (outs[0].name + ".stop")).write_text("")
+    assert c.wait_job_done(jobs[0]) == "COMPLETED"
+    third = c.sbatch("-n1", "-H", "--wrap", "true", user="druser1")
+    c.run("scontrol", "release", third, check=True)
+    c.wait_until(lambda: c.job_state(third) in ("RUNNING", "COMPLETED"),
+                 what="the third job to start")
+    if c.job_state(third) == "RUNNING":
+        assert job_cpu_ids(c, third) == "0"
+    (outs[1].parent / (outs[1].name + ".stop")).write_text("")
+    assert c.wait_job_done(jobs[1]) == "COMPLETED"

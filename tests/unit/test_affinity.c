@@ -44,7 +44,7 @@ static struct affinity_req req(enum cpubind_type type, uint32_t ntasks)
                              .cpus_per_task = 1, .type = type,
                              .whole_node = true};
 
-    affinity_step_cpus(&topo, 0, &r.avail);
+    affinity_step_cpus(&topo, 0, NULL, &r.avail);
     return r;
 }
 
@@ -53,9 +53,9 @@ static void step_cpus_follow_logical_order(void **state)
     cpu_set_t s;
 
     (void)state;
-    affinity_step_cpus(&topo, 2, &s);
+    affinity_step_cpus(&topo, 2, NULL, &s);
     assert_string_equal(hex(&s), "0x11"); /* core 0: PUs 0 and 4 */
-    affinity_step_cpus(&topo, 100, &s);   /* more than exist: all */
+    affinity_step_cpus(&topo, 100, NULL, &s);   /* more than exist: all */
     assert_string_equal(hex(&s), "0xff");
 }
 
@@ -113,7 +113,7 @@ static void more_tasks_than_cpus_wrap(void **state)
     cpu_set_t m[3];
 
     (void)state;
-    affinity_step_cpus(&topo, 2, &r.avail); /* one core */
+    affinity_step_cpus(&topo, 2, NULL, &r.avail); /* one core */
     assert_int_equal(affinity_masks(&r, m, NULL), 0);
     assert_string_equal(hex(&m[2]), "0x11");
 }
@@ -133,7 +133,7 @@ static void map_mask_rank_within_the_step(void **state)
     r.list = "0x3";
     assert_int_equal(affinity_masks(&r, m, NULL), 0);
     assert_string_equal(hex(&m[1]), "0x3");
-    affinity_step_cpus(&topo, 2, &r.avail); /* 0x11 */
+    affinity_step_cpus(&topo, 2, NULL, &r.avail); /* 0x11 */
     r.list = "0x6";
     assert_int_equal(affinity_masks(&r, m, &e), -1);
     assert_non_null(strstr(e.text, "not within the step's CPUs"));
@@ -151,8 +151,8 @@ static void auto_binding_as_slurm(void **state)
     cpu_set_t all, one_core;
 
     (void)state;
-    affinity_step_cpus(&topo, 0, &all);
-    affinity_step_cpus(&topo, 2, &one_core);
+    affinity_step_cpus(&topo, 0, NULL, &all);
+    affinity_step_cpus(&topo, 2, NULL, &one_core);
     assert_int_equal(affinity_auto_type(&topo, &all, 2, 1), CPUBIND_SOCKETS);
     assert_int_equal(affinity_auto_type(&topo, &all, 4, 1), CPUBIND_CORES);
     assert_int_equal(affinity_auto_type(&topo, &all, 4, 2), CPUBIND_THREADS);
