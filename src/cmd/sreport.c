@@ -23,6 +23,7 @@
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/sreport_print.h"
+#include "cmd/lib/sreport_window.h"
 #include "common/xalloc.h"
 
 static const struct cmd_opt opts[] = {
@@ -113,22 +114,6 @@ static void parse_options(int argc, char **argv, struct args *a)
             exit(1);
         }
     }
-}
-
-/* Slurm's rounding of a report window: to the nearest hour (30 s and 30
- * min round up). */
-static time_t round_hour(time_t t)
-{
-    struct tm tm;
-
-    localtime_r(&t, &tm);
-    if (tm.tm_sec >= 30)
-        tm.tm_min++;
-    if (tm.tm_min >= 30)
-        tm.tm_hour++;
-    tm.tm_min = tm.tm_sec = 0;
-    tm.tm_isdst = -1;
-    return mktime(&tm);
 }
 
 static time_t midnight(time_t now, int days_back)
@@ -228,19 +213,14 @@ static const char *report_of(const char *what, const char *which)
     exit(1);
 }
 
+/* The window: yesterday 00:00 to today 00:00 unless given. */
 static void set_window(struct args *a, time_t now)
 {
-    time_t hour_end;
-
-    a->end = a->end ? round_hour(a->end) : midnight(now, 0);
-    a->start = a->start ? round_hour(a->start) : midnight(now, 1);
-    if (a->end - a->start < 3600)
-        a->end = a->start + 3600;
-    /* Slurm clamps the end to now before rounding, which drops the hour
-     * in progress; Drover keeps it (docs/compatibility.md). */
-    hour_end = now - now % 3600 + 3600;
-    if (a->end > hour_end && a->start < hour_end)
-        a->end = hour_end;
+    if (!a->end)
+        a->end = midnight(now, 0);
+    if (!a->start)
+        a->start = midnight(now, 1);
+    sreport_window(&a->start, &a->end, now);
 }
 
 /* Split --tres into the list the printer walks. */

@@ -21,6 +21,7 @@ struct usage_req {
     json_t *users, *accounts; /* borrowed arrays; NULL: all */
     int64_t top_count;        /* user_topusage: rows per cluster */
     bool group;               /* user_topusage: one row per user */
+    bool hourly;              /* cluster_utilization: "hours" too */
     const char *only_user;    /* PrivateData=usage: only this user's rows */
 };
 

@@ -139,16 +139,27 @@ static int cut_data_window(db_t *db, int64_t cid, int64_t start, int64_t end,
 
 /* ---- per cluster sums ---- */
 
+/* The columns of a cluster table summed or read by the queries below. */
+#define CSUM_COLS "SUM(cpu_s), SUM(mem_s), SUM(node_s), SUM(gpu_s), " \
+    "SUM(cap_cpu_s), SUM(cap_mem_s), SUM(cap_node_s), SUM(cap_gpu_s), " \
+    "SUM(plan_cpu_s), SUM(plan_mem_s), SUM(plan_node_s), SUM(plan_gpu_s), " \
+    "SUM(pdown_cpu_s), SUM(pdown_mem_s), SUM(pdown_node_s), SUM(pdown_gpu_s)"
+
+/* Add the CSUM_COLS of 'row', from column 'base' on, into 'c'. */
+static void add_csum(const struct db_row *row, size_t base,
+                     struct usage_csum *c)
+{
+    for (size_t i = 0; i < USAGE_NTRES; i++) {
+        c->alloc[i] += db_row_int(row, base + i);
+        c->cap[i] += db_row_int(row, base + USAGE_NTRES + i);
+        c->plan[i] += db_row_int(row, base + 2 * USAGE_NTRES + i);
+        c->pdown[i] += db_row_int(row, base + 3 * USAGE_NTRES + i);
+    }
+}
+
 static int cluster_row(const struct db_row *row, void *arg)
 {
-    struct usage_csum *c = arg;
-
-    for (int i = 0; i < USAGE_NTRES; i++) {
-        c->alloc[i] += db_row_int(row, (size_t)i);
-        c->cap[i] += db_row_int(row, (size_t)(USAGE_NTRES + i));
-        c->plan[i] += db_row_int(row, (size_t)(2 * USAGE_NTRES + i));
-        c->pdown[i] += db_row_int(row, (size_t)(3 * USAGE_NTRES + i));
-    }
+    add_csum(row, 0, arg);
     return 0;
 }
 
@@ -179,14 +190,8 @@ static int sum_ranges(db_t *db, int64_t cid, const struct ranges *r,
     for (size_t i = 0; i < r->n; i++) {
         struct db_param p[] = {DB_INT(cid), DB_INT(r->v[i].t0),
                                DB_INT(r->v[i].t1)};
-        char *sql = xasprintf("SELECT SUM(cpu_s), SUM(mem_s), SUM(node_s), "
-                              "SUM(gpu_s), SUM(cap_cpu_s), SUM(cap_mem_s), "
-                              "SUM(cap_node_s), SUM(cap_gpu_s), "
-                              "SUM(plan_cpu_s), SUM(plan_mem_s), "
-                              "SUM(plan_node_s), SUM(plan_gpu_s), "
-                              "SUM(pdown_cpu_s), SUM(pdown_mem_s), "
-                              "SUM(pdown_node_s), SUM(pdown_gpu_s) FROM %s "
-                              "WHERE cluster_id = ? AND t >= ? AND t < ?",
+        char *sql = xasprintf("SELECT " CSUM_COLS " FROM %s WHERE "
+                              "cluster_id = ? AND t >= ? AND t < ?",
                               cluster_tables[r->v[i].g]);
         int rc = db_query(db, sql, p, 3, cluster_row, c, error);
         free(sql);
@@ -204,6 +209,50 @@ static int sum_ranges(db_t *db, int64_t cid, const struct ranges *r,
             return -1;
     }
     return 0;
+}
+
+/* ---- hour by hour ---- */
+
+struct hours_ctx {
+    const struct usage_req *q;
+    json_t *hours;
+};
+
+/* One hour of cluster_usage_hour: its figures as the window's totals. */
+static int hour_row(const struct db_row *row, void *arg)
+{
+    struct hours_ctx *h = arg;
+    struct usage_csum c = {{0}, {0}, {0}, {0}};
+    struct usage_req hq = *h->q;
+    json_t *o;
+
+    hq.start = db_row_int(row, 0);
+    hq.end = hq.start + 3600;
+    add_csum(row, 1, &c);
+    o = usage_cluster_totals(&hq, "", &c);
+    json_object_del(o, "cluster");
+    json_object_set_new(o, "start", json_integer(hq.start));
+    json_array_append_new(h->hours, o);
+    return 0;
+}
+
+/* The hours of [q->start, q->end) that cluster 'cid' has rows for, oldest
+ * first: [{"start":t,"count",...,"reported"}]; NULL on a database error.
+ */
+static json_t *hour_rows(db_t *db, const struct usage_req *q, int64_t cid,
+                         drv_error_t *error)
+{
+    struct db_param p[] = {DB_INT(cid), DB_INT(q->start), DB_INT(q->end)};
+    struct hours_ctx h = {q, json_array()};
+
+    if (db_query(db, "SELECT t, " CSUM_COLS " FROM cluster_usage_hour "
+                     "WHERE cluster_id = ? AND t >= ? AND t < ? "
+                     "GROUP BY t ORDER BY t",
+                 p, 3, hour_row, &h, error) < 0) {
+        json_decref(h.hours);
+        return NULL;
+    }
+    return h.hours;
 }
 
 /* ---- the request ---- */
@@ -279,6 +328,12 @@ static int parse_req(json_t *body, struct usage_req *q, drv_error_t *error)
     v = json_object_get(body, "top_count");
     q->top_count = json_is_integer(v) ? json_integer_value(v) : 10;
     q->group = json_is_true(json_object_get(body, "group"));
+    v = json_object_get(body, "hourly");
+    if (v && !json_is_boolean(v))
+        return bad(error, "\"hourly\" must be true or false");
+    q->hourly = json_is_true(v);
+    if (q->hourly && strcmp(q->report, "cluster_utilization"))
+        return bad(error, "\"hourly\" is for cluster_utilization only");
     return parse_tres(json_object_get(body, "tres"), q, error);
 }
 
@@ -338,6 +393,14 @@ static json_t *one_cluster(db_t *db, const struct usage_req *q, int64_t cid,
         return NULL;
     }
     out = usage_cluster_totals(q, name, &c);
+    if (q->hourly) {
+        json_t *hours = hour_rows(db, q, cid, error);
+        if (!hours) {
+            json_decref(out);
+            return NULL;
+        }
+        json_object_set_new(out, "hours", hours);
+    }
     if (sums && !strcmp(q->report, "user_topusage"))
         json_object_set_new(out, "rows", usage_top_rows(q, sums));
     else if (sums)

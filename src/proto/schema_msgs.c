@@ -595,6 +595,8 @@ static const struct schema_field acct_usage_report_body[] = {
      "user_topusage: one row per user over their accounts"},
     {"tres", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, 0, NULL,
      "TRES to report, \"cpu,mem,node,gres/gpu\"; absent: cpu"},
+    {"hourly", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "cluster_utilization: each hour's figures too (\"hours\")"},
     END,
 };
 

@@ -154,6 +154,10 @@ void rest_ui_file(struct rest_req *r, const char *arg);
 /* Drover's own paths (drover_v1.c): a job's steps, from the
  * controller's step_info (docs/rest.md). */
 void rest_drover_job_steps(struct rest_req *r, const char *arg);
+/* GET /drover/v1/utilization[?start=&end=] (utilization.c): the
+ * cluster's CPU and GPU seconds hour by hour from droverdbd's rollups,
+ * through sreport's acct_usage_report (docs/rest.md). */
+void rest_drover_utilization(struct rest_req *r, const char *arg);
 
 /* The OpenAPI 3 document of rest_routes (new reference). */
 json_t *rest_openapi_doc(void);

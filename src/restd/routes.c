@@ -93,6 +93,10 @@ const struct rest_route rest_routes[] = {
      "drover"},
     {"GET", DV1 "/accounting/job/{job_id}", rest_db_job_get, true,
      "sacct --json -j ID", "drover"},
+    {"GET", DV1 "/utilization", rest_drover_utilization, true,
+     "the cluster's CPU and GPU seconds per hour from accounting "
+     "(sreport cluster utilization, hour by hour): ?start= ?end= as "
+     "sreport's (default: the last 24 hours)", "drover"},
     {"GET", "/metrics", rest_metrics, true,
      "Prometheus metrics of jobs, nodes and the scheduler", "drover"},
     {"GET", "/openapi.json", rest_openapi, false,

@@ -160,6 +160,8 @@ EXPECTED_REST = {
     "GET /drover/v1/accounting/jobs": "200 200 200 200 401 401 401 401",
     "GET /drover/v1/accounting/job/{job_id}":
         "200 404 200 200 401 401 401 401",
+    # sreport's cluster utilization, which any user may run.
+    "GET /drover/v1/utilization": "200 200 200 200 401 401 401 401",
     "GET /metrics": "200 200 200 200 401 401 401 401",
     # Public: the API's description and the dashboard's files.
     "GET /openapi.json": "200 200 200 200 200 200 200 200",

@@ -195,6 +195,56 @@ static void cluster_utilization_reads_months_and_edge_hours(void **state)
     json_decref(r);
 }
 
+/* "hourly": each hour of the window that has rows, oldest first, with
+ * the window's figures for that hour alone; they add up to the totals. */
+static void cluster_utilization_hour_by_hour(void **state)
+{
+    db_t *db = *state;
+    char text[256];
+    json_t *r, *c, *hours, *h;
+    json_int_t alloc = 0, rep = 0, last = 0;
+    size_t i;
+
+    load(db);
+    snprintf(text, sizeof(text), "{\"report\":\"cluster_utilization\","
+             "\"start\":%lld,\"end\":%lld,\"tres\":\"cpu,gres/gpu\","
+             "\"hourly\":true}",
+             (long long)at(1, 15, 9, 0), (long long)at(1, 15, 14, 0));
+    assert_non_null(r = report(db, text));
+    c = json_array_get(json_object_get(r, "clusters"), 0);
+    hours = json_object_get(c, "hours");
+    assert_true(json_array_size(hours) >= 2);
+    json_array_foreach(hours, i, h) {
+        json_int_t t = json_integer_value(json_object_get(h, "start"));
+        assert_true(t > last && t >= at(1, 15, 9, 0) && t < at(1, 15, 14, 0));
+        assert_null(json_object_get(h, "cluster"));
+        if (t == at(1, 15, 10, 0)) {
+            assert_int_equal(path_int(h, "allocated", "cpu"), 14400);
+            assert_int_equal(path_int(h, "allocated", "gres/gpu"), 3600);
+            assert_int_equal(path_int(h, "count", "cpu"), 10);
+            assert_int_equal(path_int(h, "reported", "cpu"), 36000);
+        }
+        alloc += path_int(h, "allocated", "cpu");
+        rep += path_int(h, "reported", "cpu");
+        last = t;
+    }
+    assert_int_equal(alloc, 28800);
+    assert_int_equal(alloc, path_int(c, "allocated", "cpu"));
+    assert_int_equal(rep, path_int(c, "reported", "cpu"));
+    json_decref(r);
+    /* not asked for: no hours; asked for another report: refused */
+    snprintf(text, sizeof(text), "{\"report\":\"cluster_utilization\","
+             "\"start\":0,\"end\":3600}");
+    assert_non_null(r = report(db, text));
+    assert_null(json_object_get(json_array_get(json_object_get(r, "clusters"),
+                                               0), "hours"));
+    json_decref(r);
+    errno = 0;
+    assert_null(report(db, "{\"report\":\"user_topusage\",\"start\":0,"
+                           "\"end\":3600,\"hourly\":true}"));
+    assert_int_equal(errno, EINVAL);
+}
+
 static void topusage_sorts_by_cpu_then_name(void **state)
 {
     db_t *db = *state;
@@ -414,6 +464,7 @@ int main(int argc, char **argv)
         T(rollups_sum_hours_days_and_months),
         T(rolling_up_again_changes_nothing_and_late_records_count),
         T(cluster_utilization_reads_months_and_edge_hours),
+        T(cluster_utilization_hour_by_hour),
         T(topusage_sorts_by_cpu_then_name),
         T(a_bad_report_request_is_einval),
         T(a_wait_before_the_start_is_planned),

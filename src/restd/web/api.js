@@ -66,5 +66,9 @@ export const nodes = () => call(`${V38}/nodes`).then((d) => d.nodes);
 export const partitions = () =>
   call(`${V38}/partitions`).then((d) => d.partitions);
 export const metrics = () => call('/metrics');
+/** The cluster's CPU and GPU seconds per hour from accounting, over the
+ *  last 24 hours ('24h') or 7 days ('7d'). */
+export const utilization = (range) => call('/drover/v1/utilization' +
+  (range === '7d' ? '?start=now-7days' : ''));
 export const cancel = (id) =>
   call(`${V38}/job/${encodeURIComponent(id)}`, {method: 'DELETE'});

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // utilisation.js - cluster utilisation over time, drawn by Chart.js from
-// the samples history.js collects from /metrics while the page is open.
+// the samples history.js collects from /metrics while the page is open,
+// and from accounting's hourly rollup (acctchart.js).
 
+import {acctChart} from './acctchart.js';
 import * as history from './history.js';
 import {fill, h} from './util.js';
 
@@ -55,6 +57,7 @@ export function utilisation(main) {
       h('div', {class: 'chart-box'}, useCanvas)),
     h('div', {class: 'chart card'}, h('h2', {}, 'Jobs'),
       h('div', {class: 'chart-box'}, jobsCanvas))));
+  const acct = acctChart(main.firstChild);
 
   if (!window.Chart) {
     note.textContent = 'Chart.js did not load: no charts.';
@@ -87,7 +90,9 @@ export function utilisation(main) {
   const stop = history.listen(draw);
   draw(history.all());
   return {
+    refresh: () => acct.refresh?.(),
     unmount() {
+      acct.unmount?.();
       stop();
       use.destroy();
       jobs.destroy();

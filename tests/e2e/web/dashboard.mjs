@@ -198,7 +198,36 @@ async function utilisation(page) {
     ...window.Chart.getChart('chart-use').data.datasets[1].data.map(
       (p) => p.y)));
   check(peak >= 75, `GPU use seen at 75% (6 of 8): ${peak}`);
+  await accounting(page);
   await shot(page, '07-utilisation');
+}
+
+/** The "From accounting" charts: the hourly rollup's CPUs and GPUs, the
+ *  blocker's allocation among them, over 24 hours and then 7 days. */
+async function accounting(page) {
+  step = 'utilisation: from accounting';
+  const hoursShown = (n) => page.waitForFunction((want) => {
+    const d = document.querySelector('#acct-note')?.dataset;
+    return Number(d?.hours) >= want && Number(d.allocatedCpuS) > 0 &&
+      Number(d.allocatedGpuS) > 0;
+  }, n);
+  await hoursShown(24);
+  const allocated = (id) => page.evaluate((id) => Math.max(
+    ...window.Chart.getChart(id).data.datasets[0].data), id);
+  const [cpu, gpu] = [await allocated('chart-acct-cpu'),
+                      await allocated('chart-acct-gpu')];
+  check(cpu > 0 && gpu > 0, `accounting shows allocation: ${cpu} ${gpu}`);
+  const stacks = await page.evaluate(() =>
+    window.Chart.getChart('chart-acct-gpu').data.datasets.map((d) => d.label));
+  check(stacks.join() === 'Allocated,Reserved,Idle,Down',
+        `stacked parts: ${stacks}`);
+  // start=now-7days, rounded to the hour as sreport's: 7 days and the
+  // hour in progress.
+  await page.selectOption('#acct-range', '7d');
+  await hoursShown(7 * 24);
+  await page.selectOption('#acct-range', '24h');
+  await page.waitForFunction(() =>
+    Number(document.querySelector('#acct-note').dataset.hours) === 24);
 }
 
 /** Fail on what the page complains of (console errors, CSP refusals). */
