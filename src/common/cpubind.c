@@ -158,10 +158,12 @@ static int cpu_word(const char *tok, struct cpubind *b, drv_error_t *error)
         }
     if (!strcasecmp(tok, "q") || !strcasecmp(tok, "quiet")) {
         b->verbose = false;
+        b->quiet = true;
         return 0;
     }
     if (!strcasecmp(tok, "v") || !strcasecmp(tok, "verbose")) {
         b->verbose = true;
+        b->quiet = false;
         return 0;
     }
     for (size_t i = 0; cpu_unsupported[i]; i++)

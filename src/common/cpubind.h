@@ -40,6 +40,8 @@ enum cpubind_type {
 struct cpubind {
     enum cpubind_type type;
     bool verbose;
+    bool quiet;        /* "quiet" asked: no report even where
+                        * TaskPluginParam=Verbose */
     char *list;        /* map_cpu/mask_cpu list as given; owned, or NULL */
 };
 

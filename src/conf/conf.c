@@ -70,6 +70,7 @@ static const struct conf_key conf_keys[] = {
     { "SlurmctldPort",     KEY_PORT,      FIELD(ctld_port),          "6817", 0 },
     { "SlurmctldParameters", KEY_STRING,  FIELD(ctld_params),        NULL, 0 },
     { "SlurmdParameters",    KEY_STRING,  FIELD(slurmd_params),      NULL, 0 },
+    { "TaskPluginParam",     KEY_STRING,  FIELD(task_plugin_param),  NULL, 0 },
     { "SlurmdPort",        KEY_PORT,      FIELD(slurmd_port),        "6818", 0 },
     { "AccountingStorageType", KEY_STRING, FIELD(accounting_storage_type), NULL, 0 },
     { "AccountingStorageHost", KEY_STRING, FIELD(accounting_storage_host), NULL, 0 },
@@ -203,7 +204,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("SuspendExcNodes"), IGNORED("SuspendExcParts"),
     IGNORED("SuspendProgram"), IGNORED("SuspendRate"), IGNORED("SuspendTime"),
     IGNORED("SuspendTimeout"), IGNORED("SwitchParameters"),
-    IGNORED("SwitchType"), IGNORED("TaskPluginParam"),
+    IGNORED("SwitchType"),
     IGNORED("TCPTimeout"), IGNORED("TmpFS"),
     IGNORED("TopologyParam"), IGNORED("TopologyPlugin"),
     IGNORED("TrackWCKey"), IGNORED("TreeWidth"),
@@ -656,7 +657,8 @@ static int conf_finish(struct conf_parser *p, drv_error_t *error)
         if (conf->nodes[i].port == 0)
             conf->nodes[i].port = conf->slurmd_port;
     if (conf__ctld_params(conf, error) < 0
-        || conf__slurmd_params(conf, error) < 0)
+        || conf__slurmd_params(conf, error) < 0
+        || conf__task_param(conf, error) < 0)
         return -1;
     if (conf__preempt_check(conf, error) < 0)
         return -1;

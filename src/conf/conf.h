@@ -367,6 +367,26 @@ struct conf_rate_limit {
                               * period; 0 = every one */
 };
 
+/* A default binding of TaskPluginParam= (conf_task_param.c). */
+enum conf_task_bind {
+    CONF_TASK_BIND_UNSET = 0,
+    CONF_TASK_BIND_NONE,
+    CONF_TASK_BIND_SOCKETS,
+    CONF_TASK_BIND_CORES,
+    CONF_TASK_BIND_THREADS,
+};
+
+/* TaskPluginParam=, as Slurm's task/affinity reads it. */
+struct conf_task_param {
+    enum conf_task_bind bind;     /* None|Sockets|Cores|Threads: tasks'
+                                   * binding when srun asks none */
+    enum conf_task_bind autobind; /* autobind=: when the automatic binding
+                                   * finds no match */
+    bool verbose;                 /* Verbose: report every binding */
+    bool slurmd_off_spec;         /* SlurmdOffSpec (no effect: no core
+                                   * specialization) */
+};
+
 /* SlurmdParameters=drover_metrics=[HOST:]PORT: droverd's Prometheus
  * endpoint (conf_slurmd_params.c, noded/metrics.h). */
 struct conf_metrics {
@@ -394,6 +414,8 @@ struct slurm_conf {
                                * not set (one controller) */
     struct conf_rate_limit rl; /* its rl_* items (conf_ctld_params.c) */
     char *slurmd_params;      /* SlurmdParameters= */
+    char *task_plugin_param;  /* TaskPluginParam= */
+    struct conf_task_param task_param; /* its items */
     struct conf_metrics metrics; /* its drover_metrics= item */
     uint16_t ctld_port;       /* SlurmctldPort=, 6817 */
     uint16_t slurmd_port;     /* SlurmdPort=, 6818 */

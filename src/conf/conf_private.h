@@ -86,6 +86,10 @@ int conf__ctld_params(struct slurm_conf *conf, drv_error_t *error);
  * or -1 with errno EINVAL and 'error' naming the file and the item. */
 int conf__slurmd_params(struct slurm_conf *conf, drv_error_t *error);
 
+/* TaskPluginParam= into conf->task_param (conf_task_param.c); -1 with
+ * EINVAL and 'error' naming the bad item. */
+int conf__task_param(struct slurm_conf *conf, drv_error_t *error);
+
 /* Format into 'error', set errno=EINVAL, return -1. */
 int conf__einval(drv_error_t *error, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -27,6 +27,7 @@ static const struct {
     {"slurmd_debug", offsetof(struct slurm_conf, slurmd_debug)},
     {"proctrack_type", offsetof(struct slurm_conf, proctrack_type)},
     {"task_plugin", offsetof(struct slurm_conf, task_plugin)},
+    {"task_plugin_param", offsetof(struct slurm_conf, task_plugin_param)},
     {"task_prolog", offsetof(struct slurm_conf, task_prolog)},
     {"task_epilog", offsetof(struct slurm_conf, task_epilog)},
 };
@@ -203,7 +204,8 @@ struct slurm_conf *conf_step_from_json(json_t *o, drv_error_t *error)
             < 0
         || node_from_json(json_object_get(o, "node"), conf, error) < 0
         || conf__oci_from_json(json_object_get(o, "oci"), &conf->oci, error)
-               < 0) {
+               < 0
+        || conf__task_param(conf, error) < 0) {
         conf_destroy(conf);
         return NULL;
     }

@@ -83,8 +83,45 @@ static void mask_list(struct step_bind *sb)
     sb->mask_list = s;
 }
 
-static int cpu_setup(struct step_bind *sb, const struct conf_node *node,
-                     json_t *body, drv_error_t *error)
+/* TaskPluginParam's binding words as --cpu-bind types. */
+static enum cpubind_type param_type(enum conf_task_bind b)
+{
+    switch (b) {
+    case CONF_TASK_BIND_NONE:
+        return CPUBIND_NONE;
+    case CONF_TASK_BIND_SOCKETS:
+        return CPUBIND_SOCKETS;
+    case CONF_TASK_BIND_CORES:
+        return CPUBIND_CORES;
+    case CONF_TASK_BIND_THREADS:
+        return CPUBIND_THREADS;
+    default:
+        return CPUBIND_UNSET;
+    }
+}
+
+/* The binding type: --cpu-bind, else --hint, else TaskPluginParam's
+ * None|Sockets|Cores|Threads, else the automatic one, else (it found no
+ * match) TaskPluginParam's autobind=, as Slurm's task/affinity. */
+static enum cpubind_type bind_type(const struct conf_task_param *tp,
+                                   const struct cpubind *cb,
+                                   const struct affinity_req *r)
+{
+    enum cpubind_type t;
+
+    if (cb->type != CPUBIND_UNSET)
+        return cb->type;
+    if ((t = param_type(tp->bind)) != CPUBIND_UNSET)
+        return t;
+    t = affinity_auto_type(r->topo, &r->avail, r->ntasks, r->cpus_per_task);
+    if (t == CPUBIND_NONE && tp->autobind != CONF_TASK_BIND_UNSET)
+        t = param_type(tp->autobind);
+    return t;
+}
+
+static int cpu_setup(struct step_bind *sb, const struct conf_task_param *tp,
+                     const struct conf_node *node, json_t *body,
+                     drv_error_t *error)
 {
     json_int_t job_cpus = json_integer_value(json_object_get(body,
                                                              "job_cpus"));
@@ -107,14 +144,11 @@ static int cpu_setup(struct step_bind *sb, const struct conf_node *node,
                                                          "job_cpu_ids")),
                        &r.avail);
     r.whole_node = job_cpus <= 0 || (uint64_t)job_cpus >= node->cpus;
-    r.type = cb.type != CPUBIND_UNSET
-                 ? cb.type
-                 : affinity_auto_type(&topo, &r.avail, r.ntasks,
-                                      r.cpus_per_task);
+    r.type = bind_type(tp, &cb, &r);
     r.list = cb.list;
     r.socket_dist = socket_dist(body);
     sb->cpus = true;
-    sb->verbose = cb.verbose;
+    sb->verbose = cb.verbose || (tp->verbose && !cb.quiet);
     sb->type = r.type;
     sb->map_list = cb.list ? xstrdup(cb.list) : NULL;
     sb->masks = xzalloc(sizeof(*sb->masks) * (sb->ntasks + 1));
@@ -140,7 +174,8 @@ int step_bind_create(const struct slurm_conf *conf,
     sb = xzalloc(sizeof(*sb));
     sb->ntasks = ntasks;
     if ((gpu && gpubind_parse(gpu, &sb->gpu, error) < 0)
-        || (conf_task_affinity(conf) && cpu_setup(sb, node, body, error) < 0)) {
+        || (conf_task_affinity(conf)
+            && cpu_setup(sb, &conf->task_param, node, body, error) < 0)) {
         step_bind_destroy(sb);
         return -1;
     }

@@ -198,3 +198,30 @@ def test_gpu_bind_and_no_cpu_binding_without_task_affinity(cluster):
         assert (r.returncode, r.stderr) == (255, f"srun: error: {msg}\n")
     r = cluster.run("srun", "--cpu-bind=help", user="druser1", timeout=30)
     assert r.returncode == 0 and "map_cpu:<list>" in r.stdout
+
+
+@needs_two_cpus
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 0,
+                                      "up_args": [
+                                          "--cpus-per-node=2", *AFFINITY,
+                                          "--conf-extra=TaskPluginParam="
+                                          "None,Verbose"]}],
+                         indirect=True)
+def test_task_plugin_param_sets_the_default_binding(cluster):
+    """TaskPluginParam (slurm.conf): None overrides the automatic
+    binding when srun asks none, Verbose reports every binding (quiet
+    turns it off), and --cpu-bind still wins."""
+    a, b = REAL[0], REAL[1]
+    # None: two tasks not bound (each may use both CPUs), reported.
+    tasks, verbose, _ = srun(cluster, "-n2")
+    assert [tasks[r]["allowed"] for r in (0, 1)] == [cpu_list({a, b})] * 2
+    assert sorted(verbose) == [0, 1]
+    assert verbose[0][0] == "NONE"
+    # quiet: no report; an explicit type binds as asked.
+    tasks, verbose, _ = srun(cluster, "-n2", "--cpu-bind=quiet,cores")
+    assert verbose == {}
+    assert {tasks[0]["allowed"], tasks[1]["allowed"]} == {str(a), str(b)}
+    # A bad item: the controller's configuration check names it.
+    r = cluster.run("scontrol", "show", "config", check=True)
+    assert re.search(r"^TaskPluginParam\s+= None,Verbose$", r.stdout, re.M), \
+        r.stdout

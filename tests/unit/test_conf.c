@@ -230,6 +230,29 @@ static void slurmd_params_metrics(void **state)
                 "SlurmdParameters=no_such_item: unknown item");
 }
 
+static void task_plugin_param_items(void **state)
+{
+    struct slurm_conf *conf;
+
+    (void)state;
+    conf = parse_ok("TaskPluginParam=Cores,verbose,autobind=threads,"
+                    "SlurmdOffSpec\n", NULL);
+    assert_int_equal(conf->task_param.bind, CONF_TASK_BIND_CORES);
+    assert_int_equal(conf->task_param.autobind, CONF_TASK_BIND_THREADS);
+    assert_true(conf->task_param.verbose);
+    assert_true(conf->task_param.slurmd_off_spec);
+    conf_destroy(conf);
+    conf = parse_ok("NodeName=n1\n", NULL);
+    assert_int_equal(conf->task_param.bind, CONF_TASK_BIND_UNSET);
+    conf_destroy(conf);
+    parse_fails("TaskPluginParam=Cores,Sockets\n", NULL,
+                "more than one of None, Sockets, Cores and Threads");
+    parse_fails("TaskPluginParam=autobind=none\n", NULL,
+                "autobind takes Threads, Cores or Sockets");
+    parse_fails("TaskPluginParam=Cpusets\n", NULL,
+                "TaskPluginParam=Cpusets: unknown item");
+}
+
 static void ctld_addr_defaults_to_host(void **state)
 {
     (void)state;
@@ -1153,6 +1176,7 @@ int main(void)
         cmocka_unit_test(expand_node_path),
         cmocka_unit_test(ctld_params_rate_limit),
         cmocka_unit_test(slurmd_params_metrics),
+        cmocka_unit_test(task_plugin_param_items),
         cmocka_unit_test(load_from_directory),
         cmocka_unit_test(load_names_included_file_in_errors),
         cmocka_unit_test(load_self_include_is_stopped),

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * conf_task_param.c - TaskPluginParam=: task/affinity's defaults
+ *
+ * As slurm.conf(5) of Slurm 22.05: at most one of None, Sockets, Cores,
+ * Threads (the binding of tasks when srun asks none: it overrides the
+ * automatic binding), Verbose (report every binding), autobind=Threads|
+ * Cores|Sockets (the binding when the automatic one finds no match), and
+ * SlurmdOffSpec (slurmd off specialized cores: Drover has no core
+ * specialization, so it has no effect).  Words are case-insensitive;
+ * anything else is refused with the item named.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf/conf.h"
+#include "conf/conf_private.h"
+
+static const struct {
+    const char *word;
+    enum conf_task_bind bind;
+} binds[] = {
+    {"none", CONF_TASK_BIND_NONE},       {"sockets", CONF_TASK_BIND_SOCKETS},
+    {"cores", CONF_TASK_BIND_CORES},     {"threads", CONF_TASK_BIND_THREADS},
+};
+
+/* The binding a word names, or CONF_TASK_BIND_UNSET. */
+static enum conf_task_bind bind_of(const char *word)
+{
+    for (size_t i = 0; i < sizeof(binds) / sizeof(binds[0]); i++)
+        if (!strcasecmp(word, binds[i].word))
+            return binds[i].bind;
+    return CONF_TASK_BIND_UNSET;
+}
+
+static int one_item(struct slurm_conf *conf, const char *item,
+                    drv_error_t *error)
+{
+    struct conf_task_param *p = &conf->task_param;
+    enum conf_task_bind b;
+
+    if (!strcasecmp(item, "verbose")) {
+        p->verbose = true;
+    } else if (!strcasecmp(item, "slurmdoffspec")) {
+        p->slurmd_off_spec = true;
+    } else if (!strncasecmp(item, "autobind=", 9)) {
+        b = bind_of(item + 9);
+        if (b == CONF_TASK_BIND_UNSET || b == CONF_TASK_BIND_NONE)
+            return conf__einval(error, "%s: TaskPluginParam=%s: autobind "
+                                "takes Threads, Cores or Sockets",
+                                conf->path, item);
+        p->autobind = b;
+    } else if ((b = bind_of(item)) != CONF_TASK_BIND_UNSET) {
+        if (p->bind != CONF_TASK_BIND_UNSET && p->bind != b)
+            return conf__einval(error, "%s: TaskPluginParam: more than one "
+                                "of None, Sockets, Cores and Threads",
+                                conf->path);
+        p->bind = b;
+    } else {
+        return conf__einval(error, "%s: TaskPluginParam=%s: unknown item "
+                            "(None, Sockets, Cores, Threads, Verbose, "
+                            "autobind=, SlurmdOffSpec)", conf->path, item);
+    }
+    return 0;
+}
+
+int conf__task_param(struct slurm_conf *conf, drv_error_t *error)
+{
+    char *copy, *item, *save = NULL;
+    int rc = 0;
+
+    conf->task_param = (struct conf_task_param){0};
+    if (!conf->task_plugin_param)
+        return 0;
+    if (!(copy = strdup(conf->task_plugin_param)))
+        return conf__enomem(error);
+    for (item = strtok_r(copy, ",", &save); item && rc == 0;
+         item = strtok_r(NULL, ",", &save))
+        rc = one_item(conf, item, error);
+    free(copy);
+    return rc;
+}
