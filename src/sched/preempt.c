@@ -5,11 +5,25 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sched/sched.h"
 #include "sched/sched_private.h"
 
-/* A copy of 'nodes' with their own GPU bitmaps; NULL on ENOMEM. */
+static void nodes_free(struct sched_node *c, size_t n)
+{
+    int saved_errno = errno;
+
+    for (size_t i = 0; c && i < n; i++) {
+        bitmap_destroy(c[i].alloc_gpus);
+        free(c[i].alloc_shards);
+    }
+    free(c);
+    errno = saved_errno;
+}
+
+/* A copy of 'nodes' with their own GPU bitmaps and shard counts; NULL on
+ * ENOMEM. */
 static struct sched_node *nodes_copy(const struct sched_node *nodes, size_t n)
 {
     struct sched_node *c = calloc(n ? n : 1, sizeof(*c));
@@ -17,27 +31,21 @@ static struct sched_node *nodes_copy(const struct sched_node *nodes, size_t n)
     if (!c)
         return NULL;
     for (size_t i = 0; i < n; i++) {
+        size_t sz = nodes[i].gpus * sizeof(uint32_t);
         c[i] = nodes[i];
         c[i].alloc_gpus = NULL;
-        if (nodes[i].alloc_gpus
-            && !(c[i].alloc_gpus = bitmap_copy(nodes[i].alloc_gpus))) {
-            for (size_t k = 0; k < i; k++)
-                bitmap_destroy(c[k].alloc_gpus);
-            free(c);
+        c[i].alloc_shards = NULL;
+        if ((nodes[i].alloc_gpus
+             && !(c[i].alloc_gpus = bitmap_copy(nodes[i].alloc_gpus)))
+            || (nodes[i].alloc_shards
+                && !(c[i].alloc_shards = malloc(sz ? sz : 1)))) {
+            nodes_free(c, i + 1);
             return NULL;
         }
+        if (c[i].alloc_shards)
+            memcpy(c[i].alloc_shards, nodes[i].alloc_shards, sz);
     }
     return c;
-}
-
-static void nodes_free(struct sched_node *c, size_t n)
-{
-    int saved_errno = errno;
-
-    for (size_t i = 0; c && i < n; i++)
-        bitmap_destroy(c[i].alloc_gpus);
-    free(c);
-    errno = saved_errno;
 }
 
 /* Does 'req' fit on 'c' now?  1 yes, 0 no, -1 error. */

@@ -23,6 +23,7 @@ struct sel_req {
     uint32_t cpg;      /* CPUs per GPU */
     uint64_t mpg;      /* MiB per GPU */
     const char *gtype;
+    uint32_t spn;      /* shards per node, all of one GPU */
     bool exclusive;
     uint32_t oversub;  /* CPUs count this many times (>= 1) */
     const bitmap_t *allowed;
@@ -46,6 +47,9 @@ struct cand {
 /* Fill in 'r' from 'req' with defaults.  0, or -1 with errno=EINVAL for a
  * malformed request (as sched_check_never()).
  */
+/* Whether GPU g of 'nd' is in use: held whole or lending shards. */
+bool sched__gpu_busy(const struct sched_node *nd, size_t g);
+
 int sched__normalize(const struct sched_request *req, struct sel_req *r);
 
 /* Judge node 'idx' as it is now for 'r' into 'c' (every field set).
