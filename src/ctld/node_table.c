@@ -78,7 +78,7 @@ void node_table_destroy(struct node_table *nt)
     if (!nt)
         return;
     for (size_t i = 0; i < nt->count; i++) {
-        bitmap_destroy(nt->sched[i].alloc_gpus);
+        sched_node_free_usage(&nt->sched[i]);
         free(nt->info[i].reason);
         free(nt->info[i].reason_user);
         free(nt->info[i].os);

@@ -130,6 +130,23 @@ void sched_alloc_destroy(struct sched_alloc *a);
  */
 char *sched_alloc_gpu_fmt(const struct sched_alloc *a, uint32_t i);
 
+/* Whether GPU g (< nd->gpus) of 'nd' is in use: held whole, or lending
+ * shards. */
+bool sched_gpu_busy(const struct sched_node *nd, size_t g);
+
+/* Free the usage arrays of 'nd' (alloc_gpus, alloc_shards; the caller's
+ * otherwise) and set them to NULL.  errno is preserved. */
+void sched_node_free_usage(struct sched_node *nd);
+
+/* A copy of nodes[0..n) with usage arrays of its own (alloc_gpus,
+ * alloc_shards), for a pass that must not change the originals; the
+ * strings and shard counts stay borrowed.  Free with sched_nodes_free().
+ * NULL with errno=ENOMEM. */
+struct sched_node *sched_nodes_copy(const struct sched_node *nodes, size_t n);
+
+/* Free a copy from sched_nodes_copy() of n nodes; NULL is a no-op. */
+void sched_nodes_free(struct sched_node *c, size_t n);
+
 /* Add allocation 'a' to the usage of 'nodes' (n entries): CPUs, memory,
  * GPU bits, running_jobs, and exclusive_alloc for an exclusive allocation.
  * Capacity is not checked: replaying saved state must always succeed.

@@ -47,9 +47,6 @@ struct cand {
 /* Fill in 'r' from 'req' with defaults.  0, or -1 with errno=EINVAL for a
  * malformed request (as sched_check_never()).
  */
-/* Whether GPU g of 'nd' is in use: held whole or lending shards. */
-bool sched__gpu_busy(const struct sched_node *nd, size_t g);
-
 int sched__normalize(const struct sched_request *req, struct sel_req *r);
 
 /* Judge node 'idx' as it is now for 'r' into 'c' (every field set).

@@ -124,7 +124,49 @@ static void gpus_use(struct sched_node *nd, const struct sched_alloc *a,
     }
 }
 
-bool sched__gpu_busy(const struct sched_node *nd, size_t g)
+void sched_node_free_usage(struct sched_node *nd)
+{
+    int saved_errno = errno;
+
+    bitmap_destroy(nd->alloc_gpus);
+    free(nd->alloc_shards);
+    nd->alloc_gpus = NULL;
+    nd->alloc_shards = NULL;
+    errno = saved_errno;
+}
+
+void sched_nodes_free(struct sched_node *c, size_t n)
+{
+    for (size_t i = 0; c && i < n; i++)
+        sched_node_free_usage(&c[i]);
+    free(c);
+}
+
+struct sched_node *sched_nodes_copy(const struct sched_node *nodes, size_t n)
+{
+    struct sched_node *c = calloc(n ? n : 1, sizeof(*c));
+
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t sz = nodes[i].gpus * sizeof(uint32_t);
+        c[i] = nodes[i];
+        c[i].alloc_gpus = NULL;
+        c[i].alloc_shards = NULL;
+        if ((nodes[i].alloc_gpus
+             && !(c[i].alloc_gpus = bitmap_copy(nodes[i].alloc_gpus)))
+            || (nodes[i].alloc_shards
+                && !(c[i].alloc_shards = malloc(sz ? sz : 1)))) {
+            sched_nodes_free(c, i + 1);
+            return NULL;
+        }
+        if (c[i].alloc_shards)
+            memcpy(c[i].alloc_shards, nodes[i].alloc_shards, sz);
+    }
+    return c;
+}
+
+bool sched_gpu_busy(const struct sched_node *nd, size_t g)
 {
     return (nd->alloc_gpus && bitmap_test(nd->alloc_gpus, g))
            || (nd->alloc_shards && nd->alloc_shards[g]);
@@ -323,7 +365,7 @@ static bool node_room(const struct sched_node *nd,
         if (!nd->available || nd->exclusive_alloc)
             return false;
         for (size_t g = 0; g < nd->gpus; g++)
-            used_gpus += sched__gpu_busy(nd, g);
+            used_gpus += sched_gpu_busy(nd, g);
         /* Exclusive jobs need a node with nothing on it. */
         if (r->exclusive
             && (nd->running_jobs || nd->alloc_cpus || nd->alloc_mem_mib
@@ -726,7 +768,7 @@ static int pick_gpus(const struct sched_node *nd,
         return -1;
     for (uint32_t got = 0; got < count; got++, bit++) {
         while (!exclusive && (size_t)bit < nd->gpus
-               && sched__gpu_busy(nd, (size_t)bit))
+               && sched_gpu_busy(nd, (size_t)bit))
             bit++;
         if ((size_t)bit >= nd->gpus)
             break; /* cannot happen: the node was judged to have them */
