@@ -228,7 +228,8 @@ struct job *job_create(uint32_t id);
 /* NULL is a no-op. */
 void job_destroy(struct job *job);
 
-/* JSON array of the allocation, [{"node","cpus","mem_mib","gpus"}].
+/* JSON array of the allocation, [{"node","cpus","mem_mib","gpus"}], with
+ * "shards" where the node's entry has shards (of its one GPU in "gpus").
  * New reference; NULL when there is no allocation.
  */
 json_t *job_alloc_to_json(const struct sched_alloc *a,

@@ -61,10 +61,21 @@ uint32_t job_info_cpus(const struct job *job, uint32_t *gpus, uint64_t *mem)
     for (uint32_t i = 0; i < job->alloc->node_count; i++) {
         cpus += job->alloc->cpus[i];
         *mem += job->alloc->mem_mib[i];
-        if (job->alloc->gpus && job->alloc->gpus[i])
+        if (job->alloc->gpus && job->alloc->gpus[i] && !job->alloc->shards[i])
             *gpus += (uint32_t)bitmap_count(job->alloc->gpus[i]);
     }
     return cpus;
+}
+
+uint32_t job_info_shards(const struct job *job)
+{
+    uint32_t n = 0;
+
+    if (!job->alloc)
+        return job->req.shards_per_node * job_node_count(job);
+    for (uint32_t i = 0; i < job->alloc->node_count; i++)
+        n += job->alloc->shards[i];
+    return n;
 }
 
 /* Slurm's "exit:signal". */
@@ -148,6 +159,8 @@ static const char *last_batch_host(const struct job *job)
 
 static char *tres_per_node(const struct job *job)
 {
+    if (job->req.shards_per_node)
+        return xasprintf("gres:shard:%u", job->req.shards_per_node);
     if (job->req.gpus_per_node && job->gpu_type)
         return xasprintf("gres:gpu:%s:%u", job->gpu_type,
                          job->req.gpus_per_node);
@@ -223,6 +236,14 @@ static void b_tres(struct info_ctx *c, const struct jsonw_sink *o)
     uint32_t cpus = ctx_cpus(c);
     char *tres = node_table_tres(cpus, c->mem, (int)job_node_count(c->job),
                                  c->gpus, true);
+    uint32_t shards = job_info_shards(c->job);
+
+    if (shards) { /* scontrol prints gres/shard last */
+        char *t = xasprintf("%s%sgres/shard=%u", tres, *tres ? "," : "",
+                            shards);
+        free(tres);
+        tres = t;
+    }
 
     jsonw_put_str(o, c->job->alloc ? "tres_alloc" : "tres_req", tres);
     free(tres);

@@ -26,6 +26,10 @@ json_t *job_info_json(struct ctld *ctld, const struct job *job, time_t now);
  */
 uint32_t job_info_cpus(const struct job *job, uint32_t *gpus, uint64_t *mem);
 
+/* gres/shard of 'job' over all its nodes: allocated while it holds an
+ * allocation, else requested (shards per node x nodes). */
+uint32_t job_info_shards(const struct job *job);
+
 /* As job_info_cpus() for the request alone (allocated or not). */
 uint32_t job_info_req_cpus(const struct job *job, uint32_t *gpus,
                            uint64_t *mem);

@@ -418,7 +418,8 @@ static json_t *gpu_list(const bitmap_t *gpus)
 
 /* What the step's cgroup on its i-th node holds to (docs/protocol.md
  * step_launch): the job's memory, GPUs and CPU count there, the step's
- * --mem. */
+ * --mem; with the job's shards there, "shards" and (unless the step has
+ * GPUs of its own) the shards' GPU as the step's. */
 static void limits_json(const struct sched_alloc *a,
                         const struct step_claim *cl, uint32_t i, json_t *o)
 {
@@ -431,6 +432,11 @@ static void limits_json(const struct sched_alloc *a,
     json_object_set_new(o, "job_gpus", a->gpus[e] ? gpu_list(a->gpus[e])
                                                   : json_array());
     json_object_set_new(o, "job_cpus", json_integer((json_int_t)a->cpus[e]));
+    if (a->shards[e]) { /* its tasks see the GPU lending the shards */
+        json_object_set_new(o, "shards", json_integer(a->shards[e]));
+        if (!json_object_get(o, "gpus"))
+            json_object_set_new(o, "gpus", gpu_list(a->gpus[e]));
+    }
 }
 
 static void send_launches(struct ctld *ctld, struct job *job,
