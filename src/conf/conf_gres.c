@@ -296,7 +296,7 @@ static int entry_files(const struct conf_line *l, struct gres_entry *e,
  * Count= is spread over, not one device per file. */
 static bool is_shared(const char *name)
 {
-    return !strcasecmp(name, "shard");
+    return !strcasecmp(name, "shard") || !strcasecmp(name, "mps");
 }
 
 static int entry_count(const struct conf_line *l, struct gres_entry *e,
@@ -556,24 +556,51 @@ static bool first_of_name(const struct conf_node *node, size_t i)
     return true;
 }
 
-/* The node's shards per GPU from the Name=shard lines that apply to it. */
+/* Which sharing GRES node 'ni' has (Gres= or gres.conf lines): "shard",
+ * "mps" or NULL; both is refused. */
+static int node_share(struct gres_table *t, size_t ni, const char **name,
+                      drv_error_t *error)
+{
+    const struct conf_node *node = &t->conf->nodes[ni];
+    bool has[2] = { conf__gres_total(node, "shard") > 0,
+                    conf__gres_total(node, "mps") > 0 };
+
+    for (size_t i = 0; i < t->count; i++)
+        if (entry_applies(&t->entries[i], ni)
+            && is_shared(t->entries[i].name))
+            has[!strcasecmp(t->entries[i].name, "mps")] = true;
+    if (has[0] && has[1])
+        return conf__einval(error, "node %s: gres/shard and gres/mps on one "
+                            "node: Drover shares a node's GPUs one way",
+                            node->name);
+    *name = has[0] ? "shard" : has[1] ? "mps" : NULL;
+    return 0;
+}
+
+/* The node's shares per GPU from the Name=shard (or mps) lines that apply
+ * to it. */
 static int node_shards(struct gres_table *t, size_t ni, drv_error_t *error)
 {
-    struct conf__shard_line *lines = calloc(t->count + 1, sizeof(*lines));
+    struct conf__shard_line *lines;
+    const char *name;
     size_t n = 0;
     int rc;
 
-    if (!lines)
+    if (node_share(t, ni, &name, error) < 0)
+        return -1;
+    if (!name)
+        return 0;
+    if (!(lines = calloc(t->count + 1, sizeof(*lines))))
         return conf__enomem(error);
     for (size_t i = 0; i < t->count; i++) {
         const struct gres_entry *e = &t->entries[i];
-        if (is_shared(e->name) && entry_applies(e, ni))
+        if (!strcasecmp(e->name, name) && entry_applies(e, ni))
             lines[n++] = (struct conf__shard_line){
                 .file = e->file, .line = e->line, .count = e->count,
                 .files = e->files,
             };
     }
-    rc = conf__gres_shards(&t->conf->nodes[ni], lines, n, error);
+    rc = conf__gres_shards(&t->conf->nodes[ni], name, lines, n, error);
     free(lines);
     return rc;
 }

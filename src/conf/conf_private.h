@@ -104,7 +104,8 @@ const char *conf__set_auth_alt_params(char **field, const char *value);
  * used).  Returns NULL, or what is wrong ("" for ENOMEM). */
 const char *conf__set_port(uint16_t *field, const char *value);
 
-/* One gres.conf Name=shard line that applies to a node (conf_shard.c). */
+/* One gres.conf Name=shard (or mps) line that applies to a node
+ * (conf_shard.c). */
 struct conf__shard_line {
     const char *file;        /* for messages */
     int line;
@@ -115,15 +116,16 @@ struct conf__shard_line {
 /* The sum of the node's Gres= counts of 'name' (any type). */
 uint32_t conf__gres_total(const struct conf_node *node, const char *name);
 
-/* node->gpu_shards from its gres.conf Name=shard lines (file order) and
- * its Gres=shard total, after its gpu devices are made: each line's Count=
- * shared evenly over its File= GPUs (all GPUs without File=), the first
- * ones one more when it does not divide; no line: the Gres= total shared
- * over all GPUs.  Returns 0 (gpu_shards stays NULL without shards), or -1
- * with 'error' set: shards and no GPUs, a File= that is no GPU of the node,
- * the lines' sum differing from Gres=shard (naming the last line), ENOMEM.
+/* node->gpu_shards and gpu_share from its gres.conf Name='name' lines
+ * ("shard" or "mps"; file order) and its Gres= total of 'name', after its
+ * gpu devices are made: each line's Count= shared evenly over its File=
+ * GPUs (all GPUs without File=), the first ones one more when it does not
+ * divide; no line: the Gres= total shared over all GPUs.  Returns 0
+ * (gpu_shards stays NULL without such shares), or -1 with 'error' set:
+ * shares and no GPUs, a File= that is no GPU of the node, the lines' sum
+ * differing from Gres= (naming the last line), ENOMEM.
  */
-int conf__gres_shards(struct conf_node *node,
+int conf__gres_shards(struct conf_node *node, const char *name,
                       const struct conf__shard_line *lines, size_t nlines,
                       drv_error_t *error);
 

@@ -28,6 +28,7 @@ int conf_sched_node_init(struct sched_node *sn, const struct conf_node *cn)
             sn->gpu_type = cn->gres[g].type;
     }
     sn->shards = cn->gpu_shards;
+    sn->share_name = cn->gpu_share;
     sn->alloc_shards = NULL;
     if (!(sn->alloc_gpus = bitmap_create(sn->gpus))
         || (sn->shards

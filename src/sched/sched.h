@@ -36,9 +36,11 @@ struct sched_node {
     uint64_t mem_mib;     /* RealMemory, MiB */
     uint32_t gpus;        /* GPUs (Gres=gpu[:type]:N) */
     const char *gpu_type; /* "a100", or NULL for untyped GPUs */
-    const uint32_t *shards; /* per GPU index (gpus entries): its gres/shard
-                             * count (Slurm's GPU sharding); NULL when the
-                             * node has no shards */
+    const uint32_t *shards; /* per GPU index (gpus entries): its shares
+                             * (gres/shard, Slurm's GPU sharding, or
+                             * gres/mps); NULL when the node has none */
+    const char *share_name; /* what the shares are: "shard" or "mps";
+                             * NULL when shards is */
     const char *features; /* comma list (Feature=) or NULL; matched
                            * against sched_request.features */
     bool available;       /* up and not drained/down: may take new jobs */
@@ -72,9 +74,12 @@ struct sched_request {
     uint32_t gpus_per_node;   /* --gres=gpu:N, --gpus-per-node=N */
     uint32_t gpus_total;      /* --gpus=N over all nodes (not with the above) */
     const char *gpu_type;     /* --gres=gpu:a100:2; NULL = any type */
-    uint32_t shards_per_node; /* --gres=shard:N: N shards on each node, all
-                               * of one GPU (Slurm 22.05: a job's shards
-                               * on a node come from a single GPU) */
+    uint32_t shards_per_node; /* --gres=shard:N (or mps:N): N shares on each
+                               * node, all of one GPU (Slurm 22.05: a job's
+                               * shards on a node come from a single GPU),
+                               * on nodes whose share_name is the
+                               * request's */
+    const char *share_name;   /* "shard" or "mps"; NULL is "shard" */
     uint32_t gpus_per_task;   /* --gpus-per-task: each task's GPUs, on its
                                * node (not with the two above) */
     uint32_t cpus_per_gpu;    /* --cpus-per-gpu: a node's CPUs are at least

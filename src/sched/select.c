@@ -254,6 +254,7 @@ static int normalize(const struct sched_request *req,
         .mpg = req->mem_per_gpu_mib,
         .gtype = req->gpu_type,
         .spn = req->shards_per_node,
+        .sname = req->share_name ? req->share_name : "shard",
         .exclusive = req->exclusive,
         .oversub = req->oversubscribe > 1 ? req->oversubscribe : 1,
         .allowed = req->allowed_nodes,
@@ -332,6 +333,12 @@ static bool gpu_type_ok(const struct sel_req *r, const struct sched_node *nd)
 /* What the node has free for 'r': all of it when 'empty' (the never-check),
  * else what its usage leaves.  False if the node may take no job now.
  */
+/* Whether the node's shares are of the request's kind. */
+static bool share_ok(const struct sel_req *r, const struct sched_node *nd)
+{
+    return nd->share_name && !strcmp(nd->share_name, r->sname);
+}
+
 /* The GPU of 'nd' to lend 'n' shards: not held whole, with n shards left
  * (all of them when 'empty'), the fewest left among those, the lowest
  * index on a tie; -1 when none has them. */
@@ -381,7 +388,8 @@ static bool node_room(const struct sched_node *nd,
     room->mem =
         nd->mem_mib - (empty ? 0 : MIN(nd->mem_mib, nd->alloc_mem_mib));
     room->gpus = gpu_type_ok(r, nd) ? nd->gpus - MIN(nd->gpus, used_gpus) : 0;
-    room->shard_gpu = r->spn ? shard_gpu(nd, r->spn, empty) : -1;
+    room->shard_gpu = r->spn && share_ok(r, nd)
+                          ? shard_gpu(nd, r->spn, empty) : -1;
     return true;
 }
 
@@ -939,7 +947,7 @@ static void find_biggest(const struct sched_node *nodes,
             b->cpus = nd->cpus;
         if (nd->mem_mib > b->mem)
             b->mem = nd->mem_mib;
-        for (size_t g = 0; nd->shards && g < nd->gpus; g++)
+        for (size_t g = 0; nd->shards && share_ok(r, nd) && g < nd->gpus; g++)
             if (nd->shards[g] > b->shards)
                 b->shards = nd->shards[g];
         if (gpu_type_ok(r, nd)) {
@@ -967,8 +975,8 @@ static int explain_never(const struct sched_node *nodes,
         errprintf(error, "%" PRIu32 " GPUs per node requested, nodes have"
                   " at most %" PRIu64, r->gpn, b.gpus);
     else if (r->spn > b.shards)
-        errprintf(error, "%" PRIu32 " shards per node requested, a GPU has"
-                  " at most %" PRIu32, r->spn, b.shards);
+        errprintf(error, "gres/%s:%" PRIu32 " per node requested, a GPU"
+                  " has at most %" PRIu32, r->sname, r->spn, b.shards);
     else if (r->cpt > b.cpus)
         errprintf(error, "%" PRIu32 " CPUs per task requested, nodes have"
                   " at most %" PRIu64, r->cpt, b.cpus);

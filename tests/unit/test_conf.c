@@ -564,12 +564,13 @@ static void gres_typed_without_gres_conf(void **state)
     assert_string_equal(n->gres[1].type, "v100");
     assert_int_equal(n->gres[1].count, 2);
     assert_string_equal(n->gres[2].name, "mps");
-    assert_int_equal(n->gres_dev_count, 106);
+    assert_int_equal(n->gres_dev_count, 6); /* mps shares them */
     assert_string_equal(n->gres_devs[0].type, "a100");
     assert_string_equal(n->gres_devs[4].type, "v100");
     assert_int_equal(n->gres_devs[5].index, 5);
-    assert_string_equal(n->gres_devs[6].name, "mps");
-    assert_int_equal(n->gres_devs[6].index, 0); /* per name */
+    assert_string_equal(n->gpu_share, "mps");
+    assert_int_equal(n->gpu_shards[0], 17); /* 100 over 6 GPUs */
+    assert_int_equal(n->gpu_shards[5], 16);
     conf_destroy(conf);
 }
 
@@ -625,12 +626,15 @@ static void gres_shards_per_gpu(void **state)
     assert_int_equal(g2->gpu_shards[1], 2);
     assert_int_equal(g2->gpu_shards[2], 2);
     assert_null(conf->nodes[2].gpu_shards);
+    assert_string_equal(g1->gpu_share, "shard");
     conf_destroy(conf);
     parse_fails("NodeName=g1 Gres=gpu:2,shard:6\n",
                 "NodeName=g1 Name=gpu File=/dev/nvidia[0-1]\n"
                 "NodeName=g1 Name=shard Count=4 File=/dev/nvidia1\n",
-                "gres.conf:2: Name=shard: 4 shards for node g1, but its "
+                "gres.conf:2: Name=shard: 4 for node g1, but its "
                 "Gres= has shard:6");
+    parse_fails("NodeName=g1 Gres=gpu:2,shard:6,mps:200\n", NULL,
+                "node g1: gres/shard and gres/mps on one node");
     parse_fails("NodeName=g1 Gres=gpu:2,shard:4\n",
                 "NodeName=g1 Name=gpu File=/dev/nvidia[0-1]\n"
                 "NodeName=g1 Name=shard Count=4 File=/dev/nvidia7\n",

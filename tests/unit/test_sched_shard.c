@@ -26,6 +26,7 @@ static struct cluster *shard_cluster(uint32_t gpus, uint32_t per_gpu,
     for (uint32_t g = 0; g < gpus; g++)
         caps[g] = per_gpu;
     c->nodes[0].shards = caps;
+    c->nodes[0].share_name = "shard";
     c->nodes[0].alloc_shards = used;
     return c;
 }
@@ -94,7 +95,13 @@ static void shards_of_one_gpu_only(void **state)
     assert_int_equal(sched_select(c->nodes, c->n, &s3, &x), SCHED_BUSY);
     assert_int_equal(sched_check_never(c->nodes, c->n, &s5, &error),
                      SCHED_NEVER);
-    assert_non_null(strstr(error.text, "5 shards per node"));
+    assert_non_null(strstr(error.text, "gres/shard:5 per node requested, a GPU has at most 4"));
+    /* mps asked of a node whose GPUs are shared by shards */
+    s5.share_name = "mps";
+    s5.shards_per_node = 1;
+    assert_int_equal(sched_check_never(c->nodes, c->n, &s5, &error),
+                     SCHED_NEVER);
+    assert_non_null(strstr(error.text, "gres/mps:1 per node requested"));
     assert_int_equal(sched_select(c->nodes, c->n, &bad, &x), -1);
     assert_int_equal(errno, EINVAL);
     sched_alloc_destroy(a);
