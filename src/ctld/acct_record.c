@@ -17,7 +17,7 @@
 #include "ctld/step.h"
 
 char *acct_tres_string(uint32_t cpus, uint64_t mem_mib, uint32_t nodes,
-                       uint32_t gpus, uint32_t shards)
+                       uint32_t gpus, const char *share, uint32_t shards)
 {
     char out[256] = "", part[64], mem[32];
 
@@ -28,7 +28,8 @@ char *acct_tres_string(uint32_t cpus, uint64_t mem_mib, uint32_t nodes,
         strcat(out, part);
     }
     if (shards) {
-        snprintf(part, sizeof(part), "gres/shard=%u,", shards);
+        snprintf(part, sizeof(part), "gres/%s=%u,", share ? share : "shard",
+                 shards);
         strcat(out, part);
     }
     if (mem_mib) {
@@ -97,6 +98,7 @@ static void put_request(json_t *o, const struct job *job)
     uint64_t mem = 0;
     uint32_t cpus = job_info_req_cpus(job, &gpus, &mem);
     char *tres = acct_tres_string(cpus, mem, nodes, gpus,
+                                  job_info_share(job),
                                   job->req.shards_per_node * nodes);
 
     json_object_set_new(o, "req_cpus", json_integer(cpus));
@@ -118,7 +120,8 @@ static void put_alloc(json_t *o, const struct job *job)
     char *tres;
 
     alloc_totals(job, &t);
-    tres = t.cpus ? acct_tres_string(t.cpus, t.mem, t.nodes, t.gpus, t.shards)
+    tres = t.cpus ? acct_tres_string(t.cpus, t.mem, t.nodes, t.gpus,
+                                     job_info_share(job), t.shards)
                   : xstrdup("");
     json_object_set_new(o, "alloc_tres", json_string(tres));
     free(tres);

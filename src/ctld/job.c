@@ -127,7 +127,8 @@ json_t *job_alloc_to_json(const struct sched_alloc *a,
                               a->tasks[i], "cpus", a->cpus[i], "mem_mib",
                               (json_int_t)a->mem_mib[i], "gpus",
                               gpus ? gpus : "");
-        if (a->shards[i]) /* lent by the one GPU in "gpus" */
+        if (a->shards[i]) /* lent by the one GPU in "gpus" (shard or mps,
+                             * as the job asked) */
             json_object_set_new(o, "shards", json_integer(a->shards[i]));
         json_array_append_new(arr, o);
         free(gpus);
@@ -227,7 +228,8 @@ static const struct job_field {
     F("gpus_per_node", K_U32, req.gpus_per_node, 0),
     F("gpus", K_U32, req.gpus_total, 0),
     F("gpus_per_task", K_U32, req.gpus_per_task, F_OMIT_ZERO),
-    F("shards_per_node", K_U32, req.shards_per_node, F_OMIT_ZERO),
+    F("shards_per_node", K_U32, shards_per_node, F_OMIT_ZERO),
+    F("mps_per_node", K_U32, mps_per_node, F_OMIT_ZERO),
     F("cpus_per_gpu", K_U32, req.cpus_per_gpu, F_OMIT_ZERO),
     F("mem_per_gpu_mib", K_U64, req.mem_per_gpu_mib, F_OMIT_ZERO),
     F("exclusive", K_BOOL, req.exclusive, 0),
@@ -493,6 +495,11 @@ int job_apply_json(struct job *job, json_t *o,
             return -1;
     }
     job->req.gpu_type = job->gpu_type;
+    job->req.shards_per_node = job->mps_per_node ? job->mps_per_node
+                                                 : job->shards_per_node;
+    job->req.share_name = job->mps_per_node      ? "mps"
+                          : job->shards_per_node ? "shard"
+                                                 : NULL;
     if ((v = json_object_get(o, "last_alloc"))) {
         free(job->last_alloc_json);
         job->last_alloc_json = json_dumps(v, JSON_COMPACT);

@@ -137,6 +137,9 @@ struct job {
                              * --open-mode (job_place.h) */
     const char *gres;            /* the request as given: "gpu:2" */
     const char *gpu_type;        /* req.gpu_type points here */
+    uint32_t shards_per_node;    /* --gres=shard:N, or */
+    uint32_t mps_per_node;       /* --gres=mps:N: req.shards_per_node and
+                                  * req.share_name follow these two */
     struct sched_alloc *alloc; /* while running/completing */
     char *nodes;           /* allocated hostlist, NULL when none */
     char *last_nodes;      /* nodes of the last run, kept after it ends */

@@ -67,6 +67,26 @@ uint32_t job_info_cpus(const struct job *job, uint32_t *gpus, uint64_t *mem)
     return cpus;
 }
 
+const char *job_info_share(const struct job *job)
+{
+    return job->req.share_name ? job->req.share_name : "shard";
+}
+
+uint32_t job_info_mps_percent(const struct ctld *ctld, const struct job *job,
+                              uint32_t i)
+{
+    const struct sched_alloc *a = job->alloc;
+    const struct sched_node *sn;
+    uint32_t cap, pct;
+
+    if (!a || i >= a->node_count || !a->shards[i] || !job->mps_per_node)
+        return 0;
+    sn = &ctld->nodes->sched[a->node_idx[i]];
+    cap = sn->shards ? sn->shards[bitmap_first_set(a->gpus[i], 0)] : 0;
+    pct = cap ? (uint32_t)((uint64_t)a->shards[i] * 100 / cap) : 100;
+    return pct ? pct : 1;
+}
+
 uint32_t job_info_shards(const struct job *job)
 {
     uint32_t n = 0;
@@ -160,7 +180,8 @@ static const char *last_batch_host(const struct job *job)
 static char *tres_per_node(const struct job *job)
 {
     if (job->req.shards_per_node)
-        return xasprintf("gres:shard:%u", job->req.shards_per_node);
+        return xasprintf("gres:%s:%u", job_info_share(job),
+                         job->req.shards_per_node);
     if (job->req.gpus_per_node && job->gpu_type)
         return xasprintf("gres:gpu:%s:%u", job->gpu_type,
                          job->req.gpus_per_node);
@@ -238,9 +259,9 @@ static void b_tres(struct info_ctx *c, const struct jsonw_sink *o)
                                  c->gpus, true);
     uint32_t shards = job_info_shards(c->job);
 
-    if (shards) { /* scontrol prints gres/shard last */
-        char *t = xasprintf("%s%sgres/shard=%u", tres, *tres ? "," : "",
-                            shards);
+    if (shards) { /* scontrol prints gres/shard (gres/mps) last */
+        char *t = xasprintf("%s%sgres/%s=%u", tres, *tres ? "," : "",
+                            job_info_share(c->job), shards);
         free(tres);
         tres = t;
     }

@@ -200,7 +200,8 @@ const char *node_table_base_state(const struct node_table *nt, size_t i)
 }
 
 /* ",shard:8" (Gres=) or, with 'used', ",shard:2(2/4,0/4)" (GresUsed=, as
- * Slurm: in use of each GPU's); "" without shards.  Caller frees. */
+ * Slurm: in use of each GPU's), mps instead of shard for gres/mps; "" when
+ * the GPUs are not shared.  Caller frees. */
 static char *shard_string(const struct sched_node *sn, bool used)
 {
     uint32_t total = 0;
@@ -214,8 +215,8 @@ static char *shard_string(const struct sched_node *sn, bool used)
         total += used ? sn->alloc_shards[g] : sn->shards[g];
     }
     s = !sn->shards ? xstrdup("")
-        : used      ? xasprintf(",shard:%u(%s)", total, per)
-                    : xasprintf(",shard:%u", total);
+        : used      ? xasprintf(",%s:%u(%s)", sn->share_name, total, per)
+                    : xasprintf(",%s:%u", sn->share_name, total);
     free(per);
     return s;
 }

@@ -263,7 +263,10 @@ static void set_node_vars(struct envb *e, json_t *alloc, json_t *job,
         visible = isolated ? local_list(n) : xstrdup(list);
         env_set(e, "CUDA_VISIBLE_DEVICES", visible);
         env_set(e, "GPU_DEVICE_ORDINAL", visible);
-        if (shards > 0) { /* Slurm's gres/shard: the GPU, not as a GPU */
+        if (shards > 0 && jint(job, "mps_per_node") > 0) { /* gres/mps */
+            env_setf(e, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "%lld",
+                     (long long)jint(job, "mps_percent"));
+        } else if (shards > 0) { /* gres/shard: the GPU, not as a GPU */
             env_setf(e, "SLURM_SHARDS_ON_NODE", "%lld", (long long)shards);
         } else {
             env_set(e, "SLURM_JOB_GPUS", list);

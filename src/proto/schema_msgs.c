@@ -118,6 +118,8 @@ static const struct schema_field job_submit_body[] = {
      "--gpus-per-task"},
     {"shards_per_node", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
      "--gres=shard:N (gres/shard of one GPU per node)"},
+    {"mps_per_node", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
+     "--gres=mps:N (gres/mps of one GPU per node)"},
     {"time_limit_s", SCHEMA_INT, TIME_INFINITE, SCHEMA_TIME_MAX_S,
      EDRV_INVALID_TIME_LIMIT, 0, "s", "-t; -1: UNLIMITED"},
     {"time_min_s", SCHEMA_INT, TIME_INFINITE, SCHEMA_TIME_MAX_S,
@@ -522,7 +524,10 @@ static const struct schema_field step_launch_body[] = {
     {"job_gpus", SCHEMA_INT_LIST, 0, 65536, 0, 0, NULL,
      "GPU indexes the job has on this node (cgroup)"},
     {"shards", SCHEMA_INT, 0, 65535, 0, 0, "count",
-     "gres/shard the job has on this node, of its one GPU in gpus"},
+     "gres/shard (or gres/mps) the job has on this node, of its one GPU in "
+     "gpus"},
+    {"mps_percent", SCHEMA_INT, 0, 100, 0, 0, "%",
+     "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the job's gres/mps here"},
     /* node memory comes from RealMemory=, not bounded by a request */
     {"job_mem_mib", SCHEMA_INT, 0, INT64_MAX, 0, 0, "MiB",
      "the job's memory on this node (cgroup); 0: none"},

@@ -133,3 +133,69 @@ EOF
     assert out.startswith("visible=0 shards=2\n"), out
     assert "nvidia0 opened" in out, out
     assert "nvidia1 Operation not permitted" in out, out
+
+
+def with_mps(cluster):
+    """Restart 'cluster' with GresTypes=gpu,mps, Gres=gpu:2,mps:200 and
+    100 MPS shares on each GPU, as gres.html's MPS example."""
+    cluster.down()
+    conf = cluster.conf.read_text()
+    conf = conf.replace("GresTypes=gpu\n", "GresTypes=gpu,mps\n")
+    conf, n = re.subn(r"Gres=gpu:2\b", "Gres=gpu:2,mps:200", conf)
+    assert n == 1, conf
+    cluster.conf.write_text(conf)
+    gres = cluster.dir / "etc" / "gres.conf"
+    dev = cluster.dir / "dev"
+    gres.write_text(gres.read_text()
+                    + f"NodeName=node01 Name=mps Count=100 File={dev}/nvidia0\n"
+                    + f"NodeName=node01 Name=mps Count=100 File={dev}/nvidia1\n")
+    cluster.up()
+    cluster.wait_nodes_idle()
+
+
+MPS_ENV = ("echo CVD=$CUDA_VISIBLE_DEVICES "
+           "PCT=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE "
+           "SHARDS=${SLURM_SHARDS_ON_NODE-unset}")
+
+
+@pytest.mark.parametrize("cluster", [SHARD_CLUSTER], indirect=True)
+def test_mps_jobs_share_a_gpu_with_their_thread_percentage(cluster, tmp_path):
+    with_mps(cluster)
+    show = cluster.run("scontrol", "show", "node", "node01", check=True).stdout
+    assert "Gres=gpu:2,mps:200" in show, show
+    gpu0 = cluster.visible_gpus([0])
+    # mps:50 and mps:25 share GPU 0: 50% and 25% of its threads
+    a = cluster.sbatch("--gres=mps:50", "--wrap", f"{MPS_ENV}; sleep 300",
+                       cwd=tmp_path)
+    b = cluster.sbatch("--gres=mps:25", "--wrap", f"{MPS_ENV}; sleep 300",
+                       cwd=tmp_path)
+    for j in (a, b):
+        cluster.wait_job_state(j, "RUNNING", timeout=30)
+    cluster.wait_until(lambda: out_of(tmp_path, a) and out_of(tmp_path, b),
+                       15, "the MPS jobs' output")
+    assert out_of(tmp_path, a) == f"CVD={gpu0} PCT=50 SHARDS=unset"
+    assert out_of(tmp_path, b) == f"CVD={gpu0} PCT=25 SHARDS=unset"
+    show = cluster.run("scontrol", "-d", "show", "job", a, check=True).stdout
+    assert re.search(r"TRES=cpu=1,\S*,gres/mps=50\n", show), show
+    assert "TresPerNode=gres:mps:50" in show, show
+    assert "GRES=mps:50(IDX:0)" in show, show
+    # srun in the job: its tasks see the GPU and the percentage too
+    r = cluster.run("srun", "--jobid", a, "--overlap", "sh", "-c",
+                    "echo $CUDA_VISIBLE_DEVICES "
+                    "$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                    check=True, timeout=60)
+    assert r.stdout == f"{gpu0} 50\n", r.stdout
+    # GPU 0 lends MPS shares: a gpu:2 job waits for them
+    whole = cluster.sbatch("--gres=gpu:2", "--wrap", "true", cwd=tmp_path)
+    cluster.wait_until(lambda: cluster.job_field(whole, "Reason")
+                       == "Resources", 15, "the gpu:2 job to wait")
+    cluster.run("scancel", a, b, check=True)
+    cluster.wait_job_state(whole, "COMPLETED", timeout=30)
+    # more than a GPU's shares never fit; shard asked of MPS GPUs neither
+    r = cluster.run("sbatch", "--gres=mps:101", "--wrap", "true",
+                    cwd=tmp_path)
+    assert r.returncode == 1
+    assert "Requested node configuration is not available" in r.stderr
+    r = cluster.run("sbatch", "--gres=gpu:1,mps:10", "--wrap", "true",
+                    cwd=tmp_path)
+    assert r.returncode == 1, r.stderr

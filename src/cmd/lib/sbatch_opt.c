@@ -1502,15 +1502,16 @@ enum gres_kind { GRES_UNTYPED = 1, GRES_TYPED = 2 };
 struct gres_counts {
     long gpus;
     long shards; /* gres/shard (Slurm's GPU sharding), untyped */
+    long mps;    /* gres/mps (CUDA MPS), untyped */
     char *type;  /* the first GPU type */
     unsigned kinds; /* enum gres_kind seen */
 };
 
 /* One entry: "name[:type][:count]" (named) or "[type:]count"; as Slurm, a
- * type alone counts 1.  Adds gpu counts to gc->gpus and shard counts to
- * gc->shards, keeps the first GPU type and ORs enum gres_kind into
- * gc->kinds.  Returns 0 or -1 (a typed shard is refused: shards are
- * counted per GPU, whatever its type).
+ * type alone counts 1.  Adds gpu counts to gc->gpus, shard and mps counts
+ * to gc->shards and gc->mps, keeps the first GPU type and ORs enum
+ * gres_kind into gc->kinds.  Returns 0 or -1 (a typed shard or mps is
+ * refused: they are counted per GPU, whatever its type).
  */
 static int gres_entry(char *ent, bool named, struct gres_counts *gc)
 {
@@ -1537,8 +1538,8 @@ static int gres_entry(char *ent, bool named, struct gres_counts *gc)
             t = f[i];
         }
     }
-    if (named && !strcmp(f[0], "shard")) {
-        gc->shards += count;
+    if (named && (!strcmp(f[0], "shard") || !strcmp(f[0], "mps"))) {
+        *(f[0][0] == 's' ? &gc->shards : &gc->mps) += count;
         return t ? -1 : 0;
     }
     if (named && strcmp(f[0], "gpu"))
@@ -1556,7 +1557,7 @@ static int gres_parse(const char *spec, bool named, struct gres_counts *gc)
     char *copy = xstrdup(spec), *save = NULL, *tok;
     int rc = 0, entries = 0;
 
-    gc->gpus = gc->shards = 0;
+    gc->gpus = gc->shards = gc->mps = 0;
     for (tok = strtok_r(copy, ",", &save); tok && rc == 0;
          tok = strtok_r(NULL, ",", &save), entries++)
         rc = gres_entry(tok, named, gc);
@@ -1578,7 +1579,8 @@ static int gres_fail(const struct sbatch_opts *o, struct sbatch_error *e)
                 drv_strerror(EDRV_INVALID_GRES));
 }
 
-/* gres, gpus, gpus_per_node, gpu_type and shards_per_node of the body. */
+/* gres, gpus, gpus_per_node, gpu_type, shards_per_node and mps_per_node of
+ * the body. */
 static int add_gpus(const struct sbatch_opts *o, json_t *body,
                     struct sbatch_error *e)
 {
@@ -1586,14 +1588,16 @@ static int add_gpus(const struct sbatch_opts *o, json_t *body,
     int rc = -1;
 
     if (o->gres) {
-        if (gres_parse(o->gres, true, &gc) < 0)
-            goto out;
+        if (gres_parse(o->gres, true, &gc) < 0 || (gc.shards && gc.mps))
+            goto out; /* a GPU is shared one way (docs/compatibility.md) */
         json_object_set_new(body, "gres", json_string(o->gres));
         if (gc.gpus > 0)
             json_object_set_new(body, "gpus_per_node", json_integer(gc.gpus));
         if (gc.shards > 0)
             json_object_set_new(body, "shards_per_node",
                                 json_integer(gc.shards));
+        if (gc.mps > 0)
+            json_object_set_new(body, "mps_per_node", json_integer(gc.mps));
     }
     if (o->gpus) {
         if (gres_parse(o->gpus, false, &gc) < 0)

@@ -283,8 +283,15 @@ static const json_t *job_alloc(const json_t *job)
     return (json_is_array(a) && json_array_size(a) > 0) ? a : NULL;
 }
 
-/* "gpu:2(IDX:0-1)" for one node's GPUs, "shard:2(IDX:0)" for its shards
- * (of the GPU in IDX), "" when none. */
+/* What a job's shares are: "mps" for --gres=mps:N, else "shard". */
+static const char *share_of(const json_t *job)
+{
+    return json_integer_value(json_object_get(job, "mps_per_node")) > 0
+               ? "mps" : "shard";
+}
+
+/* "gpu:2(IDX:0-1)" for one node's GPUs, "shard:2(IDX:0)" (or mps) for its
+ * shares (of the GPU in IDX), "" when none. */
 static void put_node_gres(struct fmt_buf *b, const json_t *job,
                           const json_t *e)
 {
@@ -295,7 +302,8 @@ static void put_node_gres(struct fmt_buf *b, const json_t *job,
     if (!gpus || !gpus[0])
         return;
     if (shards > 0) {
-        fmt_buf_printf(b, "shard:%lld(IDX:%s)", (long long)shards, gpus);
+        fmt_buf_printf(b, "%s:%lld(IDX:%s)", share_of(job), (long long)shards,
+                       gpus);
         return;
     }
     fmt_buf_printf(b, "gpu:%s%s%u(IDX:%s)", type ? type : "", type ? ":" : "",
@@ -320,7 +328,7 @@ static void put_job_gres(struct rec *r, const json_t *job, const json_t *a)
     if (total)
         fmt_buf_printf(&r->out, "JOB_GRES=%s", total);
     else if (shards)
-        fmt_buf_printf(&r->out, "JOB_GRES=shard:%u", shards);
+        fmt_buf_printf(&r->out, "JOB_GRES=%s:%u", share_of(job), shards);
     else if (n)
         fmt_buf_printf(&r->out, "JOB_GRES=gpu:%s%s%u", type ? type : "",
                        type ? ":" : "", n);
