@@ -371,7 +371,9 @@ static bool node_room(const struct sched_node *nd,
     if (!empty) {
         if (!nd->available || nd->exclusive_alloc)
             return false;
-        for (size_t g = 0; g < nd->gpus; g++)
+        if (!nd->alloc_shards) /* the common case, one count */
+            used_gpus = nd->alloc_gpus ? bitmap_count(nd->alloc_gpus) : 0;
+        for (size_t g = 0; nd->alloc_shards && g < nd->gpus; g++)
             used_gpus += sched_gpu_busy(nd, g);
         /* Exclusive jobs need a node with nothing on it. */
         if (r->exclusive
