@@ -199,3 +199,30 @@ def test_mps_jobs_share_a_gpu_with_their_thread_percentage(cluster, tmp_path):
     r = cluster.run("sbatch", "--gres=gpu:1,mps:10", "--wrap", "true",
                     cwd=tmp_path)
     assert r.returncode == 1, r.stderr
+
+
+@pytest.mark.parametrize("cluster", [SHARD_CLUSTER], indirect=True)
+def test_shards_in_use_survive_a_controller_restart(cluster, tmp_path):
+    with_shards(cluster)
+    a = cluster.sbatch("--gres=shard:3", "-o", "/dev/null", "--wrap",
+                       "sleep 300", cwd=tmp_path)
+    b = cluster.sbatch("--gres=shard:3", "-o", "/dev/null", "--wrap",
+                       "sleep 300", cwd=tmp_path)
+    for j in (a, b):
+        cluster.wait_job_state(j, "RUNNING", timeout=30)
+    cluster.restart_alone("droverctld")  # kill -9: the journal replays
+    # both GPUs still lend three of their four shards
+    for j, gpu in ((a, 0), (b, 1)):
+        show = cluster.run("scontrol", "-d", "show", "job", j,
+                           check=True).stdout
+        assert f"GRES=shard:3(IDX:{gpu})" in show, show
+    c = cluster.sbatch("--gres=shard:2", "--wrap", "true", cwd=tmp_path)
+    g = cluster.sbatch("--gres=gpu:1", "--wrap", "true", cwd=tmp_path)
+    for j in (c, g):
+        cluster.wait_until(lambda: cluster.job_field(j, "Reason")
+                           == "Resources", 15, f"job {j} to wait")
+    used = cluster.node_info()["node01"]["gres_used"]
+    assert used.endswith(",shard:6(3/4,3/4)"), used
+    cluster.run("scancel", a, check=True)
+    cluster.wait_job_state(c, "COMPLETED", timeout=30)
+    cluster.run("scancel", b, check=True)
