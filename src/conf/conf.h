@@ -124,6 +124,11 @@ struct conf_node {
     size_t gres_count;
     struct conf_gres_dev *gres_devs; /* from gres.conf, one per device */
     size_t gres_dev_count;
+    uint32_t *gpu_shards; /* gres/shard or gres/mps per GPU (by its index
+                           * among the node's gpu devices, as many as its
+                           * Gres=gpu count), or NULL when it has none */
+    const char *gpu_share; /* "shard" or "mps" (static) with gpu_shards,
+                            * else NULL */
     bool gpu_autodetect; /* gres.conf AutoDetect=nvml for this node (its
                           * NodeName line's, else the global one): droverd
                           * merges the GPUs NVML finds into gres_devs, and

@@ -292,6 +292,13 @@ static int entry_files(const struct conf_line *l, struct gres_entry *e,
     return 0;
 }
 
+/* A GRES that shares GPUs (gres.conf(5)): its File= names the GPUs its
+ * Count= is spread over, not one device per file. */
+static bool is_shared(const char *name)
+{
+    return !strcasecmp(name, "shard") || !strcasecmp(name, "mps");
+}
+
 static int entry_count(const struct conf_line *l, struct gres_entry *e,
                        const char *const *v, drv_error_t *error)
 {
@@ -302,7 +309,7 @@ static int entry_count(const struct conf_line *l, struct gres_entry *e,
     if (conf__parse_u32(v[GK_COUNT], &count) < 0)
         return conf__einval(error, "%s:%d: Name=%s: Count=%s: not a number",
                             l->file, l->line, v[GK_NAME], v[GK_COUNT]);
-    if (e->files && count != e->count)
+    if (e->files && count != e->count && !is_shared(v[GK_NAME]))
         return conf__einval(error, "%s:%d: Name=%s: Count=%s, but File=%s "
                             "names %u devices", l->file, l->line, v[GK_NAME],
                             v[GK_COUNT], v[GK_FILE], e->count);
@@ -549,6 +556,55 @@ static bool first_of_name(const struct conf_node *node, size_t i)
     return true;
 }
 
+/* Which sharing GRES node 'ni' has (Gres= or gres.conf lines): "shard",
+ * "mps" or NULL; both is refused. */
+static int node_share(struct gres_table *t, size_t ni, const char **name,
+                      drv_error_t *error)
+{
+    const struct conf_node *node = &t->conf->nodes[ni];
+    bool has[2] = { conf__gres_total(node, "shard") > 0,
+                    conf__gres_total(node, "mps") > 0 };
+
+    for (size_t i = 0; i < t->count; i++)
+        if (entry_applies(&t->entries[i], ni)
+            && is_shared(t->entries[i].name))
+            has[!strcasecmp(t->entries[i].name, "mps")] = true;
+    if (has[0] && has[1])
+        return conf__einval(error, "node %s: gres/shard and gres/mps on one "
+                            "node: Drover shares a node's GPUs one way",
+                            node->name);
+    *name = has[0] ? "shard" : has[1] ? "mps" : NULL;
+    return 0;
+}
+
+/* The node's shares per GPU from the Name=shard (or mps) lines that apply
+ * to it. */
+static int node_shards(struct gres_table *t, size_t ni, drv_error_t *error)
+{
+    struct conf__shard_line *lines;
+    const char *name;
+    size_t n = 0;
+    int rc;
+
+    if (node_share(t, ni, &name, error) < 0)
+        return -1;
+    if (!name)
+        return 0;
+    if (!(lines = calloc(t->count + 1, sizeof(*lines))))
+        return conf__enomem(error);
+    for (size_t i = 0; i < t->count; i++) {
+        const struct gres_entry *e = &t->entries[i];
+        if (!strcasecmp(e->name, name) && entry_applies(e, ni))
+            lines[n++] = (struct conf__shard_line){
+                .file = e->file, .line = e->line, .count = e->count,
+                .files = e->files,
+            };
+    }
+    rc = conf__gres_shards(&t->conf->nodes[ni], name, lines, n, error);
+    free(lines);
+    return rc;
+}
+
 static int node_devs(struct gres_table *t, size_t ni, drv_error_t *error)
 {
     struct conf_node *node = &t->conf->nodes[ni];
@@ -558,7 +614,7 @@ static int node_devs(struct gres_table *t, size_t ni, drv_error_t *error)
         size_t start = node->gres_dev_count;
         const struct gres_entry *last;
 
-        if (!first_of_name(node, i))
+        if (!first_of_name(node, i) || is_shared(name))
             continue;
         if (devs_from_entries(t, ni, name, &last, error) < 0)
             return -1;
@@ -586,7 +642,8 @@ int conf__gres_devs(struct conf_parser *p, const char *file, const char *text,
     for (size_t i = 0; rc == 0 && i < p->conf->node_count; i++) {
         int a = t.node_auto[i] >= 0 ? t.node_auto[i] : t.autodetect;
         p->conf->nodes[i].gpu_autodetect = a == 1;
-        rc = node_devs(&t, i, error);
+        if ((rc = node_devs(&t, i, error)) == 0)
+            rc = node_shards(&t, i, error);
     }
     free(t.node_auto);
     for (size_t i = 0; i < t.count; i++)

@@ -582,5 +582,6 @@ void conf__node_clear(struct conf_node *node)
     for (size_t i = 0; i < node->gres_dev_count; i++)
         conf__gres_dev_clear(&node->gres_devs[i]);
     free(node->gres_devs);
+    free(node->gpu_shards);
     memset(node, 0, sizeof(*node));
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/hostlist.h"
 #include "conf/conf.h"
 
 /* One Key=Value pair; both strings are borrowed for the callback only.
@@ -111,6 +112,31 @@ const char *conf__set_auth_alt_params(char **field, const char *value);
 /* A port keyword ("6817", or a range "6817-6818" of which the first is
  * used).  Returns NULL, or what is wrong ("" for ENOMEM). */
 const char *conf__set_port(uint16_t *field, const char *value);
+
+/* One gres.conf Name=shard (or mps) line that applies to a node
+ * (conf_shard.c). */
+struct conf__shard_line {
+    const char *file;        /* for messages */
+    int line;
+    uint32_t count;          /* Count= */
+    const hostlist_t *files; /* File=: the GPUs shared over, or NULL: all */
+};
+
+/* The sum of the node's Gres= counts of 'name' (any type). */
+uint32_t conf__gres_total(const struct conf_node *node, const char *name);
+
+/* node->gpu_shards and gpu_share from its gres.conf Name='name' lines
+ * ("shard" or "mps"; file order) and its Gres= total of 'name', after its
+ * gpu devices are made: each line's Count= shared evenly over its File=
+ * GPUs (all GPUs without File=), the first ones one more when it does not
+ * divide; no line: the Gres= total shared over all GPUs.  Returns 0
+ * (gpu_shards stays NULL without such shares), or -1 with 'error' set:
+ * shares and no GPUs, a File= that is no GPU of the node, the lines' sum
+ * differing from Gres= (naming the last line), ENOMEM.
+ */
+int conf__gres_shards(struct conf_node *node, const char *name,
+                      const struct conf__shard_line *lines, size_t nlines,
+                      drv_error_t *error);
 
 /* Value parsers: 0, or -1 (the caller writes the message).  Numbers are
  * plain decimal with no sign.

@@ -27,7 +27,13 @@ int conf_sched_node_init(struct sched_node *sn, const struct conf_node *cn)
         if (cn->gres[g].type)
             sn->gpu_type = cn->gres[g].type;
     }
-    if (!(sn->alloc_gpus = bitmap_create(sn->gpus))) {
+    sn->shards = cn->gpu_shards;
+    sn->share_name = cn->gpu_share;
+    sn->alloc_shards = NULL;
+    if (!(sn->alloc_gpus = bitmap_create(sn->gpus))
+        || (sn->shards
+            && !(sn->alloc_shards = calloc(sn->gpus, sizeof(uint32_t))))) {
+        sched_node_free_usage(sn);
         errno = ENOMEM;
         return -1;
     }

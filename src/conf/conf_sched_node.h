@@ -18,11 +18,12 @@
 /* Set the configuration of *sn from node 'cn': cpus (CPUs=), mem_mib
  * (RealMemory=, MiB), weight, features, gpus (the sum of its Gres=gpu
  * counts, typed or not) and gpu_type (the type of the last typed gpu
- * entry, else NULL), and a new empty alloc_gpus bitmap of gpus bits.
- * The strings are borrowed from 'cn' (valid while its conf lives); the
- * usage fields and 'available' are left as they were.  The caller frees
- * sn->alloc_gpus with bitmap_destroy().
- * Returns 0, or -1 with errno=ENOMEM (sn->alloc_gpus is then NULL).
+ * entry, else NULL), shards (gres/shard per GPU, conf_node's gpu_shards),
+ * a new empty alloc_gpus bitmap of gpus bits, and with shards a zeroed
+ * alloc_shards.  The strings and shards are borrowed from 'cn' (valid while
+ * its conf lives); the other usage fields and 'available' are left as they
+ * were.  The caller frees the usage with sched_node_free_usage().
+ * Returns 0, or -1 with errno=ENOMEM (both usage arrays are then NULL).
  */
 int conf_sched_node_init(struct sched_node *sn, const struct conf_node *cn);
 

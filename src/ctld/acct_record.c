@@ -17,7 +17,7 @@
 #include "ctld/step.h"
 
 char *acct_tres_string(uint32_t cpus, uint64_t mem_mib, uint32_t nodes,
-                       uint32_t gpus)
+                       uint32_t gpus, const char *share, uint32_t shards)
 {
     char out[256] = "", part[64], mem[32];
 
@@ -25,6 +25,11 @@ char *acct_tres_string(uint32_t cpus, uint64_t mem_mib, uint32_t nodes,
         snprintf(out, sizeof(out), "billing=%u,cpu=%u,", cpus, cpus);
     if (gpus) {
         snprintf(part, sizeof(part), "gres/gpu=%u,", gpus);
+        strcat(out, part);
+    }
+    if (shards) {
+        snprintf(part, sizeof(part), "gres/%s=%u,", share ? share : "shard",
+                 shards);
         strcat(out, part);
     }
     if (mem_mib) {
@@ -42,23 +47,27 @@ char *acct_tres_string(uint32_t cpus, uint64_t mem_mib, uint32_t nodes,
 }
 
 struct totals {
-    uint32_t nodes, cpus, gpus;
+    uint32_t nodes, cpus, gpus, shards;
     uint64_t mem;
 };
 
-/* Sums over [{"node","cpus","mem_mib","gpus":"0-1"}] (job_alloc_to_json). */
+/* Sums over [{"node","cpus","mem_mib","gpus":"0-1","shards"}]
+ * (job_alloc_to_json); the GPU of an entry with shards is not counted. */
 static void totals_of_alloc_json(const char *text, struct totals *t)
 {
     json_t *arr = text ? json_loads(text, 0, NULL) : NULL, *e;
     size_t i;
 
     json_array_foreach(arr, i, e) {
-        json_int_t cpus = 0, mem = 0;
+        json_int_t cpus = 0, mem = 0, shards = 0;
         const char *gpus = "";
         bitmap_t *b;
 
-        json_unpack(e, "{s?I s?I s?s}", "cpus", &cpus, "mem_mib", &mem,
-                    "gpus", &gpus);
+        json_unpack(e, "{s?I s?I s?s s?I}", "cpus", &cpus, "mem_mib", &mem,
+                    "gpus", &gpus, "shards", &shards);
+        t->shards += (uint32_t)shards;
+        if (shards)
+            gpus = "";
         t->nodes++;
         t->cpus += (uint32_t)cpus;
         t->mem += (uint64_t)mem;
@@ -77,6 +86,7 @@ static void alloc_totals(const struct job *job, struct totals *t)
     if (job->alloc) {
         t->nodes = job->alloc->node_count;
         t->cpus = job_info_cpus(job, &t->gpus, &t->mem);
+        t->shards = job_info_shards(job);
     } else if (job->start_time) {
         totals_of_alloc_json(job->last_alloc_json, t);
     }
@@ -87,7 +97,9 @@ static void put_request(json_t *o, const struct job *job)
     uint32_t gpus = 0, nodes = job->req.min_nodes ? job->req.min_nodes : 1;
     uint64_t mem = 0;
     uint32_t cpus = job_info_req_cpus(job, &gpus, &mem);
-    char *tres = acct_tres_string(cpus, mem, nodes, gpus);
+    char *tres = acct_tres_string(cpus, mem, nodes, gpus,
+                                  job_info_share(job),
+                                  job->req.shards_per_node * nodes);
 
     json_object_set_new(o, "req_cpus", json_integer(cpus));
     json_object_set_new(o, "req_tres", json_string(tres));
@@ -108,7 +120,8 @@ static void put_alloc(json_t *o, const struct job *job)
     char *tres;
 
     alloc_totals(job, &t);
-    tres = t.cpus ? acct_tres_string(t.cpus, t.mem, t.nodes, t.gpus)
+    tres = t.cpus ? acct_tres_string(t.cpus, t.mem, t.nodes, t.gpus,
+                                     job_info_share(job), t.shards)
                   : xstrdup("");
     json_object_set_new(o, "alloc_tres", json_string(tres));
     free(tres);

@@ -37,10 +37,11 @@ json_t *acct_record_run_ended(struct ctld *ctld, struct job *job, int state,
                               time_t end);
 
 /* Slurm's accounting TRES string, keys in sacct's (alphabetical) order:
- * "billing=4,cpu=4,gres/gpu=2,mem=8000M,node=1"; zero counts are left
- * out.  'mem_mib' in MiB.  Returns a malloc'ed string (caller frees).
+ * "billing=4,cpu=4,gres/gpu=2,gres/shard=3,mem=8000M,node=1"; zero counts
+ * are left out.  'mem_mib' in MiB; 'shards' over all nodes are gres/'share'
+ * ("shard" or "mps"; NULL is "shard").  Returns a malloc'ed string (caller frees).
  */
 char *acct_tres_string(uint32_t cpus, uint64_t mem_mib, uint32_t nodes,
-                       uint32_t gpus);
+                       uint32_t gpus, const char *share, uint32_t shards);
 
 #endif /* !DROVER_CTLD_ACCT_RECORD_H */

@@ -126,14 +126,17 @@ json_t *job_alloc_to_json(const struct sched_alloc *a,
     for (uint32_t i = 0; i < a->node_count; i++) {
         char *gpus = a->gpus && a->gpus[i] ? bitmap_fmt(a->gpus[i]) : NULL;
         char *ids = a->cpu_ids[i] ? bitmap_fmt(a->cpu_ids[i]) : NULL;
-        json_t *e = json_pack("{s:s s:i s:i s:I s:s}", "node",
+        json_t *o = json_pack("{s:s s:i s:i s:I s:s}", "node",
                               node_names[a->node_idx[i]], "tasks",
                               a->tasks[i], "cpus", a->cpus[i], "mem_mib",
                               (json_int_t)a->mem_mib[i], "gpus",
                               gpus ? gpus : "");
-        if (e && ids)
-            json_object_set_new(e, "cpu_ids", json_string(ids));
-        json_array_append_new(arr, e);
+        if (o && ids)
+            json_object_set_new(o, "cpu_ids", json_string(ids));
+        if (a->shards[i]) /* lent by the one GPU in "gpus" (shard or mps,
+                             * as the job asked) */
+            json_object_set_new(o, "shards", json_integer(a->shards[i]));
+        json_array_append_new(arr, o);
         free(gpus);
         free(ids);
     }
@@ -232,6 +235,8 @@ static const struct job_field {
     F("gpus_per_node", K_U32, req.gpus_per_node, 0),
     F("gpus", K_U32, req.gpus_total, 0),
     F("gpus_per_task", K_U32, req.gpus_per_task, F_OMIT_ZERO),
+    F("shards_per_node", K_U32, shards_per_node, F_OMIT_ZERO),
+    F("mps_per_node", K_U32, mps_per_node, F_OMIT_ZERO),
     F("cpus_per_gpu", K_U32, req.cpus_per_gpu, F_OMIT_ZERO),
     F("mem_per_gpu_mib", K_U64, req.mem_per_gpu_mib, F_OMIT_ZERO),
     F("exclusive", K_BOOL, req.exclusive, 0),
@@ -439,14 +444,14 @@ struct sched_alloc *job_alloc_from_json(json_t *arr,
     }
     json_array_foreach(arr, i, e) {
         const char *node = "", *gpus = "", *ids = NULL;
-        int cpus = 0, tasks = 1;
+        int cpus = 0, tasks = 1, shards = 0;
         json_int_t mem = 0;
         uint32_t ngpus = 0;
         long idx;
 
-        json_unpack(e, "{s?s s?i s?i s?I s?s s?s}", "node", &node, "tasks",
-                    &tasks, "cpus", &cpus,
-                    "mem_mib", &mem, "gpus", &gpus, "cpu_ids", &ids);
+        json_unpack(e, "{s?s s?i s?i s?I s?s s?i s?s}", "node", &node,
+                    "tasks", &tasks, "cpus", &cpus, "mem_mib", &mem, "gpus",
+                    &gpus, "shards", &shards, "cpu_ids", &ids);
         if ((idx = node_index(node, &ngpus, arg)) < 0) {
             sched_alloc_destroy(a);
             errprintf(error, "unknown node '%s' in allocation", node);
@@ -456,9 +461,12 @@ struct sched_alloc *job_alloc_from_json(json_t *arr,
         a->cpus[i] = (uint32_t)cpus;
         a->tasks[i] = (uint32_t)tasks;
         a->mem_mib[i] = (uint64_t)mem;
-        if (*gpus && !(a->gpus[i] = bitmap_parse(gpus, ngpus, NULL))) {
+        if ((*gpus && !(a->gpus[i] = bitmap_parse(gpus, ngpus, NULL)))
+            || shards < 0 || (shards && (!a->gpus[i]
+                                         || bitmap_count(a->gpus[i]) != 1))) {
             sched_alloc_destroy(a);
-            errprintf(error, "bad GPU set '%s'", gpus);
+            errprintf(error, "bad GPU set '%s'%s", gpus,
+                      shards ? " for shards" : "");
             return NULL;
         }
         if (ids && *ids
@@ -468,6 +476,7 @@ struct sched_alloc *job_alloc_from_json(json_t *arr,
             errprintf(error, "bad CPU id set '%s'", ids);
             return NULL;
         }
+        a->shards[i] = (uint32_t)shards;
     }
     return a;
 }
@@ -500,6 +509,11 @@ int job_apply_json(struct job *job, json_t *o,
             return -1;
     }
     job->req.gpu_type = job->gpu_type;
+    job->req.shards_per_node = job->mps_per_node ? job->mps_per_node
+                                                 : job->shards_per_node;
+    job->req.share_name = job->mps_per_node      ? "mps"
+                          : job->shards_per_node ? "shard"
+                                                 : NULL;
     if ((v = json_object_get(o, "last_alloc"))) {
         free(job->last_alloc_json);
         job->last_alloc_json = json_dumps(v, JSON_COMPACT);

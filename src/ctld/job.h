@@ -137,6 +137,9 @@ struct job {
                              * --open-mode (job_place.h) */
     const char *gres;            /* the request as given: "gpu:2" */
     const char *gpu_type;        /* req.gpu_type points here */
+    uint32_t shards_per_node;    /* --gres=shard:N, or */
+    uint32_t mps_per_node;       /* --gres=mps:N: req.shards_per_node and
+                                  * req.share_name follow these two */
     struct sched_alloc *alloc; /* while running/completing */
     char *nodes;           /* allocated hostlist, NULL when none */
     char *last_nodes;      /* nodes of the last run, kept after it ends */
@@ -228,7 +231,8 @@ struct job *job_create(uint32_t id);
 /* NULL is a no-op. */
 void job_destroy(struct job *job);
 
-/* JSON array of the allocation, [{"node","cpus","mem_mib","gpus"}].
+/* JSON array of the allocation, [{"node","cpus","mem_mib","gpus"}], with
+ * "shards" where the node's entry has shards (of its one GPU in "gpus").
  * New reference; NULL when there is no allocation.
  */
 json_t *job_alloc_to_json(const struct sched_alloc *a,

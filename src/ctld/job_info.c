@@ -61,10 +61,41 @@ uint32_t job_info_cpus(const struct job *job, uint32_t *gpus, uint64_t *mem)
     for (uint32_t i = 0; i < job->alloc->node_count; i++) {
         cpus += job->alloc->cpus[i];
         *mem += job->alloc->mem_mib[i];
-        if (job->alloc->gpus && job->alloc->gpus[i])
+        if (job->alloc->gpus && job->alloc->gpus[i] && !job->alloc->shards[i])
             *gpus += (uint32_t)bitmap_count(job->alloc->gpus[i]);
     }
     return cpus;
+}
+
+const char *job_info_share(const struct job *job)
+{
+    return job->req.share_name ? job->req.share_name : "shard";
+}
+
+uint32_t job_info_mps_percent(const struct ctld *ctld, const struct job *job,
+                              uint32_t i)
+{
+    const struct sched_alloc *a = job->alloc;
+    const struct sched_node *sn;
+    uint32_t cap, pct;
+
+    if (!a || i >= a->node_count || !a->shards[i] || !job->mps_per_node)
+        return 0;
+    sn = &ctld->nodes->sched[a->node_idx[i]];
+    cap = sn->shards ? sn->shards[bitmap_first_set(a->gpus[i], 0)] : 0;
+    pct = cap ? (uint32_t)((uint64_t)a->shards[i] * 100 / cap) : 100;
+    return pct ? pct : 1;
+}
+
+uint32_t job_info_shards(const struct job *job)
+{
+    uint32_t n = 0;
+
+    if (!job->alloc)
+        return job->req.shards_per_node * job_node_count(job);
+    for (uint32_t i = 0; i < job->alloc->node_count; i++)
+        n += job->alloc->shards[i];
+    return n;
 }
 
 /* Slurm's "exit:signal". */
@@ -152,6 +183,9 @@ static const char *last_batch_host(const struct job *job)
 
 static char *tres_per_node(const struct job *job)
 {
+    if (job->req.shards_per_node)
+        return xasprintf("gres:%s:%u", job_info_share(job),
+                         job->req.shards_per_node);
     if (job->req.gpus_per_node && job->gpu_type)
         return xasprintf("gres:gpu:%s:%u", job->gpu_type,
                          job->req.gpus_per_node);
@@ -227,6 +261,14 @@ static void b_tres(struct info_ctx *c, const struct jsonw_sink *o)
     uint32_t cpus = ctx_cpus(c);
     char *tres = node_table_tres(cpus, c->mem, (int)job_node_count(c->job),
                                  c->gpus, true);
+    uint32_t shards = job_info_shards(c->job);
+
+    if (shards) { /* scontrol prints gres/shard (gres/mps) last */
+        char *t = xasprintf("%s%sgres/%s=%u", tres, *tres ? "," : "",
+                            job_info_share(c->job), shards);
+        free(tres);
+        tres = t;
+    }
 
     jsonw_put_str(o, c->job->alloc ? "tres_alloc" : "tres_req", tres);
     free(tres);

@@ -26,6 +26,20 @@ json_t *job_info_json(struct ctld *ctld, const struct job *job, time_t now);
  */
 uint32_t job_info_cpus(const struct job *job, uint32_t *gpus, uint64_t *mem);
 
+/* gres/shard (or gres/mps: job_info_share()) of 'job' over all its nodes:
+ * allocated while it holds an allocation, else requested (per node x
+ * nodes). */
+uint32_t job_info_shards(const struct job *job);
+
+/* What the job's shares are: "mps" for --gres=mps:N, else "shard". */
+const char *job_info_share(const struct job *job);
+
+/* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the job's entry i (not node index)
+ * as Slurm computes it: its mps count on that GPU x 100 / the GPU's mps
+ * count, at least 1; 0 when the entry has no mps. */
+uint32_t job_info_mps_percent(const struct ctld *ctld, const struct job *job,
+                              uint32_t i);
+
 /* As job_info_cpus() for the request alone (allocated or not). */
 uint32_t job_info_req_cpus(const struct job *job, uint32_t *gpus,
                            uint64_t *mem);

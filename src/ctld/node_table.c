@@ -78,7 +78,7 @@ void node_table_destroy(struct node_table *nt)
     if (!nt)
         return;
     for (size_t i = 0; i < nt->count; i++) {
-        bitmap_destroy(nt->sched[i].alloc_gpus);
+        sched_node_free_usage(&nt->sched[i]);
         free(nt->info[i].reason);
         free(nt->info[i].reason_user);
         free(nt->info[i].os);
@@ -200,28 +200,58 @@ const char *node_table_base_state(const struct node_table *nt, size_t i)
     return "IDLE";
 }
 
+/* ",shard:8" (Gres=) or, with 'used', ",shard:2(2/4,0/4)" (GresUsed=, as
+ * Slurm: in use of each GPU's), mps instead of shard for gres/mps; "" when
+ * the GPUs are not shared.  Caller frees. */
+static char *shard_string(const struct sched_node *sn, bool used)
+{
+    uint32_t total = 0;
+    char *per = xstrdup(""), *s;
+
+    for (uint32_t g = 0; sn->shards && g < sn->gpus; g++) {
+        char *t = xasprintf("%s%s%u/%u", per, g ? "," : "",
+                            sn->alloc_shards[g], sn->shards[g]);
+        free(per);
+        per = t;
+        total += used ? sn->alloc_shards[g] : sn->shards[g];
+    }
+    s = !sn->shards ? xstrdup("")
+        : used      ? xasprintf(",%s:%u(%s)", sn->share_name, total, per)
+                    : xasprintf(",%s:%u", sn->share_name, total);
+    free(per);
+    return s;
+}
+
 static char *gres_string(const struct sched_node *sn)
 {
+    char *shards = shard_string(sn, false), *s;
+
     if (!sn->gpus)
-        return xstrdup("(null)");
-    if (sn->gpu_type)
-        return xasprintf("gpu:%s:%u", sn->gpu_type, sn->gpus);
-    return xasprintf("gpu:%u", sn->gpus);
+        s = xstrdup("(null)");
+    else if (sn->gpu_type)
+        s = xasprintf("gpu:%s:%u%s", sn->gpu_type, sn->gpus, shards);
+    else
+        s = xasprintf("gpu:%u%s", sn->gpus, shards);
+    free(shards);
+    return s;
 }
 
 static char *gres_used_string(const struct sched_node *sn)
 {
     size_t used = sn->alloc_gpus ? bitmap_count(sn->alloc_gpus) : 0;
-    char *idx, *s;
+    char *idx, *shards, *s;
 
     if (!sn->gpus)
         return xstrdup("");
     idx = used ? bitmap_fmt(sn->alloc_gpus) : xstrdup("N/A");
+    shards = shard_string(sn, true);
     if (sn->gpu_type)
-        s = xasprintf("gpu:%s:%zu(IDX:%s)", sn->gpu_type, used, idx);
+        s = xasprintf("gpu:%s:%zu(IDX:%s)%s", sn->gpu_type, used, idx,
+                      shards);
     else
-        s = xasprintf("gpu:%zu(IDX:%s)", used, idx);
+        s = xasprintf("gpu:%zu(IDX:%s)%s", used, idx, shards);
     free(idx);
+    free(shards);
     return s;
 }
 

@@ -37,7 +37,7 @@ static bitmap_t *pick_gpus(const struct sched_node *nd, uint32_t want)
 
     for (int pass = 0; pass < 2 && got < want; pass++)
         for (uint32_t g = 0; g < nd->gpus && got < want; g++) {
-            bool busy = nd->alloc_gpus && bitmap_test(nd->alloc_gpus, g);
+            bool busy = sched_gpu_busy(nd, g); /* whole or lending shares */
             if (bitmap_test(b, g) || (pass == 0 && busy))
                 continue;
             bitmap_set(b, g);

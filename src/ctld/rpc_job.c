@@ -45,7 +45,8 @@ static const char *const submit_keys[] = {
     "req_nodes", "exc_nodes", "features", "begin_time", "time_min_s",
     "signal_num", "signal_secs", "signal_batch_only", "open_mode",
     "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", "account", "qos",
-    "reservation", "interactive", "oversubscribe", NULL,
+    "reservation", "interactive", "oversubscribe", "shards_per_node", "mps_per_node",
+    NULL,
 };
 
 static json_t *submit_fields(json_t *body)

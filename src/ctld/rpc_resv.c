@@ -120,6 +120,17 @@ static json_t *build_parts(struct ctld *ctld, json_t *body,
     return NULL;
 }
 
+/* Whether any GPU of 'gpus' (may be NULL) is in use on 'nd': held whole or
+ * lending shards. */
+static bool gpus_busy(const struct sched_node *nd, const bitmap_t *gpus)
+{
+    for (long g = gpus ? bitmap_first_set(gpus, 0) : -1; g >= 0;
+         g = bitmap_first_set(gpus, (size_t)g + 1))
+        if (sched_gpu_busy(nd, (size_t)g))
+            return true;
+    return false;
+}
+
 /* Jobs in the way of a reservation from 'start' on 'b': for whole nodes,
  * any job running there past 'start'; for parts, one there past 'start'
  * when the node has not the part's CPUs and GPU indexes free now. */
@@ -139,8 +150,7 @@ static bool busy_for(struct ctld *ctld, const bitmap_t *b, json_t *parts,
         bool room = nd->cpus - (nd->alloc_cpus < nd->cpus ? nd->alloc_cpus
                                                           : nd->cpus)
                         >= a->cpus[k]
-                    && !(a->gpus[k] && nd->alloc_gpus
-                         && bitmap_overlap(a->gpus[k], nd->alloc_gpus));
+                    && !gpus_busy(nd, a->gpus[k]);
         bitmap_set(one, a->node_idx[k]);
         busy = !room && nodes_busy(ctld, one, start);
         bitmap_destroy(one);

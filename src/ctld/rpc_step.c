@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
+#include "ctld/job_info.h"
 #include "ctld/step.h"
 #include "ctld/step_layout.h"
 #include "ctld/step_res.h"
@@ -418,10 +419,12 @@ static json_t *gpu_list(const bitmap_t *gpus)
 
 /* What the step's cgroup on its i-th node holds to (docs/protocol.md
  * step_launch): the job's memory, GPUs and CPU count there, the step's
- * --mem. */
-static void limits_json(const struct sched_alloc *a,
+ * --mem; with the job's shards there, "shards" and (unless the step has
+ * GPUs of its own) the shards' GPU as the step's. */
+static void limits_json(const struct ctld *ctld, const struct job *job,
                         const struct step_claim *cl, uint32_t i, json_t *o)
 {
+    const struct sched_alloc *a = job->alloc;
     uint32_t e = cl->ent[i];
 
     json_object_set_new(o, "job_mem_mib", json_integer((json_int_t)
@@ -431,6 +434,14 @@ static void limits_json(const struct sched_alloc *a,
     json_object_set_new(o, "job_gpus", a->gpus[e] ? gpu_list(a->gpus[e])
                                                   : json_array());
     json_object_set_new(o, "job_cpus", json_integer((json_int_t)a->cpus[e]));
+    if (a->shards[e]) { /* its tasks see the GPU lending the shards */
+        json_object_set_new(o, "shards", json_integer(a->shards[e]));
+        if (job->mps_per_node)
+            json_object_set_new(o, "mps_percent", json_integer(
+                                    job_info_mps_percent(ctld, job, e)));
+        if (!json_object_get(o, "gpus"))
+            json_object_set_new(o, "gpus", gpu_list(a->gpus[e]));
+    }
     if (a->cpu_ids[e]) {
         char *ids = bitmap_fmt(a->cpu_ids[e]);
         if (ids)
@@ -459,7 +470,7 @@ static void send_launches(struct ctld *ctld, struct job *job,
         json_object_set_new(o, "ranks", ranks);
         if (gpus) /* the GPUs its tasks see there */
             json_object_set_new(o, "gpus", gpu_list(gpus));
-        limits_json(job->alloc, sc->claim, i, o);
+        limits_json(ctld, job, sc->claim, i, o);
         la->sc = sc;
         la->node = (long)idx;
         json_object_set_new(o, "node_index", json_integer(i));

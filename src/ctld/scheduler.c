@@ -153,6 +153,9 @@ static void launch(struct ctld *ctld, struct job *job)
     json_object_set_new(o, "launch", launch_store_unpack(job->launch));
     json_object_set_new(o, "kill_wait_s",
                         json_integer(ctld->conf->kill_wait_s));
+    if (job->mps_per_node) /* for the batch node, entry 0 */
+        json_object_set_new(o, "mps_percent", json_integer(
+                                job_info_mps_percent(ctld, job, 0)));
     json_object_set_new(o, "cluster_name",
                         json_string(ctld->conf->cluster_name
                                         ? ctld->conf->cluster_name

@@ -113,20 +113,11 @@ bool submit_req_node_unavail(const struct job *job,
 /* A copy of the cluster's usage for a pass that must not change it. */
 static struct sched_node *nodes_copy(const struct node_table *nt)
 {
-    struct sched_node *c = xzalloc(sizeof(*c) * (nt->count + 1));
+    struct sched_node *c = sched_nodes_copy(nt->sched, nt->count);
 
-    memcpy(c, nt->sched, sizeof(*c) * nt->count);
-    for (size_t i = 0; i < nt->count; i++)
-        if (c[i].alloc_gpus)
-            c[i].alloc_gpus = bitmap_copy(c[i].alloc_gpus);
+    if (!c)
+        abort(); /* as xalloc.h: the controller's glue does not run on */
     return c;
-}
-
-static void nodes_free(struct sched_node *c, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        bitmap_destroy(c[i].alloc_gpus);
-    free(c);
 }
 
 static bool ahead_of(const struct job *j, const struct job *me, time_t now)
@@ -200,7 +191,7 @@ json_t *submit_will_run(struct ctld *ctld, struct job *job, uint32_t job_id,
         errno = job->reason == JOB_REASON_PART_NODE_LIMIT
                     ? EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE
                     : EDRV_INVALID_TIME_LIMIT;
-        nodes_free(nodes, ctld->nodes->count);
+        sched_nodes_free(nodes, ctld->nodes->count);
         free(dec);
         free(pend);
         free(run);
@@ -223,7 +214,7 @@ json_t *submit_will_run(struct ctld *ctld, struct job *job, uint32_t job_id,
         errno = ENOMEM;
     }
     resv_holds_free((struct sched_hold *)opts.holds, opts.nholds);
-    nodes_free(nodes, ctld->nodes->count);
+    sched_nodes_free(nodes, ctld->nodes->count);
     free(dec);
     free(pend);
     free(run);

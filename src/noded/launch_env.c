@@ -238,6 +238,7 @@ static void set_node_vars(struct envb *e, json_t *alloc, json_t *job,
 {
     const char *gpus = jstr(alloc, "gpus");
     json_int_t mem = jint(job, "mem_per_node_mib");
+    json_int_t shards = jint(alloc, "shards");
 
     env_setf(e, "SLURM_CPUS_ON_NODE", "%lld", (long long)jint(alloc, "cpus"));
     if (mem > 0)
@@ -262,8 +263,15 @@ static void set_node_vars(struct envb *e, json_t *alloc, json_t *job,
         visible = isolated ? local_list(n) : xstrdup(list);
         env_set(e, "CUDA_VISIBLE_DEVICES", visible);
         env_set(e, "GPU_DEVICE_ORDINAL", visible);
-        env_set(e, "SLURM_JOB_GPUS", list);
-        env_setf(e, "SLURM_GPUS_ON_NODE", "%zu", n);
+        if (shards > 0 && jint(job, "mps_per_node") > 0) { /* gres/mps */
+            env_setf(e, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "%lld",
+                     (long long)jint(job, "mps_percent"));
+        } else if (shards > 0) { /* gres/shard: the GPU, not as a GPU */
+            env_setf(e, "SLURM_SHARDS_ON_NODE", "%lld", (long long)shards);
+        } else {
+            env_set(e, "SLURM_JOB_GPUS", list);
+            env_setf(e, "SLURM_GPUS_ON_NODE", "%zu", n);
+        }
         free(visible);
         free(list);
     }

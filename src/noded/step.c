@@ -473,7 +473,8 @@ static const char *const task_vars[] = {
 
 /* Replaced when the step has GPUs on this node. */
 static const char *const gpu_vars[] = {
-    "CUDA_VISIBLE_DEVICES=", "GPU_DEVICE_ORDINAL=", "SLURM_STEP_GPUS=", NULL,
+    "CUDA_VISIBLE_DEVICES=", "GPU_DEVICE_ORDINAL=", "SLURM_STEP_GPUS=",
+    "SLURM_SHARDS_ON_NODE=", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=", NULL,
 };
 
 static bool in_list(const char *kv, const char *const *names)
@@ -534,13 +535,17 @@ static char *gpu_ids_at(json_t *gpus, json_t *pos, bool relative)
 /* The step's GPUs on this node (step_launch "gpus"): task 'local' sees
  * those --gpu-bind gives it (step_bind.h), else its own gpus_per_task of
  * them, in order, or all of them.  SLURM_STEP_GPUS keeps the node's
- * indexes. */
+ * indexes; with the job's shards here (step_launch "shards") it is
+ * SLURM_SHARDS_ON_NODE instead, with its gres/mps ("mps_percent")
+ * CUDA_MPS_ACTIVE_THREAD_PERCENTAGE. */
 static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local,
                            bool relative, const struct step_bind *bind)
 {
     json_t *gpus = json_object_get(body, "gpus"), *pos;
     json_int_t gpt = json_integer_value(json_object_get(body,
                                                         "gpus_per_task"));
+    json_int_t shards = json_integer_value(json_object_get(body, "shards"));
+    json_int_t mps = json_integer_value(json_object_get(body, "mps_percent"));
     char *all, *mine;
 
     if (!json_is_array(gpus))
@@ -554,7 +559,13 @@ static size_t set_gpu_vars(char **e, size_t n, json_t *body, int local,
     json_decref(pos);
     e[n++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", mine);
     e[n++] = xasprintf("GPU_DEVICE_ORDINAL=%s", mine);
-    e[n++] = xasprintf("SLURM_STEP_GPUS=%s", all);
+    if (shards > 0 && mps > 0) /* gres/mps: Slurm's share of the GPU */
+        e[n++] = xasprintf("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%lld",
+                           (long long)mps);
+    else if (shards > 0) /* gres/shard of the one GPU (Slurm's variable) */
+        e[n++] = xasprintf("SLURM_SHARDS_ON_NODE=%lld", (long long)shards);
+    else
+        e[n++] = xasprintf("SLURM_STEP_GPUS=%s", all);
     free(all);
     free(mine);
     return n;

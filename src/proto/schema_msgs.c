@@ -116,6 +116,10 @@ static const struct schema_field job_submit_body[] = {
      "--gres=gpu:N, --gpus-per-node"},
     {"gpus_per_task", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
      "--gpus-per-task"},
+    {"shards_per_node", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
+     "--gres=shard:N (gres/shard of one GPU per node)"},
+    {"mps_per_node", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
+     "--gres=mps:N (gres/mps of one GPU per node)"},
     {"time_limit_s", SCHEMA_INT, TIME_INFINITE, SCHEMA_TIME_MAX_S,
      EDRV_INVALID_TIME_LIMIT, 0, "s", "-t; -1: UNLIMITED"},
     {"time_min_s", SCHEMA_INT, TIME_INFINITE, SCHEMA_TIME_MAX_S,
@@ -519,6 +523,11 @@ static const struct schema_field step_launch_body[] = {
      "GPU indexes the step has on this node"},
     {"job_gpus", SCHEMA_INT_LIST, 0, 65536, 0, 0, NULL,
      "GPU indexes the job has on this node (cgroup)"},
+    {"shards", SCHEMA_INT, 0, 65535, 0, 0, "count",
+     "gres/shard (or gres/mps) the job has on this node, of its one GPU in "
+     "gpus"},
+    {"mps_percent", SCHEMA_INT, 0, 100, 0, 0, "%",
+     "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the job's gres/mps here"},
     /* node memory comes from RealMemory=, not bounded by a request */
     {"job_mem_mib", SCHEMA_INT, 0, INT64_MAX, 0, 0, "MiB",
      "the job's memory on this node (cgroup); 0: none"},

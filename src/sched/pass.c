@@ -105,7 +105,9 @@ struct step {
 };
 
 /* One node's timeline: st[0] is at INT64_MIN (no change), steps in time
- * order; gpu[j * gpus + g] is GPU g's count at step j.  k == 0: no steps.
+ * order; gpu[j * w + g] is GPU g's count of whole holders at step j, and
+ * on a node with shards gpu[j * w + gpus + g] its shards in use (w is
+ * tl_width()).  k == 0: no steps.
  */
 struct tline {
     uint32_t k;
@@ -220,13 +222,35 @@ static int64_t held_until(const struct pass *p, int64_t t)
     return t - rem > NEVER_ENDS - res ? NEVER_ENDS : t - rem + res;
 }
 
+/* Entries per step in a node's timeline: one per GPU, two with shards. */
+static uint32_t tl_width(const struct sched_node *nd)
+{
+    return nd->shards ? 2 * nd->gpus : nd->gpus;
+}
+
+/* Entry j of 'a' in a timeline step's GPU counts 'use', 'sign' times:
+ * its whole GPUs, or its shards of one GPU. */
+static void use_add(int32_t *use, const struct sched_node *nd,
+                    const struct sched_alloc *a, uint32_t j, int sign)
+{
+    for (long g = a->gpus[j] ? bitmap_first_set(a->gpus[j], 0) : -1; g >= 0;
+         g = bitmap_first_set(a->gpus[j], (size_t)g + 1)) {
+        if (a->shards[j])
+            use[nd->gpus + (uint32_t)g] += sign * (int32_t)a->shards[j];
+        else
+            use[g] += sign;
+    }
+}
+
 static void pass_destroy(struct pass *p)
 {
     int saved_errno = errno;
 
     if (p->view) {
-        for (size_t i = 0; i < p->n; i++)
+        for (size_t i = 0; i < p->n; i++) {
             bitmap_destroy(p->view[i].alloc_gpus);
+            free(p->view[i].alloc_shards);
+        }
     }
     if (p->tl) {
         for (size_t i = 0; i < p->n; i++) {
@@ -256,13 +280,16 @@ static void pass_destroy(struct pass *p)
     errno = saved_errno;
 }
 
-/* Every node with GPUs must have a usage bitmap of the right size. */
+/* Every node with GPUs must have a usage bitmap of the right size, and
+ * one with shards their usage. */
 static bool nodes_valid(const struct sched_node *nodes, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (nodes[i].gpus
             && (!nodes[i].alloc_gpus
                 || bitmap_size(nodes[i].alloc_gpus) != nodes[i].gpus))
+            return false;
+        if (nodes[i].shards && !nodes[i].alloc_shards)
             return false;
     }
     return true;
@@ -280,12 +307,17 @@ static int view_create(struct pass *p)
     for (size_t i = 0; i < p->n; i++) {
         p->view[i] = p->nodes[i];
         p->view[i].alloc_gpus = NULL;
-        if (p->nodes[i].gpus > maxgpus)
-            maxgpus = p->nodes[i].gpus;
+        p->view[i].alloc_shards = NULL;
+        if (tl_width(&p->nodes[i]) > maxgpus)
+            maxgpus = tl_width(&p->nodes[i]);
         if (p->nodes[i].cpus > maxcpus)
             maxcpus = p->nodes[i].cpus;
         if (p->nodes[i].gpus
             && !(p->view[i].alloc_gpus = bitmap_create(p->nodes[i].gpus)))
+            return -1;
+        if (p->nodes[i].shards
+            && !(p->view[i].alloc_shards =
+                     calloc(p->nodes[i].gpus, sizeof(uint32_t))))
             return -1;
     }
     if (!(p->gmax = calloc(maxgpus ? maxgpus : 1, sizeof(*p->gmax))))
@@ -533,7 +565,7 @@ static int tline_add(struct pass *p,
                      int64_t e,
                      int sign)
 {
-    uint32_t idx = a->node_idx[j], gpus = p->nodes[idx].gpus;
+    uint32_t idx = a->node_idx[j], gpus = tl_width(&p->nodes[idx]);
     struct tline *tl = &p->tl[idx];
     long js, je;
 
@@ -550,10 +582,8 @@ static int tline_add(struct pass *p,
         st->mem += sign * (int64_t)a->mem_mib[j];
         st->running += sign;
         st->excl += a->exclusive ? sign : 0;
-        for (long g = a->gpus[j] ? bitmap_first_set(a->gpus[j], 0) : -1;
-             g >= 0;
-             g = bitmap_first_set(a->gpus[j], (size_t)g + 1))
-            use[g] += sign;
+        if (use)
+            use_add(use, &p->nodes[idx], a, j, sign);
     }
     return 0;
 }
@@ -637,7 +667,7 @@ static void view_node(struct pass *p, size_t i, int64_t t, int64_t e)
     const struct sched_node *nd = &p->nodes[i];
     const struct tline *tl = &p->tl[i];
     struct sched_node *v = &p->view[i];
-    uint32_t gpus = nd->gpus;
+    uint32_t gpus = tl_width(nd);
     int64_t cpus = 0, mem = 0;
     int32_t running = 0, excl = 0;
     int32_t *gmax = p->gmax;
@@ -673,6 +703,10 @@ static void view_node(struct pass *p, size_t i, int64_t t, int64_t e)
                                         UINT32_MAX);
     v->exclusive_alloc = (int32_t)nd->exclusive_alloc + excl > 0;
     set_open(p->open, i, v, p->oversub);
+    gpus = nd->gpus;
+    for (uint32_t g = 0; nd->shards && g < gpus; g++)
+        v->alloc_shards[g] = (uint32_t)clamp_u(
+            (int64_t)nd->alloc_shards[g] + gmax[gpus + g], UINT32_MAX);
     if (gpus) {
         bitmap_clear_all(v->alloc_gpus);
         bitmap_or(v->alloc_gpus, nd->alloc_gpus);
@@ -1140,7 +1174,7 @@ static int plan_job(struct pass *p,
 static int tline_release(struct pass *p, uint32_t id, uint32_t j, int64_t t)
 {
     const struct sched_alloc *a = p->items[id].alloc;
-    uint32_t idx = a->node_idx[j], gpus = p->nodes[idx].gpus;
+    uint32_t idx = a->node_idx[j], gpus = tl_width(&p->nodes[idx]);
     struct tline *tl = &p->tl[idx];
     struct step *st;
     int32_t *use;
@@ -1154,9 +1188,8 @@ static int tline_release(struct pass *p, uint32_t id, uint32_t j, int64_t t)
     st->mem -= (int64_t)a->mem_mib[j];
     st->running--;
     st->excl -= a->exclusive ? 1 : 0;
-    for (long g = a->gpus[j] ? bitmap_first_set(a->gpus[j], 0) : -1; g >= 0;
-         g = bitmap_first_set(a->gpus[j], (size_t)g + 1))
-        use[g]--;
+    if (use)
+        use_add(use, &p->nodes[idx], a, j, -1);
     return 0;
 }
 

@@ -80,6 +80,8 @@ static bool class_eq(const struct sched_request *a,
            && a->oversubscribe == b->oversubscribe
            && a->gpus_total == b->gpus_total
            && a->gpus_per_task == b->gpus_per_task
+           && a->shards_per_node == b->shards_per_node
+           && str_eq(a->share_name, b->share_name)
            && a->allowed_nodes == b->allowed_nodes
            && a->required_nodes == b->required_nodes
            && a->excluded_nodes == b->excluded_nodes

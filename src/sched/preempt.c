@@ -9,37 +9,6 @@
 #include "sched/sched.h"
 #include "sched/sched_private.h"
 
-/* A copy of 'nodes' with their own GPU bitmaps; NULL on ENOMEM. */
-static struct sched_node *nodes_copy(const struct sched_node *nodes, size_t n)
-{
-    struct sched_node *c = calloc(n ? n : 1, sizeof(*c));
-
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        c[i] = nodes[i];
-        c[i].alloc_gpus = NULL;
-        if (nodes[i].alloc_gpus
-            && !(c[i].alloc_gpus = bitmap_copy(nodes[i].alloc_gpus))) {
-            for (size_t k = 0; k < i; k++)
-                bitmap_destroy(c[k].alloc_gpus);
-            free(c);
-            return NULL;
-        }
-    }
-    return c;
-}
-
-static void nodes_free(struct sched_node *c, size_t n)
-{
-    int saved_errno = errno;
-
-    for (size_t i = 0; c && i < n; i++)
-        bitmap_destroy(c[i].alloc_gpus);
-    free(c);
-    errno = saved_errno;
-}
-
 /* Does 'req' fit on 'c' now?  1 yes, 0 no, -1 error. */
 static int fits(const struct sched_node *c, size_t n,
                 const struct sched_request *req)
@@ -124,7 +93,7 @@ int sched_preempt_choose(const struct sched_node *nodes, size_t n,
                          const bool *suspend, size_t *chosen,
                          size_t *nchosen)
 {
-    struct sched_node *c = nodes_copy(nodes, n);
+    struct sched_node *c = sched_nodes_copy(nodes, n);
     int rc = SCHED_BUSY, f;
 
     *nchosen = 0;
@@ -133,7 +102,7 @@ int sched_preempt_choose(const struct sched_node *nodes, size_t n,
     for (size_t i = 0; i < nfreeing; i++)
         sched_alloc_release(c, n, freeing[i]);
     if ((f = fits(c, n, req)) != 0) {
-        nodes_free(c, n);
+        sched_nodes_free(c, n);
         return f < 0 ? -1 : SCHED_OK;
     }
     for (size_t k = 0; k < ncand && rc == SCHED_BUSY; k++) {
@@ -160,6 +129,6 @@ int sched_preempt_choose(const struct sched_node *nodes, size_t n,
     }
     if (rc != SCHED_OK)
         *nchosen = 0;
-    nodes_free(c, n);
+    sched_nodes_free(c, n);
     return rc;
 }

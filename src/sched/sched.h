@@ -36,6 +36,11 @@ struct sched_node {
     uint64_t mem_mib;     /* RealMemory, MiB */
     uint32_t gpus;        /* GPUs (Gres=gpu[:type]:N) */
     const char *gpu_type; /* "a100", or NULL for untyped GPUs */
+    const uint32_t *shards; /* per GPU index (gpus entries): its shares
+                             * (gres/shard, Slurm's GPU sharding, or
+                             * gres/mps); NULL when the node has none */
+    const char *share_name; /* what the shares are: "shard" or "mps";
+                             * NULL when shards is */
     const char *features; /* comma list (Feature=) or NULL; matched
                            * against sched_request.features */
     bool available;       /* up and not drained/down: may take new jobs */
@@ -43,7 +48,12 @@ struct sched_node {
     /* usage */
     uint32_t alloc_cpus;
     uint64_t alloc_mem_mib;
-    bitmap_t *alloc_gpus; /* nbits == gpus; may be NULL only if gpus == 0 */
+    bitmap_t *alloc_gpus; /* nbits == gpus; may be NULL only if gpus == 0;
+                           * GPUs held whole (not those lent as shards) */
+    uint32_t *alloc_shards; /* per GPU index: shards in use; NULL exactly
+                             * when shards is.  As Slurm, a GPU with shards
+                             * in use is not given whole, and one held
+                             * whole lends no shards */
     bool exclusive_alloc; /* held by an --exclusive job */
     uint32_t running_jobs;
 };
@@ -64,6 +74,12 @@ struct sched_request {
     uint32_t gpus_per_node;   /* --gres=gpu:N, --gpus-per-node=N */
     uint32_t gpus_total;      /* --gpus=N over all nodes (not with the above) */
     const char *gpu_type;     /* --gres=gpu:a100:2; NULL = any type */
+    uint32_t shards_per_node; /* --gres=shard:N (or mps:N): N shares on each
+                               * node, all of one GPU (Slurm 22.05: a job's
+                               * shards on a node come from a single GPU),
+                               * on nodes whose share_name is the
+                               * request's */
+    const char *share_name;   /* "shard" or "mps"; NULL is "shard" */
     uint32_t gpus_per_task;   /* --gpus-per-task: each task's GPUs, on its
                                * node (not with the two above) */
     uint32_t cpus_per_gpu;    /* --cpus-per-gpu: a node's CPUs are at least
@@ -99,6 +115,9 @@ struct sched_alloc {
     uint64_t *mem_mib;
     bitmap_t **gpus;    /* GPU indexes on the node (nbits == node's gpus);
                          * NULL where no GPU is allocated on that node */
+    uint32_t *shards;   /* shards on the node, lent by the one GPU in
+                         * gpus[i] (which is then not held whole); 0 where
+                         * the job has no shards there */
     bitmap_t **cpu_ids; /* the node's CPU ids given (Slurm's abstract
                          * numbering, nbits == node's CPUs): chosen by the
                          * controller as the job starts (ctld/cpu_ids.h);
@@ -120,6 +139,23 @@ void sched_alloc_destroy(struct sched_alloc *a);
  * NULL with errno EINVAL (i >= node_count) or ENOMEM.
  */
 char *sched_alloc_gpu_fmt(const struct sched_alloc *a, uint32_t i);
+
+/* Whether GPU g (< nd->gpus) of 'nd' is in use: held whole, or lending
+ * shards. */
+bool sched_gpu_busy(const struct sched_node *nd, size_t g);
+
+/* Free the usage arrays of 'nd' (alloc_gpus, alloc_shards; the caller's
+ * otherwise) and set them to NULL.  errno is preserved. */
+void sched_node_free_usage(struct sched_node *nd);
+
+/* A copy of nodes[0..n) with usage arrays of its own (alloc_gpus,
+ * alloc_shards), for a pass that must not change the originals; the
+ * strings and shard counts stay borrowed.  Free with sched_nodes_free().
+ * NULL with errno=ENOMEM. */
+struct sched_node *sched_nodes_copy(const struct sched_node *nodes, size_t n);
+
+/* Free a copy from sched_nodes_copy() of n nodes; NULL is a no-op. */
+void sched_nodes_free(struct sched_node *c, size_t n);
 
 /* Add allocation 'a' to the usage of 'nodes' (n entries): CPUs, memory,
  * GPU bits, running_jobs, and exclusive_alloc for an exclusive allocation.
@@ -148,7 +184,8 @@ int sched_alloc_release(struct sched_node *nodes,
  * mem_per_node with mem_per_cpu, gpus_per_node with gpus_total,
  * gpus_per_task with either, mem_per_gpu with mem_per_node or mem_per_cpu,
  * max_nodes < min_nodes, fewer tasks or total GPUs than nodes, gpu_type
- * without a GPU count.  'error' may be NULL.
+ * without a GPU count, shards_per_node with any GPU count or type.
+ * 'error' may be NULL.
  */
 int sched_check_never(const struct sched_node *nodes,
                       size_t n,
@@ -168,7 +205,13 @@ int sched_check_never(const struct sched_node *nodes,
  * cpus_per_gpu a node's CPUs are the larger of tasks * cpus_per_task and
  * its GPUs * cpus_per_gpu; with mem_per_gpu its memory is GPUs *
  * mem_per_gpu (Slurm cons_tres).
- * An exclusive request gets every CPU, all memory and all GPUs of its nodes.
+ * shards_per_node takes its N shards on each node from one GPU that no job
+ * holds whole, the one with the fewest shards left that still has N
+ * (shards are packed, so whole GPUs stay free), lowest index on a tie; its
+ * gpus[i] is that GPU and shards[i] is N.  GPUs with shards in use are not
+ * given whole.
+ * An exclusive request gets every CPU, all memory and all GPUs of its nodes
+ * (with shards_per_node: the shards, of one GPU, not the GPUs whole).
  * Returns SCHED_OK with a new allocation in *alloc_out (caller frees with
  * sched_alloc_destroy()), SCHED_BUSY or SCHED_NEVER (see enum sched_result;
  * *alloc_out = NULL), or -1 with errno EINVAL (malformed request, as for

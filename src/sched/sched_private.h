@@ -23,6 +23,8 @@ struct sel_req {
     uint32_t cpg;      /* CPUs per GPU */
     uint64_t mpg;      /* MiB per GPU */
     const char *gtype;
+    uint32_t spn;      /* shards per node, all of one GPU */
+    const char *sname; /* what they are: "shard" or "mps" */
     bool exclusive;
     uint32_t oversub;  /* CPUs count this many times (>= 1) */
     const bitmap_t *allowed;

@@ -25,6 +25,7 @@ struct node_room {
     uint64_t cpus;
     uint64_t mem;
     uint64_t gpus; /* of the requested type */
+    long shard_gpu; /* the GPU to lend the request's shards, or -1 */
 };
 
 struct sched_alloc *sched_alloc_create(uint32_t node_count)
@@ -40,6 +41,7 @@ struct sched_alloc *sched_alloc_create(uint32_t node_count)
         || !(a->cpus = calloc(k, sizeof(*a->cpus)))
         || !(a->mem_mib = calloc(k, sizeof(*a->mem_mib)))
         || !(a->gpus = calloc(k, sizeof(*a->gpus)))
+        || !(a->shards = calloc(k, sizeof(*a->shards)))
         || !(a->cpu_ids = calloc(k, sizeof(*a->cpu_ids))))
         goto error;
     return a;
@@ -63,6 +65,7 @@ void sched_alloc_destroy(struct sched_alloc *a)
         }
         free(a->cpu_ids);
         free(a->gpus);
+        free(a->shards);
         free(a->mem_mib);
         free(a->cpus);
         free(a->tasks);
@@ -102,8 +105,77 @@ bool sched__alloc_valid(const struct sched_node *nodes,
                 || !nodes[idx].alloc_gpus
                 || bitmap_size(nodes[idx].alloc_gpus) != nodes[idx].gpus))
             return false;
+        if (a->shards[i]
+            && (!a->gpus[i] || bitmap_count(a->gpus[i]) != 1
+                || !nodes[idx].alloc_shards))
+            return false;
     }
     return true;
+}
+
+/* Add 'sign' (+1 or -1) times entry i's shards to its GPU's count, or its
+ * GPUs whole to (from) the node's bitmap. */
+static void gpus_use(struct sched_node *nd, const struct sched_alloc *a,
+                     uint32_t i, int sign)
+{
+    if (!a->gpus[i])
+        return;
+    if (a->shards[i]) {
+        uint32_t *u = &nd->alloc_shards[bitmap_first_set(a->gpus[i], 0)];
+        *u = sign > 0 ? *u + a->shards[i] : *u - MIN(*u, a->shards[i]);
+    } else if (sign > 0) {
+        bitmap_or(nd->alloc_gpus, a->gpus[i]);
+    } else {
+        bitmap_and_not(nd->alloc_gpus, a->gpus[i]);
+    }
+}
+
+void sched_node_free_usage(struct sched_node *nd)
+{
+    int saved_errno = errno;
+
+    bitmap_destroy(nd->alloc_gpus);
+    free(nd->alloc_shards);
+    nd->alloc_gpus = NULL;
+    nd->alloc_shards = NULL;
+    errno = saved_errno;
+}
+
+void sched_nodes_free(struct sched_node *c, size_t n)
+{
+    for (size_t i = 0; c && i < n; i++)
+        sched_node_free_usage(&c[i]);
+    free(c);
+}
+
+struct sched_node *sched_nodes_copy(const struct sched_node *nodes, size_t n)
+{
+    struct sched_node *c = calloc(n ? n : 1, sizeof(*c));
+
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t sz = nodes[i].gpus * sizeof(uint32_t);
+        c[i] = nodes[i];
+        c[i].alloc_gpus = NULL;
+        c[i].alloc_shards = NULL;
+        if ((nodes[i].alloc_gpus
+             && !(c[i].alloc_gpus = bitmap_copy(nodes[i].alloc_gpus)))
+            || (nodes[i].alloc_shards
+                && !(c[i].alloc_shards = malloc(sz ? sz : 1)))) {
+            sched_nodes_free(c, i + 1);
+            return NULL;
+        }
+        if (c[i].alloc_shards)
+            memcpy(c[i].alloc_shards, nodes[i].alloc_shards, sz);
+    }
+    return c;
+}
+
+bool sched_gpu_busy(const struct sched_node *nd, size_t g)
+{
+    return (nd->alloc_gpus && bitmap_test(nd->alloc_gpus, g))
+           || (nd->alloc_shards && nd->alloc_shards[g]);
 }
 
 int sched_alloc_apply(struct sched_node *nodes,
@@ -118,8 +190,7 @@ int sched_alloc_apply(struct sched_node *nodes,
         struct sched_node *nd = &nodes[a->node_idx[i]];
         nd->alloc_cpus += a->cpus[i];
         nd->alloc_mem_mib += a->mem_mib[i];
-        if (a->gpus[i])
-            bitmap_or(nd->alloc_gpus, a->gpus[i]);
+        gpus_use(nd, a, i, 1);
         if (a->exclusive)
             nd->exclusive_alloc = true;
         nd->running_jobs++;
@@ -139,8 +210,7 @@ int sched_alloc_release(struct sched_node *nodes,
         struct sched_node *nd = &nodes[a->node_idx[i]];
         nd->alloc_cpus -= MIN(nd->alloc_cpus, a->cpus[i]);
         nd->alloc_mem_mib -= MIN(nd->alloc_mem_mib, a->mem_mib[i]);
-        if (a->gpus[i])
-            bitmap_and_not(nd->alloc_gpus, a->gpus[i]);
+        gpus_use(nd, a, i, -1);
         if (a->exclusive)
             nd->exclusive_alloc = false;
         if (nd->running_jobs > 0)
@@ -189,6 +259,8 @@ static int normalize(const struct sched_request *req,
         .cpg = req->cpus_per_gpu,
         .mpg = req->mem_per_gpu_mib,
         .gtype = req->gpu_type,
+        .spn = req->shards_per_node,
+        .sname = req->share_name ? req->share_name : "shard",
         .exclusive = req->exclusive,
         .oversub = req->oversubscribe > 1 ? req->oversubscribe : 1,
         .allowed = req->allowed_nodes,
@@ -227,6 +299,8 @@ static int normalize(const struct sched_request *req,
         return invalid(error, "--mem-per-gpu with --mem or --mem-per-cpu");
     if (r->gtype && !r->gpn && !r->gtot && !r->gpt)
         return invalid(error, "GPU type '%s' without a GPU count", r->gtype);
+    if (r->spn && (r->gpn || r->gtot || r->gpt || r->gtype))
+        return invalid(error, "shards with GPUs");
     return 0;
 }
 
@@ -265,6 +339,34 @@ static bool gpu_type_ok(const struct sel_req *r, const struct sched_node *nd)
 /* What the node has free for 'r': all of it when 'empty' (the never-check),
  * else what its usage leaves.  False if the node may take no job now.
  */
+/* Whether the node's shares are of the request's kind. */
+static bool share_ok(const struct sel_req *r, const struct sched_node *nd)
+{
+    return nd->share_name && !strcmp(nd->share_name, r->sname);
+}
+
+/* The GPU of 'nd' to lend 'n' shards: not held whole, with n shards left
+ * (all of them when 'empty'), the fewest left among those, the lowest
+ * index on a tie; -1 when none has them. */
+static long shard_gpu(const struct sched_node *nd, uint32_t n, bool empty)
+{
+    long best = -1;
+    uint32_t best_left = 0;
+
+    for (size_t g = 0; nd->shards && g < nd->gpus; g++) {
+        uint32_t used = empty ? 0 : nd->alloc_shards[g], cap = nd->shards[g];
+        uint32_t left = cap - MIN(cap, used);
+        if ((!empty && nd->alloc_gpus && bitmap_test(nd->alloc_gpus, g))
+            || left < n)
+            continue;
+        if (best < 0 || left < best_left) {
+            best = (long)g;
+            best_left = left;
+        }
+    }
+    return best;
+}
+
 static bool node_room(const struct sched_node *nd,
                       const struct sel_req *r,
                       bool empty,
@@ -275,8 +377,10 @@ static bool node_room(const struct sched_node *nd,
     if (!empty) {
         if (!nd->available || nd->exclusive_alloc)
             return false;
-        if (nd->alloc_gpus)
-            used_gpus = bitmap_count(nd->alloc_gpus);
+        if (!nd->alloc_shards) /* the common case, one count */
+            used_gpus = nd->alloc_gpus ? bitmap_count(nd->alloc_gpus) : 0;
+        for (size_t g = 0; nd->alloc_shards && g < nd->gpus; g++)
+            used_gpus += sched_gpu_busy(nd, g);
         /* Exclusive jobs need a node with nothing on it. */
         if (r->exclusive
             && (nd->running_jobs || nd->alloc_cpus || nd->alloc_mem_mib
@@ -292,6 +396,8 @@ static bool node_room(const struct sched_node *nd,
     room->mem =
         nd->mem_mib - (empty ? 0 : MIN(nd->mem_mib, nd->alloc_mem_mib));
     room->gpus = gpu_type_ok(r, nd) ? nd->gpus - MIN(nd->gpus, used_gpus) : 0;
+    room->shard_gpu = r->spn && share_ok(r, nd)
+                          ? shard_gpu(nd, r->spn, empty) : -1;
     return true;
 }
 
@@ -346,6 +452,8 @@ static uint64_t room_task_cap(const struct sel_req *r,
     if (r->mem_node && room->mem < r->mem_node)
         return 0;
     if (room->gpus < r->gpn || (r->gtot && room_gpus(r, room) == 0))
+        return 0;
+    if (r->spn && room->shard_gpu < 0)
         return 0;
     if (r->gpn && (room->cpus < (uint64_t)r->gpn * r->cpg
                    || room->mem < r->gpn * r->mpg))
@@ -675,13 +783,30 @@ static int pick_gpus(const struct sched_node *nd,
     if (!(b = bitmap_create(nd->gpus)))
         return -1;
     for (uint32_t got = 0; got < count; got++, bit++) {
-        if (nd->alloc_gpus && !exclusive)
-            bit = bitmap_first_clear(nd->alloc_gpus, (size_t)bit);
-        if (bit < 0 || (size_t)bit >= nd->gpus)
+        while (!exclusive && (size_t)bit < nd->gpus
+               && sched_gpu_busy(nd, (size_t)bit))
+            bit++;
+        if ((size_t)bit >= nd->gpus)
             break; /* cannot happen: the node was judged to have them */
         bitmap_set(b, (size_t)bit);
     }
     *out = b;
+    return 0;
+}
+
+/* 'n' shards of the GPU shard_gpu() picks: *gpu its one bit, *shards n.
+ * Returns 0 or -1 with errno=ENOMEM. */
+static int pick_shards(const struct sched_node *nd, uint32_t n,
+                       bitmap_t **gpu, uint32_t *shards)
+{
+    long g = shard_gpu(nd, n, false);
+
+    if (g < 0) /* cannot happen: the node was judged to have them */
+        return 0;
+    if (!(*gpu = bitmap_create(nd->gpus)))
+        return -1;
+    bitmap_set(*gpu, (size_t)g);
+    *shards = n;
     return 0;
 }
 
@@ -716,7 +841,8 @@ static int build_alloc(const struct sched_node *nodes,
             a->mem_mib[i] = r->mpg * ngpus;
         else
             a->mem_mib[i] = r->mem_node ? r->mem_node : r->mem_cpu * a->cpus[i];
-        if (pick_gpus(nd, ngpus, r->exclusive, &a->gpus[i]) < 0) {
+        if ((r->spn ? pick_shards(nd, r->spn, &a->gpus[i], &a->shards[i])
+                    : pick_gpus(nd, ngpus, r->exclusive, &a->gpus[i])) < 0) {
             sched_alloc_destroy(a);
             return -1;
         }
@@ -811,6 +937,7 @@ struct biggest {
     uint64_t cpus;
     uint64_t mem;
     uint64_t gpus; /* of the requested type */
+    uint32_t shards; /* of one GPU */
 };
 
 static void find_biggest(const struct sched_node *nodes,
@@ -828,6 +955,9 @@ static void find_biggest(const struct sched_node *nodes,
             b->cpus = nd->cpus;
         if (nd->mem_mib > b->mem)
             b->mem = nd->mem_mib;
+        for (size_t g = 0; nd->shards && share_ok(r, nd) && g < nd->gpus; g++)
+            if (nd->shards[g] > b->shards)
+                b->shards = nd->shards[g];
         if (gpu_type_ok(r, nd)) {
             b->typed += nd->gpus > 0;
             if (nd->gpus > b->gpus)
@@ -852,6 +982,9 @@ static int explain_never(const struct sched_node *nodes,
     else if (r->gpn > b.gpus)
         errprintf(error, "%" PRIu32 " GPUs per node requested, nodes have"
                   " at most %" PRIu64, r->gpn, b.gpus);
+    else if (r->spn > b.shards)
+        errprintf(error, "gres/%s:%" PRIu32 " per node requested, a GPU"
+                  " has at most %" PRIu32, r->sname, r->spn, b.shards);
     else if (r->cpt > b.cpus)
         errprintf(error, "%" PRIu32 " CPUs per task requested, nodes have"
                   " at most %" PRIu64, r->cpt, b.cpus);

@@ -92,7 +92,7 @@ void sim_cluster_free(struct sim_cluster *c)
         return;
     int saved_errno = errno;
     for (size_t i = 0; i < c->nnodes; i++)
-        bitmap_destroy(c->nodes[i].alloc_gpus);
+        sched_node_free_usage(&c->nodes[i]);
     for (size_t p = 0; p < c->nparts; p++)
         bitmap_destroy(c->parts[p].nodes);
     free(c->nodes);

@@ -19,9 +19,10 @@ FAKE_GPUS = (
     "00000000:1B:00.0 00000000:1B:00.0\n")
 
 
-def nvml_cluster(root, configured):
-    """One node, slurm.conf Gres=gpu:h100:<configured>, gres.conf
-    AutoDetect=nvml, droverd seeing the two fake H100s."""
+def nvml_cluster(root, configured, shards=0):
+    """One node, slurm.conf Gres=gpu:h100:<configured> (and shard:<shards>
+    with GresTypes=gpu,shard), gres.conf AutoDetect=nvml, droverd seeing
+    the two fake H100s."""
     lib = build_dir() / "tests" / "fake_nvml"
     require((lib / "libnvidia-ml.so.1").exists(),
             f"{lib}/libnvidia-ml.so.1 is not built")
@@ -35,6 +36,12 @@ def nvml_cluster(root, configured):
     c.up()  # writes the configuration; then gres.conf is replaced
     c.down()
     (c.dir / "etc" / "gres.conf").write_text("AutoDetect=nvml\n")
+    if shards:
+        conf = c.conf.read_text().replace("GresTypes=gpu\n",
+                                          "GresTypes=gpu,shard\n")
+        c.conf.write_text(conf.replace(f"Gres=gpu:h100:{configured}",
+                                       f"Gres=gpu:h100:{configured},"
+                                       f"shard:{shards}"))
     c.up()
     return c
 
@@ -143,5 +150,29 @@ def test_without_nvml_one_log_line_and_the_configured_gpus(cluster_root):
         r = c.run("srun", "--gres=gpu:2", "printenv", "SLURM_STEP_GPUS",
                   check=True, timeout=60)
         assert r.stdout == "0,1\n"
+    finally:
+        c.down()
+
+
+def test_autodetected_gpus_share_their_shards_evenly(cluster_root):
+    # No Name=shard line: Gres=shard:8 is shared over the two GPUs NVML
+    # finds (four each, as Slurm), and a shard job gets one of them.
+    c = nvml_cluster(cluster_root, 2, shards=8)
+    try:
+        c.wait_nodes_idle()
+        job = c.sbatch("--gres=shard:3", "-o", "shard.out", "--wrap",
+                       "echo $CUDA_VISIBLE_DEVICES $SLURM_SHARDS_ON_NODE; "
+                       "sleep 30", cwd=c.workdir)
+        c.wait_job_state(job, "RUNNING", timeout=30)
+        used = c.run("sinfo", "-h", "-N", "-O", "GresUsed:60",
+                     check=True).stdout.strip()
+        assert used == "gpu:h100:0,shard:3", used
+        node = c.node_info()["node01"]
+        assert node["gres_used"].endswith(",shard:3(3/4,0/4)"), node
+        c.wait_until(lambda: (c.workdir / "shard.out").exists()
+                     and (c.workdir / "shard.out").read_text(),
+                     what="the shard job's output")
+        assert re.fullmatch(r"\d+ 3\n", (c.workdir / "shard.out").read_text())
+        c.run("scancel", job, check=True)
     finally:
         c.down()

@@ -629,12 +629,13 @@ static void gres_typed_without_gres_conf(void **state)
     assert_string_equal(n->gres[1].type, "v100");
     assert_int_equal(n->gres[1].count, 2);
     assert_string_equal(n->gres[2].name, "mps");
-    assert_int_equal(n->gres_dev_count, 106);
+    assert_int_equal(n->gres_dev_count, 6); /* mps shares them */
     assert_string_equal(n->gres_devs[0].type, "a100");
     assert_string_equal(n->gres_devs[4].type, "v100");
     assert_int_equal(n->gres_devs[5].index, 5);
-    assert_string_equal(n->gres_devs[6].name, "mps");
-    assert_int_equal(n->gres_devs[6].index, 0); /* per name */
+    assert_string_equal(n->gpu_share, "mps");
+    assert_int_equal(n->gpu_shards[0], 17); /* 100 over 6 GPUs */
+    assert_int_equal(n->gpu_shards[5], 16);
     conf_destroy(conf);
 }
 
@@ -669,6 +670,42 @@ static void gres_conf_file_range(void **state)
     assert_null(n->gres_devs[3].type);
     assert_int_equal(conf->nodes[2].gres_dev_count, 0);
     conf_destroy(conf);
+}
+
+/* gres/shard: per GPU, from File= lines or shared over all GPUs. */
+static void gres_shards_per_gpu(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf =
+        parse_ok("NodeName=g1 Gres=gpu:2,shard:6\n"
+                 "NodeName=g2 Gres=gpu:3,shard:7\nNodeName=c1\n",
+                 "NodeName=g1 Name=gpu File=/dev/nvidia[0-1]\n"
+                 "NodeName=g1 Name=shard Count=4 File=/dev/nvidia1\n"
+                 "NodeName=g1 Name=shard Count=2 File=/dev/nvidia0\n");
+    const struct conf_node *g1 = &conf->nodes[0], *g2 = &conf->nodes[1];
+
+    assert_int_equal(g1->gres_dev_count, 2); /* shards are no devices */
+    assert_int_equal(g1->gpu_shards[0], 2);
+    assert_int_equal(g1->gpu_shards[1], 4);
+    assert_int_equal(g2->gpu_shards[0], 3); /* 7 over 3 GPUs */
+    assert_int_equal(g2->gpu_shards[1], 2);
+    assert_int_equal(g2->gpu_shards[2], 2);
+    assert_null(conf->nodes[2].gpu_shards);
+    assert_string_equal(g1->gpu_share, "shard");
+    conf_destroy(conf);
+    parse_fails("NodeName=g1 Gres=gpu:2,shard:6\n",
+                "NodeName=g1 Name=gpu File=/dev/nvidia[0-1]\n"
+                "NodeName=g1 Name=shard Count=4 File=/dev/nvidia1\n",
+                "gres.conf:2: Name=shard: 4 for node g1, but its "
+                "Gres= has shard:6");
+    parse_fails("NodeName=g1 Gres=gpu:2,shard:6,mps:200\n", NULL,
+                "node g1: gres/shard and gres/mps on one node");
+    parse_fails("NodeName=g1 Gres=gpu:2,shard:4\n",
+                "NodeName=g1 Name=gpu File=/dev/nvidia[0-1]\n"
+                "NodeName=g1 Name=shard Count=4 File=/dev/nvidia7\n",
+                "File=/dev/nvidia7: not a GPU of node g1");
+    parse_fails("NodeName=c1 Gres=shard:4\n", NULL,
+                "node c1: Gres=shard needs GPUs");
 }
 
 static void gres_conf_without_nodename_applies_to_all(void **state)
@@ -1162,6 +1199,7 @@ int main(void)
         cmocka_unit_test(gres_conf_typed_lines),
         cmocka_unit_test(gres_conf_untyped_line_takes_gres_type),
         cmocka_unit_test(gres_conf_count_without_file),
+        cmocka_unit_test(gres_shards_per_gpu),
         cmocka_unit_test(partitions),
         cmocka_unit_test(partition_default_last_wins_and_fallback),
         cmocka_unit_test(private_data_flags),

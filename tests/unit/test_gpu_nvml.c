@@ -161,7 +161,7 @@ static void typed_gres_takes_the_configured_type(void **state)
 
     (void)state;
     assert_int_equal(n, 2);
-    assert_int_equal(node->gres_dev_count, 2 + 200);
+    assert_int_equal(node->gres_dev_count, 2); /* mps is no device */
     for (int i = 0; i < 2; i++) {
         assert_string_equal(node->gres_devs[i].name, "gpu");
         assert_string_equal(node->gres_devs[i].type, "h100");
@@ -171,7 +171,8 @@ static void typed_gres_takes_the_configured_type(void **state)
     assert_string_equal(node->gres_devs[1].file, "/dev/nvidia2");
     assert_string_equal(node->gres_devs[1].uuid,
                         "GPU-aaaaaaaa-0000-0000-0000-000000000002");
-    assert_string_equal(node->gres_devs[2].name, "mps"); /* kept */
+    assert_int_equal(node->gpu_shards[0], 100); /* over both GPUs */
+    assert_int_equal(node->gpu_shards[1], 100);
     conf_destroy(conf);
 }
 

@@ -1498,12 +1498,22 @@ static bool word_ok(const char *s, const char *extra)
 /* GPU specifications seen, typed or not (Slurm refuses a mix). */
 enum gres_kind { GRES_UNTYPED = 1, GRES_TYPED = 2 };
 
+/* Counts of a --gres or --gpus list. */
+struct gres_counts {
+    long gpus;
+    long shards; /* gres/shard (Slurm's GPU sharding), untyped */
+    long mps;    /* gres/mps (CUDA MPS), untyped */
+    char *type;  /* the first GPU type */
+    unsigned kinds; /* enum gres_kind seen */
+};
+
 /* One entry: "name[:type][:count]" (named) or "[type:]count"; as Slurm, a
- * type alone counts 1.  Adds gpu counts to *gpus, keeps the first GPU type
- * and ORs enum gres_kind into *kinds.  Returns 0 or -1.
+ * type alone counts 1.  Adds gpu counts to gc->gpus, shard and mps counts
+ * to gc->shards and gc->mps, keeps the first GPU type and ORs enum
+ * gres_kind into gc->kinds.  Returns 0 or -1 (a typed shard or mps is
+ * refused: they are counted per GPU, whatever its type).
  */
-static int gres_entry(char *ent, bool named, long *gpus, char **type,
-                      unsigned *kinds)
+static int gres_entry(char *ent, bool named, struct gres_counts *gc)
 {
     char *f[4] = {0};
     int n = 0;
@@ -1528,26 +1538,29 @@ static int gres_entry(char *ent, bool named, long *gpus, char **type,
             t = f[i];
         }
     }
+    if (named && (!strcmp(f[0], "shard") || !strcmp(f[0], "mps"))) {
+        *(f[0][0] == 's' ? &gc->shards : &gc->mps) += count;
+        return t ? -1 : 0;
+    }
     if (named && strcmp(f[0], "gpu"))
         return 0;
-    *gpus += count;
-    *kinds |= t ? GRES_TYPED : GRES_UNTYPED;
-    if (t && !*type)
-        *type = xstrdup(t);
+    gc->gpus += count;
+    gc->kinds |= t ? GRES_TYPED : GRES_UNTYPED;
+    if (t && !gc->type)
+        gc->type = xstrdup(t);
     return 0;
 }
 
 /* A comma-separated --gres (named) or --gpus list. */
-static int gres_parse(const char *spec, bool named, long *gpus, char **type,
-                      unsigned *kinds)
+static int gres_parse(const char *spec, bool named, struct gres_counts *gc)
 {
     char *copy = xstrdup(spec), *save = NULL, *tok;
     int rc = 0, entries = 0;
 
-    *gpus = 0;
+    gc->gpus = gc->shards = gc->mps = 0;
     for (tok = strtok_r(copy, ",", &save); tok && rc == 0;
          tok = strtok_r(NULL, ",", &save), entries++)
-        rc = gres_entry(tok, named, gpus, type, kinds);
+        rc = gres_entry(tok, named, gc);
     if (entries == 0 || spec[strlen(spec) - 1] == ',' || strstr(spec, ",,"))
         rc = -1;
     free(copy);
@@ -1566,38 +1579,42 @@ static int gres_fail(const struct sbatch_opts *o, struct sbatch_error *e)
                 drv_strerror(EDRV_INVALID_GRES));
 }
 
-/* gres, gpus, gpus_per_node and gpu_type of the body. */
+/* gres, gpus, gpus_per_node, gpu_type, shards_per_node and mps_per_node of
+ * the body. */
 static int add_gpus(const struct sbatch_opts *o, json_t *body,
                     struct sbatch_error *e)
 {
-    char *type = NULL;
-    long n;
+    struct gres_counts gc = {0};
     int rc = -1;
-    unsigned kinds = 0;
 
     if (o->gres) {
-        if (gres_parse(o->gres, true, &n, &type, &kinds) < 0)
-            goto out;
+        if (gres_parse(o->gres, true, &gc) < 0 || (gc.shards && gc.mps))
+            goto out; /* a GPU is shared one way (docs/compatibility.md) */
         json_object_set_new(body, "gres", json_string(o->gres));
-        if (n > 0)
-            json_object_set_new(body, "gpus_per_node", json_integer(n));
+        if (gc.gpus > 0)
+            json_object_set_new(body, "gpus_per_node", json_integer(gc.gpus));
+        if (gc.shards > 0)
+            json_object_set_new(body, "shards_per_node",
+                                json_integer(gc.shards));
+        if (gc.mps > 0)
+            json_object_set_new(body, "mps_per_node", json_integer(gc.mps));
     }
     if (o->gpus) {
-        if (gres_parse(o->gpus, false, &n, &type, &kinds) < 0)
+        if (gres_parse(o->gpus, false, &gc) < 0)
             goto out;
-        json_object_set_new(body, "gpus", json_integer(n));
+        json_object_set_new(body, "gpus", json_integer(gc.gpus));
     }
     if (o->gpus_per_node) {
-        if (gres_parse(o->gpus_per_node, false, &n, &type, &kinds) < 0)
+        if (gres_parse(o->gpus_per_node, false, &gc) < 0)
             goto out;
-        json_object_set_new(body, "gpus_per_node", json_integer(n));
+        json_object_set_new(body, "gpus_per_node", json_integer(gc.gpus));
     }
-    if (type)
-        json_object_set_new(body, "gpu_type", json_string(type));
+    if (gc.type)
+        json_object_set_new(body, "gpu_type", json_string(gc.type));
     rc = 0;
 out:
-    free(type);
-    if (rc == 0 && kinds == (GRES_TYPED | GRES_UNTYPED))
+    free(gc.type);
+    if (rc == 0 && gc.kinds == (GRES_TYPED | GRES_UNTYPED))
         return fail(e, 1, "error", "Invalid GRES specification (with and "
                                    "without type identification)");
     return rc < 0 ? gres_fail(o, e) : 0;

@@ -283,14 +283,29 @@ static const json_t *job_alloc(const json_t *job)
     return (json_is_array(a) && json_array_size(a) > 0) ? a : NULL;
 }
 
-/* "gpu:2(IDX:0-1)" for one node's GPUs, "" when none. */
+/* What a job's shares are: "mps" for --gres=mps:N, else "shard". */
+static const char *share_of(const json_t *job)
+{
+    return json_integer_value(json_object_get(job, "mps_per_node")) > 0
+               ? "mps" : "shard";
+}
+
+/* "gpu:2(IDX:0-1)" for one node's GPUs, "shard:2(IDX:0)" (or mps) for its
+ * shares (of the GPU in IDX), "" when none. */
 static void put_node_gres(struct fmt_buf *b, const json_t *job,
-                          const char *gpus)
+                          const json_t *e)
 {
     const char *type = jstr_or(job, "gpu_type", NULL);
+    const char *gpus = jstr(e, "gpus");
+    json_int_t shards = json_integer_value(json_object_get(e, "shards"));
 
     if (!gpus || !gpus[0])
         return;
+    if (shards > 0) {
+        fmt_buf_printf(b, "%s:%lld(IDX:%s)", share_of(job), (long long)shards,
+                       gpus);
+        return;
+    }
     fmt_buf_printf(b, "gpu:%s%s%u(IDX:%s)", type ? type : "", type ? ":" : "",
                    index_count(gpus), gpus);
 }
@@ -299,14 +314,21 @@ static void put_job_gres(struct rec *r, const json_t *job, const json_t *a)
 {
     const char *type = jstr_or(job, "gpu_type", NULL);
     const char *total = jstr_or(job, "gres_total", NULL);
-    unsigned n = 0;
+    unsigned n = 0, shards = 0;
     size_t i;
     json_t *e;
 
-    json_array_foreach(a, i, e)
-        n += index_count(jstr(e, "gpus"));
+    json_array_foreach(a, i, e) {
+        json_int_t s = json_integer_value(json_object_get(e, "shards"));
+        if (s > 0)
+            shards += (unsigned)s;
+        else
+            n += index_count(jstr(e, "gpus"));
+    }
     if (total)
         fmt_buf_printf(&r->out, "JOB_GRES=%s", total);
+    else if (shards)
+        fmt_buf_printf(&r->out, "JOB_GRES=%s:%u", share_of(job), shards);
     else if (n)
         fmt_buf_printf(&r->out, "JOB_GRES=gpu:%s%s%u", type ? type : "",
                        type ? ":" : "", n);
@@ -336,7 +358,7 @@ static void job_line_detail(struct rec *r, const json_t *job)
         fmt_buf_printf(&cur, "CPU_IDs=%s Mem=%lld GRES=",
                        jstr_or(e, "cpu_ids", ""),
                        (long long)jint(e, "mem_mib", 0));
-        put_node_gres(&cur, job, jstr(e, "gpus"));
+        put_node_gres(&cur, job, e);
         if (hostlist_count(hl) && strcmp(fmt_buf_str(&prev), cur.s) != 0) {
             char *nodes = hostlist_encode(hl);
 

@@ -103,6 +103,18 @@ static void put_gres_zero(struct fmt_buf *out, const char *item, size_t len)
         fmt_buf_printf(out, "%.*s:0", (int)len, item);
 }
 
+/* Length of the GRES item at 'p', up to a comma outside parentheses:
+ * "shard:2(2/4,0/4)" is one. */
+static size_t item_len(const char *p)
+{
+    size_t n = 0;
+    int depth = 0;
+
+    for (; p[n] && (p[n] != ',' || depth > 0); n++)
+        depth += p[n] == '(' ? 1 : p[n] == ')' ? -1 : 0;
+    return n;
+}
+
 /* sinfo's GresUsed shows counts without the "(IDX:..)" detail; a node with
  * GRES but none in use shows "gpu:0".
  */
@@ -118,7 +130,7 @@ static void p_gres_used(struct fmt_buf *out, const void *rec, const void *ctx)
         return;
     }
     for (const char *p = src; *p; p += n + (p[n] == ',')) {
-        n = strcspn(p, ",");
+        n = item_len(p);
         if (p != src)
             fmt_buf_puts(out, ",");
         if (used)
