@@ -33,6 +33,14 @@
 #define HA_SNAPSHOT_ENTRIES 4096  /* entries between snapshots */
 #define HA_SNAPSHOT_TRAILING 512  /* entries kept after one */
 
+/* The answer to requests whose entry may or may not be committed (this
+ * controller lost its term, or could not write it, after it took them
+ * in): what Slurm's commands report when the controller goes away after
+ * the request was sent.  Not the standby error: a command passes a request
+ * refused that way on to the next controller, and this one may already
+ * have been done. */
+#define OUTCOME_UNKNOWN EDRV_SOCKET_ZERO_BYTES_SENT
+
 /* One proposed entry and the answers waiting for it. */
 struct proposal {
     struct raft_apply req;
@@ -211,8 +219,7 @@ static void proposal_done(struct raft_apply *req, int status, void *result)
     ha->inflight = p->next;
     if (!ha->inflight)
         ha->inflight_tail = NULL;
-    ctld_answer_acks(ha->ctld, p->acks,
-                     status ? EDRV_IN_STANDBY_MODE : 0,
+    ctld_answer_acks(ha->ctld, p->acks, status ? OUTCOME_UNKNOWN : 0,
                      status ? raft_strerror(status) : NULL);
     free(p);
     if (status)
@@ -258,8 +265,7 @@ void ha_flush(struct ha *ha, void *acks)
     p->req.data = p;
     if ((rc = raft_apply(&ha->raft, &p->req, &buf, 1, proposal_done)) != 0) {
         raft_free(buf.base);
-        ctld_answer_acks(ha->ctld, acks, EDRV_IN_STANDBY_MODE,
-                         raft_strerror(rc));
+        ctld_answer_acks(ha->ctld, acks, OUTCOME_UNKNOWN, raft_strerror(rc));
         free(p);
         reexec(ha, raft_strerror(rc));
     }
@@ -308,7 +314,11 @@ static void poll_cb(uv_timer_t *t)
 
 bool ha_leading(const struct ha *ha)
 {
-    return ha && ha->leading;
+    /* libraft steps a leader down when a majority has not answered within
+     * an election timeout: from then on it serves nothing, reads included,
+     * though poll_cb() re-executes it only at its next turn. */
+    return ha && ha->leading
+           && raft_state((struct raft *)&ha->raft) == RAFT_LEADER;
 }
 
 const char *ha_role(const struct ha *ha)

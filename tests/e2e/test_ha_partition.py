@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Three controllers across real network partitions (issue 15).
+
+`drover up --controllers 3 --isolate` puts each controller in its own
+network namespace, on a veth pair to a bridge; setting the root side of a
+controller's veth down cuts it off from the other controllers, the nodes
+and the commands.  A cut-off leader acknowledges nothing, the other two
+elect a leader and go on; once healed, the cut-off one follows again and
+holds the same state.  Runs as root (ip netns); `drover down`, which the
+fixture runs even when a test fails, removes namespaces, veths and bridge.
+"""
+import re
+import subprocess
+from contextlib import contextmanager
+
+import pytest
+
+ISOLATED = {"nodes": 1, "gpus_per_node": 0,
+            "up_args": ["--controllers=3", "--isolate",
+                        "--conf-extra=MessageTimeout=4"]}
+
+
+def ip(*args):
+    subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
+
+
+def netns_of(cluster, ctl):
+    """The network namespace controller 'ctl' runs in (from its pid)."""
+    r = subprocess.run(["ip", "netns", "identify", str(cluster.pid(ctl))],
+                       check=True, capture_output=True, text=True)
+    return r.stdout.strip()
+
+
+def veth_of(cluster, ctl):
+    """The root side of 'ctl''s veth pair: drvTAGcN for drover-TAG-ctlN."""
+    m = re.fullmatch(r"drover-([0-9a-f]{6})-ctl(\d+)", netns_of(cluster, ctl))
+    assert m, netns_of(cluster, ctl)
+    return f"drv{m.group(1)}c{m.group(2)}"
+
+
+@contextmanager
+def cut_off(cluster, ctl):
+    """'ctl' cut off from everything in the block (its veth down)."""
+    veth = veth_of(cluster, ctl)
+    ip("link", "set", veth, "down")
+    try:
+        yield
+    finally:
+        ip("link", "set", veth, "up")
+
+
+def conf_naming(cluster, ctls, name):
+    """A copy of slurm.conf whose SlurmctldHost lines are only 'ctls' (the
+    commands then try only those)."""
+    lines = cluster.conf.read_text().splitlines(keepends=True)
+    keep = [l for l in lines if not l.startswith("SlurmctldHost=")
+            or any(l.startswith(f"SlurmctldHost={c}(") for c in ctls)]
+    path = cluster.conf.parent / name
+    path.write_text("".join(keep))
+    return path
+
+
+def run_with(cluster, conf, *cmd, netns=None, timeout=60):
+    """A command with DROVER_CONF=conf, inside 'netns' when given."""
+    full = ["ip", "netns", "exec", netns, *cmd] if netns else list(cmd)
+    return subprocess.run(full, env=dict(cluster.env, DROVER_CONF=str(conf)),
+                          cwd=cluster.workdir, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def submit(cluster, conf, count):
+    ids = []
+    for _ in range(count):
+        r = run_with(cluster, conf, "sbatch", "--parsable", "-H", "--wrap",
+                     "true")
+        assert r.returncode == 0, r.stderr
+        ids.append(int(r.stdout))
+    return ids
+
+
+def queue_ids(cluster):
+    out = cluster.run("squeue", "-h", "-o", "%i", check=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def state_of(cluster, ctl):
+    """The job ids as controller 'ctl' holds them: leadership is handed to
+    it (scontrol takeover) and squeue asks it alone."""
+    index = int(ctl[3:]) - 1
+    cluster.run("scontrol", "takeover", str(index), check=True)
+    cluster.wait_until(lambda: cluster.controller_roles().get(ctl)
+                       == "leader", timeout=30, what=f"{ctl} taking over")
+    only = conf_naming(cluster, [ctl], f"only-{ctl}.conf")
+    r = run_with(cluster, only, "squeue", "-h", "-o", "%i")
+    assert r.returncode == 0, r.stderr
+    return sorted(int(x) for x in r.stdout.split())
+
+
+@pytest.mark.parametrize("cluster", [ISOLATED], indirect=True)
+def test_isolated_controllers_have_their_own_network_and_name(cluster):
+    roles = cluster.controller_roles()
+    assert sorted(roles) == ["ctl1", "ctl2", "ctl3"]
+    assert sorted(roles.values()) == ["follower", "follower", "leader"]
+    for ctl in roles:
+        ns = netns_of(cluster, ctl)
+        assert ns.endswith(f"-{ctl}")
+        r = subprocess.run(["nsenter", "-t", str(cluster.pid(ctl)), "-u",
+                            "hostname"], capture_output=True, text=True,
+                           check=True)
+        assert r.stdout.strip() == ctl  # its SlurmctldHost name
+    assert re.search(r"^SlurmctldHost=ctl2\(10\.77\.\d+\.3\)$",
+                     cluster.conf.read_text(), re.M)
+    # Jobs run: the nodes reach the controllers through the bridge and
+    # back.
+    job = cluster.sbatch("--wrap", "true")
+    cluster.wait_job_state(job, ["COMPLETED"], timeout=30)
+    nets = {netns_of(cluster, c) for c in roles}
+    r = cluster.drover_cmd("down")
+    assert "removed" in r.stdout, r.stdout
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True,
+                          text=True).stdout
+    assert not any(n in left for n in nets), left
+    cluster.up()  # namespaces made again for the same directory
+    assert {netns_of(cluster, c) for c in roles} == nets
+    cluster.leader(timeout=30)
+
+
+@pytest.mark.parametrize("cluster", [ISOLATED], indirect=True)
+def test_a_cut_off_leader_acknowledges_nothing_and_rejoins(cluster):
+    before = submit(cluster, cluster.conf, 3)
+    old = cluster.leader()
+    others = [c for c in ("ctl1", "ctl2", "ctl3") if c != old]
+    only_old = conf_naming(cluster, [old], "only-old.conf")
+    only_others = conf_naming(cluster, others, "others.conf")
+    ns = netns_of(cluster, old)
+    with cut_off(cluster, old):
+        # Sent to the cut-off leader itself, at once: it may take it in,
+        # but can never commit it; it answers the standby error when it
+        # loses its term.
+        direct = run_with(cluster, only_old, "sbatch", "--parsable", "-H",
+                          "--wrap", "true", netns=ns, timeout=60)
+        new = cluster.leader(timeout=30)
+        assert new in others
+        # Reads too: it leads no more, so it serves no stale queue (it
+        # stands by; the command, finding no other, gives up).
+        r = run_with(cluster, only_old, "squeue", "-h", netns=ns,
+                     timeout=60)
+        assert r.returncode != 0 and not r.stdout, r
+        during = submit(cluster, only_others, 5)
+        # The commands pass over the unreachable one by themselves.
+        during += submit(cluster, cluster.conf, 1)
+    assert direct.returncode != 0, \
+        f"the cut-off leader acknowledged job {direct.stdout.strip()}"
+    # Taken in and then dropped: Slurm's "the controller went away" error,
+    # not the standby one (which would make the command send it again to
+    # the next controller, though the request may have been done).
+    assert "Zero Bytes were transmitted or received" in direct.stderr, \
+        direct.stderr
+    cluster.wait_until(lambda: "starting again from the replicated log"
+                       in cluster.log_file(old).read_text(), timeout=30,
+                       what=f"{old} stepping down")
+    cluster.wait_until(lambda: cluster.controller_roles().get(old)
+                       == "follower", timeout=30, what=f"{old} following")
+    acked = before + during
+    assert len(set(acked)) == len(acked), f"an id handed out twice: {acked}"
+    ids = queue_ids(cluster)
+    assert len(set(ids)) == len(ids), f"a job listed twice: {ids}"
+    assert set(acked) <= set(ids), f"lost: {set(acked) - set(ids)}"
+    # The old leader holds the same state as the new one.
+    assert state_of(cluster, old) == sorted(ids)
+
+
+@pytest.mark.parametrize("cluster", [ISOLATED], indirect=True)
+def test_a_cut_off_follower_catches_up(cluster):
+    leader = cluster.leader()
+    follower = next(c for c in ("ctl1", "ctl2", "ctl3") if c != leader)
+    others = [c for c in ("ctl1", "ctl2", "ctl3") if c != follower]
+    with cut_off(cluster, follower):
+        during = submit(cluster, conf_naming(cluster, others, "o.conf"), 5)
+        assert cluster.leader() == leader
+    # Pre-vote: coming back, it does not depose the leader.
+    cluster.wait_until(lambda: cluster.controller_roles().get(follower)
+                       == "follower", timeout=30, what=f"{follower} back")
+    assert cluster.leader() == leader
+    ids = queue_ids(cluster)
+    assert set(during) <= set(ids)
+    assert state_of(cluster, follower) == sorted(ids)
