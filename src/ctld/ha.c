@@ -25,6 +25,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/ha.h"
+#include "ctld/ha_disk.h"
 #include "ctld/state.h"
 
 #define HA_POLL_MS 100            /* how often the role is looked at */
@@ -32,6 +33,7 @@
 #define HA_HEARTBEAT_MS 100       /* Raft heartbeat */
 #define HA_SNAPSHOT_ENTRIES 4096  /* entries between snapshots */
 #define HA_SNAPSHOT_TRAILING 512  /* entries kept after one */
+#define HA_STUCK_MS 5000          /* the log not written for this long */
 
 /* The answer to requests whose entry may or may not be committed (this
  * controller lost its term, or could not write it, after it took them
@@ -64,6 +66,8 @@ struct ha {
     bool started;            /* raft_start() returned: restores replace */
     bool barrier_sent;
     bool leading;            /* barrier applied: acting leader */
+    raft_index stored_seen;  /* last_stored when watch_disk() saw it move */
+    uint64_t stored_since;   /* ... at this uv_now() */
 };
 
 bool ha_configured(const struct slurm_conf *conf)
@@ -173,6 +177,15 @@ static void reexec(struct ha *ha, const char *why)
     log_error("ha: %s: starting again from the replicated log", why);
     execv("/proc/self/exe", ha->argv);
     log_fatal("ha: re-executing: %s", strerror(errno));
+}
+
+static void disk_failed(void *arg, int status)
+{
+    char why[128];
+
+    snprintf(why, sizeof(why), "writing the Raft log: %s (is "
+             "StateSaveLocation full?)", raft_strerror(status));
+    reexec(arg, why);
 }
 
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
@@ -295,11 +308,32 @@ static void barrier_done(struct raft_barrier *req, int status)
     ctld_take_over(ha->ctld);
 }
 
+/* Entries wait to be written and none has been for HA_STUCK_MS: the
+ * disk hangs, or failed without telling (ha_disk.h catches the failures
+ * libraft hears of).  A leader would hold its answers and its barrier
+ * forever, a follower fall silently behind: start again from the log on
+ * disk. */
+static void watch_disk(struct ha *ha)
+{
+    raft_index stored = ha->raft.last_stored;
+    uint64_t now = uv_now(ha->ctld->loop);
+
+    if (stored >= raft_last_index(&ha->raft) || stored != ha->stored_seen
+        || !ha->stored_since) {
+        ha->stored_seen = stored;
+        ha->stored_since = now;
+        return;
+    }
+    if (now - ha->stored_since >= HA_STUCK_MS)
+        reexec(ha, "the Raft log could not be written for 5 s");
+}
+
 static void poll_cb(uv_timer_t *t)
 {
     struct ha *ha = t->data;
     int state = raft_state(&ha->raft);
 
+    watch_disk(ha);
     if (ha->leading && state != RAFT_LEADER)
         reexec(ha, "leadership lost");
     if (state == RAFT_LEADER && !ha->barrier_sent) {
@@ -406,6 +440,7 @@ struct ha *ha_start(struct ctld *ctld, long self, const char *dir,
                                 .restore = fsm_restore};
     if ((rv = raft_uv_tcp_init(&ha->transport, ctld->loop))
         || (rv = raft_uv_init(&ha->io, ctld->loop, dir, &ha->transport))
+        || (ha_disk_guard(&ha->io, disk_failed, ha), 0)
         || (rv = raft_init(&ha->raft, &ha->io, &ha->fsm, ha->self, addr))) {
         errprintf(error, "Raft in %s: %s", dir, raft_strerror(rv));
         goto fail;
