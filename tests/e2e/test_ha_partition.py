@@ -13,13 +13,14 @@ import errno
 import re
 import signal
 import subprocess
+import time
 from contextlib import contextmanager
 
 import pytest
 
 ISOLATED = {"nodes": 1, "gpus_per_node": 0,
             "up_args": ["--controllers=3", "--isolate",
-                        "--conf-extra=MessageTimeout=4"]}
+                        "--conf-extra=MessageTimeout=5"]}
 
 
 def ip(*args):
@@ -163,8 +164,11 @@ def test_a_cut_off_leader_acknowledges_nothing_and_rejoins(cluster):
                      timeout=60)
         assert r.returncode != 0 and not r.stdout, r
         during = submit(cluster, only_others, 5)
-        # The commands pass over the unreachable one by themselves.
+        # The commands pass over the unreachable one by themselves, after
+        # TCPTimeout (2 s), not MessageTimeout (5 s here).
+        start = time.monotonic()
         during += submit(cluster, cluster.conf, 1)
+        assert time.monotonic() - start < 4.5
     assert direct.returncode != 0, \
         f"the cut-off leader acknowledged job {direct.stdout.strip()}"
     # Taken in and then dropped: Slurm's "the controller went away" error,
