@@ -18,6 +18,8 @@ from contextlib import contextmanager
 
 import pytest
 
+from cluster import command_dirs
+
 ISOLATED = {"nodes": 1, "gpus_per_node": 0,
             "up_args": ["--controllers=3", "--isolate",
                         "--conf-extra=MessageTimeout=5"]}
@@ -111,6 +113,17 @@ def state_of(cluster, ctl):
     r = run_with(cluster, only, "squeue", "-h", "-o", "%i")
     assert r.returncode == 0, r.stderr
     return sorted(int(x) for x in r.stdout.split())
+
+
+def test_isolate_needs_a_raft_group(tmp_path):
+    drover = command_dirs()[0] / "drover"
+    r = subprocess.run([str(drover), "up", "--dir", str(tmp_path / "c"),
+                        "--isolate"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 1
+    assert r.stderr == ("drover: error: --isolate needs --controllers=2 or "
+                        "more (it puts each controller of a Raft group in "
+                        "its own network namespace)\n")
 
 
 @pytest.mark.parametrize("cluster", [ISOLATED], indirect=True)
