@@ -164,18 +164,32 @@ def test_a_cut_off_leader_acknowledges_nothing_and_rejoins(cluster):
     only_others = conf_naming(cluster, others, "others.conf")
     ns = netns_of(cluster, old)
     with cut_off(cluster, old):
+        cut = time.monotonic()
         # Sent to the cut-off leader itself, at once: it may take it in,
-        # but can never commit it; it answers the standby error when it
-        # loses its term.
-        direct = run_with(cluster, only_old, "sbatch", "--parsable", "-H",
-                          "--wrap", "true", netns=ns, timeout=60)
+        # but can never commit it; it answers when it loses its term.
+        direct = subprocess.Popen(
+            ["ip", "netns", "exec", ns, "sbatch", "--parsable", "-H",
+             "--wrap", "true"], env=dict(cluster.env, DROVER_CONF=str(
+                 only_old)), cwd=cluster.workdir, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        # Reads: once libraft steps it down (no majority heard within an
+        # election timeout, checked once per timeout: 2 s at most, 3 with
+        # slack for a loaded machine) it
+        # serves no stale queue (it stands by; the command, finding no
+        # other, gives up).
+        while True:
+            asked = time.monotonic() - cut
+            r = run_with(cluster, only_old, "squeue", "-h", netns=ns,
+                         timeout=60)
+            if r.returncode != 0:
+                break
+        assert asked < 3.0, f"stale reads {asked:.1f} s after the cut"
+        assert not r.stdout, r
+        out, err = direct.communicate(timeout=60)
+        direct = subprocess.CompletedProcess(direct.args, direct.returncode,
+                                             out, err)
         new = cluster.leader(timeout=30)
         assert new in others
-        # Reads too: it leads no more, so it serves no stale queue (it
-        # stands by; the command, finding no other, gives up).
-        r = run_with(cluster, only_old, "squeue", "-h", netns=ns,
-                     timeout=60)
-        assert r.returncode != 0 and not r.stdout, r
         during = submit(cluster, only_others, 5)
         # The commands pass over the unreachable one by themselves, after
         # TCPTimeout (2 s), not MessageTimeout (5 s here).
