@@ -42,7 +42,7 @@ static void append_done(struct raft_io_append *req, int status)
 {
     raft_io_append_cb cb = take(req);
 
-    if (status)
+    if (status && status != RAFT_CANCELED) /* canceled: closing down */
         on_failure(failure_arg, status);
     if (cb)
         cb(req, status);
