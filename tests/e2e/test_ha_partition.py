@@ -145,6 +145,8 @@ def test_isolated_controllers_have_their_own_network_and_name(cluster):
     job = cluster.sbatch("--wrap", "true")
     cluster.wait_job_state(job, ["COMPLETED"], timeout=30)
     nets = {netns_of(cluster, c) for c in roles}
+    for ctl in roles:  # as after a crash: the names still find them
+        cluster.kill(ctl, signal.SIGKILL)
     r = cluster.drover_cmd("down")
     assert "removed" in r.stdout, r.stdout
     left = subprocess.run(["ip", "netns", "list"], capture_output=True,
