@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "cmd/lib/drover_cluster.h"
+#include "cmd/lib/drover_isolate.h"
 #include "cmd/lib/drover_proc.h"
 #include "cmd/lib/opt.h"
 #include "common/error.h"
@@ -86,6 +87,8 @@ struct cluster {
     char **emulated;          /* etc/emulated.nodes expanded, sorted (for
                                * bsearch), or NULL */
     size_t emulated_count;
+    int isolate_octet;        /* etc/isolate.net: 10.77.X.0/24; 0: the
+                               * controllers share the host's network */
 };
 
 struct opts {
@@ -112,6 +115,7 @@ enum {
     OPT_CGROUP_CONF_EXTRA,
     OPT_EMULATE_NODES,
     OPT_CONTROLLERS,
+    OPT_ISOLATE,
 };
 
 static const struct cmd_opt opts_table[] = {
@@ -127,6 +131,10 @@ static const struct cmd_opt opts_table[] = {
      "  --controllers=N         up: N controllers ctl1..ctlN replicating\n"
      "                          their state through Raft (1; 3 or 5 for high\n"
      "                          availability)\n"},
+    {"isolate", OPT_ISOLATE, no_argument,
+     "  --isolate               up: each controller in its own network\n"
+     "                          namespace on a bridge, to cut it off with\n"
+     "                          `ip link set` (root; docs/ha.md)\n"},
     {"gpus-per-node", OPT_GPUS, required_argument,
      "  --gpus-per-node=G       up: fake GPUs per node (8)\n"},
     {"cpus-per-node", OPT_CPUS, required_argument,
@@ -252,6 +260,9 @@ static void set_shape_opt(struct opts *o, int c, const char *arg)
         break;
     case OPT_CONTROLLERS:
         s->controllers = parse_count("controllers", arg, 1, 7);
+        break;
+    case OPT_ISOLATE:
+        s->isolate = true;
         break;
     case OPT_GPUS:
         s->gpus_per_node = parse_count("gpus-per-node", arg, 0, 64);
@@ -502,6 +513,10 @@ static struct cluster *cluster_open(char *dir, bool must_load)
     char *emulated;
 
     c->dir = dir;
+    if ((c->isolate_octet = drover_isolate_octet(dir, &error)) < 0) {
+        cmd_error(PROG, "%s", error.text);
+        exit(1);
+    }
     emulated = read_emulated(c);
     c->conf_path = drover_path(dir, DROVER_CONF_REL);
     c->conf = conf_load(c->conf_path, &error);
@@ -721,11 +736,15 @@ static void start_daemon(struct cluster *c, struct daemon *d, const char *bin)
     char *argv[] = {(char *)bin, "-D", "-f", conf, d->node ? "-N" : NULL,
                     d->node, NULL};
     char *restd_argv[] = {(char *)bin, "-f", conf, c->restd_addr, NULL};
+    bool isolated = c->isolate_octet && d->kind == DAEMON_CTLD && d->node;
+    char *netns = isolated ? drover_isolate_netns(c->dir, d->node) : NULL;
     drv_error_t error = {{0}};
 
     d->start_time = time(NULL);
-    d->pid = drover_proc_spawn(d->kind == DAEMON_RESTD ? restd_argv : argv,
-                               c->dir, d->log, d->pidfile, &error);
+    d->pid = drover_proc_spawn_in(d->kind == DAEMON_RESTD ? restd_argv : argv,
+                                  c->dir, d->log, d->pidfile, netns, d->node,
+                                  &error);
+    free(netns);
     if (d->pid < 0)
         fail_with_log(NULL, "%s", error.text);
     d->started = true;
@@ -768,6 +787,21 @@ static void start_dbd(struct cluster *c, struct daemon *d, time_t deadline)
     }
 }
 
+/* --isolate: the bridge, and each controller's namespace and veth pair,
+ * those that are missing (drover_isolate.h). */
+static void isolate_up(struct cluster *c)
+{
+    size_t n = c->conf->ctld_backup_count + 1;
+    char **ctls = xzalloc(n * sizeof(*ctls));
+    drv_error_t error = {{0}};
+
+    for (size_t i = 0; i < n; i++)
+        ctls[i] = (char *)conf_ctld_name(c->conf, i);
+    if (drover_isolate_up(c->dir, c->isolate_octet, ctls, n, &error) < 0)
+        fail_with_log(NULL, "%s", error.text);
+    free(ctls);
+}
+
 static void start_missing(struct cluster *c, time_t deadline)
 {
     char *ctld = find_daemon("droverctld", "ctld");
@@ -775,6 +809,8 @@ static void start_missing(struct cluster *c, time_t deadline)
     char *restd = find_daemon("droverrestd", "restd");
     drv_error_t error = {{0}};
 
+    if (c->isolate_octet)
+        isolate_up(c);
     if (!c->daemons[0].pid)
         start_munged(c, &c->daemons[0]);
     if (!(c->auth = proto_auth_create(c->conf->auth_socket, &error)))
@@ -1228,7 +1264,7 @@ static int cmd_down(char *dir)
     size_t running;
     pid_t *pids;
     char **cgroups;
-    int forced, jobs;
+    int forced, jobs, isolated;
 
     if (access(dir, F_OK) == 0)
         lock_dir(dir);
@@ -1246,12 +1282,18 @@ static int cmd_down(char *dir)
     prune_cgroups(c, cgroups);
     forced += drover_proc_stop(&c->daemons[0].pid, 1, STOP_TIMEOUT_MS);
     remove_pidfiles(c);
+    /* Always, by the names derived from the directory: a crashed
+     * --isolate run's namespaces and links go too. */
+    isolated = drover_isolate_down(c->dir);
     printf("drover: stopped %zu daemon%s in %s", running,
            running == 1 ? "" : "s", c->dir);
     if (forced)
         printf(" (%d with SIGKILL)", forced);
     if (jobs)
         printf(", killed %d job process%s", jobs, jobs == 1 ? "" : "es");
+    if (isolated)
+        printf(", removed %d network namespace%s and link%s", isolated,
+               isolated == 1 ? "" : "s", isolated == 1 ? "" : "s");
     printf("\n");
     free(pids);
     cluster_close(c);

@@ -464,6 +464,8 @@ struct slurm_conf {
     uint32_t min_job_age_s;   /* MinJobAge=, 300 */
     uint32_t slurmd_timeout_s;/* SlurmdTimeout=, 300 */
     uint32_t msg_timeout_s;   /* MessageTimeout=, 10 */
+    uint32_t tcp_timeout_s;   /* TCPTimeout=, 2: a command's connect to the
+                               * controller */
     uint32_t return_to_service; /* ReturnToService=, 1 */
     char *select_type;        /* SelectType=, "select/cons_tres" */
     char *scheduler_type;     /* SchedulerType=, "sched/backfill" */

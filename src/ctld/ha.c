@@ -25,6 +25,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/ha.h"
+#include "ctld/ha_disk.h"
 #include "ctld/state.h"
 
 #define HA_POLL_MS 100            /* how often the role is looked at */
@@ -32,6 +33,15 @@
 #define HA_HEARTBEAT_MS 100       /* Raft heartbeat */
 #define HA_SNAPSHOT_ENTRIES 4096  /* entries between snapshots */
 #define HA_SNAPSHOT_TRAILING 512  /* entries kept after one */
+#define HA_STUCK_MS 5000          /* the log not written for this long */
+
+/* The answer to requests whose entry may or may not be committed (this
+ * controller lost its term, or could not write it, after it took them
+ * in): what Slurm's commands report when the controller goes away after
+ * the request was sent.  Not the standby error: a command passes a request
+ * refused that way on to the next controller, and this one may already
+ * have been done. */
+#define OUTCOME_UNKNOWN EDRV_SOCKET_ZERO_BYTES_SENT
 
 /* One proposed entry and the answers waiting for it. */
 struct proposal {
@@ -56,6 +66,8 @@ struct ha {
     bool started;            /* raft_start() returned: restores replace */
     bool barrier_sent;
     bool leading;            /* barrier applied: acting leader */
+    raft_index stored_seen;  /* last_stored when watch_disk() saw it move */
+    uint64_t stored_since;   /* ... at this uv_now() */
 };
 
 bool ha_configured(const struct slurm_conf *conf)
@@ -167,6 +179,15 @@ static void reexec(struct ha *ha, const char *why)
     log_fatal("ha: re-executing: %s", strerror(errno));
 }
 
+static void disk_failed(void *arg, int status)
+{
+    char why[128];
+
+    snprintf(why, sizeof(why), "writing the Raft log: %s (is "
+             "StateSaveLocation full?)", raft_strerror(status));
+    reexec(arg, why);
+}
+
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
     struct ha *ha = fsm->data;
@@ -211,8 +232,7 @@ static void proposal_done(struct raft_apply *req, int status, void *result)
     ha->inflight = p->next;
     if (!ha->inflight)
         ha->inflight_tail = NULL;
-    ctld_answer_acks(ha->ctld, p->acks,
-                     status ? EDRV_IN_STANDBY_MODE : 0,
+    ctld_answer_acks(ha->ctld, p->acks, status ? OUTCOME_UNKNOWN : 0,
                      status ? raft_strerror(status) : NULL);
     free(p);
     if (status)
@@ -258,8 +278,7 @@ void ha_flush(struct ha *ha, void *acks)
     p->req.data = p;
     if ((rc = raft_apply(&ha->raft, &p->req, &buf, 1, proposal_done)) != 0) {
         raft_free(buf.base);
-        ctld_answer_acks(ha->ctld, acks, EDRV_IN_STANDBY_MODE,
-                         raft_strerror(rc));
+        ctld_answer_acks(ha->ctld, acks, OUTCOME_UNKNOWN, raft_strerror(rc));
         free(p);
         reexec(ha, raft_strerror(rc));
     }
@@ -289,11 +308,32 @@ static void barrier_done(struct raft_barrier *req, int status)
     ctld_take_over(ha->ctld);
 }
 
+/* Entries wait to be written and none has been for HA_STUCK_MS: the
+ * disk hangs, or failed without telling (ha_disk.h catches the failures
+ * libraft hears of).  A leader would hold its answers and its barrier
+ * forever, a follower fall silently behind: start again from the log on
+ * disk. */
+static void watch_disk(struct ha *ha)
+{
+    raft_index stored = ha->raft.last_stored;
+    uint64_t now = uv_now(ha->ctld->loop);
+
+    if (stored >= raft_last_index(&ha->raft) || stored != ha->stored_seen
+        || !ha->stored_since) {
+        ha->stored_seen = stored;
+        ha->stored_since = now;
+        return;
+    }
+    if (now - ha->stored_since >= HA_STUCK_MS)
+        reexec(ha, "the Raft log could not be written for 5 s");
+}
+
 static void poll_cb(uv_timer_t *t)
 {
     struct ha *ha = t->data;
     int state = raft_state(&ha->raft);
 
+    watch_disk(ha);
     if (ha->leading && state != RAFT_LEADER)
         reexec(ha, "leadership lost");
     if (state == RAFT_LEADER && !ha->barrier_sent) {
@@ -308,7 +348,11 @@ static void poll_cb(uv_timer_t *t)
 
 bool ha_leading(const struct ha *ha)
 {
-    return ha && ha->leading;
+    /* libraft steps a leader down when a majority has not answered within
+     * an election timeout: from then on it serves nothing, reads included,
+     * though poll_cb() re-executes it only at its next turn. */
+    return ha && ha->leading
+           && raft_state((struct raft *)&ha->raft) == RAFT_LEADER;
 }
 
 const char *ha_role(const struct ha *ha)
@@ -396,6 +440,7 @@ struct ha *ha_start(struct ctld *ctld, long self, const char *dir,
                                 .restore = fsm_restore};
     if ((rv = raft_uv_tcp_init(&ha->transport, ctld->loop))
         || (rv = raft_uv_init(&ha->io, ctld->loop, dir, &ha->transport))
+        || (ha_disk_guard(&ha->io, disk_failed, ha), 0)
         || (rv = raft_init(&ha->raft, &ha->io, &ha->fsm, ha->self, addr))) {
         errprintf(error, "Raft in %s: %s", dir, raft_strerror(rv));
         goto fail;

@@ -53,7 +53,9 @@ struct ha *ha_start(struct ctld *ctld, long self, const char *dir,
 
 /* Does this controller lead, with every earlier entry applied (it may
  * then change state and answer requests)?  False while it follows, stands
- * for election, or has just been elected and catches up. */
+ * for election, or has just been elected and catches up, and as soon as
+ * libraft steps it down (as Raft's check-quorum: no majority heard within
+ * an election timeout), before it re-executes. */
 bool ha_leading(const struct ha *ha);
 
 /* "leader", "follower", "candidate" or "unavailable", and the Raft term. */

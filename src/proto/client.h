@@ -56,6 +56,11 @@ proto_client_t *proto_client_connect(const char *host, uint16_t port,
 int proto_client_call(proto_client_t *c, proto_auth_t *auth, const char *type,
                       json_t *body, json_t **resp_body, drv_error_t *error);
 
+/* The timeout (ms) of each later proto_client_call on 'c', in place of the
+ * connect's (as Slurm's TCPTimeout for the connect, MessageTimeout for the
+ * answer). */
+void proto_client_set_timeout(proto_client_t *c, int timeout_ms);
+
 /* Close the connection and free the client.  NULL is a no-op; errno is
  * preserved.
  */

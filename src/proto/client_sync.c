@@ -173,6 +173,11 @@ proto_client_t *proto_client_connect(const char *host, uint16_t port,
     return c;
 }
 
+void proto_client_set_timeout(proto_client_t *c, int timeout_ms)
+{
+    c->timeout_ms = timeout_ms;
+}
+
 void proto_client_destroy(proto_client_t *c)
 {
     if (c) {

@@ -104,6 +104,7 @@ static void defaults_without_keywords(void **state)
     assert_int_equal(conf->min_job_age_s, 300);
     assert_int_equal(conf->slurmd_timeout_s, 300);
     assert_int_equal(conf->msg_timeout_s, 10);
+    assert_int_equal(conf->tcp_timeout_s, 2); /* Slurm's TCPTimeout */
     assert_int_equal(conf->return_to_service, 1);
     assert_string_equal(conf->select_type, "select/cons_tres");
     assert_string_equal(conf->scheduler_type, "sched/backfill");
@@ -126,7 +127,7 @@ static void global_keywords_are_parsed(void **state)
         "DroverOperators=alice,bob\n"
         "SlurmctldDebug=debug2 SlurmctldLogFile= SlurmdDebug=5\n"
         "SlurmdLogFile = \"/var/log/drover/%n log\"\n"
-        "MessageTimeout=20 KillWait=5 ReturnToService=2\n"
+        "MessageTimeout=20 TCPTimeout=3 KillWait=5 ReturnToService=2\n"
         "SlurmdSpoolDir=/tmp/spool/%n\n"
         "AuthType=auth/munge SchedulerParameters=bf_interval=30\n",
         NULL);
@@ -147,6 +148,7 @@ static void global_keywords_are_parsed(void **state)
     assert_null(conf->ctld_log_file); /* empty */
     assert_string_equal(conf->slurmd_log_file, "/var/log/drover/%n log");
     assert_int_equal(conf->msg_timeout_s, 20);
+    assert_int_equal(conf->tcp_timeout_s, 3);
     assert_int_equal(conf->kill_wait_s, 5);
     assert_int_equal(conf->return_to_service, 2);
     conf_destroy(conf);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmd/lib/drover_cluster.h"
+#include "cmd/lib/drover_isolate.h"
 #include "common/xalloc.h"
 
 #define NVIDIA_MAJOR 195 /* the NVIDIA driver's character device major */
@@ -400,6 +401,15 @@ static char *gres_conf_text(const char *dir, const struct drover_shape *shape,
     return text;
 }
 
+/* Where the controllers reach the daemons of this host: the loopback,
+ * or with --isolate the bridge's address (the loopback of a controller's
+ * namespace is its own).  Caller frees. */
+static char *local_addr(const struct drover_shape *shape)
+{
+    return shape->isolate_octet ? xasprintf("10.77.%d.1", shape->isolate_octet)
+                                : xstrdup("127.0.0.1");
+}
+
 /* The NodeName= line of 'nodes' on 'ports'. */
 static char *node_line_of(const struct drover_shape *shape, const char *nodes,
                           const char *ports)
@@ -407,14 +417,16 @@ static char *node_line_of(const struct drover_shape *shape, const char *nodes,
     unsigned cpus = shape->cpus_per_node;
     unsigned sockets = (cpus >= 2 && cpus % 2 == 0) ? 2 : 1;
     char *gres = gres_spec(shape);
+    char *addr = local_addr(shape);
     char *line;
 
-    line = xasprintf("NodeName=%s NodeAddr=127.0.0.1 NodeHostname=localhost "
+    line = xasprintf("NodeName=%s NodeAddr=%s NodeHostname=localhost "
                      "Port=%s CPUs=%u Sockets=%u CoresPerSocket=%u "
                      "ThreadsPerCore=1 RealMemory=%llu%s State=UNKNOWN\n",
-                     nodes, ports, cpus, sockets, cpus / sockets,
+                     nodes, addr, ports, cpus, sockets, cpus / sockets,
                      (unsigned long long)shape->mem_mib, gres);
     free(gres);
+    free(addr);
     return line;
 }
 
@@ -470,7 +482,7 @@ static const char slurm_conf_fmt[] =
     "SlurmctldPidFile=%1$s/" DROVER_CTLD_PID_REL "\n"
     "SlurmdPidFile=%1$s/run/droverd-%%n.pid\n"
     "AccountingStorageType=accounting_storage/slurmdbd\n"
-    "AccountingStorageHost=localhost\n"
+    "AccountingStorageHost=%7$s\n"
     "AccountingStoragePort=%6$u\n"
     "# Tokens for the REST API (scontrol token; droverrestd passes them on).\n"
     "AuthAltTypes=auth/jwt\n"
@@ -566,7 +578,12 @@ static char *ctld_lines(const struct drover_shape *shape, unsigned base)
         return xstrdup("SlurmctldHost=localhost(127.0.0.1)\n");
     lines = xstrdup("");
     for (unsigned i = 1; i <= shape->controllers; i++) {
-        more = xasprintf("%sSlurmctldHost=ctl%u(127.0.0.%u)\n", lines, i, i);
+        if (shape->isolate_octet) /* the bridge is .1 */
+            more = xasprintf("%sSlurmctldHost=ctl%u(10.77.%d.%u)\n", lines, i,
+                             shape->isolate_octet, i + 1);
+        else
+            more = xasprintf("%sSlurmctldHost=ctl%u(127.0.0.%u)\n", lines, i,
+                             i);
         free(lines);
         lines = more;
     }
@@ -594,8 +611,10 @@ static char *slurm_conf_text(const char *dir, const struct drover_shape *shape,
     static const char one[] = "SlurmctldHost=localhost(127.0.0.1)\n";
     char *nodes = node_line(shape, base), *ctld = ctld_lines(shape, base);
     char *metrics = metrics_line(shape);
+    char *dbd_host = shape->isolate_octet ? local_addr(shape)
+                                          : xstrdup("localhost");
     char *text = xasprintf(slurm_conf_fmt, dir, base, user, nodes,
-                           shape->partition, dbd_port(shape, base));
+                           shape->partition, dbd_port(shape, base), dbd_host);
     char *at = strstr(text, one);
     char *both = xasprintf("%.*s%s%s%s", (int)(at - text), text, ctld,
                            metrics, at + strlen(one));
@@ -604,6 +623,7 @@ static char *slurm_conf_text(const char *dir, const struct drover_shape *shape,
     free(nodes);
     free(ctld);
     free(metrics);
+    free(dbd_host);
     return conf_set_lines(both, shape->conf_extra);
 }
 
@@ -749,13 +769,39 @@ static int write_emulated(const char *dir, const struct drover_shape *shape,
     return rc;
 }
 
-int drover_cluster_create(const char *dir, const struct drover_shape *shape,
+/* --isolate: a free subnet, kept in etc/isolate.net (drover_isolate.h). */
+static int write_isolate(const char *dir, struct drover_shape *shape,
+                         drv_error_t *error)
+{
+    char *path, *text;
+    int rc;
+
+    if (!shape->isolate)
+        return 0;
+    if ((shape->isolate_octet = drover_isolate_pick(dir, error)) < 0)
+        return -1;
+    path = drover_path(dir, DROVER_ISOLATE_REL);
+    text = xasprintf("10.77.%d.0/24\n", shape->isolate_octet);
+    rc = write_file(path, text, 0644, error);
+    free(path);
+    free(text);
+    return rc;
+}
+
+int drover_cluster_create(const char *dir, const struct drover_shape *given,
                           drv_error_t *error)
 {
+    struct drover_shape s = *given, *shape = &s;
     unsigned base = 0;
     bool files = false;
 
-    if (make_layout(dir, error) < 0
+    if (shape->isolate && shape->controllers < 2) {
+        errno = EINVAL;
+        return errprintf(error, "--isolate needs --controllers=2 or more "
+                         "(it puts each controller of a Raft group in its "
+                         "own network namespace)");
+    }
+    if (make_layout(dir, error) < 0 || write_isolate(dir, shape, error) < 0
         || make_fake_gpus(dir, shape->gpus_per_node, &files, error) < 0
         || choose_ports(shape, &base, error) < 0)
         return -1;

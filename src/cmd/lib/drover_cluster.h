@@ -46,6 +46,10 @@ struct drover_shape {
     unsigned controllers;    /* ctl1..ctlN on 127.0.0.1..N; 2 or more form
                               * a Raft group (src/ctld/ha.h) on the port
                               * after the others */
+    bool isolate;            /* --isolate: each controller in its own
+                              * network namespace (drover_isolate.h) */
+    int isolate_octet;       /* set by drover_cluster_create: X of the
+                              * subnet 10.77.X.0/24 (0: not isolated) */
 };
 
 #define DROVER_SHAPE_DEFAULT                                                   \

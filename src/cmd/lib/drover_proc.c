@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/lib/drover_isolate.h"
 #include "cmd/lib/drover_proc.h"
 #include "common/xalloc.h"
 
@@ -141,10 +142,12 @@ pid_t drover_proc_find(const char *pidfile, const char *name, const char *dir,
 
 /* In the child: never returns.  Reports a failure's errno on 'fd'. */
 static void exec_child(char *const argv[], const char *dir, const char *log,
-                       int fd)
+                       const char *netns, const char *hostname, int fd)
 {
     int err, in, out;
 
+    if (netns && drover_isolate_enter(netns, hostname) < 0)
+        goto fail;
     setsid();
     umask(022);
     if (chdir(dir) < 0)
@@ -182,6 +185,14 @@ static int write_pidfile(const char *pidfile, pid_t pid, drv_error_t *error)
 pid_t drover_proc_spawn(char *const argv[], const char *dir, const char *log,
                         const char *pidfile, drv_error_t *error)
 {
+    return drover_proc_spawn_in(argv, dir, log, pidfile, NULL, NULL, error);
+}
+
+pid_t drover_proc_spawn_in(char *const argv[], const char *dir,
+                           const char *log, const char *pidfile,
+                           const char *netns, const char *hostname,
+                           drv_error_t *error)
+{
     int p[2], err = 0;
     pid_t pid;
     ssize_t n;
@@ -195,7 +206,7 @@ pid_t drover_proc_spawn(char *const argv[], const char *dir, const char *log,
         return -1;
     }
     if (pid == 0)
-        exec_child(argv, dir, log, p[1]);
+        exec_child(argv, dir, log, netns, hostname, p[1]);
     close(p[1]);
     while ((n = read(p[0], &err, sizeof(err))) < 0 && errno == EINTR)
         ;

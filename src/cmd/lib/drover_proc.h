@@ -35,6 +35,16 @@ pid_t drover_proc_find(const char *pidfile, const char *name, const char *dir,
 pid_t drover_proc_spawn(char *const argv[], const char *dir, const char *log,
                         const char *pidfile, drv_error_t *error);
 
+/* drover_proc_spawn(), the child first joining network namespace 'netns'
+ * (a name under /run/netns) and a UTS namespace of its own with host name
+ * 'hostname' (drover_isolate_enter(); `drover up --isolate`).  'netns'
+ * NULL: as drover_proc_spawn().  A namespace that cannot be entered is
+ * reported as a failure to run, with its errno. */
+pid_t drover_proc_spawn_in(char *const argv[], const char *dir,
+                           const char *log, const char *pidfile,
+                           const char *netns, const char *hostname,
+                           drv_error_t *error);
+
 /* Wait up to 'timeout_ms' for our child 'pid' to exit.  Returns its wait
  * status, or -1 with errno ETIMEDOUT (the child is left running) or from
  * waitpid.

@@ -50,9 +50,16 @@ static int ctld_try(const struct slurm_conf *c, size_t i, proto_auth_t *a,
         if (error)
             error->text[0] = '\0';
         *connected = false;
+        /* Slurm's TCPTimeout for the connect: an unreachable controller
+         * (cut off, its host down) is passed over in seconds. */
         if (!(client = proto_client_connect(conf_ctld_addr(c, i),
-                                            c->ctld_port, timeout_ms, error)))
+                                            c->ctld_port,
+                                            c->tcp_timeout_s
+                                                ? (int)c->tcp_timeout_s * 1000
+                                                : timeout_ms,
+                                            error)))
             return -1;
+        proto_client_set_timeout(client, timeout_ms);
         *connected = true;
         rc = proto_client_call(client, a, type, json_incref(body), resp,
                                error);
