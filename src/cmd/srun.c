@@ -419,6 +419,49 @@ static int dist_option(const struct sbatch_opts *o, struct srun *s)
     return -1;
 }
 
+/* -w and -x of a step (not -m arbitrary, where -w is the task list):
+ * sent as "nodelist" and "exclude" for the controller to place the step
+ * on those nodes of the allocation (Slurm's errors for a node named by
+ * both); without -N the step's node count is -w's (at most -n), as
+ * Slurm's srun sets it.  Returns -1 to go on, else the exit status. */
+static int step_nodes(const struct sbatch_opts *o, struct srun *s)
+{
+    const char *w = json_string_value(json_object_get(o->extra, "nodelist"));
+    const char *x = json_string_value(json_object_get(o->extra, "exclude"));
+    hostlist_t *wl = NULL, *xl = NULL;
+    int rc = -1;
+
+    if (json_object_get(s->req, "task_nodes") || (!w && !x))
+        return -1;
+    if ((w && !(wl = hostlist_decode(w, NULL)))
+        || (x && !(xl = hostlist_decode(x, NULL)))) {
+        fprintf(stderr, "srun: error: Invalid node list specified\n");
+        rc = 1;
+        goto out;
+    }
+    for (size_t i = 0; wl && xl && i < hostlist_count(xl); i++)
+        if (hostlist_find(wl, hostlist_nth(xl, i)) >= 0) {
+            fprintf(stderr, "srun: error: Requested node %s is also in the "
+                            "excluded list.\n", hostlist_nth(xl, i));
+            fprintf(stderr, "srun: error: Job not submitted.\n");
+            rc = 1;
+            goto out;
+        }
+    if (w) {
+        json_object_set_new(s->req, "nodelist", json_string(w));
+        for (size_t i = 0; !o->nodes_min && i < hostlist_count(wl); i++)
+            s->nodes += hostlist_find(wl, hostlist_nth(wl, i)) == (long)i;
+        if (s->ntasks && s->ntasks < s->nodes && !o->nodes_min)
+            s->nodes = s->ntasks;
+    }
+    if (x)
+        json_object_set_new(s->req, "exclude", json_string(x));
+out:
+    hostlist_destroy(wl);
+    hostlist_destroy(xl);
+    return rc;
+}
+
 /* -E: SLURM_NTASKS and SLURM_NNODES (or SLURM_JOB_NUM_NODES) over -n
  * and -N, and the tasks keep them; --propagate or slurm.conf: the
  * limits to pass on.  Returns 0, or -1 after the error. */
@@ -523,7 +566,7 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     s->export = o->export_env;
     s->no_status = extra_flag(o, "disable_status");
     s->req = step_request(o);
-    if ((rc = dist_option(o, s)) >= 0
+    if ((rc = dist_option(o, s)) >= 0 || (rc = step_nodes(o, s)) >= 0
         || (rc = srun_bind_options(o->extra, s->req, stderr)) >= 0)
         return rc;
     return mpi_type(o, s);

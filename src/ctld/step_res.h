@@ -29,7 +29,13 @@ struct step_req {
      * the step's nodes must be, in order (borrowed); NULL: the first
      * entries where it fits. */
     const uint32_t *entries;
+    /* srun -w/-x: per job entry STEP_ENT_NO (never), STEP_ENT_MAY or
+     * STEP_ENT_MUST (every such entry is one of the step's nodes);
+     * NULL: every entry may.  Ignored with 'entries'.  Borrowed. */
+    const uint8_t *ent_mask;
 };
+
+enum { STEP_ENT_NO = 0, STEP_ENT_MAY = 1, STEP_ENT_MUST = 2 };
 
 /* What a running step holds, for its lifetime. */
 struct step_claim {
@@ -41,8 +47,9 @@ struct step_claim {
 };
 
 /* Pick the step's 'nodes' nodes among the job's allocation 'job' (the
- * first entries where it fits, or rq->entries) for tasks[i] tasks on its
- * i-th node,
+ * first entries where it fits, or rq->entries; with rq->ent_mask every
+ * MUST entry and the first MAY entries where it fits, in allocation
+ * order, as Slurm's step -w/-x) for tasks[i] tasks on its i-th node,
  * beside the 'nclaims' claims of running steps.  On success *out is the
  * new claim (free with step_claim_destroy) and 0 is returned; else
  * EDRV_TOO_MANY_REQUESTED_CPUS, EDRV_INVALID_TASK_MEMORY or

@@ -213,6 +213,10 @@ static const struct schema_field step_create_body[] = {
     {"distribution", SCHEMA_STR, 0, 256, 0, 0, NULL, "-m"},
     {"task_nodes", SCHEMA_STR_LIST, 0, 65536, 0, 0, NULL,
      "--multi-prog/-w: node of each task"},
+    {"nodelist", SCHEMA_STR, 0, SCHEMA_LIST_MAX, 0, 0, "hostlist",
+     "-w: nodes of the job the step must run on"},
+    {"exclude", SCHEMA_STR, 0, SCHEMA_LIST_MAX, 0, 0, "hostlist",
+     "-x: nodes of the job the step must not run on"},
     {"mpi", SCHEMA_STR, 0, 64, 0, 0, NULL, "--mpi plugin"},
     CONTAINER_FIELDS
     {"input", SCHEMA_STR, 0, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0, NULL,

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: Apache-2.0
+"""srun as a drop-in for Slurm 22.05's (issue 13, second part): -w/-x/-N
+of a step inside an allocation, and the SLURM_* variables srun reads."""
+import re
+
+import pytest
+
+
+def sh(cluster, alloc_args, script, **kw):
+    """Run 'script' under salloc 'alloc_args' (a shell inside the job)."""
+    return cluster.run("salloc", *alloc_args, "bash", "-c", script, **kw)
+
+
+def test_step_nodelist_and_exclude_inside_salloc(cluster):
+    r = sh(cluster, ["-N3"], """
+echo A $(srun -w node02 printenv SLURMD_NODENAME)
+echo B $(srun -w node02 printenv SLURM_STEP_NODELIST SLURM_NNODES)
+srun -w node03,node01 -l printenv SLURMD_NODENAME | sort | sed 's/^/C /'
+echo D $(srun -x node01 printenv SLURMD_NODENAME | sort)
+echo E $(srun -N1 -x node01,node02 printenv SLURM_STEP_NODELIST)
+echo F $(srun -N2 -w node03 printenv SLURM_STEP_NODELIST | sort -u)
+echo G $(srun -n1 -x node[01-02] printenv SLURMD_NODENAME)
+""", check=True)
+    assert r.stdout.splitlines() == [
+        "A node02", "B node02 1", "C 0: node01", "C 1: node03",
+        "D node02 node03", "E node03", "F node[01,03]", "G node03"], \
+        (r.stdout, r.stderr)
+    assert r.stderr.count("salloc: ") >= 1 and "error" not in r.stderr, \
+        r.stderr
+
+
+def test_step_nodelist_errors_are_slurms(cluster):
+    r = sh(cluster, ["-N2"], """
+srun -w node04 printenv SLURMD_NODENAME; echo rc=$?
+srun -N1 -w node[01-02] printenv SLURMD_NODENAME; echo rc=$?
+srun -w node02 -x node02 printenv SLURMD_NODENAME; echo rc=$?
+srun -N2 -x node01 printenv SLURMD_NODENAME; echo rc=$?
+""")
+    assert r.stdout.splitlines() == ["rc=1"] * 4, (r.stdout, r.stderr)
+    m = re.search(r"salloc: Granted job allocation (\d+)", r.stderr)
+    assert m, r.stderr
+    want = (f"srun: error: Unable to create step for job {m.group(1)}: "
+            "Requested node configuration is not available\n")
+    assert r.stderr.count(want) == 3, r.stderr
+    assert "srun: error: Requested node node02 is also in the excluded " \
+        "list.\nsrun: error: Job not submitted.\n" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_step_nodelist_inside_a_batch_job(cluster, tmp_path):
+    from cluster import run_job
+    _, out, err = run_job(cluster, tmp_path,
+                          "srun -w node02 printenv SLURMD_NODENAME\n"
+                          "srun -x node02 printenv SLURM_STEP_NODELIST\n",
+                          "-N2")
+    assert out == "node02\nnode01\n", (out, err)
