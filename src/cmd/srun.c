@@ -127,6 +127,7 @@ struct srun {
     long max_wait_s;         /* -W: after the first exit; 0: no limit */
     long first_exit_ms;      /* when the first task ended (mono_ms) */
     bool waited_out;         /* -W expired: the step was killed */
+    bool timed_out;          /* a node said the job hit its time limit */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -914,6 +915,8 @@ static void first_exit(struct srun *s)
                 s->max_wait_s);
 }
 
+static void abort_wait_line(void);
+
 static void handle_frame(struct srun *s, json_t *m)
 {
     json_int_t rank = json_integer_value(json_object_get(m, "task"));
@@ -924,6 +927,13 @@ static void handle_frame(struct srun *s, json_t *m)
     if (rank < 0 || rank >= s->ntask_total)
         return;
     t = &s->tasks[rank];
+    /* the job's time limit ended the step: Slurm's srun says it aborts
+     * before the nodes' "DUE TO TIME LIMIT" lines */
+    if (json_is_true(json_object_get(m, "time_limit")) && !s->timed_out) {
+        s->timed_out = true;
+        if (!s->aborting)
+            abort_wait_line();
+    }
     if (data) {
         size_t len;
         unsigned char *bytes = base64_decode(data, &len);
@@ -1215,8 +1225,9 @@ static void force_terminate(struct srun *s)
         return;
     s->aborting = true;
     fprintf(stderr, "srun: forcing job termination\n");
+    if (!s->timed_out) /* said already */
+        abort_wait_line(); /* before the call: the job may be ending */
     step_cancel(s, 0, NULL);
-    abort_wait_line();
 }
 
 /* Ctrl-C once: the tasks' states; twice within a second: SIGINT to the
@@ -1446,12 +1457,13 @@ static int io_loop(struct srun *s, int lfd)
         int n = poll(pfd, (nfds_t)nconn + 2, timeout);
         int poll_errno = errno;
 
-        handle_signals(s);
-        if (stopped)
-            break; /* main() gives the allocation back: tasks end */
-        if (n < 0 && poll_errno == EINTR)
-            continue;
-        if (n < 0)
+        /* a signal: what the nodes sent already is read before it is
+         * handled (the "DUE TO TIME LIMIT" line comes with a SIGTERM) */
+        if (n < 0 && poll_errno == EINTR) {
+            n = poll(pfd, (nfds_t)nconn + 2, 0);
+            poll_errno = n < 0 ? errno : EINTR;
+        }
+        if (n < 0 && poll_errno != EINTR)
             break;
         in_events = pfd[nconn + 1].revents;
         /* Backwards, so that dropping i (the last entry moves into its
@@ -1477,6 +1489,9 @@ static int io_loop(struct srun *s, int lfd)
                 clock_gettime(CLOCK_MONOTONIC, &conns[nconn++].accepted);
             }
         }
+        handle_signals(s);
+        if (stopped)
+            break; /* main() gives the allocation back: tasks end */
     }
     for (int i = 0; i < nconn; i++) {
         if (conns[i].fd >= 0) {

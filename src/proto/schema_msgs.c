@@ -572,6 +572,9 @@ static const struct schema_field job_signal_body[] = {
      "(suspend, resume)"},
     {"steps", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
      "the job's steps here, not its batch script (scancel -s)"},
+    {"time_limit", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "with terminate: the job reached its time limit (the steps' srun "
+     "get Slurm's DUE TO TIME LIMIT line)"},
     END,
 };
 

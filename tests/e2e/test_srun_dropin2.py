@@ -54,3 +54,40 @@ def test_step_nodelist_inside_a_batch_job(cluster, tmp_path):
                           "srun -x node02 printenv SLURM_STEP_NODELIST\n",
                           "-N2")
     assert out == "node02\nnode01\n", (out, err)
+
+
+# --- the time limit ----------------------------------------------------------
+
+STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_time_limit_lines_in_a_batch_job(cluster, tmp_path):
+    """The batch script's srun step on two nodes hits the job's limit
+    (--time=0:03 is three seconds): slurmstepd's JOB line in the job's
+    stderr, each node's STEP line and srun's abort line."""
+    from cluster import run_job
+    job, out, err = run_job(cluster, tmp_path, "srun -N2 -n2 sleep 60\n",
+                            "-N2", "--time=0:03", states=("TIMEOUT",))
+    assert re.search(rf"^slurmstepd: error: \*\*\* JOB {job} ON node01 "
+                     rf"CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$", err,
+                     re.M), err
+    assert re.search(rf"^slurmstepd: error: \*\*\* STEP {job}\.0 ON node01 "
+                     rf"CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$", err,
+                     re.M), err
+    kill_wait = int(cluster.conf_value("KillWait") or 30)
+    assert err.count("srun: Job step aborted: Waiting up to "
+                     f"{kill_wait + 2} seconds for job step to finish.\n") \
+        == 1, err
+
+
+def test_time_limit_lines_under_salloc(cluster):
+    r = cluster.run("salloc", "-t", "0:03", "srun", "sleep", "60",
+                    timeout=60)
+    m = re.search(r"salloc: Granted job allocation (\d+)", r.stderr)
+    assert m, r.stderr
+    assert re.search(rf"^slurmstepd: error: \*\*\* STEP {m.group(1)}\.0 ON "
+                     rf"node01 CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$",
+                     r.stderr, re.M), r.stderr
+    assert r.stderr.count("srun: Job step aborted: Waiting up to ") == 1, \
+        r.stderr
