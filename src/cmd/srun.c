@@ -231,6 +231,8 @@ static json_t *step_request(const struct sbatch_opts *o)
         json_object_set_new(r, "exact", json_true());
     if (extra_flag(o, "overlap"))
         json_object_set_new(r, "overlap", json_true());
+    if (extra_flag(o, "overcommit"))
+        json_object_set_new(r, "overcommit", json_true());
     /* --container, else SLURM_CONTAINER (as Slurm's srun reads it) */
     if (json_is_string(json_object_get(o->extra, "container")))
         json_object_set(r, "container", json_object_get(o->extra,
@@ -429,11 +431,14 @@ static int step_nodes(const struct sbatch_opts *o, struct srun *s)
 {
     const char *w = json_string_value(json_object_get(o->extra, "nodelist"));
     const char *x = json_string_value(json_object_get(o->extra, "exclude"));
+    bool n_given = o->nodes_min > 0 && o->nodes_src != SBATCH_SRC_ENV;
     hostlist_t *wl = NULL, *xl = NULL;
     int rc = -1;
 
     if (json_object_get(s->req, "task_nodes") || (!w && !x))
         return -1;
+    if (!n_given) /* the allocation's SLURM_NNODES yields to -w and -x */
+        s->nodes = 0;
     if ((w && !(wl = hostlist_decode(w, NULL)))
         || (x && !(xl = hostlist_decode(x, NULL)))) {
         fprintf(stderr, "srun: error: Invalid node list specified\n");
@@ -450,9 +455,9 @@ static int step_nodes(const struct sbatch_opts *o, struct srun *s)
         }
     if (w) {
         json_object_set_new(s->req, "nodelist", json_string(w));
-        for (size_t i = 0; !o->nodes_min && i < hostlist_count(wl); i++)
+        for (size_t i = 0; !n_given && i < hostlist_count(wl); i++)
             s->nodes += hostlist_find(wl, hostlist_nth(wl, i)) == (long)i;
-        if (s->ntasks && s->ntasks < s->nodes && !o->nodes_min)
+        if (s->ntasks && s->ntasks < s->nodes && !n_given)
             s->nodes = s->ntasks;
     }
     if (x)
@@ -461,6 +466,22 @@ out:
     hostlist_destroy(wl);
     hostlist_destroy(xl);
     return rc;
+}
+
+/* The allocation's SLURM_NTASKS and SLURM_NNODES (srun's input
+ * variables) yield to the command line: -w or -x drop both (srun -w n2
+ * inside a two-task job runs one task there), -n the node count. */
+static void env_counts_yield(struct sbatch_opts *o)
+{
+    bool w = json_object_get(o->extra, "nodelist")
+             || json_object_get(o->extra, "exclude");
+    bool cli_n = o->ntasks_set && o->ntasks_src != SBATCH_SRC_ENV;
+    bool cli_N = o->nodes_min > 0 && o->nodes_src != SBATCH_SRC_ENV;
+
+    if (o->ntasks_set && !cli_n && w)
+        o->ntasks_set = false;
+    if (o->nodes_min > 0 && !cli_N && (cli_n || w))
+        o->nodes_min = o->nodes_max = 0;
 }
 
 /* -E: SLURM_NTASKS and SLURM_NNODES (or SLURM_JOB_NUM_NODES) over -n
@@ -544,6 +565,7 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     s->stdin_rank = stdin_rank(s->pty, o->std_in);
     s->out_pattern = o->std_out;
     s->err_pattern = o->std_err;
+    env_counts_yield(o);
     if (propagation(o, s) < 0)
         return 1;
     if (extra_flag(o, "multi_prog")) { /* the "command" is the file */

@@ -484,7 +484,7 @@ static int step_size(const struct job *job, json_int_t ntasks,
     if (sn->mask) /* -w/-x: one task a node unless -n says */
         total = avail = sn->usable;
     if (ntasks <= 0)
-        ntasks = nodes > 0 ? nodes : total ? total : avail;
+        ntasks = sn->mask && nodes > 0 ? nodes : total ? total : avail;
     if (nodes <= 0)
         nodes = ntasks < avail ? ntasks : avail;
     if (sn->mask && nodes < sn->must)
@@ -527,13 +527,15 @@ static struct job *step_job(struct ctld *ctld, proto_req_t *req,
 static void step_req_parse(json_t *body, struct step_req *rq)
 {
     json_int_t cpt = 0, mem = 0, gpt = 0, gpn = 0, gpus = 0;
-    int exact = 0, overlap = 0;
+    int exact = 0, overlap = 0, over = 0;
 
-    json_unpack(body, "{s?I s?I s?I s?I s?I s?b s?b}", "cpus_per_task", &cpt,
-                "mem_mib", &mem, "gpus_per_task", &gpt, "gpus_per_node",
-                &gpn, "gpus", &gpus, "exact", &exact, "overlap", &overlap);
+    json_unpack(body, "{s?I s?I s?I s?I s?I s?b s?b s?b}", "cpus_per_task",
+                &cpt, "mem_mib", &mem, "gpus_per_task", &gpt, "gpus_per_node",
+                &gpn, "gpus", &gpus, "exact", &exact, "overlap", &overlap,
+                "overcommit", &over);
     *rq = (struct step_req){
         .cpus_per_task = (uint32_t)cpt, .exact = exact, .overlap = overlap,
+        .overcommit = over,
         .mem_mib = (uint64_t)mem, .gpus_per_task = (uint32_t)gpt,
         .gpus_per_node = (uint32_t)gpn, .gpus = (uint32_t)gpus};
 }

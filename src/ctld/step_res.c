@@ -65,8 +65,10 @@ static int fit(const struct sched_alloc *job, const struct step_req *rq,
     bitmap_t *free_gpus = NULL;
     int rc = 0;
 
-    if (t * cpt > job->cpus[e])
+    if (t * cpt > job->cpus[e] && !rq->overcommit)
         return EDRV_TOO_MANY_REQUESTED_CPUS;
+    if (cpus > job->cpus[e]) /* -O: all there is */
+        cpus = job->cpus[e];
     if (rq->mem_mib > job->mem_mib[e] && job->mem_mib[e])
         return EDRV_INVALID_TASK_MEMORY;
     if (ngpu && (!job->gpus || !job->gpus[e]

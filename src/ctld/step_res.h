@@ -4,7 +4,9 @@
  *
  * A step runs on some of its job's nodes.  As in Slurm 22.05, a step
  * takes every CPU of the job on each of its nodes unless it runs with
- * --exact (or -c), when it takes its tasks' CPUs only; --mem takes that
+ * --exact (or -c), when it takes its tasks' CPUs only (with -O/--overcommit
+ * its tasks may outnumber the job's CPUs there, and it takes at most
+ * those); --mem takes that
  * much memory of each node; GPUs asked for (--gpus-per-task, --gres /
  * --gpus-per-node, --gpus) are the step's own; a step asking none sees
  * all the job's GPUs of its nodes and takes none.  An --overlap step
@@ -23,6 +25,7 @@
 struct step_req {
     uint32_t cpus_per_task;
     bool exact, overlap;
+    bool overcommit;           /* srun -O: more tasks than CPUs */
     uint64_t mem_mib;          /* per node */
     uint32_t gpus_per_task, gpus_per_node, gpus;
     /* srun -m arbitrary: the job's entries (indexes into its allocation)

@@ -200,6 +200,8 @@ static const struct schema_field step_create_body[] = {
     {"gpus", SCHEMA_INT, 0, 65536, EDRV_INVALID_GRES, 0, "count", "--gpus"},
     {"exact", SCHEMA_BOOL, 0, 0, 0, 0, NULL, "--exact"},
     {"overlap", SCHEMA_BOOL, 0, 0, 0, 0, NULL, "--overlap"},
+    {"overcommit", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "-O: more tasks than the job's CPUs on a node"},
     {"argv", SCHEMA_STR_LIST, 1, SCHEMA_LIST_MAX, EDRV_PATHNAME_TOO_LONG, R,
      NULL, "the program and its arguments"},
     {"env", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, EDRV_PATHNAME_TOO_LONG, R,

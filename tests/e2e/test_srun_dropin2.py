@@ -91,3 +91,49 @@ def test_time_limit_lines_under_salloc(cluster):
                      r.stderr, re.M), r.stderr
     assert r.stderr.count("srun: Job step aborted: Waiting up to ") == 1, \
         r.stderr
+
+
+# --- SLURM_* input variables --------------------------------------------------
+
+def test_input_variables_stand_for_options(cluster):
+    env = {"SLURM_NTASKS": "3", "SLURM_LABELIO": "1", "SLURM_NNODES": "3"}
+    r = cluster.run("srun", "printenv", "SLURM_NNODES", check=True, env=env)
+    assert sorted(r.stdout.splitlines()) == ["0: 3", "1: 3", "2: 3"], \
+        (r.stdout, r.stderr)
+    # options beat them; a label variable of 0 is off
+    env["SLURM_LABELIO"] = "0"
+    r = cluster.run("srun", "-n2", "-N1", "printenv", "SLURM_NNODES",
+                    check=True, env=env)
+    assert r.stdout == "1\n1\n", (r.stdout, r.stderr)
+    r = cluster.run("srun", "-n1", "true", check=True,
+                    env={"SLURM_STDOUTMODE": "o-%t.txt", "SLURM_NPROCS": "2"})
+    assert r.stderr == ""
+    r = cluster.run("srun", "-n2", "-l", "echo", "hi", check=True,
+                    env={"SLURM_STDOUTMODE": "o-%t.txt"})
+    assert r.stdout == "" and \
+        (cluster.workdir / "o-1.txt").read_text() == "1: hi\n"
+
+
+def test_allocation_node_count_yields_quietly(cluster):
+    """Inside salloc -N2 (SLURM_NNODES=2), srun -n1 runs one task without
+    the warning an explicit -N2 -n1 gets."""
+    r = sh(cluster, ["-N2"], "srun -n1 printenv SLURM_NNODES; "
+                             "srun -N2 -n1 printenv SLURM_NNODES",
+           check=True)
+    assert r.stdout == "1\n1\n", (r.stdout, r.stderr)
+    assert r.stderr.count("srun: Warning: can't run 1 processes on 2 nodes, "
+                          "setting nnodes to 1") == 1, r.stderr
+
+
+def test_overcommit_runs_more_tasks_than_cpus(cluster):
+    """salloc -N1 holds one CPU: three tasks need -O (or SLURM_OVERCOMMIT),
+    as Slurm's step creation."""
+    r = sh(cluster, ["-N1"], """
+srun -n3 true; echo rc=$?
+srun -n3 -O printenv SLURM_PROCID | sort | tr '\\n' ' '; echo
+SLURM_OVERCOMMIT=1 srun -n2 printenv SLURM_PROCID | sort | tr '\\n' ' '; echo
+""")
+    assert r.stdout.splitlines() == ["rc=1", "0 1 2 ", "0 1 "], \
+        (r.stdout, r.stderr)
+    assert "Unable to create step for job " in r.stderr and \
+        ": More processors requested than permitted\n" in r.stderr, r.stderr
