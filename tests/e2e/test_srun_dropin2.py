@@ -61,14 +61,24 @@ def test_step_nodelist_inside_a_batch_job(cluster, tmp_path):
 STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
 
 
+# Once step 0 of the job runs, its limit drops to one second (scontrol
+# update): the time limit strikes a running step however slow the host.
+LOWER_ONCE_RUNNING = """
+until scontrol show step $SLURM_JOB_ID.0 >/dev/null 2>&1; do sleep 0.2; done
+scontrol update JobId=$SLURM_JOB_ID TimeLimit=0:01
+wait
+"""
+
+
 @pytest.mark.parametrize("cluster", [2], indirect=True)
 def test_time_limit_lines_in_a_batch_job(cluster, tmp_path):
-    """The batch script's srun step on two nodes hits the job's limit
-    (--time=0:03 is three seconds): slurmstepd's JOB line in the job's
-    stderr, each node's STEP line and srun's abort line."""
+    """The batch script's srun step on two nodes hits the job's limit:
+    slurmstepd's JOB line in the job's stderr, the node's STEP line and
+    srun's abort line."""
     from cluster import run_job
-    job, out, err = run_job(cluster, tmp_path, "srun -N2 -n2 sleep 60\n",
-                            "-N2", "--time=0:03", states=("TIMEOUT",))
+    job, out, err = run_job(cluster, tmp_path,
+                            "srun -N2 -n2 sleep 60 &\n" + LOWER_ONCE_RUNNING,
+                            "-N2", "--time=1", states=("TIMEOUT",))
     assert re.search(rf"^slurmstepd: error: \*\*\* JOB {job} ON node01 "
                      rf"CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$", err,
                      re.M), err
@@ -82,8 +92,8 @@ def test_time_limit_lines_in_a_batch_job(cluster, tmp_path):
 
 
 def test_time_limit_lines_under_salloc(cluster):
-    r = cluster.run("salloc", "-t", "0:03", "srun", "sleep", "60",
-                    timeout=60)
+    r = sh(cluster, ["-t", "1"], "srun sleep 60 &\n" + LOWER_ONCE_RUNNING,
+           timeout=60)
     m = re.search(r"salloc: Granted job allocation (\d+)", r.stderr)
     assert m, r.stderr
     assert re.search(rf"^slurmstepd: error: \*\*\* STEP {m.group(1)}\.0 ON "
