@@ -127,6 +127,7 @@ struct srun {
     long max_wait_s;         /* -W: after the first exit; 0: no limit */
     long first_exit_ms;      /* when the first task ended (mono_ms) */
     bool waited_out;         /* -W expired: the step was killed */
+    bool timed_out;          /* a node said the job hit its time limit */
 };
 
 static void tty_size(int *rows, int *cols)
@@ -233,6 +234,8 @@ static json_t *step_request(const struct sbatch_opts *o)
         json_object_set_new(r, "exact", json_true());
     if (extra_flag(o, "overlap"))
         json_object_set_new(r, "overlap", json_true());
+    if (extra_flag(o, "overcommit"))
+        json_object_set_new(r, "overcommit", json_true());
     /* --container, else SLURM_CONTAINER (as Slurm's srun reads it) */
     if (json_is_string(json_object_get(o->extra, "container")))
         json_object_set(r, "container", json_object_get(o->extra,
@@ -422,6 +425,68 @@ static int dist_option(const struct sbatch_opts *o, struct srun *s)
     return -1;
 }
 
+/* -w and -x of a step (not -m arbitrary, where -w is the task list):
+ * sent as "nodelist" and "exclude" for the controller to place the step
+ * on those nodes of the allocation (Slurm's errors for a node named by
+ * both); without -N the step's node count is -w's (at most -n), as
+ * Slurm's srun sets it.  Returns -1 to go on, else the exit status. */
+static int step_nodes(const struct sbatch_opts *o, struct srun *s)
+{
+    const char *w = json_string_value(json_object_get(o->extra, "nodelist"));
+    const char *x = json_string_value(json_object_get(o->extra, "exclude"));
+    bool n_given = o->nodes_min > 0 && o->nodes_src != SBATCH_SRC_ENV;
+    hostlist_t *wl = NULL, *xl = NULL;
+    int rc = -1;
+
+    if (json_object_get(s->req, "task_nodes") || (!w && !x))
+        return -1;
+    if (!n_given) /* the allocation's SLURM_NNODES yields to -w and -x */
+        s->nodes = 0;
+    if ((w && !(wl = hostlist_decode(w, NULL)))
+        || (x && !(xl = hostlist_decode(x, NULL)))) {
+        fprintf(stderr, "srun: error: Invalid node list specified\n");
+        rc = 1;
+        goto out;
+    }
+    for (size_t i = 0; wl && xl && i < hostlist_count(xl); i++)
+        if (hostlist_find(wl, hostlist_nth(xl, i)) >= 0) {
+            fprintf(stderr, "srun: error: Requested node %s is also in the "
+                            "excluded list.\n", hostlist_nth(xl, i));
+            fprintf(stderr, "srun: error: Job not submitted.\n");
+            rc = 1;
+            goto out;
+        }
+    if (w) {
+        json_object_set_new(s->req, "nodelist", json_string(w));
+        for (size_t i = 0; !n_given && i < hostlist_count(wl); i++)
+            s->nodes += hostlist_find(wl, hostlist_nth(wl, i)) == (long)i;
+        if (s->ntasks && s->ntasks < s->nodes && !n_given)
+            s->nodes = s->ntasks;
+    }
+    if (x)
+        json_object_set_new(s->req, "exclude", json_string(x));
+out:
+    hostlist_destroy(wl);
+    hostlist_destroy(xl);
+    return rc;
+}
+
+/* The allocation's SLURM_NTASKS and SLURM_NNODES (srun's input
+ * variables) yield to the command line: -w or -x drop both (srun -w n2
+ * inside a two-task job runs one task there), -n the node count. */
+static void env_counts_yield(struct sbatch_opts *o)
+{
+    bool w = json_object_get(o->extra, "nodelist")
+             || json_object_get(o->extra, "exclude");
+    bool cli_n = o->ntasks_set && o->ntasks_src != SBATCH_SRC_ENV;
+    bool cli_N = o->nodes_min > 0 && o->nodes_src != SBATCH_SRC_ENV;
+
+    if (o->ntasks_set && !cli_n && w)
+        o->ntasks_set = false;
+    if (o->nodes_min > 0 && !cli_N && (cli_n || w))
+        o->nodes_min = o->nodes_max = 0;
+}
+
 /* -E: SLURM_NTASKS and SLURM_NNODES (or SLURM_JOB_NUM_NODES) over -n
  * and -N, and the tasks keep them; --propagate or slurm.conf: the
  * limits to pass on.  Returns 0, or -1 after the error. */
@@ -503,6 +568,7 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     s->stdin_rank = stdin_rank(s->pty, o->std_in);
     s->out_pattern = o->std_out;
     s->err_pattern = o->std_err;
+    env_counts_yield(o);
     if (propagation(o, s) < 0)
         return 1;
     if (extra_flag(o, "multi_prog")) { /* the "command" is the file */
@@ -526,7 +592,7 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     s->export = o->export_env;
     s->no_status = extra_flag(o, "disable_status");
     s->req = step_request(o);
-    if ((rc = dist_option(o, s)) >= 0
+    if ((rc = dist_option(o, s)) >= 0 || (rc = step_nodes(o, s)) >= 0
         || (rc = srun_bind_options(o->extra, s->req, stderr)) >= 0)
         return rc;
     return mpi_type(o, s);
@@ -874,6 +940,8 @@ static void first_exit(struct srun *s)
                 s->max_wait_s);
 }
 
+static void abort_wait_line(void);
+
 static void handle_frame(struct srun *s, json_t *m)
 {
     json_int_t rank = json_integer_value(json_object_get(m, "task"));
@@ -884,6 +952,13 @@ static void handle_frame(struct srun *s, json_t *m)
     if (rank < 0 || rank >= s->ntask_total)
         return;
     t = &s->tasks[rank];
+    /* the job's time limit ended the step: Slurm's srun says it aborts
+     * before the nodes' "DUE TO TIME LIMIT" lines */
+    if (json_is_true(json_object_get(m, "time_limit")) && !s->timed_out) {
+        s->timed_out = true;
+        if (!s->aborting)
+            abort_wait_line();
+    }
     if (data) {
         size_t len;
         unsigned char *bytes = base64_decode(data, &len);
@@ -1175,8 +1250,9 @@ static void force_terminate(struct srun *s)
         return;
     s->aborting = true;
     fprintf(stderr, "srun: forcing job termination\n");
+    if (!s->timed_out) /* said already */
+        abort_wait_line(); /* before the call: the job may be ending */
     step_cancel(s, 0, NULL);
-    abort_wait_line();
 }
 
 /* Ctrl-C once: the tasks' states; twice within a second: SIGINT to the
@@ -1406,12 +1482,13 @@ static int io_loop(struct srun *s, int lfd)
         int n = poll(pfd, (nfds_t)nconn + 2, timeout);
         int poll_errno = errno;
 
-        handle_signals(s);
-        if (stopped)
-            break; /* main() gives the allocation back: tasks end */
-        if (n < 0 && poll_errno == EINTR)
-            continue;
-        if (n < 0)
+        /* a signal: what the nodes sent already is read before it is
+         * handled (the "DUE TO TIME LIMIT" line comes with a SIGTERM) */
+        if (n < 0 && poll_errno == EINTR) {
+            n = poll(pfd, (nfds_t)nconn + 2, 0);
+            poll_errno = n < 0 ? errno : EINTR;
+        }
+        if (n < 0 && poll_errno != EINTR)
             break;
         in_events = pfd[nconn + 1].revents;
         /* Backwards, so that dropping i (the last entry moves into its
@@ -1437,6 +1514,9 @@ static int io_loop(struct srun *s, int lfd)
                 clock_gettime(CLOCK_MONOTONIC, &conns[nconn++].accepted);
             }
         }
+        handle_signals(s);
+        if (stopped)
+            break; /* main() gives the allocation back: tasks end */
     }
     for (int i = 0; i < nconn; i++) {
         if (conns[i].fd >= 0) {

@@ -417,6 +417,9 @@ struct slurm_conf {
     uint16_t raft_port;       /* its drover_raft_port=: the Raft group's
                                * port on each SlurmctldHost address; 0 =
                                * not set (one controller) */
+    uint32_t raft_snapshot;   /* its drover_raft_snapshot=: Raft log entries
+                               * between snapshots; 0 = the default
+                               * (ctld/ha.c) */
     struct conf_rate_limit rl; /* its rl_* items (conf_ctld_params.c) */
     char *slurmd_params;      /* SlurmdParameters= */
     char *task_plugin_param;  /* TaskPluginParam= */

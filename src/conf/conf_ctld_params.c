@@ -4,7 +4,8 @@
  *
  * drover_raft_port=PORT (the port the controllers of a Raft group talk on,
  * on each SlurmctldHost address; droverctld needs it when there are two or
- * more) and Slurm's per-user RPC rate limit, rl_enable with rl_bucket_size=,
+ * more), drover_raft_snapshot=N (log entries between two snapshots of the
+ * controller's state, at least 16; default 4096) and Slurm's per-user RPC rate limit, rl_enable with rl_bucket_size=,
  * rl_refill_rate=, rl_refill_period=, rl_table_size= and rl_log_freq=
  * (slurm.conf(5); Slurm 23.02's items).  Slurm's other items are accepted
  * and not used (docs/config.md).
@@ -50,6 +51,14 @@ static int one_item(struct slurm_conf *conf, const char *item,
             return conf__einval(error, "%s: SlurmctldParameters=%s: "
                                 "expected a port number", conf->path, item);
         conf->raft_port = (uint16_t)v;
+        return 0;
+    }
+    if (!strncasecmp(item, "drover_raft_snapshot=", 21)) {
+        if (conf__parse_u32(item + 21, &v) < 0 || v < 16)
+            return conf__einval(error, "%s: SlurmctldParameters=%s: "
+                                "expected a number of log entries, at least "
+                                "16", conf->path, item);
+        conf->raft_snapshot = v;
         return 0;
     }
     for (size_t i = 0; i < RL_ITEM_COUNT; i++) {

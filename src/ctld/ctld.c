@@ -222,7 +222,12 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
     /* Step tasks on the other nodes end with the job (the batch host
      * kills its own). */
     for (uint32_t i = 1; job->alloc && i < job->alloc->node_count; i++)
-        ctld_node_terminate_stray(ctld, job->alloc->node_idx[i], job->id, 0);
+        if (timed_out)
+            ctld_node_terminate_timeout(ctld, job->alloc->node_idx[i],
+                                        job->id);
+        else
+            ctld_node_terminate_stray(ctld, job->alloc->node_idx[i], job->id,
+                                      0);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
         ctld_job_requeue(ctld, job, now,
@@ -344,8 +349,8 @@ static void stray_done(int errnum, const char *errstr, json_t *resp,
     (void)arg;
 }
 
-void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
-                               uint32_t run_id)
+static void terminate_on_node(struct ctld *ctld, long node, uint32_t job_id,
+                              uint32_t run_id, bool time_limit)
 {
     const struct conf_node *cn = ctld->nodes->info[node].conf;
     json_t *body = json_pack("{s:I s:i s:b s:b}", "job_id", (json_int_t)job_id,
@@ -353,12 +358,26 @@ void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
 
     if (run_id)
         json_object_set_new(body, "run_id", json_integer(run_id));
+    if (time_limit)
+        json_object_set_new(body, "time_limit", json_true());
     if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                          "job_signal", body,
                          (int)ctld->conf->msg_timeout_s * 1000, stray_done,
                          NULL)
         < 0)
         log_err("JobId=%u: terminating stray job on %s", job_id, cn->name);
+}
+
+void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
+                               uint32_t run_id)
+{
+    terminate_on_node(ctld, node, job_id, run_id, false);
+}
+
+void ctld_node_terminate_timeout(struct ctld *ctld, long node,
+                                 uint32_t job_id)
+{
+    terminate_on_node(ctld, node, job_id, 0, true);
 }
 
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)

@@ -226,6 +226,12 @@ void ctld_job_signal_steps(struct ctld *ctld, const struct job *job,
 /* Tell the batch host a running job's new time limit (asynchronous). */
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);
 
+/* Tell node 'node' to kill the steps of job 'job_id', which ended at its
+ * time limit: their srun get Slurm's "CANCELLED AT ... DUE TO TIME LIMIT"
+ * line (the batch host's tell their own). */
+void ctld_node_terminate_timeout(struct ctld *ctld, long node,
+                                 uint32_t job_id);
+
 /* Tell node 'node' to kill job 'job_id', which the controller no longer
  * runs there (it was ended while the node was unreachable): only its run
  * 'run_id' when not 0 (the node leaves a later run alone), else any. */

@@ -447,8 +447,12 @@ struct ha *ha_start(struct ctld *ctld, long self, const char *dir,
     }
     raft_set_election_timeout(&ha->raft, HA_ELECTION_MS);
     raft_set_heartbeat_timeout(&ha->raft, HA_HEARTBEAT_MS);
-    raft_set_snapshot_threshold(&ha->raft, HA_SNAPSHOT_ENTRIES);
-    raft_set_snapshot_trailing(&ha->raft, HA_SNAPSHOT_TRAILING);
+    raft_set_snapshot_threshold(&ha->raft, conf->raft_snapshot
+                                               ? conf->raft_snapshot
+                                               : HA_SNAPSHOT_ENTRIES);
+    raft_set_snapshot_trailing(&ha->raft, conf->raft_snapshot
+                                              ? conf->raft_snapshot / 8
+                                              : HA_SNAPSHOT_TRAILING);
     raft_set_pre_vote(&ha->raft, true);
     if (bootstrap(ha, conf, error) < 0)
         goto fail;

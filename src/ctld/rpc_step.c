@@ -3,7 +3,7 @@
  * rpc_step.c - step_create: srun inside a running job
  *
  * The job's owner (or an operator) asks for N tasks on M of the job's
- * nodes.  The step gets the job's next step id (journaled), the tasks are
+ * nodes (srun -w/-x: which ones, step_nodes.h).  The step gets the job's next step id (journaled), the tasks are
  * laid out over M nodes of the allocation by srun -m's distribution
  * (step_layout.h), and each node's droverd gets step_launch with its
  * ranks and srun's I/O address.  srun is answered once every node has
@@ -20,6 +20,7 @@
 #include "ctld/job_info.h"
 #include "ctld/step.h"
 #include "ctld/step_layout.h"
+#include "ctld/step_nodes.h"
 #include "ctld/step_res.h"
 #include "proto/client.h"
 
@@ -487,22 +488,31 @@ static void send_launches(struct ctld *ctld, struct job *job,
     }
 }
 
-/* Defaults and limits of the step's size; 0 or an EDRV_* number. */
+/* Defaults and limits of the step's size, within the nodes -w/-x leave
+ * it ('sn'); 0 or an EDRV_* number. */
 static int step_size(const struct job *job, json_int_t ntasks,
-                     json_int_t nodes, struct step_ctx *sc)
+                     json_int_t nodes, const struct step_nodes *sn,
+                     struct step_ctx *sc)
 {
-    uint32_t total = 0;
+    uint32_t total = 0, avail = job->alloc->node_count;
 
     for (uint32_t i = 0; i < job->alloc->node_count; i++)
         total += job->alloc->tasks[i];
+    if (sn->mask) /* -w/-x: one task a node unless -n says */
+        total = avail = sn->usable;
     if (ntasks <= 0)
-        ntasks = total ? total : job->alloc->node_count;
+        ntasks = sn->mask && nodes > 0 ? nodes : total ? total : avail;
     if (nodes <= 0)
-        nodes = ntasks < job->alloc->node_count ? ntasks
-                                                : job->alloc->node_count;
+        nodes = ntasks < avail ? ntasks : avail;
+    if (sn->mask && nodes < sn->must)
+        nodes = ntasks < sn->must ? ntasks : sn->must;
     if (nodes > job->alloc->node_count || ntasks < nodes
         || ntasks > 65536)
         return EDRV_INVALID_NODE_COUNT;
+    /* Slurm's step node pick: -w beyond the step's count, or a count
+     * beyond what -x leaves */
+    if (sn->mask && (sn->must > nodes || nodes > avail))
+        return EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
     sc->ntasks = (uint32_t)ntasks;
     sc->nodes = (uint32_t)nodes;
     return 0;
@@ -534,13 +544,15 @@ static struct job *step_job(struct ctld *ctld, proto_req_t *req,
 static void step_req_parse(json_t *body, struct step_req *rq)
 {
     json_int_t cpt = 0, mem = 0, gpt = 0, gpn = 0, gpus = 0;
-    int exact = 0, overlap = 0;
+    int exact = 0, overlap = 0, over = 0;
 
-    json_unpack(body, "{s?I s?I s?I s?I s?I s?b s?b}", "cpus_per_task", &cpt,
-                "mem_mib", &mem, "gpus_per_task", &gpt, "gpus_per_node",
-                &gpn, "gpus", &gpus, "exact", &exact, "overlap", &overlap);
+    json_unpack(body, "{s?I s?I s?I s?I s?I s?b s?b s?b}", "cpus_per_task",
+                &cpt, "mem_mib", &mem, "gpus_per_task", &gpt, "gpus_per_node",
+                &gpn, "gpus", &gpus, "exact", &exact, "overlap", &overlap,
+                "overcommit", &over);
     *rq = (struct step_req){
         .cpus_per_task = (uint32_t)cpt, .exact = exact, .overlap = overlap,
+        .overcommit = over,
         .mem_mib = (uint64_t)mem, .gpus_per_task = (uint32_t)gpt,
         .gpus_per_node = (uint32_t)gpn, .gpus = (uint32_t)gpus};
 }
@@ -553,6 +565,7 @@ static void rpc_step_create(proto_req_t *req, void *arg)
     struct step_claim *claim = NULL;
     const struct step_claim *claims[256];
     struct step_req rq;
+    struct step_nodes sn;
     struct step_ctx *sc;
     struct job *job;
     char dist[TASKDIST_TEXT_MAX];
@@ -573,10 +586,21 @@ static void rpc_step_create(proto_req_t *req, void *arg)
         proto_respond_error(req, errnum, NULL);
         return;
     }
+    if ((errnum = step_nodes_resolve(
+             ctld->nodes, job->alloc,
+             json_string_value(json_object_get(body, "nodelist")),
+             json_string_value(json_object_get(body, "exclude")), &sn))) {
+        proto_respond_error(req, errnum, NULL);
+        return;
+    }
+    rq.ent_mask = sn.mask;
     sc = xzalloc(sizeof(*sc));
-    if ((errnum = step_size(job, ntasks, nodes, sc))) {
-        proto_respond_error(req, EDRV_INVALID_NODE_COUNT,
-                            "step does not fit the job's allocation");
+    if ((errnum = step_size(job, ntasks, nodes, &sn, sc))) {
+        proto_respond_error(req, errnum,
+                            errnum == EDRV_INVALID_NODE_COUNT
+                                ? "step does not fit the job's allocation"
+                                : NULL);
+        free(sn.mask);
         free(sc);
         return;
     }
@@ -590,10 +614,12 @@ static void rpc_step_create(proto_req_t *req, void *arg)
         step_layout_destroy(sc->layout);
         free(tasks);
         free(ents);
+        free(sn.mask);
         free(sc);
         return;
     }
     free(ents);
+    free(sn.mask);
     sc->ctld = ctld;
     sc->req = req;
     sc->job_id = job->id;

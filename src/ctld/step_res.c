@@ -65,8 +65,10 @@ static int fit(const struct sched_alloc *job, const struct step_req *rq,
     bitmap_t *free_gpus = NULL;
     int rc = 0;
 
-    if (t * cpt > job->cpus[e])
+    if (t * cpt > job->cpus[e] && !rq->overcommit)
         return EDRV_TOO_MANY_REQUESTED_CPUS;
+    if (cpus > job->cpus[e]) /* -O: all there is */
+        cpus = job->cpus[e];
     if (rq->mem_mib > job->mem_mib[e] && job->mem_mib[e])
         return EDRV_INVALID_TASK_MEMORY;
     if (ngpu && (!job->gpus || !job->gpus[e]
@@ -102,6 +104,18 @@ static int fit(const struct sched_alloc *job, const struct step_req *rq,
     return 0;
 }
 
+/* The MUST entries of rq->ent_mask (0 without one). */
+static uint32_t must_left(const struct sched_alloc *job,
+                          const struct step_req *rq)
+{
+    uint32_t n = 0;
+
+    for (uint32_t e = 0; rq->ent_mask && !rq->entries && e < job->node_count;
+         e++)
+        n += rq->ent_mask[e] == STEP_ENT_MUST;
+    return n;
+}
+
 /* Greedy pick beside 'claims'; 0 or the first position's reason. */
 static int pick(const struct sched_alloc *job, const struct step_req *rq,
                 uint32_t nodes, const uint32_t *tasks,
@@ -109,21 +123,28 @@ static int pick(const struct sched_alloc *job, const struct step_req *rq,
                 struct step_claim *cl)
 {
     uint32_t i = 0, end = rq->entries ? nodes : job->node_count;
+    uint32_t must = must_left(job, rq);
     int why = 0;
 
     for (uint32_t k = 0; k < end && i < nodes; k++) {
         uint32_t e = rq->entries ? rq->entries[k] : k;
+        uint8_t m = rq->ent_mask && !rq->entries ? rq->ent_mask[k]
+                                                 : STEP_ENT_MAY;
         struct used u;
         int rc;
 
         if (e >= job->node_count)
             return EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+        /* a MAY entry only while room is left for the MUST ones */
+        if (m == STEP_ENT_NO || (m == STEP_ENT_MAY && i + must >= nodes))
+            continue;
+        must -= m == STEP_ENT_MUST;
         used_on(job, e, claims, nclaims, &u);
         rc = fit(job, rq, e, i, nodes, tasks[i], &u, cl->part);
         bitmap_destroy(u.gpus);
         if (rc == 0)
             cl->ent[i++] = e;
-        else if (rq->entries) /* position i must be entry e */
+        else if (rq->entries || m == STEP_ENT_MUST) /* must be entry e */
             return rc;
         else if (!why || why == EDRV_NODES_BUSY)
             why = rc;

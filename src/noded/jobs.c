@@ -28,9 +28,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
 #include "noded/noded.h"
@@ -69,9 +71,12 @@ void jobs_terminate(struct noded *nd, struct nd_job *job)
     if (job->terminating)
         return;
     job->terminating = true;
+    /* the steps first: their srun hear why before the SIGTERM reaches
+     * them (they run in the batch step's processes) */
+    stepd_signal_job_steps(nd->spool_dir, job->id, SIGTERM,
+                           job->timed_out ? STEP_CANCEL_TIME : STEP_CANCEL);
     jobs_signal(job, SIGCONT);
     jobs_signal(job, SIGTERM);
-    stepd_signal_job_steps(nd->spool_dir, job->id, SIGTERM, true);
     uv_timer_start(&job->kill_timer, kill_cb,
                    (uint64_t)(job->kill_wait_s ? job->kill_wait_s : 1) * 1000,
                    0);
@@ -161,18 +166,13 @@ static void spool_remove_job(struct noded *nd, uint32_t id)
         log_err("removing %s/%s", nd->spool_dir, name);
 }
 
-/* Slurm 22.05's slurmstepd line, appended to the job's stderr file by a
- * child that became the job's user first: the path is the user's to
- * choose, so root never opens it (a device, a file the user may not
- * write).  The child is reaped by droverstepd's SIGCHLD handler as an
- * unknown pid. */
-static void report_oom(struct nd_job *job, uint64_t kills)
+/* A slurmstepd line of Slurm 22.05's ('line', taken), appended to the
+ * job's stderr file by a child that became the job's user first: the path
+ * is the user's to choose, so root never opens it (a device, a file the
+ * user may not write).  The child is reaped by droverstepd's SIGCHLD
+ * handler as an unknown pid. */
+static void append_err_line(struct nd_job *job, char *line)
 {
-    char *line = xasprintf("slurmstepd: error: Detected %llu oom-kill "
-                           "event(s) in StepId=%u.batch. Some of your "
-                           "processes may have been killed by the cgroup "
-                           "out-of-memory handler.\n",
-                           (unsigned long long)kills, job->id);
     pid_t pid = fork();
 
     if (pid == 0) {
@@ -188,9 +188,31 @@ static void report_oom(struct nd_job *job, uint64_t kills)
         _exit(fd >= 0 && write(fd, line, strlen(line)) >= 0 ? 0 : 1);
     }
     if (pid < 0)
-        log_err("JobId=%u: OOM not reported in %s: fork", job->id,
+        log_err("JobId=%u: not reported in %s: fork", job->id,
                 job->err_path);
     free(line);
+}
+
+static void report_oom(struct nd_job *job, uint64_t kills)
+{
+    append_err_line(job, xasprintf("slurmstepd: error: Detected %llu "
+                                   "oom-kill event(s) in StepId=%u.batch. "
+                                   "Some of your processes may have been "
+                                   "killed by the cgroup out-of-memory "
+                                   "handler.\n",
+                                   (unsigned long long)kills, job->id));
+}
+
+/* The batch step reached the job's time limit: Slurm's line in the job's
+ * stderr. */
+static void report_time_limit(struct nd_job *job)
+{
+    char stamp[32];
+
+    timefmt_stamp(time(NULL), 0, stamp, sizeof(stamp));
+    append_err_line(job, xasprintf("slurmstepd: error: *** JOB %u ON %s "
+                                   "CANCELLED AT %s DUE TO TIME LIMIT ***\n",
+                                   job->id, job->nd->node->name, stamp));
 }
 
 static void job_ended(struct noded *nd, struct nd_job *job, int status,
@@ -220,6 +242,8 @@ static void job_ended(struct noded *nd, struct nd_job *job, int status,
     else
         killpg(job->pid, SIGKILL);
     job->cg = NULL;
+    if (job->timed_out) /* once nothing of the job writes there */
+        report_time_limit(job);
     oci_step_destroy(job->oci);
     job->oci = NULL;
     stepd_signal_job_steps(nd->spool_dir, job->id, SIGKILL, true);

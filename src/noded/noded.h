@@ -129,11 +129,18 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error);
  * step_signal() with 'cancelled'). */
 bool step_reaped(struct noded *nd, pid_t pid, int status,
                  const struct rusage *ru);
+/* Why a step's tasks are signalled: a plain signal, a cancel (the job
+ * or the step ended), or a cancel because the job reached its time
+ * limit. */
+enum step_cancel { STEP_SIGNAL = 0, STEP_CANCEL = 1, STEP_CANCEL_TIME = 2 };
+
 /* Send 'signo' to the live tasks of step 'step_id' of job 'job_id'; with
- * 'cancelled', srun is told first, as Slurm's slurmstepd says it ("***
- * STEP J.S ON node CANCELLED AT time ***").  Returns how many tasks. */
+ * 'cancel' (enum step_cancel) not STEP_SIGNAL, srun is told first, as
+ * Slurm's slurmstepd says it ("*** STEP J.S ON node CANCELLED AT time
+ * ***", with " DUE TO TIME LIMIT" for STEP_CANCEL_TIME, when srun also
+ * prints its "Job step aborted" line).  Returns how many tasks. */
 int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
-                int signo, bool cancelled);
+                int signo, int cancel);
 /* droverstepd: the step is over and freed (stepd_main.c ends). */
 void stepd_step_freed(struct noded *nd);
 

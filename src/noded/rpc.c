@@ -91,19 +91,20 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
 {
     struct noded *nd = arg;
     json_int_t id = 0, run = 0;
-    int signo = SIGKILL, terminate = 0, all = 0, steps = 0;
+    int signo = SIGKILL, terminate = 0, all = 0, steps = 0, limit = 0;
     uint32_t here = 0;
     json_t *sig;
 
-    if (json_unpack(proto_req_body(req), "{s:I s?i s?b s?I s?b s?b}",
+    if (json_unpack(proto_req_body(req), "{s:I s?i s?b s?I s?b s?b s?b}",
                     "job_id", &id, "signal", &signo, "terminate", &terminate,
-                    "run_id", &run, "all", &all, "steps", &steps)
+                    "run_id", &run, "all", &all, "steps", &steps,
+                    "time_limit", &limit)
         < 0) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
         return;
     }
     if (steps && !terminate) { /* scancel -s: the steps, not the script */
-        if (stepmgr_signal_job(nd, (uint32_t)id, signo))
+        if (stepmgr_signal_job(nd, (uint32_t)id, signo, false))
             proto_respond(req, NULL);
         else
             proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
@@ -117,7 +118,7 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
             stepmgr_batch_request(nd, (uint32_t)id, sig);
             json_decref(sig);
         }
-        if (stepmgr_signal_job(nd, (uint32_t)id, signo) || batch)
+        if (stepmgr_signal_job(nd, (uint32_t)id, signo, false) || batch)
             proto_respond(req, NULL);
         else
             proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);
@@ -125,8 +126,8 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
     }
     if (!stepmgr_batch_run(nd, (uint32_t)id, &here)) {
         /* Not the batch host: only step tasks of the job run here. */
-        if (stepmgr_signal_job(nd, (uint32_t)id,
-                               terminate ? SIGKILL : signo))
+        if (stepmgr_signal_job(nd, (uint32_t)id, terminate ? SIGKILL : signo,
+                               terminate && limit))
             proto_respond(req, NULL);
         else
             proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL);

@@ -1214,35 +1214,42 @@ bool step_reaped(struct noded *nd, pid_t pid, int status,
     return false;
 }
 
-/* Slurm's slurmstepd line on srun's stderr when a step is cancelled. */
-static void tell_cancelled(struct nd_step *st)
+/* Slurm's slurmstepd line on srun's stderr when a step is cancelled (at
+ * the time limit: "DUE TO TIME LIMIT", and the frame says "time_limit"
+ * for srun's own line). */
+static void tell_cancelled(struct nd_step *st, bool time_limit)
 {
     char stamp[32], *text, *b64;
+    json_t *frame;
 
     if (st->ntasks == 0 || !st->connected || st->io_failed)
         return;
     timefmt_stamp(time(NULL), 0, stamp, sizeof(stamp));
     text = xasprintf("slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT "
-                     "%s ***\n",
-                     st->job_id, st->step_id, st->nd->node->name, stamp);
+                     "%s%s ***\n",
+                     st->job_id, st->step_id, st->nd->node->name, stamp,
+                     time_limit ? " DUE TO TIME LIMIT" : "");
     b64 = base64_encode(text, strlen(text));
-    send_frame(st, json_pack("{s:i s:s s:s}", "task", st->tasks[0].rank,
-                             "stream", "err", "data", b64));
+    frame = json_pack("{s:i s:s s:s}", "task", st->tasks[0].rank, "stream",
+                      "err", "data", b64);
+    if (time_limit)
+        json_object_set_new(frame, "time_limit", json_true());
+    send_frame(st, frame);
     free(b64);
     free(text);
 }
 
 int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
-                int signo, bool cancelled)
+                int signo, int cancel)
 {
     int n = 0;
 
     for (struct nd_step *st = nd->steps; st; st = st->next) {
         if (st->job_id != job_id || st->step_id != step_id)
             continue;
-        if (cancelled && !st->killed)
-            tell_cancelled(st); /* once, however many signals follow */
-        if (cancelled)
+        if (cancel != STEP_SIGNAL && !st->killed) /* once, whatever follows */
+            tell_cancelled(st, cancel == STEP_CANCEL_TIME);
+        if (cancel != STEP_SIGNAL)
             st->killed = true;
         for (size_t i = 0; i < st->ntasks; i++) {
             struct step_task *t = &st->tasks[i];

@@ -22,7 +22,8 @@
  *   control    <spool>/step_<job>.<step>.sock, a Unix stream socket
  *              (only root and droverd's uid may use it): one request
  *              frame, one answer frame (proto/frame.h):
- *                {"signal": N, "cancelled": bool} -> {"count": tasks}
+ *                {"signal": N, "cancelled": bool, "time_limit": bool}
+ *                -> {"count": tasks}
  *   report     <spool>/step_<job>.<step>.done: the node's step_complete
  *              body, written (fsync'd, renamed into place) once every
  *              task has ended; droverd sends it to the controller and
@@ -76,11 +77,12 @@ bool stepd_parse_name(const char *name, const char *suffix, uint32_t *job,
 json_t *stepd_control(const char *spool, uint32_t job, uint32_t step,
                       json_t *req);
 
-/* Send 'signo' (with 'cancelled', as stepmgr_signal()) to every step of
- * job 'job_id' with a control socket in 'spool' but the batch step.
- * Returns how many tasks were signalled. */
+/* Send 'signo' (with 'cancel', enum step_cancel of noded.h: the request's
+ * "cancelled" and "time_limit") to every step of job 'job_id' with a
+ * control socket in 'spool' but the batch step.  Returns how many tasks
+ * were signalled. */
 int stepd_signal_job_steps(const char *spool, uint32_t job_id, int signo,
-                           bool cancelled);
+                           int cancel);
 
 /* libuv's read buffer for the step daemons' streams: 'size' bytes from
  * xzalloc; the read callback frees buf->base. */
@@ -123,9 +125,11 @@ int stepmgr_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
                    int signo, bool cancelled, stepmgr_count_f cb, void *arg);
 
 /* The same for every step of job 'job_id' but its batch step, without
- * waiting for the answers; SIGTERM and SIGKILL mark them cancelled.
- * Returns how many steps were sent the signal. */
-int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo);
+ * waiting for the answers; SIGTERM and SIGKILL mark them cancelled (with
+ * 'time_limit': because the job reached its time limit).  Returns how
+ * many steps were sent the signal. */
+int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo,
+                       bool time_limit);
 
 /* The batch step of job 'job_id' runs here: true, with its run in
  * *run_id (NULL: not wanted). */

@@ -147,7 +147,11 @@ static json_t *batch_answer(json_t *req)
 static void control_answer(struct control_conn *c, json_t *req)
 {
     int signo = (int)json_integer_value(json_object_get(req, "signal"));
-    bool cancelled = json_is_true(json_object_get(req, "cancelled"));
+    int cancelled = !json_is_true(json_object_get(req, "cancelled"))
+                        ? STEP_SIGNAL
+                    : json_is_true(json_object_get(req, "time_limit"))
+                        ? STEP_CANCEL_TIME
+                        : STEP_CANCEL;
     json_t *resp = S.step_id == STEPD_BATCH
                        ? batch_answer(req)
                        : json_pack("{s:i}", "count",

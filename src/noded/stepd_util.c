@@ -18,6 +18,7 @@
 #include "common/fdio.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "noded/noded.h"
 #include "noded/stepd.h"
 #include "proto/frame.h"
 
@@ -139,10 +140,11 @@ out:
 }
 
 int stepd_signal_job_steps(const char *spool, uint32_t job_id, int signo,
-                           bool cancelled)
+                           int cancel)
 {
-    json_t *req = json_pack("{s:i s:b}", "signal", signo, "cancelled",
-                            cancelled);
+    json_t *req = json_pack("{s:i s:b s:b}", "signal", signo, "cancelled",
+                            cancel != STEP_SIGNAL, "time_limit",
+                            cancel == STEP_CANCEL_TIME);
     DIR *d = opendir(spool);
     struct dirent *e;
     int n = 0;

@@ -335,10 +335,12 @@ static bool send_or_queue(struct nd_stepd *s, json_t *req)
            == 0;
 }
 
-int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo)
+int stepmgr_signal_job(struct noded *nd, uint32_t job_id, int signo,
+                       bool time_limit)
 {
     bool end = signo == SIGTERM || signo == SIGKILL;
-    json_t *req = json_pack("{s:i s:b}", "signal", signo, "cancelled", end);
+    json_t *req = json_pack("{s:i s:b s:b}", "signal", signo, "cancelled",
+                            end, "time_limit", end && time_limit);
     int n = 0;
 
     for (struct nd_stepd *s = nd->stepds; s; s = s->next)

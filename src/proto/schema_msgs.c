@@ -204,6 +204,8 @@ static const struct schema_field step_create_body[] = {
     {"gpus", SCHEMA_INT, 0, 65536, EDRV_INVALID_GRES, 0, "count", "--gpus"},
     {"exact", SCHEMA_BOOL, 0, 0, 0, 0, NULL, "--exact"},
     {"overlap", SCHEMA_BOOL, 0, 0, 0, 0, NULL, "--overlap"},
+    {"overcommit", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "-O: more tasks than the job's CPUs on a node"},
     {"argv", SCHEMA_STR_LIST, 1, SCHEMA_LIST_MAX, EDRV_PATHNAME_TOO_LONG, R,
      NULL, "the program and its arguments"},
     {"env", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, EDRV_PATHNAME_TOO_LONG, R,
@@ -217,6 +219,10 @@ static const struct schema_field step_create_body[] = {
     {"distribution", SCHEMA_STR, 0, 256, 0, 0, NULL, "-m"},
     {"task_nodes", SCHEMA_STR_LIST, 0, 65536, 0, 0, NULL,
      "--multi-prog/-w: node of each task"},
+    {"nodelist", SCHEMA_STR, 0, SCHEMA_LIST_MAX, 0, 0, "hostlist",
+     "-w: nodes of the job the step must run on"},
+    {"exclude", SCHEMA_STR, 0, SCHEMA_LIST_MAX, 0, 0, "hostlist",
+     "-x: nodes of the job the step must not run on"},
     {"mpi", SCHEMA_STR, 0, 64, 0, 0, NULL, "--mpi plugin"},
     CONTAINER_FIELDS
     {"input", SCHEMA_STR, 0, SCHEMA_PATH_MAX, EDRV_PATHNAME_TOO_LONG, 0, NULL,
@@ -580,6 +586,9 @@ static const struct schema_field job_signal_body[] = {
      "(suspend, resume)"},
     {"steps", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
      "the job's steps here, not its batch script (scancel -s)"},
+    {"time_limit", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "with terminate: the job reached its time limit (the steps' srun "
+     "get Slurm's DUE TO TIME LIMIT line)"},
     END,
 };
 

@@ -138,3 +138,81 @@ def test_a_leader_cut_off_steps_down_and_catches_up(cluster, tmp_path):
     cluster.leader(timeout=30)
     assert set(before + during) <= queue_ids(cluster)
     cluster.start()
+
+
+SMALL_SNAPSHOTS = {"nodes": 1, "gpus_per_node": 0,
+                   "up_args": ["--controllers=3"]}
+
+
+def small_snapshots(cluster):
+    """A snapshot every 16 log entries (SlurmctldParameters=
+    drover_raft_snapshot=16), the controllers started again with it."""
+    lines = cluster.conf.read_text().splitlines(keepends=True)
+    cluster.conf.write_text("".join(
+        l.rstrip("\n") + ",drover_raft_snapshot=16\n"
+        if l.startswith("SlurmctldParameters=") else l for l in lines))
+    for name in ("ctl1", "ctl2", "ctl3"):
+        cluster.kill(name, signal.SIGTERM)
+    cluster.wait_until(lambda: not any(cluster.controller_roles().values()),
+                       timeout=30, what="the controllers to stop")
+    cluster.start()
+    return cluster.leader(timeout=30)
+
+
+def submit_held(cluster, n, cwd):
+    return [cluster.sbatch("-H", "--wrap", "true", cwd=cwd)
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("cluster", [SMALL_SNAPSHOTS], indirect=True)
+def test_all_three_killed_at_once_keep_their_state(cluster, tmp_path):
+    """kill -9 of every controller at once: started again, they elect a
+    leader from their logs and snapshots (every 16 entries here), every
+    acknowledged job is there, and the next id is a new one."""
+    small_snapshots(cluster)
+    jobs = submit_held(cluster, 40, tmp_path)
+    done = cluster.sbatch("--wrap", "true", cwd=tmp_path)
+    cluster.wait_job_state(done, ["COMPLETED"], timeout=60)
+    before = queue_ids(cluster)
+    for name in ("ctl1", "ctl2", "ctl3"):
+        cluster.kill(name, signal.SIGKILL)
+    cluster.start()
+    cluster.leader(timeout=30)
+    assert queue_ids(cluster) == before
+    assert set(map(int, jobs)) <= before
+    new = cluster.sbatch("-H", "--wrap", "true", cwd=tmp_path)
+    assert int(new) > max(before | {int(done)})
+    cluster.run("scancel", "-u", cluster.user, check=True)
+
+
+@pytest.mark.parametrize("cluster", [SMALL_SNAPSHOTS], indirect=True)
+def test_a_follower_whose_disk_is_lost_rejoins_by_snapshot(cluster,
+                                                           tmp_path):
+    """A follower's StateSaveLocation wiped while it is down: started
+    again with nothing, it takes the leader's snapshot (the log it needs
+    was compacted away) and the entries after it, and once it leads it
+    holds every job."""
+    leader = small_snapshots(cluster)
+    lost = next(n for n in ("ctl1", "ctl2", "ctl3") if n != leader)
+    submit_held(cluster, 10, tmp_path)
+    cluster.kill(lost, signal.SIGKILL)
+    state = cluster.dir / "state" / lost
+    assert state.is_dir()
+    subprocess.run(["rm", "-rf", str(state)], check=True)
+    submit_held(cluster, 40, tmp_path)  # the log moves past a snapshot
+    before = queue_ids(cluster)
+    cluster.start()
+    cluster.wait_until(
+        lambda: cluster.controller_roles().get(lost) == "follower",
+        timeout=60, what=f"{lost} following again")
+    log = cluster.dir / "log" / f"droverctld-{lost}.log"
+    cluster.wait_until(lambda: "the leader sent a snapshot"
+                       in log.read_text(errors="replace"),
+                       timeout=30, what=f"{lost} to take a snapshot")
+    index = int(lost[3:]) - 1
+    cluster.wait_until(
+        lambda: cluster.run("scontrol", "takeover", str(index)).returncode
+        == 0 and cluster.controller_roles().get(lost) == "leader",
+        timeout=60, what=f"{lost} to lead")
+    assert queue_ids(cluster) == before
+    cluster.run("scancel", "-u", cluster.user, check=True)

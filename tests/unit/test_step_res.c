@@ -172,6 +172,52 @@ static void never_fitting_steps_say_why(void **state)
     sched_alloc_destroy(job);
 }
 
+/* srun -w/-x: MUST entries are taken, NO entries never, MAY ones fill
+ * the rest in allocation order, leaving room for the MUST ones. */
+static void entry_mask_must_may_no(void **state)
+{
+    struct sched_alloc *job = job_alloc();
+    uint8_t mask[2] = {STEP_ENT_MAY, STEP_ENT_MUST};
+    struct step_req rq = {.ent_mask = mask};
+    uint32_t one = 1, two[2] = {1, 1};
+    struct step_claim *a;
+
+    (void)state;
+    assert_int_equal(step_res_pick(job, &rq, 1, &one, NULL, 0, &a), 0);
+    assert_int_equal(a->part->node_idx[0], 9); /* not the first entry */
+    step_claim_destroy(a);
+    assert_int_equal(step_res_pick(job, &rq, 2, two, NULL, 0, &a), 0);
+    assert_int_equal(a->part->node_idx[0], 7); /* allocation order */
+    assert_int_equal(a->part->node_idx[1], 9);
+    step_claim_destroy(a);
+    mask[0] = STEP_ENT_NO;
+    mask[1] = STEP_ENT_MAY;
+    assert_int_equal(step_res_pick(job, &rq, 1, &one, NULL, 0, &a), 0);
+    assert_int_equal(a->part->node_idx[0], 9);
+    step_claim_destroy(a);
+    assert_int_equal(step_res_pick(job, &rq, 2, two, NULL, 0, &a),
+                     EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+    sched_alloc_destroy(job);
+}
+
+/* -O: three tasks on a node of two CPUs, which it takes whole. */
+static void overcommit_outnumbers_cpus(void **state)
+{
+    struct sched_alloc *job = job_alloc();
+    struct step_req rq = {.exact = true};
+    uint32_t three = 3;
+    struct step_claim *a;
+
+    (void)state;
+    assert_int_equal(step_res_pick(job, &rq, 1, &three, NULL, 0, &a),
+                     EDRV_TOO_MANY_REQUESTED_CPUS);
+    rq.overcommit = true;
+    assert_int_equal(step_res_pick(job, &rq, 1, &three, NULL, 0, &a), 0);
+    assert_int_equal(a->part->cpus[0], 2);
+    step_claim_destroy(a);
+    sched_alloc_destroy(job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +226,8 @@ int main(void)
         cmocka_unit_test(gpus_per_task_are_owned),
         cmocka_unit_test(named_entries_are_taken_in_order),
         cmocka_unit_test(never_fitting_steps_say_why),
+        cmocka_unit_test(entry_mask_must_may_no),
+        cmocka_unit_test(overcommit_outnumbers_cpus),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);

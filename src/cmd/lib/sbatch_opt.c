@@ -455,6 +455,7 @@ static int set_nodes(struct sbatch_opts *o, const struct optdef *d,
     }
     o->nodes_min = (int)min;
     o->nodes_max = (int)max;
+    o->nodes_src = o->cur_src;
     return 0;
 }
 
@@ -465,6 +466,7 @@ static int set_ntasks(struct sbatch_opts *o, const struct optdef *d,
     if (parse_int("--ntasks", arg, true, &o->ntasks, e) < 0)
         return -1;
     o->ntasks_set = true;
+    o->ntasks_src = o->cur_src;
     return 0;
 }
 
@@ -1263,33 +1265,98 @@ static bool env_true(const char *v)
     return n != 0 && !*end;
 }
 
+/* Option 'd' from an input variable's value 'v': a flag is set unless
+ * 'v' says no (then reset), an optional argument may be empty. */
+static int apply_env_value(struct sbatch_opts *o, const struct optdef *d,
+                           const char *v, struct sbatch_error *e)
+{
+    const char *arg = v;
+
+    if (d->has_arg == no_argument) {
+        if (!env_true(v)) {
+            reset(o, d);
+            return 0;
+        }
+        arg = NULL;
+    } else if (d->has_arg == optional_argument && !*v) {
+        arg = NULL;
+    }
+    return apply(o, d, arg, e);
+}
+
+/* srun's input variables (srun(1) INPUT ENVIRONMENT VARIABLES, Slurm
+ * 22.05) and the options they stand for; the command line beats them.
+ * SLURM_CPUS_PER_TASK is not one: 22.05's srun reads SRUN_CPUS_PER_TASK
+ * instead.  SLURM_DISTRIBUTION, SLURM_MPI_TYPE, SLURM_HOSTFILE,
+ * SLURM_CONTAINER and SLURM_JOB_ID are read where they are used. */
+static const struct {
+    const char *var, *opt;
+} srun_env[] = {
+    {"SLURM_ACCOUNT", "account"},
+    {"SLURM_DISABLE_STATUS", "disable-status"},
+    {"SLURM_EXACT", "exact"},
+    {"SLURM_EXPORT_ENV", "export"},
+    {"SLURM_JOB_NUM_NODES", "nodes"},
+    {"SLURM_NNODES", "nodes"},
+    {"SLURM_KILL_BAD_EXIT", "kill-on-bad-exit"},
+    {"SLURM_LABELIO", "label"},
+    {"SLURM_NPROCS", "ntasks"},
+    {"SLURM_NTASKS", "ntasks"},
+    {"SLURM_NTASKS_PER_NODE", "ntasks-per-node"},
+    {"SLURM_OVERCOMMIT", "overcommit"},
+    {"SLURM_OVERLAP", "overlap"},
+    {"SLURM_PARTITION", "partition"},
+    {"SLURM_QOS", "qos"},
+    {"SLURM_STDERRMODE", "error"},
+    {"SLURM_STDINMODE", "input"},
+    {"SLURM_STDOUTMODE", "output"},
+    {"SLURM_TIMELIMIT", "time"},
+    {"SLURM_UNBUFFEREDIO", "unbuffered"},
+    {"SLURM_WAIT", "wait"},
+    {"SLURM_WORKING_DIR", "chdir"},
+    {"SRUN_CPUS_PER_TASK", "cpus-per-task"},
+};
+
+/* srun's row named 'name'. */
+static const struct optdef *srun_row(const char *name)
+{
+    for (size_t i = 0; i < OPT_COUNT; i++)
+        if (opt_table[i].name && !strcmp(opt_table[i].name, name)
+            && row_ok(&opt_table[i], SBATCH_CMD_SRUN))
+            return &opt_table[i];
+    return NULL;
+}
+
+static int apply_srun_env(struct sbatch_opts *o, char *const *envp,
+                          struct sbatch_error *e)
+{
+    for (size_t i = 0; i < sizeof(srun_env) / sizeof(srun_env[0]); i++) {
+        const struct optdef *d = srun_row(srun_env[i].opt);
+        const char *v = env_get(envp, srun_env[i].var);
+
+        if (d && v && apply_env_value(o, d, v, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int apply_env(struct sbatch_opts *o, char *const *envp,
                      struct sbatch_error *e)
 {
+    if (o->cmd == SBATCH_CMD_SRUN)
+        return apply_srun_env(o, envp, e);
     for (size_t i = 0; i < OPT_COUNT; i++) {
         const struct optdef *d = &opt_table[i];
-        const char *v, *arg;
+        const char *v;
         char name[64];
 
-        if (!d->env || (d->flags & F_EARLY) || !row_ok(d, o->cmd)
-            || o->cmd == SBATCH_CMD_SRUN)
+        if (!d->env || (d->flags & F_EARLY) || !row_ok(d, o->cmd))
             continue;
         /* SBATCH_X -> SALLOC_X */
         snprintf(name, sizeof(name), "%s%s",
                  o->cmd == SBATCH_CMD_SALLOC ? "SALLOC_" : "SBATCH_",
                  d->env + strlen("SBATCH_"));
-        if (!(v = env_get(envp, name)))
-            continue;
-        arg = v;
-        if (d->has_arg == no_argument) {
-            if (!env_true(v)) {
-                reset(o, d);
-                continue;
-            }
-            arg = NULL;
-        } else if (d->has_arg == optional_argument && !*v)
-            arg = NULL;
-        if (apply(o, d, arg, e) < 0)
+        if ((v = env_get(envp, name)) && apply_env_value(o, d, v, e) < 0)
             return -1;
     }
     return 0;
@@ -1340,8 +1407,11 @@ static void settle_counts(struct sbatch_opts *o)
         if (o->ntasks < o->nodes_max)
             o->nodes_max = o->ntasks;
         if (o->ntasks < o->nodes_min) {
-            info(o, "Warning: can't run %d processes on %d nodes, setting "
-                    "nnodes to %d", o->ntasks, o->nodes_min, o->ntasks);
+            /* srun in an allocation: its SLURM_NNODES yields quietly */
+            if (o->cmd != SBATCH_CMD_SRUN || o->nodes_src != SBATCH_SRC_ENV)
+                info(o, "Warning: can't run %d processes on %d nodes, "
+                        "setting nnodes to %d",
+                     o->ntasks, o->nodes_min, o->ntasks);
             o->nodes_min = o->nodes_max = o->ntasks;
         }
     }

@@ -85,6 +85,9 @@ struct sbatch_opts {
     int64_t mem_per_node_mib; /* -1: not given */
     int64_t mem_per_cpu_mib;  /* -1: not given */
     enum sbatch_src mem_src, mem_per_cpu_src;
+    /* where -N and -n came from (srun: counts from SLURM_NNODES and
+     * SLURM_NTASKS yield to the command line's layout) */
+    enum sbatch_src nodes_src, ntasks_src;
     int64_t time_limit_s;     /* -1 unlimited; valid when time_set */
     bool time_set;
     char *gres;               /* --gres as given ("gpu:a100:2"); not "none" */
