@@ -86,3 +86,10 @@ json_t *rest_api_db_job(const struct rest_api *api, const json_t *job,
         shape_db_job(o, api->minor);
     return o;
 }
+
+json_t *rest_api_db_entity(const struct rest_api *api, json_t *v38,
+                           const json_t *rec, enum rest_db_rec kind)
+{
+    return api->minor > 38 ? shape_db_entity(v38, rec, kind, api->minor)
+                           : v38;
+}

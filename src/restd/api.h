@@ -21,6 +21,10 @@ struct sacct_ctx;
 /* Records a handler converts. */
 enum rest_rec { REST_JOB, REST_NODE, REST_PARTITION, REST_RESV };
 
+/* The accounting tables of /slurmdb (sacctmgr's). */
+enum rest_db_rec { REST_DB_QOS, REST_DB_ASSOC, REST_DB_USER,
+                   REST_DB_ACCOUNT };
+
 struct rest_api {
     const char *version;  /* "v0.0.38" */
     int minor;            /* 38, 39 or 40 */
@@ -67,9 +71,42 @@ json_t *shape_resv_v40(const json_t *rec);
  * v0.0.39's (minor 39) or v0.0.40's (minor 40). */
 void shape_db_job(json_t *o, int minor);
 
+/* 'v38', a QOS, association, user or account ('kind') in v0.0.38's
+ * /slurmdb shape (slurmdb_v38.c) made from droverdbd's record 'rec'
+ * (acct_assoc_list's; borrowed: limits v0.0.38 does not show come from
+ * it), in 'api''s shape: itself for v0.0.38;
+ * from v0.0.39 on, limits as {"set","infinite","number"} (a v0.0.38 null
+ * limit is infinite, a key Drover does not keep is "not set") under
+ * Slurm 23.02's paths (an association's max.jobs.active, max.jobs.total,
+ * max.jobs.per.count, ...), the TRES lists Drover does not keep as [],
+ * a user's administrator_level as an array; v0.0.40 also a QOS's
+ * priority as a no_val object (shapes_db.c, docs/rest.md).  Steals 'v38';
+ * returns a new reference. */
+json_t *rest_api_db_entity(const struct rest_api *api, json_t *v38,
+                           const json_t *rec, enum rest_db_rec kind);
+
+/* shapes_db.c: rest_api_db_entity() for v0.0.39 (minor 39) and v0.0.40
+ * (minor 40).  Steals 'v38'. */
+json_t *shape_db_entity(json_t *v38, const json_t *rec,
+                        enum rest_db_rec kind, int minor);
+
 /* Slurm's {"set","infinite","number"} (v0.0.39's uint32_no_val and its
  * kin): 'set' false means "not set".  New reference. */
 json_t *shape_no_val(int set, int infinite, json_int_t number);
+
+/* 'v' (borrowed), v0.0.38's number (integer or real) or null, as a
+ * no_val object: a number is set; null is infinite when 'null_infinite'
+ * (a limit that is not set is unlimited), else "not set".  New
+ * reference. */
+json_t *shape_no_val_of(const json_t *v, int null_infinite);
+
+/* o[k1][k2]...[kn] for 'path' "k1.k2...kn" (keys under 64 bytes), or
+ * NULL when a step is missing.  Borrowed. */
+json_t *shape_get(const json_t *o, const char *path);
+
+/* Set o[k1][k2]...[kn] = 'v' (stolen) for 'path' "k1.k2...kn", making
+ * the objects on the way (replacing a step that is not an object). */
+void shape_put(json_t *o, json_t *v, const char *path);
 
 /* The value of a v0.0.39 "no_val" request field: a plain number, or
  * {"set","infinite","number"}.  Returns 1 with *number (*infinite when

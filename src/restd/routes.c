@@ -52,21 +52,27 @@
     {"GET", DB "/job/{job_id}", rest_db_job_get, true,                       \
      "one job in accounting", "slurmdb"}
 
+/* The /slurmdb accounting tables of version DB (sacctmgr's). */
+#define SLURMDB_TABLE_ROUTES(DB)                                             \
+    {"GET", DB "/qos", rest_db_qos, true, "every QOS", "slurmdb"},           \
+    {"GET", DB "/associations", rest_db_associations, true,                  \
+     "every association", "slurmdb"},                                        \
+    {"GET", DB "/accounts", rest_db_accounts, true, "every account",         \
+     "slurmdb"},                                                             \
+    {"GET", DB "/users", rest_db_users, true, "every user", "slurmdb"}
+
 const struct rest_route rest_routes[] = {
     SLURM_ROUTES(V38),
     SLURMDB_JOB_ROUTES(DB38),
-    {"GET", DB38 "/qos", rest_db_qos, true, "every QOS", "slurmdb"},
-    {"GET", DB38 "/associations", rest_db_associations, true,
-     "every association", "slurmdb"},
-    {"GET", DB38 "/accounts", rest_db_accounts, true, "every account",
-     "slurmdb"},
-    {"GET", DB38 "/users", rest_db_users, true, "every user", "slurmdb"},
-    /* Slurm 23.02's and 23.11's versions: the same paths but for the
-     * accounting tables (docs/rest.md). */
+    SLURMDB_TABLE_ROUTES(DB38),
+    /* Slurm 23.02's and 23.11's versions: the same paths, in their
+     * shapes (docs/rest.md). */
     SLURM_ROUTES(V39),
     SLURMDB_JOB_ROUTES(DB39),
+    SLURMDB_TABLE_ROUTES(DB39),
     SLURM_ROUTES(V40),
     SLURMDB_JOB_ROUTES(DB40),
+    SLURMDB_TABLE_ROUTES(DB40),
     /* Drover's own paths: stable, and the same shapes as the commands'
      * --json (squeue, sinfo, scontrol show, sacct). */
     {"GET", DV1 "/jobs", rest_jobs, true, "squeue --json", "drover"},

@@ -53,22 +53,56 @@ int shape_no_val_read(const json_t *v, json_int_t *number, int *infinite)
     return 1;
 }
 
+json_t *shape_no_val_of(const json_t *v, int null_infinite)
+{
+    if (json_is_real(v))
+        return json_pack("{s:b s:b s:f}", "set", 1, "infinite", 0,
+                         "number", json_real_value(v));
+    if (json_is_integer(v))
+        return shape_no_val(1, 0, json_integer_value(v));
+    return shape_no_val(null_infinite, null_infinite, 0);
+}
+
 /* o[key], a number or null (v0.0.38's "not set"), as a no_val object;
  * null is infinite when 'null_infinite'. */
 static void no_val_key(json_t *o, const char *key, int null_infinite)
 {
-    json_t *v = json_object_get(o, key);
+    json_object_set_new(o, key, shape_no_val_of(json_object_get(o, key),
+                                                null_infinite));
+}
 
-    if (json_is_number(v) && !json_is_real(v))
-        json_object_set_new(o, key, shape_no_val(1, 0,
-                                                 json_integer_value(v)));
-    else if (json_is_real(v))
-        json_object_set_new(o, key, json_pack("{s:b s:b s:f}", "set", 1,
-                                              "infinite", 0, "number",
-                                              json_real_value(v)));
-    else
-        json_object_set_new(o, key, shape_no_val(null_infinite,
-                                                 null_infinite, 0));
+json_t *shape_get(const json_t *o, const char *path)
+{
+    char key[64];
+
+    while (o && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof(key), "%.*s", (int)n, path);
+        o = json_object_get(o, key);
+        path += n + (path[n] == '.');
+    }
+    return (json_t *)o;
+}
+
+void shape_put(json_t *o, json_t *v, const char *path)
+{
+    char key[64];
+
+    for (;;) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof(key), "%.*s", (int)n, path);
+        if (!path[n]) {
+            json_object_set_new(o, key, v);
+            return;
+        }
+        json_t *next = json_object_get(o, key);
+        if (!json_is_object(next)) {
+            next = json_object();
+            json_object_set_new(o, key, next);
+        }
+        o = next;
+        path += n + 1;
+    }
 }
 
 static void no_val_keys(json_t *o, const char *const *keys)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * slurmdb_v38.c - slurmrestd's /slurmdb/v0.0.38 paths over droverdbd (and
- * /slurmdb/v0.0.39 and v0.0.40's jobs)
+ * /slurmdb/v0.0.39 and v0.0.40's, in their shapes through api.h)
  *
  * Jobs come out of `sacct --json`'s converter (cmd/lib/sacct_json.c), in
  * the later versions' shapes through api.h;
  * QOS, associations, accounts and users are droverdbd's records in
- * v0.0.38's shapes, with Slurm's "not set" where Drover keeps nothing
+ * v0.0.38's shapes (the later versions' made from them by shapes_db.c), with Slurm's "not set" where Drover keeps nothing
  * (docs/rest.md).  The token's user is the sender, so PrivateData= and
  * sacctmgr's permissions apply as for the commands.
  */
@@ -174,26 +174,10 @@ static json_t *count(const json_t *o, const char *key)
     return v < 0 ? json_null() : json_integer(v);
 }
 
-/* o[k1][k2]...[kn] = v (stolen), making the objects on the way. */
+/* o[k1][k2]...[kn] = v (stolen): shape_put(). */
 static void put(json_t *o, json_t *v, const char *path)
 {
-    char key[64];
-
-    for (;;) {
-        size_t n = strcspn(path, ".");
-        snprintf(key, sizeof(key), "%.*s", (int)n, path);
-        if (!path[n]) {
-            json_object_set_new(o, key, v);
-            return;
-        }
-        json_t *next = json_object_get(o, key);
-        if (!next) {
-            next = json_object();
-            json_object_set_new(o, key, next);
-        }
-        o = next;
-        path += n + 1;
-    }
+    shape_put(o, v, path);
 }
 
 static json_t *copy_list(const json_t *o, const char *key)
@@ -293,12 +277,14 @@ static json_t *account_v38(const json_t *list, const json_t *a)
                      jstr_or(a, "organization", ""), "flags");
 }
 
-/* {meta, errors, key: [convert each of list[from]]}. */
+/* {meta, errors, key: [convert each of list[from]]}, in the path's API
+ * version (a record of 'kind'). */
 static void answer_entities(struct rest_req *r, const char *from,
-                            const char *key,
+                            const char *key, enum rest_db_rec kind,
                             json_t *(*convert)(const json_t *list,
                                                const json_t *e))
 {
+    const struct rest_api *api = rest_api_of(r->path);
     json_t *list = assoc_list(r), *doc, *arr, *e;
     size_t i;
 
@@ -306,8 +292,9 @@ static void answer_entities(struct rest_req *r, const char *from,
         return;
     arr = json_array();
     json_array_foreach(json_object_get(list, from), i, e)
-        json_array_append_new(arr, convert(list, e));
-    doc = json_out_doc();
+        json_array_append_new(arr, rest_api_db_entity(api, convert(list, e),
+                                                      e, kind));
+    doc = rest_api_doc(api);
     json_object_set_new(doc, key, arr);
     json_decref(list);
     rest_answer(r, doc);
@@ -328,23 +315,25 @@ static json_t *assoc_entry(const json_t *list, const json_t *e)
 void rest_db_qos(struct rest_req *r, const char *arg)
 {
     (void)arg;
-    answer_entities(r, "qos", "qos", qos_entry);
+    answer_entities(r, "qos", "qos", REST_DB_QOS, qos_entry);
 }
 
 void rest_db_associations(struct rest_req *r, const char *arg)
 {
     (void)arg;
-    answer_entities(r, "assocs", "associations", assoc_entry);
+    answer_entities(r, "assocs", "associations", REST_DB_ASSOC,
+                    assoc_entry);
 }
 
 void rest_db_accounts(struct rest_req *r, const char *arg)
 {
     (void)arg;
-    answer_entities(r, "accounts", "accounts", account_v38);
+    answer_entities(r, "accounts", "accounts", REST_DB_ACCOUNT,
+                    account_v38);
 }
 
 void rest_db_users(struct rest_req *r, const char *arg)
 {
     (void)arg;
-    answer_entities(r, "users", "users", user_v38);
+    answer_entities(r, "users", "users", REST_DB_USER, user_v38);
 }

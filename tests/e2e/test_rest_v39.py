@@ -213,3 +213,88 @@ def test_errors_and_slurmdb_v39_v40(cluster):
         status, doc = call(c, f"/slurmdb/{v}/job/999999", tok)
         assert status == 404
         envelope(doc, v)
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_slurmdb_tables_v39_v40(cluster, test_user):
+    """/slurmdb/{v}/qos, associations, users, accounts: the limits set
+    with sacctmgr, in each version's shapes (no_val limits, infinite when
+    unlimited, Slurm 23.02's paths); v0.0.38 keeps its own."""
+    c = cluster
+    c.run("sacctmgr", "-i", "add", "account", "physics", check=True)
+    c.run("sacctmgr", "-i", "add", "user", test_user, "account=physics",
+          "MaxJobs=2", "MaxSubmitJobs=6", "GrpJobs=4", "MaxWall=30",
+          "GrpTRES=cpu=8", check=True)
+    c.run("sacctmgr", "-i", "add", "qos", "gpu4",
+          "MaxTRESPerUser=gres/gpu=4", "MaxJobsPerUser=3",
+          "MaxSubmitJobsPerUser=5", "MaxWall=60", "GrpJobs=10",
+          "Priority=7", "UsageFactor=2", check=True)
+    c.run("sacctmgr", "-i", "add", "qos", "free", check=True)
+    tok = token(c)
+    unlimited = no_val(0, infinite=True)
+    for v in VERSIONS:
+        status, doc = call(c, f"/slurmdb/{v}/qos")
+        assert status == 401
+        envelope(doc, v)
+        status, doc = call(c, f"/slurmdb/{v}/qos", tok)
+        assert status == 200, doc
+        envelope(doc, v)
+        qos = {q["name"]: q for q in doc["qos"]}
+        most = qos["gpu4"]["limits"]["max"]
+        assert most["tres"]["per"]["user"] == [
+            {"type": "gres", "name": "gpu", "count": 4}]
+        assert most["tres"]["total"] == most["tres"]["per"]["node"] == []
+        assert most["jobs"]["active_jobs"]["per"]["user"] == no_val(3)
+        assert most["jobs"]["per"]["user"] == no_val(5)
+        assert most["jobs"]["per"]["account"]["set"] is False
+        assert most["wall_clock"]["per"]["job"] == no_val(60)
+        assert most["active_jobs"]["count"] == no_val(10)
+        assert qos["gpu4"]["usage_factor"] == no_val(2)
+        assert qos["gpu4"]["priority"] == (
+            7 if v == "v0.0.39" else no_val(7))
+        free = qos["free"]["limits"]["max"]
+        assert free["jobs"]["active_jobs"]["per"]["user"] == unlimited
+        assert free["jobs"]["per"]["user"] == unlimited
+        assert free["wall_clock"]["per"]["job"] == unlimited
+        assert free["active_jobs"]["count"] == unlimited
+        assert free["tres"]["per"]["user"] == []
+
+        status, doc = call(c, f"/slurmdb/{v}/associations", tok)
+        assert status == 200, doc
+        envelope(doc, v)
+        (assoc,) = [a for a in doc["associations"]
+                    if (a["account"], a["user"]) == ("physics", test_user)]
+        jobs = assoc["max"]["jobs"]
+        assert jobs["active"] == no_val(2) and jobs["total"] == no_val(6)
+        assert jobs["per"]["count"] == no_val(4)
+        assert jobs["per"]["wall_clock"] == no_val(30)
+        assert jobs["per"]["submitted"] == unlimited
+        assert assoc["max"]["tres"]["total"] == [
+            {"type": "cpu", "name": "", "count": 8}]
+        assert assoc["max"]["tres"]["per"]["node"] == []
+        assert assoc["priority"]["set"] is False
+
+        status, doc = call(c, f"/slurmdb/{v}/users", tok)
+        assert status == 200, doc
+        envelope(doc, v)
+        users = {u["name"]: u for u in doc["users"]}
+        assert users["root"]["administrator_level"] == ["Administrator"]
+        assert users[test_user]["administrator_level"] == ["None"]
+        assert users[test_user]["default"]["account"] == "physics"
+        assert ("physics", "", test_user) in [
+            (a["account"], a["partition"], a["user"])
+            for a in users[test_user]["associations"]]
+
+        status, doc = call(c, f"/slurmdb/{v}/accounts", tok)
+        assert status == 200, doc
+        envelope(doc, v)
+        accounts = {a["name"]: a for a in doc["accounts"]}
+        assert accounts["physics"]["flags"] == []
+    # v0.0.38 keeps its shapes: plain numbers, null when unlimited.
+    status, doc = call(c, "/slurmdb/v0.0.38/qos", tok)
+    qos = {q["name"]: q for q in doc["qos"]}
+    assert qos["gpu4"]["limits"]["max"]["jobs"]["per"]["user"] == 3
+    assert qos["free"]["limits"]["max"]["jobs"]["per"]["user"] is None
+    status, doc = call(c, "/slurmdb/v0.0.38/users", tok)
+    users = {u["name"]: u for u in doc["users"]}
+    assert users["root"]["administrator_level"] == "Administrator"

@@ -174,7 +174,7 @@ EXPECTED_REST = {
 for _version in ("v0.0.39", "v0.0.40"):
     for _row, _want in list(EXPECTED_REST.items()):
         _method, _path = _row.split(" ", 1)
-        if _path.startswith(("/slurm/v0.0.38/", "/slurmdb/v0.0.38/job")):
+        if _path.startswith(("/slurm/v0.0.38/", "/slurmdb/v0.0.38/")):
             EXPECTED_REST[f"{_method} {_path.replace('v0.0.38', _version)}"] \
                 = _want
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * test_restd_shapes.c - droverrestd's v0.0.39/v0.0.40 records (shapes.c)
- * and the version a path asks for (api.c)
+ * test_restd_shapes.c - droverrestd's v0.0.39/v0.0.40 records (shapes.c,
+ * shapes_db.c) and the version a path asks for (api.c)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,6 +119,84 @@ static void test_no_val_read(void **state)
     json_decref(v), json_decref(i), json_decref(u), json_decref(bad);
 }
 
+/* A v0.0.38 QOS (slurmdb_v38.c's shape) with MaxJobsPerUser=3 and no
+ * GrpJobs, and droverdbd's MaxSubmitJobsPerUser=5. */
+static void test_db_qos(void **state)
+{
+    json_t *rec = json_pack("{s:I}", "max_submit_jobs_per_user",
+                            (json_int_t)5);
+    json_t *v38 = json_pack(
+        "{s:s s:i s:{s:i s:{s:{s:n} s:{s:{s:i}} s:{s:{s:[] s:[{s:s s:s s:i}]}}"
+        " s:{s:{s:n}}}} s:{s:n} s:f s:n}",
+        "name", "gpu4", "priority", 7, "limits", "grace_time", 0, "max",
+        "active_jobs", "count", "jobs", "per", "user", 3, "tres", "per",
+        "job", "user", "type", "gres", "name", "gpu", "count", 4,
+        "wall_clock", "per", "job", "preempt", "exempt_time",
+        "usage_factor", 2.0, "usage_threshold");
+    const struct rest_api *v39 = rest_api_of("/slurmdb/v0.0.39/qos");
+    const struct rest_api *v40 = rest_api_of("/slurmdb/v0.0.40/qos");
+    json_t *o = rest_api_db_entity(v39, json_deep_copy(v38), rec,
+                                   REST_DB_QOS);
+
+    (void)state;
+    assert_no_val(shape_get(o, "limits.max.jobs.active_jobs.per"), "user",
+                  1, 0, 3);
+    assert_no_val(shape_get(o, "limits.max.jobs.per"), "user", 1, 0, 5);
+    assert_no_val(shape_get(o, "limits.max.active_jobs"), "count", 1, 1, 0);
+    assert_no_val(shape_get(o, "limits.max.wall_clock.per"), "job", 1, 1, 0);
+    assert_no_val(shape_get(o, "limits.max.jobs.per"), "account", 0, 0, 0);
+    assert_no_val(o, "usage_threshold", 0, 0, 0);
+    assert_int_equal(
+        json_array_size(shape_get(o, "limits.max.tres.per.user")), 1);
+    assert_true(json_is_array(shape_get(o, "limits.max.tres.total")));
+    assert_int_equal(json_integer_value(json_object_get(o, "priority")), 7);
+    assert_string_equal(json_string_value(json_object_get(o, "name")),
+                        "gpu4");
+    json_decref(o);
+    o = rest_api_db_entity(v40, json_deep_copy(v38), rec, REST_DB_QOS);
+    assert_no_val(o, "priority", 1, 0, 7);
+    json_decref(o);
+    /* v0.0.38 is left as it is. */
+    o = rest_api_db_entity(rest_api_of("/slurmdb/v0.0.38/qos"),
+                           json_incref(v38), rec, REST_DB_QOS);
+    assert_ptr_equal(o, v38);
+    json_decref(o), json_decref(v38), json_decref(rec);
+}
+
+/* An association's v0.0.38 limits at v0.0.39's paths; a user's level as
+ * an array. */
+static void test_db_assoc_user(void **state)
+{
+    json_t *v38 = json_pack(
+        "{s:s s:{s:{s:{s:i s:n s:i}} s:{s:{s:i s:n}} s:{s:[] s:{s:[]}}}"
+        " s:n}",
+        "account", "physics", "max", "jobs", "per", "count", 2, "submitted",
+        "wall_clock", 30, "per", "account", "jobs", 4, "submitted", "tres",
+        "total", "per", "job", "priority");
+    json_t *user = json_pack("{s:s s:s}", "name", "root",
+                             "administrator_level", "Administrator");
+    const struct rest_api *v40 = rest_api_of("/slurmdb/v0.0.40/users");
+    json_t *o = shape_db_entity(v38, NULL, REST_DB_ASSOC, 39);
+    const json_t *jobs = shape_get(o, "max.jobs");
+
+    (void)state;
+    assert_no_val(jobs, "active", 1, 0, 2);
+    assert_no_val(jobs, "total", 1, 1, 0);
+    assert_no_val(json_object_get(jobs, "per"), "count", 1, 0, 4);
+    assert_no_val(json_object_get(jobs, "per"), "submitted", 1, 1, 0);
+    assert_no_val(json_object_get(jobs, "per"), "wall_clock", 1, 0, 30);
+    assert_null(shape_get(o, "max.per.account.jobs"));
+    assert_no_val(o, "priority", 0, 0, 0);
+    assert_null(json_object_get(o, "comment"));
+    json_decref(o);
+    o = rest_api_db_entity(v40, user, NULL, REST_DB_USER);
+    assert_string_equal(json_string_value(json_array_get(
+                            json_object_get(o, "administrator_level"), 0)),
+                        "Administrator");
+    assert_true(json_is_array(json_object_get(o, "wckeys")));
+    json_decref(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +204,8 @@ int main(void)
         cmocka_unit_test(test_job),
         cmocka_unit_test(test_node_partition),
         cmocka_unit_test(test_no_val_read),
+        cmocka_unit_test(test_db_qos),
+        cmocka_unit_test(test_db_assoc_user),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
