@@ -10,6 +10,7 @@ up from its own Raft log and the leader.
 import os
 import signal
 import subprocess
+import time
 
 import pytest
 
@@ -210,9 +211,13 @@ def test_a_follower_whose_disk_is_lost_rejoins_by_snapshot(cluster,
                        in log.read_text(errors="replace"),
                        timeout=30, what=f"{lost} to take a snapshot")
     index = int(lost[3:]) - 1
-    cluster.wait_until(
-        lambda: cluster.run("scontrol", "takeover", str(index)).returncode
-        == 0 and cluster.controller_roles().get(lost) == "leader",
-        timeout=60, what=f"{lost} to lead")
+
+    def leads():
+        if cluster.controller_roles().get(lost) == "leader":
+            return True
+        cluster.run("scontrol", "takeover", str(index))
+        time.sleep(3)  # a transfer waits for the target to catch up
+        return cluster.controller_roles().get(lost) == "leader"
+    cluster.wait_until(leads, timeout=60, what=f"{lost} to lead")
     assert queue_ids(cluster) == before
     cluster.run("scancel", "-u", cluster.user, check=True)
