@@ -77,20 +77,9 @@ static int one_item(struct slurm_conf *conf, const char *item,
 
 int conf__ctld_params(struct slurm_conf *conf, drv_error_t *error)
 {
-    char *copy, *item, *save = NULL;
-    int rc = 0;
-
     conf->rl = (struct conf_rate_limit){
         .bucket_size = 30, .refill_rate = 2, .refill_period = 1,
         .table_size = 8192, .log_freq = 0,
     };
-    if (!conf->ctld_params)
-        return 0;
-    if (!(copy = strdup(conf->ctld_params)))
-        return conf__enomem(error);
-    for (item = strtok_r(copy, ",", &save); item && rc == 0;
-         item = strtok_r(NULL, ",", &save))
-        rc = one_item(conf, item, error);
-    free(copy);
-    return rc;
+    return conf__each_item(conf, conf->ctld_params, one_item, error);
 }

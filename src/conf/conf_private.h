@@ -138,6 +138,15 @@ int conf__gres_shards(struct conf_node *node, const char *name,
                       const struct conf__shard_line *lines, size_t nlines,
                       drv_error_t *error);
 
+/* Each item of the comma list 'list' (NULL: none) to 'one' with 'conf'
+ * and 'error', in order, until one returns -1: the *Parameters= keys
+ * (conf_ctld_params.c, conf_slurmd_params.c, conf_task_param.c).
+ * Returns 0, or -1 with the item's error (ENOMEM: 'error' says so). */
+int conf__each_item(struct slurm_conf *conf, const char *list,
+                    int (*one)(struct slurm_conf *conf, const char *item,
+                               drv_error_t *error),
+                    drv_error_t *error);
+
 /* Value parsers: 0, or -1 (the caller writes the message).  Numbers are
  * plain decimal with no sign.
  */

@@ -73,19 +73,8 @@ static int one_item(struct slurm_conf *conf, const char *item,
 
 int conf__slurmd_params(struct slurm_conf *conf, drv_error_t *error)
 {
-    char *copy, *item, *save = NULL;
-    int rc = 0;
-
     conf->metrics = (struct conf_metrics){0};
-    if (!conf->slurmd_params)
-        return 0;
-    if (!(copy = strdup(conf->slurmd_params)))
-        return conf__enomem(error);
-    for (item = strtok_r(copy, ",", &save); item && rc == 0;
-         item = strtok_r(NULL, ",", &save))
-        rc = one_item(conf, item, error);
-    free(copy);
-    return rc;
+    return conf__each_item(conf, conf->slurmd_params, one_item, error);
 }
 
 uint16_t conf_metrics_port(const struct slurm_conf *conf,

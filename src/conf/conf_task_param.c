@@ -68,17 +68,6 @@ static int one_item(struct slurm_conf *conf, const char *item,
 
 int conf__task_param(struct slurm_conf *conf, drv_error_t *error)
 {
-    char *copy, *item, *save = NULL;
-    int rc = 0;
-
     conf->task_param = (struct conf_task_param){0};
-    if (!conf->task_plugin_param)
-        return 0;
-    if (!(copy = strdup(conf->task_plugin_param)))
-        return conf__enomem(error);
-    for (item = strtok_r(copy, ",", &save); item && rc == 0;
-         item = strtok_r(NULL, ",", &save))
-        rc = one_item(conf, item, error);
-    free(copy);
-    return rc;
+    return conf__each_item(conf, conf->task_plugin_param, one_item, error);
 }

@@ -143,3 +143,22 @@ error:
     errno = saved_errno;
     return -1;
 }
+
+int conf__each_item(struct slurm_conf *conf, const char *list,
+                    int (*one)(struct slurm_conf *conf, const char *item,
+                               drv_error_t *error),
+                    drv_error_t *error)
+{
+    char *copy, *item, *save = NULL;
+    int rc = 0;
+
+    if (!list)
+        return 0;
+    if (!(copy = strdup(list)))
+        return conf__enomem(error);
+    for (item = strtok_r(copy, ",", &save); item && rc == 0;
+         item = strtok_r(NULL, ",", &save))
+        rc = one(conf, item, error);
+    free(copy);
+    return rc;
+}
