@@ -229,7 +229,11 @@ static char *answer_text(struct rest_req *r, const char **type)
     *type = r->content_type;
     r->text = NULL;
     if (!text) {
-        text = r->answer ? json_out_text(r->answer) : strdup("");
+        /* compact: a 10,000-job listing is 40% smaller than indented,
+         * and every poller gets it (docs/compatibility.md) */
+        text = r->answer ? json_dumps(r->answer, JSON_COMPACT
+                                                     | JSON_PRESERVE_ORDER)
+                         : strdup("");
         *type = "application/json";
         if (text && r->answer) {
             size_t n = strlen(text);
