@@ -229,8 +229,8 @@ static char *answer_text(struct rest_req *r, const char **type)
     *type = r->content_type;
     r->text = NULL;
     if (!text) {
-        /* compact: a 10,000-job listing is 40% smaller than indented,
-         * and every poller gets it (docs/compatibility.md) */
+        /* compact: a job record is a quarter smaller than indented,
+         * and every poller gets every record (docs/compatibility.md) */
         text = r->answer ? json_dumps(r->answer, JSON_COMPACT
                                                      | JSON_PRESERVE_ORDER)
                          : strdup("");
