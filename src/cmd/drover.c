@@ -1117,6 +1117,7 @@ static int cmd_up(char *dir, const struct opts *o)
     if (!drover_cluster_exists(dir)) {
         if (drover_cluster_create(dir, &o->shape, &error) < 0) {
             cmd_error(PROG, "%s", error.text);
+            free(dir);
             return 1;
         }
     } else if (o->shape_opt) {

@@ -35,6 +35,9 @@
 #define HA_SNAPSHOT_TRAILING 512  /* entries kept after one */
 #define HA_STUCK_MS 5000          /* the log not written for this long */
 
+/* A group that failed to start (ha_start()'s fail_io). */
+static struct ha *abandoned;
+
 /* The answer to requests whose entry may or may not be committed (this
  * controller lost its term, or could not write it, after it took them
  * in): what Slurm's commands report when the controller goes away after
@@ -443,7 +446,7 @@ struct ha *ha_start(struct ctld *ctld, long self, const char *dir,
         || (ha_disk_guard(&ha->io, disk_failed, ha), 0)
         || (rv = raft_init(&ha->raft, &ha->io, &ha->fsm, ha->self, addr))) {
         errprintf(error, "Raft in %s: %s", dir, raft_strerror(rv));
-        goto fail;
+        goto fail_io;
     }
     raft_set_election_timeout(&ha->raft, HA_ELECTION_MS);
     raft_set_heartbeat_timeout(&ha->raft, HA_HEARTBEAT_MS);
@@ -455,11 +458,11 @@ struct ha *ha_start(struct ctld *ctld, long self, const char *dir,
                                               : HA_SNAPSHOT_TRAILING);
     raft_set_pre_vote(&ha->raft, true);
     if (bootstrap(ha, conf, error) < 0)
-        goto fail;
+        goto fail_io;
     if ((rv = raft_start(&ha->raft))) {
         errprintf(error, "Raft start: %s (%s)", raft_strerror(rv),
                   raft_errmsg(&ha->raft));
-        goto fail;
+        goto fail_io;
     }
     ha->started = true;
     state_restored(ctld);
@@ -470,6 +473,12 @@ struct ha *ha_start(struct ctld *ctld, long self, const char *dir,
              self + 1, conf->ctld_backup_count + 1,
              conf_ctld_name(conf, (size_t)self), addr, dir);
     return ha;
+fail_io:
+    /* libraft's io and transport close only through the loop, and the
+     * caller exits at once (log_fatal): they stay reachable from here
+     * for that exit, not freed half-closed. */
+    abandoned = ha;
+    return NULL;
 fail:
     json_decref(ha->pending);
     free(ha);
