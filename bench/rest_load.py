@@ -26,6 +26,7 @@ Usage: bench/rest_load.py [--jobs N] [--pollers P] [--reps R]
 """
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -192,6 +193,7 @@ def main():
             restd.wait(timeout=30)
         subprocess.run([str(drover), "down", "--dir", str(cdir)],
                        capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
