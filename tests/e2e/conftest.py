@@ -250,3 +250,12 @@ def acct_cluster(request, cluster_root):
     reports = sanitizer_reports(cluster_root)
     assert not reports, "sanitizer reports in daemon logs:\n" + "\n".join(
         reports)
+
+
+@pytest.fixture
+def two_cpus():
+    """A machine with at least 2 CPUs (tests that bind jobs to different
+    real CPUs); require(): fails under DROVER_TEST_STRICT."""
+    require(len(os.sched_getaffinity(0)) >= 2,
+            "needs a machine with 2 CPUs")
+

@@ -57,12 +57,13 @@ def v1_memory_writable():
     return True
 
 
-pytestmark = [
-    pytest.mark.needs_root,
-    pytest.mark.skipif(not v1_memory_writable(),
-                       reason="the cgroup v1 memory hierarchy is not writable "
-                              "on this machine"),
-]
+@pytest.fixture
+def v1_memory():
+    require(v1_memory_writable(), "the cgroup v1 memory hierarchy is not "
+            "writable on this machine")
+
+
+pytestmark = [pytest.mark.needs_root, pytest.mark.usefixtures("v1_memory")]
 
 CGROUP_CLUSTER = {"nodes": 1, "gpus_per_node": 2,
                   "up_args": ["--cgroup-conf-extra=ConstrainSwapSpace=yes"]}
@@ -291,9 +292,13 @@ def v2_usable():
     return ok
 
 
-@pytest.mark.skipif(not v2_usable(),
-                    reason="no writable cgroup v2 tree with cgroup.kill at "
-                           "/sys/fs/cgroup/unified")
+@pytest.fixture
+def v2_tree():
+    require(v2_usable(), "no writable cgroup v2 tree with cgroup.kill at "
+            "/sys/fs/cgroup/unified")
+
+
+@pytest.mark.usefixtures("v2_tree")
 @pytest.mark.parametrize("cluster", [{
     "nodes": 1, "gpus_per_node": 0,
     "up_args": ["--cgroup-conf-extra=CgroupPlugin=cgroup/v2",
@@ -465,8 +470,7 @@ def job_cpu_ids(cluster, job):
     return m.group(1)
 
 
-@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
-                    reason="needs a machine with 2 CPUs")
+@pytest.mark.usefixtures("two_cpus")
 @pytest.mark.parametrize("cluster", [CORES_CLUSTER], indirect=True)
 def test_jobs_sharing_a_node_get_different_cpus(cluster, tmp_path):
     """The controller gives each job its own CPU ids on a shared node

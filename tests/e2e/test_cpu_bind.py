@@ -21,8 +21,7 @@ VERBOSE = re.compile(r"^(\d+): cpu-bind=(MASK|MAP |NONE) - node01, "
                      r"task +(\d+) +(\d+) \[(\d+)\]: mask 0x([0-9a-f]+)"
                      r"( set)?$")
 
-needs_two_cpus = pytest.mark.skipif(len(REAL) < 2,
-                                    reason="needs a machine with 2 CPUs")
+needs_two_cpus = pytest.mark.usefixtures("two_cpus")  # conftest.py
 
 
 def cpu_list(cpus):
