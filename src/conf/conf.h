@@ -29,6 +29,7 @@
 
 #include <jansson.h>
 
+#include "common/cpubind.h"
 #include "common/error.h"
 
 struct conf_index; /* private to src/conf */
@@ -372,21 +373,13 @@ struct conf_rate_limit {
                               * period; 0 = every one */
 };
 
-/* A default binding of TaskPluginParam= (conf_task_param.c). */
-enum conf_task_bind {
-    CONF_TASK_BIND_UNSET = 0,
-    CONF_TASK_BIND_NONE,
-    CONF_TASK_BIND_SOCKETS,
-    CONF_TASK_BIND_CORES,
-    CONF_TASK_BIND_THREADS,
-};
-
 /* TaskPluginParam=, as Slurm's task/affinity reads it. */
 struct conf_task_param {
-    enum conf_task_bind bind;     /* None|Sockets|Cores|Threads: tasks'
-                                   * binding when srun asks none */
-    enum conf_task_bind autobind; /* autobind=: when the automatic binding
-                                   * finds no match */
+    enum cpubind_type bind;       /* None|Sockets|Cores|Threads: tasks'
+                                   * binding when srun asks none;
+                                   * CPUBIND_UNSET: not given */
+    enum cpubind_type autobind;   /* autobind=: when the automatic binding
+                                   * finds no match; CPUBIND_UNSET */
     bool verbose;                 /* Verbose: report every binding */
     bool slurmd_off_spec;         /* SlurmdOffSpec (no effect: no core
                                    * specialization) */

@@ -15,31 +15,33 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/cpubind.h"
 #include "conf/conf.h"
 #include "conf/conf_private.h"
 
-static const struct {
-    const char *word;
-    enum conf_task_bind bind;
-} binds[] = {
-    {"none", CONF_TASK_BIND_NONE},       {"sockets", CONF_TASK_BIND_SOCKETS},
-    {"cores", CONF_TASK_BIND_CORES},     {"threads", CONF_TASK_BIND_THREADS},
-};
-
-/* The binding a word names, or CONF_TASK_BIND_UNSET. */
-static enum conf_task_bind bind_of(const char *word)
+/* The binding one word names, with --cpu-bind's word table
+ * (common/cpubind.h): none, sockets, cores or threads; CPUBIND_UNSET for
+ * any other word (rank, map_cpu, verbose, ... are no default). */
+static enum cpubind_type bind_of(const char *word)
 {
-    for (size_t i = 0; i < sizeof(binds) / sizeof(binds[0]); i++)
-        if (!strcasecmp(word, binds[i].word))
-            return binds[i].bind;
-    return CONF_TASK_BIND_UNSET;
+    struct cpubind b;
+    enum cpubind_type t;
+
+    if (strchr(word, ':') || cpubind_parse(word, &b, NULL) < 0)
+        return CPUBIND_UNSET;
+    t = b.type;
+    cpubind_clear(&b);
+    return t == CPUBIND_NONE || t == CPUBIND_SOCKETS || t == CPUBIND_CORES
+                   || t == CPUBIND_THREADS
+               ? t
+               : CPUBIND_UNSET;
 }
 
 static int one_item(struct slurm_conf *conf, const char *item,
                     drv_error_t *error)
 {
     struct conf_task_param *p = &conf->task_param;
-    enum conf_task_bind b;
+    enum cpubind_type b;
 
     if (!strcasecmp(item, "verbose")) {
         p->verbose = true;
@@ -47,13 +49,13 @@ static int one_item(struct slurm_conf *conf, const char *item,
         p->slurmd_off_spec = true;
     } else if (!strncasecmp(item, "autobind=", 9)) {
         b = bind_of(item + 9);
-        if (b == CONF_TASK_BIND_UNSET || b == CONF_TASK_BIND_NONE)
+        if (b == CPUBIND_UNSET || b == CPUBIND_NONE)
             return conf__einval(error, "%s: TaskPluginParam=%s: autobind "
                                 "takes Threads, Cores or Sockets",
                                 conf->path, item);
         p->autobind = b;
-    } else if ((b = bind_of(item)) != CONF_TASK_BIND_UNSET) {
-        if (p->bind != CONF_TASK_BIND_UNSET && p->bind != b)
+    } else if ((b = bind_of(item)) != CPUBIND_UNSET) {
+        if (p->bind != CPUBIND_UNSET && p->bind != b)
             return conf__einval(error, "%s: TaskPluginParam: more than one "
                                 "of None, Sockets, Cores and Threads",
                                 conf->path);

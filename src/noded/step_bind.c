@@ -83,23 +83,6 @@ static void mask_list(struct step_bind *sb)
     sb->mask_list = s;
 }
 
-/* TaskPluginParam's binding words as --cpu-bind types. */
-static enum cpubind_type param_type(enum conf_task_bind b)
-{
-    switch (b) {
-    case CONF_TASK_BIND_NONE:
-        return CPUBIND_NONE;
-    case CONF_TASK_BIND_SOCKETS:
-        return CPUBIND_SOCKETS;
-    case CONF_TASK_BIND_CORES:
-        return CPUBIND_CORES;
-    case CONF_TASK_BIND_THREADS:
-        return CPUBIND_THREADS;
-    default:
-        return CPUBIND_UNSET;
-    }
-}
-
 /* The binding type: --cpu-bind, else --hint, else TaskPluginParam's
  * None|Sockets|Cores|Threads, else the automatic one, else (it found no
  * match) TaskPluginParam's autobind=, as Slurm's task/affinity. */
@@ -111,12 +94,11 @@ static enum cpubind_type bind_type(const struct conf_task_param *tp,
 
     if (cb->type != CPUBIND_UNSET)
         return cb->type;
-    if ((t = param_type(tp->bind)) != CPUBIND_UNSET)
-        return t;
+    if (tp->bind != CPUBIND_UNSET)
+        return tp->bind;
     t = affinity_auto_type(r->topo, &r->avail, r->ntasks, r->cpus_per_task);
-    if (t == CPUBIND_NONE && tp->autobind != CONF_TASK_BIND_UNSET)
-        t = param_type(tp->autobind);
-    return t;
+    return t == CPUBIND_NONE && tp->autobind != CPUBIND_UNSET ? tp->autobind
+                                                              : t;
 }
 
 static int cpu_setup(struct step_bind *sb, const struct conf_task_param *tp,

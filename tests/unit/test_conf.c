@@ -239,13 +239,13 @@ static void task_plugin_param_items(void **state)
     (void)state;
     conf = parse_ok("TaskPluginParam=Cores,verbose,autobind=threads,"
                     "SlurmdOffSpec\n", NULL);
-    assert_int_equal(conf->task_param.bind, CONF_TASK_BIND_CORES);
-    assert_int_equal(conf->task_param.autobind, CONF_TASK_BIND_THREADS);
+    assert_int_equal(conf->task_param.bind, CPUBIND_CORES);
+    assert_int_equal(conf->task_param.autobind, CPUBIND_THREADS);
     assert_true(conf->task_param.verbose);
     assert_true(conf->task_param.slurmd_off_spec);
     conf_destroy(conf);
     conf = parse_ok("NodeName=n1\n", NULL);
-    assert_int_equal(conf->task_param.bind, CONF_TASK_BIND_UNSET);
+    assert_int_equal(conf->task_param.bind, CPUBIND_UNSET);
     conf_destroy(conf);
     parse_fails("TaskPluginParam=Cores,Sockets\n", NULL,
                 "more than one of None, Sockets, Cores and Threads");
