@@ -221,13 +221,12 @@ static json_t *step_request(const struct sbatch_opts *o)
         json_object_set_new(r, "gpus_per_task", json_integer(gpu_count(gpt)));
     if (o->gpus)
         json_object_set_new(r, "gpus", json_integer(gpu_count(o->gpus)));
-    if (o->gres && (!strncmp(o->gres, "shard", 5)
-                    || !strncmp(o->gres, "mps", 3)))
-        ; /* the step's tasks see the job's shares' GPU (step_launch) */
-    else if (o->gres)
-        json_object_set_new(r, "gpus_per_node",
-                            json_integer(gpu_count(o->gres)));
-    else if (o->gpus_per_node)
+    if (o->gres) {
+        bool shares;
+        long n = sbatch_gres_gpus(o->gres, &shares);
+        if (!shares) /* else its tasks see the shares' GPU (step_launch) */
+            json_object_set_new(r, "gpus_per_node", json_integer(n));
+    } else if (o->gpus_per_node)
         json_object_set_new(r, "gpus_per_node",
                             json_integer(gpu_count(o->gpus_per_node)));
     if (extra_flag(o, "exact"))

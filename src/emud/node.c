@@ -67,8 +67,8 @@ static void call_done(int errnum, const char *errstr, json_t *resp,
     struct emud *e = c->e;
 
     e->calls--;
-    if (e->conf->ctld_backup_count && proto_errnum_try_next(errnum))
-        e->ctld_idx = (e->ctld_idx + 1) % (e->conf->ctld_backup_count + 1);
+    e->ctld_idx = proto_ctld_next(e->ctld_idx, e->conf->ctld_backup_count + 1,
+                                  errnum);
     c->cb(errnum, errstr, resp, c->arg);
     free(c);
     dispatch(e);

@@ -56,8 +56,8 @@ static const char *ctld_addr(const struct noded *nd)
  * EDRV_IN_STANDBY_MODE) or a backup that took over. */
 static void ctld_next(struct noded *nd, int errnum)
 {
-    if (nd->conf->ctld_backup_count && proto_errnum_try_next(errnum))
-        nd->ctld_idx = (nd->ctld_idx + 1) % (nd->conf->ctld_backup_count + 1);
+    nd->ctld_idx = proto_ctld_next(nd->ctld_idx,
+                                   nd->conf->ctld_backup_count + 1, errnum);
 }
 
 static void register_done(int errnum, const char *errstr, json_t *resp,

@@ -80,6 +80,11 @@ int proto_call_sync(const char *host, uint16_t port, proto_auth_t *auth,
  * ctld/ha.h)?  Then the next SlurmctldHost is worth a try. */
 bool proto_errnum_try_next(int errnum);
 
+/* The controller a daemon calls next, after a call to controller 'idx'
+ * (of 'count' SlurmctldHost lines) ended with 'errnum': the next one,
+ * wrapping around, when proto_errnum_try_next(errnum), else 'idx'. */
+size_t proto_ctld_next(size_t idx, size_t count, int errnum);
+
 /* --- asynchronous (daemons calling each other) -------------------------- */
 
 /* Completion of proto_call_async, called exactly once on the loop thread.

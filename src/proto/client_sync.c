@@ -356,3 +356,9 @@ bool proto_errnum_try_next(int errnum)
            || errnum == EDRV_IN_STANDBY_MODE
            || errnum == EDRV_COMMUNICATIONS_CONNECTION;
 }
+
+size_t proto_ctld_next(size_t idx, size_t count, int errnum)
+{
+    return count > 1 && proto_errnum_try_next(errnum) ? (idx + 1) % count
+                                                      : idx;
+}

@@ -29,6 +29,7 @@ struct rest_cache {
     struct entry *entries;
     unsigned ttl_ms;
     size_t max_bytes, bytes;
+    uint64_t swept_ms;  /* the last sweep(): at most one per TTL */
 };
 
 static uint64_t now_ms(void)
@@ -139,11 +140,15 @@ char *rest_cache_get(struct rest_cache *c, const char *key,
     return text;
 }
 
-/* Forget answers past their time and entries no thread is answering. */
+/* Forget answers past their time and entries no thread is answering;
+ * once per TTL at most, so a miss does not walk every entry. */
 static void sweep(struct rest_cache *c, uint64_t now)
 {
     struct entry *e, *tmp;
 
+    if (now - c->swept_ms < c->ttl_ms)
+        return;
+    c->swept_ms = now;
     HASH_ITER(hh, c->entries, e, tmp)
         if (!e->filling && !fresh(c, e, now))
             entry_remove(c, e);

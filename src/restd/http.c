@@ -16,7 +16,6 @@
 #include <microhttpd.h>
 
 #include "cmd/lib/json_out.h"
-#include "common/base64.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "proto/auth.h"
@@ -295,46 +294,6 @@ static bool peer_is_self(const struct restd *rd, struct MHD_Connection *c)
     return cred.uid == geteuid();
 }
 
-/* The "sun" claim of a JWT, read without checking the signature (the
- * controller checks it): only to compare with X-SLURM-USER-NAME.  A new
- * string, or NULL when the token has none. */
-static char *token_user(const char *token)
-{
-    const char *p = strchr(token, '.'), *end;
-    unsigned char *raw;
-    char *sun = NULL;
-    size_t len = 0;
-    json_t *claims;
-
-    if (!p || !(end = strchr(p + 1, '.'))
-        || !(raw = base64url_decode(p + 1, (size_t)(end - p - 1), &len)))
-        return NULL;
-    claims = json_loadb((const char *)raw, len, 0, NULL);
-    free(raw);
-    if (json_string_value(json_object_get(claims, "sun")))
-        sun = strdup(json_string_value(json_object_get(claims, "sun")));
-    json_decref(claims);
-    return sun;
-}
-
-/* The user a request asks to act as: X-SLURM-USER-NAME when it names
- * another user than the token's, else NULL (the token's own).  The
- * controller and droverdbd decide whether the token may (root's and
- * SlurmUser's only, as Slurm's auth/jwt proxying): droverrestd holds no
- * privilege of its own. */
-static const char *proxied_user(const char *token, const char *name)
-{
-    char *sun;
-    bool same;
-
-    if (!token || !name || !*name)
-        return NULL;
-    sun = token_user(token);
-    same = sun && !strcmp(sun, name);
-    free(sun);
-    return same ? NULL : name;
-}
-
 /* The cache key of a GET (cache.h): the credential exactly (the token,
  * the user it asks to act as; or this daemon's own user on its unix
  * socket), then the path and query as sent.  NULL when the request is
@@ -371,7 +330,8 @@ static enum MHD_Result handle(const struct restd *rd,
     char *key, *text;
     enum MHD_Result ret;
 
-    r.user_name = proxied_user(r.token, r.user_name);
+    if (r.user_name && !*r.user_name)
+        r.user_name = NULL;
     key = cache_key(&r, p);
     if (key && (text = rest_cache_get(rd->cache, key, &type, &age_ms,
                                       (unsigned)rd->timeout_ms))) {

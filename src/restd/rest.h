@@ -52,8 +52,9 @@ struct rest_req {
     const char *path;         /* without the query */
     void *conn;               /* struct MHD_Connection * (rest_query) */
     const char *token;        /* X-SLURM-USER-TOKEN or Bearer; NULL */
-    const char *user_name;    /* X-SLURM-USER-NAME when it names another
-                                 user than the token's (proxying); NULL */
+    const char *user_name;    /* X-SLURM-USER-NAME (the controller lets
+                                 only root's and SlurmUser's tokens name
+                                 another user); NULL */
     bool local;               /* the peer of a unix socket is this
                                * daemon's user: no token needed */
     const char *body;         /* request body, NUL-terminated; NULL */

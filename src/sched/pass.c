@@ -247,10 +247,8 @@ static void pass_destroy(struct pass *p)
     int saved_errno = errno;
 
     if (p->view) {
-        for (size_t i = 0; i < p->n; i++) {
-            bitmap_destroy(p->view[i].alloc_gpus);
-            free(p->view[i].alloc_shards);
-        }
+        for (size_t i = 0; i < p->n; i++)
+            sched_node_free_usage(&p->view[i]);
     }
     if (p->tl) {
         for (size_t i = 0; i < p->n; i++) {

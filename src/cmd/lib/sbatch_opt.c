@@ -1637,6 +1637,17 @@ static int gres_parse(const char *spec, bool named, struct gres_counts *gc)
     return rc;
 }
 
+long sbatch_gres_gpus(const char *gres, bool *shares)
+{
+    struct gres_counts gc = {0};
+    long n;
+
+    n = gres_parse(gres, true, &gc) < 0 ? -1 : gc.gpus;
+    *shares = gc.shards || gc.mps;
+    free(gc.type);
+    return n;
+}
+
 static int gres_fail(const struct sbatch_opts *o, struct sbatch_error *e)
 {
     static const char *const what[] = {

@@ -188,4 +188,10 @@ char *sbatch_script_wrap(const char *cmd);
  */
 int sbatch_script_check(const char *buf, size_t len, struct sbatch_error *e);
 
+/* The GPUs per node a --gres list ("gpu:2", "gpu:a100:1,foo:3",
+ * "shard:4") asks for: its gpu entries summed, or -1 when it is not a
+ * valid list; *shares says whether it asks for gres/shard or gres/mps
+ * (srun: a step of a job with shares sees the shares' GPU). */
+long sbatch_gres_gpus(const char *gres, bool *shares);
+
 #endif /* !DROVER_CMD_LIB_SBATCH_OPT_H */
