@@ -103,14 +103,21 @@ void rest_fail_errno(struct rest_req *r, int errnum, const char *text)
 }
 
 /* One call as the request's user, or -1 with errno and 'error' set (the
- * request is not failed).  'body' is stolen. */
+ * request is not failed).  The connect waits TCPTimeout, the answer
+ * MessageTimeout, as the commands' (cmd/lib/rpc.c); *connected (may be
+ * NULL) says whether the request was sent.  'body' is stolen. */
 static int call_once(struct rest_req *r, const char *host, uint16_t port,
                      const char *type, json_t *body, json_t **resp,
-                     drv_error_t *error)
+                     bool *connected, drv_error_t *error)
 {
+    const struct slurm_conf *c = r->rd->conf;
+    proto_client_t *client;
     proto_auth_t *auth;
     json_t *out = NULL;
     int rc, errnum;
+
+    if (connected)
+        *connected = false;
 
     if (!r->token && r->local)
         auth = proto_auth_create(r->rd->conf->auth_socket, error);
@@ -124,9 +131,23 @@ static int call_once(struct rest_req *r, const char *host, uint16_t port,
         errno = EDRV_PROTOCOL_AUTH;
         return -1;
     }
-    rc = proto_call_sync(host, port, auth, type, body, &out,
-                         r->rd->timeout_ms, error);
+    if (!(client = proto_client_connect(host, port,
+                                        c->tcp_timeout_s
+                                            ? (int)c->tcp_timeout_s * 1000
+                                            : r->rd->timeout_ms,
+                                        error))) {
+        errnum = errno;
+        json_decref(body);
+        proto_auth_destroy(auth);
+        errno = errnum;
+        return -1;
+    }
+    proto_client_set_timeout(client, r->rd->timeout_ms);
+    if (connected)
+        *connected = true;
+    rc = proto_client_call(client, auth, type, body, &out, error);
     errnum = errno;
+    proto_client_destroy(client);
     proto_auth_destroy(auth);
     if (rc < 0) {
         errno = errnum;
@@ -158,19 +179,20 @@ int rest_call(struct rest_req *r, const char *type, json_t *body,
      * follower, ctld/ha.h) or unreachable answers. */
     for (size_t i = 0; i <= c->ctld_backup_count; i++) {
         const char *host = i ? conf_ctld_addr(c, i) : r->rd->ctld_host;
+        bool connected;
 
         memset(&error, 0, sizeof(error));
         if (call_once(r, host, r->rd->ctld_port, type, json_incref(body),
-                      resp, &error)
+                      resp, &connected, &error)
             == 0) {
             json_decref(body);
             return 0;
         }
-        /* Not a request a controller may have acted on: a timed-out or
-         * reset call is not sent again. */
+        /* The next one when this one was never reached, or stands by;
+         * a request that was sent is not sent again. */
         errnum = errno;
-        if (errnum != EDRV_IN_STANDBY_MODE && errnum != ECONNREFUSED
-            && errnum != EHOSTUNREACH)
+        if ((connected || !proto_errnum_try_next(errnum))
+            && errnum != EDRV_IN_STANDBY_MODE)
             break;
     }
     json_decref(body);
@@ -198,7 +220,7 @@ int rest_call_to(struct rest_req *r, const char *host, uint16_t port,
 {
     drv_error_t error = {{0}};
 
-    if (call_once(r, host, port, type, body, resp, &error) < 0)
+    if (call_once(r, host, port, type, body, resp, NULL, &error) < 0)
         return call_failed(r, type, &error, errno);
     return 0;
 }
