@@ -66,6 +66,7 @@ struct cgroup_root {
     double allowed_ram, allowed_swap; /* percent */
     uint64_t min_ram_mib;
     char controllers[64];       /* "freezer,pids,memory" (logs) */
+    char *mountpoint;           /* v2: the hierarchy's root */
 };
 
 struct cgroup_step {
@@ -361,26 +362,85 @@ static const enum ctl v2_wanted[] = { CTL_MEMORY, CTL_CPU, CTL_CPUSET,
                                       CTL_PIDS };
 #define V2_WANTED (sizeof(v2_wanted) / sizeof(v2_wanted[0]))
 
+/* Whether cgroup 'dir' holds processes of its own (cgroup.procs not
+ * empty); an unreadable file counts as none. */
+static bool holds_processes(const char *dir)
+{
+    char *procs = read_value(dir, "cgroup.procs");
+    bool some = procs && procs[strspn(procs, " \n")];
+
+    free(procs);
+    return some;
+}
+
+/* The cgroup <base> is made in (v2): droverd's own ('self' under 'mnt'),
+ * unless it holds processes; then the nearest ancestor that holds none,
+ * the mount root at the latest.  A cgroup with processes cannot enable
+ * controllers for its children (the kernel's "no internal processes"
+ * rule; the root is exempt), and droverd's own holds droverd and often
+ * what started it (a shell, a service manager's scope): as Slurm's
+ * cgroup/v2 makes slurmstepd.scope outside slurmd's own cgroup.
+ * 'skip_own' starts at the parent (droverd gone, `drover down` asks where
+ * it was).  Caller frees. */
+static char *v2_parent(const char *mnt, const char *self, bool skip_own)
+{
+    char *dir = parent_dir(mnt, self);
+    size_t root_len = strlen(mnt);
+
+    for (bool first = true; strlen(dir) > root_len; first = false) {
+        if (!(first && skip_own) && !holds_processes(dir))
+            break;
+        *strrchr(dir, '/') = '\0';
+    }
+    return dir;
+}
+
+/* Controller 'name' offered to 'dir' (v2): enabled in the subtree_control
+ * of each cgroup from the mount root down to dir's parent where it is not
+ * yet (one that holds processes refuses; the next level then lacks it). */
+static void offer_down_to(const char *mnt, const char *dir, const char *name)
+{
+    char *level = xstrdup(mnt);
+    size_t root_len = strlen(mnt), at = root_len;
+
+    while (dir[at] == '/') {
+        char *enabled = read_value(level, "cgroup.subtree_control");
+        if (!has_word(enabled, name))
+            enable_v2(level, name);
+        free(enabled);
+        at += 1 + strcspn(dir + at + 1, "/");
+        free(level);
+        level = xasprintf("%.*s", (int)at, dir);
+    }
+    free(level);
+}
+
 /* The memory, cpu, cpuset and pids controllers for the jobs: the parent must
  * enable them for <base> (before it is made), which enables them for the
- * jobs.  A parent that holds processes (droverd's own cgroup, not the
- * root) cannot: then the jobs are tracked without those limits, which is
- * said once here.  Sets ok[i] for v2_wanted[i] enabled in the parent. */
-static void enable_in_parent(const struct hier *h, bool ok[V2_WANTED])
+ * jobs; ones the parent is not offered are enabled down the tree first.
+ * The ones that cannot be (a cgroup on the way holds processes, the
+ * kernel lacks one) are logged once here: the jobs are tracked without
+ * those limits.  Sets ok[i] for v2_wanted[i] enabled in the parent. */
+static void enable_in_parent(const struct hier *h, const char *mnt,
+                             bool ok[V2_WANTED])
 {
     char *avail = read_value(h->parent, "cgroup.controllers");
     char *enabled = read_value(h->parent, "cgroup.subtree_control");
 
     for (size_t i = 0; i < V2_WANTED; i++) {
         const char *name = ctl_names[v2_wanted[i]];
+        if (!has_word(avail, name)) {
+            offer_down_to(mnt, h->parent, name);
+            free(avail);
+            avail = read_value(h->parent, "cgroup.controllers");
+        }
         if (!has_word(avail, name))
             log_error("cgroup v2: the %s controller is not available in %s",
                       name, h->parent);
         else if (!has_word(enabled, name) && !enable_v2(h->parent, name))
             log_error("cgroup v2: cannot enable the %s controller in "
                       "%s/cgroup.subtree_control (a cgroup with processes "
-                      "cannot; start droverd in a leaf of its own)",
-                      name, h->parent);
+                      "cannot)", name, h->parent);
         else
             ok[i] = true;
     }
@@ -389,14 +449,15 @@ static void enable_in_parent(const struct hier *h, bool ok[V2_WANTED])
 }
 
 static void locate_v2(struct cgroup_root *r, const char *mountpoint,
-                      const char *self_text, const char *leaf)
+                      const char *self_text, const char *leaf, bool skip_own)
 {
     char *self = self_path(self_text, NULL);
     struct hier *h = &r->h[r->n++];
 
     h->ctl = CTL_COUNT;
-    h->parent = parent_dir(mountpoint, self);
+    h->parent = v2_parent(mountpoint, self, skip_own);
     h->base = xasprintf("%s/%s", h->parent, leaf);
+    r->mountpoint = xstrdup(mountpoint);
     free(self);
 }
 
@@ -405,7 +466,7 @@ static int make_v2(struct cgroup_root *r, drv_error_t *error)
     struct hier *h = &r->h[0];
     bool ok[V2_WANTED] = { false };
 
-    enable_in_parent(h, ok);
+    enable_in_parent(h, r->mountpoint, ok);
     if (ensure_base(h, error) < 0)
         return -1;
     for (size_t i = 0; i < V2_WANTED; i++) {
@@ -455,7 +516,7 @@ static int pick_version(const struct slurm_conf *conf, const char *mnt)
 static struct cgroup_root *root_locate(const struct slurm_conf *conf,
                                        const char *node_name,
                                        const char *self_cgroup,
-                                       drv_error_t *error)
+                                       bool skip_own, drv_error_t *error)
 {
     const struct conf_node *node = conf_node_find(conf, node_name);
     const char *mnt = conf->cgroup.mountpoint ? conf->cgroup.mountpoint
@@ -476,7 +537,7 @@ static struct cgroup_root *root_locate(const struct slurm_conf *conf,
     if (r->version == 1)
         rc = locate_v1(r, mnt, self_cgroup, leaf, error);
     else
-        locate_v2(r, mnt, self_cgroup, leaf);
+        locate_v2(r, mnt, self_cgroup, leaf, skip_own);
     free(leaf);
     if (rc < 0) {
         cgroup_root_destroy(r);
@@ -495,7 +556,7 @@ struct cgroup_root *cgroup_root_open_as(const struct slurm_conf *conf,
     if (error)
         error->text[0] = '\0';
     if (!conf || !conf_cgroup_in_use(conf)
-        || !(r = root_locate(conf, node_name, self_cgroup, error)))
+        || !(r = root_locate(conf, node_name, self_cgroup, false, error)))
         return NULL;
     if ((r->version == 1 ? make_v1(r, error) : make_v2(r, error)) < 0) {
         cgroup_root_destroy(r);
@@ -507,15 +568,20 @@ struct cgroup_root *cgroup_root_open_as(const struct slurm_conf *conf,
 int cgroup_node_prune(const struct slurm_conf *conf, const char *node_name,
                       const char *self_cgroup)
 {
-    struct cgroup_root *r;
-    int rc;
+    int rc = 0;
 
     if (!conf || !conf_cgroup_in_use(conf))
         return 0;
-    if (!(r = root_locate(conf, node_name, self_cgroup, NULL)))
-        return -1;
-    rc = cgroup_root_prune(r);
-    cgroup_root_destroy(r);
+    /* droverd's own cgroup may be empty now that droverd is gone: its
+     * tree is in the first cgroup of the walk that held no processes
+     * then, its own or an ancestor (v2_parent()); both are pruned. */
+    for (int skip_own = 0; skip_own < 2; skip_own++) {
+        struct cgroup_root *r = root_locate(conf, node_name, self_cgroup,
+                                            skip_own, NULL);
+        if (!r || cgroup_root_prune(r) < 0)
+            rc = -1;
+        cgroup_root_destroy(r);
+    }
     return rc;
 }
 
@@ -595,6 +661,7 @@ void cgroup_root_destroy(struct cgroup_root *root)
         free(root->h[i].base);
         free(root->h[i].parent);
     }
+    free(root->mountpoint);
     free(root);
     errno = saved_errno;
 }

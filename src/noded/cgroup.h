@@ -13,17 +13,20 @@
  * directory), then the cgroup droverd itself was started in (from
  * /proc/self/cgroup, so a droverd inside a container or a delegated
  * subtree stays inside it; the mount point itself when that directory is
- * not there), then "drover_<node name>_<node port>" so several droverd on
- * one host never share a tree, even those of two clusters with the same
+ * not there; v2: the nearest ancestor that holds no process when
+ * droverd's own holds some, since such a cgroup cannot enable
+ * controllers for children), then "drover_<node name>_<node port>" so
+ * several droverd on one host never share a tree, even those of two
+ * clusters with the same
  * node names (two `drover up` clusters, test runs side by side).  Every
  * process that opens the root (droverd, a step process) must do it from
  * the same cgroup: before it moves itself anywhere.
  *
  * v1 uses the memory, pids, devices, cpuset and freezer hierarchies that
  * are mounted; v2 the unified tree with the memory, cpu, cpuset and pids
- * controllers that its parent lets it enable, each written into the
- * cgroup.subtree_control of the parent, <base> and the job (the ones
- * that cannot be are logged once), and devices through an eBPF program
+ * controllers, each written into the cgroup.subtree_control of every
+ * level from the mount root down to the job (the ones that cannot be
+ * are logged once), and devices through an eBPF program
  * (cgroup_bpf.h; needs no controller).  Which one: cgroup.conf
  * CgroupPlugin= (autodetect: v2 when <mountpoint>/cgroup.controllers
  * exists, else v1).  CgroupPlugin=cgroup/v2 with CgroupMountpoint= a

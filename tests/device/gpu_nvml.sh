@@ -11,7 +11,8 @@
 # prints `scontrol show node`, runs `srun --gres=gpu:1 nvidia-smi -L` and
 # `env | grep CUDA` in a job, and checks that the UUID droverrestd's
 # /metrics gives the job's GPU (drover_job_gpu_info) is the one
-# `nvidia-smi --query-gpu=index,uuid` gives for that index.  Exits 0 when
+# `nvidia-smi --query-gpu=index,uuid` gives for that index.  KEEP_LOGS=DIR
+# leaves the cluster's logs and config in DIR.  Exits 0 when
 # everything matches, 1 on a mismatch, 2 when it cannot run.
 set -u
 
@@ -35,7 +36,12 @@ printf 'nvidia-smi: %s\n' "${SMI[@]}"
 DIR=$(mktemp -d /tmp/drover-gpu-nvml.XXXXXX) || exit 2
 chmod 755 "$DIR"
 export DROVER_CONF="$DIR/cluster/etc/slurm.conf"
-trap 'drover down --dir "$DIR/cluster" >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+# KEEP_LOGS=DIR: the cluster's logs are left there as gpu_nvml_logs.tgz.
+keep_logs() {
+    [ -n "${KEEP_LOGS:-}" ] &&
+        tar czf "$KEEP_LOGS/gpu_nvml_logs.tgz" -C "$DIR/cluster" log etc
+}
+trap 'drover down --dir "$DIR/cluster" >/dev/null 2>&1; keep_logs; rm -rf "$DIR"' EXIT
 drover up --dir "$DIR/cluster" --nodes=1 --gpus-per-node="$NGPU" \
     ${TYPE:+--gpu-type="$TYPE"} >/dev/null &&
     drover down --dir "$DIR/cluster" >/dev/null || exit 2
@@ -56,6 +62,32 @@ echo "== srun --gres=gpu:1 env | grep CUDA"
 srun --gres=gpu:1 env | grep CUDA | tee "$DIR/job_env.txt"
 grep -qE '^CUDA_VISIBLE_DEVICES=[0-9]+$' "$DIR/job_env.txt" ||
     bad "CUDA_VISIBLE_DEVICES is not one GPU"
+
+# ConstrainDevices=yes (drover up's cgroup.conf): a job given no GPU is
+# refused the GPU's device node, one given the GPU opens it.
+if [ -c /dev/nvidia0 ]; then
+    echo "== open /dev/nvidia0 in a job without a GPU, then with one"
+    OPEN='exec 3</dev/nvidia0 && echo opened || echo refused'
+    srun bash -c "$OPEN" 2>&1 | tee "$DIR/open_none.txt"
+    grep -q '^refused$' "$DIR/open_none.txt" ||
+        bad "a job without a GPU opened /dev/nvidia0"
+    srun -n1 nvidia-smi -L 2>&1 | head -3
+    srun --gres=gpu:1 bash -c "$OPEN" 2>&1 | tee "$DIR/open_gpu.txt"
+    grep -q '^opened$' "$DIR/open_gpu.txt" ||
+        bad "a job given GPU 0 could not open /dev/nvidia0"
+fi
+# Real CUDA work in a job, where PyTorch is installed.
+if python3 -c 'import torch' 2>/dev/null; then
+    echo "== srun --gres=gpu:1 python3 (torch)"
+    srun --gres=gpu:1 python3 -c '
+import torch
+n = torch.cuda.device_count()
+print("torch sees", n, torch.cuda.get_device_name(0) if n else "")
+print("sum", torch.ones(1 << 20, device="cuda").sum().item())' 2>&1 |
+        tee "$DIR/torch.txt"
+    grep -q "^torch sees 1 " "$DIR/torch.txt" || bad "torch does not see 1 GPU"
+    grep -q "^sum 1048576.0$" "$DIR/torch.txt" || bad "CUDA work failed"
+fi
 
 echo "== /metrics"
 JOB=$(sbatch --parsable --gres=gpu:1 -o /dev/null --wrap "sleep 120")

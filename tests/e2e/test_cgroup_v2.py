@@ -144,3 +144,45 @@ def test_v2_node_metrics_count_cpu_from_cpu_stat(cluster):
     c.wait_until(lambda: not samples(scrape(url),
                                      "drover_node_job_cpu_seconds"),
                  timeout=30, what="the job's series to go")
+
+
+def test_v2_tree_leaves_a_cgroup_with_processes(cluster_root, tmp_path):
+    """droverd started from a cgroup that holds other processes (the
+    shell's that started it, a container's init cgroup: seen on the GPU
+    machine): the kernel lets such a cgroup enable no controller for its
+    children, so the jobs' tree goes to the nearest ancestor that holds
+    none, here our mount's root, and `drover down` removes it there."""
+    from cluster import Cluster
+    busy = MNT / f"drover-busy-{os.getpid()}"
+    busy.mkdir()
+    other = subprocess.Popen(["sleep", "600"])
+    c = None
+    try:
+        (busy / "cgroup.procs").write_text(str(other.pid))
+        c = Cluster(cluster_root, nodes=1, gpus_per_node=0,
+                    up_args=V2_CLUSTER["up_args"])
+        wrapper = tmp_path / "drover"
+        wrapper.write_text(f"#!/bin/sh\necho $$ >{busy}/cgroup.procs\n"
+                           f"exec {c.drover} \"$@\"\n")
+        wrapper.chmod(0o755)
+        c.drover = wrapper
+        c.up()
+        pid = c.pid("node01")
+        assert f"\n0::/{busy.name}\n" in \
+            "\n" + Path(f"/proc/{pid}/cgroup").read_text()
+        tree = f"drover_node01_{node_port(c)}"
+        log = c.log_file("node01").read_text()
+        assert f"jobs run in cgroup v2 (devices) under {MNT}/{tree}\n" \
+            in log, log
+        job_id, out, _ = run_job(c, tmp_path,
+                                 "grep '^0::' /proc/self/cgroup\n")
+        assert out == f"0::/{tree}/job_{job_id}/step_batch\n"
+        c.down()
+        c = None
+        assert not (MNT / tree).exists()
+    finally:
+        if c:
+            c.down()
+        other.kill()
+        other.wait()
+        busy.rmdir()

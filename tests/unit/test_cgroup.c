@@ -850,6 +850,37 @@ static void v2_without_memory_tracks_only(void **state)
     fake_end();
 }
 
+/* droverd's own cgroup holds processes (droverd, the shell that started
+ * it): it cannot enable controllers for children, so <base> goes to the
+ * nearest ancestor that holds none (here the root, which offers them
+ * first); `drover down`'s prune finds it there once droverd is gone. */
+static void v2_base_leaves_a_cgroup_with_processes(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf;
+    struct cgroup_root *root;
+    char mnt[128];
+
+    fake_v2_tree("");
+    fake_put("unified/svc/cgroup.procs", "42\n43\n");
+    snprintf(mnt, sizeof(mnt), "%s/unified", fake);
+    conf = constrained_conf(CONF_CGROUP_V2, mnt);
+    root = open_ok(conf, "0::/svc\n");
+    assert_string_equal(cgroup_root_controllers(root),
+                        "memory,cpu,cpuset,pids");
+    assert_file("unified/cgroup.subtree_control", "+memory+cpu+cpuset+pids");
+    assert_file("unified/drover_n1_7001/cgroup.subtree_control",
+                "+memory+cpu+cpuset+pids");
+    assert_false(fake_exists("unified/svc/drover_n1_7001"));
+    cgroup_root_destroy(root);
+
+    fake_put("unified/svc/cgroup.procs", ""); /* droverd stopped */
+    assert_int_equal(cgroup_node_prune(conf, "n1", "0::/svc\n"), 0);
+    assert_false(fake_exists("unified/drover_n1_7001"));
+    conf_destroy(conf);
+    fake_end();
+}
+
 /* cgroup_usage_read(): the memory figures of a job's and a step's cgroup
  * (v1 files; the kernel's huge "no limit" is 0), v2's with cpu.stat;
  * a missing cgroup or a bad step name is -1. */
@@ -1101,6 +1132,7 @@ int main(void)
         cmocka_unit_test(bad_step_names_are_refused),
         cmocka_unit_test(v2_enables_controllers_and_limits),
         cmocka_unit_test(v2_without_memory_tracks_only),
+        cmocka_unit_test(v2_base_leaves_a_cgroup_with_processes),
         cmocka_unit_test(not_in_use_is_null_without_error),
         cmocka_unit_test(no_hierarchy_is_an_error),
         cmocka_unit_test(real_v1_tree_holds_and_kills_a_task),
