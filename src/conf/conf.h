@@ -130,6 +130,11 @@ struct conf_node {
                            * Gres=gpu count), or NULL when it has none */
     const char *gpu_share; /* "shard" or "mps" (static) with gpu_shards,
                             * else NULL */
+    const char **gpu_types; /* per GPU index (Gres=gpu count entries): its
+                             * type, borrowed from gres[].type, when the
+                             * node has GPUs of two types or more
+                             * ("Gres=gpu:a100:2,gpu:v100:2", MIG profiles);
+                             * else NULL */
     bool gpu_autodetect; /* gres.conf AutoDetect=nvml for this node (its
                           * NodeName line's, else the global one): droverd
                           * merges the GPUs NVML finds into gres_devs, and

@@ -627,6 +627,47 @@ static int node_devs(struct gres_table *t, size_t ni, drv_error_t *error)
     return 0;
 }
 
+/* The Gres= type string of node 'node' equal to 'type' (any case), or
+ * NULL. */
+static const char *gres_type(const struct conf_node *node, const char *type)
+{
+    for (size_t i = 0; type && i < node->gres_count; i++)
+        if (!strcasecmp(node->gres[i].name, "gpu") && node->gres[i].type
+            && !strcasecmp(node->gres[i].type, type))
+            return node->gres[i].type;
+    return NULL;
+}
+
+/* gpu_types of a node whose GPUs are of two types or more: each GPU
+ * device's type by its index. */
+static int node_gpu_types(struct conf_node *node, drv_error_t *error)
+{
+    const char *first = NULL;
+    bool mixed = false;
+    size_t n = 0;
+
+    free(node->gpu_types);
+    node->gpu_types = NULL;
+    for (size_t i = 0; i < node->gres_count; i++)
+        if (!strcasecmp(node->gres[i].name, "gpu")) {
+            mixed |= n && (!first || !node->gres[i].type
+                           || strcasecmp(first, node->gres[i].type));
+            first = n++ ? first : node->gres[i].type;
+        }
+    if (!mixed)
+        return 0;
+    n = conf__gres_total(node, "gpu");
+    if (!(node->gpu_types = calloc(n + 1, sizeof(*node->gpu_types))))
+        return conf__enomem(error);
+    for (size_t d = 0; d < node->gres_dev_count; d++) {
+        const struct conf_gres_dev *dev = &node->gres_devs[d];
+        if (!strcasecmp(dev->name, "gpu") && dev->index >= 0
+            && (size_t)dev->index < n)
+            node->gpu_types[dev->index] = gres_type(node, dev->type);
+    }
+    return 0;
+}
+
 int conf__gres_devs(struct conf_parser *p, const char *file, const char *text,
                     drv_error_t *error)
 {
@@ -642,8 +683,9 @@ int conf__gres_devs(struct conf_parser *p, const char *file, const char *text,
     for (size_t i = 0; rc == 0 && i < p->conf->node_count; i++) {
         int a = t.node_auto[i] >= 0 ? t.node_auto[i] : t.autodetect;
         p->conf->nodes[i].gpu_autodetect = a == 1;
-        if ((rc = node_devs(&t, i, error)) == 0)
-            rc = node_shards(&t, i, error);
+        if ((rc = node_devs(&t, i, error)) == 0
+            && (rc = node_shards(&t, i, error)) == 0)
+            rc = node_gpu_types(&p->conf->nodes[i], error);
     }
     free(t.node_auto);
     for (size_t i = 0; i < t.count; i++)

@@ -583,5 +583,6 @@ void conf__node_clear(struct conf_node *node)
         conf__gres_dev_clear(&node->gres_devs[i]);
     free(node->gres_devs);
     free(node->gpu_shards);
+    free(node->gpu_types);
     memset(node, 0, sizeof(*node));
 }

@@ -27,6 +27,9 @@ int conf_sched_node_init(struct sched_node *sn, const struct conf_node *cn)
         if (cn->gres[g].type)
             sn->gpu_type = cn->gres[g].type;
     }
+    sn->gpu_types = cn->gpu_types;
+    if (sn->gpu_types)
+        sn->gpu_type = NULL;
     sn->shards = cn->gpu_shards;
     sn->share_name = cn->gpu_share;
     sn->alloc_shards = NULL;

@@ -18,7 +18,8 @@
 /* Set the configuration of *sn from node 'cn': cpus (CPUs=), mem_mib
  * (RealMemory=, MiB), weight, features, gpus (the sum of its Gres=gpu
  * counts, typed or not) and gpu_type (the type of the last typed gpu
- * entry, else NULL), shards (gres/shard per GPU, conf_node's gpu_shards),
+ * entry, else NULL; NULL with gpu_types, conf_node's per-index types of
+ * a node with GPUs of several types), shards (gres/shard per GPU, conf_node's gpu_shards),
  * a new empty alloc_gpus bitmap of gpus bits, and with shards a zeroed
  * alloc_shards.  The strings and shards are borrowed from 'cn' (valid while
  * its conf lives); the other usage fields and 'available' are left as they

@@ -222,13 +222,59 @@ static char *shard_string(const struct sched_node *sn, bool used)
     return s;
 }
 
+/* GPU g's type on a node with gpu_types. */
+static const char *type_at(const struct sched_node *sn, size_t g)
+{
+    return sn->gpu_types[g] ? sn->gpu_types[g] : "(null)";
+}
+
+/* "gpu:a100:2,gpu:v100:2" (Gres=) or, 'used', "gpu:a100:1(IDX:0),
+ * gpu:v100:0(IDX:N/A)" (GresUsed=) of a node with GPUs of several types:
+ * one entry per type in index order, indexes over all the node's GPUs,
+ * as Slurm prints them.  Caller frees. */
+static char *typed_gpus_string(const struct sched_node *sn, bool used)
+{
+    char *s = xstrdup("");
+
+    for (size_t g = 0; g < sn->gpus; g++) {
+        bitmap_t *mine;
+        size_t first = 0, n = 0;
+        char *idx, *t;
+
+        while (strcmp(type_at(sn, first), type_at(sn, g)))
+            first++;
+        if (first != g || !(mine = bitmap_create(sn->gpus)))
+            continue; /* this type is written already */
+        for (size_t h = g; h < sn->gpus; h++)
+            if (!strcmp(type_at(sn, h), type_at(sn, g))
+                && (!used || bitmap_test(sn->alloc_gpus, h))) {
+                bitmap_set(mine, h);
+                n++;
+            }
+        idx = n ? bitmap_fmt(mine) : xstrdup("N/A");
+        t = used ? xasprintf("%s%sgpu:%s:%zu(IDX:%s)", s, *s ? "," : "",
+                             type_at(sn, g), n, idx)
+                 : xasprintf("%s%sgpu:%s:%zu", s, *s ? "," : "",
+                             type_at(sn, g), n);
+        free(idx);
+        free(s);
+        s = t;
+        bitmap_destroy(mine);
+    }
+    return s;
+}
+
 static char *gres_string(const struct sched_node *sn)
 {
     char *shards = shard_string(sn, false), *s;
 
     if (!sn->gpus)
         s = xstrdup("(null)");
-    else if (sn->gpu_type)
+    else if (sn->gpu_types) {
+        char *typed = typed_gpus_string(sn, false);
+        s = xasprintf("%s%s", typed, shards);
+        free(typed);
+    } else if (sn->gpu_type)
         s = xasprintf("gpu:%s:%u%s", sn->gpu_type, sn->gpus, shards);
     else
         s = xasprintf("gpu:%u%s", sn->gpus, shards);
@@ -245,7 +291,11 @@ static char *gres_used_string(const struct sched_node *sn)
         return xstrdup("");
     idx = used ? bitmap_fmt(sn->alloc_gpus) : xstrdup("N/A");
     shards = shard_string(sn, true);
-    if (sn->gpu_type)
+    if (sn->gpu_types) {
+        char *typed = typed_gpus_string(sn, true);
+        s = xasprintf("%s%s", typed, shards);
+        free(typed);
+    } else if (sn->gpu_type)
         s = xasprintf("gpu:%s:%zu(IDX:%s)%s", sn->gpu_type, used, idx,
                       shards);
     else

@@ -188,9 +188,14 @@ static void store_launch(struct ctld *ctld, struct job *job)
  * no node configuration can satisfy. */
 static bool gpu_type_known(const struct node_table *nt, const char *type)
 {
-    for (size_t i = 0; i < nt->count; i++)
-        if (nt->sched[i].gpu_type && !strcmp(nt->sched[i].gpu_type, type))
+    for (size_t i = 0; i < nt->count; i++) {
+        const struct sched_node *sn = &nt->sched[i];
+        if (sn->gpu_type && !strcmp(sn->gpu_type, type))
             return true;
+        for (size_t g = 0; sn->gpu_types && g < sn->gpus; g++)
+            if (sn->gpu_types[g] && !strcmp(sn->gpu_types[g], type))
+                return true;
+    }
     return false;
 }
 

@@ -91,6 +91,7 @@ size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
 {
     struct found *f = xzalloc((count + 1) * sizeof(*f));
     bool *keep = xzalloc(node->gres_dev_count + 1);
+    long *found_of = xzalloc((node->gres_dev_count + 1) * sizeof(*found_of));
     struct conf_gres_dev *gpus = NULL, *all;
     size_t ngpus = 0, nall = 0;
 
@@ -104,7 +105,8 @@ size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
             long m;
             if (!is_gpu(d) || (pass == 0) != (d->file != NULL))
                 continue;
-            if ((m = match(f, count, d)) >= 0)
+            found_of[c] = m = match(f, count, d);
+            if (m >= 0)
                 f[m].taken = true;
             else if ((keep[c] = d->file != NULL))
                 log_info("AutoDetect=nvml: configured GPU %s not found by "
@@ -115,18 +117,25 @@ size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
                           d->type ? " of type " : "", d->type ? d->type : "");
         }
     }
-    for (size_t i = 0; i < count; i++) {
-        if (f[i].taken)
-            add(&gpus, &ngpus, f[i].type, devs[i].file, devs[i].uuid);
-        else
+    /* In the configured order, which is the controller's GPU indexes (a
+     * node with GPUs of several types must agree on each index's type). */
+    for (size_t c = 0; c < node->gres_dev_count; c++) {
+        const struct gpu_nvml_dev *dev;
+        if (!is_gpu(&node->gres_devs[c]))
+            continue;
+        if (found_of[c] >= 0) {
+            dev = &devs[found_of[c]];
+            add(&gpus, &ngpus, f[found_of[c]].type, dev->file, dev->uuid);
+        } else if (keep[c]) {
+            add(&gpus, &ngpus, node->gres_devs[c].type,
+                node->gres_devs[c].file, NULL);
+        }
+    }
+    for (size_t i = 0; i < count; i++)
+        if (!f[i].taken)
             log_info("AutoDetect=nvml: GPU %u (%s, %s) is not in slurm.conf's"
                      " Gres=: ignored", devs[i].index, devs[i].name,
                      devs[i].file);
-    }
-    for (size_t c = 0; c < node->gres_dev_count; c++)
-        if (keep[c])
-            add(&gpus, &ngpus, node->gres_devs[c].type,
-                node->gres_devs[c].file, NULL);
     /* The node's devices: the GPUs, then its other GRES as they were. */
     all = xzalloc((ngpus + node->gres_dev_count + 1) * sizeof(*all));
     for (size_t i = 0; i < ngpus; i++)
@@ -140,6 +149,7 @@ size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
     free(node->gres_devs);
     free(gpus);
     free(keep);
+    free(found_of);
     free(f);
     node->gres_devs = all;
     node->gres_dev_count = nall;

@@ -63,9 +63,10 @@ int gpu_nvml_discover(const char *lib, struct gpu_nvml_dev **devs,
  *  - a configured GPU that no found GPU matches stays if it has a File=,
  *    and is dropped (with a log line) otherwise;
  *  - found GPUs that no configured GPU takes are ignored (a log line).
- * The node's GPUs are then: the matched ones in NVML's order, then the
- * configured-only ones; indexes renumbered from 0, types, files and UUIDs
- * from NVML.  Other GRES are kept as they are.  Returns the number of
+ * The node's GPUs are then in the configured order (the controller's
+ * GPU indexes, which must agree on each index's type where the node has
+ * several), each the found GPU it matched or, kept, itself; indexes
+ * renumbered from 0, types, files and UUIDs from NVML.  Other GRES are kept as they are.  Returns the number of
  * GPUs the node now has. */
 size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
                       size_t count);

@@ -35,7 +35,14 @@ struct sched_node {
     uint32_t cpus;        /* CPUs (slurm.conf CPUs=) */
     uint64_t mem_mib;     /* RealMemory, MiB */
     uint32_t gpus;        /* GPUs (Gres=gpu[:type]:N) */
-    const char *gpu_type; /* "a100", or NULL for untyped GPUs */
+    const char *gpu_type; /* "a100", or NULL for untyped GPUs (and for
+                           * GPUs of several types) */
+    const char *const *gpu_types; /* per GPU index (gpus entries): its type,
+                                   * when the node has GPUs of several
+                                   * types (Gres=gpu:a100:2,gpu:v100:2, MIG
+                                   * profiles); NULL when they are of one.
+                                   * A typed request takes only GPUs of
+                                   * its type, an untyped one any */
     const uint32_t *shards; /* per GPU index (gpus entries): its shares
                              * (gres/shard, Slurm's GPU sharding, or
                              * gres/mps); NULL when the node has none */

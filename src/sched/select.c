@@ -331,8 +331,32 @@ static bool node_required(const struct sel_req *r, size_t idx)
     return r->required && in_bitmap(r->required, idx);
 }
 
+/* Whether GPU 'g' of 'nd' is of the request's type (any GPU is, for an
+ * untyped request). */
+static bool gpu_of_type(const struct sel_req *r, const struct sched_node *nd,
+                        size_t g)
+{
+    const char *t = nd->gpu_types ? nd->gpu_types[g] : nd->gpu_type;
+
+    return !r->gtype || (t && strcmp(t, r->gtype) == 0);
+}
+
+/* GPUs of 'nd' of the request's type: free ones, or all of them when
+ * 'empty'. */
+static uint32_t gpus_of_type(const struct sel_req *r,
+                             const struct sched_node *nd, bool empty)
+{
+    uint32_t n = 0;
+
+    for (size_t g = 0; g < nd->gpus; g++)
+        n += gpu_of_type(r, nd, g) && (empty || !sched_gpu_busy(nd, g));
+    return n;
+}
+
 static bool gpu_type_ok(const struct sel_req *r, const struct sched_node *nd)
 {
+    if (nd->gpu_types && r->gtype)
+        return gpus_of_type(r, nd, true) > 0;
     return !r->gtype || (nd->gpu_type && strcmp(nd->gpu_type, r->gtype) == 0);
 }
 
@@ -395,7 +419,11 @@ static bool node_room(const struct sched_node *nd,
                                                  nd->alloc_cpus));
     room->mem =
         nd->mem_mib - (empty ? 0 : MIN(nd->mem_mib, nd->alloc_mem_mib));
-    room->gpus = gpu_type_ok(r, nd) ? nd->gpus - MIN(nd->gpus, used_gpus) : 0;
+    if (nd->gpu_types && r->gtype) /* several types: count this one's */
+        room->gpus = gpus_of_type(r, nd, empty);
+    else
+        room->gpus = gpu_type_ok(r, nd) ? nd->gpus - MIN(nd->gpus, used_gpus)
+                                        : 0;
     room->shard_gpu = r->spn && share_ok(r, nd)
                           ? shard_gpu(nd, r->spn, empty) : -1;
     return true;
@@ -763,15 +791,16 @@ static uint32_t gpu_share(const struct sel_req *r,
     return (uint32_t)give;
 }
 
-/* A bitmap of 'count' free GPUs of 'nd', lowest index first, or all of
- * them for an exclusive job.  *out = NULL when there are none to give.
- * Returns 0 or -1 with errno=ENOMEM.
+/* A bitmap of 'count' free GPUs of 'nd' of the request's type, lowest
+ * index first, or all of them for an exclusive job.  *out = NULL when
+ * there are none to give.  Returns 0 or -1 with errno=ENOMEM.
  */
 static int pick_gpus(const struct sched_node *nd,
+                     const struct sel_req *r,
                      uint32_t count,
-                     bool exclusive,
                      bitmap_t **out)
 {
+    bool exclusive = r->exclusive;
     bitmap_t *b;
     long bit = 0;
 
@@ -784,7 +813,8 @@ static int pick_gpus(const struct sched_node *nd,
         return -1;
     for (uint32_t got = 0; got < count; got++, bit++) {
         while (!exclusive && (size_t)bit < nd->gpus
-               && sched_gpu_busy(nd, (size_t)bit))
+               && (sched_gpu_busy(nd, (size_t)bit)
+                   || !gpu_of_type(r, nd, (size_t)bit)))
             bit++;
         if ((size_t)bit >= nd->gpus)
             break; /* cannot happen: the node was judged to have them */
@@ -842,7 +872,7 @@ static int build_alloc(const struct sched_node *nodes,
         else
             a->mem_mib[i] = r->mem_node ? r->mem_node : r->mem_cpu * a->cpus[i];
         if ((r->spn ? pick_shards(nd, r->spn, &a->gpus[i], &a->shards[i])
-                    : pick_gpus(nd, ngpus, r->exclusive, &a->gpus[i])) < 0) {
+                    : pick_gpus(nd, r, ngpus, &a->gpus[i])) < 0) {
             sched_alloc_destroy(a);
             return -1;
         }
@@ -959,9 +989,10 @@ static void find_biggest(const struct sched_node *nodes,
             if (nd->shards[g] > b->shards)
                 b->shards = nd->shards[g];
         if (gpu_type_ok(r, nd)) {
-            b->typed += nd->gpus > 0;
-            if (nd->gpus > b->gpus)
-                b->gpus = nd->gpus;
+            uint32_t typed = gpus_of_type(r, nd, true);
+            b->typed += typed > 0;
+            if (typed > b->gpus)
+                b->gpus = typed;
         }
     }
 }

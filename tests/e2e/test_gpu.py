@@ -108,3 +108,49 @@ def test_typed_gpu_request_runs_on_typed_nodes(cluster, tmp_path):
     assert "Gres=gpu:a100:8" in node
     r = cluster.run("sbatch", "--gres=gpu:v100:1", "--wrap", "true", cwd=tmp_path)
     assert r.returncode == 1 and "configuration is not available" in r.stderr
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 4}],
+                         indirect=True)
+def test_node_with_two_gpu_types(cluster, tmp_path):
+    """Gres=gpu:a100:2,gpu:v100:2 with gres.conf Type= lines (a mixed
+    node, or MIG profiles): a typed request gets GPUs of its type only,
+    numbered over the node's GPUs as Slurm does; an untyped one any; the
+    node shows each type."""
+    c = cluster
+    c.down()
+    c.conf.write_text(c.conf.read_text().replace(
+        "Gres=gpu:4", "Gres=gpu:a100:2,gpu:v100:2"))
+    dev = c.dir / "dev"
+    (c.dir / "etc" / "gres.conf").write_text(
+        f"NodeName=node01 Name=gpu Type=a100 File={dev}/nvidia[0-1]\n"
+        f"NodeName=node01 Name=gpu Type=v100 File={dev}/nvidia[2-3]\n")
+    c.up()
+    node = c.run("scontrol", "show", "node", "node01", check=True).stdout
+    assert "Gres=gpu:a100:2,gpu:v100:2\n" in node, node
+    env = "echo $SLURM_JOB_GPUS $CUDA_VISIBLE_DEVICES; sleep 300"
+    v1 = c.sbatch("--gres=gpu:v100:1", "--wrap", env, cwd=tmp_path)
+    v2 = c.sbatch("--gres=gpu:v100:1", "--wrap", env, cwd=tmp_path)
+    c.wait_job_state(v1, "RUNNING", timeout=30)
+    c.wait_job_state(v2, "RUNNING", timeout=30)
+    assert {gpus_of(c, v1)[1], gpus_of(c, v2)[1]} == {"2", "3"}
+    detail = c.run("scontrol", "-d", "show", "job", v1, check=True).stdout
+    assert re.search(r"GRES=gpu:v100:1\(IDX:[23]\)", detail), detail
+    # both V100s held: a third waits though the A100s are free
+    v3 = c.sbatch("--gres=gpu:v100:1", "--wrap", "true", cwd=tmp_path)
+    a = c.sbatch("--gres=gpu:a100:2", "--wrap", env, cwd=tmp_path)
+    c.wait_job_state(a, "RUNNING", timeout=30)
+    assert gpus_of(c, a) == (2, "0-1")
+    state = c.run("squeue", "-h", "-j", v3, "-o", "%T %r", check=True).stdout
+    assert state == "PENDING Resources\n", state
+    sinfo = c.run("sinfo", "-h", "-N", "-O", "Gres:30,GresUsed:30",
+                  check=True).stdout
+    assert sinfo.split() == ["gpu:a100:2,gpu:v100:2"] * 2, sinfo
+    c.wait_until(lambda: (tmp_path / f"slurm-{v1}.out").exists()
+                 and (tmp_path / f"slurm-{v1}.out").read_text(), timeout=30,
+                 what="the job's output")
+    idx = gpus_of(c, v1)[1]
+    assert (tmp_path / f"slurm-{v1}.out").read_text() == f"{idx} 0\n"
+    r = c.run("sbatch", "--gres=gpu:h100:1", "--wrap", "true", cwd=tmp_path)
+    assert r.returncode == 1 and "configuration is not available" in r.stderr
+    c.run("scancel", v1, v2, v3, a, check=True)

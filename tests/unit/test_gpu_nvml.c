@@ -131,9 +131,11 @@ static void failures_say_why(void **state)
     assert_non_null(strstr(why, "cannot load /nonexistent/libnvidia-ml.so.1: "));
 }
 
-/* Parse slurm.conf 'sc' and gres.conf 'gc', discover two_h100, merge into
- * node 0; returns the conf (caller destroys). */
-static struct slurm_conf *merged(const char *sc, const char *gc, size_t *n)
+/* Parse slurm.conf 'sc' and gres.conf 'gc', discover 'gpus' (the fake
+ * library's text, two GPUs), merge into node 0; returns the conf (caller
+ * destroys). */
+static struct slurm_conf *merged_gpus(const char *sc, const char *gc,
+                                      const char *gpus, size_t *n)
 {
     drv_error_t error = { 0 };
     struct slurm_conf *conf = conf_parse("slurm.conf", sc, gc, &error);
@@ -144,12 +146,17 @@ static struct slurm_conf *merged(const char *sc, const char *gc, size_t *n)
     if (!conf)
         fail_msg("%s", error.text);
     assert_true(conf->nodes[0].gpu_autodetect);
-    use_gpus(two_h100);
+    use_gpus(gpus);
     count = gpu_nvml_discover(FAKE_NVML, &d, why, sizeof(why));
     assert_int_equal(count, 2);
     *n = gpu_nvml_merge(&conf->nodes[0], d, (size_t)count);
     free(d);
     return conf;
+}
+
+static struct slurm_conf *merged(const char *sc, const char *gc, size_t *n)
+{
+    return merged_gpus(sc, gc, two_h100, n);
 }
 
 static void typed_gres_takes_the_configured_type(void **state)
@@ -198,13 +205,36 @@ static void gres_conf_files_pick_their_gpu_and_stay_when_missing(void **s)
     const struct conf_node *node = &conf->nodes[0];
 
     (void)s;
-    /* nvidia2 found (with its UUID); nvidia1 configured only: kept;
-     * nvidia0 found but not configured: ignored. */
+    /* In gres.conf's order: nvidia1 configured only: kept; nvidia2 found
+     * (with its UUID); nvidia0 found but not configured: ignored. */
     assert_int_equal(n, 2);
-    assert_string_equal(node->gres_devs[0].file, "/dev/nvidia2");
-    assert_non_null(node->gres_devs[0].uuid);
-    assert_string_equal(node->gres_devs[1].file, "/dev/nvidia1");
-    assert_null(node->gres_devs[1].uuid);
+    assert_string_equal(node->gres_devs[0].file, "/dev/nvidia1");
+    assert_null(node->gres_devs[0].uuid);
+    assert_string_equal(node->gres_devs[1].file, "/dev/nvidia2");
+    assert_non_null(node->gres_devs[1].uuid);
+    conf_destroy(conf);
+}
+
+/* GPUs of two types: the node's indexes follow Gres= (the controller's),
+ * whatever NVML's order, so index 0 is the A100 NVML lists second. */
+static void two_types_keep_the_configured_order(void **state)
+{
+    size_t n;
+    struct slurm_conf *conf = merged_gpus(
+        "NodeName=g1 Gres=gpu:a100:1,gpu:v100:1\n", "AutoDetect=nvml\n",
+        "Tesla V100-SXM2-16GB|GPU-v|0||00000000:04:00.0|\n"
+        "NVIDIA A100-SXM4-40GB|GPU-a|1||00000000:05:00.0|\n", &n);
+    const struct conf_node *node = &conf->nodes[0];
+
+    (void)state;
+    assert_non_null(node->gpu_types);
+    assert_string_equal(node->gpu_types[0], "a100");
+    assert_string_equal(node->gpu_types[1], "v100");
+    assert_int_equal(n, 2);
+    assert_string_equal(node->gres_devs[0].type, "a100");
+    assert_string_equal(node->gres_devs[0].file, "/dev/nvidia1");
+    assert_string_equal(node->gres_devs[1].type, "v100");
+    assert_string_equal(node->gres_devs[1].file, "/dev/nvidia0");
     conf_destroy(conf);
 }
 
@@ -263,6 +293,7 @@ int main(void)
         cmocka_unit_test(typed_gres_takes_the_configured_type),
         cmocka_unit_test(untyped_gres_drops_the_type_and_counts_what_is_found),
         cmocka_unit_test(gres_conf_files_pick_their_gpu_and_stay_when_missing),
+        cmocka_unit_test(two_types_keep_the_configured_order),
         cmocka_unit_test(another_type_matches_nothing),
         cmocka_unit_test(autodetect_keyword),
     };

@@ -207,6 +207,47 @@ static void select_typed_gpu_matches_type_only(void **state)
     cluster_destroy(c);
 }
 
+/* A node with GPUs of two types (Gres=gpu:a100:2,gpu:v100:2): a typed
+ * request takes GPUs of its type only, whatever is free of the other,
+ * an untyped one any; the never-check counts the type's GPUs. */
+static void select_node_with_two_gpu_types(void **state)
+{
+    (void)state;
+    static const char *const types[] = { "a100", "a100", "v100", "v100" };
+    struct cluster *c = cluster_create(1, 64, 512 * GIB, 0, NULL);
+    struct sched_request v100 = { .gpus_per_node = 1, .gpu_type = "v100" };
+    struct sched_request a100x2 = { .gpus_per_node = 2, .gpu_type = "a100" };
+    struct sched_request v100x3 = { .gpus_per_node = 3, .gpu_type = "v100" };
+    struct sched_request any = { .gpus_per_node = 1 };
+    struct sched_alloc *a = NULL, *b = NULL;
+    drv_error_t error = { 0 };
+
+    cluster_set_gpus(c, 0, 4, NULL);
+    c->nodes[0].gpu_types = types;
+    assert_int_equal(sched_select(c->nodes, c->n, &v100, &a), SCHED_OK);
+    assert_true(bitmap_test(a->gpus[0], 2) && bitmap_count(a->gpus[0]) == 1);
+    assert_int_equal(sched_alloc_apply(c->nodes, c->n, a), 0);
+    assert_int_equal(sched_select(c->nodes, c->n, &v100, &b), SCHED_OK);
+    assert_true(bitmap_test(b->gpus[0], 3));
+    assert_int_equal(sched_alloc_apply(c->nodes, c->n, b), 0);
+    /* both V100s held: another V100 waits, though the A100s are free */
+    sched_alloc_destroy(b);
+    assert_int_equal(sched_select(c->nodes, c->n, &v100, &b), SCHED_BUSY);
+    assert_int_equal(sched_select(c->nodes, c->n, &a100x2, &b), SCHED_OK);
+    assert_true(bitmap_test(b->gpus[0], 0) && bitmap_test(b->gpus[0], 1));
+    sched_alloc_destroy(b);
+    assert_int_equal(sched_select(c->nodes, c->n, &any, &b), SCHED_OK);
+    assert_true(bitmap_test(b->gpus[0], 0));
+    sched_alloc_destroy(b);
+    assert_int_equal(sched_alloc_release(c->nodes, c->n, a), 0);
+    sched_alloc_destroy(a);
+    assert_int_equal(sched_check_never(c->nodes, c->n, &v100x3, &error),
+                     SCHED_NEVER);
+    assert_non_null(strstr(error.text, "at most 2"));
+    c->nodes[0].gpu_types = NULL;
+    cluster_destroy(c);
+}
+
 static void select_mem_over_realmemory_never(void **state)
 {
     (void)state;
@@ -562,6 +603,7 @@ int main(void)
         cmocka_unit_test(select_exclusive_needs_node_with_nothing_running),
         cmocka_unit_test(select_release_clears_exclusive_hold),
         cmocka_unit_test(select_typed_gpu_matches_type_only),
+        cmocka_unit_test(select_node_with_two_gpu_types),
         cmocka_unit_test(select_mem_over_realmemory_never),
         cmocka_unit_test(select_rejects_more_nodes_than_configured_as_never),
         cmocka_unit_test(
