@@ -84,7 +84,11 @@ enum conf_backfill {
 struct conf_gres_dev {
     char *name;  /* "gpu" */
     char *type;  /* "a100", or NULL when untyped */
-    char *file;  /* "/dev/nvidia0", or NULL when no File= was given */
+    char *file;  /* "/dev/nvidia0", or NULL when no File= was given; with
+                  * MultipleFiles= its first file */
+    char **more_files; /* MultipleFiles= after the first (a MIG instance:
+                        * "/dev/nvidia-caps/nvidia-cap21", ...),
+                        * NULL-terminated; NULL without */
     int index;   /* 0-based index within the node's devices of this name */
     char *uuid;  /* "GPU-<uuid>" from AutoDetect=nvml (droverd only), or
                   * NULL */

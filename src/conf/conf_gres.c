@@ -29,6 +29,7 @@ struct gres_entry {
     char *name;
     char *type;        /* or NULL */
     hostlist_t *files; /* File= expanded, or NULL */
+    hostlist_t *multi; /* MultipleFiles= expanded (one device), or NULL */
     uint32_t count;    /* devices: files, else Count=, else 1 */
 };
 
@@ -55,8 +56,8 @@ enum gres_key {
     GK_COUNT_OF_KEYS,
 };
 
-/* gres.conf keywords (gres.conf(5)); Cores, CPUs, Links, Flags and
- * MultipleFiles are accepted and not used.  AutoDetect=nvml (droverd's
+/* gres.conf keywords (gres.conf(5)); Cores, CPUs, Links and Flags are
+ * accepted and not used.  AutoDetect=nvml (droverd's
  * noded/gpu_nvml.c) or off; Slurm's other detectors are refused.
  */
 static const char *const gres_keys[GK_COUNT_OF_KEYS] = {
@@ -87,7 +88,11 @@ void conf__gres_dev_clear(struct conf_gres_dev *dev)
     free(dev->type);
     free(dev->file);
     free(dev->uuid);
+    for (size_t i = 0; dev->more_files && dev->more_files[i]; i++)
+        free(dev->more_files[i]);
+    free(dev->more_files);
     dev->name = dev->type = dev->file = dev->uuid = NULL;
+    dev->more_files = NULL;
 }
 
 void conf_gres_dev_clear(struct conf_gres_dev *dev)
@@ -234,6 +239,7 @@ static void entry_clear(struct gres_entry *e)
     free(e->name);
     free(e->type);
     hostlist_destroy(e->files);
+    hostlist_destroy(e->multi);
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -275,20 +281,25 @@ static int entry_nodes(struct gres_table *t, const struct conf_line *l,
     return 0;
 }
 
+/* File= (one device per file) or, 'multi', MultipleFiles= (every file
+ * for one device, as a MIG instance's parent GPU and capability files). */
 static int entry_files(const struct conf_line *l, struct gres_entry *e,
-                       const char *expr, drv_error_t *error)
+                       const char *expr, bool multi, drv_error_t *error)
 {
+    const char *key = multi ? "MultipleFiles" : "File";
     drv_error_t herr = { 0 };
+    hostlist_t *hl;
 
-    if (!(e->files = hostlist_decode(expr, &herr)))
+    if (!(hl = hostlist_decode(expr, &herr)))
         return errno == ENOMEM ? conf__enomem(error)
-                               : conf__einval(error, "%s:%d: File=%s: %s",
-                                              l->file, l->line, expr,
+                               : conf__einval(error, "%s:%d: %s=%s: %s",
+                                              l->file, l->line, key, expr,
                                               herr.text);
-    if (hostlist_count(e->files) == 0)
-        return conf__einval(error, "%s:%d: File=%s: no file names", l->file,
-                            l->line, expr);
-    e->count = (uint32_t)hostlist_count(e->files);
+    *(multi ? &e->multi : &e->files) = hl;
+    if (hostlist_count(hl) == 0)
+        return conf__einval(error, "%s:%d: %s=%s: no file names", l->file,
+                            l->line, key, expr);
+    e->count = multi ? 1 : (uint32_t)hostlist_count(hl);
     return 0;
 }
 
@@ -313,6 +324,10 @@ static int entry_count(const struct conf_line *l, struct gres_entry *e,
         return conf__einval(error, "%s:%d: Name=%s: Count=%s, but File=%s "
                             "names %u devices", l->file, l->line, v[GK_NAME],
                             v[GK_COUNT], v[GK_FILE], e->count);
+    if (e->multi && count != 1)
+        return conf__einval(error, "%s:%d: Name=%s: Count=%s with "
+                            "MultipleFiles= (the files of one device)",
+                            l->file, l->line, v[GK_NAME], v[GK_COUNT]);
     e->count = count;
     return 0;
 }
@@ -326,7 +341,12 @@ static int add_entry(struct gres_table *t, const struct conf_line *l,
     struct gres_entry *entries;
 
     if ((v[GK_NODENAME] && entry_nodes(t, l, &e, v[GK_NODENAME], error) < 0)
-        || (v[GK_FILE] && entry_files(l, &e, v[GK_FILE], error) < 0)
+        || (v[GK_FILE] && v[GK_MULTIPLEFILES]
+            && conf__einval(error, "%s:%d: File= and MultipleFiles= on one "
+                            "line", l->file, l->line) < 0)
+        || (v[GK_FILE] && entry_files(l, &e, v[GK_FILE], false, error) < 0)
+        || (v[GK_MULTIPLEFILES]
+            && entry_files(l, &e, v[GK_MULTIPLEFILES], true, error) < 0)
         || entry_count(l, &e, v, error) < 0)
         goto error;
     if (!(e.name = strdup(v[GK_NAME])) || !(e.file = strdup(l->file))
@@ -404,7 +424,8 @@ static int gres_line(const struct conf_line *l, void *arg, drv_error_t *error)
     if (v[GK_NAME] && !*v[GK_NAME])
         return conf__einval(error, "%s:%d: Name=: empty name", l->file,
                             l->line);
-    if (!v[GK_NAME] && (v[GK_TYPE] || v[GK_FILE] || v[GK_COUNT]))
+    if (!v[GK_NAME] && (v[GK_TYPE] || v[GK_FILE] || v[GK_COUNT]
+                        || v[GK_MULTIPLEFILES]))
         return conf__einval(error, "%s:%d: Name= is required", l->file,
                             l->line);
     if (!v[GK_NAME])
@@ -450,10 +471,31 @@ static bool type_known(const struct conf_node *node, const char *name,
     return false;
 }
 
+/* The files of MultipleFiles= 'multi' after its first, NULL-terminated;
+ * NULL when it names one (or none).  NULL with errno=ENOMEM too. */
+static char **more_files(const hostlist_t *multi, bool *oom)
+{
+    size_t n = multi ? hostlist_count(multi) : 0;
+    char **more;
+
+    *oom = false;
+    if (n < 2)
+        return NULL;
+    if (!(more = calloc(n, sizeof(*more)))) {
+        *oom = true;
+        return NULL;
+    }
+    for (size_t i = 1; i < n; i++)
+        if (!(more[i - 1] = strdup(hostlist_nth(multi, i))))
+            *oom = true;
+    return more;
+}
+
 static int add_dev(struct conf_node *node, const char *name, const char *type,
-                   const char *file, int index)
+                   const char *file, const hostlist_t *multi, int index)
 {
     struct conf_gres_dev *devs, *d;
+    bool oom;
 
     devs = realloc(node->gres_devs, (node->gres_dev_count + 1) * sizeof(*d));
     if (!devs)
@@ -461,7 +503,10 @@ static int add_dev(struct conf_node *node, const char *name, const char *type,
     node->gres_devs = devs;
     d = &devs[node->gres_dev_count];
     *d = (struct conf_gres_dev){ .index = index };
-    if (!(d->name = strdup(name)) || (type && !(d->type = strdup(type)))
+    if (multi)
+        file = hostlist_nth(multi, 0);
+    d->more_files = more_files(multi, &oom);
+    if (oom || !(d->name = strdup(name)) || (type && !(d->type = strdup(type)))
         || (file && !(d->file = strdup(file)))) {
         conf__gres_dev_clear(d);
         return -1;
@@ -481,7 +526,7 @@ static int devs_from_gres(struct conf_node *node, const char *name,
         if (strcasecmp(g->name, name))
             continue;
         for (uint32_t j = 0; j < g->count; j++)
-            if (add_dev(node, name, g->type, NULL, index++) < 0)
+            if (add_dev(node, name, g->type, NULL, NULL, index++) < 0)
                 return conf__enomem(error);
     }
     return 0;
@@ -513,7 +558,7 @@ static int devs_from_entries(struct gres_table *t, size_t ni,
                                 e->type ? e->type : "", node->name);
         for (uint32_t j = 0; j < e->count; j++) {
             const char *file = e->files ? hostlist_nth(e->files, j) : NULL;
-            if (add_dev(node, name, type, file, index++) < 0)
+            if (add_dev(node, name, type, file, e->multi, index++) < 0)
                 return conf__enomem(error);
         }
         *last = e;

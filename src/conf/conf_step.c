@@ -56,10 +56,14 @@ static json_t *node_to_json(const struct conf_node *node)
 
     for (size_t i = 0; devs && i < node->gres_dev_count; i++) {
         const struct conf_gres_dev *d = &node->gres_devs[i];
-        json_array_append_new(devs, json_pack("{s:s s:s* s:s* s:i}", "name",
-                                              d->name, "type", d->type,
-                                              "file", d->file, "index",
-                                              d->index));
+        json_t *more = json_array();
+        for (size_t m = 0; d->more_files && d->more_files[m]; m++)
+            json_array_append_new(more, json_string(d->more_files[m]));
+        json_array_append_new(devs, json_pack("{s:s s:s* s:s* s:i s:o}",
+                                              "name", d->name, "type",
+                                              d->type, "file", d->file,
+                                              "index", d->index,
+                                              "more_files", more));
     }
     return json_pack("{s:s s:i s:I s:o}", "name", node->name, "port",
                      (int)node->port, "cpus", (json_int_t)node->cpus,
@@ -120,17 +124,25 @@ static int dev_from_json(json_t *o, struct conf_gres_dev *d,
                          drv_error_t *error)
 {
     const char *name = NULL, *type = NULL, *file = NULL;
+    json_t *more = NULL, *f;
     json_error_t jerr;
+    size_t i;
 
-    if (json_unpack_ex(o, &jerr, JSON_STRICT, "{s:s s?s s?s s:i}", "name",
-                       &name, "type", &type, "file", &file, "index",
-                       &d->index)
+    if (json_unpack_ex(o, &jerr, JSON_STRICT, "{s:s s?s s?s s:i s?o}",
+                       "name", &name, "type", &type, "file", &file, "index",
+                       &d->index, "more_files", &more)
         < 0)
         return errprintf(error, "step configuration: gres device: %s",
                          jerr.text);
     d->name = xstrdup(name);
     d->type = type ? xstrdup(type) : NULL;
     d->file = file ? xstrdup(file) : NULL;
+    if (json_array_size(more)) {
+        d->more_files = xzalloc((json_array_size(more) + 1) * sizeof(char *));
+        json_array_foreach(more, i, f)
+            d->more_files[i] = xstrdup(json_is_string(f) ? json_string_value(f)
+                                                         : "");
+    }
     return 0;
 }
 

@@ -74,15 +74,26 @@ static long match(struct found *f, size_t nf, const struct conf_gres_dev *d)
     return -1;
 }
 
+/* Append a GPU; 'more' (MultipleFiles= after the first, or NULL) is
+ * copied. */
 static void add(struct conf_gres_dev **out, size_t *n, const char *type,
-                const char *file, const char *uuid)
+                const char *file, char *const *more, const char *uuid)
 {
+    size_t nmore = 0;
+
     *out = xrealloc(*out, (*n + 1) * sizeof(**out));
     (*out)[*n] = (struct conf_gres_dev){
         .name = xstrdup("gpu"), .type = type ? xstrdup(type) : NULL,
         .file = file ? xstrdup(file) : NULL,
         .uuid = uuid ? xstrdup(uuid) : NULL, .index = (int)*n,
     };
+    while (more && more[nmore])
+        nmore++;
+    if (nmore) {
+        (*out)[*n].more_files = xzalloc((nmore + 1) * sizeof(char *));
+        for (size_t i = 0; i < nmore; i++)
+            (*out)[*n].more_files[i] = xstrdup(more[i]);
+    }
     (*n)++;
 }
 
@@ -105,6 +116,11 @@ size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
             long m;
             if (!is_gpu(d) || (pass == 0) != (d->file != NULL))
                 continue;
+            if (d->more_files) { /* MultipleFiles= (MIG): as configured */
+                found_of[c] = -1;
+                keep[c] = true;
+                continue;
+            }
             found_of[c] = m = match(f, count, d);
             if (m >= 0)
                 f[m].taken = true;
@@ -125,10 +141,11 @@ size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
             continue;
         if (found_of[c] >= 0) {
             dev = &devs[found_of[c]];
-            add(&gpus, &ngpus, f[found_of[c]].type, dev->file, dev->uuid);
+            add(&gpus, &ngpus, f[found_of[c]].type, dev->file, NULL,
+                dev->uuid);
         } else if (keep[c]) {
             add(&gpus, &ngpus, node->gres_devs[c].type,
-                node->gres_devs[c].file, NULL);
+                node->gres_devs[c].file, node->gres_devs[c].more_files, NULL);
         }
     }
     for (size_t i = 0; i < count; i++)

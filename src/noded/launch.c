@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
+#include "noded/gpu_files.h"
 #include "noded/launch_env.h"
 #include "noded/noded.h"
 #include "noded/oci.h"
@@ -44,7 +45,7 @@ struct launch {
     char **argv;
     char **envp;
     struct cgroup_step *cg; /* NULL: no cgroups */
-    const char **gpu_files; /* the job's GPU device files here */
+    struct gpu_files gpu_files; /* the job's GPU device files here */
     struct oci_step *oci;   /* --container (oci.h), or NULL */
 };
 
@@ -185,25 +186,6 @@ static int parse_launch(json_t *job, struct launch *l, drv_error_t *error)
     return 0;
 }
 
-/* Whether GPU 'index' is in 'ranges' ("0-1,3"). */
-static bool in_ranges(const char *ranges, int index)
-{
-    while (ranges && *ranges) {
-        char *end;
-        long lo = strtol(ranges, &end, 10), hi = lo;
-        if (end == ranges)
-            return false;
-        if (*end == '-')
-            hi = strtol(end + 1, &end, 10);
-        if (index >= lo && index <= hi)
-            return true;
-        ranges = end + (*end == ',');
-        if (*end && *end != ',')
-            return false;
-    }
-    return false;
-}
-
 /* This node's entry of the job's "alloc": {"node","cpus","mem_mib","gpus"}. */
 static json_t *node_alloc(struct noded *nd, json_t *job)
 {
@@ -218,18 +200,16 @@ static json_t *node_alloc(struct noded *nd, json_t *job)
     return NULL;
 }
 
-/* The GPU device files of the job on this node (ranges 'gpus'). */
+/* The GPU device files of the job on this node (ranges 'gpus'): those it
+ * is given, those its cgroup denies. */
 static void batch_gpu_files(const struct conf_node *node, const char *gpus,
                             struct launch *l)
 {
-    size_t n = 0;
+    bitmap_t *given = gpu_files_given(node, gpus);
 
-    l->gpu_files = xzalloc((node->gres_dev_count + 1) * sizeof(char *));
-    for (size_t i = 0; i < node->gres_dev_count; i++) {
-        const struct conf_gres_dev *d = &node->gres_devs[i];
-        if (!strcmp(d->name, "gpu") && d->file && in_ranges(gpus, d->index))
-            l->gpu_files[n++] = d->file;
-    }
+    gpu_files_free(&l->gpu_files);
+    gpu_files_split(node, given, &l->gpu_files);
+    bitmap_destroy(given);
 }
 
 /* --container: the batch step's directory; the script's bound in. */
@@ -241,7 +221,7 @@ static int batch_oci(struct noded *nd, json_t *job, struct launch *l,
 
     if (!oci_spec_from_json(json_object_get(job, "launch"), &spec))
         return 0;
-    if (!l->gpu_files) /* no cgroups: batch_cgroup() did not look */
+    if (!l->gpu_files.allowed) /* no cgroups: batch_cgroup() did not look */
         batch_gpu_files(nd->node, json_string_value(json_object_get(
                                       node_alloc(nd, job), "gpus")), l);
     dir = xstrdup(l->script_path);
@@ -255,7 +235,7 @@ static int batch_oci(struct noded *nd, json_t *job, struct launch *l,
     spec.step_id = OCI_BATCH_STEP;
     spec.uid = l->uid;
     spec.gid = l->gid;
-    spec.devices = l->gpu_files;
+    spec.devices = l->gpu_files.allowed;
     spec.ro_dir = dir;
     l->oci = oci_step_create(&spec, error);
     free(dir);
@@ -270,36 +250,23 @@ static int batch_cgroup(struct noded *nd, json_t *job, struct launch *l,
 {
     const struct conf_node *node = nd->node;
     struct cgroup_limits lim = { 0 };
-    const char **deny;
-    const char *gpus;
     char *cpus = NULL;
     json_t *a;
-    size_t n = 0;
 
     if (!nd->cgroup)
         return 0;
     a = node_alloc(nd, job);
-    gpus = json_string_value(json_object_get(a, "gpus"));
-    deny = xzalloc((node->gres_dev_count + 1) * sizeof(*deny));
-    lim.deny_devices = deny;
+    batch_gpu_files(node, json_string_value(json_object_get(a, "gpus")), l);
+    lim.deny_devices = l->gpu_files.denied;
     lim.mem_mib = (uint64_t)json_integer_value(json_object_get(a, "mem_mib"));
-    for (size_t i = 0; i < node->gres_dev_count; i++) {
-        const struct conf_gres_dev *d = &node->gres_devs[i];
-        if (!strcmp(d->name, "gpu") && d->file && !in_ranges(gpus, d->index))
-            deny[n++] = d->file;
-    }
     if (cgroup_root_constrains_cores(nd->cgroup)
         && !(cpus = step_bind_job_cpus(
                  (uint32_t)json_integer_value(json_object_get(a, "cpus")),
-                 json_string_value(json_object_get(a, "cpu_ids")), error))) {
-        free(deny);
+                 json_string_value(json_object_get(a, "cpu_ids")), error)))
         return -1;
-    }
     lim.cpus = cpus;
-    batch_gpu_files(node, gpus, l);
     l->cg = cgroup_step_create(nd->cgroup, l->job_id, "batch", &lim, NULL,
                                error);
-    free(deny);
     free(cpus);
     return l->cg ? 0 : -1;
 }
@@ -346,7 +313,7 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     free_strv(l.argv);
     free_strv(l.envp);
     free(l.script_path);
-    free(l.gpu_files);
+    gpu_files_free(&l.gpu_files);
     if (pid < 0)
         return NULL;
     j = xzalloc(sizeof(*j));

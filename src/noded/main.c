@@ -71,15 +71,21 @@ static void sigchld_cb(uv_signal_t *h, int signo)
             log_verbose("child %d reaped", (int)pid);
 }
 
-static void check_gres_devices(const struct conf_node *node)
+static void check_char_dev(const char *gres, const char *file)
 {
     struct stat st;
 
+    if (file && (stat(file, &st) < 0 || !S_ISCHR(st.st_mode)))
+        log_error("gres/%s: %s is not a character device", gres, file);
+}
+
+static void check_gres_devices(const struct conf_node *node)
+{
     for (size_t i = 0; i < node->gres_dev_count; i++) {
-        const char *f = node->gres_devs[i].file;
-        if (f && (stat(f, &st) < 0 || !S_ISCHR(st.st_mode)))
-            log_error("gres/%s: %s is not a character device",
-                      node->gres_devs[i].name, f);
+        const struct conf_gres_dev *d = &node->gres_devs[i];
+        check_char_dev(d->name, d->file);
+        for (size_t k = 0; d->more_files && d->more_files[k]; k++)
+            check_char_dev(d->name, d->more_files[k]);
     }
 }
 

@@ -38,6 +38,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
+#include "noded/gpu_files.h"
 #include "noded/noded.h"
 #include "noded/stepd.h"
 #include "noded/step_bind.h"
@@ -959,47 +960,28 @@ static int mpi_setup(struct nd_step *st, const struct step_desc *d,
     return st->pmix ? 0 : -1;
 }
 
-/* The node's GPU device files (gres.conf File=) not in 'given' (GPU
- * indexes; all of them when 'given' is no array), NULL-terminated;
- * the strings are the conf's. */
-static const char **gpus_denied(const struct conf_node *node, json_t *given)
+/* The split of the node's GPU files (gpu_files.h) for 'given', a JSON
+ * array of GPU indexes (anything else: none given). */
+static void step_gpu_files(const struct conf_node *node, json_t *given,
+                           struct gpu_files *out)
 {
-    const char **deny = xzalloc(sizeof(*deny) * (node->gres_dev_count + 1));
-    size_t n = 0, i;
+    size_t bits = node->gres_dev_count, i;
+    bitmap_t *b = NULL;
     json_t *g;
 
-    for (size_t d = 0; d < node->gres_dev_count; d++) {
-        const struct conf_gres_dev *dev = &node->gres_devs[d];
-        bool mine = false;
-
-        if (strcmp(dev->name, "gpu") || !dev->file)
-            continue;
-        json_array_foreach(given, i, g) if (json_integer_value(g)
-                                            == dev->index) mine = true;
-        if (!mine)
-            deny[n++] = dev->file;
+    json_array_foreach(given, i, g) {
+        json_int_t idx = json_integer_value(g);
+        if (idx >= 0 && idx < (1 << 16) && (size_t)idx >= bits)
+            bits = (size_t)idx + 1;
     }
-    return deny;
-}
-
-/* The step's GPU device files: the node's, less those denied. */
-static const char **gpus_given(const struct conf_node *node, json_t *given)
-{
-    const char **deny = gpus_denied(node, given);
-    const char **out = xzalloc(sizeof(*out) * (node->gres_dev_count + 1));
-    size_t n = 0;
-
-    for (size_t d = 0; d < node->gres_dev_count; d++) {
-        const struct conf_gres_dev *dev = &node->gres_devs[d];
-        bool denied = false;
-
-        for (size_t i = 0; deny[i]; i++)
-            denied |= deny[i] == dev->file;
-        if (!strcmp(dev->name, "gpu") && dev->file && !denied)
-            out[n++] = dev->file;
-    }
-    free(deny);
-    return out;
+    if (json_array_size(given) && (b = bitmap_create(bits ? bits : 1)))
+        json_array_foreach(given, i, g) {
+            json_int_t idx = json_integer_value(g);
+            if (idx >= 0 && (size_t)idx < bits)
+                bitmap_set(b, (size_t)idx);
+        }
+    gpu_files_split(node, b, out);
+    bitmap_destroy(b);
 }
 
 /* --container (oci.h): the step's directory, its GPU files bound in. */
@@ -1007,11 +989,11 @@ static int oci_setup(struct nd_step *st, const struct step_desc *d,
                      drv_error_t *error)
 {
     struct oci_step_spec spec = {0};
-    const char **devs;
+    struct gpu_files files;
 
     if (!oci_spec_from_json(d->body, &spec))
         return 0;
-    devs = gpus_given(st->nd->node, json_object_get(d->body, "gpus"));
+    step_gpu_files(st->nd->node, json_object_get(d->body, "gpus"), &files);
     spec.oci = &st->nd->conf->oci;
     spec.cwd = d->cwd;
     spec.spool = st->nd->spool_dir;
@@ -1021,9 +1003,9 @@ static int oci_setup(struct nd_step *st, const struct step_desc *d,
     spec.step_id = st->step_id;
     spec.uid = (uid_t)d->uid;
     spec.gid = (gid_t)d->gid;
-    spec.devices = devs;
+    spec.devices = files.allowed;
     st->oci = oci_step_create(&spec, error);
-    free(devs);
+    gpu_files_free(&files);
     return st->oci ? 0 : -1;
 }
 
@@ -1033,20 +1015,21 @@ static int cgroup_setup(struct nd_step *st, const struct step_desc *d,
                         drv_error_t *error)
 {
     struct noded *nd = st->nd;
-    const char **job_deny, **step_deny;
+    struct gpu_files job_files, step_files;
     struct cgroup_limits job = {0}, step = {0};
     char name[16], *cpus = NULL;
 
     if (!nd->cgroup)
         return 0;
-    job_deny = gpus_denied(nd->node, json_object_get(d->body, "job_gpus"));
-    step_deny = gpus_denied(nd->node, json_object_get(d->body, "gpus"));
+    step_gpu_files(nd->node, json_object_get(d->body, "job_gpus"),
+                   &job_files);
+    step_gpu_files(nd->node, json_object_get(d->body, "gpus"), &step_files);
     job.mem_mib = (uint64_t)json_integer_value(json_object_get(d->body,
                                                                "job_mem_mib"));
     step.mem_mib = (uint64_t)json_integer_value(json_object_get(d->body,
                                                                 "mem_mib"));
-    job.deny_devices = job_deny;
-    step.deny_devices = step_deny;
+    job.deny_devices = job_files.denied;
+    step.deny_devices = step_files.denied;
     /* ConstrainCores: the step may use every CPU of its job here */
     if (cgroup_root_constrains_cores(nd->cgroup)
         && !(cpus = step_bind_job_cpus(
@@ -1060,8 +1043,8 @@ static int cgroup_setup(struct nd_step *st, const struct step_desc *d,
     st->cg = cgroup_step_create(nd->cgroup, st->job_id, name, &job, &step,
                                 error);
 out:
-    free(job_deny);
-    free(step_deny);
+    gpu_files_free(&job_files);
+    gpu_files_free(&step_files);
     free(cpus);
     return st->cg ? 0 : -1;
 }

@@ -507,3 +507,60 @@ def test_jobs_sharing_a_node_get_different_cpus(cluster, tmp_path):
         assert job_cpu_ids(c, third) == "0"
     (outs[1].parent / (outs[1].name + ".stop")).write_text("")
     assert c.wait_job_done(jobs[1]) == "COMPLETED"
+
+
+MIG_PROBE = """\
+echo given=$SLURM_JOB_GPUS visible=$CUDA_VISIBLE_DEVICES
+/usr/bin/python3 - {dev} <<'EOF'
+import os, sys
+for name in ("nvidia0", "nvidia-cap1", "nvidia-cap2", "nvidia-cap3"):
+    try:
+        os.close(os.open(f"{{sys.argv[1]}}/{{name}}", os.O_RDONLY))
+        print(f"{{name}} opened")
+    except OSError as e:
+        print(f"{{name}} {{e.strerror}}")
+EOF
+"""
+
+
+@pytest.mark.parametrize("cluster", [dict(CGROUP_CLUSTER, gpus_per_node=3)],
+                         indirect=True)
+def test_mig_instances_share_their_parent_gpu_file(cluster, tmp_path):
+    """MIG instances as gres.conf MultipleFiles= lines (the parent GPU's
+    /dev/nvidia0 and each instance's capability file), typed by profile:
+    a job gets its instance's files and the shared parent, the other
+    instances' capability files are denied, and a job without a GPU is
+    denied all of them."""
+    require("cannot create fake GPU devices" not in cluster.last_up.stderr,
+            "mknod is not permitted here (no CAP_MKNOD)")
+    c = cluster
+    dev = c.dir / "dev"
+    c.down()
+    c.conf.write_text(c.conf.read_text().replace(
+        "Gres=gpu:3", "Gres=gpu:1g.10gb:2,gpu:2g.20gb:1"))
+    (c.dir / "etc" / "gres.conf").write_text("".join(
+        f"NodeName=node01 Name=gpu Type={t} "
+        f"MultipleFiles={dev}/nvidia0,{dev}/nvidia-cap{i}\n"
+        for i, t in ((1, "1g.10gb"), (2, "1g.10gb"), (3, "2g.20gb"))))
+    # /dev/full, zero, random and kmsg's numbers: opens that work unless
+    # the cgroup refuses them
+    for name, minor in (("nvidia0", 7), ("nvidia-cap1", 5),
+                        ("nvidia-cap2", 8), ("nvidia-cap3", 11)):
+        path = dev / name
+        if path.exists():
+            path.unlink()
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    c.up()
+    probe = MIG_PROBE.format(dev=dev)
+    _, out, err = run_job(c, tmp_path, probe, "--gres=gpu:2g.20gb:1")
+    assert out == ("given=2 visible=0\nnvidia0 opened\n"
+                   "nvidia-cap1 Operation not permitted\n"
+                   "nvidia-cap2 Operation not permitted\n"
+                   "nvidia-cap3 opened\n"), (out, err)
+    _, out, _ = run_job(c, tmp_path, probe, "--gres=gpu:1g.10gb:1")
+    assert out == ("given=0 visible=0\nnvidia0 opened\n"
+                   "nvidia-cap1 opened\n"
+                   "nvidia-cap2 Operation not permitted\n"
+                   "nvidia-cap3 Operation not permitted\n"), out
+    _, out, _ = run_job(c, tmp_path, probe)
+    assert out.count("Operation not permitted") == 4, out

@@ -744,6 +744,41 @@ static void gres_conf_typed_lines(void **state)
     conf_destroy(conf);
 }
 
+/* MIG instances: one device per MultipleFiles= line, the parent GPU's
+ * file first; the node's GPU types by index. */
+static void gres_conf_multiple_files(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf = parse_ok(
+        "NodeName=g1 Gres=gpu:1g.10gb:2,gpu:2g.20gb:1\n",
+        "Name=gpu Type=1g.10gb MultipleFiles=/dev/nvidia0,"
+        "/dev/nvidia-caps/nvidia-cap[21-22]\n"
+        "Name=gpu Type=1g.10gb MultipleFiles=/dev/nvidia0,"
+        "/dev/nvidia-caps/nvidia-cap30\n"
+        "Name=gpu Type=2g.20gb MultipleFiles=/dev/nvidia0\n");
+    const struct conf_node *n = &conf->nodes[0];
+
+    assert_int_equal(n->gres_dev_count, 3);
+    assert_string_equal(n->gres_devs[0].file, "/dev/nvidia0");
+    assert_string_equal(n->gres_devs[0].more_files[0],
+                        "/dev/nvidia-caps/nvidia-cap21");
+    assert_string_equal(n->gres_devs[0].more_files[1],
+                        "/dev/nvidia-caps/nvidia-cap22");
+    assert_null(n->gres_devs[0].more_files[2]);
+    assert_string_equal(n->gres_devs[1].more_files[0],
+                        "/dev/nvidia-caps/nvidia-cap30");
+    assert_null(n->gres_devs[2].more_files);
+    assert_string_equal(n->gpu_types[1], "1g.10gb");
+    assert_string_equal(n->gpu_types[2], "2g.20gb");
+    conf_destroy(conf);
+    parse_fails("NodeName=g1 Gres=gpu:1\n",
+                "Name=gpu File=/dev/nvidia0 MultipleFiles=/dev/nvidia0\n",
+                "File= and MultipleFiles= on one line");
+    parse_fails("NodeName=g1 Gres=gpu:2\n",
+                "Name=gpu Count=2 MultipleFiles=/dev/nvidia0,/dev/x\n",
+                "Count=2 with MultipleFiles=");
+}
+
 static void gres_conf_untyped_line_takes_gres_type(void **state)
 {
     (void)state;
@@ -1199,6 +1234,7 @@ int main(void)
         cmocka_unit_test(gres_conf_file_range),
         cmocka_unit_test(gres_conf_without_nodename_applies_to_all),
         cmocka_unit_test(gres_conf_typed_lines),
+        cmocka_unit_test(gres_conf_multiple_files),
         cmocka_unit_test(gres_conf_untyped_line_takes_gres_type),
         cmocka_unit_test(gres_conf_count_without_file),
         cmocka_unit_test(gres_shards_per_gpu),

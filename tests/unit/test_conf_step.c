@@ -46,7 +46,9 @@ static struct slurm_conf *load(void)
         "NodeName=n1 CPUs=4 Port=7101 Gres=gpu:a100:2\n"
         "NodeName=n2 CPUs=4 Port=7102 Gres=gpu:2\n"
         "PartitionName=p Nodes=n[1-2] Default=YES\n");
-    put("gres.conf", "NodeName=n1 Name=gpu Type=a100 File=/dev/nvidia[0-1]\n");
+    put("gres.conf", "NodeName=n1 Name=gpu Type=a100 File=/dev/nvidia0\n"
+                     "NodeName=n1 Name=gpu Type=a100 MultipleFiles="
+                     "/dev/nvidia1,/dev/nvidia-caps/nvidia-cap3\n");
     put("cgroup.conf", "CgroupPlugin=cgroup/v1\nCgroupMountpoint=/cg\n"
                        "ConstrainRAMSpace=yes\nConstrainDevices=yes\n"
                        "AllowedRAMSpace=90.5\nMinRAMSpace=64\n");
@@ -102,6 +104,10 @@ static void round_trip_keeps_what_a_step_reads(void **state)
     assert_string_equal(node->gres_devs[1].name, "gpu");
     assert_string_equal(node->gres_devs[1].type, "a100");
     assert_string_equal(node->gres_devs[1].file, "/dev/nvidia1");
+    assert_string_equal(node->gres_devs[1].more_files[0],
+                        "/dev/nvidia-caps/nvidia-cap3");
+    assert_null(node->gres_devs[1].more_files[1]);
+    assert_null(node->gres_devs[0].more_files);
     assert_int_equal(node->gres_devs[1].index, 1);
     char *p = conf_expand_node_path(step->slurmd_spool_dir, node);
     assert_string_equal(p, "/tmp/spool/n1");

@@ -238,6 +238,28 @@ static void two_types_keep_the_configured_order(void **state)
     conf_destroy(conf);
 }
 
+/* MultipleFiles= lines (MIG instances) stay as configured, files and
+ * all, beside the GPUs NVML matched. */
+static void multiple_files_stay_as_configured(void **state)
+{
+    size_t n;
+    struct slurm_conf *conf = merged(
+        "NodeName=g1 Gres=gpu:h100:1,gpu:1g.10gb:1\n",
+        "AutoDetect=nvml\n"
+        "Name=gpu Type=h100 File=/dev/nvidia0\n"
+        "Name=gpu Type=1g.10gb MultipleFiles=/dev/nvidia2,/dev/cap1\n", &n);
+    const struct conf_node *node = &conf->nodes[0];
+
+    (void)state;
+    assert_int_equal(n, 2);
+    assert_non_null(node->gres_devs[0].uuid);
+    assert_string_equal(node->gres_devs[1].type, "1g.10gb");
+    assert_string_equal(node->gres_devs[1].file, "/dev/nvidia2");
+    assert_string_equal(node->gres_devs[1].more_files[0], "/dev/cap1");
+    assert_null(node->gres_devs[1].uuid);
+    conf_destroy(conf);
+}
+
 static void another_type_matches_nothing(void **state)
 {
     size_t n;
@@ -294,6 +316,7 @@ int main(void)
         cmocka_unit_test(untyped_gres_drops_the_type_and_counts_what_is_found),
         cmocka_unit_test(gres_conf_files_pick_their_gpu_and_stay_when_missing),
         cmocka_unit_test(two_types_keep_the_configured_order),
+        cmocka_unit_test(multiple_files_stay_as_configured),
         cmocka_unit_test(another_type_matches_nothing),
         cmocka_unit_test(autodetect_keyword),
     };
