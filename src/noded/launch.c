@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,9 @@ struct launch {
     char **envp;
     struct cgroup_step *cg; /* NULL: no cgroups */
     struct gpu_files gpu_files; /* the job's GPU device files here */
+    cpu_set_t cpus;         /* the job's CPUs here, with have_cpus */
+    bool have_cpus;         /* ConstrainCores or task/affinity asked */
+    bool bind_cpus;         /* task/affinity: the script is bound to them */
     struct oci_step *oci;   /* --container (oci.h), or NULL */
 };
 
@@ -139,6 +143,10 @@ static void exec_child(struct launch *l)
     child_reset();
     if (l->cg && cgroup_step_attach(l->cg, 0) < 0)
         child_fail("joining the job's cgroup");
+    /* task/affinity: as Slurm's batch step, the script runs on the job's
+     * CPUs of this node */
+    if (l->bind_cpus && sched_setaffinity(0, sizeof(l->cpus), &l->cpus) < 0)
+        child_fail("binding to the job's CPUs");
     if (child_become_user(l->user, l->uid, l->gid) < 0)
         child_fail("setting user");
     if (chdir(l->work_dir) < 0 && chdir("/tmp") < 0)
@@ -242,6 +250,25 @@ static int batch_oci(struct noded *nd, json_t *job, struct launch *l,
     return l->oci ? 0 : -1;
 }
 
+/* The job's CPUs on this node (the PUs of its CPU ids), found once for
+ * ConstrainCores' cpuset and task/affinity's binding of the script. */
+static int batch_cpus(struct noded *nd, json_t *job, struct launch *l,
+                      drv_error_t *error)
+{
+    json_t *a = node_alloc(nd, job);
+
+    l->bind_cpus = conf_task_affinity(nd->conf);
+    if (!l->bind_cpus && !cgroup_root_constrains_cores(nd->cgroup))
+        return 0;
+    if (step_bind_job_cpuset(
+            (uint32_t)json_integer_value(json_object_get(a, "cpus")),
+            json_string_value(json_object_get(a, "cpu_ids")), &l->cpus,
+            error) < 0)
+        return -1;
+    l->have_cpus = true;
+    return 0;
+}
+
 /* The batch step's cgroup: the job's memory on this node, its CPUs
  * (ConstrainCores), and the node's GPU files the job was not given
  * denied.  NULL without cgroups. */
@@ -259,11 +286,9 @@ static int batch_cgroup(struct noded *nd, json_t *job, struct launch *l,
     batch_gpu_files(node, json_string_value(json_object_get(a, "gpus")), l);
     lim.deny_devices = l->gpu_files.denied;
     lim.mem_mib = (uint64_t)json_integer_value(json_object_get(a, "mem_mib"));
-    if (cgroup_root_constrains_cores(nd->cgroup)
-        && !(cpus = step_bind_job_cpus(
-                 (uint32_t)json_integer_value(json_object_get(a, "cpus")),
-                 json_string_value(json_object_get(a, "cpu_ids")), error)))
-        return -1;
+    if (cgroup_root_constrains_cores(nd->cgroup) && l->have_cpus
+        && !(cpus = step_bind_cpuset_list(&l->cpus)))
+        return errprintf(error, "cgroup: out of memory");
     lim.cpus = cpus;
     l->cg = cgroup_step_create(nd->cgroup, l->job_id, "batch", &lim, NULL,
                                error);
@@ -298,7 +323,8 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     l.argv = build_argv(l.script_path, json_object_get(launch, "argv"));
     l.envp = launch_env_build(nd, job);
     l.user_env = json_is_true(json_object_get(launch, "get_user_env"));
-    if (batch_cgroup(nd, job, &l, error) < 0) {
+    if (batch_cpus(nd, job, &l, error) < 0
+        || batch_cgroup(nd, job, &l, error) < 0) {
         pid = -1;
     } else if (batch_oci(nd, job, &l, error) < 0) {
         pid = -1;

@@ -165,28 +165,42 @@ int step_bind_create(const struct slurm_conf *conf,
     return 0;
 }
 
-char *step_bind_job_cpus(uint32_t job_cpus, const char *job_cpu_ids,
-                         drv_error_t *error)
+int step_bind_job_cpuset(uint32_t job_cpus, const char *job_cpu_ids,
+                         cpu_set_t *out, drv_error_t *error)
 {
     struct topo topo = {0};
+
+    if (topo_load(&topo, error) < 0)
+        return -1;
+    affinity_step_cpus(&topo, job_cpus, job_cpu_ids, out);
+    topo_free(&topo);
+    return 0;
+}
+
+char *step_bind_cpuset_list(const cpu_set_t *set)
+{
     bitmap_t *bits = bitmap_create(CPU_SETSIZE);
-    cpu_set_t set;
     char *list;
 
-    if (!bits || topo_load(&topo, error) < 0) {
-        if (!bits)
-            errprintf(error, "cgroup: out of memory");
-        bitmap_destroy(bits);
+    if (!bits)
         return NULL;
-    }
-    affinity_step_cpus(&topo, job_cpus, job_cpu_ids, &set);
-    topo_free(&topo);
     for (size_t c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set))
+        if (CPU_ISSET(c, set))
             bitmap_set(bits, c);
     list = bitmap_fmt(bits);
     bitmap_destroy(bits);
-    if (!list)
+    return list;
+}
+
+char *step_bind_job_cpus(uint32_t job_cpus, const char *job_cpu_ids,
+                         drv_error_t *error)
+{
+    cpu_set_t set;
+    char *list;
+
+    if (step_bind_job_cpuset(job_cpus, job_cpu_ids, &set, error) < 0)
+        return NULL;
+    if (!(list = step_bind_cpuset_list(&set)))
         errprintf(error, "cgroup: out of memory");
     return list;
 }

@@ -22,6 +22,7 @@
 #ifndef DROVER_NODED_STEP_BIND_H
 #define DROVER_NODED_STEP_BIND_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,15 @@ void step_bind_destroy(struct step_bind *sb);
  * string, or NULL with 'error' (hwloc failed). */
 char *step_bind_job_cpus(uint32_t job_cpus, const char *job_cpu_ids,
                          drv_error_t *error);
+
+/* step_bind_job_cpus()'s CPUs as a set, in *out: 0, or -1 with 'error'
+ * (hwloc failed). */
+int step_bind_job_cpuset(uint32_t job_cpus, const char *job_cpu_ids,
+                         cpu_set_t *out, drv_error_t *error);
+
+/* The cpuset list form of 'set' ("0-1,4"); NULL on ENOMEM.  Caller
+ * frees. */
+char *step_bind_cpuset_list(const cpu_set_t *set);
 
 /* True for the step env's entries that the binding replaces
  * (SLURM_CPU_BIND* when CPUs are bound).  'sb' may be NULL. */

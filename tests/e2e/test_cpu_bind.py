@@ -224,3 +224,32 @@ def test_task_plugin_param_sets_the_default_binding(cluster):
     r = cluster.run("scontrol", "show", "config", check=True)
     assert re.search(r"^TaskPluginParam\s+= None,Verbose$", r.stdout, re.M), \
         r.stdout
+
+
+@needs_two_cpus
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 0,
+                                      "up_args": ["--cpus-per-node=2",
+                                                  *AFFINITY]}],
+                         indirect=True)
+def test_batch_script_runs_on_its_jobs_cpus(cluster, tmp_path):
+    """task/affinity binds the batch script too, as Slurm's batch step:
+    two 1-CPU jobs side by side each run on their own CPU (CPU_IDs=)."""
+    c = cluster
+    show = "grep Cpus_allowed_list /proc/self/status; sleep 30"
+    jobs = [c.sbatch("-n1", "-o", f"bind{i}.out", "--wrap", show,
+                     cwd=tmp_path) for i in range(2)]
+    for job in jobs:
+        c.wait_job_state(job, "RUNNING", timeout=30)
+    got = []
+    for i, job in enumerate(jobs):
+        detail = c.run("scontrol", "-d", "show", "job", job,
+                       check=True).stdout
+        ids = re.search(r"CPU_IDs=(\S+)", detail).group(1)
+        out = tmp_path / f"bind{i}.out"
+        c.wait_until(lambda: out.exists() and out.read_text(), timeout=30,
+                     what="the script's line")
+        allowed = out.read_text().split()[1]
+        assert allowed == str(REAL[int(ids) % len(REAL)]), (ids, allowed)
+        got.append(allowed)
+    assert got[0] != got[1], got
+    c.run("scancel", *jobs, check=True)
