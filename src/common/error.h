@@ -74,6 +74,7 @@ typedef struct {
     X(JOB_NOT_FINISHED, 2088, "Job is not finished")                           \
     X(INVALID_NICE, 2123, "Invalid --nice value")                              \
     X(INVALID_TIME_MIN_LIMIT, 2124, "Invalid time-min specification (exceeds job's time or other limits)") \
+    X(PROLOG_FAILED, 4022, "Job prolog failed")                               \
     X(SOCKET_ZERO_BYTES_SENT, 5005, "Zero Bytes were transmitted or received") \
     X(DB_CONNECTION, 7000, "Unable to connect to database")                    \
     DRV_LOCAL_ERRORS(X)

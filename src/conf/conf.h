@@ -486,6 +486,16 @@ struct slurm_conf {
                                * lines apply), an absolute path, or NULL */
     char *task_epilog;        /* TaskEpilog=: run as the user after each
                                * step task, or NULL */
+    char *prolog;             /* Prolog=: run by droverd as root on each
+                               * node before the job's first launch there,
+                               * an absolute path or glob pattern (each
+                               * match in order, as Slurm), or
+                               * NULL (noded/prolog.h) */
+    char *epilog;             /* Epilog=: likewise at the job's end on each
+                               * of its nodes, or NULL */
+    uint32_t prolog_epilog_timeout_s; /* PrologEpilogTimeout=, seconds;
+                                       * 0 (Slurm's default 65534 too):
+                                       * no limit */
     char *health_check_program; /* HealthCheckProgram=, an absolute path,
                                  * NULL: none */
     uint32_t health_check_interval_s; /* HealthCheckInterval=, seconds,

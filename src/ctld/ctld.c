@@ -23,6 +23,7 @@
 #include "ctld/job_info.h"
 #include "ctld/part_access.h"
 #include "ctld/preempt.h"
+#include "ctld/prolog_env.h"
 #include "ctld/state.h"
 #include "ctld/stats.h"
 #include "ctld/step.h"
@@ -222,12 +223,7 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
     /* Step tasks on the other nodes end with the job (the batch host
      * kills its own). */
     for (uint32_t i = 1; job->alloc && i < job->alloc->node_count; i++)
-        if (timed_out)
-            ctld_node_terminate_timeout(ctld, job->alloc->node_idx[i],
-                                        job->id);
-        else
-            ctld_node_terminate_stray(ctld, job->alloc->node_idx[i], job->id,
-                                      0);
+        ctld_job_end_on_node(ctld, job, i, timed_out);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
         ctld_job_requeue(ctld, job, now,
@@ -350,7 +346,7 @@ static void stray_done(int errnum, const char *errstr, json_t *resp,
 }
 
 static void terminate_on_node(struct ctld *ctld, long node, uint32_t job_id,
-                              uint32_t run_id, bool time_limit)
+                              uint32_t run_id, bool time_limit, json_t *env)
 {
     const struct conf_node *cn = ctld->nodes->info[node].conf;
     json_t *body = json_pack("{s:I s:i s:b s:b}", "job_id", (json_int_t)job_id,
@@ -360,6 +356,8 @@ static void terminate_on_node(struct ctld *ctld, long node, uint32_t job_id,
         json_object_set_new(body, "run_id", json_integer(run_id));
     if (time_limit)
         json_object_set_new(body, "time_limit", json_true());
+    if (env)
+        json_object_set_new(body, "prolog_env", env);
     if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                          "job_signal", body,
                          (int)ctld->conf->msg_timeout_s * 1000, stray_done,
@@ -371,13 +369,14 @@ static void terminate_on_node(struct ctld *ctld, long node, uint32_t job_id,
 void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
                                uint32_t run_id)
 {
-    terminate_on_node(ctld, node, job_id, run_id, false);
+    terminate_on_node(ctld, node, job_id, run_id, false, NULL);
 }
 
-void ctld_node_terminate_timeout(struct ctld *ctld, long node,
-                                 uint32_t job_id)
+void ctld_job_end_on_node(struct ctld *ctld, const struct job *job,
+                          uint32_t e, bool time_limit)
 {
-    terminate_on_node(ctld, node, job_id, 0, true);
+    terminate_on_node(ctld, job->alloc->node_idx[e], job->id, 0, time_limit,
+                      prolog_env_json(ctld, job, e));
 }
 
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)

@@ -180,6 +180,12 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
  * administrator's drain). */
 void ctld_node_health(struct ctld *ctld, long node, json_t *body);
 
+/* Drain node 'node' with 'reason' ("Prolog error", "Epilog error": Slurm's
+ * words for a failed Prolog= or Epilog=), by SlurmUser, now; a node
+ * drained for that reason already is left as it is.  (ctld_node_health()
+ * drains for every id of a registration's "epilog_failed".) */
+void ctld_node_drain_error(struct ctld *ctld, long node, const char *reason);
+
 /* node_health.c: the answer to node 'node''s registration: {"state":
  * its base state (IDLE, MIXED, ALLOCATED, DOWN, UNKNOWN), "drain"},
  * which droverd's HealthCheckNodeState test reads.  New reference. */
@@ -226,11 +232,13 @@ void ctld_job_signal_steps(struct ctld *ctld, const struct job *job,
 /* Tell the batch host a running job's new time limit (asynchronous). */
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);
 
-/* Tell node 'node' to kill the steps of job 'job_id', which ended at its
- * time limit: their srun get Slurm's "CANCELLED AT ... DUE TO TIME LIMIT"
- * line (the batch host's tell their own). */
-void ctld_node_terminate_timeout(struct ctld *ctld, long node,
-                                 uint32_t job_id);
+/* Tell the node of entry 'e' of 'job''s allocation that the job ended
+ * (as Slurm's REQUEST_TERMINATE_JOB): its steps there are killed (with
+ * 'time_limit', their srun get Slurm's "CANCELLED AT ... DUE TO TIME
+ * LIMIT" line) and droverd runs Epilog= with the job's environment
+ * (prolog_env.h).  Asynchronous; an unreachable node is only logged. */
+void ctld_job_end_on_node(struct ctld *ctld, const struct job *job,
+                          uint32_t e, bool time_limit);
 
 /* Tell node 'node' to kill job 'job_id', which the controller no longer
  * runs there (it was ended while the node was unreachable): only its run

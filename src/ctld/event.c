@@ -275,14 +275,16 @@ static int apply_held(struct ctld *ctld, struct ctld_event *ev)
         job->hold = true;
         job->hold_admin = ev->admin;
         job->priority = 0;
-        job->reason = ev->admin ? JOB_REASON_HELD_ADMIN
-                                : JOB_REASON_HELD_USER;
+        job->reason = ev->launch_failed ? JOB_REASON_LAUNCH_FAILED
+                      : ev->admin       ? JOB_REASON_HELD_ADMIN
+                                        : JOB_REASON_HELD_USER;
         return 0;
     }
     job->hold = job->hold_admin = job->priority_set = false;
     job->priority = priority_of(ctld, job, ev->t);
     if (job->reason == JOB_REASON_HELD_USER
-        || job->reason == JOB_REASON_HELD_ADMIN)
+        || job->reason == JOB_REASON_HELD_ADMIN
+        || job->reason == JOB_REASON_LAUNCH_FAILED)
         job->reason = JOB_REASON_NONE;
     return 0;
 }

@@ -134,6 +134,9 @@ struct ctld_event {
     time_t eligible_time;        /* JOB_REQUEUED */
     bool restart;                /* JOB_REQUEUED */
     bool hold, admin;            /* JOB_HELD */
+    bool launch_failed;          /* JOB_HELD: held because its launch
+                                  * failed (Prolog): Slurm's reason
+                                  * "launch failed requeued held" */
     const struct job_update *update; /* JOB_UPDATED (borrowed) */
     const char *node;            /* STEP_REPORTED, STEP_ENDED, JOB_ENDED:
                                   * node name (borrowed) */

@@ -131,6 +131,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
                                    job_update_to_json(ev->update));
     case CTLD_EV_JOB_HELD:
         json_object_set_new(o, "hold", json_boolean(ev->hold));
+        if (ev->launch_failed)
+            json_object_set_new(o, "launch_failed", json_true());
         return json_object_set_new(o, "admin", json_boolean(ev->admin));
     case CTLD_EV_STEP_STARTED:
         if (!job || !(s = job_step_find(job, ev->step_id)))
@@ -299,6 +301,8 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
     case CTLD_EV_JOB_HELD:
         ev->hold = json_is_true(json_object_get(rec, "hold"));
         ev->admin = json_is_true(json_object_get(rec, "admin"));
+        ev->launch_failed =
+            json_is_true(json_object_get(rec, "launch_failed"));
         return 0;
     case CTLD_EV_STEP_STARTED:
         ev->step = job_step_from_json(json_object_get(rec, "step"), error);

@@ -16,10 +16,7 @@ void interactive_end(struct ctld *ctld, struct job *job, int status,
     if (!job->alloc)
         return;
     /* ctld_job_finished() stops the tasks on the other nodes. */
-    if (timed_out)
-        ctld_node_terminate_timeout(ctld, job->alloc->node_idx[0], job->id);
-    else
-        ctld_node_terminate_stray(ctld, job->alloc->node_idx[0], job->id, 0);
+    ctld_job_end_on_node(ctld, job, 0, timed_out);
     ctld_job_finished(ctld, job, status, timed_out, false);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * node_health.c - what a node's HealthCheckProgram said, in its
- * registration: drain it on failure, return it to service when it passes
+ * registration: drain it on failure, return it to service when it passes;
+ * the drains of a failed Prolog or Epilog (noded/prolog.h)
  *
  * Slurm leaves both to the program (it calls scontrol itself); Drover's
  * droverd reports the result and the controller acts, marking the drain
@@ -52,12 +53,43 @@ static void health_recover(struct ctld *ctld, long idx)
     ctld_node_admin(ctld, idx, &a);
 }
 
+void ctld_node_drain_error(struct ctld *ctld, long node, const char *reason)
+{
+    struct node_admin a;
+
+    node_table_admin_get(ctld->nodes, (size_t)node, &a);
+    if (a.drain && a.reason && !strcmp(a.reason, reason))
+        return;
+    log_info("Node %s: %s: draining", ctld->nodes->names[node], reason);
+    a.drain = true;
+    a.health_drain = false;
+    a.reason = reason;
+    a.reason_user = ctld->conf->slurm_user ? ctld->conf->slurm_user : "root";
+    a.reason_time = ctld_now(ctld);
+    ctld_node_admin(ctld, node, &a);
+}
+
+/* Each job whose Epilog failed on the node, in its registration. */
+static void epilog_failures(struct ctld *ctld, long node, json_t *body)
+{
+    json_t *id;
+    size_t i;
+
+    json_array_foreach(json_object_get(body, "epilog_failed"), i, id) {
+        log_error("JobId=%lld: Epilog failed on %s",
+                  (long long)json_integer_value(id),
+                  ctld->nodes->names[node]);
+        ctld_node_drain_error(ctld, node, "Epilog error");
+    }
+}
+
 void ctld_node_health(struct ctld *ctld, long node, json_t *body)
 {
     json_t *ok = json_object_get(body, "health_ok");
     const char *reason =
         json_string_value(json_object_get(body, "health_reason"));
 
+    epilog_failures(ctld, node, body);
     if (!json_is_boolean(ok))
         return;
     if (json_is_true(ok))

@@ -18,6 +18,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/job_info.h"
+#include "ctld/prolog_env.h"
 #include "ctld/step.h"
 #include "ctld/step_layout.h"
 #include "ctld/step_nodes.h"
@@ -88,6 +89,8 @@ static void launch_done(int errnum, const char *errstr, json_t *resp,
     (void)resp;
     if (errnum)
         launch_failed(sc, la->node);
+    if (errnum == EDRV_PROLOG_FAILED) /* as Slurm, the node drains */
+        ctld_node_drain_error(sc->ctld, la->node, "Prolog error");
     free(la);
     if (errnum && !sc->errnum) {
         sc->errnum = errnum;
@@ -461,7 +464,7 @@ static void send_launches(struct ctld *ctld, struct job *job,
     for (uint32_t i = 0; i < sc->nodes; i++) {
         uint32_t idx = sc->claim->part->node_idx[i];
         const struct conf_node *cn = ctld->nodes->info[idx].conf;
-        json_t *o = json_deep_copy(base), *ranks = json_array();
+        json_t *o = json_deep_copy(base), *ranks = json_array(), *penv;
         struct launch_arg *la = xzalloc(sizeof(*la));
         const bitmap_t *gpus = sc->claim->part->gpus[i];
 
@@ -472,6 +475,8 @@ static void send_launches(struct ctld *ctld, struct job *job,
         if (gpus) /* the GPUs its tasks see there */
             json_object_set_new(o, "gpus", gpu_list(gpus));
         limits_json(ctld, job, sc->claim, i, o);
+        if ((penv = prolog_env_json(ctld, job, sc->claim->ent[i])))
+            json_object_set_new(o, "prolog_env", penv);
         la->sc = sc;
         la->node = (long)idx;
         json_object_set_new(o, "node_index", json_integer(i));

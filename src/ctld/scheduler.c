@@ -29,6 +29,7 @@
 #include "ctld/preempt.h"
 #include "conf/conf_sched_node.h"
 #include "ctld/priority.h"
+#include "ctld/prolog_env.h"
 #include "ctld/resv.h"
 #include "ctld/step.h"
 #include "ctld/submit_check.h"
@@ -114,6 +115,20 @@ struct launch_ctx {
     long node;
 };
 
+/* Prolog= failed on node 'node' for 'job' (requeued): the node drains
+ * with Slurm's "Prolog error" and the job stays pending, held, with
+ * Slurm's reason "launch failed requeued held" until released. */
+static void prolog_failed(struct ctld *ctld, long node, struct job *job,
+                          time_t now)
+{
+    struct ctld_event held = {.type = CTLD_EV_JOB_HELD, .t = now,
+                              .job_id = job->id, .hold = true, .admin = true,
+                              .launch_failed = true};
+
+    ctld_node_drain_error(ctld, node, "Prolog error");
+    ctld_apply(ctld, &held);
+}
+
 static void launch_done(int errnum, const char *errstr, json_t *resp,
                         void *arg)
 {
@@ -139,6 +154,8 @@ static void launch_done(int errnum, const char *errstr, json_t *resp,
                              ? now + LAUNCH_RETRY_S
                              : now,
                          false);
+        if (errnum == EDRV_PROLOG_FAILED) /* as Slurm: drained, held */
+            prolog_failed(ctld, lc->node, job, now);
     }
     free(lc);
 }
@@ -147,7 +164,7 @@ static void launch(struct ctld *ctld, struct job *job)
 {
     long node = job->alloc->node_idx[0];
     const struct conf_node *cn = ctld->nodes->info[node].conf;
-    json_t *o = job_info_json(ctld, job, ctld_now(ctld));
+    json_t *o = job_info_json(ctld, job, ctld_now(ctld)), *penv;
     struct launch_ctx *lc = xzalloc(sizeof(*lc));
 
     json_object_set_new(o, "launch", launch_store_unpack(job->launch));
@@ -160,6 +177,8 @@ static void launch(struct ctld *ctld, struct job *job)
                         json_string(ctld->conf->cluster_name
                                         ? ctld->conf->cluster_name
                                         : "cluster"));
+    if ((penv = prolog_env_json(ctld, job, 0)))
+        json_object_set_new(o, "prolog_env", penv);
     lc->ctld = ctld;
     lc->job_id = job->id;
     lc->run_id = job->run_id;

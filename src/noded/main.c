@@ -28,6 +28,7 @@
 #include "noded/jobcontainer.h"
 #include "noded/metrics.h"
 #include "noded/noded.h"
+#include "noded/prolog.h"
 #include "noded/spool.h"
 #include "noded/stepd.h"
 
@@ -55,8 +56,6 @@ static void signal_cb(uv_signal_t *s, int signo)
     uv_stop(s->loop);
 }
 
-/* GPUs are named by gres.conf File= lines: check they exist, as slurmd
- * does, so a broken device shows in the log rather than inside a job. */
 /* Reap children: droverstepd processes (batch and srun steps). */
 static void sigchld_cb(uv_signal_t *h, int signo)
 {
@@ -67,10 +66,14 @@ static void sigchld_cb(uv_signal_t *h, int signo)
     (void)signo;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
         if (!stepmgr_reaped(nd, pid, status)
-            && !health_reaped(nd, pid, status))
+            && !health_reaped(nd, pid, status)
+            && !prolog_reaped(nd, pid, status))
             log_verbose("child %d reaped", (int)pid);
 }
 
+/* GPUs are named by gres.conf File= (and MultipleFiles=) lines: check
+ * they exist, as slurmd does, so a broken device shows in the log rather
+ * than inside a job. */
 static void check_char_dev(const char *gres, const char *file)
 {
     struct stat st;
@@ -259,6 +262,7 @@ int main(int argc, char **argv)
     daemon_close_loop(nd.loop);
     stepmgr_forget_all(&nd);
     health_free(&nd);
+    prolog_free(&nd);
     cgroup_root_prune(nd.cgroup); /* what no job uses any more */
     cgroup_root_destroy(nd.cgroup);
     json_decref(nd.done);

@@ -68,6 +68,7 @@ struct noded {
     char *spool_dir;
     struct cgroup_root *cgroup; /* cgroup.c: NULL when jobs run without */
     struct nd_health *health; /* health.c: NULL without HealthCheckProgram */
+    struct nd_prolog *prolog; /* prolog.c: NULL until a job needs it */
     struct nd_metrics *metrics; /* metrics_http.c: NULL when not serving */
     char *jc_base;            /* job_container/tmpfs: this node's BasePath
                                * (jobcontainer.h), NULL: none */

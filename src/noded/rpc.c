@@ -11,8 +11,10 @@
 #include <stdlib.h>
 
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "noded/jobstat.h"
 #include "noded/noded.h"
+#include "noded/prolog.h"
 #include "noded/stepd.h"
 
 /* SIGTERM to the batch step (which sends SIGKILL after KillWait, and
@@ -46,6 +48,46 @@ static void launched(int errnum, const char *errstr, void *arg)
     }
 }
 
+/* A launch waiting for Prolog= (prolog.h). */
+struct pending_launch {
+    struct noded *nd;
+    proto_req_t *req;
+    json_t *body;       /* the stepmgr_launch() body */
+    uint32_t job_id;
+};
+
+static void prolog_done(bool ok, void *arg)
+{
+    struct pending_launch *pl = arg;
+    drv_error_t error = {0};
+
+    if (!ok) {
+        log_error("JobId=%u: launch refused: Prolog failed", pl->job_id);
+        proto_respond_error(pl->req, EDRV_PROLOG_FAILED, NULL);
+    } else if (stepmgr_launch(pl->nd, pl->body, launched, pl->req, &error)
+               < 0) {
+        log_error("JobId=%u: %s failed: %s", pl->job_id,
+                  proto_req_type(pl->req), error.text);
+        proto_respond_error(pl->req, EDRV_ERROR, error.text);
+    }
+    json_decref(pl->body);
+    free(pl);
+}
+
+/* stepmgr_launch() 'body' (a reference is taken) once Prolog= passed for
+ * the job here; 'env' is the launch's prolog_env. */
+static void launch_after_prolog(struct noded *nd, proto_req_t *req,
+                                uint32_t job_id, json_t *body, json_t *env)
+{
+    struct pending_launch *pl = xzalloc(sizeof(*pl));
+
+    pl->nd = nd;
+    pl->req = req;
+    pl->body = json_incref(body);
+    pl->job_id = job_id;
+    prolog_before_launch(nd, job_id, env, prolog_done, pl);
+}
+
 /* The batch script runs as step "batch" in its own droverstepd (stepd.h),
  * like srun's steps: it keeps running, and its completion arrives, across
  * a restart of droverd. */
@@ -55,9 +97,7 @@ static void rpc_batch_launch(proto_req_t *req, void *arg)
     json_t *job = json_object_get(proto_req_body(req), "job"), *body;
     json_int_t id = json_integer_value(json_object_get(job, "job_id"));
     uint32_t run = (uint32_t)json_integer_value(json_object_get(job, "run_id"));
-    drv_error_t error = {0};
     uint32_t here;
-    int rc;
 
     if (!json_is_object(job) || id <= 0 || id > UINT32_MAX) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, "no job");
@@ -79,12 +119,9 @@ static void rpc_batch_launch(proto_req_t *req, void *arg)
     }
     body = json_pack("{s:I s:I s:O}", "job_id", id, "step_id",
                      (json_int_t)STEPD_BATCH, "job", job);
-    rc = stepmgr_launch(nd, body, launched, req, &error);
+    launch_after_prolog(nd, req, (uint32_t)id, body,
+                        json_object_get(job, "prolog_env"));
     json_decref(body);
-    if (rc < 0) {
-        log_error("JobId=%lld: launch failed: %s", (long long)id, error.text);
-        proto_respond_error(req, EDRV_ERROR, error.text);
-    }
 }
 
 static void rpc_job_signal(proto_req_t *req, void *arg)
@@ -92,17 +129,23 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
     struct noded *nd = arg;
     json_int_t id = 0, run = 0;
     int signo = SIGKILL, terminate = 0, all = 0, steps = 0, limit = 0;
+    int forget = 0;
     uint32_t here = 0;
     json_t *sig;
 
-    if (json_unpack(proto_req_body(req), "{s:I s?i s?b s?I s?b s?b s?b}",
+    if (json_unpack(proto_req_body(req), "{s:I s?i s?b s?I s?b s?b s?b s?b}",
                     "job_id", &id, "signal", &signo, "terminate", &terminate,
                     "run_id", &run, "all", &all, "steps", &steps,
-                    "time_limit", &limit)
+                    "time_limit", &limit, "forget", &forget)
         < 0) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
         return;
     }
+    /* The job ended (the controller's terminate of a finished job): its
+     * Epilog here, whatever is left of it being killed below. */
+    if (terminate && forget)
+        prolog_job_ended(nd, (uint32_t)id,
+                         json_object_get(proto_req_body(req), "prolog_env"));
     if (steps && !terminate) { /* scancel -s: the steps, not the script */
         if (stepmgr_signal_job(nd, (uint32_t)id, signo, false))
             proto_respond(req, NULL);
@@ -177,14 +220,12 @@ static void rpc_job_limit(proto_req_t *req, void *arg)
  * droverstepd answers once they started. */
 static void rpc_step_launch(proto_req_t *req, void *arg)
 {
-    struct noded *nd = arg;
-    drv_error_t error = {0};
+    json_t *body = proto_req_body(req);
 
-    if (stepmgr_launch(nd, proto_req_body(req), launched, req, &error)
-        < 0) {
-        log_error("step_launch: %s", error.text);
-        proto_respond_error(req, EDRV_ERROR, error.text);
-    }
+    launch_after_prolog(arg, req,
+                        (uint32_t)json_integer_value(
+                            json_object_get(body, "job_id")),
+                        body, json_object_get(body, "prolog_env"));
 }
 
 static void step_signalled(int count, void *arg)

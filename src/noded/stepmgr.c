@@ -28,6 +28,7 @@
 #include "common/xalloc.h"
 #include "noded/jobcontainer.h"
 #include "noded/noded.h"
+#include "noded/prolog.h"
 #include "noded/stepd.h"
 #include "proto/frame.h"
 
@@ -434,6 +435,11 @@ static void deliver(struct noded *nd, json_t *c)
 
     json_array_foreach(nd->done, i, d) if (json_equal(c, d)) return;
     register_completion(nd, c);
+    /* The batch script ended: the job is over on its batch host (the
+     * controller tells the other nodes). */
+    if (json_integer_value(json_object_get(c, "step_id")) == STEPD_BATCH)
+        prolog_job_ended(nd, (uint32_t)json_integer_value(
+                                 json_object_get(c, "job_id")), NULL);
 }
 
 /* The report file of a step, if written.  New reference or NULL. */

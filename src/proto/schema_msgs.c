@@ -302,6 +302,9 @@ static const struct schema_field node_register_body[] = {
      "the last HealthCheckProgram run passed (absent: none ran)"},
     {"health_reason", SCHEMA_STR, 0, SCHEMA_STR_MAX, 0, SCHEMA_PRINTABLE,
      NULL, "a failed run's output, the node's drain reason"},
+    {"epilog_failed", SCHEMA_INT_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "jobs whose Epilog= failed here since the last answered "
+     "registration (the node drains: Epilog error)"},
     END,
 };
 
@@ -523,6 +526,9 @@ static const struct schema_field step_launch_body[] = {
      "--pty: terminal rows; 0: 24"},
     {"pty_cols", SCHEMA_INT, 0, 65535, 0, 0, "count",
      "--pty: terminal columns; 0: 80"},
+    {"prolog_env", SCHEMA_STR_LIST, 0, 64, 0, 0, NULL,
+     "Prolog='s environment on this node, NAME=value (with Prolog= or "
+     "Epilog=)"},
     {"gpus_per_task", SCHEMA_INT, 0, 1024, 0, 0, "count",
      "--gpus-per-task: each task's share of gpus"},
     {"gpus", SCHEMA_INT_LIST, 0, 65536, 0, 0, NULL,
@@ -589,6 +595,10 @@ static const struct schema_field job_signal_body[] = {
     {"time_limit", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
      "with terminate: the job reached its time limit (the steps' srun "
      "get Slurm's DUE TO TIME LIMIT line)"},
+    {"forget", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "with terminate: the job has ended (droverd runs Epilog= here)"},
+    {"prolog_env", SCHEMA_STR_LIST, 0, 64, 0, 0, NULL,
+     "with forget: Epilog='s environment, NAME=value"},
     END,
 };
 
