@@ -34,6 +34,7 @@ typedef struct {
 
 #define NVML_NVLINK_MAX_LINKS 18
 #define CPUSET_LONGS 64 /* 4096 CPUs */
+#define MAX_MIGS 64      /* MIG instances of one GPU looked at (7 today) */
 
 struct nvml {
     void *dl;
@@ -264,6 +265,8 @@ static struct gpu_nvml_dev *with_migs(struct nvml *n,
         bool mig = !n->handle(i, &h) && mig_enabled(n, h)
                    && !n->mig_max(h, &max);
         size_t self = k;
+        if (!mig || max > MAX_MIGS)
+            max = mig ? MAX_MIGS : 0;
         if (k + 1 + max > cap)
             out = xrealloc(out, (cap = 2 * (k + 1 + max)) * sizeof(*out));
         out[k++] = gpus[i];

@@ -240,6 +240,9 @@ def run_probe(c, script, gres):
 
 
 def test_mig_instances_are_found_and_given_as_typed_gpus(cluster_root):
+    """The A100 in MIG mode is not a GPU of the node: its three instances
+    are, typed by profile, registered as Gres= says, each logged with its
+    files, and given to jobs by type."""
     c = mig_cluster(cluster_root)
     try:
         c.wait_nodes_idle()
