@@ -219,6 +219,7 @@ static int nvml_mig(struct nvml *n, nvmlDevice_t h,
                     const char *mig_minors, struct gpu_nvml_dev *d)
 {
     unsigned gi_minor, ci_minor;
+    const char *what = "";
     char why[256] = "";
     nvmlDevice_t m;
     nvmlReturn_t rc;
@@ -229,10 +230,14 @@ static int nvml_mig(struct nvml *n, nvmlDevice_t h,
     d->mig = (int)k;
     d->mig_count = -1;
     d->links[0] = '\0';
-    if ((rc = n->uuid(m, d->uuid, sizeof(d->uuid)))
-        || (rc = n->name(m, d->name, sizeof(d->name)))
-        || (rc = n->gi_id(m, &d->gi)) || (rc = n->ci_id(m, &d->ci)))
-        snprintf(why, sizeof(why), "%s", n->error_string(rc));
+    if (((rc = n->uuid(m, d->uuid, sizeof(d->uuid)))
+         && (what = "nvmlDeviceGetUUID"))
+        || ((rc = n->name(m, d->name, sizeof(d->name)))
+            && (what = "nvmlDeviceGetName"))
+        || ((rc = n->gi_id(m, &d->gi)) && (what = "nvmlDeviceGetGpuInstanceId"))
+        || ((rc = n->ci_id(m, &d->ci))
+            && (what = "nvmlDeviceGetComputeInstanceId")))
+        snprintf(why, sizeof(why), "%s: %s", what, n->error_string(rc));
     else
         gpu_nvml_mig_minors(mig_minors, gpu->index, d->gi, d->ci, &gi_minor,
                             &ci_minor, why, sizeof(why));
