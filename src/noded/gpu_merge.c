@@ -4,6 +4,7 @@
  * GPUs (gpu_nvml_merge in gpu_nvml.h gives the rules, Slurm's)
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -18,6 +19,17 @@ struct found {
     const char *type; /* cut down to a configured type, or NULL */
     bool taken;
 };
+
+/* " MIG <k>" for MIG instance k of its GPU, "" for a GPU (log lines). */
+static const char *mig_label(const struct gpu_nvml_dev *dev)
+{
+    static char label[32];
+
+    if (dev->mig < 0)
+        return "";
+    snprintf(label, sizeof(label), " MIG %d", dev->mig);
+    return label;
+}
 
 static bool is_gpu(const struct conf_gres_dev *d)
 {
@@ -59,6 +71,22 @@ static void normalise_types(struct found *f, size_t nf,
     free(used);
 }
 
+/* Whether found GPU 'dev' has configured GPU 'd''s File= (and, for
+ * MultipleFiles=, the rest of its files: a MIG instance's). */
+static bool same_files(const struct conf_gres_dev *d,
+                       const struct gpu_nvml_dev *dev)
+{
+    size_t k = 0;
+
+    if (strcmp(d->file, dev->file)
+        || (d->more_files != NULL) != (dev->mig >= 0))
+        return false;
+    for (; d->more_files && d->more_files[k]; k++)
+        if (k >= 2 || strcmp(d->more_files[k], dev->caps[k]))
+            return false;
+    return dev->mig < 0 || k == 2;
+}
+
 /* The first unused found GPU that configured GPU 'd' matches, or -1. */
 static long match(struct found *f, size_t nf, const struct conf_gres_dev *d)
 {
@@ -67,7 +95,7 @@ static long match(struct found *f, size_t nf, const struct conf_gres_dev *d)
             continue;
         if (d->type && (!f[i].type || strcasecmp(d->type, f[i].type)))
             continue;
-        if (d->file && strcmp(d->file, f[i].dev->file))
+        if (d->file && !same_files(d, f[i].dev))
             continue;
         return (long)i;
     }
@@ -97,6 +125,16 @@ static void add(struct conf_gres_dev **out, size_t *n, const char *type,
     (*n)++;
 }
 
+/* Add found GPU 'dev' (a MIG instance with its capability files) as
+ * type 'type'. */
+static void add_found(struct conf_gres_dev **out, size_t *n, const char *type,
+                      const struct gpu_nvml_dev *dev)
+{
+    char *caps[] = { (char *)dev->caps[0], (char *)dev->caps[1], NULL };
+
+    add(out, n, type, dev->file, dev->mig >= 0 ? caps : NULL, dev->uuid);
+}
+
 size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
                       size_t count)
 {
@@ -104,11 +142,13 @@ size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
     bool *keep = xzalloc(node->gres_dev_count + 1);
     long *found_of = xzalloc((node->gres_dev_count + 1) * sizeof(*found_of));
     struct conf_gres_dev *gpus = NULL, *all;
-    size_t ngpus = 0, nall = 0;
+    size_t ngpus = 0, nall = 0, nf = 0;
 
+    /* A GPU in MIG mode is not given to jobs: its instances are. */
     for (size_t i = 0; i < count; i++)
-        f[i].dev = &devs[i];
-    normalise_types(f, count, node);
+        if (devs[i].mig_count < 0)
+            f[nf++].dev = &devs[i];
+    normalise_types(f, nf, node);
     /* Configured GPUs with a File= first, as Slurm: they pick their own. */
     for (int pass = 0; pass < 2; pass++) {
         for (size_t c = 0; c < node->gres_dev_count; c++) {
@@ -116,12 +156,7 @@ size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
             long m;
             if (!is_gpu(d) || (pass == 0) != (d->file != NULL))
                 continue;
-            if (d->more_files) { /* MultipleFiles= (MIG): as configured */
-                found_of[c] = -1;
-                keep[c] = true;
-                continue;
-            }
-            found_of[c] = m = match(f, count, d);
+            found_of[c] = m = match(f, nf, d);
             if (m >= 0)
                 f[m].taken = true;
             else if ((keep[c] = d->file != NULL))
@@ -136,23 +171,21 @@ size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
     /* In the configured order, which is the controller's GPU indexes (a
      * node with GPUs of several types must agree on each index's type). */
     for (size_t c = 0; c < node->gres_dev_count; c++) {
-        const struct gpu_nvml_dev *dev;
         if (!is_gpu(&node->gres_devs[c]))
             continue;
         if (found_of[c] >= 0) {
-            dev = &devs[found_of[c]];
-            add(&gpus, &ngpus, f[found_of[c]].type, dev->file, NULL,
-                dev->uuid);
+            add_found(&gpus, &ngpus, f[found_of[c]].type, f[found_of[c]].dev);
         } else if (keep[c]) {
             add(&gpus, &ngpus, node->gres_devs[c].type,
                 node->gres_devs[c].file, node->gres_devs[c].more_files, NULL);
         }
     }
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < nf; i++)
         if (!f[i].taken)
-            log_info("AutoDetect=nvml: GPU %u (%s, %s) is not in slurm.conf's"
-                     " Gres=: ignored", devs[i].index, devs[i].name,
-                     devs[i].file);
+            log_info("AutoDetect=nvml: GPU %u%s (%s, %s) is not in "
+                     "slurm.conf's Gres=: ignored", f[i].dev->index,
+                     mig_label(f[i].dev), f[i].dev->name,
+                     f[i].dev->mig < 0 ? f[i].dev->file : f[i].dev->uuid);
     /* The node's devices: the GPUs, then its other GRES as they were. */
     all = xzalloc((ngpus + node->gres_dev_count + 1) * sizeof(*all));
     for (size_t i = 0; i < ngpus; i++)
@@ -173,23 +206,48 @@ size_t gpu_nvml_merge(struct conf_node *node, const struct gpu_nvml_dev *devs,
     return ngpus;
 }
 
+/* One log line for each GPU and MIG instance found. */
+static void log_found(const struct gpu_nvml_dev *devs, int count)
+{
+    for (int i = 0; i < count; i++) {
+        const struct gpu_nvml_dev *d = &devs[i];
+        if (d->mig >= 0)
+            log_info("AutoDetect=nvml: GPU %u%s: %s %s,%s,%s %s GI=%u CI=%u",
+                     d->index, mig_label(d), d->name, d->file, d->caps[0],
+                     d->caps[1], d->uuid, d->gi, d->ci);
+        else
+            log_info("AutoDetect=nvml: GPU %u: %s %s %s Cores=%s Links=%s",
+                     d->index, d->name, d->file, d->uuid,
+                     d->cores[0] ? d->cores : "(none)",
+                     d->links[0] ? d->links : "(none)");
+        if (d->mig_count > 0)
+            log_info("AutoDetect=nvml: GPU %u is in MIG mode: its %d MIG "
+                     "instance(s) are used, not the GPU", d->index,
+                     d->mig_count);
+        else if (d->mig_count == 0)
+            log_error("AutoDetect=nvml: GPU %u is in MIG mode without MIG "
+                      "instances: not used", d->index);
+    }
+}
+
 void gpu_nvml_autodetect(struct conf_node *node)
 {
     struct gpu_nvml_dev *devs = NULL;
+    const char *minors = getenv("DROVER_NVML_MIG_MINORS");
     char why[512] = "";
-    int count = gpu_nvml_discover(NULL, &devs, why, sizeof(why));
+    int usable = 0;
+    int count = gpu_nvml_discover(NULL, minors && *minors ? minors : NULL,
+                                  &devs, why, sizeof(why));
 
     if (count < 0) {
         log_error("AutoDetect=nvml: %s: the GPUs of gres.conf/slurm.conf "
                   "are used", why);
         return;
     }
+    log_found(devs, count);
     for (int i = 0; i < count; i++)
-        log_info("AutoDetect=nvml: GPU %u: %s %s %s Cores=%s Links=%s",
-                 devs[i].index, devs[i].name, devs[i].file, devs[i].uuid,
-                 devs[i].cores[0] ? devs[i].cores : "(none)",
-                 devs[i].links[0] ? devs[i].links : "(none)");
+        usable += devs[i].mig_count < 0;
     log_info("AutoDetect=nvml: %zu GPU(s) in use of %d found",
-             gpu_nvml_merge(node, devs, (size_t)count), count);
+             gpu_nvml_merge(node, devs, (size_t)count), usable);
     free(devs);
 }

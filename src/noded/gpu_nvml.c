@@ -4,7 +4,8 @@
  *
  * The types and prototypes below are NVML's ABI as nvml.h declares it
  * (written here from the documented signatures: no NVML header at build
- * time).  Only the versioned symbols are looked up.
+ * time).  Only the versioned symbols are looked up (the MIG functions
+ * have no versions).
  */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -14,12 +15,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/gpu_nvml.h"
 
 typedef int nvmlReturn_t; /* NVML_SUCCESS is 0 */
 typedef struct nvmlDevice_st *nvmlDevice_t;
 typedef int nvmlEnableState_t; /* NVML_FEATURE_ENABLED is 1 */
+#define NVML_DEVICE_MIG_ENABLE 1
 
 /* nvmlPciInfo_t as nvmlDeviceGetPciInfo_v3 and
  * nvmlDeviceGetNvLinkRemotePciInfo_v2 fill it. */
@@ -31,6 +34,7 @@ typedef struct {
 
 #define NVML_NVLINK_MAX_LINKS 18
 #define CPUSET_LONGS 64 /* 4096 CPUs */
+#define MAX_MIGS 64      /* MIG instances of one GPU looked at (7 today) */
 
 struct nvml {
     void *dl;
@@ -48,6 +52,13 @@ struct nvml {
     nvmlReturn_t (*link_state)(nvmlDevice_t, unsigned int,
                                nvmlEnableState_t *);
     nvmlReturn_t (*link_pci)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *);
+    /* optional: no MIG without them */
+    nvmlReturn_t (*mig_mode)(nvmlDevice_t, unsigned int *current,
+                             unsigned int *pending);
+    nvmlReturn_t (*mig_max)(nvmlDevice_t, unsigned int *);
+    nvmlReturn_t (*mig_handle)(nvmlDevice_t, unsigned int, nvmlDevice_t *);
+    nvmlReturn_t (*gi_id)(nvmlDevice_t, unsigned int *);
+    nvmlReturn_t (*ci_id)(nvmlDevice_t, unsigned int *);
 };
 
 void gpu_nvml_type_name(const char *name, char *out, size_t len)
@@ -88,6 +99,12 @@ static int nvml_bind(struct nvml *n, char *why, size_t whylen)
     *(void **)&n->link_state = dlsym(n->dl, "nvmlDeviceGetNvLinkState");
     *(void **)&n->link_pci = dlsym(n->dl,
                                    "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    *(void **)&n->mig_mode = dlsym(n->dl, "nvmlDeviceGetMigMode");
+    *(void **)&n->mig_max = dlsym(n->dl, "nvmlDeviceGetMaxMigDeviceCount");
+    *(void **)&n->mig_handle = dlsym(n->dl,
+                                     "nvmlDeviceGetMigDeviceHandleByIndex");
+    *(void **)&n->gi_id = dlsym(n->dl, "nvmlDeviceGetGpuInstanceId");
+    *(void **)&n->ci_id = dlsym(n->dl, "nvmlDeviceGetComputeInstanceId");
     return 0;
 }
 
@@ -129,6 +146,7 @@ static int nvml_device(struct nvml *n, unsigned i, struct gpu_nvml_dev *d,
     const char *what;
 
     d->index = i;
+    d->mig = d->mig_count = -1;
     if ((rc = n->handle(i, &h)) && (what = "nvmlDeviceGetHandleByIndex_v2"))
         goto fail;
     if ((rc = n->name(h, d->name, sizeof(d->name))) && (what = "nvmlDeviceGetName"))
@@ -184,10 +202,98 @@ static void nvml_links(struct nvml *n, struct gpu_nvml_dev *devs,
     }
 }
 
-static int nvml_devices(struct nvml *n, struct gpu_nvml_dev **devs,
-                        char *why, size_t whylen)
+/* Whether GPU 'h' is in MIG mode now (not only after its next reset). */
+static bool mig_enabled(struct nvml *n, nvmlDevice_t h)
 {
+    unsigned current = 0, pending = 0;
+
+    return n->mig_mode && n->mig_max && n->mig_handle && n->gi_id
+           && n->ci_id && n->mig_mode(h, &current, &pending) == 0
+           && current == NVML_DEVICE_MIG_ENABLE;
+}
+
+/* MIG instance 'k' of GPU 'gpu' (handle 'h') into 'd'.  -1 when there is
+ * none at that index; -2 (logged) when it cannot be read. */
+static int nvml_mig(struct nvml *n, nvmlDevice_t h,
+                    const struct gpu_nvml_dev *gpu, unsigned k,
+                    const char *mig_minors, struct gpu_nvml_dev *d)
+{
+    unsigned gi_minor, ci_minor;
+    const char *what = "";
+    char why[256] = "";
+    nvmlDevice_t m;
+    nvmlReturn_t rc;
+
+    if (n->mig_handle(h, k, &m))
+        return -1;
+    *d = *gpu;
+    d->mig = (int)k;
+    d->mig_count = -1;
+    d->links[0] = '\0';
+    if (((rc = n->uuid(m, d->uuid, sizeof(d->uuid)))
+         && (what = "nvmlDeviceGetUUID"))
+        || ((rc = n->name(m, d->name, sizeof(d->name)))
+            && (what = "nvmlDeviceGetName"))
+        || ((rc = n->gi_id(m, &d->gi)) && (what = "nvmlDeviceGetGpuInstanceId"))
+        || ((rc = n->ci_id(m, &d->ci))
+            && (what = "nvmlDeviceGetComputeInstanceId")))
+        snprintf(why, sizeof(why), "%s: %s", what, n->error_string(rc));
+    else
+        gpu_nvml_mig_minors(mig_minors, gpu->index, d->gi, d->ci, &gi_minor,
+                            &ci_minor, why, sizeof(why));
+    if (why[0]) {
+        log_error("AutoDetect=nvml: GPU %u MIG %u: %s: left out", gpu->index,
+                  k, why);
+        return -2;
+    }
+    gpu_nvml_mig_type_name(gpu->name, d->name, d->type, sizeof(d->type));
+    snprintf(d->caps[0], sizeof(d->caps[0]),
+             "/dev/nvidia-caps/nvidia-cap%u", gi_minor);
+    snprintf(d->caps[1], sizeof(d->caps[1]),
+             "/dev/nvidia-caps/nvidia-cap%u", ci_minor);
+    return 0;
+}
+
+/* The GPUs in 'gpus' (count), each in MIG mode followed by its instances:
+ * a new array, its length in *total. */
+static struct gpu_nvml_dev *with_migs(struct nvml *n,
+                                      const struct gpu_nvml_dev *gpus,
+                                      unsigned count, const char *mig_minors,
+                                      size_t *total)
+{
+    struct gpu_nvml_dev *out = NULL;
+    size_t k = 0, cap = 0;
+
+    for (unsigned i = 0; i < count; i++) {
+        unsigned max = 0;
+        nvmlDevice_t h;
+        bool mig = !n->handle(i, &h) && mig_enabled(n, h)
+                   && !n->mig_max(h, &max);
+        size_t self = k;
+        if (!mig || max > MAX_MIGS)
+            max = mig ? MAX_MIGS : 0;
+        if (k + 1 + max > cap)
+            out = xrealloc(out, (cap = 2 * (k + 1 + max)) * sizeof(*out));
+        out[k++] = gpus[i];
+        if (!mig)
+            continue;
+        out[self].mig_count = 0;
+        for (unsigned m = 0; m < max; m++)
+            if (nvml_mig(n, h, &gpus[i], m, mig_minors, &out[k]) == 0) {
+                k++;
+                out[self].mig_count++;
+            }
+    }
+    *total = k;
+    return out;
+}
+
+static int nvml_devices(struct nvml *n, const char *mig_minors,
+                        struct gpu_nvml_dev **devs, char *why, size_t whylen)
+{
+    struct gpu_nvml_dev *gpus;
     unsigned count = 0;
+    size_t total = 0;
     nvmlReturn_t rc;
 
     if ((rc = n->count(&count))) {
@@ -195,21 +301,22 @@ static int nvml_devices(struct nvml *n, struct gpu_nvml_dev **devs,
                  n->error_string(rc));
         return -1;
     }
-    *devs = count ? xzalloc(count * sizeof(**devs)) : NULL;
+    gpus = xzalloc((count + 1) * sizeof(*gpus));
     for (unsigned i = 0; i < count; i++) {
-        if (nvml_device(n, i, &(*devs)[i], why, whylen) < 0) {
-            free(*devs);
-            *devs = NULL;
+        if (nvml_device(n, i, &gpus[i], why, whylen) < 0) {
+            free(gpus);
             return -1;
         }
     }
     for (unsigned i = 0; i < count; i++)
-        nvml_links(n, *devs, count, i);
-    return (int)count;
+        nvml_links(n, gpus, count, i);
+    *devs = with_migs(n, gpus, count, mig_minors, &total);
+    free(gpus);
+    return (int)total;
 }
 
-int gpu_nvml_discover(const char *lib, struct gpu_nvml_dev **devs,
-                      char *why, size_t whylen)
+int gpu_nvml_discover(const char *lib, const char *mig_minors,
+                      struct gpu_nvml_dev **devs, char *why, size_t whylen)
 {
     struct nvml n = { 0 };
     nvmlReturn_t rc;
@@ -228,7 +335,8 @@ int gpu_nvml_discover(const char *lib, struct gpu_nvml_dev **devs,
         snprintf(why, whylen, "nvmlInit_v2: %s", n.error_string(rc));
         goto out;
     }
-    count = nvml_devices(&n, devs, why, whylen);
+    count = nvml_devices(&n, mig_minors ? mig_minors : GPU_NVML_MIG_MINORS,
+                         devs, why, whylen);
     n.shutdown();
 out:
     dlclose(n.dl);

@@ -3,7 +3,9 @@
 libnvidia-ml.so.1, here tests/fake_nvml's (LD_LIBRARY_PATH in the daemons'
 environment, its GPUs from $DROVER_FAKE_NVML), registers what it found,
 and the controller checks it against slurm.conf's Gres=."""
+import os
 import re
+import stat
 from pathlib import Path
 
 from cluster import Cluster, build_dir, require
@@ -176,3 +178,147 @@ def test_autodetected_gpus_share_their_shards_evenly(cluster_root):
         c.run("scancel", job, check=True)
     finally:
         c.down()
+
+
+# MIG: an A100 in MIG mode (minor MIG_MINOR) whose instances are, in
+# NVML's order, a 2g.20gb (GPU instance 5) and two 1g.10gb (3 and 4),
+# each with compute instance 0; the capability minors of the driver's
+# mig-minors file start at MIG_CAP.  Numbers no real device has, as the
+# device test makes these files in /dev.
+MIG_MINOR = 200 + os.getpid() % 50
+MIG_CAP = 4000 + (os.getpid() % 1000) * 8
+MIG_UUIDS = {gi: f"MIG-0f1e2d3c-0000-4000-8000-00000000000{gi}"
+             for gi in (3, 4, 5)}
+MIG_PROFILES = {5: "2g.20gb", 3: "1g.10gb", 4: "1g.10gb"}
+
+
+def mig_caps(gi):
+    """The GPU instance's and compute instance's capability files."""
+    base = MIG_CAP + (gi - 3) * 2
+    return [f"/dev/nvidia-caps/nvidia-cap{base}",
+            f"/dev/nvidia-caps/nvidia-cap{base + 1}"]
+
+
+def mig_cluster(root):
+    """One node, Gres=gpu:1g.10gb:2,gpu:2g.20gb:1, gres.conf
+    AutoDetect=nvml, droverd seeing the fake A100's MIG instances."""
+    lib = build_dir() / "tests" / "fake_nvml"
+    require((lib / "libnvidia-ml.so.1").exists(),
+            f"{lib}/libnvidia-ml.so.1 is not built")
+    root = Path(root)
+    gpus, minors = root / "fake_gpus.txt", root / "mig-minors"
+    gpus.write_text(
+        f"NVIDIA A100-SXM4-80GB|GPU-0f1e2d3c-0000-4000-8000-0000000000a1|"
+        f"{MIG_MINOR}|0-1|00000000:3D:00.0||"
+        + ";".join(f"{MIG_PROFILES[gi]},{gi},0,{MIG_UUIDS[gi]}"
+                   for gi in (5, 3, 4)) + "\n")
+    minors.write_text("config 1\nmonitor 2\n" + "".join(
+        f"gpu0/gi{gi}/access {mig_caps(gi)[0].rsplit('cap', 1)[1]}\n"
+        f"gpu0/gi{gi}/ci0/access {mig_caps(gi)[1].rsplit('cap', 1)[1]}\n"
+        for gi in (3, 4, 5)))
+    c = Cluster(root, nodes=1, gpus_per_node=3,
+                up_args=["--gpu-type=1g.10gb"])
+    c.env["LD_LIBRARY_PATH"] = str(lib)
+    c.env["DROVER_FAKE_NVML"] = str(gpus)
+    c.env["DROVER_NVML_MIG_MINORS"] = str(minors)
+    c.up()  # writes the configuration; then it is replaced
+    c.down()
+    (c.dir / "etc" / "gres.conf").write_text("AutoDetect=nvml\n")
+    c.conf.write_text(c.conf.read_text().replace(
+        "Gres=gpu:1g.10gb:3", "Gres=gpu:1g.10gb:2,gpu:2g.20gb:1"))
+    c.up()
+    return c
+
+
+def run_probe(c, script, gres):
+    """A batch job with 'gres' running 'script'; its output."""
+    out = c.workdir / f"probe{len(list(c.workdir.glob('probe*')))}.out"
+    job = c.sbatch(f"--gres={gres}", "-o", str(out), "--wrap", script,
+                   cwd=c.workdir)
+    assert c.wait_job_done(job) == "COMPLETED", out.read_text()
+    return job, out.read_text()
+
+
+def test_mig_instances_are_found_and_given_as_typed_gpus(cluster_root):
+    """The A100 in MIG mode is not a GPU of the node: its three instances
+    are, typed by profile, registered as Gres= says, each logged with its
+    files, and given to jobs by type."""
+    c = mig_cluster(cluster_root)
+    try:
+        c.wait_nodes_idle()
+        show = show_node(c)
+        assert "Gres=gpu:1g.10gb:2,gpu:2g.20gb:1" in show, show
+        assert "DRAIN" not in show, show
+        log = c.log_file("node01").read_text()
+        assert (f"AutoDetect=nvml: GPU 0 is in MIG mode: its 3 MIG "
+                f"instance(s) are used, not the GPU") in log, log
+        caps = ",".join(mig_caps(5))
+        assert (f"AutoDetect=nvml: GPU 0 MIG 0: NVIDIA A100-SXM4-80GB MIG "
+                f"2g.20gb /dev/nvidia{MIG_MINOR},{caps} {MIG_UUIDS[5]} "
+                f"GI=5 CI=0") in log, log
+        assert "AutoDetect=nvml: 3 GPU(s) in use of 3 found" in log, log
+        # In Gres= order: the 1g.10gb instances are GPUs 0 and 1, the
+        # 2g.20gb GPU 2, whatever NVML's order.
+        probe = "echo given=$SLURM_JOB_GPUS visible=$CUDA_VISIBLE_DEVICES"
+        job, out = run_probe(c, probe, "gpu:1g.10gb:1")
+        assert out == "given=0 visible=0\n", out
+        detail = c.run("scontrol", "-d", "show", "job", job,
+                       check=True).stdout
+        assert "GRES=gpu:1g.10gb:1(IDX:0)" in detail, detail
+        _, out = run_probe(c, probe, "gpu:2g.20gb:1")
+        assert out == f"given=2 visible={'0' if isolated(c) else '2'}\n", out
+        # Both 1g.10gb instances in one step.
+        r = c.run("srun", "--gres=gpu:1g.10gb:2", "printenv",
+                  "SLURM_STEP_GPUS", check=True, timeout=60)
+        assert r.stdout == "0,1\n", r.stdout
+    finally:
+        c.down()
+
+
+MIG_PROBE = """
+for f in {files}; do
+  if (exec 3<"$f") 2>/dev/null; then echo "$f opened"
+  else echo "$f denied"; fi
+done
+"""
+
+
+def test_a_mig_job_opens_its_instance_and_not_the_others(cluster_root):
+    """The found instance's files are real device files here (made in
+    /dev with mknod: the numbers of /dev/full, zero, random and kmsg,
+    which open unless the cgroup refuses; the 2g.20gb's two files share
+    kmsg's, as a number denied once is denied for all its files): a job
+    given a 1g.10gb instance opens its GPU's file and its two capability
+    files, not the 2g.20gb's."""
+    parent = Path(f"/dev/nvidia{MIG_MINOR}")
+    caps_dir = Path("/dev/nvidia-caps")
+    files = [parent] + [Path(f) for gi in (3, 5) for f in mig_caps(gi)]
+    require(not any(f.exists() for f in files),
+            "the test's device numbers are taken on this host")
+    made_dir = not caps_dir.exists()
+    made = []
+    try:
+        caps_dir.mkdir(mode=0o755, exist_ok=True)
+        for f, minor in zip(files, (7, 5, 8, 11, 11)):
+            try:
+                os.mknod(f, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+            except PermissionError:
+                require(False, "mknod in /dev is not permitted here")
+            made.append(f)
+            os.chmod(f, 0o666)
+        c = mig_cluster(cluster_root)
+        try:
+            c.wait_nodes_idle()
+            require(isolated(c), "job cgroups do not constrain devices here")
+            _, out = run_probe(c, MIG_PROBE.format(
+                files=" ".join(map(str, files))), "gpu:1g.10gb:1")
+            assert out == "".join(
+                f"{f} opened\n" for f in files[:3]) + "".join(
+                f"{f} denied\n" for f in files[3:]), out
+        finally:
+            c.down()
+    finally:
+        for f in made:
+            f.unlink()
+        if made_dir and caps_dir.exists():
+            caps_dir.rmdir()
