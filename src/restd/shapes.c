@@ -195,23 +195,33 @@ json_t *shape_job_v39(const json_t *rec)
     return o;
 }
 
-/* Slurm 23.11's process_exit_code_verbose of a raw wait status. */
-static json_t *exit_verbose(int64_t st, int pending)
+/* Slurm 23.11's process_exit_code_verbose: {"status": [status],
+ * "return_code", "signal": {"id", "name": "SIGKILL"}} ('signaled':
+ * whether 'sig' is set; 'has_code': whether return_code is). */
+static json_t *exit_verbose_of(const char *status, bool has_code, int code,
+                               bool signaled, int sig)
 {
-    int sig = (int)(st & 0x7f), code = (int)((st >> 8) & 0xff);
-    const char *status = pending ? "PENDING"
-                         : sig && sig != 0x7f ? "SIGNALED"
-                         : code ? "ERROR" : "SUCCESS";
-    int signaled = !pending && sig && sig != 0x7f;
     char name[32] = "";
 
     if (signaled && sigabbrev_np(sig))
         snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(sig));
     return json_pack("{s:[s] s:o s:{s:o s:s}}", "status", status,
-                     "return_code", shape_no_val(!pending, 0, code),
-                     "signal", "id", shape_no_val(signaled, 0, signaled
-                                                               ? sig : 0),
+                     "return_code", shape_no_val(has_code, 0, code),
+                     "signal", "id", shape_no_val(signaled, 0,
+                                                  signaled ? sig : 0),
                      "name", name);
+}
+
+/* The same of a raw wait status. */
+static json_t *exit_verbose(int64_t st, int pending)
+{
+    int sig = (int)(st & 0x7f), code = (int)((st >> 8) & 0xff);
+    int signaled = !pending && sig && sig != 0x7f;
+    const char *status = pending ? "PENDING"
+                         : signaled ? "SIGNALED"
+                         : code ? "ERROR" : "SUCCESS";
+
+    return exit_verbose_of(status, !pending, code, signaled, sig);
 }
 
 json_t *shape_job_v40(const json_t *rec)
@@ -407,11 +417,10 @@ static void db_exit_v40(json_t *job, const char *key)
 
     json_object_set_new(
         job, key,
-        json_pack("{s:[s] s:o s:{s:o s:s}}", "status", v40, "return_code",
-                  shape_no_val(1, 0, json_integer_value(
-                                         json_object_get(e, "return_code"))),
-                  "signal", "id", shape_no_val(sig != NULL, 0, id), "name",
-                  jstr_or(sig, "name", "")));
+        exit_verbose_of(v40, true,
+                        (int)json_integer_value(
+                            json_object_get(e, "return_code")),
+                        sig != NULL, (int)id));
 }
 
 void shape_db_job(json_t *o, int minor)

@@ -70,6 +70,35 @@ static void test_job(void **state)
     json_decref(j39), json_decref(j40), json_decref(u40);
 }
 
+/* An accounting job's v0.0.38 exit code (sacct --json's, the signal
+ * named as strsignal() does) in v0.0.40's verbose form: the same signal
+ * name as the controller's jobs get. */
+static void test_db_job_exit(void **state)
+{
+    json_t *o = json_pack(
+        "{s:{s:s s:i s:{s:i s:s}} s:{s:s s:i} s:{s:i}}", "exit_code",
+        "status", "SIGNALED", "return_code", 0, "signal", "signal_id", 9,
+        "name", "Killed", "derived_exit_code", "status", "COMPLETED",
+        "return_code", 0, "time", "limit", 10);
+    json_t *e;
+
+    (void)state;
+    shape_db_job(o, 40);
+    e = json_object_get(o, "exit_code");
+    assert_string_equal(json_string_value(json_array_get(
+                            json_object_get(e, "status"), 0)),
+                        "SIGNALED");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(e, "signal"), "name")),
+                        "SIGKILL");
+    assert_no_val(json_object_get(e, "signal"), "id", 1, 0, 9);
+    e = json_object_get(o, "derived_exit_code");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(e, "signal"), "name")),
+                        "");
+    json_decref(o);
+}
+
 static void test_node_partition(void **state)
 {
     json_t *node = json_pack("{s:s s:s s:b s:i s:s}", "name", "n1", "state",
@@ -202,6 +231,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_versions),
         cmocka_unit_test(test_job),
+        cmocka_unit_test(test_db_job_exit),
         cmocka_unit_test(test_node_partition),
         cmocka_unit_test(test_no_val_read),
         cmocka_unit_test(test_db_qos),
