@@ -11,6 +11,7 @@
  * RunTimeKill, RunTimeDelete and RunTimeQuery.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,24 +23,32 @@
 #include "conf/conf.h"
 #include "conf/conf_private.h"
 
-/* The string-valued keys and their fields. */
+/* The string-valued keys: oci.conf's name, the name in the steps' copy
+ * of the configuration (conf_step.h), the field.  One table for parsing,
+ * checking, freeing and the copy. */
+static const struct oci_key {
+    const char *key, *json;
+    size_t off;
+} oci_keys[] = {
+#define K(name, member) {name, #member, offsetof(struct conf_oci, member)}
+    K("ContainerPath", container_path), K("RunTimeCreate", runtime_create),
+    K("RunTimeStart", runtime_start),   K("RunTimeRun", runtime_run),
+    K("RunTimeKill", runtime_kill),     K("RunTimeDelete", runtime_delete),
+    K("RunTimeQuery", runtime_query),
+#undef K
+};
+#define OCI_KEYS (sizeof(oci_keys) / sizeof(oci_keys[0]))
+
+static char **key_field(struct conf_oci *oci, size_t i)
+{
+    return (char **)((char *)oci + oci_keys[i].off);
+}
+
 static char **string_field(struct conf_oci *oci, const char *key)
 {
-    static const struct {
-        const char *key;
-        size_t off;
-    } keys[] = {
-#define K(name, member) {name, offsetof(struct conf_oci, member)}
-        K("ContainerPath", container_path), K("RunTimeCreate", runtime_create),
-        K("RunTimeStart", runtime_start),   K("RunTimeRun", runtime_run),
-        K("RunTimeKill", runtime_kill),     K("RunTimeDelete", runtime_delete),
-        K("RunTimeQuery", runtime_query),
-#undef K
-    };
-
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        if (!strcasecmp(key, keys[i].key))
-            return (char **)((char *)oci + keys[i].off);
+    for (size_t i = 0; i < OCI_KEYS; i++)
+        if (!strcasecmp(key, oci_keys[i].key))
+            return key_field(oci, i);
     return NULL;
 }
 
@@ -91,11 +100,6 @@ static const char *check_runtimes(const struct conf_oci *o)
            "required";
 }
 
-static const char *const pattern_keys[] = {
-    "ContainerPath", "RunTimeCreate", "RunTimeStart", "RunTimeRun",
-    "RunTimeKill", "RunTimeDelete", "RunTimeQuery",
-};
-
 /* The replacements of oci.conf(5)'s "OCI Pattern" section; NULL, or why
  * 'v' has another. */
 static const char *bad_pattern(const char *v)
@@ -110,13 +114,8 @@ static const char *bad_pattern(const char *v)
 void conf__oci_clear(struct conf_oci *oci)
 {
     free(oci->path);
-    free(oci->container_path);
-    free(oci->runtime_create);
-    free(oci->runtime_start);
-    free(oci->runtime_run);
-    free(oci->runtime_kill);
-    free(oci->runtime_delete);
-    free(oci->runtime_query);
+    for (size_t i = 0; i < OCI_KEYS; i++)
+        free(*key_field(oci, i));
     *oci = (struct conf_oci){0};
 }
 
@@ -145,11 +144,10 @@ int conf__load_oci(struct slurm_conf *conf, const char *confdir,
     free(text);
     if (rc == 0 && (why = check_runtimes(oci)))
         rc = conf__einval(error, "%s: %s", path, why);
-    for (size_t i = 0; rc == 0 && i < sizeof(pattern_keys) / sizeof(*pattern_keys);
-         i++) {
-        const char *v = *string_field(oci, pattern_keys[i]);
+    for (size_t i = 0; rc == 0 && i < OCI_KEYS; i++) {
+        const char *v = *key_field(oci, i);
         if (v && (why = bad_pattern(v)))
-            rc = conf__einval(error, "%s: %s=%s: %s", path, pattern_keys[i],
+            rc = conf__einval(error, "%s: %s=%s: %s", path, oci_keys[i].key,
                               v, why);
     }
     if (rc == 0 && oci->container_path && oci->container_path[0] != '/')
@@ -167,33 +165,32 @@ int conf__load_oci(struct slurm_conf *conf, const char *confdir,
 
 json_t *conf__oci_to_json(const struct conf_oci *oci)
 {
-    return json_pack("{s:s s:s* s:b s:s* s:s* s:s* s:s* s:s* s:s*}", "path",
-                     oci->path, "container_path", oci->container_path,
-                     "create_env_file", oci->create_env_file,
-                     "runtime_create", oci->runtime_create, "runtime_start",
-                     oci->runtime_start, "runtime_run", oci->runtime_run,
-                     "runtime_kill", oci->runtime_kill, "runtime_delete",
-                     oci->runtime_delete, "runtime_query",
-                     oci->runtime_query);
+    json_t *o = json_pack("{s:s s:b}", "path", oci->path, "create_env_file",
+                          oci->create_env_file);
+
+    for (size_t i = 0; i < OCI_KEYS; i++) {
+        const char *v = *key_field((struct conf_oci *)oci, i);
+        if (v)
+            json_object_set_new(o, oci_keys[i].json, json_string(v));
+    }
+    return o;
 }
 
 int conf__oci_from_json(json_t *o, struct conf_oci *oci, drv_error_t *error)
 {
-    static const char *const keys[] = {"path", "container_path",
-        "runtime_create", "runtime_start", "runtime_run", "runtime_kill",
-        "runtime_delete", "runtime_query"};
-    char **fields[] = {&oci->path, &oci->container_path, &oci->runtime_create,
-        &oci->runtime_start, &oci->runtime_run, &oci->runtime_kill,
-        &oci->runtime_delete, &oci->runtime_query};
+    json_t *path = json_object_get(o, "path");
 
     if (!o)
         return 0;
-    if (!json_is_object(o) || !json_is_string(json_object_get(o, "path")))
+    if (!json_is_object(o) || !json_is_string(path))
         return errprintf(error, "step configuration: oci: bad value");
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        json_t *v = json_object_get(o, keys[i]);
+    if (conf__set_string(&oci->path, json_string_value(path),
+                         json_string_length(path)) < 0)
+        return errprintf(error, "step configuration: oci: out of memory");
+    for (size_t i = 0; i < OCI_KEYS; i++) {
+        json_t *v = json_object_get(o, oci_keys[i].json);
         if (json_is_string(v)
-            && conf__set_string(fields[i], json_string_value(v),
+            && conf__set_string(key_field(oci, i), json_string_value(v),
                                 json_string_length(v)) < 0)
             return errprintf(error, "step configuration: oci: out of memory");
     }

@@ -17,10 +17,15 @@
 #include "ctld/array.h"
 #include "ctld/depend.h"
 #include "ctld/job.h"
+#include "ctld/step.h"
 
 /* CPU ids of a node are below this (Slurm's CPUs= is 16 bits). */
 #define CPU_IDS_MAX 65536
-#include "ctld/step.h"
+
+const char *const job_container_keys[] = {
+    "container", "container_image", "container_mounts", "container_workdir",
+    NULL,
+};
 
 static const char *const job_reasons[] = {
 #define X(name, text) text,

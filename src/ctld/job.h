@@ -63,6 +63,11 @@ enum job_reason {
 #define JOB_REASON_OF_LIMIT(r)                                                 \
     ((enum job_reason)(JOB_REASON_QOS_GRP_JOBS + ((r) - LIMITS_QOS_GRP_JOBS)))
 
+/* The container options a submission or a step may carry (--container
+ * and Pyxis's --container-image, --container-mounts, --container-workdir),
+ * passed on to droverd as given (src/noded/oci.h); NULL-terminated. */
+extern const char *const job_container_keys[];
+
 struct job {
     /* 4-byte members, then the flags, so the record packs tight (a held
      * job's whole cost in the controller is about this record) */

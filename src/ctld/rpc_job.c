@@ -148,13 +148,9 @@ static int submit_launch(struct job *job, json_t *body, drv_error_t *error)
         json_object_set_new(job->launch, "get_user_env", json_true());
     /* --container, --container-image...: the batch step runs in the
      * bundle or image (src/noded/oci.h) */
-    for (size_t i = 0; i < 4; i++) {
-        static const char *const keys[] = {"container", "container_image",
-                                           "container_mounts",
-                                           "container_workdir"};
-        if (json_is_string(v = json_object_get(body, keys[i])))
-            json_object_set(job->launch, keys[i], v);
-    }
+    for (size_t i = 0; job_container_keys[i]; i++)
+        if (json_is_string(v = json_object_get(body, job_container_keys[i])))
+            json_object_set(job->launch, job_container_keys[i], v);
     return 0;
 }
 

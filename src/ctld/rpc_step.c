@@ -364,14 +364,10 @@ static json_t *launch_body(struct ctld *ctld, struct job *job,
     }
     if (json_is_string(json_object_get(body, "input"))) /* srun -i */
         json_object_set(o, "input", json_object_get(body, "input"));
-    for (size_t i = 0; i < 4; i++) { /* src/noded/oci.h */
-        static const char *const keys[] = {"container", "container_image",
-                                           "container_mounts",
-                                           "container_workdir"};
-
-        if (json_is_string(json_object_get(body, keys[i])))
-            json_object_set(o, keys[i], json_object_get(body, keys[i]));
-    }
+    for (size_t i = 0; job_container_keys[i]; i++) /* src/noded/oci.h */
+        if (json_is_string(json_object_get(body, job_container_keys[i])))
+            json_object_set(o, job_container_keys[i],
+                            json_object_get(body, job_container_keys[i]));
     /* srun --multi-prog (the file's text), --task-prolog, --task-epilog,
      * the limits srun propagates */
     for (size_t i = 0; i < 4; i++) {
