@@ -16,6 +16,19 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 
+/* Drain node 'idx' now for 'reason', by SlurmUser; 'health': the
+ * health check's own drain (health_recover() may undo it). */
+static void drain(struct ctld *ctld, long idx, const char *reason,
+                  bool health, struct node_admin *a)
+{
+    a->drain = true;
+    a->health_drain = health;
+    a->reason = reason;
+    a->reason_user = ctld->conf->slurm_user ? ctld->conf->slurm_user : "root";
+    a->reason_time = ctld_now(ctld);
+    ctld_node_admin(ctld, idx, a);
+}
+
 /* The failed check's drain: the reason is the program's output. */
 static void health_drain(struct ctld *ctld, long idx, const char *reason)
 {
@@ -28,12 +41,7 @@ static void health_drain(struct ctld *ctld, long idx, const char *reason)
         return; /* drained already, for the same reason */
     log_info("Node %s: HealthCheckProgram failed: draining (%s)",
              ctld->nodes->names[idx], reason);
-    a.drain = true;
-    a.health_drain = true;
-    a.reason = reason;
-    a.reason_user = ctld->conf->slurm_user ? ctld->conf->slurm_user : "root";
-    a.reason_time = ctld_now(ctld);
-    ctld_node_admin(ctld, idx, &a);
+    drain(ctld, idx, reason, true, &a);
 }
 
 /* A passing check: undrain only what health_drain() drained. */
@@ -61,12 +69,7 @@ void ctld_node_drain_error(struct ctld *ctld, long node, const char *reason)
     if (a.drain && a.reason && !strcmp(a.reason, reason))
         return;
     log_info("Node %s: %s: draining", ctld->nodes->names[node], reason);
-    a.drain = true;
-    a.health_drain = false;
-    a.reason = reason;
-    a.reason_user = ctld->conf->slurm_user ? ctld->conf->slurm_user : "root";
-    a.reason_time = ctld_now(ctld);
-    ctld_node_admin(ctld, node, &a);
+    drain(ctld, node, reason, false, &a);
 }
 
 /* Each job whose Epilog failed on the node, in its registration. */

@@ -17,19 +17,9 @@
 # matches, 1 on a mismatch, 2 when it cannot run.
 set -u
 
-BUILD=$(cd "${1:-${DROVER_BUILD_DIR:-build-p}}" && pwd) || exit 2
-export PATH="$BUILD/src/cmd:$PATH"
-fail=0
-bad() { echo "MISMATCH: $*"; fail=1; }
-for p in drover sbatch scontrol python3; do
-    command -v "$p" >/dev/null || { echo "missing: $p"; exit 2; }
-done
+. "$(dirname "$0")/lib.sh"
+device_init cgroup_limits "${1:-}" sbatch scontrol python3
 [ "$(id -u)" = 0 ] || { echo "needs root"; exit 2; }
-
-DIR=$(mktemp -d /tmp/drover-cgroup-limits.XXXXXX) || exit 2
-chmod 755 "$DIR"
-export DROVER_CONF="$DIR/cluster/etc/slurm.conf"
-trap 'drover down --dir "$DIR/cluster" >/dev/null 2>&1; rm -rf "$DIR"' EXIT
 drover up --dir "$DIR/cluster" --nodes=1 --gpus-per-node=0 >/dev/null ||
     exit 2
 LOG="$DIR/cluster/log/droverd-node01.log"
@@ -82,5 +72,4 @@ ST=$(wait_done "$JOB")
 echo "$ST"; cat "$DIR/oom.out"
 [ "$ST" = "JobState=OUT_OF_MEMORY" ] || bad "the job was not killed for memory"
 
-[ "$fail" = 0 ] && echo "cgroup_limits: OK" || echo "cgroup_limits: FAILED"
-exit "$fail"
+device_result

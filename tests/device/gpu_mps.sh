@@ -16,30 +16,14 @@
 # Exits 0 when everything matches, 1 on a mismatch, 2 when it cannot run.
 set -u
 
-BUILD=$(cd "${1:-${DROVER_BUILD_DIR:-build-p}}" && pwd) || exit 2
+. "$(dirname "$0")/lib.sh"
 REPO=$(pwd)
-export PATH="$BUILD/src/cmd:$PATH"
-fail=0
-bad() { echo "MISMATCH: $*"; fail=1; }
-for p in drover srun nvidia-smi nvidia-cuda-mps-control python3; do
-    command -v "$p" >/dev/null || { echo "missing: $p"; exit 2; }
-done
+device_init gpu_mps "${1:-}" srun scontrol nvidia-smi nvidia-cuda-mps-control \
+    python3
 python3 -c 'import torch' 2>/dev/null || { echo "missing: torch"; exit 2; }
-
-TYPE=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 |
-       grep -oiE '\b[A-Z]{1,2}[0-9]{2,3}\b' | head -1 | tr 'A-Z' 'a-z')
-DIR=$(mktemp -d /tmp/drover-gpu-mps.XXXXXX) || exit 2
-chmod 755 "$DIR"
-export DROVER_CONF="$DIR/cluster/etc/slurm.conf"
-keep_logs() {
-    [ -n "${KEEP_LOGS:-}" ] &&
-        tar czf "$KEEP_LOGS/gpu_mps_logs.tgz" -C "$DIR/cluster" log etc
-}
-trap 'drover down --dir "$DIR/cluster" >/dev/null 2>&1; keep_logs;
-      echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; rm -rf "$DIR"' EXIT
-drover up --dir "$DIR/cluster" --nodes=1 --gpus-per-node=1 \
-    ${TYPE:+--gpu-type="$TYPE"} >/dev/null &&
-    drover down --dir "$DIR/cluster" >/dev/null || exit 2
+DEVICE_CLEANUP='echo quit | nvidia-cuda-mps-control >/dev/null 2>&1'
+device_gpu_type
+device_cluster 1
 sed -i -e 's/^GresTypes=gpu$/GresTypes=gpu,mps/' \
     -e "s/Gres=gpu:${TYPE:+$TYPE:}1/Gres=gpu:${TYPE:+$TYPE:}1,mps:100/" \
     "$DROVER_CONF"
@@ -68,5 +52,4 @@ srun --gres=gpu:1 nvidia-smi -L || bad "whole-GPU step"
 sleep 1
 pgrep -f "nvidia-cuda-mps-control -d" >/dev/null && bad "MPS still running"
 
-[ "$fail" = 0 ] && echo "gpu_mps: OK" || echo "gpu_mps: FAILED"
-exit "$fail"
+device_result

@@ -16,35 +16,15 @@
 # everything matches, 1 on a mismatch, 2 when it cannot run.
 set -u
 
-BUILD=$(cd "${1:-${DROVER_BUILD_DIR:-build-p}}" && pwd) || exit 2
-export PATH="$BUILD/src/cmd:$PATH"
-fail=0
-bad() { echo "MISMATCH: $*"; fail=1; }
-for p in drover srun sbatch scontrol nvidia-smi python3; do
-    command -v "$p" >/dev/null || { echo "missing: $p"; exit 2; }
-done
+. "$(dirname "$0")/lib.sh"
+device_init gpu_nvml "${1:-}" srun sbatch scontrol nvidia-smi python3
 
 mapfile -t SMI < <(nvidia-smi --query-gpu=index,uuid,name --format=csv,noheader)
 NGPU=${#SMI[@]}
 [ "$NGPU" -gt 0 ] || { echo "nvidia-smi lists no GPU"; exit 2; }
-# Gres=gpu:h100:N when the name holds a model ("NVIDIA H100 80GB HBM3"):
-# the configured type is matched as a substring of NVML's name, as Slurm.
-TYPE=$(echo "${SMI[0]}" | cut -d, -f3 | grep -oiE '\b[A-Z]{1,2}[0-9]{2,3}\b' |
-       head -1 | tr 'A-Z' 'a-z')
+device_gpu_type
 printf 'nvidia-smi: %s\n' "${SMI[@]}"
-
-DIR=$(mktemp -d /tmp/drover-gpu-nvml.XXXXXX) || exit 2
-chmod 755 "$DIR"
-export DROVER_CONF="$DIR/cluster/etc/slurm.conf"
-# KEEP_LOGS=DIR: the cluster's logs are left there as gpu_nvml_logs.tgz.
-keep_logs() {
-    [ -n "${KEEP_LOGS:-}" ] &&
-        tar czf "$KEEP_LOGS/gpu_nvml_logs.tgz" -C "$DIR/cluster" log etc
-}
-trap 'drover down --dir "$DIR/cluster" >/dev/null 2>&1; keep_logs; rm -rf "$DIR"' EXIT
-drover up --dir "$DIR/cluster" --nodes=1 --gpus-per-node="$NGPU" \
-    ${TYPE:+--gpu-type="$TYPE"} >/dev/null &&
-    drover down --dir "$DIR/cluster" >/dev/null || exit 2
+device_cluster "$NGPU"
 echo "AutoDetect=nvml" >"$DIR/cluster/etc/gres.conf"
 drover up --dir "$DIR/cluster" || exit 2
 
@@ -117,5 +97,4 @@ grep -q "$UUID" "$DIR/job_smi.txt" 2>/dev/null || [ "$NGPU" -gt 1 ] ||
     bad "the job's nvidia-smi -L does not show $UUID"
 scancel "$JOB"
 
-[ "$fail" = 0 ] && echo "gpu_nvml: OK" || echo "gpu_nvml: FAILED"
-exit "$fail"
+device_result
