@@ -1094,8 +1094,9 @@ static void print_usage_hint(struct cluster *c)
            c->dir, nodes, nodes == 1 ? "" : "s", c->conf->ctld_addr,
            c->conf->ctld_port);
     if (c->restd_addr)
-        printf("REST: http://%1$s (a token: scontrol token)\n"
-               "metrics: http://%1$s/metrics\n", c->restd_addr);
+        printf("REST: %1$s://%2$s (a token: scontrol token)\n"
+               "metrics: %1$s://%2$s/metrics\n",
+               c->conf->tls.cert ? "https" : "http", c->restd_addr);
     for (size_t i = 0; i < c->count; i++)
         if (node_metrics_url(c, &c->daemons[i], url, sizeof(url)))
             printf("metrics of %s: %s\n", c->daemons[i].node, url);

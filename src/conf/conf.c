@@ -70,6 +70,7 @@ static const struct conf_key conf_keys[] = {
     { "SlurmctldPort",     KEY_PORT,      FIELD(ctld_port),          "6817", 0 },
     { "SlurmctldParameters", KEY_STRING,  FIELD(ctld_params),        NULL, 0 },
     { "SlurmdParameters",    KEY_STRING,  FIELD(slurmd_params),      NULL, 0 },
+    { "CommunicationParameters", KEY_STRING, FIELD(comm_params),     NULL, 0 },
     { "TaskPluginParam",     KEY_STRING,  FIELD(task_plugin_param),  NULL, 0 },
     { "SlurmdPort",        KEY_PORT,      FIELD(slurmd_port),        "6818", 0 },
     { "AccountingStorageType", KEY_STRING, FIELD(accounting_storage_type), NULL, 0 },
@@ -152,7 +153,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("BackupController"), IGNORED("BatchStartTimeout"),
     IGNORED("BurstBufferType"), IGNORED("CacheGroups"),
     IGNORED("CheckpointType"), IGNORED("CliFilterPlugins"),
-    IGNORED("CommunicationParameters"), IGNORED("CompleteWait"),
+    IGNORED("CompleteWait"),
     IGNORED("CoreSpecPlugin"), IGNORED("CpuFreqDef"),
     IGNORED("CpuFreqGovernors"), IGNORED("CredType"), IGNORED("DebugFlags"),
     IGNORED("DefCpuPerGPU"), IGNORED("DefMemPerCPU"), IGNORED("DefMemPerGPU"),
@@ -662,6 +663,7 @@ static int conf_finish(struct conf_parser *p, drv_error_t *error)
             conf->nodes[i].port = conf->slurmd_port;
     if (conf__ctld_params(conf, error) < 0
         || conf__slurmd_params(conf, error) < 0
+        || conf__comm_params(conf, error) < 0
         || conf__task_param(conf, error) < 0)
         return -1;
     if (conf__preempt_check(conf, error) < 0)
@@ -887,6 +889,8 @@ void conf_destroy(struct slurm_conf *conf)
     conf__job_container_clear(&conf->job_container);
     conf__oci_clear(&conf->oci);
     conf__priority_clear(&conf->priority);
+    free(conf->tls.cert);
+    free(conf->tls.key);
     for (size_t i = 0; i < conf->ctld_backup_count; i++) {
         free(conf->ctld_backup_addrs[i]);
         free(conf->ctld_backup_hosts[i]);

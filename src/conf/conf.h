@@ -423,6 +423,11 @@ struct slurm_conf {
                                * between snapshots; 0 = the default
                                * (ctld/ha.c) */
     struct conf_rate_limit rl; /* its rl_* items (conf_ctld_params.c) */
+    char *comm_params;        /* CommunicationParameters= */
+    struct {
+        char *cert, *key;     /* its drover_tls_cert=, drover_tls_key=:
+                               * PEM files; both NULL: no TLS */
+    } tls;
     char *slurmd_params;      /* SlurmdParameters= */
     char *task_plugin_param;  /* TaskPluginParam= */
     struct conf_task_param task_param; /* its items */

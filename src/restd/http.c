@@ -468,13 +468,22 @@ struct MHD_Daemon *http_start(const struct restd *rd,
         {MHD_OPTION_LISTENING_ADDRESS_REUSE, addr ? 1 : 0, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, rd->tls_cert},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, rd->tls_key},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    bool https = rd->tls_cert && addr;
     struct MHD_Daemon *d;
 
+    if (https && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+        return errprintf(error, "this libmicrohttpd has no TLS"), NULL;
     d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD
                              | MHD_USE_THREAD_PER_CONNECTION
-                             | MHD_USE_ERROR_LOG,
+                             | MHD_USE_ERROR_LOG | (https ? MHD_USE_TLS : 0),
                          0, NULL, NULL, on_request, (void *)rd,
-                         MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+                         MHD_OPTION_ARRAY, ops, MHD_OPTION_ARRAY,
+                         https ? tls : tls + 2, MHD_OPTION_END);
     if (!d)
         errprintf(error, "cannot listen for HTTP: %s", strerror(errno));
     return d;

@@ -96,6 +96,27 @@ static struct addrinfo *resolve(const char *spec)
     return ai;
 }
 
+/* The whole of PEM file 'path' (a certificate chain or a key), or NULL
+ * with errno.  Caller frees. */
+static char *read_pem(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    char *text = NULL;
+    size_t len = 0;
+    ssize_t n;
+
+    if (!f)
+        return NULL;
+    n = getdelim(&text, &len, '\0', f);
+    fclose(f);
+    if (n <= 0) {
+        free(text);
+        errno = n < 0 ? errno : ENODATA;
+        return NULL;
+    }
+    return text;
+}
+
 /* --cache-ttl's milliseconds, or exit(1) with a message. */
 static unsigned parse_ttl(const char *arg)
 {
@@ -193,6 +214,12 @@ int main(int argc, char **argv)
     };
     if (ttl_ms && !(rd.cache = rest_cache_create(ttl_ms, REST_CACHE_MAX)))
         log_fatal("out of memory");
+    if (conf->tls.cert
+        && (!(rd.tls_cert = read_pem(conf->tls.cert))
+            || !(rd.tls_key = read_pem(conf->tls.key))))
+        log_fatal("CommunicationParameters=drover_tls_*: cannot read %s: %s",
+                  rd.tls_cert ? conf->tls.key : conf->tls.cert,
+                  strerror(errno));
     json_out_set_cluster(conf->cluster_name);
     signal(SIGPIPE, SIG_IGN);
     /* The server's threads inherit this mask: only main takes signals. */
@@ -210,7 +237,8 @@ int main(int argc, char **argv)
             log_fatal("%s: %s", listen, error.text);
         freeaddrinfo(ai);
     }
-    log_info("listening on http://%s (controller %s:%u)", listen,
+    log_info("listening on %s://%s (controller %s:%u)",
+             rd.tls_cert && !rd.unix_socket ? "https" : "http", listen,
              rd.ctld_host, (unsigned)rd.ctld_port);
     daemon_notify("READY=1");
     while (sigwait(&set, &sig) != 0 || (sig != SIGINT && sig != SIGTERM))
@@ -219,6 +247,8 @@ int main(int argc, char **argv)
     daemon_notify("STOPPING=1");
     MHD_stop_daemon(d);
     rest_cache_destroy(rd.cache);
+    free(rd.tls_cert);
+    free(rd.tls_key);
     if (rd.unix_socket)
         (void)unlink(listen + 5);
     conf_destroy(conf);

@@ -43,6 +43,8 @@ struct restd {
     int timeout_ms;           /* MessageTimeout */
     bool unix_socket;         /* listening on a unix socket (auth/local) */
     struct rest_cache *cache; /* GET answers kept (cache.h); NULL: off */
+    char *tls_cert, *tls_key; /* PEM texts (CommunicationParameters=
+                               * drover_tls_*): HTTPS; NULL: HTTP */
 };
 
 /* One request and its answer. */
