@@ -23,6 +23,7 @@
 #include "ctld/job_info.h"
 #include "ctld/part_access.h"
 #include "ctld/preempt.h"
+#include "ctld/node_epilog.h"
 #include "ctld/prolog_env.h"
 #include "ctld/state.h"
 #include "ctld/stats.h"
@@ -224,6 +225,9 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
      * kills its own). */
     for (uint32_t i = 1; job->alloc && i < job->alloc->node_count; i++)
         ctld_job_end_on_node(ctld, job, i, timed_out);
+    /* the batch host runs its Epilog as the script's report leaves it */
+    if (job->alloc && !job->interactive && !node_failed)
+        node_epilog_wait(ctld, job->alloc->node_idx[0], job->id);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
         ctld_job_requeue(ctld, job, now,
@@ -375,6 +379,7 @@ void ctld_node_terminate_stray(struct ctld *ctld, long node, uint32_t job_id,
 void ctld_job_end_on_node(struct ctld *ctld, const struct job *job,
                           uint32_t e, bool time_limit)
 {
+    node_epilog_wait(ctld, job->alloc->node_idx[e], job->id);
     terminate_on_node(ctld, job->alloc->node_idx[e], job->id, 0, time_limit,
                       prolog_env_json(ctld, job, e));
 }

@@ -31,6 +31,7 @@
 #include "ctld/part_access.h"
 #include "ctld/enforce.h"
 #include "ctld/gang.h"
+#include "ctld/node_epilog.h"
 #include "ctld/preempt.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
@@ -162,6 +163,7 @@ static void periodic_cb(uv_timer_t *t)
     if (!ctld_active(ctld)) /* a Raft follower changes nothing itself */
         return;
     check_node_timeouts(ctld, now);
+    node_epilog_check(ctld, now);
     interactive_check_limits(ctld, now);
     state_purge_old_jobs(ctld, now);
     resv_expire(ctld, now);

@@ -84,6 +84,7 @@ void node_table_destroy(struct node_table *nt)
         free(nt->info[i].os);
         free(nt->info[i].jobs);
         free(nt->info[i].cpu_holds);
+        free(nt->info[i].epilog_jobs);
         json_decref(nt->info[i].gpus);
     }
     for (size_t p = 0; p < nt->part_count; p++)
@@ -165,7 +166,8 @@ void node_table_update_avail(struct node_table *nt, size_t i)
 {
     const struct ctld_node *n = &nt->info[i];
 
-    nt->sched[i].available = n->responding && !n->drain && !n->down;
+    nt->sched[i].available = n->responding && !n->drain && !n->down
+                             && !n->nepilog;
 }
 
 char *node_table_alloc_hostlist(const struct node_table *nt,
@@ -364,7 +366,8 @@ static char *node_state_str(const struct node_table *nt, size_t i,
                      !n->responding && strcmp(base, "UNKNOWN")
                          ? "+NOT_RESPONDING"
                          : "",
-                     f->planned ? "+PLANNED" : "");
+                     n->nepilog ? "+COMPLETING" : f->planned ? "+PLANNED"
+                                                            : "");
 }
 
 /* The flags' keys, true ones only. */
@@ -413,6 +416,8 @@ json_t *node_table_node_json(const struct node_table *nt, size_t i,
         "version", DROVER_SLURM_VERSION);
 
     json_object_set_new(o, "running_jobs", json_integer(sn->running_jobs));
+    if (n->nepilog) /* an Epilog runs there (node_epilog.h) */
+        json_object_set_new(o, "completing", json_true());
     put_flags(o, f);
     if (n->os)
         json_object_set_new(o, "os", json_string(n->os));

@@ -38,6 +38,10 @@ struct ctld_node {
     uint32_t njobs, jobs_cap;
     uint16_t *cpu_holds; /* per CPU id: how many jobs hold it (cpu_ids.h) */
     uint32_t ncpu_holds;
+    uint32_t *epilog_jobs; /* jobs whose Epilog= still runs here: the
+                            * node is COMPLETING (node_epilog.h) */
+    uint32_t nepilog, epilog_cap;
+    time_t epilog_since; /* when the last wait began or one ended */
     json_t *gpus; /* with AutoDetect=nvml, the GPUs droverd registered:
                    * [{index, type, file, uuid}] (node_info "gpus"), or
                    * NULL */

@@ -17,6 +17,7 @@
 #include "ctld/resv.h"
 #include "ctld/event.h"
 #include "ctld/ha.h"
+#include "ctld/node_epilog.h"
 #include "common/ident.h"
 #include "ctld/part_access.h"
 #include "ctld/step.h"
@@ -390,6 +391,7 @@ static void rpc_node_register(proto_req_t *req, void *arg)
     if ((running = json_object_get(body, "jobs")))
         reconcile(ctld, idx, running, now);
     ctld_node_health(ctld, idx, body);
+    node_epilog_reported(ctld, idx, body);
     ctld_respond_durable(ctld, req, ctld_node_health_answer(ctld, idx));
     scheduler_request(ctld);
 }

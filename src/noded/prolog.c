@@ -54,6 +54,7 @@ struct nd_prolog {
     struct pe_job *jobs;     /* uthash by id */
     struct pe_run *runs;     /* running */
     json_t *epilog_failed;   /* job ids not yet told to the controller */
+    json_t *epilog_done;     /* likewise, every Epilog that ended */
 };
 
 static struct nd_prolog *state(struct noded *nd)
@@ -61,6 +62,7 @@ static struct nd_prolog *state(struct noded *nd)
     if (!nd->prolog) {
         nd->prolog = xzalloc(sizeof(*nd->prolog));
         nd->prolog->epilog_failed = json_array();
+        nd->prolog->epilog_done = json_array();
     }
     return nd->prolog;
 }
@@ -172,11 +174,11 @@ static void run_finish(struct pe_run *r, bool ok)
     if (j)
         j->run = NULL;
     if (r->epilog) {
-        if (!ok) {
+        if (!ok)
             json_array_append_new(p->epilog_failed,
                                   json_integer(r->job_id));
-            register_now(nd);
-        }
+        json_array_append_new(p->epilog_done, json_integer(r->job_id));
+        register_now(nd); /* the controller holds the node till then */
         if (j)
             job_drop(nd, j);
     } else if (j) {
@@ -350,27 +352,40 @@ void prolog_job_ended(struct noded *nd, uint32_t job_id, json_t *env)
 
 void prolog_to_json(struct noded *nd, json_t *body)
 {
-    if (nd->prolog && json_array_size(nd->prolog->epilog_failed))
+    if (!nd->prolog)
+        return;
+    if (json_array_size(nd->prolog->epilog_failed))
         json_object_set_new(body, "epilog_failed",
                             json_copy(nd->prolog->epilog_failed));
+    if (json_array_size(nd->prolog->epilog_done))
+        json_object_set_new(body, "epilog_done",
+                            json_copy(nd->prolog->epilog_done));
 }
 
-void prolog_registered(struct noded *nd, json_t *sent)
+/* 'list' less the ids in 'sent'. */
+static json_t *untold(json_t *list, json_t *sent)
 {
-    json_t *keep, *id, *s;
+    json_t *keep = json_array(), *id, *s;
     size_t i, k;
 
-    if (!nd->prolog || !json_array_size(sent))
-        return;
-    keep = json_array();
-    json_array_foreach(nd->prolog->epilog_failed, i, id) {
+    json_array_foreach(list, i, id) {
         bool told = false;
         json_array_foreach(sent, k, s) told |= json_equal(id, s);
         if (!told)
             json_array_append(keep, id);
     }
-    json_decref(nd->prolog->epilog_failed);
-    nd->prolog->epilog_failed = keep;
+    json_decref(list);
+    return keep;
+}
+
+void prolog_registered(struct noded *nd, json_t *body)
+{
+    if (!nd->prolog || !body)
+        return;
+    nd->prolog->epilog_failed = untold(
+        nd->prolog->epilog_failed, json_object_get(body, "epilog_failed"));
+    nd->prolog->epilog_done = untold(nd->prolog->epilog_done,
+                                     json_object_get(body, "epilog_done"));
 }
 
 void prolog_free(struct noded *nd)
@@ -397,6 +412,7 @@ void prolog_free(struct noded *nd)
         free(r);
     }
     json_decref(nd->prolog->epilog_failed);
+    json_decref(nd->prolog->epilog_done);
     free(nd->prolog);
     nd->prolog = NULL;
 }

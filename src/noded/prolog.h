@@ -17,8 +17,9 @@
  * A failed Prolog fails the launch with EDRV_PROLOG_FAILED ("Job prolog
  * failed"): the controller drains the node ("Prolog error") and requeues
  * the batch job held, or srun reports the step's launch failure.  A
- * failed Epilog is reported in the next registration ("epilog_failed"),
- * and the controller drains the node ("Epilog error").  The scripts are
+ * finished Epilog is reported in the next registration, sent at once
+ * ("epilog_done", and "epilog_failed": the controller drains the node,
+ * "Epilog error").  The scripts are
  * forked and reaped by main.c's SIGCHLD handler (prolog_reaped()); the
  * loop never waits for them.
  */
@@ -54,12 +55,14 @@ void prolog_job_ended(struct noded *nd, uint32_t job_id, json_t *env);
 /* A child ended: true when it was a Prolog or Epilog script. */
 bool prolog_reaped(struct noded *nd, pid_t pid, int status);
 
-/* Into a registration body: "epilog_failed", the ids of the jobs whose
- * Epilog failed and the controller has not been told (a copy).
- * prolog_registered(): the controller answered a registration that
- * carried 'sent' (that array, borrowed; NULL: none): those are told. */
+/* Into a registration body: "epilog_done", the ids of the jobs whose
+ * Epilog ended (the controller keeps the node COMPLETING until then,
+ * ctld/node_epilog.h), and "epilog_failed", those of them that failed,
+ * not yet told to the controller (copies).  prolog_registered(): the
+ * controller answered registration 'body' (borrowed; NULL: none): what
+ * it carried is told. */
 void prolog_to_json(struct noded *nd, json_t *body);
-void prolog_registered(struct noded *nd, json_t *sent);
+void prolog_registered(struct noded *nd, json_t *body);
 
 /* Free every record, after the loop's handles were closed (droverd's
  * exit; running scripts are left alone). */

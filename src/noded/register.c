@@ -24,7 +24,7 @@
 struct call_ctx {
     struct noded *nd;
     json_t *sent; /* completions this call carried */
-    json_t *epilog_failed; /* a registration's, or NULL (prolog.h) */
+    json_t *body;  /* a registration's, for prolog_registered() */
 };
 
 /* Drop acknowledged completions from nd->done. */
@@ -78,13 +78,13 @@ static void register_done(int errnum, const char *errstr, json_t *resp,
         uv_timer_start(&nd->register_timer, register_timer_cb, RETRY_MS, 0);
     } else {
         forget_done(nd, cc->sent);
-        prolog_registered(nd, cc->epilog_failed);
+        prolog_registered(nd, cc->body);
         uv_timer_start(&nd->register_timer, register_timer_cb,
                        nd->register_again ? 0 : REGISTER_MS, 0);
     }
     nd->register_again = false;
     json_decref(cc->sent);
-    json_decref(cc->epilog_failed);
+    json_decref(cc->body);
     free(cc);
 }
 
@@ -139,7 +139,7 @@ static void register_send(struct noded *nd)
         json_object_set_new(body, "gpus", gpus);
     health_to_json(nd, body);
     prolog_to_json(nd, body);
-    cc->epilog_failed = json_incref(json_object_get(body, "epilog_failed"));
+    cc->body = json_incref(body);
     nd->register_in_flight = true;
     if (proto_call_async(nd->loop, ctld_addr(nd), nd->conf->ctld_port,
                          nd->auth, "node_register", body,

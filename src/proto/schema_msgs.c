@@ -305,6 +305,9 @@ static const struct schema_field node_register_body[] = {
     {"epilog_failed", SCHEMA_INT_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
      "jobs whose Epilog= failed here since the last answered "
      "registration (the node drains: Epilog error)"},
+    {"epilog_done", SCHEMA_INT_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "jobs whose Epilog= ended here since the last answered "
+     "registration (the node is COMPLETING until then)"},
     END,
 };
 

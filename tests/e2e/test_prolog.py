@@ -6,8 +6,9 @@ Slurm's environment.  A failing Prolog drains the node ("Prolog error")
 and requeues the batch job held ("launch failed requeued held"); a
 failing Epilog drains the node ("Epilog error").
 
-The scripts here record their environment in <root>/<context>.<job>.<node>
-and fail while <root>/fail-<context> exists.
+The scripts here record their environment in <root>/<context>.<job>.<node>,
+fail while <root>/fail-<context> exists and take 4 s while
+<root>/slow-<context> does.
 """
 import os
 import re
@@ -18,7 +19,9 @@ from cluster import Cluster, run_job
 
 SCRIPT = """#!/bin/sh
 ctx=$SLURM_SCRIPT_CONTEXT
-env | sort > {root}/$ctx.$SLURM_JOB_ID.$SLURMD_NODENAME
+[ -e {root}/slow-$ctx ] && sleep 4
+f={root}/$ctx.$SLURM_JOB_ID.$SLURMD_NODENAME
+env | sort > $f.tmp && mv $f.tmp $f
 [ -e {root}/fail-$ctx ] && exit 3
 exit 0
 """
@@ -147,5 +150,38 @@ def test_failing_epilog_drains_the_node(cluster_root, tmp_path):
                          timeout=30, what=f"{name} drained")
         log = c.log_file("node02").read_text()
         assert f"JobId={job}: Epilog {root}/pe.sh failed: exit code 3" in log
+    finally:
+        c.down()
+
+
+@pytest.mark.needs_root
+def test_node_is_completing_while_its_epilog_runs(cluster_root, tmp_path):
+    """As Slurm: an ended job's node shows COMPLETING while its Epilog
+    runs, and the next job waits for it."""
+    root = cluster_root
+    c = prolog_cluster(root, nodes=1)
+    try:
+        c.up()
+        (root / "slow-epilog_slurmd").touch()
+        first, _, _ = run_job(c, tmp_path, "true\n")
+        state = c.run("sinfo", "-h", "-o", "%t", check=True).stdout
+        node = c.run("scontrol", "show", "node", "node01",
+                     check=True).stdout
+        second = c.sbatch("--exclusive", "-o", "/dev/null", "--wrap",
+                          "true", cwd=tmp_path)
+        early = c.run("squeue", "-h", "-j", second, "-o", "%T",
+                      check=True).stdout
+        (root / "slow-epilog_slurmd").unlink()  # the first's sleeps on
+        c.wait_job_state(second, "COMPLETED", timeout=30)
+        epi = root / f"epilog_slurmd.{first}.node01"
+        assert state == "comp\n", state
+        assert "State=IDLE+COMPLETING " in node, node
+        assert early == "PENDING\n", early
+        # the second started only once the first's Epilog wrote its file
+        start = c.run("scontrol", "show", "job", second,
+                      check=True).stdout
+        assert epi.exists(), start
+        c.wait_until(lambda: c.run("sinfo", "-h", "-o", "%t").stdout
+                     == "idle\n", timeout=30, what="node01 idle again")
     finally:
         c.down()

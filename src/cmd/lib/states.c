@@ -107,14 +107,17 @@ struct node_state node_state_of(const json_t *node)
     st.planned = jbool(node, "planned", false);
     st.maint = jbool(node, "maint", false);
     st.reserved = jbool(node, "reserved", false);
+    st.completing = jbool(node, "completing", false);
     return st;
 }
 
-/* Slurm calls a drained node that still runs jobs DRAINING. */
+/* Slurm calls a drained node that still runs jobs (or an Epilog)
+ * DRAINING. */
 static bool draining(struct node_state st)
 {
     return st.drain
-           && (st.base == NODE_BASE_ALLOCATED || st.base == NODE_BASE_MIXED);
+           && (st.base == NODE_BASE_ALLOCATED || st.base == NODE_BASE_MIXED
+               || st.completing);
 }
 
 static const char *with_star(const char *name, bool star, char *buf,
@@ -133,6 +136,8 @@ const char *node_state_compact(struct node_state st)
 
     if (st.drain)
         name = draining(st) ? "drng" : "drain";
+    else if (st.completing)
+        name = "comp";
     else if (st.maint)
         name = "maint";
     else if (st.reserved && st.base == NODE_BASE_IDLE)
@@ -151,6 +156,8 @@ const char *node_state_long(struct node_state st)
 
     if (st.drain)
         name = draining(st) ? "draining" : "drained";
+    else if (st.completing)
+        name = "completing";
     else if (st.maint)
         name = "maint";
     else if (st.reserved && st.base == NODE_BASE_IDLE)
@@ -164,9 +171,10 @@ const char *node_state_long(struct node_state st)
 
 char *node_state_complete(struct node_state st)
 {
-    return xasprintf("%s%s%s%s%s%s", node_bases[base_index(st.base)].wire,
+    return xasprintf("%s%s%s%s%s%s%s", node_bases[base_index(st.base)].wire,
                      st.maint ? "+MAINTENANCE" : "",
                      st.reserved ? "+RESERVED" : "",
+                     st.completing ? "+COMPLETING" : "",
                      st.drain ? "+DRAIN" : "", st.planned ? "+PLANNED" : "",
                      st.not_responding ? "+NOT_RESPONDING" : "");
 }
@@ -175,7 +183,8 @@ uint32_t node_state_sort_key(struct node_state st)
 {
     return (uint32_t)st.base | (st.drain ? 0x200u : 0)
            | (st.not_responding ? 0x800u : 0) | (st.planned ? 0x200000u : 0)
-           | (st.maint ? 0x40000u : 0) | (st.reserved ? 0x80000u : 0);
+           | (st.maint ? 0x40000u : 0) | (st.reserved ? 0x80000u : 0)
+           | (st.completing ? 0x400u : 0);
 }
 
 /* sinfo -t matches a prefix of either name, case-insensitively. */
@@ -204,6 +213,8 @@ bool node_state_matches(const char *name, struct node_state st, bool *known)
         return draining(st);
     if (name_is(name, "no_respond", NULL))
         return st.not_responding && !st.drain;
+    if (name_is(name, "completing", "comp"))
+        return st.completing;
     if (name_is(name, "fail", NULL))
         return false;
     *known = false;

@@ -50,6 +50,7 @@ struct node_state {
     bool drain;
     bool not_responding;
     bool planned;       /* idle but reserved by the backfill plan */
+    bool completing;    /* an ended job's Epilog= still runs there */
 };
 
 enum {
