@@ -132,9 +132,10 @@ static const struct cmd_opt opts_table[] = {
      "                          their state through Raft (1; 3 or 5 for high\n"
      "                          availability)\n"},
     {"isolate", OPT_ISOLATE, no_argument,
-     "  --isolate               up: each controller in its own network\n"
-     "                          namespace on a bridge, to cut it off with\n"
-     "                          `ip link set` (root; docs/ha.md)\n"},
+     "  --isolate               up: each controller and each node in its\n"
+     "                          own network namespace on a bridge, to cut\n"
+     "                          it off with `ip link set` (root;\n"
+     "                          docs/ha.md)\n"},
     {"gpus-per-node", OPT_GPUS, required_argument,
      "  --gpus-per-node=G       up: fake GPUs per node (8)\n"},
     {"cpus-per-node", OPT_CPUS, required_argument,
@@ -736,7 +737,8 @@ static void start_daemon(struct cluster *c, struct daemon *d, const char *bin)
     char *argv[] = {(char *)bin, "-D", "-f", conf, d->node ? "-N" : NULL,
                     d->node, NULL};
     char *restd_argv[] = {(char *)bin, "-f", conf, c->restd_addr, NULL};
-    bool isolated = c->isolate_octet && d->kind == DAEMON_CTLD && d->node;
+    bool isolated = c->isolate_octet && d->node
+                    && (d->kind == DAEMON_CTLD || d->kind == DAEMON_NODE);
     char *netns = isolated ? drover_isolate_netns(c->dir, d->node) : NULL;
     drv_error_t error = {{0}};
 
@@ -787,19 +789,24 @@ static void start_dbd(struct cluster *c, struct daemon *d, time_t deadline)
     }
 }
 
-/* --isolate: the bridge, and each controller's namespace and veth pair,
- * those that are missing (drover_isolate.h). */
+/* --isolate: the bridge, and the namespace and veth pair of each
+ * controller, then of each droverd node, those that are missing
+ * (drover_isolate.h; the order gives their addresses, as slurm.conf
+ * has them). */
 static void isolate_up(struct cluster *c)
 {
-    size_t n = c->conf->ctld_backup_count + 1;
-    char **ctls = xzalloc(n * sizeof(*ctls));
+    size_t nctl = c->conf->ctld_backup_count + 1, n = nctl;
+    char **names = xzalloc((nctl + c->count) * sizeof(*names));
     drv_error_t error = {{0}};
 
-    for (size_t i = 0; i < n; i++)
-        ctls[i] = (char *)conf_ctld_name(c->conf, i);
-    if (drover_isolate_up(c->dir, c->isolate_octet, ctls, n, &error) < 0)
+    for (size_t i = 0; i < nctl; i++)
+        names[i] = (char *)conf_ctld_name(c->conf, i);
+    for (size_t i = 0; i < c->count; i++)
+        if (c->daemons[i].kind == DAEMON_NODE)
+            names[n++] = (char *)c->daemons[i].node;
+    if (drover_isolate_up(c->dir, c->isolate_octet, names, n, &error) < 0)
         fail_with_log(NULL, "%s", error.text);
-    free(ctls);
+    free(names);
 }
 
 static void start_missing(struct cluster *c, time_t deadline)
@@ -1080,7 +1087,10 @@ static bool node_metrics_url(const struct cluster *c, const struct daemon *d,
         || !(n = conf_node_find(c->conf, d->node))
         || !(port = conf_metrics_port(c->conf, n)))
         return false;
-    snprintf(url, size, "http://%s:%u/metrics", c->conf->metrics.host, port);
+    snprintf(url, size, "http://%s:%u/metrics",
+             strcmp(c->conf->metrics.host, "0.0.0.0") ? c->conf->metrics.host
+                                                       : n->addr,
+             port);
     return true;
 }
 

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Three controllers across real network partitions (issue 15).
 
-`drover up --controllers 3 --isolate` puts each controller in its own
-network namespace, on a veth pair to a bridge; setting the root side of a
-controller's veth down cuts it off from the other controllers, the nodes
-and the commands.  A cut-off leader acknowledges nothing, the other two
+`drover up --controllers 3 --isolate` puts each controller, and each
+droverd, in its own network namespace, on a veth pair to a bridge;
+setting the root side of a veth down cuts that controller or node off
+from everything else.  A cut-off leader acknowledges nothing, the other two
 elect a leader and go on; once healed, the cut-off one follows again and
 holds the same state.  Runs as root (ip netns); `drover down`, which the
 fixture runs even when a test fails, removes namespaces, veths and bridge.
@@ -349,3 +349,70 @@ def test_a_leader_with_a_full_disk_acknowledges_only_what_it_wrote(cluster):
         assert set(acked) <= set(ids), f"lost: {set(acked) - set(ids)}"
         assert state_of(cluster, ctl) == sorted(ids)
     applied_once(cluster)
+
+
+ISOLATED_NODES = {"nodes": 2, "gpus_per_node": 0,
+                  "up_args": ["--controllers=3", "--isolate",
+                              "--conf-extra=SlurmdTimeout=12"]}
+
+
+def node_veth(cluster, node):
+    """The root side of node 'node''s veth pair: drvTAGcN, N its address's
+    last number less one (drover_isolate.h)."""
+    ns = netns_of(cluster, node)
+    m = re.fullmatch(r"drover-([0-9a-f]{6})-" + node, ns)
+    assert m, ns
+    out = subprocess.run(["ip", "-n", ns, "-o", "-4", "addr", "show"],
+                         check=True, capture_output=True, text=True).stdout
+    last = re.search(r"inet 10\.77\.\d+\.(\d+)/24", out)
+    assert last, out
+    return f"drv{m.group(1)}c{int(last.group(1)) - 1}"
+
+
+@contextmanager
+def node_cut_off(cluster, node):
+    veth = node_veth(cluster, node)
+    ip("link", "set", veth, "down")
+    try:
+        yield
+    finally:
+        ip("link", "set", veth, "up")
+
+
+@pytest.mark.parametrize("cluster", [ISOLATED_NODES], indirect=True)
+def test_isolated_nodes_have_their_own_network_and_name(cluster):
+    """Each droverd in a namespace of its own named after the node: its
+    jobs see the node's name as the host name and its own address."""
+    r = cluster.run("srun", "-N2", "-l", "hostname", check=True, timeout=60)
+    assert sorted(r.stdout.splitlines()) == ["0: node01", "1: node02"]
+    for node in ("node01", "node02"):
+        assert netns_of(cluster, node).endswith(f"-{node}")
+    assert re.search(r"^NodeName=node\[01-02\] NodeAddr=10\.77\.\d+\.\[5-6\] "
+                     r"NodeHostname=node\[01-02\] ", cluster.conf.read_text(),
+                     re.M), cluster.conf.read_text()
+
+
+@pytest.mark.parametrize("cluster", [ISOLATED_NODES], indirect=True)
+def test_a_node_cut_off_keeps_its_job_until_slurmd_timeout(cluster):
+    """A node cut off from the controllers for less than SlurmdTimeout
+    keeps its job; for longer it goes DOWN (Not responding) and its job
+    ends NODE_FAIL (it may not be requeued)."""
+    c = cluster
+    short = c.sbatch("-w", "node01", "--no-requeue", "-o", "/dev/null",
+                     "--wrap", "sleep 15")
+    long = c.sbatch("-w", "node02", "--no-requeue", "-o", "/dev/null",
+                    "--wrap", "sleep 120")
+    c.wait_job_state(short, "RUNNING", timeout=30)
+    c.wait_job_state(long, "RUNNING", timeout=30)
+    with node_cut_off(c, "node01"):
+        time.sleep(3)
+    c.wait_job_state(short, "COMPLETED", timeout=40)
+    state = c.run("sinfo", "-h", "-n", "node01", "-o", "%T",
+                  check=True).stdout
+    assert state.strip() == "idle", state
+    with node_cut_off(c, "node02"):
+        c.wait_job_state(long, "NODE_FAIL", timeout=60)
+        node = c.run("scontrol", "show", "node", "node02",
+                     check=True).stdout
+        assert "State=DOWN" in node and "Reason=Not responding" in node, \
+            node

@@ -410,20 +410,37 @@ static char *local_addr(const struct drover_shape *shape)
                                 : xstrdup("127.0.0.1");
 }
 
-/* The NodeName= line of 'nodes' on 'ports'. */
+/* --isolate: the real nodes' addresses, each droverd in its own network
+ * namespace after the controllers' (drover_isolate.h):
+ * 10.77.X.(controllers + 2 ...), as a hostlist. */
+static char *isolated_node_addrs(const struct drover_shape *shape)
+{
+    unsigned first = shape->controllers + 2;
+
+    if (shape->nodes == 1)
+        return xasprintf("10.77.%d.%u", shape->isolate_octet, first);
+    return xasprintf("10.77.%d.[%u-%u]", shape->isolate_octet, first,
+                     first + shape->nodes - 1);
+}
+
+/* The NodeName= line of 'nodes' on 'ports'; 'real': droverd nodes (each
+ * in its own namespace, named after itself, with --isolate), not
+ * drover-emud's. */
 static char *node_line_of(const struct drover_shape *shape, const char *nodes,
-                          const char *ports)
+                          const char *ports, bool real)
 {
     unsigned cpus = shape->cpus_per_node;
     unsigned sockets = (cpus >= 2 && cpus % 2 == 0) ? 2 : 1;
+    bool own = real && shape->isolate_octet;
     char *gres = gres_spec(shape);
-    char *addr = local_addr(shape);
+    char *addr = own ? isolated_node_addrs(shape) : local_addr(shape);
     char *line;
 
-    line = xasprintf("NodeName=%s NodeAddr=%s NodeHostname=localhost "
+    line = xasprintf("NodeName=%s NodeAddr=%s NodeHostname=%s "
                      "Port=%s CPUs=%u Sockets=%u CoresPerSocket=%u "
                      "ThreadsPerCore=1 RealMemory=%llu%s State=UNKNOWN\n",
-                     nodes, addr, ports, cpus, sockets, cpus / sockets,
+                     nodes, addr, own ? nodes : "localhost", ports, cpus,
+                     sockets, cpus / sockets,
                      (unsigned long long)shape->mem_mib, gres);
     free(gres);
     free(addr);
@@ -443,10 +460,10 @@ static char *node_line(const struct drover_shape *shape, unsigned base)
     char *ports = port_range(base + 1, shape->nodes);
     char *sim = drover_emulated_range(shape->emulate_nodes);
     char *sim_port = port_range(emud_port(shape, base), 1);
-    char *real = shape->nodes ? node_line_of(shape, nodes, ports)
+    char *real = shape->nodes ? node_line_of(shape, nodes, ports, true)
                               : xstrdup("");
     char *emu = shape->emulate_nodes
-                    ? node_line_of(shape, sim, sim_port)
+                    ? node_line_of(shape, sim, sim_port, false)
                     : xstrdup("");
     char *line = xasprintf("%s%s%s", real,
                            shape->emulate_nodes
@@ -599,10 +616,13 @@ static char *metrics_line(const struct drover_shape *shape)
 {
     if (!shape->nodes)
         return xstrdup("");
+    /* --isolate: droverd's loopback is its namespace's own */
+    const char *host = shape->isolate_octet ? "0.0.0.0" : "127.0.0.1";
+
     return xasprintf("# Each droverd's Prometheus endpoint: GET "
-                     "http://127.0.0.1:<its Port= + %u>/metrics\n"
-                     "SlurmdParameters=drover_metrics=127.0.0.1:+%u\n",
-                     metrics_offset(shape), metrics_offset(shape));
+                     "http://<its NodeAddr>:<its Port= + %u>/metrics\n"
+                     "SlurmdParameters=drover_metrics=%s:+%u\n",
+                     metrics_offset(shape), host, metrics_offset(shape));
 }
 
 static char *slurm_conf_text(const char *dir, const struct drover_shape *shape,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * drover_isolate.h - `drover up --isolate`: each controller of a Raft
- * group in its own network and UTS namespace (docs/ha.md)
+ * group and each droverd in its own network and UTS namespace (its host
+ * name the controller's or the node's name; docs/ha.md)
  *
  * Every name is derived from the cluster directory (a 6-hex-digit tag of
  * its path), so `drover down` finds and removes what a crashed run left:
@@ -33,16 +34,17 @@ int drover_isolate_pick(const char *dir, drv_error_t *error);
  * not isolated (no file); -1 with 'error' when the file is malformed. */
 int drover_isolate_octet(const char *dir, drv_error_t *error);
 
-/* The network namespace of controller 'ctl' ("ctl2") of the cluster in
- * 'dir': "drover-TAG-ctl2".  Caller frees. */
+/* The network namespace of controller or node 'ctl' ("ctl2", "node01")
+ * of the cluster in 'dir': "drover-TAG-ctl2".  Caller frees. */
 char *drover_isolate_netns(const char *dir, const char *ctl);
 
 /* Make whatever is missing of the bridge, and of the namespace and veth
- * pair of each of 'ctls' ('n' names, ctls[i] gets 10.77.X.(i+2)); what
- * exists is kept as it is (a veth set down to cut a controller off stays
- * down).  Returns 0, or -1 with 'error' naming the `ip` command that
- * failed and its message. */
-int drover_isolate_up(const char *dir, int octet, char *const *ctls,
+ * pair of each of 'names' ('n' of them: the controllers, then the
+ * droverd nodes; names[i] gets 10.77.X.(i+2) and veth drvTAGc(i+1));
+ * what exists is kept as it is (a veth set down to cut a controller or a
+ * node off stays down).  Returns 0, or -1 with 'error' naming the `ip`
+ * command that failed and its message. */
+int drover_isolate_up(const char *dir, int octet, char *const *names,
                       size_t n, drv_error_t *error);
 
 /* Remove the namespaces, veth pairs and bridge of the cluster in 'dir'
