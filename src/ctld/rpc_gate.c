@@ -15,10 +15,29 @@
 /* Users past rl_table_size are logged at most this often (ms). */
 #define UNTRACKED_LOG_MS 60000
 
-/* A Raft follower answers only ping: the rest go to the leader. */
-static int standby(struct ctld *ctld, const char *type, drv_error_t *error)
+/* The listings a Raft follower answers from its own copy of the state
+ * when the request says stale data will do (docs/ha.md). */
+static bool stale_read(const char *type, json_t *body)
 {
-    if (!ctld->ha || ctld_active(ctld) || !strcmp(type, "ping"))
+    static const char *const reads[] = {"job_info", "node_info",
+                                        "partition_info", NULL};
+
+    if (!json_is_true(json_object_get(body, "stale_ok")))
+        return false;
+    for (size_t i = 0; reads[i]; i++)
+        if (!strcmp(type, reads[i]))
+            return true;
+    return false;
+}
+
+/* A Raft follower answers only ping, and the listings asked with
+ * "stale_ok": the rest go to the leader. */
+static int standby(struct ctld *ctld, const char *type, json_t *body,
+                   drv_error_t *error)
+{
+    if (!ctld->ha || ctld_active(ctld) || !strcmp(type, "ping")
+        || (stale_read(type, body) && ha_role(ctld->ha)
+            && !strcmp(ha_role(ctld->ha), "follower")))
         return 0;
     errprintf(error, "%s: this controller is a %s",
               drv_strerror(EDRV_IN_STANDBY_MODE), ha_role(ctld->ha));
@@ -55,12 +74,13 @@ static int rate(struct ctld *ctld, const char *type, uid_t uid,
     return EDRV_CTLD_COMMUNICATIONS_BACKOFF;
 }
 
-static int gate(const char *type, uid_t uid, void *arg, drv_error_t *error)
+static int gate(const char *type, json_t *body, uid_t uid, void *arg,
+                drv_error_t *error)
 {
     struct ctld *ctld = arg;
     int rc;
 
-    if ((rc = standby(ctld, type, error)))
+    if ((rc = standby(ctld, type, body, error)))
         return rc;
     return rate(ctld, type, uid, error);
 }

@@ -255,6 +255,8 @@ static const struct schema_field step_create_body[] = {
 static const struct schema_field node_info_body[] = {
     {"names", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
      "only these nodes; absent or empty: every node"},
+    {"stale_ok", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "a Raft follower may answer from its copy (DROVER_STALE_READS=1)"},
     END,
 };
 
@@ -263,6 +265,8 @@ static const struct schema_field partition_info_body[] = {
      "only these partitions; absent or empty: all"},
     {"show_all", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
      "-a: hidden and not-allowed partitions too"},
+    {"stale_ok", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "a Raft follower may answer from its copy (DROVER_STALE_READS=1)"},
     END,
 };
 
@@ -344,6 +348,8 @@ static const struct schema_field job_release_body[] = {
 };
 
 static const struct schema_field job_info_body[] = {
+    {"stale_ok", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "a Raft follower may answer from its copy (DROVER_STALE_READS=1)"},
     {"job_ids", SCHEMA_INT_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
      "only these jobs (or arrays); absent or empty: a listing"},
     {"user_ids", SCHEMA_INT_LIST, 0, SCHEMA_LIST_MAX, 0, 0, "uid",

@@ -540,7 +540,8 @@ static void handle_msg(struct conn *c, json_t *msg)
         conn_send_error(c, EDRV_NOT_SUPPORTED, error.text);
         goto done;
     }
-    if (s->gate && (errnum = s->gate(m.type, uid, s->gate_arg, &error))) {
+    if (s->gate
+        && (errnum = s->gate(m.type, m.body, uid, s->gate_arg, &error))) {
         conn_send_error(c, errnum, error.text[0] ? error.text : NULL);
         goto done;
     }

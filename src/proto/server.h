@@ -216,16 +216,16 @@ void proto_server_fit_script(proto_server_t *s, uint32_t script_max);
 uint64_t proto_server_last_drop(const proto_server_t *s);
 
 /* A gate every authenticated request of a known type passes before its
- * handler: 'gate' gets the message type and the uid of the credential,
- * and returns 0 to let it through, or an EDRV_* number (and may fill
+ * handler: 'gate' gets the message type, its body (borrowed; may be
+ * NULL) and the uid of the credential, and returns 0 to let it through, or an EDRV_* number (and may fill
  * 'error' with a text) to answer that error instead.  A controller
  * standing by for another (ctld/ha.h) answers EDRV_IN_STANDBY_MODE this
  * way, and one with SlurmctldParameters=rl_enable answers a user over
  * the rate limit EDRV_CTLD_COMMUNICATIONS_BACKOFF (ctld/rate_limit.h).
  * NULL removes it.
  */
-typedef int (*proto_gate_f)(const char *type, uid_t uid, void *arg,
-                            drv_error_t *error);
+typedef int (*proto_gate_f)(const char *type, json_t *body, uid_t uid,
+                            void *arg, drv_error_t *error);
 void proto_server_set_gate(proto_server_t *s, proto_gate_f gate, void *arg);
 
 /* Stop listening, close every connection and free the server.  The memory

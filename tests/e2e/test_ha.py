@@ -42,6 +42,36 @@ def test_one_leader_and_followers_that_answer_only_ping(cluster):
 
 
 @pytest.mark.parametrize("cluster", [HA], indirect=True)
+def test_a_follower_answers_listings_asked_stale(cluster, tmp_path):
+    """With DROVER_STALE_READS=1 squeue and sinfo take a follower's answer
+    (its copy of the state); other requests still go to the leader."""
+    job = cluster.sbatch("-H", "--wrap", "true", cwd=tmp_path)
+    leader = cluster.leader()
+    follower = next(n for n in cluster.controller_roles() if n != leader)
+    lines = cluster.conf.read_text().splitlines(keepends=True)
+    only = cluster.conf.parent / "follower.conf"  # the commands try it alone
+    only.write_text("".join(
+        l for l in lines if not l.startswith("SlurmctldHost=")
+        or l.startswith(f"SlurmctldHost={follower}(")))
+    env = {"DROVER_CONF": str(only), "DROVER_STALE_READS": "1"}
+    port = int(cluster.conf_value("SlurmctldPort"))
+
+    def ids():
+        return cluster.run("squeue", "-h", "-o", "%i", env=env,
+                           check=True).stdout.split()
+    cluster.wait_until(lambda: job in ids(), timeout=10,
+                       what="the follower's copy to hold the job")
+    r = cluster.run("sinfo", "-h", "-o", "%D %t", env=env, check=True)
+    assert r.stdout.split()[0] == "2", r.stdout
+    r = cluster.rpc("job_info", {"stale_ok": True}, port=port,
+                    host=f"127.0.0.{follower[3:]}")
+    assert any(j["job_id"] == int(job) for j in r["jobs"]), r
+    with pytest.raises(Exception, match="standby"):
+        cluster.rpc("job_submit", {"stale_ok": True}, port=port,
+                    host=f"127.0.0.{follower[3:]}")
+
+
+@pytest.mark.parametrize("cluster", [HA], indirect=True)
 def test_scontrol_takeover_hands_leadership_over(cluster):
     leader = cluster.leader()
     index = next(i for i in range(3) if f"ctl{i + 1}" != leader)

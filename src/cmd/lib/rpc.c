@@ -165,11 +165,27 @@ static proto_auth_t *jwt_auth(const struct slurm_conf *c)
     return token_auth;
 }
 
+/* DROVER_STALE_READS=1: the listings say stale data will do, so that a
+ * Raft follower answers them from its copy (docs/ha.md). */
+static json_t *maybe_stale(const char *type, json_t *body)
+{
+    const char *v = getenv("DROVER_STALE_READS");
+
+    if (!v || strcmp(v, "1")
+        || (strcmp(type, "job_info") && strcmp(type, "node_info")
+            && strcmp(type, "partition_info")))
+        return body;
+    if (!body)
+        body = json_object();
+    json_object_set_new(body, "stale_ok", json_true());
+    return body;
+}
+
 int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
             drv_error_t *error)
 {
-    return call(prog, jwt_auth(cmd_conf(prog)), NULL, 0, type, body, resp,
-                error);
+    return call(prog, jwt_auth(cmd_conf(prog)), NULL, 0, type,
+                maybe_stale(type, body), resp, error);
 }
 
 int cmd_rpc_dbd(const char *prog, const char *type, json_t *body,
