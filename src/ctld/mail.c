@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * mail.c - job mail, as Slurm's MailProg (mail.h): which event mails what
+ */
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "common/log.h"
+#include "common/mailtype.h"
+#include "common/taskcount.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+#include "ctld/array.h"
+#include "ctld/job_info.h"
+#include "ctld/mail.h"
+#include "ctld/mail_run.h"
+#include "proto/job_state.h"
+
+struct mail {
+    struct mail_run *run;
+    uv_timer_t timer;
+    bool primed; /* the time shares passed before this controller became
+                  * the one that mails are marked sent */
+};
+
+/* What one mail is about.  For an array summary 'job' is the array's
+ * master record and the state and exit codes are its tasks'. */
+struct mail_what {
+    const struct job *job;
+    uint32_t type;       /* one MAIL_* bit */
+    time_t now;
+    bool summary;
+    const char *state;   /* NULL: the job's */
+    int exit_min, exit_max;
+};
+
+char *mail_default_user(const struct ctld *ctld, const struct job *job)
+{
+    const char *domain = ctld->conf->mail_domain;
+
+    return domain ? xasprintf("%s@%s", job->user_name, domain)
+                  : xstrdup(job->user_name);
+}
+
+void mail_submit(const struct ctld *ctld, struct job *job)
+{
+    char *dflt;
+
+    if (!job->mail_type || job->mail_user)
+        return;
+    dflt = mail_default_user(ctld, job);
+    job_set_str(&job->mail_user, dflt);
+    free(dflt);
+}
+
+/* --- the environment ----------------------------------------------------- */
+
+struct env {
+    char **v;
+    size_t n, cap;
+};
+
+static void env_add(struct env *e, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void env_add(struct env *e, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    char *value;
+
+    va_start(ap, fmt);
+    if (vasprintf(&value, fmt, ap) < 0)
+        abort();
+    va_end(ap);
+    if (e->n + 2 > e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 32;
+        e->v = xrealloc(e->v, e->cap * sizeof(*e->v));
+    }
+    e->v[e->n++] = xasprintf("%s=%s", name, value);
+    e->v[e->n] = NULL;
+    free(value);
+}
+
+/* "2(x3),1": the CPUs per node it holds, or held when it ran. */
+static char *cpus_per_node(const struct job *job, size_t *nodes)
+{
+    json_t *arr = NULL, *e;
+    int64_t *c;
+    size_t i, n = 0;
+    char *s;
+
+    if (job->alloc)
+        n = job->alloc->node_count;
+    else if (job->last_alloc_json
+             && (arr = json_loads(job->last_alloc_json, 0, NULL)))
+        n = json_array_size(arr);
+    c = xzalloc((n ? n : 1) * sizeof(*c));
+    for (i = 0; i < n; i++)
+        c[i] = job->alloc ? job->alloc->cpus[i]
+                          : json_integer_value(json_object_get(
+                                (e = json_array_get(arr, i)), "cpus"));
+    json_decref(arr);
+    s = n ? taskcount_encode(c, n) : NULL;
+    free(c);
+    *nodes = n;
+    return s;
+}
+
+static void env_array(struct env *e, const struct job *job)
+{
+    const struct job_array *a = job->array;
+
+    if (!a)
+        return;
+    env_add(e, "SLURM_ARRAY_JOB_ID", "%u", a->job_id);
+    env_add(e, "SLURM_ARRAY_TASK_COUNT", "%u", a->count);
+    if (a->task_id != ARRAY_TASK_NONE)
+        env_add(e, "SLURM_ARRAY_TASK_ID", "%u", a->task_id);
+    env_add(e, "SLURM_ARRAY_TASK_MAX", "%u", a->max);
+    env_add(e, "SLURM_ARRAY_TASK_MIN", "%u", a->min);
+    env_add(e, "SLURM_ARRAY_TASK_STEP", "%u", a->step);
+}
+
+static void env_nodes(struct env *e, const struct job *job)
+{
+    const char *nodes = job->nodes ? job->nodes : job->last_nodes;
+    size_t n;
+    char *cpus = cpus_per_node(job, &n);
+
+    if (cpus) {
+        env_add(e, "SLURM_JOB_CPUS_PER_NODE", "%s", cpus);
+        env_add(e, "SLURM_JOB_NUM_NODES", "%zu", n);
+    }
+    env_add(e, "SLURM_JOB_NODELIST", "%s",
+            nodes && *nodes ? nodes : "(null)");
+    free(cpus);
+}
+
+/* SLURM_JOB_EXIT_CODE* of an END or FAIL mail, as slurmctld 22.05. */
+static void env_exit(struct env *e, const struct mail_what *w)
+{
+    int st = w->summary ? w->exit_max : w->job->exit_status;
+    char *ec = job_info_exit_code(st);
+
+    env_add(e, "SLURM_JOB_DERIVED_EC", "0");
+    env_add(e, "SLURM_JOB_EXIT_CODE", "%d", st);
+    env_add(e, "SLURM_JOB_EXIT_CODE2", "%s", ec);
+    env_add(e, "SLURM_JOB_EXIT_CODE_MAX", "%d",
+            WIFEXITED(st) ? WEXITSTATUS(st) : 0);
+    if (w->summary)
+        env_add(e, "SLURM_JOB_EXIT_CODE_MIN", "%d",
+                WIFEXITED(w->exit_min) ? WEXITSTATUS(w->exit_min) : 0);
+    free(ec);
+}
+
+static char **mail_env(const struct ctld *ctld, const struct mail_what *w,
+                       int64_t secs)
+{
+    const struct job *job = w->job;
+    struct env e = {0};
+    char t[32];
+
+    env_array(&e, job);
+    env_add(&e, "SLURM_CLUSTER_NAME", "%s",
+            ctld->conf->cluster_name ? ctld->conf->cluster_name : "");
+    env_add(&e, "SLURM_JOBID", "%u", job->id);
+    env_add(&e, "SLURM_JOB_ACCOUNT", "%s",
+            job->account ? job->account : "(null)");
+    env_nodes(&e, job);
+    if (w->type == MAIL_END || w->type == MAIL_FAIL)
+        env_exit(&e, w);
+    env_add(&e, "SLURM_JOB_GID", "%u", (unsigned)job->gid);
+    env_add(&e, "SLURM_JOB_GROUP", "%s", job->group_name);
+    env_add(&e, "SLURM_JOB_ID", "%u", job->id);
+    env_add(&e, "SLURM_JOB_MAIL_TYPE", "%s", mailtype_event(w->type));
+    env_add(&e, "SLURM_JOB_NAME", "%s", job->name ? job->name : "");
+    env_add(&e, "SLURM_JOB_PARTITION", "%s",
+            job->partition ? job->partition : "");
+    if (secs >= 0)
+        env_add(&e, w->type == MAIL_BEGIN ? "SLURM_JOB_QUEUED_TIME"
+                                          : "SLURM_JOB_RUN_TIME",
+                "%s", timefmt_duration(secs, 1, t, sizeof(t)));
+    env_add(&e, "SLURM_JOB_RESTART_COUNT", "%u", job->restarts);
+    env_add(&e, "SLURM_JOB_STATE", "%s",
+            w->type == MAIL_REQUEUE ? "PENDING" : job_state_name(job->state));
+    if (!job->interactive)
+        env_add(&e, "SLURM_JOB_STDIN", "%s",
+                job->std_in ? job->std_in : "/dev/null");
+    env_add(&e, "SLURM_JOB_UID", "%u", (unsigned)job->uid);
+    env_add(&e, "SLURM_JOB_USER", "%s", job->user_name);
+    env_add(&e, "SLURM_JOB_WORK_DIR", "%s",
+            job->work_dir ? job->work_dir : "");
+    return e.v;
+}
+
+/* --- one mail ------------------------------------------------------------ */
+
+/* The subject's time: queued for BEGIN, run time for the others; -1 for
+ * a summary and for INVALID_DEPEND, which show none. */
+static int64_t mail_secs(const struct mail_what *w)
+{
+    const struct job *job = w->job;
+
+    if (w->summary || w->type == MAIL_INVALID_DEPEND)
+        return -1;
+    if (w->type == MAIL_BEGIN)
+        return job->start_time > job->submit_time
+                   ? job->start_time - job->submit_time : 0;
+    if (w->type == MAIL_REQUEUE) /* called before the run is forgotten */
+        return job->start_time && w->now > job->start_time
+                   ? w->now - job->start_time : 0;
+    return job_run_time(job, w->now);
+}
+
+static void mail_send(struct ctld *ctld, const struct mail_what *w)
+{
+    const struct job *job = w->job;
+    struct mail_subject m = {.type = w->type, .job_id = job->id,
+                             .name = job->name, .secs = mail_secs(w),
+                             .exit_status = job->exit_status,
+                             .exit_min = w->exit_min,
+                             .exit_max = w->exit_max};
+    char subject[512];
+    char *to;
+
+    if (!ctld->mail || !ctld_active(ctld))
+        return;
+    m.state = w->state ? w->state : job_state_name(job->state);
+    if (job->array) {
+        m.array_summary = w->summary || job->array->task_id == ARRAY_TASK_NONE;
+        m.array_task = !m.array_summary;
+        m.array_job_id = job->array->job_id;
+        m.array_task_id = job->array->task_id;
+    }
+    mail_subject_write(&m, subject, sizeof(subject));
+    to = job->mail_user ? xstrdup(job->mail_user)
+                        : mail_default_user(ctld, job);
+    mail_run_send(ctld->mail->run, subject, to, mail_env(ctld, w, m.secs));
+    free(to);
+}
+
+static void mail_job(struct ctld *ctld, const struct job *job, uint32_t type,
+                     time_t now)
+{
+    struct mail_what w = {.job = job, .type = type, .now = now};
+
+    if (job->mail_type & type)
+        mail_send(ctld, &w);
+}
+
+/* --- arrays ---------------------------------------------------------------- */
+
+static bool per_task(const struct job *job)
+{
+    return !job->array || (job->mail_type & MAIL_ARRAY_TASKS);
+}
+
+static bool state_ok(int s)
+{
+    return s == JOB_COMPLETED || s == JOB_CANCELLED;
+}
+
+/* The first task of an array to start: one "Began" summary. */
+static void array_began(struct ctld *ctld, const struct job *job, time_t now)
+{
+    struct job *j, *tmp, *master = ctld_job_find(ctld, job->array->job_id);
+    struct mail_what w = {.job = master ? master : job, .type = MAIL_BEGIN,
+                          .now = now, .summary = true};
+
+    HASH_ITER(hh, ctld->jobs, j, tmp) {
+        if (j != job && j->array && j->array->job_id == job->array->job_id
+            && (j->start_time || j->run_id))
+            return; /* not the first */
+    }
+    if (job->mail_type & MAIL_BEGIN)
+        mail_send(ctld, &w);
+}
+
+/* A record of an array ended: once all have, one summary. */
+static void array_ended(struct ctld *ctld, const struct job *job, time_t now)
+{
+    struct job *j, *tmp, *master = ctld_job_find(ctld, job->array->job_id);
+    struct mail_what w = {.job = master ? master : job, .now = now,
+                          .summary = true, .exit_min = job->exit_status,
+                          .exit_max = job->exit_status};
+    bool failed = false;
+
+    HASH_ITER(hh, ctld->jobs, j, tmp) {
+        if (!j->array || j->array->job_id != job->array->job_id)
+            continue;
+        if (!job_state_is_final(j->state)
+            || (j->completing && !j->cancel_requested))
+            return; /* tasks still to run or to end (a cancelled one was
+                     * mailed for as it was cancelled) */
+        if (j->state != job->state)
+            w.state = "Mixed";
+        failed = failed || !state_ok(j->state);
+        if (j->exit_status < w.exit_min)
+            w.exit_min = j->exit_status;
+        if (j->exit_status > w.exit_max)
+            w.exit_max = j->exit_status;
+    }
+    w.state = w.state ? w.state : job_state_name(job->state);
+    w.type = failed && (job->mail_type & MAIL_FAIL) ? MAIL_FAIL
+             : (job->mail_type & MAIL_END)          ? MAIL_END
+                                                    : 0;
+    if (w.type)
+        mail_send(ctld, &w);
+}
+
+/* --- events ---------------------------------------------------------------- */
+
+/* The shares of the time limit run time 'run' has passed. */
+static uint32_t shares_passed(const struct job *job, int64_t run)
+{
+    int64_t lim = job->time_limit_s;
+    uint32_t b = 0;
+
+    if (lim == TIME_INFINITE || lim <= 0)
+        return 0;
+    b |= run * 2 >= lim ? MAIL_TIME50 : 0;
+    b |= run * 10 >= lim * 8 ? MAIL_TIME80 : 0;
+    b |= run * 10 >= lim * 9 ? MAIL_TIME90 : 0;
+    return b;
+}
+
+/* TIME_LIMIT_50/80/90 not sent yet of those passed (all with 'all'), in
+ * Slurm's order. */
+static void mail_shares(struct ctld *ctld, struct job *job, time_t now,
+                        bool all)
+{
+    static const uint32_t order[] = {MAIL_TIME50, MAIL_TIME80, MAIL_TIME90};
+    uint32_t due = all ? MAIL_TIME50 | MAIL_TIME80 | MAIL_TIME90
+                       : shares_passed(job, job_run_time(job, now));
+
+    due &= job->mail_type & ~job->mail_sent;
+    for (size_t i = 0; i < 3; i++)
+        if (due & order[i])
+            mail_job(ctld, job, order[i], now);
+    job->mail_sent |= due;
+}
+
+/* A job ended (or a pending one was cancelled): END for COMPLETED and
+ * CANCELLED, FAIL for every other end (TIMEOUT after TIME_LIMIT). */
+static void mail_end(struct ctld *ctld, struct job *job, time_t now)
+{
+    if (job->state == JOB_TIMEOUT) {
+        mail_shares(ctld, job, now, true);
+        mail_job(ctld, job, MAIL_TIME100, now);
+    }
+    if (!per_task(job)) {
+        array_ended(ctld, job, now);
+        return;
+    }
+    mail_job(ctld, job, state_ok(job->state) ? MAIL_END : MAIL_FAIL, now);
+}
+
+static void mail_gate(struct ctld *ctld, struct job *job, time_t now)
+{
+    if (job->reason != JOB_REASON_DEP_NEVER) {
+        job->mail_sent &= ~MAIL_INVALID_DEPEND;
+        return;
+    }
+    if (!(job->mail_sent & MAIL_INVALID_DEPEND))
+        mail_job(ctld, job, MAIL_INVALID_DEPEND, now);
+    job->mail_sent |= MAIL_INVALID_DEPEND;
+}
+
+void mail_event(struct ctld *ctld, const struct ctld_event *ev)
+{
+    struct job *job;
+
+    if (!ctld->mail || !(job = ctld_job_find(ctld, ev->job_id))
+        || !job->mail_type)
+        return;
+    switch (ev->type) {
+    case CTLD_EV_JOB_STARTED:
+        job->mail_sent = 0;
+        if (per_task(job))
+            mail_job(ctld, job, MAIL_BEGIN, ev->t);
+        else
+            array_began(ctld, job, ev->t);
+        break;
+    case CTLD_EV_JOB_ENDED:
+        if (!job->cancel_requested) /* mailed when it was cancelled */
+            mail_end(ctld, job, ev->t);
+        break;
+    case CTLD_EV_JOB_CANCELLED:
+        mail_end(ctld, job, ev->t);
+        break;
+    case CTLD_EV_JOB_GATE:
+        mail_gate(ctld, job, ev->t);
+        break;
+    default:
+        break;
+    }
+}
+
+void mail_requeue(struct ctld *ctld, const struct ctld_event *ev)
+{
+    struct job *job = ctld_job_find(ctld, ev->job_id);
+    struct mail_what w = {.job = job, .type = MAIL_REQUEUE, .now = ev->t};
+
+    if (ctld->mail && job && (job->mail_type & MAIL_REQUEUE) && per_task(job))
+        mail_send(ctld, &w);
+}
+
+/* --- the time-limit check ------------------------------------------------ */
+
+static void check_cb(uv_timer_t *t)
+{
+    struct ctld *ctld = t->data;
+    struct mail *m = ctld->mail;
+    time_t now = ctld_now(ctld);
+    struct job *job, *tmp;
+
+    if (!ctld_active(ctld)) {
+        m->primed = false;
+        return;
+    }
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->state != JOB_RUNNING
+            || !(job->mail_type & (MAIL_TIME50 | MAIL_TIME80 | MAIL_TIME90)))
+            continue;
+        if (m->primed)
+            mail_shares(ctld, job, now, false);
+        else /* sent before a restart or by the last leader, or not */
+            job->mail_sent |= shares_passed(job, job_run_time(job, now));
+    }
+    m->primed = true;
+}
+
+int mail_init(struct ctld *ctld, drv_error_t *error)
+{
+    struct passwd *pw = getpwuid(ctld->slurm_uid);
+    struct mail *m = xzalloc(sizeof(*m));
+
+    (void)error;
+    m->run = mail_run_create(ctld->loop, ctld->conf->mail_prog,
+                             ctld->slurm_uid, pw ? pw->pw_gid : 0);
+    uv_timer_init(ctld->loop, &m->timer);
+    m->timer.data = ctld;
+    uv_timer_start(&m->timer, check_cb, MAIL_CHECK_MS, MAIL_CHECK_MS);
+    uv_unref((uv_handle_t *)&m->timer);
+    ctld->mail = m;
+    return 0;
+}
+
+void mail_fini(struct ctld *ctld)
+{
+    if (!ctld->mail)
+        return;
+    mail_run_destroy(ctld->mail->run);
+    free(ctld->mail);
+    ctld->mail = NULL;
+}
