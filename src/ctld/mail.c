@@ -33,6 +33,8 @@ struct mail_what {
     uint32_t type;       /* one MAIL_* bit */
     time_t now;
     bool summary;
+    bool exit_zero;      /* TIMEOUT: mailed by Slurm at the timeout,
+                          * before the job's status is known: 0 */
     const char *state;   /* NULL: the job's */
     int exit_min, exit_max;
 };
@@ -142,7 +144,7 @@ static void env_nodes(struct env *e, const struct job *job)
 /* SLURM_JOB_EXIT_CODE* of an END or FAIL mail, as slurmctld 22.05. */
 static void env_exit(struct env *e, const struct mail_what *w)
 {
-    int st = w->summary ? w->exit_max : w->job->exit_status;
+    int st = w->summary ? w->exit_max : w->exit_zero ? 0 : w->job->exit_status;
     char *ec = job_info_exit_code(st);
 
     env_add(e, "SLURM_JOB_DERIVED_EC", "0");
@@ -220,7 +222,8 @@ static void mail_send(struct ctld *ctld, const struct mail_what *w)
     const struct job *job = w->job;
     struct mail_subject m = {.type = w->type, .job_id = job->id,
                              .name = job->name, .secs = mail_secs(w),
-                             .exit_status = job->exit_status,
+                             .exit_status = w->exit_zero ? 0
+                                                         : job->exit_status,
                              .exit_min = w->exit_min,
                              .exit_max = w->exit_max};
     char subject[512];
@@ -245,7 +248,8 @@ static void mail_send(struct ctld *ctld, const struct mail_what *w)
 static void mail_job(struct ctld *ctld, const struct job *job, uint32_t type,
                      time_t now)
 {
-    struct mail_what w = {.job = job, .type = type, .now = now};
+    struct mail_what w = {.job = job, .type = type, .now = now,
+                          .exit_zero = job->state == JOB_TIMEOUT};
 
     if (job->mail_type & type)
         mail_send(ctld, &w);
