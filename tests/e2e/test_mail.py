@@ -10,6 +10,7 @@ file of its own under <root>/mail.
 """
 import os
 import re
+import signal
 import time
 
 import pytest
@@ -199,8 +200,17 @@ def test_array_mails_one_summary_or_each_task(cluster_root, tmp_path,
         m = wait_mail(c, root, rf"Slurm Array Task Job_id={tasks}_{t} "
                       rf"\(\d+\) Name=arrt {end}")[0]
         assert m["env"]["SLURM_ARRAY_TASK_ID"] == t
+    # an allocation (salloc) mails as a batch job does
+    r = c.run("salloc", "-J", "sal", "--mail-type=BEGIN,END", "true",
+              user=user, check=True)
+    sal = re.search(r"Granted job allocation (\d+)", r.stderr).group(1)
+    wait_mail(c, root, rf"Slurm Job_id={sal} Name=sal Began, Queued time "
+              r"00:00:0\d")
+    m = wait_mail(c, root, rf"Slurm Job_id={sal} Name=sal Ended, Run time "
+                  r"00:00:0\d, COMPLETED, ExitCode 0")[0]
+    assert "SLURM_JOB_STDIN" not in m["env"]  # as Slurm's, for no script
     time.sleep(2)
-    assert len(mails(root)) == 6, subjects(root)
+    assert len(mails(root)) == 8, subjects(root)
 
 
 @pytest.mark.needs_root
@@ -249,3 +259,27 @@ def test_missing_mailprog_is_a_log_line_not_a_failure(cluster_root,
         rf"MailProg {root}/nope: no such file or directory: mail to {user} "
         rf"\"Slurm Job_id={job} Name=nomail (Began|Ended)",
         log.read_text())) == 2, what="a log line per mail")
+
+
+@pytest.mark.needs_root
+def test_three_controllers_only_the_leader_mails_and_never_twice(
+        cluster_root, test_users):
+    """With three controllers (Raft) only the leader runs MailProg, and a
+    new leader after a kill -9 sends what is left, not what was sent."""
+    root = cluster_root
+    user = test_users[0]
+    c = mail_cluster(root, ["--controllers=3"])
+    c.up()
+    leader = c.leader()
+    job = c.sbatch("-J", "ha", "-t", "0:12",
+                   "--mail-type=BEGIN,END,TIME_LIMIT_50", "--wrap", "sleep 9",
+                   user=user, cwd=c.user_workdir(user))
+    wait_mail(c, root, rf"Slurm Job_id={job} Name=ha Began, .*")
+    wait_mail(c, root, rf"Slurm Job_id={job} Name=ha Reached 50% of time "
+              r"limit, Run time 00:00:0\d")
+    c.kill(leader, signal.SIGKILL)
+    assert c.leader(timeout=30) != leader
+    wait_mail(c, root, rf"Slurm Job_id={job} Name=ha Ended, Run time "
+              r"00:00:\d\d, COMPLETED, ExitCode 0", timeout=60)
+    time.sleep(3)
+    assert len(mails(root)) == 3, subjects(root)
