@@ -88,6 +88,9 @@ def test_mail_types_fire_once_with_slurms_subjects_and_environment(
     c = mail_cluster(root, ["--conf-extra=MailDomain=example.org"])
     c.up()
     wd = c.user_workdir(user)
+    cfg = c.run("scontrol", "show", "config", check=True).stdout
+    assert f"\nMailProg                = {root / 'mailprog.sh'}\n" in cfg
+    assert "\nMailDomain              = example.org\n" in cfg
     # ALL: Began, then Ended; no --mail-user: the user @MailDomain
     ok = c.sbatch("-J", "allok", "--mail-type=ALL", "--wrap", "sleep 1",
                   user=user, cwd=wd)
