@@ -120,7 +120,9 @@ static void put_term(const struct mail_subject *m, char *out, size_t size)
     out[0] = '\0';
     if (m->type != MAIL_END && m->type != MAIL_FAIL)
         return;
-    if (m->array_summary) {
+    if (m->array_summary && m->max_signal > 0) {
+        snprintf(out, size, ", %s, MaxSignal [%d]", m->state, m->max_signal);
+    } else if (m->array_summary) {
         int lo = WIFEXITED(m->exit_min) && WIFEXITED(m->exit_max)
                      ? WEXITSTATUS(m->exit_min) : 0;
         int hi = WIFEXITED(m->exit_min) && WIFEXITED(m->exit_max)

@@ -64,6 +64,8 @@ struct mail_subject {
                             * of tasks that ended in different states) */
     int exit_status;       /* END, FAIL: raw wait status */
     int exit_min, exit_max;/* END, FAIL of a summary: raw wait statuses */
+    int max_signal;        /* END, FAIL of a summary: the highest signal a
+                            * task ended by (a cancel counts as 9), 0: none */
 };
 
 /* Write the subject slurmctld 22.05 gives MailProg after -s:
@@ -74,6 +76,7 @@ struct mail_subject {
  *   Slurm Job_id=7 Name=x Reached 50% of time limit, Run time 00:00:47
  *   Slurm Job_id=7 Name=x Invalid dependency
  *   Slurm Array Summary Job_id=5_* (5) Name=x Failed, Mixed, ExitCode [0-2]
+ *   Slurm Array Summary Job_id=5_* (5) Name=x Ended, CANCELLED, MaxSignal [9]
  * into buf (size bytes; truncated, always terminated).  Returns buf. */
 char *mail_subject_write(const struct mail_subject *m, char *buf, size_t size);
 

@@ -3,6 +3,7 @@
  * mail.c - job mail, as Slurm's MailProg (mail.h): which event mails what
  */
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ struct mail_what {
                           * before the job's status is known: 0 */
     const char *state;   /* NULL: the job's */
     int exit_min, exit_max;
+    int max_signal;      /* a summary's: a cancel counts as SIGKILL */
 };
 
 char *mail_default_user(const struct ctld *ctld, const struct job *job)
@@ -141,11 +143,21 @@ static void env_nodes(struct env *e, const struct job *job)
     free(cpus);
 }
 
-/* SLURM_JOB_EXIT_CODE* of an END or FAIL mail, as slurmctld 22.05. */
+/* SLURM_JOB_EXIT_CODE* of an END or FAIL mail, as slurmctld 22.05 (a
+ * summary of tasks ended by a signal: SLURM_JOB_TERM_SIGNAL_MAX). */
 static void env_exit(struct env *e, const struct mail_what *w)
 {
     int st = w->summary ? w->exit_max : w->exit_zero ? 0 : w->job->exit_status;
-    char *ec = job_info_exit_code(st);
+    char *ec;
+
+    if (w->summary && w->max_signal) {
+        env_add(e, "SLURM_JOB_DERIVED_EC", "0");
+        env_add(e, "SLURM_JOB_EXIT_CODE", "0");
+        env_add(e, "SLURM_JOB_EXIT_CODE2", "0:0");
+        env_add(e, "SLURM_JOB_TERM_SIGNAL_MAX", "%d", w->max_signal);
+        return;
+    }
+    ec = job_info_exit_code(st);
 
     env_add(e, "SLURM_JOB_DERIVED_EC", "0");
     env_add(e, "SLURM_JOB_EXIT_CODE", "%d", st);
@@ -217,24 +229,32 @@ static int64_t mail_secs(const struct mail_what *w)
     return job_run_time(job, w->now);
 }
 
-static void mail_send(struct ctld *ctld, const struct mail_what *w)
+static void mail_send(struct ctld *ctld, const struct mail_what *what)
 {
+    struct mail_what sw = *what, *w = &sw;
     const struct job *job = w->job;
-    struct mail_subject m = {.type = w->type, .job_id = job->id,
-                             .name = job->name, .secs = mail_secs(w),
-                             .exit_status = w->exit_zero ? 0
-                                                         : job->exit_status,
-                             .exit_min = w->exit_min,
-                             .exit_max = w->exit_max};
+    struct mail_subject m;
     char subject[512];
     char *to;
 
     if (!ctld->mail || !ctld_active(ctld))
         return;
+    /* a record that still holds pending tasks speaks for the array, or
+     * with ARRAY_TASKS for itself as a plain job ("Slurm Job_id=N") */
+    w->summary = w->summary
+                 || (job->array && job->array->task_id == ARRAY_TASK_NONE
+                     && !(job->mail_type & MAIL_ARRAY_TASKS));
+    m = (struct mail_subject){.type = w->type, .job_id = job->id,
+                             .name = job->name, .secs = mail_secs(w),
+                             .exit_status = w->exit_zero ? 0
+                                                         : job->exit_status,
+                             .exit_min = w->exit_min,
+                             .exit_max = w->exit_max,
+                             .max_signal = w->max_signal};
     m.state = w->state ? w->state : job_state_name(job->state);
     if (job->array) {
-        m.array_summary = w->summary || job->array->task_id == ARRAY_TASK_NONE;
-        m.array_task = !m.array_summary;
+        m.array_summary = w->summary;
+        m.array_task = !w->summary && job->array->task_id != ARRAY_TASK_NONE;
         m.array_job_id = job->array->job_id;
         m.array_task_id = job->array->task_id;
     }
@@ -291,6 +311,7 @@ static void array_ended(struct ctld *ctld, const struct job *job, time_t now)
                           .summary = true, .exit_min = job->exit_status,
                           .exit_max = job->exit_status};
     bool failed = false;
+    int sig;
 
     HASH_ITER(hh, ctld->jobs, j, tmp) {
         if (!j->array || j->array->job_id != job->array->job_id)
@@ -306,6 +327,9 @@ static void array_ended(struct ctld *ctld, const struct job *job, time_t now)
             w.exit_min = j->exit_status;
         if (j->exit_status > w.exit_max)
             w.exit_max = j->exit_status;
+        sig = j->state == JOB_CANCELLED ? SIGKILL
+              : WIFSIGNALED(j->exit_status) ? WTERMSIG(j->exit_status) : 0;
+        w.max_signal = sig > w.max_signal ? sig : w.max_signal;
     }
     w.state = w.state ? w.state : job_state_name(job->state);
     w.type = failed && (job->mail_type & MAIL_FAIL) ? MAIL_FAIL

@@ -212,8 +212,27 @@ def test_array_mails_one_summary_or_each_task(cluster_root, tmp_path,
     m = wait_mail(c, root, rf"Slurm Job_id={sal} Name=sal Ended, Run time "
                   r"00:00:0\d, COMPLETED, ExitCode 0")[0]
     assert "SLURM_JOB_STDIN" not in m["env"]  # as Slurm's, for no script
+    # cancelled arrays: one summary (a cancel counts as signal 9); with
+    # ARRAY_TASKS the record of the pending tasks mails as a plain job and
+    # the running task as itself
+    acan = c.sbatch("-J", "acan", "--array=0-3%1", "--mail-type=END,FAIL",
+                    "--wrap", "sleep 60", user=user, cwd=wd)
+    acant = c.sbatch("-J", "acant", "--array=0-3%1",
+                     "--mail-type=END,ARRAY_TASKS", "--wrap", "sleep 60",
+                     user=user, cwd=wd)
+    c.wait_until(lambda: sorted(c.run("squeue", "-h", "-t", "R", "-o", "%i")
+                                .stdout.split())
+                 == sorted([f"{acan}_0", f"{acant}_0"]),
+                 what="task 0 of both running")
+    c.run("scancel", acan, acant, user=user, check=True)
+    wait_mail(c, root, rf"Slurm Array Summary Job_id={acan}_\* \({acan}\) "
+              r"Name=acan Ended, CANCELLED, MaxSignal \[9\]")
+    wait_mail(c, root, rf"Slurm Job_id={acant} Name=acant Ended, Run time "
+              r"00:00:00, CANCELLED, ExitCode 0")
+    wait_mail(c, root, rf"Slurm Array Task Job_id={acant}_0 \(\d+\) "
+              r"Name=acant Ended, Run time 00:00:\d\d, CANCELLED, ExitCode 0")
     time.sleep(2)
-    assert len(mails(root)) == 8, subjects(root)
+    assert len(mails(root)) == 11, subjects(root)
 
 
 @pytest.mark.needs_root

@@ -123,6 +123,9 @@ static void array_subjects(void **state)
     m.type = MAIL_END, m.state = "COMPLETED", m.exit_max = 0;
     assert_string_equal(subj(&m), "Slurm Array Summary Job_id=5_* (5) "
                         "Name=arr Ended, COMPLETED, ExitCode [0-0]");
+    m.state = "Mixed", m.max_signal = 9;
+    assert_string_equal(subj(&m), "Slurm Array Summary Job_id=5_* (5) "
+                        "Name=arr Ended, Mixed, MaxSignal [9]");
 }
 
 int main(void)
