@@ -468,7 +468,8 @@ int mail_init(struct ctld *ctld, drv_error_t *error)
 
     (void)error;
     m->run = mail_run_create(ctld->loop, ctld->conf->mail_prog,
-                             ctld->slurm_uid, pw ? pw->pw_gid : 0);
+                             ctld->slurm_uid, pw ? pw->pw_gid : 0,
+                             MAIL_TIMEOUT_S * 1000ull);
     uv_timer_init(ctld->loop, &m->timer);
     m->timer.data = ctld;
     uv_timer_start(&m->timer, check_cb, MAIL_CHECK_MS, MAIL_CHECK_MS);

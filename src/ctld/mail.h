@@ -20,8 +20,8 @@
  * ARRAY_TASKS each task mails for itself.
  *
  * Never blocks the loop: uv_spawn, the exit reaped by libuv, a child
- * killed after MAIL_TIMEOUT_S, at most MAIL_MAX_CHILDREN at once (the rest
- * wait in order).  A MailProg that cannot run is a log line per mail,
+ * killed after MAIL_TIMEOUT_S, at most MAIL_RUN_MAX_CHILDREN at once (the
+ * rest wait in order; mail_run.h).  A MailProg that cannot run is a log line per mail,
  * never a failure of the job.  Replayed events (a restart, a Raft
  * follower) notify no subscriber, so they send nothing again; after a
  * restart or a takeover the time-limit shares already passed are marked
@@ -35,7 +35,6 @@
 
 #define MAIL_CHECK_MS 2000     /* the TIME_LIMIT_50/80/90 check */
 #define MAIL_TIMEOUT_S 60      /* a MailProg still running is killed */
-#define MAIL_MAX_CHILDREN 32   /* MailProg processes at once */
 
 /* Start the time-limit check.  Returns 0, or -1 with 'error' set. */
 int mail_init(struct ctld *ctld, drv_error_t *error);

@@ -9,7 +9,6 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/mail.h"
 #include "ctld/mail_run.h"
 
 struct mail_item {
@@ -32,6 +31,7 @@ struct mail_run {
     char *prog;
     uid_t uid;
     gid_t gid;
+    uint64_t timeout_ms;
     unsigned running, waiting;
     struct mail_child *children;
     struct mail_item *head, **tail; /* waiting, oldest first */
@@ -50,7 +50,7 @@ static void item_free(struct mail_item *m)
 }
 
 struct mail_run *mail_run_create(uv_loop_t *loop, const char *prog,
-                                 uid_t uid, gid_t gid)
+                                 uid_t uid, gid_t gid, uint64_t timeout_ms)
 {
     struct mail_run *r = xzalloc(sizeof(*r));
 
@@ -58,6 +58,7 @@ struct mail_run *mail_run_create(uv_loop_t *loop, const char *prog,
     r->prog = xstrdup(prog);
     r->uid = uid;
     r->gid = gid;
+    r->timeout_ms = timeout_ms;
     r->tail = &r->head;
     return r;
 }
@@ -109,8 +110,8 @@ static void child_timeout(uv_timer_t *t)
 {
     struct mail_child *c = t->data;
 
-    log_error("MailProg %s still running after %d s: killed", c->r->prog,
-              MAIL_TIMEOUT_S);
+    log_error("MailProg %s still running after %llu ms: killed", c->r->prog,
+              (unsigned long long)c->r->timeout_ms);
     uv_process_kill(&c->proc, SIGKILL);
 }
 
@@ -143,7 +144,7 @@ static bool spawn(struct mail_run *r, struct mail_item *m)
     log_debug("email msg to %s: %s", m->to, m->subject);
     c->open_handles = 2;
     uv_timer_init(r->loop, &c->timer);
-    uv_timer_start(&c->timer, child_timeout, MAIL_TIMEOUT_S * 1000ull, 0);
+    uv_timer_start(&c->timer, child_timeout, r->timeout_ms, 0);
     c->next = r->children;
     if (c->next)
         c->next->prev = c;
@@ -156,7 +157,7 @@ static void start_next(struct mail_run *r)
 {
     struct mail_item *m;
 
-    while (r->running < MAIL_MAX_CHILDREN && (m = r->head)) {
+    while (r->running < MAIL_RUN_MAX_CHILDREN && (m = r->head)) {
         if (!(r->head = m->next))
             r->tail = &r->head;
         r->waiting--;
