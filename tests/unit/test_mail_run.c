@@ -156,6 +156,7 @@ int main(void)
     };
     int rc;
 
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     if (!mkdtemp(dir))
         return 1;
     rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -137,5 +137,6 @@ int main(void)
         cmocka_unit_test(array_subjects),
     };
 
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
