@@ -70,6 +70,8 @@ static int check_mail(struct ctld *ctld, const struct job *job, json_t *body,
         return bad(EDRV_PROTOCOL_MALFORMED, error, "job_update value type");
     if ((u->has_mail_type = type != NULL))
         u->mail_type = (uint32_t)json_integer_value(type);
+    if (user && mail_check_user(json_string_value(user), error) < 0)
+        return -1;
     if ((user && !json_string_length(user))
         || (!user && type && !job->mail_user)) {
         char *dflt = mail_default_user(ctld, job);

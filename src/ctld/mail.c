@@ -2,6 +2,7 @@
  *
  * mail.c - job mail, as Slurm's MailProg (mail.h): which event mails what
  */
+#include <errno.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -49,15 +50,27 @@ char *mail_default_user(const struct ctld *ctld, const struct job *job)
                   : xstrdup(job->user_name);
 }
 
-void mail_submit(const struct ctld *ctld, struct job *job)
+int mail_check_user(const char *user, drv_error_t *error)
+{
+    if (!user || user[0] != '-')
+        return 0;
+    errno = EINVAL;
+    return errprintf(error, "Invalid --mail-user: %s (a recipient may not "
+                     "begin with '-')", user);
+}
+
+int mail_submit(const struct ctld *ctld, struct job *job, drv_error_t *error)
 {
     char *dflt;
 
+    if (mail_check_user(job->mail_user, error) < 0)
+        return -1;
     if (!job->mail_type || job->mail_user)
-        return;
+        return 0;
     dflt = mail_default_user(ctld, job);
     job_set_str(&job->mail_user, dflt);
     free(dflt);
+    return 0;
 }
 
 /* --- the environment ----------------------------------------------------- */
@@ -261,7 +274,8 @@ static void mail_send(struct ctld *ctld, const struct mail_what *what)
     mail_subject_write(&m, subject, sizeof(subject));
     to = job->mail_user ? xstrdup(job->mail_user)
                         : mail_default_user(ctld, job);
-    mail_run_send(ctld->mail->run, subject, to, mail_env(ctld, w, m.secs));
+    if (mail_check_user(to, NULL) == 0) /* refused at submission already */
+        mail_run_send(ctld->mail->run, subject, to, mail_env(ctld, w, m.secs));
     free(to);
 }
 

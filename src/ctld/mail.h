@@ -54,8 +54,16 @@ void mail_requeue(struct ctld *ctld, const struct ctld_event *ev);
  * name, "@MailDomain" appended when MailDomain= is set.  New string. */
 char *mail_default_user(const struct ctld *ctld, const struct job *job);
 
-/* job_submit: a job with a --mail-type and no --mail-user gets the
- * default recipient (scontrol show job shows it, as Slurm). */
-void mail_submit(const struct ctld *ctld, struct job *job);
+/* Is 'user' a recipient MailProg may be given?  One that begins with '-'
+ * would be read as an option by mail(1) (s-nail's -S runs commands, as
+ * SlurmUser), so it is refused: -1 with errno EINVAL and 'error' naming
+ * it; 0 otherwise (NULL too).  A Drover rule: Slurm 22.05 passes it. */
+int mail_check_user(const char *user, drv_error_t *error);
+
+/* job_submit: mail_check_user() of the job's --mail-user, then a job with
+ * a --mail-type and no --mail-user gets the default recipient (scontrol
+ * show job shows it, as Slurm).  Returns 0, or -1 with errno and 'error'
+ * set. */
+int mail_submit(const struct ctld *ctld, struct job *job, drv_error_t *error);
 
 #endif /* !DROVER_CTLD_MAIL_H */

@@ -425,7 +425,8 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         || submit_access(ctld, req, job, &error) < 0
         || resv_check_job(ctld, job, &error) < 0)
         goto error;
-    mail_submit(ctld, job);
+    if (mail_submit(ctld, job, &error) < 0)
+        goto error;
     store_launch(ctld, job);
     if (json_is_true(json_object_get(body, "test_only"))) {
         json_t *answer;

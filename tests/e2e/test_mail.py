@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from cluster import Cluster
+from cluster import Cluster, ClusterError
 
 MAILPROG = """#!/bin/sh
 f=$(/usr/bin/mktemp {dir}/m.XXXXXX)
@@ -147,11 +147,26 @@ def test_mail_types_fire_once_with_slurms_subjects_and_environment(
                   r"Run time 00:00:0\d")[0]
     assert m["env"]["SLURM_JOB_STATE"] == "PENDING"
 
+    # a recipient mail(1) would read as an option is refused (s-nail's -S
+    # runs commands)
+    r = c.run("sbatch", "--mail-type=END", "--mail-user=-Ssendmail=/tmp/x",
+              "--wrap", "true", user=user, cwd=wd)
+    assert (r.returncode, r.stderr) == (
+        255, "sbatch: error: Invalid --mail-user specification\n")
+    with pytest.raises(ClusterError, match="Invalid --mail-user: -Sx"):
+        c.rpc("job_submit", {"script": "#!/bin/sh\ntrue\n", "mail_type": 2,
+                             "mail_user": "-Sx", "work_dir": "/tmp"},
+              user=user)
+
     # scontrol update MailType=/MailUser=, then a cancel while pending
     held = c.sbatch("-H", "-J", "held", "--wrap", "true", user=user, cwd=wd)
     r = c.run("scontrol", "update", f"JobId={held}", "MailType=bogus",
               user=user)
     assert r.returncode == 1 and r.stderr == "Invalid MailType: bogus\n"
+    r = c.run("scontrol", "update", f"JobId={held}", "MailUser=-x",
+              user=user)
+    assert r.returncode == 1 and "Invalid --mail-user: -x" in r.stderr, \
+        r.stderr
     c.run("scontrol", "update", f"JobId={held}", "MailType=END",
           "MailUser=carol", user=user, check=True)
     show = c.run("scontrol", "show", "job", held, check=True).stdout

@@ -271,6 +271,13 @@ static void pass_key(const struct optdef *d, char *key, size_t size)
             *p = '_';
 }
 
+/* A Drover rule (the controller's too, ctld/mail.h): mail(1) would read a
+ * recipient beginning with '-' as an option. */
+static bool valid_mail_user(const char *s)
+{
+    return s[0] != '-';
+}
+
 static bool valid_yes_no(const char *s)
 {
     return !strcasecmp(s, "yes") || !strcasecmp(s, "no");
@@ -296,6 +303,7 @@ static const struct {
     bool (*valid)(const char *arg);
     bool numeric;
 } pass_checks[] = {
+    {"mail-user", valid_mail_user, false},
     {"kill-on-invalid-dep", valid_yes_no, false},
     {"wait-all-nodes", valid_zero_one, false},
     {"tmp", valid_size, false},
