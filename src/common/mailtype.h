@@ -68,6 +68,10 @@ struct mail_subject {
                             * task ended by (a cancel counts as 9), 0: none */
 };
 
+/* Room for any subject: a job name is at most 1024 bytes (the protocol's
+ * string limit), the rest under 200. */
+#define MAIL_SUBJECT_MAX 1280
+
 /* Write the subject slurmctld 22.05 gives MailProg after -s:
  *   Slurm Job_id=7 Name=x Began, Queued time 00:00:01
  *   Slurm Job_id=7 Name=x Ended, Run time 00:00:02, COMPLETED, ExitCode 0

@@ -247,7 +247,7 @@ static void mail_send(struct ctld *ctld, const struct mail_what *what)
     struct mail_what sw = *what, *w = &sw;
     const struct job *job = w->job;
     struct mail_subject m;
-    char subject[512];
+    char subject[MAIL_SUBJECT_MAX];
     char *to;
 
     if (!ctld->mail || !ctld_active(ctld))
