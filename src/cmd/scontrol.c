@@ -5,8 +5,8 @@
  * Supported: show job|step|node|partition|hostnames, ping, hold, release,
  * requeue, requeuehold, suspend, resume, top, update NodeName=... (State, Reason, Weight)
  * and update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency,
- * Partition, NumNodes, StartTime, Name, Features, Priority).  Messages
- * and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
+ * Partition, NumNodes, StartTime, Name, Features, Priority, MailUser,
+ * MailType).  Messages and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
  * "slurm_suspend error: ...", "Node x not found").  With no command,
  * commands are read from standard input, one per line.
  */
@@ -31,6 +31,7 @@
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/scontrol_print.h"
 #include "cmd/lib/scontrol_resv.h"
+#include "common/mailtype.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -127,7 +128,7 @@ static const char help_tail[] =
     "  DOWN|UNDRAIN> [Reason=<reason>] [Weight=<n>].  Job update\n"
     "  <SPECIFICATIONS>: JobId=<id> and TimeLimit=<time>, Dependency=,\n"
     "  ArrayTaskThrottle=, Partition=, NumNodes=<min[-max]>, StartTime=,\n"
-    "  Name=, Features=, Priority=.\n";
+    "  Name=, Features=, Priority=, MailUser=, MailType=.\n";
 
 static const char scontrol_usage[] =
     "Usage: scontrol [-a] [-d] [-h] [-M cluster] [-o] [-Q] [-u uid] [-v] "
@@ -1096,6 +1097,23 @@ static enum upd job_priority(struct scontrol *sc, const char *arg,
     return UPD_SET;
 }
 
+/* MailType=: Slurm's words (common/mailtype.h); a bad one is Slurm's
+ * "Invalid MailType: X" (exit 1), and nothing is sent. */
+static enum upd job_mail_type(struct scontrol *sc, const char *arg,
+                              const char *val, json_t *extra)
+{
+    uint32_t bits;
+
+    (void)arg;
+    if (mailtype_parse(val, &bits) < 0) {
+        fprintf(stderr, "Invalid MailType: %s\n", val);
+        sc->exit_code = 1;
+        return UPD_ABORT;
+    }
+    json_object_set_new(extra, "mail_type", json_integer(bits));
+    return UPD_SET;
+}
+
 /* The Key= of update JobId= (shortest abbreviation Drover accepts): a
  * parser, or the body key its value goes to as given. */
 static const struct job_key {
@@ -1115,6 +1133,8 @@ static const struct job_key {
     {"JobName", 4, NULL, "name"},
     {"Features", 4, NULL, "features"},
     {"Priority", 3, job_priority, NULL},
+    {"MailType", 5, job_mail_type, NULL},
+    {"MailUser", 5, NULL, "mail_user"},
 };
 
 static const struct job_key *job_key_find(const char *key)

@@ -501,6 +501,11 @@ struct slurm_conf {
     uint32_t prolog_epilog_timeout_s; /* PrologEpilogTimeout=, seconds;
                                        * 0 (Slurm's default 65534 too):
                                        * no limit */
+    char *mail_prog;          /* MailProg=, the program the controller
+                               * runs for job mail (ctld/mail.h),
+                               * "/bin/mail" */
+    char *mail_domain;        /* MailDomain=: added to the user name of a
+                               * job without --mail-user, or NULL */
     char *health_check_program; /* HealthCheckProgram=, an absolute path,
                                  * NULL: none */
     uint32_t health_check_interval_s; /* HealthCheckInterval=, seconds,

@@ -72,6 +72,8 @@ struct ctld {
                                 * none blocks the loop per request */
     struct ctld_stats stats;   /* sdiag's figures (stats.h) */
     struct resv *resvs;        /* reservations (resv.h), uthash by name */
+    struct mail *mail;         /* job mail (mail.h); NULL before
+                                * mail_init() */
     struct ctld_priority *priority; /* priorities, fair-share usage
                                      * (priority.h) */
     bitmap_t *planned_nodes;   /* nodes the last pass planned a waiting

@@ -17,6 +17,7 @@
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/enforce.h"
+#include "ctld/mail.h"
 #include "ctld/event.h"
 #include "ctld/ha.h"
 #include "ctld/event_record.h"
@@ -570,6 +571,7 @@ static void (*const subscribers[])(struct ctld *, const struct ctld_event *) = {
     sched_subscriber,
     stats_event,
     enforce_event,
+    mail_event,
 };
 
 int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
@@ -578,8 +580,10 @@ int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
 
     if ((unsigned)ev->type >= CTLD_EV_TYPE_COUNT)
         return -1;
-    if (ev->type == CTLD_EV_JOB_REQUEUED && !ctld->replaying)
+    if (ev->type == CTLD_EV_JOB_REQUEUED && !ctld->replaying) {
         acct_run_ending(ctld, ev); /* the run's own record, before it goes */
+        mail_requeue(ctld, ev);
+    }
     if (ev->type == CTLD_EV_RESV_CHANGED && !ctld->replaying)
         acct_resv_changed(ctld, ev, true); /* as it was */
     if (appliers[ev->type](ctld, ev) < 0)

@@ -107,6 +107,7 @@ void job_destroy(struct job *job)
     job_set_str(&job->std_err, NULL);
     job_set_str(&job->std_in, NULL);
     job_set_str(&job->comment, NULL);
+    job_set_str(&job->mail_user, NULL);
     job_set_str(&job->account, NULL);
     job_set_str(&job->qos, NULL);
     job_set_str(&job->reservation, NULL);
@@ -194,6 +195,7 @@ static const struct job_field {
     F("std_err", K_SHARED, std_err, 0),
     F("std_in", K_SHARED, std_in, 0),
     F("comment", K_SHARED, comment, 0),
+    F("mail_user", K_SHARED, mail_user, 0),
     F("account", K_SHARED, account, 0),
     F("qos", K_SHARED, qos, 0),
     F("reservation", K_SHARED, reservation, 0),
@@ -230,6 +232,7 @@ static const struct job_field {
     F("restarts", K_U32, restarts, 0),
     F("run_id", K_U32, run_id, F_OMIT_ZERO),
     F("next_step_id", K_U32, next_step_id, F_OMIT_ZERO),
+    F("mail_type", K_U32, mail_type, F_OMIT_ZERO),
     F("nodes_min", K_U32, req.min_nodes, 0),
     F("nodes_max", K_U32, req.max_nodes, 0),
     F("num_tasks", K_U32, req.ntasks, 0),

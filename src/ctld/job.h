@@ -85,6 +85,10 @@ struct job {
                             * carries it and droverd's reports echo it, so
                             * a report of an earlier run is told apart */
     uint32_t next_step_id; /* srun: the id the next step gets */
+    uint32_t mail_type;    /* --mail-type: MAIL_* bits (common/mailtype.h),
+                            * 0 = none */
+    uint32_t mail_sent;    /* TIME_LIMIT_50/80/90 mails this run has had
+                            * (mail.h; not journaled) */
     uint32_t plan_s;       /* running: the time the scheduler planned it
                             * for when it started (a prediction,
                             * src/sched/backfill.h), 0 = its limit; not
@@ -156,6 +160,8 @@ struct job {
     const char *std_err;
     const char *std_in;
     const char *comment;
+    const char *mail_user;       /* --mail-user, or the default the
+                                  * controller gave it (mail.h) */
     const char *account;         /* -A as given; no accounting checks it */
     const char *qos;             /* -q as given; NULL shows as "normal" */
     const char *reservation;     /* --reservation (resv.h), NULL: none */
@@ -169,7 +175,7 @@ struct job {
 
 /* Set the text field 'field' of a job (one of its const char * members:
  * name, user_name, group_name, partition, gres, gpu_type, work_dir,
- * std_out, std_err, std_in, comment, account, qos, reservation, command,
+ * std_out, std_err, std_in, comment, mail_user, account, qos, reservation, command,
  * submit_host)
  * to 'value' (copied; NULL clears it).  Jobs share one copy of equal texts
  * (common/strpool.h), so these members are never freed or assigned

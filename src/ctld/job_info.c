@@ -98,8 +98,7 @@ uint32_t job_info_shards(const struct job *job)
     return n;
 }
 
-/* Slurm's "exit:signal". */
-static char *exit_code_string(int status)
+char *job_info_exit_code(int status)
 {
     if (WIFSIGNALED(status))
         return xasprintf("0:%d", WTERMSIG(status));
@@ -249,7 +248,7 @@ static void b_batch_host(struct info_ctx *c, const struct jsonw_sink *o)
 
 static void b_exit_code(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    char *exit_code = exit_code_string(c->job->exit_status);
+    char *exit_code = job_info_exit_code(c->job->exit_status);
 
     jsonw_put_str(o, "exit_code", exit_code);
     free(exit_code);

@@ -34,6 +34,10 @@ uint32_t job_info_shards(const struct job *job);
 /* What the job's shares are: "mps" for --gres=mps:N, else "shard". */
 const char *job_info_share(const struct job *job);
 
+/* A raw wait status as Slurm's ExitCode= "exit:signal" ("3:0", "0:9").
+ * Caller frees. */
+char *job_info_exit_code(int status);
+
 /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the job's entry i (not node index)
  * as Slurm computes it: its mps count on that GPU x 100 / the GPU's mps
  * count, at least 1; 0 when the entry has no mps. */

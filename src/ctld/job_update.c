@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * job_update.c - scontrol update JobId= with Partition=, NumNodes=,
- * StartTime=, Name=, Features=, Priority= (job_update.h)
+ * StartTime=, Name=, Features=, Priority=, MailUser=, MailType=
+ * (job_update.h)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "common/xalloc.h"
 #include "ctld/depend.h"
 #include "ctld/job_update.h"
+#include "ctld/mail.h"
 #include "ctld/submit_check.h"
 #include "sched/feature_expr.h"
 
@@ -55,6 +57,33 @@ static int check_nodes(struct update_keys *k, struct job_update *u,
     return 0;
 }
 
+/* MailType=, MailUser=: any state, as Slurm; "" (or a type for a job
+ * without a recipient) takes the default recipient, written into 'body'
+ * so that u->mail_user can borrow it. */
+static int check_mail(struct ctld *ctld, const struct job *job, json_t *body,
+                      struct job_update *u, drv_error_t *error)
+{
+    json_t *type = json_object_get(body, "mail_type");
+    json_t *user = json_object_get(body, "mail_user");
+
+    if ((type && !json_is_integer(type)) || (user && !json_is_string(user)))
+        return bad(EDRV_PROTOCOL_MALFORMED, error, "job_update value type");
+    if ((u->has_mail_type = type != NULL))
+        u->mail_type = (uint32_t)json_integer_value(type);
+    if (user && mail_check_user(json_string_value(user), error) < 0)
+        return -1;
+    if ((user && !json_string_length(user))
+        || (!user && type && !job->mail_user)) {
+        char *dflt = mail_default_user(ctld, job);
+        json_object_set_new(body, "mail_user", json_string(dflt));
+        free(dflt);
+        user = json_object_get(body, "mail_user");
+    }
+    u->mail_user = json_string_value(user);
+    u->any = u->any || type || user;
+    return 0;
+}
+
 int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
                      struct job_update *u, drv_error_t *error)
 {
@@ -84,6 +113,8 @@ int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
         u->begin = json_integer_value(k.begin);
     u->name = json_string_value(k.name);
     u->features = json_string_value(k.features);
+    if (check_mail(ctld, job, body, u, error) < 0)
+        return -1;
     if ((u->has_priority = json_is_integer(json_object_get(body, "priority"))))
         u->priority = (uint32_t)json_integer_value(
             json_object_get(body, "priority"));
@@ -155,6 +186,10 @@ void job_update_apply(struct ctld *ctld, struct job *job,
     }
     if (u->dependency)
         depend_set(ctld, job, u->dependency);
+    if (u->has_mail_type)
+        job->mail_type = u->mail_type;
+    if (u->mail_user)
+        job_set_str(&job->mail_user, u->mail_user);
     if (u->has_priority && u->priority) {
         job->priority = u->priority;
         job->priority_set = true;
@@ -183,6 +218,10 @@ json_t *job_update_to_json(const struct job_update *u)
         json_object_set_new(o, "dependency", json_string(u->dependency));
     if (u->has_priority)
         json_object_set_new(o, "priority", json_integer(u->priority));
+    if (u->has_mail_type)
+        json_object_set_new(o, "mail_type", json_integer(u->mail_type));
+    if (u->mail_user)
+        json_object_set_new(o, "mail_user", json_string(u->mail_user));
     return o;
 }
 
@@ -214,5 +253,10 @@ int job_update_from_json(struct ctld *ctld, json_t *o, struct job_update *u,
         u->has_priority = true;
         u->priority = (uint32_t)json_integer_value(v);
     }
+    if ((v = json_object_get(o, "mail_type"))) {
+        u->has_mail_type = true;
+        u->mail_type = (uint32_t)json_integer_value(v);
+    }
+    u->mail_user = json_string_value(json_object_get(o, "mail_user"));
     return 0;
 }

@@ -2,7 +2,7 @@
  *
  * job_update.h - the fields of scontrol update JobId= beyond TimeLimit and
  * Dependency: Partition=, NumNodes=, StartTime=, Name=, Features=,
- * Priority=
+ * Priority=, MailUser=, MailType=
  *
  * Checked all together first (job_update_check), applied only when every
  * field is valid (job_update_apply), so a refused request changes nothing.
@@ -30,6 +30,12 @@ struct job_update {
     const char *dependency;              /* "dependency" (depend.h: checked
                                           * by depend_update_check()); ""
                                           * clears; NULL: unchanged */
+    bool has_mail_type;                  /* "mail_type": MailType= */
+    uint32_t mail_type;                  /* MAIL_* bits (common/mailtype.h) */
+    const char *mail_user;               /* "mail_user": MailUser= ("" in
+                                          * the request: the default,
+                                          * resolved by the check); NULL:
+                                          * unchanged */
     bool has_priority;                   /* "priority" (> 0; 0 is a hold,
                                           * event JOB_HELD): kept as set */
     uint32_t priority;
@@ -40,7 +46,9 @@ struct job_update {
  * an unknown partition is EDRV_INVALID_PARTITION_NAME, a node count of
  * 0 or a maximum under the minimum EDRV_INVALID_NODE_COUNT, a bad or
  * unknown feature EDRV_INVALID_FEATURE, a value of the wrong JSON type
- * EDRV_PROTOCOL_MALFORMED.  'body' passed its schema (proto/schema_msgs.c: its
+ * EDRV_PROTOCOL_MALFORMED.  MailUser= "" (or MailType= on a job that has
+ * no mail user) stores the default recipient in 'body' (mail.h), as Slurm
+ * shows it.  'body' passed its schema (proto/schema_msgs.c: its
  * ranges are not checked again).  Fills *u; returns 0, or -1 with errno set
  * and the reason in 'error' (may be NULL).
  */

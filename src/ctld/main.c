@@ -23,6 +23,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/mail.h"
 #include "ctld/event.h"
 #include "ctld/ha.h"
 #include "ctld/rpc_gate.h"
@@ -287,6 +288,8 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         log_fatal("%s", error.text);
     if (token_init(ctld, &error) < 0)
         log_fatal("auth/jwt: %s", error.text);
+    if (mail_init(ctld, &error) < 0)
+        log_fatal("MailProg: %s", error.text);
     if (acct_init(ctld, &error) < 0)
         log_fatal("accounting spool: %s", error.text);
     if (!ctld->ha)
@@ -374,6 +377,7 @@ static void ctld_fini(struct ctld *ctld)
     acct_fini(ctld);
     ha_stop(ctld->ha);
     daemon_close_loop(ctld->loop);
+    mail_fini(ctld); /* after the loop closed its children's handles */
     ha_destroy(ctld->ha);
     enforce_fini(ctld);
     priority_fini(ctld);

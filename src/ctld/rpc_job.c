@@ -29,6 +29,7 @@
 #include "ctld/job_info.h"
 #include "ctld/job_update.h"
 #include "ctld/journal.h"
+#include "ctld/mail.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/part_access.h"
@@ -46,7 +47,7 @@ static const char *const submit_keys[] = {
     "signal_num", "signal_secs", "signal_batch_only", "open_mode",
     "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", "account", "qos",
     "reservation", "interactive", "oversubscribe", "shards_per_node", "mps_per_node",
-    NULL,
+    "mail_type", "mail_user", NULL,
 };
 
 static json_t *submit_fields(json_t *body)
@@ -423,6 +424,8 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         || enforce_submit(ctld, job, &error) < 0
         || submit_access(ctld, req, job, &error) < 0
         || resv_check_job(ctld, job, &error) < 0)
+        goto error;
+    if (mail_submit(ctld, job, &error) < 0)
         goto error;
     store_launch(ctld, job);
     if (json_is_true(json_object_get(body, "test_only"))) {

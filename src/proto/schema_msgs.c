@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/mailtype.h"
 #include "common/timefmt.h"
 #include "conf/conf.h"
 #include "proto/schema.h"
@@ -50,6 +51,10 @@ static const struct schema_field job_submit_body[] = {
      "--reservation: run in this reservation"},
     {"comment", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
      "--comment"},
+    {"mail_type", SCHEMA_INT, 0, MAIL_TYPE_MASK, 0, 0, NULL,
+     "--mail-type as Slurm's MAIL_* bits (common/mailtype.h); 0: none"},
+    {"mail_user", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
+     "--mail-user; absent: the user's name, @MailDomain when set"},
     {"submit_host", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
      "host the job was submitted from"},
     {"gres", SCHEMA_STR, 0, SCHEMA_STR_MAX, EDRV_INVALID_GRES, P, NULL,
@@ -165,6 +170,10 @@ static const struct schema_field job_update_body[] = {
      NULL, "Features="},
     {"dependency", SCHEMA_STR, 0, SCHEMA_LIST_MAX, EDRV_DEPENDENCY, P, NULL,
      "Dependency=; \"\" clears it"},
+    {"mail_type", SCHEMA_INT, 0, MAIL_TYPE_MASK, 0, 0, NULL,
+     "MailType= as MAIL_* bits (common/mailtype.h); 0: NONE"},
+    {"mail_user", SCHEMA_STR, 0, SCHEMA_STR_MAX, EDRV_PATHNAME_TOO_LONG, P,
+     NULL, "MailUser=; \"\": the default (the user, @MailDomain)"},
     {"priority", SCHEMA_INT, 0, 0xfffffffeLL, EDRV_INVALID_JOB_ID, 0, NULL,
      "Priority= (kept, not computed again; raising it needs an operator); "
      "0 holds the job (JobHeldAdmin)"},

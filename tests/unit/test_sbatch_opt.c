@@ -522,6 +522,30 @@ static void flags_and_passed_on_options(void **state)
     json_decref(b);
 }
 
+/* --mail-type goes as Slurm's MAIL_* bits, --mail-user as given; a
+ * #SBATCH line loses to the command line. */
+static void mail_options_are_sent_as_bits(void **state)
+{
+    json_t *b = must_parse(ARGV("--mail-type=end,FAIL", "--mail-user=bob",
+                                "job.sh"),
+                           "#!/bin/sh\n#SBATCH --mail-type=ALL\ntrue\n",
+                           NO_ENV);
+    struct sbatch_error e;
+
+    (void)state;
+    assert_int_equal(num(b, "mail_type"), 6);
+    assert_string_equal(str(b, "mail_user"), "bob");
+    json_decref(b);
+    b = must_parse(ARGV("job.sh"),
+                   "#!/bin/sh\n#SBATCH --mail-type=ALL,TIME_LIMIT_80\n", NO_ENV);
+    assert_int_equal(num(b, "mail_type"), 0x050f | 0x0040);
+    json_decref(b);
+    assert_null(body_for(ARGV("--mail-type=END,", "--wrap=true"), "", NO_ENV,
+                         &e));
+    assert_int_equal(e.exit_code, 255);
+    assert_string_equal(e.text, "Invalid --mail-type specification");
+}
+
 static void time_limits_keep_seconds_and_zero_is_unlimited(void **state)
 {
     json_t *b = must_parse(ARGV("--time=0:02", "--wrap=true"), "", NO_ENV);
@@ -629,6 +653,7 @@ int main(void)
         cmocka_unit_test(memory_options_exclude_each_other),
         cmocka_unit_test(tasks_per_node_sets_task_count),
         cmocka_unit_test(flags_and_passed_on_options),
+        cmocka_unit_test(mail_options_are_sent_as_bits),
         cmocka_unit_test(time_limits_keep_seconds_and_zero_is_unlimited),
         cmocka_unit_test(first_pass_reports_help_and_version),
         cmocka_unit_test(help_lists_table_rows_in_slurm_layout),

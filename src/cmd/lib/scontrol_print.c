@@ -18,6 +18,7 @@
 #include "cmd/lib/names.h"
 #include "cmd/lib/scontrol_print.h"
 #include "cmd/lib/states.h"
+#include "common/mailtype.h"
 #include "common/bitmap.h"
 #include "common/hostlist.h"
 #include "common/sizefmt.h"
@@ -472,6 +473,21 @@ static void job_line_stdio(struct rec *r, const json_t *job)
     put_path(&r->out, job, out);
 }
 
+/* Slurm 22.05: "MailUser=U MailType=T" after Power=, for a job with a
+ * mail type. */
+static void job_line_mail(struct rec *r, const json_t *job)
+{
+    uint32_t bits = (uint32_t)jint(job, "mail_type", 0);
+    char types[160];
+
+    if (!bits)
+        return;
+    rec_eol(r);
+    fmt_buf_printf(&r->out, "MailUser=%s MailType=%s",
+                   jstr_or(job, "mail_user", "(null)"),
+                   mailtype_string(bits, types, sizeof(types)));
+}
+
 char *scontrol_sprint_job(const json_t *job, const struct scontrol_ctx *ctx)
 {
     struct rec r;
@@ -496,6 +512,7 @@ char *scontrol_sprint_job(const json_t *job, const struct scontrol_ctx *ctx)
         job_line_stdio(&r, job);
     rec_eol(&r);
     fmt_buf_puts(&r.out, "Power=");
+    job_line_mail(&r, job);
     if (tpn) {
         rec_eol(&r);
         fmt_buf_printf(&r.out, "TresPerNode=%s", tpn);
