@@ -613,8 +613,14 @@ static void cmd_ping(struct scontrol *sc, int argc, char **argv)
                         json_object(), &resp, &error);
         host = conf_ctld_name(conf, i) ? conf_ctld_name(conf, i)
                                        : jstr_or(resp, "host", "");
-        printf("Slurmctld(%s) at %s is %s\n", i ? "backup" : "primary", host,
+        printf("Slurmctld(%s) at %s is %s", i ? "backup" : "primary", host,
                rc == 0 ? "UP" : "DOWN");
+        /* A Raft group's member says its role and term (docs/ha.md). */
+        if (rc == 0 && jstr_or(resp, "role", NULL))
+            printf(" (%s, term %lld)", jstr_or(resp, "role", ""),
+                   (long long)json_integer_value(json_object_get(resp,
+                                                                 "term")));
+        putchar('\n');
         if (rc < 0 && i == 0)
             sc->exit_code = 1;
         json_decref(resp);

@@ -8,6 +8,7 @@ their completions reach the new leader; a controller started again catches
 up from its own Raft log and the leader.
 """
 import os
+import re
 import signal
 import subprocess
 import time
@@ -30,9 +31,16 @@ def test_one_leader_and_followers_that_answer_only_ping(cluster):
     assert sorted(r for n, r in roles.items() if n != leader) \
         == ["follower", "follower"]
     r = cluster.run("scontrol", "ping", check=True)
-    assert r.stdout == ("Slurmctld(primary) at ctl1 is UP\n"
-                        "Slurmctld(backup) at ctl2 is UP\n"
-                        "Slurmctld(backup) at ctl3 is UP\n")
+    lines = r.stdout.splitlines()
+    terms = set()
+    for ctl, line in zip(("ctl1", "ctl2", "ctl3"), lines):
+        word = "primary" if ctl == "ctl1" else "backup"
+        m = re.fullmatch(rf"Slurmctld\({word}\) at {ctl} is UP "
+                         r"\((leader|follower), term (\d+)\)", line)
+        assert m, r.stdout
+        assert m.group(1) == roles[ctl]
+        terms.add(m.group(2))
+    assert len(lines) == 3 and len(terms) == 1, r.stdout
     # A follower refuses the rest with Slurm's standby error.
     follower = next(n for n in roles if n != leader)
     port = int(cluster.conf_value("SlurmctldPort"))
