@@ -44,14 +44,18 @@ def veth_of(cluster, ctl):
 
 
 @contextmanager
-def cut_off(cluster, ctl):
-    """'ctl' cut off from everything in the block (its veth down)."""
-    veth = veth_of(cluster, ctl)
+def veth_down(veth):
+    """What is behind 'veth' cut off from everything in the block."""
     ip("link", "set", veth, "down")
     try:
         yield
     finally:
         ip("link", "set", veth, "up")
+
+
+def cut_off(cluster, ctl):
+    """'ctl' cut off from everything in the block (its veth down)."""
+    return veth_down(veth_of(cluster, ctl))
 
 
 def conf_naming(cluster, ctls, name):
@@ -369,14 +373,9 @@ def node_veth(cluster, node):
     return f"drv{m.group(1)}c{int(last.group(1)) - 1}"
 
 
-@contextmanager
 def node_cut_off(cluster, node):
-    veth = node_veth(cluster, node)
-    ip("link", "set", veth, "down")
-    try:
-        yield
-    finally:
-        ip("link", "set", veth, "up")
+    """Node 'node' cut off from the controllers and everything else."""
+    return veth_down(node_veth(cluster, node))
 
 
 @pytest.mark.parametrize("cluster", [ISOLATED_NODES], indirect=True)
