@@ -104,6 +104,8 @@ static const struct schema_field job_submit_body[] = {
      "count", "-n"},
     {"cpus_per_task", SCHEMA_INT, 0, 65535, EDRV_TOO_MANY_REQUESTED_CPUS, 0,
      "count", "-c"},
+    {"min_cpus_per_node", SCHEMA_INT, 0, 65535,
+     EDRV_TOO_MANY_REQUESTED_CPUS, 0, "count", "--mincpus"},
     {"ntasks_per_node", SCHEMA_INT, 0, 65535, EDRV_TOO_MANY_REQUESTED_CPUS, 0,
      "count", "--ntasks-per-node"},
     {"cpus_per_gpu", SCHEMA_INT, 0, 65535, EDRV_TOO_MANY_REQUESTED_CPUS, 0,

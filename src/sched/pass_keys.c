@@ -58,6 +58,7 @@ static uint64_t key_hash(const struct sched_request *q, int64_t limit)
     uint64_t h = class_hash(q);
 
     h = hash_mix(h, (uint64_t)q->cpus_per_task << 32 | q->gpus_per_node);
+    h = hash_mix(h, q->min_cpus_per_node);
     h = hash_mix(h, q->cpus_per_gpu);
     h = hash_mix(h, q->mem_per_node_mib ^ q->mem_per_cpu_mib << 1
                         ^ q->mem_per_gpu_mib << 2);
@@ -93,6 +94,7 @@ static bool class_eq(const struct sched_request *a,
 static bool req_eq(const struct sched_request *a, const struct sched_request *b)
 {
     return class_eq(a, b) && a->cpus_per_task == b->cpus_per_task
+           && a->min_cpus_per_node == b->min_cpus_per_node
            && a->mem_per_node_mib == b->mem_per_node_mib
            && a->mem_per_cpu_mib == b->mem_per_cpu_mib
            && a->gpus_per_node == b->gpus_per_node
@@ -112,6 +114,7 @@ static bool key_le(const struct key *a, const struct key *b)
 
     return (x->cpus_per_task ? x->cpus_per_task : 1)
                <= (y->cpus_per_task ? y->cpus_per_task : 1)
+           && x->min_cpus_per_node <= y->min_cpus_per_node
            && x->mem_per_node_mib <= y->mem_per_node_mib
            && x->mem_per_cpu_mib <= y->mem_per_cpu_mib
            && x->gpus_per_node <= y->gpus_per_node

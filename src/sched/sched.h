@@ -74,6 +74,9 @@ struct sched_request {
                                * given, else as many as the tasks need */
     uint32_t ntasks;          /* -n; 0 = one per node (or ntasks_per_node) */
     uint32_t cpus_per_task;   /* -c; 0 = 1 */
+    uint32_t min_cpus_per_node; /* --mincpus: each node of the job gives it
+                                 * at least this many CPUs (Slurm's
+                                 * pn_min_cpus); 0 = none */
     uint32_t ntasks_per_node; /* --ntasks-per-node: at most this many */
     bool exclusive;           /* --exclusive: whole nodes, alone on them */
     uint64_t mem_per_node_mib; /* --mem */

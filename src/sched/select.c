@@ -251,6 +251,7 @@ static int normalize(const struct sched_request *req,
         .per_node = req->ntasks_per_node ? req->ntasks_per_node : 1,
         .cpt = req->cpus_per_task ? req->cpus_per_task : 1,
         .tpn = req->ntasks_per_node,
+        .mincpn = req->min_cpus_per_node,
         .mem_node = req->mem_per_node_mib,
         .mem_cpu = req->mem_per_cpu_mib,
         .gpn = req->gpus_per_node,
@@ -440,13 +441,15 @@ static uint64_t task_cpus(const struct sel_req *r)
 }
 
 /* A node's CPUs for 'tasks' tasks and 'gpus' GPUs (Slurm cons_tres:
- * --cpus-per-gpu raises the CPU count to cover the GPUs). */
+ * --cpus-per-gpu raises the CPU count to cover the GPUs, --mincpus to
+ * its minimum). */
 static uint64_t node_cpus(const struct sel_req *r, uint64_t tasks,
                           uint64_t gpus)
 {
     uint64_t by_task = tasks * r->cpt, by_gpu = gpus * r->cpg;
+    uint64_t n = by_gpu > by_task ? by_gpu : by_task;
 
-    return by_gpu > by_task ? by_gpu : by_task;
+    return n > r->mincpn ? n : r->mincpn;
 }
 
 /* GPUs a node can take for a --gpus request: free ones of the type, as
@@ -477,7 +480,7 @@ static uint64_t room_task_cap(const struct sel_req *r,
     }
     if (r->tpn)
         cap = MIN(cap, r->tpn);
-    if (r->mem_node && room->mem < r->mem_node)
+    if ((r->mem_node && room->mem < r->mem_node) || room->cpus < r->mincpn)
         return 0;
     if (room->gpus < r->gpn || (r->gtot && room_gpus(r, room) == 0))
         return 0;
@@ -1019,6 +1022,9 @@ static int explain_never(const struct sched_node *nodes,
     else if (r->cpt > b.cpus)
         errprintf(error, "%" PRIu32 " CPUs per task requested, nodes have"
                   " at most %" PRIu64, r->cpt, b.cpus);
+    else if (r->mincpn > b.cpus)
+        errprintf(error, "--mincpus=%" PRIu32 ", nodes have at most %" PRIu64
+                  " CPUs", r->mincpn, b.cpus);
     else if (r->mem_node > b.mem || (r->mem_cpu && r->mem_cpu > b.mem / r->cpt))
         errprintf(error, "more memory requested than a node has (at most"
                   " %" PRIu64 " MiB)", b.mem);

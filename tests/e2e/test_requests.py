@@ -7,6 +7,8 @@ import re
 import signal
 import time
 
+import pytest
+
 from cluster import wait_until
 
 
@@ -328,3 +330,33 @@ def test_export_get_user_env_and_chdir_in_real_jobs(cluster, make_user):
     assert (out["PWD"], out["SUBMIT_DIR"]) == (str(sub), str(work))
     out = run("chdir_abs", f"--chdir={sub}", cwd=sub)
     assert out["PWD"] == str(sub)
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "gpus_per_node": 0,
+                                      "up_args": ["--cpus-per-node=4"]}],
+                         indirect=True)
+def test_mincpus_gives_each_node_at_least_that_many_cpus(cluster):
+    """--mincpus=N (Slurm's pn_min_cpus): the job holds at least N CPUs
+    on each of its nodes, waits for a node with that many free, and a
+    node that could never give them refuses it."""
+    a = cluster.sbatch("-n1", "--mincpus=3", "-o", "min.out",
+                       "--wrap=echo CPUS=$SLURM_CPUS_ON_NODE; sleep 30")
+    cluster.wait_job_state(a, ["RUNNING"], timeout=30)
+    assert cluster.job_field(a, "NumCPUs") == "3"
+    assert cluster.job_field(a, "MinCPUsNode") == "3"
+    assert job(cluster, a)["alloc"][0]["cpus"] == 3
+    b = cluster.sbatch("-n1", "--mincpus=2", "-o", "/dev/null", "--wrap=true")
+    wait_reason(cluster, b, "Resources")
+    c = cluster.sbatch("-n1", "-o", "/dev/null", "--wrap=true")
+    cluster.wait_job_state(c, ["COMPLETED"], timeout=30)
+    path = cluster.workdir / "min.out"
+    wait_until(lambda: path.exists() and path.read_text(), 10, "min.out")
+    assert path.read_text() == "CPUS=3\n"
+    r = cluster.run("sbatch", "-n1", "--mincpus=5", "--wrap=true")
+    assert r.returncode == 1
+    assert "Requested node configuration is not available" in r.stderr
+    r = cluster.run("sbatch", "-n1", "--mincpus=x", "--wrap=true")
+    assert (r.returncode, r.stderr) == (
+        1, 'sbatch: error: Invalid numeric value "x" for --mincpus.\n')
+    cluster.run("scancel", a, check=True)
+    cluster.wait_job_state(b, ["COMPLETED"], timeout=30)

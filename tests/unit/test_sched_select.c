@@ -248,6 +248,32 @@ static void select_node_with_two_gpu_types(void **state)
     cluster_destroy(c);
 }
 
+/* --mincpus: each node gives the job at least that many CPUs, only a
+ * node with them free is taken, and none that could never is. */
+static void select_mincpus(void **state)
+{
+    (void)state;
+    struct cluster *c = cluster_create(2, 4, 64 * GIB, 0, NULL);
+    struct sched_request three = { .ntasks = 1, .min_cpus_per_node = 3 };
+    struct sched_request two = { .ntasks = 1, .min_cpus_per_node = 2 };
+    struct sched_request five = { .ntasks = 1, .min_cpus_per_node = 5 };
+    struct sched_alloc *a = NULL, *b = NULL;
+    drv_error_t error = { 0 };
+
+    assert_int_equal(sched_select(c->nodes, c->n, &three, &a), SCHED_OK);
+    assert_int_equal(a->cpus[0], 3);
+    assert_int_equal(sched_alloc_apply(c->nodes, c->n, a), 0);
+    assert_int_equal(sched_select(c->nodes, c->n, &two, &b), SCHED_OK);
+    assert_int_equal(b->node_idx[0], 1); /* node 0 has one CPU free */
+    assert_int_equal(b->cpus[0], 2);
+    sched_alloc_destroy(b);
+    assert_int_equal(sched_check_never(c->nodes, c->n, &five, &error),
+                     SCHED_NEVER);
+    assert_non_null(strstr(error.text, "--mincpus=5"));
+    sched_alloc_destroy(a);
+    cluster_destroy(c);
+}
+
 static void select_mem_over_realmemory_never(void **state)
 {
     (void)state;
@@ -604,6 +630,7 @@ int main(void)
         cmocka_unit_test(select_release_clears_exclusive_hold),
         cmocka_unit_test(select_typed_gpu_matches_type_only),
         cmocka_unit_test(select_node_with_two_gpu_types),
+        cmocka_unit_test(select_mincpus),
         cmocka_unit_test(select_mem_over_realmemory_never),
         cmocka_unit_test(select_rejects_more_nodes_than_configured_as_never),
         cmocka_unit_test(

@@ -173,10 +173,12 @@ uint32_t job_view_min_cpus(const json_t *job)
 {
     int64_t cpt = jint(job, "cpus_per_task", 1);
     int64_t tpn = jint(job, "ntasks_per_node", 0);
+    int64_t min = jint(job, "min_cpus_per_node", 0), n;
 
     if (cpt <= 0)
         cpt = 1;
-    return (uint32_t)(tpn > 0 ? cpt * tpn : cpt);
+    n = tpn > 0 ? cpt * tpn : cpt;
+    return (uint32_t)(min > n ? min : n);
 }
 
 const char *job_view_reason(const json_t *job)

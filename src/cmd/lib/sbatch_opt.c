@@ -310,6 +310,7 @@ static const struct {
     {"threads-per-core", NULL, true},
     {"ntasks-per-gpu", NULL, true},
     {"cpus-per-gpu", NULL, true},
+    {"mincpus", NULL, true},
     {"wait", NULL, true}, /* srun's -W seconds */
 };
 
@@ -1907,6 +1908,10 @@ static void add_resources(const struct sbatch_opts *o, json_t *body)
     json_object_set_new(body, "ntasks_set", json_boolean(o->ntasks_set));
     if (o->cpus_per_task > 0)
         set_int(body, "cpus_per_task", o->cpus_per_task);
+    if (json_is_string(json_object_get(o->extra, "mincpus")))
+        set_int(body, "min_cpus_per_node",
+                atoi(json_string_value(json_object_get(o->extra,
+                                                       "mincpus"))));
     if (o->ntasks_per_node > 0)
         set_int(body, "ntasks_per_node", o->ntasks_per_node);
     if (o->mem_per_node_mib >= 0)
