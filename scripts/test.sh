@@ -5,6 +5,9 @@
 #   BUILD_DIR=build (default)   where to build
 #   SANITIZE=1                  build with address,undefined sanitizers
 #                               (default BUILD_DIR then: build-asan)
+#   DROVER_E2E_WORKERS=N        pytest workers for the end-to-end suite
+#                               (default: the CPU count, at most 2; 1:
+#                               serial; tests/e2e/run_e2e.py)
 #   extra arguments go to `meson test` (e.g. --suite unit)
 set -euo pipefail
 
@@ -24,7 +27,6 @@ if [ $# -gt 0 ]; then
     exec meson test -C "$BUILD_DIR" --print-errorlogs "$@"
 fi
 # Unit tests and the fuzz corpora first (seconds), then the end-to-end
-# suite with pytest's own
-# report shown.
+# suite with pytest's own report shown.
 meson test -C "$BUILD_DIR" --print-errorlogs --suite unit --suite bench --suite fuzz
 meson test -C "$BUILD_DIR" --print-errorlogs --suite e2e --verbose

@@ -48,13 +48,24 @@ free_port() {
     /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# The server's user, created under the test users' lock (USERS_LOCK of
+# tests/e2e/conftest.py): two test processes starting a server at once on a
+# fresh machine would both find no user, and one useradd would fail.
+make_pg_user() {
+    local lock=/run/lock/drover-test-users.lock
+    [ -L "$lock" ] && die "$lock is a symlink: not following it as root"
+    (
+        flock 9
+        getent passwd "$PG_USER" >/dev/null ||
+            useradd --system --no-create-home --shell /usr/sbin/nologin \
+                "$PG_USER"
+    ) 9>>"$lock" || die "cannot create user $PG_USER"
+}
+
 start() {
     local dir=$1 bin port
     bin=$(pg_bindir) || die "no PostgreSQL server installed (initdb and postgres not found; apt-get install postgresql)"
-    if [ "$(id -u)" -eq 0 ] && ! getent passwd "$PG_USER" >/dev/null; then
-        useradd --system --no-create-home --shell /usr/sbin/nologin "$PG_USER" \
-            || die "cannot create user $PG_USER"
-    fi
+    [ "$(id -u)" -eq 0 ] && make_pg_user
     mkdir -p "$dir"
     [ "$(id -u)" -eq 0 ] && chown "$PG_USER" "$dir"
     chmod 0700 "$dir"

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import pwd
+import random
 import re
 import shutil
 import signal
@@ -206,6 +207,45 @@ def run_job(cluster, tmp_path, script, *args, states=("COMPLETED",)):
             (tmp_path / "err.txt").read_text())
 
 
+# drover up's own range for the ports it picks: PORT_LOW up to the kernel's
+# ephemeral ports (src/cmd/lib/drover_cluster.c).
+AUTO_PORTS = (10000, 32768)
+
+
+def _port_free(port):
+    """Whether a TCP port can be bound on every address (as drover up
+    checks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("0.0.0.0", port))
+        except OSError:
+            return False
+    return True
+
+
+def worker_port_base(count):
+    """A --port-base for drover up with 'count' free ports after it, in
+    this pytest-xdist worker's own share of AUTO_PORTS; None when not
+    under several workers (drover up picks, as a user's would).
+
+    drover up checks that the ports it picks are free, but its daemons bind
+    them only later: two workers' clusters starting at once could pick the
+    same ones.  Shares that do not overlap rule that out.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # gw0, gw1, ...
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers < 2 or not re.fullmatch(r"gw\d+", worker):
+        return None
+    share = (AUTO_PORTS[1] - AUTO_PORTS[0]) // workers
+    low = AUTO_PORTS[0] + int(worker[2:]) * share
+    for _ in range(500):
+        base = random.randrange(low, low + share - count)
+        if all(_port_free(p) for p in range(base, base + count)):
+            return base
+    raise ClusterError(f"no {count} free consecutive ports in "
+                       f"{low}-{low + share - 1} (worker {worker})")
+
+
 class Cluster:
     """A local cluster in 'root' (a directory of the test's own).
 
@@ -343,6 +383,11 @@ class Cluster:
         """
         args = ["up", f"--nodes={self.nodes}",
                 f"--gpus-per-node={self.gpus_per_node}", *self.up_args]
+        # Ports of the controller, nodes, droverdbd, droverrestd,
+        # drover-emud, a Raft group, nodes' metrics: at most this many.
+        base = worker_port_base(2 * self.nodes + 5)
+        if base and not any(a.startswith("--port-base") for a in args):
+            args.append(f"--port-base={base}")
         if self.conf.exists():
             args = ["up"]
         r = self.drover_cmd(*args, timeout=timeout)
@@ -408,6 +453,8 @@ class Cluster:
             return self.dir / "munge" / "munged.log"
         if name == "droverdbd":
             return self.dir / "log" / "droverdbd.log"
+        if name == "droverrestd":
+            return self.dir / "log" / "droverrestd.log"
         if name == "drover-emud":
             return self.dir / "log" / "drover-emud.log"
         return self.dir / "log" / f"droverd-{name}.log"
@@ -560,7 +607,7 @@ class Cluster:
         """Each daemon's log tail, for failure reports."""
         parts = []
         for name in ["droverctld", *self.node_names, "drover-emud",
-                     "droverdbd", "munged"]:
+                     "droverdbd", "droverrestd", "munged"]:
             path = self.log_file(name)
             if path.exists():
                 parts.append(f"--- {path} ---\n{tail(path, lines)}")

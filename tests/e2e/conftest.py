@@ -17,8 +17,15 @@ as root.
 pytest's own tmp_path lives under a base directory made here and opened to
 every user (mode 0755; pytest makes it 0700), so a test may chmod its
 tmp_path and run jobs of other users in it.
+
+The suite may run on several pytest-xdist workers at once (run_e2e.py):
+what two tests share on the machine is made safe here (users are created
+under a lock), and a test that needs the machine to itself is marked
+`alone` and runs in the serial pass after the parallel one.
 """
 
+import contextlib
+import fcntl
 import os
 import re
 import shutil
@@ -35,6 +42,12 @@ from cluster import PG_PRIVATE, Cluster, binary, pg_conf_args, require  # noqa: 
 
 TEST_USERS = ("druser1", "druser2")
 
+# Held while users and groups are looked up and created: two pytest workers
+# (or two checkouts' suites) creating them at once would race (both see no
+# user; useradd fails on the other's lock of /etc/passwd).  Shared with
+# tests/pg_private.sh (its drover-pg user).
+USERS_LOCK = "/run/lock/drover-test-users.lock"
+
 
 def pytest_addoption(parser):
     parser.addoption("--keep-cluster", action="store_true", default=False,
@@ -46,6 +59,10 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "needs_root: the test must run as root (users, cgroups, "
                    "device files); skipped otherwise")
+    config.addinivalue_line(
+        "markers", "alone: the test needs the machine to itself (it bounds "
+                   "latencies, or loads the machine): run_e2e.py runs it in "
+                   "the serial pass after the parallel one")
     if config.option.basetemp is None:
         config.option.basetemp = tempfile.mkdtemp(prefix="drover-e2e-pytest-",
                                                   dir="/tmp")
@@ -62,8 +79,12 @@ def pytest_unconfigure(config):
 
 @pytest.fixture(scope="session", autouse=True)
 def open_basetemp(tmp_path_factory):
-    """Let other users traverse pytest's base temporary directory."""
-    os.chmod(tmp_path_factory.getbasetemp(), 0o755)
+    """Let other users traverse pytest's base temporary directory (and, on
+    a pytest-xdist worker, the controller's, which holds the worker's)."""
+    base = tmp_path_factory.getbasetemp()
+    os.chmod(base, 0o755)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.chmod(base.parent, 0o755)
 
 
 def pytest_runtest_setup(item):
@@ -156,19 +177,35 @@ def _exists(db, name):
                           timeout=30).returncode == 0
 
 
+@contextlib.contextmanager
+def users_lock():
+    """USERS_LOCK held (flock) for the block.  Root only (users are made
+    by root); a symlink planted there (/run/lock is sticky and open to
+    all) is not followed."""
+    fd = os.open(USERS_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
+                 | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def create_user(name, groups=()):
     """Create an ordinary user (useradd -m) unless it exists, and make it a
     member of 'groups' (created if missing).  Root only.  Returns 'name'.
-    Users are left in place for the next run.
+    Users are left in place for the next run.  Safe when several test
+    processes create users at once (users_lock()).
     """
-    for g in groups:
-        if not _exists("group", g):
-            _admin("groupadd", g)
-    if not _exists("passwd", name):
-        extra = ["-G", ",".join(groups)] if groups else []
-        _admin("useradd", "-m", "-s", "/bin/bash", *extra, name)
-    elif groups:
-        _admin("usermod", "-a", "-G", ",".join(groups), name)
+    with users_lock():
+        for g in groups:
+            if not _exists("group", g):
+                _admin("groupadd", g)
+        if not _exists("passwd", name):
+            extra = ["-G", ",".join(groups)] if groups else []
+            _admin("useradd", "-m", "-s", "/bin/bash", *extra, name)
+        elif groups:
+            _admin("usermod", "-a", "-G", ",".join(groups), name)
     return name
 
 

@@ -18,6 +18,11 @@ import pytest
 
 from cluster import Cluster, ClusterError
 
+# Bounds on latencies (another user's squeue within 2 s of a flood), and a
+# flood of processes and 2000 connections that would slow a test beside
+# it: run with the machine to itself (run_e2e.py's serial pass).
+pytestmark = pytest.mark.alone
+
 # A small bucket refilled fast, so that the flood below is backed off
 # within a second or two and still all gets through.
 RL = ("SlurmctldParameters=rl_enable,rl_bucket_size=4,rl_refill_rate=4,"

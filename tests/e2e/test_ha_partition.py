@@ -20,6 +20,11 @@ import pytest
 
 from cluster import command_dirs
 
+# Bounds on latencies (stale reads stop within 3 s of a cut), three
+# controllers and host network changes (namespaces, veths, a bridge): run
+# with the machine to itself (run_e2e.py's serial pass).
+pytestmark = pytest.mark.alone
+
 ISOLATED = {"nodes": 1, "gpus_per_node": 0,
             "up_args": ["--controllers=3", "--isolate",
                         "--conf-extra=MessageTimeout=5"]}
