@@ -25,6 +25,21 @@ f=$(/usr/bin/mktemp {dir}/m.XXXXXX)
 """
 
 
+_made = []  # the clusters a test made, taken down after it
+
+
+@pytest.fixture(autouse=True)
+def _down_clusters(cluster_root):
+    # after the test, before cluster_root's directory goes
+    yield
+    while _made:
+        c = _made.pop()
+        try:
+            c.down()
+        except Exception as e:  # report, but let the test's outcome stand
+            print(f"\n[drover] drover down failed: {e}")
+
+
 def mail_cluster(root, extra=(), nodes=2, prog=True):
     d = root / "mail"
     d.mkdir()
@@ -33,7 +48,9 @@ def mail_cluster(root, extra=(), nodes=2, prog=True):
     os.chmod(script, 0o755)
     args = [f"--conf-extra=MailProg={script if prog else root / 'nope'}",
             *extra]
-    return Cluster(root, nodes=nodes, gpus_per_node=0, up_args=args)
+    c = Cluster(root, nodes=nodes, gpus_per_node=0, up_args=args)
+    _made.append(c)
+    return c
 
 
 def mails(root):
