@@ -38,24 +38,48 @@ int64_t sched_backfill_reserve_after(int64_t planned_s)
     return SCHED_RESERVE_XF * planned_s;
 }
 
+/* Whether entry i leads on its own: among the first 'extra_leads' distinct
+ * jobs, or waited sched_backfill_reserve_after() its planned time; an
+ * array's further entries (the same id) as its first. */
+static void mark_leads(const struct sched_job *jobs, size_t n,
+                       const int64_t *waited_s, uint32_t extra_leads,
+                       bool *leads)
+{
+    size_t distinct = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        bool same = i > 0 && jobs[i].id == jobs[i - 1].id;
+        distinct += !same;
+        leads[i] = same ? leads[i - 1]
+                        : distinct <= extra_leads
+                              || waited_s[i] >= sched_backfill_reserve_after(
+                                     jobs[i].time_limit_s);
+    }
+}
+
 long sched_backfill_order(const struct sched_job *jobs, size_t n,
                           const int64_t *waited_s, const uint64_t *class,
                           uint32_t extra_leads, uint32_t *order)
 {
     struct cand *c = malloc(sizeof(*c) * (n + 1));
-    size_t lead = 0, nc = 0, distinct = 0;
+    bool *leads = malloc(sizeof(*leads) * (n + 1));
+    uint64_t lowest = UINT64_MAX; /* the lowest class that leads */
+    size_t lead = 0, nc = 0;
 
-    if (!c) {
+    if (!c || !leads) {
+        free(c);
+        free(leads);
         errno = ENOMEM;
         return -1;
     }
+    mark_leads(jobs, n, waited_s, extra_leads, leads);
+    for (size_t i = 0; class && i < n; i++)
+        if (leads[i] && class[i] < lowest)
+            lowest = class[i];
     for (size_t i = 0; i < n; i++) {
-        bool same = i > 0 && jobs[i].id == jobs[i - 1].id;
-        distinct += !same;
-        if (same ? lead && order[lead - 1] == i - 1 /* its tasks */
-                 : distinct <= extra_leads
-                       || waited_s[i] >= sched_backfill_reserve_after(
-                              jobs[i].time_limit_s))
+        /* No lead goes before a job of a higher class (a higher
+         * priority): that job leads as well. */
+        if (leads[i] || (class && lowest != UINT64_MAX && class[i] > lowest))
             order[lead++] = (uint32_t)i;
         else
             c[nc++] = (struct cand){.class = class ? class[i] : 0,
@@ -65,6 +89,7 @@ long sched_backfill_order(const struct sched_job *jobs, size_t n,
     qsort(c, nc, sizeof(*c), by_limit);
     for (size_t k = 0; k < nc; k++)
         order[lead + k] = c[k].pos;
+    free(leads);
     free(c);
     return (long)lead;
 }

@@ -60,9 +60,11 @@ int64_t sched_backfill_reserve_after(int64_t planned_s);
  * i has been eligible, seconds; class[i] its priority class (higher
  * first), or class NULL for one class.  Fills order[0..n) (room for n)
  * with indexes into jobs: first the leads, in priority order — the jobs
- * that waited sched_backfill_reserve_after() their planned time, and the
+ * that waited sched_backfill_reserve_after() their planned time, the
  * first 'extra_leads' jobs whatever their wait (consecutive entries with
- * the same id, an array's tasks, go together) — then the others, highest
+ * the same id, an array's tasks, go together), and every job of a higher
+ * class than one of those, so that no job starts or reserves ahead of a
+ * job of a higher priority (sprio's order) — then the others, highest
  * class first, then shortest time_limit_s (none last), ties in priority
  * order.  Returns how many lead: the pass's reserve_depth, with
  * reserve_prefix.  -1 with errno ENOMEM.

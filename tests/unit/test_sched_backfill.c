@@ -148,6 +148,29 @@ static void classes_before_length(void **state)
     assert_int_equal(order[3], 1);
 }
 
+/* A job that leads by its wait goes first only among the jobs of its
+ * class and lower: a job of a higher class (priority) leads as well, ahead
+ * of it, whatever its own wait; an equal class stays behind. */
+static void no_lead_passes_a_higher_class(void **state)
+{
+    (void)state;
+    struct sched_job q[] = {
+        { .id = 1, .time_limit_s = 600 },
+        { .id = 2, .time_limit_s = 60 },
+        { .id = 3, .time_limit_s = 10 },
+        { .id = 4, .time_limit_s = 30 },
+    };
+    int64_t waited[4] = { 0, 0, 100, 0 }; /* job 3 waited 10 x 10 s */
+    uint64_t class[] = { 9, 7, 5, 5 };
+    uint32_t order[4];
+
+    assert_int_equal(sched_backfill_order(q, 4, waited, class, 0, order), 3);
+    assert_int_equal(order[0], 0);
+    assert_int_equal(order[1], 1);
+    assert_int_equal(order[2], 2);
+    assert_int_equal(order[3], 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +181,7 @@ int main(void)
         cmocka_unit_test(predictions_from_the_last_two_runs),
         cmocka_unit_test(running_jobs_outlive_predictions),
         cmocka_unit_test(classes_before_length),
+        cmocka_unit_test(no_lead_passes_a_higher_class),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);

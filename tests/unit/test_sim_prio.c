@@ -139,7 +139,9 @@ static void age_puts_the_old_job_back_first(void **state)
 /* The default policy takes the queue in priority order (J3, J2) through
  * sched_backfill_order(): at 2000 J2 has waited 1900 s, over 10 times
  * its planned 100 s (user 1's last run, 2000 s, capped at its limit), so
- * it leads and starts; J3 (waited 300 s, under 10 x 50) follows at 2100. */
+ * it leads; J3 has waited 300 s only (under 10 x 50) but its priority is
+ * higher, so it leads too, ahead of J2: J3 starts at 2000, J2 at 2050, as
+ * under priority order alone. */
 static void default_policy_orders_the_priority_queue(void **state)
 {
     (void)state;
@@ -147,7 +149,7 @@ static void default_policy_orders_the_priority_queue(void **state)
     int64_t start[3];
 
     replay(SIM_POLICY_DEFAULT, &fairshare_only, &r, start);
-    assert_starts(start, 0, 2000, 2100);
+    assert_starts(start, 0, 2050, 2000);
 }
 
 int main(int argc, char **argv)
