@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "proto/client.h"
 #include "common/xalloc.h"
+#include "noded/bcast.h"
 #include "noded/cgroup.h"
 #include "noded/cgroup_bpf.h"
 #include "noded/gpu_nvml.h"
@@ -67,7 +68,8 @@ static void sigchld_cb(uv_signal_t *h, int signo)
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
         if (!stepmgr_reaped(nd, pid, status)
             && !health_reaped(nd, pid, status)
-            && !prolog_reaped(nd, pid, status))
+            && !prolog_reaped(nd, pid, status)
+            && !bcast_reaped(nd, pid, status))
             log_verbose("child %d reaped", (int)pid);
 }
 
@@ -256,6 +258,7 @@ int main(int argc, char **argv)
     stepctl_cancel_all();
     stepmgr_stop(&nd);
     health_stop(&nd);
+    bcast_stop(&nd);
     metrics_stop(&nd);
     proto_server_destroy(nd.server);
     proto_call_cancel_all();
@@ -263,6 +266,7 @@ int main(int argc, char **argv)
     stepmgr_forget_all(&nd);
     health_free(&nd);
     prolog_free(&nd);
+    bcast_free(&nd);
     cgroup_root_prune(nd.cgroup); /* what no job uses any more */
     cgroup_root_destroy(nd.cgroup);
     json_decref(nd.done);

@@ -26,6 +26,7 @@
 
 #include "conf/conf.h"
 #include "proto/auth.h"
+#include "proto/client.h"
 #include "proto/server.h"
 
 struct cgroup_root;
@@ -70,6 +71,7 @@ struct noded {
     struct nd_health *health; /* health.c: NULL without HealthCheckProgram */
     struct nd_prolog *prolog; /* prolog.c: NULL until a job needs it */
     struct nd_metrics *metrics; /* metrics_http.c: NULL when not serving */
+    struct nd_bcast *bcast;   /* bcast.c: NULL until a file_bcast */
     char *jc_base;            /* job_container/tmpfs: this node's BasePath
                                * (jobcontainer.h), NULL: none */
     struct nd_job *jobs;      /* uthash by id */
@@ -91,6 +93,14 @@ struct noded {
                                 * next one after a failure (register.c) */
     bool register_again;      /* register_now() while one was in flight */
 };
+
+/* register.c: call 'type' with 'body' (stolen) at the controller that
+ * registrations go to (SlurmctldHost line ctld_idx; a failure moves on to
+ * the next line for the next call), MessageTimeout.  As
+ * proto_call_async(): 0 and 'cb' called once later, or -1 (errno) and
+ * never. */
+int noded_ctld_call(struct noded *nd, const char *type, json_t *body,
+                    proto_call_f cb, void *arg);
 
 /* launch.c, in the batch step's droverstepd: start the batch script of
  * 'job' (batch_launch's job object, with "launch").  Returns the new job record (owned by nd->jobs), or NULL with

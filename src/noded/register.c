@@ -62,6 +62,41 @@ static void ctld_next(struct noded *nd, int errnum)
                                    nd->conf->ctld_backup_count + 1, errnum);
 }
 
+/* A call of noded_ctld_call(): its failure moves to the next controller. */
+struct ctld_call {
+    struct noded *nd;
+    proto_call_f cb;
+    void *arg;
+};
+
+static void ctld_call_done(int errnum, const char *errstr, json_t *resp,
+                           void *arg)
+{
+    struct ctld_call *c = arg;
+
+    if (errnum)
+        ctld_next(c->nd, errnum);
+    c->cb(errnum, errstr, resp, c->arg);
+    free(c);
+}
+
+int noded_ctld_call(struct noded *nd, const char *type, json_t *body,
+                    proto_call_f cb, void *arg)
+{
+    struct ctld_call *c = xzalloc(sizeof(*c));
+
+    *c = (struct ctld_call){.nd = nd, .cb = cb, .arg = arg};
+    if (proto_call_async(nd->loop, ctld_addr(nd), nd->conf->ctld_port,
+                         nd->auth, type, body,
+                         (int)nd->conf->msg_timeout_s * 1000, ctld_call_done,
+                         c)
+        < 0) {
+        free(c);
+        return -1;
+    }
+    return 0;
+}
+
 static void register_done(int errnum, const char *errstr, json_t *resp,
                           void *arg)
 {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * rpc.c - what the node daemon answers: ping, batch_launch, job_signal,
- * job_limit, step_launch, step_signal
+ * job_limit, step_launch, step_signal, file_bcast (bcast.h)
  *
  * Launch and signal come only from the controller (role daemon: root or
- * SlurmUser, from the MUNGE credential).
+ * SlurmUser, from the MUNGE credential); file_bcast from users, checked
+ * against the controller's record of the job.
  */
 #include <errno.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "noded/bcast.h"
 #include "noded/jobstat.h"
 #include "noded/noded.h"
 #include "noded/prolog.h"
@@ -281,5 +283,6 @@ const struct proto_handler noded_handlers[] = {
     {"ping", rpc_ping, PROTO_ROLE_USER},
     {"batch_launch", rpc_batch_launch, PROTO_ROLE_DAEMON},
     {"job_signal", rpc_job_signal, PROTO_ROLE_DAEMON},
+    {"file_bcast", bcast_rpc, PROTO_ROLE_USER},
     PROTO_HANDLER_END,
 };

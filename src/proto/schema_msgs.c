@@ -587,6 +587,28 @@ static const struct schema_field job_limit_body[] = {
     END,
 };
 
+static const struct schema_field file_bcast_body[] = {
+    {"job_id", SCHEMA_INT, 1, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job whose nodes get the file"},
+    {"path", SCHEMA_STR, 2, 4096, 0, SCHEMA_REQUIRED, NULL,
+     "the file on the node, absolute"},
+    {"offset", SCHEMA_INT, 0, INT64_C(1) << 48, 0, SCHEMA_REQUIRED, "bytes",
+     "where the block goes; 0 creates the file"},
+    {"data", SCHEMA_STR, 0, 12 * 1024 * 1024, 0, SCHEMA_REQUIRED, NULL,
+     "the block, base64 (at most 8 MiB before encoding)"},
+    {"last", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "the file's last block: mode and times applied"},
+    {"force", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "sbcast -f: replace an existing file (else EEXIST)"},
+    {"mode", SCHEMA_INT, 0, 07777, 0, 0, NULL,
+     "sbcast -p: the source's permission bits"},
+    {"atime", SCHEMA_INT, 0, INT64_C(1) << 40, 0, 0, "epoch s",
+     "sbcast -p: the source's access time"},
+    {"mtime", SCHEMA_INT, 0, INT64_C(1) << 40, 0, 0, "epoch s",
+     "sbcast -p: the source's modification time"},
+    END,
+};
+
 static const struct schema_field batch_launch_body[] = {
     /* {"job_id" (1..UINT32_MAX, else "no job"), "run_id", "user_id",
      * "group_id", "user_name", "work_dir", "std_out", "std_err", "std_in"
@@ -900,6 +922,10 @@ const struct proto_schema proto_schemas[] = {
      job_signal_body, "`{}`; EDRV_INVALID_JOB_ID when not here."},
     {"job_limit", NODED, "A running batch job's new time limit.",
      job_limit_body, "`{}`; EDRV_INVALID_JOB_ID when not here."},
+    {"file_bcast", NODED, "sbcast: a block of a file, written as the "
+     "job's user (any user; the node checks the job with the controller).",
+     file_bcast_body, "`{}` once written; the errno (EEXIST, EACCES...) or "
+     "EDRV_INVALID_JOB_ID otherwise."},
     {"acct_send", DBD, "The controller's job records, stored in one "
      "transaction.", acct_send_body, "`{\"acked_seq\"}`."},
     {"acct_job_query", DBD, "Job and step records (sacct).",

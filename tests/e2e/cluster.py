@@ -33,7 +33,8 @@ REPO = Path(__file__).resolve().parents[2]
 # through to an installed Slurm.
 SLURM_COMMANDS = (
     "sbatch", "srun", "salloc", "squeue", "sinfo", "scancel", "scontrol",
-    "sacct", "sacctmgr", "sprio", "sshare", "sdiag", "sreport",
+    "sacct", "sacctmgr", "sprio", "sshare", "sdiag", "sreport", "sstat",
+    "sbcast",
 )
 
 # Variables that change what Slurm's commands print or submit; the tests

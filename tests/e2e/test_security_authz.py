@@ -102,6 +102,8 @@ EXPECTED_RPC = {
     "droverd": {
         # "error": authorized, then refused as no real launch.
         "batch_launch": "role role role error auth",
+        # written as the job's user; others (the operator too) refused
+        "file_bcast": "ok denied denied ok auth",
         "job_limit": "role role role ok auth",
         "job_signal": "role role role ok auth",
         "ping": "ok ok ok ok auth",
@@ -417,6 +419,9 @@ RPC_CASES = {
         "job_limit": Case("running", lambda w, t, who: {
             "job_id": t, "time_limit_s": -1}),
         "step_stat": Case("running", lambda w, t, who: {"job_id": t}),
+        "file_bcast": Case("running", lambda w, t, who: {
+            "job_id": t, "path": str(w.c.user_workdir(OWNER) / "bcast"),
+            "offset": 0, "data": "", "last": True, "force": True}),
     },
     "droverdbd": {
         "ping": Case(None, _none),

@@ -111,12 +111,21 @@ static int ctld_call(const struct slurm_conf *c, proto_auth_t *a,
 /* One call with 'a' (the MUNGE context when NULL: made on first use) to
  * 'host':'port', or to the controller (ctld_call()) when 'host' is
  * NULL. */
+static unsigned timeout_override_s; /* cmd_rpc_set_timeout() */
+
+void cmd_rpc_set_timeout(unsigned seconds)
+{
+    timeout_override_s = seconds;
+}
+
 static int call(const char *prog, proto_auth_t *a, const char *host,
                 uint16_t port, const char *type, json_t *body, json_t **resp,
                 drv_error_t *error)
 {
     const struct slurm_conf *c = cmd_conf(prog);
-    int timeout_ms = c->msg_timeout_s ? (int)c->msg_timeout_s * 1000 : 10000;
+    int timeout_ms = timeout_override_s ? (int)timeout_override_s * 1000
+                     : c->msg_timeout_s ? (int)c->msg_timeout_s * 1000
+                                        : 10000;
     proto_client_t *client;
     int rc;
 

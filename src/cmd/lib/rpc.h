@@ -47,6 +47,10 @@ int cmd_rpc_to(const char *prog, const char *host, uint16_t port,
                const char *type, json_t *body, json_t **resp,
                drv_error_t *error);
 
+/* Wait at most 'seconds' for each answer from now on, instead of
+ * slurm.conf's MessageTimeout (sbcast -t); 0 restores MessageTimeout. */
+void cmd_rpc_set_timeout(unsigned seconds);
+
 /* As cmd_rpc, to the accounting daemon: AccountingStorageHost (default:
  * the controller's host) and AccountingStoragePort of slurm.conf.
  */
