@@ -14,7 +14,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev
           libuv1-dev libraft-dev libmunge-dev munge libcmocka-dev python3-pytest
           uthash-dev libsqlite3-dev libpq-dev postgresql libpmix-dev
-          nettle-dev zlib1g-dev libmicrohttpd-dev libjwt-dev libhwloc-dev
+          nettle-dev zlib1g-dev liblz4-dev libmicrohttpd-dev libjwt-dev libhwloc-dev
           libbpf-dev curl)  # libplplot-dev: drover-sim --plot (optional)
 
 step() { printf '\n==> %s\n' "$*"; }

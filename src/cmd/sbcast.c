@@ -12,8 +12,10 @@
  * the exit status (EEXIST 17: the file is there and -f was not given),
  * as Slurm 22.05 does (golden sbcast-salloc-N2).
  *
- * Differences (docs/compatibility.md): blocks go to one node at a time
- * (a fanout of 1, which -F allows); -C lz4 and --send-libs are refused.
+ * -C (lz4, or BcastParameters=Compression=lz4) compresses each block that
+ * gets smaller.  Differences (docs/compatibility.md): blocks go to one
+ * node at a time (a fanout of 1, which -F allows); --send-libs is
+ * refused.
  */
 #include "config.h"
 
@@ -34,6 +36,8 @@
 #include "common/base64.h"
 #include "common/hostlist.h"
 #include "common/xalloc.h"
+
+#include <lz4.h>
 
 #define PROG "sbcast"
 #define BLOCK_MAX (8u * 1024 * 1024) /* Slurm's largest block, bytes */
@@ -85,6 +89,8 @@ struct bcast_opts {
     unsigned fanout;
     unsigned timeout_s;   /* 0: MessageTimeout */
     bool force, preserve;
+    bool compress;        /* -C lz4 (or BcastParameters=Compression=lz4) */
+    bool send_libs;       /* --send-libs (refused) */
     int verbose;
 };
 
@@ -142,23 +148,23 @@ static uint32_t parse_job(const char *s)
     return (uint32_t)v;
 }
 
-static void compress_opt(const char *lib)
+/* -C [lz4|none]: lz4 when no library is named, as Slurm 22.05. */
+static bool compress_opt(const char *lib)
 {
-    if (lib && !strcasecmp(lib, "none"))
-        return;
-    fprintf(stderr, "sbcast: error: compression (%s) is not supported by "
-                    "Drover; use -C none or leave -C out\n",
-            lib ? lib : "lz4");
-    exit(1);
+    if (!lib || !*lib || !strcasecmp(lib, "lz4"))
+        return true;
+    if (!strcasecmp(lib, "none"))
+        return false;
+    die("Invalid compression library %s (lz4 or none)", lib);
 }
 
-static void send_libs_opt(const char *v)
+static bool send_libs_opt(const char *v)
 {
-    if (v && !strcasecmp(v, "no"))
-        return;
-    fprintf(stderr, "sbcast: error: --send-libs is not supported by "
-                    "Drover\n");
-    exit(1);
+    if (!v || !strcasecmp(v, "yes"))
+        return true;
+    if (!strcasecmp(v, "no"))
+        return false;
+    die("Invalid --send-libs value %s (yes or no)", v);
 }
 
 /* SBCAST_* environment variables, before the options (as Slurm). */
@@ -166,10 +172,12 @@ static void env_opts(struct bcast_opts *o)
 {
     const char *v;
 
+    o->compress = cmd_conf(PROG)->bcast.compress;
+    o->send_libs = cmd_conf(PROG)->bcast.send_libs;
     if ((v = getenv("SBCAST_COMPRESS")))
-        compress_opt(*v ? v : NULL);
+        o->compress = compress_opt(v);
     if ((v = getenv("SBCAST_SEND_LIBS")))
-        send_libs_opt(v);
+        o->send_libs = send_libs_opt(v);
     if ((v = getenv("SBCAST_FANOUT")))
         o->fanout = parse_uint("fanout", v, FANOUT_MAX);
     if (getenv("SBCAST_FORCE"))
@@ -191,13 +199,13 @@ static void parse_args(int argc, char **argv, struct bcast_opts *o)
     env_opts(o);
     while ((c = cmd_getopt(argc, argv, opts)) != -1) {
         switch (c) {
-        case 'C': compress_opt(optarg); break;
+        case 'C': o->compress = compress_opt(optarg); break;
         case OPT_EXCLUDE: break; /* only with --send-libs, refused */
         case 'f': o->force = true; break;
         case 'F': o->fanout = parse_uint("fanout", optarg, FANOUT_MAX); break;
         case 'j': o->job_id = parse_job(optarg); break;
         case 'p': o->preserve = true; break;
-        case OPT_SEND_LIBS: send_libs_opt(optarg); break;
+        case OPT_SEND_LIBS: o->send_libs = send_libs_opt(optarg); break;
         case 's': o->block_size = parse_size(optarg); break;
         case 't': o->timeout_s = parse_uint("timeout", optarg, 65535); break;
         case 'v': o->verbose++; break;
@@ -215,6 +223,9 @@ static void parse_args(int argc, char **argv, struct bcast_opts *o)
                         "names\n", argc - optind);
         exit(1);
     }
+    if (o->send_libs)
+        die("--send-libs (or BcastParameters=send_libs) is not supported "
+            "by Drover: use --send-libs=no");
     o->source = argv[optind];
     o->dest_arg = argv[optind + 1];
     if (!o->job_id)
@@ -222,14 +233,17 @@ static void parse_args(int argc, char **argv, struct bcast_opts *o)
                   "Slurm job or use the --jobid option.");
 }
 
-/* DEST made absolute: relative to the current directory (Slurm's, when
- * slurm.conf sets no BcastParameters=DestDir). */
+/* DEST made absolute: relative to BcastParameters=DestDir, else to the
+ * current directory (Slurm's). */
 static char *absolute(const char *dest)
 {
+    const char *dir = cmd_conf(PROG)->bcast.dest_dir;
     char cwd[PATH_MAX];
 
     if (dest[0] == '/')
         return xstrdup(dest);
+    if (dir)
+        return xasprintf("%s/%s", dir, dest);
     if (!getcwd(cwd, sizeof(cwd)))
         die("getcwd: %s", strerror(errno));
     return xasprintf("%s/%s", cwd, dest);
@@ -293,6 +307,30 @@ static void send_block(const struct bcast_opts *o, const char *node,
     }
 }
 
+/* The block into 'body': "data" in base64, lz4-compressed ("compress",
+ * "size": the raw bytes) when asked and smaller. */
+static void put_data(json_t *body, const unsigned char *buf, size_t n,
+                     bool compress)
+{
+    char *data = NULL;
+
+    if (compress && n > 0) {
+        int bound = LZ4_compressBound((int)n);
+        char *z = xzalloc((size_t)bound);
+        int zn = LZ4_compress_default((const char *)buf, z, (int)n, bound);
+        if (zn > 0 && (size_t)zn < n) {
+            data = base64_encode(z, (size_t)zn);
+            json_object_set_new(body, "compress", json_string("lz4"));
+            json_object_set_new(body, "size", json_integer((json_int_t)n));
+        }
+        free(z);
+    }
+    if (!data)
+        data = base64_encode(buf, n);
+    json_object_set_new(body, "data", json_string(data));
+    free(data);
+}
+
 /* The file, block by block, to every node. */
 static void broadcast(const struct bcast_opts *o, int fd,
                       const struct stat *st, const hostlist_t *nodes)
@@ -306,17 +344,15 @@ static void broadcast(const struct bcast_opts *o, int fd,
     buf = xzalloc(bs ? bs : 1);
     do {
         ssize_t n = pread(fd, buf, bs, off);
-        char *data;
         json_t *body;
 
         if (n < 0)
             die("read: %s", strerror(errno));
-        data = base64_encode(buf, (size_t)n);
-        body = json_pack("{s:I s:s s:I s:s s:b s:b}", "job_id",
+        body = json_pack("{s:I s:s s:I s:b s:b}", "job_id",
                          (json_int_t)o->job_id, "path", o->dest, "offset",
-                         (json_int_t)off, "data", data, "last",
-                         off + n >= st->st_size, "force", o->force);
-        free(data);
+                         (json_int_t)off, "last", off + n >= st->st_size,
+                         "force", o->force);
+        put_data(body, buf, (size_t)n, o->compress);
         if (o->preserve)
             json_object_update_new(
                 body, json_pack("{s:I s:I s:I}", "mode",
@@ -354,8 +390,10 @@ int main(int argc, char **argv)
     o.dest = absolute(o.dest_arg);
     if (o.verbose)
         fprintf(stderr, "sbcast: source     = %s\nsbcast: dest       = %s\n"
-                        "sbcast: size       = %lld\n",
-                o.source, o.dest, (long long)st.st_size);
+                        "sbcast: size       = %lld\n"
+                        "sbcast: compress   = %s\n",
+                o.source, o.dest, (long long)st.st_size,
+                o.compress ? "lz4" : "none");
     nodes = job_nodes(&o);
     broadcast(&o, fd, &st, nodes);
     hostlist_destroy(nodes);

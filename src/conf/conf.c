@@ -71,6 +71,7 @@ static const struct conf_key conf_keys[] = {
     { "SlurmctldParameters", KEY_STRING,  FIELD(ctld_params),        NULL, 0 },
     { "SlurmdParameters",    KEY_STRING,  FIELD(slurmd_params),      NULL, 0 },
     { "CommunicationParameters", KEY_STRING, FIELD(comm_params),     NULL, 0 },
+    { "BcastParameters", KEY_STRING, FIELD(bcast_params),             NULL, 0 },
     { "TaskPluginParam",     KEY_STRING,  FIELD(task_plugin_param),  NULL, 0 },
     { "SlurmdPort",        KEY_PORT,      FIELD(slurmd_port),        "6818", 0 },
     { "AccountingStorageType", KEY_STRING, FIELD(accounting_storage_type), NULL, 0 },
@@ -666,6 +667,7 @@ static int conf_finish(struct conf_parser *p, drv_error_t *error)
     if (conf__ctld_params(conf, error) < 0
         || conf__slurmd_params(conf, error) < 0
         || conf__comm_params(conf, error) < 0
+        || conf__bcast_params(conf, error) < 0
         || conf__task_param(conf, error) < 0)
         return -1;
     if (conf__preempt_check(conf, error) < 0)
@@ -892,6 +894,7 @@ void conf_destroy(struct slurm_conf *conf)
     conf__oci_clear(&conf->oci);
     conf__priority_clear(&conf->priority);
     free(conf->tls.cert);
+    free(conf->bcast.dest_dir);
     free(conf->tls.key);
     for (size_t i = 0; i < conf->ctld_backup_count; i++) {
         free(conf->ctld_backup_addrs[i]);

@@ -423,6 +423,13 @@ struct slurm_conf {
                                * between snapshots; 0 = the default
                                * (ctld/ha.c) */
     struct conf_rate_limit rl; /* its rl_* items (conf_ctld_params.c) */
+    char *bcast_params;       /* BcastParameters= */
+    struct {
+        char *dest_dir;       /* its DestDir=: where sbcast puts a relative
+                               * DEST; NULL: sbcast's current directory */
+        bool compress;        /* its Compression=lz4 (sbcast -C's default) */
+        bool send_libs;       /* its send_libs (--send-libs' default) */
+    } bcast;
     char *comm_params;        /* CommunicationParameters= */
     struct {
         char *cert, *key;     /* its drover_tls_cert=, drover_tls_key=:

@@ -86,6 +86,9 @@ int conf__ctld_params(struct slurm_conf *conf, drv_error_t *error);
  * conf->metrics; Slurm's own items accepted, others refused.  Returns 0,
  * or -1 with errno EINVAL and 'error' naming the file and the item. */
 int conf__slurmd_params(struct slurm_conf *conf, drv_error_t *error);
+/* BcastParameters= into conf->bcast (conf_bcast.c); -1 with errno EINVAL
+ * and 'error' naming an unknown item. */
+int conf__bcast_params(struct slurm_conf *conf, drv_error_t *error);
 /* CommunicationParameters= into conf->tls (conf_comm_params.c). */
 int conf__comm_params(struct slurm_conf *conf, drv_error_t *error);
 

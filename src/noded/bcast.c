@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <lz4.h>
 #include <uthash.h>
 
 #include "common/base64.h"
@@ -47,6 +48,7 @@ struct bcast_block {
 struct nd_bcast {
     struct bcast_job *jobs;      /* the cache, by job id */
     struct bcast_block *blocks;  /* in flight: asking (pid 0) or written */
+    unsigned in_flight;          /* how many */
     bool stopping;               /* bcast_stop() answered every request */
 };
 
@@ -69,8 +71,10 @@ static void block_unlink(struct bcast_block *b)
 
     while (*p && *p != b)
         p = &(*p)->next;
-    if (*p)
+    if (*p) {
         *p = b->next;
+        b->nd->bcast->in_flight--;
+    }
 }
 
 /* Answer 'b' with an error and free it (unlinked). */
@@ -164,16 +168,42 @@ static void writer(struct noded *nd, const struct bcast_job *j, json_t *body,
     _exit(write_block(body, data, len));
 }
 
+/* The block's bytes (free()): "data" decoded, and decompressed when
+ * "compress" is "lz4" (to exactly "size" bytes); NULL with *why. */
+static unsigned char *block_data(json_t *body, size_t *len, const char **why)
+{
+    const char *text = json_string_value(json_object_get(body, "data"));
+    const char *how = json_string_value(json_object_get(body, "compress"));
+    json_int_t size = json_integer_value(json_object_get(body, "size"));
+    unsigned char *data = base64_decode(text ? text : "", len), *raw;
+
+    *why = "data: not base64";
+    if (!data || !how)
+        return data;
+    raw = xzalloc((size_t)size + 1);
+    *why = "data: not lz4 of 'size' bytes";
+    if (strcmp(how, "lz4")
+        || LZ4_decompress_safe((const char *)data, (char *)raw, (int)*len,
+                               (int)size)
+               != size) {
+        free(raw);
+        raw = NULL;
+    }
+    free(data);
+    *len = (size_t)size;
+    return raw;
+}
+
 static void block_write(struct bcast_block *b, const struct bcast_job *j)
 {
     json_t *body = proto_req_body(b->req);
-    const char *text = json_string_value(json_object_get(body, "data"));
+    const char *why;
     size_t len = 0;
-    unsigned char *data = base64_decode(text ? text : "", &len);
+    unsigned char *data = block_data(body, &len, &why);
     pid_t pid;
 
     if (!data) {
-        block_fail(b, EDRV_PROTOCOL_MALFORMED, "data: not base64");
+        block_fail(b, EDRV_PROTOCOL_MALFORMED, why);
         return;
     }
     if ((pid = fork()) == 0)
@@ -305,6 +335,10 @@ void bcast_rpc(proto_req_t *req, void *arg)
     b->job_id = (uint32_t)json_integer_value(json_object_get(body, "job_id"));
     b->next = state(nd)->blocks;
     nd->bcast->blocks = b;
+    if (++nd->bcast->in_flight > BCAST_IN_FLIGHT_MAX) {
+        block_fail(b, EAGAIN, NULL); /* a writer per block: bounded */
+        return;
+    }
     if (!path || path[0] != '/') {
         block_fail(b, EINVAL, "path: not absolute");
         return;
@@ -351,6 +385,7 @@ void bcast_free(struct noded *nd)
         s->blocks = b->next;
         free(b);
     }
+    s->in_flight = 0;
     free(s);
     nd->bcast = NULL;
 }

@@ -31,6 +31,10 @@ struct noded;
 
 /* Seconds a job's answer from the controller is reused for its blocks. */
 #define BCAST_AUTH_TTL_S 30
+/* Blocks at most in flight on a node (each holds a writer process or a
+ * controller call); more are answered EAGAIN ("Resource temporarily
+ * unavailable") and sbcast reports it. */
+#define BCAST_IN_FLIGHT_MAX 64
 
 /* The handler of "file_bcast" (PROTO_ROLE_USER; noded_handlers). */
 void bcast_rpc(proto_req_t *req, void *arg);

@@ -114,5 +114,41 @@ def test_sbcast_needs_a_job_and_prints_slurms_help(cluster, test_user):
         r = c.run("sbcast", *args)
         assert r.returncode == 0
         assert r.stdout == (GOLDEN / f"{golden}.stdout").read_text()
-    r = c.run("sbcast", "-C", "-j", "1", "f", "/tmp/x")
+    r = c.run("sbcast", "--send-libs", "-j", "1", "f", "/tmp/x")
     assert r.returncode == 1 and "not supported" in r.stderr
+    r = c.run("sbcast", "-Czstd", "-j", "1", "f", "/tmp/x")
+    assert r.returncode == 1 and "Invalid compression library" in r.stderr
+
+
+# BcastParameters: Compression=lz4 makes sbcast compress by default (as
+# -C), DestDir= is where a relative DEST goes.
+BCAST_CONF = {"nodes": 2,
+              "up_args": ["--conf-extra=BcastParameters=DestDir=/tmp,"
+                          "Compression=lz4"]}
+
+
+@pytest.mark.parametrize("cluster", [BCAST_CONF], indirect=True)
+def test_sbcast_compresses_and_uses_destdir(cluster, test_user):
+    c = cluster
+    require(os.geteuid() == 0, "runs jobs as a test user")
+    src = source_file(c, test_user)
+    text = "".join(f"line {i} of a file lz4 shrinks\n" for i in range(40000))
+    src.write_text(text)
+    name = f"drover-sbcast-{os.getpid()}-{c.ctld_port}"
+    dest = Path("/tmp") / name
+    try:
+        r = salloc(c, test_user, f"sbcast -v -f -s 100k f {name} && "
+                                 f"srun -N2 md5sum /tmp/{name}")
+        assert r.returncode == 0, r.stderr
+        assert "sbcast: compress   = lz4" in r.stderr
+        assert dest.read_text() == text
+        sums = {line.split()[0] for line in r.stdout.splitlines()}
+        assert len(sums) == 1 and len(r.stdout.splitlines()) == 2
+        # --compress=none overrides the configured compression
+        r = salloc(c, test_user, f"sbcast -v --compress=none -f f {name}")
+        assert r.returncode == 0, r.stderr
+        assert "sbcast: compress   = none" in r.stderr
+        assert dest.read_text() == text
+    finally:
+        if dest.exists():
+            dest.unlink()

@@ -232,6 +232,34 @@ static void slurmd_params_metrics(void **state)
                 "SlurmdParameters=no_such_item: unknown item");
 }
 
+/* BcastParameters=: sbcast's DestDir, compression and send_libs
+ * defaults; unknown items and relative directories refused. */
+static void bcast_params_items(void **state)
+{
+    struct slurm_conf *conf;
+
+    (void)state;
+    conf = parse_ok("ClusterName=c\n", NULL);
+    assert_null(conf->bcast.dest_dir);
+    assert_false(conf->bcast.compress);
+    assert_false(conf->bcast.send_libs);
+    conf_destroy(conf);
+    conf = parse_ok("BcastParameters=DestDir=/scratch,Compression=lz4,"
+                    "no_send_libs\n", NULL);
+    assert_string_equal(conf->bcast.dest_dir, "/scratch");
+    assert_true(conf->bcast.compress);
+    assert_false(conf->bcast.send_libs);
+    conf_destroy(conf);
+    conf = parse_ok("BcastParameters=Compression=none,send_libs\n", NULL);
+    assert_false(conf->bcast.compress);
+    assert_true(conf->bcast.send_libs);
+    conf_destroy(conf);
+    parse_fails("BcastParameters=DestDir=tmp\n", NULL,
+                "BcastParameters=DestDir=tmp: not an absolute path");
+    parse_fails("BcastParameters=Compression=zstd\n", NULL,
+                "BcastParameters=Compression=zstd: unknown item");
+}
+
 static void task_plugin_param_items(void **state)
 {
     struct slurm_conf *conf;
@@ -1252,6 +1280,7 @@ int main(void)
         cmocka_unit_test(expand_node_path),
         cmocka_unit_test(ctld_params_rate_limit),
         cmocka_unit_test(slurmd_params_metrics),
+        cmocka_unit_test(bcast_params_items),
         cmocka_unit_test(task_plugin_param_items),
         cmocka_unit_test(load_from_directory),
         cmocka_unit_test(load_names_included_file_in_errors),
