@@ -29,6 +29,7 @@
 #include "ctld/preempt.h"
 #include "conf/conf_sched_node.h"
 #include "ctld/priority.h"
+#include "ctld/prolog_ctld.h"
 #include "ctld/prolog_env.h"
 #include "ctld/resv.h"
 #include "ctld/step.h"
@@ -160,7 +161,7 @@ static void launch_done(int errnum, const char *errstr, json_t *resp,
     free(lc);
 }
 
-static void launch(struct ctld *ctld, struct job *job)
+void scheduler_launch(struct ctld *ctld, struct job *job)
 {
     long node = job->alloc->node_idx[0];
     const struct conf_node *cn = ctld->nodes->info[node].conf;
@@ -201,7 +202,8 @@ static void job_start(struct ctld *ctld, struct job *job,
     struct ctld_event ev = {.type = CTLD_EV_JOB_STARTED,
                             .t = now,
                             .job_id = job->id,
-                            .alloc = alloc};
+                            .alloc = alloc,
+                            .configuring = prolog_ctld_wanted(ctld)};
 
     if (sched_alloc_release(ctld->nodes->sched, ctld->nodes->count, alloc)
             < 0
@@ -209,8 +211,10 @@ static void job_start(struct ctld *ctld, struct job *job,
         return;
     log_info("sched: Allocate JobId=%u NodeList=%s #CPUs=%u", job->id,
              job->nodes, job->alloc->cpus[0]);
-    if (!job->interactive) /* salloc/srun: the allocation is all */
-        launch(ctld, job);
+    if (job->configuring) /* launched once PrologSlurmctld passed */
+        prolog_ctld_start(ctld, job);
+    else if (!job->interactive) /* salloc/srun: the allocation is all */
+        scheduler_launch(ctld, job);
 }
 
 /* A start not made after all: the nodes' usage the pass counted goes;

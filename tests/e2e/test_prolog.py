@@ -4,7 +4,8 @@ a job: the Prolog before the job's first launch there (the batch script,
 or the first srun step to reach the node), the Epilog at its end, with
 Slurm's environment.  A failing Prolog drains the node ("Prolog error")
 and requeues the batch job held ("launch failed requeued held"); a
-failing Epilog drains the node ("Epilog error").
+failing Epilog drains the node ("Epilog error").  PrologFlags=Serial runs
+them one at a time on a node; the flags Drover does not run are refused.
 
 The scripts here record their environment in <root>/<context>.<job>.<node>,
 fail while <root>/fail-<context> exists and take 4 s while
@@ -15,7 +16,7 @@ import re
 
 import pytest
 
-from cluster import Cluster, run_job
+from cluster import Cluster, ClusterError, run_job
 
 SCRIPT = """#!/bin/sh
 ctx=$SLURM_SCRIPT_CONTEXT
@@ -185,3 +186,53 @@ def test_node_is_completing_while_its_epilog_runs(cluster_root, tmp_path):
                      == "idle\n", timeout=30, what="node01 idle again")
     finally:
         c.down()
+
+
+SERIAL = """#!/bin/sh
+f={root}/serial.$SLURM_JOB_ID.$SLURM_SCRIPT_CONTEXT
+echo "$(/bin/date +%s%N)" > $f.start
+/bin/sleep 1
+echo "$(/bin/date +%s%N)" > $f.end
+"""
+
+
+@pytest.mark.needs_root
+def test_prolog_flags_serial_runs_one_script_at_a_time_on_a_node(
+        cluster_root, tmp_path):
+    """PrologFlags=Serial: jobs started together on one node have their
+    Prologs and Epilogs run one after another, never side by side."""
+    root = cluster_root
+    script = root / "serial.sh"
+    script.write_text(SERIAL.format(root=root))
+    os.chmod(script, 0o755)
+    c = Cluster(root, nodes=1, gpus_per_node=0,
+                up_args=[f"--conf-extra=Prolog={script}",
+                         f"--conf-extra=Epilog={script}",
+                         "--conf-extra=PrologFlags=serial"])
+    try:
+        c.up()
+        cfg = c.run("scontrol", "show", "config", check=True).stdout
+        assert "\nPrologFlags             = Serial\n" in cfg, cfg
+        jobs = [c.sbatch("-n1", "-o", "/dev/null", "--wrap", "true",
+                         cwd=tmp_path) for _ in range(3)]
+        for job in jobs:
+            assert c.wait_job_done(job) == "COMPLETED"
+        ends = [root / f"serial.{j}.{ctx}.end" for j in jobs
+                for ctx in ("prolog_slurmd", "epilog_slurmd")]
+        c.wait_until(lambda: all(p.exists() for p in ends), timeout=30,
+                     what="every Prolog and Epilog ended")
+        runs = sorted((int(p.with_suffix(".start").read_text()),
+                       int(p.read_text())) for p in ends)
+        for (_, end), (start, _) in zip(runs, runs[1:]):
+            assert start >= end, runs  # none began before the last ended
+    finally:
+        c.down()
+
+
+def test_prolog_flags_drover_does_not_run_are_refused_at_start(cluster_root):
+    c = Cluster(cluster_root, nodes=1, gpus_per_node=0,
+                up_args=["--conf-extra=PrologFlags=Serial,Alloc"])
+    with pytest.raises(ClusterError,
+                       match="PrologFlags=Serial,Alloc: flag 'Alloc' is not "
+                             "supported by Drover"):
+        c.up()
