@@ -222,11 +222,12 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
         .status = status, .node = node, .report = report};
 
     /* Step tasks on the other nodes end with the job (the batch host
-     * kills its own). */
-    for (uint32_t i = 1; job->alloc && i < job->alloc->node_count; i++)
+     * kills its own); a job never launched (configuring) has none. */
+    for (uint32_t i = 1; job->alloc && !job->configuring
+                         && i < job->alloc->node_count; i++)
         ctld_job_end_on_node(ctld, job, i, timed_out);
     /* the batch host runs its Epilog as the script's report leaves it */
-    if (job->alloc && !job->interactive && !node_failed)
+    if (job->alloc && !job->interactive && !node_failed && !job->configuring)
         node_epilog_wait(ctld, job->alloc->node_idx[0], job->id);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
@@ -280,6 +281,12 @@ void ctld_job_signal_node(struct ctld *ctld, struct job *job, int signo,
 
     if (!job->alloc)
         return;
+    if (terminate && job->configuring) {
+        /* Never launched (PrologSlurmctld runs, prolog_ctld.h): nothing
+         * on its nodes to end or to confirm the end. */
+        ctld_job_finished(ctld, job, 0, false, false);
+        return;
+    }
     cn = ctld->nodes->info[job->alloc->node_idx[0]].conf;
     sc = xzalloc(sizeof(*sc));
     sc->ctld = ctld;

@@ -247,7 +247,6 @@ static int apply_cancelled(struct ctld *ctld, struct ctld_event *ev)
         return -1;
     job->end_time = ev->t;
     job->cancelled_by = ev->by;
-    job->configuring = false;
     if (job->state == JOB_SUSPENDED)
         job->suspend_time = ev->t; /* its run time stops where it was */
     if (job->state == JOB_RUNNING || job->state == JOB_SUSPENDED) {

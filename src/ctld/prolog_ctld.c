@@ -8,7 +8,6 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "ctld/interactive.h"
 #include "ctld/job_env.h"
 #include "ctld/job_info.h"
 #include "ctld/prog_run.h"
@@ -102,8 +101,8 @@ static void run_unlink(struct prolog_ctld *pc, struct pc_run *r)
 }
 
 /* The configuring 'job' will not launch: a batch job that may requeue is
- * requeued, any other is cancelled.  Nothing of it runs on its nodes
- * yet, so it ends here, without them. */
+ * requeued, any other is cancelled (by SlurmUser).  Nothing of it runs
+ * on its nodes yet, so it ends at once (ctld_job_signal_node()). */
 static void prolog_failed(struct ctld *ctld, struct job *job, const char *why)
 {
     time_t now = ctld_now(ctld);
@@ -115,20 +114,7 @@ static void prolog_failed(struct ctld *ctld, struct job *job, const char *why)
         return;
     }
     log_error("JobId=%u: %s: cancelled", job->id, why);
-    if (job->interactive) {
-        ctld_job_cancel(ctld, job, ctld->slurm_uid);
-    } else {
-        struct ctld_event cancel = {.type = CTLD_EV_JOB_CANCELLED,
-                                    .t = now,
-                                    .job_id = job->id,
-                                    .by = ctld->slurm_uid};
-        struct ctld_event ended = {.type = CTLD_EV_JOB_ENDED,
-                                   .t = now,
-                                   .job_id = job->id,
-                                   .state = JOB_CANCELLED};
-        if (ctld_apply(ctld, &cancel) == 0)
-            ctld_apply(ctld, &ended);
-    }
+    ctld_job_cancel(ctld, job, ctld->slurm_uid);
 }
 
 static void prolog_done(void *arg, bool ok)

@@ -169,7 +169,8 @@ def test_restarted_controller_does_not_run_prolog_slurmctld_again(
         cluster_root, tmp_path):
     """The controller dies while a PrologSlurmctld runs: the one that
     starts again replays the job's start without running it, and requeues
-    the job whose prolog it cannot know passed."""
+    the job whose prolog it cannot know passed.  A configuring job
+    cancelled ends at once."""
     root = cluster_root
     c = ctld_cluster(root)
     try:
@@ -184,6 +185,16 @@ def test_restarted_controller_does_not_run_prolog_slurmctld_again(
         log = c.log_file("droverctld").read_text()
         assert re.search(rf"JobId={job}: PrologSlurmctld interrupted by a "
                          r"controller restart or takeover: requeued", log)
+        assert runs(root, "prolog_slurmctld", job) == 1
+        # scancel of a configuring job: it ends at once (nothing of it
+        # runs on its node), the node free again
+        other = c.sbatch("-o", "/dev/null", "--wrap", "true", cwd=tmp_path)
+        c.wait_until(lambda: runs(root, "prolog_slurmctld", other) == 1,
+                     what="PrologSlurmctld started")
+        c.run("scancel", other, check=True)
+        assert c.wait_job_done(other, timeout=10) == "CANCELLED"
+        c.wait_until(lambda: c.run("sinfo", "-h", "-o", "%t").stdout
+                     == "idle\n", timeout=10, what="node01 idle")
         (root / "hold-prolog_slurmctld").unlink()
         assert runs(root, "prolog_slurmctld", job) == 1
     finally:
