@@ -233,10 +233,12 @@ struct conf_cgroup {
 /* HealthCheckNodeState= words (slurm.conf(5), 22.05): the node states in
  * which droverd runs HealthCheckProgram; CYCLE spreads the nodes' runs
  * over the interval instead of running them all at once. */
-/* PrologFlags= bits (Slurm 22.05's words).  Drover runs Serial; the
- * others are refused at load (conf_prolog.c, docs/compatibility.md). */
+/* PrologFlags= bits (Slurm 22.05's words).  Drover runs Alloc and
+ * Serial, and accepts DeferBatch and NoHold (what its Alloc always does);
+ * the others are refused at load (conf_prolog.c, docs/compatibility.md). */
 enum conf_prolog_flags {
-    CONF_PROLOG_ALLOC = 1 << 0,         /* Alloc */
+    CONF_PROLOG_ALLOC = 1 << 0,         /* Alloc: the Prolog on every node
+                                         * at allocation */
     CONF_PROLOG_CONTAIN = 1 << 1,       /* Contain */
     CONF_PROLOG_DEFER_BATCH = 1 << 2,   /* DeferBatch */
     CONF_PROLOG_FORCE_REQUEUE = 1 << 3, /* ForceRequeueOnFail */

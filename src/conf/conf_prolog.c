@@ -18,13 +18,14 @@
 static const struct {
     const char *word;
     uint32_t flag;
-    bool runs; /* Drover does what Slurm does for it */
+    bool runs; /* Drover does what Slurm does for it (DeferBatch and
+                * NoHold: what Drover's Alloc always does) */
 } prolog_words[] = {
-    { "Alloc", CONF_PROLOG_ALLOC, false },
+    { "Alloc", CONF_PROLOG_ALLOC, true },
     { "Contain", CONF_PROLOG_CONTAIN, false },
-    { "DeferBatch", CONF_PROLOG_DEFER_BATCH, false },
+    { "DeferBatch", CONF_PROLOG_DEFER_BATCH, true },  /* Alloc always */
     { "ForceRequeueOnFail", CONF_PROLOG_FORCE_REQUEUE, false },
-    { "NoHold", CONF_PROLOG_NOHOLD, false },
+    { "NoHold", CONF_PROLOG_NOHOLD, true },  /* salloc never waits */
     { "RunInJob", CONF_PROLOG_RUN_IN_JOB, false },
     { "Serial", CONF_PROLOG_SERIAL, true },
     { "X11", CONF_PROLOG_X11, false },
@@ -55,8 +56,8 @@ const char *conf__set_prolog_flags(uint32_t *field, const char *value)
             return why;
         }
         if (n && !prolog_words[i].runs) {
-            snprintf(why, sizeof(why), "flag '%s' is not supported by "
-                     "Drover (only Serial is; see docs/compatibility.md)",
+            /* short: the error's text holds file, line and value too */
+            snprintf(why, sizeof(why), "flag '%s' unsupported by Drover",
                      prolog_words[i].word);
             return why;
         }

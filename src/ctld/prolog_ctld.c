@@ -3,25 +3,42 @@
  * prolog_ctld.c - PrologSlurmctld= and EpilogSlurmctld= (prolog_ctld.h)
  */
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "proto/client.h"
 #include "ctld/job_env.h"
 #include "ctld/job_info.h"
 #include "ctld/prog_run.h"
 #include "ctld/prolog_ctld.h"
+#include "ctld/prolog_env.h"
 
 /* Programs at once per runner: Slurm starts one thread per job; a cap
  * keeps a burst of starts from forking without bound (the rest wait). */
 #define PROLOG_CTLD_MAX_CHILDREN 64
 #define PROLOG_CTLD_CHECK_MS 1000
 
-/* A PrologSlurmctld this controller runs. */
+struct pc_run;
+
+/* One node's Prolog at allocation (PrologFlags=Alloc). */
+struct pc_node {
+    struct pc_run *run;
+    long node;
+};
+
+/* What a configuring job waits for here: its PrologSlurmctld and, with
+ * PrologFlags=Alloc, each node's Prolog (the pieces). */
 struct pc_run {
     struct ctld *ctld;
     uint32_t job_id, run_id;
+    unsigned pending;      /* pieces not ended */
+    bool failed;           /* a piece failed: the job was requeued or
+                            * cancelled; the others are waited for only
+                            * to free this */
+    struct pc_node *nodes; /* PrologFlags=Alloc: one per node */
     struct pc_run *prev, *next;
 };
 
@@ -85,9 +102,20 @@ char **prolog_ctld_env(const struct ctld *ctld, const struct job *job,
     return e.v;
 }
 
+static bool alloc_prolog(const struct ctld *ctld)
+{
+    return (ctld->conf->prolog_flags & CONF_PROLOG_ALLOC)
+           && ctld->conf->prolog;
+}
+
 bool prolog_ctld_wanted(const struct ctld *ctld)
 {
-    return ctld->conf->prolog_slurmctld != NULL;
+    return ctld->conf->prolog_slurmctld != NULL || alloc_prolog(ctld);
+}
+
+bool prolog_ctld_nodes_know(const struct ctld *ctld, const struct job *job)
+{
+    return !job->configuring || alloc_prolog(ctld);
 }
 
 static void run_unlink(struct prolog_ctld *pc, struct pc_run *r)
@@ -101,51 +129,141 @@ static void run_unlink(struct prolog_ctld *pc, struct pc_run *r)
 }
 
 /* The configuring 'job' will not launch: a batch job that may requeue is
- * requeued, any other is cancelled (by SlurmUser).  Nothing of it runs
- * on its nodes yet, so it ends at once (ctld_job_signal_node()). */
-static void prolog_failed(struct ctld *ctld, struct job *job, const char *why)
+ * requeued (held after a node's Prolog failed, 'held'), any other is
+ * cancelled (by SlurmUser).  Nothing of it runs on its nodes yet, so it
+ * ends at once (ctld_job_signal_node()); nodes that ran its Prolog
+ * (PrologFlags=Alloc) are told the end, and run its Epilog. */
+static void prolog_failed(struct ctld *ctld, struct job *job, const char *why,
+                          bool held)
 {
     time_t now = ctld_now(ctld);
 
     if (!job->interactive && job->requeue) {
-        log_error("JobId=%u: %s: requeued", job->id, why);
-        ctld_job_requeue(ctld, job, now, now + PROLOG_CTLD_REQUEUE_DELAY_S,
-                         true);
+        log_error("JobId=%u: %s: requeued%s", job->id, why,
+                  held ? " held" : "");
+        for (uint32_t e = 0; alloc_prolog(ctld) && e < job->alloc->node_count;
+             e++)
+            ctld_job_end_on_node(ctld, job, e, false);
+        if (held) { /* as a launch refused by a Prolog (scheduler.c) */
+            struct ctld_event ev = {.type = CTLD_EV_JOB_HELD, .t = now,
+                                    .job_id = job->id, .hold = true,
+                                    .admin = true, .launch_failed = true};
+            ctld_job_requeue(ctld, job, now, now, false);
+            ctld_apply(ctld, &ev);
+        } else {
+            ctld_job_requeue(ctld, job, now,
+                             now + PROLOG_CTLD_REQUEUE_DELAY_S, true);
+        }
         return;
     }
     log_error("JobId=%u: %s: cancelled", job->id, why);
     ctld_job_cancel(ctld, job, ctld->slurm_uid);
 }
 
-static void prolog_done(void *arg, bool ok)
+/* The job of 'r' if it still waits for this run's pieces here. */
+static struct job *waiting_job(struct pc_run *r)
 {
-    struct pc_run *r = arg;
     struct ctld *ctld = r->ctld;
-    struct prolog_ctld *pc = ctld->prolog_ctld;
     struct job *job = ctld_job_find(ctld, r->job_id);
 
-    run_unlink(pc, r);
-    /* Cancelled or ended meanwhile, or this controller no longer leads
-     * (the next leader judges the job) */
-    if (pc->stopped || !job || job->run_id != r->run_id
-        || job->state != JOB_RUNNING || !job->configuring
-        || !ctld_active(ctld)) {
+    if (ctld->prolog_ctld->stopped || !job || job->run_id != r->run_id
+        || job->state != JOB_RUNNING || !job->configuring || r->failed
+        || !ctld_active(ctld))
+        return NULL;
+    return job;
+}
+
+/* One piece of 'r' (its PrologSlurmctld, or one node's Prolog) ended.
+ * The first failure ends the wait (requeue or cancel); once every piece
+ * passed the job is configured and a batch job launches.  'r' goes with
+ * its last piece. */
+static void piece_done(struct pc_run *r, bool ok, const char *why,
+                       long node, bool held)
+{
+    struct ctld *ctld = r->ctld;
+    struct job *job = waiting_job(r);
+
+    r->pending--;
+    if (!ok && node >= 0 && !ctld->prolog_ctld->stopped
+        && ctld_active(ctld)) /* each node whose Prolog failed */
+        ctld_node_drain_error(ctld, node, "Prolog error");
+    if (job && !ok) {
+        r->failed = true;
+        prolog_failed(ctld, job, why, held);
+    } else if (job && !r->pending) {
+        struct ctld_event ev = {.type = CTLD_EV_JOB_CONFIGURED,
+                                .t = ctld_now(ctld),
+                                .job_id = job->id};
+        if (ctld_apply(ctld, &ev) == 0) {
+            log_debug("JobId=%u: configured", job->id);
+            if (!job->interactive)
+                scheduler_launch(ctld, job);
+        }
+    }
+    if (!r->pending) {
+        run_unlink(ctld->prolog_ctld, r);
+        free(r->nodes);
         free(r);
-        return;
     }
-    free(r);
-    if (!ok) {
-        prolog_failed(ctld, job, "PrologSlurmctld failed");
-        return;
+}
+
+static void prolog_done(void *arg, bool ok)
+{
+    piece_done(arg, ok, "PrologSlurmctld failed", -1, false);
+}
+
+static void node_prolog_done(int errnum, const char *errstr, json_t *resp,
+                             void *arg)
+{
+    struct pc_node *pn = arg;
+    struct pc_run *r = pn->run;
+    char why[200];
+
+    (void)resp;
+    if (errnum)
+        snprintf(why, sizeof(why), "Prolog on %s (PrologFlags=Alloc): %s",
+                 r->ctld->nodes->names[pn->node],
+                 errstr && *errstr ? errstr : drv_strerror(errnum));
+    /* a failed Prolog drains the node and holds the job, as at a launch;
+     * a node that did not answer only requeues it */
+    piece_done(r, !errnum, why, errnum == EDRV_PROLOG_FAILED ? pn->node : -1,
+               errnum == EDRV_PROLOG_FAILED);
+}
+
+/* PrologFlags=Alloc: each node of the allocation runs its Prolog now
+ * (job_prolog, answered when it ended). */
+static void start_node_prologs(struct ctld *ctld, struct job *job,
+                               struct pc_run *r)
+{
+    const struct slurm_conf *c = ctld->conf;
+    /* the answer comes when the Prolog ended: its limit, or a day */
+    int timeout_s = c->prolog_epilog_timeout_s
+                        ? (int)(c->prolog_epilog_timeout_s
+                                + 2 * c->msg_timeout_s)
+                        : 24 * 3600;
+
+    r->nodes = xzalloc(job->alloc->node_count * sizeof(*r->nodes));
+    for (uint32_t e = 0; e < job->alloc->node_count && !r->failed; e++) {
+        struct pc_node *pn = &r->nodes[e];
+        const struct conf_node *cn;
+        json_t *body = json_pack("{s:I s:I}", "job_id", (json_int_t)job->id,
+                                 "run_id", (json_int_t)job->run_id);
+        json_t *env = prolog_env_json(ctld, job, e);
+
+        if (env)
+            json_object_set_new(body, "prolog_env", env);
+        pn->run = r;
+        pn->node = job->alloc->node_idx[e];
+        cn = ctld->nodes->info[pn->node].conf;
+        r->pending++;
+        if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
+                             "job_prolog", body, timeout_s * 1000,
+                             node_prolog_done, pn)
+            < 0) {
+            log_err("JobId=%u: job_prolog to %s", job->id, cn->name);
+            piece_done(r, false, "job_prolog not sent", -1, false);
+        }
     }
-    struct ctld_event ev = {.type = CTLD_EV_JOB_CONFIGURED,
-                            .t = ctld_now(ctld),
-                            .job_id = job->id};
-    if (ctld_apply(ctld, &ev) < 0)
-        return;
-    log_debug("JobId=%u: PrologSlurmctld passed", job->id);
-    if (!job->interactive)
-        scheduler_launch(ctld, job);
 }
 
 void prolog_ctld_start(struct ctld *ctld, struct job *job)
@@ -154,8 +272,8 @@ void prolog_ctld_start(struct ctld *ctld, struct job *job)
     struct pc_run *r;
     char label[48];
 
-    if (!pc->prolog) { /* not configured now: nothing to wait for */
-        prolog_failed(ctld, job, "no PrologSlurmctld to run");
+    if (!pc->prolog && !alloc_prolog(ctld)) {
+        prolog_failed(ctld, job, "no PrologSlurmctld to run", false);
         return;
     }
     r = xzalloc(sizeof(*r));
@@ -166,9 +284,16 @@ void prolog_ctld_start(struct ctld *ctld, struct job *job)
     if (r->next)
         r->next->prev = r;
     pc->runs = r;
-    snprintf(label, sizeof(label), "JobId=%u", job->id);
-    prog_run_start(pc->prolog, label, NULL, prolog_ctld_env(ctld, job, false),
-                   prolog_done, r);
+    r->pending = 1; /* held while the pieces start */
+    if (pc->prolog) {
+        snprintf(label, sizeof(label), "JobId=%u", job->id);
+        r->pending++;
+        prog_run_start(pc->prolog, label, NULL,
+                       prolog_ctld_env(ctld, job, false), prolog_done, r);
+    }
+    if (alloc_prolog(ctld))
+        start_node_prologs(ctld, job, r);
+    piece_done(r, true, NULL, -1, false); /* the hold */
 }
 
 static bool runs_here(const struct prolog_ctld *pc, const struct job *job)
@@ -198,8 +323,9 @@ static void check_cb(uv_timer_t *t)
     HASH_ITER(hh, ctld->jobs, job, tmp) {
         if (job->state == JOB_RUNNING && job->configuring
             && !runs_here(pc, job))
-            prolog_failed(ctld, job, "PrologSlurmctld interrupted by a "
-                                     "controller restart or takeover");
+            prolog_failed(ctld, job, "PrologSlurmctld or Prolog interrupted "
+                                     "by a controller restart or takeover",
+                          false);
     }
 }
 
@@ -266,6 +392,7 @@ void prolog_ctld_fini(struct ctld *ctld)
     prog_run_destroy(pc->epilog);
     for (r = pc->runs; r; r = next) {
         next = r->next;
+        free(r->nodes);
         free(r);
     }
     free(pc);

@@ -16,6 +16,15 @@
  * PROLOG_CTLD_REQUEUE_DELAY_S later), any other job is cancelled (Slurm:
  * "requeued (where possible) or killed"; only batch jobs requeue).
  *
+ * With PrologFlags=Alloc (and a Prolog=) every node of the allocation
+ * runs its Prolog at once too (job_prolog, answered when it ended,
+ * noded/prolog.h), and the job stays CONFIGURING until all passed: the
+ * batch script starts only then (as Slurm with DeferBatch; its batch host
+ * does not run the Prolog again), srun steps wait, salloc does not.  A
+ * node's failed Prolog drains it ("Prolog error") and requeues the batch
+ * job held ("launch failed requeued held"), as a launch's; a node that
+ * does not answer requeues it; other jobs are cancelled.
+ *
  * Only the controller that applies events runs them (the Raft leader);
  * replayed events run nothing again.  A controller that finds a job
  * CONFIGURING whose PrologSlurmctld it does not run (it restarted, or took
@@ -46,9 +55,15 @@ void prolog_ctld_stop(struct ctld *ctld);
  * left to finish on their own. */
 void prolog_ctld_fini(struct ctld *ctld);
 
-/* Whether a job starting now must wait for PrologSlurmctld (it is set):
- * the job_started event's 'configuring'. */
+/* Whether a job starting now must wait, CONFIGURING (PrologSlurmctld is
+ * set, or PrologFlags=Alloc with a Prolog): the job_started event's
+ * 'configuring'. */
 bool prolog_ctld_wanted(const struct ctld *ctld);
+
+/* Whether the nodes of 'job' know it: it launched, or it is configuring
+ * and they run (or ran) its Prolog (PrologFlags=Alloc), so its end must
+ * reach them (they run its Epilog). */
+bool prolog_ctld_nodes_know(const struct ctld *ctld, const struct job *job);
 
 /* 'job' started CONFIGURING (job_started applied): run PrologSlurmctld
  * for it.  When it passes, job_configured is applied and a batch job is

@@ -231,8 +231,58 @@ def test_prolog_flags_serial_runs_one_script_at_a_time_on_a_node(
 
 def test_prolog_flags_drover_does_not_run_are_refused_at_start(cluster_root):
     c = Cluster(cluster_root, nodes=1, gpus_per_node=0,
-                up_args=["--conf-extra=PrologFlags=Serial,Alloc"])
+                up_args=["--conf-extra=PrologFlags=Serial,Contain"])
     with pytest.raises(ClusterError,
-                       match="PrologFlags=Serial,Alloc: flag 'Alloc' is not "
-                             "supported by Drover"):
+                       match="PrologFlags=Serial,Contain: flag 'Contain' "
+                             "unsupported by Drover"):
         c.up()
+
+
+@pytest.mark.needs_root
+def test_prolog_flags_alloc_runs_the_prolog_on_every_node_at_allocation(
+        cluster_root, tmp_path):
+    """PrologFlags=Alloc: every node of a job runs its Prolog when the job
+    is allocated (a node no step reaches too, and for salloc); the job is
+    CONFIGURING until all passed and only then starts its script.  A
+    failure drains the node and holds the job, as at a launch."""
+    root = cluster_root
+    c = prolog_cluster(root, extra=["--conf-extra=PrologFlags=Alloc"])
+    try:
+        c.up()
+        job, out, err = run_job(
+            c, tmp_path, f"ls {root}/prolog_slurmd.$SLURM_JOB_ID.node02\n",
+            "-N2")
+        # node02 ran it before the script started, though no step goes
+        assert out.startswith(f"{root}/prolog_slurmd.{job}.node02"), \
+            (out, err)
+        for name in ("node01", "node02"):
+            env = wait_env(c, root, "prolog_slurmd", job, name)
+            assert env["SLURM_JOB_NODELIST"] == "node[01-02]"
+            wait_env(c, root, "epilog_slurmd", job, name)
+        # salloc: the Prolog runs on its nodes though nothing launches
+        r = c.run("salloc", "-N2", "/bin/true", timeout=60)
+        m = re.search(r"Granted job allocation (\d+)", r.stderr)
+        assert m, r.stderr
+        for name in ("node01", "node02"):
+            wait_env(c, root, "prolog_slurmd", m.group(1), name)
+        # configuring while the Prologs run
+        (root / "slow-prolog_slurmd").touch()
+        slow = c.sbatch("-N2", "-o", "/dev/null", "--wrap", "true",
+                        cwd=tmp_path)
+        c.wait_until(lambda: c.run("squeue", "-h", "-j", slow, "-o",
+                                   "%t").stdout == "CF\n",
+                     timeout=10, what="the job configuring")
+        (root / "slow-prolog_slurmd").unlink()
+        assert c.wait_job_done(slow) == "COMPLETED"
+        # a failure: drained, held
+        (root / "fail-prolog_slurmd").touch()
+        bad = c.sbatch("-N2", "-o", "/dev/null", "--wrap", "true",
+                       cwd=tmp_path)
+        c.wait_until(lambda: c.run("squeue", "-h", "-j", bad, "-o",
+                                   "%T|%r").stdout
+                     == "PENDING|launch failed requeued held\n",
+                     timeout=30, what="the job held")
+        c.wait_until(lambda: node_reason(c, "node02") == "Prolog error",
+                     timeout=30, what="node02 drained")
+    finally:
+        c.down()

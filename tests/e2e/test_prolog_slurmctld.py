@@ -183,8 +183,9 @@ def test_restarted_controller_does_not_run_prolog_slurmctld_again(
         c.wait_until(lambda: (c.show_job(job) or {}).get("Restarts") == "1",
                      what="the job requeued")
         log = c.log_file("droverctld").read_text()
-        assert re.search(rf"JobId={job}: PrologSlurmctld interrupted by a "
-                         r"controller restart or takeover: requeued", log)
+        assert re.search(rf"JobId={job}: PrologSlurmctld or Prolog "
+                         r"interrupted by a controller restart or takeover: "
+                         r"requeued", log)
         assert runs(root, "prolog_slurmctld", job) == 1
         # scancel of a configuring job: it ends at once (nothing of it
         # runs on its node), the node free again

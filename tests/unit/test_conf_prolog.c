@@ -38,17 +38,20 @@ static void keys_are_parsed(void **state)
 {
     (void)state;
     drv_error_t error = {0};
-    struct slurm_conf *conf = parse("PrologFlags=serial\n"
+    struct slurm_conf *conf = parse("PrologFlags=serial,ALLOC,NoHold,"
+                                    "deferbatch\n"
                                     "PrologSlurmctld=/etc/slurm/pc.sh\n"
                                     "EpilogSlurmctld=/etc/slurm/ec.sh\n",
                                     &error);
     char buf[96];
 
     assert_non_null(conf);
-    assert_int_equal(conf->prolog_flags, CONF_PROLOG_SERIAL);
+    assert_int_equal(conf->prolog_flags,
+                     CONF_PROLOG_SERIAL | CONF_PROLOG_ALLOC
+                         | CONF_PROLOG_NOHOLD | CONF_PROLOG_DEFER_BATCH);
     assert_string_equal(conf_prolog_flags_string(conf->prolog_flags, buf,
                                                  sizeof(buf)),
-                        "Serial");
+                        "Alloc,DeferBatch,NoHold,Serial");
     assert_string_equal(conf->prolog_slurmctld, "/etc/slurm/pc.sh");
     assert_string_equal(conf->epilog_slurmctld, "/etc/slurm/ec.sh");
     conf_destroy(conf);
@@ -75,15 +78,14 @@ static void bad_values_are_refused(void **state)
     } cases[] = {
         {"PrologFlags=Serial,Bogus\n",
          "slurm.conf:1: PrologFlags=Serial,Bogus: unknown flag 'Bogus'"},
-        {"PrologFlags=Alloc\n",
-         "PrologFlags=Alloc: flag 'Alloc' is not supported by Drover"},
-        {"PrologFlags=serial,contain\n", "flag 'Contain' is not supported"},
-        {"PrologFlags=DeferBatch\n", "flag 'DeferBatch' is not supported"},
+        {"PrologFlags=Alloc,Contain\n",
+         "PrologFlags=Alloc,Contain: flag 'Contain' unsupported by Drover"},
+        {"PrologFlags=serial,contain\n",
+         "flag 'Contain' unsupported by Drover"},
         {"PrologFlags=ForceRequeueOnFail\n",
-         "flag 'ForceRequeueOnFail' is not supported"},
-        {"PrologFlags=NoHold\n", "flag 'NoHold' is not supported"},
-        {"PrologFlags=RunInJob\n", "flag 'RunInJob' is not supported"},
-        {"PrologFlags=X11\n", "flag 'X11' is not supported"},
+         "flag 'ForceRequeueOnFail' unsupported by Drover"},
+        {"PrologFlags=RunInJob\n", "flag 'RunInJob' unsupported by Drover"},
+        {"PrologFlags=X11\n", "flag 'X11' unsupported by Drover"},
         {"PrologSlurmctld=pc.sh\n",
          "PrologSlurmctld=pc.sh: not an absolute path"},
         {"EpilogSlurmctld=ec.sh\n",
