@@ -13,6 +13,7 @@ The script records its uid and environment in <root>/<context>.<job>
 import os
 import pwd
 import re
+import signal
 import subprocess
 
 import pytest
@@ -34,12 +35,12 @@ exit 0
 """
 
 
-def ctld_cluster(root, nodes=1):
+def ctld_cluster(root, nodes=1, extra=()):
     script = root / "pc.sh"
     script.write_text(SCRIPT.format(root=root))
     os.chmod(script, 0o755)
     args = [f"--conf-extra=PrologSlurmctld={script}",
-            f"--conf-extra=EpilogSlurmctld={script}"]
+            f"--conf-extra=EpilogSlurmctld={script}", *extra]
     return Cluster(root, nodes=nodes, gpus_per_node=0, up_args=args)
 
 
@@ -198,5 +199,39 @@ def test_restarted_controller_does_not_run_prolog_slurmctld_again(
                      == "idle\n", timeout=10, what="node01 idle")
         (root / "hold-prolog_slurmctld").unlink()
         assert runs(root, "prolog_slurmctld", job) == 1
+    finally:
+        c.down()
+
+
+@pytest.mark.needs_root
+def test_three_controllers_only_the_leader_runs_them_never_twice(
+        cluster_root, tmp_path):
+    """With three controllers (Raft) only the leader runs PrologSlurmctld
+    and EpilogSlurmctld; a new leader after a kill -9 of the one running
+    a PrologSlurmctld requeues that job without running it again."""
+    root = cluster_root
+    c = ctld_cluster(root, extra=["--controllers=3"])
+    try:
+        c.up()
+        leader = c.leader()
+        job = c.sbatch("-o", "/dev/null", "--wrap", "true", cwd=tmp_path)
+        assert c.wait_job_done(job) == "COMPLETED"
+        wait_env(c, root, "epilog_slurmctld", job)
+        (root / "hold-prolog_slurmctld").touch()
+        held = c.sbatch("-o", "/dev/null", "--wrap", "true", cwd=tmp_path)
+        c.wait_until(lambda: runs(root, "prolog_slurmctld", held) == 1,
+                     what="PrologSlurmctld started")
+        c.kill(leader, signal.SIGKILL)
+        new = c.leader(timeout=30)
+        assert new != leader
+        c.wait_until(lambda: (c.show_job(held) or {}).get("Restarts") == "1",
+                     timeout=60, what="the job requeued by the new leader")
+        assert re.search(rf"JobId={held}: PrologSlurmctld or Prolog "
+                         r"interrupted by a controller restart or takeover",
+                         c.log_file(new).read_text())
+        (root / "hold-prolog_slurmctld").unlink()
+        assert runs(root, "prolog_slurmctld", job) == 1
+        assert runs(root, "epilog_slurmctld", job) == 1
+        assert runs(root, "prolog_slurmctld", held) == 1
     finally:
         c.down()
