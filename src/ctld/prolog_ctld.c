@@ -243,7 +243,8 @@ static void start_node_prologs(struct ctld *ctld, struct job *job,
                         : 24 * 3600;
 
     r->nodes = xzalloc(job->alloc->node_count * sizeof(*r->nodes));
-    for (uint32_t e = 0; e < job->alloc->node_count && !r->failed; e++) {
+    /* a call not sent fails the job at once: its allocation goes */
+    for (uint32_t e = 0; !r->failed && e < job->alloc->node_count; e++) {
         struct pc_node *pn = &r->nodes[e];
         const struct conf_node *cn;
         json_t *body = json_pack("{s:I s:I}", "job_id", (json_int_t)job->id,

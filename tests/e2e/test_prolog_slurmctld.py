@@ -4,7 +4,8 @@ as SlurmUser: PrologSlurmctld when a job is allocated (the job is
 CONFIGURING, CF, and does not launch until it passed), EpilogSlurmctld
 when the job ends, each with Slurm's environment.  A failing
 PrologSlurmctld requeues a batch job (where it may requeue) or cancels the
-job.  Only the running controller runs them, never twice for one start.
+job.  Only the running controller (the Raft leader) runs them, never
+twice for one start.
 
 The script records its uid and environment in <root>/<context>.<job>
 (and one line per run in <root>/<context>.<job>.runs); it waits while

@@ -81,7 +81,8 @@ static void delivers_every_mail_with_argv_and_env(void **state)
 
     (void)state;
     uv_loop_init(&loop);
-    r = prog_run_create(&loop, "MailProg", prog, 0, 0, 10000, MAIL_RUN_MAX_CHILDREN);
+    r = prog_run_create(&loop, "MailProg", prog, 0, 0, 10000,
+                        MAIL_RUN_MAX_CHILDREN);
     for (int i = 0; i < MAIL_RUN_MAX_CHILDREN + 8; i++) {
         char bar[32];
         snprintf(bar, sizeof(bar), "BAR=%d", i);
@@ -119,12 +120,14 @@ static void missing_or_hanging_program_is_only_logged(void **state)
 
     (void)state;
     uv_loop_init(&loop);
-    r = prog_run_create(&loop, "MailProg", missing, 0, 0, 10000, MAIL_RUN_MAX_CHILDREN);
+    r = prog_run_create(&loop, "MailProg", missing, 0, 0, 10000,
+                        MAIL_RUN_MAX_CHILDREN);
     prog_run_start(r, "mail", mail_args("s"), env_of("A=1", "B=2"), NULL,
                    NULL);
     run_until_idle(&loop, r);
     prog_run_destroy(r);
-    r = prog_run_create(&loop, "MailProg", hang, 0, 0, 200, MAIL_RUN_MAX_CHILDREN);
+    r = prog_run_create(&loop, "MailProg", hang, 0, 0, 200,
+                        MAIL_RUN_MAX_CHILDREN);
     t0 = uv_hrtime();
     prog_run_start(r, "mail", mail_args("s"), env_of("A=1", "B=2"), NULL,
                    NULL);
@@ -205,7 +208,8 @@ static void destroy_after_the_loop_closed_frees_running_children(void **state)
 
     (void)state;
     uv_loop_init(&loop);
-    r = prog_run_create(&loop, "MailProg", hang, 0, 0, 10000, MAIL_RUN_MAX_CHILDREN);
+    r = prog_run_create(&loop, "MailProg", hang, 0, 0, 10000,
+                        MAIL_RUN_MAX_CHILDREN);
     prog_run_start(r, "mail", mail_args("s"), env_of("A=1", "B=2"), NULL,
                    NULL);
     prog_run_start(r, "mail", mail_args("s"), env_of("A=1", "B=2"), NULL,
