@@ -44,6 +44,7 @@ enum key_type {
     KEY_HEALTH_STATE, /* uint32_t enum conf_health_state (conf_health.c) */
     KEY_JOB_CONTAINER, /* char *, job_container/none|tmpfs (conf_health.c) */
     KEY_RLIMITS,   /* char *, checked: ALL, NONE or names (rlimits.h) */
+    KEY_PROLOG_FLAGS, /* uint32_t enum conf_prolog_flags (conf_prolog.c) */
 };
 
 struct conf_key {
@@ -133,6 +134,9 @@ static const struct conf_key conf_keys[] = {
     { "Prolog",            KEY_ABS_PATH,  FIELD(prolog),             NULL, 0 },
     { "Epilog",            KEY_ABS_PATH,  FIELD(epilog),             NULL, 0 },
     { "PrologEpilogTimeout", KEY_UINT32,  FIELD(prolog_epilog_timeout_s), "0", 0 },
+    { "PrologFlags",       KEY_PROLOG_FLAGS, FIELD(prolog_flags),    NULL, 0 },
+    { "PrologSlurmctld",   KEY_ABS_PATH,  FIELD(prolog_slurmctld),   NULL, 0 },
+    { "EpilogSlurmctld",   KEY_ABS_PATH,  FIELD(epilog_slurmctld),   NULL, 0 },
     { "TaskProlog",        KEY_ABS_PATH,  FIELD(task_prolog),        NULL, 0 },
     { "TaskEpilog",        KEY_ABS_PATH,  FIELD(task_epilog),        NULL, 0 },
     { "PropagateResourceLimits", KEY_RLIMITS, FIELD(propagate_rlimits), "ALL", 0 },
@@ -166,7 +170,7 @@ static const struct conf_key conf_keys[] = {
     IGNORED("DefaultStorageUser"), IGNORED("DependencyParameters"),
     IGNORED("DisableRootJobs"), IGNORED("EioTimeout"),
     IGNORED("EpilogMsgTime"),
-    IGNORED("EpilogSlurmctld"), IGNORED("ExtSensorsFreq"),
+    IGNORED("ExtSensorsFreq"),
     IGNORED("ExtSensorsType"),
     IGNORED("FastSchedule"), IGNORED("FederationParameters"),
     IGNORED("GetEnvTimeout"), IGNORED("GpuFreqDef"),
@@ -193,7 +197,6 @@ static const struct conf_key conf_keys[] = {
     IGNORED("PriorityParameters"),
     IGNORED("PrioritySiteFactorParameters"),
     IGNORED("PrioritySiteFactorPlugin"),
-    IGNORED("PrologFlags"), IGNORED("PrologSlurmctld"),
     IGNORED("PropagatePrioProcess"), IGNORED("RebootProgram"),
     IGNORED("ReconfigFlags"), IGNORED("RequeueExit"),
     IGNORED("RequeueExitHold"), IGNORED("ResumeFailProgram"),
@@ -550,6 +553,8 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
         return conf__set_string(field, value, strlen(value)) < 0 ? "" : NULL;
     case KEY_HEALTH_STATE:
         return conf__set_health_state((uint32_t *)field, value);
+    case KEY_PROLOG_FLAGS:
+        return conf__set_prolog_flags((uint32_t *)field, value);
     case KEY_JOB_CONTAINER:
         return conf__set_job_container(field, value);
     case KEY_RLIMITS: {

@@ -233,6 +233,22 @@ struct conf_cgroup {
 /* HealthCheckNodeState= words (slurm.conf(5), 22.05): the node states in
  * which droverd runs HealthCheckProgram; CYCLE spreads the nodes' runs
  * over the interval instead of running them all at once. */
+/* PrologFlags= bits (Slurm 22.05's words).  Drover runs Alloc and
+ * Serial, and accepts DeferBatch and NoHold (what its Alloc always does);
+ * the others are refused at load (conf_prolog.c, docs/compatibility.md). */
+enum conf_prolog_flags {
+    CONF_PROLOG_ALLOC = 1 << 0,         /* Alloc: the Prolog on every node
+                                         * at allocation */
+    CONF_PROLOG_CONTAIN = 1 << 1,       /* Contain */
+    CONF_PROLOG_DEFER_BATCH = 1 << 2,   /* DeferBatch */
+    CONF_PROLOG_FORCE_REQUEUE = 1 << 3, /* ForceRequeueOnFail */
+    CONF_PROLOG_NOHOLD = 1 << 4,        /* NoHold */
+    CONF_PROLOG_RUN_IN_JOB = 1 << 5,    /* RunInJob */
+    CONF_PROLOG_SERIAL = 1 << 6,        /* Serial: one Prolog or Epilog at
+                                         * a time on a node */
+    CONF_PROLOG_X11 = 1 << 7,           /* X11 */
+};
+
 enum conf_health_state {
     CONF_HEALTH_IDLE = 1 << 0,            /* IDLE (drained or not) */
     CONF_HEALTH_ALLOC = 1 << 1,           /* ALLOCATED: every CPU taken */
@@ -507,7 +523,15 @@ struct slurm_conf {
                                * of its nodes, or NULL */
     uint32_t prolog_epilog_timeout_s; /* PrologEpilogTimeout=, seconds;
                                        * 0 (Slurm's default 65534 too):
-                                       * no limit */
+                                       * no limit; also PrologSlurmctld's
+                                       * and EpilogSlurmctld's */
+    uint32_t prolog_flags;    /* PrologFlags=: enum conf_prolog_flags */
+    char *prolog_slurmctld;   /* PrologSlurmctld=: run by the controller as
+                               * SlurmUser when a job is allocated, before
+                               * it launches (ctld/prolog_ctld.h), an
+                               * absolute path, or NULL */
+    char *epilog_slurmctld;   /* EpilogSlurmctld=: likewise when a job that
+                               * was allocated ends, or NULL */
     char *mail_prog;          /* MailProg=, the program the controller
                                * runs for job mail (ctld/mail.h),
                                * "/bin/mail" */
@@ -653,6 +677,11 @@ char *conf_enforce_string(uint32_t flags, char *buf, size_t size);
  * scontrol show config prints them: "CYCLE,ANY", "IDLE,MIXED".  Writes at
  * most 'size' bytes (64 are always enough) into 'buf'; returns buf. */
 char *conf_health_state_string(uint32_t flags, char *buf, size_t size);
+
+/* PrologFlags= bits (enum conf_prolog_flags) as Slurm's scontrol show
+ * config prints them ("Serial"), or "(null)" for none.  Writes at most
+ * 'size' bytes (96 are always enough) into 'buf'; returns buf. */
+char *conf_prolog_flags_string(uint32_t flags, char *buf, size_t size);
 
 /* Node 'node''s job_container.conf settings into *jc (see struct conf_jc).
  * Returns 0; -1 with errno ENOENT when no line names the node (Slurm:

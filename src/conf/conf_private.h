@@ -243,6 +243,11 @@ char *conf__flags_string(uint32_t flags, const struct flag_word *words,
                          size_t n_words, const char *empty, char *buf,
                          size_t size);
 
+/* PrologFlags= (a comma list of Slurm's flag words, any case; those
+ * Drover does not run refused by name), in conf_prolog.c.  Returns NULL,
+ * or why the value is refused (valid until the next call). */
+const char *conf__set_prolog_flags(uint32_t *field, const char *value);
+
 /* HealthCheckNodeState= (a comma list; CYCLE alone means CYCLE,ANY) and
  * JobContainerType= (job_container/none or job_container/tmpfs), in
  * conf_health.c.  Return NULL, or why the value is refused ("" ENOMEM). */

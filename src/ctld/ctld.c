@@ -24,6 +24,7 @@
 #include "ctld/part_access.h"
 #include "ctld/preempt.h"
 #include "ctld/node_epilog.h"
+#include "ctld/prolog_ctld.h"
 #include "ctld/prolog_env.h"
 #include "ctld/state.h"
 #include "ctld/stats.h"
@@ -222,11 +223,13 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
         .status = status, .node = node, .report = report};
 
     /* Step tasks on the other nodes end with the job (the batch host
-     * kills its own). */
-    for (uint32_t i = 1; job->alloc && i < job->alloc->node_count; i++)
+     * kills its own); a job never launched (configuring) has none, and
+     * its nodes know it only from their Prolog (PrologFlags=Alloc). */
+    for (uint32_t i = 1; job->alloc && prolog_ctld_nodes_know(ctld, job)
+                         && i < job->alloc->node_count; i++)
         ctld_job_end_on_node(ctld, job, i, timed_out);
     /* the batch host runs its Epilog as the script's report leaves it */
-    if (job->alloc && !job->interactive && !node_failed)
+    if (job->alloc && !job->interactive && !node_failed && !job->configuring)
         node_epilog_wait(ctld, job->alloc->node_idx[0], job->id);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
@@ -280,6 +283,15 @@ void ctld_job_signal_node(struct ctld *ctld, struct job *job, int signo,
 
     if (!job->alloc)
         return;
+    if (terminate && job->configuring) {
+        /* Never launched (prolog_ctld.h): nothing on its nodes to end or
+         * to confirm the end, but the batch host's Prolog with
+         * PrologFlags=Alloc (its Epilog then runs). */
+        if (prolog_ctld_nodes_know(ctld, job))
+            ctld_job_end_on_node(ctld, job, 0, false);
+        ctld_job_finished(ctld, job, 0, false, false);
+        return;
+    }
     cn = ctld->nodes->info[job->alloc->node_idx[0]].conf;
     sc = xzalloc(sizeof(*sc));
     sc->ctld = ctld;

@@ -74,6 +74,9 @@ struct ctld {
     struct resv *resvs;        /* reservations (resv.h), uthash by name */
     struct mail *mail;         /* job mail (mail.h); NULL before
                                 * mail_init() */
+    struct prolog_ctld *prolog_ctld; /* PrologSlurmctld/EpilogSlurmctld
+                                      * (prolog_ctld.h); NULL before
+                                      * prolog_ctld_init() */
     struct ctld_priority *priority; /* priorities, fair-share usage
                                      * (priority.h) */
     bitmap_t *planned_nodes;   /* nodes the last pass planned a waiting
@@ -144,6 +147,11 @@ void ctld_job_requeue(struct ctld *ctld, struct job *job, time_t now,
 
 /* Ask for a scheduling pass on the next loop iteration. */
 void scheduler_request(struct ctld *ctld);
+
+/* Send 'job' (running, allocated, not interactive) its batch_launch: the
+ * batch host starts its script.  Asynchronous; a refused launch requeues
+ * it (scheduler.c). */
+void scheduler_launch(struct ctld *ctld, struct job *job);
 
 /* Start the requested pass on the next loop turn (called after the
  * journal flush). */

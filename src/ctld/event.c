@@ -18,6 +18,7 @@
 #include "ctld/depend.h"
 #include "ctld/enforce.h"
 #include "ctld/mail.h"
+#include "ctld/prolog_ctld.h"
 #include "ctld/event.h"
 #include "ctld/ha.h"
 #include "ctld/event_record.h"
@@ -146,6 +147,7 @@ static int apply_started(struct ctld *ctld, struct ctld_event *ev)
     }
     job->run_id++;
     job->state = JOB_RUNNING;
+    job->configuring = ev->configuring;
     job->reason = JOB_REASON_NONE;
     job->start_time = ev->t;
     job->end_time = 0;
@@ -189,6 +191,7 @@ static int apply_ended(struct ctld *ctld, struct ctld_event *ev)
     alloc_release(ctld, job, ev->t);
     job->exit_status = ev->status;
     job->state = (enum job_state)ev->state;
+    job->configuring = false;
     if (!job->end_time || !job->cancel_requested)
         job->end_time = ev->t;
     job->completing = false;
@@ -205,6 +208,7 @@ static int apply_requeued(struct ctld *ctld, struct ctld_event *ev)
         return -1;
     alloc_release(ctld, job, ev->t);
     job->state = JOB_PENDING;
+    job->configuring = false;
     /* A hold (scontrol hold while it ran, requeuehold) stays, as Slurm. */
     job->reason = !job->hold         ? JOB_REASON_NONE
                   : job->hold_admin ? JOB_REASON_HELD_ADMIN
@@ -455,6 +459,16 @@ static int apply_resv(struct ctld *ctld, struct ctld_event *ev)
     return resv_apply(ctld, ev->resv);
 }
 
+static int apply_configured(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = find_job(ctld, ev);
+
+    if (!job || job->state != JOB_RUNNING || !job->configuring)
+        return -1;
+    job->configuring = false;
+    return 0;
+}
+
 static int apply_priority_calc(struct ctld *ctld, struct ctld_event *ev)
 {
     priority_calc_apply(ctld, ev->t, ev->reset);
@@ -484,6 +498,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_JOB_PREEMPTED] = apply_preempted,
     [CTLD_EV_RESV_CHANGED] = apply_resv,
     [CTLD_EV_PRIORITY_CALC] = apply_priority_calc,
+    [CTLD_EV_JOB_CONFIGURED] = apply_configured,
 };
 
 /* --- subscribers --------------------------------------------------------- */
@@ -572,6 +587,7 @@ static void (*const subscribers[])(struct ctld *, const struct ctld_event *) = {
     stats_event,
     enforce_event,
     mail_event,
+    prolog_ctld_event,
 };
 
 int ctld_apply(struct ctld *ctld, struct ctld_event *ev)

@@ -41,7 +41,9 @@ enum ctld_event_type {
      * from now on), with its script; its id is above every one before. */
     CTLD_EV_JOB_SUBMITTED,
     /* 'job_id' starts on 'alloc' (stolen): RUNNING at 't', its run_id
-     * advances, its batch step begins and the nodes' usage grows. */
+     * advances, its batch step begins and the nodes' usage grows; with
+     * 'configuring' it is CONFIGURING (PrologSlurmctld runs, prolog_ctld.h)
+     * until CTLD_EV_JOB_CONFIGURED. */
     CTLD_EV_JOB_STARTED,
     /* 'job_id' left its nodes and ended in 'state' (enum job_state, a
      * final one) with raw wait status 'status' at 't': the allocation is
@@ -116,6 +118,9 @@ enum ctld_event_type {
      * cleared first with 'reset'), running jobs are charged, pending jobs'
      * priorities computed again. */
     CTLD_EV_PRIORITY_CALC,
+    /* The PrologSlurmctld of the running, configuring 'job_id' passed: it
+     * is no longer CONFIGURING and may launch (prolog_ctld.h). */
+    CTLD_EV_JOB_CONFIGURED,
     CTLD_EV_TYPE_COUNT,
 };
 
@@ -127,6 +132,7 @@ struct ctld_event {
     uint32_t step_id;
     struct job *job;             /* JOB_SUBMITTED (stolen) */
     struct sched_alloc *alloc;   /* JOB_STARTED (stolen) */
+    bool configuring;            /* JOB_STARTED: PrologSlurmctld first */
     struct job_step *step;       /* STEP_STARTED (stolen) */
     int state;                   /* JOB_ENDED, STEP_ENDED: enum job_state */
     int status;                  /* JOB_ENDED: raw wait status */

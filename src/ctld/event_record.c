@@ -4,7 +4,8 @@
  *
  * A record is {"ev":NAME,"t":T} and the event's own keys:
  *   job_submitted  job (the whole record, with its script)
- *   job_started    job_id, alloc ([{"node","cpus","mem_mib","gpus",...}])
+ *   job_started    job_id, alloc ([{"node","cpus","mem_mib","gpus",...}]),
+ *                  configuring (only when true)
  *   job_ended      job_id, state, status, node and report (the batch
  *                  host's completion: status and usage) when it sent one
  *   job_requeued   job_id, eligible_time, restart
@@ -25,6 +26,7 @@
  *   job_preempted  job_id, requeue
  *   resv_changed   change ({"op","resv":record})
  *   priority_calc  reset
+ *   job_configured job_id
  *
  * Journals of the first event format also hold "job_changed" records
  * (the whole record without its allocation and steps): replay reads them.
@@ -63,6 +65,7 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_JOB_PREEMPTED] = "job_preempted",
     [CTLD_EV_RESV_CHANGED] = "resv_changed",
     [CTLD_EV_PRIORITY_CALC] = "priority_calc",
+    [CTLD_EV_JOB_CONFIGURED] = "job_configured",
 };
 
 /* The keys of a step report that change the step (job_step_add_usage()). */
@@ -110,6 +113,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
     case CTLD_EV_JOB_STARTED:
         if (!job || !job->alloc)
             return -1;
+        if (ev->configuring)
+            json_object_set_new(o, "configuring", json_true());
         return json_object_set_new(
             o, "alloc", job_alloc_to_json(job->alloc, ctld->nodes->names));
     case CTLD_EV_JOB_ENDED:
@@ -282,6 +287,7 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
                                        error);
         return ev->job ? 0 : -1;
     case CTLD_EV_JOB_STARTED:
+        ev->configuring = json_is_true(json_object_get(rec, "configuring"));
         ev->alloc = job_alloc_from_json(json_object_get(rec, "alloc"),
                                         node_table_index_cb, ctld->nodes,
                                         error);

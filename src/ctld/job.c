@@ -215,6 +215,7 @@ static const struct job_field {
     F("gang_suspended", K_BOOL, gang_suspended, F_OMIT_ZERO),
     F("oversubscribe", K_BOOL, oversub_req, F_OMIT_ZERO),
     F("completing", K_BOOL, completing, 0),
+    F("configuring", K_BOOL, configuring, F_OMIT_ZERO),
     F("cancel_requested", K_BOOL, cancel_requested, 0),
     F("requeue_requested", K_BOOL, requeue_requested, 0),
     F("cancelled_by", K_I64, cancelled_by, F_OMIT_NEG),

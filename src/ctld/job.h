@@ -97,6 +97,9 @@ struct job {
                             * (epoch seconds; the slip guard), 0 = none;
                             * not journaled */
     bool completing;       /* ended or signalled; node has not confirmed */
+    bool configuring;      /* running, PrologSlurmctld not yet passed:
+                            * not launched (Slurm's CONFIGURING flag,
+                            * prolog_ctld.h) */
     bool cancel_requested; /* scancel of a running job: end as CANCELLED */
     bool requeue_requested;/* scontrol requeue of a running job */
     bool hold;

@@ -15,11 +15,11 @@
 #include "ctld/array.h"
 #include "ctld/mail.h"
 #include "ctld/mail_env.h"
-#include "ctld/mail_run.h"
+#include "ctld/prog_run.h"
 #include "proto/job_state.h"
 
 struct mail {
-    struct mail_run *run;
+    struct prog_run *run;
     uv_timer_t timer;
     bool primed; /* the time shares passed before this controller became
                   * the one that mails are marked sent */
@@ -107,8 +107,17 @@ static void mail_send(struct ctld *ctld, const struct mail_what *what)
     mail_subject_write(&m, subject, sizeof(subject));
     to = job->mail_user ? xstrdup(job->mail_user)
                         : mail_default_user(ctld, job);
-    if (mail_check_user(to, NULL) == 0) /* refused at submission already */
-        mail_run_send(ctld->mail->run, subject, to, mail_env(ctld, w, m.secs));
+    if (mail_check_user(to, NULL) == 0) { /* refused at submission already */
+        char **args = xzalloc(4 * sizeof(*args));
+        char *label = xasprintf("mail to %s \"%s\"", to, subject);
+
+        args[0] = xstrdup("-s");
+        args[1] = xstrdup(subject);
+        args[2] = xstrdup(to);
+        prog_run_start(ctld->mail->run, label, args,
+                       mail_env(ctld, w, m.secs), NULL, NULL);
+        free(label);
+    }
     free(to);
 }
 
@@ -314,9 +323,10 @@ int mail_init(struct ctld *ctld, drv_error_t *error)
     struct mail *m = xzalloc(sizeof(*m));
 
     (void)error;
-    m->run = mail_run_create(ctld->loop, ctld->conf->mail_prog,
+    m->run = prog_run_create(ctld->loop, "MailProg", ctld->conf->mail_prog,
                              ctld->slurm_uid, pw ? pw->pw_gid : 0,
-                             MAIL_TIMEOUT_S * 1000ull);
+                             MAIL_TIMEOUT_S * 1000ull,
+                             MAIL_RUN_MAX_CHILDREN);
     uv_timer_init(ctld->loop, &m->timer);
     m->timer.data = ctld;
     uv_timer_start(&m->timer, check_cb, MAIL_CHECK_MS, MAIL_CHECK_MS);
@@ -329,7 +339,7 @@ void mail_fini(struct ctld *ctld)
 {
     if (!ctld->mail)
         return;
-    mail_run_destroy(ctld->mail->run);
+    prog_run_destroy(ctld->mail->run);
     free(ctld->mail);
     ctld->mail = NULL;
 }

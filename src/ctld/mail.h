@@ -21,7 +21,8 @@
  *
  * Never blocks the loop: uv_spawn, the exit reaped by libuv, a child
  * killed after MAIL_TIMEOUT_S, at most MAIL_RUN_MAX_CHILDREN at once (the
- * rest wait in order; mail_run.h).  A MailProg that cannot run is a log line per mail,
+ * rest wait in order; prog_run.h).  A MailProg that cannot run is a log
+ * line per mail,
  * never a failure of the job.  Replayed events (a restart, a Raft
  * follower) notify no subscriber, so they send nothing again; after a
  * restart or a takeover the time-limit shares already passed are marked

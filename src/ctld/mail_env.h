@@ -37,7 +37,7 @@ struct mail_what {
 
 /* The environment of the mail 'w' whose subject shows 'secs' (-1: none):
  * a NULL-terminated array of "NAME=value" strings, each and the array
- * malloc'd (mail_run_send() takes it). */
+ * malloc'd (prog_run_start() takes it). */
 char **mail_env(const struct ctld *ctld, const struct mail_what *w,
                 int64_t secs);
 

@@ -24,6 +24,7 @@
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/mail.h"
+#include "ctld/prolog_ctld.h"
 #include "ctld/event.h"
 #include "ctld/ha.h"
 #include "ctld/rpc_gate.h"
@@ -290,6 +291,8 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         log_fatal("auth/jwt: %s", error.text);
     if (mail_init(ctld, &error) < 0)
         log_fatal("MailProg: %s", error.text);
+    if (prolog_ctld_init(ctld, &error) < 0)
+        log_fatal("PrologSlurmctld: %s", error.text);
     if (acct_init(ctld, &error) < 0)
         log_fatal("accounting spool: %s", error.text);
     if (!ctld->ha)
@@ -376,8 +379,10 @@ static void ctld_fini(struct ctld *ctld)
     rpc_gate_fini(ctld);
     acct_fini(ctld);
     ha_stop(ctld->ha);
+    prolog_ctld_stop(ctld);
     daemon_close_loop(ctld->loop);
     mail_fini(ctld); /* after the loop closed its children's handles */
+    prolog_ctld_fini(ctld);
     ha_destroy(ctld->ha);
     enforce_fini(ctld);
     priority_fini(ctld);
@@ -416,6 +421,10 @@ int main(int argc, char **argv)
     ctld_start_handles(&ctld);
     priority_start(&ctld);
     daemon_write_pidfile(ctld.conf->ctld_pid_file);
+    if (ctld.conf->prolog_flags & CONF_PROLOG_CONTAIN)
+        log_info("PrologFlags=Contain: the Prolog runs at allocation (as "
+                 "Alloc); Drover makes no extern step, so pam_slurm_adopt "
+                 "finds none to adopt into (docs/compatibility.md)");
     log_info("droverctld %s started on port %u", DROVER_VERSION,
              ctld.conf->ctld_port);
     if (ctld_active(&ctld))

@@ -70,3 +70,11 @@ json_t *prolog_env_json(const struct ctld *ctld, const struct job *job,
             job_info_mps_percent(ctld, job, e));
     return env;
 }
+
+int prolog_answer_timeout_ms(const struct slurm_conf *c)
+{
+    return c->prolog_epilog_timeout_s
+               ? (int)(c->prolog_epilog_timeout_s + 2 * c->msg_timeout_s)
+                     * 1000
+               : 24 * 3600 * 1000;
+}

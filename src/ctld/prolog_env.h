@@ -32,4 +32,10 @@
 json_t *prolog_env_json(const struct ctld *ctld, const struct job *job,
                         uint32_t e);
 
+/* Milliseconds to wait for a node's answer that comes only once its
+ * Prolog ended (batch_launch with a Prolog=, job_prolog): the Prolog's
+ * PrologEpilogTimeout plus twice MessageTimeout, or a day when
+ * PrologEpilogTimeout is 0 (Slurm's: no limit). */
+int prolog_answer_timeout_ms(const struct slurm_conf *c);
+
 #endif /* !DROVER_CTLD_PROLOG_ENV_H */

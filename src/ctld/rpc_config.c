@@ -101,6 +101,12 @@ static json_t *config_values(const struct slurm_conf *c)
     set_s(o, "MailDomain", c->mail_domain);
     set_s(o, "TaskProlog", c->task_prolog);
     set_s(o, "TaskEpilog", c->task_epilog);
+    set_s(o, "Prolog", c->prolog);
+    set_s(o, "Epilog", c->epilog);
+    set_s(o, "PrologSlurmctld", c->prolog_slurmctld);
+    set_s(o, "EpilogSlurmctld", c->epilog_slurmctld);
+    set_s(o, "PrologFlags",
+          conf_prolog_flags_string(c->prolog_flags, buf, sizeof(buf)));
     set_s(o, "PropagateResourceLimits", c->propagate_rlimits);
     set_s(o, "PropagateResourceLimitsExcept", c->propagate_rlimits_except);
     set_i(o, "HealthCheckInterval", c->health_check_interval_s);

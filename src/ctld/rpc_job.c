@@ -489,6 +489,8 @@ struct job_filter {
     json_t *ids, *users, *parts; /* borrowed from the body */
     unsigned states;             /* bit per enum job_state; 0: any */
     bool completing;             /* "COMPLETING"/"CG": any completing job */
+    bool configuring;            /* "CONFIGURING"/"CF": any configuring
+                                  * job (PrologSlurmctld running) */
     bool listing;                /* no job ids: a listing (job_shown()) */
     bool show_all;
     bool private_jobs;           /* PrivateData=jobs applies to the sender */
@@ -514,11 +516,14 @@ static void job_filter_read(struct job_filter *f, struct ctld *ctld,
 
         if (!strcmp(name, "COMPLETING") || !strcmp(name, "CG"))
             f->completing = true;
+        else if (!strcmp(name, "CONFIGURING") || !strcmp(name, "CF"))
+            f->configuring = true;
         else if ((s = job_state_parse(name)) >= 0)
             f->states |= 1u << s;
     }
     /* A states list naming no state we know matches nothing. */
-    if (json_array_size(states) && !f->states && !f->completing)
+    if (json_array_size(states) && !f->states && !f->completing
+        && !f->configuring)
         f->states = 1u << JOB_STATE_COUNT;
 }
 
@@ -543,9 +548,10 @@ static bool job_matches(const struct job *job, const struct job_filter *f)
               job->partition
                   && !strcmp(json_string_value(v) ?: "", job->partition))
 #undef MATCH_ANY
-    if (f->states || f->completing)
+    if (f->states || f->completing || f->configuring)
         return (f->states & (1u << job->state))
-               || (job->completing && f->completing);
+               || (job->completing && f->completing)
+               || (job->configuring && f->configuring);
     return true;
 }
 

@@ -537,6 +537,11 @@ static struct job *step_job(struct ctld *ctld, proto_req_t *req,
     *errnum = EDRV_ALREADY_DONE;
     if (job->state != JOB_RUNNING || !job->alloc || job->completing)
         return NULL;
+    /* PrologSlurmctld still runs (prolog_ctld.h): srun retries, as on
+     * busy nodes */
+    *errnum = EDRV_NODES_BUSY;
+    if (job->configuring)
+        return NULL;
     return job;
 }
 

@@ -29,6 +29,7 @@
 #include "ctld/preempt.h"
 #include "conf/conf_sched_node.h"
 #include "ctld/priority.h"
+#include "ctld/prolog_ctld.h"
 #include "ctld/prolog_env.h"
 #include "ctld/resv.h"
 #include "ctld/step.h"
@@ -160,12 +161,13 @@ static void launch_done(int errnum, const char *errstr, json_t *resp,
     free(lc);
 }
 
-static void launch(struct ctld *ctld, struct job *job)
+void scheduler_launch(struct ctld *ctld, struct job *job)
 {
     long node = job->alloc->node_idx[0];
     const struct conf_node *cn = ctld->nodes->info[node].conf;
     json_t *o = job_info_json(ctld, job, ctld_now(ctld)), *penv;
     struct launch_ctx *lc = xzalloc(sizeof(*lc));
+    int timeout_ms;
 
     json_object_set_new(o, "launch", launch_store_unpack(job->launch));
     json_object_set_new(o, "kill_wait_s",
@@ -179,14 +181,17 @@ static void launch(struct ctld *ctld, struct job *job)
                                         : "cluster"));
     if ((penv = prolog_env_json(ctld, job, 0)))
         json_object_set_new(o, "prolog_env", penv);
+    /* with a Prolog= the node answers once it ended */
+    timeout_ms = penv && ctld->conf->prolog
+                     ? prolog_answer_timeout_ms(ctld->conf)
+                     : (int)ctld->conf->msg_timeout_s * 1000;
     lc->ctld = ctld;
     lc->job_id = job->id;
     lc->run_id = job->run_id;
     lc->node = node;
     if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                          "batch_launch", json_pack("{s:o}", "job", o),
-                         (int)ctld->conf->msg_timeout_s * 1000, launch_done,
-                         lc)
+                         timeout_ms, launch_done, lc)
         < 0) {
         log_err("JobId=%u: batch_launch", job->id);
         launch_done(errno, NULL, NULL, lc);
@@ -201,7 +206,8 @@ static void job_start(struct ctld *ctld, struct job *job,
     struct ctld_event ev = {.type = CTLD_EV_JOB_STARTED,
                             .t = now,
                             .job_id = job->id,
-                            .alloc = alloc};
+                            .alloc = alloc,
+                            .configuring = prolog_ctld_wanted(ctld)};
 
     if (sched_alloc_release(ctld->nodes->sched, ctld->nodes->count, alloc)
             < 0
@@ -209,8 +215,10 @@ static void job_start(struct ctld *ctld, struct job *job,
         return;
     log_info("sched: Allocate JobId=%u NodeList=%s #CPUs=%u", job->id,
              job->nodes, job->alloc->cpus[0]);
-    if (!job->interactive) /* salloc/srun: the allocation is all */
-        launch(ctld, job);
+    if (job->configuring) /* launched once PrologSlurmctld passed */
+        prolog_ctld_start(ctld, job);
+    else if (!job->interactive) /* salloc/srun: the allocation is all */
+        scheduler_launch(ctld, job);
 }
 
 /* A start not made after all: the nodes' usage the pass counted goes;

@@ -47,12 +47,14 @@ struct pe_run {
     char **envp;
     pid_t pid;
     uv_timer_t timer;        /* PrologEpilogTimeout */
-    struct pe_run *link;     /* nd_prolog.runs */
+    struct pe_run *link;     /* nd_prolog.runs, or .queued */
 };
 
 struct nd_prolog {
     struct pe_job *jobs;     /* uthash by id */
     struct pe_run *runs;     /* running */
+    struct pe_run *queued;   /* PrologFlags=Serial: waiting for the one
+                              * running, oldest first */
     json_t *epilog_failed;   /* job ids not yet told to the controller */
     json_t *epilog_done;     /* likewise, every Epilog that ended */
 };
@@ -157,6 +159,19 @@ static const char *what(const struct pe_run *r)
 
 static void run_start_next(struct pe_run *r);
 static void epilog_start(struct noded *nd, struct pe_job *j);
+static void run_begin(struct noded *nd, struct pe_run *r);
+
+/* PrologFlags=Serial: once nothing runs, the oldest queued run starts. */
+static void start_queued(struct noded *nd)
+{
+    struct nd_prolog *p = nd->prolog;
+    struct pe_run *r = p->queued;
+
+    if (p->runs || !r)
+        return;
+    p->queued = r->link;
+    run_begin(nd, r);
+}
 
 /* The run is over: record the result, wake the launches, go on with an
  * Epilog the job's end asked for meanwhile. */
@@ -197,6 +212,7 @@ static void run_finish(struct pe_run *r, bool ok)
             job_drop(nd, j);
     }
     uv_close((uv_handle_t *)&r->timer, run_closed);
+    start_queued(nd);
 }
 
 static void timeout_cb(uv_timer_t *t)
@@ -262,9 +278,25 @@ static void run_start(struct noded *nd, struct pe_job *j, bool epilog)
     r->envp = build_env(nd, j->env, epilog, j->id);
     uv_timer_init(nd->loop, &r->timer);
     r->timer.data = r;
+    j->run = r;
+    if ((nd->conf->prolog_flags & CONF_PROLOG_SERIAL) && nd->prolog->runs) {
+        struct pe_run **q = &nd->prolog->queued;
+
+        while (*q)
+            q = &(*q)->link;
+        *q = r; /* Serial: after the one running (start_queued()) */
+        log_verbose("JobId=%u: %s waits for the one running "
+                    "(PrologFlags=Serial)", r->job_id, what(r));
+        return;
+    }
+    run_begin(nd, r);
+}
+
+/* Into the running list, its first script started. */
+static void run_begin(struct noded *nd, struct pe_run *r)
+{
     r->link = nd->prolog->runs;
     nd->prolog->runs = r;
-    j->run = r;
     run_start_next(r);
 }
 
@@ -405,8 +437,11 @@ void prolog_free(struct noded *nd)
         job_drop(nd, j);
     }
     /* the loop is closed: the runs' timers with it */
-    while ((r = nd->prolog->runs)) {
-        nd->prolog->runs = r->link;
+    while ((r = nd->prolog->runs) || (r = nd->prolog->queued)) {
+        if (r == nd->prolog->runs)
+            nd->prolog->runs = r->link;
+        else
+            nd->prolog->queued = r->link;
         free_strv(r->scripts);
         free_strv(r->envp);
         free(r);

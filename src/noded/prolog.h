@@ -12,7 +12,8 @@
  * CUDA_VISIBLE_DEVICES) plus SLURMD_NODENAME, SLURM_CONF,
  * SLURM_SCRIPT_CONTEXT=prolog_slurmd|epilog_slurmd and PATH.
  * PrologEpilogTimeout= kills a script's process group and counts as a
- * failure.
+ * failure.  With PrologFlags=Serial one Prolog or Epilog runs at a time
+ * on the node: the others wait, in order, for the one running.
  *
  * A failed Prolog fails the launch with EDRV_PROLOG_FAILED ("Job prolog
  * failed"): the controller drains the node ("Prolog error") and requeues

@@ -90,6 +90,29 @@ static void launch_after_prolog(struct noded *nd, proto_req_t *req,
     prolog_before_launch(nd, job_id, env, prolog_done, pl);
 }
 
+static void prolog_answer(bool ok, void *arg)
+{
+    proto_req_t *req = arg;
+
+    if (!ok)
+        proto_respond_error(req, EDRV_PROLOG_FAILED, NULL);
+    else if (proto_respond(req, NULL) < 0)
+        log_err("job_prolog: responding");
+}
+
+/* PrologFlags=Alloc: the job's Prolog here at its allocation, answered
+ * once it ended (prolog.h); its launch here later does not run it again. */
+static void rpc_job_prolog(proto_req_t *req, void *arg)
+{
+    struct noded *nd = arg;
+    json_t *body = proto_req_body(req);
+    json_int_t id = json_integer_value(json_object_get(body, "job_id"));
+
+    prolog_before_launch(nd, (uint32_t)id,
+                         json_object_get(body, "prolog_env"), prolog_answer,
+                         req);
+}
+
 /* The batch script runs as step "batch" in its own droverstepd (stepd.h),
  * like srun's steps: it keeps running, and its completion arrives, across
  * a restart of droverd. */
@@ -284,5 +307,6 @@ const struct proto_handler noded_handlers[] = {
     {"batch_launch", rpc_batch_launch, PROTO_ROLE_DAEMON},
     {"job_signal", rpc_job_signal, PROTO_ROLE_DAEMON},
     {"file_bcast", bcast_rpc, PROTO_ROLE_USER},
+    {"job_prolog", rpc_job_prolog, PROTO_ROLE_DAEMON},
     PROTO_HANDLER_END,
 };

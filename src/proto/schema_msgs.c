@@ -624,6 +624,16 @@ static const struct schema_field batch_launch_body[] = {
     END,
 };
 
+static const struct schema_field job_prolog_body[] = {
+    {"job_id", SCHEMA_INT, 1, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job just allocated"},
+    {"run_id", SCHEMA_INT, 0, UINT32_MAX, 0, 0, NULL,
+     "the job's run (for logs)"},
+    {"prolog_env", SCHEMA_ARRAY, 0, 1024, 0, 0, NULL,
+     "the Prolog's \"NAME=value\" environment (ctld/prolog_env.h)"},
+    END,
+};
+
 static const struct schema_field job_signal_body[] = {
     {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
      SCHEMA_REQUIRED, NULL, "the job"},
@@ -922,6 +932,9 @@ const struct proto_schema proto_schemas[] = {
      "\"write_bytes\"}]}`."},
     {"step_signal", NODED, "Signal one step's tasks on this node.",
      step_signal_body, "`{}`; EDRV_INVALID_JOB_ID when not here."},
+    {"job_prolog", NODED, "PrologFlags=Alloc: run the job's Prolog here "
+     "now, at its allocation.", job_prolog_body,
+     "`{}` once it passed; EDRV_PROLOG_FAILED when it failed."},
     {"job_signal", NODED, "Signal or terminate a job on this node.",
      job_signal_body, "`{}`; EDRV_INVALID_JOB_ID when not here."},
     {"job_limit", NODED, "A running batch job's new time limit.",

@@ -4,7 +4,8 @@ a job: the Prolog before the job's first launch there (the batch script,
 or the first srun step to reach the node), the Epilog at its end, with
 Slurm's environment.  A failing Prolog drains the node ("Prolog error")
 and requeues the batch job held ("launch failed requeued held"); a
-failing Epilog drains the node ("Epilog error").
+failing Epilog drains the node ("Epilog error").  PrologFlags=Serial runs
+them one at a time on a node; the flags Drover does not run are refused.
 
 The scripts here record their environment in <root>/<context>.<job>.<node>,
 fail while <root>/fail-<context> exists and take 4 s while
@@ -15,7 +16,7 @@ import re
 
 import pytest
 
-from cluster import Cluster, run_job
+from cluster import Cluster, ClusterError, run_job
 
 SCRIPT = """#!/bin/sh
 ctx=$SLURM_SCRIPT_CONTEXT
@@ -183,5 +184,105 @@ def test_node_is_completing_while_its_epilog_runs(cluster_root, tmp_path):
         assert epi.exists(), start
         c.wait_until(lambda: c.run("sinfo", "-h", "-o", "%t").stdout
                      == "idle\n", timeout=30, what="node01 idle again")
+    finally:
+        c.down()
+
+
+SERIAL = """#!/bin/sh
+f={root}/serial.$SLURM_JOB_ID.$SLURM_SCRIPT_CONTEXT
+echo "$(/bin/date +%s%N)" > $f.start
+/bin/sleep 1
+echo "$(/bin/date +%s%N)" > $f.end
+"""
+
+
+@pytest.mark.needs_root
+def test_prolog_flags_serial_runs_one_script_at_a_time_on_a_node(
+        cluster_root, tmp_path):
+    """PrologFlags=Serial: jobs started together on one node have their
+    Prologs and Epilogs run one after another, never side by side."""
+    root = cluster_root
+    script = root / "serial.sh"
+    script.write_text(SERIAL.format(root=root))
+    os.chmod(script, 0o755)
+    c = Cluster(root, nodes=1, gpus_per_node=0,
+                up_args=[f"--conf-extra=Prolog={script}",
+                         f"--conf-extra=Epilog={script}",
+                         "--conf-extra=PrologFlags=serial"])
+    try:
+        c.up()
+        cfg = c.run("scontrol", "show", "config", check=True).stdout
+        assert "\nPrologFlags             = Serial\n" in cfg, cfg
+        jobs = [c.sbatch("-n1", "-o", "/dev/null", "--wrap", "true",
+                         cwd=tmp_path) for _ in range(3)]
+        for job in jobs:
+            assert c.wait_job_done(job) == "COMPLETED"
+        ends = [root / f"serial.{j}.{ctx}.end" for j in jobs
+                for ctx in ("prolog_slurmd", "epilog_slurmd")]
+        c.wait_until(lambda: all(p.exists() for p in ends), timeout=30,
+                     what="every Prolog and Epilog ended")
+        runs = sorted((int(p.with_suffix(".start").read_text()),
+                       int(p.read_text())) for p in ends)
+        for (_, end), (start, _) in zip(runs, runs[1:]):
+            assert start >= end, runs  # none began before the last ended
+    finally:
+        c.down()
+
+
+def test_prolog_flags_drover_does_not_run_are_refused_at_start(cluster_root):
+    c = Cluster(cluster_root, nodes=1, gpus_per_node=0,
+                up_args=["--conf-extra=PrologFlags=Serial,RunInJob"])
+    with pytest.raises(ClusterError,
+                       match="PrologFlags=Serial,RunInJob: flag 'RunInJob' "
+                             "unsupported by Drover"):
+        c.up()
+
+
+@pytest.mark.needs_root
+def test_prolog_flags_alloc_runs_the_prolog_on_every_node_at_allocation(
+        cluster_root, tmp_path):
+    """PrologFlags=Alloc: every node of a job runs its Prolog when the job
+    is allocated (a node no step reaches too, and for salloc); the job is
+    CONFIGURING until all passed and only then starts its script.  A
+    failure drains the node and holds the job, as at a launch."""
+    root = cluster_root
+    c = prolog_cluster(root, extra=["--conf-extra=PrologFlags=Alloc"])
+    try:
+        c.up()
+        job, out, err = run_job(
+            c, tmp_path, f"ls {root}/prolog_slurmd.$SLURM_JOB_ID.node02\n",
+            "-N2")
+        # node02 ran it before the script started, though no step goes
+        assert out.startswith(f"{root}/prolog_slurmd.{job}.node02"), \
+            (out, err)
+        for name in ("node01", "node02"):
+            env = wait_env(c, root, "prolog_slurmd", job, name)
+            assert env["SLURM_JOB_NODELIST"] == "node[01-02]"
+            wait_env(c, root, "epilog_slurmd", job, name)
+        # salloc: the Prolog runs on its nodes though nothing launches
+        r = c.run("salloc", "-N2", "/bin/true", timeout=60)
+        m = re.search(r"Granted job allocation (\d+)", r.stderr)
+        assert m, r.stderr
+        for name in ("node01", "node02"):
+            wait_env(c, root, "prolog_slurmd", m.group(1), name)
+        # configuring while the Prologs run
+        (root / "slow-prolog_slurmd").touch()
+        slow = c.sbatch("-N2", "-o", "/dev/null", "--wrap", "true",
+                        cwd=tmp_path)
+        c.wait_until(lambda: c.run("squeue", "-h", "-j", slow, "-o",
+                                   "%t").stdout == "CF\n",
+                     timeout=10, what="the job configuring")
+        (root / "slow-prolog_slurmd").unlink()
+        assert c.wait_job_done(slow) == "COMPLETED"
+        # a failure: drained, held
+        (root / "fail-prolog_slurmd").touch()
+        bad = c.sbatch("-N2", "-o", "/dev/null", "--wrap", "true",
+                       cwd=tmp_path)
+        c.wait_until(lambda: c.run("squeue", "-h", "-j", bad, "-o",
+                                   "%T|%r").stdout
+                     == "PENDING|launch failed requeued held\n",
+                     timeout=30, what="the job held")
+        c.wait_until(lambda: node_reason(c, "node02") == "Prolog error",
+                     timeout=30, what="node02 drained")
     finally:
         c.down()

@@ -106,6 +106,7 @@ EXPECTED_RPC = {
         "file_bcast": "ok denied denied ok auth",
         "job_limit": "role role role ok auth",
         "job_signal": "role role role ok auth",
+        "job_prolog": "role role role ok auth",
         "ping": "ok ok ok ok auth",
         "step_launch": "role role role error auth",
         "step_signal": "role role role ok auth",
@@ -416,6 +417,7 @@ RPC_CASES = {
             "job_id": t, "step_id": BATCH_STEP, "signal": 18}),
         "job_signal": Case("running", lambda w, t, who: {
             "job_id": t, "signal": 18}),
+        "job_prolog": Case("running", lambda w, t, who: {"job_id": t}),
         "job_limit": Case("running", lambda w, t, who: {
             "job_id": t, "time_limit_s": -1}),
         "step_stat": Case("running", lambda w, t, who: {"job_id": t}),

@@ -179,7 +179,8 @@ static void ev_start(struct ctld *ctld, struct model *m)
     assert_int_equal(apply(ctld, m, (struct ctld_event){
                                         .type = CTLD_EV_JOB_STARTED,
                                         .job_id = id,
-                                        .alloc = a}),
+                                        .alloc = a,
+                                        .configuring = rand() % 3 == 0}),
                      0);
     m->jobs[id].state = M_RUNNING;
     m->jobs[id].node = node;
@@ -641,11 +642,29 @@ static void ev_suspend(struct ctld *ctld, struct model *m)
                      0);
 }
 
+/* PrologSlurmctld passed for a configuring job (prolog_ctld.h); for any
+ * other the event does not apply. */
+static void ev_configured(struct ctld *ctld, struct model *m)
+{
+    uint32_t id = pick(m, M_RUNNING);
+    struct job *job = id ? ctld_job_find(ctld, id) : NULL;
+    bool was;
+
+    if (!job)
+        return;
+    was = job->configuring;
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_JOB_CONFIGURED,
+                                        .job_id = id}),
+                     was ? 0 : -1);
+    assert_false(job->configuring);
+}
+
 static void (*const generators[])(struct ctld *, struct model *) = {
     ev_submit, ev_submit, ev_start, ev_start, ev_end,  ev_requeue,
     ev_cancel, ev_purge,  ev_step,   ev_step, ev_step, ev_node,
     ev_hold,   ev_update, ev_requeue_request, ev_gate, ev_split,
-    ev_split,  ev_throttle, ev_calc, ev_suspend,
+    ev_split,  ev_throttle, ev_calc, ev_suspend, ev_configured,
 };
 
 static void test_random_replay(void **state)

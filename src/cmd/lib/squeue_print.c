@@ -385,7 +385,7 @@ const struct fmt_field squeue_fields[] = {
 /* --- the job keys each printer reads (job_info "fields") --------------- */
 
 #define K_ID "job_id array_job_id array_task_id array_task_str"
-#define K_STATE "job_state completing"
+#define K_STATE "job_state completing configuring"
 #define K_NODES "nodes last_nodes job_state"
 #define K_USED "job_state start_time end_time suspend_time pre_sus_s"
 
@@ -524,6 +524,8 @@ static bool state_selected(const json_t *job, const struct squeue_filter *f)
     for (size_t i = 0; i < f->nstates; i++) {
         /* COMPLETING is a flag in Slurm: -t CG matches any completing job,
          * and a base state matches a job that is not completing. */
+        if (f->states[i] == shown) /* -t CF: a configuring job */
+            return true;
         if (job_state_is_completing(f->states[i])
                 ? job_state_is_completing(shown)
                 : (f->states[i] == base && !job_state_is_completing(shown)))

@@ -26,6 +26,10 @@ job_state_t job_state_of(const json_t *job)
 {
     if (jbool(job, "completing", false))
         return JOB_COMPLETING;
+    /* Slurm's RUNNING+CONFIGURING (PrologSlurmctld running) shows as
+     * CONFIGURING, CF */
+    if (jbool(job, "configuring", false))
+        return JOB_CONFIGURING;
     return job_base_state_of(job);
 }
 
@@ -47,7 +51,7 @@ bool job_state_is_completing(job_state_t s)
 bool job_state_is_active(job_state_t s)
 {
     return s == JOB_PENDING || s == JOB_RUNNING || s == JOB_SUSPENDED
-           || s == JOB_COMPLETING;
+           || s == JOB_COMPLETING || s == JOB_CONFIGURING;
 }
 
 job_state_t job_state_pending(void)
