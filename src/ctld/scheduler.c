@@ -42,8 +42,16 @@
 /* At most this many jobs start in one pass; the rest start in the next,
  * one loop turn later, so the requests that arrived meanwhile (node
  * reports, completions) are answered between them instead of after a pass
- * that launched a whole cluster's worth of jobs (bench/complete_latency). */
+ * that launched a whole cluster's worth of jobs (bench/complete_latency).
+ * More start while starting has taken less time than the pass's planning
+ * (at most SCHED_START_BUDGET_MAX_NS):
+ * on a large cluster a plan costs far more than 16 starts (300 ms at
+ * 10,000 nodes and 20,000 jobs), and a storm of starts would otherwise
+ * pay a whole plan per 16 (bench/README.md, "launch storm"). */
 #define SCHED_MAX_STARTS 16
+/* ... and starting past SCHED_MAX_STARTS stops after this long (ns) even
+ * when the plan took longer. */
+#define SCHED_START_BUDGET_MAX_NS 50000000ull
 /* Below this wait (ns), the next pass runs on the next loop turn. */
 #define SCHED_MIN_WAIT_NS 1000000ull
 
@@ -506,6 +514,8 @@ struct run_state {
                    * backfilled) */
     bool blocked; /* sched/builtin: a job ahead waits for resources */
     bool builtin;
+    uint64_t plan_ns;        /* this pass's planning (sched_pass), ns */
+    uint64_t apply_began_ns; /* uv_hrtime() when its decisions began */
 };
 
 /* Each job's nodes for the pass of 'r' (NULL: the general one) into its
@@ -605,7 +615,8 @@ static void unorder(const uint32_t *order, struct job **pend,
 }
 
 /* The decisions of a pass, in order: starts (at most SCHED_MAX_STARTS a
- * run; under sched/builtin none behind a waiting job), reasons. */
+ * run, more while starting is quicker than the plan was; under
+ * sched/builtin none behind a waiting job), reasons. */
 static void pass_apply(struct ctld *ctld, struct job **pend,
                        const struct sched_job *pj,
                        struct sched_decision *dec, size_t np,
@@ -621,7 +632,14 @@ static void pass_apply(struct ctld *ctld, struct job **pend,
                 pend[i]->reason = JOB_REASON_PRIORITY;
             continue;
         }
-        if (start && st->starts == SCHED_MAX_STARTS) { /* the next run */
+        if (start && st->starts >= SCHED_MAX_STARTS
+            && uv_hrtime() - st->apply_began_ns
+                   >= (st->plan_ns < SCHED_START_BUDGET_MAX_NS
+                           ? st->plan_ns
+                           : SCHED_START_BUDGET_MAX_NS)) {
+            /* the next run (past SCHED_MAX_STARTS while starting has
+             * taken less time than planning: a storm on a large cluster
+             * starts more per plan) */
             decision_drop(ctld, &dec[i]);
             ctld->sched_more = true;
             continue;
@@ -664,8 +682,11 @@ static void pass_over(struct ctld *ctld, const struct resv *r,
         opts.started = enforce_started;
         opts.gate_arg = &gate;
     }
+    st->apply_began_ns = uv_hrtime();
     rc = sched_pass(ctld->nodes->sched, ctld->nodes->count, run, nr, pj, np,
                     st->now, &opts, dec);
+    st->plan_ns = uv_hrtime() - st->apply_began_ns;
+    st->apply_began_ns += st->plan_ns;
     if (rc == 0)
         pass_apply(ctld, pend, pj, dec, np, &gate, st);
     if (order)
