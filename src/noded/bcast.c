@@ -102,7 +102,10 @@ static int write_block(json_t *body, const unsigned char *data, size_t len)
     const char *path = json_string_value(json_object_get(body, "path"));
     json_int_t offset = json_integer_value(json_object_get(body, "offset"));
     bool first = offset == 0;
-    int flags = O_WRONLY | O_CLOEXEC;
+    /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of
+     * holding the writer, and one of BCAST_IN_FLIGHT_MAX, forever */
+    int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+    struct stat st;
     int fd;
 
     if (first)
@@ -111,6 +114,10 @@ static int write_block(json_t *body, const unsigned char *data, size_t len)
                                                                  : O_EXCL);
     if ((fd = open(path, flags, 0700)) < 0)
         return errno;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) { /* no devices */
+        close(fd);
+        return EINVAL;
+    }
     for (size_t done = 0; done < len;) {
         ssize_t n = pwrite(fd, data + done, len - done,
                            (off_t)offset + (off_t)done);

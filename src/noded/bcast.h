@@ -14,7 +14,9 @@
  * root's rights; droverd's loop never waits for the disk.
  *
  * The first block (offset 0) creates the file, mode 0700 as Slurm's
- * slurmd does (O_EXCL unless "force", which truncates an existing file);
+ * slurmd does (O_EXCL unless "force", which truncates an existing file;
+ * anything but a regular file is refused EINVAL, a FIFO without a reader
+ * ENXIO at once, never waited on);
  * the others write at their offset; the last one applies "-p"'s mode and
  * times (mode, atime, mtime).  A refusal or a failure answers the errno
  * (EEXIST: "File exists"), which sbcast prints and exits with as Slurm's.

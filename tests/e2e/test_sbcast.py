@@ -90,6 +90,12 @@ def test_sbcast_writes_only_what_the_user_may(cluster, test_users):
     assert re.search(r"REQUEST_FILE_BCAST\(node0[12]\): Permission denied",
                      r.stderr), r.stderr
     assert not forbidden.exists()
+    # a FIFO (or a device) as DEST: refused at once, nothing waits on it
+    fifo = c.user_workdir(owner) / "fifo"
+    r = c.run("mkfifo", str(fifo), user=owner)
+    r = salloc(c, owner, f"sbcast -f f {fifo}")
+    assert r.returncode == 6, r.stderr  # ENXIO: a FIFO without a reader
+    assert "No such device or address" in r.stderr, r.stderr
 
     job = c.sbatch("-N2", "-o", "/dev/null", "--wrap", "sleep 60",
                    user=owner)
