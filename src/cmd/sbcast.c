@@ -41,7 +41,8 @@
 
 #define PROG "sbcast"
 #define BLOCK_MAX (8u * 1024 * 1024) /* Slurm's largest block, bytes */
-#define FANOUT_MAX 8                 /* Slurm's MAX_THREADS for -F */
+#define FANOUT_MAX 8 /* Slurm's MAX_THREADS for -F; the value is checked,
+                      * and any is kept: blocks go to one node at a time */
 
 enum { OPT_EXCLUDE = CMD_OPT_LONG, OPT_SEND_LIBS, OPT_HELP, OPT_USAGE };
 
@@ -86,7 +87,6 @@ struct bcast_opts {
     char *dest;           /* absolute */
     uint32_t job_id;
     uint32_t block_size;  /* bytes; 0: the file's size, at most BLOCK_MAX */
-    unsigned fanout;
     unsigned timeout_s;   /* 0: MessageTimeout */
     bool force, preserve;
     bool compress;        /* -C lz4 (or BcastParameters=Compression=lz4) */
@@ -178,8 +178,8 @@ static void env_opts(struct bcast_opts *o)
         o->compress = compress_opt(v);
     if ((v = getenv("SBCAST_SEND_LIBS")))
         o->send_libs = send_libs_opt(v);
-    if ((v = getenv("SBCAST_FANOUT")))
-        o->fanout = parse_uint("fanout", v, FANOUT_MAX);
+    if ((v = getenv("SBCAST_FANOUT"))) /* checked; see FANOUT_MAX */
+        parse_uint("fanout", v, FANOUT_MAX);
     if (getenv("SBCAST_FORCE"))
         o->force = true;
     if (getenv("SBCAST_PRESERVE"))
@@ -202,7 +202,7 @@ static void parse_args(int argc, char **argv, struct bcast_opts *o)
         case 'C': o->compress = compress_opt(optarg); break;
         case OPT_EXCLUDE: break; /* only with --send-libs, refused */
         case 'f': o->force = true; break;
-        case 'F': o->fanout = parse_uint("fanout", optarg, FANOUT_MAX); break;
+        case 'F': parse_uint("fanout", optarg, FANOUT_MAX); break;
         case 'j': o->job_id = parse_job(optarg); break;
         case 'p': o->preserve = true; break;
         case OPT_SEND_LIBS: o->send_libs = send_libs_opt(optarg); break;
@@ -258,7 +258,9 @@ static hostlist_t *job_nodes(const struct bcast_opts *o)
     hostlist_t *hl;
 
     if (cmd_rpc(PROG, "job_info",
-                json_pack("{s:[I]}", "job_ids", (json_int_t)o->job_id),
+                json_pack("{s:[I] s:[ss]}", "job_ids",
+                          (json_int_t)o->job_id, "fields", "job_state",
+                          "nodes"),
                 &resp, &error)
         < 0) {
         fprintf(stderr, "sbcast: error: Slurm job ID %u lookup error: %s\n",
@@ -371,7 +373,7 @@ static void broadcast(const struct bcast_opts *o, int fd,
 
 int main(int argc, char **argv)
 {
-    struct bcast_opts o = {.fanout = FANOUT_MAX};
+    struct bcast_opts o = {0};
     struct stat st;
     hostlist_t *nodes;
     int fd;

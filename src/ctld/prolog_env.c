@@ -2,57 +2,52 @@
  *
  * prolog_env.c - Prolog= and Epilog= environments (prolog_env.h)
  */
-#include <stdarg.h>
 #include <stdlib.h>
 
 #include "common/xalloc.h"
+#include "ctld/job_env.h"
 #include "ctld/job_info.h"
 #include "ctld/prolog_env.h"
 
-static void add(json_t *env, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void add(json_t *env, const char *name, const char *fmt, ...)
+/* The "NAME=value" strings of 'e' as a JSON array (freed). */
+static json_t *to_json(struct job_env *e)
 {
-    va_list ap;
-    char *value, *s;
+    json_t *env = json_array();
 
-    va_start(ap, fmt);
-    if (vasprintf(&value, fmt, ap) < 0)
-        abort();
-    va_end(ap);
-    s = xasprintf("%s=%s", name, value);
-    json_array_append_new(env, json_string(s));
-    free(s);
-    free(value);
+    for (size_t i = 0; i < e->n; i++) {
+        json_array_append_new(env, json_string(e->v[i]));
+        free(e->v[i]);
+    }
+    free(e->v);
+    return env;
 }
 
 json_t *prolog_env_json(const struct ctld *ctld, const struct job *job,
                         uint32_t e)
 {
     const struct sched_alloc *a = job->alloc;
-    json_t *env;
+    struct job_env env = {0};
     char *nodes;
 
     if ((!ctld->conf->prolog && !ctld->conf->epilog) || !a
         || e >= a->node_count)
         return NULL;
-    env = json_array();
-    add(env, "SLURM_JOB_ID", "%u", job->id);
-    add(env, "SLURM_JOBID", "%u", job->id);
-    add(env, "SLURM_JOB_USER", "%s", job->user_name);
-    add(env, "SLURM_JOB_UID", "%u", (unsigned)job->uid);
-    add(env, "SLURM_JOB_GID", "%u", (unsigned)job->gid);
-    add(env, "SLURM_JOB_PARTITION", "%s", job->partition);
+    job_env_add(&env, "SLURM_JOB_ID", "%u", job->id);
+    job_env_add(&env, "SLURM_JOBID", "%u", job->id);
+    job_env_add(&env, "SLURM_JOB_USER", "%s", job->user_name);
+    job_env_add(&env, "SLURM_JOB_UID", "%u", (unsigned)job->uid);
+    job_env_add(&env, "SLURM_JOB_GID", "%u", (unsigned)job->gid);
+    job_env_add(&env, "SLURM_JOB_PARTITION", "%s", job->partition);
     if (job->account)
-        add(env, "SLURM_JOB_ACCOUNT", "%s", job->account);
+        job_env_add(&env, "SLURM_JOB_ACCOUNT", "%s", job->account);
     nodes = node_table_alloc_hostlist(ctld->nodes, a);
-    add(env, "SLURM_JOB_NODELIST", "%s", nodes);
+    job_env_add(&env, "SLURM_JOB_NODELIST", "%s", nodes);
     free(nodes);
     if (ctld->conf->cluster_name)
-        add(env, "SLURM_CLUSTER_NAME", "%s", ctld->conf->cluster_name);
+        job_env_add(&env, "SLURM_CLUSTER_NAME", "%s",
+                    ctld->conf->cluster_name);
     if (job->req.features)
-        add(env, "SLURM_JOB_CONSTRAINTS", "%s", job->req.features);
+        job_env_add(&env, "SLURM_JOB_CONSTRAINTS", "%s", job->req.features);
     if (a->gpus[e] && bitmap_count(a->gpus[e])) {
         char *list = xstrdup(""); /* "0,1,2", as CUDA and Slurm write it */
         for (long b = bitmap_first_set(a->gpus[e], 0); b >= 0;
@@ -61,14 +56,14 @@ json_t *prolog_env_json(const struct ctld *ctld, const struct job *job,
             free(list);
             list = t;
         }
-        add(env, "SLURM_JOB_GPUS", "%s", list);
-        add(env, "CUDA_VISIBLE_DEVICES", "%s", list);
+        job_env_add(&env, "SLURM_JOB_GPUS", "%s", list);
+        job_env_add(&env, "CUDA_VISIBLE_DEVICES", "%s", list);
         free(list);
     }
     if (job->mps_per_node && a->shards[e])
-        add(env, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "%u",
-            job_info_mps_percent(ctld, job, e));
-    return env;
+        job_env_add(&env, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "%u",
+                    job_info_mps_percent(ctld, job, e));
+    return to_json(&env);
 }
 
 int prolog_answer_timeout_ms(const struct slurm_conf *c)

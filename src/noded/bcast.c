@@ -356,8 +356,10 @@ void bcast_rpc(proto_req_t *req, void *arg)
         return;
     }
     if (noded_ctld_call(nd, "job_info",
-                        json_pack("{s:[I]}", "job_ids",
-                                  (json_int_t)b->job_id),
+                        json_pack("{s:[I] s:[sssss]}", "job_ids",
+                                  (json_int_t)b->job_id, "fields",
+                                  "job_state", "nodes", "user_id",
+                                  "group_id", "user_name"),
                         job_answered, b)
         < 0)
         block_fail(b, EDRV_COMMUNICATIONS_CONNECTION, NULL);

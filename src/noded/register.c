@@ -62,7 +62,8 @@ static void ctld_next(struct noded *nd, int errnum)
                                    nd->conf->ctld_backup_count + 1, errnum);
 }
 
-/* A call of noded_ctld_call(): its failure moves to the next controller. */
+/* A call of noded_ctld_call(): its failure moves to the next controller
+ * (every call to the controller goes through it). */
 struct ctld_call {
     struct noded *nd;
     proto_call_f cb;
@@ -74,8 +75,7 @@ static void ctld_call_done(int errnum, const char *errstr, json_t *resp,
 {
     struct ctld_call *c = arg;
 
-    if (errnum)
-        ctld_next(c->nd, errnum);
+    ctld_next(c->nd, errnum);
     c->cb(errnum, errstr, resp, c->arg);
     free(c);
 }
@@ -104,7 +104,6 @@ static void register_done(int errnum, const char *errstr, json_t *resp,
     struct noded *nd = cc->nd;
 
     nd->register_in_flight = false;
-    ctld_next(nd, errnum);
     if (!errnum)
         health_node_state(nd, resp);
     if (errnum) {
@@ -176,11 +175,7 @@ static void register_send(struct noded *nd)
     prolog_to_json(nd, body);
     cc->body = json_incref(body);
     nd->register_in_flight = true;
-    if (proto_call_async(nd->loop, ctld_addr(nd), nd->conf->ctld_port,
-                         nd->auth, "node_register", body,
-                         (int)nd->conf->msg_timeout_s * 1000, register_done,
-                         cc)
-        < 0)
+    if (noded_ctld_call(nd, "node_register", body, register_done, cc) < 0)
         register_done(EDRV_COMMUNICATIONS_CONNECTION, NULL, NULL, cc);
 }
 
@@ -213,7 +208,6 @@ static void completion_done(int errnum, const char *errstr, json_t *resp,
     struct call_ctx *cc = arg;
 
     (void)resp;
-    ctld_next(cc->nd, errnum);
     if (errnum)
         log_verbose("completion not delivered (%s); will retry",
                     errstr ? errstr : drv_strerror(errnum));
@@ -230,14 +224,12 @@ void register_completion(struct noded *nd, json_t *completion)
     json_array_append(nd->done, completion);
     cc->nd = nd;
     cc->sent = json_pack("[O]", completion);
-    if (proto_call_async(nd->loop, ctld_addr(nd), nd->conf->ctld_port,
-                         nd->auth,
-                         json_object_get(completion, "step_id")
-                             ? "step_complete"
-                             : "job_complete",
-                         json_incref(completion), /* stolen by the call */
-                         (int)nd->conf->msg_timeout_s * 1000, completion_done,
-                         cc)
+    if (noded_ctld_call(nd,
+                        json_object_get(completion, "step_id")
+                            ? "step_complete"
+                            : "job_complete",
+                        json_incref(completion), /* stolen by the call */
+                        completion_done, cc)
         < 0)
         completion_done(EDRV_COMMUNICATIONS_CONNECTION, NULL, NULL, cc);
 }
