@@ -25,7 +25,9 @@
 #include "common/taskdist.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "cmd/lib/sbatch_files.h"
 #include "cmd/lib/sbatch_opt.h"
+#include "cmd/lib/sbatch_refuse.h"
 
 /* Slurm's NICE_OFFSET - 3: the largest |--nice| it accepts. */
 #define NICE_MAX 2147483645LL
@@ -387,13 +389,47 @@ static int set_mail_type(struct sbatch_opts *o, const struct optdef *d,
 static int set_pass(struct sbatch_opts *o, const struct optdef *d,
                     const char *arg, struct sbatch_error *e)
 {
+    const char *why = sbatch_option_refusal(d->name, arg);
     char key[64];
 
-    if (check_pass(d, arg, e) < 0)
+    if (check_pass(d, arg, e) < 0) /* a bad value: Slurm's message */
         return -1;
+    if (why)
+        return fail(e, 1, "error", "--%s is not supported by Drover (%s)",
+                    d->name, why);
     pass_key(d, key, sizeof(key));
     json_object_set_new(o->extra, key,
                         arg ? json_string(arg) : json_true());
+    return 0;
+}
+
+/* -F: the file's names become -w's list. */
+static int set_nodefile(struct sbatch_opts *o, const struct optdef *d,
+                        const char *arg, struct sbatch_error *e)
+{
+    char err[512];
+    char *list = sbatch_read_nodefile(arg, err, sizeof(err));
+
+    (void)d;
+    if (!list)
+        return fail(e, 1, "error", "%s", err);
+    json_object_set_new(o->extra, "nodelist", json_string(list));
+    free(list);
+    return 0;
+}
+
+/* sbatch --export-file: read now (a descriptor may not stay open), added
+ * to the job's environment over what --export selects. */
+static int set_export_file(struct sbatch_opts *o, const struct optdef *d,
+                           const char *arg, struct sbatch_error *e)
+{
+    char err[512];
+
+    (void)d;
+    json_object_clear(o->export_file_env);
+    if (sbatch_read_export_file(arg, o->export_file_env, err,
+                                sizeof(err)) < 0)
+        return fail(e, 1, "error", "%s", err);
     return 0;
 }
 
@@ -635,7 +671,7 @@ static const struct optdef opt_table[] = {
     {"export", 0, REQ, "SBATCH_EXPORT", set_str, AT(export_env), 0,
      SEC_PARALLEL, "[=names]", "specify environment variables to export",
      NULL},
-    {"export-file", 0, REQ, NULL, PASS, F_SBATCH, SEC_PARALLEL,
+    {"export-file", 0, REQ, NULL, set_export_file, 0, F_SBATCH, SEC_PARALLEL,
      "=file|fd", "specify environment variables file or file\n"
      "descriptor to export", NULL},
     {"get-user-env", 0, OPTA, "SBATCH_GET_USER_ENV", PASS, F_SBATCH,
@@ -796,7 +832,7 @@ static const struct optdef opt_table[] = {
      "", "demand a contiguous range of nodes", NULL},
     {"constraint", 'C', REQ, "SBATCH_CONSTRAINT", PASS, 0, SEC_CONSTRAINT,
      "=list", "specify a list of constraints", NULL},
-    {"nodefile", 'F', REQ, NULL, PASS, 0, SEC_CONSTRAINT,
+    {"nodefile", 'F', REQ, NULL, set_nodefile, 0, 0, SEC_CONSTRAINT,
      "=filename", "request a specific list of hosts", NULL},
     {"mem", 0, REQ, "SBATCH_MEM_PER_NODE", set_mem, 0, 0, SEC_CONSTRAINT,
      "=MB", "minimum amount of real memory", NULL},
@@ -1489,7 +1525,8 @@ struct sbatch_opts *sbatch_opts_create_cmd(FILE *msgs, enum sbatch_cmd cmd)
     o->mem_per_cpu_mib = -1;
     o->requeue = -1;
     o->extra = json_object();
-    if (!o->extra)
+    o->export_file_env = json_object();
+    if (!o->extra || !o->export_file_env)
         abort();
     return o;
 }
@@ -1525,6 +1562,7 @@ void sbatch_opts_destroy(struct sbatch_opts *o)
     free(o->given);
     free(o->is_set);
     json_decref(o->extra);
+    json_decref(o->export_file_env);
     free(o);
     errno = saved_errno;
 }
@@ -1813,6 +1851,7 @@ static json_t *export_env(const struct sbatch_opts *o, char *const *envp)
 {
     json_t *env = sbatch_export_select(o->export_env, envp);
 
+    json_object_update(env, o->export_file_env);
     json_object_set_new(env, "SLURM_JOB_NAME", json_string(o->job_name));
     if (o->cpus_per_task > 0)
         json_object_set_new(env, "SLURM_CPUS_PER_TASK",

@@ -106,6 +106,7 @@ struct sbatch_opts {
     bool label, pty;          /* srun -l, --pty */
     char *mpi;                /* srun --mpi, or NULL */
     json_t *extra;            /* accepted options Drover passes on as is */
+    json_t *export_file_env;  /* --export-file's NAME -> value, or empty */
 };
 
 /* Create with defaults (work_dir = getcwd()).  'msgs' receives

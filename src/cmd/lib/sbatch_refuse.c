@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * sbatch_refuse.c - the options of sbatch, salloc and srun Drover refuses
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd/lib/sbatch_refuse.h"
+
+static const struct {
+    const char *name;
+    const char *why;
+} refused[] = {
+    {"bb", "no burst buffers"},
+    {"bbf", "no burst buffers"},
+    {"batch", "no node features for the batch host"},
+    {"clusters", "one cluster, no multi-cluster operation"},
+    {"cluster", "one cluster, no multi-cluster operation"},
+    {"cluster-constraint", "no federation"},
+    {"contiguous", "nodes are not placed contiguously"},
+    {"core-spec", "no specialised cores"},
+    {"thread-spec", "no specialised threads"},
+    {"cores-per-socket", "no socket or core requests"},
+    {"sockets-per-node", "no socket or core requests"},
+    {"threads-per-core", "no socket or core requests"},
+    {"extra-node-info", "no socket or core requests"},
+    {"ntasks-per-core", "no per-core task placement"},
+    {"ntasks-per-socket", "no per-socket task placement"},
+    {"gpus-per-socket", "no per-socket GPU requests"},
+    {"ntasks-per-gpu", "no per-GPU task placement"},
+    {"licenses", "no licenses"},
+    {"mcs-label", "no MCS labels"},
+    {"no-kill", "a failed node ends the job or step"},
+    {"spread-job", "jobs are not spread over nodes"},
+    {"use-min-nodes", "no preference for the smallest node count"},
+};
+
+/* --mem-bind=none (Slurm's default), --tmp=0: nothing asked for. */
+static bool asks_nothing(const char *name, const char *arg)
+{
+    if (!arg)
+        return false;
+    if (!strcmp(name, "mem-bind"))
+        return !strcasecmp(arg, "none") || !strcasecmp(arg, "no");
+    if (!strcmp(name, "tmp"))
+        return strtoll(arg, NULL, 10) == 0 && arg[0] == '0';
+    return false;
+}
+
+const char *sbatch_option_refusal(const char *name, const char *arg)
+{
+    if (!strcmp(name, "mem-bind"))
+        return asks_nothing(name, arg) ? NULL : "no memory binding";
+    if (!strcmp(name, "tmp"))
+        return asks_nothing(name, arg) ? NULL : "nodes have no TmpDisk";
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+        if (!strcmp(refused[i].name, name))
+            return refused[i].why;
+    return NULL;
+}
