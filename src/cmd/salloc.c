@@ -134,8 +134,10 @@ static void catch(int signo, void (*fn)(int))
 }
 
 /* Wait for the command; while it runs, watch the job.  Returns its raw
- * wait status; *revoked when the job ended under it. */
-static int supervise(uint32_t id, pid_t pid, bool tty, bool *revoked)
+ * wait status; *revoked when the job ended under it (the command's group
+ * then gets 'revoke_sig': -K's signal, else SIGHUP on a terminal and
+ * SIGTERM otherwise, and SIGKILL KillWait seconds later). */
+static int supervise(uint32_t id, pid_t pid, int revoke_sig, bool *revoked)
 {
     int kill_wait = (int)cmd_conf("salloc")->kill_wait_s, status = 0;
     time_t killed_at = 0;
@@ -156,7 +158,7 @@ static int supervise(uint32_t id, pid_t pid, bool tty, bool *revoked)
         }
         if (!*revoked && !killed_at && alloc_check("salloc", id) < 0) {
             *revoked = true;
-            killpg(pid, tty ? SIGHUP : SIGTERM);
+            killpg(pid, revoke_sig);
             killed_at = time(NULL);
         }
         if (killed_at && time(NULL) - killed_at > kill_wait)
@@ -199,7 +201,9 @@ static int run(struct sbatch_opts *o)
         alloc_release("salloc", id, 1 << 8, true);
         return 1;
     }
-    status = supervise(id, pid, tty, &revoked);
+    status = supervise(id, pid,
+                       o->kill_command_signal ? o->kill_command_signal
+                       : tty ? SIGHUP : SIGTERM, &revoked);
     if (tty)
         tcsetpgrp(STDIN_FILENO, getpgrp());
     if (!revoked)

@@ -27,6 +27,7 @@
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/states.h"
+#include "common/signame.h"
 #include "common/hostlist.h"
 #include "common/xalloc.h"
 
@@ -135,39 +136,6 @@ struct scancel_args {
     size_t nids;
 };
 
-static const struct {
-    const char *name;
-    int num;
-} signals[] = {
-    {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT},
-    {"ABRT", SIGABRT}, {"KILL", SIGKILL}, {"USR1", SIGUSR1},
-    {"USR2", SIGUSR2}, {"PIPE", SIGPIPE}, {"ALRM", SIGALRM},
-    {"TERM", SIGTERM}, {"CHLD", SIGCHLD}, {"CONT", SIGCONT},
-    {"STOP", SIGSTOP}, {"TSTP", SIGTSTP}, {"TTIN", SIGTTIN},
-    {"TTOU", SIGTTOU}, {"URG", SIGURG},   {"XCPU", SIGXCPU},
-    {"XFSZ", SIGXFSZ}, {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF},
-    {"WINCH", SIGWINCH}, {"SYS", SIGSYS},
-};
-
-/* "KILL", "SIGKILL", "9" (case-insensitive).  -1 when unknown. */
-static int parse_signal(const char *s)
-{
-    char *end;
-    long n;
-
-    if (isdigit((unsigned char)s[0])) {
-        n = strtol(s, &end, 10);
-        return (*end || n <= 0 || n >= 65) ? -1 : (int)n;
-    }
-    if (strncasecmp(s, "SIG", 3) == 0)
-        s += 3;
-    for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
-        if (strcasecmp(s, signals[i].name) == 0)
-            return signals[i].num;
-    }
-    return -1;
-}
-
 static void parse_opt(struct scancel_args *a, int c, const char *arg)
 {
     switch (c) {
@@ -209,7 +177,7 @@ static void parse_opt(struct scancel_args *a, int c, const char *arg)
         a->qos = arg;
         break;
     case 's':
-        if ((a->signal = parse_signal(arg)) < 0) {
+        if ((a->signal = sig_parse(arg)) < 0) {
             cmd_error(a->prog, "Invalid job signal: %s", arg);
             exit(1);
         }

@@ -192,6 +192,22 @@ static enum look classify(const json_t *job, bool gone)
     return LOOK_ENDED;
 }
 
+/* salloc rings the terminal's bell when the allocation comes: with
+ * --bell always, by default after a wait of over ten seconds (Slurm's
+ * BELL_AFTER_DELAY), with --no-bell never; only to a terminal. */
+static void ring_bell(const struct sbatch_opts *o, const struct timespec *t0)
+{
+    struct timespec now;
+
+    if (!is_salloc(o) || o->bell == 0 || !isatty(STDOUT_FILENO))
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (o->bell == 1 || now.tv_sec - t0->tv_sec > 10) {
+        fputc('\a', stdout);
+        fflush(stdout);
+    }
+}
+
 static void granted(const struct sbatch_opts *o, uint32_t id, bool waited)
 {
     if (waited)
@@ -223,6 +239,7 @@ static json_t *wait_grant(const struct sbatch_opts *o, uint32_t id, int *rc)
         switch (classify(job, gone)) {
         case LOOK_RUNNING:
             granted(o, id, waited);
+            ring_bell(o, &t0);
             *rc = 0;
             return job;
         case LOOK_ENDED: /* it was pending: Slurm said so at submission */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "common/cpubind.h"
 #include "common/error.h"
 #include "common/mailtype.h"
+#include "common/signame.h"
 #include "common/sizefmt.h"
 #include "common/taskdist.h"
 #include "common/timefmt.h"
@@ -431,6 +433,42 @@ static int set_export_file(struct sbatch_opts *o, const struct optdef *d,
                                 sizeof(err)) < 0)
         return fail(e, 1, "error", "%s", err);
     return 0;
+}
+
+/* salloc --bell / --no-bell: 1 or 0 (-1: Slurm's default, ring only
+ * after a wait of ten seconds or more). */
+static int set_bell(struct sbatch_opts *o, const struct optdef *d,
+                    const char *arg, struct sbatch_error *e)
+{
+    (void)arg;
+    (void)e;
+    o->bell = strcmp(d->name, "bell") ? 0 : 1;
+    return 0;
+}
+
+/* salloc -K[signal]: the signal for the command when the allocation is
+ * revoked; SIGTERM when none is named (Slurm's default). */
+static int set_kill_command(struct sbatch_opts *o, const struct optdef *d,
+                            const char *arg, struct sbatch_error *e)
+{
+    int sig = arg && *arg ? sig_parse(arg) : SIGTERM;
+
+    (void)d;
+    if (sig < 0)
+        return fail(e, 1, "error", "Invalid signal name: %s", arg);
+    o->kill_command_signal = sig;
+    return 0;
+}
+
+/* srun -T N: checked as Slurm checks it (a positive count), no more. */
+static int set_threads(struct sbatch_opts *o, const struct optdef *d,
+                       const char *arg, struct sbatch_error *e)
+{
+    int n;
+
+    (void)o;
+    (void)d;
+    return parse_int("--threads", arg, true, &n, e);
 }
 
 /* -o/-e/-i: Slurm reads "none" as /dev/null. */
@@ -934,6 +972,27 @@ static const struct optdef opt_table[] = {
      NULL, NULL, NULL},
     {"batch", 0, REQ, "SBATCH_BATCH", PASS, F_SBATCH,
     SEC_NONE, NULL, NULL, NULL},
+    /* salloc's terminal bell and -K (salloc.c) */
+    {"bell", 0, NOA, NULL, set_bell, 0, F_SALLOC, SEC_NONE, NULL, NULL, NULL},
+    {"no-bell", 0, NOA, NULL, set_bell, 0, F_SALLOC, SEC_NONE,
+     NULL, NULL, NULL},
+    {"kill-command", 'K', OPTA, NULL, set_kill_command, 0, F_SALLOC,
+     SEC_NONE, NULL, NULL, NULL},
+    /* srun -T: Slurm's count of threads sending the launch; droverd's
+     * launch path has none to limit (docs/options.md) */
+    {"threads", 'T', REQ, NULL, set_threads, 0, F_SRUN, SEC_NONE,
+     NULL, NULL, NULL},
+    /* srun options refused (sbatch_refuse.c): known, so never read as an
+     * abbreviation of another */
+    {"bcast", 0, OPTA, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
+    {"bcast-exclude", 0, REQ, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
+    {"compress", 0, OPTA, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
+    {"send-libs", 0, OPTA, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
+    {"het-group", 0, REQ, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
+    {"no-allocate", 'Z', NOA, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
+    {"relative", 'r', REQ, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
+    {"resv-ports", 0, OPTA, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
+    {"slurmd-debug", 0, REQ, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -1524,6 +1583,7 @@ struct sbatch_opts *sbatch_opts_create_cmd(FILE *msgs, enum sbatch_cmd cmd)
     o->mem_per_node_mib = -1;
     o->mem_per_cpu_mib = -1;
     o->requeue = -1;
+    o->bell = -1;
     o->extra = json_object();
     o->export_file_env = json_object();
     if (!o->extra || !o->export_file_env)

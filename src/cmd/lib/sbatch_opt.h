@@ -101,6 +101,8 @@ struct sbatch_opts {
     char *export_env;         /* --export, or NULL for ALL */
     bool parsable, wait, test_only;
     bool no_shell;            /* salloc --no-shell: allocate, run nothing */
+    int bell;                 /* salloc --bell 1, --no-bell 0, else -1 */
+    int kill_command_signal;  /* salloc -K: signal at revocation; 0: none */
     char *jobid;              /* srun --jobid: the allocation to run in */
     int immediate;            /* salloc/srun -I: seconds to wait, 0 none */
     bool label, pty;          /* srun -l, --pty */

@@ -35,6 +35,15 @@ static const struct {
     {"mcs-label", "no MCS labels"},
     {"no-kill", "a failed node ends the job or step"},
     {"spread-job", "jobs are not spread over nodes"},
+    {"bcast", "no executable broadcast; use sbcast"},
+    {"bcast-exclude", "no executable broadcast; use sbcast"},
+    {"compress", "no executable broadcast; use sbcast -C"},
+    {"send-libs", "no executable broadcast; use sbcast"},
+    {"het-group", "no heterogeneous jobs"},
+    {"no-allocate", "every step runs in an allocation"},
+    {"relative", "steps are not placed relative to a node"},
+    {"resv-ports", "no reserved ports"},
+    {"slurmd-debug", "droverd's log level is its own (SlurmdDebug)"},
     {"use-min-nodes", "no preference for the smallest node count"},
 };
 

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "cmd/lib/sbatch_req.h"
+#include "common/signame.h"
 #include "common/xalloc.h"
 #include "common/hostlist.h"
 #include "common/sizefmt.h"
@@ -176,30 +177,6 @@ int sbatch_parse_begin(const char *s, time_t now, time_t *out)
     return sbatch_parse_time(s, now, out, &pos);
 }
 
-static int signal_number(const char *s)
-{
-    static const struct { const char *name; int num; } sigs[] = {
-        {"HUP", SIGHUP}, {"INT", SIGINT}, {"QUIT", SIGQUIT},
-        {"KILL", SIGKILL}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
-        {"ALRM", SIGALRM}, {"TERM", SIGTERM}, {"CONT", SIGCONT},
-        {"STOP", SIGSTOP}, {"TSTP", SIGTSTP}, {"URG", SIGURG},
-        {"XCPU", SIGXCPU}, {"XFSZ", SIGXFSZ}, {"PROF", SIGPROF},
-    };
-    char *end;
-    long n;
-
-    if (isdigit((unsigned char)*s)) {
-        n = strtol(s, &end, 10);
-        return *end || n < 1 || n >= NSIG ? -1 : (int)n;
-    }
-    if (!strncasecmp(s, "SIG", 3))
-        s += 3;
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-        if (!strcasecmp(s, sigs[i].name))
-            return sigs[i].num;
-    return -1;
-}
-
 int sbatch_parse_signal(const char *s, int *signo, int *secs, int *batch)
 {
     char buf[64], *at;
@@ -220,7 +197,7 @@ int sbatch_parse_signal(const char *s, int *signo, int *secs, int *batch)
         if (!at[1] || *end || t < 0 || t > 0xffff)
             return errno = EINVAL, -1;
     }
-    if ((*signo = signal_number(buf)) < 0)
+    if ((*signo = sig_parse(buf)) < 0)
         return errno = EINVAL, -1;
     *secs = (int)t;
     return 0;
