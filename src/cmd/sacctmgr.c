@@ -19,6 +19,18 @@
 
 static const char *prog = "sacctmgr";
 static bool immediate;
+/* -r: Slurm's readonly mode, no add, modify, delete or load */
+static bool readonly;
+
+/* Slurm's refusal of a change in readonly mode.  Returns 1 (the exit
+ * status) when refused, else 0. */
+static int refused_readonly(void)
+{
+    if (!readonly)
+        return 0;
+    fprintf(stderr, "Can't run this command in readonly mode.\n");
+    return 1;
+}
 static struct smgr_out out_opts;
 
 static const struct cmd_opt opts[] = {
@@ -27,6 +39,8 @@ static const struct cmd_opt opts[] = {
     {"parsable", 'p', no_argument, NULL},
     {"parsable2", 'P', no_argument, NULL},
     {"associations", 's', no_argument, NULL},
+    {"oneliner", 'o', no_argument, NULL},
+    {"readonly", 'r', no_argument, NULL},
     {"quiet", 'Q', no_argument, NULL},
     {"verbose", 'v', no_argument, NULL},
     {"version", 'V', no_argument, NULL},
@@ -285,6 +299,8 @@ static int change(const char *op, const char *entity, struct args *a)
     json_t *resp = NULL, *body;
     int rc;
 
+    if (refused_readonly())
+        return 1;
     if (which == 1 && !json_object_size(a->set)) {
         fprintf(stderr, " You didn't give me anything to set\n");
         return 1;
@@ -489,7 +505,7 @@ static int run(int argc, char **argv)
     if (!strncasecmp(cmd, "dump", len > 1 ? len : 2))
         return smgr_dump(prog, argc - 1, argv + 1);
     if (!strncasecmp(cmd, "load", len > 1 ? len : 2))
-        return smgr_load(prog, argc - 1, argv + 1, immediate);
+        return refused_readonly() ? 1 : smgr_load(prog, argc - 1, argv + 1, immediate);
     entity = argc > 1 ? entity_of(argv[1]) : NULL;
     if (!strncasecmp(cmd, "show", len) || !strncasecmp(cmd, "list", len)) {
         if (!entity)
@@ -535,6 +551,8 @@ int main(int argc, char **argv)
         case 'p': out_opts.parsable = 1; break;
         case 'P': out_opts.parsable = 2; break;
         case 's': withassoc = true; break;
+        case 'o': break; /* each record is one line already */
+        case 'r': readonly = true; break;
         case 'Q': case 'v': break;
         case 'V': cmd_print_version(); return 0;
         case 'h': case 'u': fputs(usage_text, stdout); return 0;

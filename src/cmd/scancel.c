@@ -70,6 +70,8 @@ static const struct cmd_opt scancel_opts[] = {
     {"reservation", 'R', required_argument,
      "  -R, --reservation=reservation   act only on jobs with this "
      "reservation\n"},
+    {"clusters", 'M', required_argument,
+     "  -M, --clusters=clusters         clusters to issue commands to.\n"},
     {"sibling", OPT_SIBLING, required_argument,
      "      --sibling=cluster_name      remove an active sibling job from a "
      "federated job\n"},
@@ -169,6 +171,9 @@ static void parse_opt(struct scancel_args *a, int c, const char *arg)
     case OPT_WCKEY:
         a->wckey = arg;
         break;
+    case 'M': /* one cluster: refused, not ignored */
+        cmd_error(a->prog, "--clusters is not supported by Drover");
+        exit(1);
     case OPT_SIBLING: /* no federation: refused, not ignored */
         cmd_error(a->prog, "--sibling: federated clusters are not supported "
                            "by Drover");

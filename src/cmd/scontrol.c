@@ -54,6 +54,9 @@ static const struct cmd_opt scontrol_opts[] = {
      "     -d or --details: equivalent to \"details\" command\n"},
     {"federation", OPT_FEDERATION, no_argument,
      "     --federation: Report jobs from federation if a member of one\n"},
+    {"future", 'F', no_argument, /* Drover has no FUTURE nodes */
+     "     -F or --future: Report information about nodes in \"FUTURE\" "
+     "state.\n"},
     {"help", 'h', no_argument,
      "     -h or --help: equivalent to \"help\" command\n"},
     {"hide", OPT_HIDE, no_argument,

@@ -29,7 +29,9 @@
 static const struct cmd_opt opts[] = {
     {"all_clusters", 'a', no_argument, NULL},
     {"cluster", 'M', required_argument, NULL},
+    {"federation", CMD_OPT_LONG + 1, no_argument, NULL},
     {"help", 'h', no_argument, NULL},
+    {"local", CMD_OPT_LONG + 2, no_argument, NULL},
     {"noheader", 'n', no_argument, NULL},
     {"parsable", 'p', no_argument, NULL},
     {"parsable2", 'P', no_argument, NULL},
@@ -95,6 +97,9 @@ static void parse_options(int argc, char **argv, struct args *a)
         case 'p': a->out.parsable = 1; break;
         case 'P': a->out.parsable = 2; break;
         case 'Q': case 'v': break;
+        case CMD_OPT_LONG + 1: /* one cluster: federation and local */
+        case CMD_OPT_LONG + 2: /* reports are the same */
+            break;
         case 't':
             if (sreport_time_parse(optarg, &a->out.time) < 0)
                 fail("unknown time format ", optarg);

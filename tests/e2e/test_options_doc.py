@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: Apache-2.0
+"""docs/options.md says, for every option Slurm 22.05's commands list in
+their --help, what Drover does with it; this checks the table against
+the built commands (scripts/options_table.py's probe: each option given
+to the command with no cluster to reach), and the few options whose
+effect needs a cluster."""
+
+import importlib.util
+from pathlib import Path
+
+from cluster import REPO, build_dir
+
+_spec = importlib.util.spec_from_file_location(
+    "options_table", REPO / "scripts" / "options_table.py")
+table = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(table)
+
+
+def test_every_slurm_option_has_a_row_that_the_command_bears_out():
+    doc = table.read_doc()
+    wrong = []
+    for cmd in table.COMMANDS:
+        if not (build_dir() / "src" / "cmd" / cmd).exists():
+            continue
+        rows = doc.get(cmd)
+        assert rows is not None, f"docs/options.md has no section {cmd}"
+        for short, long_opt, takes_arg in table.slurm_options(cmd):
+            assert long_opt in rows, f"{cmd} {long_opt}: no row"
+            mark, note = rows[long_opt]
+            want = table.mark_for(
+                table.probe(build_dir(), cmd, long_opt, takes_arg),
+                rows[long_opt])
+            if (mark, note) != want:
+                wrong.append(f"{cmd} {long_opt}: table {mark} {note!r}, "
+                             f"command {want[0]} {want[1]!r}")
+    assert not wrong, ("docs/options.md disagrees (regenerate with "
+                       "scripts/options_table.py BUILD --write):\n"
+                       + "\n".join(wrong))
+
+
+def test_no_refusal_is_unexplained_for_sbatch_salloc_srun():
+    doc = table.read_doc()
+    for cmd in ("sbatch", "salloc", "srun"):
+        for opt, (mark, note) in doc[cmd].items():
+            if mark == "✘" and note.startswith("refused"):
+                assert note != "refused", f"{cmd} {opt}: no reason given"
+
+
+def test_scancel_clusters_refused(cluster):
+    r = cluster.run("scancel", "-M", "other", "1")
+    assert r.returncode == 1
+    assert "scancel: error: --clusters is not supported by Drover" in r.stderr
+
+
+def test_sacctmgr_readonly_refuses_changes(cluster):
+    r = cluster.run("sacctmgr", "-r", "-i", "add", "account", "ro_acct")
+    assert r.returncode == 1
+    assert r.stderr == "Can't run this command in readonly mode.\n"
+    shown = cluster.run("sacctmgr", "-n", "-P", "show", "account",
+                        "format=account", check=True).stdout.split()
+    assert "ro_acct" not in shown
+    r = cluster.run("sacctmgr", "-r", "-o", "-n", "-P", "show", "account",
+                    "format=account", check=True)
+    assert r.stdout.split() == shown
+
+
+def test_single_cluster_options_change_nothing(cluster):
+    plain = cluster.run("scontrol", "show", "node", "node01", check=True)
+    assert cluster.run("scontrol", "-F", "show", "node", "node01",
+                       check=True).stdout == plain.stdout
+    for opt in ("--local", "--federation"):
+        a = cluster.run("sreport", "-n", "-P", "cluster", "utilization",
+                        check=True)
+        b = cluster.run("sreport", opt, "-n", "-P", "cluster", "utilization",
+                        check=True)
+        assert a.stdout == b.stdout
