@@ -44,6 +44,7 @@
 #include "cmd/lib/srun_env.h"
 #include "cmd/lib/srun_mpi.h"
 #include "cmd/lib/srun_multiprog.h"
+#include "cmd/lib/srun_script.h"
 #include "cmd/lib/srun_verbose.h"
 #include "common/base64.h"
 #include "common/fdio.h"
@@ -116,6 +117,7 @@ struct srun {
     long cpus_per_task;      /* -c, else 1 */
     int lfd, io_port;        /* the I/O socket, open before the step */
     json_t *node_names;      /* step_create's answer (srun -v) */
+    const char *prolog, *epilog; /* --prolog/SrunProlog..., or NULL */
     json_t *task_map;
     char *multi_prog;        /* --multi-prog: the file's text */
     unsigned rlimit_mask;    /* limits to propagate (rlimits.h bits) */
@@ -1653,6 +1655,13 @@ static int run_step(struct srun *s, long job_id)
 
     make_io_key(s);
     srun_verbose_job(stderr, s->verbose, job_id);
+    if (s->prolog
+        && (rc = srun_script_run(s->prolog, "prolog_srun", s->argv))) {
+        fprintf(stderr, "srun: error: srun prolog failed rc = %d. "
+                        "Aborting step.\n", rc);
+        close(lfd);
+        return 1;
+    }
     /* The tasks may start before step_create's answer arrives: a signal
      * meant for the step waits until srun handles it. */
     step_signals_set(&blocked);
@@ -1676,6 +1685,13 @@ static int run_step(struct srun *s, long job_id)
     close(lfd);
     srun_verbose_end(stderr, s->verbose, s->own_alloc);
     rc = report(s);
+    if (s->epilog) {
+        int erc = srun_script_run(s->epilog, "epilog_srun", s->argv);
+
+        if (erc)
+            fprintf(stderr, "srun: error: srun epilog failed status=%d\n",
+                    erc);
+    }
     if (lost && !stopped && !s->node_failed)
         fprintf(stderr, "srun: error: %d task(s) lost\n", lost);
     if (lost && !stopped)
@@ -1702,6 +1718,8 @@ int main(int argc, char **argv)
         return rc;
     }
     signal(SIGPIPE, SIG_IGN);
+    s.prolog = srun_script_pick(o->srun_prolog, cmd_conf("srun")->srun_prolog);
+    s.epilog = srun_script_pick(o->srun_epilog, cmd_conf("srun")->srun_epilog);
     s.lfd = listen_io(&s.io_port);
     srun_env_umask_prio();
     srun_verbose_propagate(stderr, s.verbose, s.rlimit_mask);

@@ -514,6 +514,10 @@ struct slurm_conf {
                                * lines apply), an absolute path, or NULL */
     char *task_epilog;        /* TaskEpilog=: run as the user after each
                                * step task, or NULL */
+    char *srun_prolog;        /* SrunProlog=: run by srun, as its user on
+                               * its host, before each step (srun_script.h),
+                               * or NULL */
+    char *srun_epilog;        /* SrunEpilog=: the same after each step */
     char *prolog;             /* Prolog=: run by droverd as root on each
                                * node before the job's first launch there,
                                * an absolute path or glob pattern (each

@@ -100,6 +100,8 @@ static json_t *config_values(const struct slurm_conf *c)
     set_s(o, "MailProg", c->mail_prog);
     set_s(o, "MailDomain", c->mail_domain);
     set_s(o, "TaskProlog", c->task_prolog);
+    set_s(o, "SrunProlog", c->srun_prolog);
+    set_s(o, "SrunEpilog", c->srun_epilog);
     set_s(o, "TaskEpilog", c->task_epilog);
     set_s(o, "Prolog", c->prolog);
     set_s(o, "Epilog", c->epilog);

@@ -982,6 +982,11 @@ static const struct optdef opt_table[] = {
      * launch path has none to limit (docs/options.md) */
     {"threads", 'T', REQ, NULL, set_threads, 0, F_SRUN, SEC_NONE,
      NULL, NULL, NULL},
+    /* srun's own prolog and epilog (srun_script.h) */
+    {"prolog", 0, REQ, NULL, set_str, AT(srun_prolog), F_SRUN, SEC_NONE,
+     NULL, NULL, NULL},
+    {"epilog", 0, REQ, NULL, set_str, AT(srun_epilog), F_SRUN, SEC_NONE,
+     NULL, NULL, NULL},
     /* srun options refused (sbatch_refuse.c): known, so never read as an
      * abbreviation of another */
     {"bcast", 0, OPTA, NULL, PASS, F_SRUN, SEC_NONE, NULL, NULL, NULL},
@@ -1597,7 +1602,7 @@ static void free_strings(struct sbatch_opts *o)
         &o->cwd, &o->submit_host, &o->wrap, &o->script_path, &o->job_name,
         &o->partition, &o->comment, &o->work_dir, &o->std_out, &o->std_err,
         &o->std_in, &o->gres, &o->gpus, &o->gpus_per_node, &o->export_env,
-        &o->mpi, &o->jobid,
+        &o->mpi, &o->jobid, &o->srun_prolog, &o->srun_epilog,
     };
 
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)

@@ -102,6 +102,7 @@ struct sbatch_opts {
     bool parsable, wait, test_only;
     bool no_shell;            /* salloc --no-shell: allocate, run nothing */
     int bell;                 /* salloc --bell 1, --no-bell 0, else -1 */
+    char *srun_prolog, *srun_epilog; /* srun --prolog/--epilog, or NULL */
     int kill_command_signal;  /* salloc -K: signal at revocation; 0: none */
     char *jobid;              /* srun --jobid: the allocation to run in */
     int immediate;            /* salloc/srun -I: seconds to wait, 0 none */
