@@ -4,8 +4,10 @@
  *
  * Builds an acct_job_query filter from the options (docs/protocol.md,
  * "Accounting daemon"), asks droverdbd at AccountingStorageHost:Port, and
- * prints the answer through sacct_print.c.  The time window follows Slurm:
- * since 00:00 today by default ("now" with -s), none with -j and no -S.
+ * prints the answer through sacct_print.c.  The options are sacct_opt.c's
+ * table (Slurm's --help); sacct_filter.c turns the selecting ones into the
+ * filter.  Options needing data Drover does not keep are refused, naming
+ * why (docs/compatibility.md).
  */
 #include "config.h"
 
@@ -268,12 +270,13 @@ int main(int argc, char **argv)
     const char *cluster;
 
     parse_args(argc, argv, &a);
-    cluster = cmd_conf(a.prog)->cluster_name;
     if (sacct_format_parse(chosen_format(&a), &fmt, &bad) < 0) {
         cmd_error(a.prog, "Invalid field requested: \"%s\"", bad);
         free(bad);
         return 1;
     }
+    /* Slurm's default: the local cluster's jobs (-L, -M all: every one). */
+    cluster = cmd_conf(a.prog)->cluster_name;
     filter = sacct_filter_build(&a.q, a.prog, now, &specs, &nspecs);
     if (!a.all_clusters && cluster)
         json_object_set_new(filter, "cluster", json_string(cluster));

@@ -320,13 +320,13 @@ struct collect {
 /* Did the job run on one of the filter's nodes (sacct -N)? */
 static bool ran_on(const struct collect *c, json_t *job)
 {
+    const char *nodes = json_string_value(json_object_get(job, "nodes"));
     hostlist_t *hl;
     bool hit = false;
 
     if (!c->nodes)
         return true;
-    hl = hostlist_decode(json_string_value(json_object_get(job, "nodes")),
-                         NULL);
+    hl = nodes ? hostlist_decode(nodes, NULL) : NULL;
     for (size_t i = 0; hl && !hit && i < hostlist_count(hl); i++)
         hit = hostlist_find(c->nodes, hostlist_nth(hl, i)) >= 0;
     hostlist_destroy(hl);
