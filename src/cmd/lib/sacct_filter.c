@@ -36,7 +36,8 @@ static json_t *split(const char *text)
     json_t *arr = json_array();
     char *copy = xstrdup(text), *save = NULL;
 
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+    for (char *t = strtok_r(copy, ",", &save); t;
+         t = strtok_r(NULL, ",", &save))
         json_array_append_new(arr, json_string(t));
     free(copy);
     return arr;
