@@ -4,8 +4,10 @@
  *
  * Builds an acct_job_query filter from the options (docs/protocol.md,
  * "Accounting daemon"), asks droverdbd at AccountingStorageHost:Port, and
- * prints the answer through sacct_print.c.  The time window follows Slurm:
- * since 00:00 today by default ("now" with -s), none with -j and no -S.
+ * prints the answer through sacct_print.c.  The options are sacct_opt.c's
+ * table (Slurm's --help); sacct_filter.c turns the selecting ones into the
+ * filter.  Options needing data Drover does not keep are refused, naming
+ * why (docs/compatibility.md).
  */
 #include "config.h"
 
@@ -19,153 +21,23 @@
 #include <unistd.h>
 
 #include "cmd/lib/jsonget.h"
-#include "cmd/lib/names.h"
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
+#include "cmd/lib/sacct_filter.h"
 #include "cmd/lib/sacct_json.h"
+#include "cmd/lib/sacct_opt.h"
 #include "cmd/lib/sacct_print.h"
-#include "cmd/lib/sbatch_req.h"
-#include "cmd/lib/states.h"
 #include "common/xalloc.h"
-
-enum {
-    OPT_HELP = CMD_OPT_LONG,
-    OPT_USAGE,
-    OPT_NAME,
-    OPT_UNITS,
-    OPT_NOCONVERT,
-    OPT_JSON,
-    OPT_DELIMITER,
-};
-
-static const struct cmd_opt sacct_opts[] = {
-    {"allusers", 'a', no_argument,
-     "     -a, --allusers:\n"
-     "\t           Display jobs for all users. By default, only the\n"
-     "\t           current user's jobs are displayed.  If ran by user root\n"
-     "\t           this is the default.\n"},
-    {"accounts", 'A', required_argument,
-     "     -A, --accounts:\n"
-     "\t           Use this comma separated list of accounts to select jobs\n"
-     "\t           to display.  By default, all accounts are selected.\n"},
-    {"brief", 'b', no_argument,
-     "     -b, --brief:\n"
-     "\t           Equivalent to '--format=jobstep,state,error'.\n"},
-    {"delimiter", OPT_DELIMITER, required_argument,
-     "     --delimiter:\n"
-     "\t           ASCII characters used to separate the fields when\n"
-     "\t           specifying the  -p  or  -P options. The default delimiter\n"
-     "\t           is a '|'. This option is ignored if -p or -P options are\n"
-     "\t           not specified.\n"},
-    {"duplicates", 'D', no_argument,
-     "     -D, --duplicates:\n"
-     "\t           If Slurm job ids are reset, some job numbers may\n"
-     "\t           appear more than once referring to different jobs.\n"
-     "\t           Without this option only the most recent jobs will be\n"
-     "                   displayed.\n"},
-    {"endtime", 'E', required_argument,
-     "     -E, --endtime:\n"
-     "\t           Select jobs eligible before this time.  If states are\n"
-     "\t           given with the -s option then only jobs in this state\n"
-     "\t           before this time will be returned.\n"},
-    {"helpformat", 'e', no_argument,
-     "     -e, --helpformat:\n"
-     "\t           Print a list of fields that can be specified with the\n"
-     "\t           '--format' option\n"},
-    {"help", 'h', no_argument,
-     "     -h, --help:\n"
-     "\t           Print this description of use.\n"},
-    {"jobs", 'j', required_argument,
-     "     -j, --jobs:\n"
-     "\t           Format is <job(.step)>. Display information about this\n"
-     "\t           job or comma-separated list of jobs. The default is all\n"
-     "\t           jobs. Adding .step will display the specific job step of\n"
-     "\t           that job. (A step id of 'batch' will display the\n"
-     "\t           information about the batch step.)\n"},
-    {"json", OPT_JSON, no_argument,
-     "     --json:\n"
-     "\t           Produce JSON output\n"},
-    {"long", 'l', no_argument,
-     "     -l, --long:\n"
-     "\t           Equivalent to specifying\n"
-     "\t           '--format=jobid,jobidraw,jobname,partition,maxvmsize,\n"
-     "\t           maxvmsizenode,maxvmsizetask,avevmsize,maxrss,maxrssnode,\n"
-     "\t           maxrsstask,averss,maxpages,maxpagesnode,maxpagestask,\n"
-     "\t           avepages,mincpu,mincpunode,mincputask,avecpu,ntasks,\n"
-     "\t           alloccpus,elapsed,state,exitcode,avecpufreq,reqcpufreqmin,\n"
-     "\t           reqcpufreqmax,reqcpufreqgov,reqmem,consumedenergy,\n"
-     "\t           maxdiskread,maxdiskreadnode,maxdiskreadtask,avediskread,\n"
-     "\t           maxdiskwrite,maxdiskwritenode,maxdiskwritetask,\n"
-     "\t           avediskwrite,reqtres,alloctres,tresusageinave,\n"
-     "\t           tresusageinmax,tresusageinmaxn,tresusageinmaxt,\n"
-     "\t           tresusageinmin,tresusageinminn,tresusageinmint,\n"
-     "\t           tresusageintot,tresusageoutmax,tresusageoutmaxn,\n"
-     "\t           tresusageoutmaxt,tresusageoutave,tresusageouttot\n"},
-    {"name", OPT_NAME, required_argument,
-     "     --name:\n"
-     "\t           Display jobs that have any of these name(s).\n"},
-    {"noconvert", OPT_NOCONVERT, no_argument,
-     "     --noconvert:\n"
-     "\t           Don't convert units from their original type\n"
-     "\t           (e.g. 2048M won't be converted to 2G).\n"},
-    {"noheader", 'n', no_argument,
-     "     -n, --noheader:\n"
-     "\t           No header will be added to the beginning of output.\n"
-     "\t           The default is to print a header.\n"},
-    {"format", 'o', required_argument,
-     "     -o, --format:\n"
-     "\t           Comma separated list of fields. (use \"--helpformat\"\n"
-     "\t           for a list of available fields).\n"},
-    {"parsable", 'p', no_argument,
-     "     -p, --parsable: output will be '|' delimited with a '|' at the "
-     "end\n"},
-    {"parsable2", 'P', no_argument,
-     "     -P, --parsable2: output will be '|' delimited without a '|' at "
-     "the end\n"},
-    {"partition", 'r', required_argument,
-     "     -r, --partition:\n"
-     "\t           Comma separated list of partitions to select jobs and\n"
-     "\t           job steps from. The default is all partitions.\n"},
-    {"state", 's', required_argument,
-     "     -s, --state:\n"
-     "\t           Select jobs based on their current state or the state\n"
-     "\t           they were in during the time period given: running (r),\n"
-     "\t           completed (cd), failed (f), timeout (to), resizing (rs),\n"
-     "\t           deadline (dl) and node_fail (nf).\n"},
-    {"starttime", 'S', required_argument,
-     "     -S, --starttime:\n"
-     "\t           Select jobs eligible after this time.  Default is\n"
-     "\t           00:00:00 of the current day, unless '-s' is set then\n"
-     "\t           the default is 'now'.\n"},
-    {"user", 'u', required_argument,
-     "     -u, --user:\n"
-     "\t           Use this comma separated list of user names or user ids\n"
-     "\t           to select jobs to display.  By default, the running\n"
-     "\t           user's uid is used.\n"},
-    {"units", OPT_UNITS, required_argument,
-     "     --units=[KMGTP]:\n"
-     "\t           Display values in specified unit type. Takes precedence\n"
-     "\t           over --noconvert option.\n"},
-    {"usage", OPT_USAGE, no_argument,
-     "     --usage:\n"
-     "\t           Display brief usage message.\n"},
-    {"version", 'V', no_argument,
-     "     -V, --version: Print version.\n"},
-    {"allocations", 'X', no_argument,
-     "     -X, --allocations:\n"
-     "\t           Only show statistics relevant to the job allocation\n"
-     "\t           itself, not taking steps into consideration.\n"},
-    CMD_OPT_END,
-};
 
 static const char sacct_usage[] =
     "Usage: sacct [options]\n\tUse --help for help\n";
 
 struct sacct_args {
     const char *prog;
-    const char *format, *jobs, *users, *accounts, *partitions, *names;
-    const char *states, *start, *end;
-    bool brief, long_list, allocations, all_users, json, duplicates;
+    const char *format;
+    struct sacct_query_opts q;
+    bool brief, long_list, allocations, json, all_clusters;
+    int verbose;
     struct sacct_output out;
     struct sacct_ctx ctx;
 };
@@ -176,30 +48,127 @@ static void fatal(const char *prog, const char *msg, const char *arg)
     exit(1);
 }
 
-static void handle_opt(struct sacct_args *a, int c, const char *arg)
+/* An option whose data Drover does not have: refused, never ignored. */
+static void refuse(const char *prog, const char *opt, const char *why)
+{
+    cmd_error(prog, "%s is not supported by Drover: %s", opt, why);
+    exit(1);
+}
+
+/* Options that need what Drover does not keep (docs/compatibility.md). */
+static void refuse_opt(const char *prog, int c)
 {
     switch (c) {
-    case 'a': a->all_users = true; break;
-    case 'A': a->accounts = arg; break;
+    case 'B':
+        refuse(prog, "--batch-script", "droverdbd does not store batch "
+               "scripts (Slurm's AccountingStoreFlags=job_script)");
+        break;
+    case SACCT_OPT_ENV_VARS:
+        refuse(prog, "--env-vars", "droverdbd does not store job "
+               "environments (Slurm's AccountingStoreFlags=job_env)");
+        break;
+    case 'c':
+        /* Slurm's answer when JobCompType=jobcomp/none, Drover's only. */
+        fprintf(stderr, "Slurm job completion is disabled\n");
+        exit(1);
+    case 'f':
+        refuse(prog, "--file", "it reads a jobcomp/filetxt log, and Drover "
+               "has no job completion plugin (JobCompType)");
+        break;
+    case 'W':
+        refuse(prog, "--wckeys", "jobs carry no wckey (TrackWCKey)");
+        break;
+    default:
+        refuse(prog, "--yaml", "use --json");
+        break;
+    }
+}
+
+/* -M: "all" as -L; otherwise only this cluster's own name. */
+static void clusters_opt(struct sacct_args *a, const char *arg)
+{
+    const char *mine = cmd_conf(a->prog)->cluster_name;
+    char *copy = xstrdup(arg), *save = NULL;
+
+    a->all_clusters = !strcasecmp(arg, "all") || !strcmp(arg, "-1");
+    for (char *t = strtok_r(copy, ",", &save); t && !a->all_clusters;
+         t = strtok_r(NULL, ",", &save)) {
+        if (!mine || strcmp(t, mine)) {
+            cmd_error(a->prog, "--clusters: Drover has one cluster, \"%s\"; "
+                      "not \"%s\"", mine ? mine : "", t);
+            free(copy);
+            exit(1);
+        }
+    }
+    free(copy);
+}
+
+static void whole_hetjob_opt(const char *prog, const char *arg)
+{
+    if (arg && strcasecmp(arg, "yes") && strcasecmp(arg, "y")
+        && strcasecmp(arg, "no") && strcasecmp(arg, "n")) {
+        cmd_error(prog, "Invalid --whole-hetjob value \"%s\". Valid values: "
+                  "[yes|no].", arg);
+        exit(1);
+    }
+}
+
+/* The options that select jobs (sacct_filter.c builds the filter). */
+static bool query_opt(struct sacct_query_opts *q, int c, const char *arg)
+{
+    switch (c) {
+    case 'a': q->all_users = true; break;
+    case 'A': q->accounts = arg; break;
+    case 'D': q->duplicates = true; break;
+    case 'E': q->end = arg; break;
+    case 'g': q->groups = arg; break;
+    case 'i': q->nnodes = arg; break;
+    case 'I': q->ncpus = arg; break;
+    case 'j': q->jobs = arg; break;
+    case 'k': q->timelimit_min = arg; break;
+    case 'K': q->timelimit_max = arg; break;
+    case 'N': q->nodelist = arg; break;
+    case 'q': q->qos = arg; break;
+    case 'r': q->partitions = arg; break;
+    case 's': q->states = arg; break;
+    case 'S': q->start = arg; break;
+    case 'T': q->truncate = true; break;
+    case 'u': q->users = arg; break;
+    case 'x': q->assoc_ids = arg; break;
+    case SACCT_OPT_NAME: q->names = arg; break;
+    default: return false;
+    }
+    return true;
+}
+
+static void handle_opt(struct sacct_args *a, int c, const char *arg)
+{
+    if (query_opt(&a->q, c, arg))
+        return;
+    switch (c) {
     case 'b': a->brief = true; break;
-    case 'D': a->duplicates = true; break;
-    case 'E': a->end = arg; break;
-    case 'j': a->jobs = arg; break;
     case 'l': a->long_list = true; break;
+    case 'L': a->all_clusters = true; break;
+    case 'M': clusters_opt(a, arg); break;
     case 'n': a->out.header = false; break;
     case 'o': a->format = arg; break;
     case 'p': a->out.layout = SACCT_PARSABLE; break;
     case 'P': a->out.layout = SACCT_PARSABLE2; break;
-    case 'r': a->partitions = arg; break;
-    case 's': a->states = arg; break;
-    case 'S': a->start = arg; break;
-    case 'u': a->users = arg; break;
+    case 'v': a->verbose++; break;
     case 'X': a->allocations = true; break;
-    case OPT_NAME: a->names = arg; break;
-    case OPT_NOCONVERT: a->ctx.noconvert = true; break;
-    case OPT_JSON: a->json = true; break;
-    case OPT_DELIMITER: a->out.delim = arg; break;
-    case OPT_UNITS:
+    case 'B': case 'c': case 'f': case 'W':
+    case SACCT_OPT_ENV_VARS: case SACCT_OPT_YAML:
+        refuse_opt(a->prog, c);
+        break;
+    /* One cluster, no federation: nothing to widen or narrow. */
+    case SACCT_OPT_LOCAL: case SACCT_OPT_FEDERATION:
+        a->all_clusters = false;
+        break;
+    case SACCT_OPT_WHOLE_HETJOB: whole_hetjob_opt(a->prog, arg); break;
+    case SACCT_OPT_NOCONVERT: a->ctx.noconvert = true; break;
+    case SACCT_OPT_JSON: a->json = true; break;
+    case SACCT_OPT_DELIMITER: a->out.delim = arg; break;
+    case SACCT_OPT_UNITS:
         if (!strchr("KMGTP", arg[0] & ~0x20) || arg[1])
             fatal(a->prog, "Invalid unit type: ", arg);
         a->ctx.units = (char)(arg[0] & ~0x20);
@@ -221,12 +190,10 @@ static void parse_args(int argc, char **argv, struct sacct_args *a)
             cmd_print_version();
             exit(0);
         } else if (c == 'h') {
-            cmd_print_help(stdout,
-                           "sacct [<OPTION>]\n"
-                           "    Valid <OPTION> values are:\n",
-                           sacct_opts, NULL);
+            cmd_print_help(stdout, sacct_help_head, sacct_opts,
+                           sacct_help_tail);
             exit(0);
-        } else if (c == OPT_USAGE) {
+        } else if (c == SACCT_OPT_USAGE) {
             fputs(sacct_usage, stdout);
             exit(0);
         } else if (c == 'e') {
@@ -237,148 +204,6 @@ static void parse_args(int argc, char **argv, struct sacct_args *a)
             handle_opt(a, c, optarg);
         }
     }
-}
-
-/* --- the filter -------------------------------------------------------- */
-
-static json_t *split(const char *text)
-{
-    json_t *arr = json_array();
-    char *copy = xstrdup(text), *save = NULL;
-
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        json_array_append_new(arr, json_string(t));
-    free(copy);
-    return arr;
-}
-
-static json_t *user_ids(const struct sacct_args *a)
-{
-    json_t *arr = json_array(), *names = split(a->users), *v;
-    size_t i;
-    uid_t uid;
-
-    json_array_foreach(names, i, v) {
-        if (names_user_uid(json_string_value(v), &uid) < 0)
-            fatal(a->prog, "Invalid user id: ", json_string_value(v));
-        json_array_append_new(arr, json_integer(uid));
-    }
-    json_decref(names);
-    return arr;
-}
-
-/* -s names or codes as the long names droverdbd matches. */
-static json_t *state_names(const struct sacct_args *a)
-{
-    json_t *arr = split(a->states), *v;
-    size_t i;
-
-    json_array_foreach(arr, i, v) {
-        job_state_t s = job_state_lookup(json_string_value(v));
-
-        if (s < 0)
-            fatal(a->prog, "unrecognized job state value", NULL);
-        json_array_set_new(arr, i, json_string(job_state_name(s)));
-    }
-    return arr;
-}
-
-/* Slurm's parse_time() for sacct (sbatch_parse_past()). */
-static time_t parse_when(const struct sacct_args *a, const char *s, time_t now)
-{
-    time_t t;
-    int pos;
-
-    /* Slurm's parse_time() logs the error, and sacct exits 1. */
-    if (sbatch_parse_past(s, now, &t, &pos) < 0) {
-        cmd_error(a->prog, "Invalid time specification (pos=%d): %s", pos, s);
-        exit(1);
-    }
-    return t;
-}
-
-static time_t today_midnight(time_t now)
-{
-    struct tm tm;
-
-    localtime_r(&now, &tm);
-    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-    tm.tm_isdst = -1;
-    return mktime(&tm);
-}
-
-static json_t *job_ids(const struct sacct_args *a,
-                       struct sacct_jobspec **specs, size_t *n)
-{
-    json_t *arr = json_array(), *texts = split(a->jobs), *v;
-    size_t i;
-
-    *specs = xzalloc((json_array_size(texts) + 1) * sizeof(**specs));
-    json_array_foreach(texts, i, v) {
-        struct sacct_jobspec *sp = &(*specs)[i];
-        json_t *id;
-
-        if (sacct_jobspec_parse(json_string_value(v), sp) < 0) {
-            /* Freed first: nothing is left for LeakSanitizer at exit. */
-            char bad[256];
-
-            snprintf(bad, sizeof(bad), "%s", json_string_value(v));
-            json_decref(arr);
-            json_decref(texts);
-            FREE_NULL(*specs);
-            fatal(a->prog, "Bad job/step specified: ", bad);
-        }
-        id = json_pack("{s:I}", "job_id", (json_int_t)sp->job_id);
-        if (sp->task >= 0)
-            json_object_set_new(id, "array_task_id", json_integer(sp->task));
-        json_array_append_new(arr, id);
-    }
-    *n = json_array_size(texts);
-    json_decref(texts);
-    return arr;
-}
-
-static json_t *build_filter(const struct sacct_args *a, time_t now,
-                            struct sacct_jobspec **specs, size_t *nspecs)
-{
-    json_t *f = json_object();
-    time_t start = 0, end = 0;
-
-    if (a->jobs)
-        json_object_set_new(f, "job_ids", job_ids(a, specs, nspecs));
-    /* Slurm: root, -a, and -j without -u look at every user's jobs
-     * (droverdbd still limits a non-admin under PrivateData).
-     */
-    if (a->users)
-        json_object_set_new(f, "user_ids", user_ids(a));
-    else if (a->all_users || a->jobs || geteuid() == 0)
-        json_object_set_new(f, "all_users", json_true());
-    else
-        json_object_set_new(f, "user_ids",
-                            json_pack("[I]", (json_int_t)geteuid()));
-    if (a->accounts)
-        json_object_set_new(f, "accounts", split(a->accounts));
-    if (a->partitions)
-        json_object_set_new(f, "partitions", split(a->partitions));
-    if (a->names)
-        json_object_set_new(f, "names", split(a->names));
-    if (a->states)
-        json_object_set_new(f, "states", state_names(a));
-    if (a->duplicates)
-        json_object_set_new(f, "duplicates", json_true());
-    if (a->start)
-        start = parse_when(a, a->start, now);
-    else if (!a->jobs)
-        start = a->states ? now : today_midnight(now);
-    if (a->end)
-        end = parse_when(a, a->end, now);
-    else if (start)
-        end = now;
-    if (start)
-        json_object_set_new(f, "start", json_integer(start));
-    if (end)
-        json_object_set_new(f, "end", json_integer(end));
-    return f;
 }
 
 /* --- talking to droverdbd ---------------------------------------------- */
@@ -440,8 +265,9 @@ int main(int argc, char **argv)
     struct sacct_row *rows;
     size_t nspecs = 0, nrows;
     char *bad = NULL, *text;
-    json_t *resp;
+    json_t *resp, *filter;
     time_t now = time(NULL);
+    const char *cluster;
 
     parse_args(argc, argv, &a);
     if (sacct_format_parse(chosen_format(&a), &fmt, &bad) < 0) {
@@ -449,9 +275,15 @@ int main(int argc, char **argv)
         free(bad);
         return 1;
     }
-    resp = query(&a, build_filter(&a, now, &specs, &nspecs));
+    /* Slurm's default: the local cluster's jobs (-L, -M all: every one). */
+    cluster = cmd_conf(a.prog)->cluster_name;
+    filter = sacct_filter_build(&a.q, a.prog, now, &specs, &nspecs);
+    if (!a.all_clusters && cluster)
+        json_object_set_new(filter, "cluster", json_string(cluster));
+    sacct_filter_verbose(&a.q, filter, a.verbose, cluster, a.prog);
+    resp = query(&a, filter);
     a.ctx.now = (time_t)jint(resp, "now", now);
-    a.ctx.cluster = cmd_conf(a.prog)->cluster_name;
+    a.ctx.cluster = cluster;
     if (a.json) {
         sacct_json_print(stdout, json_object_get(resp, "jobs"), &a.ctx);
     } else {

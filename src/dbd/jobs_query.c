@@ -15,6 +15,7 @@
 
 #include <uthash.h>
 
+#include "common/hostlist.h"
 #include "common/xalloc.h"
 #include "dbd/acct_record.h"
 #include "dbd/jobs_store.h"
@@ -59,25 +60,74 @@ static int where_strings(struct sql_build *b, json_t *filter, const char *key,
     return 0;
 }
 
+/* "AND column IN (...)" for a list of integers under 'key'. */
+static int where_ints(struct sql_build *b, json_t *filter, const char *key,
+                      const char *column, drv_error_t *error)
+{
+    json_t *list = list_of(filter, key), *v;
+    size_t i;
+
+    if (!list)
+        return 0;
+    sql_add(b, " AND %s IN (", column);
+    json_array_foreach(list, i, v) {
+        if (!json_is_integer(v))
+            return bad_filter(key, "an array of integers", error);
+        sql_add(b, i ? ", " : "");
+        sql_param(b, DB_INT(json_integer_value(v)));
+    }
+    sql_add(b, ")");
+    return 0;
+}
+
 static int where_uids(struct sql_build *b, json_t *filter, int64_t only_uid,
                       drv_error_t *error)
 {
-    json_t *list = list_of(filter, "user_ids"), *v;
-    size_t i;
-
     if (only_uid >= 0) {
         sql_add(b, " AND j.uid = ");
         sql_param(b, DB_INT(only_uid));
     }
-    if (!list)
+    return where_ints(b, filter, "user_ids", "j.uid", error);
+}
+
+/* nnodes, ncpus, time_limit_min: [min, max], both included (Slurm's
+ * sacct -i, -I, -k/-K).
+ */
+static int where_range(struct sql_build *b, json_t *filter, const char *key,
+                       const char *column, drv_error_t *error)
+{
+    json_t *v = json_object_get(filter, key);
+    json_t *lo = json_array_get(v, 0), *hi = json_array_get(v, 1);
+
+    if (!v || json_is_null(v))
         return 0;
-    sql_add(b, " AND j.uid IN (");
-    json_array_foreach(list, i, v) {
-        if (!json_is_integer(v))
-            return bad_filter("user_ids", "an array of integers", error);
-        sql_add(b, i ? ", " : "");
-        sql_param(b, DB_INT(json_integer_value(v)));
-    }
+    if (!json_is_integer(lo) || !json_is_integer(hi)
+        || json_array_size(v) != 2)
+        return bad_filter(key, "[min, max] (integers)", error);
+    sql_add(b, " AND %s BETWEEN ", column);
+    sql_param(b, DB_INT(json_integer_value(lo)));
+    sql_add(b, " AND ");
+    sql_param(b, DB_INT(json_integer_value(hi)));
+    return 0;
+}
+
+/* assoc_ids (sacct -x): jobs of those associations, a job's being the
+ * one of its cluster, account and user for its partition, or with no
+ * partition when there is none for it (as the controller picks it).
+ */
+static int where_assoc_ids(struct sql_build *b, json_t *filter,
+                           drv_error_t *error)
+{
+    if (!list_of(filter, "assoc_ids"))
+        return 0;
+    sql_add(b, " AND EXISTS (SELECT 1 FROM assoc a WHERE a.cluster_id = "
+               "j.cluster_id AND a.account = j.account AND a.user_name = "
+               "j.user_name AND (a.part_name = j.part_name OR (a.part_name = "
+               "'' AND NOT EXISTS (SELECT 1 FROM assoc p WHERE p.cluster_id = "
+               "j.cluster_id AND p.account = j.account AND p.user_name = "
+               "j.user_name AND p.part_name = j.part_name)))");
+    if (where_ints(b, filter, "assoc_ids", "a.id", error) < 0)
+        return -1;
     sql_add(b, ")");
     return 0;
 }
@@ -206,7 +256,8 @@ static int where_time_states(struct sql_build *b, json_t *filter,
 /* List keys read with list_of(), which ignores what is not an array. */
 static int check_lists(json_t *filter, drv_error_t *error)
 {
-    static const char *const keys[] = {"user_ids", "job_ids", "states"};
+    static const char *const keys[] = {"user_ids", "job_ids", "states",
+                                       "group_ids", "assoc_ids"};
 
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         json_t *v = json_object_get(filter, keys[i]);
@@ -237,6 +288,13 @@ static int build_where(struct sql_build *b, json_t *filter, int64_t only_uid,
         || where_strings(b, filter, "accounts", "j.account", error) < 0
         || where_strings(b, filter, "partitions", "j.part_name", error) < 0
         || where_strings(b, filter, "names", "j.name", error) < 0
+        || where_strings(b, filter, "qos", "j.qos", error) < 0
+        || where_ints(b, filter, "group_ids", "j.gid", error) < 0
+        || where_range(b, filter, "nnodes", "j.nnodes", error) < 0
+        || where_range(b, filter, "ncpus", "j.ncpus", error) < 0
+        || where_range(b, filter, "time_limit_min", "j.time_limit_min",
+                       error) < 0
+        || where_assoc_ids(b, filter, error) < 0
         || where_job_ids(b, filter, error) < 0
         || where_time_states(b, filter, error) < 0)
         return -1;
@@ -254,7 +312,42 @@ struct collect {
     json_t *jobs;
     struct job_entry *by_row, *last;
     bool duplicates; /* every run of a requeued job, not only the newest */
+    hostlist_t *nodes; /* "nodes": jobs that ran on any of them, or NULL */
+    bool truncate;     /* "truncate": times cut to the window */
+    struct window w;
 };
+
+/* Did the job run on one of the filter's nodes (sacct -N)? */
+static bool ran_on(const struct collect *c, json_t *job)
+{
+    const char *nodes = json_string_value(json_object_get(job, "nodes"));
+    hostlist_t *hl;
+    bool hit = false;
+
+    if (!c->nodes)
+        return true;
+    hl = nodes ? hostlist_decode(nodes, NULL) : NULL;
+    for (size_t i = 0; hl && !hit && i < hostlist_count(hl); i++)
+        hit = hostlist_find(c->nodes, hostlist_nth(hl, i)) >= 0;
+    hostlist_destroy(hl);
+    return hit;
+}
+
+/* sacct -T: a start before the window is the window's start, an end after
+ * it (or none yet, for a started record) the window's end.
+ */
+static void truncate_times(const struct collect *c, json_t *rec)
+{
+    json_int_t start = json_integer_value(json_object_get(rec, "start_time"));
+    json_int_t end = json_integer_value(json_object_get(rec, "end_time"));
+
+    if (!c->truncate || !start)
+        return;
+    if (start < c->w.start)
+        json_object_set_new(rec, "start_time", json_integer(c->w.start));
+    if (c->w.end != TIME_MAX && (!end || end > c->w.end))
+        json_object_set_new(rec, "end_time", json_integer(c->w.end));
+}
 
 /* Is 'job' another run of the record before it (the same cluster and job
  * id: the query orders a job's runs by submit time, oldest first)? */
@@ -296,6 +389,11 @@ static int job_row_cb(const struct db_row *row, void *arg)
         errno = ENOMEM;
         return -1;
     }
+    if (!ran_on(c, job)) {
+        json_decref(job);
+        return 0;
+    }
+    truncate_times(c, job);
     drop_older_run(c, job);
     if (json_array_append_new(c->jobs, job) < 0) {
         errno = ENOMEM;
@@ -324,6 +422,24 @@ static int step_row_cb(const struct db_row *row, void *arg)
         errno = ENOMEM;
         return -1;
     }
+    truncate_times(c, step);
+    return 0;
+}
+
+/* The options applied to each record as it comes: nodes, truncate. */
+static int collect_options(struct collect *c, json_t *filter,
+                           drv_error_t *error)
+{
+    json_t *nodes = json_object_get(filter, "nodes");
+
+    c->truncate = json_is_true(json_object_get(filter, "truncate"));
+    if (get_window(filter, &c->w, error) < 0)
+        return -1;
+    if (!nodes || json_is_null(nodes))
+        return 0;
+    if (!json_is_string(nodes)
+        || !(c->nodes = hostlist_decode(json_string_value(nodes), NULL)))
+        return bad_filter("nodes", "a host list (\"n[1-3],m1\")", error);
     return 0;
 }
 
@@ -365,12 +481,15 @@ json_t *jobs_store_query(db_t *db, json_t *filter, int64_t only_uid,
 
     rc = build_where(&where, filter, only_uid, error);
     if (rc == 0)
+        rc = collect_options(&c, filter, error);
+    if (rc == 0)
         rc = run_queries(db, &where, &c, error);
     HASH_ITER(hh, c.by_row, e, tmp) {
         HASH_DEL(c.by_row, e);
         free(e);
     }
     sql_build_clear(&where);
+    hostlist_destroy(c.nodes);
     if (rc < 0) {
         int saved_errno = errno;
         json_decref(c.jobs);

@@ -5,10 +5,13 @@ droverdbd through the real command.
 The first tests need no accounting daemon (option errors, the version, an
 unreachable or disabled database).  The others run jobs and read their
 records on both backends (SQLite and PostgreSQL)."""
+import datetime
 import json
 import os
 import re
 import socket
+import sqlite3
+import time
 
 import pytest
 
@@ -220,3 +223,137 @@ def test_every_step_of_a_long_job_is_recorded(acct_cluster, tmp_path):
     assert sorted(lines) == sorted(want)
     derived = sacct_lines(cluster, "-X", "-j", job, "-o", "DerivedExitCode")
     assert derived == ["4:0"]
+
+
+# --- issue 13: every option of Slurm 22.05's sacct ------------------------
+
+GOLDEN = (os.path.dirname(os.path.abspath(__file__))
+          + "/../unit/data/slurm-golden")
+
+
+@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
+def test_sacct_help_is_slurms_and_missing_data_is_refused(cluster):
+    for args, golden in ((["--help"], "help-sacct"),
+                         (["--usage"], "usage-sacct")):
+        r = cluster.run("sacct", *args)
+        assert r.returncode == 0
+        with open(f"{GOLDEN}/{golden}.stdout") as f:
+            assert r.stdout == f.read()
+    refused = {
+        ("-B", "-j", "1"): "--batch-script is not supported by Drover: "
+                           "droverdbd does not store batch scripts",
+        ("--env-vars", "-j", "1"): "--env-vars is not supported by Drover: "
+                                   "droverdbd does not store job environments",
+        ("-f", "/tmp/x"): "--file is not supported by Drover",
+        ("-W", "k"): "--wckeys is not supported by Drover: jobs carry no "
+                     "wckey",
+        ("--yaml",): "--yaml is not supported by Drover",
+        ("-M", "elsewhere"): '--clusters: Drover has one cluster, "drover"; '
+                             'not "elsewhere"',
+        ("--whole-hetjob=maybe",): 'Invalid --whole-hetjob value "maybe". '
+                                   'Valid values: [yes|no].',
+        ("-i", "x"): "invalid node range -i 'x'",
+        ("-I", "3-1"): "invalid cpu range -i '3-1'",
+        ("-N", "node[01"): "Invalid node list -N 'node[01'",
+        ("-g", "no_such_group_x"): "Invalid group id: no_such_group_x",
+        ("-k", "bad"): "Invalid time limit specification",
+        ("-x", "a"): "Invalid association id: a",
+    }
+    for args, text in refused.items():
+        r = cluster.run("sacct", *args)
+        assert r.returncode == 1, (args, r.stderr)
+        assert r.stdout == ""
+        assert text in r.stderr, (args, r.stderr)
+    r = cluster.run("sacct", "-c")
+    assert (r.returncode, r.stderr) == (1, "Slurm job completion is "
+                                           "disabled\n")
+
+
+def jobs_of(cluster, *args):
+    """The job ids sacct -X lists with 'args' (whole day's window)."""
+    return set(sacct_lines(cluster, "-X", "-S", "today", "-o", "JobID",
+                           *args))
+
+
+TWO_NODES = {"nodes": 2, "gpus_per_node": 0}
+
+
+@pytest.mark.parametrize("cluster", [TWO_NODES], indirect=True)
+def test_sacct_filters_run_in_droverdbd(cluster, tmp_path):
+    c = cluster
+    one = submit(c, tmp_path, "-w", "node01", "-n1", "--qos=high", "-t", "10",
+                 "--wrap", "true")
+    two = submit(c, tmp_path, "-w", "node02", "-n3", "--qos=low", "-t", "30",
+                 "--wrap", "true")
+    both = submit(c, tmp_path, "-N2", "-n2", "-t", "1:00:00", "--wrap",
+                  "true")
+    for job in (one, two, both):
+        wait_recorded(c, job, "COMPLETED")
+    assert jobs_of(c) >= {one, two, both}
+    mine = {one, two, both}
+
+    def sel(*args):
+        return jobs_of(c, *args) & mine
+
+    assert sel("-N", "node01") == {one, both}
+    assert sel("--nodelist=node02") == {two, both}
+    assert sel("-N", "node[01-02]") == mine
+    assert sel("-q", "high") == {one}
+    assert sel("--qos=low,high") == {one, two}
+    assert sel("-i", "2") == {both}
+    assert sel("--nnodes=1") == {one, two}
+    assert sel("-i", "1-2") == mine
+    assert sel("-I", "3") == {two}
+    assert sel("--ncpus=1-2") == {one, both}
+    assert sel("-k", "10") == {one}
+    assert sel("-k", "20", "-K", "1:00:00") == {two, both}
+    assert sel("--timelimit-max=10") == mine      # ignored by itself
+    gid = str(os.getgid())
+    assert sel("-g", gid) == mine
+    assert sel("--group", "65534") == set()
+    assert sel("-L") == mine and sel("-M", "drover") == mine
+    assert sel("--local") == mine and sel("--federation") == mine
+    assert sel("--whole-hetjob") == mine and sel("--whole-hetjob=no") == mine
+    assert sel("-u", str(os.geteuid())) == mine
+    assert sel("--uid", "-1") == mine
+
+    # -x: the association the job ran under (droverdbd's own ids).
+    db = sqlite3.connect(f"file:{c.dir}/state/acct.sqlite?mode=ro",
+                         uri=True)
+    ids = [str(row[0]) for row in db.execute("SELECT id FROM assoc")]
+    db.close()
+    assert sel("-x", ",".join(ids)) == mine
+    assert sel("--associations", "999999") == set()
+
+
+@pytest.mark.parametrize("cluster", ONE_NODE, indirect=True)
+def test_sacct_truncate_and_verbose(cluster, tmp_path):
+    c = cluster
+    job = submit(c, tmp_path, "--wrap", "sleep 300")
+    c.wait_job_state(job, ["RUNNING"], timeout=30)
+    wait_recorded(c, job, "RUNNING")
+    start = sacct_lines(c, "-X", "-j", job, "-o", "Start")[0]
+    started = datetime.datetime.fromisoformat(start)
+    lo = (started + datetime.timedelta(seconds=1)).isoformat()
+    hi = (datetime.datetime.now() + datetime.timedelta(hours=1)).replace(
+        microsecond=0).isoformat()
+    time.sleep(2)
+    window = ("-X", "-j", job, "-S", lo, "-E", hi, "-o", "Start,End")
+    assert sacct_lines(c, *window) == [f"{start}|Unknown"]
+    assert sacct_lines(c, "-T", *window) == [f"{lo}|{hi}"]
+    steps = sacct_lines(c, "--truncate", "-j", job, "-S", lo, "-E", hi,
+                        "-o", "JobID,Start")
+    assert f"{job}|{lo}" in steps and f"{job}.batch|{lo}" in steps
+    r = c.run("sacct", "-v", "-n", "-X", "-j", job, "-S",
+              "2026-01-02T03:04:05", check=True)
+    assert r.stderr.splitlines()[0] == (
+        "sacct: Jobs eligible from Fri Jan  2 03:04:05 2026 - Now")
+    r = c.run("sacct", "-vvv", "-n", "-X", "-S", "2026-01-02T03:04:05",
+              "-E", "2026-01-03T00:00:00", "-u", "root", check=True)
+    assert r.stderr.splitlines() == [
+        "sacct: Jobs eligible from Fri Jan  2 03:04:05 2026 - "
+        "Sat Jan  3 00:00:00 2026",
+        "sacct: debug2: Clusters requested:\tdrover",
+        "sacct: debug2: Userids requested:",
+        "sacct: debug2: \t: 0"]
+    c.run("scancel", job, check=True)

@@ -215,6 +215,95 @@ static void filters_and_privacy_select_jobs(void **state)
     json_decref(body);
 }
 
+static json_t *placed(int id, const char *nodes, int nnodes, int ncpus,
+                      const char *qos, int limit_min)
+{
+    json_t *j = job(id, 1, "p", "");
+
+    json_object_set_new(j, "nodes", json_string(nodes));
+    json_object_set_new(j, "nnodes", json_integer(nnodes));
+    json_object_set_new(j, "ncpus", json_integer(ncpus));
+    json_object_set_new(j, "qos", json_string(qos));
+    json_object_set_new(j, "gid", json_integer(id * 10));
+    json_object_set_new(j, "time_limit_min", json_integer(limit_min));
+    return j;
+}
+
+/* The job ids a filter selects, as "21,23". */
+static void expect_ids(void **state, const char *filter, const char *want)
+{
+    json_t *jobs = query(*state, filter, -1), *j;
+    char got[64] = "";
+    size_t i;
+
+    assert_non_null(jobs);
+    json_array_foreach(jobs, i, j)
+        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld",
+                 i ? "," : "",
+                 (long long)json_integer_value(json_object_get(j, "job_id")));
+    if (strcmp(got, want))
+        print_error("filter %s: got %s, want %s\n", filter, got, want);
+    assert_string_equal(got, want);
+    json_decref(jobs);
+}
+
+/* sacct -N -q -g -i -I -k/-K -x as filter keys (issue 13). */
+static void placement_filters_select_jobs(void **state)
+{
+    drv_error_t error = {{0}};
+    int64_t acked;
+    json_t *body = send_body(json_pack(
+        "[o o o]", placed(21, "n[01-02]", 2, 8, "high", 60),
+        placed(22, "n03", 1, 1, "normal", 10),
+        placed(23, "n02,m1", 2, 4, "normal", -1)));
+
+    assert_int_equal(jobs_store_send(*state, body, &acked, &error), 0);
+    expect_ids(state, "{\"nodes\":\"n02\"}", "21,23");
+    expect_ids(state, "{\"nodes\":\"n[03-04],x\"}", "22");
+    expect_ids(state, "{\"nodes\":\"zz\"}", "");
+    expect_ids(state, "{\"qos\":[\"high\"]}", "21");
+    expect_ids(state, "{\"group_ids\":[220,230]}", "22,23");
+    expect_ids(state, "{\"nnodes\":[2,2]}", "21,23");
+    expect_ids(state, "{\"ncpus\":[2,8]}", "21,23");
+    expect_ids(state, "{\"time_limit_min\":[10,60]}", "21,22");
+    expect_ids(state, "{\"time_limit_min\":[-1,-1]}", "23");
+    expect_ids(state, "{\"assoc_ids\":[424242]}", "");
+    errno = 0;
+    assert_null(query(*state, "{\"nnodes\":[1]}", -1));
+    assert_int_equal(errno, EINVAL);
+    assert_null(query(*state, "{\"nodes\":\"n[\"}", -1));
+    json_decref(body);
+}
+
+/* sacct -T: times outside the window come back as its edges. */
+static void truncate_cuts_times_to_the_window(void **state)
+{
+    drv_error_t error = {{0}};
+    int64_t acked;
+    json_t *body = send_body(json_pack("[o]", job(31, 1, "t", "")));
+    json_t *jobs, *j, *step;
+
+    /* start 1131, end 1231; the window [1150, 1200] */
+    assert_int_equal(jobs_store_send(*state, body, &acked, &error), 0);
+    assert_non_null(jobs = query(*state, "{\"truncate\":true,"
+                                 "\"start\":1150,\"end\":1200}", -1));
+    j = json_array_get(jobs, 0);
+    assert_int_equal(json_integer_value(json_object_get(j, "start_time")),
+                     1150);
+    assert_int_equal(json_integer_value(json_object_get(j, "end_time")),
+                     1200);
+    step = json_array_get(json_object_get(j, "steps"), 0);
+    assert_int_equal(json_integer_value(json_object_get(step, "start_time")),
+                     0); /* never started: left alone */
+    json_decref(jobs);
+    assert_non_null(jobs = query(*state, "{\"start\":1150,\"end\":1200}",
+                                 -1));
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_array_get(jobs, 0), "start_time")), 1131);
+    json_decref(jobs);
+    json_decref(body);
+}
+
 static void a_malformed_filter_is_einval(void **state)
 {
     json_t *filter = json_pack("{s:s}", "states", "RUNNING");
@@ -268,6 +357,8 @@ int main(int argc, char **argv)
         T(requeued_runs_are_records_of_their_own),
         T(a_bad_event_rolls_back_the_whole_batch),
         T(filters_and_privacy_select_jobs),
+        T(placement_filters_select_jobs),
+        T(truncate_cuts_times_to_the_window),
         T(a_malformed_filter_is_einval),
         T(question_marks_in_quotes_are_not_parameters),
         T(a_database_error_says_why),

@@ -66,10 +66,20 @@ const char *names_group(gid_t gid)
     return cache_add(&groups, gid, gr ? gr->gr_name : NULL);
 }
 
+/* A decimal number alone ("1000"), as Slurm takes ids; 0 or -1. */
+static int plain_id(const char *name, unsigned long *v)
+{
+    char *end;
+
+    if (!isdigit((unsigned char)name[0]))
+        return -1;
+    *v = strtoul(name, &end, 10);
+    return *end == '\0' ? 0 : -1;
+}
+
 int names_user_uid(const char *name, uid_t *uid)
 {
     struct passwd *pw;
-    char *end;
     unsigned long v;
 
     if (!name || !name[0])
@@ -78,12 +88,25 @@ int names_user_uid(const char *name, uid_t *uid)
         *uid = pw->pw_uid;
         return 0;
     }
-    if (isdigit((unsigned char)name[0])) {
-        v = strtoul(name, &end, 10);
-        if (*end == '\0') {
-            *uid = (uid_t)v;
-            return 0;
-        }
+    if (plain_id(name, &v) < 0)
+        return -1;
+    *uid = (uid_t)v;
+    return 0;
+}
+
+int names_group_gid(const char *name, gid_t *gid)
+{
+    struct group *gr;
+    unsigned long v;
+
+    if (!name || !name[0])
+        return -1;
+    if ((gr = getgrnam(name))) {
+        *gid = gr->gr_gid;
+        return 0;
     }
-    return -1;
+    if (plain_id(name, &v) < 0)
+        return -1;
+    *gid = (gid_t)v;
+    return 0;
 }

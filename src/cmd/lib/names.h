@@ -24,4 +24,7 @@ const char *names_group(gid_t gid);
  */
 int names_user_uid(const char *name, uid_t *uid);
 
+/* Resolve a group name, or a number, to a gid, as names_user_uid(). */
+int names_group_gid(const char *name, gid_t *gid);
+
 #endif /* !DROVER_CMD_LIB_NAMES_H */
