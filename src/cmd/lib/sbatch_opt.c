@@ -460,6 +460,17 @@ static int set_kill_command(struct sbatch_opts *o, const struct optdef *d,
     return 0;
 }
 
+/* salloc --get-user-env (Moab's, root with --uid): refused. */
+static int set_salloc_user_env(struct sbatch_opts *o, const struct optdef *d,
+                               const char *arg, struct sbatch_error *e)
+{
+    (void)o;
+    (void)d;
+    (void)arg;
+    return fail(e, 1, "error", "--get-user-env is not supported by Drover "
+                "(salloc's command runs in the caller's environment)");
+}
+
 /* srun -T N: checked as Slurm checks it (a positive count), no more. */
 static int set_threads(struct sbatch_opts *o, const struct optdef *d,
                        const char *arg, struct sbatch_error *e)
@@ -977,6 +988,8 @@ static const struct optdef opt_table[] = {
     {"no-bell", 0, NOA, NULL, set_bell, 0, F_SALLOC, SEC_NONE,
      NULL, NULL, NULL},
     {"kill-command", 'K', OPTA, NULL, set_kill_command, 0, F_SALLOC,
+     SEC_NONE, NULL, NULL, NULL},
+    {"get-user-env", 0, OPTA, NULL, set_salloc_user_env, 0, F_SALLOC,
      SEC_NONE, NULL, NULL, NULL},
     /* srun -T: Slurm's count of threads sending the launch; droverd's
      * launch path has none to limit (docs/options.md) */
