@@ -1753,6 +1753,11 @@ int main(int argc, char **argv)
                       : rc && !worst_status(&s) ? 1 << 8
                                                 : worst_status(&s),
                       false);
+    } else if (json_is_true(json_object_get(o->extra, "no_kill"))) {
+        /* a step of an allocation: its tasks end with a failed node */
+        fprintf(stderr, "srun: error: --no-kill is not supported by Drover "
+                        "(for a step inside an allocation)\n");
+        rc = 1;
     } else {
         srun_verbose_plugins(stderr, s.verbose);
         rc = run_step(&s, number(job, "SLURM_JOB_ID"));

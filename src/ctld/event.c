@@ -95,6 +95,35 @@ static void alloc_release(struct ctld *ctld, struct job *job, time_t t)
     job->alloc = NULL;
 }
 
+/* A --no-kill job loses a failed node: its usage there is given back,
+ * the entry leaves the allocation, the others keep theirs. */
+static int apply_node_removed(struct ctld *ctld, struct ctld_event *ev)
+{
+    struct job *job = ctld_job_find(ctld, ev->job_id);
+    struct sched_alloc *a = job ? job->alloc : NULL;
+    long idx = node_table_index(ctld->nodes, ev->node);
+    uint32_t k = 1;
+
+    while (a && k < a->node_count && (long)a->node_idx[k] != idx)
+        k++;
+    if (!a || idx < 0 || k >= a->node_count || job->preempt_suspended) {
+        log_error("job_node_removed: JobId=%u has no node %s to remove",
+                  ev->job_id, ev->node);
+        return -1;
+    }
+    if (sched_alloc_release(ctld->nodes->sched, ctld->nodes->count, a) < 0)
+        log_err("JobId=%u: releasing allocation", job->id);
+    cpu_ids_release(ctld->nodes, a);
+    node_table_jobs_detach(ctld->nodes, a, job->id);
+    ctld->nodes->info[idx].last_busy = ev->t;
+    sched_alloc_drop(a, k);
+    if (alloc_take(ctld, job) < 0)
+        log_error("JobId=%u: cannot take its allocation back", job->id);
+    free(job->nodes);
+    job->nodes = node_table_alloc_hostlist(ctld->nodes, a);
+    return 0;
+}
+
 static int apply_submitted(struct ctld *ctld, struct ctld_event *ev)
 {
     struct job *job = ev->job;
@@ -499,6 +528,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_RESV_CHANGED] = apply_resv,
     [CTLD_EV_PRIORITY_CALC] = apply_priority_calc,
     [CTLD_EV_JOB_CONFIGURED] = apply_configured,
+    [CTLD_EV_JOB_NODE_REMOVED] = apply_node_removed,
 };
 
 /* --- subscribers --------------------------------------------------------- */

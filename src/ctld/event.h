@@ -121,6 +121,10 @@ enum ctld_event_type {
     /* The PrologSlurmctld of the running, configuring 'job_id' passed: it
      * is no longer CONFIGURING and may launch (prolog_ctld.h). */
     CTLD_EV_JOB_CONFIGURED,
+    /* Node 'node' (a name) of the running --no-kill 'job_id' failed: it
+     * leaves the allocation (never the batch host, entry 0) and the job
+     * goes on with the others, as Slurm's excise_node_from_job(). */
+    CTLD_EV_JOB_NODE_REMOVED,
     CTLD_EV_TYPE_COUNT,
 };
 

@@ -27,6 +27,7 @@
  *   resv_changed   change ({"op","resv":record})
  *   priority_calc  reset
  *   job_configured job_id
+ *   job_node_removed  job_id, node
  *
  * Journals of the first event format also hold "job_changed" records
  * (the whole record without its allocation and steps): replay reads them.
@@ -66,6 +67,7 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_RESV_CHANGED] = "resv_changed",
     [CTLD_EV_PRIORITY_CALC] = "priority_calc",
     [CTLD_EV_JOB_CONFIGURED] = "job_configured",
+    [CTLD_EV_JOB_NODE_REMOVED] = "job_node_removed",
 };
 
 /* The keys of a step report that change the step (job_step_add_usage()). */
@@ -146,6 +148,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
     case CTLD_EV_STEP_REPORTED:
         json_object_set_new(o, "node", json_string(ev->node));
         return json_object_set_new(o, "report", step_report(ev->report));
+    case CTLD_EV_JOB_NODE_REMOVED:
+        return json_object_set_new(o, "node", json_string(ev->node));
     case CTLD_EV_STEP_ENDED:
         if (ev->node)
             json_object_set_new(o, "node", json_string(ev->node));
@@ -318,6 +322,9 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
         return ev->node ? 0 : errprintf(error, "step_reported without node");
     case CTLD_EV_STEP_ENDED:
         return ev->state < 0 ? errprintf(error, "bad step state") : 0;
+    case CTLD_EV_JOB_NODE_REMOVED:
+        return ev->node ? 0 : errprintf(error, "job_node_removed without "
+                                               "node");
     case CTLD_EV_ARRAY_TASK_SPLIT:
         ev->task = (uint32_t)json_integer_value(json_object_get(rec, "task"));
         ev->new_job_id = (uint32_t)json_integer_value(

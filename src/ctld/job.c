@@ -229,6 +229,7 @@ static const struct job_field {
     F("time_limit_s", K_I64, time_limit_s, 0),
     F("exit_status", K_I32, exit_status, 0),
     F("requeue", K_BOOL, requeue, 0),
+    F("no_kill", K_BOOL, no_kill, F_OMIT_ZERO),
     F("interactive", K_BOOL, interactive, F_OMIT_ZERO),
     F("restarts", K_U32, restarts, 0),
     F("run_id", K_U32, run_id, F_OMIT_ZERO),

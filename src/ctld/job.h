@@ -105,6 +105,8 @@ struct job {
     bool hold;
     bool hold_admin;
     bool requeue;          /* --requeue (Slurm's default) */
+    bool no_kill;          /* --no-kill: a failed node other than the
+                            * batch host leaves the job, which goes on */
     bool interactive;      /* salloc/srun allocation: no batch script */
     bool preempted;        /* being preempted (preempt.h) until it ends or
                             * is requeued */

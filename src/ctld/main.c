@@ -92,8 +92,30 @@ static unsigned roles_of(uid_t uid, gid_t gid, void *arg)
     return PROTO_ROLE_USER;
 }
 
+/* A running --no-kill job whose failed node 'i' is not its batch host
+ * loses that node and goes on (Slurm's excise_node_from_job()).  Returns
+ * whether it did. */
+static bool job_node_excised(struct ctld *ctld, struct job *job, size_t i)
+{
+    struct ctld_event ev = {.type = CTLD_EV_JOB_NODE_REMOVED,
+                            .t = ctld_now(ctld),
+                            .job_id = job->id,
+                            .node = ctld->nodes->names[i]};
+
+    if (!job->no_kill || job->state != JOB_RUNNING || !job->alloc
+        || job->alloc->node_count < 2 || job->alloc->node_idx[0] == i
+        || job->preempt_suspended || job->cancel_requested)
+        return false;
+    if (ctld_apply(ctld, &ev) < 0)
+        return false;
+    log_info("JobId=%u: node %s failed; removed from the job (--no-kill)",
+             job->id, ev.node);
+    return true;
+}
+
 /* A node silent for SlurmdTimeout is DOWN ("Not responding", as Slurm
- * says) and its jobs end NODE_FAIL, or are requeued when they allow it. */
+ * says) and its jobs end NODE_FAIL, or are requeued when they allow it;
+ * a --no-kill job only loses the node, unless it is its batch host. */
 static void node_lost(struct ctld *ctld, size_t i)
 {
     struct ctld_node *n = &ctld->nodes->info[i];
@@ -110,9 +132,13 @@ static void node_lost(struct ctld *ctld, size_t i)
     size_t count;
     uint32_t *ids = ctld_node_jobs(ctld, (long)i, &count); /* its own */
 
-    for (size_t k = 0; k < count; k++)
-        if ((job = ctld_job_find(ctld, ids[k])))
-            ctld_job_finished(ctld, job, 0, false, true);
+    for (size_t k = 0; k < count; k++) {
+        if (!(job = ctld_job_find(ctld, ids[k])))
+            continue;
+        if (job_node_excised(ctld, job, i))
+            continue;
+        ctld_job_finished(ctld, job, 0, false, true);
+    }
     free(ids);
 }
 

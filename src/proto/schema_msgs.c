@@ -141,6 +141,9 @@ static const struct schema_field job_submit_body[] = {
     {"exclusive", SCHEMA_BOOL, 0, 0, 0, 0, NULL, "--exclusive"},
     {"hold", SCHEMA_BOOL, 0, 0, 0, 0, NULL, "-H: submit held"},
     {"requeue", SCHEMA_BOOL, 0, 0, 0, 0, NULL, "--requeue/--no-requeue"},
+    {"no_kill", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "-k/--no-kill: a failed node other than the batch host leaves the "
+     "job, which goes on"},
     {"interactive", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
      "salloc/srun allocation: no batch script"},
     {"signal_batch_only", SCHEMA_BOOL, 0, 0, 0, 0, NULL,

@@ -144,6 +144,14 @@ struct sched_alloc *sched_alloc_create(uint32_t node_count);
 /* NULL is a no-op.  errno is preserved. */
 void sched_alloc_destroy(struct sched_alloc *a);
 
+/* Remove entry 'i' (not a node index) from 'a', the later entries moving
+ * down one: a --no-kill job losing a failed node.  'a' must not be
+ * applied to the nodes' usage meanwhile (release it first, apply it
+ * again after).  Returns 0, or -1 with errno EINVAL when i is out of
+ * range or 'a' would be left with no node.
+ */
+int sched_alloc_drop(struct sched_alloc *a, uint32_t i);
+
 /* GPU indexes allocated on entry 'i' (not node index) in Slurm's range form,
  * "0-1,4", or "" when none.  Caller frees with free().
  * NULL with errno EINVAL (i >= node_count) or ENOMEM.

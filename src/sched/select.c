@@ -75,6 +75,29 @@ void sched_alloc_destroy(struct sched_alloc *a)
     }
 }
 
+int sched_alloc_drop(struct sched_alloc *a, uint32_t i)
+{
+    if (!a || i >= a->node_count || a->node_count < 2) {
+        errno = EINVAL;
+        return -1;
+    }
+    bitmap_destroy(a->gpus[i]);
+    bitmap_destroy(a->cpu_ids[i]);
+    for (uint32_t k = i; k + 1 < a->node_count; k++) {
+        a->node_idx[k] = a->node_idx[k + 1];
+        a->tasks[k] = a->tasks[k + 1];
+        a->cpus[k] = a->cpus[k + 1];
+        a->mem_mib[k] = a->mem_mib[k + 1];
+        a->gpus[k] = a->gpus[k + 1];
+        a->shards[k] = a->shards[k + 1];
+        a->cpu_ids[k] = a->cpu_ids[k + 1];
+    }
+    a->node_count--;
+    a->gpus[a->node_count] = NULL;
+    a->cpu_ids[a->node_count] = NULL;
+    return 0;
+}
+
 char *sched_alloc_gpu_fmt(const struct sched_alloc *a, uint32_t i)
 {
     char *s;

@@ -616,6 +616,33 @@ static void alloc_gpu_fmt_is_empty_without_gpus(void **state)
     cluster_destroy(c);
 }
 
+/* --no-kill: a failed node's entry leaves the allocation, the others
+ * keep their order, GPUs and counts. */
+static void alloc_drop_removes_one_entry(void **state)
+{
+    (void)state;
+    struct cluster *c = cluster_create(3, 4, GIB, 2, NULL);
+    struct sched_request req = { .min_nodes = 3, .ntasks = 3,
+                                 .gpus_per_node = 1 };
+    struct sched_alloc *a = cluster_take(c, &req);
+
+    assert_non_null(a);
+    assert_int_equal(a->node_count, 3);
+    assert_int_equal(sched_alloc_drop(a, 1), 0);
+    assert_int_equal(a->node_count, 2);
+    assert_int_equal(a->node_idx[0], 0);
+    assert_int_equal(a->node_idx[1], 2);
+    assert_string_equal(gpu_str(a, 1), "0");
+    assert_int_equal(a->tasks[1], 1);
+    errno = 0;
+    assert_int_equal(sched_alloc_drop(a, 2), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(sched_alloc_drop(a, 1), 0);
+    assert_int_equal(sched_alloc_drop(a, 0), -1); /* never the last one */
+    sched_alloc_destroy(a);
+    cluster_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -648,6 +675,7 @@ int main(void)
         cmocka_unit_test(select_mem_per_cpu_limits_tasks_on_a_node),
         cmocka_unit_test(select_ntasks_per_node_sets_tasks_on_each),
         cmocka_unit_test(select_rejects_malformed_requests_with_einval),
+        cmocka_unit_test(alloc_drop_removes_one_entry),
         cmocka_unit_test(
             alloc_apply_rejects_bad_node_index_and_changes_nothing),
         cmocka_unit_test(alloc_gpu_fmt_is_empty_without_gpus),

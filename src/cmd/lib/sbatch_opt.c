@@ -460,6 +460,19 @@ static int set_kill_command(struct sbatch_opts *o, const struct optdef *d,
     return 0;
 }
 
+/* -k/--no-kill[=off]: the job survives the failure of a node other than
+ * its batch host (sent as "no_kill"). */
+static int set_no_kill(struct sbatch_opts *o, const struct optdef *d,
+                       const char *arg, struct sbatch_error *e)
+{
+    (void)d;
+    if (arg && *arg && strcasecmp(arg, "off"))
+        return fail(e, 255, "error", "Invalid --no-kill specification");
+    json_object_set_new(o->extra, "no_kill",
+                        json_boolean(!arg || !*arg));
+    return 0;
+}
+
 /* salloc --get-user-env (Moab's, root with --uid): refused. */
 static int set_salloc_user_env(struct sbatch_opts *o, const struct optdef *d,
                                const char *arg, struct sbatch_error *e)
@@ -759,7 +772,7 @@ static const struct optdef opt_table[] = {
      "=id", "run under already allocated job", NULL},
     {"job-name", 'J', REQ, "SBATCH_JOB_NAME", set_str, AT(job_name), 0,
      SEC_PARALLEL, "=jobname", "name of job", NULL},
-    {"no-kill", 'k', OPTA, "SBATCH_NO_KILL", PASS, 0, SEC_PARALLEL,
+    {"no-kill", 'k', OPTA, "SBATCH_NO_KILL", set_no_kill, 0, 0, SEC_PARALLEL,
      "", "do not kill job on node failure", NULL},
     {"licenses", 'L', REQ, NULL, PASS, 0, SEC_PARALLEL,
      "=names", "required license, comma separated", NULL},

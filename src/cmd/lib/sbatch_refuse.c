@@ -33,7 +33,6 @@ static const struct {
     {"ntasks-per-gpu", "no per-GPU task placement"},
     {"licenses", "no licenses"},
     {"mcs-label", "no MCS labels"},
-    {"no-kill", "a failed node ends the job or step"},
     {"spread-job", "jobs are not spread over nodes"},
     {"bcast", "no executable broadcast; use sbcast"},
     {"bcast-exclude", "no executable broadcast; use sbcast"},
