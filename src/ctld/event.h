@@ -121,6 +121,16 @@ enum ctld_event_type {
     /* The PrologSlurmctld of the running, configuring 'job_id' passed: it
      * is no longer CONFIGURING and may launch (prolog_ctld.h). */
     CTLD_EV_JOB_CONFIGURED,
+    /* strigger --set: 'trigger' (borrowed) is the new trigger's record
+     * (trigger.h), its id above every one before. */
+    CTLD_EV_TRIGGER_SET,
+    /* strigger --clear: 'trigger' (borrowed) is {"ids":[...]}, the
+     * triggers removed (also those whose job ended without them firing). */
+    CTLD_EV_TRIGGER_CLEARED,
+    /* Trigger 'trigger' {"id"} (borrowed) fired at 't': removed unless
+     * PERM (which remembers when).  Its program ran on the leader only,
+     * after the event was applied: replay never runs it again. */
+    CTLD_EV_TRIGGER_FIRED,
     CTLD_EV_TYPE_COUNT,
 };
 
@@ -160,6 +170,7 @@ struct ctld_event {
     bool requeue;                /* JOB_PREEMPTED: requeue, or cancel */
     int64_t grace_s;             /* JOB_PREEMPTED: GraceTime, seconds */
     json_t *resv;                /* RESV_CHANGED (borrowed) */
+    json_t *trigger;             /* TRIGGER_* (borrowed) */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the

@@ -37,6 +37,7 @@
 #include "ctld/preempt.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
+#include "ctld/trigger.h"
 #include "common/ident.h"
 #include "ctld/rpc_stat.h"
 #include "ctld/token.h"
@@ -169,6 +170,7 @@ static void periodic_cb(uv_timer_t *t)
     interactive_check_limits(ctld, now);
     state_purge_old_jobs(ctld, now);
     resv_expire(ctld, now);
+    trigger_check(ctld, now);
     preempt_grace_check(ctld, now);
     gang_periodic(ctld, now);
     launch_store_sweep(ctld->launches);
@@ -328,6 +330,8 @@ static void ctld_listen(struct ctld *ctld)
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_resv_handlers, ctld,
                                  &error) < 0
+        || proto_server_register(ctld->server, rpc_trigger_handlers, ctld,
+                                 &error) < 0
         || proto_server_register(ctld->server, rpc_token_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_ha_handlers, ctld,
@@ -383,6 +387,7 @@ static void ctld_fini(struct ctld *ctld)
     daemon_close_loop(ctld->loop);
     mail_fini(ctld); /* after the loop closed its children's handles */
     prolog_ctld_fini(ctld);
+    trigger_fini(ctld); /* likewise */
     ha_destroy(ctld->ha);
     enforce_fini(ctld);
     priority_fini(ctld);
