@@ -30,6 +30,14 @@ static void answer_error(proto_req_t *req, int errnum, const char *text)
         log_err("trigger: responding");
 }
 
+/* Is the sender root or SlurmUser (by uid: a JWT of root's counts)? */
+static bool slurm_user(const struct ctld *ctld, proto_req_t *req)
+{
+    uid_t uid = proto_req_uid(req);
+
+    return uid == 0 || uid == ctld->slurm_uid;
+}
+
 /* May the sender set a trigger of 'type' (on job 'job' for job types)? */
 static int may_set(struct ctld *ctld, proto_req_t *req,
                    enum trigger_type type, const struct job *job)
@@ -41,7 +49,7 @@ static int may_set(struct ctld *ctld, proto_req_t *req,
                  (unsigned)uid);
         return EDRV_ACCESS_DENIED;
     }
-    if (uid == ctld->slurm_uid || uid == 0)
+    if (slurm_user(ctld, req))
         return 0;
     if (!trigger_type_is_job(type) || job->uid != uid)
         return EDRV_ACCESS_DENIED;
@@ -177,7 +185,7 @@ static void rpc_trigger_clear(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *body = proto_req_body(req), *ids = json_array();
-    bool any_user = ctld_req_slurm_user(req), denied = false;
+    bool any_user = slurm_user(ctld, req), denied = false;
     struct ctld_event ev = {.type = CTLD_EV_TRIGGER_CLEARED,
                             .t = ctld_now(ctld)};
 
