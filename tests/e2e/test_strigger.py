@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """strigger (issue 13): event triggers set, listed and cleared with Slurm's
 options and texts (goldens help-strigger, usage-strigger, strigger-get,
-strigger-set-node-down, strigger-clear-slurmuser), and the controller
-running the trigger's program as the user who set it: a node going DOWN
-(its droverd killed), a job finishing, a job nearing its time limit; a
-trigger set before a controller restart still fires after it."""
+strigger-get-none, strigger-get-alice, strigger-set-node-down), and the
+controller running the trigger's program as the user who set it: a node
+going DOWN (its droverd killed), coming back UP, DRAINED, IDLE for a
+while, a job finishing, a job nearing its time limit.  A trigger set
+before a controller restart still fires after it; a restart (the journal
+replayed) runs no program again."""
 import os
 import pwd
 import time
@@ -106,16 +108,50 @@ def test_node_down_trigger_survives_a_restart_and_fires(cluster, test_user):
     c.restart_alone("droverctld")  # kill -9: the journal replays them
     c.wait_nodes_idle(timeout=60)
     assert len(strigger(c, "--get", "-N").stdout.splitlines()) == 2
+    up, up_out = program(c, "root", "up")
+    c.run("strigger", "--set", "--up", f"--node={victim}",
+          f"--program={up}", check=True)
     c.kill("droverd", node=victim)
     c.wait_until(lambda: lines_of(once_out) and lines_of(perm_out),
                  timeout=60, what="the down triggers' programs")
     assert lines_of(once_out) == [f"root {victim}"]
     assert lines_of(perm_out) == [f"root {victim}"]
     # The one-shot trigger is gone, the PERM one stays.
-    r = strigger(c, "--get", "-N")
+    r = strigger(c, "--get", "-N", "--down")
     assert len(r.stdout.splitlines()) == 1 and "PERM" in r.stdout
-    time.sleep(5)  # not fired again while the node stays down
+    # Replay runs no program again: the node stays down across a restart.
+    c.restart_alone("droverctld")
+    c.wait_until(lambda: strigger(c, "--get").returncode == 0, timeout=30,
+                 what="the controller back")
+    time.sleep(5)
+    assert lines_of(once_out) == [f"root {victim}"]
     assert lines_of(perm_out) == [f"root {victim}"]
+    assert lines_of(up_out) == []
+    c.start()  # the node's droverd again: it returns to service
+    c.wait_until(lambda: lines_of(up_out), timeout=60,
+                 what="the up trigger's program")
+    assert lines_of(up_out) == [f"root {victim}"]
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_drained_and_idle_triggers(cluster):
+    c = cluster
+    drained, drained_out = program(c, "root", "drained")
+    idle, idle_out = program(c, "root", "idle")
+    first = c.node_names[0]
+    c.run("strigger", "--set", "-D", f"--program={drained}", check=True)
+    c.run("strigger", "--set", "-I", "--offset=4", f"--node={first}",
+          f"--program={idle}", check=True)
+    c.wait_until(lambda: lines_of(idle_out), timeout=30,
+                 what="the idle trigger's program")
+    assert lines_of(idle_out) == [f"root {first}"]
+    assert lines_of(drained_out) == []
+    c.run("scontrol", "update", f"NodeName={first}", "State=DRAIN",
+          "Reason=test", check=True)
+    c.wait_until(lambda: lines_of(drained_out), timeout=30,
+                 what="the drained trigger's program")
+    assert lines_of(drained_out) == [f"root {first}"]
+    assert strigger(c, "--get").stdout == ""
 
 
 def test_job_triggers_run_as_the_owner(cluster, test_users):
