@@ -281,9 +281,12 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         if (!(ctld->ha = ha_start(ctld, ha_self, dir, saved_argv, &error)))
             log_fatal("%s", error.text);
         free(dir);
-    } else if (state_restore(ctld, &error) < 0)
+    } else if (state_restore(ctld, &error) < 0) {
         log_fatal("restoring state from %s: %s",
                   ctld->conf->state_save_location, error.text);
+    } else {
+        trigger_watch(ctld, ctld->boot_time); /* changes from now on */
+    }
     /* Nodes get SlurmdTimeout from now to register again. */
     for (size_t i = 0; i < ctld->nodes->count; i++)
         ctld->nodes->info[i].last_seen = ctld->boot_time;

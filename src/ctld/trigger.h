@@ -10,8 +10,7 @@
  * trigger_cleared and trigger_fired events (event.h) and the snapshot's
  * "triggers".  Every PERIODIC_MS (2 s; Slurm checks every 15 s) the
  * acting controller compares each node's state with the last check's
- * (kept in memory only: the first check after a start or takeover only
- * looks) and each job trigger's job with the clock; a trigger whose event
+ * (kept in memory only, from the start or takeover on: trigger_watch()) and each job trigger's job with the clock; a trigger whose event
  * happened fires: a trigger_fired event, then (on this controller only,
  * never on replay) its program runs as the user who set it, with one
  * argument, the hostlist of the nodes concerned or the job id, an empty
@@ -95,6 +94,11 @@ json_t *trigger_to_json(const struct trigger *t);
  * does not apply (a bad record, an id in use, no such trigger). */
 int trigger_apply(struct ctld *ctld, enum ctld_event_type type, time_t t,
                   json_t *rec);
+
+/* This controller starts acting (a start, a Raft takeover): the nodes'
+ * states now are the baseline the next trigger_check() compares with
+ * (what changed before is not an event), idle ones idle since 'now'. */
+void trigger_watch(struct ctld *ctld, time_t now);
 
 /* Periodic, on the acting controller only: fire the triggers whose event
  * happened by 'now' (the header), clear job triggers that can no longer

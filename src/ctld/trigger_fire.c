@@ -47,17 +47,20 @@ static unsigned node_seen(struct ctld *ctld, size_t i)
     return f;
 }
 
-/* Compare each node with the last check; the first check only looks. */
+/* Compare each node with the last check ('ev' NULL, or no check yet:
+ * only look). */
 static void observe(struct ctld *ctld, struct triggers *ts, time_t now,
                     struct node_events *ev)
 {
     size_t n = ctld->nodes->count;
-    bool first = !ts->seen;
+    bool first = !ts->seen || !ev;
 
-    if (first) {
+    if (!ts->seen) {
         ts->seen = xzalloc(n ? n : 1);
         ts->idle_since = xzalloc((n ? n : 1) * sizeof(time_t));
     }
+    if (!ev)
+        memset(ts->idle_since, 0, (n ? n : 1) * sizeof(time_t));
     for (size_t i = 0; i < n; i++) {
         unsigned f = node_seen(ctld, i), old = ts->seen[i];
         if (!first && (f & SEEN_DOWN) && !(old & SEEN_DOWN))
@@ -194,6 +197,11 @@ static void settle(struct ctld *ctld, struct triggers *ts,
     if (ctld_apply(ctld, &ev) == 0 && f->run)
         run_program(ctld, ts, f);
     json_decref(ev.trigger);
+}
+
+void trigger_watch(struct ctld *ctld, time_t now)
+{
+    observe(ctld, triggers_of(ctld), now, NULL);
 }
 
 void trigger_check(struct ctld *ctld, time_t now)

@@ -197,3 +197,30 @@ def test_job_triggers_run_as_the_owner(cluster, test_users):
     assert c.job_state(long_job) == "RUNNING"
     assert strigger(c, "--get").stdout == ""  # both fired, removed
     c.run("scancel", long_job, check=True)
+
+
+HA = {"nodes": 2, "gpus_per_node": 0, "up_args": ["--controllers=3"]}
+
+
+@pytest.mark.parametrize("cluster", [HA], indirect=True)
+def test_a_trigger_outlives_its_leader_and_fires_once(cluster):
+    """Set on one leader, replicated through Raft; after a kill -9 of
+    that leader the new one fires it, and only it runs the program."""
+    c = cluster
+    drained, drained_out = program(c, "root", "drained")
+    old = c.leader()
+    c.run("strigger", "--set", "-D", f"--program={drained}", check=True)
+    c.kill(old)
+    c.wait_until(lambda: c.controller_roles().get(old) is None
+                 and any(r == "leader"
+                         for r in c.controller_roles().values()),
+                 timeout=60, what="a new leader")
+    assert c.leader() != old
+    first = c.node_names[0]
+    c.run("scontrol", "update", f"NodeName={first}", "State=DRAIN",
+          "Reason=test", check=True)
+    c.wait_until(lambda: lines_of(drained_out), timeout=60,
+                 what="the drained trigger's program")
+    time.sleep(5)
+    assert lines_of(drained_out) == [f"root {first}"]
+    assert strigger(c, "--get").stdout == ""
