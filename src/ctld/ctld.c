@@ -27,6 +27,7 @@
 #include "ctld/prolog_ctld.h"
 #include "ctld/prolog_env.h"
 #include "ctld/state.h"
+#include "ctld/trigger.h"
 #include "ctld/stats.h"
 #include "ctld/step.h"
 #include "proto/client.h"
@@ -186,6 +187,7 @@ void ctld_take_over(struct ctld *ctld)
     for (size_t i = 0; i < ctld->nodes->count; i++)
         ctld->nodes->info[i].last_seen = now; /* SlurmdTimeout to register */
     state_respool_replayed(ctld);
+    trigger_watch(ctld, now); /* node changes from now on fire triggers */
     scheduler_request(ctld);
 }
 

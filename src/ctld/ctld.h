@@ -72,6 +72,8 @@ struct ctld {
                                 * none blocks the loop per request */
     struct ctld_stats stats;   /* sdiag's figures (stats.h) */
     struct resv *resvs;        /* reservations (resv.h), uthash by name */
+    struct triggers *triggers; /* strigger's triggers (trigger.h); NULL
+                                * until first used */
     struct mail *mail;         /* job mail (mail.h); NULL before
                                 * mail_init() */
     struct prolog_ctld *prolog_ctld; /* PrologSlurmctld/EpilogSlurmctld

@@ -25,6 +25,7 @@
 #include "ctld/job_update.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
+#include "ctld/trigger.h"
 #include "ctld/step.h"
 
 static struct job *find_job(struct ctld *ctld, const struct ctld_event *ev)
@@ -488,6 +489,11 @@ static int apply_resv(struct ctld *ctld, struct ctld_event *ev)
     return resv_apply(ctld, ev->resv);
 }
 
+static int apply_trigger(struct ctld *ctld, struct ctld_event *ev)
+{
+    return trigger_apply(ctld, ev->type, ev->t, ev->trigger);
+}
+
 static int apply_configured(struct ctld *ctld, struct ctld_event *ev)
 {
     struct job *job = find_job(ctld, ev);
@@ -529,6 +535,9 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_PRIORITY_CALC] = apply_priority_calc,
     [CTLD_EV_JOB_CONFIGURED] = apply_configured,
     [CTLD_EV_JOB_NODE_REMOVED] = apply_node_removed,
+    [CTLD_EV_TRIGGER_SET] = apply_trigger,
+    [CTLD_EV_TRIGGER_CLEARED] = apply_trigger,
+    [CTLD_EV_TRIGGER_FIRED] = apply_trigger,
 };
 
 /* --- subscribers --------------------------------------------------------- */
@@ -565,6 +574,9 @@ static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_JOB_PURGED:
     case CTLD_EV_NODE_STATE:
     case CTLD_EV_PRIORITY_CALC:
+    case CTLD_EV_TRIGGER_SET:
+    case CTLD_EV_TRIGGER_CLEARED:
+    case CTLD_EV_TRIGGER_FIRED:
         return;
     case CTLD_EV_RESV_CHANGED:
         acct_resv_changed(ctld, ev, false);

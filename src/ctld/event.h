@@ -125,6 +125,16 @@ enum ctld_event_type {
      * leaves the allocation (never the batch host, entry 0) and the job
      * goes on with the others, as Slurm's excise_node_from_job(). */
     CTLD_EV_JOB_NODE_REMOVED,
+    /* strigger --set: 'trigger' (borrowed) is the new trigger's record
+     * (trigger.h), its id above every one before. */
+    CTLD_EV_TRIGGER_SET,
+    /* strigger --clear: 'trigger' (borrowed) is {"ids":[...]}, the
+     * triggers removed (also those whose job ended without them firing). */
+    CTLD_EV_TRIGGER_CLEARED,
+    /* Trigger 'trigger' {"id"} (borrowed) fired at 't': removed unless
+     * PERM (which remembers when).  Its program ran on the leader only,
+     * after the event was applied: replay never runs it again. */
+    CTLD_EV_TRIGGER_FIRED,
     CTLD_EV_TYPE_COUNT,
 };
 
@@ -164,6 +174,7 @@ struct ctld_event {
     bool requeue;                /* JOB_PREEMPTED: requeue, or cancel */
     int64_t grace_s;             /* JOB_PREEMPTED: GraceTime, seconds */
     json_t *resv;                /* RESV_CHANGED (borrowed) */
+    json_t *trigger;             /* TRIGGER_* (borrowed) */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the

@@ -28,6 +28,9 @@
  *   priority_calc  reset
  *   job_configured job_id
  *   job_node_removed  job_id, node
+ *   trigger_set    trigger (the record: trigger.h)
+ *   trigger_cleared trigger ({"ids":[...]})
+ *   trigger_fired  trigger ({"id"})
  *
  * Journals of the first event format also hold "job_changed" records
  * (the whole record without its allocation and steps): replay reads them.
@@ -68,6 +71,9 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_PRIORITY_CALC] = "priority_calc",
     [CTLD_EV_JOB_CONFIGURED] = "job_configured",
     [CTLD_EV_JOB_NODE_REMOVED] = "job_node_removed",
+    [CTLD_EV_TRIGGER_SET] = "trigger_set",
+    [CTLD_EV_TRIGGER_CLEARED] = "trigger_cleared",
+    [CTLD_EV_TRIGGER_FIRED] = "trigger_fired",
 };
 
 /* The keys of a step report that change the step (job_step_add_usage()). */
@@ -178,6 +184,10 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
         return json_object_set_new(o, "requeue", json_boolean(ev->requeue));
     case CTLD_EV_RESV_CHANGED:
         return json_object_set(o, "change", ev->resv);
+    case CTLD_EV_TRIGGER_SET:
+    case CTLD_EV_TRIGGER_CLEARED:
+    case CTLD_EV_TRIGGER_FIRED:
+        return json_object_set(o, "trigger", ev->trigger);
     case CTLD_EV_NODE_STATE: {
         json_t *admin = node_table_admin_json(ctld->nodes,
                                               (size_t)ev->node_idx);
@@ -199,7 +209,9 @@ json_t *event_record(struct ctld *ctld, const struct ctld_event *ev)
         return NULL;
     if (ev->type != CTLD_EV_JOB_SUBMITTED && ev->type != CTLD_EV_NODE_STATE
         && ev->type != CTLD_EV_PRIORITY_CALC
-        && ev->type != CTLD_EV_RESV_CHANGED)
+        && ev->type != CTLD_EV_RESV_CHANGED
+        && (ev->type < CTLD_EV_TRIGGER_SET
+            || ev->type > CTLD_EV_TRIGGER_FIRED))
         json_object_set_new(o, "job_id", json_integer(ev->job_id));
     if (ev->type >= CTLD_EV_STEP_REPORTED && ev->type <= CTLD_EV_STEP_CANCELLED)
         json_object_set_new(o, "step_id", json_integer(ev->step_id));
@@ -349,6 +361,12 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
     case CTLD_EV_RESV_CHANGED:
         ev->resv = json_object_get(rec, "change");
         return ev->resv ? 0 : errprintf(error, "resv_changed without change");
+    case CTLD_EV_TRIGGER_SET:
+    case CTLD_EV_TRIGGER_CLEARED:
+    case CTLD_EV_TRIGGER_FIRED:
+        ev->trigger = json_object_get(rec, "trigger");
+        return ev->trigger ? 0 : errprintf(error, "%s without trigger",
+                                           event_names[ev->type]);
     default:
         return 0;
     }

@@ -37,6 +37,7 @@
 #include "ctld/preempt.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
+#include "ctld/trigger.h"
 #include "common/ident.h"
 #include "ctld/rpc_stat.h"
 #include "ctld/token.h"
@@ -195,6 +196,7 @@ static void periodic_cb(uv_timer_t *t)
     interactive_check_limits(ctld, now);
     state_purge_old_jobs(ctld, now);
     resv_expire(ctld, now);
+    trigger_check(ctld, now);
     preempt_grace_check(ctld, now);
     gang_periodic(ctld, now);
     launch_store_sweep(ctld->launches);
@@ -305,9 +307,12 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         if (!(ctld->ha = ha_start(ctld, ha_self, dir, saved_argv, &error)))
             log_fatal("%s", error.text);
         free(dir);
-    } else if (state_restore(ctld, &error) < 0)
+    } else if (state_restore(ctld, &error) < 0) {
         log_fatal("restoring state from %s: %s",
                   ctld->conf->state_save_location, error.text);
+    } else {
+        trigger_watch(ctld, ctld->boot_time); /* changes from now on */
+    }
     /* Nodes get SlurmdTimeout from now to register again. */
     for (size_t i = 0; i < ctld->nodes->count; i++)
         ctld->nodes->info[i].last_seen = ctld->boot_time;
@@ -353,6 +358,8 @@ static void ctld_listen(struct ctld *ctld)
         || proto_server_register(ctld->server, rpc_suspend_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_resv_handlers, ctld,
+                                 &error) < 0
+        || proto_server_register(ctld->server, rpc_trigger_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_token_handlers, ctld,
                                  &error) < 0
@@ -409,6 +416,7 @@ static void ctld_fini(struct ctld *ctld)
     daemon_close_loop(ctld->loop);
     mail_fini(ctld); /* after the loop closed its children's handles */
     prolog_ctld_fini(ctld);
+    trigger_fini(ctld); /* likewise */
     ha_destroy(ctld->ha);
     enforce_fini(ctld);
     priority_fini(ctld);

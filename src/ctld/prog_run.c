@@ -14,6 +14,10 @@
 
 struct prog_item {
     char *label;
+    char *prog;          /* NULL: the runner's */
+    bool as_user;        /* uid/gid below, not the runner's */
+    uid_t uid;
+    gid_t gid;
     char **args, **env;
     prog_run_done_f done;
     void *arg;
@@ -55,6 +59,7 @@ static void item_free(struct prog_item *m)
         return;
     strv_free(m->env);
     strv_free(m->args);
+    free(m->prog);
     free(m->label);
     free(m);
 }
@@ -112,16 +117,23 @@ static void child_done(struct prog_child *c)
     start_next(r);
 }
 
+/* The program of run 'm' of 'r'. */
+static const char *prog_of(const struct prog_run *r,
+                           const struct prog_item *m)
+{
+    return m->prog ? m->prog : r->prog;
+}
+
 static void child_exited(uv_process_t *p, int64_t status, int sig)
 {
     struct prog_child *c = p->data;
     struct prog_run *r = c->r;
 
     if (sig)
-        log_error("%s %s killed by signal %d: %s", r->what, r->prog, sig,
-                  c->item->label);
+        log_error("%s %s killed by signal %d: %s", r->what,
+                  prog_of(r, c->item), sig, c->item->label);
     else if (status)
-        log_error("%s %s exited %lld: %s", r->what, r->prog,
+        log_error("%s %s exited %lld: %s", r->what, prog_of(r, c->item),
                   (long long)status, c->item->label);
     c->ok = !sig && !status;
     child_done(c);
@@ -132,7 +144,7 @@ static void child_timeout(uv_timer_t *t)
     struct prog_child *c = t->data;
 
     log_error("%s %s still running after %llu ms: killed: %s", c->r->what,
-              c->r->prog, (unsigned long long)c->r->timeout_ms,
+              prog_of(c->r, c->item), (unsigned long long)c->r->timeout_ms,
               c->item->label);
     uv_process_kill(&c->proc, SIGKILL);
 }
@@ -147,7 +159,7 @@ static char **argv_of(struct prog_run *r, struct prog_item *m)
     while (m->args && m->args[n])
         n++;
     v = xzalloc((n + 2) * sizeof(*v));
-    v[0] = r->prog;
+    v[0] = (char *)prog_of(r, m);
     for (size_t i = 0; i < n; i++)
         v[i + 1] = m->args[i];
     return v;
@@ -159,14 +171,16 @@ static void spawn(struct prog_run *r, struct prog_item *m)
 {
     struct prog_child *c = xzalloc(sizeof(*c));
     char **argv = argv_of(r, m);
-    uv_process_options_t o = {.exit_cb = child_exited, .file = r->prog,
-                              .args = argv, .env = m->env};
+    uv_process_options_t o = {.exit_cb = child_exited,
+                              .file = prog_of(r, m), .args = argv,
+                              .env = m->env};
+    uid_t uid = m->as_user ? m->uid : r->uid;
     int err;
 
-    if (geteuid() == 0 && r->uid != 0) {
+    if (geteuid() == 0 && uid != 0) {
         o.flags = UV_PROCESS_SETUID | UV_PROCESS_SETGID;
-        o.uid = r->uid;
-        o.gid = r->gid;
+        o.uid = uid;
+        o.gid = m->as_user ? m->gid : r->gid;
     }
     /* stdio_count 0: libuv puts /dev/null on 0, 1 and 2 */
     c->r = r;
@@ -175,13 +189,13 @@ static void spawn(struct prog_run *r, struct prog_item *m)
     err = uv_spawn(r->loop, &c->proc, &o);
     free(argv);
     if (err < 0) {
-        log_error("%s %s: %s: %s not run", r->what, r->prog,
+        log_error("%s %s: %s: %s not run", r->what, prog_of(r, m),
                   uv_strerror(err), m->label);
         c->open_handles = 1; /* uv_spawn initialized the handle */
         uv_close((uv_handle_t *)&c->proc, child_closed);
         return;
     }
-    log_debug("%s %s: %s", r->what, r->prog, m->label);
+    log_debug("%s %s: %s", r->what, prog_of(r, m), m->label);
     c->open_handles = 2;
     uv_timer_init(r->loop, &c->timer);
     if (r->timeout_ms)
@@ -206,8 +220,8 @@ static void start_next(struct prog_run *r)
     }
 }
 
-void prog_run_start(struct prog_run *r, const char *label, char **args,
-                    char **env, prog_run_done_f done, void *arg)
+static struct prog_item *item_new(const char *label, char **args, char **env,
+                                  prog_run_done_f done, void *arg)
 {
     struct prog_item *m = xzalloc(sizeof(*m));
 
@@ -216,10 +230,33 @@ void prog_run_start(struct prog_run *r, const char *label, char **args,
     m->env = env;
     m->done = done;
     m->arg = arg;
+    return m;
+}
+
+static void enqueue(struct prog_run *r, struct prog_item *m)
+{
     *r->tail = m;
     r->tail = &m->next;
     r->waiting++;
     start_next(r);
+}
+
+void prog_run_start(struct prog_run *r, const char *label, char **args,
+                    char **env, prog_run_done_f done, void *arg)
+{
+    enqueue(r, item_new(label, args, env, done, arg));
+}
+
+void prog_run_start_as(struct prog_run *r, const char *prog, uid_t uid,
+                       gid_t gid, const char *label, char **args, char **env)
+{
+    struct prog_item *m = item_new(label, args, env, NULL, NULL);
+
+    m->prog = xstrdup(prog);
+    m->as_user = true;
+    m->uid = uid;
+    m->gid = gid;
+    enqueue(r, m);
 }
 
 unsigned prog_run_busy(const struct prog_run *r)

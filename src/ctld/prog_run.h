@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * prog_run.h - running a site program from the controller's loop:
- * MailProg (mail.h), PrologSlurmctld and EpilogSlurmctld (prolog_ctld.h)
+ * MailProg (mail.h), PrologSlurmctld and EpilogSlurmctld (prolog_ctld.h),
+ * strigger's programs (trigger.h)
  *
  * Each run is "PROG [ARGS...]" started with uv_spawn as the given user,
  * stdin/stdout/stderr on /dev/null, with exactly the environment given
@@ -49,6 +50,14 @@ struct prog_run *prog_run_create(uv_loop_t *loop, const char *what,
  * runner is destroyed. */
 void prog_run_start(struct prog_run *r, const char *label, char **args,
                     char **env, prog_run_done_f done, void *arg);
+
+/* As prog_run_start() without a completion callback, running 'prog'
+ * (copied; an absolute path) instead of the runner's, as uid/gid instead
+ * of the runner's (applied when the controller runs as root and uid is
+ * not root): strigger's programs, each its own and run as the user who
+ * set the trigger (trigger.h).  The runner's timeout and cap hold. */
+void prog_run_start_as(struct prog_run *r, const char *prog, uid_t uid,
+                       gid_t gid, const char *label, char **args, char **env);
 
 /* How many runs are running or waiting (for tests and logs). */
 unsigned prog_run_busy(const struct prog_run *r);

@@ -822,6 +822,34 @@ static const struct schema_field resv_name_body[] = {
     END,
 };
 
+/* strigger --set: one event of one resource (trigger.h). */
+static const struct schema_field trigger_set_body[] = {
+    {"type", SCHEMA_STR, 1, 16, 0, SCHEMA_REQUIRED | P, NULL,
+     "the event: down, drained, up, idle (nodes), fini, time (a job)"},
+    {"nodes", SCHEMA_STR, 1, SCHEMA_STR_MAX, EDRV_INVALID_NODE_NAME, P,
+     NULL, "node events: a hostlist; absent or *: every node"},
+    {"job_id", SCHEMA_INT, 1, UINT32_MAX, EDRV_INVALID_JOB_ID, 0, NULL,
+     "job events: the job"},
+    {"offset", SCHEMA_INT, -32000, 32000, 0, 0, "s",
+     "time: from the time limit (negative: before it); idle: how long "
+     "idle; fini: after the end"},
+    {"program", SCHEMA_STR, 2, 4096, TOO_LONG, SCHEMA_REQUIRED | P, NULL,
+     "the program's absolute path (run as the sender)"},
+    {"perm", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "--flags=PERM: kept after it fires"},
+    END,
+};
+
+/* strigger --clear: the triggers matching every key given. */
+static const struct schema_field trigger_clear_body[] = {
+    {"id", SCHEMA_INT, 1, UINT32_MAX, 0, 0, NULL, "the trigger"},
+    {"job_id", SCHEMA_INT, 1, UINT32_MAX, EDRV_INVALID_JOB_ID, 0, NULL,
+     "the job's triggers"},
+    {"user_id", SCHEMA_INT, 0, UINT32_MAX, 0, 0, NULL,
+     "the triggers this uid set"},
+    END,
+};
+
 /* --- the protocol ------------------------------------------------------- */
 
 #define CTLD "droverctld"
@@ -920,6 +948,15 @@ const struct proto_schema proto_schemas[] = {
      resv_name_body,
      "`{\"now\",\"reservations\":[record with node_cnt, core_cnt, "
      "active]}`."},
+    {"trigger_set", CTLD, "Set an event trigger (strigger --set): SlurmUser "
+     "(any user when SlurmUser is root: job triggers on their own jobs).",
+     trigger_set_body, "`{\"id\"}` once durable."},
+    {"trigger_info", CTLD, "List the event triggers (strigger --get).",
+     NULL, "`{\"triggers\":[{\"id\",\"type\",\"nodes\",\"job_id\","
+     "\"offset\",\"uid\",\"gid\",\"user\",\"perm\",\"program\"}]}`."},
+    {"trigger_clear", CTLD, "Remove event triggers (strigger --clear): "
+     "root and SlurmUser any, others their own.", trigger_clear_body,
+     "`{}` once durable; ESRCH when none matched."},
     {"share_info", CTLD, "The fair-share tree (sshare): shares, usage, "
      "effective usage, LevelFS and factor of every association.", NULL,
      "`{\"fair_tree\",\"rows\":[{\"account\",\"user\",\"depth\","

@@ -98,6 +98,10 @@ EXPECTED_RPC = {
         "step_info": "ok ok ok ok ok",
         "takeover": "role role role error error",
         "token_issue": "ok denied denied ok ok",
+        "trigger_clear": "ok denied denied ok ok",
+        "trigger_info": "ok ok ok ok ok",
+        "trigger_set": "ok denied denied ok ok",
+        "trigger_set (node)": "denied denied denied ok ok",
     },
     "droverd": {
         # "error": authorized, then refused as no real launch.
@@ -284,6 +288,15 @@ class World:
         self.c.rpc("resv_create", body)
         return body["name"]
 
+    def trigger(self):
+        """A trigger druser1 set on a pending job of theirs: ("trigger",
+        its id) (neither a job id nor a reservation name for cleanup)."""
+        job = self.pending_job()
+        answer = self.c.rpc("trigger_set", {"type": "fini", "job_id": job,
+                                            "program": "/bin/true"},
+                            user=OWNER)
+        return ("trigger", answer["id"])
+
     def job(self, job_id):
         return self.c.rpc("job_info", {"job_ids": [job_id]})["jobs"][0]
 
@@ -307,6 +320,7 @@ class World:
                        n["reason"], n["weight"])
                       for n in c.rpc("node_info")["nodes"]],
             "resvs": c.rpc("resv_info")["reservations"],
+            "triggers": c.rpc("trigger_info")["triggers"],
             "assocs": c.rpc("acct_assoc_list", {}, port=self.dbd_port()),
         }
         if isinstance(target, int):
@@ -325,7 +339,7 @@ def submit_body(**kw):
 
 class Case:
     """How to try one row: 'target' (None, "pending", "running", "alloc",
-    "done", "resv")
+    "done", "resv", "trigger")
     makes what the body names; body(world, target, caller) the body;
     'consumes': a success uses the target up (a fresh one for the next
     caller); judge(world, target, answer), for listings, turns a success
@@ -402,6 +416,13 @@ RPC_CASES = {
         "token_issue": Case(None, lambda w, t, who: {
             "username": OWNER, "lifespan": 60}),
         "takeover": Case(None, lambda w, t, who: {"index": 1}),
+        "trigger_info": Case(None, _none),
+        "trigger_set": Case("pending", lambda w, t, who: {
+            "type": "fini", "job_id": t, "program": "/bin/true"}),
+        "trigger_set (node)": Case(None, lambda w, t, who: {
+            "type": "down", "nodes": "node01", "program": "/bin/true"}),
+        "trigger_clear": Case("trigger", lambda w, t, who: {"id": t[1]},
+                              consumes=True),
     },
     "droverd": {
         "ping": Case(None, _none),
@@ -469,6 +490,7 @@ class Row:
                        else self.w.allocation() if kind == "alloc"
                        else self.w.finished_job() if kind == "done"
                        else self.w.reservation() if kind == "resv"
+                       else self.w.trigger() if kind == "trigger"
                        else None)
 
     def body(self, who):

@@ -25,6 +25,7 @@
 #include "ctld/job_update.h"
 #include "ctld/state.h"
 #include "ctld/step.h"
+#include "ctld/trigger.h"
 
 #define NODES 3
 #define CPUS 4
@@ -95,6 +96,7 @@ static void ctld_close(struct ctld *ctld)
         job_destroy(job);
     }
     launch_store_destroy(ctld->launches);
+    trigger_fini(ctld);
     priority_fini(ctld);
     sched_predict_destroy(ctld->predict);
     node_table_destroy(ctld->nodes);
@@ -712,6 +714,92 @@ static void test_random_replay(void **state)
     }
 }
 
+static int trigger_event(struct ctld *ctld, enum ctld_event_type type,
+                         time_t t, json_t *rec)
+{
+    struct ctld_event ev = {.type = type, .t = t, .trigger = rec};
+    int rc = ctld_apply(ctld, &ev);
+
+    json_decref(rec);
+    return rc;
+}
+
+static json_t *trigger_rec(uint32_t id, const char *type, bool perm)
+{
+    json_t *o = json_pack("{s:i s:s s:i s:i s:i s:s s:b s:s}", "id", (int)id,
+                          "type", type, "offset", -30, "uid", 1000, "gid",
+                          1000, "user", "bob", "perm", perm, "program",
+                          "/bin/true");
+
+    if (!strcmp(type, "fini"))
+        json_object_set_new(o, "job_id", json_integer(5));
+    else
+        json_object_set_new(o, "nodes", json_string("n[1-2]"));
+    return o;
+}
+
+/* strigger's triggers: set, fired (a PERM one stays and remembers when),
+ * cleared, journaled and snapshotted; bad events are not applied. */
+static void test_trigger_replay(void **state)
+{
+    struct ctld *live, *replayed, *from_snapshot;
+    drv_error_t error = {{0}};
+    json_t *want, *got;
+    char *cmd;
+
+    (void)state;
+    assert_non_null(mkdtemp(strcpy(dir, "/tmp/test_event.XXXXXX")));
+    live = ctld_open();
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_SET, 10,
+                                   trigger_rec(1, "down", false)), 0);
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_SET, 10,
+                                   trigger_rec(2, "fini", true)), 0);
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_SET, 11,
+                                   trigger_rec(3, "idle", false)), 0);
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_SET, 11,
+                                   trigger_rec(3, "up", false)), -1);
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_SET, 11,
+                                   trigger_rec(4, "fail", false)), -1);
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_FIRED, 20,
+                                   json_pack("{s:i}", "id", 1)), 0);
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_FIRED, 21,
+                                   json_pack("{s:i}", "id", 2)), 0);
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_FIRED, 22,
+                                   json_pack("{s:i}", "id", 9)), -1);
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_CLEARED, 23,
+                                   json_pack("{s:[i]}", "ids", 3)), 0);
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_CLEARED, 23,
+                                   json_pack("{s:[i]}", "ids", 3)), -1);
+    assert_non_null(trigger_list(live));
+    assert_int_equal(trigger_list(live)->id, 2);
+    assert_int_equal(trigger_list(live)->fired_at, 21);
+    assert_null(trigger_list(live)->next);
+    assert_int_equal(trigger_next_id(live), 4);
+    assert_int_equal(journal_flush(live->journal), 0);
+
+    want = trigger_snapshot(live);
+    replayed = ctld_open();
+    if (state_restore(replayed, &error) < 0)
+        fail_msg("restore: %s", error.text);
+    got = trigger_snapshot(replayed);
+    assert_true(json_equal(want, got));
+    json_decref(got);
+    assert_int_equal(state_snapshot(replayed), 0);
+    from_snapshot = ctld_open();
+    if (state_restore(from_snapshot, &error) < 0)
+        fail_msg("restore from snapshot: %s", error.text);
+    got = trigger_snapshot(from_snapshot);
+    assert_true(json_equal(want, got));
+    json_decref(got);
+    json_decref(want);
+    ctld_close(live);
+    ctld_close(replayed);
+    ctld_close(from_snapshot);
+    cmd = xasprintf("rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+}
+
 /* A step's change is a record of that step: the journal grows by about
  * the same bytes for the 1,000th step as for the 10th (not by the job's
  * whole list of steps), and so does the job's accounting record. */
@@ -853,6 +941,7 @@ int main(void)
         cmocka_unit_test(test_flush_together),
         cmocka_unit_test(test_random_replay),
         cmocka_unit_test(test_step_records_linear),
+        cmocka_unit_test(test_trigger_replay),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);

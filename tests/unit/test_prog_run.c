@@ -110,6 +110,42 @@ static void delivers_every_mail_with_argv_and_env(void **state)
     free(body);
 }
 
+/* prog_run_start_as(): each run its own program (strigger's), the
+ * runner's own never run; its one argument and an empty environment. */
+static void start_as_runs_the_runs_own_program(void **state)
+{
+    uv_loop_t loop;
+    char *body = xasprintf("echo \"$#|$1|$(/usr/bin/env | /bin/grep -cv "
+                           "^PWD=)\" > %s/as.out\n", dir);
+    char *prog = script("as.sh", body), *missing = xasprintf("%s/nope", dir);
+    char *path = xasprintf("%s/as.out", dir), got[64];
+    char **args = xzalloc(2 * sizeof(*args));
+    struct prog_run *r;
+    size_t n;
+    FILE *f;
+
+    (void)state;
+    uv_loop_init(&loop);
+    r = prog_run_create(&loop, "strigger", missing, 0, 0, 0, 4);
+    args[0] = xstrdup("node[1-2]");
+    prog_run_start_as(r, prog, getuid(), getgid(), "trigger 1", args,
+                      xzalloc(sizeof(char *)));
+    run_until_idle(&loop, r);
+    assert_non_null(f = fopen(path, "r"));
+    n = fread(got, 1, sizeof(got) - 1, f);
+    got[n] = '\0';
+    fclose(f);
+    assert_string_equal(got, "1|node[1-2]|0\n");
+    prog_run_destroy(r);
+    uv_loop_close(&loop);
+    unlink(path);
+    unlink(prog);
+    free(path);
+    free(prog);
+    free(missing);
+    free(body);
+}
+
 static void missing_or_hanging_program_is_only_logged(void **state)
 {
     uv_loop_t loop;
@@ -227,6 +263,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(delivers_every_mail_with_argv_and_env),
+        cmocka_unit_test(start_as_runs_the_runs_own_program),
         cmocka_unit_test(missing_or_hanging_program_is_only_logged),
         cmocka_unit_test(destroy_after_the_loop_closed_frees_running_children),
         cmocka_unit_test(done_callback_tells_success_and_failure),
