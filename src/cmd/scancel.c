@@ -54,9 +54,10 @@ static const struct cmd_opt scancel_opts[] = {
     {"interactive", 'i', no_argument,
      "  -i, --interactive               require response from user for each "
      "job\n"},
-    {"me", OPT_ME, no_argument,
-     "      --me                        act only on jobs of the current "
-     "user\n"},
+    {"clusters", 'M', required_argument,
+     "  -M, --clusters                  clusters to issue commands to.\n"
+     "                                  NOTE: SlurmDBD must be up.\n"},
+    {"me", OPT_ME, no_argument, NULL}, /* not in Slurm's --help either */
     {"name", 'n', required_argument,
      "  -n, --name=job_name             act only on jobs with this name\n"},
     {"jobname", 'n', required_argument, NULL},
@@ -70,8 +71,6 @@ static const struct cmd_opt scancel_opts[] = {
     {"reservation", 'R', required_argument,
      "  -R, --reservation=reservation   act only on jobs with this "
      "reservation\n"},
-    {"clusters", 'M', required_argument,
-     "  -M, --clusters=clusters         clusters to issue commands to.\n"},
     {"sibling", OPT_SIBLING, required_argument,
      "      --sibling=cluster_name      remove an active sibling job from a "
      "federated job\n"},

@@ -27,6 +27,7 @@
 #include "common/taskdist.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "cmd/lib/salloc_srun_help.h"
 #include "cmd/lib/sbatch_files.h"
 #include "cmd/lib/sbatch_opt.h"
 #include "cmd/lib/sbatch_refuse.h"
@@ -2169,6 +2170,31 @@ void sbatch_opts_print_help(FILE *f)
     sbatch_opts_print_help_cmd(f, SBATCH_CMD_SBATCH);
 }
 
+/* Drover's own rows (pyxis's container options) this command takes. */
+static void help_extensions(FILE *f, enum sbatch_cmd cmd)
+{
+    for (size_t i = 0; i < OPT_COUNT; i++)
+        if (opt_table[i].name
+            && !strncmp(opt_table[i].name, "container-", 10)
+            && row_ok(&opt_table[i], cmd))
+            help_row(f, &opt_table[i]);
+}
+
+/* salloc and srun: Slurm's text, Drover's rows after "--container". */
+static void print_slurm_text(FILE *f, const char *text, enum sbatch_cmd cmd)
+{
+    const char *mark = strstr(text, "\n      --container ");
+    const char *eol = mark ? strchr(mark + 1, '\n') : NULL;
+
+    if (!eol) {
+        fputs(text, f);
+        return;
+    }
+    fwrite(text, 1, (size_t)(eol + 1 - text), f);
+    help_extensions(f, cmd);
+    fputs(eol + 1, f);
+}
+
 void sbatch_opts_print_help_cmd(FILE *f, enum sbatch_cmd cmd)
 {
     static const char *const usage[] = {
@@ -2181,6 +2207,11 @@ void sbatch_opts_print_help_cmd(FILE *f, enum sbatch_cmd cmd)
                             "executable(N) [args(N)...]\n",
     };
 
+    if (cmd != SBATCH_CMD_SBATCH) {
+        print_slurm_text(f, cmd == SBATCH_CMD_SALLOC ? salloc_help_text
+                                                     : srun_help_text, cmd);
+        return;
+    }
     fputs(usage[cmd], f);
     for (int sec = SEC_PARALLEL; sec < SEC_COUNT; sec++) {
         fputc('\n', f);
