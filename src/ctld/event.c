@@ -14,6 +14,7 @@
 #include "ctld/acct.h"
 #include "ctld/array.h"
 #include "ctld/cpu_ids.h"
+#include "ctld/crontab.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/enforce.h"
@@ -499,6 +500,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_RESV_CHANGED] = apply_resv,
     [CTLD_EV_PRIORITY_CALC] = apply_priority_calc,
     [CTLD_EV_JOB_CONFIGURED] = apply_configured,
+    [CTLD_EV_CRONTAB_SET] = crontab_apply,
 };
 
 /* --- subscribers --------------------------------------------------------- */
@@ -535,6 +537,7 @@ static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_JOB_PURGED:
     case CTLD_EV_NODE_STATE:
     case CTLD_EV_PRIORITY_CALC:
+    case CTLD_EV_CRONTAB_SET:
         return;
     case CTLD_EV_RESV_CHANGED:
         acct_resv_changed(ctld, ev, false);

@@ -121,6 +121,11 @@ enum ctld_event_type {
     /* The PrologSlurmctld of the running, configuring 'job_id' passed: it
      * is no longer CONFIGURING and may launch (prolog_ctld.h). */
     CTLD_EV_JOB_CONFIGURED,
+    /* A user's crontab (scrontab, crontab.h) is set, changed (entries
+     * disabled by scancel) or removed: 'crontab' (borrowed),
+     * {"user_id", "text" (absent: removed), "disabled": [line],
+     * "job_ids": [its entries' jobs]}. */
+    CTLD_EV_CRONTAB_SET,
     CTLD_EV_TYPE_COUNT,
 };
 
@@ -160,6 +165,7 @@ struct ctld_event {
     bool requeue;                /* JOB_PREEMPTED: requeue, or cancel */
     int64_t grace_s;             /* JOB_PREEMPTED: GraceTime, seconds */
     json_t *resv;                /* RESV_CHANGED (borrowed) */
+    json_t *crontab;             /* CRONTAB_SET (borrowed) */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the

@@ -27,6 +27,8 @@
  *   resv_changed   change ({"op","resv":record})
  *   priority_calc  reset
  *   job_configured job_id
+ *   crontab_set    crontab ({"user_id","text","disabled":[line],
+ *                  "job_ids":[id]}; no text: removed)
  *
  * Journals of the first event format also hold "job_changed" records
  * (the whole record without its allocation and steps): replay reads them.
@@ -66,6 +68,7 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_RESV_CHANGED] = "resv_changed",
     [CTLD_EV_PRIORITY_CALC] = "priority_calc",
     [CTLD_EV_JOB_CONFIGURED] = "job_configured",
+    [CTLD_EV_CRONTAB_SET] = "crontab_set",
 };
 
 /* The keys of a step report that change the step (job_step_add_usage()). */
@@ -174,6 +177,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
         return json_object_set_new(o, "requeue", json_boolean(ev->requeue));
     case CTLD_EV_RESV_CHANGED:
         return json_object_set(o, "change", ev->resv);
+    case CTLD_EV_CRONTAB_SET:
+        return json_object_set(o, "crontab", ev->crontab);
     case CTLD_EV_NODE_STATE: {
         json_t *admin = node_table_admin_json(ctld->nodes,
                                               (size_t)ev->node_idx);
@@ -195,7 +200,8 @@ json_t *event_record(struct ctld *ctld, const struct ctld_event *ev)
         return NULL;
     if (ev->type != CTLD_EV_JOB_SUBMITTED && ev->type != CTLD_EV_NODE_STATE
         && ev->type != CTLD_EV_PRIORITY_CALC
-        && ev->type != CTLD_EV_RESV_CHANGED)
+        && ev->type != CTLD_EV_RESV_CHANGED
+        && ev->type != CTLD_EV_CRONTAB_SET)
         json_object_set_new(o, "job_id", json_integer(ev->job_id));
     if (ev->type >= CTLD_EV_STEP_REPORTED && ev->type <= CTLD_EV_STEP_CANCELLED)
         json_object_set_new(o, "step_id", json_integer(ev->step_id));
@@ -342,6 +348,10 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
     case CTLD_EV_RESV_CHANGED:
         ev->resv = json_object_get(rec, "change");
         return ev->resv ? 0 : errprintf(error, "resv_changed without change");
+    case CTLD_EV_CRONTAB_SET:
+        ev->crontab = json_object_get(rec, "crontab");
+        return json_is_object(ev->crontab)
+                   ? 0 : errprintf(error, "crontab_set without crontab");
     default:
         return 0;
     }
