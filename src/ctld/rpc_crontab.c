@@ -24,7 +24,7 @@
 
 /* The user whose crontab 'req' names ("user_id", else the sender's), or
  * -1 with the error answered; another user's for senders with one of
- * 'roles'. */
+ * 'roles', or with 'roles' 0 for root and SlurmUser. */
 static int64_t target_uid(struct ctld *ctld, proto_req_t *req,
                           unsigned roles)
 {
@@ -38,7 +38,10 @@ static int64_t target_uid(struct ctld *ctld, proto_req_t *req,
     }
     if (!json_is_integer(u) || (uid_t)json_integer_value(u) == self)
         return self;
-    if (!(proto_req_roles(req) & roles)) {
+    /* 'roles' 0: root and SlurmUser only (Slurm's validate_slurm_user(),
+     * whatever the credential: root's JWT too) */
+    if (roles ? !(proto_req_roles(req) & roles)
+              : self != 0 && self != ctld->slurm_uid) {
         proto_respond_error(req, EDRV_ACCESS_DENIED, NULL);
         return -1;
     }
@@ -127,7 +130,7 @@ static void rpc_crontab_set(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *body = proto_req_body(req), *entries, *text, *e, *ids;
-    int64_t uid = target_uid(ctld, req, PROTO_ROLE_DAEMON);
+    int64_t uid = target_uid(ctld, req, 0);
     time_t now = ctld_now(ctld), *begin;
     drv_error_t error = {{0}};
     struct job **jobs;
@@ -206,7 +209,7 @@ static void rpc_crontab_get(proto_req_t *req, void *arg)
 static void rpc_crontab_remove(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
-    int64_t uid = target_uid(ctld, req, PROTO_ROLE_DAEMON);
+    int64_t uid = target_uid(ctld, req, 0);
 
     if (uid < 0)
         return;

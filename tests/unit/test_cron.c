@@ -167,5 +167,6 @@ int main(void)
 
     setenv("TZ", "UTC", 1);
     tzset();
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
