@@ -600,6 +600,8 @@ int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
     if ((unsigned)ev->type >= CTLD_EV_TYPE_COUNT)
         return -1;
     if (ev->type == CTLD_EV_JOB_REQUEUED && !ctld->replaying) {
+        struct job *j = ctld_job_find(ctld, ev->job_id);
+        ev->run_ended = j && job_state_is_final(j->state);
         acct_run_ending(ctld, ev); /* the run's own record, before it goes */
         mail_requeue(ctld, ev);
     }

@@ -144,6 +144,11 @@ struct ctld_event {
     int64_t by;                  /* JOB_CANCELLED: the uid */
     time_t eligible_time;        /* JOB_REQUEUED */
     bool restart;                /* JOB_REQUEUED */
+    bool run_ended;              /* JOB_REQUEUED, set by ctld_apply(): the
+                                  * job was in a final state (its run's
+                                  * end was applied already: a cron job,
+                                  * a requeue of a finished job); not
+                                  * journaled, for the subscribers */
     bool hold, admin;            /* JOB_HELD */
     bool launch_failed;          /* JOB_HELD: held because its launch
                                   * failed (Prolog): Slurm's reason

@@ -111,6 +111,7 @@ static json_t *entry_desc(const struct pending *pd, const char *script,
 
     if (!o)
         return NULL;
+    o->prog = "scrontab"; /* sbatch's messages name scrontab */
     append(&directives, "#!/bin/sh\n", 10);
     if (pd->directives)
         append(&directives, pd->directives, strlen(pd->directives));
