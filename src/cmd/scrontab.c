@@ -11,7 +11,8 @@
  * Each entry is checked here (its time specification, its #SCRON options
  * through sbatch's parser, scrontab_file.h), and the whole file is
  * refused at the first bad line, which is named (Slurm prints only
- * "There are errors in your crontab.").  Works only with
+ * "There are errors in your crontab."); -e then asks, as Slurm's, whether
+ * to edit again with the refused lines marked "#BAD: ".  Works only with
  * ScronParameters=enable, else Slurm's "scrontab is disabled on this
  * cluster".  The controller keeps the file and turns its entries into
  * cron jobs (src/ctld/crontab.h).
@@ -202,15 +203,22 @@ static char *fetch(const struct scron_opts *o)
             return NULL;
         fatal("slurm_request_crontab failed: %s", error.text);
     }
-    text = scrontab_file_disabled(
+    text = scrontab_file_mark(
         json_string_value(json_object_get(resp, "text")) ?: "",
-        json_object_get(resp, "disabled"));
+        json_object_get(resp, "disabled"), "#DISABLED: ");
     json_decref(resp);
     return text;
 }
 
-/* "lines A-B: reason" (the controller's refusal) as Slurm prints it. */
-static void print_refusal(int errnum, const char *text)
+/* Lines first..last of a refused file (0: none known). */
+struct bad_lines {
+    int first, last;
+    bool in_file;    /* scrontab found them (else the controller) */
+};
+
+/* "lines A-B: reason" (the controller's refusal) as Slurm prints it,
+ * then its lines in *bad. */
+static void print_refusal(int errnum, const char *text, struct bad_lines *bad)
 {
     const char *colon = strstr(text, ": ");
     int n = !strncmp(text, "lines ", 6) && colon ? (int)(colon - text - 6)
@@ -221,18 +229,25 @@ static void print_refusal(int errnum, const char *text)
            "The error message was: %s\n",
            n, n ? text + 6 : "", drv_strerror(errnum),
            n ? colon + 2 : text);
+    if (!n || sscanf(text + 6, "%d-%d", &bad->first, &bad->last) != 2)
+        bad->first = bad->last = 0;
 }
 
-/* Check 'text' and send it.  Returns the exit status. */
-static int install(const struct scron_opts *o, const char *text)
+/* Check 'text' and send it.  Returns the exit status; a refused file's
+ * lines in *bad. */
+static int install(const struct scron_opts *o, const char *text,
+                   struct bad_lines *bad)
 {
-    int bad;
-    json_t *entries = scrontab_file_entries(text, o->home, &bad, stderr);
+    int line;
+    json_t *entries = scrontab_file_entries(text, o->home, &line, stderr);
     json_t *body, *resp = NULL;
     drv_error_t error = {{0}};
 
+    bad->first = bad->last = 0;
+    bad->in_file = !entries;
     if (!entries) {
         printf("There are errors in your crontab.\n");
+        bad->first = bad->last = line;
         return 1;
     }
     body = user_body(o);
@@ -242,11 +257,43 @@ static int install(const struct scron_opts *o, const char *text)
         if (errno == EDRV_DISABLED || errno == EDRV_ACCESS_DENIED
             || errno == EDRV_CTLD_COMMUNICATIONS_CONNECTION)
             fatal("%s", error.text);
-        print_refusal(errno, error.text);
+        print_refusal(errno, error.text, bad);
         return 1;
     }
     json_decref(resp);
     return 0;
+}
+
+/* -e's question after a refused file, as Slurm's: true for y. */
+static bool ask_retry(const struct bad_lines *bad)
+{
+    int c = 0;
+
+    printf(bad->in_file ? "The failed line(s) is commented out with #BAD:\n"
+                        : "The failed lines are commented out with #BAD:\n");
+    while (c != 'y' && c != 'n') {
+        printf("Do you want to retry the edit? (y/n) ");
+        fflush(stdout);
+        do {
+            if ((c = getchar()) == EOF)
+                return false;
+        } while (c == '\n');
+        c = c == 'Y' ? 'y' : c == 'N' ? 'n' : c;
+    }
+    return c == 'y';
+}
+
+/* 'text' with lines bad->first..last marked "#BAD: ".  Caller frees. */
+static char *mark_bad(const char *text, const struct bad_lines *bad)
+{
+    json_t *lines = json_array();
+    char *out;
+
+    for (int l = bad->first; l && l <= bad->last; l++)
+        json_array_append_new(lines, json_integer(l));
+    out = scrontab_file_mark(text, lines, "#BAD: ");
+    json_decref(lines);
+    return out;
 }
 
 /* Write 'text' to a new private temporary file; its path (caller
@@ -320,13 +367,12 @@ static const char default_crontab[] =
     "#\n"
     "# min hour day-of-month month day-of-week command\n";
 
-static int edit(const struct scron_opts *o)
+/* Run the editor on 'text' (NULL: the example); what it left. */
+static char *edit_once(const char *text)
 {
-    char *text = fetch(o), *path, *edited;
-    int fd, rc;
+    char *path = temp_file(text ? text : default_crontab), *edited;
+    int fd;
 
-    path = temp_file(text ? text : default_crontab);
-    free(text);
     run_editor(path);
     if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0
         || !(edited = read_all(fd))) {
@@ -338,9 +384,28 @@ static int edit(const struct scron_opts *o)
     close(fd);
     unlink(path);
     free(path);
-    rc = install(o, edited);
-    free(edited);
-    return rc;
+    return edited;
+}
+
+/* -e: edit until the file is taken, or the user gives up (exit 0, as
+ * Slurm's "n"). */
+static int edit(const struct scron_opts *o)
+{
+    char *text = fetch(o), *edited;
+    struct bad_lines bad;
+    int rc;
+
+    for (;;) {
+        edited = edit_once(text);
+        free(text);
+        rc = install(o, edited, &bad);
+        if (rc == 0 || !bad.first || !ask_retry(&bad)) {
+            free(edited);
+            return rc && bad.first ? 0 : rc;
+        }
+        text = mark_bad(edited, &bad);
+        free(edited);
+    }
 }
 
 int main(int argc, char **argv)
@@ -372,11 +437,13 @@ int main(int argc, char **argv)
     case EDIT:
         rc = edit(&o);
         break;
-    case INSTALL:
+    case INSTALL: {
+        struct bad_lines bad;
         text = read_file(o.file);
-        rc = install(&o, text);
+        rc = install(&o, text, &bad);
         free(text);
         break;
+    }
     }
     free(o.user_name);
     free(o.home);

@@ -124,14 +124,24 @@ def test_bad_lines_refuse_the_file(test_users, cluster_root):
     # nothing was installed
     assert c.run("scrontab", "-l", user=user).returncode == 1
     assert not queue(c, user)
-    # -e: the editor (a program of the user's) changes the file
-    editor = c.user_workdir(user) / "ed.sh"
-    editor.write_text("#!/bin/sh\nprintf '0 6 * * mon /bin/true\\n' > "
-                      "\"$1\"\n")
+    # -e: the editor (a program of the user's) changes the file; a bad
+    # line first: asked to retry, the editor gets it marked #BAD:
+    wd = c.user_workdir(user)
+    editor = wd / "ed.sh"
+    editor.write_text(
+        "#!/bin/sh\n"
+        f"cp \"$1\" {wd}/seen.$(ls {wd} | grep -c '^seen')\n"
+        f"if [ -e {wd}/once ]; then printf '0 6 * * mon /bin/true\\n'; "
+        f"else : > {wd}/once; printf '0 6 * * xyz /bin/true\\n'; "
+        "fi > \"$1\"\n")
     os.chmod(editor, 0o755)
     r = c.run("script", "-qec", "scrontab -e", "/dev/null", user=user,
-              env={"EDITOR": str(editor), "VISUAL": ""})
+              env={"EDITOR": str(editor), "VISUAL": ""}, input="y\n")
     assert r.returncode == 0, r.stdout + r.stderr
+    assert "There are errors in your crontab." in r.stdout
+    assert "Do you want to retry the edit? (y/n)" in r.stdout
+    assert "Welcome to scrontab" in (wd / "seen.0").read_text()
+    assert (wd / "seen.1").read_text() == "#BAD: 0 6 * * xyz /bin/true\n"
     assert c.run("scrontab", "-l", user=user, check=True).stdout == \
         "0 6 * * mon /bin/true\n"
     r = c.run("scrontab", "-e", user=user, input="")

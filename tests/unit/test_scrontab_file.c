@@ -92,12 +92,12 @@ static void bad_lines_are_named(void **state)
 static void disabled_lines_are_marked(void **state)
 {
     json_t *lines = json_pack("[i,i]", 2, 3);
-    char *out = scrontab_file_disabled("a\nb\nc\nd", lines);
+    char *out = scrontab_file_mark("a\nb\nc\nd", lines, "#DISABLED: ");
 
     (void)state;
     assert_string_equal(out, "a\n#DISABLED: b\n#DISABLED: c\nd");
     free(out);
-    out = scrontab_file_disabled("x\n", NULL);
+    out = scrontab_file_mark("x\n", NULL, "#BAD: ");
     assert_string_equal(out, "x\n");
     free(out);
     json_decref(lines);

@@ -248,7 +248,8 @@ json_t *scrontab_file_entries(const char *text, const char *home,
     return entries;
 }
 
-char *scrontab_file_disabled(const char *text, json_t *disabled)
+char *scrontab_file_mark(const char *text, json_t *lines,
+                         const char *prefix)
 {
     char *out = NULL;
     const char *line = text;
@@ -260,9 +261,9 @@ char *scrontab_file_disabled(const char *text, json_t *disabled)
         size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line), i;
         json_t *v;
 
-        json_array_foreach(disabled, i, v)
+        json_array_foreach(lines, i, v)
             if (json_integer_value(v) == no) {
-                append(&out, "#DISABLED: ", 11);
+                append(&out, prefix, strlen(prefix));
                 break;
             }
         append(&out, line, n);

@@ -32,9 +32,11 @@
 json_t *scrontab_file_entries(const char *text, const char *home,
                               int *bad_line, FILE *err);
 
-/* 'text' with the lines numbered in 'disabled' (an array of 1-based line
- * numbers; NULL: none) prefixed "#DISABLED: ", as scrontab -l shows
- * entries scancel disabled.  Caller frees. */
-char *scrontab_file_disabled(const char *text, json_t *disabled);
+/* 'text' with the lines numbered in 'lines' (an array of 1-based line
+ * numbers; NULL: none) prefixed 'prefix': "#DISABLED: " as scrontab -l
+ * shows entries scancel disabled, "#BAD: " as scrontab -e marks the lines
+ * refused before editing again (Slurm's words).  Caller frees. */
+char *scrontab_file_mark(const char *text, json_t *lines,
+                         const char *prefix);
 
 #endif /* !DROVER_CMD_LIB_SCRONTAB_FILE_H */
