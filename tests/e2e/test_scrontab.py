@@ -147,6 +147,13 @@ def test_bad_lines_refuse_the_file(test_users, cluster_root):
     r = c.run("scrontab", "-e", user=user, input="")
     assert (r.returncode, r.stderr) == (
         1, "scrontab: fatal: Standard input is not a TTY\n")
+    # root installs another user's crontab (-u): the jobs are that user's,
+    # run from that user's home; another user may not
+    c.run("scrontab", "-u", user, "-", input=good, check=True)
+    (job,) = queue(c, user)
+    assert c.show_job(job)["WorkDir"] == f"/home/{user}"
+    r = c.run("scrontab", "-u", user, "-", input=good, user=test_users[1])
+    assert r.returncode == 1 and "Access/permission denied" in r.stderr
 
 
 def test_disabled_cluster(test_users, cluster_root):
