@@ -539,6 +539,9 @@ struct slurm_conf {
     char *mail_prog;          /* MailProg=, the program the controller
                                * runs for job mail (ctld/mail.h),
                                * "/bin/mail" */
+    char *scron_params;       /* ScronParameters= as given, or NULL:
+                               * scrontab works when it holds "enable"
+                               * (case-insensitive, as Slurm's strcasestr) */
     char *mail_domain;        /* MailDomain=: added to the user name of a
                                * job without --mail-user, or NULL */
     char *health_check_program; /* HealthCheckProgram=, an absolute path,

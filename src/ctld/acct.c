@@ -326,8 +326,15 @@ void acct_run_ending(struct ctld *ctld, const struct ctld_event *ev)
     int state;
 
     if (!enabled(ctld) || !job || !job->start_time || !ev->restart
-        || job_state_is_final(job->state) || array_is_master(job))
+        || array_is_master(job))
         return;
+    if (job_state_is_final(job->state)) {
+        /* an ended run requeued in the same turn (a cron job's next run,
+         * crontab.h): its record as it ended, before the job changes */
+        if ((rec = acct_record_build(ctld, job)))
+            spool_record(ctld->acct, rec);
+        return;
+    }
     state = job->preempted            ? JOB_PREEMPTED
             : job->requeue_requested ? JOB_REQUEUED
                                      : JOB_NODE_FAIL;

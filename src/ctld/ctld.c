@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/crontab.h"
 #include "ctld/ha.h"
 #include "ctld/event.h"
 #include "ctld/interactive.h"
@@ -250,6 +251,7 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
     ctld_apply(ctld, &ev);
     log_info("JobId=%u done: %s status %d", job->id,
              job_state_name(job->state), status);
+    crontab_job_ended(ctld, job, now); /* scrontab: its next run */
 }
 
 struct signal_ctx {

@@ -74,6 +74,9 @@ struct ctld {
     struct resv *resvs;        /* reservations (resv.h), uthash by name */
     struct triggers *triggers; /* strigger's triggers (trigger.h); NULL
                                 * until first used */
+    json_t *crontabs;          /* scrontab (crontab.h): {"<uid>": {"text",
+                                * "disabled":[line], "job_ids":[id]}};
+                                * NULL: none yet */
     struct mail *mail;         /* job mail (mail.h); NULL before
                                 * mail_init() */
     struct prolog_ctld *prolog_ctld; /* PrologSlurmctld/EpilogSlurmctld
@@ -129,6 +132,25 @@ bool ctld_req_slurm_user(struct proto_req *req);
 int ctld_part_access(struct ctld *ctld, struct proto_req *req,
                      const struct job *job, const struct conf_partition *cp,
                      drv_error_t *error);
+
+/* rpc_job.c: every check job_submit makes of description 'body' (its
+ * owner the sender of 'req', or "user_id" for root and SlurmUser): a new
+ * job with no id yet (the caller owns it), or NULL with errno (EDRV_*)
+ * and 'error' set.  scrontab's entries are submitted the same way. */
+struct job *ctld_submit_prepare(struct ctld *ctld, proto_req_t *req,
+                                json_t *body, drv_error_t *error);
+
+/* MaxJobCount: may 'job' (prepared) enter the table?  0, or -1 with
+ * errno and 'error' set. */
+int ctld_submit_count(struct ctld *ctld, const struct job *job,
+                      drv_error_t *error);
+
+/* A prepared 'job' enters the queue at 'now' with the next job id
+ * (CTLD_EV_JOB_SUBMITTED; the table owns it from now on, also when this
+ * fails), eligible at 'begin' when that is later (reason BeginTime; 0:
+ * none).  Returns 0, or -1 when the id was in use. */
+int ctld_submit_enter(struct ctld *ctld, struct job *job, time_t now,
+                      time_t begin);
 
 /* Find a job by id; NULL if none. */
 struct job *ctld_job_find(struct ctld *ctld, uint32_t id);

@@ -14,6 +14,7 @@
 #include "ctld/acct.h"
 #include "ctld/array.h"
 #include "ctld/cpu_ids.h"
+#include "ctld/crontab.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/enforce.h"
@@ -538,6 +539,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_TRIGGER_SET] = apply_trigger,
     [CTLD_EV_TRIGGER_CLEARED] = apply_trigger,
     [CTLD_EV_TRIGGER_FIRED] = apply_trigger,
+    [CTLD_EV_CRONTAB_SET] = crontab_apply,
 };
 
 /* --- subscribers --------------------------------------------------------- */
@@ -577,6 +579,7 @@ static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_TRIGGER_SET:
     case CTLD_EV_TRIGGER_CLEARED:
     case CTLD_EV_TRIGGER_FIRED:
+    case CTLD_EV_CRONTAB_SET:
         return;
     case CTLD_EV_RESV_CHANGED:
         acct_resv_changed(ctld, ev, false);
@@ -639,6 +642,8 @@ int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
     if ((unsigned)ev->type >= CTLD_EV_TYPE_COUNT)
         return -1;
     if (ev->type == CTLD_EV_JOB_REQUEUED && !ctld->replaying) {
+        struct job *j = ctld_job_find(ctld, ev->job_id);
+        ev->run_ended = j && job_state_is_final(j->state);
         acct_run_ending(ctld, ev); /* the run's own record, before it goes */
         mail_requeue(ctld, ev);
     }

@@ -135,6 +135,11 @@ enum ctld_event_type {
      * PERM (which remembers when).  Its program ran on the leader only,
      * after the event was applied: replay never runs it again. */
     CTLD_EV_TRIGGER_FIRED,
+    /* A user's crontab (scrontab, crontab.h) is set, changed (entries
+     * disabled by scancel) or removed: 'crontab' (borrowed),
+     * {"user_id", "text" (absent: removed), "disabled": [line],
+     * "job_ids": [its entries' jobs]}. */
+    CTLD_EV_CRONTAB_SET,
     CTLD_EV_TYPE_COUNT,
 };
 
@@ -153,6 +158,11 @@ struct ctld_event {
     int64_t by;                  /* JOB_CANCELLED: the uid */
     time_t eligible_time;        /* JOB_REQUEUED */
     bool restart;                /* JOB_REQUEUED */
+    bool run_ended;              /* JOB_REQUEUED, set by ctld_apply(): the
+                                  * job was in a final state (its run's
+                                  * end was applied already: a cron job,
+                                  * a requeue of a finished job); not
+                                  * journaled, for the subscribers */
     bool hold, admin;            /* JOB_HELD */
     bool launch_failed;          /* JOB_HELD: held because its launch
                                   * failed (Prolog): Slurm's reason
@@ -175,6 +185,7 @@ struct ctld_event {
     int64_t grace_s;             /* JOB_PREEMPTED: GraceTime, seconds */
     json_t *resv;                /* RESV_CHANGED (borrowed) */
     json_t *trigger;             /* TRIGGER_* (borrowed) */
+    json_t *crontab;             /* CRONTAB_SET (borrowed) */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the

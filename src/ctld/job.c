@@ -113,6 +113,7 @@ void job_destroy(struct job *job)
     job_set_str(&job->reservation, NULL);
     job_set_str(&job->command, NULL);
     job_set_str(&job->submit_host, NULL);
+    job_set_str(&job->cron_spec, NULL);
     job_place_clear(&job->place);
     json_decref(job->launch);
     job_array_destroy(job->array);
@@ -201,6 +202,7 @@ static const struct job_field {
     F("reservation", K_SHARED, reservation, 0),
     F("command", K_SHARED, command, 0),
     F("submit_host", K_SHARED, submit_host, 0),
+    F("cron_spec", K_SHARED, cron_spec, 0),
     F("nodes", K_NODES, nodes, 0),
     F("last_nodes", K_STR, last_nodes, 0),
     F("user_id", K_U32, uid, 0),
@@ -235,6 +237,8 @@ static const struct job_field {
     F("run_id", K_U32, run_id, F_OMIT_ZERO),
     F("next_step_id", K_U32, next_step_id, F_OMIT_ZERO),
     F("mail_type", K_U32, mail_type, F_OMIT_ZERO),
+    F("cron_line_start", K_U32, cron_line_start, F_OMIT_ZERO),
+    F("cron_line_end", K_U32, cron_line_end, F_OMIT_ZERO),
     F("nodes_min", K_U32, req.min_nodes, 0),
     F("nodes_max", K_U32, req.max_nodes, 0),
     F("num_tasks", K_U32, req.ntasks, 0),

@@ -172,6 +172,12 @@ struct job {
     const char *reservation;     /* --reservation (resv.h), NULL: none */
     const char *command;         /* the script's path, NULL for --wrap/stdin */
     const char *submit_host;
+    const char *cron_spec;       /* scrontab: the entry's time
+                                  * specification ("*\/5 * * * *"); NULL
+                                  * for any other job (crontab.h) */
+    uint32_t cron_line_start;    /* scrontab: the entry's first and last */
+    uint32_t cron_line_end;      /* line in its crontab (1-based: #SCRON
+                                  * lines, then the entry) */
     json_t *launch;        /* {"script","argv","env"}; dropped when done */
     struct job_array *array;   /* array.h; NULL when not an array */
     struct job_depend *depend; /* depend.h; NULL when no dependency */
@@ -181,7 +187,7 @@ struct job {
 /* Set the text field 'field' of a job (one of its const char * members:
  * name, user_name, group_name, partition, gres, gpu_type, work_dir,
  * std_out, std_err, std_in, comment, mail_user, account, qos, reservation, command,
- * submit_host)
+ * submit_host, cron_spec)
  * to 'value' (copied; NULL clears it).  Jobs share one copy of equal texts
  * (common/strpool.h), so these members are never freed or assigned
  * directly; job_destroy() releases them.

@@ -38,6 +38,7 @@
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/trigger.h"
+#include "ctld/crontab.h"
 #include "common/ident.h"
 #include "ctld/rpc_stat.h"
 #include "ctld/token.h"
@@ -361,6 +362,8 @@ static void ctld_listen(struct ctld *ctld)
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_trigger_handlers, ctld,
                                  &error) < 0
+        || proto_server_register(ctld->server, rpc_crontab_handlers, ctld,
+                                 &error) < 0
         || proto_server_register(ctld->server, rpc_token_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_ha_handlers, ctld,
@@ -421,6 +424,7 @@ static void ctld_fini(struct ctld *ctld)
     enforce_fini(ctld);
     priority_fini(ctld);
     resv_fini(ctld);
+    json_decref(ctld->crontabs);
     bitmap_destroy(ctld->planned_nodes);
     sched_predict_destroy(ctld->predict);
     journal_close(ctld->journal);

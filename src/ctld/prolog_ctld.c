@@ -334,7 +334,8 @@ void prolog_ctld_event(struct ctld *ctld, const struct ctld_event *ev)
 
     if (!pc || !pc->epilog
         || !(ev->type == CTLD_EV_JOB_ENDED
-             || (ev->type == CTLD_EV_JOB_REQUEUED && ev->restart))
+             || (ev->type == CTLD_EV_JOB_REQUEUED && ev->restart
+                 && !ev->run_ended)) /* else job_ended ran it */
         || !(job = ctld_job_find(ctld, ev->job_id)))
         return;
     snprintf(label, sizeof(label), "JobId=%u", job->id);

@@ -99,6 +99,7 @@ static json_t *config_values(const struct slurm_conf *c)
     set_s(o, "HealthCheckProgram", c->health_check_program);
     set_s(o, "MailProg", c->mail_prog);
     set_s(o, "MailDomain", c->mail_domain);
+    set_s(o, "ScronParameters", c->scron_params);
     set_s(o, "TaskProlog", c->task_prolog);
     set_s(o, "SrunProlog", c->srun_prolog);
     set_s(o, "SrunEpilog", c->srun_epilog);

@@ -27,6 +27,7 @@
 #include "ctld/depend.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
+#include "ctld/crontab.h"
 #include "ctld/job_update.h"
 #include "ctld/journal.h"
 #include "ctld/mail.h"
@@ -387,28 +388,25 @@ static int submit_check_count(struct ctld *ctld, const struct job *job,
                             "(%u)", max);
 }
 
-static void rpc_job_submit(proto_req_t *req, void *arg)
+struct job *ctld_submit_prepare(struct ctld *ctld, proto_req_t *req,
+                                json_t *body, drv_error_t *error)
 {
-    struct ctld *ctld = arg;
-    json_t *body = proto_req_body(req), *fields = submit_fields(body);
+    json_t *fields = submit_fields(body);
     struct job *job = job_create(0);
-    drv_error_t error = {0};
-    time_t now = ctld_now(ctld);
-    struct ctld_event ev = {.type = CTLD_EV_JOB_SUBMITTED, .t = now};
     int failing;
 
     /* The journal could not take the last turn's records (a full disk):
      * refuse at once, as the flush would, rather than queue this one's
      * record (and its withdrawal) behind them. */
     if (ctld->journal && (failing = journal_failing(ctld->journal))) {
-        errprintf(&error, "the state journal cannot be written: %s",
+        errprintf(error, "the state journal cannot be written: %s",
                   strerror(failing));
         errno = EDRV_JOURNAL_WRITE;
         goto error;
     }
-    if (submit_check_script(ctld, body, &error) < 0)
+    if (submit_check_script(ctld, body, error) < 0)
         goto error;
-    if (job_apply_json(job, fields, node_table_index_cb, ctld->nodes, &error) < 0) {
+    if (job_apply_json(job, fields, node_table_index_cb, ctld->nodes, error) < 0) {
         errno = EDRV_PROTOCOL_MALFORMED;
         goto error;
     }
@@ -417,17 +415,75 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     if (!json_object_get(fields, "time_limit_s"))
         job->time_limit_s = 0;
     account_lower(job);
-    if (submit_owner(ctld, job, body, req, &error) < 0
-        || submit_launch(job, body, &error) < 0 || submit_place(ctld, job, &error) < 0
-        || submit_check_values(job, body, req, &error) < 0
-        || depend_array_submit(ctld, job, body, &error) < 0
-        || enforce_submit(ctld, job, &error) < 0
-        || submit_access(ctld, req, job, &error) < 0
-        || resv_check_job(ctld, job, &error) < 0)
+    if (submit_owner(ctld, job, body, req, error) < 0
+        || submit_launch(job, body, error) < 0 || submit_place(ctld, job, error) < 0
+        || submit_check_values(job, body, req, error) < 0
+        || depend_array_submit(ctld, job, body, error) < 0
+        || enforce_submit(ctld, job, error) < 0
+        || submit_access(ctld, req, job, error) < 0
+        || resv_check_job(ctld, job, error) < 0)
         goto error;
-    if (mail_submit(ctld, job, &error) < 0)
+    if (mail_submit(ctld, job, error) < 0)
         goto error;
     store_launch(ctld, job);
+    json_decref(fields);
+    return job;
+error:
+    failing = errno;
+    json_decref(fields);
+    job_destroy(job);
+    errno = failing;
+    return NULL;
+}
+
+int ctld_submit_count(struct ctld *ctld, const struct job *job,
+                      drv_error_t *error)
+{
+    return submit_check_count(ctld, job, error);
+}
+
+int ctld_submit_enter(struct ctld *ctld, struct job *job, time_t now,
+                      time_t begin)
+{
+    struct ctld_event ev = {.type = CTLD_EV_JOB_SUBMITTED, .t = now};
+
+    job->id = ctld->next_job_id++;
+    if (job->hold)
+        job->reason = JOB_REASON_HELD_USER;
+    job->submit_time = job->eligible_time = now;
+    submit_check_begin(job, now);
+    if (begin > job->eligible_time) { /* a cron job's first run */
+        job->eligible_time = begin;
+        if (!job->hold)
+            job->reason = JOB_REASON_BEGIN_TIME;
+    }
+    array_set_id(job);
+    if (job->depend && job->depend->list && job->eligible_time <= now) {
+        job->eligible_time = 0; /* Slurm: EligibleTime=Unknown */
+        if (!job->hold) /* as Slurm at submission; the next pass may clear */
+            job->reason = JOB_REASON_DEPENDENCY;
+    }
+    job->priority = job->hold ? 0 : priority_of(ctld, job, now);
+    ev.job = job; /* the table's from now on, also when refused */
+    if (ctld_apply(ctld, &ev) < 0)
+        return -1;
+    enforce_job_added(ctld, job);
+    ctld->job_count += array_jobs_of(job);
+    log_info("_slurm_rpc_submit_batch_job: JobId=%u InitPrio=%u", job->id,
+             job->priority);
+    return 0;
+}
+
+static void rpc_job_submit(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_t *body = proto_req_body(req);
+    drv_error_t error = {0};
+    time_t now = ctld_now(ctld);
+    struct job *job = ctld_submit_prepare(ctld, req, body, &error);
+
+    if (!job)
+        return respond_error(req, &error, "job_submit");
     if (json_is_true(json_object_get(body, "test_only"))) {
         json_t *answer;
         job->eligible_time = now;
@@ -437,49 +493,28 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         answer = submit_will_run(ctld, job, ctld->next_job_id, now);
         if (answer && json_is_true(json_object_get(body, "interactive")))
             ctld->next_job_id++;
-        json_decref(fields);
         job_destroy(job);
         if ((answer ? proto_respond(req, answer)
                     : proto_respond_error(req, errno, NULL)) < 0)
             log_err("job_submit: responding");
         return;
     }
-    if (submit_check_count(ctld, job, &error) < 0)
-        goto error;
-    job->id = ctld->next_job_id++;
-    if (job->hold)
-        job->reason = JOB_REASON_HELD_USER;
-    job->submit_time = job->eligible_time = now;
-    submit_check_begin(job, now);
-    array_set_id(job);
-    if (job->depend && job->depend->list && job->eligible_time <= now) {
-        job->eligible_time = 0; /* Slurm: EligibleTime=Unknown */
-        if (!job->hold) /* as Slurm at submission; the next pass may clear */
-            job->reason = JOB_REASON_DEPENDENCY;
+    if (submit_check_count(ctld, job, &error) < 0) {
+        int errnum = errno;
+        job_destroy(job);
+        errno = errnum;
+        return respond_error(req, &error, "job_submit");
     }
-    job->priority = job->hold ? 0 : priority_of(ctld, job, now);
-    ev.job = job; /* the table's from now on, also when refused */
-    if (ctld_apply(ctld, &ev) < 0) {
-        json_decref(fields);
+    if (ctld_submit_enter(ctld, job, now, 0) < 0) {
         if (proto_respond_error(req, EDRV_ERROR, "job id already in use")
             < 0)
             log_err("job_submit: responding");
         return;
     }
-    enforce_job_added(ctld, job);
-    ctld->job_count += array_jobs_of(job);
-    json_decref(fields);
-    log_info("_slurm_rpc_submit_batch_job: JobId=%u InitPrio=%u", job->id,
-             job->priority);
     ctld_respond_durable_undo(ctld, req,
                               json_pack("{s:I}", "job_id", (json_int_t)job->id),
                               submit_withdraw, job->id);
     scheduler_request(ctld);
-    return;
-error:
-    json_decref(fields);
-    job_destroy(job);
-    respond_error(req, &error, "job_submit");
 }
 
 /* A job_info request's filter, read once for the whole listing:
@@ -711,6 +746,7 @@ static void rpc_job_cancel(proto_req_t *req, void *arg)
         return respond_errnum(req, EDRV_TRANSITION_STATE_NO_UPDATE,
                               "job_cancel");
     log_info("%s: JobId=%u uid %u", __func__, job->id, proto_req_uid(req));
+    crontab_job_cancelled(ctld, job, ctld_now(ctld)); /* a cron job's entry */
     ctld_job_cancel(ctld, job, proto_req_uid(req));
     ctld_respond_durable(ctld, req, NULL);
     scheduler_request(ctld);

@@ -20,6 +20,7 @@
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/trigger.h"
+#include "ctld/crontab.h"
 #include "ctld/state.h"
 #include "ctld/step.h"
 
@@ -50,6 +51,7 @@ int state_load(struct ctld *ctld, json_t *snap, drv_error_t *error)
     priority_restore(ctld, json_object_get(snap, "priority"));
     resv_restore(ctld, json_object_get(snap, "reservations"));
     trigger_restore(ctld, json_object_get(snap, "triggers"));
+    crontab_restore(ctld, json_object_get(snap, "crontabs"));
     return 0;
 }
 
@@ -103,11 +105,12 @@ json_t *state_to_json(struct ctld *ctld)
                                                 JOB_JSON_LAUNCH));
     for (size_t i = 0; i < ctld->nodes->count; i++)
         json_array_append_new(nodes, node_table_admin_json(ctld->nodes, i));
-    return json_pack("{s:I s:o s:o s:o s:o s:o}", "next_job_id",
+    return json_pack("{s:I s:o s:o s:o s:o s:o s:o}", "next_job_id",
                      (json_int_t)ctld->next_job_id, "jobs", jobs, "nodes",
                      nodes, "priority", priority_snapshot(ctld),
                      "reservations", resv_snapshot(ctld), "triggers",
-                     trigger_snapshot(ctld));
+                     trigger_snapshot(ctld), "crontabs",
+                     crontab_snapshot(ctld));
 }
 
 int state_snapshot(struct ctld *ctld)

@@ -396,6 +396,27 @@ static const struct schema_field job_script_body[] = {
     END,
 };
 
+static const struct schema_field crontab_set_body[] = {
+    {"user_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_USER_ID_MISSING, 0, NULL,
+     "scrontab -u: another user's crontab (root and SlurmUser); absent: "
+     "the sender's"},
+    {"text", SCHEMA_STR, 0, CONF_MAX_SCRIPT_SIZE_MAX, TOO_LONG,
+     SCHEMA_REQUIRED, "bytes", "the crontab file, as scrontab -l prints "
+     "it back"},
+    {"entries", SCHEMA_ARRAY, 0, SCHEMA_LIST_MAX, 0, SCHEMA_REQUIRED, NULL,
+     "its entries: {\"line_start\",\"line_end\" (1-based: the first "
+     "#SCRON line to the entry's),\"cron_spec\",\"job\" (a job_submit "
+     "body)}"},
+    END,
+};
+
+static const struct schema_field crontab_user_body[] = {
+    {"user_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_USER_ID_MISSING, 0, NULL,
+     "scrontab -u: another user's crontab (listing: operators and "
+     "administrators too); absent: the sender's"},
+    END,
+};
+
 static const struct schema_field job_stat_body[] = {
     {"job_id", SCHEMA_INT, 1, UINT32_MAX, EDRV_INVALID_JOB_ID,
      SCHEMA_REQUIRED, NULL, "the running job"},
@@ -877,6 +898,20 @@ const struct proto_schema proto_schemas[] = {
      "batch_script), for its owner, operators and administrators.",
      job_script_body, "`{\"script\"}`; EDRV_JOB_SCRIPT_MISSING for a job "
      "without one (salloc, srun) or whose script is gone."},
+    {"crontab_set", CTLD, "Install a user's crontab (scrontab): its "
+     "pending cron jobs are cancelled and each entry is submitted as a "
+     "job pending until its next time; any refused entry refuses the "
+     "whole file.  ScronParameters=enable.", crontab_set_body,
+     "`{\"job_ids\":[id]}` once durable; the first refused entry's "
+     "error with \"lines A-B: reason\"; EDRV_DISABLED when scrontab is "
+     "disabled."},
+    {"crontab_get", CTLD, "A user's crontab (scrontab -l, -e).",
+     crontab_user_body, "`{\"text\",\"disabled\":[line]}` (lines "
+     "scancel disabled); EDRV_JOB_SCRIPT_MISSING when the user has "
+     "none."},
+    {"crontab_remove", CTLD, "Remove a user's crontab (scrontab -r): its "
+     "pending cron jobs are cancelled, running ones do not recur.",
+     crontab_user_body, "`{}` once durable."},
     {"job_stat", CTLD, "What a running job's steps use now, from its "
      "nodes (sstat); its owner, operators and administrators.",
      job_stat_body, "`{\"job_id\",\"nodes\":[{\"node\",\"steps\":"

@@ -66,6 +66,11 @@ HEADINGS = {
 EXPECTED_RPC = {
     "droverctld": {
         "config_info": "ok ok ok ok ok",
+        "crontab_get (as druser1: user_id)": "ok denied ok ok ok",
+        "crontab_remove": "ok ok ok ok ok",
+        "crontab_remove (as druser1: user_id)": "ok denied denied ok ok",
+        "crontab_set": "ok ok ok ok ok",
+        "crontab_set (as druser1: user_id)": "ok denied denied ok ok",
         "job_cancel": "ok denied ok ok ok",
         "job_complete": "role role role ok role",
         "job_hold": "ok denied ok ok ok",
@@ -199,7 +204,8 @@ def world(test_users):
     tables = root / "handlers"
     tables.mkdir()
     c = Cluster(root, nodes=1, gpus_per_node=0, up_args=[
-        f"--conf-extra=DroverOperators={OPERATOR}"])
+        f"--conf-extra=DroverOperators={OPERATOR}",
+        "--conf-extra=ScronParameters=enable"])
     c.env["DROVER_DEBUG_HANDLERS"] = str(tables)
     other_munged = None
     try:
@@ -243,8 +249,11 @@ class World:
 
     # Targets: druser1's jobs, root's reservations.
     def submit(self, user, **kw):
+        # Output to /dev/null: a slurm-N.out left in /tmp by another
+        # user's run would refuse druser1's job its output file.
         body = {"script": "#!/bin/sh\nexec sleep 600\n", "argv": [],
-                "env": {"PATH": "/usr/bin:/bin"},
+                "env": {"PATH": "/usr/bin:/bin"}, "std_out": "/dev/null",
+                "std_err": "/dev/null",
                 "work_dir": "/tmp", "name": "authz", "time_limit_s": 900}
         body.update(kw)
         return self.c.rpc("job_submit", body, user=user)["job_id"]
@@ -361,6 +370,13 @@ def _none(w, t, who):
     return {}
 
 
+def owners_crontab(w):
+    """The body naming druser1's crontab, which exists (set by root)."""
+    body = {"user_id": w.uid[OWNER]}
+    w.c.rpc("crontab_set", dict(body, text="", entries=[]))
+    return body
+
+
 RPC_CASES = {
     "droverctld": {
         "ping": Case(None, _none),
@@ -376,6 +392,15 @@ RPC_CASES = {
         "job_stat": Case("running", lambda w, t, who: {"job_id": t}),
         "step_info": Case("running", lambda w, t, who: {"job_ids": [t]}),
         "job_submit": Case(None, lambda w, t, who: submit_body()),
+        "crontab_set": Case(None, lambda w, t, who: {"text": "",
+                                                     "entries": []}),
+        "crontab_set (as druser1: user_id)": Case(None, lambda w, t, who: {
+            "user_id": w.uid[OWNER], "text": "", "entries": []}),
+        "crontab_get (as druser1: user_id)": Case(
+            None, lambda w, t, who: owners_crontab(w)),
+        "crontab_remove": Case(None, _none),
+        "crontab_remove (as druser1: user_id)": Case(
+            None, lambda w, t, who: {"user_id": w.uid[OWNER]}),
         "job_submit (as druser1: user_id)": Case(
             None, lambda w, t, who: submit_body(user_id=w.uid[OWNER])),
         "job_update": Case("pending", lambda w, t, who: {

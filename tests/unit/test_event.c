@@ -18,6 +18,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct_record.h"
 #include "ctld/array.h"
+#include "ctld/crontab.h"
 #include "ctld/ctld.h"
 #include "ctld/priority.h"
 #include "ctld/depend.h"
@@ -97,6 +98,7 @@ static void ctld_close(struct ctld *ctld)
     }
     launch_store_destroy(ctld->launches);
     trigger_fini(ctld);
+    json_decref(ctld->crontabs);
     priority_fini(ctld);
     sched_predict_destroy(ctld->predict);
     node_table_destroy(ctld->nodes);
@@ -578,6 +580,12 @@ static void check_equal(struct ctld *a, struct ctld *b)
         json_decref(x);
         json_decref(y);
     }
+    {   /* the users' crontabs */
+        json_t *x = crontab_snapshot(a), *y = crontab_snapshot(b);
+        assert_true(json_equal(x, y));
+        json_decref(x);
+        json_decref(y);
+    }
     HASH_ITER(hh, a->jobs, job, tmp) {
         struct job *other = ctld_job_find(b, job->id);
         assert_non_null(other);
@@ -662,11 +670,31 @@ static void ev_configured(struct ctld *ctld, struct model *m)
     assert_false(job->configuring);
 }
 
+/* A user's crontab set (some lines disabled, some job ids) or removed
+ * (crontab.h). */
+static void ev_crontab(struct ctld *ctld, struct model *m)
+{
+    json_t *rec = json_pack("{s:i}", "user_id", 1000 + rand() % 3);
+
+    if (rand() % 4) {
+        json_object_set_new(rec, "text", json_sprintf("%d * * * * x\n",
+                                                      rand() % 60));
+        json_object_set_new(rec, "disabled", json_pack("[i]", rand() % 3));
+        json_object_set_new(rec, "job_ids", json_pack("[i]", m->next_id));
+    }
+    assert_int_equal(apply(ctld, m, (struct ctld_event){
+                                        .type = CTLD_EV_CRONTAB_SET,
+                                        .crontab = rec}),
+                     0);
+    json_decref(rec);
+}
+
 static void (*const generators[])(struct ctld *, struct model *) = {
     ev_submit, ev_submit, ev_start, ev_start, ev_end,  ev_requeue,
     ev_cancel, ev_purge,  ev_step,   ev_step, ev_step, ev_node,
     ev_hold,   ev_update, ev_requeue_request, ev_gate, ev_split,
     ev_split,  ev_throttle, ev_calc, ev_suspend, ev_configured,
+    ev_crontab,
 };
 
 static void test_random_replay(void **state)

@@ -193,6 +193,11 @@ static void job_line_start_end(struct rec *r, const json_t *job)
         fmt_buf_printf(&r->out, "EndTime=%s ", stamp(end, b1, sizeof(b1)));
     fmt_buf_puts(&r->out, "Deadline=N/A");
     rec_eol(r);
+    if (jstr_or(job, "cron_spec", NULL)) { /* scrontab's, as Slurm */
+        fmt_buf_printf(&r->out, "CronJob=Yes CrontabSpec=\"%s\"",
+                       jstr_or(job, "cron_spec", ""));
+        rec_eol(r);
+    }
     int64_t susp = jint(job, "suspend_time", 0);
     fmt_buf_printf(&r->out, "SuspendTime=%s SecsPreSuspend=%lld ",
                    susp ? stamp((time_t)susp, b2, sizeof(b2)) : "None",
