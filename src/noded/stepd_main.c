@@ -152,7 +152,13 @@ static void control_answer(struct control_conn *c, json_t *req)
                     : json_is_true(json_object_get(req, "time_limit"))
                         ? STEP_CANCEL_TIME
                         : STEP_CANCEL;
-    json_t *resp = S.step_id == STEPD_BATCH
+    json_t *resp = json_object_get(req, "attach")
+                       ? (S.step_id == STEPD_BATCH
+                              ? json_pack("{s:i}", "errnum",
+                                          EDRV_INVALID_JOB_ID)
+                              : step_attach_control(&S.nd, S.job_id,
+                                                    S.step_id, req))
+                   : S.step_id == STEPD_BATCH
                        ? batch_answer(req)
                        : json_pack("{s:i}", "count",
                                    step_signal(&S.nd, S.job_id, S.step_id,

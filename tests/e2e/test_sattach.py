@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: Apache-2.0
+"""sattach (issue 13): attach to a running step's I/O.  The step's
+droverstepd keeps its recent output, replays it to sattach, then sends the
+live lines (golden sattach-step0); -l labels, --output-filter, --layout,
+Slurm's errors (another user's step, an unknown or finished one), and a
+killed sattach leaves the step running to its normal end (goldens
+help-sattach, usage-sattach)."""
+import os
+import re
+
+import pytest
+from cluster import REPO, require
+
+GOLDEN = REPO / "tests" / "unit" / "data" / "slurm-golden"
+
+TICKS = ('srun bash -c \'for i in $(seq {n}); do echo tick $i; sleep 1; '
+         'done\'')
+
+
+def start_ticking(c, user, n, *sbatch_args, script=None):
+    """A batch job whose step 0 prints "tick i" each second, n times;
+    returns (job id, its output file) once the step printed "tick 2"."""
+    job = c.sbatch(*sbatch_args, "-o", "ticks-%j.out", "--wrap",
+                   script or TICKS.format(n=n), user=user)
+    out = c.user_workdir(user) / f"ticks-{job}.out"
+    c.wait_until(lambda: out.exists()
+                 and re.search(r"^tick 2\b", out.read_text(), re.M),
+                 timeout=60, what="step 0 printing its second tick")
+    return job, out
+
+
+def ticks(text):
+    return [int(m) for m in re.findall(r"^tick (\d+)$", text, re.M)]
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_sattach_replays_then_follows_and_the_step_ends_normally(
+        cluster, test_user):
+    c = cluster
+    require(os.geteuid() == 0, "runs jobs as a test user")
+    job, out = start_ticking(c, test_user, 8)
+    before = ticks(out.read_text())
+    r = c.run("timeout", "3", "sattach", f"{job}.0", user=test_user)
+    # rc 124 is timeout's; sattach printed nothing of its own (golden)
+    assert r.returncode == 124, r.stderr
+    assert r.stderr == ""
+    got = ticks(r.stdout)
+    # the replay starts at the first tick, and live ticks follow in order
+    assert got[:len(before)] == before, r.stdout
+    assert got == list(range(1, len(got) + 1)), r.stdout
+    assert len(got) > len(before), (before, r.stdout)
+    # killing sattach did not harm the step: it runs to its end
+    c.wait_job_state(job, ("COMPLETED",), timeout=60)
+    assert ticks(out.read_text()) == list(range(1, 9))
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_sattach_labels_filters_and_ends_with_the_tasks(cluster, test_user):
+    c = cluster
+    require(os.geteuid() == 0, "runs jobs as a test user")
+    script = ('srun -n2 bash -c \'for i in $(seq 5); do echo tick $i '
+              '$SLURM_PROCID; sleep 1; done; exit $((SLURM_PROCID + 2))\'')
+    job, _ = start_ticking(c, test_user, 0, "-n2", script=script)
+    r = c.run("sattach", "-l", f"{job}.0", user=test_user, timeout=60)
+    # sattach ends with the tasks, with the highest exit code (Slurm's)
+    assert r.returncode == 3, r.stderr
+    for rank in (0, 1):
+        lines = re.findall(rf"^{rank}: tick (\d+) {rank}$", r.stdout, re.M)
+        assert lines == [str(i) for i in range(1, 6)], r.stdout
+    assert "sattach: error: task 0 exited with exit code 2\n" in r.stderr
+    assert "sattach: error: task 1 exited with exit code 3\n" in r.stderr
+    assert len(r.stdout.splitlines()) == 10, r.stdout
+
+    job, _ = start_ticking(c, test_user, 0, "-n2", script=script)
+    r = c.run("sattach", "--output-filter=1", f"{job}.0", user=test_user,
+              timeout=60)
+    assert r.stdout == "".join(f"tick {i} 1\n" for i in range(1, 6))
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_sattach_layout_prints_slurms_lines(cluster, test_user):
+    c = cluster
+    require(os.geteuid() == 0, "runs jobs as a test user")
+    job, _ = start_ticking(c, test_user, 30, "-N2", "-n2", script=(
+        "srun -N2 -n2 bash -c 'for i in $(seq 30); do echo tick $i; "
+        "sleep 1; done'"))
+    r = c.run("sattach", "--layout", f"{job}.0", user=test_user, check=True)
+    m = re.fullmatch(r"Job step layout:\n\t2 tasks, 2 nodes \((\S+)\)\n\n"
+                     r"\tNode 0 \((\S+)\), 1 task\(s\): 0 \n"
+                     r"\tNode 1 \((\S+)\), 1 task\(s\): 1 \n", r.stdout)
+    assert m, r.stdout
+    c.run("scancel", job, check=True)
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_sattach_refuses_other_users_and_gone_steps(cluster, test_users):
+    c = cluster
+    owner, other = test_users
+    job, out = start_ticking(c, owner, 30)
+    err = "sattach: error: Could not get job step info: "
+    r = c.run("sattach", f"{job}.0", user=other, timeout=30)
+    assert (r.returncode, r.stderr) == (1, err + "Access/permission denied\n")
+    r = c.run("sattach", f"{job}.7", user=owner, timeout=30)
+    assert (r.returncode, r.stderr) == (1, err + "Invalid job id specified\n")
+    # the step went on unharmed
+    n = len(ticks(out.read_text()))
+    c.wait_until(lambda: len(ticks(out.read_text())) > n + 1, timeout=30,
+                 what="the step still ticking")
+    c.run("scancel", job, check=True)
+    c.wait_job_state(job, ("CANCELLED",), timeout=60)
+    r = c.run("sattach", f"{job}.0", user=owner, timeout=30)
+    assert r.returncode == 1
+    assert r.stderr in (err + "Job/step already completing or completed\n",
+                        err + "Invalid job id specified\n"), r.stderr
+
+
+def test_sattach_arguments_help_and_usage_as_slurm(cluster):
+    c = cluster
+    for args, golden in ((["--help"], "help-sattach"),
+                         (["--usage"], "usage-sattach")):
+        r = c.run("sattach", *args)
+        assert r.returncode == 0
+        assert r.stdout == (GOLDEN / f"{golden}.stdout").read_text()
+    r = c.run("sattach", "12")
+    assert r.returncode == 1
+    assert r.stderr == ("sattach: error: Did not find a period in the step "
+                        "ID string\n")
+    assert r.stdout == "Usage: sattach [options] <jobid.stepid>\n"
+    r = c.run("sattach")
+    assert (r.returncode, r.stderr) == (
+        1, "sattach: error: too many parameters\n")
+    r = c.run("sattach", "x.0")
+    assert r.stderr == "sattach: error: \"x\" does not look like a jobid\n"
+    r = c.run("sattach", "-Q", "-v", "1.0")
+    assert r.stderr == ("sattach: error: don't specify both --verbose (-v) "
+                        "and --quiet (-Q)\n")
+    r = c.run("sattach", "--bogus", "1.0")
+    assert r.returncode == 1
+    assert "Try \"sattach --help\" for more information\n" in r.stderr
