@@ -512,8 +512,11 @@ static void io_loop(struct sattach *sa, int lfd)
         }
 
         pfd[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
-        pfd[1] = (struct pollfd){.fd = in_open ? STDIN_FILENO : -1,
-                                 .events = POLLIN};
+        /* stdin is read once every node said hello, so none misses it */
+        pfd[1] = (struct pollfd){
+            .fd = in_open && sa->nauth >= sa->nodes_attached ? STDIN_FILENO
+                                                             : -1,
+            .events = POLLIN};
         for (int i = 0; i < sa->nconn; i++)
             pfd[i + 2] = (struct pollfd){.fd = sa->conns[i].fd,
                                          .events = POLLIN};

@@ -7,6 +7,7 @@ killed sattach leaves the step running to its normal end (goldens
 help-sattach, usage-sattach)."""
 import os
 import re
+import subprocess
 
 import pytest
 from cluster import REPO, require
@@ -112,6 +113,33 @@ def test_sattach_refuses_other_users_and_gone_steps(cluster, test_users):
     assert r.returncode == 1
     assert r.stderr in (err + "Job/step already completing or completed\n",
                         err + "Invalid job id specified\n"), r.stderr
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_sattach_forwards_its_stdin_to_the_tasks(cluster):
+    """srun's stdin stays open (a pipe nobody writes): the task reads the
+    line sattach was given, and srun and sattach both print its answer."""
+    c = cluster
+    srun = subprocess.Popen(
+        [str(c.which("srun")), "-n1", "bash", "-c", "read x; echo got $x"],
+        env=c.env, cwd=c.workdir, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        steps = []
+
+        def step_running():
+            r = c.run("squeue", "-h", "-s", "-o", "%i")
+            steps[:] = re.findall(r"^(\d+\.0)$", r.stdout, re.M)
+            return steps
+        c.wait_until(step_running, timeout=60, what="srun's step running")
+        r = c.run("sattach", steps[0], input="hello\n", timeout=30)
+        assert (r.returncode, r.stdout) == (0, "got hello\n"), r.stderr
+        out, err = srun.communicate(timeout=30)
+        assert (srun.returncode, out) == (0, "got hello\n"), err
+    finally:
+        if srun.poll() is None:
+            srun.kill()
+            srun.wait()
 
 
 def test_sattach_arguments_help_and_usage_as_slurm(cluster):
