@@ -260,14 +260,20 @@ static json_t *ask_node(const char *node, json_t *body, drv_error_t *error)
 }
 
 /* A node's refusal: another user's step ends us as Slurm's controller
- * would; else Slurm's info line (a node whose tasks are gone). */
-static void node_refused(const struct sattach_opts *o, const char *node,
-                         const drv_error_t *error)
+ * would; a node whose tasks are gone gets Slurm's info line; any other
+ * error is said and makes our exit status 1.  Returns 1 for an error. */
+static int node_refused(const struct sattach_opts *o, const char *node,
+                        const drv_error_t *error)
 {
     if (errno == EDRV_ACCESS_DENIED)
         die("Could not get job step info: %s", error->text);
-    if (!o->quiet)
-        fprintf(stderr, "sattach: Node %s: no tasks running\n", node);
+    if (errno == EDRV_INVALID_JOB_ID || errno == EDRV_ALREADY_DONE) {
+        if (!o->quiet)
+            fprintf(stderr, "sattach: Node %s: no tasks running\n", node);
+        return 0;
+    }
+    fprintf(stderr, "sattach: error: Node %s: %s\n", node, error->text);
+    return 1;
 }
 
 /* --layout: Slurm's lines, each node's task ids from the node itself. */
@@ -293,7 +299,7 @@ static int print_layout(const struct sattach_opts *o, json_t *step)
         size_t k;
 
         if (!resp)
-            node_refused(o, hostlist_nth(hl, i), &error);
+            (void)node_refused(o, hostlist_nth(hl, i), &error);
         printf("\tNode %zu (%s), %zu task(s): ", i, hostlist_nth(hl, i),
                json_array_size(ranks));
         json_array_foreach(ranks, k, r) printf("%lld ",
@@ -323,7 +329,8 @@ static void attach_nodes(struct sattach *sa, json_t *step, int port)
             &error);
 
         if (!resp) {
-            node_refused(sa->o, hostlist_nth(hl, i), &error);
+            if (node_refused(sa->o, hostlist_nth(hl, i), &error))
+                sa->rc = 1;
             continue;
         }
         sa->nodes_attached++;

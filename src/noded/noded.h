@@ -157,8 +157,9 @@ int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
  * {"node","ranks","node_index"}; unless "layout", the step also connects
  * to "attach": {"host","port","io_key"} (step_attach.h).  Otherwise
  * {"errnum": EDRV_ACCESS_DENIED} (another user), {"errnum":
- * EDRV_ALREADY_DONE,...} (no such step running here) or {"errnum":
- * EDRV_PROTOCOL_MALFORMED, "errstr"} (a bad address).  New reference. */
+ * EDRV_ALREADY_DONE,...} (no such step running here) or {"errnum",
+ * "errstr"} (EAGAIN: STEP_ATTACH_MAX attached already; EINVAL: a bad
+ * address; EDRV_PROTOCOL_MALFORMED: no io_key).  New reference. */
 json_t *step_attach_control(struct noded *nd, uint32_t job_id,
                             uint32_t step_id, json_t *req);
 /* droverstepd: the step is over and freed (stepd_main.c ends). */

@@ -1335,10 +1335,12 @@ json_t *step_attach_control(struct noded *nd, uint32_t job_id,
                                                                    "port")),
                            json_incref(hello), &error)
                < 0) {
+        int e = error.text[0] ? errno : EDRV_PROTOCOL_MALFORMED;
+
         json_decref(hello);
-        return json_pack("{s:i s:s}", "errnum", EDRV_PROTOCOL_MALFORMED,
-                         "errstr", error.text[0] ? error.text
-                                                 : "step_attach: no io_key");
+        return json_pack("{s:i s:s}", "errnum", e, "errstr",
+                         error.text[0] ? error.text
+                                       : "step_attach: no io_key");
     }
     log_info("StepId=%u.%u: sattach attached from %s:%lld", job_id, step_id,
              json_string_value(json_object_get(at, "host")),

@@ -6,6 +6,7 @@
  * of each.  Exits are kept apart (one per task, never dropped), so an
  * attacher always learns which tasks already ended.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,10 +226,21 @@ int step_attach_add(struct step_attach *a, const char *host, int port,
     json_t *e;
     int rc;
 
+    int n = 0;
+
+    for (c = a->conns; c; c = c->next)
+        n++;
+    if (n >= STEP_ATTACH_MAX) {
+        json_decref(hello);
+        errno = EAGAIN;
+        return errprintf(error, "%d sattach attached to this step already",
+                         n);
+    }
     if (a->closing || port <= 0 || port > 65535 || !host
         || (uv_ip4_addr(host, port, (struct sockaddr_in *)&sa) < 0
             && uv_ip6_addr(host, port, (struct sockaddr_in6 *)&sa) < 0)) {
         json_decref(hello);
+        errno = EINVAL;
         return errprintf(error, "step_attach: bad address %s:%d",
                          host ? host : "(none)", port);
     }
@@ -246,6 +258,7 @@ int step_attach_add(struct step_attach *a, const char *host, int port,
     if (rc < 0) {
         json_decref(hello);
         drop(c);
+        errno = -rc;
         return errprintf(error, "connecting to sattach: %s",
                          uv_strerror(rc));
     }

@@ -4,9 +4,10 @@
  *
  * As Slurm's slurmstepd, droverstepd keeps the step's recent output so
  * that someone attaching later (sattach) first sees what was printed
- * before: the last STEP_ATTACH_CACHE_FRAMES output frames, at most
- * STEP_ATTACH_CACHE_BYTES of them (encoded), the oldest dropped first;
- * and every task's exit frame.  An attacher is one more TCP connection
+ * before: the last STEP_ATTACH_CACHE_FRAMES output frames (one per read
+ * of a task's pipe: a line, or up to 64 KiB of a burst), at most
+ * STEP_ATTACH_CACHE_BYTES of them (encoded, base64 in JSON), the oldest
+ * dropped first; and every task's exit frame.  An attacher is one more TCP connection
  * the step opens (to the address and port sattach listens on): its hello,
  * the cached frames, the exits so far, then every new output and exit
  * frame, as srun gets them.  What it sends back is stdin for the tasks
@@ -23,8 +24,10 @@
 #include "common/error.h"
 
 #define STEP_ATTACH_CACHE_FRAMES 128
-#define STEP_ATTACH_CACHE_BYTES (64 * 1024)
+#define STEP_ATTACH_CACHE_BYTES (1024 * 1024)
 #define STEP_ATTACH_QUEUE_MAX (1024 * 1024)
+/* Attachers of one step at once; more are refused (EAGAIN). */
+#define STEP_ATTACH_MAX 16
 /* At the step's end, attachers get this long to take what is queued. */
 #define STEP_ATTACH_LINGER_MS 5000
 
@@ -46,8 +49,10 @@ void step_attach_frame(struct step_attach *a, json_t *msg);
 
 /* Connect to 'host' (numeric IPv4 or IPv6) 'port' and queue 'hello'
  * (stolen, also on failure), the cached output and the exits so far.
- * Returns 0, or -1 with 'error' set (bad address, connect refused at
- * once); a connection that fails later is dropped and logged. */
+ * Returns 0, or -1 with errno and 'error' set: EINVAL (a bad address,
+ * or the step is ending), EAGAIN (STEP_ATTACH_MAX attached already), or
+ * libuv's refusal to connect; a connection that fails later is dropped
+ * and logged. */
 int step_attach_add(struct step_attach *a, const char *host, int port,
                     json_t *hello, drv_error_t *error);
 

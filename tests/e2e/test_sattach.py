@@ -7,6 +7,7 @@ killed sattach leaves the step running to its normal end (goldens
 help-sattach, usage-sattach)."""
 import os
 import re
+import signal
 import subprocess
 
 import pytest
@@ -53,6 +54,22 @@ def test_sattach_replays_then_follows_and_the_step_ends_normally(
     # killing sattach did not harm the step: it runs to its end
     c.wait_job_state(job, ("COMPLETED",), timeout=60)
     assert ticks(out.read_text()) == list(range(1, 9))
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_sattach_replays_only_the_recent_output(cluster, test_user):
+    """The replay is bounded (STEP_ATTACH_CACHE_BYTES, 1 MiB of frames):
+    of 2 MB printed at once, sattach shows the end, not the start."""
+    c = cluster
+    require(os.geteuid() == 0, "runs jobs as a test user")
+    job, out = start_ticking(c, test_user, 0, script=(
+        "srun bash -c 'seq 300000; echo tick 1; echo tick 2; sleep 60'"))
+    r = c.run("timeout", "3", "sattach", f"{job}.0", user=test_user)
+    assert r.returncode == 124, r.stderr
+    assert r.stdout.endswith("299999\n300000\ntick 1\ntick 2\n")
+    assert 1000 < len(r.stdout) <= 1024 * 1024
+    assert not r.stdout.startswith("1\n2\n3\n")
+    c.run("scancel", job, check=True)
 
 
 @pytest.mark.parametrize("cluster", [1], indirect=True)
@@ -113,6 +130,47 @@ def test_sattach_refuses_other_users_and_gone_steps(cluster, test_users):
     assert r.returncode == 1
     assert r.stderr in (err + "Job/step already completing or completed\n",
                         err + "Invalid job id specified\n"), r.stderr
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_a_step_takes_at_most_16_sattach(cluster, test_user):
+    """Each attacher costs the step's root-owned droverstepd a connection
+    and up to 1 MiB of queue: STEP_ATTACH_MAX (16) at once, the 17th is
+    refused with the reason, and the step goes on."""
+    c = cluster
+    require(os.geteuid() == 0, "runs jobs as a test user")
+    job, out = start_ticking(c, test_user, 30)
+    log = c.log_file("node01")
+    base = log.read_text().count("sattach attached from")
+    many = [subprocess.Popen(["runuser", "-u", test_user, "--", "env",
+                              f"DROVER_CONF={c.env['DROVER_CONF']}",
+                              str(c.which("sattach")), f"{job}.0"],
+                             env=c.env, cwd=c.user_workdir(test_user),
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+            for _ in range(16)]
+    try:
+        c.wait_until(lambda: log.read_text().count("sattach attached from")
+                     == base + 16, timeout=30, what="16 sattach attached")
+        r = c.run("sattach", f"{job}.0", user=test_user, timeout=30)
+        assert r.returncode == 1
+        assert r.stderr == ("sattach: error: Node node01: 16 sattach "
+                            "attached to this step already\n"), r.stderr
+    finally:
+        for p in many:  # runuser and its sattach
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    # once the step saw them go, one attaches again; the step went on
+    got = []
+
+    def attached():
+        got[:] = [c.run("timeout", "2", "sattach", f"{job}.0",
+                        user=test_user)]
+        return got[0].returncode == 124
+    c.wait_until(attached, timeout=30, what="sattach attaching again")
+    assert ticks(got[0].stdout)[:2] == [1, 2], got[0].stdout
+    c.run("scancel", job, check=True)
 
 
 @pytest.mark.parametrize("cluster", [1], indirect=True)
