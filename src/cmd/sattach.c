@@ -542,18 +542,32 @@ static void io_loop(struct sattach *sa, int lfd)
     }
 }
 
+static void sattach_free(struct sattach *sa)
+{
+    for (int i = 0; i < sa->nconn; i++) {
+        close(sa->conns[i].fd);
+        proto_decoder_destroy(sa->conns[i].dec);
+    }
+    free(sa->mid_line);
+    free(sa->exited);
+    free(sa);
+}
+
 int main(int argc, char **argv)
 {
     struct sattach_opts o;
     struct sattach *sa;
     json_t *step;
-    int lfd, port;
+    int lfd, port, rc;
 
     signal(SIGPIPE, SIG_IGN); /* a node gone: its connection's EOF says */
     parse_args(argc, argv, &o);
     step = find_step(&o);
-    if (o.layout)
-        return print_layout(&o, step);
+    if (o.layout) {
+        rc = print_layout(&o, step);
+        json_decref(step);
+        return rc;
+    }
     sa = xzalloc(sizeof(*sa));
     sa->o = &o;
     sa->ntasks = (long)json_integer_value(json_object_get(step, "ntasks"));
@@ -565,5 +579,7 @@ int main(int argc, char **argv)
     json_decref(step);
     io_loop(sa, lfd);
     close(lfd);
-    return sa->rc;
+    rc = sa->rc;
+    sattach_free(sa);
+    return rc;
 }
