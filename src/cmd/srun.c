@@ -18,7 +18,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -46,6 +44,7 @@
 #include "cmd/lib/srun_multiprog.h"
 #include "cmd/lib/srun_script.h"
 #include "cmd/lib/srun_verbose.h"
+#include "cmd/lib/stepio.h"
 #include "common/base64.h"
 #include "common/fdio.h"
 #include "common/hostlist.h"
@@ -61,7 +60,6 @@
  * long; then it is dropped (docs/security.md). */
 #define IO_PREAUTH_MAX_BYTES (64 * 1024)
 #define IO_PREAUTH_MAX_MS 10000
-#define IO_KEY_BYTES 32
 
 extern char **environ;
 
@@ -109,7 +107,7 @@ struct srun {
     bool aborting;           /* we killed the step: no "Killed" lines */
     bool node_failed;        /* a node's connection broke mid-step */
     json_t *req;             /* step_create keys from the options */
-    char io_key[2 * IO_KEY_BYTES + 1]; /* the step's I/O secret (hex) */
+    char io_key[2 * STEPIO_KEY_BYTES + 1]; /* the step's I/O secret (hex) */
     int nauth;               /* connections that proved they are nodes */
     int verbose;             /* -v count */
     const char *step_name;   /* -J, else the command's base name */
@@ -599,71 +597,6 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     return mpi_type(o, s);
 }
 
-/* Our address on the way to the controller: the one it sees our
- * step_create come from, and tells the nodes to connect to (a UDP
- * connect() sends nothing).  INADDR_ANY when it cannot be told. */
-static struct in_addr address_toward_controller(void)
-{
-    const struct slurm_conf *c = cmd_conf("srun");
-    const char *host = c->ctld_addr ? c->ctld_addr : c->ctld_host;
-    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM};
-    struct addrinfo *res = NULL;
-    struct sockaddr_in me = {.sin_family = AF_INET};
-    socklen_t len = sizeof(me);
-    char port[8];
-    int fd = -1;
-
-    snprintf(port, sizeof(port), "%u", (unsigned)c->ctld_port);
-    if (host && getaddrinfo(host, port, &hints, &res) == 0
-        && (fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0
-        && connect(fd, res->ai_addr, res->ai_addrlen) == 0
-        && getsockname(fd, (struct sockaddr *)&me, &len) == 0) {
-        close(fd);
-        freeaddrinfo(res);
-        return me.sin_addr;
-    }
-    if (fd >= 0)
-        close(fd);
-    if (res)
-        freeaddrinfo(res);
-    return (struct in_addr){.s_addr = htonl(INADDR_ANY)};
-}
-
-static int listen_io(int *port)
-{
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_addr = address_toward_controller()};
-    socklen_t len = sizeof(sa);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0
-        || listen(fd, 128) < 0
-        || getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
-        fprintf(stderr, "srun: error: I/O socket: %s\n", strerror(errno));
-        exit(1);
-    }
-    *port = ntohs(sa.sin_port);
-    return fd;
-}
-
-/* A fresh secret for this step's I/O connections: the controller hands
- * it to the step's nodes, each node's first frame carries it. */
-static void make_io_key(struct srun *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    unsigned char key[IO_KEY_BYTES];
-
-    if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
-        fprintf(stderr, "srun: error: getrandom: %s\n", strerror(errno));
-        exit(1);
-    }
-    for (size_t i = 0; i < sizeof(key); i++) {
-        s->io_key[2 * i] = hex[key[i] >> 4];
-        s->io_key[2 * i + 1] = hex[key[i] & 15];
-    }
-    s->io_key[2 * IO_KEY_BYTES] = '\0';
-}
-
 static json_t *str_array(char **v)
 {
     json_t *a = json_array();
@@ -856,16 +789,8 @@ static void output(struct srun *s, int rank, int err, const char *data,
     struct task *t = &s->tasks[rank];
     FILE *f = task_file(s, rank, err);
 
-    if (!f)
-        f = err ? stderr : stdout;
-
-    for (size_t i = 0; i < len; i++) {
-        if (s->label && !t->mid_line[err])
-            fprintf(f, "%d: ", rank);
-        fputc(data[i], f);
-        t->mid_line[err] = data[i] != '\n';
-    }
-    fflush(f);
+    stepio_print(f ? f : err ? stderr : stdout, rank, s->label,
+                 &t->mid_line[err], data, len);
 }
 
 /* step_cancel for our step: 'signo' to its tasks (0: SIGKILL; the step
@@ -1029,18 +954,6 @@ static bool frame_reads_stdin(int stdin_rank, json_t *m)
 static void fence_frame(struct srun *s, json_t *m);
 static void abort_frame(struct srun *s, json_t *m);
 
-/* Constant-time comparison of a node's key with ours. */
-static bool io_key_ok(const struct srun *s, json_t *m)
-{
-    const char *key = json_string_value(json_object_get(m, "io_key"));
-    unsigned char diff = 0;
-
-    if (!key || strlen(key) != sizeof(s->io_key) - 1)
-        return false;
-    for (size_t i = 0; i < sizeof(s->io_key) - 1; i++)
-        diff |= (unsigned char)(key[i] ^ s->io_key[i]);
-    return diff == 0;
-}
 
 /* A connection's first frame must be a node's hello with the step's key:
  * {"node","ranks","node_index","io_key"}.  Anything else, or too much
@@ -1048,7 +961,8 @@ static bool io_key_ok(const struct srun *s, json_t *m)
 static bool conn_authenticate(struct srun *s, struct conn *c, json_t *m)
 {
     if (!json_is_string(json_object_get(m, "node"))
-        || !json_is_array(json_object_get(m, "ranks")) || !io_key_ok(s, m))
+        || !json_is_array(json_object_get(m, "ranks"))
+        || !stepio_key_ok(s->io_key, m))
         return false;
     c->authed = true;
     s->nauth++;
@@ -1653,7 +1567,7 @@ static int run_step(struct srun *s, long job_id)
 
     sigset_t blocked, old_mask;
 
-    make_io_key(s);
+    stepio_make_key("srun", s->io_key);
     srun_verbose_job(stderr, s->verbose, job_id);
     if (s->prolog
         && (rc = srun_script_run(s->prolog, "prolog_srun", s->argv))) {
@@ -1720,7 +1634,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     s.prolog = srun_script_pick(o->srun_prolog, cmd_conf("srun")->srun_prolog);
     s.epilog = srun_script_pick(o->srun_epilog, cmd_conf("srun")->srun_epilog);
-    s.lfd = listen_io(&s.io_port);
+    s.lfd = stepio_listen("srun", &s.io_port);
     srun_env_umask_prio();
     srun_verbose_propagate(stderr, s.verbose, s.rlimit_mask);
     if (o->jobid) { /* --jobid: that allocation, as if inside it */

@@ -152,6 +152,16 @@ enum step_cancel { STEP_SIGNAL = 0, STEP_CANCEL = 1, STEP_CANCEL_TIME = 2 };
  * prints its "Job step aborted" line).  Returns how many tasks. */
 int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
                 int signo, int cancel);
+/* sattach (stepd.h's "attach" control request 'req', borrowed): the
+ * step's user ("uid") or an administrator ("admin": root, SlurmUser) gets
+ * {"node","ranks","node_index"}; unless "layout", the step also connects
+ * to "attach": {"host","port","io_key"} (step_attach.h).  Otherwise
+ * {"errnum": EDRV_ACCESS_DENIED} (another user), {"errnum":
+ * EDRV_ALREADY_DONE,...} (no such step running here) or {"errnum",
+ * "errstr"} (EAGAIN: STEP_ATTACH_MAX attached already; EINVAL: a bad
+ * address; EDRV_PROTOCOL_MALFORMED: no io_key).  New reference. */
+json_t *step_attach_control(struct noded *nd, uint32_t job_id,
+                            uint32_t step_id, json_t *req);
 /* droverstepd: the step is over and freed (stepd_main.c ends). */
 void stepd_step_freed(struct noded *nd);
 

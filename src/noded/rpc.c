@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * rpc.c - what the node daemon answers: ping, batch_launch, job_signal,
- * job_limit, step_launch, step_signal, file_bcast (bcast.h)
+ * job_limit, step_launch, step_signal, file_bcast (bcast.h), step_attach
+ * (attach.h)
  *
  * Launch and signal come only from the controller (role daemon: root or
  * SlurmUser, from the MUNGE credential); file_bcast from users, checked
- * against the controller's record of the job.
+ * against the controller's record of the job; step_attach from users,
+ * checked by the step's droverstepd against the step's user.
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,6 +15,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "noded/attach.h"
 #include "noded/bcast.h"
 #include "noded/jobstat.h"
 #include "noded/noded.h"
@@ -307,6 +310,7 @@ const struct proto_handler noded_handlers[] = {
     {"batch_launch", rpc_batch_launch, PROTO_ROLE_DAEMON},
     {"job_signal", rpc_job_signal, PROTO_ROLE_DAEMON},
     {"file_bcast", bcast_rpc, PROTO_ROLE_USER},
+    {"step_attach", attach_rpc, PROTO_ROLE_USER},
     {"job_prolog", rpc_job_prolog, PROTO_ROLE_DAEMON},
     PROTO_HANDLER_END,
 };

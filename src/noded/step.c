@@ -41,6 +41,7 @@
 #include "noded/gpu_files.h"
 #include "noded/noded.h"
 #include "noded/stepd.h"
+#include "noded/step_attach.h"
 #include "noded/step_bind.h"
 #include "noded/task_limits.h"
 #include "noded/task_script.h"
@@ -84,6 +85,7 @@ struct nd_step {
     struct oci_step *oci;     /* --container (oci.h), or NULL */
     bool leftovers_killed;    /* every task reaped: the rest was killed */
     json_t *body;             /* step_launch's (task epilogs' environment) */
+    struct step_attach *attach; /* sattach: output cache, attachers */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
     uv_shutdown_t shutdown_req;
@@ -106,6 +108,7 @@ static void unlink_free(struct nd_step *st)
     oci_step_destroy(st->oci);
     proto_decoder_destroy(st->dec);
     json_decref(st->body);
+    step_attach_destroy(st->attach);
     free(st->tasks);
     stepd_step_freed(st->nd);
     free(st);
@@ -147,6 +150,21 @@ static void send_frame(struct nd_step *st, json_t *msg)
     }
 }
 
+/* An output or exit frame: to srun, and kept and sent for sattach. */
+static void send_output(struct nd_step *st, json_t *msg)
+{
+    step_attach_frame(st->attach, msg);
+    send_frame(st, msg);
+}
+
+static void attach_closed(void *arg)
+{
+    struct nd_step *st = arg;
+
+    if (--st->handles == 0)
+        unlink_free(st);
+}
+
 static void shutdown_done(uv_shutdown_t *req, int status)
 {
     struct nd_step *st = req->data;
@@ -161,6 +179,8 @@ static void finish(struct nd_step *st)
         || (!st->connected && !st->io_failed))
         return;
     st->finishing = true;
+    st->handles++; /* the attachers, as one */
+    step_attach_close(st->attach, attach_closed, st);
     st->shutdown_req.data = st;
     if (st->io_failed
         || uv_shutdown(&st->shutdown_req, (uv_stream_t *)&st->tcp,
@@ -217,8 +237,8 @@ static void task_check(struct step_task *t)
     if (!t->reaped || t->open_pipes > 0 || t->reported)
         return;
     t->reported = true;
-    send_frame(st, json_pack("{s:i s:i s:s}", "task", t->rank, "exit",
-                             t->status, "node", st->nd->node->name));
+    send_output(st, json_pack("{s:i s:i s:s}", "task", t->rank, "exit",
+                              t->status, "node", st->nd->node->name));
     if (--st->remaining == 0)
         report_step(st);
     finish(st);
@@ -243,8 +263,8 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     if (n > 0) {
         char *b64 = base64_encode(buf->base, (size_t)n);
 
-        send_frame(t->st, json_pack("{s:i s:s s:s}", "task", t->rank,
-                                    "stream", stream, "data", b64));
+        send_output(t->st, json_pack("{s:i s:s s:s}", "task", t->rank,
+                                     "stream", stream, "data", b64));
         free(b64);
     } else if (n < 0) {
         uv_read_stop(s);
@@ -320,8 +340,9 @@ static void in_write_done(uv_write_t *w, int status)
     free(w);
 }
 
-/* srun's stdin (-i all, -i N): to each task here that reads it. */
-static void stdin_frame(struct nd_step *st, json_t *m)
+/* srun's stdin (-i all, -i N): to each task here that reads it ('only':
+ * that rank alone, sattach --input-filter; -1: all). */
+static void stdin_to_tasks(struct nd_step *st, json_t *m, long only)
 {
     const char *data = json_string_value(json_object_get(m, "stdin"));
     unsigned char *bytes = NULL;
@@ -334,7 +355,7 @@ static void stdin_frame(struct nd_step *st, json_t *m)
         uv_write_t *w;
         uv_buf_t buf;
 
-        if (!t->in_open)
+        if (!t->in_open || (only >= 0 && t->rank != only))
             continue;
         if (!data) { /* stdin_eof */
             close_stdin(t);
@@ -384,6 +405,24 @@ static void tty_frame(struct nd_step *st, json_t *m)
     }
 }
 
+/* sattach's stdin: {"stdin": base64, "task": rank (optional)} to the
+ * tasks that read srun's (or task 0's terminal with --pty).  Its end is
+ * not passed on: the tasks' stdin is srun's, and stays open for it. */
+static void attach_input(json_t *m, void *arg)
+{
+    struct nd_step *st = arg;
+    json_t *task = json_object_get(m, "task");
+
+    if (!json_is_string(json_object_get(m, "stdin")))
+        return;
+    if (st->pty) {
+        if (!task || json_integer_value(task) == 0)
+            tty_frame(st, m);
+        return;
+    }
+    stdin_to_tasks(st, m, task ? (long)json_integer_value(task) : -1);
+}
+
 /* srun went away (killed, or its host lost) while tasks run: they are
  * killed, as Slurm's slurmstepd does when it loses srun; the step's
  * report says "cancelled". */
@@ -425,7 +464,7 @@ static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
             else if (st->pty)
                 tty_frame(st, m);
             else
-                stdin_frame(st, m);
+                stdin_to_tasks(st, m, -1);
             json_decref(m);
         }
     } else if (n < 0) {
@@ -1085,6 +1124,7 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->pty = json_is_true(json_object_get(body, "pty"));
     st->dec = proto_decoder_create();
     st->body = json_incref(body);
+    st->attach = step_attach_create(nd->loop, attach_input, st);
     st->next = nd->steps;
     nd->steps = st;
     if (mpi_setup(st, &d, error) < 0 || cgroup_setup(st, &d, error) < 0
@@ -1217,7 +1257,7 @@ static void tell_cancelled(struct nd_step *st, bool time_limit)
                       "err", "data", b64);
     if (time_limit)
         json_object_set_new(frame, "time_limit", json_true());
-    send_frame(st, frame);
+    send_output(st, frame);
     free(b64);
     free(text);
 }
@@ -1249,4 +1289,62 @@ int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
             cgroup_step_signal(st->cg, signo);
     }
     return n;
+}
+
+/* The step's user may attach, and root and SlurmUser (Slurm's slurmd
+ * lets the step's uid and its authorized users reattach). */
+static bool attach_allowed(const struct nd_step *st, json_t *req)
+{
+    json_int_t uid = json_integer_value(json_object_get(st->body, "uid"));
+
+    return json_is_true(json_object_get(req, "admin"))
+           || json_integer_value(json_object_get(req, "uid")) == uid;
+}
+
+json_t *step_attach_control(struct noded *nd, uint32_t job_id,
+                            uint32_t step_id, json_t *req)
+{
+    json_t *at = json_object_get(req, "attach");
+    struct nd_step *st = nd->steps;
+    drv_error_t error = {0};
+    json_t *hello;
+
+    while (st && (st->job_id != job_id || st->step_id != step_id))
+        st = st->next;
+    if (!st || st->finishing)
+        return json_pack("{s:i s:s}", "errnum", EDRV_ALREADY_DONE, "errstr",
+                         "Job/step already completing or completed");
+    if (!attach_allowed(st, req)) {
+        log_info("StepId=%u.%u: attach by uid %lld refused", job_id,
+                 step_id,
+                 (long long)json_integer_value(json_object_get(req, "uid")));
+        return json_pack("{s:i}", "errnum", EDRV_ACCESS_DENIED);
+    }
+    hello = json_pack("{s:s s:O s:O s:O}", "node", nd->node->name, "ranks",
+                      json_object_get(st->body, "ranks"), "node_index",
+                      json_object_get(st->body, "node_index"), "io_key",
+                      json_object_get(at, "io_key"));
+    if (json_is_true(json_object_get(req, "layout"))) {
+        json_object_del(hello, "io_key");
+        return hello;
+    }
+    if (!json_is_string(json_object_get(at, "io_key"))
+        || step_attach_add(st->attach,
+                           json_string_value(json_object_get(at, "host")),
+                           (int)json_integer_value(json_object_get(at,
+                                                                   "port")),
+                           json_incref(hello), &error)
+               < 0) {
+        int e = error.text[0] ? errno : EDRV_PROTOCOL_MALFORMED;
+
+        json_decref(hello);
+        return json_pack("{s:i s:s}", "errnum", e, "errstr",
+                         error.text[0] ? error.text
+                                       : "step_attach: no io_key");
+    }
+    log_info("StepId=%u.%u: sattach attached from %s:%lld", job_id, step_id,
+             json_string_value(json_object_get(at, "host")),
+             (long long)json_integer_value(json_object_get(at, "port")));
+    json_object_del(hello, "io_key");
+    return hello;
 }

@@ -24,6 +24,10 @@
  *              frame, one answer frame (proto/frame.h):
  *                {"signal": N, "cancelled": bool, "time_limit": bool}
  *                -> {"count": tasks}
+ *                {"attach": {"host","port","io_key"}, "uid": N,
+ *                 "admin": bool, "layout": bool}
+ *                -> {"node","ranks","node_index"} or {"errnum","errstr"}
+ *                (sattach: step_attach_control() in noded.h)
  *   report     <spool>/step_<job>.<step>.done: the node's step_complete
  *              body, written (fsync'd, renamed into place) once every
  *              task has ended; droverd sends it to the controller and

@@ -144,6 +144,21 @@ static json_t *batch_answer(json_t *req)
                      (json_int_t)job->run_id);
 }
 
+/* sattach to the batch step: its output goes to files, there is nothing
+ * to attach to; the job's user (or an administrator) is told so, others
+ * are refused as for any step (step_attach_control()). */
+static json_t *batch_attach(json_t *req)
+{
+    struct nd_job *job = jobs_find(&S.nd, S.job_id);
+
+    if (job && !json_is_true(json_object_get(req, "admin"))
+        && json_integer_value(json_object_get(req, "uid"))
+               != (json_int_t)job->uid)
+        return json_pack("{s:i}", "errnum", EDRV_ACCESS_DENIED);
+    return json_pack("{s:i s:s}", "errnum", EDRV_INVALID_JOB_ID, "errstr",
+                     "the batch step has no I/O to attach to");
+}
+
 static void control_answer(struct control_conn *c, json_t *req)
 {
     int signo = (int)json_integer_value(json_object_get(req, "signal"));
@@ -152,7 +167,12 @@ static void control_answer(struct control_conn *c, json_t *req)
                     : json_is_true(json_object_get(req, "time_limit"))
                         ? STEP_CANCEL_TIME
                         : STEP_CANCEL;
-    json_t *resp = S.step_id == STEPD_BATCH
+    json_t *resp = json_object_get(req, "attach")
+                       ? (S.step_id == STEPD_BATCH
+                              ? batch_attach(req)
+                              : step_attach_control(&S.nd, S.job_id,
+                                                    S.step_id, req))
+                   : S.step_id == STEPD_BATCH
                        ? batch_answer(req)
                        : json_pack("{s:i}", "count",
                                    step_signal(&S.nd, S.job_id, S.step_id,

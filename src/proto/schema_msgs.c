@@ -637,6 +637,22 @@ static const struct schema_field file_bcast_body[] = {
     END,
 };
 
+static const struct schema_field step_attach_body[] = {
+    {"job_id", SCHEMA_INT, 1, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the job"},
+    {"step_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the step"},
+    {"io_port", SCHEMA_INT, 1, 65535, 0, 0, NULL,
+     "sattach's I/O port; the step connects to it at the sender's "
+     "address (needed unless layout)"},
+    {"io_key", SCHEMA_STR, 64, 64, 0, 0, NULL,
+     "sattach's secret, hex; the step's hello on that connection carries "
+     "it (needed unless layout)"},
+    {"layout", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "sattach --layout: only the ranks here, no connection"},
+    END,
+};
+
 static const struct schema_field batch_launch_body[] = {
     /* {"job_id" (1..UINT32_MAX, else "no job"), "run_id", "user_id",
      * "group_id", "user_name", "work_dir", "std_out", "std_err", "std_in"
@@ -1018,6 +1034,12 @@ const struct proto_schema proto_schemas[] = {
      "job's user (any user; the node checks the job with the controller).",
      file_bcast_body, "`{}` once written; the errno (EEXIST, EACCES...) or "
      "EDRV_INVALID_JOB_ID otherwise."},
+    {"step_attach", NODED, "sattach: the step connects back to the "
+     "sender, replays its recent output, then streams it (the step's user, "
+     "root or SlurmUser; the step's droverstepd checks).",
+     step_attach_body, "`{\"node\",\"ranks\",\"node_index\"}`; "
+     "EDRV_ACCESS_DENIED, EDRV_INVALID_JOB_ID when not here, "
+     "EDRV_ALREADY_DONE when ending."},
     {"acct_send", DBD, "The controller's job records, stored in one "
      "transaction.", acct_send_body, "`{\"acked_seq\"}`."},
     {"acct_job_query", DBD, "Job and step records (sacct).",

@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 SLURM_COMMANDS = (
     "sbatch", "srun", "salloc", "squeue", "sinfo", "scancel", "scontrol",
     "sacct", "sacctmgr", "sprio", "sshare", "sdiag", "sreport", "sstat",
-    "sbcast", "strigger", "scrontab",
+    "sbcast", "strigger", "scrontab", "sattach",
 )
 
 # Variables that change what Slurm's commands print or submit; the tests

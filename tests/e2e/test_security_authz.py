@@ -119,6 +119,9 @@ EXPECTED_RPC = {
         "ping": "ok ok ok ok auth",
         "step_launch": "role role role error auth",
         "step_signal": "role role role ok auth",
+        # the step's user or root (Slurm's slurmd); the batch step has no
+        # I/O to attach to, so those two get that error
+        "step_attach": "error denied denied error auth",
         "step_stat": "role role role ok auth",
     },
     "droverdbd": {
@@ -467,6 +470,8 @@ RPC_CASES = {
         "job_limit": Case("running", lambda w, t, who: {
             "job_id": t, "time_limit_s": -1}),
         "step_stat": Case("running", lambda w, t, who: {"job_id": t}),
+        "step_attach": Case("running", lambda w, t, who: {
+            "job_id": t, "step_id": BATCH_STEP, "layout": True}),
         "file_bcast": Case("running", lambda w, t, who: {
             "job_id": t, "path": str(w.c.user_workdir(OWNER) / "bcast"),
             "offset": 0, "data": "", "last": True, "force": True}),

@@ -48,7 +48,8 @@ CONF_DIR = Path("/etc/slurm")
 UNITS = ("droverdbd", "droverctld", "droverd", "droverrestd")  # start order
 COMMANDS = ("sbatch", "srun", "salloc", "squeue", "sinfo", "scancel",
             "scontrol", "sacct", "sacctmgr", "sprio", "sshare", "sdiag",
-            "sreport", "sstat", "sbcast", "strigger", "drover", "drover-sim")
+            "sreport", "sstat", "sbcast", "strigger", "scrontab", "sattach",
+            "drover", "drover-sim")
 WRITTEN = []  # files this test put outside its directory, removed at the end
 
 
