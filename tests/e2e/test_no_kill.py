@@ -54,9 +54,10 @@ def test_failed_node_leaves_a_no_kill_job(cluster, tmp_path):
     go.touch()
     assert cluster.wait_job_done(j, timeout=60) == "COMPLETED"
     assert out.read_text() == "node01\nnode02\n"
-    r = cluster.run("sacct", "-X", "-n", "-P", "-j", j, "-o",
-                    "nodelist,state", check=True)
-    assert r.stdout == "node[01-02]|COMPLETED\n"
+    # accounting follows the controller: wait for the final record
+    wait_until(lambda: cluster.run("sacct", "-X", "-n", "-P", "-j", j, "-o",
+                                   "nodelist,state", check=True).stdout
+               == "node[01-02]|COMPLETED\n", 30, f"job {j} in accounting")
 
 
 def test_no_kill_values_and_steps(cluster, tmp_path):

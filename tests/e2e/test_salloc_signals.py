@@ -15,9 +15,9 @@ def test_kill_command_signal_reaches_the_command(cluster, tmp_path):
                          env=cluster.env, cwd=tmp_path,
                          stdout=open(out, "w"), stderr=subprocess.STDOUT)
     try:
-        cluster.wait_until(lambda: cluster.run(
-            "squeue", "-h", "-n", "ktest", "-t", "R", "-o", "%i",
-            check=True).stdout.strip(), what="the allocation")
+        # salloc has the allocation (and runs the command) once it says so
+        cluster.wait_until(lambda: "Granted job allocation" in
+                           out.read_text(), what="the allocation")
         job = cluster.run("squeue", "-h", "-n", "ktest", "-o", "%i",
                           check=True).stdout.strip()
         cluster.run("scancel", job, check=True)

@@ -9,7 +9,6 @@ REFUSED = [("--bb=capacity=1G", "no burst buffers"),
            ("--sockets-per-node=1", "no socket or core requests"),
            ("--mem-bind=local", "no memory binding"),
            ("--tmp=100", "nodes have no TmpDisk"),
-           ("--no-kill", "a failed node ends the job or step"),
            ("-M", "one cluster")]
 
 
@@ -51,9 +50,11 @@ def test_nodefile_places_the_job(cluster, tmp_path):
             for _ in range(3)]
     for j in jobs:
         assert cluster.wait_job_done(j) == "COMPLETED"
-        out = cluster.run("sacct", "-X", "-n", "-j", j, "-o", "nodelist%20",
-                          check=True).stdout.strip()
-        assert out == "node03"
+        # accounting follows the controller: wait for the record
+        cluster.wait_until(lambda: cluster.run(
+            "sacct", "-X", "-n", "-j", j, "-o", "nodelist%20,state",
+            check=True).stdout.split() == ["node03", "COMPLETED"],
+            what=f"job {j} in accounting on node03")
     r = cluster.run("sbatch", "-F", str(tmp_path / "none"), "--wrap", "true",
                     cwd=tmp_path)
     assert r.returncode == 1
