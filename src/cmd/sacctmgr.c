@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd/lib/opt.h"
+#include "cmd/lib/slurm_texts.h"
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/sacctmgr_dump.h"
 #include "cmd/lib/sacctmgr_print.h"
@@ -48,37 +49,6 @@ static const struct cmd_opt opts[] = {
     {"usage", 'u', no_argument, NULL},
     CMD_OPT_END,
 };
-
-static const char usage_text[] =
-    "sacctmgr [<OPTION>] [<COMMAND>]\n"
-    "    Valid <OPTION> values are:\n"
-    "     -h or --help: equivalent to \"help\" command\n"
-    "     -i or --immediate: commit changes immediately\n"
-    "     -n or --noheader: no header will be added to the beginning of output\n"
-    "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
-    "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
-    "     -s or --associations: equivalent to \"associations\" command\n"
-    "     -V or --version: equivalent to \"version\" command\n"
-    "\n"
-    "  <keyword> may be omitted from the execute line and sacctmgr will execute\n"
-    "  in interactive mode. It will process commands as entered until explicitly\n"
-    "  terminated.\n"
-    "\n"
-    "    Valid <COMMAND> values are:\n"
-    "     add <ENTITY> <SPECS>     add entity\n"
-    "     create <ENTITY> <SPECS>  same as add\n"
-    "     delete <ENTITY> where <SPECS>\n"
-    "     dump <CLUSTER> [File=<FILENAME>]\n"
-    "     help                     print this description of use.\n"
-    "     list <ENTITY> [<SPECS>]  display info of identified entity.\n"
-    "     load <FILE> [<SPECS>]    read in the file to update the database.\n"
-    "     modify <ENTITY> where <SPECS> set <SPECS>\n"
-    "     remove                   same as delete\n"
-    "     show                     same as list\n"
-    "     update                   same as modify\n"
-    "     version                  display tool version number.\n"
-    "\n"
-    "  <ENTITY> may be \"account\", \"association\", \"cluster\", \"qos\" or \"user\".\n";
 
 /* Key aliases: what sacctmgr accepts, what acct_modify expects. */
 static char *norm_key(const char *key, size_t len)
@@ -499,7 +469,7 @@ static int run(int argc, char **argv)
         return 0;
     }
     if (!strncasecmp(cmd, "help", len)) {
-        fputs(usage_text, stdout);
+        fputs(sacctmgr_help_text, stdout);
         return 0;
     }
     if (!strncasecmp(cmd, "dump", len > 1 ? len : 2))
@@ -555,7 +525,7 @@ int main(int argc, char **argv)
         case 'r': readonly = true; break;
         case 'Q': case 'v': break;
         case 'V': cmd_print_version(); return 0;
-        case 'h': case 'u': fputs(usage_text, stdout); return 0;
+        case 'h': case 'u': fputs(sacctmgr_help_text, stdout); return 0;
         default: return 1;
         }
     }

@@ -26,6 +26,7 @@
 #include "cmd/lib/opt.h"
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/sbatch_opt.h"
+#include "cmd/lib/slurm_texts.h"
 #include "cmd/lib/sbatch_req.h"
 #include "common/xalloc.h"
 
@@ -54,18 +55,7 @@ static int report(const struct sbatch_error *e)
 
 static void usage(void)
 {
-    fputs("Usage: salloc [-N numnodes|[min nodes]-[max nodes]] "
-          "[-n num-processors]\n"
-          "              [[-c cpus-per-node] [-r n] [-p partition] [--hold] "
-          "[-t minutes]\n"
-          "              [--immediate[=secs]] [--no-kill] [--overcommit] "
-          "[-D path]\n"
-          "              [--nodefile=file] [--nodelist=hosts] "
-          "[--exclude=hosts]\n"
-          "              [--mem=MB] [--mem-per-cpu=MB] [--gres=list] "
-          "[-C list]\n"
-          "              [--gpus=n] [--gpus-per-node=n] [-J jobname]\n"
-          "              [executable [args...]]\n", stdout);
+    fputs(salloc_usage_text, stdout);
 }
 
 /* Parse; returns -1 to go on, else the exit status. */

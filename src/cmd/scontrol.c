@@ -27,6 +27,7 @@
 #include "cmd/lib/json_out.h"
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/opt.h"
+#include "cmd/lib/slurm_texts.h"
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/scontrol_print.h"
@@ -87,56 +88,6 @@ static const struct cmd_opt scontrol_opts[] = {
     {"usage", OPT_USAGE, no_argument, NULL},
     CMD_OPT_END,
 };
-
-static const char help_head[] =
-    "scontrol [<OPTION>] [<COMMAND>]\n"
-    "    Valid <OPTION> values are:\n";
-
-static const char help_tail[] =
-    "\n"
-    "  <keyword> may be omitted from the execute line and scontrol will\n"
-    "  execute in interactive mode. It will process commands as entered\n"
-    "  until explicitly terminated.\n"
-    "\n"
-    "    Valid <COMMAND> values are:\n"
-    "     create <SPECIFICATIONS>  create a new reservation.\n"
-    "     delete <SPECIFICATIONS>  delete the specified reservation.\n"
-    "     exit                     terminate scontrol\n"
-    "     help                     print this description of use.\n"
-    "     hold <job_list>          prevent specified job from starting.\n"
-    "     oneliner                 report output one record per line.\n"
-    "     ping                     print status of slurmctld daemons.\n"
-    "     quit                     terminate this command.\n"
-    "     release <job_list>       permit specified job to start (see hold)\n"
-    "     requeue <job_id>         re-queue a batch job\n"
-    "     requeuehold <job_id>     re-queue and hold a batch\n"
-    "     resume <jobid_list>      resume previously suspended job (see suspend)\n"
-    "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
-    "                              is all records.\n"
-    "     suspend <job_list>       susend specified job (see resume)\n"
-    "     top <job_list>           Put specified job first in queue for user\n"
-    "     takeover [<INDEX>]       ask slurm backup controller to take over\n"
-    "     update <SPECIFICATIONS>  update job or node configuration.\n"
-    "     version                  display tool version number.\n"
-    "     write batch_script <job_id> <optional filename>\n"
-    "                              write the batch script for a given job_id to\n"
-    "                              a file or to stdout (\"-\").\n"
-    "\n"
-    "  <ENTITY> may be \"hostnames\", \"job\", \"node\", \"partition\" or\n"
-    "  \"reservation\".\n"
-    "  <ID> may be a job id, node name (or hostlist expression), partition\n"
-    "  name, or a hostlist expression for \"show hostnames\".\n"
-    "\n"
-    "  Node update <SPECIFICATIONS>: NodeName=<name> State=<DRAIN|RESUME|\n"
-    "  DOWN|UNDRAIN> [Reason=<reason>] [Weight=<n>].  Job update\n"
-    "  <SPECIFICATIONS>: JobId=<id> and TimeLimit=<time>, Dependency=,\n"
-    "  ArrayTaskThrottle=, Partition=, NumNodes=<min[-max]>, StartTime=,\n"
-    "  Name=, Features=, Priority=, MailUser=, MailType=.\n";
-
-static const char scontrol_usage[] =
-    "Usage: scontrol [-a] [-d] [-h] [-M cluster] [-o] [-Q] [-u uid] [-v] "
-    "[-V]\n"
-    "                [COMMAND [ARGS]]\n";
 
 /* Settings that commands on the command line and in interactive mode
  * share.
@@ -1282,9 +1233,10 @@ static void cmd_update(struct scontrol *sc, int argc, char **argv)
 
 /* --- commands ------------------------------------------------------------ */
 
+/* --help, --usage and "help": Slurm's text (slurm_texts.h). */
 static void print_help(void)
 {
-    cmd_print_help(stdout, help_head, scontrol_opts, help_tail);
+    fputs(scontrol_help_text, stdout);
 }
 
 static void cmd_flag(struct scontrol *sc, int argc, char **argv)
@@ -1394,7 +1346,7 @@ static void parse_args(struct scontrol *sc, int argc, char **argv)
             print_help();
             exit(0);
         } else if (c == OPT_USAGE) {
-            fputs(scontrol_usage, stdout);
+            print_help();
             exit(0);
         } else if (c == 'V') {
             cmd_print_version();

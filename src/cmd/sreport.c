@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "cmd/lib/opt.h"
+#include "cmd/lib/slurm_texts.h"
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/sbatch_req.h"
 #include "cmd/lib/sreport_print.h"
@@ -43,26 +44,6 @@ static const struct cmd_opt opts[] = {
     {"version", 'V', no_argument, NULL},
     CMD_OPT_END,
 };
-
-static const char usage_text[] =
-    "sreport [<OPTION>] [<COMMAND>]\n"
-    "    Valid <OPTION> values are:\n"
-    "     -a or --all_clusters: Use all clusters instead of current\n"
-    "     -M or --cluster: cluster to report on\n"
-    "     -n or --noheader: no header block and column titles\n"
-    "     -p or --parsable: output will be '|' delimited with a '|' at the "
-    "end\n"
-    "     -P or --parsable2: output will be '|' delimited without a '|' at "
-    "the end\n"
-    "     -t <time_format>: Second, Minute, Hour, Percent, SecPer, MinPer, "
-    "HourPer\n"
-    "     -T or --tres: comma separated list of TRES (cpu, mem, node, "
-    "gres/gpu)\n"
-    "    Reports:\n"
-    "     cluster Utilization|AccountUtilizationByUser [Start=] [End=] "
-    "[Format=] [Users=] [Accounts=]\n"
-    "     user TopUsage [Start=] [End=] [Format=] [TopCount=] [Group] "
-    "[Users=] [Accounts=]\n";
 
 struct args {
     const char *prog;
@@ -109,7 +90,7 @@ static void parse_options(int argc, char **argv, struct args *a)
             a->tres_str = xstrdup(optarg);
             break;
         case 'h': case 'u':
-            fputs(usage_text, stdout);
+            fputs(sreport_help_text, stdout);
             exit(0);
         case 'V':
             cmd_print_version();
@@ -265,7 +246,7 @@ int main(int argc, char **argv)
         a.tres_str = xstrdup(env);
     parse_options(argc, argv, &a);
     if (optind >= argc) {
-        fputs(usage_text, stderr);
+        fputs(sreport_help_text, stderr);
         return 1;
     }
     a.report = report_of(argv[optind],

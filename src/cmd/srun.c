@@ -43,6 +43,7 @@
 #include "cmd/lib/srun_mpi.h"
 #include "cmd/lib/srun_multiprog.h"
 #include "cmd/lib/srun_script.h"
+#include "cmd/lib/slurm_texts.h"
 #include "cmd/lib/srun_verbose.h"
 #include "cmd/lib/stepio.h"
 #include "common/base64.h"
@@ -532,10 +533,7 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
         sbatch_opts_print_help_cmd(stdout, SBATCH_CMD_SRUN);
         return 0;
     case SBATCH_USAGE:
-        printf("Usage: srun [-N nnodes] [-n ntasks] [-i in] [-o out] "
-               "[-e err]\n            [-c ncpus] [-r n] [-p partition] "
-               "[--hold] [-t minutes]\n            [-l] [--pty] "
-               "[--immediate[=secs]] executable [args...]\n");
+        fputs(srun_usage_text, stdout);
         return 0;
     case SBATCH_VERSION:
         cmd_print_version();

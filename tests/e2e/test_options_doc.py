@@ -93,12 +93,14 @@ def test_srun_help_is_slurms_with_pyxis_rows(cluster):
 
 
 # Commands whose --help and --usage are Slurm 22.05.8's byte for byte
-# (srun's --help adds the pyxis rows: test above; scontrol, sacctmgr and
-# sreport list subcommands Drover words differently, docs/options.md).
+# (srun's --help adds the pyxis rows, sbatch's the pyxis rows too: tests
+# above and in test_sbatch_opt.c).
 SAME_HELP = ["sacct", "salloc", "scancel", "sdiag", "sinfo", "sprio",
-             "squeue", "sshare", "sstat", "strigger", "sbcast"]
+             "squeue", "sshare", "sstat", "strigger", "sbcast", "sattach",
+             "scontrol", "sacctmgr", "sreport"]
 SAME_USAGE = ["sacct", "scancel", "sdiag", "sinfo", "sprio", "squeue",
-              "sshare", "sstat", "strigger", "sbcast", "sbatch"]
+              "sshare", "sstat", "strigger", "sbcast", "sbatch", "sattach",
+              "salloc", "srun", "scontrol", "sacctmgr", "sreport"]
 
 
 def test_help_and_usage_texts_are_slurms(cluster):

@@ -27,10 +27,10 @@
 #include "common/taskdist.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
-#include "cmd/lib/salloc_srun_help.h"
 #include "cmd/lib/sbatch_files.h"
 #include "cmd/lib/sbatch_opt.h"
 #include "cmd/lib/sbatch_refuse.h"
+#include "cmd/lib/slurm_texts.h"
 
 /* Slurm's NICE_OFFSET - 3: the largest |--nice| it accepts. */
 #define NICE_MAX 2147483645LL
