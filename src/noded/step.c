@@ -340,6 +340,11 @@ static void in_write_done(uv_write_t *w, int status)
     free(w);
 }
 
+/* Bytes of stdin waiting for one task to read them, at most: a task that
+ * does not read its stdin must not make this root daemon hold all that
+ * srun or sattach send (past it, that task's stdin is closed). */
+#define STDIN_QUEUE_MAX (64u << 20)
+
 /* srun's stdin (-i all, -i N): to each task here that reads it ('only':
  * that rank alone, sattach --input-filter; -1: all). */
 static void stdin_to_tasks(struct nd_step *st, json_t *m, long only)
@@ -358,6 +363,14 @@ static void stdin_to_tasks(struct nd_step *st, json_t *m, long only)
         if (!t->in_open || (only >= 0 && t->rank != only))
             continue;
         if (!data) { /* stdin_eof */
+            close_stdin(t);
+            continue;
+        }
+        if (uv_stream_get_write_queue_size((uv_stream_t *)&t->in) + len
+            > STDIN_QUEUE_MAX) {
+            log_error("StepId=%u.%u: task %d reads none of its stdin "
+                      "(%u MiB waiting): its stdin is closed", st->job_id,
+                      st->step_id, t->rank, STDIN_QUEUE_MAX >> 20);
             close_stdin(t);
             continue;
         }

@@ -239,3 +239,15 @@ def test_stdin_of_srun_outside_a_job(cluster):
                     timeout=60)
     assert r.returncode == 0, r.stderr
     assert sorted(r.stdout.splitlines()) == ["0: hello", "1: hello"]
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_stdin_a_task_never_reads_is_bounded(cluster, tmp_path):
+    """A task that reads none of its stdin: droverstepd (root) holds at
+    most 64 MiB of it for the task, then closes that stdin; the step runs
+    on and ends normally."""
+    r = cluster.run("bash", "-c", "head -c 70M /dev/zero | srun sleep 6",
+                    cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    log = cluster.log_file("node01").read_text()
+    assert "task 0 reads none of its stdin (64 MiB waiting)" in log
