@@ -195,5 +195,6 @@ int main(void)
         cmocka_unit_test(job_container_conf_errors),
     };
 
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

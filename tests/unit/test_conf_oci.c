@@ -152,5 +152,6 @@ int main(void)
         cmocka_unit_test(create_start_set_is_accepted),
         cmocka_unit_test(bad_files_are_refused),
     };
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,5 +238,6 @@ int main(void)
         cmocka_unit_test(test_db_assoc_user),
     };
 
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
