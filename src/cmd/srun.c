@@ -1665,10 +1665,13 @@ int main(int argc, char **argv)
                       : rc && !worst_status(&s) ? 1 << 8
                                                 : worst_status(&s),
                       false);
-    } else if (json_is_true(json_object_get(o->extra, "no_kill"))) {
-        /* a step of an allocation: its tasks end with a failed node */
-        fprintf(stderr, "srun: error: --no-kill is not supported by Drover "
-                        "(for a step inside an allocation)\n");
+    } else if (json_is_true(json_object_get(o->extra, "no_kill"))
+               || json_object_get(o->extra, "tmp")) {
+        /* job options a step inside an allocation cannot honour: its
+         * tasks end with a failed node; its nodes are the job's */
+        fprintf(stderr, "srun: error: %s is not supported by Drover (for a "
+                        "step inside an allocation)\n",
+                json_object_get(o->extra, "tmp") ? "--tmp" : "--no-kill");
         rc = 1;
     } else {
         srun_verbose_plugins(stderr, s.verbose);

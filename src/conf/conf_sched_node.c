@@ -18,6 +18,7 @@ int conf_sched_node_init(struct sched_node *sn, const struct conf_node *cn)
     sn->mem_mib = cn->real_memory_mib;
     sn->weight = cn->weight;
     sn->features = cn->features;
+    sn->tmp_disk_mib = cn->tmp_disk_mib;
     sn->gpus = 0;
     sn->gpu_type = NULL;
     for (size_t g = 0; g < cn->gres_count; g++) {

@@ -244,6 +244,7 @@ static const struct job_field {
     F("num_tasks", K_U32, req.ntasks, 0),
     F("cpus_per_task", K_U32, req.cpus_per_task, 0),
     F("min_cpus_per_node", K_U32, req.min_cpus_per_node, F_OMIT_ZERO),
+    F("min_tmp_mib", K_U64, req.min_tmp_mib, F_OMIT_ZERO),
     F("ntasks_per_node", K_U32, req.ntasks_per_node, 0),
     F("mem_per_node_mib", K_U64, req.mem_per_node_mib, 0),
     F("mem_per_cpu_mib", K_U64, req.mem_per_cpu_mib, 0),

@@ -48,7 +48,8 @@ static const char *const submit_keys[] = {
     "signal_num", "signal_secs", "signal_batch_only", "open_mode",
     "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", "account", "qos",
     "reservation", "interactive", "oversubscribe", "shards_per_node", "mps_per_node",
-    "mail_type", "mail_user", "min_cpus_per_node", "no_kill", NULL,
+    "mail_type", "mail_user", "min_cpus_per_node", "no_kill",
+    "min_tmp_mib", NULL,
 };
 
 static json_t *submit_fields(json_t *body)

@@ -106,6 +106,8 @@ static const struct schema_field job_submit_body[] = {
      "count", "-c"},
     {"min_cpus_per_node", SCHEMA_INT, 0, 65535,
      EDRV_TOO_MANY_REQUESTED_CPUS, 0, "count", "--mincpus"},
+    {"min_tmp_mib", SCHEMA_INT, 0, MIB_MAX, EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE,
+     0, "MiB", "--tmp: nodes with at least this TmpDisk"},
     {"ntasks_per_node", SCHEMA_INT, 0, 65535, EDRV_TOO_MANY_REQUESTED_CPUS, 0,
      "count", "--ntasks-per-node"},
     {"cpus_per_gpu", SCHEMA_INT, 0, 65535, EDRV_TOO_MANY_REQUESTED_CPUS, 0,

@@ -50,6 +50,7 @@ static uint64_t class_hash(const struct sched_request *q)
                         ^ (uint64_t)(uintptr_t)q->required_nodes << 1
                         ^ (uint64_t)(uintptr_t)q->excluded_nodes << 2);
     h = hash_str(h, q->features);
+    h = hash_mix(h, q->min_tmp_mib);
     return hash_str(h, q->gpu_type);
 }
 
@@ -87,7 +88,8 @@ static bool class_eq(const struct sched_request *a,
            && a->required_nodes == b->required_nodes
            && a->excluded_nodes == b->excluded_nodes
            && str_eq(a->gpu_type, b->gpu_type)
-           && str_eq(a->features, b->features);
+           && str_eq(a->features, b->features)
+           && a->min_tmp_mib == b->min_tmp_mib;
 }
 
 /* Same request: the same values and the same node sets (by address). */

@@ -50,6 +50,7 @@ struct sched_node {
                              * NULL when shards is */
     const char *features; /* comma list (Feature=) or NULL; matched
                            * against sched_request.features */
+    uint64_t tmp_disk_mib; /* slurm.conf TmpDisk=, MiB (0: none) */
     bool available;       /* up and not drained/down: may take new jobs */
     uint32_t weight;      /* slurm.conf Weight=: lower is chosen first */
     /* usage */
@@ -78,6 +79,9 @@ struct sched_request {
                                  * at least this many CPUs (Slurm's
                                  * pn_min_cpus); 0 = none */
     uint32_t ntasks_per_node; /* --ntasks-per-node: at most this many */
+    uint64_t min_tmp_mib;     /* --tmp: only nodes whose TmpDisk is at
+                               * least this, MiB (Slurm's pn_min_tmp_disk,
+                               * MinTmpDiskNode); 0 = any */
     bool exclusive;           /* --exclusive: whole nodes, alone on them */
     uint64_t mem_per_node_mib; /* --mem */
     uint64_t mem_per_cpu_mib;  /* --mem-per-cpu (not with --mem) */

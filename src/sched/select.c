@@ -275,6 +275,7 @@ static int normalize(const struct sched_request *req,
         .cpt = req->cpus_per_task ? req->cpus_per_task : 1,
         .tpn = req->ntasks_per_node,
         .mincpn = req->min_cpus_per_node,
+        .min_tmp = req->min_tmp_mib,
         .mem_node = req->mem_per_node_mib,
         .mem_cpu = req->mem_per_cpu_mib,
         .gpn = req->gpus_per_node,
@@ -338,7 +339,8 @@ static bool in_bitmap(const bitmap_t *b, size_t idx)
     return idx < bitmap_size(b) && bitmap_test(b, idx);
 }
 
-/* In the partition, not excluded, and with the features asked for. */
+/* In the partition, not excluded, with the features and the TmpDisk
+ * (--tmp) asked for. */
 static bool node_allowed(const struct sel_req *r,
                          const struct sched_node *nodes,
                          size_t idx)
@@ -346,6 +348,8 @@ static bool node_allowed(const struct sel_req *r,
     if (r->allowed && !in_bitmap(r->allowed, idx))
         return false;
     if (r->excluded && in_bitmap(r->excluded, idx))
+        return false;
+    if (nodes[idx].tmp_disk_mib < r->min_tmp)
         return false;
     return feature_expr_match(r->features, nodes[idx].features);
 }
@@ -1032,7 +1036,10 @@ static int explain_never(const struct sched_node *nodes,
     struct biggest b;
 
     find_biggest(nodes, n, r, &b);
-    if (b.nodes == 0)
+    if (b.nodes == 0 && r->min_tmp)
+        errprintf(error, "--tmp=%" PRIu64 "M: no node has that much TmpDisk",
+                  r->min_tmp);
+    else if (b.nodes == 0)
         errprintf(error, "no nodes to run on");
     else if (r->gtype && (r->gpn || r->gtot) && b.typed == 0)
         errprintf(error, "no node has GPUs of type %s", r->gtype);

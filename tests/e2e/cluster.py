@@ -614,6 +614,28 @@ class Cluster:
                 parts.append(f"--- {path} ---\n{tail(path, lines)}")
         return "\n".join(parts)
 
+    def set_node_keys(self, per_node):
+        """Append per_node[N-1] ("Feature=a100", "TmpDisk=2048", or "")
+        to node N's own NodeName line in slurm.conf, splitting the
+        NodeName=node[01-NN] line drover up wrote, then restart the
+        cluster, as docs/config.md tells an admin to."""
+        text = self.conf.read_text()
+        m = re.search(r"^NodeName=node\[01-(\d+)\] (.*)Port=(\d+)-\d+ (.*)$",
+                      text, re.M)
+        assert m, text
+        n, pre, port, post = (int(m.group(1)), m.group(2), int(m.group(3)),
+                              m.group(4))
+        lines = []
+        for i in range(n):
+            extra = f" {per_node[i]}" if i < len(per_node) and per_node[i] \
+                else ""
+            lines.append(f"NodeName=node{i + 1:02d} {pre}Port={port + i} "
+                         f"{post}{extra}")
+        self.conf.write_text(text[:m.start()] + "\n".join(lines)
+                             + text[m.end():])
+        self.down()
+        self.up()
+
     # --- talking to the controller directly ------------------------------
 
     def conf_value(self, key):

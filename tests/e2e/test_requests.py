@@ -26,20 +26,8 @@ def wait_reason(cluster, job_id, reason, timeout=15):
 
 
 def set_features(cluster, features):
-    """Give node N (1-based) the Feature= list features[N-1] by editing
-    slurm.conf and restarting, as docs/config.md tells an admin to."""
-    text = cluster.conf.read_text()
-    m = re.search(r"^NodeName=node\[01-(\d+)\] (.*)Port=(\d+)-\d+ (.*)$",
-                  text, re.M)
-    assert m, text
-    n, pre, port, post = int(m.group(1)), m.group(2), int(m.group(3)), m.group(4)
-    lines = []
-    for i in range(n):
-        feat = f" Feature={features[i]}" if i < len(features) and features[i] else ""
-        lines.append(f"NodeName=node{i + 1:02d} {pre}Port={port + i} {post}{feat}")
-    cluster.conf.write_text(text[:m.start()] + "\n".join(lines) + text[m.end():])
-    cluster.down()
-    cluster.up()
+    """Give node N (1-based) the Feature= list features[N-1]."""
+    cluster.set_node_keys([f"Feature={f}" if f else "" for f in features])
 
 
 def test_nodelist_exclude_and_constraint_place_jobs(cluster):

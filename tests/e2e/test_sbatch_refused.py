@@ -8,7 +8,6 @@ REFUSED = [("--bb=capacity=1G", "no burst buffers"),
            ("--core-spec=1", "no specialised cores"),
            ("--sockets-per-node=1", "no socket or core requests"),
            ("--mem-bind=local", "no memory binding"),
-           ("--tmp=100", "nodes have no TmpDisk"),
            ("-M", "one cluster")]
 
 

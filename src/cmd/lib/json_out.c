@@ -213,7 +213,7 @@ static void job_resources(json_t *o, const json_t *job)
     else
         nul(o, "memory_per_cpu");
     i(o, "minimum_cpus_per_node", job_view_min_cpus(job));
-    i(o, "minimum_tmp_disk_per_node", 0);
+    i(o, "minimum_tmp_disk_per_node", jint(job, "min_tmp_mib", 0));
     i(o, "preempt_time", 0);
     i(o, "pre_sus_time", 0);
     i(o, "priority", jint(job, "priority", 0));

@@ -2039,6 +2039,15 @@ static void add_resources(const struct sbatch_opts *o, json_t *body)
     json_object_set_new(body, "ntasks_set", json_boolean(o->ntasks_set));
     if (o->cpus_per_task > 0)
         set_int(body, "cpus_per_task", o->cpus_per_task);
+    if (json_is_string(json_object_get(o->extra, "tmp"))) {
+        uint64_t mib = 0;
+
+        sizefmt_parse_mib(json_string_value(json_object_get(o->extra, "tmp")),
+                          &mib, NULL); /* checked as it was set */
+        json_object_del(body, "tmp");
+        if (mib)
+            json_object_set_new(body, "min_tmp_mib", json_integer((json_int_t)mib));
+    }
     if (json_is_string(json_object_get(o->extra, "mincpus")))
         set_int(body, "min_cpus_per_node",
                 atoi(json_string_value(json_object_get(o->extra,

@@ -46,15 +46,13 @@ static const struct {
     {"use-min-nodes", "no preference for the smallest node count"},
 };
 
-/* --mem-bind=none (Slurm's default), --tmp=0: nothing asked for. */
+/* --mem-bind=none (Slurm's default): nothing asked for. */
 static bool asks_nothing(const char *name, const char *arg)
 {
     if (!arg)
         return false;
     if (!strcmp(name, "mem-bind"))
         return !strcasecmp(arg, "none") || !strcasecmp(arg, "no");
-    if (!strcmp(name, "tmp"))
-        return strtoll(arg, NULL, 10) == 0 && arg[0] == '0';
     return false;
 }
 
@@ -62,8 +60,6 @@ const char *sbatch_option_refusal(const char *name, const char *arg)
 {
     if (!strcmp(name, "mem-bind"))
         return asks_nothing(name, arg) ? NULL : "no memory binding";
-    if (!strcmp(name, "tmp"))
-        return asks_nothing(name, arg) ? NULL : "nodes have no TmpDisk";
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
         if (!strcmp(refused[i].name, name))
             return refused[i].why;

@@ -14,7 +14,7 @@
 /* Why Drover refuses the option 'name' (long name without "--") with the
  * value 'arg' (NULL: none given), as a short phrase ("no burst buffers"),
  * or NULL when it takes it.  A few options are refused only for values
- * that ask for something (--mem-bind other than none, --tmp above 0).
+ * that ask for something (--mem-bind other than none).
  * Static strings; nothing to free.
  */
 const char *sbatch_option_refusal(const char *name, const char *arg);

@@ -392,14 +392,16 @@ static void job_line_detail(struct rec *r, const json_t *job)
 
 static void job_line_request(struct rec *r, const json_t *job)
 {
-    char buf[32], *esc;
+    char buf[32], tmp[32], *esc;
     int per_cpu;
     uint64_t mib = job_view_min_memory(job, &per_cpu);
+    uint64_t tmp_mib = (uint64_t)jint(job, "min_tmp_mib", 0);
 
     fmt_buf_printf(&r->out,
-                   "MinCPUsNode=%u MinMemory%s=%s MinTmpDiskNode=0",
+                   "MinCPUsNode=%u MinMemory%s=%s MinTmpDiskNode=%s",
                    job_view_min_cpus(job), per_cpu ? "CPU" : "Node",
-                   mib ? sizefmt_mib(mib, buf, sizeof(buf)) : "0");
+                   mib ? sizefmt_mib(mib, buf, sizeof(buf)) : "0",
+                   tmp_mib ? sizefmt_mib(tmp_mib, tmp, sizeof(tmp)) : "0");
     rec_eol(r);
     fmt_buf_puts(&r->out, "Features=(null) DelayBoot=00:00:00");
     rec_eol(r);

@@ -201,6 +201,16 @@ static void p_min_cpus(struct fmt_buf *out, const void *rec, const void *ctx)
     fmt_buf_printf(out, "%u", job_view_min_cpus(JOB(rec)));
 }
 
+/* %d: --tmp, MiB with Slurm's unit suffix ("100M", "2G"), "0" when none */
+static void p_min_tmp(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    char buf[32];
+    uint64_t mib = (uint64_t)jint(JOB(rec), "min_tmp_mib", 0);
+
+    (void)ctx;
+    fmt_buf_puts(out, mib ? sizefmt_mib(mib, buf, sizeof(buf)) : "0");
+}
+
 static void p_priority(struct fmt_buf *out, const void *rec, const void *ctx)
 {
     double prio = (double)jint(JOB(rec), "priority", 0) / 4294967295.0;
@@ -333,7 +343,7 @@ const struct fmt_field squeue_fields[] = {
     {'C', "NumCPUs", "CPUS", p_num_cpus, 0},
     {'c', "MinCpus", "MIN_CPUS", p_min_cpus, 0},
     {'D', "NumNodes", "NODES", p_num_nodes, 0},
-    {'d', "MinTmpDisk", "MIN_TMP_DISK", p_zero, 0},
+    {'d', "MinTmpDisk", "MIN_TMP_DISK", p_min_tmp, 0},
     {'E', "Dependency", "DEPENDENCY", p_empty, 0},
     {'e', "EndTime", "END_TIME", p_end, 0},
     {'F', "ArrayJobID", "ARRAY_JOB_ID", p_array_job_id, 0},
@@ -433,6 +443,7 @@ static const struct {
     {p_comment, "comment"},
     {p_oversubscribe, "exclusive"},
     {p_nice, "nice"},
+    {p_min_tmp, "min_tmp_mib"},
     {p_batch_host, "batch_host"},
     {p_sched_nodes, "sched_nodes"},
     {p_reservation, "reservation"},
