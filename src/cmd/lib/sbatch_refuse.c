@@ -43,7 +43,6 @@ static const struct {
     {"relative", "steps are not placed relative to a node"},
     {"resv-ports", "no reserved ports"},
     {"slurmd-debug", "droverd's log level is its own (SlurmdDebug)"},
-    {"use-min-nodes", "no preference for the smallest node count"},
 };
 
 /* --mem-bind=none (Slurm's default): nothing asked for. */
