@@ -89,7 +89,8 @@ void rest_drover_job_steps(struct rest_req *r, const char *arg)
 }
 
 /* GET /drover/v1/job/{id}/usage: job_stat's answer (what sstat shows):
- * each node's steps with their processes' CPU, memory and I/O now. */
+ * each node's steps with their processes' CPU, memory and I/O now; no
+ * nodes for a job that is not running (pending, or ended since). */
 void rest_drover_job_usage(struct rest_req *r, const char *arg)
 {
     char *end;
@@ -102,8 +103,14 @@ void rest_drover_job_usage(struct rest_req *r, const char *arg)
     if (rest_call(r, "job_stat", json_pack("{s:I}", "job_id",
                                            (json_int_t)id),
                   &resp)
-        < 0)
-        return;
+        < 0) {
+        /* A job that ended since the caller saw it RUNNING uses nothing
+         * now: an answer, not an error (the dashboard polls it). */
+        if (errno != EDRV_JOB_NOT_RUNNING)
+            return;
+        r->status = 0;
+        resp = json_pack("{s:[] s:[]}", "nodes", "errors");
+    }
     doc = json_out_doc();
     json_object_set(doc, "nodes", json_object_get(resp, "nodes"));
     json_object_set(doc, "unreachable", json_object_get(resp, "errors"));

@@ -165,6 +165,7 @@ static int call_failed(struct rest_req *r, const char *type,
 {
     log_verbose("%s %s: %s: %s", r->method, r->path, type, error->text);
     rest_fail_errno(r, errnum, error->text);
+    errno = errnum;
     return -1;
 }
 

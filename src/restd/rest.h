@@ -94,7 +94,8 @@ void rest_dispatch(struct rest_req *r);
 /* Call the controller with message 'type' and 'body' (stolen) as the
  * request's user.  Returns 0 with *resp (caller decrefs; may be NULL to
  * drop it); or -1 after setting r's answer to an error document with the
- * HTTP status the failure deserves (rest_fail_errno). */
+ * HTTP status the failure deserves (rest_fail_errno), errno the
+ * failure's code (EDRV_* or a system errno). */
 int rest_call(struct rest_req *r, const char *type, json_t *body,
               json_t **resp);
 

@@ -166,9 +166,9 @@ EXPECTED_REST = {
     "GET /drover/v1/nodes": "200 200 200 200 401 401 401 401",
     "GET /drover/v1/node/{node_name}": "200 200 200 200 401 401 401 401",
     "GET /drover/v1/partitions": "200 200 200 200 401 401 401 401",
-    # The REST target job is pending: "Job is not running" (400), but
-    # another user is refused before that.
-    "GET /drover/v1/job/{job_id}/usage": "400 403 400 400 401 401 401 401",
+    # The REST target job is pending: it uses nothing (200, no nodes), and
+    # another user is refused.
+    "GET /drover/v1/job/{job_id}/usage": "200 403 200 200 401 401 401 401",
     "GET /drover/v1/partition/{partition_name}":
         "200 200 200 200 401 401 401 401",
     "GET /drover/v1/job/{job_id}/steps": "200 200 200 200 401 401 401 401",
