@@ -38,9 +38,6 @@
 
 #define PROG "sattach"
 #define MAX_CONNS 1024
-/* A connection must prove it is one of the step's nodes (its hello
- * carries our secret) within this much (as srun's). */
-#define PREAUTH_MAX_BYTES (64 * 1024)
 
 enum { OPT_IN = CMD_OPT_LONG, OPT_OUT, OPT_ERR, OPT_LAYOUT };
 
@@ -404,17 +401,11 @@ static void handle_frame(struct sattach *sa, json_t *m)
  * node's hello with our secret first. */
 static bool conn_read(struct sattach *sa, struct conn *c)
 {
-    char buf[65536];
-    ssize_t n = read(c->fd, buf, sizeof(buf));
+    int fed = stepio_conn_feed(c->fd, c->dec, c->authed, &c->preauth_in);
     json_t *m;
 
-    if (n < 0 && errno == EINTR)
-        return true;
-    if (n > 0 && !c->authed
-        && (c->preauth_in += (size_t)n) > PREAUTH_MAX_BYTES)
-        return false;
-    if (n <= 0 || proto_decoder_feed(c->dec, buf, (size_t)n) < 0)
-        return false;
+    if (fed <= 0)
+        return fed == 0;
     while ((m = proto_decoder_next(c->dec, NULL))) {
         if (!c->authed) {
             if (!json_is_array(json_object_get(m, "ranks"))

@@ -57,9 +57,8 @@
 
 #define MAX_CONNS 1024
 /* Before a connection proved it is one of the step's nodes (its first
- * frame carries the step's I/O key), it may send this much and take this
- * long; then it is dropped (docs/security.md). */
-#define IO_PREAUTH_MAX_BYTES (64 * 1024)
+ * frame carries the step's I/O key), it may send STEPIO_PREAUTH_MAX bytes
+ * and take this long; then it is dropped (docs/security.md). */
 #define IO_PREAUTH_MAX_MS 10000
 
 extern char **environ;
@@ -972,17 +971,11 @@ static bool conn_authenticate(struct srun *s, struct conn *c, json_t *m)
  * hello). */
 static bool conn_read(struct srun *s, struct conn *c)
 {
-    char buf[65536];
-    ssize_t n = read(c->fd, buf, sizeof(buf));
+    int fed = stepio_conn_feed(c->fd, c->dec, c->authed, &c->preauth_in);
     json_t *m;
 
-    if (n < 0 && errno == EINTR)
-        return true;
-    if (n > 0 && !c->authed
-        && (c->preauth_in += (size_t)n) > IO_PREAUTH_MAX_BYTES)
-        return false;
-    if (n <= 0 || proto_decoder_feed(c->dec, buf, (size_t)n) < 0)
-        return false;
+    if (fed <= 0)
+        return fed == 0;
     while ((m = proto_decoder_next(c->dec, NULL))) {
         if (!c->authed && !conn_authenticate(s, c, m)) {
             json_decref(m);

@@ -22,6 +22,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/trigger.h"
+#include "ctld/trigger_private.h"
 #include "proto/job_state.h"
 
 static void answer_error(proto_req_t *req, int errnum, const char *text)
@@ -141,6 +142,8 @@ static void rpc_trigger_set(proto_req_t *req, void *arg)
         || (errnum = may_set(ctld, req, (enum trigger_type)type, job)))
         return answer_error(req, errnum, why);
     ev.trigger = record(ctld, req, body, type, id);
+    if (!triggers_of(ctld)->head) /* the first: its nodes' baseline */
+        trigger_watch(ctld, ev.t);
     if (ctld_apply(ctld, &ev) < 0) {
         json_decref(ev.trigger);
         return answer_error(req, EINVAL, "trigger not recorded");

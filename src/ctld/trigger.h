@@ -10,7 +10,8 @@
  * trigger_cleared and trigger_fired events (event.h) and the snapshot's
  * "triggers".  Every PERIODIC_MS (2 s; Slurm checks every 15 s) the
  * acting controller compares each node's state with the last check's
- * (kept in memory only, from the start or takeover on: trigger_watch())
+ * (kept in memory only, from the start or takeover on: trigger_watch(),
+ * and from the first trigger on: with none, the nodes are not scanned)
  * and each job trigger's job with the clock; a trigger whose event
  * happened fires: a trigger_fired event, then (on this controller only,
  * never on replay) its program runs as the user who set it, with one

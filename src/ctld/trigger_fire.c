@@ -53,14 +53,15 @@ static void observe(struct ctld *ctld, struct triggers *ts, time_t now,
                     struct node_events *ev)
 {
     size_t n = ctld->nodes->count;
-    bool first = !ts->seen || !ev;
+    bool first = !ts->seen || !ev || ts->stale;
 
     if (!ts->seen) {
         ts->seen = xzalloc(n ? n : 1);
         ts->idle_since = xzalloc((n ? n : 1) * sizeof(time_t));
     }
-    if (!ev)
+    if (first)
         memset(ts->idle_since, 0, (n ? n : 1) * sizeof(time_t));
+    ts->stale = false;
     for (size_t i = 0; i < n; i++) {
         unsigned f = node_seen(ctld, i), old = ts->seen[i];
         if (!first && (f & SEEN_DOWN) && !(old & SEEN_DOWN))
@@ -208,10 +209,15 @@ void trigger_check(struct ctld *ctld, time_t now)
 {
     struct triggers *ts = triggers_of(ctld);
     size_t n = ctld->nodes->count, count = 0, nf = 0;
-    struct node_events ev = {bitmap_create(n), bitmap_create(n),
-                             bitmap_create(n)};
+    struct node_events ev;
     struct firing *fs;
 
+    if (!ts->head) { /* nothing to fire: no scan of every node */
+        ts->stale = true;
+        return;
+    }
+    ev = (struct node_events){bitmap_create(n), bitmap_create(n),
+                              bitmap_create(n)};
     observe(ctld, ts, now, &ev);
     for (struct trigger *t = ts->head; t; t = t->next)
         count++;

@@ -101,3 +101,18 @@ void stepio_print(FILE *f, int rank, bool label, bool *mid_line,
     }
     fflush(f);
 }
+
+int stepio_conn_feed(int fd, proto_decoder_t *dec, bool authed,
+                     size_t *preauth_in)
+{
+    char buf[65536];
+    ssize_t n = read(fd, buf, sizeof(buf));
+
+    if (n < 0 && errno == EINTR)
+        return 0;
+    if (n > 0 && !authed && (*preauth_in += (size_t)n) > STEPIO_PREAUTH_MAX)
+        return -1;
+    if (n <= 0 || proto_decoder_feed(dec, buf, (size_t)n) < 0)
+        return -1;
+    return 1;
+}

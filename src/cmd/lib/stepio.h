@@ -18,8 +18,13 @@
 
 #include <jansson.h>
 
+#include "proto/frame.h"
+
 /* Bytes of the I/O secret; its text form is twice as long (hex). */
 #define STEPIO_KEY_BYTES 32
+
+/* Bytes a connection may send before its hello is accepted. */
+#define STEPIO_PREAUTH_MAX (64 * 1024)
 
 /* Listen on an ephemeral TCP port of our address on the way to the
  * controller (the one the daemons see our requests come from; INADDR_ANY
@@ -36,6 +41,15 @@ void stepio_make_key(const char *prog, char *key);
 /* Does the hello frame 'm' carry "io_key" equal to 'key' (hex text)?
  * Compared in constant time.  False for a missing or wrong-length key. */
 bool stepio_key_ok(const char *key, json_t *m);
+
+/* Read what arrived on a node's I/O connection 'fd' into 'dec'.  Until
+ * its hello is accepted ('authed' false) at most STEPIO_PREAUTH_MAX bytes
+ * are taken, counted in *preauth_in.  Returns 1 when bytes were fed (take
+ * the frames with proto_decoder_next()), 0 when the read was interrupted
+ * (nothing to do), -1 at the connection's end or on a read error,
+ * garbage, or too much before the hello (drop the connection). */
+int stepio_conn_feed(int fd, proto_decoder_t *dec, bool authed,
+                     size_t *preauth_in);
 
 /* Write 'len' bytes of a task's output to 'f' and flush; with 'label',
  * "<rank>: " before each line's first byte.  *mid_line (per task and
