@@ -8,16 +8,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "common/daemon.h"
+#include "common/xalloc.h"
 #include "common/log.h"
 
 /* Linux's default fs.nr_open: the most a hard limit of "unlimited" can
@@ -30,22 +33,34 @@ static rlim_t nofile_orig = RLIM_INFINITY;
 
 void daemon_write_pidfile(const char *path)
 {
+    char *tmp;
     FILE *fp = NULL;
+    bool ok;
     int fd;
 
     if (!path)
         return;
-    /* Never through a link someone put at the path (docs/security.md). */
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-              0644);
-    if (fd < 0 || !(fp = fdopen(fd, "w"))) {
-        if (fd >= 0)
-            close(fd);
+    /* Written whole under a fresh name, then renamed over the path: a
+     * reader (drover status, an init script) never sees it empty, and a
+     * link someone put at the path is replaced, never followed
+     * (docs/security.md).  mkostemp makes the new name with O_EXCL. */
+    tmp = xasprintf("%s.XXXXXX", path);
+    if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
         log_err("cannot write %s", path);
+        free(tmp);
         return;
     }
-    fprintf(fp, "%d\n", (int)getpid());
-    fclose(fp);
+    ok = fchmod(fd, 0644) == 0 && (fp = fdopen(fd, "w"))
+         && fprintf(fp, "%d\n", (int)getpid()) > 0;
+    if (fp)
+        ok = fclose(fp) == 0 && ok;
+    else
+        close(fd);
+    if (!ok || rename(tmp, path) < 0) {
+        log_err("cannot write %s", path);
+        (void)unlink(tmp);
+    }
+    free(tmp);
 }
 
 void daemon_raise_nofile(void)

@@ -9,7 +9,8 @@
 
 #include <uv.h>
 
-/* Write the current pid to 'path' (NULL: nothing).  Failure is logged,
+/* Write the current pid to 'path' (NULL: nothing), whole under a fresh name
+ * renamed over it, so a reader never finds it empty.  Failure is logged,
  * not fatal: the daemon runs without a pid file.
  */
 void daemon_write_pidfile(const char *path);
