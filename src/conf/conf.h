@@ -65,6 +65,9 @@ struct conf_sched {
     uint32_t bf_resolution_s;     /* the pass plans on steps of it; 0:
                                    * Slurm's default, 60 */
     uint32_t bf_interval_s;       /* longest wait between passes, 30 */
+    uint32_t bf_max_job_start;    /* jobs one pass starts at most; 0: as
+                                   * many as the controller's own cap
+                                   * (src/ctld/scheduler.c) */
     uint32_t default_queue_depth; /* accepted: one pass plans it all */
     bool bf_continue, defer;      /* accepted: no effect in Drover */
     bool enable_user_top;         /* job owners may scontrol top their

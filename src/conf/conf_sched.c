@@ -4,7 +4,7 @@
  * options Drover knows
  *
  * max_script_size, bf_max_job_test, bf_max_job_user, bf_max_job_part,
- * bf_window (minutes), bf_resolution (seconds), enable_user_top and
+ * bf_max_job_start, bf_window (minutes), bf_resolution (seconds), enable_user_top and
  * Drover's own drover_backfill=predict|slurm take effect;
  * bf_interval, default_queue_depth, bf_continue and defer are accepted and
  * change nothing (one Drover pass plans the whole queue, and never per
@@ -33,6 +33,8 @@ static const struct {
     { "bf_window", offsetof(struct conf_sched, bf_window_s), 60, 43200 },
     { "bf_resolution", offsetof(struct conf_sched, bf_resolution_s), 1, 3600 },
     { "bf_interval", offsetof(struct conf_sched, bf_interval_s), 1, 10800 },
+    { "bf_max_job_start", offsetof(struct conf_sched, bf_max_job_start), 1,
+      10000 },
     { "default_queue_depth",
       offsetof(struct conf_sched, default_queue_depth), 1, 0 },
 };

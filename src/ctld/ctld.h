@@ -57,7 +57,10 @@ struct ctld {
     time_t boot_time;
     bool sched_pending;
     bool sched_more;           /* the last pass left starts to the next
-                                * (scheduler.c: SCHED_MAX_STARTS) */
+                                * (scheduler.c: sched_start_cap) */
+    uint32_t sched_start_cap;  /* starts a pass may make (its max_starts),
+                                * fitted to the cost of the last passes
+                                * that reached it; 0: SCHED_MAX_STARTS */
     bool replaying;            /* state_restore(): ctld_apply() neither
                                 * journals nor notifies */
     uint32_t *replayed;        /* ids of the jobs the journal's records

@@ -39,19 +39,20 @@
 /* After a pass of cost C, the next starts no sooner than this many C
  * after it ended. */
 #define SCHED_LOAD_FACTOR 9
-/* At most this many jobs start in one pass; the rest start in the next,
- * one loop turn later, so the requests that arrived meanwhile (node
- * reports, completions) are answered between them instead of after a pass
- * that launched a whole cluster's worth of jobs (bench/complete_latency).
- * More start while starting has taken less time than the pass's planning
- * (at most SCHED_START_BUDGET_MAX_NS):
- * on a large cluster a plan costs far more than 16 starts (300 ms at
- * 10,000 nodes and 20,000 jobs), and a storm of starts would otherwise
- * pay a whole plan per 16 (bench/README.md, "launch storm"). */
+/* A pass ends once it has started its cap of jobs (sched_pass_opts
+ * max_starts); the rest start in the next, one loop turn later, so the
+ * requests that arrived meanwhile (node reports, completions) are answered
+ * between them instead of after a pass that launched a whole cluster's
+ * worth of jobs (bench/complete_latency), and a pass costs what it starts,
+ * not a plan of the whole queue (300 ms at 10,000 nodes and 20,000 jobs
+ * that all fit: bench/storm).  The cap starts at SCHED_MAX_STARTS; after a
+ * pass that reached it, it doubles when the pass took less than half of
+ * SCHED_TURN_TARGET_NS of CPU, and halves when it took more (never below
+ * SCHED_MAX_STARTS, never above SCHED_START_CAP_MAX or SchedulerParameters
+ * bf_max_job_start). */
 #define SCHED_MAX_STARTS 16
-/* ... and starting past SCHED_MAX_STARTS stops after this long (ns) even
- * when the plan took longer. */
-#define SCHED_START_BUDGET_MAX_NS 50000000ull
+#define SCHED_START_CAP_MAX 4096
+#define SCHED_TURN_TARGET_NS 20000000ull
 /* Below this wait (ns), the next pass runs on the next loop turn. */
 #define SCHED_MIN_WAIT_NS 1000000ull
 
@@ -65,6 +66,17 @@ static uint64_t cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The cap of the next pass after one that reached its cap and cost
+ * 'cost_ns' (SCHED_MAX_STARTS above). */
+static uint32_t start_cap_fit(uint32_t cap, uint64_t cost_ns)
+{
+    if (cost_ns < SCHED_TURN_TARGET_NS / 2 && cap < SCHED_START_CAP_MAX)
+        return cap * 2;
+    if (cost_ns > SCHED_TURN_TARGET_NS && cap > SCHED_MAX_STARTS)
+        return cap / 2;
+    return cap;
+}
+
 static void sched_timer_cb(uv_timer_t *t)
 {
     struct ctld *ctld = t->data;
@@ -73,6 +85,20 @@ static void sched_timer_cb(uv_timer_t *t)
     scheduler_run(ctld);
     ctld->sched_last_cost_ns = cpu_ns() - start;
     ctld->sched_last_end_ns = uv_hrtime();
+    if (ctld->sched_more)
+        ctld->sched_start_cap = start_cap_fit(
+            ctld->sched_start_cap ? ctld->sched_start_cap : SCHED_MAX_STARTS,
+            ctld->sched_last_cost_ns);
+}
+
+/* The pass's max_starts: the fitted cap, within bf_max_job_start. */
+static uint32_t start_cap(const struct ctld *ctld)
+{
+    uint32_t cap = ctld->sched_start_cap ? ctld->sched_start_cap
+                                         : SCHED_MAX_STARTS;
+    uint32_t most = ctld->conf->sched.bf_max_job_start;
+
+    return most && most < cap ? most : cap;
 }
 
 /* Milliseconds until the next pass may start. */
@@ -288,6 +314,9 @@ static void apply_decision(struct ctld *ctld, struct job *job,
         break;
     case SCHED_ACT_NEVER:
         job->reason = JOB_REASON_NODE_NOT_AVAIL;
+        break;
+    case SCHED_ACT_LATER: /* the next pass takes it (start_cap) */
+        ctld->sched_more = true;
         break;
     }
 }
@@ -514,8 +543,6 @@ struct run_state {
                    * backfilled) */
     bool blocked; /* sched/builtin: a job ahead waits for resources */
     bool builtin;
-    uint64_t plan_ns;        /* this pass's planning (sched_pass), ns */
-    uint64_t apply_began_ns; /* uv_hrtime() when its decisions began */
 };
 
 /* Each job's nodes for the pass of 'r' (NULL: the general one) into its
@@ -614,8 +641,7 @@ static void unorder(const uint32_t *order, struct job **pend,
     permute(dec, sizeof(*dec), np, order, true);
 }
 
-/* The decisions of a pass, in order: starts (at most SCHED_MAX_STARTS a
- * run, more while starting is quicker than the plan was; under
+/* The decisions of a pass, in order: starts (at most start_cap(); under
  * sched/builtin none behind a waiting job), reasons. */
 static void pass_apply(struct ctld *ctld, struct job **pend,
                        const struct sched_job *pj,
@@ -632,29 +658,17 @@ static void pass_apply(struct ctld *ctld, struct job **pend,
                 pend[i]->reason = JOB_REASON_PRIORITY;
             continue;
         }
-        if (start && st->starts >= SCHED_MAX_STARTS
-            && uv_hrtime() - st->apply_began_ns
-                   >= (st->plan_ns < SCHED_START_BUDGET_MAX_NS
-                           ? st->plan_ns
-                           : SCHED_START_BUDGET_MAX_NS)) {
-            /* the next run (past SCHED_MAX_STARTS while starting has
-             * taken less time than planning: a storm on a large cluster
-             * starts more per plan) */
-            decision_drop(ctld, &dec[i]);
-            ctld->sched_more = true;
-            continue;
-        }
         st->starts += start;
         st->backfilled += start && st->waiting;
-        st->waiting |= !start;
+        st->waiting |= dec[i].action == SCHED_ACT_WAIT;
         apply_decision(ctld, pend[i], &dec[i],
                        gate->held ? gate->held[i] : JOB_REASON_NONE,
                        pj[i].time_limit_s, st->now);
-        if (ctld->resvs && !start
-            && (pend[i]->reservation || pend[i]->place.req_bm))
+        if (!ctld->resvs || start || dec[i].action == SCHED_ACT_LATER)
+            continue;
+        if (pend[i]->reservation || pend[i]->place.req_bm)
             resv_reason(ctld, pend[i], st->now);
-        if (ctld->resvs && !start)
-            maint_reason(ctld, pend[i], st->now);
+        maint_reason(ctld, pend[i], st->now);
     }
 }
 
@@ -682,11 +696,9 @@ static void pass_over(struct ctld *ctld, const struct resv *r,
         opts.started = enforce_started;
         opts.gate_arg = &gate;
     }
-    st->apply_began_ns = uv_hrtime();
+    opts.max_starts = start_cap(ctld);
     rc = sched_pass(ctld->nodes->sched, ctld->nodes->count, run, nr, pj, np,
                     st->now, &opts, dec);
-    st->plan_ns = uv_hrtime() - st->apply_began_ns;
-    st->apply_began_ns += st->plan_ns;
     if (rc == 0)
         pass_apply(ctld, pend, pj, dec, np, &gate, st);
     if (order)

@@ -1292,6 +1292,7 @@ int sched_pass(struct sched_node *nodes,
                struct sched_decision *out)
 {
     struct pass p;
+    uint32_t starts = 0;
     size_t i;
 
     if ((!nodes && n) || (!running && nrunning) || (!pending && npending)
@@ -1320,6 +1321,12 @@ int sched_pass(struct sched_node *nodes,
             goto error;
         if (out[i].action == SCHED_ACT_START && p.opts.started)
             p.opts.started(p.opts.gate_arg, i);
+        if (out[i].action == SCHED_ACT_START && p.opts.max_starts
+            && ++starts == p.opts.max_starts) {
+            while (++i < npending)
+                out[i].action = SCHED_ACT_LATER;
+            break;
+        }
         if (out[i].action == SCHED_ACT_WAIT
             && (!p.opts.reserve_prefix || i < p.opts.reserve_depth)
             && plan_job(&p, &pending[i], key, &out[i]) < 0)

@@ -259,6 +259,9 @@ enum sched_action {
     SCHED_ACT_START, /* start now with 'alloc' */
     SCHED_ACT_WAIT,  /* stay pending for 'reason' */
     SCHED_ACT_NEVER, /* can never run here: Slurm rejects or holds it */
+    SCHED_ACT_LATER, /* not taken this pass: the pass ended after
+                      * sched_pass_opts.max_starts starts; decided by a
+                      * later pass (its reason and plan unchanged) */
 };
 
 /* Pending reasons, with Slurm's spelling in sched_reason_string(). */
@@ -329,6 +332,11 @@ struct sched_pass_opts {
      * planned on their resources over their time. */
     const struct sched_hold *holds;
     size_t nholds;
+    /* The pass ends once this many jobs start (0 = no cap): every job
+     * after the last one started gets SCHED_ACT_LATER.  As Slurm's
+     * bf_max_job_start, so that a pass over a queue of which thousands
+     * fit at once costs what it starts, not the whole queue's plan. */
+    uint32_t max_starts;
 };
 #define SCHED_PASS_OPTS_DEFAULT                                                \
     ((struct sched_pass_opts){ .reserve_depth = 500, .window_s = 86400 })
@@ -357,7 +365,8 @@ struct sched_pass_opts {
  * after start + limit.  A job for which no such time exists within the
  * window (for example everything left runs without a time limit) gets no
  * reservation and blocks nobody.  A request that is malformed or can never
- * fit gets SCHED_ACT_NEVER.
+ * fit gets SCHED_ACT_NEVER.  With opts->max_starts, the jobs after the
+ * one whose start reached it are not taken at all (SCHED_ACT_LATER).
  * Returns 0, or -1 with errno ENOMEM, or EINVAL (NULL arrays, a node with
  * GPUs but no usage bitmap of that size, a running allocation that does
  * not match the nodes); on failure 'nodes' is as it was and 'out' holds no

@@ -1195,8 +1195,9 @@ static void scheduler_parameters_max_script_size(void **state)
     conf = parse_ok("SchedulerParameters=bf_continue,max_script_size=65536,"
                     "default_queue_depth=100,bf_window=60,bf_max_job_test=50,"
                     "bf_max_job_user=3,bf_max_job_part=7,bf_resolution=120,"
-                    "bf_interval=10,defer\n", NULL);
+                    "bf_interval=10,defer,bf_max_job_start=4\n", NULL);
     assert_int_equal(conf->sched.max_script_size, 65536);
+    assert_int_equal(conf->sched.bf_max_job_start, 4);
     assert_int_equal(conf->sched.bf_window_s, 3600);
     assert_int_equal(conf->sched.bf_max_job_test, 50);
     assert_int_equal(conf->sched.bf_max_job_user, 3);
@@ -1213,6 +1214,8 @@ static void scheduler_parameters_max_script_size(void **state)
     conf_destroy(conf);
     parse_fails("SchedulerParameters=max_script_size=536870913\n", NULL,
                 "max_script_size: not a number in range");
+    parse_fails("SchedulerParameters=bf_max_job_start=10001\n", NULL,
+                "bf_max_job_start: not a number in range");
     parse_fails("SchedulerParameters=max_script_size=4M\n", NULL,
                 "not a number");
     parse_fails("SchedulerParameters=bf_window=x\n", NULL,

@@ -125,6 +125,39 @@ static void pass_starts_in_priority_order(void **state)
     world_destroy(w);
 }
 
+/* max_starts ends the pass at its cap: the jobs after the last start are
+ * not taken (no allocation, no usage), while a job waiting before it
+ * keeps its reservation and a later one is still held off it. */
+static void pass_ends_at_max_starts(void **state)
+{
+    (void)state;
+    struct world *w = world_create(4, 4, 0);
+    struct sched_request whole = { .ntasks = 1, .cpus_per_task = 4 };
+    struct sched_request all = { .ntasks = 4, .cpus_per_task = 4,
+                                 .min_nodes = 4 };
+    struct sched_pass_opts opts = SCHED_PASS_OPTS_DEFAULT;
+    struct sched_job q[] = {
+        { .id = 1, .req = &all, .time_limit_s = 100 },
+        { .id = 2, .req = &whole, .time_limit_s = 100 }, /* would delay 1 */
+        { .id = 3, .req = &whole, .time_limit_s = 50 },  /* backfills */
+        { .id = 4, .req = &whole, .time_limit_s = 50 },
+        { .id = 5, .req = &whole, .time_limit_s = 50 },
+    };
+
+    run_on(w, 3, 4, NOW - 10, 100); /* node 3 until NOW + 90 */
+    opts.max_starts = 2;
+    assert_int_equal(pass(w, q, 5, &opts), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 90);
+    assert_waits(&w->out[1], SCHED_REASON_PRIORITY, NOW + 190);
+    assert_int_equal(w->out[2].action, SCHED_ACT_START);
+    assert_int_equal(w->out[3].action, SCHED_ACT_START);
+    assert_int_equal(w->out[4].action, SCHED_ACT_LATER);
+    assert_null(w->out[4].alloc);
+    assert_int_equal(w->c->nodes[0].alloc_cpus + w->c->nodes[1].alloc_cpus
+                         + w->c->nodes[2].alloc_cpus, 8);
+    world_destroy(w);
+}
+
 /* The admit gate: at most 'max' starts in the pass, counted through
  * 'started'; job 2 (index 1) does not fit the nodes anyway. */
 struct gate {
@@ -880,6 +913,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pass_starts_in_priority_order),
+        cmocka_unit_test(pass_ends_at_max_starts),
         cmocka_unit_test(
             pass_blocked_job_gets_resources_later_fit_gets_priority),
         cmocka_unit_test(pass_backfills_short_job_before_reservation),
