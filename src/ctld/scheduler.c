@@ -46,8 +46,10 @@
  * worth of jobs (bench/complete_latency), and a pass costs what it starts,
  * not a plan of the whole queue (300 ms at 10,000 nodes and 20,000 jobs
  * that all fit: bench/storm).  The cap starts at SCHED_MAX_STARTS; after a
- * pass that reached it, it doubles when the pass took less than half of
- * SCHED_TURN_TARGET_NS of CPU, and halves when it took more (never below
+ * pass that reached it, it doubles when the pass took less than
+ * SCHED_TURN_TARGET_NS of CPU, and halves when it took more than twice
+ * that, so a pass's cost settles between the two whatever its fixed part
+ * (the queue and the running jobs walked whatever it starts) (never below
  * SCHED_MAX_STARTS, never above SCHED_START_CAP_MAX or SchedulerParameters
  * bf_max_job_start). */
 #define SCHED_MAX_STARTS 16
@@ -70,9 +72,9 @@ static uint64_t cpu_ns(void)
  * 'cost_ns' (SCHED_MAX_STARTS above). */
 static uint32_t start_cap_fit(uint32_t cap, uint64_t cost_ns)
 {
-    if (cost_ns < SCHED_TURN_TARGET_NS / 2 && cap < SCHED_START_CAP_MAX)
+    if (cost_ns < SCHED_TURN_TARGET_NS && cap < SCHED_START_CAP_MAX)
         return cap * 2;
-    if (cost_ns > SCHED_TURN_TARGET_NS && cap > SCHED_MAX_STARTS)
+    if (cost_ns > 2 * SCHED_TURN_TARGET_NS && cap > SCHED_MAX_STARTS)
         return cap / 2;
     return cap;
 }
@@ -326,13 +328,11 @@ static void apply_decision(struct ctld *ctld, struct job *job,
  * (a task takes at least one) and by its throttle, so that one pass
  * starts many tasks rather than one (bench/array_drain).
  */
-static size_t array_entries(struct ctld *ctld, const struct job *job)
+static size_t array_entries(struct ctld *ctld, const struct job *job,
+                            size_t cpus)
 {
-    size_t n = bitmap_count(job->array->pending), cpus = 0, running;
+    size_t n = bitmap_count(job->array->pending), running;
 
-    for (size_t i = 0; i < ctld->nodes->count; i++)
-        if (ctld->nodes->sched[i].available)
-            cpus += ctld->nodes->sched[i].cpus;
     if (n > cpus)
         n = cpus;
     if (job->array->throttle) {
@@ -345,10 +345,21 @@ static size_t array_entries(struct ctld *ctld, const struct job *job)
     return n ? n : 1;
 }
 
-static void add_pending(struct ctld *ctld, struct job *job, struct job ***pend,
-                        size_t *np, size_t *cap)
+/* The CPUs of the available nodes (array_entries()). */
+static size_t available_cpus(const struct ctld *ctld)
 {
-    size_t k = array_is_master(job) ? array_entries(ctld, job) : 1;
+    size_t cpus = 0;
+
+    for (size_t i = 0; i < ctld->nodes->count; i++)
+        if (ctld->nodes->sched[i].available)
+            cpus += ctld->nodes->sched[i].cpus;
+    return cpus;
+}
+
+static void add_pending(struct ctld *ctld, struct job *job, size_t cpus,
+                        struct job ***pend, size_t *np, size_t *cap)
+{
+    size_t k = array_is_master(job) ? array_entries(ctld, job, cpus) : 1;
 
     if (*np + k > *cap) {
         *cap = (*np + k) * 2;
@@ -396,7 +407,7 @@ static void collect_running(struct ctld *ctld, time_t now,
 static void collect_pending(struct ctld *ctld, time_t now, struct job ***pend,
                             size_t *np)
 {
-    size_t cap = HASH_COUNT(ctld->jobs) + 1;
+    size_t cap = HASH_COUNT(ctld->jobs) + 1, cpus = available_cpus(ctld);
     struct job *job, *tmp;
 
     *pend = xzalloc(sizeof(**pend) * cap);
@@ -407,7 +418,7 @@ static void collect_pending(struct ctld *ctld, time_t now, struct job ***pend,
         if (job->state == JOB_PENDING && depend_gate(ctld, job, now))
             continue; /* dependency or array throttle: reason set */
         if (job_is_eligible(job, now))
-            add_pending(ctld, job, pend, np, &cap);
+            add_pending(ctld, job, cpus, pend, np, &cap);
     }
     qsort_r(*pend, *np, sizeof(**pend), ctld_job_order, ctld);
 }
@@ -552,8 +563,12 @@ static void pass_prepare(struct ctld *ctld, const struct resv *r,
                          bitmap_t **own)
 {
     for (size_t i = 0; i < np; i++) {
-        struct ctld_partition *part =
-            node_table_partition(ctld->nodes, pend[i]->partition);
+        struct ctld_partition *part;
+        if (!r && i > 0 && pend[i] == pend[i - 1]) {
+            pj[i] = pj[i - 1]; /* an array's entries: prepared once */
+            continue;
+        }
+        part = node_table_partition(ctld->nodes, pend[i]->partition);
         pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
         pend[i]->req.oversubscribe = ctld_job_oversubscribe(ctld, pend[i]);
         if (r && (own[i] = resv_pass_nodes(ctld, r, pend[i],
