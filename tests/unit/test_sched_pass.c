@@ -158,6 +158,53 @@ static void pass_ends_at_max_starts(void **state)
     world_destroy(w);
 }
 
+/* A one-node request on nodes of one weight: the pass stops at the first
+ * node that holds all of it (select_now()); on random usage its choice is
+ * always sched_select()'s, which judges every node. */
+static void pass_one_node_choice_is_sched_selects(void **state)
+{
+    (void)state;
+    uint64_t seed = 12345;
+
+    for (int round = 0; round < 2000; round++) {
+        struct world *w = world_create(12, 8, 4);
+        struct sched_request req = { 0 };
+        struct sched_job q[1] = {{ .id = 1, .req = &req,
+                                   .time_limit_s = 100 }};
+        struct sched_alloc *want = NULL;
+        int rc;
+
+        for (size_t i = 0; i < w->c->n; i++) { /* random usage */
+            struct sched_node *nd = &w->c->nodes[i];
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            if ((seed >> 40) % 3)
+                run_on(w, (uint32_t)i, 1 + (uint32_t)(seed >> 33) % 8,
+                       NOW - 1, 100);
+            nd->alloc_mem_mib = (seed >> 50) % 64 * GIB;
+            for (uint32_t g = 0; g < (uint32_t)(seed >> 45) % 5; g++)
+                bitmap_set(nd->alloc_gpus, g);
+        }
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        req.ntasks = 1 + (uint32_t)(seed >> 20) % 4;
+        req.cpus_per_task = 1 + (uint32_t)(seed >> 24) % 3;
+        req.gpus_per_node = (uint32_t)(seed >> 28) % 3;
+        req.mem_per_node_mib = (seed >> 32) % 32 * GIB;
+        req.min_nodes = req.max_nodes = 1;
+        rc = sched_select(w->c->nodes, w->c->n, &req, &want);
+        assert_true(rc >= 0);
+        assert_int_equal(pass(w, q, 1, NULL), 0);
+        if (rc == SCHED_OK) {
+            assert_int_equal(w->out[0].action, SCHED_ACT_START);
+            assert_int_equal(w->out[0].alloc->node_idx[0], want->node_idx[0]);
+            assert_int_equal(w->out[0].alloc->tasks[0], want->tasks[0]);
+        } else {
+            assert_int_not_equal(w->out[0].action, SCHED_ACT_START);
+        }
+        sched_alloc_destroy(want);
+        world_destroy(w);
+    }
+}
+
 /* The admit gate: at most 'max' starts in the pass, counted through
  * 'started'; job 2 (index 1) does not fit the nodes anyway. */
 struct gate {
@@ -914,6 +961,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pass_starts_in_priority_order),
         cmocka_unit_test(pass_ends_at_max_starts),
+        cmocka_unit_test(pass_one_node_choice_is_sched_selects),
         cmocka_unit_test(
             pass_blocked_job_gets_resources_later_fit_gets_priority),
         cmocka_unit_test(pass_backfills_short_job_before_reservation),
