@@ -426,15 +426,30 @@ static void show_named(struct scontrol *sc, const struct entity *e,
     hostlist_destroy(hl);
 }
 
+/* The names of node list 'arg' (itself if it is not a hostlist). */
+static json_t *node_names(const char *arg)
+{
+    hostlist_t *hl = hostlist_decode(arg, NULL);
+    json_t *names = json_array();
+
+    for (size_t i = 0; i < (hl ? hostlist_count(hl) : 1); i++)
+        json_array_append_new(names,
+                              json_string(hl ? hostlist_nth(hl, i) : arg));
+    hostlist_destroy(hl);
+    return names;
+}
+
 static void show_entity(struct scontrol *sc, const struct entity *e,
                         const char *arg)
 {
     drv_error_t error = {{0}};
     json_t *resp = NULL, *records;
+    json_t *body = json_pack("{s:b}", "show_all", sc->all);
     struct scontrol_ctx ctx;
 
-    if (cmd_rpc(sc->prog, e->type, json_pack("{s:b}", "show_all", sc->all),
-                &resp, &error) < 0) {
+    if (arg && e == &node_entity) /* only those: not 10,000 parsed */
+        json_object_set_new(body, "names", node_names(arg));
+    if (cmd_rpc(sc->prog, e->type, body, &resp, &error) < 0) {
         fprintf(stderr, "%s: %s\n", e->load_err, error.text);
         sc->exit_code = 1;
         return;

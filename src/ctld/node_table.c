@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uthash.h>
 
 #include "common/hostlist.h"
 #include "common/log.h"
@@ -17,11 +18,21 @@
 #include "conf/conf_sched_node.h"
 #include "ctld/node_table.h"
 
+/* One entry of the name index. */
+struct node_name {
+    size_t idx;
+    UT_hash_handle hh; /* key: the name, borrowed from the conf */
+};
+
 static void node_init(struct node_table *nt, size_t i,
                       const struct conf_node *cn)
 {
+    struct node_name *e = xzalloc(sizeof(*e));
+
     nt->info[i].conf = cn;
     nt->names[i] = cn->name;
+    e->idx = i;
+    HASH_ADD_KEYPTR(hh, nt->by_name, cn->name, strlen(cn->name), e);
     if (conf_sched_node_init(&nt->sched[i], cn) < 0) {
         log_err("NodeName=%s", cn->name); /* ENOMEM: abort, as xzalloc */
         abort();
@@ -87,6 +98,12 @@ void node_table_destroy(struct node_table *nt)
         free(nt->info[i].epilog_jobs);
         json_decref(nt->info[i].gpus);
     }
+    struct node_name *e, *tmp;
+
+    HASH_ITER(hh, nt->by_name, e, tmp) {
+        HASH_DEL(nt->by_name, e);
+        free(e);
+    }
     for (size_t p = 0; p < nt->part_count; p++)
         bitmap_destroy(nt->parts[p].nodes);
     free(nt->parts);
@@ -135,10 +152,10 @@ void node_table_jobs_detach(struct node_table *nt, const struct sched_alloc *a,
 
 long node_table_index(const struct node_table *nt, const char *name)
 {
-    for (size_t i = 0; i < nt->count; i++)
-        if (!strcmp(nt->names[i], name))
-            return (long)i;
-    return -1;
+    struct node_name *e;
+
+    HASH_FIND_STR(nt->by_name, name, e);
+    return e ? (long)e->idx : -1;
 }
 
 long node_table_index_cb(const char *name, uint32_t *ngpus, void *arg)

@@ -59,6 +59,8 @@ struct node_table {
     struct sched_node *sched;
     struct ctld_node *info;
     const char **names;    /* node names by index, for hostlists */
+    struct node_name *by_name; /* uthash: name to index
+                                * (node_table_index()) */
     size_t count;
     struct ctld_partition *parts;
     size_t part_count;
@@ -85,7 +87,8 @@ void node_table_jobs_detach(struct node_table *nt, const struct sched_alloc *a,
 /* Drop entry 'k' of node 'i''s job index (a reader found it stale). */
 void node_table_jobs_drop(struct node_table *nt, size_t i, uint32_t k);
 
-/* Index of node 'name', or -1. */
+/* Index of node 'name', or -1.  A hash lookup: a registration finds its
+ * node without walking 10,000 names (bench/scale). */
 long node_table_index(const struct node_table *nt, const char *name);
 
 /* job_apply_json()'s resolver: index of node 'name' (or -1) and its GPU

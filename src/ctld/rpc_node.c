@@ -67,14 +67,25 @@ static void rpc_node_info(proto_req_t *req, void *arg)
     struct ctld *ctld = arg;
     json_t *names = json_object_get(proto_req_body(req), "names");
     json_t *arr;
+    bool *wanted = NULL;
 
     if (ctld_private(ctld, req, CONF_PRIVATE_NODES))
         return respond_error(req, EDRV_ACCESS_DENIED, NULL, "node_info");
     arr = json_array();
+    if (json_array_size(names)) { /* by the name index, in table order */
+        size_t k;
+        json_t *v;
+        wanted = xzalloc(ctld->nodes->count + 1);
+        json_array_foreach(names, k, v) {
+            long i = node_table_index(ctld->nodes, json_string_value(v) ?: "");
+            if (i >= 0)
+                wanted[i] = true;
+        }
+    }
     for (size_t i = 0; i < ctld->nodes->count; i++) {
         struct node_flags f = {0};
         bool maint;
-        if (!name_wanted(names, ctld->nodes->names[i]))
+        if (wanted && !wanted[i])
             continue;
         if (resv_node_reserved(ctld, i, ctld_now(ctld), &maint)) {
             f.maint = maint;
@@ -84,6 +95,7 @@ static void rpc_node_info(proto_req_t *req, void *arg)
                     && bitmap_test(ctld->planned_nodes, i);
         json_array_append_new(arr, node_table_node_json(ctld->nodes, i, &f));
     }
+    free(wanted);
     respond(req, json_pack("{s:I s:o}", "now", (json_int_t)ctld_now(ctld),
                            "nodes", arr),
             "node_info");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <uthash.h>
 
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/sinfo_print.h"
@@ -218,10 +219,16 @@ static void p_version(struct fmt_buf *out, const void *rec, const void *ctx)
 /* --- columns over the whole group ---------------------------------------- */
 
 /* Encode one string field of every member node as a hostlist, once each. */
+struct seen {
+    UT_hash_handle hh; /* key: the value, borrowed from the JSON */
+};
+
 static void put_hostlist(struct fmt_buf *out, const void *rec,
                          const char *key)
 {
     hostlist_t *hl = hostlist_create();
+    struct seen *seen = NULL, *e, *tmp;
+    struct seen *ents = xzalloc((ROW(rec)->nnodes + 1) * sizeof(*ents));
     char *s;
 
     for (size_t i = 0; hl && i < ROW(rec)->nnodes; i++) {
@@ -229,9 +236,15 @@ static void put_hostlist(struct fmt_buf *out, const void *rec,
 
         if (!v)
             v = jstr_or(ROW(rec)->nodes[i], "name", "");
-        if (hostlist_find(hl, v) < 0)
-            hostlist_append(hl, v);
+        HASH_FIND_STR(seen, v, e);
+        if (e)
+            continue;
+        HASH_ADD_KEYPTR(hh, seen, v, strlen(v), &ents[i]);
+        hostlist_append(hl, v);
     }
+    HASH_ITER(hh, seen, e, tmp)
+        HASH_DEL(seen, e);
+    free(ents);
     s = hl ? hostlist_encode(hl) : NULL;
     fmt_buf_puts(out, s ? s : "");
     free(s);
@@ -482,10 +495,32 @@ static bool is_partition(fmt_print_f f)
 
 /* --- grouping ------------------------------------------------------------ */
 
+/* Hash entries: a row by its key, a node by its name, a (row, node)
+ * pair already added.  Each a lookup, not a walk: 10,000 nodes made the
+ * walks quadratic (4 s for one sinfo: bench/scale). */
+struct row_ent {
+    size_t row;
+    UT_hash_handle hh; /* key: the row's key (struct sinfo_row.key) */
+};
+
+struct node_ent {
+    const json_t *node;
+    size_t idx; /* its place in the node list */
+    UT_hash_handle hh; /* key: its name, borrowed from the JSON */
+};
+
+struct pair_ent {
+    uint64_t pair; /* row << 32 | node index */
+    UT_hash_handle hh;
+};
+
 struct rows {
     struct sinfo_row *v;
     size_t n;
     size_t cap;
+    struct row_ent *by_key;
+    struct node_ent *by_name;
+    struct pair_ent *added;
 };
 
 static bool spec_has_partition(const struct fmt_spec *spec)
@@ -538,11 +573,12 @@ static char *make_key(const struct fmt_spec *spec, const json_t *part,
 static struct sinfo_row *row_get(struct rows *r, char *key, const json_t *part,
                                  size_t part_index)
 {
-    for (size_t i = 0; i < r->n; i++) {
-        if (strcmp(r->v[i].key, key) == 0) {
-            free(key);
-            return &r->v[i];
-        }
+    struct row_ent *e;
+
+    HASH_FIND_STR(r->by_key, key, e);
+    if (e) {
+        free(key);
+        return &r->v[e->row];
     }
     if (r->n == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 16;
@@ -551,37 +587,76 @@ static struct sinfo_row *row_get(struct rows *r, char *key, const json_t *part,
             abort();
     }
     r->v[r->n] = (struct sinfo_row){part, part_index, NULL, 0, key, r->n};
+    e = xzalloc(sizeof(*e));
+    e->row = r->n;
+    HASH_ADD_KEYPTR(hh, r->by_key, key, strlen(key), e);
     return &r->v[r->n++];
 }
 
-static void row_add_node(struct sinfo_row *row, const json_t *node)
+/* Add node 'k' of the list to 'row' (once). */
+static void row_add_node(struct rows *r, struct sinfo_row *row,
+                         const struct node_ent *k)
 {
-    for (size_t i = 0; i < row->nnodes; i++) {
-        if (row->nodes[i] == node)
-            return;
+    uint64_t pair = (uint64_t)(row - r->v) << 32 | k->idx;
+    struct pair_ent *e;
+
+    HASH_FIND(hh, r->added, &pair, sizeof(pair), e);
+    if (e)
+        return;
+    e = xzalloc(sizeof(*e));
+    e->pair = pair;
+    HASH_ADD(hh, r->added, pair, sizeof(e->pair), e);
+    if ((row->nnodes & (row->nnodes - 1)) == 0) { /* 0, 1, 2, 4, ... */
+        row->nodes = realloc(row->nodes, (row->nnodes ? 2 * row->nnodes : 1)
+                                             * sizeof(*row->nodes));
+        if (!row->nodes)
+            abort();
     }
-    row->nodes = realloc(row->nodes, (row->nnodes + 1) * sizeof(*row->nodes));
-    if (!row->nodes)
-        abort();
-    row->nodes[row->nnodes++] = node;
+    row->nodes[row->nnodes++] = k->node;
 }
 
-static const json_t *node_find(const json_t *nodes, const char *name)
+static void index_nodes(struct rows *r, const json_t *nodes)
 {
     size_t i;
     json_t *n;
 
     json_array_foreach(nodes, i, n) {
-        const char *s = jstr(n, "name");
-
-        if (s && strcmp(s, name) == 0)
-            return n;
+        const char *name = jstr(n, "name");
+        struct node_ent *e;
+        if (!name)
+            continue;
+        HASH_FIND_STR(r->by_name, name, e);
+        if (e)
+            continue; /* the first of a name, as a walk would find */
+        e = xzalloc(sizeof(*e));
+        e->node = n;
+        e->idx = i;
+        HASH_ADD_KEYPTR(hh, r->by_name, name, strlen(name), e);
     }
-    return NULL;
+}
+
+static void rows_index_free(struct rows *r)
+{
+    struct row_ent *re, *rt;
+    struct node_ent *ne, *nt;
+    struct pair_ent *pe, *pt;
+
+    HASH_ITER(hh, r->by_key, re, rt) {
+        HASH_DEL(r->by_key, re);
+        free(re);
+    }
+    HASH_ITER(hh, r->by_name, ne, nt) {
+        HASH_DEL(r->by_name, ne);
+        free(ne);
+    }
+    HASH_ITER(hh, r->added, pe, pt) {
+        HASH_DEL(r->added, pe);
+        free(pe);
+    }
 }
 
 static void add_partition(struct rows *r, const struct fmt_spec *spec,
-                          const json_t *part, size_t pi, const json_t *nodes,
+                          const json_t *part, size_t pi,
                           const struct sinfo_opts *o, bool by_part)
 {
     hostlist_t *hl = hostlist_decode(jstr_or(part, "nodes", ""), NULL);
@@ -591,13 +666,16 @@ static void add_partition(struct rows *r, const struct fmt_spec *spec,
         row_get(r, xasprintf("%s\x1f(empty)", jstr_or(part, "name", "")), part,
                 pi);
     for (size_t i = 0; i < count; i++) {
-        const json_t *node = node_find(nodes, hostlist_nth(hl, i));
+        struct node_ent *k;
 
-        if (!node || !node_selected(node, o))
+        HASH_FIND_STR(r->by_name, hostlist_nth(hl, i), k);
+        if (!k || !node_selected(k->node, o))
             continue;
-        row_add_node(row_get(r, make_key(spec, by_part ? part : NULL, node, o),
+        row_add_node(r,
+                     row_get(r, make_key(spec, by_part ? part : NULL, k->node,
+                                         o),
                              by_part ? part : NULL, pi),
-                     node);
+                     k);
     }
     hostlist_destroy(hl);
 }
@@ -651,13 +729,15 @@ struct sinfo_row *sinfo_rows_build(const struct fmt_spec *spec,
                                    const struct sinfo_opts *opts,
                                    size_t *nrows)
 {
-    struct rows r = {NULL, 0, 0};
+    struct rows r = {0};
     bool by_part = spec_has_partition(spec);
     size_t i;
     json_t *part;
 
+    index_nodes(&r, nodes);
     json_array_foreach(partitions, i, part)
-        add_partition(&r, spec, part, i, nodes, opts, by_part);
+        add_partition(&r, spec, part, i, opts, by_part);
+    rows_index_free(&r);
     /* qsort is not stable; row_cmp breaks ties by creation order. */
     sort_by_node = opts->node_view;
     if (r.n > 1)
