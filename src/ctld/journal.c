@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/fdio.h"
@@ -20,8 +23,10 @@
 struct journal {
     char *dir;
     char *log_path;
+    char *old_path;  /* the log before a snapshot being written */
     char *snap_path;
     int fd;
+    pid_t child;     /* writing a snapshot (journal_snapshot_async) */
     char *buf;     /* queued record lines */
     size_t len;
     size_t cap;
@@ -56,6 +61,7 @@ struct journal *journal_open(const char *dir, drv_error_t *error)
     j->fd = -1;
     j->dir = xstrdup(dir);
     j->log_path = xasprintf("%s/journal", dir);
+    j->old_path = xasprintf("%s/journal.old", dir);
     j->snap_path = xasprintf("%s/snapshot.json", dir);
     if (mkdir_p(dir) < 0) {
         errprintf(error, "cannot create StateSaveLocation %s: %s", dir,
@@ -74,19 +80,27 @@ error:
     return NULL;
 }
 
+/* The snapshot's key naming the journal.old it already holds (by inode):
+ * a restart between the snapshot's rename and journal.old's removal must
+ * not apply it twice (records are not all upserts: a requeue counts). */
+#define OLD_INO_KEY "journal_old_ino"
+
 static int replay_snapshot(struct journal *j,
                            int (*cb)(json_t *, void *, drv_error_t *),
-                           void *arg, drv_error_t *error)
+                           void *arg, json_int_t *old_ino, drv_error_t *error)
 {
     json_error_t jerr;
     json_t *snap;
     int rc;
 
+    *old_ino = 0;
     if (access(j->snap_path, F_OK) < 0)
         return 0;
     if (!(snap = json_load_file(j->snap_path, 0, &jerr)))
         return errprintf(error, "%s:%d: %s", j->snap_path, jerr.line,
                          jerr.text);
+    *old_ino = json_integer_value(json_object_get(snap, OLD_INO_KEY));
+    json_object_del(snap, OLD_INO_KEY);
     rc = cb(snap, arg, error);
     json_decref(snap);
     return rc;
@@ -114,10 +128,11 @@ static int replay_line(char *line, size_t lineno, bool last,
     return rc;
 }
 
-int journal_replay(struct journal *j,
-                   int (*snapshot_cb)(json_t *snap, void *arg, drv_error_t *e),
-                   int (*record_cb)(json_t *rec, void *arg, drv_error_t *e),
-                   void *arg, drv_error_t *error)
+/* Replay the log at 'path' ('missing_ok': none is no error); its line
+ * count in *lines. */
+static int replay_log(const char *path, bool missing_ok,
+                      int (*record_cb)(json_t *, void *, drv_error_t *),
+                      void *arg, size_t *lines, drv_error_t *error)
 {
     FILE *fp;
     char *line = NULL;
@@ -125,11 +140,11 @@ int journal_replay(struct journal *j,
     ssize_t n;
     int rc = 0;
 
-    if (replay_snapshot(j, snapshot_cb, arg, error) < 0)
-        return -1;
-    if (!(fp = fopen(j->log_path, "r")))
-        return errprintf(error, "cannot read %s: %s", j->log_path,
-                         strerror(errno));
+    if (!(fp = fopen(path, "r"))) {
+        if (missing_ok && errno == ENOENT)
+            return 0;
+        return errprintf(error, "cannot read %s: %s", path, strerror(errno));
+    }
     while (rc == 0 && (n = getline(&line, &cap, fp)) >= 0) {
         bool complete = n > 0 && line[n - 1] == '\n';
         if (complete)
@@ -137,10 +152,39 @@ int journal_replay(struct journal *j,
         lineno++;
         rc = replay_line(line, lineno, !complete, record_cb, arg, error);
     }
-    j->records = lineno;
+    *lines = lineno;
     free(line);
     fclose(fp);
     return rc;
+}
+
+int journal_replay(struct journal *j,
+                   int (*snapshot_cb)(json_t *snap, void *arg, drv_error_t *e),
+                   int (*record_cb)(json_t *rec, void *arg, drv_error_t *e),
+                   void *arg, drv_error_t *error)
+{
+    size_t old = 0;
+    json_int_t covered;
+    struct stat st;
+
+    if (replay_snapshot(j, snapshot_cb, arg, &covered, error) < 0)
+        return -1;
+    /* A snapshot was being written when the controller stopped: the log
+     * it started from, unless the snapshot that landed holds it already
+     * (then only its removal was left to do). */
+    if (stat(j->old_path, &st) == 0 && covered
+        && (json_int_t)st.st_ino == covered) {
+        if (unlink(j->old_path) < 0)
+            return errprintf(error, "cannot remove %s: %s", j->old_path,
+                             strerror(errno));
+    } else if (replay_log(j->old_path, true, record_cb, arg, &old, error)
+               < 0) {
+        return -1;
+    }
+    if (replay_log(j->log_path, false, record_cb, arg, &j->records, error) < 0)
+        return -1;
+    j->records += old;
+    return 0;
 }
 
 int journal_append(struct journal *j, json_t *rec)
@@ -286,27 +330,135 @@ static int fsync_dir(const char *dir)
     return rc;
 }
 
-int journal_snapshot(struct journal *j, json_t *state)
+/* Write 'state' as the snapshot, naming the journal.old it holds (if one
+ * is there): temp file, fsync, rename, fsync dir. */
+static int snapshot_write(const struct journal *j, json_t *state)
 {
-    char *tmp = xasprintf("%s.new", j->snap_path);
-    char *text = json_dumps(state, JSON_COMPACT);
+    char *tmp = xasprintf("%s.new", j->snap_path), *text;
+    struct stat st;
     int rc = -1;
 
-    if (!text || journal_flush(j) < 0)
-        goto out;
-    if (write_file_sync(tmp, text) < 0 || rename(tmp, j->snap_path) < 0
-        || fsync_dir(j->dir) < 0)
-        goto out;
-    /* Replaying the old log over the new snapshot is harmless (records are
-     * upserts), so a crash between rename and truncate loses nothing. */
-    if (ftruncate(j->fd, 0) < 0 || fdatasync(j->fd) < 0)
-        goto out;
-    j->records = 0;
-    rc = 0;
-out:
+    if (stat(j->old_path, &st) == 0)
+        json_object_set_new(state, OLD_INO_KEY,
+                            json_integer((json_int_t)st.st_ino));
+    if ((text = json_dumps(state, JSON_COMPACT))
+        && write_file_sync(tmp, text) == 0 && rename(tmp, j->snap_path) == 0
+        && fsync_dir(j->dir) == 0)
+        rc = 0;
+    json_object_del(state, OLD_INO_KEY);
     free(text);
     free(tmp);
     return rc;
+}
+
+/* Flush, rename the log journal.old and go on in a fresh one.  Returns 0,
+ * or -1 with errno (EBUSY: a journal.old is there already) and the log as
+ * it was. */
+static int rotate(struct journal *j)
+{
+    int fd;
+
+    if (access(j->old_path, F_OK) == 0) {
+        errno = EBUSY;
+        return -1;
+    }
+    if (journal_flush(j) < 0 || rename(j->log_path, j->old_path) < 0)
+        return -1;
+    fd = open(j->log_path,
+              O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 || fsync_dir(j->dir) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        (void)rename(j->old_path, j->log_path); /* as it was */
+        errno = e;
+        return -1;
+    }
+    close(j->fd);
+    j->fd = fd;
+    j->records = 0;
+    return 0;
+}
+
+int journal_snapshot(struct journal *j, json_t *state)
+{
+    bool rotated;
+
+    if (j->child) /* its older snapshot must not land over this one */
+        (void)journal_snapshot_poll(j, true);
+    if (journal_flush(j) < 0)
+        return -1;
+    /* The log becomes journal.old, which the snapshot names, so a restart
+     * at any point applies each record once; with a failed child's
+     * journal.old still there, the log is emptied after the snapshot (a
+     * restart between the two applies it twice). */
+    rotated = rotate(j) == 0;
+    if (snapshot_write(j, state) < 0)
+        return -1;
+    if (!rotated && (ftruncate(j->fd, 0) < 0 || fdatasync(j->fd) < 0))
+        return -1;
+    if (unlink(j->old_path) < 0 && errno != ENOENT)
+        return -1;
+    j->records = 0;
+    return 0;
+}
+
+/* In the child: write build(arg) as the snapshot; never returns. */
+static void snapshot_child(struct journal *j, json_t *(*build)(void *),
+                           void *arg, pid_t parent)
+{
+    json_t *state;
+
+    /* Never outlive the controller: a restarted one may write its own
+     * snapshot, which this older one must not replace. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+        _exit(2);
+    state = build(arg);
+    _exit(state && snapshot_write(j, state) == 0 ? 0 : 1);
+}
+
+int journal_snapshot_async(struct journal *j, json_t *(*build)(void *arg),
+                           void *arg)
+{
+    pid_t parent = getpid(), pid;
+
+    if (j->child) {
+        errno = EBUSY; /* one at a time */
+        return -1;
+    }
+    if (rotate(j) < 0)
+        return -1; /* EBUSY: a failed one's journal.old is still there */
+    if ((pid = fork()) < 0)
+        return -1; /* journal.old stays: the next snapshot is synchronous */
+    if (pid == 0)
+        snapshot_child(j, build, arg, parent);
+    j->child = pid;
+    return 0;
+}
+
+int journal_snapshot_poll(struct journal *j, bool wait)
+{
+    int status;
+    pid_t r;
+
+    if (!j->child)
+        return 0;
+    while ((r = waitpid(j->child, &status, wait ? 0 : WNOHANG)) < 0
+           && errno == EINTR)
+        ;
+    if (r == 0)
+        return 0;
+    j->child = 0;
+    if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1; /* journal.old stays */
+    if (unlink(j->old_path) < 0 && errno != ENOENT)
+        return -1;
+    return 1;
+}
+
+bool journal_snapshotting(const struct journal *j)
+{
+    return j->child != 0;
 }
 
 void journal_close(struct journal *j)
@@ -322,6 +474,7 @@ void journal_close(struct journal *j)
     free(j->buf);
     free(j->dir);
     free(j->log_path);
+    free(j->old_path);
     free(j->snap_path);
     free(j);
     errno = saved_errno;

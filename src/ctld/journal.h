@@ -13,6 +13,7 @@
 #ifndef DROVER_CTLD_JOURNAL_H
 #define DROVER_CTLD_JOURNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
 
@@ -67,10 +68,36 @@ int journal_failing(const struct journal *j);
 size_t journal_length(const struct journal *j);
 
 /* Write 'state' as the new snapshot (temp file, fsync, rename, fsync dir),
- * then truncate the log.  Queued records are flushed first.  Returns 0, or
- * -1 with errno.
+ * then truncate the log and remove journal.old (journal_snapshot_async);
+ * a snapshot child still running is waited for first.  Queued records are
+ * flushed first.  Returns 0, or -1 with errno.
  */
 int journal_snapshot(struct journal *j, json_t *state);
+
+/* Write the snapshot in a forked child, so that the loop does not stop
+ * for it (seconds at 100,000 jobs: bench/scale).  The log is flushed and
+ * renamed journal.old, records go on to a fresh log, and the child writes
+ * build(arg), the state as it was at the fork, as the snapshot (temp
+ * file, fsync, rename, fsync dir; it dies with the controller).
+ * journal_snapshot_poll() reaps it and removes journal.old.  Until then a
+ * restart replays snapshot, journal.old, log (records are upserts, so
+ * journal.old over the new snapshot changes nothing).  Returns 0, or -1
+ * with errno: EBUSY while a child runs or a failed one's journal.old is
+ * still there (write a synchronous journal_snapshot(), which removes
+ * it), or the flush's, rename's or fork's error.
+ */
+int journal_snapshot_async(struct journal *j, json_t *(*build)(void *arg),
+                           void *arg);
+
+/* The snapshot child of journal_snapshot_async(), waited for ('wait') or
+ * not.  Returns 1 when its snapshot is in place (journal.old removed), 0
+ * when there is none or it still runs, -1 when it failed (journal.old
+ * stays until a synchronous journal_snapshot()).
+ */
+int journal_snapshot_poll(struct journal *j, bool wait);
+
+/* True while a snapshot child runs. */
+bool journal_snapshotting(const struct journal *j);
 
 /* Flush and close.  NULL is a no-op. */
 void journal_close(struct journal *j);

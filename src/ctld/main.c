@@ -46,7 +46,25 @@
 #include "ctld/suspend.h"
 
 #define PERIODIC_MS 2000
+/* Records in the journal before a snapshot compacts it; the environment's
+ * DROVER_SNAPSHOT_RECORDS (a count, at least 1) sets another (tests,
+ * docs/durability.md). */
 #define SNAPSHOT_RECORDS 20000
+
+static size_t snapshot_records(void)
+{
+    static size_t n;
+    const char *env;
+    char *end;
+
+    if (!n) {
+        env = getenv("DROVER_SNAPSHOT_RECORDS");
+        n = env ? strtoul(env, &end, 10) : 0;
+        if (!env || *end || n == 0)
+            n = SNAPSHOT_RECORDS;
+    }
+    return n;
+}
 
 static char **saved_argv; /* a Raft member re-executes itself (ha.h) */
 static long ha_self = -1; /* its index among SlurmctldHost lines */
@@ -202,8 +220,7 @@ static void periodic_cb(uv_timer_t *t)
     gang_periodic(ctld, now);
     launch_store_sweep(ctld->launches);
     acct_periodic(ctld);
-    if (ctld->journal && journal_length(ctld->journal) > SNAPSHOT_RECORDS
-        && state_snapshot(ctld) < 0)
+    if (ctld->journal && state_snapshot_periodic(ctld, snapshot_records()) < 0)
         log_err("snapshot");
     scheduler_request(ctld);
 }

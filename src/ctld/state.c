@@ -122,6 +122,25 @@ int state_snapshot(struct ctld *ctld)
     return rc;
 }
 
+static json_t *snapshot_build(void *arg)
+{
+    return state_to_json(arg);
+}
+
+int state_snapshot_periodic(struct ctld *ctld, size_t records)
+{
+    struct journal *j = ctld->journal;
+    int done = journal_snapshot_poll(j, false);
+
+    if (done < 0)
+        log_error("snapshot: the child writing it failed; writing it here");
+    if (done >= 0 && (journal_snapshotting(j) || journal_length(j) <= records))
+        return 0;
+    if (done >= 0 && journal_snapshot_async(j, snapshot_build, ctld) == 0)
+        return 0;
+    return state_snapshot(ctld);
+}
+
 void state_purge_old_jobs(struct ctld *ctld, time_t now)
 {
     struct job *job, *tmp;

@@ -47,6 +47,14 @@ void state_respool_replayed(struct ctld *ctld);
  */
 int state_snapshot(struct ctld *ctld);
 
+/* Compact the journal without stopping the loop: when the log holds more
+ * than 'records', a forked child writes the snapshot
+ * (journal_snapshot_async()); one that failed, or could not be started,
+ * is replaced by a synchronous state_snapshot().  Call periodically; it
+ * also reaps the child.  Returns 0, or -1 when the synchronous snapshot
+ * failed (logged by the caller). */
+int state_snapshot_periodic(struct ctld *ctld, size_t records);
+
 /* Forget finished jobs that ended MinJobAge seconds before 'now'
  * (journaled as purge records).
  */

@@ -179,3 +179,42 @@ def test_kill9_after_each_kind_of_state_change_loses_nothing(cluster, tmp_path):
     assert pending_tasks.endswith("%3]\n"), pending_tasks
     c.run("scancel", "-u", c.user, check=True)
     c.run("scontrol", "update", f"NodeName={node}", "State=RESUME", check=True)
+
+
+def _states(cluster, jobs):
+    out = cluster.run("squeue", "-h", "-t", "all", "-o", "%i %T",
+                      check=True).stdout.split("\n")
+    return {int(line.split()[0]): line.split()[1] for line in out if line}
+
+
+def test_kill9_around_snapshots_loses_and_doubles_nothing(cluster, tmp_path):
+    """With a snapshot every 20 records (DROVER_SNAPSHOT_RECORDS), written
+    by a forked child while the controller goes on: kill -9s at random
+    moments of a submit loop and of the snapshots lose no acknowledged job,
+    and a job requeued once says Restarts=1 after each restart (a record
+    applied twice would count it again)."""
+    cluster.env["DROVER_SNAPSHOT_RECORDS"] = "20"
+    cluster.kill("droverctld", signal.SIGKILL)
+    cluster.start()
+    state = cluster.dir / "state"
+    requeued = cluster.sbatch("--requeue", "-o", "/dev/null", "--wrap",
+                              "sleep 300", cwd=tmp_path)
+    cluster.wait_job_state(requeued, ["RUNNING"], timeout=30)
+    cluster.run("scontrol", "requeue", requeued, check=True)
+    cluster.wait_until(lambda: cluster.job_field(requeued, "Restarts") == "1",
+                       timeout=30, what="the requeue")
+    snapshots = 0
+    with cluster.held_submitter(tmp_path) as acked:
+        for round in range(4):
+            cluster.wait_until(lambda: len(acked) >= 25 * (round + 1),
+                               timeout=60, what="submissions")
+            if (state / "snapshot.json").exists():
+                snapshots += 1
+            cluster.kill("droverctld", signal.SIGKILL)
+            cluster.start()
+            assert cluster.job_field(requeued, "Restarts") == "1"
+    assert snapshots, "no snapshot was written"
+    known = _states(cluster, acked)
+    missing = [j for j in acked if j not in known]
+    assert not missing, f"acknowledged jobs lost: {missing}"
+    cluster.run("scancel", "-u", cluster.user, check=True)

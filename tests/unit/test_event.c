@@ -742,6 +742,100 @@ static void test_random_replay(void **state)
     }
 }
 
+static json_t *build_state(void *arg)
+{
+    return state_to_json(arg);
+}
+
+/* A restore of 'dir' as it is equals 'live'. */
+static void check_restore(struct ctld *live, const char *what)
+{
+    struct ctld *r = ctld_open();
+    drv_error_t error = {{0}};
+
+    if (state_restore(r, &error) < 0)
+        fail_msg("%s: restore: %s", what, error.text);
+    fprintf(stderr, "STAGE %s\n", what);
+    check_equal(live, r);
+    ctld_close(r);
+}
+
+static void run_events(struct ctld *ctld, struct model *m, int n)
+{
+    for (int i = 0; i < n; i++) {
+        m->t += rand() % 3;
+        generators[(size_t)rand()
+                   % (sizeof(generators) / sizeof(generators[0]))](ctld, m);
+    }
+}
+
+/* The snapshot written by a forked child while events go on: whichever
+ * moment the controller stops at (child still writing, child done but
+ * journal.old not yet removed, all done), a restore is the live state;
+ * and a journal.old left behind is cleaned up by the next snapshot. */
+static void test_async_snapshot(void **state)
+{
+    (void)state;
+    for (unsigned seed = 1; seed <= 5; seed++) {
+        struct model *m = xzalloc(sizeof(*m));
+        char *old, *keep, *snap, *cmd;
+        struct ctld *live;
+
+        assert_non_null(mkdtemp(strcpy(dir, "/tmp/test_event.XXXXXX")));
+        old = xasprintf("%s/journal.old", dir);
+        keep = xasprintf("%s/journal.keep", dir);
+        snap = xasprintf("%s/snapshot.json", dir);
+        srand(seed);
+        m->next_id = 1;
+        m->t = 1700000000;
+        live = ctld_open();
+        run_events(live, m, 200);
+        assert_int_equal(journal_snapshot_async(live->journal, build_state,
+                                                live), 0);
+        assert_true(journal_snapshotting(live->journal));
+        run_events(live, m, 200);
+        assert_int_equal(journal_flush(live->journal), 0);
+        assert_int_equal(link(old, keep), 0); /* the same inode */
+        /* stopped while the child writes (no snapshot, journal.old, log)
+         * or after its rename (journal.old is the one it names: removed,
+         * not applied again) */
+        check_restore(live, "child writing or done");
+
+        assert_int_equal(journal_snapshot_poll(live->journal, true), 1);
+        assert_int_equal(access(keep, F_OK), 0);
+        assert_false(journal_snapshotting(live->journal));
+        assert_int_equal(access(old, F_OK), -1);
+        assert_int_equal(access(snap, F_OK), 0);
+        check_restore(live, "snapshot and log");
+
+        /* stopped between the child's rename and the unlink */
+        assert_int_equal(rename(keep, old), 0);
+        check_restore(live, "snapshot, journal.old and log");
+        assert_int_equal(access(old, F_OK), -1); /* the restart removed it */
+
+        /* one child at a time; a synchronous snapshot waits for it */
+        run_events(live, m, 50);
+        assert_int_equal(journal_snapshot_async(live->journal, build_state,
+                                                live), 0);
+        assert_int_equal(journal_snapshot_async(live->journal, build_state,
+                                                live), -1);
+        run_events(live, m, 50);
+        assert_int_equal(state_snapshot(live), 0);
+        assert_false(journal_snapshotting(live->journal));
+        assert_int_equal(access(old, F_OK), -1);
+        check_restore(live, "after the synchronous snapshot");
+
+        ctld_close(live);
+        free(m);
+        free(old);
+        free(keep);
+        free(snap);
+        cmd = xasprintf("rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        free(cmd);
+    }
+}
+
 static int trigger_event(struct ctld *ctld, enum ctld_event_type type,
                          time_t t, json_t *rec)
 {
@@ -968,6 +1062,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flush_together),
         cmocka_unit_test(test_random_replay),
+        cmocka_unit_test(test_async_snapshot),
         cmocka_unit_test(test_step_records_linear),
         cmocka_unit_test(test_trigger_replay),
     };
