@@ -817,6 +817,10 @@ void scheduler_run(struct ctld *ctld)
     if (np)
         pass_over(ctld, NULL, pend, np, &st);
     gang_check(ctld, st.now, false); /* what started on shared CPUs */
+    /* As many starts as the cap: more may be waiting (an array's entries
+     * stop at the cap, so no job was left to the next pass by name). */
+    if (st.starts >= start_cap(ctld))
+        ctld->sched_more = true;
     if (ctld->sched_more)
         scheduler_request(ctld);
     free(pend);

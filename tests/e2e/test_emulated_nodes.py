@@ -99,3 +99,21 @@ def test_emulated_cluster_runs_5000_jobs(cluster):
         assert lost not in log, re.findall(rf".*{lost}.*", log)[:3]
     print(f"\n[emulated] {JOBS} jobs on {EMULATED} emulated nodes: "
           f"{elapsed:.1f} s from the first submission to the last end")
+
+
+def test_emulated_nodes_register_again_when_the_controller_is_back(cluster):
+    """kill -9 of the controller: drover-emud finds it refusing, and once
+    it answers again every node registers at once (not at its next
+    heartbeat); all 500 come back idle."""
+    log = cluster.log_file("drover-emud")
+    said = "the controller answers again: every node registers"
+    before = log.read_text().count(said)
+    cluster.kill("droverctld")
+    # Longer than a heartbeat (5 s +-25%): every node's is refused.
+    time.sleep(7)
+    cluster.start()
+    cluster.wait_until(lambda: log.read_text().count(said) > before,
+                       timeout=30, what="drover-emud to register every node")
+    cluster.wait_until(
+        lambda: sum(s == "idle" for s in node_states(cluster).values())
+        == EMULATED + 1, timeout=60, what="every node idle again")

@@ -527,11 +527,19 @@ class Row:
         return self.case.body(self.w, self.target, who)
 
     def cleanup(self):
+        jobs = []
         for t in [*self.spent, self.target]:
             if isinstance(t, int):
                 self.w.c.run("scancel", str(t))
+                jobs.append(t)
             elif isinstance(t, str):
                 self.w.c.run("scontrol", "delete", f"ReservationName={t}")
+        # Their fini triggers fire at the controller's next trigger check:
+        # wait, so that the next row's state check does not see them go.
+        self.w.c.wait_until(
+            lambda: not any(tr.get("job_id") in jobs for tr in
+                            self.w.c.rpc("trigger_info")["triggers"]),
+            what="the cancelled targets' triggers to fire")
 
 
 def try_frame(row, data, failures, col):
