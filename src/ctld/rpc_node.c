@@ -353,7 +353,7 @@ static void reconcile(struct ctld *ctld, long node, json_t *running,
 static void rpc_node_register(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
-    json_t *body = proto_req_body(req), *running, *done, *c;
+    json_t *body = proto_req_body(req), *running, *done, *c, *answer;
     const char *name = NULL, *os = NULL;
     json_int_t start = 0;
     struct ctld_node *n;
@@ -408,9 +408,14 @@ static void rpc_node_register(proto_req_t *req, void *arg)
      * for their records on disk.  A heartbeat without any is answered at
      * once, so a journal flush delayed by a launch storm does not keep
      * 10,000 nodes' heartbeats waiting (bench/README.md, "launch storm"). */
+    answer = ctld_node_health_answer(ctld, idx);
+    /* which controller answered: one started since makes drover-emud
+     * register every node at once (docs/emulator.md) */
+    json_object_set_new(answer, "boot_time",
+                        json_integer((json_int_t)ctld->boot_time));
     if (json_array_size(done))
-        ctld_respond_durable(ctld, req, ctld_node_health_answer(ctld, idx));
-    else if (proto_respond(req, ctld_node_health_answer(ctld, idx)) < 0)
+        ctld_respond_durable(ctld, req, answer);
+    else if (proto_respond(req, answer) < 0)
         log_err("node_register: responding");
     scheduler_request(ctld);
 }

@@ -90,9 +90,10 @@ struct emud {
                                             * never waits behind a storm
                                             * of launch answers */
     time_t start_time;
-    bool ctld_lost;             /* a registration found no controller
-                                 * (refused): when one answers again,
-                                 * every node registers within 2 s */
+    int64_t ctld_boot;          /* boot_time of the controller that
+                                 * answered last: another one (a restart,
+                                 * a new leader) and every node registers
+                                 * within 2 s */
     uint64_t reregister_ms;     /* uv_now() of the last such round */
     bool stopping;              /* shutting down: calls are cancelled */
     char os[256];               /* OS= of every node */

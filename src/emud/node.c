@@ -197,20 +197,19 @@ static json_t *register_body(struct emu_node *n, json_t **sent)
                      n->emud->os);
 }
 
-/* The controller answers again after refusing connections (it was
- * restarted): every node registers within FIRST_SPREAD_MAX_MS, as a
- * fleet of droverds would within their 5 s heartbeat, instead of at its
- * next heartbeat (up to 15 s at 10,000 nodes: bench/scale's restart).
- * At most once a heartbeat interval. */
+/* Another controller answers (a restart, a new leader): every node
+ * registers within FIRST_SPREAD_MAX_MS, as a fleet of droverds would
+ * within their 5 s heartbeat, instead of at its next heartbeat (up to
+ * 19 s at 10,000 nodes: bench/scale's restart).  At most once a
+ * heartbeat interval. */
 static void ctld_back(struct emud *e)
 {
     uint64_t now = uv_now(e->loop);
 
-    e->ctld_lost = false;
     if (e->reregister_ms && now - e->reregister_ms < e->heartbeat_ms)
         return;
     e->reregister_ms = now;
-    log_info("the controller answers again: every node registers");
+    log_info("another controller answers: every node registers");
     for (size_t i = 0; i < e->node_count; i++) {
         struct emu_node *n = &e->nodes[i];
         if (!n->in_flight && !n->queued)
@@ -226,18 +225,19 @@ static void register_done(int errnum, const char *errstr, json_t *resp,
     json_t *c;
     size_t i;
 
-    (void)resp;
     n->in_flight = false;
     if (n->emud->stopping) {
     } else if (errnum) {
         log_verbose("%s: registration failed: %s", n->conf->name,
                     errstr && errstr[0] ? errstr : drv_strerror(errnum));
-        /* lost, not yet found: a node that registered before */
-        n->emud->ctld_lost |= errnum == ECONNREFUSED && n->registered;
         schedule(n, RETRY_MS, false);
     } else {
-        if (n->emud->ctld_lost)
+        json_int_t boot = json_integer_value(json_object_get(resp,
+                                                             "boot_time"));
+        if (boot && n->emud->ctld_boot && boot != n->emud->ctld_boot)
             ctld_back(n->emud);
+        if (boot)
+            n->emud->ctld_boot = boot;
         if (!n->registered)
             log_debug("%s: registered", n->conf->name);
         n->registered = true;

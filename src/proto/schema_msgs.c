@@ -970,8 +970,9 @@ const struct proto_schema proto_schemas[] = {
      "NodeName=).", node_update_body, "`{}` once durable."},
     {"node_register", CTLD, "A droverd's registration and heartbeat, with "
      "what it runs and its unacknowledged reports.", node_register_body,
-     "`{\"state\",\"drain\"}` (the node's base state, for "
-     "HealthCheckNodeState) once durable."},
+     "`{\"state\",\"drain\",\"boot_time\"}` (the node's base state, "
+     "for HealthCheckNodeState; when the controller started) once "
+     "durable."},
     {"config_info", CTLD, "The running configuration (scontrol show "
      "config).", NULL, "the configuration's keys and values."},
     {"stats_info", CTLD, "The controller's statistics (sdiag): job "
