@@ -346,7 +346,13 @@ def test_a_leader_with_a_full_disk_acknowledges_only_what_it_wrote(cluster):
             (acked.append(int(r.stdout)) if r.returncode == 0
              else failed.append(r.stderr))
         assert "writing the Raft log" in cluster.log_file(ctl).read_text()
-        assert len(failed) <= 2, failed  # those in flight when it stopped
+        # Those in flight when it stopped, and those it accepted while it
+        # started again (it re-executes at each failed write while its
+        # disk stays full): connections cut, never a refusal.  Most are
+        # acknowledged by the new leader.
+        assert all("Connection reset by peer" in f or "Broken pipe" in f
+                   for f in failed), failed
+        assert len(failed) <= 4, failed
         (state / "filler").unlink()
         if cluster.pid(ctl) is None:
             cluster.start()
