@@ -395,41 +395,11 @@ static void print_record(struct scontrol *sc, const struct entity *e,
 /* Print the records named by 'arg' (a hostlist expression for nodes, one
  * name for partitions), or all of them.
  */
-static void show_named(struct scontrol *sc, const struct entity *e,
-                       const json_t *records, const char *arg,
-                       const struct scontrol_ctx *ctx)
+/* The names 'arg' asks for: a node list's hosts (itself if it is not a
+ * hostlist), or a partition's name. */
+static json_t *wanted_names(const struct entity *e, const char *arg)
 {
-    hostlist_t *hl = NULL;
-    size_t i;
-    json_t *r;
-
-    if (!arg) {
-        json_array_foreach(records, i, r)
-            print_record(sc, e, r, ctx);
-        if (json_array_size(records) == 0 && !sc->json)
-            printf("%s\n", e->none);
-        return;
-    }
-    if (e == &node_entity)
-        hl = hostlist_decode(arg, NULL);
-    for (i = 0; i < (hl ? hostlist_count(hl) : 1); i++) {
-        const char *name = hl ? hostlist_nth(hl, i) : arg;
-        const json_t *rec = find_named(records, name);
-
-        if (rec) {
-            print_record(sc, e, rec, ctx);
-        } else {
-            printf("%s %s not found\n", e->title, name);
-            sc->exit_code = 1;
-        }
-    }
-    hostlist_destroy(hl);
-}
-
-/* The names of node list 'arg' (itself if it is not a hostlist). */
-static json_t *node_names(const char *arg)
-{
-    hostlist_t *hl = hostlist_decode(arg, NULL);
+    hostlist_t *hl = e == &node_entity ? hostlist_decode(arg, NULL) : NULL;
     json_t *names = json_array();
 
     for (size_t i = 0; i < (hl ? hostlist_count(hl) : 1); i++)
@@ -439,26 +409,56 @@ static json_t *node_names(const char *arg)
     return names;
 }
 
+static void show_named(struct scontrol *sc, const struct entity *e,
+                       const json_t *records, const json_t *names,
+                       const struct scontrol_ctx *ctx)
+{
+    size_t i;
+    json_t *r, *n;
+
+    if (!names) {
+        json_array_foreach(records, i, r)
+            print_record(sc, e, r, ctx);
+        if (json_array_size(records) == 0 && !sc->json)
+            printf("%s\n", e->none);
+        return;
+    }
+    json_array_foreach(names, i, n) {
+        const char *name = json_string_value(n);
+        const json_t *rec = find_named(records, name);
+
+        if (rec) {
+            print_record(sc, e, rec, ctx);
+        } else {
+            printf("%s %s not found\n", e->title, name);
+            sc->exit_code = 1;
+        }
+    }
+}
+
 static void show_entity(struct scontrol *sc, const struct entity *e,
                         const char *arg)
 {
     drv_error_t error = {{0}};
     json_t *resp = NULL, *records;
     json_t *body = json_pack("{s:b}", "show_all", sc->all);
+    json_t *names = arg ? wanted_names(e, arg) : NULL;
     struct scontrol_ctx ctx;
 
-    if (arg && e == &node_entity) /* only those: not 10,000 parsed */
-        json_object_set_new(body, "names", node_names(arg));
+    if (names && e == &node_entity) /* only those: not 10,000 parsed */
+        json_object_set(body, "names", names);
     if (cmd_rpc(sc->prog, e->type, body, &resp, &error) < 0) {
         fprintf(stderr, "%s: %s\n", e->load_err, error.text);
         sc->exit_code = 1;
+        json_decref(names);
         return;
     }
     ctx = print_ctx(sc, resp_now(resp));
     records = json_object_get(resp, e->key);
     if (sc->json)
         sc->collected = json_array();
-    show_named(sc, e, json_is_array(records) ? records : NULL, arg, &ctx);
+    show_named(sc, e, json_is_array(records) ? records : NULL, names, &ctx);
+    json_decref(names);
     if (sc->json)
         json_flush(sc, e->key,
                    e == &node_entity ? json_out_node : json_out_partition);

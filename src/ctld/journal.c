@@ -54,6 +54,13 @@ static int mkdir_p(const char *dir)
     return 0;
 }
 
+/* Open (or create) the log for appending; a descriptor or -1. */
+static int open_log(const struct journal *j)
+{
+    return open(j->log_path,
+                O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
 struct journal *journal_open(const char *dir, drv_error_t *error)
 {
     struct journal *j = xzalloc(sizeof(*j));
@@ -68,8 +75,7 @@ struct journal *journal_open(const char *dir, drv_error_t *error)
                   strerror(errno));
         goto error;
     }
-    j->fd = open(j->log_path,
-                 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    j->fd = open_log(j);
     if (j->fd < 0) {
         errprintf(error, "cannot open %s: %s", j->log_path, strerror(errno));
         goto error;
@@ -364,8 +370,7 @@ static int rotate(struct journal *j)
     }
     if (journal_flush(j) < 0 || rename(j->log_path, j->old_path) < 0)
         return -1;
-    fd = open(j->log_path,
-              O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    fd = open_log(j);
     if (fd < 0 || fsync_dir(j->dir) < 0) {
         int e = errno;
         if (fd >= 0)

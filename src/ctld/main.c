@@ -48,7 +48,7 @@
 #define PERIODIC_MS 2000
 /* Records in the journal before a snapshot compacts it; the environment's
  * DROVER_SNAPSHOT_RECORDS (a count, at least 1) sets another (tests,
- * docs/durability.md). */
+ * docs/architecture.md). */
 #define SNAPSHOT_RECORDS 20000
 
 static size_t snapshot_records(void)

@@ -992,14 +992,6 @@ static int start_job(struct pass *p,
  * can take part): SCHED_OK with *alloc, SCHED_BUSY, or -1 with
  * errno=ENOMEM.
  */
-/* Does candidate 'c' alone hold all of one-node request 'r'?  Then,
- * first in choose()'s order, it is the choice (take_prefix()). */
-static bool holds_all(const struct cand *c, const struct sel_req *r)
-{
-    return (r->ntasks == 0 || c->cap >= r->ntasks)
-           && (r->gtot == 0 || c->gfree >= r->gtot);
-}
-
 /* 'r' on the nodes as they are now.  For a one-node request with no
  * required node on nodes of one weight, choose()'s order is the nodes'
  * index order, so the first candidate that holds all of it is the choice
@@ -1019,7 +1011,7 @@ static int select_now(struct pass *p,
             size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
             if (!sched__node_eval(p->nodes, i, r, &p->cand[nc]))
                 continue;
-            if (first_fit && nc == 0 && holds_all(&p->cand[0], r))
+            if (first_fit && nc == 0 && sched__cand_holds_all(&p->cand[0], r))
                 return sched__select_cands(p->nodes, r, p->cand, 1, alloc);
             nc++;
         }

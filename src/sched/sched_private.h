@@ -60,6 +60,10 @@ bool sched__node_eval(const struct sched_node *nodes,
                       const struct sel_req *r,
                       struct cand *c);
 
+/* Does candidate 'c' alone satisfy 'r'?  Then, first in the order
+ * sched__select_cands() takes candidates in, it is the one chosen. */
+bool sched__cand_holds_all(const struct cand *c, const struct sel_req *r);
+
 /* Choose among the candidates c[0..nc), which sched__node_eval() judged
  * on 'nodes' and which are in node index order, and build the allocation
  * (c is reordered).  SCHED_OK with *alloc_out set (if alloc_out is not

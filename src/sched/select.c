@@ -706,6 +706,15 @@ static void sort_front(struct cand *c,
 /* Take candidates from the front until 'r' is satisfied.  Returns the node
  * count, or 0 if max_nodes or the candidates run out first.
  */
+/* Do 'k' nodes holding 'tasks' tasks and 'gpus' GPUs in all satisfy
+ * 'r'? */
+static bool prefix_done(size_t k, uint64_t tasks, uint64_t gpus,
+                        const struct sel_req *r)
+{
+    return k >= r->min_nodes && (r->ntasks == 0 || tasks >= r->ntasks)
+           && (r->gtot == 0 || gpus >= r->gtot);
+}
+
 static uint32_t take_prefix(const struct cand *c,
                             size_t nc,
                             const struct sel_req *r)
@@ -715,12 +724,15 @@ static uint32_t take_prefix(const struct cand *c,
     for (size_t i = 0; i < nc && i < r->max_nodes; i++) {
         tasks += c[i].cap;
         gpus += c[i].gfree;
-        if (i + 1 >= r->min_nodes
-            && (r->ntasks == 0 || tasks >= r->ntasks)
-            && (r->gtot == 0 || gpus >= r->gtot))
+        if (prefix_done(i + 1, tasks, gpus, r))
             return (uint32_t)(i + 1);
     }
     return 0;
+}
+
+bool sched__cand_holds_all(const struct cand *c, const struct sel_req *r)
+{
+    return prefix_done(1, c->cap, c->gfree, r);
 }
 
 /* Order 'c' so its first k entries, k returned, are the chosen nodes;
