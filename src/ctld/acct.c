@@ -255,7 +255,12 @@ int acct_init(struct ctld *ctld, drv_error_t *error)
     a->spool = journal_open(dir, error);
     free(dir);
     if (!a->spool
-        || journal_replay(a->spool, restore_snapshot, restore_record, a, error)
+        || journal_replay(a->spool,
+                          &(struct journal_replay_cb){
+                              .snapshot = restore_snapshot,
+                              .record = restore_record,
+                              .arg = a},
+                          error)
                < 0) {
         journal_close(a->spool);
         free(a->host);

@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/journal.h"
+#include "ctld/snapshot_file.h"
 
 struct journal {
     char *dir;
@@ -91,30 +92,46 @@ error:
  * not apply it twice (records are not all upserts: a requeue counts). */
 #define OLD_INO_KEY "journal_old_ino"
 
-static int replay_snapshot(struct journal *j,
-                           int (*cb)(json_t *, void *, drv_error_t *),
-                           void *arg, json_int_t *old_ino, drv_error_t *error)
+struct replay_ctx {
+    const struct journal_replay_cb *cb;
+    json_int_t old_ino;
+};
+
+static int replay_item(const char *key, json_t *item, void *arg,
+                       drv_error_t *error)
 {
-    json_error_t jerr;
-    json_t *snap;
+    const struct replay_ctx *c = arg;
+
+    return c->cb->item ? c->cb->item(key, item, c->cb->arg, error) : 1;
+}
+
+static int replay_rest(json_t *snap, void *arg, drv_error_t *error)
+{
+    struct replay_ctx *c = arg;
+
+    c->old_ino = json_integer_value(json_object_get(snap, OLD_INO_KEY));
+    json_object_del(snap, OLD_INO_KEY);
+    return c->cb->snapshot ? c->cb->snapshot(snap, c->cb->arg, error) : 0;
+}
+
+static int replay_snapshot(struct journal *j, const struct journal_replay_cb *cb,
+                           json_int_t *old_ino, drv_error_t *error)
+{
+    struct replay_ctx c = {.cb = cb};
+    struct snapshot_file_cb fcb = {
+        .item = replay_item, .rest = replay_rest, .arg = &c};
     int rc;
 
     *old_ino = 0;
     if (access(j->snap_path, F_OK) < 0)
         return 0;
-    if (!(snap = json_load_file(j->snap_path, 0, &jerr)))
-        return errprintf(error, "%s:%d: %s", j->snap_path, jerr.line,
-                         jerr.text);
-    *old_ino = json_integer_value(json_object_get(snap, OLD_INO_KEY));
-    json_object_del(snap, OLD_INO_KEY);
-    rc = cb(snap, arg, error);
-    json_decref(snap);
+    rc = snapshot_file_read(j->snap_path, &fcb, error);
+    *old_ino = c.old_ino;
     return rc;
 }
 
 static int replay_line(char *line, size_t lineno, bool last,
-                       int (*cb)(json_t *, void *, drv_error_t *), void *arg,
-                       drv_error_t *error)
+                       const struct journal_replay_cb *cb, drv_error_t *error)
 {
     json_error_t jerr;
     json_t *rec;
@@ -129,7 +146,7 @@ static int replay_line(char *line, size_t lineno, bool last,
         }
         return errprintf(error, "journal:%zu: %s", lineno, jerr.text);
     }
-    rc = cb(rec, arg, error);
+    rc = cb->record ? cb->record(rec, cb->arg, error) : 0;
     json_decref(rec);
     return rc;
 }
@@ -137,8 +154,8 @@ static int replay_line(char *line, size_t lineno, bool last,
 /* Replay the log at 'path' ('missing_ok': none is no error); its line
  * count in *lines. */
 static int replay_log(const char *path, bool missing_ok,
-                      int (*record_cb)(json_t *, void *, drv_error_t *),
-                      void *arg, size_t *lines, drv_error_t *error)
+                      const struct journal_replay_cb *cb, size_t *lines,
+                      drv_error_t *error)
 {
     FILE *fp;
     char *line = NULL;
@@ -156,7 +173,7 @@ static int replay_log(const char *path, bool missing_ok,
         if (complete)
             line[n - 1] = '\0';
         lineno++;
-        rc = replay_line(line, lineno, !complete, record_cb, arg, error);
+        rc = replay_line(line, lineno, !complete, cb, error);
     }
     *lines = lineno;
     free(line);
@@ -164,16 +181,14 @@ static int replay_log(const char *path, bool missing_ok,
     return rc;
 }
 
-int journal_replay(struct journal *j,
-                   int (*snapshot_cb)(json_t *snap, void *arg, drv_error_t *e),
-                   int (*record_cb)(json_t *rec, void *arg, drv_error_t *e),
-                   void *arg, drv_error_t *error)
+int journal_replay(struct journal *j, const struct journal_replay_cb *cb,
+                   drv_error_t *error)
 {
     size_t old = 0;
     json_int_t covered;
     struct stat st;
 
-    if (replay_snapshot(j, snapshot_cb, arg, &covered, error) < 0)
+    if (replay_snapshot(j, cb, &covered, error) < 0)
         return -1;
     /* A snapshot was being written when the controller stopped: the log
      * it started from, unless the snapshot that landed holds it already
@@ -183,11 +198,10 @@ int journal_replay(struct journal *j,
         if (unlink(j->old_path) < 0)
             return errprintf(error, "cannot remove %s: %s", j->old_path,
                              strerror(errno));
-    } else if (replay_log(j->old_path, true, record_cb, arg, &old, error)
-               < 0) {
+    } else if (replay_log(j->old_path, true, cb, &old, error) < 0) {
         return -1;
     }
-    if (replay_log(j->log_path, false, record_cb, arg, &j->records, error) < 0)
+    if (replay_log(j->log_path, false, cb, &j->records, error) < 0)
         return -1;
     j->records += old;
     return 0;
@@ -310,15 +324,18 @@ void journal_flush_together(struct journal *const *js, size_t n, int *err)
     free(sync);
 }
 
-static int write_file_sync(const char *path, const char *text)
+/* Write 'state' to 'path' in snapshot_file.h's form and fsync it. */
+static int write_file_sync(const char *path, json_t *state)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
                   0600);
 
     if (fd < 0)
         return -1;
-    if (fd_write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
+    if (snapshot_file_write(fd, state) < 0 || fsync(fd) < 0) {
+        int e = errno;
         close(fd);
+        errno = e;
         return -1;
     }
     return close(fd);
@@ -340,19 +357,17 @@ static int fsync_dir(const char *dir)
  * is there): temp file, fsync, rename, fsync dir. */
 static int snapshot_write(const struct journal *j, json_t *state)
 {
-    char *tmp = xasprintf("%s.new", j->snap_path), *text;
+    char *tmp = xasprintf("%s.new", j->snap_path);
     struct stat st;
     int rc = -1;
 
     if (stat(j->old_path, &st) == 0)
         json_object_set_new(state, OLD_INO_KEY,
                             json_integer((json_int_t)st.st_ino));
-    if ((text = json_dumps(state, JSON_COMPACT))
-        && write_file_sync(tmp, text) == 0 && rename(tmp, j->snap_path) == 0
+    if (write_file_sync(tmp, state) == 0 && rename(tmp, j->snap_path) == 0
         && fsync_dir(j->dir) == 0)
         rc = 0;
     json_object_del(state, OLD_INO_KEY);
-    free(text);
     free(tmp);
     return rc;
 }

@@ -26,16 +26,28 @@ struct journal;
  */
 struct journal *journal_open(const char *dir, drv_error_t *error);
 
-/* Replay: call 'snapshot_cb' with the snapshot object (if one exists), then
- * 'record_cb' with each log record in order.  A torn last line (crash in
- * the middle of a write) is ignored with a log message; a bad line in the
- * middle is an error.  Returns 0, or -1 with 'error' set (the callback's
- * error, or "journal:LINE: ...").
+/* What journal_replay() calls, in order; any may be NULL.  'arg' is
+ * passed to each. */
+struct journal_replay_cb {
+    /* Each element of each array member of the snapshot, as it is read
+     * (snapshot_file.h): 0 when taken, 1 to leave it in the object
+     * 'snapshot' gets, -1 with 'e' set to stop. */
+    int (*item)(const char *key, json_t *item, void *arg, drv_error_t *e);
+    /* The snapshot object, with the elements 'item' left. */
+    int (*snapshot)(json_t *snap, void *arg, drv_error_t *e);
+    /* Each log record, in order. */
+    int (*record)(json_t *rec, void *arg, drv_error_t *e);
+    void *arg;
+};
+
+/* Replay: the snapshot (if one exists) through cb->item and
+ * cb->snapshot, then each log record through cb->record.  A torn last
+ * line (crash in the middle of a write) is ignored with a log message; a
+ * bad line in the middle is an error.  Returns 0, or -1 with 'error' set
+ * (the callback's error, "snapshot.json:LINE: ..." or "journal:LINE: ...").
  */
-int journal_replay(struct journal *j,
-                   int (*snapshot_cb)(json_t *snap, void *arg, drv_error_t *e),
-                   int (*record_cb)(json_t *rec, void *arg, drv_error_t *e),
-                   void *arg, drv_error_t *error);
+int journal_replay(struct journal *j, const struct journal_replay_cb *cb,
+                   drv_error_t *error);
 
 /* Queue a record (a reference is taken).  It reaches the disk at the next
  * journal_flush().  Returns 0, or -1 with errno=ENOMEM.
@@ -80,9 +92,10 @@ int journal_snapshot(struct journal *j, json_t *state);
  * build(arg), the state as it was at the fork, as the snapshot (temp
  * file, fsync, rename, fsync dir; it dies with the controller).
  * journal_snapshot_poll() reaps it and removes journal.old.  Until then a
- * restart replays snapshot, journal.old, log (records are upserts, so
- * journal.old over the new snapshot changes nothing).  Returns 0, or -1
- * with errno: EBUSY while a child runs or a failed one's journal.old is
+ * restart replays snapshot, journal.old, log; a snapshot that landed names
+ * the journal.old it holds (its inode), which is then skipped: records are
+ * not all upserts (a requeue counts), so none may be applied twice.
+ * Returns 0, or -1 with errno: EBUSY while a child runs or a failed one's journal.old is
  * still there (write a synchronous journal_snapshot(), which removes
  * it), or the flush's, rename's or fork's error.
  */

@@ -29,6 +29,22 @@ static int record_cb(json_t *rec, void *arg, drv_error_t *error)
     return ctld_replay_record(arg, rec, error);
 }
 
+/* One job or node of the snapshot as it is read, so that the whole
+ * snapshot is never one tree in memory. */
+static int item_cb(const char *key, json_t *item, void *arg,
+                   drv_error_t *error)
+{
+    struct ctld *ctld = arg;
+
+    if (!strcmp(key, "jobs"))
+        return ctld_restore_job(ctld, item, error) < 0 ? -1 : 0;
+    if (!strcmp(key, "nodes")) {
+        node_table_admin_restore(ctld->nodes, item);
+        return 0;
+    }
+    return 1;
+}
+
 static int snapshot_cb(json_t *snap, void *arg, drv_error_t *error)
 {
     return state_load(arg, snap, error);
@@ -43,11 +59,11 @@ int state_load(struct ctld *ctld, json_t *snap, drv_error_t *error)
     if (next > ctld->next_job_id)
         ctld->next_job_id = (uint32_t)next;
     json_array_foreach(json_object_get(snap, "jobs"), i, v) {
-        if (ctld_restore_job(ctld, v, error) < 0)
+        if (item_cb("jobs", v, ctld, error) < 0)
             return -1;
     }
     json_array_foreach(json_object_get(snap, "nodes"), i, v)
-        node_table_admin_restore(ctld->nodes, v);
+        item_cb("nodes", v, ctld, error);
     priority_restore(ctld, json_object_get(snap, "priority"));
     resv_restore(ctld, json_object_get(snap, "reservations"));
     trigger_restore(ctld, json_object_get(snap, "triggers"));
@@ -63,7 +79,12 @@ int state_restore(struct ctld *ctld, drv_error_t *error)
     /* Running jobs hold their resources again as their snapshot records
      * and job_started events are applied. */
     ctld->replaying = true;
-    rc = journal_replay(ctld->journal, snapshot_cb, record_cb, ctld, error);
+    rc = journal_replay(ctld->journal,
+                        &(struct journal_replay_cb){.item = item_cb,
+                                                    .snapshot = snapshot_cb,
+                                                    .record = record_cb,
+                                                    .arg = ctld},
+                        error);
     ctld->replaying = false;
     if (rc < 0)
         return -1;

@@ -1048,7 +1048,9 @@ static void test_flush_together(void **state)
         journal_close(js[i]);
         assert_non_null(js[i] = journal_open(dirs[i], &error));
         n = 0;
-        assert_int_equal(journal_replay(js[i], NULL, count_record, &n,
+        assert_int_equal(journal_replay(js[i],
+                                        &(struct journal_replay_cb){
+                                            .record = count_record, .arg = &n},
                                         &error), 0);
         assert_int_equal(n, i == 0 ? 5 : i == 2 ? 2 : 0);
         journal_close(js[i]);
