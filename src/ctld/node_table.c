@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "conf/conf_sched_node.h"
 #include "ctld/node_table.h"
+#include "proto/jsonw.h"
 
 /* One entry of the name index. */
 struct node_name {
@@ -361,14 +362,15 @@ char *node_table_tres(uint32_t cpus, uint64_t mem, int nodes, uint32_t gpus,
     return tres_string(cpus, mem, nodes, gpus, billing);
 }
 
-static json_t *node_partitions(const struct node_table *nt, size_t i)
+static void put_partitions(const struct node_table *nt, size_t i,
+                           const struct jsonw_sink *o)
 {
     json_t *arr = json_array();
 
     for (size_t p = 0; p < nt->part_count; p++)
         if (bitmap_test(nt->parts[p].nodes, i))
             json_array_append_new(arr, json_string(nt->parts[p].conf->name));
-    return arr;
+    jsonw_put_json(o, "partitions", arr);
 }
 
 static char *node_state_str(const struct node_table *nt, size_t i,
@@ -387,19 +389,27 @@ static char *node_state_str(const struct node_table *nt, size_t i,
                                                             : "");
 }
 
-/* The flags' keys, true ones only. */
-static void put_flags(json_t *o, const struct node_flags *f)
+/* The flags of node_table_node_put(), only where set. */
+static void put_flags(const struct jsonw_sink *o, const struct node_flags *f)
 {
     if (f->maint)
-        json_object_set_new(o, "maint", json_true());
+        jsonw_put_bool(o, "maint", true);
     if (f->reserved)
-        json_object_set_new(o, "reserved", json_true());
+        jsonw_put_bool(o, "reserved", true);
     if (f->planned)
-        json_object_set_new(o, "planned", json_true());
+        jsonw_put_bool(o, "planned", true);
 }
 
-json_t *node_table_node_json(const struct node_table *nt, size_t i,
-                             const struct node_flags *flags)
+/* A text member built by the caller (freed here). */
+static void put_owned(const struct jsonw_sink *o, const char *key, char *v)
+{
+    jsonw_put_str(o, key, v);
+    free(v);
+}
+
+void node_table_node_put(const struct node_table *nt, size_t i,
+                         const struct node_flags *flags,
+                         const struct jsonw_sink *o)
 {
     static const struct node_flags none;
     const struct node_flags *f = flags ? flags : &none;
@@ -407,45 +417,47 @@ json_t *node_table_node_json(const struct node_table *nt, size_t i,
     const struct sched_node *sn = &nt->sched[i];
     const struct conf_node *cn = n->conf;
     size_t gpus_used = sn->alloc_gpus ? bitmap_count(sn->alloc_gpus) : 0;
-    char *gres = gres_string(sn), *used = gres_used_string(sn);
-    char *cfg = tres_string(sn->cpus, sn->mem_mib, 0, sn->gpus, true);
-    char *alloc = tres_string(sn->alloc_cpus, sn->alloc_mem_mib, 0,
-                              (uint32_t)gpus_used, false);
-    char *state_str = node_state_str(nt, i, f);
-    json_t *o = json_pack(
-        "{s:s s:s s:b s:b s:s s:s s:s s:I s:i s:i s:i s:i s:i s:I s:I s:s "
-        "s:s s:s s:s s:i s:o s:s s:i s:I s:I s:I s:s s:s s:s}",
-        "name", cn->name, "state", node_table_base_state(nt, i), "drain", n->drain,
-        "not_responding", !n->responding, "state_str", state_str, "reason",
-        n->reason ? n->reason : "", "reason_user",
-        n->reason_user ? n->reason_user : "", "reason_time",
-        (json_int_t)n->reason_time, "cpus", sn->cpus, "alloc_cpus",
-        sn->alloc_cpus, "sockets", cn->sockets, "cores_per_socket",
-        cn->cores_per_socket, "threads_per_core", cn->threads_per_core,
-        "real_memory_mib", (json_int_t)sn->mem_mib, "alloc_mem_mib",
-        (json_int_t)sn->alloc_mem_mib, "gres", gres, "gres_used", used,
-        "addr", cn->addr, "hostname", cn->hostname, "port", cn->port,
-        "partitions", node_partitions(nt, i), "features",
-        cn->features ? cn->features : "", "weight", sn->weight, "boot_time",
-        (json_int_t)n->boot_time, "slurmd_start_time",
-        (json_int_t)n->slurmd_start_time, "last_busy_time",
-        (json_int_t)n->last_busy, "cfg_tres", cfg, "alloc_tres", alloc,
-        "version", DROVER_SLURM_VERSION);
 
-    json_object_set_new(o, "running_jobs", json_integer(sn->running_jobs));
+    jsonw_put_str(o, "name", cn->name);
+    jsonw_put_str(o, "state", node_table_base_state(nt, i));
+    jsonw_put_bool(o, "drain", n->drain);
+    jsonw_put_bool(o, "not_responding", !n->responding);
+    put_owned(o, "state_str", node_state_str(nt, i, f));
+    jsonw_put_str(o, "reason", n->reason ? n->reason : "");
+    jsonw_put_str(o, "reason_user", n->reason_user ? n->reason_user : "");
+    jsonw_put_int(o, "reason_time", n->reason_time);
+    jsonw_put_int(o, "cpus", sn->cpus);
+    jsonw_put_int(o, "alloc_cpus", sn->alloc_cpus);
+    jsonw_put_int(o, "sockets", cn->sockets);
+    jsonw_put_int(o, "cores_per_socket", cn->cores_per_socket);
+    jsonw_put_int(o, "threads_per_core", cn->threads_per_core);
+    jsonw_put_int(o, "real_memory_mib", (int64_t)sn->mem_mib);
+    jsonw_put_int(o, "alloc_mem_mib", (int64_t)sn->alloc_mem_mib);
+    put_owned(o, "gres", gres_string(sn));
+    put_owned(o, "gres_used", gres_used_string(sn));
+    jsonw_put_str(o, "addr", cn->addr);
+    jsonw_put_str(o, "hostname", cn->hostname);
+    jsonw_put_int(o, "port", cn->port);
+    put_partitions(nt, i, o);
+    jsonw_put_str(o, "features", cn->features ? cn->features : "");
+    jsonw_put_int(o, "weight", sn->weight);
+    jsonw_put_int(o, "boot_time", n->boot_time);
+    jsonw_put_int(o, "slurmd_start_time", n->slurmd_start_time);
+    jsonw_put_int(o, "last_busy_time", n->last_busy);
+    put_owned(o, "cfg_tres",
+              tres_string(sn->cpus, sn->mem_mib, 0, sn->gpus, true));
+    put_owned(o, "alloc_tres",
+              tres_string(sn->alloc_cpus, sn->alloc_mem_mib, 0,
+                          (uint32_t)gpus_used, false));
+    jsonw_put_str(o, "version", DROVER_SLURM_VERSION);
+    jsonw_put_int(o, "running_jobs", sn->running_jobs);
     if (n->nepilog) /* an Epilog runs there (node_epilog.h) */
-        json_object_set_new(o, "completing", json_true());
+        jsonw_put_bool(o, "completing", true);
     put_flags(o, f);
     if (n->os)
-        json_object_set_new(o, "os", json_string(n->os));
+        jsonw_put_str(o, "os", n->os);
     if (n->gpus)
-        json_object_set(o, "gpus", n->gpus);
-    free(gres);
-    free(used);
-    free(cfg);
-    free(alloc);
-    free(state_str);
-    return o;
+        jsonw_put_json(o, "gpus", json_incref(n->gpus));
 }
 
 /* RootOnly, Hidden and the access lists, only where set. */

@@ -122,12 +122,14 @@ struct node_flags {
     bool maint, reserved, planned;
 };
 
-/* The node_info object of node i (docs/protocol.md), with 'f' (NULL:
- * none) as its maint/reserved/planned keys and in its state_str, in
- * Slurm's order (IDLE+DRAIN+MAINTENANCE+RESERVED+NOT_RESPONDING+PLANNED).
- * New reference. */
-json_t *node_table_node_json(const struct node_table *nt, size_t i,
-                             const struct node_flags *f);
+/* The members of node i's node_info record (docs/protocol.md) into 'o'
+ * (proto/jsonw.h: a jansson object or a writer), with 'f' (NULL: none)
+ * as its maint/reserved/planned keys and in its state_str, in Slurm's
+ * order (IDLE+DRAIN+MAINTENANCE+RESERVED+NOT_RESPONDING+PLANNED). */
+struct jsonw_sink;
+void node_table_node_put(const struct node_table *nt, size_t i,
+                         const struct node_flags *f,
+                         const struct jsonw_sink *o);
 
 /* The administrative state of node i, as journaled and snapshotted:
  * {"name","drain","down","reason","reason_user","reason_time"} and

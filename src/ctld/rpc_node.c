@@ -13,6 +13,7 @@
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "proto/jsonw.h"
 #include "ctld/ctld.h"
 #include "ctld/resv.h"
 #include "ctld/event.h"
@@ -61,17 +62,19 @@ static bool name_wanted(json_t *names, const char *name)
     return false;
 }
 
-/* PrivateData=nodes: only operators list nodes, as Slurm. */
+/* PrivateData=nodes: only operators list nodes, as Slurm.  Written
+ * straight into the answer's frame (a 10,000-node listing as jansson
+ * objects took a third of the controller while the nodes registered). */
 static void rpc_node_info(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *names = json_object_get(proto_req_body(req), "names");
-    json_t *arr;
     bool *wanted = NULL;
+    struct jsonw w;
+    struct jsonw_sink out = {.w = &w};
 
     if (ctld_private(ctld, req, CONF_PRIVATE_NODES))
         return respond_error(req, EDRV_ACCESS_DENIED, NULL, "node_info");
-    arr = json_array();
     if (json_array_size(names)) { /* by the name index, in table order */
         size_t k;
         json_t *v;
@@ -82,6 +85,12 @@ static void rpc_node_info(proto_req_t *req, void *arg)
                 wanted[i] = true;
         }
     }
+    jsonw_init(&w, PROTO_RESPOND_RESERVE);
+    jsonw_obj_open(&w);
+    jsonw_key(&w, "now");
+    jsonw_int(&w, ctld_now(ctld));
+    jsonw_key(&w, "nodes");
+    jsonw_arr_open(&w);
     for (size_t i = 0; i < ctld->nodes->count; i++) {
         struct node_flags f = {0};
         bool maint;
@@ -93,12 +102,15 @@ static void rpc_node_info(proto_req_t *req, void *arg)
         }
         f.planned = ctld->planned_nodes
                     && bitmap_test(ctld->planned_nodes, i);
-        json_array_append_new(arr, node_table_node_json(ctld->nodes, i, &f));
+        jsonw_obj_open(&w);
+        node_table_node_put(ctld->nodes, i, &f, &out);
+        jsonw_obj_close(&w);
     }
+    jsonw_arr_close(&w);
+    jsonw_obj_close(&w);
     free(wanted);
-    respond(req, json_pack("{s:I s:o}", "now", (json_int_t)ctld_now(ctld),
-                           "nodes", arr),
-            "node_info");
+    if (proto_respond_jsonw(req, &w) < 0)
+        log_err("node_info: responding");
 }
 
 /* PrivateData=partitions: only operators list partitions, as Slurm. */
