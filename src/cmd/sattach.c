@@ -241,7 +241,7 @@ static json_t *find_step(const struct sattach_opts *o)
  * error in *error. */
 static json_t *ask_node(const char *node, json_t *body, drv_error_t *error)
 {
-    const struct conf_node *cn = conf_node_find(cmd_conf(PROG), node);
+    const struct conf_node *cn = conf_node_find(cmd_conf_nodes(PROG), node);
     json_t *resp = NULL;
 
     if (!cn) {

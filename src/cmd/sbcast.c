@@ -291,7 +291,7 @@ static hostlist_t *job_nodes(const struct bcast_opts *o)
 static void send_block(const struct bcast_opts *o, const char *node,
                        json_t *body)
 {
-    const struct conf_node *cn = conf_node_find(cmd_conf(PROG), node);
+    const struct conf_node *cn = conf_node_find(cmd_conf_nodes(PROG), node);
     drv_error_t error = {0};
 
     if (!cn) {

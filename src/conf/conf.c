@@ -738,10 +738,11 @@ static void parser_clear(struct conf_parser *p)
     free((char *)p->confdir);
 }
 
-struct slurm_conf *conf_parse(const char *path, const char *text,
-                              const char *gres_text, drv_error_t *error)
+static struct slurm_conf *parse(const char *path, const char *text,
+                                const char *gres_text, bool client,
+                                drv_error_t *error)
 {
-    struct conf_parser p = { 0 };
+    struct conf_parser p = { .client = client };
     struct slurm_conf *conf;
 
     if (!path || !text) {
@@ -754,7 +755,8 @@ struct slurm_conf *conf_parse(const char *path, const char *text,
         goto error;
     }
     if (conf__lex(path, text, p.confdir, slurm_line, &p, error) < 0
-        || conf_finish(&p, error) < 0 || load_gres(&p, gres_text, error) < 0
+        || conf_finish(&p, error) < 0
+        || (!client && load_gres(&p, gres_text, error) < 0)
         || load_cgroup(&p, error) < 0
         || conf__load_job_container(p.conf, p.confdir, error) < 0
         || conf__load_oci(p.conf, p.confdir, error) < 0)
@@ -766,6 +768,12 @@ error:
     parser_clear(&p);
     conf_destroy(p.conf);
     return NULL;
+}
+
+struct slurm_conf *conf_parse(const char *path, const char *text,
+                              const char *gres_text, drv_error_t *error)
+{
+    return parse(path, text, gres_text, false, error);
 }
 
 const char *conf_env_path(void)
@@ -780,7 +788,8 @@ const char *conf_env_path(void)
     return NULL;
 }
 
-struct slurm_conf *conf_load(const char *path, drv_error_t *error)
+static struct slurm_conf *load(const char *path, bool client,
+                               drv_error_t *error)
 {
     struct slurm_conf *conf;
     char *text;
@@ -795,7 +804,7 @@ struct slurm_conf *conf_load(const char *path, drv_error_t *error)
         errno = saved_errno;
         return NULL;
     }
-    conf = conf_parse(path, text, NULL, error);
+    conf = parse(path, text, NULL, client, error);
     if (!conf) {
         int saved_errno = errno;
         free(text);
@@ -804,6 +813,16 @@ struct slurm_conf *conf_load(const char *path, drv_error_t *error)
     }
     free(text);
     return conf;
+}
+
+struct slurm_conf *conf_load(const char *path, drv_error_t *error)
+{
+    return load(path, false, error);
+}
+
+struct slurm_conf *conf_load_client(const char *path, drv_error_t *error)
+{
+    return load(path, true, error);
 }
 
 const struct conf_node *conf_node_find(const struct slurm_conf *conf,

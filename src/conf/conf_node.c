@@ -507,6 +507,8 @@ int conf__node_line(struct conf_parser *p, const struct conf_line *l,
     if (!strcasecmp(l->pairs[0].value, "DEFAULT")) {
         if ((rc = set_defaults(p, &spec)) < 0)
             conf__enomem(error);
+    } else if (p->client) { /* a command's load: checked, not expanded */
+        rc = 0;
     } else
         rc = expand_nodes(p, l, &spec, error);
 done:
@@ -536,6 +538,8 @@ int conf__down_line(struct conf_parser *p, const struct conf_line *l,
     hostlist_t *hosts;
     int rc = 0;
 
+    if (p->client) /* no nodes to set: conf_load_client() */
+        return 0;
     for (size_t i = 1; i < l->count; i++) {
         const struct conf_pair *kv = &l->pairs[i];
         if (!strcasecmp(kv->key, "State")) {

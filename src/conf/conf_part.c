@@ -470,13 +470,16 @@ static hostlist_t *part_hosts(const struct slurm_conf *conf,
 }
 
 static int resolve_one(struct slurm_conf *conf, struct conf_partition *part,
-                       const struct part_src *src, drv_error_t *error)
+                       const struct part_src *src, bool client,
+                       drv_error_t *error)
 {
     hostlist_t *hl;
     int rc = 0;
 
     if (!src->nodes || !*src->nodes)
         return (part->nodes = strdup("")) ? 0 : conf__enomem(error);
+    if (client) /* no nodes to resolve against: as written */
+        return (part->nodes = strdup(src->nodes)) ? 0 : conf__enomem(error);
     if (!(hl = part_hosts(conf, src, part->name, error)))
         return -1;
     for (size_t i = 0; i < hostlist_count(hl) && rc == 0; i++) {
@@ -498,7 +501,7 @@ int conf__part_resolve(struct conf_parser *p, drv_error_t *error)
 
     for (size_t i = 0; i < conf->partition_count; i++)
         if (resolve_one(conf, &conf->partitions[i], &p->part_srcs[i],
-                        error) < 0)
+                        p->client, error) < 0)
             return -1;
     return 0;
 }

@@ -189,6 +189,7 @@ struct conf_parser {
     struct node_spec *node_defaults; /* from NodeName=DEFAULT, or NULL */
     struct part_spec *part_defaults; /* from PartitionName=DEFAULT, or NULL */
     struct part_src *part_srcs;      /* per partition: where and Nodes= */
+    bool client; /* conf_load_client(): node lines checked, not expanded */
 };
 
 /* conf_node.c */

@@ -13,6 +13,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
+#include "ctld/job_listing.h"
 #include "ctld/depend.h"
 
 int array_submit(struct job *job, const char *spec, uint32_t max_size,
@@ -54,6 +55,76 @@ uint32_t array_jobs_of(const struct job *job)
 {
     return array_is_master(job) ? (uint32_t)bitmap_count(job->array->pending)
                                 : 1;
+}
+
+/* The records of one array, in order (array_first()). */
+struct array_group {
+    uint32_t job_id; /* the ArrayJobId: the key */
+    struct job *head, *tail;
+    UT_hash_handle hh;
+};
+
+static struct array_group *group_of(struct ctld *ctld, uint32_t array_id)
+{
+    struct array_group *g = NULL;
+
+    HASH_FIND(hh, ctld->array_groups, &array_id, sizeof(array_id), g);
+    return g;
+}
+
+void array_index_add(struct ctld *ctld, struct job *job)
+{
+    struct job_array *a = job->array;
+    struct array_group *g;
+
+    if (!a)
+        return;
+    if (!(g = group_of(ctld, a->job_id))) {
+        g = xzalloc(sizeof(*g));
+        g->job_id = a->job_id;
+        HASH_ADD(hh, ctld->array_groups, job_id, sizeof(g->job_id), g);
+    }
+    a->index_prev = g->tail;
+    a->index_next = NULL;
+    if (g->tail)
+        g->tail->array->index_next = job;
+    else
+        g->head = job;
+    g->tail = job;
+}
+
+void array_index_del(struct ctld *ctld, struct job *job)
+{
+    struct job_array *a = job->array;
+    struct array_group *g;
+
+    if (!a || !(g = group_of(ctld, a->job_id)))
+        return;
+    if (a->index_prev)
+        a->index_prev->array->index_next = a->index_next;
+    else
+        g->head = a->index_next;
+    if (a->index_next)
+        a->index_next->array->index_prev = a->index_prev;
+    else
+        g->tail = a->index_prev;
+    a->index_prev = a->index_next = NULL;
+    if (!g->head) {
+        HASH_DEL(ctld->array_groups, g);
+        free(g);
+    }
+}
+
+struct job *array_first(struct ctld *ctld, uint32_t array_id)
+{
+    struct array_group *g = group_of(ctld, array_id);
+
+    return g ? g->head : NULL;
+}
+
+struct job *array_next(const struct job *job)
+{
+    return job->array ? job->array->index_next : NULL;
 }
 
 void job_array_destroy(struct job_array *a)
@@ -122,27 +193,22 @@ void array_apply_json(struct job *job, json_t *o)
 
 uint32_t array_running(struct ctld *ctld, uint32_t array_id)
 {
-    struct job *job, *tmp;
     uint32_t n = 0;
 
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job->array && job->array->job_id == array_id
-            && (job->state == JOB_RUNNING || job->alloc))
+    for (struct job *job = array_first(ctld, array_id); job;
+         job = array_next(job))
+        if (job->state == JOB_RUNNING || job->alloc)
             n++;
-    }
     return n;
 }
 
 struct job *array_find_task(struct ctld *ctld, uint32_t array_id,
                             uint32_t task)
 {
-    struct job *job, *tmp;
-
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job->array && job->array->job_id == array_id
-            && job->array->task_id == task)
+    for (struct job *job = array_first(ctld, array_id); job;
+         job = array_next(job))
+        if (job->array->task_id == task)
             return job;
-    }
     return NULL;
 }
 
@@ -169,9 +235,7 @@ static struct job *copy_task(struct ctld *ctld, struct job *master,
         log_error("JobId=%u: copying array task record", job->id);
     json_decref(o);
     job->launch = master->launch ? json_incref(master->launch) : NULL;
-    HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
-    if (id >= ctld->next_job_id)
-        ctld->next_job_id = id + 1;
+    ctld_job_link(ctld, job);
     return job;
 }
 
@@ -193,6 +257,7 @@ int array_split_apply(struct ctld *ctld, struct job *master, uint32_t task,
         return 0;
     }
     copy_task(ctld, master, task, new_job_id);
+    job_listing_split(ctld, master->id, new_job_id);
     return 0;
 }
 
@@ -243,11 +308,11 @@ static bool may_act(const struct job *job, proto_req_t *req)
 
 static void cancel_whole(struct ctld *ctld, uint32_t array_id, uid_t by)
 {
-    struct job *job, *tmp;
+    struct job *next;
 
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job->array && job->array->job_id == array_id)
-            ctld_job_cancel(ctld, job, by);
+    for (struct job *job = array_first(ctld, array_id); job; job = next) {
+        next = array_next(job);
+        ctld_job_cancel(ctld, job, by);
     }
 }
 
@@ -274,17 +339,6 @@ static size_t cancel_tasks(struct ctld *ctld, uint32_t id, const bitmap_t *set,
     return found;
 }
 
-static struct job *any_record(struct ctld *ctld, uint32_t array_id)
-{
-    struct job *job, *tmp;
-
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job->array && job->array->job_id == array_id)
-            return job;
-    }
-    return NULL;
-}
-
 bool array_cancel_rpc(struct ctld *ctld, proto_req_t *req)
 {
     json_t *body = proto_req_body(req);
@@ -302,7 +356,7 @@ bool array_cancel_rpc(struct ctld *ctld, proto_req_t *req)
     job = ctld_job_find(ctld, (uint32_t)id);
     if (!tasks && !(job && job->array && job->array->job_id == job->id))
         return false;
-    if (!(job = any_record(ctld, (uint32_t)id)))
+    if (!(job = array_first(ctld, (uint32_t)id)))
         errnum = EDRV_INVALID_JOB_ID;
     else if (!may_act(job, req))
         errnum = EDRV_ACCESS_DENIED;
@@ -330,12 +384,9 @@ bool array_cancel_rpc(struct ctld *ctld, proto_req_t *req)
 void array_throttle_apply(struct ctld *ctld, uint32_t array_id,
                           uint32_t throttle)
 {
-    struct job *job, *tmp;
-
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (job->array && job->array->job_id == array_id)
-            job->array->throttle = throttle;
-    }
+    for (struct job *job = array_first(ctld, array_id); job;
+         job = array_next(job))
+        job->array->throttle = throttle;
 }
 
 /* Slurm keeps the throttle on the master and each task record. */
@@ -350,7 +401,7 @@ bool array_update_rpc(struct ctld *ctld, proto_req_t *req)
                     &throttle) < 0)
         return false;
     if (id <= 0 || id > UINT32_MAX || throttle < 0 || throttle > UINT32_MAX
-        || !(first = any_record(ctld, (uint32_t)id))) {
+        || !(first = array_first(ctld, (uint32_t)id))) {
         if (proto_respond_error(req, EDRV_INVALID_JOB_ID, NULL) < 0)
             log_err("job_update: responding");
         return true;

@@ -29,7 +29,23 @@ struct job_array {
     uint32_t throttle; /* "%N": at most N tasks running; 0 = no limit */
     uint32_t count, min, max, step; /* of the whole array: SLURM_ARRAY_TASK_* */
     bitmap_t *pending; /* master only: tasks not started; NULL otherwise */
+    struct job *index_prev, *index_next; /* the array's records (array_first) */
 };
+
+/* The records of array 'array_id' (its master and the tasks split from
+ * it) in the order they entered the table, from an index kept by
+ * ctld_job_link() and ctld_job_unlink(), so that finding them does not
+ * walk every job (100,000 at bench/scale):
+ *     for (j = array_first(ctld, id); j; j = array_next(j))
+ * NULL when the array has none.  A record may be unlinked once the
+ * iteration has taken its successor. */
+struct job *array_first(struct ctld *ctld, uint32_t array_id);
+struct job *array_next(const struct job *job);
+
+/* The index's side of ctld_job_link() and ctld_job_unlink(); no-ops for
+ * a job that is not an array's.  Nothing else calls them. */
+void array_index_add(struct ctld *ctld, struct job *job);
+void array_index_del(struct ctld *ctld, struct job *job);
 
 /* Parse a submitted --array 'spec' for 'job' (whose id is not set yet)
  * against MaxArraySize.  Returns 0, or -1 with errno

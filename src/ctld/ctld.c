@@ -16,7 +16,9 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/acct.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/job_listing.h"
 #include "ctld/crontab.h"
 #include "ctld/ha.h"
 #include "ctld/event.h"
@@ -45,6 +47,21 @@ time_t ctld_now(struct ctld *ctld)
 {
     (void)ctld;
     return time(NULL);
+}
+
+void ctld_job_link(struct ctld *ctld, struct job *job)
+{
+    HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
+    if (job->id >= ctld->next_job_id)
+        ctld->next_job_id = job->id + 1;
+    array_index_add(ctld, job);
+}
+
+void ctld_job_unlink(struct ctld *ctld, struct job *job)
+{
+    job_listing_unlinked(ctld, job);
+    array_index_del(ctld, job);
+    HASH_DEL(ctld->jobs, job);
 }
 
 struct job *ctld_job_find(struct ctld *ctld, uint32_t id)

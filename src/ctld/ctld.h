@@ -33,7 +33,10 @@ struct ctld {
     struct conf_jwt jwt_conf;  /* its AuthAltParameters= */
     struct proto_server *server;
     struct node_table *nodes;
-    struct job *jobs;          /* uthash by id */
+    struct job *jobs;          /* uthash by id: ctld_job_link() */
+    struct array_group *array_groups; /* array.h: array_first() */
+    struct job_listing *listings; /* job_info answers being written */
+    uv_idle_t listing_idle;    /* writes them (job_listing.h) */
     struct launch_store *launches; /* shared scripts/environments */
     struct acct *acct;         /* accounting spool (acct.h); NULL = none */
     uint32_t next_job_id;
@@ -154,6 +157,16 @@ int ctld_submit_count(struct ctld *ctld, const struct job *job,
  * none).  Returns 0, or -1 when the id was in use. */
 int ctld_submit_enter(struct ctld *ctld, struct job *job, time_t now,
                       time_t begin);
+
+/* Add 'job' (not in the table; its id and array fields set) to the job
+ * table and its array's index (array.h), raising next_job_id past its
+ * id.  The one way into the table. */
+void ctld_job_link(struct ctld *ctld, struct job *job);
+
+/* Take 'job' out of the table and its array's index; listings being
+ * written step over it (job_listing.h).  The caller frees it.  The one
+ * way out of the table. */
+void ctld_job_unlink(struct ctld *ctld, struct job *job);
 
 /* Find a job by id; NULL if none. */
 struct job *ctld_job_find(struct ctld *ctld, uint32_t id);

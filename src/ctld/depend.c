@@ -183,7 +183,7 @@ static void agg_add(struct agg *g, const struct job *j)
 static void target(struct ctld *ctld, uint32_t id, uint32_t task,
                    struct agg *g)
 {
-    struct job *j = ctld_job_find(ctld, id), *r, *tmp;
+    struct job *j = ctld_job_find(ctld, id), *r;
 
     memset(g, 0, sizeof(*g));
     if (task != DEP_TASK_ALL) {
@@ -199,12 +199,10 @@ static void target(struct ctld *ctld, uint32_t id, uint32_t task,
             agg_add(g, j);
         return;
     }
-    HASH_ITER(hh, ctld->jobs, r, tmp) {
-        if (r->array && r->array->job_id == id) {
-            agg_add(g, r);
-            if (array_is_master(r))
-                g->unstarted += (unsigned)bitmap_count(r->array->pending);
-        }
+    for (r = array_first(ctld, id); r; r = array_next(r)) {
+        agg_add(g, r);
+        if (array_is_master(r))
+            g->unstarted += (unsigned)bitmap_count(r->array->pending);
     }
 }
 

@@ -137,9 +137,7 @@ static int apply_submitted(struct ctld *ctld, struct ctld_event *ev)
         job_destroy(job);
         return -1;
     }
-    HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
-    if (job->id >= ctld->next_job_id)
-        ctld->next_job_id = job->id + 1;
+    ctld_job_link(ctld, job);
     return 0;
 }
 
@@ -296,7 +294,7 @@ static int apply_purged(struct ctld *ctld, struct ctld_event *ev)
         return -1;
     if (job->alloc) /* a withdrawn submission never has one */
         alloc_release(ctld, job, ev->t);
-    HASH_DEL(ctld->jobs, job);
+    ctld_job_unlink(ctld, job);
     job_destroy(job);
     return 0;
 }
@@ -570,7 +568,7 @@ static void acct_mark_steps(struct job *job, const struct ctld_event *ev)
 /* The accounting spool: every job or step change is a new job record. */
 static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
 {
-    struct job *job, *tmp;
+    struct job *job;
 
     switch (ev->type) {
     case CTLD_EV_JOB_PURGED:
@@ -589,10 +587,8 @@ static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
             acct_job_changed(ctld, job);
         break;
     case CTLD_EV_ARRAY_THROTTLE: /* ev->job_id is the ArrayJobId */
-        HASH_ITER(hh, ctld->jobs, job, tmp) {
-            if (job->array && job->array->job_id == ev->job_id)
-                acct_job_changed(ctld, job);
-        }
+        for (job = array_first(ctld, ev->job_id); job; job = array_next(job))
+            acct_job_changed(ctld, job);
         return;
     default:
         break;
@@ -710,7 +706,7 @@ int ctld_restore_job(struct ctld *ctld, json_t *o, drv_error_t *error)
             job->launch = json_incref(old->launch);
         if (old->alloc)
             alloc_release(ctld, old, 0);
-        HASH_DEL(ctld->jobs, old);
+        ctld_job_unlink(ctld, old);
         job_destroy(old);
     }
     if (job->alloc && alloc_take(ctld, job) < 0) {
@@ -719,8 +715,6 @@ int ctld_restore_job(struct ctld *ctld, json_t *o, drv_error_t *error)
         job_destroy(job);
         return -1;
     }
-    HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
-    if (job->id >= ctld->next_job_id)
-        ctld->next_job_id = job->id + 1;
+    ctld_job_link(ctld, job);
     return 0;
 }

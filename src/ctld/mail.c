@@ -146,15 +146,14 @@ static bool state_ok(int s)
 /* The first task of an array to start: one "Began" summary. */
 static void array_began(struct ctld *ctld, const struct job *job, time_t now)
 {
-    struct job *j, *tmp, *master = ctld_job_find(ctld, job->array->job_id);
+    struct job *master = ctld_job_find(ctld, job->array->job_id);
     struct mail_what w = {.job = master ? master : job, .type = MAIL_BEGIN,
                           .now = now, .summary = true};
 
-    HASH_ITER(hh, ctld->jobs, j, tmp) {
-        if (j != job && j->array && j->array->job_id == job->array->job_id
-            && (j->start_time || j->run_id))
+    for (struct job *j = array_first(ctld, job->array->job_id); j;
+         j = array_next(j))
+        if (j != job && (j->start_time || j->run_id))
             return; /* not the first */
-    }
     if (job->mail_type & MAIL_BEGIN)
         mail_send(ctld, &w);
 }
@@ -162,16 +161,15 @@ static void array_began(struct ctld *ctld, const struct job *job, time_t now)
 /* A record of an array ended: once all have, one summary. */
 static void array_ended(struct ctld *ctld, const struct job *job, time_t now)
 {
-    struct job *j, *tmp, *master = ctld_job_find(ctld, job->array->job_id);
+    struct job *master = ctld_job_find(ctld, job->array->job_id);
     struct mail_what w = {.job = master ? master : job, .now = now,
                           .summary = true, .exit_min = job->exit_status,
                           .exit_max = job->exit_status};
     bool failed = false;
     int sig;
 
-    HASH_ITER(hh, ctld->jobs, j, tmp) {
-        if (!j->array || j->array->job_id != job->array->job_id)
-            continue;
+    for (struct job *j = array_first(ctld, job->array->job_id); j;
+         j = array_next(j)) {
         if (!job_state_is_final(j->state)
             || (j->completing && !j->cancel_requested))
             return; /* tasks still to run or to end (a cancelled one was

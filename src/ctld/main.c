@@ -23,6 +23,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/job_listing.h"
 #include "ctld/mail.h"
 #include "ctld/prolog_ctld.h"
 #include "ctld/event.h"
@@ -428,6 +429,7 @@ static void ctld_fini(struct ctld *ctld)
     ctld_flush_cb(&ctld->flush_handle);
     if (ctld->journal && state_snapshot(ctld) < 0)
         log_err("final snapshot");
+    job_listing_fini(ctld);
     proto_server_destroy(ctld->server);
     rpc_gate_fini(ctld);
     acct_fini(ctld);
@@ -446,7 +448,7 @@ static void ctld_fini(struct ctld *ctld)
     sched_predict_destroy(ctld->predict);
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
-        HASH_DEL(ctld->jobs, job);
+        ctld_job_unlink(ctld, job);
         job_destroy(job);
     }
     free(ctld->replayed); /* a Raft follower's, never respooled */

@@ -27,6 +27,7 @@
 #include "ctld/depend.h"
 #include "ctld/interactive.h"
 #include "ctld/job_info.h"
+#include "ctld/job_listing.h"
 #include "ctld/crontab.h"
 #include "ctld/job_update.h"
 #include "ctld/journal.h"
@@ -518,159 +519,6 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
     scheduler_request(ctld);
 }
 
-/* A job_info request's filter, read once for the whole listing:
- * {"job_ids":[N],"user_ids":[N],"partitions":[S],"states":[S],
- *  "show_all":B}; an empty or absent list matches every job. */
-struct job_filter {
-    json_t *ids, *users, *parts; /* borrowed from the body */
-    unsigned states;             /* bit per enum job_state; 0: any */
-    bool completing;             /* "COMPLETING"/"CG": any completing job */
-    bool configuring;            /* "CONFIGURING"/"CF": any configuring
-                                  * job (PrologSlurmctld running) */
-    bool listing;                /* no job ids: a listing (job_shown()) */
-    bool show_all;
-    bool private_jobs;           /* PrivateData=jobs applies to the sender */
-};
-
-static void job_filter_read(struct job_filter *f, struct ctld *ctld,
-                            proto_req_t *req, json_t *body)
-{
-    json_t *states = json_object_get(body, "states"), *v;
-    size_t i;
-    int s;
-
-    *f = (struct job_filter){
-        .ids = json_object_get(body, "job_ids"),
-        .users = json_object_get(body, "user_ids"),
-        .parts = json_object_get(body, "partitions"),
-        .show_all = json_is_true(json_object_get(body, "show_all")),
-        .private_jobs = ctld_private(ctld, req, CONF_PRIVATE_JOBS),
-    };
-    f->listing = !json_array_size(f->ids);
-    json_array_foreach(states, i, v) {
-        const char *name = json_string_value(v) ?: "";
-
-        if (!strcmp(name, "COMPLETING") || !strcmp(name, "CG"))
-            f->completing = true;
-        else if (!strcmp(name, "CONFIGURING") || !strcmp(name, "CF"))
-            f->configuring = true;
-        else if ((s = job_state_parse(name)) >= 0)
-            f->states |= 1u << s;
-    }
-    /* A states list naming no state we know matches nothing. */
-    if (json_array_size(states) && !f->states && !f->completing
-        && !f->configuring)
-        f->states = 1u << JOB_STATE_COUNT;
-}
-
-static bool job_matches(const struct job *job, const struct job_filter *f)
-{
-    json_t *v;
-    size_t i;
-    bool hit;
-
-#define MATCH_ANY(arr, cond)                                                   \
-    if (json_array_size(arr)) {                                                \
-        hit = false;                                                           \
-        json_array_foreach(arr, i, v) if (cond) hit = true;                    \
-        if (!hit)                                                              \
-            return false;                                                      \
-    }
-    MATCH_ANY(f->ids, json_integer_value(v) == job->id
-                          || (job->array
-                              && json_integer_value(v) == job->array->job_id))
-    MATCH_ANY(f->users, json_integer_value(v) == (json_int_t)job->uid)
-    MATCH_ANY(f->parts,
-              job->partition
-                  && !strcmp(json_string_value(v) ?: "", job->partition))
-#undef MATCH_ANY
-    if (f->states || f->completing || f->configuring)
-        return (f->states & (1u << job->state))
-               || (job->completing && f->completing)
-               || (job->configuring && f->configuring);
-    return true;
-}
-
-/* Does the sender of a job_info request see 'job'?  PrivateData=jobs
- * limits an ordinary user to their own jobs; a listing (no "job_ids")
- * without "show_all" leaves out jobs in partitions the user does not see
- * (Hidden=YES, AllowGroups=), as Slurm's squeue without -a. */
-static bool job_shown(struct ctld *ctld, proto_req_t *req,
-                      const struct job_filter *f, const struct job *job)
-{
-    uid_t uid = proto_req_uid(req);
-    const struct ctld_partition *part;
-
-    if (job->uid != uid && f->private_jobs)
-        return false;
-    if (f->show_all || !f->listing || !job->partition
-        || !(part = node_table_partition(ctld->nodes, job->partition)))
-        return true;
-    return part_access_visible(ctld->access, part->conf, uid,
-                               ctld_req_slurm_user(req), ctld_now(ctld));
-}
-
-/* The listing is written straight into the answer's frame: a job is a
- * buffer fill, not a tree of jansson objects (docs/architecture.md). */
-static void rpc_job_info(proto_req_t *req, void *arg)
-{
-    struct ctld *ctld = arg;
-    json_t *filter = proto_req_body(req);
-    time_t now = ctld_now(ctld);
-    struct job_info_plan *plan =
-        job_info_plan_create(json_object_get(filter, "fields"));
-    struct jsonw w;
-    struct jsonw_row row = {0};
-    struct jsonw_sink out = {.w = &w};
-    struct job_filter f;
-    struct job *job, *tmp;
-    bool rows = plan && json_is_true(json_object_get(filter, "rows"));
-
-    job_filter_read(&f, ctld, req, filter);
-    jsonw_init(&w, PROTO_RESPOND_RESERVE);
-    jsonw_obj_open(&w);
-    jsonw_key(&w, "now");
-    jsonw_int(&w, now);
-    if (rows) { /* the columns, then a row of values per job */
-        const char *const *keys;
-        size_t n = job_info_plan_columns(plan, &keys);
-
-        jsonw_key(&w, "keys");
-        jsonw_arr_open(&w);
-        for (size_t i = 0; i < n; i++)
-            jsonw_str(&w, keys[i]);
-        jsonw_arr_close(&w);
-        jsonw_row_init(&row, keys, n);
-        out = (struct jsonw_sink){.row = &row};
-    }
-    jsonw_key(&w, "jobs");
-    jsonw_arr_open(&w);
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (!job_matches(job, &f) || !job_shown(ctld, req, &f, job))
-            continue;
-        if (rows) {
-            jsonw_row_begin(&row);
-            job_info_put_plan(ctld, job, plan, &out);
-            jsonw_row_write(&row, &w);
-        } else if (plan) {
-            jsonw_obj_open(&w);
-            job_info_put_plan(ctld, job, plan, &out);
-            jsonw_obj_close(&w);
-        } else {
-            json_t *o = job_info_json(ctld, job, now);
-
-            jsonw_json(&w, o);
-            json_decref(o);
-        }
-    }
-    jsonw_arr_close(&w);
-    jsonw_obj_close(&w);
-    jsonw_row_release(&row);
-    job_info_plan_destroy(plan);
-    if (proto_respond_jsonw(req, &w) < 0)
-        log_err("job_info: responding");
-}
-
 /* Find the job named in the body and check the caller may act on it. */
 struct job *ctld_job_for_req(struct ctld *ctld, proto_req_t *req,
                              int denied_errnum, int *errnum)
@@ -932,7 +780,7 @@ static void rpc_job_update(proto_req_t *req, void *arg)
 const struct proto_handler rpc_job_handlers[] = {
     {"job_update", rpc_job_update, PROTO_ROLE_USER},
     {"job_submit", rpc_job_submit, PROTO_ROLE_USER},
-    {"job_info", rpc_job_info, PROTO_ROLE_USER},
+    {"job_info", job_listing_rpc, PROTO_ROLE_USER},
     {"job_cancel", rpc_job_cancel, PROTO_ROLE_USER},
     {"job_hold", rpc_job_hold, PROTO_ROLE_USER},
     {"job_script", rpc_job_script, PROTO_ROLE_USER},

@@ -93,7 +93,7 @@ static void ctld_close(struct ctld *ctld)
 
     journal_close(ctld->journal);
     HASH_ITER(hh, ctld->jobs, job, tmp) {
-        HASH_DEL(ctld->jobs, job);
+        ctld_job_unlink(ctld, job);
         job_destroy(job);
     }
     launch_store_destroy(ctld->launches);

@@ -17,18 +17,34 @@
 #include "proto/auth.h"
 #include "proto/client.h"
 
-static struct slurm_conf *conf;
+static struct slurm_conf *conf, *conf_nodes;
 static proto_auth_t *auth;
 
-const struct slurm_conf *cmd_conf(const char *prog)
+static struct slurm_conf *load_or_exit(const char *prog, bool nodes)
 {
     drv_error_t error = {{0}};
+    struct slurm_conf *c = nodes ? conf_load(NULL, &error)
+                                 : conf_load_client(NULL, &error);
 
-    if (!conf && !(conf = conf_load(NULL, &error))) {
+    if (!c) {
         fprintf(stderr, "%s: error: %s\n", prog, error.text);
         exit(1);
     }
+    return c;
+}
+
+const struct slurm_conf *cmd_conf(const char *prog)
+{
+    if (!conf)
+        conf = load_or_exit(prog, false);
     return conf;
+}
+
+const struct slurm_conf *cmd_conf_nodes(const char *prog)
+{
+    if (!conf_nodes)
+        conf_nodes = load_or_exit(prog, true);
+    return conf_nodes;
 }
 
 /* Send 'body' (borrowed) to controller 'i' of 'c'.  A request the

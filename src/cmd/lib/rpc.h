@@ -15,11 +15,16 @@
 #include "common/error.h"
 #include "conf/conf.h"
 
-/* Load (once) and return the configuration.  On failure prints
+/* Load (once) and return the configuration, as a command needs it
+ * (conf_load_client(): no node is expanded).  On failure prints
  * "<prog>: error: <reason>" to stderr and exits 1 (commands only).
  * Borrowed: lives until exit.
  */
 const struct slurm_conf *cmd_conf(const char *prog);
+
+/* As cmd_conf() with every node expanded (conf_load()), for a command
+ * that reaches nodes itself (sbcast, sattach: conf_node_find()). */
+const struct slurm_conf *cmd_conf_nodes(const char *prog);
 
 /* Send one request of 'type' with 'body' (stolen) to the controller and
  * wait for the answer (MessageTimeout seconds).  The controller is each

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * job_listing.c - job_info answers, by id at once, whole listings a slice
+ * per loop turn (job_listing.h)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/array.h"
+#include "ctld/ctld.h"
+#include "ctld/job_info.h"
+#include "ctld/job_listing.h"
+#include "ctld/part_access.h"
+#include "proto/job_state.h"
+#include "proto/jsonw.h"
+
+/* A job_info request's filter, read once for the whole listing:
+ * {"job_ids":[N],"user_ids":[N],"partitions":[S],"states":[S],
+ *  "show_all":B}; an empty or absent list matches every job. */
+struct job_filter {
+    bool by_ids;                 /* "job_ids" given: no listing */
+    uint32_t *ids;               /* job or array job ids */
+    size_t nids;
+    uid_t *users;
+    size_t nusers;
+    const char **parts;          /* borrowed from the body */
+    size_t nparts;
+    unsigned states;             /* bit per enum job_state; 0: any */
+    bool completing;             /* "COMPLETING"/"CG": any completing job */
+    bool configuring;            /* "CONFIGURING"/"CF": any configuring
+                                  * job (PrologSlurmctld running) */
+    bool show_all;
+    bool private_jobs;           /* PrivateData=jobs applies to the sender */
+};
+
+/* A job_info answer being written. */
+struct job_listing {
+    struct job_listing *next;    /* ctld->listings */
+    proto_req_t *req;
+    struct job_filter f;
+    struct job_info_plan *plan;  /* NULL: whole records */
+    bool rows;                   /* "rows": a row of values per job */
+    time_t now;
+    struct jsonw w;
+    struct jsonw_row row;
+    struct jsonw_sink out;
+    /* A whole listing: the next job to write and the last one, in the
+     * table's order (NULL 'next': the table is done). */
+    struct job *cursor, *last;
+    uint32_t first_new_id;       /* ids from here on came after the start */
+    uint32_t *masters;           /* array masters passed */
+    size_t nmasters, masters_cap;
+    uint32_t *extras;            /* tasks split from masters not passed */
+    size_t nextras, extras_cap;
+};
+
+static void push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        *v = xrealloc(*v, *cap * sizeof(**v));
+    }
+    (*v)[(*n)++] = x;
+}
+
+static void filter_read(struct job_filter *f, struct ctld *ctld,
+                        proto_req_t *req, json_t *body)
+{
+    json_t *ids = json_object_get(body, "job_ids");
+    json_t *users = json_object_get(body, "user_ids");
+    json_t *parts = json_object_get(body, "partitions");
+    json_t *states = json_object_get(body, "states"), *v;
+    size_t i;
+    int s;
+
+    *f = (struct job_filter){
+        .show_all = json_is_true(json_object_get(body, "show_all")),
+        .private_jobs = ctld_private(ctld, req, CONF_PRIVATE_JOBS),
+    };
+    f->by_ids = json_array_size(ids) > 0;
+    f->ids = xzalloc((json_array_size(ids) + 1) * sizeof(*f->ids));
+    json_array_foreach(ids, i, v) {
+        json_int_t id = json_integer_value(v);
+        if (id > 0 && id <= UINT32_MAX)
+            f->ids[f->nids++] = (uint32_t)id;
+    }
+    f->users = xzalloc((json_array_size(users) + 1) * sizeof(*f->users));
+    json_array_foreach(users, i, v)
+        f->users[f->nusers++] = (uid_t)json_integer_value(v);
+    f->parts = xzalloc((json_array_size(parts) + 1) * sizeof(*f->parts));
+    json_array_foreach(parts, i, v)
+        f->parts[f->nparts++] = json_string_value(v) ?: "";
+    json_array_foreach(states, i, v) {
+        const char *name = json_string_value(v) ?: "";
+
+        if (!strcmp(name, "COMPLETING") || !strcmp(name, "CG"))
+            f->completing = true;
+        else if (!strcmp(name, "CONFIGURING") || !strcmp(name, "CF"))
+            f->configuring = true;
+        else if ((s = job_state_parse(name)) >= 0)
+            f->states |= 1u << s;
+    }
+    /* A states list naming no state we know matches nothing. */
+    if (json_array_size(states) && !f->states && !f->completing
+        && !f->configuring)
+        f->states = 1u << JOB_STATE_COUNT;
+}
+
+static void filter_release(struct job_filter *f)
+{
+    free(f->ids);
+    free(f->users);
+    free(f->parts);
+}
+
+static bool filter_matches(const struct job_filter *f, const struct job *job)
+{
+    bool hit = !f->nusers;
+
+    for (size_t i = 0; i < f->nusers && !hit; i++)
+        hit = f->users[i] == job->uid;
+    if (!hit)
+        return false;
+    hit = !f->nparts;
+    for (size_t i = 0; i < f->nparts && !hit; i++)
+        hit = job->partition && !strcmp(f->parts[i], job->partition);
+    if (!hit)
+        return false;
+    if (f->states || f->completing || f->configuring)
+        return (f->states & (1u << job->state))
+               || (job->completing && f->completing)
+               || (job->configuring && f->configuring);
+    return true;
+}
+
+/* Does the sender of a job_info request see 'job'?  PrivateData=jobs
+ * limits an ordinary user to their own jobs; a listing (no "job_ids")
+ * without "show_all" leaves out jobs in partitions the user does not see
+ * (Hidden=YES, AllowGroups=), as Slurm's squeue without -a. */
+static bool job_shown(struct ctld *ctld, proto_req_t *req,
+                      const struct job_filter *f, const struct job *job)
+{
+    uid_t uid = proto_req_uid(req);
+    const struct ctld_partition *part;
+
+    if (job->uid != uid && f->private_jobs)
+        return false;
+    if (f->show_all || f->by_ids || !job->partition
+        || !(part = node_table_partition(ctld->nodes, job->partition)))
+        return true;
+    return part_access_visible(ctld->access, part->conf, uid,
+                               ctld_req_slurm_user(req), ctld_now(ctld));
+}
+
+static void put_job(struct ctld *ctld, struct job_listing *l,
+                    struct job *job)
+{
+    if (!filter_matches(&l->f, job) || !job_shown(ctld, l->req, &l->f, job))
+        return;
+    if (l->rows) {
+        jsonw_row_begin(&l->row);
+        job_info_put_plan(ctld, job, l->plan, &l->out);
+        jsonw_row_write(&l->row, &l->w);
+    } else if (l->plan) {
+        jsonw_obj_open(&l->w);
+        job_info_put_plan(ctld, job, l->plan, &l->out);
+        jsonw_obj_close(&l->w);
+    } else {
+        json_t *o = job_info_json(ctld, job, l->now);
+
+        jsonw_json(&l->w, o);
+        json_decref(o);
+    }
+}
+
+static struct job_listing *listing_create(struct ctld *ctld,
+                                          proto_req_t *req)
+{
+    json_t *body = proto_req_body(req);
+    struct job_listing *l = xzalloc(sizeof(*l));
+
+    l->req = req;
+    l->now = ctld_now(ctld);
+    l->plan = job_info_plan_create(json_object_get(body, "fields"));
+    l->rows = l->plan && json_is_true(json_object_get(body, "rows"));
+    filter_read(&l->f, ctld, req, body);
+    l->out = (struct jsonw_sink){.w = &l->w};
+    jsonw_init(&l->w, PROTO_RESPOND_RESERVE);
+    jsonw_obj_open(&l->w);
+    jsonw_key(&l->w, "now");
+    jsonw_int(&l->w, l->now);
+    if (l->rows) { /* the columns, then a row of values per job */
+        const char *const *keys;
+        size_t n = job_info_plan_columns(l->plan, &keys);
+
+        jsonw_key(&l->w, "keys");
+        jsonw_arr_open(&l->w);
+        for (size_t i = 0; i < n; i++)
+            jsonw_str(&l->w, keys[i]);
+        jsonw_arr_close(&l->w);
+        jsonw_row_init(&l->row, keys, n);
+        l->out = (struct jsonw_sink){.row = &l->row};
+    }
+    jsonw_key(&l->w, "jobs");
+    jsonw_arr_open(&l->w);
+    return l;
+}
+
+/* Close the answer, send it and free 'l'. */
+static void listing_finish(struct job_listing *l)
+{
+    jsonw_arr_close(&l->w);
+    jsonw_obj_close(&l->w);
+    if (proto_respond_jsonw(l->req, &l->w) < 0)
+        log_err("job_info: responding");
+    jsonw_row_release(&l->row);
+    job_info_plan_destroy(l->plan);
+    filter_release(&l->f);
+    free(l->masters);
+    free(l->extras);
+    free(l);
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint32_t x = (*(struct job *const *)a)->id;
+    uint32_t y = (*(struct job *const *)b)->id;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The jobs named by id (an array's id names all its records), in id
+ * order, each once. */
+static void put_by_ids(struct ctld *ctld, struct job_listing *l)
+{
+    struct job **v = NULL, *job;
+    size_t n = 0, cap = 0;
+
+    for (size_t i = 0; i < l->f.nids; i++) {
+        struct job *first = array_first(ctld, l->f.ids[i]);
+
+        for (job = first; job; job = array_next(job)) {
+            if (n == cap)
+                v = xrealloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+            v[n++] = job;
+        }
+        if (!first && (job = ctld_job_find(ctld, l->f.ids[i]))) {
+            if (n == cap)
+                v = xrealloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+            v[n++] = job;
+        }
+    }
+    qsort(v, n, sizeof(*v), by_id);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || v[i] != v[i - 1])
+            put_job(ctld, l, v[i]);
+    free(v);
+}
+
+static bool passed_master(const struct job_listing *l, uint32_t id)
+{
+    for (size_t i = 0; i < l->nmasters; i++)
+        if (l->masters[i] == id)
+            return true;
+    return false;
+}
+
+/* Write jobs of 'l' until the table is done (true) or 'deadline'
+ * (uv_hrtime(), ns) has passed (false). */
+static bool write_some(struct ctld *ctld, struct job_listing *l,
+                       uint64_t deadline)
+{
+    unsigned n = 0;
+
+    while (l->cursor) {
+        struct job *job = l->cursor;
+
+        if ((++n & 63) == 0 && uv_hrtime() >= deadline)
+            return false;
+        l->cursor = job == l->last ? NULL : job->hh.next;
+        if (array_is_master(job))
+            push_u32(&l->masters, &l->nmasters, &l->masters_cap, job->id);
+        put_job(ctld, l, job);
+    }
+    for (size_t i = 0; i < l->nextras; i++) {
+        struct job *job = ctld_job_find(ctld, l->extras[i]);
+        if (job)
+            put_job(ctld, l, job);
+    }
+    l->nextras = 0;
+    return true;
+}
+
+static void idle_cb(uv_idle_t *h)
+{
+    struct ctld *ctld = h->data;
+    uint64_t deadline = uv_hrtime() + JOB_LISTING_SLICE_NS;
+    struct job_listing **pp = &ctld->listings;
+
+    while (*pp && uv_hrtime() < deadline) {
+        struct job_listing *l = *pp;
+
+        if (write_some(ctld, l, deadline)) {
+            *pp = l->next;
+            listing_finish(l);
+        } else {
+            pp = &l->next;
+        }
+    }
+    if (!ctld->listings)
+        uv_idle_stop(h);
+}
+
+void job_listing_rpc(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    struct job_listing *l = listing_create(ctld, req), **pp;
+
+    if (l->f.by_ids) {
+        put_by_ids(ctld, l);
+        listing_finish(l);
+        return;
+    }
+    if (ctld->jobs) {
+        UT_hash_table *tbl = ctld->jobs->hh.tbl;
+        l->cursor = ctld->jobs;
+        l->last = ELMT_FROM_HH(tbl, tbl->tail);
+    }
+    l->first_new_id = ctld->next_job_id;
+    /* Behind the listings already being written: they finish first. */
+    for (pp = &ctld->listings; *pp; pp = &(*pp)->next)
+        ;
+    *pp = l;
+    if (!ctld->listing_idle.data) {
+        uv_idle_init(ctld->loop, &ctld->listing_idle);
+        ctld->listing_idle.data = ctld;
+    }
+    uv_idle_start(&ctld->listing_idle, idle_cb);
+}
+
+void job_listing_unlinked(struct ctld *ctld, const struct job *job)
+{
+    for (struct job_listing *l = ctld->listings; l; l = l->next) {
+        if (l->cursor == job)
+            l->cursor = job == l->last ? NULL : job->hh.next;
+        if (l->last == job)
+            l->last = job->hh.prev;
+    }
+}
+
+void job_listing_split(struct ctld *ctld, uint32_t master_id,
+                       uint32_t new_job_id)
+{
+    for (struct job_listing *l = ctld->listings; l; l = l->next)
+        if (l->cursor && master_id < l->first_new_id
+            && !passed_master(l, master_id))
+            push_u32(&l->extras, &l->nextras, &l->extras_cap, new_job_id);
+}
+
+void job_listing_fini(struct ctld *ctld)
+{
+    struct job_listing *l;
+
+    while ((l = ctld->listings)) {
+        ctld->listings = l->next;
+        write_some(ctld, l, UINT64_MAX);
+        listing_finish(l);
+    }
+    if (ctld->listing_idle.data)
+        uv_idle_stop(&ctld->listing_idle);
+}
