@@ -27,7 +27,8 @@
 struct ctld;
 struct job;
 
-/* Loop time one turn gives to the listings being written (ns). */
+/* Loop time one turn gives to the listings being written (ns);
+ * DROVER_LISTING_SLICE_US in droverctld's environment sets another. */
 #define JOB_LISTING_SLICE_NS (5u * 1000 * 1000)
 
 /* The job_info handler (docs/protocol-messages.md); 'arg' is the ctld. */
