@@ -174,9 +174,13 @@ void ctld_flush_cb(uv_prepare_t *h)
     struct ack *acks = ctld->acks;
     int err[2], errnum;
 
+    uint64_t began;
+
     stats_loop_turn(ctld);
     /* The state and the accounting spool reach the disk together. */
+    began = uv_hrtime();
     journal_flush_together(js, 2, err);
+    stats_turn_part(ctld, "journal flush", began);
     if (err[1])
         log_error("accounting: spool flush failed (%s); retrying next turn",
                   strerror(err[1]));

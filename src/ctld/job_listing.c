@@ -13,6 +13,7 @@
 #include "ctld/job_info.h"
 #include "ctld/job_listing.h"
 #include "ctld/part_access.h"
+#include "ctld/stats.h"
 #include "proto/job_state.h"
 #include "proto/jsonw.h"
 
@@ -328,6 +329,7 @@ static void idle_cb(uv_idle_t *h)
     }
     if (!ctld->listings)
         uv_idle_stop(h);
+    stats_turn_part(ctld, "job listings", deadline - slice_ns());
 }
 
 void job_listing_rpc(proto_req_t *req, void *arg)

@@ -208,6 +208,7 @@ static void periodic_cb(uv_timer_t *t)
 {
     struct ctld *ctld = t->data;
     time_t now = ctld_now(ctld);
+    uint64_t began = uv_hrtime();
 
     if (!ctld_active(ctld)) /* a Raft follower changes nothing itself */
         return;
@@ -224,6 +225,13 @@ static void periodic_cb(uv_timer_t *t)
     if (ctld->journal && state_snapshot_periodic(ctld, snapshot_records()) < 0)
         log_err("snapshot");
     scheduler_request(ctld);
+    stats_turn_part(ctld, "periodic work", began);
+}
+
+/* Each request's handling is a part of its loop turn (stats.h). */
+static void request_timed(const char *type, uint64_t began_ns, void *arg)
+{
+    stats_turn_part(arg, type, began_ns);
 }
 
 static void signal_cb(uv_signal_t *s, int signo)
@@ -400,6 +408,7 @@ static void ctld_listen(struct ctld *ctld)
         log_fatal("%s", error.text);
     if (rpc_gate_install(ctld, &error) < 0)
         log_fatal("%s", error.text);
+    proto_server_set_timed(ctld->server, request_timed, ctld);
     proto_server_set_unauth_timeout(ctld->server,
                                     ctld->conf->msg_timeout_s * 1000);
     proto_server_fit_script(ctld->server, ctld->conf->sched.max_script_size);

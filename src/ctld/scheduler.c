@@ -22,6 +22,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
+#include "ctld/stats.h"
 #include "ctld/depend.h"
 #include "ctld/enforce.h"
 #include "ctld/job_info.h"
@@ -82,11 +83,12 @@ static uint32_t start_cap_fit(uint32_t cap, uint64_t cost_ns)
 static void sched_timer_cb(uv_timer_t *t)
 {
     struct ctld *ctld = t->data;
-    uint64_t start = cpu_ns();
+    uint64_t start = cpu_ns(), began = uv_hrtime();
 
     scheduler_run(ctld);
     ctld->sched_last_cost_ns = cpu_ns() - start;
     ctld->sched_last_end_ns = uv_hrtime();
+    stats_turn_part(ctld, "scheduling pass", began);
     if (ctld->sched_more)
         ctld->sched_start_cap = start_cap_fit(
             ctld->sched_start_cap ? ctld->sched_start_cap : SCHED_MAX_STARTS,

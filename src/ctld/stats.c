@@ -3,6 +3,8 @@
  * stats.c - the controller's statistics and the stats_info request
  * (stats.h)
  */
+#include <inttypes.h>
+#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -61,6 +63,10 @@ void stats_cycle(struct ctld *ctld, time_t now, uint64_t us, size_t queue,
     st->backfilled_since_start += backfilled;
 }
 
+/* A turn this long or longer, when the longest so far, is logged with
+ * its longest part (us). */
+#define LONG_TURN_LOG_US 50000
+
 void stats_loop_turn(struct ctld *ctld)
 {
     struct ctld_stats *st = &ctld->stats;
@@ -71,11 +77,34 @@ void stats_loop_turn(struct ctld *ctld)
         uint64_t busy = now - st->loop_turn_mark_ns;
 
         st->loop_turn_last_us = (busy > waited ? busy - waited : 0) / 1000;
-        if (st->loop_turn_last_us > st->loop_turn_max_us)
+        if (st->loop_turn_last_us > st->loop_turn_max_us) {
             st->loop_turn_max_us = st->loop_turn_last_us;
+            memcpy(st->loop_turn_max_part, st->turn_part,
+                   sizeof(st->turn_part));
+            st->loop_turn_max_part_us = st->turn_part_us;
+            if (st->loop_turn_max_us >= LONG_TURN_LOG_US)
+                log_info("loop: longest turn so far %" PRIu64 " us, its "
+                         "longest part %s %" PRIu64 " us",
+                         st->loop_turn_max_us,
+                         st->turn_part[0] ? st->turn_part : "(none timed)",
+                         st->turn_part_us);
+        }
     }
     st->loop_turn_mark_ns = now;
     st->loop_idle_mark_ns = idle;
+    st->turn_part[0] = '\0';
+    st->turn_part_us = 0;
+}
+
+void stats_turn_part(struct ctld *ctld, const char *what, uint64_t began_ns)
+{
+    struct ctld_stats *st = &ctld->stats;
+    uint64_t us = (uv_hrtime() - began_ns) / 1000;
+
+    if (us > st->turn_part_us) {
+        st->turn_part_us = us;
+        snprintf(st->turn_part, sizeof(st->turn_part), "%s", what);
+    }
 }
 
 /* Microseconds 1000 calls of gettimeofday() take, as Slurm's sdiag. */
@@ -124,7 +153,7 @@ static json_t *stats_json(struct ctld *ctld, time_t now)
     }
     return json_pack(
         "{s:I s:I s:i s:I s:I s:i s:I s:{s:I s:I s:I s:I s:I} s:I s:I s:I"
-        " s:o s:I s:I s:I s:I s:I s:o s:[]}",
+        " s:o s:I s:I s:I s:I s:s s:I s:I s:o s:[]}",
         "req_time", (json_int_t)now, "since", (json_int_t)st->since,
         "server_thread_count", 1, "agent_queue_size",
         (json_int_t)proto_call_count(), "agent_count",
@@ -140,6 +169,8 @@ static json_t *stats_json(struct ctld *ctld, time_t now)
         "backfilled_since_start", (json_int_t)st->backfilled_since_start,
         "gettimeofday_latency_us", gettimeofday_cost_us(),
         "loop_turn_max_us", (json_int_t)st->loop_turn_max_us,
+        "loop_turn_max_part", st->loop_turn_max_part,
+        "loop_turn_max_part_us", (json_int_t)st->loop_turn_max_part_us,
         "loop_turn_last_us", (json_int_t)st->loop_turn_last_us, "rpc",
         rpc_stats_to_json(proto_server_stats(ctld->server)), "pending_rpcs");
 }

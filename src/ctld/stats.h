@@ -39,6 +39,10 @@ struct ctld_stats {
      * waits: callbacks, the journal flush; issue 18's "longest turn") */
     uint64_t loop_turn_max_us, loop_turn_last_us;
     uint64_t loop_turn_mark_ns, loop_idle_mark_ns; /* stats_loop_turn() */
+    /* the longest part of the turn under way (stats_turn_part()) and of
+     * the longest turn */
+    char turn_part[32], loop_turn_max_part[32];
+    uint64_t turn_part_us, loop_turn_max_part_us;
 };
 
 /* Count what event 'ev' means for the job counters (a subscriber). */
@@ -55,6 +59,13 @@ void stats_cycle(struct ctld *ctld, time_t now, uint64_t us, size_t queue,
  * (uv_metrics_idle_time(); the loop is configured with
  * UV_METRICS_IDLE_TIME), is the last turn. */
 void stats_loop_turn(struct ctld *ctld);
+
+/* A part of the turn under way, named 'what' (copied; a message type, a
+ * "scheduling pass"...), began at uv_hrtime() 'began_ns' and has just
+ * ended.  The longest part of the longest turn is reported with it
+ * (sdiag, and a log line at each new longest turn), so a long turn says
+ * where it went. */
+void stats_turn_part(struct ctld *ctld, const char *what, uint64_t began_ns);
 
 /* stats_info: {"reset"?: bool} -> the statistics (docs/protocol.md). */
 extern const struct proto_handler rpc_stats_handlers[];

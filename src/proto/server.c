@@ -140,6 +140,8 @@ struct proto_server {
     void *roles_arg;
     proto_gate_f gate;
     void *gate_arg;
+    proto_timed_f timed;
+    void *timed_arg;
     struct table_ent *tables;
     struct listener *listeners;
     struct conn *conns;
@@ -496,7 +498,7 @@ static const struct proto_handler *lookup(proto_server_t *s, const char *type,
  * here on the loop: on the thread pool it cost 2.7% of the submission
  * rate on 2 cores, bench/README.md), its sender's roles and its body
  * against its schema, then run its handler. */
-static void handle_msg(struct conn *c, json_t *msg)
+static void handle_msg(struct conn *c, json_t *msg, char *type, size_t size)
 {
     proto_server_t *s = c->s;
     struct proto_msg m;
@@ -518,6 +520,7 @@ static void handle_msg(struct conn *c, json_t *msg)
         conn_send_error(c, errnum, error.text);
         goto done;
     }
+    snprintf(type, size, "%s", m.type);
     if (!m.cred) {
         log_error("proto: %s: '%s' request carries no credential", c->peer_str,
                   m.type);
@@ -600,7 +603,13 @@ static void dispatch_loop(struct conn *c)
                 conn_fail(c, errno, "server out of memory");
             break;
         }
-        handle_msg(c, msg);
+        char type[PROTO_TYPE_NAME_MAX] = "(bad frame)";
+        uint64_t began = uv_hrtime();
+        proto_server_t *s = c->s;
+
+        handle_msg(c, msg, type, sizeof(type));
+        if (s->timed)
+            s->timed(type, began, s->timed_arg);
     }
     c->dispatching = 0;
     if (c->closing || c->close_after_write)
@@ -1259,6 +1268,13 @@ void proto_server_set_gate(proto_server_t *s, proto_gate_f gate, void *arg)
 {
     s->gate = gate;
     s->gate_arg = arg;
+}
+
+void proto_server_set_timed(proto_server_t *s, proto_timed_f timed,
+                            void *arg)
+{
+    s->timed = timed;
+    s->timed_arg = arg;
 }
 
 uint64_t proto_server_last_drop(const proto_server_t *s)

@@ -228,6 +228,17 @@ typedef int (*proto_gate_f)(const char *type, json_t *body, uid_t uid,
                             void *arg, drv_error_t *error);
 void proto_server_set_gate(proto_server_t *s, proto_gate_f gate, void *arg);
 
+/* Longest message type name proto_timed_f is given (longer ones cut). */
+#define PROTO_TYPE_NAME_MAX 32
+
+/* Told after each request's handling on the loop (its credential's
+ * decode, checks and handler): its type, and uv_hrtime() when it began.
+ * The controller keeps the longest part of each loop turn (sdiag). */
+typedef void (*proto_timed_f)(const char *type, uint64_t began_ns,
+                              void *arg);
+void proto_server_set_timed(proto_server_t *s, proto_timed_f timed,
+                            void *arg);
+
 /* Stop listening, close every connection and free the server.  The memory
  * is released in uv_close callbacks, so run the loop afterwards (uv_run)
  * before uv_loop_close().  Requests still outstanding stay valid: answering

@@ -114,3 +114,8 @@ def test_sdiag_shows_the_event_loops_longest_turn(cluster, tmp_path):
                  _section(out, "Event loop turn statistics (microseconds):"))
     last, longest = int(turns["Last turn"]), int(turns["Longest turn"])
     assert 0 < longest < 10_000_000 and last <= longest
+    # Where the longest turn went: its longest timed part (a request's
+    # type, the scheduling pass, the journal flush...).
+    part = turns["Its longest part"].strip()
+    us, what = part.split(" ", 1)
+    assert 0 <= int(us) <= longest and what.startswith("(") and len(what) > 2

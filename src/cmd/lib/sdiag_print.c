@@ -228,8 +228,14 @@ void sdiag_print(FILE *out, json_t *st, enum sdiag_sort sort)
             num(st, "gettimeofday_latency_us"));
     /* Drover's: the controller's one event loop (docs/compatibility.md) */
     fprintf(out, "Event loop turn statistics (microseconds):\n"
-                 "\tLast turn:    %lld\n\tLongest turn: %lld\n\n",
+                 "\tLast turn:    %lld\n\tLongest turn: %lld\n",
             num(st, "loop_turn_last_us"), num(st, "loop_turn_max_us"));
+    const char *part =
+        json_string_value(json_object_get(st, "loop_turn_max_part"));
+    if (part && *part)
+        fprintf(out, "\tIts longest part: %lld (%s)\n",
+                num(st, "loop_turn_max_part_us"), part);
+    fputc('\n', out);
     print_rpcs(out, json_object_get(st, "rpc"));
     fprintf(out, "\nPending RPC statistics\n\tNo pending RPCs\n");
 }
