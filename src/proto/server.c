@@ -145,7 +145,9 @@ struct proto_server {
     struct table_ent *tables;
     struct listener *listeners;
     struct conn *conns;
-    struct conn *ready;
+    struct conn *ready, *ready_tail; /* FIFO */
+    uv_check_t turn_check; /* a new loop turn: turn_ns back to 0 */
+    uint64_t turn_ns;      /* requests handled this turn took (ns) */
     uv_timer_t sweep;
     uv_idle_t idler;
     uint64_t accept_turn; /* uv_now() of the turn 'accepts' counts */
@@ -185,13 +187,15 @@ static void conn_decref(struct conn *c)
 
 static void ready_remove(proto_server_t *s, struct conn *c)
 {
-    struct conn **pp;
+    struct conn **pp, *prev = NULL;
 
     if (!c->in_ready)
         return;
-    for (pp = &s->ready; *pp; pp = &(*pp)->ready_next) {
+    for (pp = &s->ready; *pp; prev = *pp, pp = &(*pp)->ready_next) {
         if (*pp == c) {
             *pp = c->ready_next;
+            if (s->ready_tail == c)
+                s->ready_tail = prev;
             break;
         }
     }
@@ -204,8 +208,12 @@ static void ready_add(proto_server_t *s, struct conn *c)
     if (c->in_ready)
         return;
     c->in_ready = 1;
-    c->ready_next = s->ready;
-    s->ready = c;
+    c->ready_next = NULL;
+    if (s->ready_tail)
+        s->ready_tail->ready_next = c;
+    else
+        s->ready = c;
+    s->ready_tail = c;
     if (!uv_is_active((uv_handle_t *)&s->idler))
         uv_idle_start(&s->idler, on_ready);
 }
@@ -596,6 +604,11 @@ static void dispatch_loop(struct conn *c)
     c->dispatching = 1;
     while (!c->closing && !c->close_after_write && !c->outstanding
            && !write_blocked(c)) {
+        if (c->s && c->s->turn_ns >= PROTO_TURN_BUDGET_NS) {
+            if (proto_decoder_buffered(c->dec) > 0)
+                ready_add(c->s, c); /* the next turn goes on with it */
+            break;
+        }
         if (!(msg = proto_decoder_next(c->dec, &error))) {
             if (errno == EPROTO)
                 conn_fail(c, EDRV_PROTOCOL_MALFORMED, error.text);
@@ -608,8 +621,11 @@ static void dispatch_loop(struct conn *c)
         proto_server_t *s = c->s;
 
         handle_msg(c, msg, type, sizeof(type));
-        if (s->timed)
-            s->timed(type, began, s->timed_arg);
+        if (s) {
+            s->turn_ns += uv_hrtime() - began;
+            if (s->timed)
+                s->timed(type, began, s->timed_arg);
+        }
     }
     c->dispatching = 0;
     if (c->closing || c->close_after_write)
@@ -917,13 +933,25 @@ static void on_ready(uv_idle_t *idler)
         }
     }
 
-    while ((c = s->ready)) {
+    /* Within this turn's budget; what is left waits for the next turn
+     * (the idler keeps the loop from blocking meanwhile). */
+    while ((c = s->ready) && s->turn_ns < PROTO_TURN_BUDGET_NS) {
         s->ready = c->ready_next;
+        if (!s->ready)
+            s->ready_tail = NULL;
         c->ready_next = NULL;
         c->in_ready = 0;
         dispatch_loop(c);
     }
-    uv_idle_stop(idler);
+    if (!s->ready)
+        uv_idle_stop(idler);
+}
+
+static void on_turn_check(uv_check_t *check)
+{
+    proto_server_t *s = check->data;
+
+    s->turn_ns = 0;
 }
 
 static void on_sweep(uv_timer_t *timer)
@@ -979,7 +1007,8 @@ static void on_server_handle_close(uv_handle_t *h)
 {
     proto_server_t *s = h->data;
 
-    if (h != (uv_handle_t *)&s->sweep && h != (uv_handle_t *)&s->idler)
+    if (h != (uv_handle_t *)&s->sweep && h != (uv_handle_t *)&s->idler
+        && h != (uv_handle_t *)&s->turn_check)
         free(h); /* a listener (its tcp handle is its first member) */
     if (--s->handles_open == 0) {
         struct table_ent *t, *next;
@@ -1047,6 +1076,11 @@ proto_server_t *proto_server_create(uv_loop_t *loop, proto_auth_t *auth,
     uv_idle_init(loop, &s->idler);
     s->idler.data = s;
     s->handles_open++;
+    uv_check_init(loop, &s->turn_check);
+    s->turn_check.data = s;
+    s->handles_open++;
+    uv_check_start(&s->turn_check, on_turn_check);
+    uv_unref((uv_handle_t *)&s->turn_check);
     uv_unref((uv_handle_t *)&s->sweep);
     sweep_restart(s);
     return s;
@@ -1299,6 +1333,7 @@ void proto_server_destroy(proto_server_t *s)
         s->listeners = NULL;
         uv_close((uv_handle_t *)&s->sweep, on_server_handle_close);
         uv_close((uv_handle_t *)&s->idler, on_server_handle_close);
+        uv_close((uv_handle_t *)&s->turn_check, on_server_handle_close);
         errno = saved_errno;
     }
 }

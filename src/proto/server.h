@@ -100,6 +100,14 @@ struct proto_unauth_limits {
  */
 #define PROTO_UNAUTH_FREE_BYTES (64u * 1024)
 
+/* Loop time one turn gives to requests (ns).  Past it, connections
+ * with requests waiting are handled in the next turns, oldest first, so
+ * a storm of requests (10,000 nodes registering at once) does not make
+ * one turn of hundreds of milliseconds that holds back every timer and
+ * answer (issue 18: the loop's longest turn).  At least one request is
+ * handled each turn. */
+#define PROTO_TURN_BUDGET_NS (10u * 1000 * 1000)
+
 typedef struct proto_server proto_server_t;
 typedef struct proto_req proto_req_t;
 
