@@ -35,8 +35,8 @@ struct ctld {
     struct node_table *nodes;
     struct job *jobs;          /* uthash by id: ctld_job_link() */
     struct array_group *array_groups; /* array.h: array_first() */
-    struct job_listing *listings; /* job_info answers being written */
-    uv_idle_t listing_idle;    /* writes them (job_listing.h) */
+    struct listing *listings;  /* answers being written (listing.h) */
+    uv_idle_t listing_idle;    /* writes them */
     struct launch_store *launches; /* shared scripts/environments */
     struct acct *acct;         /* accounting spool (acct.h); NULL = none */
     uint32_t next_job_id;

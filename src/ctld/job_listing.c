@@ -12,8 +12,8 @@
 #include "ctld/ctld.h"
 #include "ctld/job_info.h"
 #include "ctld/job_listing.h"
+#include "ctld/listing.h"
 #include "ctld/part_access.h"
-#include "ctld/stats.h"
 #include "proto/job_state.h"
 #include "proto/jsonw.h"
 
@@ -38,7 +38,7 @@ struct job_filter {
 
 /* A job_info answer being written. */
 struct job_listing {
-    struct job_listing *next;    /* ctld->listings */
+    struct listing base;         /* listing.h: first */
     proto_req_t *req;
     struct job_filter f;
     struct job_info_plan *plan;  /* NULL: whole records */
@@ -210,7 +210,7 @@ static struct job_listing *listing_create(struct ctld *ctld,
 }
 
 /* Close the answer, send it and free 'l'. */
-static void listing_finish(struct job_listing *l)
+static void answer(struct job_listing *l)
 {
     jsonw_arr_close(&l->w);
     jsonw_obj_close(&l->w);
@@ -268,11 +268,12 @@ static bool passed_master(const struct job_listing *l, uint32_t id)
     return false;
 }
 
-/* Write jobs of 'l' until the table is done (true) or 'deadline'
- * (uv_hrtime(), ns) has passed (false). */
-static bool write_some(struct ctld *ctld, struct job_listing *l,
+/* listing.h's write: the jobs of the table from the cursor, then the
+ * tasks split meanwhile from masters not passed. */
+static bool write_some(struct ctld *ctld, struct listing *base,
                        uint64_t deadline)
 {
+    struct job_listing *l = (struct job_listing *)base;
     unsigned n = 0;
 
     while (l->cursor) {
@@ -294,52 +295,20 @@ static bool write_some(struct ctld *ctld, struct job_listing *l,
     return true;
 }
 
-/* JOB_LISTING_SLICE_NS, or DROVER_LISTING_SLICE_US in droverctld's
- * environment (µs; tests make listings span many turns with it). */
-static uint64_t slice_ns(void)
+static void finish(struct ctld *ctld, struct listing *base)
 {
-    static uint64_t ns;
-    const char *env;
-    char *end;
-
-    if (!ns) {
-        env = getenv("DROVER_LISTING_SLICE_US");
-        ns = env ? strtoull(env, &end, 10) * 1000 : 0;
-        if (!env || *end || ns == 0)
-            ns = JOB_LISTING_SLICE_NS;
-    }
-    return ns;
-}
-
-static void idle_cb(uv_idle_t *h)
-{
-    struct ctld *ctld = h->data;
-    uint64_t deadline = uv_hrtime() + slice_ns();
-    struct job_listing **pp = &ctld->listings;
-
-    while (*pp && uv_hrtime() < deadline) {
-        struct job_listing *l = *pp;
-
-        if (write_some(ctld, l, deadline)) {
-            *pp = l->next;
-            listing_finish(l);
-        } else {
-            pp = &l->next;
-        }
-    }
-    if (!ctld->listings)
-        uv_idle_stop(h);
-    stats_turn_part(ctld, "job listings", deadline - slice_ns());
+    (void)ctld;
+    answer((struct job_listing *)base);
 }
 
 void job_listing_rpc(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
-    struct job_listing *l = listing_create(ctld, req), **pp;
+    struct job_listing *l = listing_create(ctld, req);
 
     if (l->f.by_ids) {
         put_by_ids(ctld, l);
-        listing_finish(l);
+        answer(l);
         return;
     }
     if (ctld->jobs) {
@@ -348,20 +317,24 @@ void job_listing_rpc(proto_req_t *req, void *arg)
         l->last = ELMT_FROM_HH(tbl, tbl->tail);
     }
     l->first_new_id = ctld->next_job_id;
-    /* Behind the listings already being written: they finish first. */
-    for (pp = &ctld->listings; *pp; pp = &(*pp)->next)
-        ;
-    *pp = l;
-    if (!ctld->listing_idle.data) {
-        uv_idle_init(ctld->loop, &ctld->listing_idle);
-        ctld->listing_idle.data = ctld;
-    }
-    uv_idle_start(&ctld->listing_idle, idle_cb);
+    l->base.write = write_some;
+    l->base.finish = finish;
+    listing_queue(ctld, &l->base);
+}
+
+/* The job listings being written ('NULL' after the last). */
+static struct job_listing *next_job_listing(struct listing *l)
+{
+    for (; l; l = l->next)
+        if (l->write == write_some)
+            return (struct job_listing *)l;
+    return NULL;
 }
 
 void job_listing_unlinked(struct ctld *ctld, const struct job *job)
 {
-    for (struct job_listing *l = ctld->listings; l; l = l->next) {
+    for (struct job_listing *l = next_job_listing(ctld->listings); l;
+         l = next_job_listing(l->base.next)) {
         if (l->cursor == job)
             l->cursor = job == l->last ? NULL : job->hh.next;
         if (l->last == job)
@@ -372,21 +345,10 @@ void job_listing_unlinked(struct ctld *ctld, const struct job *job)
 void job_listing_split(struct ctld *ctld, uint32_t master_id,
                        uint32_t new_job_id)
 {
-    for (struct job_listing *l = ctld->listings; l; l = l->next)
+    for (struct job_listing *l = next_job_listing(ctld->listings); l;
+         l = next_job_listing(l->base.next))
         if (l->cursor && master_id < l->first_new_id
             && !passed_master(l, master_id))
             push_u32(&l->extras, &l->nextras, &l->extras_cap, new_job_id);
 }
 
-void job_listing_fini(struct ctld *ctld)
-{
-    struct job_listing *l;
-
-    while ((l = ctld->listings)) {
-        ctld->listings = l->next;
-        write_some(ctld, l, UINT64_MAX);
-        listing_finish(l);
-    }
-    if (ctld->listing_idle.data)
-        uv_idle_stop(&ctld->listing_idle);
-}

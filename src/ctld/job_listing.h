@@ -5,9 +5,9 @@
  *
  * A request naming job ids is answered at once from the id index and the
  * arrays' index (array.h).  A listing of the whole table is written a
- * slice at a time, at most JOB_LISTING_SLICE_NS of each loop turn, so a
- * 100,000-job `squeue` does not stop the controller for the 100 ms it
- * takes (issue 18: the loop's longest turn).  Each job is written whole,
+ * slice at a time (listing.h), so a 100,000-job `squeue` does not stop
+ * the controller for the 100 ms it takes (issue 18: the loop's longest
+ * turn).  Each job is written whole,
  * as it is when its turn comes: the listing is the table over those
  * turns, not at one instant, as a job changed meanwhile shows its newer
  * state.  What it never does is show a job twice or leave one out:
@@ -27,10 +27,6 @@
 struct ctld;
 struct job;
 
-/* Loop time one turn gives to the listings being written (ns);
- * DROVER_LISTING_SLICE_US in droverctld's environment sets another. */
-#define JOB_LISTING_SLICE_NS (5u * 1000 * 1000)
-
 /* The job_info handler (docs/protocol-messages.md); 'arg' is the ctld. */
 void job_listing_rpc(proto_req_t *req, void *arg);
 
@@ -43,9 +39,5 @@ void job_listing_unlinked(struct ctld *ctld, const struct job *job);
  * it (it entered the table after they began). */
 void job_listing_split(struct ctld *ctld, uint32_t master_id,
                        uint32_t new_job_id);
-
-/* At shutdown, before the server goes: the listings being written are
- * finished and answered now. */
-void job_listing_fini(struct ctld *ctld);
 
 #endif /* !DROVER_CTLD_JOB_LISTING_H */

@@ -23,7 +23,7 @@
 #include "common/xalloc.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
-#include "ctld/job_listing.h"
+#include "ctld/listing.h"
 #include "ctld/mail.h"
 #include "ctld/prolog_ctld.h"
 #include "ctld/event.h"
@@ -438,7 +438,7 @@ static void ctld_fini(struct ctld *ctld)
     ctld_flush_cb(&ctld->flush_handle);
     if (ctld->journal && state_snapshot(ctld) < 0)
         log_err("final snapshot");
-    job_listing_fini(ctld);
+    listing_fini(ctld);
     proto_server_destroy(ctld->server);
     rpc_gate_fini(ctld);
     acct_fini(ctld);

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "proto/jsonw.h"
+#include "ctld/listing.h"
 #include "ctld/ctld.h"
 #include "ctld/resv.h"
 #include "ctld/event.h"
@@ -62,55 +63,97 @@ static bool name_wanted(json_t *names, const char *name)
     return false;
 }
 
+/* A node_info answer being written (listing.h).  The node table keeps
+ * its nodes and their order, so the cursor is an index; each node is
+ * written as it is at its turn. */
+struct node_listing {
+    struct listing base;  /* first */
+    proto_req_t *req;
+    bool *wanted;         /* by name; NULL: every node */
+    size_t next;          /* the next node to write */
+    struct jsonw w;
+};
+
+static void put_node(struct ctld *ctld, struct node_listing *l, size_t i)
+{
+    struct node_flags f = {0};
+    bool maint;
+
+    if (resv_node_reserved(ctld, i, ctld_now(ctld), &maint)) {
+        f.maint = maint;
+        f.reserved = !maint;
+    }
+    f.planned = ctld->planned_nodes && bitmap_test(ctld->planned_nodes, i);
+    jsonw_obj_open(&l->w);
+    node_table_node_put(ctld->nodes, i, &f, &(struct jsonw_sink){.w = &l->w});
+    jsonw_obj_close(&l->w);
+}
+
+static bool node_listing_write(struct ctld *ctld, struct listing *base,
+                               uint64_t deadline)
+{
+    struct node_listing *l = (struct node_listing *)base;
+
+    for (unsigned n = 0; l->next < ctld->nodes->count; l->next++) {
+        if ((++n & 63) == 0 && uv_hrtime() >= deadline)
+            return false;
+        if (!l->wanted || l->wanted[l->next])
+            put_node(ctld, l, l->next);
+    }
+    return true;
+}
+
+static void node_listing_finish(struct ctld *ctld, struct listing *base)
+{
+    struct node_listing *l = (struct node_listing *)base;
+
+    (void)ctld;
+    jsonw_arr_close(&l->w);
+    jsonw_obj_close(&l->w);
+    if (proto_respond_jsonw(l->req, &l->w) < 0)
+        log_err("node_info: responding");
+    free(l->wanted);
+    free(l);
+}
+
 /* PrivateData=nodes: only operators list nodes, as Slurm.  Written
  * straight into the answer's frame (a 10,000-node listing as jansson
- * objects took a third of the controller while the nodes registered). */
+ * objects took a third of the controller while the nodes registered);
+ * named nodes at once, every node over several turns (listing.h). */
 static void rpc_node_info(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
     json_t *names = json_object_get(proto_req_body(req), "names");
-    bool *wanted = NULL;
-    struct jsonw w;
-    struct jsonw_sink out = {.w = &w};
+    struct node_listing *l;
 
     if (ctld_private(ctld, req, CONF_PRIVATE_NODES))
         return respond_error(req, EDRV_ACCESS_DENIED, NULL, "node_info");
+    l = xzalloc(sizeof(*l));
+    l->req = req;
+    l->base.write = node_listing_write;
+    l->base.finish = node_listing_finish;
     if (json_array_size(names)) { /* by the name index, in table order */
         size_t k;
         json_t *v;
-        wanted = xzalloc(ctld->nodes->count + 1);
+        l->wanted = xzalloc(ctld->nodes->count + 1);
         json_array_foreach(names, k, v) {
             long i = node_table_index(ctld->nodes, json_string_value(v) ?: "");
             if (i >= 0)
-                wanted[i] = true;
+                l->wanted[i] = true;
         }
     }
-    jsonw_init(&w, PROTO_RESPOND_RESERVE);
-    jsonw_obj_open(&w);
-    jsonw_key(&w, "now");
-    jsonw_int(&w, ctld_now(ctld));
-    jsonw_key(&w, "nodes");
-    jsonw_arr_open(&w);
-    for (size_t i = 0; i < ctld->nodes->count; i++) {
-        struct node_flags f = {0};
-        bool maint;
-        if (wanted && !wanted[i])
-            continue;
-        if (resv_node_reserved(ctld, i, ctld_now(ctld), &maint)) {
-            f.maint = maint;
-            f.reserved = !maint;
-        }
-        f.planned = ctld->planned_nodes
-                    && bitmap_test(ctld->planned_nodes, i);
-        jsonw_obj_open(&w);
-        node_table_node_put(ctld->nodes, i, &f, &out);
-        jsonw_obj_close(&w);
+    jsonw_init(&l->w, PROTO_RESPOND_RESERVE);
+    jsonw_obj_open(&l->w);
+    jsonw_key(&l->w, "now");
+    jsonw_int(&l->w, ctld_now(ctld));
+    jsonw_key(&l->w, "nodes");
+    jsonw_arr_open(&l->w);
+    if (l->wanted) {
+        node_listing_write(ctld, &l->base, UINT64_MAX);
+        node_listing_finish(ctld, &l->base);
+    } else {
+        listing_queue(ctld, &l->base);
     }
-    jsonw_arr_close(&w);
-    jsonw_obj_close(&w);
-    free(wanted);
-    if (proto_respond_jsonw(req, &w) < 0)
-        log_err("node_info: responding");
 }
 
 /* PrivateData=partitions: only operators list partitions, as Slurm. */

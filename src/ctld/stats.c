@@ -67,10 +67,25 @@ void stats_cycle(struct ctld *ctld, time_t now, uint64_t us, size_t queue,
  * its longest part (us). */
 #define LONG_TURN_LOG_US 50000
 
+/* The loop thread's CPU time (ns). */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void stats_loop_turn(struct ctld *ctld)
 {
     struct ctld_stats *st = &ctld->stats;
     uint64_t now = uv_hrtime(), idle = uv_metrics_idle_time(ctld->loop);
+    uint64_t cpu = thread_cpu_ns();
+
+    if (st->loop_cpu_mark_ns && cpu > st->loop_cpu_mark_ns
+        && (cpu - st->loop_cpu_mark_ns) / 1000 > st->loop_turn_max_cpu_us)
+        st->loop_turn_max_cpu_us = (cpu - st->loop_cpu_mark_ns) / 1000;
+    st->loop_cpu_mark_ns = cpu;
 
     if (st->loop_turn_mark_ns && now > st->loop_turn_mark_ns) {
         uint64_t waited = idle - st->loop_idle_mark_ns;
@@ -153,7 +168,7 @@ static json_t *stats_json(struct ctld *ctld, time_t now)
     }
     return json_pack(
         "{s:I s:I s:i s:I s:I s:i s:I s:{s:I s:I s:I s:I s:I} s:I s:I s:I"
-        " s:o s:I s:I s:I s:I s:s s:I s:I s:o s:[]}",
+        " s:o s:I s:I s:I s:I s:s s:I s:I s:I s:o s:[]}",
         "req_time", (json_int_t)now, "since", (json_int_t)st->since,
         "server_thread_count", 1, "agent_queue_size",
         (json_int_t)proto_call_count(), "agent_count",
@@ -171,6 +186,7 @@ static json_t *stats_json(struct ctld *ctld, time_t now)
         "loop_turn_max_us", (json_int_t)st->loop_turn_max_us,
         "loop_turn_max_part", st->loop_turn_max_part,
         "loop_turn_max_part_us", (json_int_t)st->loop_turn_max_part_us,
+        "loop_turn_max_cpu_us", (json_int_t)st->loop_turn_max_cpu_us,
         "loop_turn_last_us", (json_int_t)st->loop_turn_last_us, "rpc",
         rpc_stats_to_json(proto_server_stats(ctld->server)), "pending_rpcs");
 }
@@ -191,7 +207,8 @@ static void rpc_stats_info(proto_req_t *req, void *arg)
             .since = now,
             .backfilled_since_start = ctld->stats.backfilled_since_start,
             .loop_turn_mark_ns = ctld->stats.loop_turn_mark_ns,
-            .loop_idle_mark_ns = ctld->stats.loop_idle_mark_ns};
+            .loop_idle_mark_ns = ctld->stats.loop_idle_mark_ns,
+            .loop_cpu_mark_ns = ctld->stats.loop_cpu_mark_ns};
         rpc_stats_reset(proto_server_stats(ctld->server));
         log_info("statistics reset by uid %u", (unsigned)proto_req_uid(req));
     }

@@ -39,6 +39,9 @@ struct ctld_stats {
      * waits: callbacks, the journal flush; issue 18's "longest turn") */
     uint64_t loop_turn_max_us, loop_turn_last_us;
     uint64_t loop_turn_mark_ns, loop_idle_mark_ns; /* stats_loop_turn() */
+    /* the CPU time of the turn that took most (us): on a loaded machine
+     * a turn's length is also the time other processes held the CPU */
+    uint64_t loop_turn_max_cpu_us, loop_cpu_mark_ns;
     /* the longest part of the turn under way (stats_turn_part()) and of
      * the longest turn */
     char turn_part[32], loop_turn_max_part[32];

@@ -119,3 +119,4 @@ def test_sdiag_shows_the_event_loops_longest_turn(cluster, tmp_path):
     part = turns["Its longest part"].strip()
     us, what = part.split(" ", 1)
     assert 0 <= int(us) <= longest and what.startswith("(") and len(what) > 2
+    assert 0 < int(turns["Most CPU in a turn"]) < 10_000_000

@@ -235,6 +235,8 @@ void sdiag_print(FILE *out, json_t *st, enum sdiag_sort sort)
     if (part && *part)
         fprintf(out, "\tIts longest part: %lld (%s)\n",
                 num(st, "loop_turn_max_part_us"), part);
+    fprintf(out, "\tMost CPU in a turn: %lld\n",
+            num(st, "loop_turn_max_cpu_us"));
     fputc('\n', out);
     print_rpcs(out, json_object_get(st, "rpc"));
     fprintf(out, "\nPending RPC statistics\n\tNo pending RPCs\n");
