@@ -55,6 +55,61 @@ void ctld_job_link(struct ctld *ctld, struct job *job)
     if (job->id >= ctld->next_job_id)
         ctld->next_job_id = job->id + 1;
     array_index_add(ctld, job);
+    ctld_live_note(ctld, job);
+}
+
+static bool job_live(const struct job *job)
+{
+    return !job_state_is_final(job->state) || job->alloc || job->completing;
+}
+
+void ctld_live_note(struct ctld *ctld, const struct job *job)
+{
+    size_t w = job->id / 64;
+
+    if (!job_live(job))
+        return;
+    if (w >= ctld->live_words) {
+        size_t n = ctld->live_words ? ctld->live_words : 64;
+        while (n <= w)
+            n *= 2;
+        ctld->live_ids = xrealloc(ctld->live_ids, n * sizeof(uint64_t));
+        memset(ctld->live_ids + ctld->live_words, 0,
+               (n - ctld->live_words) * sizeof(uint64_t));
+        ctld->live_words = n;
+    }
+    ctld->live_ids[w] |= 1ull << (job->id % 64);
+}
+
+/* The first live job of id 'from' or above; ended ones met are dropped. */
+static struct job *live_from(struct ctld *ctld, uint64_t from)
+{
+    for (size_t w = from / 64; w < ctld->live_words; w++) {
+        uint64_t bits = ctld->live_ids[w];
+
+        if (w == from / 64)
+            bits &= ~0ull << (from % 64);
+        while (bits) {
+            uint32_t id = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+            struct job *job = ctld_job_find(ctld, id);
+
+            bits &= bits - 1;
+            if (job && job_live(job))
+                return job;
+            ctld->live_ids[w] &= ~(1ull << (id % 64));
+        }
+    }
+    return NULL;
+}
+
+struct job *ctld_live_first(struct ctld *ctld)
+{
+    return live_from(ctld, 0);
+}
+
+struct job *ctld_live_next(struct ctld *ctld, const struct job *job)
+{
+    return live_from(ctld, (uint64_t)job->id + 1);
 }
 
 void ctld_job_unlink(struct ctld *ctld, struct job *job)

@@ -35,6 +35,8 @@ struct ctld {
     struct node_table *nodes;
     struct job *jobs;          /* uthash by id: ctld_job_link() */
     struct array_group *array_groups; /* array.h: array_first() */
+    uint64_t *live_ids;        /* bit per job id: ctld_live_first() */
+    size_t live_words;
     struct listing *listings;  /* answers being written (listing.h) */
     uv_idle_t listing_idle;    /* writes them */
     struct launch_store *launches; /* shared scripts/environments */
@@ -162,6 +164,17 @@ int ctld_submit_enter(struct ctld *ctld, struct job *job, time_t now,
  * table and its array's index (array.h), raising next_job_id past its
  * id.  The one way into the table. */
 void ctld_job_link(struct ctld *ctld, struct job *job);
+
+/* The jobs that may be pending, running or completing, by id, so that a
+ * scheduling pass does not walk the ended ones the table keeps until
+ * MinJobAge (100,000 records, two walks a pass, were most of a pass in a
+ * launch storm: bench/storm).  ctld_apply() and ctld_job_link() note
+ * every job they touch; the walk drops those found ended:
+ *     for (j = ctld_live_first(ctld); j; j = ctld_live_next(ctld, j))
+ * in id order.  A job noted again comes back. */
+void ctld_live_note(struct ctld *ctld, const struct job *job);
+struct job *ctld_live_first(struct ctld *ctld);
+struct job *ctld_live_next(struct ctld *ctld, const struct job *job);
 
 /* Take 'job' out of the table and its array's index; listings being
  * written step over it (job_listing.h).  The caller frees it.  The one

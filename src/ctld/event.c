@@ -633,6 +633,7 @@ static void (*const subscribers[])(struct ctld *, const struct ctld_event *) = {
 
 int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
 {
+    struct job *job;
     json_t *rec;
 
     if ((unsigned)ev->type >= CTLD_EV_TYPE_COUNT)
@@ -647,6 +648,8 @@ int ctld_apply(struct ctld *ctld, struct ctld_event *ev)
         acct_resv_changed(ctld, ev, true); /* as it was */
     if (appliers[ev->type](ctld, ev) < 0)
         return -1;
+    if (ev->job_id && (job = ctld_job_find(ctld, ev->job_id)))
+        ctld_live_note(ctld, job); /* a requeue brings an ended one back */
     if (ctld->replaying)
         return 0;
     rec = event_record(ctld, ev);

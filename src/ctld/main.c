@@ -461,6 +461,7 @@ static void ctld_fini(struct ctld *ctld)
         job_destroy(job);
     }
     free(ctld->replayed); /* a Raft follower's, never respooled */
+    free(ctld->live_ids);
     launch_store_destroy(ctld->launches);
     node_table_destroy(ctld->nodes);
     part_access_destroy(ctld->access);

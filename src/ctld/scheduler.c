@@ -401,11 +401,11 @@ static void collect_running(struct ctld *ctld, time_t now,
                             struct sched_job **run, size_t *nr)
 {
     bool predict = predicting(ctld);
-    struct job *job, *tmp;
 
     *run = xzalloc(sizeof(**run) * (HASH_COUNT(ctld->jobs) + 1));
     *nr = 0;
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
+    for (struct job *job = ctld_live_first(ctld); job;
+         job = ctld_live_next(ctld, job)) {
         if (job->alloc && !job->preempt_suspended)
             (*run)[(*nr)++] = (struct sched_job){
                 .id = job->id,
@@ -425,11 +425,11 @@ static void collect_pending(struct ctld *ctld, time_t now, struct job ***pend,
                             size_t *np)
 {
     size_t cap = HASH_COUNT(ctld->jobs) + 1, cpus = entries_bound(ctld, 1);
-    struct job *job, *tmp;
 
     *pend = xzalloc(sizeof(**pend) * cap);
     *np = 0;
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
+    for (struct job *job = ctld_live_first(ctld); job;
+         job = ctld_live_next(ctld, job)) {
         if (job->alloc)
             continue;
         if (job->state == JOB_PENDING && depend_gate(ctld, job, now))

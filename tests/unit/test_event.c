@@ -104,6 +104,7 @@ static void ctld_close(struct ctld *ctld)
     node_table_destroy(ctld->nodes);
     conf_destroy(ctld->conf);
     free(ctld->replayed);
+    free(ctld->live_ids);
     free(ctld);
 }
 
