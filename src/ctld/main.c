@@ -45,6 +45,7 @@
 #include "ctld/token.h"
 #include "ctld/state.h"
 #include "ctld/suspend.h"
+#include "proto/client.h"
 
 #define PERIODIC_MS 2000
 /* Records in the journal before a snapshot compacts it; the environment's
@@ -409,6 +410,7 @@ static void ctld_listen(struct ctld *ctld)
     if (rpc_gate_install(ctld, &error) < 0)
         log_fatal("%s", error.text);
     proto_server_set_timed(ctld->server, request_timed, ctld);
+    proto_call_set_timed(request_timed, ctld);
     proto_server_set_unauth_timeout(ctld->server,
                                     ctld->conf->msg_timeout_s * 1000);
     proto_server_fit_script(ctld->server, ctld->conf->sched.max_script_size);

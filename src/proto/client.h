@@ -120,6 +120,13 @@ int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
  * the calls themselves. */
 void proto_call_cancel_all(void);
 
+/* Told after each proto_call_async() callback: a name for it ("answer to
+ * TYPE") and uv_hrtime() when it began (the controller's loop turn
+ * parts, sdiag).  One for the process; NULL: none. */
+typedef void (*proto_call_timed_f)(const char *what, uint64_t began_ns,
+                                   void *arg);
+void proto_call_set_timed(proto_call_timed_f fn, void *arg);
+
 /* proto_call_async() calls under way (sdiag's "Agent queue size"). */
 size_t proto_call_count(void);
 

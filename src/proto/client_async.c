@@ -64,6 +64,14 @@ struct call {
  * their loop's thread, one loop per daemon. */
 static struct call *live_calls;
 static size_t live_count;
+static proto_call_timed_f timed; /* proto_call_set_timed() */
+static void *timed_arg;
+
+void proto_call_set_timed(proto_call_timed_f fn, void *arg)
+{
+    timed = fn;
+    timed_arg = arg;
+}
 
 size_t proto_call_count(void)
 {
@@ -142,7 +150,13 @@ static void finish(struct call *call, int errnum, const char *errstr,
     if (call->finished)
         return;
     call->finished = true;
+    uint64_t began = uv_hrtime();
     call->cb(errnum, errstr ? errstr : "", errnum ? NULL : body, call->arg);
+    if (timed) {
+        char what[48];
+        snprintf(what, sizeof(what), "answer to %s", call->type);
+        timed(what, began, timed_arg);
+    }
     attempt_close(call);
     if (call->gai_pending)
         uv_cancel((uv_req_t *)&call->gai); /* on_resolved still runs */
