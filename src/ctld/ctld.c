@@ -81,8 +81,7 @@ void ctld_live_note(struct ctld *ctld, const struct job *job)
     ctld->live_ids[w] |= 1ull << (job->id % 64);
 }
 
-/* The first live job of id 'from' or above; ended ones met are dropped. */
-static struct job *live_from(struct ctld *ctld, uint64_t from)
+struct job *ctld_live_from(struct ctld *ctld, uint64_t from)
 {
     for (size_t w = from / 64; w < ctld->live_words; w++) {
         uint64_t bits = ctld->live_ids[w];
@@ -104,12 +103,12 @@ static struct job *live_from(struct ctld *ctld, uint64_t from)
 
 struct job *ctld_live_first(struct ctld *ctld)
 {
-    return live_from(ctld, 0);
+    return ctld_live_from(ctld, 0);
 }
 
 struct job *ctld_live_next(struct ctld *ctld, const struct job *job)
 {
-    return live_from(ctld, (uint64_t)job->id + 1);
+    return ctld_live_from(ctld, (uint64_t)job->id + 1);
 }
 
 void ctld_job_unlink(struct ctld *ctld, struct job *job)

@@ -175,6 +175,8 @@ void ctld_job_link(struct ctld *ctld, struct job *job);
 void ctld_live_note(struct ctld *ctld, const struct job *job);
 struct job *ctld_live_first(struct ctld *ctld);
 struct job *ctld_live_next(struct ctld *ctld, const struct job *job);
+/* The first live job of id 'from' or above (NULL: none). */
+struct job *ctld_live_from(struct ctld *ctld, uint64_t from);
 
 /* Take 'job' out of the table and its array's index; listings being
  * written step over it (job_listing.h).  The caller frees it.  The one

@@ -49,7 +49,12 @@ struct job_listing {
     struct jsonw_sink out;
     /* A whole listing: the next job to write and the last one, in the
      * table's order (NULL 'next': the table is done). */
+    bool walking;                /* the table's walk is not done */
     struct job *cursor, *last;
+    /* States that end no job asked for: the live jobs (ctld.h) instead,
+     * by id from 'next_id' (the ones passed are below it). */
+    bool live_only;
+    uint64_t next_id;
     uint32_t first_new_id;       /* ids from here on came after the start */
     uint32_t *masters;           /* array masters passed */
     size_t nmasters, masters_cap;
@@ -114,6 +119,18 @@ static void filter_release(struct job_filter *f)
     free(f->ids);
     free(f->users);
     free(f->parts);
+}
+
+/* Does 'f' ask for states no ended job is in (squeue's default: PD, R, S,
+ * CG)?  Then the listing walks the live jobs only (ctld_live_from()). */
+static bool only_live_states(const struct job_filter *f)
+{
+    if (!f->states && !f->completing && !f->configuring)
+        return false;
+    for (int s = 0; s < JOB_STATE_COUNT; s++)
+        if ((f->states & (1u << s)) && job_state_is_final((enum job_state)s))
+            return false;
+    return true;
 }
 
 static bool filter_matches(const struct job_filter *f, const struct job *job)
@@ -262,6 +279,8 @@ static void put_by_ids(struct ctld *ctld, struct job_listing *l)
 
 static bool passed_master(const struct job_listing *l, uint32_t id)
 {
+    if (l->live_only)
+        return id < l->next_id;
     for (size_t i = 0; i < l->nmasters; i++)
         if (l->masters[i] == id)
             return true;
@@ -276,12 +295,27 @@ static bool write_some(struct ctld *ctld, struct listing *base,
     struct job_listing *l = (struct job_listing *)base;
     unsigned n = 0;
 
+    while (l->walking && l->live_only) {
+        struct job *job = ctld_live_from(ctld, l->next_id);
+
+        if (!job || job->id >= l->first_new_id) {
+            l->walking = false;
+            break;
+        }
+        if ((++n & 63) == 0 && uv_hrtime() >= deadline)
+            return false;
+        l->next_id = (uint64_t)job->id + 1;
+        put_job(ctld, l, job);
+    }
+    if (!l->cursor)
+        l->walking = false;
     while (l->cursor) {
         struct job *job = l->cursor;
 
         if ((++n & 63) == 0 && uv_hrtime() >= deadline)
             return false;
         l->cursor = job == l->last ? NULL : job->hh.next;
+        l->walking = l->cursor != NULL;
         if (array_is_master(job))
             push_u32(&l->masters, &l->nmasters, &l->masters_cap, job->id);
         put_job(ctld, l, job);
@@ -311,7 +345,9 @@ void job_listing_rpc(proto_req_t *req, void *arg)
         answer(l);
         return;
     }
-    if (ctld->jobs) {
+    l->walking = true;
+    l->live_only = only_live_states(&l->f);
+    if (ctld->jobs && !l->live_only) {
         UT_hash_table *tbl = ctld->jobs->hh.tbl;
         l->cursor = ctld->jobs;
         l->last = ELMT_FROM_HH(tbl, tbl->tail);
@@ -347,7 +383,7 @@ void job_listing_split(struct ctld *ctld, uint32_t master_id,
 {
     for (struct job_listing *l = next_job_listing(ctld->listings); l;
          l = next_job_listing(l->base.next))
-        if (l->cursor && master_id < l->first_new_id
+        if (l->walking && master_id < l->first_new_id
             && !passed_master(l, master_id))
             push_u32(&l->extras, &l->nextras, &l->extras_cap, new_job_id);
 }

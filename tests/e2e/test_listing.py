@@ -14,20 +14,39 @@ import signal
 
 import pytest
 
-TASKS = 3000
+TASKS = 6000
 
 pytestmark = pytest.mark.parametrize(
     "cluster",
     [{"nodes": 1, "gpus_per_node": 0,
       "up_args": ["--emulate-nodes=20", "--cpus-per-node=4",
-                  "--conf-extra=MaxArraySize=4000",
+                  "--conf-extra=MaxArraySize=8000",
                   "--conf-extra=MinJobAge=2"]}],
     indirect=True)
 
 
-def listing(cluster):
-    r = cluster.run("squeue", "-h", "-r", "-o", "%i", check=True, timeout=60)
+def listing(cluster, *args):
+    r = cluster.run("squeue", "-h", "-r", "-o", "%i", *args, check=True,
+                    timeout=60)
     return r.stdout.split()
+
+
+def check_listings(cluster, array, *args):
+    """Listings one after another until the tasks have changed under them
+    a few hundred times: none shows a job twice, none loses one that the
+    listings before and after it show."""
+    lists, changed = [listing(cluster, *args)], 0
+    while changed < 600:
+        assert len(lists) < 300, f"only {changed} changes in 300 listings"
+        lists.append(listing(cluster, *args))
+        changed += len(set(lists[-2]) ^ set(lists[-1]))
+    for i, ids in enumerate(lists):
+        dup = {x for x in ids if ids.count(x) > 1}
+        assert not dup, f"listing {i} shows jobs twice: {sorted(dup)[:10]}"
+        assert all(x.startswith(f"{array}_") for x in ids), ids[:5]
+    for i in range(1, len(lists) - 1):
+        lost = (set(lists[i - 1]) & set(lists[i + 1])) - set(lists[i])
+        assert not lost, f"listing {i} lost jobs: {sorted(lost)[:10]}"
 
 
 def test_a_listing_across_turns_shows_each_job_once(cluster, tmp_path):
@@ -40,20 +59,10 @@ def test_a_listing_across_turns_shows_each_job_once(cluster, tmp_path):
     cluster.wait_until(lambda: any("_" in i for i in listing(cluster)
                                    if not i.endswith("]")),
                        timeout=60, what="tasks running")
-    # Listings one after another until the tasks have changed under them
-    # a few hundred times.
-    lists, changed = [listing(cluster)], 0
-    while changed < 300:
-        assert len(lists) < 200, f"only {changed} changes in 200 listings"
-        lists.append(listing(cluster))
-        changed += len(set(lists[-2]) ^ set(lists[-1]))
-    for i, ids in enumerate(lists):
-        dup = {x for x in ids if ids.count(x) > 1}
-        assert not dup, f"listing {i} shows jobs twice: {sorted(dup)[:10]}"
-        assert all(x.startswith(f"{array}_") for x in ids), ids[:5]
-    for i in range(1, len(lists) - 1):
-        lost = (set(lists[i - 1]) & set(lists[i + 1])) - set(lists[i])
-        assert not lost, f"listing {i} lost jobs: {sorted(lost)[:10]}"
+    # squeue's default states: the live jobs are walked, by id.
+    check_listings(cluster, array)
+    # Every state: the whole table is walked, in its order.
+    check_listings(cluster, array, "-t", "all")
     # A job asked for by id comes from the index, whole arrays too.
     r = cluster.run("squeue", "-h", "-r", "-j", array, "-o", "%i",
                     check=True)
