@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/xalloc.h"
 #include "dbd/assoc_store.h"
@@ -224,10 +225,15 @@ static int hour_row(const struct db_row *row, void *arg)
     struct hours_ctx *h = arg;
     struct usage_csum c = {{0}, {0}, {0}, {0}};
     struct usage_req hq = *h->q;
+    int64_t now = (int64_t)time(NULL);
     json_t *o;
 
     hq.start = db_row_int(row, 0);
     hq.end = hq.start + 3600;
+    /* The hour in progress: its average capacity so far, not over the
+     * whole hour (which read 0 in its first minutes). */
+    if (hq.end > now && now > hq.start)
+        hq.end = now;
     add_csum(row, 1, &c);
     o = usage_cluster_totals(&hq, "", &c);
     json_object_del(o, "cluster");
