@@ -286,6 +286,9 @@ static hostlist_t *job_nodes(const struct bcast_opts *o)
     return hl;
 }
 
+/* The job's nodes (main()), freed before a refusal's exit. */
+static hostlist_t *job_hosts;
+
 /* One block to one node; on a refusal prints Slurm's line and exits with
  * the node's errno. */
 static void send_block(const struct bcast_opts *o, const char *node,
@@ -305,6 +308,8 @@ static void send_block(const struct bcast_opts *o, const char *node,
         int e = errno;
         fprintf(stderr, "sbcast: error: REQUEST_FILE_BCAST(%s): %s\n", node,
                 error.text);
+        hostlist_destroy(job_hosts); /* what the caller holds: exiting */
+        json_decref(body);
         exit(e > 0 && (e & 0xff) ? e & 0xff : 1); /* as exit(errno) */
     }
 }
@@ -375,7 +380,6 @@ int main(int argc, char **argv)
 {
     struct bcast_opts o = {0};
     struct stat st;
-    hostlist_t *nodes;
     int fd;
 
     parse_args(argc, argv, &o);
@@ -396,9 +400,9 @@ int main(int argc, char **argv)
                         "sbcast: compress   = %s\n",
                 o.source, o.dest, (long long)st.st_size,
                 o.compress ? "lz4" : "none");
-    nodes = job_nodes(&o);
-    broadcast(&o, fd, &st, nodes);
-    hostlist_destroy(nodes);
+    job_hosts = job_nodes(&o);
+    broadcast(&o, fd, &st, job_hosts);
+    hostlist_destroy(job_hosts);
     close(fd);
     free(o.dest);
     return 0;
