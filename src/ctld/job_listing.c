@@ -270,7 +270,8 @@ static void put_by_ids(struct ctld *ctld, struct job_listing *l)
             v[n++] = job;
         }
     }
-    qsort(v, n, sizeof(*v), by_id);
+    if (n > 1)
+        qsort(v, n, sizeof(*v), by_id);
     for (size_t i = 0; i < n; i++)
         if (i == 0 || v[i] != v[i - 1])
             put_job(ctld, l, v[i]);
