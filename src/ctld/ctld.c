@@ -58,6 +58,18 @@ void ctld_job_link(struct ctld *ctld, struct job *job)
     ctld_live_note(ctld, job);
 }
 
+uint64_t ctld_env_count(const char *name, uint64_t dflt)
+{
+    const char *env = getenv(name);
+    char *end;
+    unsigned long long n;
+
+    if (!env || !*env)
+        return dflt;
+    n = strtoull(env, &end, 10);
+    return *end || n == 0 ? dflt : (uint64_t)n;
+}
+
 static bool job_live(const struct job *job)
 {
     return !job_state_is_final(job->state) || job->alloc || job->completing;

@@ -175,6 +175,11 @@ void ctld_job_link(struct ctld *ctld, struct job *job);
 void ctld_live_note(struct ctld *ctld, const struct job *job);
 struct job *ctld_live_first(struct ctld *ctld);
 struct job *ctld_live_next(struct ctld *ctld, const struct job *job);
+/* A positive whole number from droverctld's environment variable 'name'
+ * (tests and benches tune counts and slices with them:
+ * DROVER_SNAPSHOT_RECORDS, DROVER_LISTING_SLICE_US), else 'dflt'. */
+uint64_t ctld_env_count(const char *name, uint64_t dflt);
+
 /* The first live job of id 'from' or above (NULL: none). */
 struct job *ctld_live_from(struct ctld *ctld, uint64_t from);
 

@@ -12,15 +12,10 @@
 static uint64_t slice_ns(void)
 {
     static uint64_t ns;
-    const char *env;
-    char *end;
 
-    if (!ns) {
-        env = getenv("DROVER_LISTING_SLICE_US");
-        ns = env ? strtoull(env, &end, 10) * 1000 : 0;
-        if (!env || *end || ns == 0)
-            ns = LISTING_SLICE_NS;
-    }
+    if (!ns)
+        ns = ctld_env_count("DROVER_LISTING_SLICE_US",
+                            LISTING_SLICE_NS / 1000) * 1000;
     return ns;
 }
 

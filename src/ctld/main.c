@@ -56,15 +56,10 @@
 static size_t snapshot_records(void)
 {
     static size_t n;
-    const char *env;
-    char *end;
 
-    if (!n) {
-        env = getenv("DROVER_SNAPSHOT_RECORDS");
-        n = env ? strtoul(env, &end, 10) : 0;
-        if (!env || *end || n == 0)
-            n = SNAPSHOT_RECORDS;
-    }
+    if (!n)
+        n = (size_t)ctld_env_count("DROVER_SNAPSHOT_RECORDS",
+                                   SNAPSHOT_RECORDS);
     return n;
 }
 

@@ -83,11 +83,26 @@ static json_t *sample(void)
                      "priority", "last_calc", 7, "triggers");
 }
 
+/* What reading 'snap' back through take_jobs and keep_rest must give:
+ * every job taken, in order, and the rest with an empty "jobs". */
+static void check_read(struct seen *s, json_t *snap)
+{
+    json_t *expect_rest = json_deep_copy(snap);
+
+    assert_true(json_equal(json_object_get(s->taken, "jobs"),
+                           json_object_get(snap, "jobs")));
+    json_array_clear(json_object_get(expect_rest, "jobs"));
+    assert_true(json_equal(s->rest, expect_rest));
+    json_decref(expect_rest);
+    json_decref(s->rest);
+    json_decref(s->taken);
+}
+
 /* Elements arrive one at a time, in order; the rest holds the scalars,
  * objects and the elements left, and nothing is lost or reordered. */
 static void round_trip(void **state)
 {
-    json_t *snap = sample(), *expect_rest;
+    json_t *snap = sample();
     char *path = write_state(snap);
     struct seen s = {.taken = json_object()};
     struct snapshot_file_cb cb = {take_jobs, keep_rest, &s};
@@ -98,21 +113,14 @@ static void round_trip(void **state)
 
     (void)state;
     assert_int_equal(snapshot_file_read(path, &cb, &error), 0);
-    assert_true(json_equal(json_object_get(s.taken, "jobs"),
-                           json_object_get(snap, "jobs")));
-    expect_rest = json_deep_copy(snap);
-    json_array_clear(json_object_get(expect_rest, "jobs"));
-    assert_true(json_equal(s.rest, expect_rest));
     assert_int_equal(s.count, 1002);
+    check_read(&s, snap);
     /* One element per line: a header, 1,000 jobs, 2 nodes, the rest. */
     assert_non_null(fp = fopen(path, "r"));
     while (fgets(line, sizeof(line), fp))
         lines++;
     fclose(fp);
     assert_int_equal(lines, 1 + 1000 + 2 + 1);
-    json_decref(expect_rest);
-    json_decref(s.rest);
-    json_decref(s.taken);
     json_decref(snap);
     unlink(path);
     free(path);
@@ -121,7 +129,7 @@ static void round_trip(void **state)
 /* A snapshot written before JSON lines (one object) reads the same way. */
 static void reads_the_earlier_form(void **state)
 {
-    json_t *snap = sample(), *expect_rest;
+    json_t *snap = sample();
     char *path = write_state(snap), *text = json_dumps(snap, JSON_COMPACT);
     struct seen s = {.taken = json_object()};
     struct snapshot_file_cb cb = {take_jobs, keep_rest, &s};
@@ -130,14 +138,7 @@ static void reads_the_earlier_form(void **state)
     (void)state;
     write_text(path, text);
     assert_int_equal(snapshot_file_read(path, &cb, &error), 0);
-    assert_true(json_equal(json_object_get(s.taken, "jobs"),
-                           json_object_get(snap, "jobs")));
-    expect_rest = json_deep_copy(snap);
-    json_array_clear(json_object_get(expect_rest, "jobs"));
-    assert_true(json_equal(s.rest, expect_rest));
-    json_decref(expect_rest);
-    json_decref(s.rest);
-    json_decref(s.taken);
+    check_read(&s, snap);
     json_decref(snap);
     free(text);
     unlink(path);
