@@ -33,6 +33,13 @@
  *    looked at again;
  *  - a node with no free CPU in the window is of use to no request: it is
  *    not judged, and a step joining the end of the window cannot free it;
+ *  - each slot keeps which nodes are closed (no free CPU) from its time to
+ *    the next slot's, and each block of slots their union, so a whole view
+ *    computes only the nodes open throughout its window (in bench/sched's
+ *    deep queues a few percent of them: the plan fills the future); a
+ *    step of the window's start past a reservation's beginning looks at
+ *    nothing again (usage rises there), nor past an end at a node closed
+ *    from there on that was of no use already;
  *  - the nodes' capacities for the job are summed (and counted by value),
  *    and sched_select()'s choice runs only when they add up to enough;
  *  - usage only grows during a pass, so a job whose request and time limit
@@ -59,6 +66,10 @@
 #define SLOTS_PER_BLOCK 64
 #define NIL UINT32_MAX
 #define HIST_MAX 4095
+/* A view kept from one window to the next marks the nodes of at most this
+ * many slots between them; beyond, a whole view (which computes only the
+ * nodes open throughout the window) costs less (bench/sched). */
+#define MARK_SLOTS_MAX 64
 
 /* Something that holds resources over [start, end): a running job, a job
  * started by this pass, or a reservation ('planned', not in node usage).
@@ -77,10 +88,13 @@ struct slot {
     int64_t time;
     uint32_t nends;
     uint32_t head;
+    uint64_t *closed; /* bit i: node i has no free CPU over [time, the next
+                       * slot's time) (closed_init() on) */
 };
 
 struct block {
     uint32_t count;
+    uint64_t *closed; /* the OR of its slots' */
     struct slot s[SLOTS_PER_BLOCK];
 };
 
@@ -172,6 +186,14 @@ struct pass {
     size_t hbig;
     uint64_t hbig_sum;
     struct keytab keys; /* requests and limits seen */
+    /* Which nodes are closed (no free CPU) when: slot.closed, block.closed,
+     * kept from closed_init() on, so that a whole view computes only the
+     * nodes with a free CPU throughout the window (a deep queue's plan
+     * fills the future: 5% of the nodes were open in a whole view of
+     * bench/sched's 10,000 x 100,000). */
+    bool cl_on;
+    size_t words;      /* of a bitmap of the n nodes */
+    uint64_t *mask;    /* scratch: the nodes closed somewhere in a window */
 };
 
 const char *sched_reason_string(enum sched_reason reason)
@@ -257,8 +279,13 @@ static void pass_destroy(struct pass *p)
             free(p->tl[i].gpu);
         }
     }
-    for (size_t b = 0; b < p->nblk; b++)
+    for (size_t b = 0; b < p->nblk; b++) {
+        for (uint32_t k = 0; k < p->blk[b]->count; k++)
+            free(p->blk[b]->s[k].closed);
+        free(p->blk[b]->closed);
         free(p->blk[b]);
+    }
+    free(p->mask);
     free(p->blk);
     free(p->tl);
     free(p->view);
@@ -376,8 +403,10 @@ static int pass_init(struct pass *p,
         || !(p->stamp = calloc(k, sizeof(*p->stamp)))
         || !(p->chg = calloc(k, sizeof(*p->chg)))
         || !(p->chglist = calloc(k, sizeof(*p->chglist)))
-        || !(p->dirty = calloc(k, sizeof(*p->dirty))))
+        || !(p->dirty = calloc(k, sizeof(*p->dirty)))
+        || !(p->mask = calloc((k + 63) / 64, sizeof(*p->mask))))
         return -1;
+    p->words = (n + 63) / 64;
     p->one_weight = true;
     for (size_t i = 0; i < n; i++) {
         set_open(p->open_now, i, &nodes[i], p->oversub);
@@ -431,20 +460,87 @@ static struct cursor slot_lower_bound(const struct pass *p, int64_t time)
     return (struct cursor){ lo, slo };
 }
 
+/* ---- which nodes are closed when (struct slot.closed) ---- */
+
+static void words_or(uint64_t *dst, const uint64_t *src, size_t words)
+{
+    for (size_t w = 0; w < words; w++)
+        dst[w] |= src[w];
+}
+
+/* 'out' := the nodes closed now, before the first slot. */
+static void closed_now(const struct pass *p, uint64_t *out)
+{
+    for (size_t w = 0; w < p->words; w++)
+        out[w] = ~p->open_now[w];
+    if (p->n % 64)
+        out[p->words - 1] &= (UINT64_C(1) << (p->n % 64)) - 1;
+}
+
+/* A block's OR of its slots' closed nodes, from scratch. */
+static void block_closed(const struct pass *p, struct block *bk)
+{
+    if (!p->cl_on)
+        return;
+    memset(bk->closed, 0, p->words * sizeof(*bk->closed));
+    for (uint32_t k = 0; k < bk->count; k++)
+        words_or(bk->closed, bk->s[k].closed, p->words);
+}
+
+/* A new slot's closed nodes: those of the slot before it, 'prev' (NULL:
+ * none, the nodes closed now), since nothing changes at a new time until
+ * an item is added there.  *out NULL until closed_init().  Returns 0, or
+ * -1 with errno=ENOMEM. */
+static int slot_closed_new(const struct pass *p, const uint64_t *prev,
+                           uint64_t **out)
+{
+    uint64_t *b;
+
+    *out = NULL;
+    if (!p->cl_on)
+        return 0;
+    if (!(b = malloc((p->words ? p->words : 1) * sizeof(*b))))
+        return -1;
+    if (prev)
+        memcpy(b, prev, p->words * sizeof(*b));
+    else
+        closed_now(p, b);
+    *out = b;
+    return 0;
+}
+
+static struct block *block_new(const struct pass *p)
+{
+    struct block *bk = calloc(1, sizeof(*bk));
+
+    if (bk && p->cl_on
+        && !(bk->closed =
+                 calloc(p->words ? p->words : 1, sizeof(*bk->closed)))) {
+        free(bk);
+        return NULL;
+    }
+    return bk;
+}
+
 /* The slot for 'time', made if there is none.  NULL with errno=ENOMEM. */
 static struct slot *slot_get(struct pass *p, int64_t time)
 {
     struct cursor c;
     struct block *bk;
+    uint64_t *closed;
 
     if (p->nblk == 0) {
         if (!p->blk && !(p->blk = calloc(p->blkcap = 16, sizeof(*p->blk))))
             return NULL;
-        if (!(p->blk[0] = calloc(1, sizeof(**p->blk))))
+        if (!(p->blk[0] = block_new(p)))
+            return NULL;
+        if (slot_closed_new(p, NULL, &closed) < 0)
             return NULL;
         p->nblk = 1; /* the only block ever empty, and only here */
-        p->blk[0]->s[0] = (struct slot){ .time = time, .head = NIL };
+        p->blk[0]->s[0] =
+            (struct slot){ .time = time, .head = NIL, .closed = closed };
         p->blk[0]->count = 1;
+        block_closed(p, p->blk[0]);
         return &p->blk[0]->s[0];
     }
     c = slot_lower_bound(p, time);
@@ -455,6 +551,10 @@ static struct slot *slot_get(struct pass *p, int64_t time)
         return &p->blk[c.b]->s[c.s];
     }
     bk = p->blk[c.b];
+    if (slot_closed_new(p, c.s ? bk->s[c.s - 1].closed
+                           : c.b ? p->blk[c.b - 1]->s[p->blk[c.b - 1]->count - 1].closed
+                                 : NULL, &closed) < 0)
+        return NULL;
     if (bk->count == SLOTS_PER_BLOCK) { /* split it in two */
         struct block *nb;
         uint32_t half = SLOTS_PER_BLOCK / 2;
@@ -462,16 +562,22 @@ static struct slot *slot_get(struct pass *p, int64_t time)
         if (p->nblk == p->blkcap) {
             struct block **grown =
                 realloc(p->blk, 2 * p->blkcap * sizeof(*p->blk));
-            if (!grown)
+            if (!grown) {
+                free(closed);
                 return NULL;
+            }
             p->blk = grown;
             p->blkcap *= 2;
         }
-        if (!(nb = calloc(1, sizeof(*nb))))
+        if (!(nb = block_new(p))) {
+            free(closed);
             return NULL;
+        }
         memcpy(nb->s, &bk->s[half], (SLOTS_PER_BLOCK - half) * sizeof(*nb->s));
         nb->count = SLOTS_PER_BLOCK - half;
         bk->count = half;
+        block_closed(p, bk);
+        block_closed(p, nb);
         memmove(&p->blk[c.b + 2], &p->blk[c.b + 1],
                 (p->nblk - c.b - 1) * sizeof(*p->blk));
         p->blk[c.b + 1] = nb;
@@ -483,8 +589,10 @@ static struct slot *slot_get(struct pass *p, int64_t time)
         }
     }
     memmove(&bk->s[c.s + 1], &bk->s[c.s], (bk->count - c.s) * sizeof(*bk->s));
-    bk->s[c.s] = (struct slot){ .time = time, .head = NIL };
+    bk->s[c.s] = (struct slot){ .time = time, .head = NIL, .closed = closed };
     bk->count++;
+    if (closed)
+        words_or(bk->closed, closed, p->words);
     return &bk->s[c.s];
 }
 
@@ -590,6 +698,114 @@ static int tline_add(struct pass *p,
     return 0;
 }
 
+/* Would node i be closed (no free CPU, as set_open()) with 'cpus' CPUs and
+ * 'excl' exclusive holders more than it has in use now? */
+static bool closed_with(const struct pass *p, size_t i, int64_t cpus,
+                        int32_t excl)
+{
+    const struct sched_node *nd = &p->nodes[i];
+
+    return !nd->available || (int32_t)nd->exclusive_alloc + excl > 0
+           || (int64_t)nd->alloc_cpus + cpus
+                  >= (int64_t)nd->cpus * (int64_t)p->oversub;
+}
+
+/* Node i closed in every slot that begins in [a, b). */
+static void slots_close(struct pass *p, uint32_t i, int64_t a, int64_t b)
+{
+    uint64_t bit = UINT64_C(1) << (i % 64);
+    size_t w = i / 64;
+
+    for (struct cursor c = slot_lower_bound(p, a);
+         c.b < p->nblk && slot_at(p, c)->time < b; cursor_next(p, &c)) {
+        p->blk[c.b]->s[c.s].closed[w] |= bit;
+        p->blk[c.b]->closed[w] |= bit;
+    }
+}
+
+/* Node i's usage grew over [s, e) (its timeline, or now): the slots there
+ * in which it is closed say so.  Every step of a timeline begins at a slot
+ * (items make both at their start and end), so a slot lies within one
+ * step.  Usage only grows during a pass, so bits are only ever set. */
+static void closed_mark(struct pass *p, uint32_t i, int64_t s, int64_t e)
+{
+    const struct tline *tl = &p->tl[i];
+
+    if (!p->cl_on)
+        return;
+    if (tl->k == 0) {
+        if (closed_with(p, i, 0, 0))
+            slots_close(p, i, s, e);
+        return;
+    }
+    for (uint32_t j = step_find(tl, s); j < tl->k && tl->st[j].time < e;
+         j++) {
+        int64_t a = tl->st[j].time > s ? tl->st[j].time : s;
+        int64_t b = j + 1 < tl->k && tl->st[j + 1].time < e
+                        ? tl->st[j + 1].time
+                        : e;
+
+        if (closed_with(p, i, tl->st[j].cpus, tl->st[j].excl))
+            slots_close(p, i, a, b);
+    }
+}
+
+/* From the first whole view on, the slots keep which nodes are closed
+ * (a pass that needs none, every job starting, pays nothing for them):
+ * made from the timelines and the usage now.  Returns 0, or -1 with
+ * errno=ENOMEM. */
+static int closed_init(struct pass *p)
+{
+    size_t words = p->words ? p->words : 1;
+
+    for (size_t b = 0; b < p->nblk; b++) {
+        struct block *bk = p->blk[b];
+
+        if (!(bk->closed = calloc(words, sizeof(*bk->closed))))
+            return -1;
+        for (uint32_t k = 0; k < bk->count; k++)
+            if (!(bk->s[k].closed = calloc(words, sizeof(*bk->closed))))
+                return -1;
+    }
+    p->cl_on = true;
+    for (uint32_t i = 0; i < p->n; i++)
+        closed_mark(p, i, INT64_MIN, NEVER_ENDS);
+    return 0;
+}
+
+/* p->mask := the nodes closed at some instant of [t, e): those of the
+ * slot at or before t (or now's, before the first slot) and of every
+ * slot after it that begins before e. */
+static void closed_window(struct pass *p, int64_t t, int64_t e)
+{
+    struct cursor c = slot_lower_bound(p, t);
+
+    memset(p->mask, 0, p->words * sizeof(*p->mask));
+    if (c.b == p->nblk || slot_at(p, c)->time != t) {
+        if (c.s) {
+            c.s--;
+        } else if (c.b) {
+            c.b--;
+            c.s = p->blk[c.b]->count - 1;
+        } else {
+            closed_now(p, p->mask);
+        }
+    }
+    while (c.b < p->nblk) {
+        const struct block *bk = p->blk[c.b];
+
+        if (c.s == 0 && bk->s[bk->count - 1].time < e) {
+            words_or(p->mask, bk->closed, p->words);
+            c.b++;
+            continue;
+        }
+        if (bk->s[c.s].time >= e)
+            break;
+        words_or(p->mask, bk->s[c.s].closed, p->words);
+        cursor_next(p, &c);
+    }
+}
+
 /* Record an item: a planned one takes its resources over [start, end),
  * anything else gives them back at its end.  Returns 0 or -1 with
  * errno=ENOMEM.
@@ -648,6 +864,8 @@ static int item_add(struct pass *p,
                                : tline_add(p, alloc, j, end, NEVER_ENDS, -1);
         if (rc < 0)
             return -1;
+        if (planned)
+            closed_mark(p, alloc->node_idx[j], start, end);
         node_changed(p, alloc->node_idx[j]);
     }
     return 0;
@@ -777,6 +995,12 @@ enum mark {
                 * window), and only nodes with a free CPU: on the others
                 * the most used instant can only rise, and they stay of
                 * no use (their view is left as it is, full) */
+    MARK_LEAVE, /* the window's start moves on to this slot, and its end
+                 * does not go back: only where something ends (where a
+                 * reservation begins, usage rises, so what leaves the
+                 * window was used no more than what follows in it), and
+                 * not nodes closed from the slot on and not open in the
+                 * view (they stay of no use) */
 };
 
 /* Nodes of the items changing at slot 'sl' join the dirty list, as 'how'
@@ -788,12 +1012,14 @@ static void mark_slot(struct pass *p, const struct slot *sl, enum mark how)
         const struct item *it = &p->items[p->ev[k].item];
         bool begins = it->planned && it->start == sl->time;
 
-        if (how == MARK_JOIN && !begins)
+        if (how == MARK_JOIN ? !begins : how == MARK_LEAVE && begins)
             continue;
         for (uint32_t j = 0; j < it->alloc->node_count; j++) {
             uint32_t idx = it->alloc->node_idx[j];
 
-            if (how != MARK_JOIN || is_open(p, idx))
+            if (how == MARK_JOIN ? is_open(p, idx)
+                : how == MARK_ALL ? true
+                : is_open(p, idx) || !(sl->closed[idx / 64] >> (idx % 64) & 1))
                 mark_node(p, idx);
         }
     }
@@ -811,17 +1037,17 @@ static size_t slots_between(const struct pass *p, int64_t from, int64_t to)
 }
 
 /* Mark the nodes of every slot in [from, to); false (and stopped, or not
- * begun when there are that many slots) once more than half of the nodes
- * would be marked.
+ * begun when there are more than MARK_SLOTS_MAX slots) once more than
+ * 'most' nodes would be marked.
  */
-static bool mark_times(struct pass *p, int64_t from, int64_t to)
+static bool mark_times(struct pass *p, int64_t from, int64_t to, size_t most)
 {
-    if (slots_between(p, from, to) > p->n / 4)
+    if (slots_between(p, from, to) > MARK_SLOTS_MAX)
         return false;
     for (struct cursor c = slot_lower_bound(p, from);
          c.b < p->nblk && slot_at(p, c)->time < to; cursor_next(p, &c)) {
         mark_slot(p, slot_at(p, c), MARK_ALL);
-        if (p->ndirty > p->n / 2)
+        if (p->ndirty > most)
             return false;
     }
     return true;
@@ -852,39 +1078,89 @@ static void view_dirty(struct pass *p,
     p->ve = e;
 }
 
+#ifdef PASS_CHECK_CLOSED
+#include <stdio.h>
+/* tests/unit (test_sched_pass_closed): every node is closed in [t, e),
+ * as view_node() finds, exactly when p->mask says so, or abort(). */
+static void closed_check(struct pass *p, int64_t t, int64_t e)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        bool masked = p->mask[i / 64] >> (i % 64) & 1;
+        uint64_t save = p->open[i / 64];
+
+        view_node(p, i, t, e);
+        if (masked == is_open(p, i)) {
+            fprintf(stderr, "pass.c: node %zu %s in [%lld, %lld)\n", i,
+                    masked ? "masked but open" : "closed but not masked",
+                    (long long)t, (long long)e);
+            abort();
+        }
+        p->open[i / 64] = save;
+    }
+}
+#else
+#define closed_check(p, t, e) ((void)0)
+#endif
+
 /* The whole view for [t, e), judged for 'r'.  What the view held is kept
  * for the nodes with no change since and no step between the two windows'
- * starts or between their ends.
+ * starts or between their ends, unless more would be computed again than
+ * there are nodes open throughout [t, e).  Nodes closed somewhere in it
+ * (p->mask) are not computed: their view is left, not open.  Returns 0,
+ * or -1 with errno=ENOMEM.
  */
-static void view_all(struct pass *p,
-                     const struct sel_req *r,
-                     int64_t t,
-                     int64_t e)
+static int view_all(struct pass *p,
+                    const struct sel_req *r,
+                    int64_t t,
+                    int64_t e)
 {
     bool whole = !p->vvalid;
+    size_t unmasked = p->n;
 
+    if (!p->cl_on && closed_init(p) < 0)
+        return -1;
+    closed_window(p, t, e);
+    for (size_t w = 0; w < p->words; w++)
+        unmasked -= (size_t)__builtin_popcountll(p->mask[w]);
     if (!whole) {
         for (size_t k = 0; k < p->nchg; k++)
             mark_node(p, p->chglist[k]);
         if (p->vt != t)
             whole = !mark_times(p, (p->vt < t ? p->vt : t) + 1,
-                                (p->vt < t ? t : p->vt) + 1);
+                                (p->vt < t ? t : p->vt) + 1, unmasked);
         if (!whole && p->ve != e)
             whole = !mark_times(p, p->ve < e ? p->ve : e,
-                                p->ve < e ? e : p->ve);
+                                p->ve < e ? e : p->ve, unmasked);
     }
     for (size_t k = 0; k < p->nchg; k++)
         p->chg[p->chglist[k]] = 0;
     p->nchg = 0;
     if (whole) {
-        for (size_t i = 0; i < p->n; i++) {
-            view_node(p, i, t, e);
-            p->judge[i].cap = 0;
+        /* only the nodes open throughout: a judged node is open */
+        for (size_t w = 0; w < p->words; w++) {
+            uint64_t todo = ~p->mask[w];
+
+            for (uint64_t bits = p->open[w]; bits; bits &= bits - 1)
+                p->judge[w * 64 + (size_t)__builtin_ctzll(bits)].cap = 0;
+            p->open[w] = 0;
+            if (w == p->words - 1 && p->n % 64)
+                todo &= (UINT64_C(1) << (p->n % 64)) - 1;
+            for (; todo; todo &= todo - 1) {
+                size_t i = w * 64 + (size_t)__builtin_ctzll(todo);
+                view_node(p, i, t, e);
+                p->judge[i].cap = 0;
+            }
         }
+        closed_check(p, t, e);
     } else {
         for (size_t k = 0; k < p->ndirty; k++) {
-            view_node(p, p->dirty[k], t, e);
-            p->judge[p->dirty[k]].cap = 0;
+            uint32_t i = p->dirty[k];
+
+            p->judge[i].cap = 0;
+            if (p->mask[i / 64] >> (i % 64) & 1)
+                p->open[i / 64] &= ~(UINT64_C(1) << (i % 64));
+            else
+                view_node(p, i, t, e);
         }
     }
     dirty_reset(p);
@@ -902,6 +1178,7 @@ static void view_all(struct pass *p,
     p->vvalid = true;
     p->vt = t;
     p->ve = e;
+    return 0;
 }
 
 /* Could the m largest capacities hold 'need' tasks?  (An upper bound for
@@ -978,9 +1255,11 @@ static int start_job(struct pass *p,
         return -1;
     }
     (void)sched_alloc_apply(p->nodes, p->n, a); /* valid: chosen on them */
-    for (uint32_t j = 0; j < a->node_count; j++)
+    for (uint32_t j = 0; j < a->node_count; j++) {
         set_open(p->open_now, a->node_idx[j], &p->nodes[a->node_idx[j]],
                  p->oversub);
+        closed_mark(p, a->node_idx[j], INT64_MIN, end);
+    }
     d->action = SCHED_ACT_START;
     d->reason = SCHED_REASON_NONE;
     d->start_time = p->now;
@@ -1093,8 +1372,8 @@ static int try_start(struct pass *p,
         sched_alloc_destroy(a);
         a = NULL;
         if (!(known(key) & KEY_WINDOW && !p->ended_now)) {
-            view_all(p, &r, p->now, end);
-            if ((rc = select_view(p, &r, &a)) < 0)
+            if (view_all(p, &r, p->now, end) < 0
+                || (rc = select_view(p, &r, &a)) < 0)
                 return -1;
         }
         if (!a) {
@@ -1141,14 +1420,15 @@ static int plan_job(struct pass *p,
         struct sched_alloc *a;
 
         if (!first)
-            mark_slot(p, sl, MARK_ALL); /* between the last start and t */
+            mark_slot(p, sl, MARK_LEAVE); /* between the last start and t */
         if (sl->nends == 0)
             continue;
         if (t > limit)
             break;
         end = held_until(p, end_of(t, job->time_limit_s));
         if (first) {
-            view_all(p, &r, t, end);
+            if (view_all(p, &r, t, end) < 0)
+                return -1;
             right = slot_lower_bound(p, end);
             first = false;
         } else {
