@@ -345,22 +345,25 @@ static int cancel_step(const struct scancel_args *a, uint32_t id,
     return err;
 }
 
-/* Returns 0, or the error number to exit with. */
+/* Cancel job 'id', or its array tasks 'tasks' (NULL: all).  'shown':
+ * the tasks are named in -v's lines.  Returns 0, or the error number to
+ * exit with. */
 static int cancel_one(const struct scancel_args *a, uint32_t id,
-                      const char *tasks)
+                      const char *tasks, bool shown)
 {
     drv_error_t error = {{0}};
     json_t *body = json_pack("{s:I}", "job_id", (json_int_t)id);
+    const char *t = tasks && shown ? tasks : NULL;
     int err;
 
     if (tasks)
         json_object_set_new(body, "array_tasks", json_string(tasks));
     if (a->verbose && a->signal)
         fprintf(stderr, "%s: Signal %d to job %u%s%s\n", a->prog, a->signal,
-                id, tasks ? "_" : "", tasks ? tasks : "");
+                id, t ? "_" : "", t ? t : "");
     else if (a->verbose)
         fprintf(stderr, "%s: Terminating job %u%s%s\n", a->prog, id,
-                tasks ? "_" : "", tasks ? tasks : "");
+                t ? "_" : "", t ? t : "");
     if (a->signal) /* Slurm's: the steps, not the script, unless -b/-f */
         json_object_set_new(body, "signal", json_integer(a->signal));
     if (a->signal)
@@ -488,9 +491,17 @@ static int cancel_filtered(const struct scancel_args *a)
     json_array_foreach(jobs, i, job) {
         uint32_t id = job_view_job_id(job);
 
+        const char *pending = jstr(job, "array_pending");
+
         if (!job_wanted(a, job, uid) || !confirmed(a, job, id))
             continue;
-        if ((err = cancel_one(a, id, NULL)) > rc)
+        /* An array's record of pending tasks: those tasks, not the
+         * whole array (its running tasks are records of their own, judged
+         * on their own), in one request, as Slurm's meta record; -v names
+         * the record as Slurm does, by its id. */
+        if ((err = cancel_one(a, id, pending && *pending ? pending : NULL,
+                              false))
+            > rc)
             rc = err;
     }
     json_decref(resp);
@@ -505,7 +516,7 @@ static int cancel_ids(const struct scancel_args *a)
         if (!confirmed(a, NULL, a->ids[i]))
             continue;
         err = a->steps[i] >= 0 ? cancel_step(a, a->ids[i], a->steps[i])
-                               : cancel_one(a, a->ids[i], a->tasks[i]);
+                               : cancel_one(a, a->ids[i], a->tasks[i], true);
         if (err > rc)
             rc = err;
     }

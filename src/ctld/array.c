@@ -316,11 +316,28 @@ static void cancel_whole(struct ctld *ctld, uint32_t array_id, uid_t by)
     }
 }
 
-/* Cancel tasks 'set' of array 'id'; returns how many were found. */
+/* Does 'set' hold every task 'pending' holds? */
+static bool holds_all(const bitmap_t *set, const bitmap_t *pending)
+{
+    for (long k = bitmap_first_set(pending, 0); k >= 0;
+         k = bitmap_first_set(pending, (size_t)k + 1))
+        if ((size_t)k >= bitmap_size(set) || !bitmap_test(set, (size_t)k))
+            return false;
+    return true;
+}
+
+/* Cancel tasks 'set' of array 'id'; returns how many were found.  When
+ * 'set' holds every task still pending in the master record, that record
+ * is cancelled whole, as Slurm cancels an array's pending meta record
+ * (scancel -t PENDING sends it so): one event, not one split and one
+ * cancel per task. */
 static size_t cancel_tasks(struct ctld *ctld, uint32_t id, const bitmap_t *set,
                            uid_t by)
 {
     struct job *master = ctld_job_find(ctld, id), *job;
+    bool pending = master && array_is_master(master)
+                   && master->array->job_id == id;
+    bool whole = pending && holds_all(set, master->array->pending);
     size_t found = 0;
 
     for (long k = bitmap_first_set(set, 0); k >= 0;
@@ -328,14 +345,16 @@ static size_t cancel_tasks(struct ctld *ctld, uint32_t id, const bitmap_t *set,
         if ((job = array_find_task(ctld, id, (uint32_t)k))) {
             found++;
             ctld_job_cancel(ctld, job, by);
-        } else if (master && array_is_master(master)
-                   && master->array->job_id == id
+        } else if (pending && array_is_master(master)
                    && bitmap_test(master->array->pending, (size_t)k)) {
             found++;
-            ctld_job_cancel(ctld, array_split(ctld, master, (uint32_t)k),
-                            by);
+            if (!whole)
+                ctld_job_cancel(ctld,
+                                array_split(ctld, master, (uint32_t)k), by);
         }
     }
+    if (whole)
+        ctld_job_cancel(ctld, master, by);
     return found;
 }
 

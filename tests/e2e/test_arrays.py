@@ -72,6 +72,29 @@ def test_scancel_task_forms_and_show_task(cluster, tmp_path):
                        what="the array to be gone")
 
 
+def test_scancel_pending_filter_spares_running_tasks(cluster, tmp_path):
+    """scancel -t PENDING cancels an array's record of pending tasks, in one
+    request, and not its running tasks (it cancelled the whole array)."""
+    jid = cluster.sbatch("--array=0-99", "--exclusive", "--wrap", "sleep 300",
+                         cwd=tmp_path)  # a task per node: most pend
+    cluster.wait_until(lambda: squeue(cluster, "-h", "-t", "R", "-o", "%i")
+                       .strip() != "", timeout=30, what="a running task")
+    running = squeue(cluster, "-h", "-t", "R", "-j", jid, "-o", "%i")
+    user = squeue(cluster, "-h", "-j", jid, "-o", "%u").split()[0]
+    r = cluster.run("scancel", "-v", "-t", "PENDING", "-u", user,
+                    check=True)
+    # Slurm names the pending record by its id
+    assert r.stderr == f"scancel: Terminating job {jid}\n"
+    assert squeue(cluster, "-h", "-t", "PD", "-j", jid) == ""
+    assert squeue(cluster, "-h", "-t", "R", "-j", jid, "-o", "%i") == running
+    out = cluster.run("scontrol", "show", "job", f"{jid}_99",
+                      check=True).stdout
+    assert "JobState=CANCELLED" in out
+    cluster.run("scancel", jid, check=True)
+    cluster.wait_until(lambda: not squeue(cluster, "-h"), timeout=30,
+                       what="the array to be gone")
+
+
 def test_max_array_size_error(cluster, tmp_path):
     r = cluster.run("sbatch", "--array=0-2000000", "--wrap", "true",
                     cwd=tmp_path)
