@@ -18,6 +18,7 @@
 #include "ctld/acct.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/job_id.h"
 #include "ctld/job_listing.h"
 #include "ctld/crontab.h"
 #include "ctld/ha.h"
@@ -56,6 +57,17 @@ void ctld_job_link(struct ctld *ctld, struct job *job)
         ctld->next_job_id = job->id + 1;
     array_index_add(ctld, job);
     ctld_live_note(ctld, job);
+}
+
+static bool job_id_used(uint32_t id, void *arg)
+{
+    return ctld_job_find(arg, id) != NULL;
+}
+
+uint32_t ctld_job_id_next(struct ctld *ctld)
+{
+    return job_id_next(ctld->next_job_id, ctld->conf->first_job_id,
+                       ctld->conf->max_job_id, job_id_used, ctld);
 }
 
 uint64_t ctld_env_count(const char *name, uint64_t dflt)

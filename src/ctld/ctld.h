@@ -160,6 +160,11 @@ int ctld_submit_count(struct ctld *ctld, const struct job *job,
 int ctld_submit_enter(struct ctld *ctld, struct job *job, time_t now,
                       time_t begin);
 
+/* The id the next job gets (job_id.h: FirstJobId to MaxJobId, wrapping,
+ * ids in the table skipped), without taking it: the event that enters
+ * the job moves the sequence past it.  0 when every id is in use. */
+uint32_t ctld_job_id_next(struct ctld *ctld);
+
 /* Add 'job' (not in the table; its id and array fields set) to the job
  * table and its array's index (array.h), raising next_job_id past its
  * id.  The one way into the table. */

@@ -138,6 +138,7 @@ static int apply_submitted(struct ctld *ctld, struct ctld_event *ev)
         return -1;
     }
     ctld_job_link(ctld, job);
+    ctld->next_job_id = job->id + 1; /* ids go on after it (job_id.h) */
     return 0;
 }
 

@@ -375,6 +375,17 @@ static int submit_check_count(struct ctld *ctld, const struct job *job,
 {
     uint32_t max = ctld->conf->max_job_count, n = array_jobs_of(job);
 
+    /* Slurm's get_next_job_id() failing: every id held (job_id.h); the
+     * commands wait and send again, as for MaxJobCount. */
+    if (!ctld_job_id_next(ctld)) {
+        log_error("_job_create: no free job id between FirstJobId=%u and "
+                  "MaxJobId=%u", ctld->conf->first_job_id,
+                  ctld->conf->max_job_id);
+        errno = EDRV_ERROR_ON_DESC_TO_RECORD_COPY;
+        return errprintf(error, "no free job id between FirstJobId=%u and "
+                         "MaxJobId=%u", ctld->conf->first_job_id,
+                         ctld->conf->max_job_id);
+    }
     if (!max)
         return 0;
     if (!ctld->job_count_known || ctld->job_count + n > max) {
@@ -449,7 +460,10 @@ int ctld_submit_enter(struct ctld *ctld, struct job *job, time_t now,
 {
     struct ctld_event ev = {.type = CTLD_EV_JOB_SUBMITTED, .t = now};
 
-    job->id = ctld->next_job_id++;
+    if (!(job->id = ctld_job_id_next(ctld))) { /* checked by the caller */
+        job_destroy(job);
+        return -1;
+    }
     if (job->hold)
         job->reason = JOB_REASON_HELD_USER;
     job->submit_time = job->eligible_time = now;
@@ -492,9 +506,10 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         submit_check_begin(job, now);
         /* srun --test-only (an allocation's) uses up the id it shows, as
          * Slurm's srun does; sbatch's does not */
-        answer = submit_will_run(ctld, job, ctld->next_job_id, now);
+        uint32_t id = ctld_job_id_next(ctld);
+        answer = submit_will_run(ctld, job, id, now);
         if (answer && json_is_true(json_object_get(body, "interactive")))
-            ctld->next_job_id++;
+            ctld->next_job_id = id + 1;
         job_destroy(job);
         if ((answer ? proto_respond(req, answer)
                     : proto_respond_error(req, errno, NULL)) < 0)
