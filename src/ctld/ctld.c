@@ -499,6 +499,14 @@ void ctld_job_end_on_node(struct ctld *ctld, const struct job *job,
                       prolog_env_json(ctld, job, e));
 }
 
+int64_t ctld_job_over_time_s(const struct ctld *ctld, const struct job *job)
+{
+    uint32_t m = conf_over_time_min(
+        ctld->conf, conf_partition_find(ctld->conf, job->partition));
+
+    return m == CONF_OVERTIME_UNLIMITED ? -1 : (int64_t)m * 60;
+}
+
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)
 {
     const struct conf_node *cn;
@@ -512,8 +520,11 @@ void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)
     cn = ctld->nodes->info[job->alloc->node_idx[0]].conf;
     if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                          "job_limit",
-                         json_pack("{s:I s:I}", "job_id", (json_int_t)job->id,
-                                   "time_limit_s", (json_int_t)limit),
+                         json_pack("{s:I s:I s:I}", "job_id",
+                                   (json_int_t)job->id, "time_limit_s",
+                                   (json_int_t)limit, "over_time_s",
+                                   (json_int_t)ctld_job_over_time_s(ctld,
+                                                                    job)),
                          (int)ctld->conf->msg_timeout_s * 1000, stray_done,
                          NULL)
         < 0)

@@ -304,7 +304,14 @@ void ctld_job_signal_all(struct ctld *ctld, const struct job *job,
 void ctld_job_signal_steps(struct ctld *ctld, const struct job *job,
                            int signo);
 
-/* Tell the batch host a running job's new time limit (asynchronous). */
+/* How long 'job' may run past its time limit before it is ended:
+ * OverTimeLimit of its partition, else the global one, in seconds; -1
+ * for UNLIMITED.  Its TimeLimit stays the one asked for; the node (batch
+ * jobs) or interactive_check_limits() ends it that much later. */
+int64_t ctld_job_over_time_s(const struct ctld *ctld, const struct job *job);
+
+/* Tell the batch host a running job's new time limit (asynchronous), with
+ * its OverTimeLimit. */
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);
 
 /* Tell the node of entry 'e' of 'job''s allocation that the job ended

@@ -210,6 +210,8 @@ void scheduler_launch(struct ctld *ctld, struct job *job)
     json_object_set_new(o, "launch", launch_store_unpack(job->launch));
     json_object_set_new(o, "kill_wait_s",
                         json_integer(ctld->conf->kill_wait_s));
+    json_object_set_new(o, "over_time_s",
+                        json_integer(ctld_job_over_time_s(ctld, job)));
     if (job->mps_per_node) /* for the batch node, entry 0 */
         json_object_set_new(o, "mps_percent", json_integer(
                                 job_info_mps_percent(ctld, job, 0)));
