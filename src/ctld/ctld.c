@@ -315,6 +315,24 @@ void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
                        NULL);
 }
 
+/* RequeueExit / RequeueExitHold: 1 or 2 when the batch script of 'job'
+ * exited with a listed code other than 0 (Slurm looks at the exit code
+ * only: a signal, a time limit or a cancel never requeues), else 0.  A job
+ * that may not be requeued (--no-requeue, JobRequeue=0) never is. */
+static int exit_requeue(const struct ctld *ctld, const struct job *job,
+                        int status, bool timed_out, bool node_failed)
+{
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+
+    if (!code || job->interactive || !job->requeue || timed_out
+        || node_failed || job->cancel_requested || job->preempted)
+        return 0;
+    if (conf_exit_code_listed(ctld->conf->requeue_exit, code))
+        return 1;
+    return conf_exit_code_listed(ctld->conf->requeue_exit_hold, code) ? 2
+                                                                       : 0;
+}
+
 void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
                         bool timed_out, bool node_failed, const char *node,
                         json_t *report)
@@ -323,6 +341,7 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
     struct ctld_event ev = {
         .type = CTLD_EV_JOB_ENDED, .t = now, .job_id = job->id,
         .status = status, .node = node, .report = report};
+    struct ctld_event rq = {.type = CTLD_EV_JOB_REQUEUED, .restart = true};
 
     /* Step tasks on the other nodes end with the job (the batch host
      * kills its own); a job never launched (configuring) has none, and
@@ -338,6 +357,17 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
         ctld_job_requeue(ctld, job, now,
                          job->preempted ? now + PREEMPT_REQUEUE_DELAY_S : now,
                          true);
+        return;
+    }
+    if ((rq.exit_requeue = exit_requeue(ctld, job, status, timed_out,
+                                        node_failed))) {
+        log_info("%s: requeue JobId=%u: exit code %d in %s", __func__,
+                 job->id, WEXITSTATUS(status),
+                 rq.exit_requeue == 1 ? "RequeueExit" : "RequeueExitHold");
+        rq.job_id = job->id;
+        rq.eligible_time = rq.t = now;
+        rq.status = status;
+        ctld_apply(ctld, &rq);
         return;
     }
     ev.state = job->cancel_requested && job->preempted ? JOB_PREEMPTED

@@ -667,7 +667,7 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
     if (!job)
         return respond_errnum(req, errnum, "job_requeue");
     json_unpack(proto_req_body(req), "{s?b}", "hold", &hold);
-    if (job->state == JOB_PENDING)
+    if (job->state == JOB_PENDING || job->state == JOB_SPECIAL_EXIT)
         return respond_errnum(req, EDRV_JOB_PENDING, "job_requeue");
     /* Slurm: a job submitted with --no-requeue cannot be requeued. */
     if (!job->requeue)
