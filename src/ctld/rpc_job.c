@@ -427,6 +427,12 @@ struct job *ctld_submit_prepare(struct ctld *ctld, proto_req_t *req,
      * an explicit UNLIMITED stays, and pends over a finite MaxTime. */
     if (!json_object_get(fields, "time_limit_s"))
         job->time_limit_s = 0;
+    /* JobRequeue and JobFileAppend: the defaults of --requeue/--no-requeue
+     * and --open-mode, taken as the job enters (journaled with it) */
+    if (!json_object_get(fields, "requeue"))
+        job->requeue = ctld->conf->job_requeue != 0;
+    if (!json_object_get(fields, "open_mode"))
+        job->place.open_append = ctld->conf->job_file_append != 0;
     account_lower(job);
     if (submit_owner(ctld, job, body, req, error) < 0
         || submit_launch(job, body, error) < 0 || submit_place(ctld, job, error) < 0
