@@ -633,6 +633,7 @@ static json_t *wanted_states(const struct squeue_args *a,
         json_array_append_new(states, json_string("RUNNING"));
         json_array_append_new(states, json_string("SUSPENDED"));
         json_array_append_new(states, json_string("COMPLETING"));
+        json_array_append_new(states, json_string("SPECIAL_EXIT"));
     }
     for (size_t i = 0; !a->step_flag && i < f->nstates; i++)
         json_array_append_new(states,

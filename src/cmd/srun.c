@@ -580,7 +580,10 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
     s->nodes = o->nodes_min > 0 ? o->nodes_min : 0;
     if (o->ntasks_per_node && !s->nodes && s->ntasks)
         s->nodes = (s->ntasks + o->ntasks_per_node - 1) / o->ntasks_per_node;
-    s->kill_bad = extra_flag(o, "kill_on_bad_exit");
+    /* -K[0|1], else slurm.conf's KillOnBadExit */
+    s->kill_bad = json_object_get(o->extra, "kill_on_bad_exit")
+                      ? extra_flag(o, "kill_on_bad_exit")
+                      : cmd_conf("srun")->kill_on_bad_exit != 0;
     s->quit_on_intr = extra_flag(o, "quit_on_interrupt");
     s->work_dir = o->work_dir;
     s->max_wait_s = atol(json_string_value(json_object_get(o->extra, "wait"))
@@ -726,8 +729,9 @@ static int step_create(struct srun *s, long job_id, int port)
 }
 
 /* Write task output, with "R: " at each line start under -l. */
-/* The file -o/-e name for task 'rank' (opened, truncated, on first use),
- * or NULL: the task's stream goes to ours. */
+/* The file -o/-e name for task 'rank' (opened on first use: truncated, or
+ * appended to with JobFileAppend=1), or NULL: the task's stream goes to
+ * ours. */
 static FILE *task_file(struct srun *s, int rank, int err)
 {
     const char *pattern = err && s->err_pattern ? s->err_pattern
@@ -750,7 +754,8 @@ static FILE *task_file(struct srun *s, int rank, int err)
     for (of = s->files; of && strcmp(of->path, path); of = of->next)
         ;
     if (!of) {
-        FILE *f = fopen(path, "w");
+        FILE *f = fopen(path, cmd_conf("srun")->job_file_append ? "a"
+                                                                : "w");
         if (!f) {
             fprintf(stderr, "srun: error: %s: %s\n", path, strerror(errno));
             free(path);

@@ -45,6 +45,8 @@ enum key_type {
     KEY_JOB_CONTAINER, /* char *, job_container/none|tmpfs (conf_health.c) */
     KEY_RLIMITS,   /* char *, checked: ALL, NONE or names (rlimits.h) */
     KEY_PROLOG_FLAGS, /* uint32_t enum conf_prolog_flags (conf_prolog.c) */
+    KEY_OVERTIME,  /* uint32_t minutes or UNLIMITED (conf_lifecycle.c) */
+    KEY_EXIT_CODES,/* char *, checked: "1-9,18" (conf_lifecycle.c) */
 };
 
 struct conf_key {
@@ -95,6 +97,15 @@ static const struct conf_key conf_keys[] = {
     { "GresTypes",         KEY_STRING,    FIELD(gres_types),         NULL, 0 },
     { "DroverOperators",   KEY_STRING,    FIELD(operators),          NULL, 0 },
     { "FirstJobId",        KEY_UINT32,    FIELD(first_job_id),       "1", 0 },
+    /* job lifecycle (conf_lifecycle.c) */
+    { "MaxJobId",          KEY_UINT32,    FIELD(max_job_id),         "67043328", CONF_MAX_JOB_ID_MAX },
+    { "OverTimeLimit",     KEY_OVERTIME,  FIELD(over_time_min),      "0", 0 },
+    { "JobRequeue",        KEY_UINT32,    FIELD(job_requeue),        "1", 1 },
+    { "RequeueExit",       KEY_EXIT_CODES, FIELD(requeue_exit),      NULL, 0 },
+    { "RequeueExitHold",   KEY_EXIT_CODES, FIELD(requeue_exit_hold), NULL, 0 },
+    { "KillOnBadExit",     KEY_UINT32,    FIELD(kill_on_bad_exit),   "0", 1 },
+    { "JobFileAppend",     KEY_UINT32,    FIELD(job_file_append),    "0", 1 },
+    { "CompleteWait",      KEY_UINT32,    FIELD(complete_wait_s),    "0", 65533 },
     { "MaxJobCount",       KEY_UINT32,    FIELD(max_job_count),      "10000", 0 },
     { "MaxArraySize",      KEY_UINT32,    FIELD(max_array_size),     "1001", 4000001 },
     { "KillWait",          KEY_UINT32,    FIELD(kill_wait_s),        "30", 0 },
@@ -163,7 +174,6 @@ static const struct conf_key conf_keys[] = {
     IGNORED("BackupController"), IGNORED("BatchStartTimeout"),
     IGNORED("BurstBufferType"), IGNORED("CacheGroups"),
     IGNORED("CheckpointType"), IGNORED("CliFilterPlugins"),
-    IGNORED("CompleteWait"),
     IGNORED("CoreSpecPlugin"), IGNORED("CpuFreqDef"),
     IGNORED("CpuFreqGovernors"), IGNORED("CredType"), IGNORED("DebugFlags"),
     IGNORED("DefCpuPerGPU"), IGNORED("DefMemPerCPU"), IGNORED("DefMemPerGPU"),
@@ -185,15 +195,14 @@ static const struct conf_key conf_keys[] = {
     IGNORED("JobCompPass"), IGNORED("JobCompPort"), IGNORED("JobCompType"),
     IGNORED("JobCompUser"),
     IGNORED("JobCredentialPrivateKey"), IGNORED("JobCredentialPublicCertificate"),
-    IGNORED("JobFileAppend"), IGNORED("JobRequeue"),
     IGNORED("JobSubmitPlugins"), IGNORED("KeepAliveTime"),
-    IGNORED("KillOnBadExit"), IGNORED("LaunchParameters"),
+    IGNORED("LaunchParameters"),
     IGNORED("LaunchType"), IGNORED("Licenses"), IGNORED("LogTimeFormat"),
     IGNORED("MaxDBDMsgs"),
-    IGNORED("MaxJobId"), IGNORED("MaxMemPerCPU"), IGNORED("MaxMemPerNode"),
+    IGNORED("MaxMemPerCPU"), IGNORED("MaxMemPerNode"),
     IGNORED("MaxStepCount"), IGNORED("MaxTasksPerNode"),
     IGNORED("MCSParameters"), IGNORED("MCSPlugin"), IGNORED("MemLimitEnforce"),
-    IGNORED("MpiDefault"), IGNORED("MpiParams"), IGNORED("OverTimeLimit"),
+    IGNORED("MpiDefault"), IGNORED("MpiParams"),
     IGNORED("PluginDir"), IGNORED("PlugStackConfig"),
     IGNORED("PowerParameters"), IGNORED("PowerPlugin"),
     IGNORED("PrEpParameters"), IGNORED("PrEpPlugins"),
@@ -201,8 +210,8 @@ static const struct conf_key conf_keys[] = {
     IGNORED("PrioritySiteFactorParameters"),
     IGNORED("PrioritySiteFactorPlugin"),
     IGNORED("PropagatePrioProcess"), IGNORED("RebootProgram"),
-    IGNORED("ReconfigFlags"), IGNORED("RequeueExit"),
-    IGNORED("RequeueExitHold"), IGNORED("ResumeFailProgram"),
+    IGNORED("ReconfigFlags"),
+    IGNORED("ResumeFailProgram"),
     IGNORED("ResumeProgram"), IGNORED("ResumeRate"), IGNORED("ResumeTimeout"),
     IGNORED("ResvEpilog"), IGNORED("ResvOverRun"), IGNORED("ResvProlog"),
     IGNORED("SallocDefaultCommand"),
@@ -268,7 +277,8 @@ static bool key_is_string(enum key_type t)
     return t == KEY_STRING || t == KEY_DEBUG || t == KEY_CTLD_HOST
            || t == KEY_AUTHINFO || t == KEY_AUTH_ALT_TYPES
            || t == KEY_AUTH_ALT_PARAMS || t == KEY_ABS_PATH
-           || t == KEY_JOB_CONTAINER || t == KEY_RLIMITS;
+           || t == KEY_JOB_CONTAINER || t == KEY_RLIMITS
+           || t == KEY_EXIT_CODES;
 }
 
 int conf__set_string(char **field, const char *value, size_t n)
@@ -560,6 +570,10 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
         return conf__set_prolog_flags((uint32_t *)field, value);
     case KEY_JOB_CONTAINER:
         return conf__set_job_container(field, value);
+    case KEY_OVERTIME:
+        return conf__parse_overtime(value, (uint32_t *)field);
+    case KEY_EXIT_CODES:
+        return conf__set_exit_codes(field, value);
     case KEY_RLIMITS: {
         unsigned mask;
         const char *bad;
@@ -678,7 +692,8 @@ static int conf_finish(struct conf_parser *p, drv_error_t *error)
         || conf__bcast_params(conf, error) < 0
         || conf__task_param(conf, error) < 0)
         return -1;
-    if (conf__preempt_check(conf, error) < 0)
+    if (conf__preempt_check(conf, error) < 0
+        || conf__lifecycle_check(conf, error) < 0)
         return -1;
     return conf__part_resolve(p, error);
 }

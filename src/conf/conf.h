@@ -179,7 +179,32 @@ struct conf_partition {
     char *deny_accounts; /* DenyAccounts= (ignored under AllowAccounts=) */
     char *allow_qos;     /* AllowQos= */
     char *deny_qos;      /* DenyQos= (ignored under AllowQos=) */
+    uint32_t over_time_min; /* OverTimeLimit=, minutes; CONF_OVERTIME_UNSET
+                             * (the global one) when not given */
 };
+
+/* OverTimeLimit= (slurm.conf(5)): minutes a job may run past its time
+ * limit before it is killed; UNLIMITED, or, on a partition, not given.
+ * Slurm's ceiling is 65533 minutes. */
+#define CONF_OVERTIME_UNLIMITED UINT32_MAX
+#define CONF_OVERTIME_UNSET (UINT32_MAX - 1)
+#define CONF_OVERTIME_MAX 65533u
+
+/* The OverTimeLimit that applies to a job of partition 'part' (NULL:
+ * none): the partition's, else the global one.  Minutes, or
+ * CONF_OVERTIME_UNLIMITED. */
+uint32_t conf_over_time_min(const struct slurm_conf *conf,
+                            const struct conf_partition *part);
+
+/* True when exit code 'code' is in 'list', a RequeueExit= or
+ * RequeueExitHold= value ("1-9,18"; checked when the file was read);
+ * false for a NULL list. */
+bool conf_exit_code_listed(const char *list, int code);
+
+/* MaxJobId='s default and ceiling (Slurm 22.05: 0x03ff0000, and the
+ * 26 bits of a local job id). */
+#define CONF_MAX_JOB_ID_DEFAULT 67043328u
+#define CONF_MAX_JOB_ID_MAX 67108863u
 
 /* AccountingStorageEnforce= flags, as Slurm implies them: "limits", "qos",
  * "safe" and "wckeys" each imply "associations"; "safe" implies "limits";
@@ -491,6 +516,22 @@ struct slurm_conf {
     char *gres_types;         /* GresTypes= */
     char *operators;          /* DroverOperators= user list (drover extension)*/
     uint32_t first_job_id;    /* FirstJobId=, 1 */
+    uint32_t max_job_id;      /* MaxJobId=, 67043328: ids wrap back to
+                               * FirstJobId after it (ctld/job_id.h) */
+    uint32_t over_time_min;   /* OverTimeLimit=, minutes, 0, or
+                               * CONF_OVERTIME_UNLIMITED */
+    uint32_t job_requeue;     /* JobRequeue=, 1: a batch job's --requeue
+                               * unless it says --no-requeue */
+    char *requeue_exit;       /* RequeueExit=: exit codes that requeue a
+                               * batch job ("1-9,18"), or NULL */
+    char *requeue_exit_hold;  /* RequeueExitHold=: likewise, held in
+                               * SPECIAL_EXIT, or NULL */
+    uint32_t kill_on_bad_exit;/* KillOnBadExit=, 0: srun -K's default */
+    uint32_t job_file_append; /* JobFileAppend=, 0: a batch job's output
+                               * and error files are appended to unless
+                               * it says --open-mode=truncate */
+    uint32_t complete_wait_s; /* CompleteWait=, seconds, 0: no job starts
+                               * while a job has been COMPLETING for less */
     uint32_t max_job_count;   /* MaxJobCount=, 10000 */
     uint32_t max_array_size;  /* MaxArraySize=, 1001 */
     uint32_t kill_wait_s;     /* KillWait=, 30 */

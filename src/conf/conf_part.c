@@ -36,6 +36,7 @@ struct part_spec {
     int64_t oversubscribe;/* N | FORCE_BIT, or EXCL_BIT (NO: 0) */
     int64_t root_only;
     int64_t hidden;
+    int64_t over_time;    /* minutes, or CONF_OVERTIME_UNLIMITED */
     /* Access lists as written (NULL: not given); "ALL" kept as written. */
     char *allow_groups;
     char *allow_accounts;
@@ -61,6 +62,7 @@ enum part_type {
     PART_LIST,   /* char *, a comma list of names (AllowGroups=...) */
     PART_PREEMPT,/* PreemptMode=: enum conf_preempt_mode */
     PART_OVERSUB,/* OverSubscribe=NO|EXCLUSIVE|YES[:N]|FORCE[:N] */
+    PART_OVERTIME,/* OverTimeLimit=: minutes or UNLIMITED */
     PART_IGNORE, /* accepted for compatibility, not used */
 };
 
@@ -104,7 +106,7 @@ static const struct part_key {
     { "MaxMemPerNode",     PART_IGNORE, 0 },
     { "MinNodes",          PART_IGNORE, 0 },
     { "OverSubscribe",     PART_OVERSUB, PSPEC(oversubscribe) },
-    { "OverTimeLimit",     PART_IGNORE, 0 },
+    { "OverTimeLimit",     PART_OVERTIME, PSPEC(over_time) },
     { "PowerDownOnIdle",   PART_IGNORE, 0 },
     { "PreemptMode",       PART_PREEMPT, PSPEC(preempt_mode) },
     { "QOS",               PART_IGNORE, 0 },
@@ -143,6 +145,7 @@ static void pspec_init(struct part_spec *s)
         .oversubscribe = PUNSET,
         .root_only = PUNSET,
         .hidden = PUNSET,
+        .over_time = PUNSET,
     };
 }
 
@@ -250,6 +253,12 @@ static const char *parse_number(enum part_type t, const char *value,
         return parse_time(value, out);
     case PART_OVERSUB:
         return parse_oversub(value, out);
+    case PART_OVERTIME: {
+        const char *why = conf__parse_overtime(value, &v);
+        if (!why)
+            *out = v;
+        return why;
+    }
     case PART_PREEMPT: {
         const char *why = conf_preempt_mode_parse(value, &v, NULL);
         if (!why)
@@ -363,6 +372,8 @@ static int add_partition(struct conf_parser *p, const struct conf_line *l,
                            != 0,
         .root_only = or_default(s->root_only, 0) != 0,
         .hidden = or_default(s->hidden, 0) != 0,
+        .over_time_min = (uint32_t)or_default(s->over_time,
+                                              CONF_OVERTIME_UNSET),
         .allow_groups = allow_list(&s->allow_groups),
         .allow_accounts = allow_list(&s->allow_accounts),
         .deny_accounts = s->deny_accounts,

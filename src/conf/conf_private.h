@@ -299,4 +299,15 @@ const char *conf__set_preempt(struct slurm_conf *conf, const char *key,
  * 'error' saying why. */
 int conf__preempt_check(const struct slurm_conf *conf, drv_error_t *error);
 
+/* The job-lifecycle values (conf_lifecycle.c).  OverTimeLimit=: minutes
+ * or UNLIMITED into *minutes; RequeueExit=/RequeueExitHold=: a checked
+ * exit code list kept as written in *field.  Each returns NULL, why the
+ * value is bad, or "" for ENOMEM. */
+const char *conf__parse_overtime(const char *value, uint32_t *minutes);
+const char *conf__set_exit_codes(char **field, const char *value);
+
+/* After the last line: FirstJobId below MaxJobId.  Returns 0, or -1 with
+ * EINVAL and 'error' saying why. */
+int conf__lifecycle_check(const struct slurm_conf *conf, drv_error_t *error);
+
 #endif /* !DROVER_CONF_CONF_PRIVATE_H */

@@ -340,9 +340,11 @@ void acct_run_ending(struct ctld *ctld, const struct ctld_event *ev)
             spool_record(ctld->acct, rec);
         return;
     }
-    state = job->preempted            ? JOB_PREEMPTED
-            : job->requeue_requested ? JOB_REQUEUED
-                                     : JOB_NODE_FAIL;
+    state = job->preempted                               ? JOB_PREEMPTED
+            : job->requeue_requested || ev->exit_requeue ? JOB_REQUEUED
+                                                         : JOB_NODE_FAIL;
+    if (ev->exit_requeue) /* RequeueExit: the run's record has its code */
+        job->exit_status = ev->status;
     if ((rec = acct_record_run_ended(ctld, job, state, ev->t)))
         spool_record(ctld->acct, rec);
 }

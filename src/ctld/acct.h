@@ -38,7 +38,8 @@ void acct_job_changed(struct ctld *ctld, const struct job *job);
 /* Before a job_requeued event is applied (event.c): when the requeue ends
  * a run of the job (it had started and is not yet in a final state), the
  * record of that run is spooled now, as a record of its own: PREEMPTED if
- * it was preempted, REQUEUED if requeued on request, NODE_FAIL otherwise
+ * it was preempted, REQUEUED if requeued on request or by its exit code
+ * (RequeueExit, with that code), NODE_FAIL otherwise
  * (acct_record_run_ended()); a run that ended already (a cron job,
  * requeued as it ends) is spooled as it ended.  The requeue then gives the job a new
  * SubmitTime, so the next run is a new record, as in Slurm (sacct -D shows

@@ -236,6 +236,7 @@ static struct job *copy_task(struct ctld *ctld, struct job *master,
     json_decref(o);
     job->launch = master->launch ? json_incref(master->launch) : NULL;
     ctld_job_link(ctld, job);
+    ctld->next_job_id = id + 1; /* ids go on after it (job_id.h) */
     return job;
 }
 
@@ -270,8 +271,14 @@ struct job *array_split(struct ctld *ctld, struct job *master, uint32_t task)
         .task = task,
         .new_job_id = bitmap_count(master->array->pending) == 1
                           ? 0
-                          : ctld->next_job_id};
+                          : ctld_job_id_next(ctld)};
 
+    if (bitmap_count(master->array->pending) > 1 && !ev.new_job_id) {
+        log_error("JobId=%u: no free job id for array task %u "
+                  "(FirstJobId=%u MaxJobId=%u)", master->id, task,
+                  ctld->conf->first_job_id, ctld->conf->max_job_id);
+        return NULL;
+    }
     if (ctld_apply(ctld, &ev) < 0)
         log_error("JobId=%u: cannot split array task %u", master->id, task);
     return ev.new_job_id ? ctld_job_find(ctld, ev.new_job_id) : master;
@@ -347,10 +354,11 @@ static size_t cancel_tasks(struct ctld *ctld, uint32_t id, const bitmap_t *set,
             ctld_job_cancel(ctld, job, by);
         } else if (pending && array_is_master(master)
                    && bitmap_test(master->array->pending, (size_t)k)) {
+            struct job *t;
+
             found++;
-            if (!whole)
-                ctld_job_cancel(ctld,
-                                array_split(ctld, master, (uint32_t)k), by);
+            if (!whole && (t = array_split(ctld, master, (uint32_t)k)))
+                ctld_job_cancel(ctld, t, by);
         }
     }
     if (whole)

@@ -84,7 +84,8 @@ uint32_t array_running(struct ctld *ctld, uint32_t array_id);
 /* The record for task 'task' of master 'master' (which must hold it
  * pending): a new record with the next job id, added to the table, or the
  * master itself when 'task' is its last pending task.  An
- * array_task_split event (event.h) through ctld_apply().
+ * array_task_split event (event.h) through ctld_apply().  NULL when no job
+ * id is free (every id from FirstJobId to MaxJobId in use, job_id.h).
  */
 struct job *array_split(struct ctld *ctld, struct job *master, uint32_t task);
 

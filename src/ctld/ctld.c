@@ -18,6 +18,7 @@
 #include "ctld/acct.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/job_id.h"
 #include "ctld/job_listing.h"
 #include "ctld/crontab.h"
 #include "ctld/ha.h"
@@ -56,6 +57,17 @@ void ctld_job_link(struct ctld *ctld, struct job *job)
         ctld->next_job_id = job->id + 1;
     array_index_add(ctld, job);
     ctld_live_note(ctld, job);
+}
+
+static bool job_id_used(uint32_t id, void *arg)
+{
+    return ctld_job_find(arg, id) != NULL;
+}
+
+uint32_t ctld_job_id_next(struct ctld *ctld)
+{
+    return job_id_next(ctld->next_job_id, ctld->conf->first_job_id,
+                       ctld->conf->max_job_id, job_id_used, ctld);
 }
 
 uint64_t ctld_env_count(const char *name, uint64_t dflt)
@@ -303,6 +315,24 @@ void ctld_job_finished(struct ctld *ctld, struct job *job, int status,
                        NULL);
 }
 
+/* RequeueExit / RequeueExitHold: 1 or 2 when the batch script of 'job'
+ * exited with a listed code other than 0 (Slurm looks at the exit code
+ * only: a signal, a time limit or a cancel never requeues), else 0.  A job
+ * that may not be requeued (--no-requeue, JobRequeue=0) never is. */
+static int exit_requeue(const struct ctld *ctld, const struct job *job,
+                        int status, bool timed_out, bool node_failed)
+{
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+
+    if (!code || job->interactive || !job->requeue || timed_out
+        || node_failed || job->cancel_requested || job->preempted)
+        return 0;
+    if (conf_exit_code_listed(ctld->conf->requeue_exit, code))
+        return 1;
+    return conf_exit_code_listed(ctld->conf->requeue_exit_hold, code) ? 2
+                                                                       : 0;
+}
+
 void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
                         bool timed_out, bool node_failed, const char *node,
                         json_t *report)
@@ -311,6 +341,7 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
     struct ctld_event ev = {
         .type = CTLD_EV_JOB_ENDED, .t = now, .job_id = job->id,
         .status = status, .node = node, .report = report};
+    struct ctld_event rq = {.type = CTLD_EV_JOB_REQUEUED, .restart = true};
 
     /* Step tasks on the other nodes end with the job (the batch host
      * kills its own); a job never launched (configuring) has none, and
@@ -326,6 +357,17 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
         ctld_job_requeue(ctld, job, now,
                          job->preempted ? now + PREEMPT_REQUEUE_DELAY_S : now,
                          true);
+        return;
+    }
+    if ((rq.exit_requeue = exit_requeue(ctld, job, status, timed_out,
+                                        node_failed))) {
+        log_info("%s: requeue JobId=%u: exit code %d in %s", __func__,
+                 job->id, WEXITSTATUS(status),
+                 rq.exit_requeue == 1 ? "RequeueExit" : "RequeueExitHold");
+        rq.job_id = job->id;
+        rq.eligible_time = rq.t = now;
+        rq.status = status;
+        ctld_apply(ctld, &rq);
         return;
     }
     ev.state = job->cancel_requested && job->preempted ? JOB_PREEMPTED
@@ -487,6 +529,14 @@ void ctld_job_end_on_node(struct ctld *ctld, const struct job *job,
                       prolog_env_json(ctld, job, e));
 }
 
+int64_t ctld_job_over_time_s(const struct ctld *ctld, const struct job *job)
+{
+    uint32_t m = conf_over_time_min(
+        ctld->conf, conf_partition_find(ctld->conf, job->partition));
+
+    return m == CONF_OVERTIME_UNLIMITED ? -1 : (int64_t)m * 60;
+}
+
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)
 {
     const struct conf_node *cn;
@@ -500,8 +550,11 @@ void ctld_job_set_node_limit(struct ctld *ctld, struct job *job)
     cn = ctld->nodes->info[job->alloc->node_idx[0]].conf;
     if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
                          "job_limit",
-                         json_pack("{s:I s:I}", "job_id", (json_int_t)job->id,
-                                   "time_limit_s", (json_int_t)limit),
+                         json_pack("{s:I s:I s:I}", "job_id",
+                                   (json_int_t)job->id, "time_limit_s",
+                                   (json_int_t)limit, "over_time_s",
+                                   (json_int_t)ctld_job_over_time_s(ctld,
+                                                                    job)),
                          (int)ctld->conf->msg_timeout_s * 1000, stray_done,
                          NULL)
         < 0)

@@ -160,6 +160,11 @@ int ctld_submit_count(struct ctld *ctld, const struct job *job,
 int ctld_submit_enter(struct ctld *ctld, struct job *job, time_t now,
                       time_t begin);
 
+/* The id the next job gets (job_id.h: FirstJobId to MaxJobId, wrapping,
+ * ids in the table skipped), without taking it: the event that enters
+ * the job moves the sequence past it.  0 when every id is in use. */
+uint32_t ctld_job_id_next(struct ctld *ctld);
+
 /* Add 'job' (not in the table; its id and array fields set) to the job
  * table and its array's index (array.h), raising next_job_id past its
  * id.  The one way into the table. */
@@ -299,7 +304,14 @@ void ctld_job_signal_all(struct ctld *ctld, const struct job *job,
 void ctld_job_signal_steps(struct ctld *ctld, const struct job *job,
                            int signo);
 
-/* Tell the batch host a running job's new time limit (asynchronous). */
+/* How long 'job' may run past its time limit before it is ended:
+ * OverTimeLimit of its partition, else the global one, in seconds; -1
+ * for UNLIMITED.  Its TimeLimit stays the one asked for; the node (batch
+ * jobs) or interactive_check_limits() ends it that much later. */
+int64_t ctld_job_over_time_s(const struct ctld *ctld, const struct job *job);
+
+/* Tell the batch host a running job's new time limit (asynchronous), with
+ * its OverTimeLimit. */
 void ctld_job_set_node_limit(struct ctld *ctld, struct job *job);
 
 /* Tell the node of entry 'e' of 'job''s allocation that the job ended

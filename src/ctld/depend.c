@@ -411,6 +411,8 @@ static void split_failed_corr(struct ctld *ctld, struct job *job, time_t now)
             continue;
         struct job *t = array_split(ctld, job, (uint32_t)k);
         struct job_gate g;
+        if (!t) /* no free job id (array.h): the next pass tries again */
+            break;
         gate_init(&g, t);
         g.reason = JOB_REASON_DEP_NEVER;
         gate_post(ctld, t, &g, now);

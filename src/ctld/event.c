@@ -138,6 +138,7 @@ static int apply_submitted(struct ctld *ctld, struct ctld_event *ev)
         return -1;
     }
     ctld_job_link(ctld, job);
+    ctld->next_job_id = job->id + 1; /* ids go on after it (job_id.h) */
     return 0;
 }
 
@@ -238,6 +239,11 @@ static int apply_requeued(struct ctld *ctld, struct ctld_event *ev)
     alloc_release(ctld, job, ev->t);
     job->state = JOB_PENDING;
     job->configuring = false;
+    if (ev->exit_requeue == 2) { /* RequeueExitHold: Slurm's SPECIAL_EXIT */
+        job->state = JOB_SPECIAL_EXIT;
+        job->hold = true;
+        job->hold_admin = false;
+    }
     /* A hold (scontrol hold while it ran, requeuehold) stays, as Slurm. */
     job->reason = !job->hold         ? JOB_REASON_NONE
                   : job->hold_admin ? JOB_REASON_HELD_ADMIN
@@ -259,7 +265,8 @@ static int apply_requeued(struct ctld *ctld, struct ctld_event *ev)
         job->submit_time = ev->t > job->submit_time ? ev->t
                                                     : job->submit_time + 1;
     job->start_time = job->end_time = 0;
-    job->exit_status = 0;
+    /* RequeueExit: the exit code that requeued it stays shown */
+    job->exit_status = ev->exit_requeue ? ev->status : 0;
     job->eligible_time = ev->eligible_time;
     if (!job->hold && ev->eligible_time > ev->t) /* a preempted job */
         job->reason = JOB_REASON_BEGIN_TIME;
@@ -315,6 +322,8 @@ static int apply_held(struct ctld *ctld, struct ctld_event *ev)
         return 0;
     }
     job->hold = job->hold_admin = job->priority_set = false;
+    if (job->state == JOB_SPECIAL_EXIT) /* RequeueExitHold's, released */
+        job->state = JOB_PENDING;
     job->priority = priority_of(ctld, job, ev->t);
     if (job->reason == JOB_REASON_HELD_USER
         || job->reason == JOB_REASON_HELD_ADMIN

@@ -53,7 +53,10 @@ enum ctld_event_type {
     CTLD_EV_JOB_ENDED,
     /* 'job_id' goes back to PENDING, eligible at 'eligible_time';
      * 'restart' counts it in Restarts (a launch that never ran does not).
-     * Its allocation (if any) is released and its steps forgotten. */
+     * Its allocation (if any) is released and its steps forgotten.  With
+     * 'exit_requeue' its batch script ended with exit status 'status'
+     * listed in RequeueExit (1: PENDING) or RequeueExitHold (2: held in
+     * SPECIAL_EXIT, JobHeldUser, until released). */
     CTLD_EV_JOB_REQUEUED,
     /* 'job_id' was cancelled by uid 'by' at 't': a pending job ends
      * CANCELLED; a running one is CANCELLED and completing until its node
@@ -154,7 +157,10 @@ struct ctld_event {
     bool configuring;            /* JOB_STARTED: PrologSlurmctld first */
     struct job_step *step;       /* STEP_STARTED (stolen) */
     int state;                   /* JOB_ENDED, STEP_ENDED: enum job_state */
-    int status;                  /* JOB_ENDED: raw wait status */
+    int status;                  /* JOB_ENDED, JOB_REQUEUED with
+                                  * exit_requeue: raw wait status */
+    int exit_requeue;            /* JOB_REQUEUED: 1 RequeueExit, 2
+                                  * RequeueExitHold, 0 neither */
     int64_t by;                  /* JOB_CANCELLED: the uid */
     time_t eligible_time;        /* JOB_REQUEUED */
     bool restart;                /* JOB_REQUEUED */

@@ -8,7 +8,8 @@
  *                  configuring (only when true)
  *   job_ended      job_id, state, status, node and report (the batch
  *                  host's completion: status and usage) when it sent one
- *   job_requeued   job_id, eligible_time, restart
+ *   job_requeued   job_id, eligible_time, restart; exit_requeue, status
+ *                  (RequeueExit=1, RequeueExitHold=2)
  *   job_cancelled  job_id, by
  *   job_purged     job_id
  *   job_held       job_id, hold, admin
@@ -139,6 +140,11 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
     case CTLD_EV_JOB_REQUEUED:
         json_object_set_new(o, "eligible_time",
                             json_integer((json_int_t)ev->eligible_time));
+        if (ev->exit_requeue) {
+            json_object_set_new(o, "exit_requeue",
+                                json_integer(ev->exit_requeue));
+            json_object_set_new(o, "status", json_integer(ev->status));
+        }
         return json_object_set_new(o, "restart", json_boolean(ev->restart));
     case CTLD_EV_JOB_CANCELLED:
         return json_object_set_new(o, "by", json_integer(ev->by));
@@ -322,6 +328,9 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
         ev->eligible_time = (time_t)json_integer_value(
             json_object_get(rec, "eligible_time"));
         ev->restart = json_is_true(json_object_get(rec, "restart"));
+        ev->exit_requeue =
+            (int)json_integer_value(json_object_get(rec, "exit_requeue"));
+        ev->status = (int)json_integer_value(json_object_get(rec, "status"));
         return 0;
     case CTLD_EV_JOB_CANCELLED:
         ev->by = json_integer_value(json_object_get(rec, "by"));

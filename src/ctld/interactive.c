@@ -25,9 +25,13 @@ void interactive_check_limits(struct ctld *ctld, time_t now)
     struct job *job, *tmp;
 
     HASH_ITER(hh, ctld->jobs, job, tmp) {
+        int64_t over = 0;
+
         if (!job->interactive || job->state != JOB_RUNNING || !job->alloc
             || job->time_limit_s == TIME_INFINITE
-            || job_run_time(job, now) < job->time_limit_s)
+            || job_run_time(job, now) < job->time_limit_s
+            || (over = ctld_job_over_time_s(ctld, job)) < 0 /* UNLIMITED */
+            || job_run_time(job, now) < job->time_limit_s + over)
             continue;
         log_info("Time limit exhausted for JobId=%u", job->id);
         interactive_end(ctld, job, 0, true);

@@ -353,7 +353,11 @@ void job_listing_rpc(proto_req_t *req, void *arg)
         l->cursor = ctld->jobs;
         l->last = ELMT_FROM_HH(tbl, tbl->tail);
     }
-    l->first_new_id = ctld->next_job_id;
+    /* ids from next_job_id on came later, unless the ids wrapped
+     * (MaxJobId, job_id.h) and older jobs hold them: then no bound */
+    l->first_new_id = ctld_live_from(ctld, ctld->next_job_id)
+                          ? UINT32_MAX
+                          : ctld->next_job_id;
     l->base.write = write_some;
     l->base.finish = finish;
     listing_queue(ctld, &l->base);

@@ -524,6 +524,12 @@ json_t *node_table_partition_json(const struct node_table *nt, size_t p)
                   "priority_tier", cp->priority_tier, "priority_job_factor",
                   cp->priority_job_factor, "tres", tres);
     json_object_set_new(o, "grace_time_s", json_integer(cp->grace_time_s));
+    if (cp->over_time_min != CONF_OVERTIME_UNSET) /* -1: UNLIMITED */
+        json_object_set_new(o, "over_time_min",
+                            json_integer(cp->over_time_min
+                                                 == CONF_OVERTIME_UNLIMITED
+                                             ? -1
+                                             : (json_int_t)cp->over_time_min));
     json_object_set_new(o, "preempt_mode", json_string(
                                                conf_preempt_mode_string(
                                                    part->preempt_mode)));

@@ -7,6 +7,7 @@
  * are seconds; the command adds Slurm's units.  Keys Drover does not parse
  * are left out and the command prints Slurm's defaults for them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/log.h"
@@ -50,6 +51,27 @@ static void priority_values(json_t *o, const struct conf_priority *p)
     set_i(o, "PriorityWeightQOS", p->weight_qos);
     set_s(o, "PriorityWeightTRES", p->weight_tres_text);
     set_i(o, "FairShareDampeningFactor", p->dampening);
+}
+
+/* The job-lifecycle keys (conf_lifecycle.c), with Slurm's units. */
+static void lifecycle_values(json_t *o, const struct slurm_conf *c)
+{
+    char buf[32];
+
+    set_i(o, "MaxJobId", c->max_job_id);
+    if (c->over_time_min == CONF_OVERTIME_UNLIMITED)
+        set_s(o, "OverTimeLimit", "UNLIMITED");
+    else {
+        snprintf(buf, sizeof(buf), "%u min", c->over_time_min);
+        set_s(o, "OverTimeLimit", buf);
+    }
+    set_i(o, "JobRequeue", c->job_requeue);
+    set_s(o, "RequeueExit", c->requeue_exit);
+    set_s(o, "RequeueExitHold", c->requeue_exit_hold);
+    set_i(o, "KillOnBadExit", c->kill_on_bad_exit);
+    set_i(o, "JobFileAppend", c->job_file_append);
+    snprintf(buf, sizeof(buf), "%u sec", c->complete_wait_s);
+    set_s(o, "CompleteWait", buf);
 }
 
 static json_t *config_values(const struct slurm_conf *c)
@@ -134,6 +156,7 @@ static json_t *config_values(const struct slurm_conf *c)
         set_s(o, "PreemptMode", conf_preempt_mode_string(c->preempt_mode));
     set_s(o, "PreemptExemptTime",
           timefmt_duration(c->preempt_exempt_s, 1, buf, sizeof(buf)));
+    lifecycle_values(o, c);
     return o;
 }
 

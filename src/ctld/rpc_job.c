@@ -375,6 +375,17 @@ static int submit_check_count(struct ctld *ctld, const struct job *job,
 {
     uint32_t max = ctld->conf->max_job_count, n = array_jobs_of(job);
 
+    /* Slurm's get_next_job_id() failing: every id held (job_id.h); the
+     * commands wait and send again, as for MaxJobCount. */
+    if (!ctld_job_id_next(ctld)) {
+        log_error("_job_create: no free job id between FirstJobId=%u and "
+                  "MaxJobId=%u", ctld->conf->first_job_id,
+                  ctld->conf->max_job_id);
+        errno = EDRV_ERROR_ON_DESC_TO_RECORD_COPY;
+        return errprintf(error, "no free job id between FirstJobId=%u and "
+                         "MaxJobId=%u", ctld->conf->first_job_id,
+                         ctld->conf->max_job_id);
+    }
     if (!max)
         return 0;
     if (!ctld->job_count_known || ctld->job_count + n > max) {
@@ -416,6 +427,12 @@ struct job *ctld_submit_prepare(struct ctld *ctld, proto_req_t *req,
      * an explicit UNLIMITED stays, and pends over a finite MaxTime. */
     if (!json_object_get(fields, "time_limit_s"))
         job->time_limit_s = 0;
+    /* JobRequeue and JobFileAppend: the defaults of --requeue/--no-requeue
+     * and --open-mode, taken as the job enters (journaled with it) */
+    if (!json_object_get(fields, "requeue"))
+        job->requeue = ctld->conf->job_requeue != 0;
+    if (!json_object_get(fields, "open_mode"))
+        job->place.open_append = ctld->conf->job_file_append != 0;
     account_lower(job);
     if (submit_owner(ctld, job, body, req, error) < 0
         || submit_launch(job, body, error) < 0 || submit_place(ctld, job, error) < 0
@@ -449,7 +466,10 @@ int ctld_submit_enter(struct ctld *ctld, struct job *job, time_t now,
 {
     struct ctld_event ev = {.type = CTLD_EV_JOB_SUBMITTED, .t = now};
 
-    job->id = ctld->next_job_id++;
+    if (!(job->id = ctld_job_id_next(ctld))) { /* checked by the caller */
+        job_destroy(job);
+        return -1;
+    }
     if (job->hold)
         job->reason = JOB_REASON_HELD_USER;
     job->submit_time = job->eligible_time = now;
@@ -492,9 +512,10 @@ static void rpc_job_submit(proto_req_t *req, void *arg)
         submit_check_begin(job, now);
         /* srun --test-only (an allocation's) uses up the id it shows, as
          * Slurm's srun does; sbatch's does not */
-        answer = submit_will_run(ctld, job, ctld->next_job_id, now);
+        uint32_t id = ctld_job_id_next(ctld);
+        answer = submit_will_run(ctld, job, id, now);
         if (answer && json_is_true(json_object_get(body, "interactive")))
-            ctld->next_job_id++;
+            ctld->next_job_id = id + 1;
         job_destroy(job);
         if ((answer ? proto_respond(req, answer)
                     : proto_respond_error(req, errno, NULL)) < 0)
@@ -652,7 +673,7 @@ static void rpc_job_requeue(proto_req_t *req, void *arg)
     if (!job)
         return respond_errnum(req, errnum, "job_requeue");
     json_unpack(proto_req_body(req), "{s?b}", "hold", &hold);
-    if (job->state == JOB_PENDING)
+    if (job->state == JOB_PENDING || job->state == JOB_SPECIAL_EXIT)
         return respond_errnum(req, EDRV_JOB_PENDING, "job_requeue");
     /* Slurm: a job submitted with --no-requeue cannot be requeued. */
     if (!job->requeue)

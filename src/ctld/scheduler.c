@@ -210,6 +210,8 @@ void scheduler_launch(struct ctld *ctld, struct job *job)
     json_object_set_new(o, "launch", launch_store_unpack(job->launch));
     json_object_set_new(o, "kill_wait_s",
                         json_integer(ctld->conf->kill_wait_s));
+    json_object_set_new(o, "over_time_s",
+                        json_integer(ctld_job_over_time_s(ctld, job)));
     if (job->mps_per_node) /* for the batch node, entry 0 */
         json_object_set_new(o, "mps_percent", json_integer(
                                 job_info_mps_percent(ctld, job, 0)));
@@ -799,6 +801,22 @@ static void resv_passes(struct ctld *ctld, struct job **pend, size_t *np,
     free(of);
 }
 
+/* CompleteWait: a job COMPLETING (ended or cancelled, its node has not
+ * confirmed) for less than that many seconds holds every start, as
+ * Slurm's job_is_completing() gate (only walked when it is set).  The
+ * periodic tick asks for the next pass. */
+static bool completing_recently(struct ctld *ctld, time_t now)
+{
+    time_t recent = now - (time_t)ctld->conf->complete_wait_s;
+    struct job *job, *tmp;
+
+    HASH_ITER(hh, ctld->jobs, job, tmp) {
+        if (job->completing && job->end_time >= recent)
+            return true;
+    }
+    return false;
+}
+
 void scheduler_run(struct ctld *ctld)
 {
     struct run_state st = {.now = ctld_now(ctld)};
@@ -809,6 +827,11 @@ void scheduler_run(struct ctld *ctld)
     st.builtin = ctld->conf->scheduler_type
                  && !strcasecmp(ctld->conf->scheduler_type, "sched/builtin");
     ctld->sched_more = false;
+    if (ctld->conf->complete_wait_s && completing_recently(ctld, st.now)) {
+        log_debug("sched: a job is still completing (CompleteWait=%u)",
+                  ctld->conf->complete_wait_s);
+        return;
+    }
     if (ctld->conf->preempt_gang)
         preempt_resume(ctld, st.now);
     collect_pending(ctld, st.now, &pend, &np);

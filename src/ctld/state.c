@@ -62,6 +62,10 @@ int state_load(struct ctld *ctld, json_t *snap, drv_error_t *error)
         if (item_cb("jobs", v, ctld, error) < 0)
             return -1;
     }
+    /* Linking the jobs raised it past the highest id; after a wrap
+     * (MaxJobId, job_id.h) the sequence is the snapshot's. */
+    if (next > 0)
+        ctld->next_job_id = (uint32_t)next;
     json_array_foreach(json_object_get(snap, "nodes"), i, v)
         item_cb("nodes", v, ctld, error);
     priority_restore(ctld, json_object_get(snap, "priority"));

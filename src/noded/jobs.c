@@ -3,8 +3,10 @@
  * jobs.c - the batch step, in its droverstepd (stepd.h): time limit,
  * termination, reaping, the job's completion
  *
- * At the time limit the batch step gets SIGTERM, and SIGKILL KillWait
- * seconds later (Slurm's order); a cancel does the same at once.  The
+ * At the time limit, and OverTimeLimit later (the controller sends
+ * over_time_s, the partition's or the global one), the batch step gets
+ * SIGTERM, and SIGKILL KillWait seconds later (Slurm's order); a cancel
+ * does the same at once.  The
  * batch step is every process of its cgroup (a process that left the
  * script's process group with setsid is still in it), or the script's
  * process group when the node runs jobs without cgroups.  When the batch
@@ -126,7 +128,7 @@ void jobs_track(struct noded *nd, struct nd_job *job)
 
 void jobs_set_limit(struct noded *nd, struct nd_job *job, int64_t limit_s)
 {
-    uint64_t end, now = uv_now(nd->loop);
+    uint64_t end, kill_at, now = uv_now(nd->loop);
 
     job->time_limit_s = limit_s;
     uv_timer_stop(&job->limit_timer);
@@ -134,8 +136,13 @@ void jobs_set_limit(struct noded *nd, struct nd_job *job, int64_t limit_s)
     if (limit_s <= 0 || job->timed_out)
         return;
     end = job->start_ms + (uint64_t)limit_s * 1000;
-    uv_timer_start(&job->limit_timer, limit_cb, end > now ? end - now : 0, 0);
-    if (job->signal_num > 0 && end > now) {
+    /* OverTimeLimit: the limit stays the job's, the end comes later */
+    kill_at = end + (uint64_t)(job->over_time_s > 0 ? job->over_time_s : 0)
+                        * 1000;
+    if (job->over_time_s >= 0)
+        uv_timer_start(&job->limit_timer, limit_cb,
+                       kill_at > now ? kill_at - now : 0, 0);
+    if (job->signal_num > 0 && (job->over_time_s < 0 || kill_at > now)) {
         uint64_t at = end - (uint64_t)job->signal_secs * 1000;
         if (at > end) /* signal_secs beyond the start: wrapped */
             at = 0;

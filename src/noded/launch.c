@@ -353,6 +353,7 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     j->nd = nd;
     j->run_id = (uint32_t)json_integer_value(json_object_get(job, "run_id"));
     j->time_limit_s = json_integer_value(json_object_get(job, "time_limit_s"));
+    j->over_time_s = json_integer_value(json_object_get(job, "over_time_s"));
     j->kill_wait_s =
         (uint32_t)json_integer_value(json_object_get(job, "kill_wait_s"));
     j->signal_num = (int)json_integer_value(json_object_get(job, "signal_num"));

@@ -45,6 +45,8 @@ struct nd_job {
     uid_t uid;               /* the job's user */
     gid_t gid;               /* and group */
     int64_t time_limit_s;    /* -1: none */
+    int64_t over_time_s;     /* OverTimeLimit: the job is killed this long
+                              * after its time limit; -1: never */
     uint64_t start_ms;       /* uv_now() at launch */
     uint32_t kill_wait_s;
     int signal_num;          /* --signal: 0 none */
@@ -170,8 +172,9 @@ struct nd_job *jobs_find(struct noded *nd, uint32_t id);
 /* Start the time-limit timer of a job just launched. */
 void jobs_track(struct noded *nd, struct nd_job *job);
 /* A new time limit (seconds from the start; -1 none): re-arm the limit
- * timer and the --signal timer (which fires signal_secs before it, or at
- * once when that moment has passed but the limit has not). */
+ * timer, which ends the job over_time_s (OverTimeLimit) after the limit,
+ * and the --signal timer (which fires signal_secs before the limit, or
+ * at once when that moment has passed but the job has not ended). */
 void jobs_set_limit(struct noded *nd, struct nd_job *job, int64_t limit_s);
 /* SIGTERM now, SIGKILL after KillWait (a cancel or requeue). */
 void jobs_terminate(struct noded *nd, struct nd_job *job);

@@ -224,17 +224,17 @@ static void rpc_job_signal(proto_req_t *req, void *arg)
 static void rpc_job_limit(proto_req_t *req, void *arg)
 {
     struct noded *nd = arg;
-    json_int_t id = 0, limit = -1;
+    json_int_t id = 0, limit = -1, over = 0;
     json_t *lim;
     bool ok;
 
-    if (json_unpack(proto_req_body(req), "{s:I s:I}", "job_id", &id,
-                    "time_limit_s", &limit)
+    if (json_unpack(proto_req_body(req), "{s:I s:I s?I}", "job_id", &id,
+                    "time_limit_s", &limit, "over_time_s", &over)
         < 0) {
         proto_respond_error(req, EDRV_PROTOCOL_MALFORMED, NULL);
         return;
     }
-    lim = json_pack("{s:I}", "time_limit_s", limit);
+    lim = json_pack("{s:I s:I}", "time_limit_s", limit, "over_time_s", over);
     ok = stepmgr_batch_request(nd, (uint32_t)id, lim);
     json_decref(lim);
     if (!ok)

@@ -131,9 +131,12 @@ static json_t *batch_answer(json_t *req)
     struct nd_job *job = jobs_find(&S.nd, S.job_id);
     int signo = (int)json_integer_value(json_object_get(req, "signal"));
     json_t *limit = json_object_get(req, "time_limit_s");
+    json_t *over = json_object_get(req, "over_time_s");
 
     if (!job)
         return json_pack("{s:i}", "count", 0);
+    if (json_is_integer(over))
+        job->over_time_s = json_integer_value(over);
     if (json_is_true(json_object_get(req, "terminate")))
         jobs_terminate(&S.nd, job);
     else if (json_is_integer(limit))

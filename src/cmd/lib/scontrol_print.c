@@ -745,7 +745,16 @@ char *scontrol_sprint_partition(const json_t *part,
                    jbool(part, "default", false) ? "YES" : "NO");
     rec_eol(&r);
     part_lines_limits(&r, part);
-    fmt_buf_printf(&r.out, "OverTimeLimit=NONE PreemptMode=%s",
+    /* OverTimeLimit: NONE when the partition sets none (the global one
+     * applies), UNLIMITED, or minutes */
+    if (!json_is_integer(json_object_get(part, "over_time_min")))
+        fmt_buf_puts(&r.out, "OverTimeLimit=NONE");
+    else if (jint(part, "over_time_min", 0) < 0)
+        fmt_buf_puts(&r.out, "OverTimeLimit=UNLIMITED");
+    else
+        fmt_buf_printf(&r.out, "OverTimeLimit=%lld",
+                       (long long)jint(part, "over_time_min", 0));
+    fmt_buf_printf(&r.out, " PreemptMode=%s",
                    jstr_or(part, "preempt_mode", "OFF"));
     rec_eol(&r);
     fmt_buf_printf(&r.out,

@@ -51,7 +51,8 @@ bool job_state_is_completing(job_state_t s)
 bool job_state_is_active(job_state_t s)
 {
     return s == JOB_PENDING || s == JOB_RUNNING || s == JOB_SUSPENDED
-           || s == JOB_COMPLETING || s == JOB_CONFIGURING;
+           || s == JOB_COMPLETING || s == JOB_CONFIGURING
+           || s == JOB_SPECIAL_EXIT; /* held by RequeueExitHold */
 }
 
 job_state_t job_state_pending(void)

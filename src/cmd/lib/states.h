@@ -35,7 +35,7 @@ job_state_t job_base_state_of(const json_t *job);
 bool job_state_is_pending(job_state_t s);
 bool job_state_is_running(job_state_t s);
 bool job_state_is_completing(job_state_t s);
-/* True for states squeue lists by default: PD R S CG. */
+/* True for states squeue lists by default: PD R S CG CF SE. */
 bool job_state_is_active(job_state_t s);
 
 job_state_t job_state_pending(void);
