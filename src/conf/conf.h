@@ -393,6 +393,13 @@ const char *conf_preempt_type_string(uint32_t type);
 enum conf_part_limits { CONF_PART_LIMITS_NO, CONF_PART_LIMITS_ANY,
                         CONF_PART_LIMITS_ALL };
 
+/* DefCpuPerGPU= and DefMemPerGPU= as Slurm prints them (JobDefaults=):
+ * "DefCpuPerGPU=2,DefMemPerGPU=1024", or NULL when both are 0.  Writes at
+ * most 'size' bytes (64 are always enough) into 'buf'. */
+const char *conf_job_defaults_string(uint32_t cpu_per_gpu,
+                                     uint64_t mem_per_gpu_mib, char *buf,
+                                     size_t size);
+
 /* Slurm's word for an EnforcePartLimits value ("NO", "ANY", "ALL"). */
 const char *conf_part_limits_string(uint32_t v);
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -605,6 +606,22 @@ int conf__part_resolve(struct conf_parser *p, drv_error_t *error)
                         p->client, error) < 0)
             return -1;
     return 0;
+}
+
+const char *conf_job_defaults_string(uint32_t cpu_per_gpu,
+                                     uint64_t mem_per_gpu_mib, char *buf,
+                                     size_t size)
+{
+    int n = 0;
+
+    if (!cpu_per_gpu && !mem_per_gpu_mib)
+        return NULL;
+    if (cpu_per_gpu)
+        n = snprintf(buf, size, "DefCpuPerGPU=%u", cpu_per_gpu);
+    if (mem_per_gpu_mib && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "%sDefMemPerGPU=%llu",
+                 n ? "," : "", (unsigned long long)mem_per_gpu_mib);
+    return buf;
 }
 
 void conf__part_clear(struct conf_partition *part)
