@@ -47,6 +47,7 @@ typedef struct {
     X(TRANSITION_STATE_NO_UPDATE, 2020, "Job can not be altered now, try again later") \
     X(ALREADY_DONE, 2021, "Job/step already completing or completed")          \
     X(JOB_PENDING, 2024, "Job is pending execution")                           \
+    X(BAD_TASK_COUNT, 2025, "Task count specification invalid")               \
     X(IN_STANDBY_MODE, 2027, "Slurm backup controller in standby mode")        \
     X(INVALID_NODE_STATE, 2028, "Invalid node state specified")                \
     X(INVALID_FEATURE, 2029, "Invalid feature specification")                  \
@@ -67,6 +68,7 @@ typedef struct {
     X(INVALID_CPU_COUNT, 2069, "CPU count specification invalid")              \
     X(INVALID_GRES, 2072, "Invalid generic resource (gres) specification")     \
     X(JOB_NOT_PENDING, 2073, "Job is no longer pending execution")             \
+    X(STEP_LIMIT, 2076, "Step limit reached for this job")                     \
     X(INVALID_ARRAY, 2081, "Invalid job array specification")                  \
     X(RESERVATION_NAME_DUP, 2082, "Duplicate reservation name")               \
     X(JOB_NOT_RUNNING, 2085, "Job is not running")                             \

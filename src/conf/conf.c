@@ -47,6 +47,10 @@ enum key_type {
     KEY_PROLOG_FLAGS, /* uint32_t enum conf_prolog_flags (conf_prolog.c) */
     KEY_OVERTIME,  /* uint32_t minutes or UNLIMITED (conf_lifecycle.c) */
     KEY_EXIT_CODES,/* char *, checked: "1-9,18" (conf_lifecycle.c) */
+    KEY_MEM_CPU,   /* struct conf_mem, the ...PerCPU keyword of its pair */
+    KEY_MEM_NODE,  /* struct conf_mem, the ...PerNode keyword of its pair */
+    KEY_MIB,       /* uint64_t MiB ("16G" too, as RealMemory) */
+    KEY_BOOL,      /* bool, YES/NO */
 };
 
 struct conf_key {
@@ -158,6 +162,15 @@ static const struct conf_key conf_keys[] = {
     { "HealthCheckInterval", KEY_UINT32,  FIELD(health_check_interval_s), "0", 0 },
     { "HealthCheckNodeState", KEY_HEALTH_STATE, FIELD(health_check_node_state), "ANY", 0 },
     { "JobContainerType",  KEY_JOB_CONTAINER, FIELD(job_container_type), "job_container/none", 0 },
+    { "DefMemPerCPU",      KEY_MEM_CPU,   FIELD(def_mem),            NULL, 0 },
+    { "DefMemPerNode",     KEY_MEM_NODE,  FIELD(def_mem),            NULL, 0 },
+    { "MaxMemPerCPU",      KEY_MEM_CPU,   FIELD(max_mem),            NULL, 0 },
+    { "MaxMemPerNode",     KEY_MEM_NODE,  FIELD(max_mem),            NULL, 0 },
+    { "DefMemPerGPU",      KEY_MIB,       FIELD(def_mem_per_gpu_mib), NULL, 0 },
+    { "DefCpuPerGPU",      KEY_UINT32,    FIELD(def_cpu_per_gpu),    NULL, 0 },
+    { "DisableRootJobs",   KEY_BOOL,      FIELD(disable_root_jobs),  NULL, 0 },
+    { "MaxTasksPerNode",   KEY_UINT32,    FIELD(max_tasks_per_node), "512", 65533 },
+    { "MaxStepCount",      KEY_UINT32,    FIELD(max_step_count),     "40000", 0 },
     /* Accepted silently: plugins, accounting and policies Drover does not
      * have (yet), and keywords of older Slurm releases.
      */
@@ -176,12 +189,11 @@ static const struct conf_key conf_keys[] = {
     IGNORED("CheckpointType"), IGNORED("CliFilterPlugins"),
     IGNORED("CoreSpecPlugin"), IGNORED("CpuFreqDef"),
     IGNORED("CpuFreqGovernors"), IGNORED("CredType"), IGNORED("DebugFlags"),
-    IGNORED("DefCpuPerGPU"), IGNORED("DefMemPerCPU"), IGNORED("DefMemPerGPU"),
-    IGNORED("DefMemPerNode"), IGNORED("DefaultStorageHost"),
+    IGNORED("DefaultStorageHost"),
     IGNORED("DefaultStorageLoc"), IGNORED("DefaultStoragePass"),
     IGNORED("DefaultStoragePort"), IGNORED("DefaultStorageType"),
     IGNORED("DefaultStorageUser"), IGNORED("DependencyParameters"),
-    IGNORED("DisableRootJobs"), IGNORED("EioTimeout"),
+    IGNORED("EioTimeout"),
     IGNORED("EpilogMsgTime"),
     IGNORED("ExtSensorsFreq"),
     IGNORED("ExtSensorsType"),
@@ -199,8 +211,6 @@ static const struct conf_key conf_keys[] = {
     IGNORED("LaunchParameters"),
     IGNORED("LaunchType"), IGNORED("Licenses"), IGNORED("LogTimeFormat"),
     IGNORED("MaxDBDMsgs"),
-    IGNORED("MaxMemPerCPU"), IGNORED("MaxMemPerNode"),
-    IGNORED("MaxStepCount"), IGNORED("MaxTasksPerNode"),
     IGNORED("MCSParameters"), IGNORED("MCSPlugin"), IGNORED("MemLimitEnforce"),
     IGNORED("MpiDefault"), IGNORED("MpiParams"),
     IGNORED("PluginDir"), IGNORED("PlugStackConfig"),
@@ -529,6 +539,28 @@ static const char *set_part_limits(uint32_t *field, const char *value)
     return "expected NO, ANY or ALL";
 }
 
+/* DefMemPerCPU=/DefMemPerNode= (or the Max pair) into their one value;
+ * the pair's other keyword given too is refused (slurm.conf(5): they are
+ * mutually exclusive; Slurm keeps one and says nothing). */
+static const char *set_mem(struct conf_mem *field, const struct conf_key *k,
+                           const char *value)
+{
+    static char why[80]; /* the parse runs in one thread */
+    bool per_cpu = k->type == KEY_MEM_CPU;
+    uint64_t mib;
+
+    if (field->given && field->per_cpu != per_cpu) {
+        snprintf(why, sizeof(why), "%.3sMemPerCPU and %.3sMemPerNode are "
+                 "mutually exclusive", k->name, k->name);
+        return why;
+    }
+    if (conf__parse_mib(value, &mib) < 0)
+        return "not a number";
+    *field = (struct conf_mem){ .mib = mib, .per_cpu = per_cpu,
+                                .given = true };
+    return NULL;
+}
+
 /* Set one global keyword.  Returns NULL, or why not ("" for ENOMEM). */
 static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
                            const char *value)
@@ -560,6 +592,15 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
         return conf__set_auth_alt_params(field, value);
     case KEY_IGNORE:
         return NULL;
+    case KEY_MEM_CPU:
+    case KEY_MEM_NODE:
+        return set_mem((struct conf_mem *)field, k, value);
+    case KEY_MIB:
+        return conf__parse_mib(value, (uint64_t *)field) < 0 ? "not a number"
+                                                            : NULL;
+    case KEY_BOOL:
+        return conf__parse_bool(value, (bool *)field) < 0 ? "expected YES or NO"
+                                                         : NULL;
     case KEY_ABS_PATH:
         if (value[0] != '/')
             return "not an absolute path";

@@ -149,6 +149,17 @@ struct conf_node {
                           * against gres.conf lines (as Slurm) */
 };
 
+/* A memory default or limit of slurm.conf: DefMemPerCPU or DefMemPerNode
+ * (def_mem), MaxMemPerCPU or MaxMemPerNode (max_mem); each pair is one
+ * value, per CPU or per node, as Slurm keeps it.  mib 0 is none (Slurm's
+ * UNLIMITED). */
+struct conf_mem {
+    uint64_t mib;
+    bool per_cpu;  /* the ...PerCPU keyword, else ...PerNode */
+    bool given;    /* written in the file (global keys only; the parser's
+                    * check that the pair is not both given) */
+};
+
 struct conf_partition {
     char *name;
     char *nodes;         /* Nodes= hostlist expression, "ALL" expanded */
@@ -181,6 +192,18 @@ struct conf_partition {
     char *deny_qos;      /* DenyQos= (ignored under AllowQos=) */
     uint32_t over_time_min; /* OverTimeLimit=, minutes; CONF_OVERTIME_UNSET
                              * (the global one) when not given */
+    /* The job defaults and limits below are the partition's own value, or
+     * the global keyword's when its line gives none (resolved after the
+     * last line, as Slurm builds partitions after the global keys). */
+    struct conf_mem def_mem; /* DefMemPerCPU= / DefMemPerNode= */
+    struct conf_mem max_mem; /* MaxMemPerCPU= / MaxMemPerNode= */
+    uint64_t def_mem_per_gpu_mib; /* DefMemPerGPU=, 0: none */
+    uint32_t def_cpu_per_gpu;     /* DefCpuPerGPU=, 0: none */
+    bool disable_root_jobs;       /* DisableRootJobs=YES: root's jobs are
+                                   * refused here */
+    uint32_t max_cpus_per_node;   /* MaxCPUsPerNode=, UINT32_MAX if
+                                   * UNLIMITED (the default) */
+    uint32_t min_nodes;           /* MinNodes=, 0 */
 };
 
 /* OverTimeLimit= (slurm.conf(5)): minutes a job may run past its time
@@ -370,6 +393,13 @@ const char *conf_preempt_type_string(uint32_t type);
 enum conf_part_limits { CONF_PART_LIMITS_NO, CONF_PART_LIMITS_ANY,
                         CONF_PART_LIMITS_ALL };
 
+/* DefCpuPerGPU= and DefMemPerGPU= as Slurm prints them (JobDefaults=):
+ * "DefCpuPerGPU=2,DefMemPerGPU=1024", or NULL when both are 0.  Writes at
+ * most 'size' bytes (64 are always enough) into 'buf'. */
+const char *conf_job_defaults_string(uint32_t cpu_per_gpu,
+                                     uint64_t mem_per_gpu_mib, char *buf,
+                                     size_t size);
+
 /* Slurm's word for an EnforcePartLimits value ("NO", "ANY", "ALL"). */
 const char *conf_part_limits_string(uint32_t v);
 
@@ -533,6 +563,14 @@ struct slurm_conf {
     uint32_t complete_wait_s; /* CompleteWait=, seconds, 0: no job starts
                                * while a job has been COMPLETING for less */
     uint32_t max_job_count;   /* MaxJobCount=, 10000 */
+    struct conf_mem def_mem;  /* DefMemPerCPU= / DefMemPerNode=, none;
+                               * both given is an error */
+    struct conf_mem max_mem;  /* MaxMemPerCPU= / MaxMemPerNode=, none */
+    uint64_t def_mem_per_gpu_mib; /* DefMemPerGPU=, 0: none */
+    uint32_t def_cpu_per_gpu; /* DefCpuPerGPU=, 0: none */
+    bool disable_root_jobs;   /* DisableRootJobs=, NO */
+    uint32_t max_tasks_per_node; /* MaxTasksPerNode=, 512 (at most 65533) */
+    uint32_t max_step_count;  /* MaxStepCount=, 40000 */
     uint32_t max_array_size;  /* MaxArraySize=, 1001 */
     uint32_t kill_wait_s;     /* KillWait=, 30 */
     uint32_t sched_time_slice_s; /* SchedulerTimeSlice=, seconds each job

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -37,6 +38,13 @@ struct part_spec {
     int64_t root_only;
     int64_t hidden;
     int64_t over_time;    /* minutes, or CONF_OVERTIME_UNLIMITED */
+    int64_t def_mem;      /* DefMemPerCPU/DefMemPerNode: MEM_CODE() */
+    int64_t max_mem;      /* MaxMemPerCPU/MaxMemPerNode: MEM_CODE() */
+    int64_t def_mem_per_gpu;
+    int64_t def_cpu_per_gpu;
+    int64_t disable_root_jobs;
+    int64_t max_cpus_per_node;
+    int64_t min_nodes;
     /* Access lists as written (NULL: not given); "ALL" kept as written. */
     char *allow_groups;
     char *allow_accounts;
@@ -50,7 +58,14 @@ struct part_src {
     char *file;
     int line;
     char *nodes; /* Nodes= as written, or NULL */
+    /* What the partition takes from the global keywords when its lines
+     * do not say (PUNSET), resolved after the last line. */
+    int64_t def_mem, max_mem, def_mem_per_gpu, def_cpu_per_gpu;
+    int64_t disable_root_jobs;
 };
+
+/* A memory pair's value in one int64: MiB, and which keyword of the pair. */
+#define MEM_CODE(mib, per_cpu) ((int64_t)(mib) * 2 + ((per_cpu) ? 1 : 0))
 
 enum part_type {
     PART_NODES,  /* char *, hostlist or ALL, checked after the last line */
@@ -63,6 +78,9 @@ enum part_type {
     PART_PREEMPT,/* PreemptMode=: enum conf_preempt_mode */
     PART_OVERSUB,/* OverSubscribe=NO|EXCLUSIVE|YES[:N]|FORCE[:N] */
     PART_OVERTIME,/* OverTimeLimit=: minutes or UNLIMITED */
+    PART_MEM_CPU, /* DefMemPerCPU=, MaxMemPerCPU=: MEM_CODE(mib, 1) */
+    PART_MEM_NODE,/* DefMemPerNode=, MaxMemPerNode=: MEM_CODE(mib, 0) */
+    PART_MIB,    /* MiB ("16G" too) */
     PART_IGNORE, /* accepted for compatibility, not used */
 };
 
@@ -92,19 +110,19 @@ static const struct part_key {
     { "AllocNodes",        PART_IGNORE, 0 },
     { "Alternate",         PART_IGNORE, 0 },
     { "CpuBind",           PART_IGNORE, 0 },
-    { "DefCpuPerGPU",      PART_IGNORE, 0 },
-    { "DefMemPerCPU",      PART_IGNORE, 0 },
-    { "DefMemPerGPU",      PART_IGNORE, 0 },
-    { "DefMemPerNode",     PART_IGNORE, 0 },
-    { "DisableRootJobs",   PART_IGNORE, 0 },
+    { "DefCpuPerGPU",      PART_U32,    PSPEC(def_cpu_per_gpu) },
+    { "DefMemPerCPU",      PART_MEM_CPU, PSPEC(def_mem) },
+    { "DefMemPerGPU",      PART_MIB,    PSPEC(def_mem_per_gpu) },
+    { "DefMemPerNode",     PART_MEM_NODE, PSPEC(def_mem) },
+    { "DisableRootJobs",   PART_BOOL,   PSPEC(disable_root_jobs) },
     { "ExclusiveUser",     PART_IGNORE, 0 },
     { "GraceTime",         PART_U32,    PSPEC(grace_time) },
     { "LLN",               PART_IGNORE, 0 },
-    { "MaxCPUsPerNode",    PART_IGNORE, 0 },
+    { "MaxCPUsPerNode",    PART_LIMIT,  PSPEC(max_cpus_per_node) },
     { "MaxCPUsPerSocket",  PART_IGNORE, 0 },
-    { "MaxMemPerCPU",      PART_IGNORE, 0 },
-    { "MaxMemPerNode",     PART_IGNORE, 0 },
-    { "MinNodes",          PART_IGNORE, 0 },
+    { "MaxMemPerCPU",      PART_MEM_CPU, PSPEC(max_mem) },
+    { "MaxMemPerNode",     PART_MEM_NODE, PSPEC(max_mem) },
+    { "MinNodes",          PART_U32,    PSPEC(min_nodes) },
     { "OverSubscribe",     PART_OVERSUB, PSPEC(oversubscribe) },
     { "OverTimeLimit",     PART_OVERTIME, PSPEC(over_time) },
     { "PowerDownOnIdle",   PART_IGNORE, 0 },
@@ -146,6 +164,13 @@ static void pspec_init(struct part_spec *s)
         .root_only = PUNSET,
         .hidden = PUNSET,
         .over_time = PUNSET,
+        .def_mem = PUNSET,
+        .max_mem = PUNSET,
+        .def_mem_per_gpu = PUNSET,
+        .def_cpu_per_gpu = PUNSET,
+        .disable_root_jobs = PUNSET,
+        .max_cpus_per_node = PUNSET,
+        .min_nodes = PUNSET,
     };
 }
 
@@ -259,6 +284,13 @@ static const char *parse_number(enum part_type t, const char *value,
             *out = v;
         return why;
     }
+    case PART_MIB: {
+        uint64_t mib;
+        if (conf__parse_mib(value, &mib) < 0 || mib > INT64_MAX / 2)
+            return "not a number";
+        *out = (int64_t)mib;
+        return NULL;
+    }
     case PART_PREEMPT: {
         const char *why = conf_preempt_mode_parse(value, &v, NULL);
         if (!why)
@@ -274,6 +306,30 @@ static const char *parse_number(enum part_type t, const char *value,
         *out = v;
         return NULL;
     }
+}
+
+/* DefMemPerCPU=/DefMemPerNode= (or the Max pair) of one line: one value,
+ * the pair's other keyword on the same line refused (slurm.conf(5): the
+ * two are mutually exclusive). */
+static int pspec_set_mem(struct part_spec *s, const struct conf_line *l,
+                         const struct conf_pair *kv, const struct part_key *k,
+                         drv_error_t *error)
+{
+    int64_t *f = (int64_t *)((char *)s + k->offset);
+    bool per_cpu = k->type == PART_MEM_CPU;
+    uint64_t mib;
+
+    if (*f != PUNSET && (*f & 1) != per_cpu)
+        return conf__einval(error, "%s:%d: PartitionName=%s: %s=%s: "
+                            "%.3sMemPerCPU and %.3sMemPerNode are mutually "
+                            "exclusive", l->file, l->line, l->pairs[0].value,
+                            kv->key, kv->value, k->name, k->name);
+    if (conf__parse_mib(kv->value, &mib) < 0 || mib > INT64_MAX / 2)
+        return conf__einval(error, "%s:%d: PartitionName=%s: %s=%s: not a "
+                            "number", l->file, l->line, l->pairs[0].value,
+                            kv->key, kv->value);
+    *f = MEM_CODE(mib, per_cpu);
+    return 0;
 }
 
 static int pspec_set(struct part_spec *s, const struct conf_line *l,
@@ -294,6 +350,8 @@ static int pspec_set(struct part_spec *s, const struct conf_line *l,
         free(*f);
         return (*f = strdup(kv->value)) ? 0 : conf__enomem(error);
     }
+    if (k->type == PART_MEM_CPU || k->type == PART_MEM_NODE)
+        return pspec_set_mem(s, l, kv, k, error);
     bad = parse_number(k->type, kv->value,
                        (int64_t *)((char *)s + k->offset));
     if (bad)
@@ -379,9 +437,16 @@ static int add_partition(struct conf_parser *p, const struct conf_line *l,
         .deny_accounts = s->deny_accounts,
         .allow_qos = allow_list(&s->allow_qos),
         .deny_qos = s->deny_qos,
+        .max_cpus_per_node = (uint32_t)or_default(s->max_cpus_per_node,
+                                                  UINT32_MAX),
+        .min_nodes = (uint32_t)or_default(s->min_nodes, 0),
     };
     s->deny_accounts = s->deny_qos = NULL; /* moved to part */
-    *src = (struct part_src){ .line = l->line, .nodes = s->nodes };
+    *src = (struct part_src){ .line = l->line, .nodes = s->nodes,
+        .def_mem = s->def_mem, .max_mem = s->max_mem,
+        .def_mem_per_gpu = s->def_mem_per_gpu,
+        .def_cpu_per_gpu = s->def_cpu_per_gpu,
+        .disable_root_jobs = s->disable_root_jobs };
     if (!(part->name = strdup(l->pairs[0].value))
         || !(src->file = strdup(l->file))) {
         free(part->name);
@@ -506,15 +571,57 @@ static int resolve_one(struct slurm_conf *conf, struct conf_partition *part,
     return rc;
 }
 
+static struct conf_mem mem_of(int64_t code, const struct conf_mem *global)
+{
+    if (code == PUNSET)
+        return (struct conf_mem){ .mib = global->mib,
+                                  .per_cpu = global->per_cpu };
+    return (struct conf_mem){ .mib = (uint64_t)code / 2,
+                              .per_cpu = (code & 1) != 0 };
+}
+
+/* The job defaults and limits a partition's lines left out: the global
+ * keywords' (Slurm's partitions inherit them the same way). */
+static void inherit(const struct slurm_conf *conf, struct conf_partition *part,
+                    const struct part_src *src)
+{
+    part->def_mem = mem_of(src->def_mem, &conf->def_mem);
+    part->max_mem = mem_of(src->max_mem, &conf->max_mem);
+    part->def_mem_per_gpu_mib = (uint64_t)or_default(
+        src->def_mem_per_gpu, (int64_t)conf->def_mem_per_gpu_mib);
+    part->def_cpu_per_gpu = (uint32_t)or_default(src->def_cpu_per_gpu,
+                                                 conf->def_cpu_per_gpu);
+    part->disable_root_jobs = or_default(src->disable_root_jobs,
+                                         conf->disable_root_jobs) != 0;
+}
+
 int conf__part_resolve(struct conf_parser *p, drv_error_t *error)
 {
     struct slurm_conf *conf = p->conf;
 
     for (size_t i = 0; i < conf->partition_count; i++)
+        inherit(conf, &conf->partitions[i], &p->part_srcs[i]);
+    for (size_t i = 0; i < conf->partition_count; i++)
         if (resolve_one(conf, &conf->partitions[i], &p->part_srcs[i],
                         p->client, error) < 0)
             return -1;
     return 0;
+}
+
+const char *conf_job_defaults_string(uint32_t cpu_per_gpu,
+                                     uint64_t mem_per_gpu_mib, char *buf,
+                                     size_t size)
+{
+    int n = 0;
+
+    if (!cpu_per_gpu && !mem_per_gpu_mib)
+        return NULL;
+    if (cpu_per_gpu)
+        n = snprintf(buf, size, "DefCpuPerGPU=%u", cpu_per_gpu);
+    if (mem_per_gpu_mib && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "%sDefMemPerGPU=%llu",
+                 n ? "," : "", (unsigned long long)mem_per_gpu_mib);
+    return buf;
 }
 
 void conf__part_clear(struct conf_partition *part)

@@ -129,6 +129,10 @@ char *job_explain(struct ctld *ctld, const struct job *job, time_t now)
     case JOB_REASON_PART_TIME_LIMIT:
         return xasprintf("asks for more time than partition %s's MaxTime",
                          job->partition ? job->partition : "");
+    case JOB_REASON_PN_MEM_LIMIT:
+        return xasprintf("asks for more memory per node than partition "
+                         "%s's MaxMemPerNode (or MaxMemPerCPU)",
+                         job->partition ? job->partition : "");
     case JOB_REASON_NODE_NOT_AVAIL:
         return xstrdup("nodes it asked for are down, drained, or cannot "
                        "hold it");

@@ -42,6 +42,7 @@ struct job_step;
     X(NODE_NOT_AVAIL, "ReqNodeNotAvail")                                       \
     X(PART_NODE_LIMIT, "PartitionNodeLimit")                                   \
     X(PART_TIME_LIMIT, "PartitionTimeLimit")                                   \
+    X(PN_MEM_LIMIT, "MaxMemPerLimit")                                          \
     X(PART_DOWN, "PartitionDown")                                              \
     X(LAUNCH_FAILED, "launch failed requeued held")                           \
     X(NODE_DOWN, "NodeDown")                                                   \

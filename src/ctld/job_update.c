@@ -140,6 +140,7 @@ static void apply_place(struct ctld *ctld, struct job *job,
     if (!(part = node_table_partition(ctld->nodes, job->partition)))
         return;
     job->req.allowed_nodes = part->nodes;
+    job->req.max_cpus_per_node = ctld_part_cpu_cap(part);
     if (job->reason == JOB_REASON_PART_NODE_LIMIT
         || job->reason == JOB_REASON_PART_TIME_LIMIT)
         job->reason = JOB_REASON_NONE;

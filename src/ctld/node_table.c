@@ -495,6 +495,34 @@ char *node_table_hostlist(const struct node_table *nt, const bitmap_t *b)
     return s;
 }
 
+/* Its job defaults and limits, for scontrol show partition (omitted when
+ * unset: the command prints Slurm's UNLIMITED, 0, NO, (null)). */
+static void part_limits_json(json_t *o, const struct conf_partition *cp)
+{
+    char buf[64];
+    const char *jd = conf_job_defaults_string(cp->def_cpu_per_gpu,
+                                              cp->def_mem_per_gpu_mib, buf,
+                                              sizeof(buf));
+
+    if (cp->def_mem.mib)
+        json_object_set_new(o, cp->def_mem.per_cpu ? "def_mem_per_cpu_mib"
+                                                   : "def_mem_per_node_mib",
+                            json_integer((json_int_t)cp->def_mem.mib));
+    if (cp->max_mem.mib)
+        json_object_set_new(o, cp->max_mem.per_cpu ? "max_mem_per_cpu_mib"
+                                                   : "max_mem_per_node_mib",
+                            json_integer((json_int_t)cp->max_mem.mib));
+    if (jd)
+        json_object_set_new(o, "job_defaults", json_string(jd));
+    if (cp->disable_root_jobs)
+        json_object_set_new(o, "disable_root_jobs", json_true());
+    if (cp->min_nodes)
+        json_object_set_new(o, "min_nodes", json_integer(cp->min_nodes));
+    if (cp->max_cpus_per_node != UINT32_MAX)
+        json_object_set_new(o, "max_cpus_per_node",
+                            json_integer(cp->max_cpus_per_node));
+}
+
 json_t *node_table_partition_json(const struct node_table *nt, size_t p)
 {
     const struct ctld_partition *part = &nt->parts[p];
@@ -536,6 +564,7 @@ json_t *node_table_partition_json(const struct node_table *nt, size_t p)
     free(expr);
     free(tres);
     part_access_json(o, cp);
+    part_limits_json(o, cp);
     return o;
 }
 

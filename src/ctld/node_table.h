@@ -55,6 +55,15 @@ struct ctld_partition {
                             * conf_preempt_mode, never UNSET) */
 };
 
+/* The partition's MaxCPUsPerNode as a request's cap
+ * (sched_request.max_cpus_per_node): 0 when UNLIMITED or no partition. */
+static inline uint32_t ctld_part_cpu_cap(const struct ctld_partition *part)
+{
+    return part && part->conf->max_cpus_per_node != UINT32_MAX
+               ? part->conf->max_cpus_per_node
+               : 0;
+}
+
 struct node_table {
     struct sched_node *sched;
     struct ctld_node *info;

@@ -92,6 +92,15 @@ int part_access_check(struct part_access *pa, const struct conf_partition *cp,
         errno = EDRV_ACCESS_DENIED;
         return errprintf(error, "partition %s is RootOnly", cp->name);
     }
+    /* DisableRootJobs (the partition's, else the global one): Slurm
+     * says "Security violation, SUBMIT_JOB for user root disabled" in its
+     * log and answers ESLURM_USER_ID_MISSING. */
+    if (owner == 0 && cp->disable_root_jobs) {
+        errno = EDRV_USER_ID_MISSING;
+        return errprintf(error, "Security violation, SUBMIT_JOB for user "
+                         "root disabled (DisableRootJobs, partition %s)",
+                         cp->name);
+    }
     if (!group_ok(pa, cp, owner, now)) {
         errno = EDRV_JOB_MISSING_REQUIRED_PARTITION_GROUP;
         return errprintf(error, "uid %u not in AllowGroups=%s of partition %s",

@@ -33,6 +33,8 @@ void part_access_destroy(struct part_access *pa);
  * for by 'submitter', run in partition 'cp'?  'privileged' is true when the
  * submitter is root or SlurmUser.  Checks in Slurm's order:
  *   RootOnly=YES and the submitter is not root/SlurmUser: EDRV_ACCESS_DENIED;
+ *   DisableRootJobs=YES (its own or the global one) and the owner is root:
+ *     EDRV_USER_ID_MISSING;
  *   AllowGroups= and no group of the owner (primary or supplementary) is
  *     listed (root/SlurmUser owners pass):
  *     EDRV_JOB_MISSING_REQUIRED_PARTITION_GROUP;

@@ -74,6 +74,19 @@ static void lifecycle_values(json_t *o, const struct slurm_conf *c)
     set_s(o, "CompleteWait", buf);
 }
 
+/* A memory pair under the key of the keyword given (Slurm prints
+ * DefMemPerCPU in DefMemPerNode's place), UNLIMITED when none. */
+static void set_mem(json_t *o, const char *cpu_key, const char *node_key,
+                    const struct conf_mem *m)
+{
+    if (m->mib && m->per_cpu)
+        set_i(o, cpu_key, (json_int_t)m->mib);
+    else if (m->mib)
+        set_i(o, node_key, (json_int_t)m->mib);
+    else
+        set_s(o, node_key, "UNLIMITED");
+}
+
 static json_t *config_values(const struct slurm_conf *c)
 {
     json_t *o = json_object();
@@ -108,6 +121,14 @@ static json_t *config_values(const struct slurm_conf *c)
     set_i(o, "FirstJobId", c->first_job_id);
     set_i(o, "MaxJobCount", c->max_job_count);
     set_i(o, "MaxArraySize", c->max_array_size);
+    set_mem(o, "DefMemPerCPU", "DefMemPerNode", &c->def_mem);
+    set_mem(o, "MaxMemPerCPU", "MaxMemPerNode", &c->max_mem);
+    set_s(o, "JobDefaults", conf_job_defaults_string(c->def_cpu_per_gpu,
+                                                     c->def_mem_per_gpu_mib,
+                                                     buf, sizeof(buf)));
+    set_s(o, "DisableRootJobs", c->disable_root_jobs ? "Yes" : "No");
+    set_i(o, "MaxTasksPerNode", c->max_tasks_per_node);
+    set_i(o, "MaxStepCount", c->max_step_count);
     set_i(o, "KillWait", c->kill_wait_s);
     set_i(o, "MinJobAge", c->min_job_age_s);
     set_i(o, "SlurmdTimeout", c->slurmd_timeout_s);

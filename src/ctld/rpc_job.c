@@ -35,6 +35,7 @@
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/part_access.h"
+#include "ctld/job_mem.h"
 #include "ctld/submit_check.h"
 #include "proto/jsonw.h"
 
@@ -233,12 +234,67 @@ static int part_limits_refuse(struct ctld *ctld, const struct job *job,
         errno = EDRV_INVALID_TIME_LIMIT;
     else if (job->reason == JOB_REASON_PART_NODE_LIMIT)
         errno = EDRV_INVALID_NODE_COUNT;
+    else if (job->reason == JOB_REASON_PN_MEM_LIMIT)
+        errno = EDRV_INVALID_TASK_MEMORY;
     else
         return 0;
     return errprintf(error, "%s", drv_strerror(errno));
 }
 
-static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
+/* The partition's memory defaults and limits (job_mem.h): the options the
+ * submission gave are the keys its body has. */
+static void submit_mem(struct job *job, const json_t *fields,
+                       const struct conf_partition *cp)
+{
+    const struct job_mem_given given = {
+        .mem = json_object_get(fields, "mem_per_node_mib")
+               || json_object_get(fields, "mem_per_cpu_mib")
+               || json_object_get(fields, "mem_per_gpu_mib"),
+        .cpus_per_task = json_object_get(fields, "cpus_per_task") != NULL,
+        .cpus_per_gpu = json_object_get(fields, "cpus_per_gpu") != NULL,
+    };
+
+    if (job_mem_resolve(&job->req, &given, cp) == JOB_MEM_OVER_LIMIT
+        && job->reason == JOB_REASON_NONE)
+        job->reason = JOB_REASON_PN_MEM_LIMIT;
+}
+
+/* MinNodes: a job that gave no node count, or a range reaching it, gets
+ * the partition's minimum (Slurm raises min_nodes so); one whose most is
+ * below it pends with PartitionNodeLimit (submit_check_part_limits()). */
+static void submit_min_nodes(struct job *job, const struct conf_partition *cp)
+{
+    struct sched_request *r = &job->req;
+    uint32_t most = r->max_nodes ? r->max_nodes : r->min_nodes;
+
+    if (r->min_nodes >= cp->min_nodes || (most && most < cp->min_nodes))
+        return;
+    r->min_nodes = cp->min_nodes;
+    if (r->ntasks && r->ntasks < r->min_nodes)
+        r->ntasks = r->min_nodes; /* a task per node at least */
+}
+
+/* MaxTasksPerNode: Slurm refuses a job that asks more tasks of one node
+ * (ESLURM_BAD_TASK_COUNT). */
+static int submit_max_tasks(const struct ctld *ctld, const struct job *job,
+                            drv_error_t *error)
+{
+    const struct sched_request *r = &job->req;
+    uint32_t max = ctld->conf->max_tasks_per_node;
+    uint32_t nodes = r->max_nodes ? r->max_nodes
+                     : r->min_nodes ? r->min_nodes : 0;
+
+    if (r->ntasks_per_node > max
+        || (nodes && r->ntasks > (uint64_t)nodes * max)) {
+        errno = EDRV_BAD_TASK_COUNT;
+        return errprintf(error, "more than MaxTasksPerNode=%u tasks per "
+                         "node", max);
+    }
+    return 0;
+}
+
+static int submit_place(struct ctld *ctld, struct job *job,
+                        const json_t *fields, drv_error_t *error)
 {
     struct ctld_partition *part;
     const struct conf_partition *cp;
@@ -259,8 +315,12 @@ static int submit_place(struct ctld *ctld, struct job *job, drv_error_t *error)
                                 ? cp->default_time_s
                                 : cp->max_time_s;
     job->req.allowed_nodes = part->nodes;
-    if (submit_check_place(ctld, job, part, error) < 0)
+    job->req.max_cpus_per_node = ctld_part_cpu_cap(part);
+    submit_min_nodes(job, cp);
+    if (submit_max_tasks(ctld, job, error) < 0
+        || submit_check_place(ctld, job, part, error) < 0)
         return -1;
+    submit_mem(job, fields, cp);
     if (job->req.min_nodes > bitmap_count(part->nodes))
         job->reason = JOB_REASON_PART_NODE_LIMIT;
     if (part_limits_refuse(ctld, job, error) < 0)
@@ -435,7 +495,8 @@ struct job *ctld_submit_prepare(struct ctld *ctld, proto_req_t *req,
         job->place.open_append = ctld->conf->job_file_append != 0;
     account_lower(job);
     if (submit_owner(ctld, job, body, req, error) < 0
-        || submit_launch(job, body, error) < 0 || submit_place(ctld, job, error) < 0
+        || submit_launch(job, body, error) < 0
+        || submit_place(ctld, job, fields, error) < 0
         || submit_check_values(job, body, req, error) < 0
         || depend_array_submit(ctld, job, body, error) < 0
         || enforce_submit(ctld, job, error) < 0

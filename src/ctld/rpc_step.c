@@ -592,6 +592,12 @@ static void rpc_step_create(proto_req_t *req, void *arg)
         proto_respond_error(req, errnum, NULL);
         return;
     }
+    /* MaxStepCount: the steps a job may start, as Slurm counts them (its
+     * step ids) */
+    if (job->next_step_id >= ctld->conf->max_step_count) {
+        proto_respond_error(req, EDRV_STEP_LIMIT, NULL);
+        return;
+    }
     if ((errnum = step_nodes_resolve(
              ctld->nodes, job->alloc,
              json_string_value(json_object_get(body, "nodelist")),
@@ -601,7 +607,10 @@ static void rpc_step_create(proto_req_t *req, void *arg)
     }
     rq.ent_mask = sn.mask;
     sc = xzalloc(sizeof(*sc));
-    if ((errnum = step_size(job, ntasks, nodes, &sn, sc))) {
+    if (!(errnum = step_size(job, ntasks, nodes, &sn, sc))
+        && sc->ntasks > (uint64_t)sc->nodes * ctld->conf->max_tasks_per_node)
+        errnum = EDRV_BAD_TASK_COUNT; /* MaxTasksPerNode, as Slurm's */
+    if (errnum) {
         proto_respond_error(req, errnum,
                             errnum == EDRV_INVALID_NODE_COUNT
                                 ? "step does not fit the job's allocation"

@@ -139,7 +139,8 @@ static bool job_is_eligible(const struct job *job, time_t now)
     if (job->state != JOB_PENDING || job->hold || job->priority == 0)
         return false;
     if (job->reason == JOB_REASON_PART_NODE_LIMIT
-        || job->reason == JOB_REASON_PART_TIME_LIMIT)
+        || job->reason == JOB_REASON_PART_TIME_LIMIT
+        || job->reason == JOB_REASON_PN_MEM_LIMIT)
         return false;
     return job->eligible_time <= now;
 }
@@ -589,6 +590,7 @@ static void pass_prepare(struct ctld *ctld, const struct resv *r,
         }
         part = node_table_partition(ctld->nodes, pend[i]->partition);
         pend[i]->req.allowed_nodes = part ? part->nodes : NULL;
+        pend[i]->req.max_cpus_per_node = ctld_part_cpu_cap(part);
         pend[i]->req.oversubscribe = ctld_job_oversubscribe(ctld, pend[i]);
         if (r && (own[i] = resv_pass_nodes(ctld, r, pend[i],
                                            pend[i]->req.allowed_nodes)))

@@ -88,6 +88,10 @@ void submit_check_part_limits(struct job *job,
         job->reason = JOB_REASON_PART_TIME_LIMIT;
     if (cp->max_nodes != UINT32_MAX && job->req.min_nodes > cp->max_nodes)
         job->reason = JOB_REASON_PART_NODE_LIMIT;
+    /* MinNodes: a job whose node count cannot reach it (-N1 where
+     * MinNodes=2; a job without -N was raised to it at submit) */
+    if (job->req.min_nodes < cp->min_nodes)
+        job->reason = JOB_REASON_PART_NODE_LIMIT;
 }
 
 void submit_check_begin(struct job *job, time_t now)
@@ -125,6 +129,7 @@ static bool ahead_of(const struct job *j, const struct job *me, time_t now)
     return j->state == JOB_PENDING && !j->hold && j->priority > 0
            && j->reason != JOB_REASON_PART_NODE_LIMIT
            && j->reason != JOB_REASON_PART_TIME_LIMIT
+           && j->reason != JOB_REASON_PN_MEM_LIMIT
            && j->eligible_time <= now && j->priority >= me->priority;
 }
 
@@ -187,9 +192,12 @@ json_t *submit_will_run(struct ctld *ctld, struct job *job, uint32_t job_id,
     json_t *o = NULL;
 
     if (job->reason == JOB_REASON_PART_NODE_LIMIT
-        || job->reason == JOB_REASON_PART_TIME_LIMIT) {
+        || job->reason == JOB_REASON_PART_TIME_LIMIT
+        || job->reason == JOB_REASON_PN_MEM_LIMIT) {
         errno = job->reason == JOB_REASON_PART_NODE_LIMIT
                     ? EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE
+                : job->reason == JOB_REASON_PN_MEM_LIMIT
+                    ? EDRV_INVALID_TASK_MEMORY
                     : EDRV_INVALID_TIME_LIMIT;
         sched_nodes_free(nodes, ctld->nodes->count);
         free(dec);

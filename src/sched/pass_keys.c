@@ -89,7 +89,8 @@ static bool class_eq(const struct sched_request *a,
            && a->excluded_nodes == b->excluded_nodes
            && str_eq(a->gpu_type, b->gpu_type)
            && str_eq(a->features, b->features)
-           && a->min_tmp_mib == b->min_tmp_mib;
+           && a->min_tmp_mib == b->min_tmp_mib
+           && a->max_cpus_per_node == b->max_cpus_per_node;
 }
 
 /* Same request: the same values and the same node sets (by address). */

@@ -79,6 +79,10 @@ struct sched_request {
                                  * at least this many CPUs (Slurm's
                                  * pn_min_cpus); 0 = none */
     uint32_t ntasks_per_node; /* --ntasks-per-node: at most this many */
+    uint32_t max_cpus_per_node; /* the partition's MaxCPUsPerNode: the job
+                                 * gets at most this many CPUs of any node
+                                 * (a job that needs more on one node can
+                                 * never run); 0 = no cap */
     uint64_t min_tmp_mib;     /* --tmp: only nodes whose TmpDisk is at
                                * least this, MiB (Slurm's pn_min_tmp_disk,
                                * MinTmpDiskNode); 0 = any */

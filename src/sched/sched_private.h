@@ -16,6 +16,7 @@ struct sel_req {
     uint32_t cpt;      /* CPUs per task, >= 1 */
     uint32_t tpn;      /* at most this many tasks per node; 0 = no limit */
     uint32_t mincpn;   /* --mincpus: CPUs each node gives at least */
+    uint32_t maxcpn;   /* MaxCPUsPerNode: CPUs a node gives at most; 0 none */
     uint64_t min_tmp;  /* --tmp: TmpDisk each node has at least, MiB */
     uint64_t mem_node;
     uint64_t mem_cpu;

@@ -275,6 +275,7 @@ static int normalize(const struct sched_request *req,
         .cpt = req->cpus_per_task ? req->cpus_per_task : 1,
         .tpn = req->ntasks_per_node,
         .mincpn = req->min_cpus_per_node,
+        .maxcpn = req->max_cpus_per_node,
         .min_tmp = req->min_tmp_mib,
         .mem_node = req->mem_per_node_mib,
         .mem_cpu = req->mem_per_cpu_mib,
@@ -445,6 +446,8 @@ static bool node_room(const struct sched_node *nd,
                        : MIN(nd->cpus, (uint64_t)nd->cpus * r->oversub
                                            - MIN((uint64_t)nd->cpus * r->oversub,
                                                  nd->alloc_cpus));
+    if (r->maxcpn && room->cpus > r->maxcpn) /* MaxCPUsPerNode */
+        room->cpus = r->maxcpn;
     room->mem =
         nd->mem_mib - (empty ? 0 : MIN(nd->mem_mib, nd->alloc_mem_mib));
     if (nd->gpu_types && r->gtype) /* several types: count this one's */

@@ -389,6 +389,94 @@ static void task_scripts_and_propagated_limits(void **state)
                 "PropagateResourceLimits=CORE,BOGUS: expected ALL, NONE");
 }
 
+/* Job memory defaults and limits, DisableRootJobs, MaxTasksPerNode and
+ * MaxStepCount: Slurm's defaults, each partition's own value or the
+ * global one, and the errors naming line and keyword. */
+static void job_defaults_and_limits(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf = parse_ok("NodeName=n1\nPartitionName=p Nodes=n1\n",
+                                       NULL);
+
+    assert_int_equal(conf->def_mem.mib, 0);
+    assert_int_equal(conf->max_mem.mib, 0);
+    assert_false(conf->disable_root_jobs);
+    assert_int_equal(conf->max_tasks_per_node, 512);
+    assert_int_equal(conf->max_step_count, 40000);
+    assert_int_equal(conf->partitions[0].max_cpus_per_node, UINT32_MAX);
+    assert_int_equal(conf->partitions[0].min_nodes, 0);
+    assert_int_equal(conf->partitions[0].def_mem.mib, 0);
+    conf_destroy(conf);
+
+    /* Partitions before the global keys still inherit them. */
+    conf = parse_ok("NodeName=n1\n"
+                    "PartitionName=p Nodes=n1 DefMemPerNode=300 "
+                    "MaxMemPerCPU=50 DisableRootJobs=NO MinNodes=2 "
+                    "MaxCPUsPerNode=4 DefMemPerGPU=1G DefCpuPerGPU=3\n"
+                    "PartitionName=q Nodes=n1\n"
+                    "DefMemPerCPU=100 MaxMemPerNode=2000 DefMemPerGPU=64\n"
+                    "DefCpuPerGPU=2 DisableRootJobs=YES MaxTasksPerNode=16\n"
+                    "MaxStepCount=3\n", NULL);
+    assert_int_equal(conf->def_mem.mib, 100);
+    assert_true(conf->def_mem.per_cpu);
+    assert_int_equal(conf->max_mem.mib, 2000);
+    assert_false(conf->max_mem.per_cpu);
+    assert_true(conf->disable_root_jobs);
+    assert_int_equal(conf->max_tasks_per_node, 16);
+    assert_int_equal(conf->max_step_count, 3);
+    assert_int_equal(conf->partitions[0].def_mem.mib, 300);
+    assert_false(conf->partitions[0].def_mem.per_cpu);
+    assert_int_equal(conf->partitions[0].max_mem.mib, 50);
+    assert_true(conf->partitions[0].max_mem.per_cpu);
+    assert_false(conf->partitions[0].disable_root_jobs);
+    assert_int_equal(conf->partitions[0].min_nodes, 2);
+    assert_int_equal(conf->partitions[0].max_cpus_per_node, 4);
+    assert_int_equal(conf->partitions[0].def_mem_per_gpu_mib, 1024);
+    assert_int_equal(conf->partitions[0].def_cpu_per_gpu, 3);
+    assert_int_equal(conf->partitions[1].def_mem.mib, 100);
+    assert_true(conf->partitions[1].def_mem.per_cpu);
+    assert_int_equal(conf->partitions[1].max_mem.mib, 2000);
+    assert_false(conf->partitions[1].max_mem.per_cpu);
+    assert_true(conf->partitions[1].disable_root_jobs);
+    assert_int_equal(conf->partitions[1].def_mem_per_gpu_mib, 64);
+    assert_int_equal(conf->partitions[1].def_cpu_per_gpu, 2);
+    conf_destroy(conf);
+
+    /* PartitionName=DEFAULT's pair value, replaced by a line's own. */
+    conf = parse_ok("NodeName=n1\nPartitionName=DEFAULT DefMemPerCPU=7\n"
+                    "PartitionName=p Nodes=n1 DefMemPerNode=9\n"
+                    "PartitionName=q Nodes=n1\n", NULL);
+    assert_int_equal(conf->partitions[0].def_mem.mib, 9);
+    assert_false(conf->partitions[0].def_mem.per_cpu);
+    assert_int_equal(conf->partitions[1].def_mem.mib, 7);
+    assert_true(conf->partitions[1].def_mem.per_cpu);
+    conf_destroy(conf);
+
+    parse_fails("DefMemPerCPU=100\nDefMemPerNode=200\n", NULL,
+                "slurm.conf:2: DefMemPerNode=200: DefMemPerCPU and "
+                "DefMemPerNode are mutually exclusive");
+    parse_fails("MaxMemPerNode=1 MaxMemPerCPU=2\n", NULL,
+                "slurm.conf:1: MaxMemPerCPU=2: MaxMemPerCPU and "
+                "MaxMemPerNode are mutually exclusive");
+    parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 DefMemPerCPU=1 "
+                "DefMemPerNode=2\n", NULL,
+                "slurm.conf:2: PartitionName=p: DefMemPerNode=2: "
+                "DefMemPerCPU and DefMemPerNode are mutually exclusive");
+    parse_fails("DefMemPerCPU=lots\n", NULL,
+                "slurm.conf:1: DefMemPerCPU=lots: not a number");
+    parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 MaxMemPerNode=x\n",
+                NULL, "PartitionName=p: MaxMemPerNode=x: not a number");
+    parse_fails("DisableRootJobs=maybe\n", NULL,
+                "DisableRootJobs=maybe: expected YES or NO");
+    parse_fails("MaxTasksPerNode=70000\n", NULL,
+                "MaxTasksPerNode=70000: too large");
+    parse_fails("MaxStepCount=-1\n", NULL, "MaxStepCount=-1: not a number");
+    parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 MinNodes=two\n",
+                NULL, "PartitionName=p: MinNodes=two: not a number");
+    parse_fails("NodeName=n1\nPartitionName=p Nodes=n1 MaxCPUsPerNode=x\n",
+                NULL, "PartitionName=p: MaxCPUsPerNode=x: not a number");
+}
+
 /* Priority*, Preempt* and EnforcePartLimits: Slurm's defaults, values,
  * and errors naming line and keyword. */
 static void priority_and_preempt_keys(void **state)
@@ -1274,6 +1362,7 @@ int main(void)
         cmocka_unit_test(private_data_flags),
         cmocka_unit_test(task_scripts_and_propagated_limits),
         cmocka_unit_test(priority_and_preempt_keys),
+        cmocka_unit_test(job_defaults_and_limits),
         cmocka_unit_test(partition_access_keys),
         cmocka_unit_test(down_nodes_line_sets_state),
         cmocka_unit_test(errors_name_file_line_and_keyword),

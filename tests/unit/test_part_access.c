@@ -54,6 +54,28 @@ static void root_only_needs_root_submitter(void **state)
     part_access_destroy(pa);
 }
 
+/* DisableRootJobs: the job's owner is judged, not the submitter (root
+ * may still submit for another user). */
+static void disable_root_jobs_refuses_root_owner(void **state)
+{
+    (void)state;
+    struct part_access *pa = part_access_create(0, ident);
+    struct conf_partition p = part();
+    drv_error_t error = {0};
+
+    assert_int_equal(part_access_check(pa, &p, 0, true, NULL, NULL, 100,
+                                       &error), 0);
+    p.disable_root_jobs = true;
+    errno = 0;
+    assert_int_equal(part_access_check(pa, &p, 0, true, NULL, NULL, 100,
+                                       &error), -1);
+    assert_int_equal(errno, EDRV_USER_ID_MISSING);
+    assert_non_null(strstr(error.text, "SUBMIT_JOB for user root disabled"));
+    assert_int_equal(part_access_check(pa, &p, 1000, true, NULL, NULL, 100,
+                                       &error), 0);
+    part_access_destroy(pa);
+}
+
 static void allow_groups_checks_the_owner(void **state)
 {
     (void)state;
@@ -133,6 +155,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(in_list_matches_whole_names),
         cmocka_unit_test(root_only_needs_root_submitter),
+        cmocka_unit_test(disable_root_jobs_refuses_root_owner),
         cmocka_unit_test(allow_groups_checks_the_owner),
         cmocka_unit_test(accounts_and_qos),
         cmocka_unit_test(hidden_is_seen_by_root_only),

@@ -274,6 +274,32 @@ static void select_mincpus(void **state)
     cluster_destroy(c);
 }
 
+/* A partition's MaxCPUsPerNode: the job gets at most that many CPUs of a
+ * node, spreads over more nodes, and never runs when one node must give
+ * it more. */
+static void select_max_cpus_per_node_caps_each_node(void **state)
+{
+    (void)state;
+    struct cluster *c = cluster_create(2, 8, 64 * GIB, 0, NULL);
+    struct sched_request six = { .ntasks = 6, .max_cpus_per_node = 4 };
+    struct sched_request wide = { .ntasks = 1, .cpus_per_task = 5,
+                                  .max_cpus_per_node = 4 };
+    struct sched_alloc *a = NULL;
+    drv_error_t error = { 0 };
+
+    assert_int_equal(sched_select(c->nodes, c->n, &six, &a), SCHED_OK);
+    assert_int_equal(a->node_count, 2);
+    assert_true(a->cpus[0] <= 4 && a->cpus[1] <= 4);
+    assert_int_equal(a->cpus[0] + a->cpus[1], 6);
+    sched_alloc_destroy(a);
+    assert_int_equal(sched_check_never(c->nodes, c->n, &wide, &error),
+                     SCHED_NEVER);
+    wide.max_cpus_per_node = 0;
+    assert_int_equal(sched_check_never(c->nodes, c->n, &wide, &error),
+                     SCHED_OK);
+    cluster_destroy(c);
+}
+
 static void select_mem_over_realmemory_never(void **state)
 {
     (void)state;
@@ -658,6 +684,7 @@ int main(void)
         cmocka_unit_test(select_typed_gpu_matches_type_only),
         cmocka_unit_test(select_node_with_two_gpu_types),
         cmocka_unit_test(select_mincpus),
+        cmocka_unit_test(select_max_cpus_per_node_caps_each_node),
         cmocka_unit_test(select_mem_over_realmemory_never),
         cmocka_unit_test(select_rejects_more_nodes_than_configured_as_never),
         cmocka_unit_test(

@@ -230,6 +230,27 @@ static const struct config_key {
     {NULL, NULL, NULL},
 };
 
+/* Keys printed in another's place when the controller sends them: Slurm's
+ * DefMemPerCPU line stands where DefMemPerNode's would (one value, per CPU
+ * or per node), likewise MaxMemPerCPU. */
+static const struct {
+    const char *key;
+    const char *alt;
+} config_alts[] = {
+    {"DefMemPerNode", "DefMemPerCPU"},
+    {"MaxMemPerNode", "MaxMemPerCPU"},
+};
+
+static const char *config_key_name(const struct config_key *k,
+                                   const json_t *conf)
+{
+    for (size_t i = 0; i < sizeof(config_alts) / sizeof(config_alts[0]); i++)
+        if (!strcmp(k->key, config_alts[i].key)
+            && json_object_get(conf, config_alts[i].alt))
+            return config_alts[i].alt;
+    return k->key;
+}
+
 /* "slurm(64030)" as Slurm prints SlurmUser. */
 static void put_user(struct fmt_buf *b, const char *name)
 {
@@ -271,13 +292,15 @@ char *config_sprint(const json_t *resp)
                    timefmt_stamp((time_t)jint(resp, "now", time(NULL)), 0,
                                  stamp, sizeof(stamp)));
     for (const struct config_key *k = config_keys; k->key; k++) {
+        const char *key = config_key_name(k, conf);
+
         if (strcmp(k->key, "BOOT_TIME") == 0)
             v = json_object_get(resp, "boot_time");
         else if (strcmp(k->key, "NEXT_JOB_ID") == 0)
             v = json_object_get(resp, "next_job_id");
         else
-            v = json_object_get(conf, k->key);
-        fmt_buf_printf(&b, "%-23s = ", k->key);
+            v = json_object_get(conf, key);
+        fmt_buf_printf(&b, "%-23s = ", key);
         put_value(&b, k, v);
         fmt_buf_puts(&b, "\n");
     }

@@ -685,9 +685,10 @@ static void part_lines_limits(struct rec *r, const json_t *p)
     int64_t max_nodes = jint(p, "max_nodes", -1);
 
     fmt_buf_printf(&r->out,
-                   "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO "
+                   "DefaultTime=%s DisableRootJobs=%s ExclusiveUser=NO "
                    "GraceTime=%lld Hidden=%s",
                    part_time(p, "default_time_s", "NONE", b1, sizeof(b1)),
+                   jbool(p, "disable_root_jobs", false) ? "YES" : "NO",
                    (long long)jint(p, "grace_time_s", 0),
                    jbool(p, "hidden", false) ? "YES" : "NO");
     rec_eol(r);
@@ -695,9 +696,14 @@ static void part_lines_limits(struct rec *r, const json_t *p)
         fmt_buf_puts(&r->out, "MaxNodes=UNLIMITED ");
     else
         fmt_buf_printf(&r->out, "MaxNodes=%lld ", (long long)max_nodes);
-    fmt_buf_printf(&r->out,
-                   "MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED",
-                   part_time(p, "max_time_s", "UNLIMITED", b2, sizeof(b2)));
+    fmt_buf_printf(&r->out, "MaxTime=%s MinNodes=%lld LLN=NO ",
+                   part_time(p, "max_time_s", "UNLIMITED", b2, sizeof(b2)),
+                   (long long)jint(p, "min_nodes", 0));
+    if (jint(p, "max_cpus_per_node", -1) < 0)
+        fmt_buf_puts(&r->out, "MaxCPUsPerNode=UNLIMITED");
+    else
+        fmt_buf_printf(&r->out, "MaxCPUsPerNode=%lld",
+                       (long long)jint(p, "max_cpus_per_node", -1));
     rec_eol(r);
     fmt_buf_printf(&r->out, "Nodes=%s", jstr_or(p, "nodes", "(null)"));
     rec_eol(r);
@@ -728,6 +734,35 @@ static void part_line_access(struct rec *r, const json_t *p)
         fmt_buf_printf(&r->out, " AllowQos=%s", jstr_or(p, "allow_qos", "ALL"));
     else
         fmt_buf_printf(&r->out, " DenyQos=%s", deny_qos);
+}
+
+/* One of Slurm's memory pairs: "DefMemPerCPU=100" or "DefMemPerNode=..."
+ * (UNLIMITED when neither is set). */
+static void part_mem_pair(struct rec *r, const json_t *p, const char *what)
+{
+    char cpu[32], node[32];
+    int64_t v;
+
+    snprintf(cpu, sizeof(cpu), "%s_mem_per_cpu_mib", what);
+    snprintf(node, sizeof(node), "%s_mem_per_node_mib", what);
+    if ((v = jint(p, cpu, 0)) > 0)
+        fmt_buf_printf(&r->out, "%sMemPerCPU=%lld", what[0] == 'd' ? "Def"
+                                                                   : "Max",
+                       (long long)v);
+    else if ((v = jint(p, node, 0)) > 0)
+        fmt_buf_printf(&r->out, "%sMemPerNode=%lld", what[0] == 'd' ? "Def"
+                                                                    : "Max",
+                       (long long)v);
+    else
+        fmt_buf_printf(&r->out, "%sMemPerNode=UNLIMITED",
+                       what[0] == 'd' ? "Def" : "Max");
+}
+
+static void part_line_mem(struct rec *r, const json_t *p)
+{
+    part_mem_pair(r, p, "def");
+    fmt_buf_puts(&r->out, " ");
+    part_mem_pair(r, p, "max");
 }
 
 char *scontrol_sprint_partition(const json_t *part,
@@ -764,9 +799,10 @@ char *scontrol_sprint_partition(const json_t *part,
                    (long long)jint(part, "total_cpus", 0),
                    (long long)jint(part, "total_nodes", 0));
     rec_eol(&r);
-    fmt_buf_puts(&r.out, "JobDefaults=(null)");
+    fmt_buf_printf(&r.out, "JobDefaults=%s",
+                   jstr_or(part, "job_defaults", "(null)"));
     rec_eol(&r);
-    fmt_buf_puts(&r.out, "DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED");
+    part_line_mem(&r, part);
     if (tres) {
         rec_eol(&r);
         fmt_buf_printf(&r.out, "TRES=%s", tres);
