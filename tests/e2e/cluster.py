@@ -646,6 +646,16 @@ class Cluster:
                 return m.group(1)
         return None
 
+    def show_config(self, key):
+        """The value `scontrol show config` prints for 'key' (None if
+        absent)."""
+        for line in self.run("scontrol", "show", "config",
+                             check=True).stdout.splitlines():
+            k, _, v = line.partition("=")
+            if k.strip() == key:
+                return v.strip()
+        return None
+
     @property
     def ctld_port(self):
         """The controller's port (SlurmctldPort of this cluster)."""

@@ -15,16 +15,6 @@ def extra(*lines, nodes=2):
             "up_args": [f"--conf-extra={line}" for line in lines]}
 
 
-def shown(c, key):
-    """The value scontrol show config prints for 'key'."""
-    for line in c.run("scontrol", "show", "config", check=True).stdout \
-            .splitlines():
-        k, _, v = line.partition("=")
-        if k.strip() == key:
-            return v.strip()
-    return None
-
-
 def part_field(c, name, key):
     out = c.run("scontrol", "-o", "show", "partition", name,
                 check=True).stdout
@@ -46,7 +36,7 @@ def run_seconds(c, job_id):
     indirect=True)
 def test_over_time_limit_lets_a_job_run_past_its_limit(cluster, tmp_path):
     c = cluster
-    assert shown(c, "OverTimeLimit") == "1 min"
+    assert c.show_config("OverTimeLimit") == "1 min"
     assert part_field(c, "strict", "OverTimeLimit") == "0"
     assert part_field(c, "debug", "OverTimeLimit") == "NONE"
     # -t 0:05 is five seconds; OverTimeLimit=1 lets it run a minute more,
@@ -67,7 +57,7 @@ def test_over_time_limit_lets_a_job_run_past_its_limit(cluster, tmp_path):
 @pytest.mark.parametrize("cluster", [extra("JobRequeue=0")], indirect=True)
 def test_job_requeue_is_the_default_of_requeue(cluster, tmp_path):
     c = cluster
-    assert shown(c, "JobRequeue") == "0"
+    assert c.show_config("JobRequeue") == "0"
     plain = c.sbatch("-H", "--wrap", "true", cwd=tmp_path)
     asked = c.sbatch("-H", "--requeue", "--wrap", "true", cwd=tmp_path)
     assert c.job_field(plain, "Requeue") == "0"
@@ -92,8 +82,8 @@ exit 0
                          indirect=True)
 def test_requeue_exit_and_requeue_exit_hold(cluster, tmp_path):
     c = cluster
-    assert shown(c, "RequeueExit") == "1-3,7"
-    assert shown(c, "RequeueExitHold") == "4"
+    assert c.show_config("RequeueExit") == "1-3,7"
+    assert c.show_config("RequeueExitHold") == "4"
     (tmp_path / "exit3.sh").write_text(REQUEUE_ONCE % 3)
     (tmp_path / "exit4.sh").write_text(REQUEUE_ONCE % 4)
     (tmp_path / "exit5.sh").write_text(REQUEUE_ONCE % 5)
@@ -127,7 +117,7 @@ def test_requeue_exit_and_requeue_exit_hold(cluster, tmp_path):
                          indirect=True)
 def test_kill_on_bad_exit_is_sruns_default(cluster, tmp_path):
     c = cluster
-    assert shown(c, "KillOnBadExit") == "1"
+    assert c.show_config("KillOnBadExit") == "1"
     task = ('if [ "$SLURM_PROCID" = 0 ]; then exit 3; fi; sleep 40')
     began = time.monotonic()
     r = c.run("srun", "-n2", "bash", "-c", task, cwd=tmp_path, timeout=60)
@@ -145,7 +135,7 @@ def test_kill_on_bad_exit_is_sruns_default(cluster, tmp_path):
                          indirect=True)
 def test_job_file_append_keeps_what_output_files_held(cluster, tmp_path):
     c = cluster
-    assert shown(c, "JobFileAppend") == "1"
+    assert c.show_config("JobFileAppend") == "1"
     for name in ("a.out", "t.out", "s.out"):
         (tmp_path / name).write_text("old\n")
     appended = c.sbatch("-o", "a.out", "--wrap", "echo new", cwd=tmp_path)
@@ -164,7 +154,7 @@ def test_job_file_append_keeps_what_output_files_held(cluster, tmp_path):
                          indirect=True)
 def test_max_job_id_wraps_to_first_job_id(cluster, tmp_path):
     c = cluster
-    assert shown(c, "MaxJobId") == "7"
+    assert c.show_config("MaxJobId") == "7"
     held = c.sbatch("-o", "/dev/null", "--wrap", "sleep 60", cwd=tmp_path)
     done = c.sbatch("-o", "/dev/null", "--wrap", "true", cwd=tmp_path)
     assert (held, done) == ("5", "6")
@@ -174,7 +164,7 @@ def test_max_job_id_wraps_to_first_job_id(cluster, tmp_path):
     # 7 is MaxJobId: back to 5, held by a running job, so 6
     assert c.sbatch("-o", "/dev/null", "--wrap", "true",
                     cwd=tmp_path) == "6"
-    assert shown(c, "NEXT_JOB_ID") == "7"
+    assert c.show_config("NEXT_JOB_ID") == "7"
     c.run("scancel", held, check=True)
 
 
@@ -189,7 +179,7 @@ while true; do sleep 1; done
                          indirect=True)
 def test_complete_wait_holds_starts_while_a_job_completes(cluster, tmp_path):
     c = cluster
-    assert shown(c, "CompleteWait") == "30 sec"
+    assert c.show_config("CompleteWait") == "30 sec"
     (tmp_path / "stubborn.sh").write_text(TERM_PROOF)
     stubborn = c.sbatch("-w", "node01", "-o", "/dev/null", "stubborn.sh",
                         cwd=tmp_path)

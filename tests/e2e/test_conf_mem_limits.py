@@ -20,16 +20,6 @@ def up(*extra, **kw):
     return dict(NOGPU, **kw, up_args=["--conf-extra=" + e for e in extra])
 
 
-def shown(c, key):
-    """The value scontrol show config prints for 'key' (None if absent)."""
-    for line in c.run("scontrol", "show", "config", check=True).stdout \
-            .splitlines():
-        k, _, v = line.partition("=")
-        if k.strip() == key:
-            return v.strip()
-    return None
-
-
 def part_fields(c, name):
     out = c.run("scontrol", "show", "partition", name, check=True).stdout
     return dict(re.findall(r"(\S+?)=(\S*)", out)), out
@@ -53,13 +43,13 @@ def refused(c, *args):
     "DefCpuPerGPU=3 MinNodes=2 MaxCPUsPerNode=4")], indirect=True)
 def test_show_config_and_partition_print_the_values(cluster):
     c = cluster
-    assert shown(c, "DefMemPerCPU") == "100"
-    assert shown(c, "DefMemPerNode") is None
-    assert shown(c, "MaxMemPerNode") == "2000"
-    assert shown(c, "DisableRootJobs") == "No"
-    assert shown(c, "MaxTasksPerNode") == "16"
-    assert shown(c, "MaxStepCount") == "5"
-    assert shown(c, "JobDefaults") == "DefCpuPerGPU=2,DefMemPerGPU=64"
+    assert c.show_config("DefMemPerCPU") == "100"
+    assert c.show_config("DefMemPerNode") is None
+    assert c.show_config("MaxMemPerNode") == "2000"
+    assert c.show_config("DisableRootJobs") == "No"
+    assert c.show_config("MaxTasksPerNode") == "16"
+    assert c.show_config("MaxStepCount") == "5"
+    assert c.show_config("JobDefaults") == "DefCpuPerGPU=2,DefMemPerGPU=64"
     f, out = part_fields(c, "p2")
     assert "DefMemPerNode=300 MaxMemPerCPU=150\n" in out, out
     assert "JobDefaults=DefCpuPerGPU=3,DefMemPerGPU=64\n" in out, out
@@ -96,7 +86,7 @@ def test_default_memory_is_the_jobs_and_survives_a_restart(cluster):
     c.conf.write_text(text.replace("DefMemPerCPU=100\n", ""))
     c.kill("droverctld")
     c.start("droverctld")
-    assert shown(c, "DefMemPerNode") == "UNLIMITED"
+    assert c.show_config("DefMemPerNode") == "UNLIMITED"
     assert c.job_field(job, "MinMemoryCPU") == "100M"
     assert c.job_field(p2, "MinMemoryNode") == "300M"
     c.run("scancel", job, explicit, p2, gpu, check=True)
@@ -143,7 +133,7 @@ def test_max_mem_per_node_refused_under_enforce_part_limits(cluster):
 def test_disable_root_jobs_refuses_root(cluster):
     c = cluster
     require(c.user == "root", "the tests must submit as root")
-    assert shown(c, "DisableRootJobs") == "Yes"
+    assert c.show_config("DisableRootJobs") == "Yes"
     assert refused(c) == ("sbatch: error: Batch job submission failed: "
                           "Invalid user id\n")
     assert part_fields(c, "debug")[0]["DisableRootJobs"] == "YES"

@@ -8,16 +8,6 @@ import pytest
 SMALL = "PartitionName=small Nodes=ALL MaxTime=10:00 MaxNodes=1 State=UP"
 
 
-def shown(c, key):
-    """The value scontrol show config prints for 'key'."""
-    for line in c.run("scontrol", "show", "config", check=True).stdout \
-            .splitlines():
-        k, _, v = line.partition("=")
-        if k.strip() == key:
-            return v.strip()
-    return None
-
-
 def submit(c, *args):
     return c.run("sbatch", "-o", "/dev/null", *args, "--wrap", "true")
 
@@ -29,7 +19,7 @@ def submit(c, *args):
                          indirect=True)
 def test_enforce_part_limits_refuses_at_submission(cluster):
     c = cluster
-    assert shown(c, "EnforcePartLimits") == "ALL"
+    assert c.show_config("EnforcePartLimits") == "ALL"
     r = submit(c, "-p", "small", "-t", "20")
     assert (r.returncode, r.stdout, r.stderr) == (
         1, "", "sbatch: error: Batch job submission failed: Requested time "
@@ -76,7 +66,7 @@ def test_enforce_part_limits_refuses_an_update_over_them(cluster, make_user):
                          indirect=True)
 def test_default_no_lets_the_job_pend(cluster):
     c = cluster
-    assert shown(c, "EnforcePartLimits") == "NO"
+    assert c.show_config("EnforcePartLimits") == "NO"
     job = c.sbatch("-p", "small", "-t", "20", "-o", "/dev/null", "--wrap",
                    "true")
     r = c.run("squeue", "-h", "-j", job, "-o", "%t %r", check=True)
