@@ -53,6 +53,7 @@ time_t ctld_now(struct ctld *ctld)
 void ctld_job_link(struct ctld *ctld, struct job *job)
 {
     HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
+    idmap_put(&ctld->job_ids, job->id, job);
     if (job->id >= ctld->next_job_id)
         ctld->next_job_id = job->id + 1;
     array_index_add(ctld, job);
@@ -140,14 +141,12 @@ void ctld_job_unlink(struct ctld *ctld, struct job *job)
     job_listing_unlinked(ctld, job);
     array_index_del(ctld, job);
     HASH_DEL(ctld->jobs, job);
+    idmap_del(&ctld->job_ids, job->id);
 }
 
 struct job *ctld_job_find(struct ctld *ctld, uint32_t id)
 {
-    struct job *job = NULL;
-
-    HASH_FIND(hh, ctld->jobs, &id, sizeof(id), job);
-    return job;
+    return idmap_get(&ctld->job_ids, id);
 }
 
 uint32_t ctld_job_base_priority(const struct job *job)

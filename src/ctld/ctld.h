@@ -15,6 +15,7 @@
 #include <time.h>
 #include <uv.h>
 
+#include "common/idmap.h"
 #include "conf/conf.h"
 #include "ctld/job.h"
 #include "ctld/journal.h"
@@ -34,6 +35,7 @@ struct ctld {
     struct proto_server *server;
     struct node_table *nodes;
     struct job *jobs;          /* uthash by id: ctld_job_link() */
+    struct idmap job_ids;      /* the same jobs by id: ctld_job_find() */
     struct array_group *array_groups; /* array.h: array_first() */
     uint64_t *live_ids;        /* bit per job id: ctld_live_first() */
     size_t live_words;

@@ -459,6 +459,7 @@ static void ctld_fini(struct ctld *ctld)
     }
     free(ctld->replayed); /* a Raft follower's, never respooled */
     free(ctld->live_ids);
+    idmap_free(&ctld->job_ids);
     launch_store_destroy(ctld->launches);
     node_table_destroy(ctld->nodes);
     part_access_destroy(ctld->access);

@@ -105,6 +105,7 @@ static void ctld_close(struct ctld *ctld)
     conf_destroy(ctld->conf);
     free(ctld->replayed);
     free(ctld->live_ids);
+    idmap_free(&ctld->job_ids);
     free(ctld);
 }
 
