@@ -88,28 +88,35 @@ static bool job_live(const struct job *job)
     return !job_state_is_final(job->state) || job->alloc || job->completing;
 }
 
-void ctld_live_note(struct ctld *ctld, const struct job *job)
+/* Pending or held: neither started nor ended. */
+static bool job_waiting(const struct job *job)
 {
-    size_t w = job->id / 64;
-
-    if (!job_live(job))
-        return;
-    if (w >= ctld->live_words) {
-        size_t n = ctld->live_words ? ctld->live_words : 64;
-        while (n <= w)
-            n *= 2;
-        ctld->live_ids = xrealloc(ctld->live_ids, n * sizeof(uint64_t));
-        memset(ctld->live_ids + ctld->live_words, 0,
-               (n - ctld->live_words) * sizeof(uint64_t));
-        ctld->live_words = n;
-    }
-    ctld->live_ids[w] |= 1ull << (job->id % 64);
+    return !job->alloc && !job_state_is_final(job->state);
 }
 
-struct job *ctld_live_from(struct ctld *ctld, uint64_t from)
+static void set_add(struct ctld_job_set *set, uint32_t id)
 {
-    for (size_t w = from / 64; w < ctld->live_words; w++) {
-        uint64_t bits = ctld->live_ids[w];
+    size_t w = id / 64;
+
+    if (w >= set->words) {
+        size_t n = set->words ? set->words : 64;
+        while (n <= w)
+            n *= 2;
+        set->bits = xrealloc(set->bits, n * sizeof(uint64_t));
+        memset(set->bits + set->words, 0,
+               (n - set->words) * sizeof(uint64_t));
+        set->words = n;
+    }
+    set->bits[w] |= 1ull << (id % 64);
+}
+
+/* The first job of 'set' of id 'from' or above for which 'keep' holds;
+ * those found gone or not kept leave the set on the way. */
+static struct job *set_from(struct ctld *ctld, struct ctld_job_set *set,
+                            uint64_t from, bool (*keep)(const struct job *))
+{
+    for (size_t w = from / 64; w < set->words; w++) {
+        uint64_t bits = set->bits[w];
 
         if (w == from / 64)
             bits &= ~0ull << (from % 64);
@@ -118,12 +125,25 @@ struct job *ctld_live_from(struct ctld *ctld, uint64_t from)
             struct job *job = ctld_job_find(ctld, id);
 
             bits &= bits - 1;
-            if (job && job_live(job))
+            if (job && keep(job))
                 return job;
-            ctld->live_ids[w] &= ~(1ull << (id % 64));
+            set->bits[w] &= ~(1ull << (id % 64));
         }
     }
     return NULL;
+}
+
+void ctld_live_note(struct ctld *ctld, const struct job *job)
+{
+    if (job_live(job))
+        set_add(&ctld->live, job->id);
+    if (job_waiting(job))
+        set_add(&ctld->waiting, job->id);
+}
+
+struct job *ctld_live_from(struct ctld *ctld, uint64_t from)
+{
+    return set_from(ctld, &ctld->live, from, job_live);
 }
 
 struct job *ctld_live_first(struct ctld *ctld)
@@ -134,6 +154,17 @@ struct job *ctld_live_first(struct ctld *ctld)
 struct job *ctld_live_next(struct ctld *ctld, const struct job *job)
 {
     return ctld_live_from(ctld, (uint64_t)job->id + 1);
+}
+
+struct job *ctld_waiting_first(struct ctld *ctld)
+{
+    return set_from(ctld, &ctld->waiting, 0, job_waiting);
+}
+
+struct job *ctld_waiting_next(struct ctld *ctld, const struct job *job)
+{
+    return set_from(ctld, &ctld->waiting, (uint64_t)job->id + 1,
+                    job_waiting);
 }
 
 void ctld_job_unlink(struct ctld *ctld, struct job *job)

@@ -26,6 +26,13 @@
 #include "proto/server.h"
 #include "sched/backfill.h"
 
+/* Job ids, a bit each: the jobs that may be in some states, checked as
+ * they are walked (ctld_live_first()). */
+struct ctld_job_set {
+    uint64_t *bits;
+    size_t words;
+};
+
 struct ctld {
     uv_loop_t *loop;
     struct slurm_conf *conf;
@@ -37,8 +44,8 @@ struct ctld {
     struct job *jobs;          /* uthash by id: ctld_job_link() */
     struct idmap job_ids;      /* the same jobs by id: ctld_job_find() */
     struct array_group *array_groups; /* array.h: array_first() */
-    uint64_t *live_ids;        /* bit per job id: ctld_live_first() */
-    size_t live_words;
+    struct ctld_job_set live;    /* ctld_live_first() */
+    struct ctld_job_set waiting; /* ctld_waiting_first() */
     struct listing *listings;  /* answers being written (listing.h) */
     uv_idle_t listing_idle;    /* writes them */
     struct launch_store *launches; /* shared scripts/environments */
@@ -182,6 +189,11 @@ void ctld_job_link(struct ctld *ctld, struct job *job);
 void ctld_live_note(struct ctld *ctld, const struct job *job);
 struct job *ctld_live_first(struct ctld *ctld);
 struct job *ctld_live_next(struct ctld *ctld, const struct job *job);
+/* The same for the waiting jobs (pending or held: no allocation, not
+ * ended), which a pass collects: with 40,000 jobs running it walked them
+ * all to find a few pending records. */
+struct job *ctld_waiting_first(struct ctld *ctld);
+struct job *ctld_waiting_next(struct ctld *ctld, const struct job *job);
 /* A positive whole number from droverctld's environment variable 'name'
  * (tests and benches tune counts and slices with them:
  * DROVER_SNAPSHOT_RECORDS, DROVER_LISTING_SLICE_US), else 'dflt'. */

@@ -458,7 +458,8 @@ static void ctld_fini(struct ctld *ctld)
         job_destroy(job);
     }
     free(ctld->replayed); /* a Raft follower's, never respooled */
-    free(ctld->live_ids);
+    free(ctld->live.bits);
+    free(ctld->waiting.bits);
     idmap_free(&ctld->job_ids);
     launch_store_destroy(ctld->launches);
     node_table_destroy(ctld->nodes);

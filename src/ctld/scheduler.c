@@ -427,14 +427,12 @@ static void collect_running(struct ctld *ctld, time_t now,
 static void collect_pending(struct ctld *ctld, time_t now, struct job ***pend,
                             size_t *np)
 {
-    size_t cap = HASH_COUNT(ctld->jobs) + 1, cpus = entries_bound(ctld, 1);
+    size_t cap = 64, cpus = entries_bound(ctld, 1); /* add_pending grows */
 
     *pend = xzalloc(sizeof(**pend) * cap);
     *np = 0;
-    for (struct job *job = ctld_live_first(ctld); job;
-         job = ctld_live_next(ctld, job)) {
-        if (job->alloc)
-            continue;
+    for (struct job *job = ctld_waiting_first(ctld); job;
+         job = ctld_waiting_next(ctld, job)) {
         if (job->state == JOB_PENDING && depend_gate(ctld, job, now))
             continue; /* dependency or array throttle: reason set */
         if (job_is_eligible(job, now))

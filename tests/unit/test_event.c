@@ -104,7 +104,8 @@ static void ctld_close(struct ctld *ctld)
     node_table_destroy(ctld->nodes);
     conf_destroy(ctld->conf);
     free(ctld->replayed);
-    free(ctld->live_ids);
+    free(ctld->live.bits);
+    free(ctld->waiting.bits);
     idmap_free(&ctld->job_ids);
     free(ctld);
 }
