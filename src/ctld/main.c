@@ -301,6 +301,10 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         log_fatal("%s", error.text);
     ha_identify(ctld->conf, o);
     setup_logging(ctld->conf, o);
+    /* Keywords Drover accepts and does not use: said once, here (the
+     * commands that read slurm.conf too stay quiet). */
+    for (size_t i = 0; i < ctld->conf->notice_count; i++)
+        log_info("%s", ctld->conf->notices[i]);
     pw = getpwnam(ctld->conf->slurm_user ? ctld->conf->slurm_user : "root");
     ctld->slurm_uid = pw ? pw->pw_uid : 0;
     ctld->ident = ident_create(0);
