@@ -69,7 +69,7 @@ static const struct conf_inert inert_keys[] = {
     ONLY(G, "TopologyPlugin", "there is no network topology",
          "topology/none"),
     ONLY(G, "JobCompType", JOBCOMP, "jobcomp/none"),
-    ONLY(G, "JobAcctGatherType", "usage comes from cgroups and wait4()",
+    ONLY(G, "JobAcctGatherType", "Drover gathers usage", /* cgroup, wait4 */
          "jobacct_gather/none",
          "jobacct_gather/linux", "jobacct_gather/cgroup"),
     /* Slurm prints SuspendTime=INFINITE when it is off. */

@@ -212,6 +212,34 @@ static void every_row_refuses_or_notices(void **state)
     }
 }
 
+/* A refusal says everything within drv_error_t's 160 bytes for a usual
+ * path, a long value and a partition's or node's name: nothing cut. */
+static void every_refusal_fits_in_an_error(void **state)
+{
+    size_t count;
+    const struct conf_inert *t = conf__inert_table(&count);
+    const char *path = "/etc/slurm/slurm.conf";
+    char text[512];
+
+    (void)state;
+    for (size_t i = 0; i < count; i++) {
+        drv_error_t error = {0};
+        struct slurm_conf *c;
+
+        if (!t[i].only)
+            continue;
+        line_for(&t[i], "a-value-of-20-chars", text, sizeof(text));
+        c = conf_parse(path, text, "", &error);
+        assert_null(c);
+        if (strlen(error.text) + 1 >= sizeof(error.text)
+            || error.text[strlen(error.text) - 1] == ' ')
+            fail_msg("%s: cut: %s", t[i].name, error.text);
+        if (t[i].values[0] && !strchr(error.text, '('))
+            fail_msg("%s: the values are not named: %s", t[i].name,
+                     error.text);
+    }
+}
+
 /* The keywords that were accepted silently before issue 13, each now in
  * the table or implemented: a keyword dropped from both would be an
  * unknown-keyword warning, which this catches as "not in the table". */
@@ -316,6 +344,7 @@ int main(void)
         cmocka_unit_test(shared_is_oversubscribe),
         cmocka_unit_test(node_rows),
         cmocka_unit_test(every_row_refuses_or_notices),
+        cmocka_unit_test(every_refusal_fits_in_an_error),
         cmocka_unit_test(former_ignored_keywords_are_covered),
         cmocka_unit_test(implemented_keywords),
     };
