@@ -262,14 +262,17 @@ static int report_opts(const struct sbatch_error *e)
     return e->exit_code;
 }
 
-/* --mpi, else SLURM_MPI_TYPE: checked (Slurm's error for an unknown
- * type), and exported to the tasks as srun does.  Returns -1 to go on,
- * else the exit status. */
+/* --mpi, else SLURM_MPI_TYPE, else slurm.conf's MpiDefault (none: no
+ * type): checked (Slurm's error for an unknown type), and exported to the
+ * tasks as srun does.  Returns -1 to go on, else the exit status. */
 static int mpi_type(struct sbatch_opts *o, struct srun *s)
 {
+    const char *dflt = cmd_conf("srun")->mpi_default;
     int known;
 
     s->mpi = o->mpi ? o->mpi : getenv("SLURM_MPI_TYPE");
+    if (!s->mpi && dflt && strcmp(dflt, "none"))
+        s->mpi = dflt;
     if (!s->mpi)
         return -1;
     if ((known = srun_mpi_check(s->mpi, stdout, stderr)) != 0)
@@ -586,8 +589,10 @@ static int parse_args(int argc, char **argv, struct sbatch_opts *o,
                       : cmd_conf("srun")->kill_on_bad_exit != 0;
     s->quit_on_intr = extra_flag(o, "quit_on_interrupt");
     s->work_dir = o->work_dir;
-    s->max_wait_s = atol(json_string_value(json_object_get(o->extra, "wait"))
-                         ?: "0");
+    /* -W, else slurm.conf's WaitTime */
+    s->max_wait_s = json_object_get(o->extra, "wait")
+        ? atol(json_string_value(json_object_get(o->extra, "wait")) ?: "0")
+        : (long)cmd_conf("srun")->wait_time_s;
     s->export = o->export_env;
     s->no_status = extra_flag(o, "disable_status");
     s->req = step_request(o);

@@ -33,8 +33,9 @@ struct ident_user {
 
 struct ident;
 
-/* A new, empty cache whose answers live 'ttl_s' seconds (0: IDENT_TTL_S).
- * Never NULL (xalloc). */
+/* A new, empty cache whose answers live 'ttl_s' seconds (0: IDENT_TTL_S;
+ * UINT_MAX: until ident_destroy(), as GroupUpdateTime=0).  Never NULL
+ * (xalloc). */
 struct ident *ident_create(unsigned ttl_s);
 
 /* NULL is a no-op. */

@@ -31,7 +31,7 @@ enum key_type {
     KEY_DEBUG,     /* char *, a Slurm log level name, or 0-9 */
     KEY_CTLD_HOST, /* char *, "name" or "name(addr)"; the first line wins */
     KEY_AUTHINFO,  /* char *, socket= of "socket=PATH,ttl=60" */
-    KEY_IGNORE,    /* a Slurm keyword we accept and do not use */
+    KEY_MPI,       /* char *, none|pmix|pmix_v4 (srun --mpi=list) */
     KEY_ENFORCE,   /* uint32_t enum conf_enforce, "associations,limits" */
     KEY_SCHED_PARAMS, /* struct conf_sched (conf_sched.c) */
     KEY_PRIVATE,   /* uint32_t enum conf_private, "jobs,nodes" */
@@ -62,7 +62,6 @@ struct conf_key {
 };
 
 #define FIELD(f) offsetof(struct slurm_conf, f)
-#define IGNORED(name) { name, KEY_IGNORE, 0, NULL, 0 }
 
 /* Every char * field of struct slurm_conf except 'path' has a row here:
  * conf_destroy() frees them through it.  Defaults are Slurm's (slurm.conf(5)),
@@ -171,79 +170,12 @@ static const struct conf_key conf_keys[] = {
     { "DisableRootJobs",   KEY_BOOL,      FIELD(disable_root_jobs),  NULL, 0 },
     { "MaxTasksPerNode",   KEY_UINT32,    FIELD(max_tasks_per_node), "512", 65533 },
     { "MaxStepCount",      KEY_UINT32,    FIELD(max_step_count),     "40000", 0 },
-    /* Accepted silently: plugins, accounting and policies Drover does not
-     * have (yet), and keywords of older Slurm releases.
-     */
-    IGNORED("AccountingStorageBackupHost"),
-    IGNORED("AccountingStorageExternalHost"),
-    IGNORED("AccountingStorageLoc"), IGNORED("AccountingStorageParameters"),
-    IGNORED("AccountingStoragePass"),
     { "AccountingStorageTRES", KEY_STRING, FIELD(accounting_storage_tres), NULL, 0 },
-    IGNORED("AccountingStorageUser"), IGNORED("AccountingStoreFlags"),
-    IGNORED("AccountingStoreJobComment"), IGNORED("AcctGatherEnergyType"),
-    IGNORED("AcctGatherFilesystemType"), IGNORED("AcctGatherInterconnectType"),
-    IGNORED("AcctGatherNodeFreq"), IGNORED("AcctGatherProfileType"),
-    IGNORED("AllowSpecResourcesUsage"), IGNORED("AuthType"), IGNORED("BackupAddr"),
-    IGNORED("BackupController"), IGNORED("BatchStartTimeout"),
-    IGNORED("BurstBufferType"), IGNORED("CacheGroups"),
-    IGNORED("CheckpointType"), IGNORED("CliFilterPlugins"),
-    IGNORED("CoreSpecPlugin"), IGNORED("CpuFreqDef"),
-    IGNORED("CpuFreqGovernors"), IGNORED("CredType"), IGNORED("DebugFlags"),
-    IGNORED("DefaultStorageHost"),
-    IGNORED("DefaultStorageLoc"), IGNORED("DefaultStoragePass"),
-    IGNORED("DefaultStoragePort"), IGNORED("DefaultStorageType"),
-    IGNORED("DefaultStorageUser"), IGNORED("DependencyParameters"),
-    IGNORED("EioTimeout"),
-    IGNORED("EpilogMsgTime"),
-    IGNORED("ExtSensorsFreq"),
-    IGNORED("ExtSensorsType"),
-    IGNORED("FastSchedule"), IGNORED("FederationParameters"),
-    IGNORED("GetEnvTimeout"), IGNORED("GpuFreqDef"),
-    IGNORED("GroupUpdateForce"), IGNORED("GroupUpdateTime"),
-    IGNORED("InactiveLimit"),
-    IGNORED("InteractiveStepOptions"), IGNORED("JobAcctGatherFrequency"),
-    IGNORED("JobAcctGatherParams"), IGNORED("JobAcctGatherType"),
-    IGNORED("JobCompHost"), IGNORED("JobCompLoc"), IGNORED("JobCompParams"),
-    IGNORED("JobCompPass"), IGNORED("JobCompPort"), IGNORED("JobCompType"),
-    IGNORED("JobCompUser"),
-    IGNORED("JobCredentialPrivateKey"), IGNORED("JobCredentialPublicCertificate"),
-    IGNORED("JobSubmitPlugins"), IGNORED("KeepAliveTime"),
-    IGNORED("LaunchParameters"),
-    IGNORED("LaunchType"), IGNORED("Licenses"), IGNORED("LogTimeFormat"),
-    IGNORED("MaxDBDMsgs"),
-    IGNORED("MCSParameters"), IGNORED("MCSPlugin"), IGNORED("MemLimitEnforce"),
-    IGNORED("MpiDefault"), IGNORED("MpiParams"),
-    IGNORED("PluginDir"), IGNORED("PlugStackConfig"),
-    IGNORED("PowerParameters"), IGNORED("PowerPlugin"),
-    IGNORED("PrEpParameters"), IGNORED("PrEpPlugins"),
-    IGNORED("PriorityParameters"),
-    IGNORED("PrioritySiteFactorParameters"),
-    IGNORED("PrioritySiteFactorPlugin"),
-    IGNORED("PropagatePrioProcess"), IGNORED("RebootProgram"),
-    IGNORED("ReconfigFlags"),
-    IGNORED("ResumeFailProgram"),
-    IGNORED("ResumeProgram"), IGNORED("ResumeRate"), IGNORED("ResumeTimeout"),
-    IGNORED("ResvEpilog"), IGNORED("ResvOverRun"), IGNORED("ResvProlog"),
-    IGNORED("SallocDefaultCommand"),
-    IGNORED("SchedulerPort"),
-    IGNORED("SelectTypeParameters"),
-    IGNORED("SlurmctldAddr"),
-    IGNORED("SlurmctldPrimaryOffProg"), IGNORED("SlurmctldPrimaryOnProg"),
-    IGNORED("SlurmctldSyslogDebug"), IGNORED("SlurmctldTimeout"),
-    IGNORED("SlurmdSyslogDebug"),
-    IGNORED("SlurmdUser"), IGNORED("SlurmSchedLogFile"),
-    IGNORED("SlurmSchedLogLevel"),
-    IGNORED("SrunPortRange"),
-    IGNORED("SuspendExcNodes"), IGNORED("SuspendExcParts"),
-    IGNORED("SuspendProgram"), IGNORED("SuspendRate"), IGNORED("SuspendTime"),
-    IGNORED("SuspendTimeout"), IGNORED("SwitchParameters"),
-    IGNORED("SwitchType"),
-    IGNORED("TmpFS"),
-    IGNORED("TopologyParam"), IGNORED("TopologyPlugin"),
-    IGNORED("TrackWCKey"), IGNORED("TreeWidth"),
-    IGNORED("UnkillableStepProgram"), IGNORED("UnkillableStepTimeout"),
-    IGNORED("UsePAM"), IGNORED("VSizeFactor"), IGNORED("WaitTime"),
-    IGNORED("X11Parameters"),
+    { "MpiDefault",        KEY_MPI,       FIELD(mpi_default),        "none", 0 },
+    { "GroupUpdateTime",   KEY_UINT32,    FIELD(group_update_time_s), "600", 0 },
+    { "WaitTime",          KEY_UINT32,    FIELD(wait_time_s),        "0", 0 },
+    /* Slurm's keywords with no counterpart in Drover are not here: they
+     * are conf_inert.c's, refused or noticed, never silently ignored. */
 };
 
 #define CONF_KEY_COUNT (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -288,7 +220,7 @@ static bool key_is_string(enum key_type t)
            || t == KEY_AUTHINFO || t == KEY_AUTH_ALT_TYPES
            || t == KEY_AUTH_ALT_PARAMS || t == KEY_ABS_PATH
            || t == KEY_JOB_CONTAINER || t == KEY_RLIMITS
-           || t == KEY_EXIT_CODES;
+           || t == KEY_EXIT_CODES || t == KEY_MPI;
 }
 
 int conf__set_string(char **field, const char *value, size_t n)
@@ -561,13 +493,27 @@ static const char *set_mem(struct conf_mem *field, const struct conf_key *k,
     return NULL;
 }
 
+/* srun's --mpi types (src/cmd/lib/srun_mpi.c), any case, kept in
+ * srun's spelling. */
+static const char *set_mpi(char **field, const char *value)
+{
+    static const char *const types[] = { "none", "pmix", "pmix_v4" };
+
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (!strcasecmp(value, types[i]))
+            return conf__set_string(field, types[i], strlen(types[i])) < 0
+                       ? ""
+                       : NULL;
+    return "expected none, pmix or pmix_v4 (srun --mpi=list)";
+}
+
 /* Set one global keyword.  Returns NULL, or why not ("" for ENOMEM). */
 static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
                            const char *value)
 {
     char **field = (char **)((char *)conf + k->offset);
 
-    if (!*value && k->type != KEY_IGNORE) {
+    if (!*value) {
         if (!k->dflt) {
             if (key_is_string(k->type) && k->type != KEY_CTLD_HOST) {
                 free(*field);
@@ -590,8 +536,8 @@ static const char *set_key(struct slurm_conf *conf, const struct conf_key *k,
         return conf__set_auth_alt_types(field, value);
     case KEY_AUTH_ALT_PARAMS:
         return conf__set_auth_alt_params(field, value);
-    case KEY_IGNORE:
-        return NULL;
+    case KEY_MPI:
+        return set_mpi(field, value);
     case KEY_MEM_CPU:
     case KEY_MEM_NODE:
         return set_mem((struct conf_mem *)field, k, value);
@@ -654,8 +600,14 @@ static int global_line(struct conf_parser *p, const struct conf_line *l,
     for (size_t i = 0; i < l->count; i++) {
         const struct conf_pair *kv = &l->pairs[i];
         const struct conf_key *k = conf_key_find(kv->key);
+        const struct conf_inert *inert;
         const char *why;
 
+        if (!k && (inert = conf__inert_find(CONF_INERT_GLOBAL, kv->key))) {
+            if (conf__inert_apply(p->conf, inert, l, kv, error) < 0)
+                return -1;
+            continue;
+        }
         if (!k) {
             log_error("%s:%d: unknown keyword '%s' ignored", l->file, l->line,
                       kv->key);
@@ -976,6 +928,7 @@ void conf_destroy(struct slurm_conf *conf)
     conf__job_container_clear(&conf->job_container);
     conf__oci_clear(&conf->oci);
     conf__priority_clear(&conf->priority);
+    conf__notices_clear(conf);
     free(conf->tls.cert);
     free(conf->bcast.dest_dir);
     free(conf->tls.key);

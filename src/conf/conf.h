@@ -650,6 +650,20 @@ struct slurm_conf {
     struct conf_partition *partitions;
     size_t partition_count;
     struct conf_index *node_index; /* private to src/conf: name lookup */
+    char *mpi_default;        /* MpiDefault=: srun's --mpi when neither
+                               * --mpi nor SLURM_MPI_TYPE says; "none",
+                               * "pmix" or "pmix_v4", "none" */
+    uint32_t group_update_time_s; /* GroupUpdateTime=, seconds the
+                                   * controller trusts a user or group
+                                   * lookup (common/ident.h); 0: until it
+                                   * restarts; 600 */
+    uint32_t wait_time_s;     /* WaitTime=: srun's -W when not given,
+                               * seconds; 0: no limit */
+    /* "slurm.conf:LINE: Key=value has no effect in Drover: why", one per
+     * keyword given that Drover accepts and does not use (conf_inert.c),
+     * in file order: droverctld logs them at start; commands do not. */
+    char **notices;
+    size_t notice_count;
 };
 
 /* The slurm.conf the environment names: DROVER_CONF, else SLURM_CONF (as

@@ -48,7 +48,6 @@ enum spec_type {
     SPEC_PORT,   /* char *, checked with conf__parse_ports */
     SPEC_STATE,  /* char *, one of node_states, upper-cased */
     SPEC_GRES,   /* char *, checked with conf__gres_parse */
-    SPEC_IGNORE, /* accepted for compatibility, not used */
 };
 
 struct node_key {
@@ -79,13 +78,6 @@ static const struct node_key node_keys[] = {
     { "Gres",            SPEC_GRES,   SPEC(gres) },
     { "State",           SPEC_STATE,  SPEC(state) },
     { "Reason",          SPEC_STRING, SPEC(reason) },
-    { "CoreSpecCount",   SPEC_IGNORE, 0 },
-    { "CpuBind",         SPEC_IGNORE, 0 },
-    { "CPUSpecList",     SPEC_IGNORE, 0 },
-    { "MemSpecLimit",    SPEC_IGNORE, 0 },
-    { "TRESWeights",     SPEC_IGNORE, 0 },
-    { "Comment",         SPEC_IGNORE, 0 },
-    { "Extra",           SPEC_IGNORE, 0 },
 };
 
 /* States a node may be given in slurm.conf (slurm.conf(5) NodeName State=,
@@ -162,7 +154,7 @@ static int spec_merge(struct node_spec *dst, const struct node_spec *src)
             char *const *s = (char *const *)((const char *)src + off);
             if (!*d && *s && !(*d = strdup(*s)))
                 return -1;
-        } else if (t != SPEC_IGNORE) {
+        } else {
             int64_t *d = (int64_t *)((char *)dst + off);
             const int64_t *s = (const int64_t *)((const char *)src + off);
             if (*d == UNSET)
@@ -228,20 +220,22 @@ static const char *number_check(enum spec_type t, const char *value,
     return NULL;
 }
 
-static int spec_set(struct node_spec *spec, const struct conf_line *l,
-                    const struct conf_pair *kv, drv_error_t *error)
+static int spec_set(struct slurm_conf *conf, struct node_spec *spec,
+                    const struct conf_line *l, const struct conf_pair *kv,
+                    drv_error_t *error)
 {
     const struct node_key *k = node_key_find(kv->key);
+    const struct conf_inert *inert;
     char *field, why[100];
     const char *bad;
 
+    if (!k && (inert = conf__inert_find(CONF_INERT_NODE, kv->key)))
+        return conf__inert_apply(conf, inert, l, kv, error);
     if (!k) {
         log_error("%s:%d: unknown keyword '%s' ignored", l->file, l->line,
                   kv->key);
         return 0;
     }
-    if (k->type == SPEC_IGNORE)
-        return 0;
     field = (char *)spec + k->offset;
     if (!is_string_type(k->type))
         bad = number_check(k->type, kv->value, (int64_t *)field);
@@ -498,7 +492,7 @@ int conf__node_line(struct conf_parser *p, const struct conf_line *l,
 
     spec_init(&spec);
     for (size_t i = 1; i < l->count; i++)
-        if (spec_set(&spec, l, &l->pairs[i], error) < 0)
+        if (spec_set(p->conf, &spec, l, &l->pairs[i], error) < 0)
             goto done;
     if (p->node_defaults && spec_merge(&spec, p->node_defaults) < 0) {
         conf__enomem(error);

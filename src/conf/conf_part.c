@@ -81,7 +81,6 @@ enum part_type {
     PART_MEM_CPU, /* DefMemPerCPU=, MaxMemPerCPU=: MEM_CODE(mib, 1) */
     PART_MEM_NODE,/* DefMemPerNode=, MaxMemPerNode=: MEM_CODE(mib, 0) */
     PART_MIB,    /* MiB ("16G" too) */
-    PART_IGNORE, /* accepted for compatibility, not used */
 };
 
 #define PSPEC(f) offsetof(struct part_spec, f)
@@ -107,34 +106,20 @@ static const struct part_key {
     { "DenyAccounts",      PART_LIST,   PSPEC(deny_accounts) },
     { "AllowQos",          PART_LIST,   PSPEC(allow_qos) },
     { "DenyQos",           PART_LIST,   PSPEC(deny_qos) },
-    { "AllocNodes",        PART_IGNORE, 0 },
-    { "Alternate",         PART_IGNORE, 0 },
-    { "CpuBind",           PART_IGNORE, 0 },
     { "DefCpuPerGPU",      PART_U32,    PSPEC(def_cpu_per_gpu) },
     { "DefMemPerCPU",      PART_MEM_CPU, PSPEC(def_mem) },
     { "DefMemPerGPU",      PART_MIB,    PSPEC(def_mem_per_gpu) },
     { "DefMemPerNode",     PART_MEM_NODE, PSPEC(def_mem) },
     { "DisableRootJobs",   PART_BOOL,   PSPEC(disable_root_jobs) },
-    { "ExclusiveUser",     PART_IGNORE, 0 },
     { "GraceTime",         PART_U32,    PSPEC(grace_time) },
-    { "LLN",               PART_IGNORE, 0 },
     { "MaxCPUsPerNode",    PART_LIMIT,  PSPEC(max_cpus_per_node) },
-    { "MaxCPUsPerSocket",  PART_IGNORE, 0 },
     { "MaxMemPerCPU",      PART_MEM_CPU, PSPEC(max_mem) },
     { "MaxMemPerNode",     PART_MEM_NODE, PSPEC(max_mem) },
     { "MinNodes",          PART_U32,    PSPEC(min_nodes) },
     { "OverSubscribe",     PART_OVERSUB, PSPEC(oversubscribe) },
     { "OverTimeLimit",     PART_OVERTIME, PSPEC(over_time) },
-    { "PowerDownOnIdle",   PART_IGNORE, 0 },
     { "PreemptMode",       PART_PREEMPT, PSPEC(preempt_mode) },
-    { "QOS",               PART_IGNORE, 0 },
-    { "ReqResv",           PART_IGNORE, 0 },
-    { "ResumeTimeout",     PART_IGNORE, 0 },
-    { "SelectTypeParameters", PART_IGNORE, 0 },
-    { "Shared",            PART_IGNORE, 0 },
-    { "SuspendTime",       PART_IGNORE, 0 },
-    { "SuspendTimeout",    PART_IGNORE, 0 },
-    { "TRESBillingWeights", PART_IGNORE, 0 },
+    { "Shared",            PART_OVERSUB, PSPEC(oversubscribe) }, /* old name */
 };
 
 static const char *const part_states[] = { "UP", "DOWN", "DRAIN", "INACTIVE" };
@@ -208,7 +193,7 @@ static int pspec_merge(struct part_spec *dst, const struct part_spec *src)
                 return -1;
             continue;
         }
-        if (part_keys[i].type == PART_IGNORE || part_keys[i].type == PART_NODES)
+        if (part_keys[i].type == PART_NODES)
             continue;
         if (*d == PUNSET)
             *d = *(const int64_t *)((const char *)src + off);
@@ -332,19 +317,21 @@ static int pspec_set_mem(struct part_spec *s, const struct conf_line *l,
     return 0;
 }
 
-static int pspec_set(struct part_spec *s, const struct conf_line *l,
-                     const struct conf_pair *kv, drv_error_t *error)
+static int pspec_set(struct slurm_conf *conf, struct part_spec *s,
+                     const struct conf_line *l, const struct conf_pair *kv,
+                     drv_error_t *error)
 {
     const struct part_key *k = part_key_find(kv->key);
+    const struct conf_inert *inert;
     const char *bad;
 
+    if (!k && (inert = conf__inert_find(CONF_INERT_PARTITION, kv->key)))
+        return conf__inert_apply(conf, inert, l, kv, error);
     if (!k) {
         log_error("%s:%d: unknown keyword '%s' ignored", l->file, l->line,
                   kv->key);
         return 0;
     }
-    if (k->type == PART_IGNORE)
-        return 0;
     if (k->type == PART_NODES || k->type == PART_LIST) {
         char **f = k->type == PART_NODES ? &s->nodes : pspec_list(s, k);
         free(*f);
@@ -491,7 +478,7 @@ int conf__part_line(struct conf_parser *p, const struct conf_line *l,
                             l->file, l->line);
     pspec_init(&spec);
     for (size_t i = 1; i < l->count; i++)
-        if (pspec_set(&spec, l, &l->pairs[i], error) < 0)
+        if (pspec_set(p->conf, &spec, l, &l->pairs[i], error) < 0)
             goto done;
     if (p->part_defaults && pspec_merge(&spec, p->part_defaults) < 0) {
         conf__enomem(error);

@@ -71,6 +71,48 @@ int conf__keytab_line(const struct conf_line *l, const struct conf_keytab *t,
  * lines are relative to.  Caller frees; NULL on ENOMEM. */
 char *conf__dir_of(const char *path);
 
+/* The slurm.conf keywords with no counterpart in Drover (conf_inert.c):
+ * global ones and those of PartitionName= and NodeName= lines, in one
+ * table.  An ONLY row ('only') accepts its 'values' (any case; none: the
+ * feature is unsupported and every value is refused); a NO_EFFECT row
+ * accepts any value and records a notice in conf->notices. */
+enum conf_inert_scope {
+    CONF_INERT_GLOBAL,
+    CONF_INERT_PARTITION,
+    CONF_INERT_NODE,
+};
+
+#define CONF_INERT_MAX_VALUES 4
+
+struct conf_inert {
+    enum conf_inert_scope scope;
+    const char *name;  /* Slurm's spelling; matched case-insensitively */
+    bool only;         /* true: ONLY 'values'; false: NO_EFFECT */
+    const char *why;   /* a short sentence, without a final period */
+    const char *values[CONF_INERT_MAX_VALUES]; /* NULL-terminated unless
+                                                * full */
+};
+
+/* The row of 'scope' named 'name', or NULL. */
+const struct conf_inert *conf__inert_find(enum conf_inert_scope scope,
+                                          const char *name);
+
+/* The whole table (*count rows), for tests. */
+const struct conf_inert *conf__inert_table(size_t *count);
+
+/* Pair 'kv' of line 'l' for row 'k': an empty value (Slurm's default) is
+ * accepted; an ONLY row's other values fail with EINVAL and "file:line:
+ * [PartitionName=p: ]Key=value: why (a, b or c)"; a NO_EFFECT row's
+ * value adds "file:line: [NodeName=n: ]Key=value has no effect in Drover:
+ * why" to conf->notices.  Returns 0, or -1 with 'error' set (ENOMEM
+ * too). */
+int conf__inert_apply(struct slurm_conf *conf, const struct conf_inert *k,
+                      const struct conf_line *l, const struct conf_pair *kv,
+                      drv_error_t *error);
+
+/* Free conf->notices. */
+void conf__notices_clear(struct slurm_conf *conf);
+
 /* Read a whole file into a NUL-terminated string.  Caller frees.  NULL with
  * errno from open/read, or ENOMEM.
  */

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <sys/stat.h>
 #include <pwd.h>
@@ -301,9 +302,16 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
         log_fatal("%s", error.text);
     ha_identify(ctld->conf, o);
     setup_logging(ctld->conf, o);
+    /* Keywords Drover accepts and does not use: said once, here (the
+     * commands that read slurm.conf too stay quiet). */
+    for (size_t i = 0; i < ctld->conf->notice_count; i++)
+        log_info("%s", ctld->conf->notices[i]);
     pw = getpwnam(ctld->conf->slurm_user ? ctld->conf->slurm_user : "root");
     ctld->slurm_uid = pw ? pw->pw_uid : 0;
-    ctld->ident = ident_create(0);
+    /* GroupUpdateTime=0: Slurm's "no periodic updating". */
+    ctld->ident = ident_create(ctld->conf->group_update_time_s
+                                   ? ctld->conf->group_update_time_s
+                                   : UINT_MAX);
     ctld->access = part_access_create(ctld->slurm_uid, ctld->ident);
     if (!ctld->conf->state_save_location)
         log_fatal("StateSaveLocation is not set in %s", ctld->conf->path);

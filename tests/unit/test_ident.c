@@ -4,6 +4,7 @@
  * (src/ctld/ident.c): answers for root and for ids nobody has, each looked
  * up once per time to live, again after it (or when the clock went back)
  */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,12 +72,25 @@ static void one_lookup_per_time_to_live(void **state)
     ident_destroy(id);
 }
 
+/* GroupUpdateTime=0: droverctld's cache keeps answers until it stops. */
+static void unlimited_time_to_live_never_looks_up_again(void **state)
+{
+    struct ident *id = ident_create(UINT_MAX);
+
+    (void)state;
+    ident_user(id, 0, 1000);
+    ident_user(id, 0, 1000 + 10L * 365 * 86400);
+    assert_int_equal(ident_lookups(id), 1);
+    ident_destroy(id);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(root_is_known_with_its_groups),
         cmocka_unit_test(unknown_ids_are_answered_and_cached),
         cmocka_unit_test(one_lookup_per_time_to_live),
+        cmocka_unit_test(unlimited_time_to_live_never_looks_up_again),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,7 +71,7 @@ static const struct config_key {
     {"GresTypes", "", NULL},
     {"GpuFreqDef", "", "high,memory=high"},
     {"GroupUpdateForce", "", "1"},
-    {"GroupUpdateTime", "", "600 sec"},
+    {"GroupUpdateTime", "sec", "600 sec"},
     {"HASH_VAL", "", "Match"},
     {"HealthCheckInterval", "sec", "0 sec"},
     {"HealthCheckNodeState", "", "ANY"},
@@ -225,7 +225,7 @@ static const struct config_key {
     {"UnkillableStepProgram", "", "(null)"},
     {"UnkillableStepTimeout", "", "60 sec"},
     {"VSizeFactor", "", "0 percent"},
-    {"WaitTime", "", "0 sec"},
+    {"WaitTime", "sec", "0 sec"},
     {"X11Parameters", "", "(null)"},
     {NULL, NULL, NULL},
 };
