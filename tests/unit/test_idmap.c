@@ -73,5 +73,6 @@ int main(void)
         cmocka_unit_test(a_sequence),
     };
 
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
