@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <utlist.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -50,10 +51,59 @@ time_t ctld_now(struct ctld *ctld)
     return time(NULL);
 }
 
+static void user_jobs_add(struct ctld *ctld, struct job *job)
+{
+    struct ctld_user_jobs *u;
+
+    HASH_FIND(hh, ctld->user_jobs, &job->uid, sizeof(job->uid), u);
+    if (!u) {
+        u = xzalloc(sizeof(*u));
+        u->uid = job->uid;
+        HASH_ADD(hh, ctld->user_jobs, uid, sizeof(u->uid), u);
+    }
+    DL_APPEND2(u->head, job, user_prev, user_next);
+    u->count++;
+}
+
+static void user_jobs_del(struct ctld *ctld, struct job *job)
+{
+    struct ctld_user_jobs *u;
+
+    HASH_FIND(hh, ctld->user_jobs, &job->uid, sizeof(job->uid), u);
+    if (!u)
+        return;
+    DL_DELETE2(u->head, job, user_prev, user_next);
+    job->user_prev = job->user_next = NULL;
+    if (--u->count == 0) {
+        HASH_DEL(ctld->user_jobs, u);
+        free(u);
+    }
+}
+
+struct job *ctld_user_jobs(struct ctld *ctld, uid_t uid, size_t *count)
+{
+    struct ctld_user_jobs *u;
+
+    HASH_FIND(hh, ctld->user_jobs, &uid, sizeof(uid), u);
+    *count = u ? u->count : 0;
+    return u ? u->head : NULL;
+}
+
+void ctld_user_jobs_free(struct ctld *ctld)
+{
+    struct ctld_user_jobs *u, *tmp;
+
+    HASH_ITER(hh, ctld->user_jobs, u, tmp) {
+        HASH_DEL(ctld->user_jobs, u);
+        free(u);
+    }
+}
+
 void ctld_job_link(struct ctld *ctld, struct job *job)
 {
     HASH_ADD(hh, ctld->jobs, id, sizeof(job->id), job);
     idmap_put(&ctld->job_ids, job->id, job);
+    user_jobs_add(ctld, job);
     if (job->id >= ctld->next_job_id)
         ctld->next_job_id = job->id + 1;
     array_index_add(ctld, job);
@@ -173,6 +223,7 @@ void ctld_job_unlink(struct ctld *ctld, struct job *job)
     array_index_del(ctld, job);
     HASH_DEL(ctld->jobs, job);
     idmap_del(&ctld->job_ids, job->id);
+    user_jobs_del(ctld, job);
 }
 
 struct job *ctld_job_find(struct ctld *ctld, uint32_t id)

@@ -26,6 +26,14 @@
 #include "proto/server.h"
 #include "sched/backfill.h"
 
+/* A user's jobs in the table, in no order (ctld_user_jobs()). */
+struct ctld_user_jobs {
+    uid_t uid;
+    struct job *head; /* through job.user_next */
+    size_t count;
+    UT_hash_handle hh;
+};
+
 /* Job ids, a bit each: the jobs that may be in some states, checked as
  * they are walked (ctld_live_first()). */
 struct ctld_job_set {
@@ -43,6 +51,7 @@ struct ctld {
     struct node_table *nodes;
     struct job *jobs;          /* uthash by id: ctld_job_link() */
     struct idmap job_ids;      /* the same jobs by id: ctld_job_find() */
+    struct ctld_user_jobs *user_jobs; /* the same jobs by owner */
     struct array_group *array_groups; /* array.h: array_first() */
     struct ctld_job_set live;    /* ctld_live_first() */
     struct ctld_job_set waiting; /* ctld_waiting_first() */
@@ -194,6 +203,14 @@ struct job *ctld_live_next(struct ctld *ctld, const struct job *job);
  * all to find a few pending records. */
 struct job *ctld_waiting_first(struct ctld *ctld);
 struct job *ctld_waiting_next(struct ctld *ctld, const struct job *job);
+/* The jobs of user 'uid' in the table, in no order (NULL: none), and
+ * how many in *count: `squeue -u` of a user with a few jobs among
+ * 100,000 walked them all (job_listing.c). */
+struct job *ctld_user_jobs(struct ctld *ctld, uid_t uid, size_t *count);
+
+/* Free the owners' lists (at exit; the jobs stay). */
+void ctld_user_jobs_free(struct ctld *ctld);
+
 /* A positive whole number from droverctld's environment variable 'name'
  * (tests and benches tune counts and slices with them:
  * DROVER_SNAPSHOT_RECORDS, DROVER_LISTING_SLICE_US), else 'dflt'. */

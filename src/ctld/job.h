@@ -182,6 +182,8 @@ struct job {
     json_t *launch;        /* {"script","argv","env"}; dropped when done */
     struct job_array *array;   /* array.h; NULL when not an array */
     struct job_depend *depend; /* depend.h; NULL when no dependency */
+    struct job *user_prev, *user_next; /* its owner's jobs (ctld.h:
+                                        * ctld_user_jobs()) */
     UT_hash_handle hh;
 };
 

@@ -278,6 +278,42 @@ static void put_by_ids(struct ctld *ctld, struct job_listing *l)
     free(v);
 }
 
+/* A listing for a few users (squeue -u) is answered at once from their
+ * own lists (ctld_user_jobs()) when they hold at most this many jobs
+ * together; more are walked in slices like any listing. */
+#define USER_LIST_MAX 4096
+
+/* The jobs of the users 'l' names, when they are few: in id order, each
+ * once.  False (nothing written) when there are more. */
+static bool put_by_users(struct ctld *ctld, struct job_listing *l)
+{
+    struct job **v, *job;
+    size_t n = 0, total = 0, count;
+
+    for (size_t i = 0; i < l->f.nusers; i++) {
+        ctld_user_jobs(ctld, l->f.users[i], &count);
+        total += count;
+    }
+    if (total > USER_LIST_MAX)
+        return false;
+    v = xzalloc((total + 1) * sizeof(*v));
+    for (size_t i = 0; i < l->f.nusers; i++) {
+        bool twice = false;
+
+        for (size_t k = 0; k < i; k++)
+            twice |= l->f.users[k] == l->f.users[i];
+        for (job = twice ? NULL : ctld_user_jobs(ctld, l->f.users[i], &count);
+             job; job = job->user_next)
+            v[n++] = job;
+    }
+    if (n > 1)
+        qsort(v, n, sizeof(*v), by_id);
+    for (size_t i = 0; i < n; i++)
+        put_job(ctld, l, v[i]);
+    free(v);
+    return true;
+}
+
 static bool passed_master(const struct job_listing *l, uint32_t id)
 {
     if (l->live_only)
@@ -343,6 +379,10 @@ void job_listing_rpc(proto_req_t *req, void *arg)
 
     if (l->f.by_ids) {
         put_by_ids(ctld, l);
+        answer(l);
+        return;
+    }
+    if (l->f.nusers && put_by_users(ctld, l)) {
         answer(l);
         return;
     }

@@ -469,6 +469,7 @@ static void ctld_fini(struct ctld *ctld)
     free(ctld->live.bits);
     free(ctld->waiting.bits);
     idmap_free(&ctld->job_ids);
+    ctld_user_jobs_free(ctld);
     launch_store_destroy(ctld->launches);
     node_table_destroy(ctld->nodes);
     part_access_destroy(ctld->access);
