@@ -130,10 +130,17 @@ static void catch(int signo, void (*fn)(int))
 static int supervise(uint32_t id, pid_t pid, int revoke_sig, bool *revoked)
 {
     int kill_wait = (int)cmd_conf("salloc")->kill_wait_s, status = 0;
-    time_t killed_at = 0;
+    int alive_ms = alloc_alive_interval_ms("salloc");
+    time_t killed_at = 0, alive_at = 0;
 
     *revoked = false;
     for (;;) {
+        /* InactiveLimit: say so before the controller would forget us */
+        if (alive_ms && !killed_at
+            && (time(NULL) - alive_at) * 1000 >= alive_ms) {
+            (void)alloc_alive("salloc", id);
+            alive_at = time(NULL);
+        }
         pid_t r = waitpid(pid, &status, WNOHANG);
 
         if (r == pid || (r < 0 && errno != EINTR)) {

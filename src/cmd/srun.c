@@ -102,6 +102,9 @@ struct srun {
     bool aborted;            /* a rank called MPI_Abort */
     long job_id, step_id;
     bool own_alloc;          /* srun made the allocation itself */
+    int alive_ms;            /* own_alloc: job_alive every this often (0:
+                              * never: no InactiveLimit) */
+    struct timespec alive_at; /* the last job_alive */
     bool kill_bad;           /* -K: a bad exit kills the step */
     int bad_status;          /* -K: the status that did (0: none) */
     bool aborting;           /* we killed the step: no "Killed" lines */
@@ -1393,6 +1396,17 @@ static int io_loop(struct srun *s, int lfd)
             timeout = 1000; /* to drop connections idle before a hello */
         if (max_wait_expired(s, &timeout))
             continue;
+        if (s->alive_ms) { /* InactiveLimit: our allocation's heartbeat */
+            long left = s->alive_ms - ms_since(&s->alive_at);
+
+            if (left <= 0) {
+                (void)alloc_alive("srun", (uint32_t)s->job_id);
+                clock_gettime(CLOCK_MONOTONIC, &s->alive_at);
+                left = s->alive_ms;
+            }
+            if (timeout < 0 || timeout > left)
+                timeout = (int)left;
+        }
         s->conns = conns;
         s->nconn = nconn;
         int n = poll(pfd, (nfds_t)nconn + 2, timeout);
@@ -1658,6 +1672,7 @@ int main(int argc, char **argv)
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
         s.own_alloc = true;
+        s.alive_ms = alloc_alive_interval_ms("srun"); /* from 0: at once */
         rc = run_step(&s, own);
         if (stopped) {
             fprintf(stderr, "srun: Force Terminated JobId=%u\n", own);

@@ -170,6 +170,7 @@ static const struct conf_key conf_keys[] = {
     { "DisableRootJobs",   KEY_BOOL,      FIELD(disable_root_jobs),  NULL, 0 },
     { "MaxTasksPerNode",   KEY_UINT32,    FIELD(max_tasks_per_node), "512", 65533 },
     { "MaxStepCount",      KEY_UINT32,    FIELD(max_step_count),     "40000", 0 },
+    { "InactiveLimit",     KEY_UINT32,    FIELD(inactive_limit_s),   "0", 65533 },
     { "AccountingStorageTRES", KEY_STRING, FIELD(accounting_storage_tres), NULL, 0 },
     { "MpiDefault",        KEY_MPI,       FIELD(mpi_default),        "none", 0 },
     { "GroupUpdateTime",   KEY_UINT32,    FIELD(group_update_time_s), "600", 0 },

@@ -571,6 +571,9 @@ struct slurm_conf {
     bool disable_root_jobs;   /* DisableRootJobs=, NO */
     uint32_t max_tasks_per_node; /* MaxTasksPerNode=, 512 (at most 65533) */
     uint32_t max_step_count;  /* MaxStepCount=, 40000 */
+    uint32_t inactive_limit_s; /* InactiveLimit=, seconds (0: none): an
+                                * allocation whose salloc or srun has not
+                                * been heard this long ends (TIMEOUT) */
     uint32_t max_array_size;  /* MaxArraySize=, 1001 */
     uint32_t kill_wait_s;     /* KillWait=, 30 */
     uint32_t sched_time_slice_s; /* SchedulerTimeSlice=, seconds each job

@@ -133,8 +133,6 @@ static const struct conf_inert inert_keys[] = {
     NO_EFFECT(G, "GpuFreqDef", "Drover does not set GPU frequencies"),
     NO_EFFECT(G, "GroupUpdateForce", "the controller looks users and "
               "groups up again after GroupUpdateTime in any case"),
-    NO_EFFECT(G, "InactiveLimit", "salloc and srun are not polled; an "
-              "allocation ends with its command"),
     NO_EFFECT(G, "InteractiveStepOptions", "salloc runs its command "
               "itself, with no interactive step"),
     NO_EFFECT(G, "JobAcctGatherFrequency", "usage is taken when a step "

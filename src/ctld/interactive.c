@@ -20,15 +20,33 @@ void interactive_end(struct ctld *ctld, struct job *job, int status,
     ctld_job_finished(ctld, job, status, timed_out, false);
 }
 
+/* InactiveLimit: has the command of 'job', which said it is alive once,
+ * been silent for longer at 'now'? */
+static bool inactive(const struct ctld *ctld, const struct job *job,
+                     time_t now)
+{
+    uint32_t limit = ctld->conf->inactive_limit_s;
+
+    return limit && job->alive_at && now - job->alive_at > (time_t)limit;
+}
+
 void interactive_check_limits(struct ctld *ctld, time_t now)
 {
-    struct job *job, *tmp;
+    struct job *job, *next;
 
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
+    for (job = ctld_live_first(ctld); job; job = next) {
         int64_t over = 0;
 
-        if (!job->interactive || job->state != JOB_RUNNING || !job->alloc
-            || job->time_limit_s == TIME_INFINITE
+        next = ctld_live_next(ctld, job);
+        if (!job->interactive || job->state != JOB_RUNNING || !job->alloc)
+            continue;
+        if (inactive(ctld, job, now)) {
+            log_info("InactiveLimit: JobId=%u: its command was not heard "
+                     "for %ld s", job->id, (long)(now - job->alive_at));
+            interactive_end(ctld, job, 0, true);
+            continue;
+        }
+        if (job->time_limit_s == TIME_INFINITE
             || job_run_time(job, now) < job->time_limit_s
             || (over = ctld_job_over_time_s(ctld, job)) < 0 /* UNLIMITED */
             || job_run_time(job, now) < job->time_limit_s + over)
@@ -38,21 +56,13 @@ void interactive_check_limits(struct ctld *ctld, time_t now)
     }
 }
 
-/* The job named in the body, if the caller may act on it; else 0 with
+/* The running allocation 'id', if the caller may act on it; else 0 with
  * *errnum set. */
-static struct job *release_job(struct ctld *ctld, proto_req_t *req,
-                               int *status, int *errnum)
+static struct job *alloc_job(struct ctld *ctld, proto_req_t *req,
+                             json_int_t id, int *errnum)
 {
-    json_int_t id = 0;
     struct job *job;
 
-    *status = 0;
-    if (json_unpack(proto_req_body(req), "{s:I s?i}", "job_id", &id,
-                    "exit_status", status)
-        < 0) {
-        *errnum = EDRV_PROTOCOL_MALFORMED;
-        return NULL;
-    }
     *errnum = EDRV_INVALID_JOB_ID;
     if (id <= 0 || id > UINT32_MAX
         || !(job = ctld_job_find(ctld, (uint32_t)id)))
@@ -73,6 +83,44 @@ static struct job *release_job(struct ctld *ctld, proto_req_t *req,
     return job;
 }
 
+/* The job named in the body, if the caller may act on it; else 0 with
+ * *errnum set. */
+static struct job *release_job(struct ctld *ctld, proto_req_t *req,
+                               int *status, int *errnum)
+{
+    json_int_t id = 0;
+
+    *status = 0;
+    if (json_unpack(proto_req_body(req), "{s:I s?i}", "job_id", &id,
+                    "exit_status", status)
+        < 0) {
+        *errnum = EDRV_PROTOCOL_MALFORMED;
+        return NULL;
+    }
+    return alloc_job(ctld, req, id, errnum);
+}
+
+/* job_alive: not journaled (a restart forgets it, and watches the job
+ * again from its command's next word). */
+static void rpc_job_alive(proto_req_t *req, void *arg)
+{
+    struct ctld *ctld = arg;
+    json_int_t id = 0;
+    int errnum = EDRV_PROTOCOL_MALFORMED;
+    struct job *job = NULL;
+
+    if (json_unpack(proto_req_body(req), "{s:I}", "job_id", &id) == 0)
+        job = alloc_job(ctld, req, id, &errnum);
+    if (!job) {
+        if (proto_respond_error(req, errnum, NULL) < 0)
+            log_err("job_alive: responding");
+        return;
+    }
+    job->alive_at = ctld_now(ctld);
+    if (proto_respond(req, NULL) < 0)
+        log_err("job_alive: responding");
+}
+
 static void rpc_job_release(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -91,5 +139,6 @@ static void rpc_job_release(proto_req_t *req, void *arg)
 
 const struct proto_handler rpc_alloc_handlers[] = {
     {"job_release", rpc_job_release, PROTO_ROLE_USER},
+    {"job_alive", rpc_job_alive, PROTO_ROLE_USER},
     PROTO_HANDLER_END,
 };

@@ -182,6 +182,10 @@ struct job {
     json_t *launch;        /* {"script","argv","env"}; dropped when done */
     struct job_array *array;   /* array.h; NULL when not an array */
     struct job_depend *depend; /* depend.h; NULL when no dependency */
+    time_t alive_at;       /* InactiveLimit: when the allocation's command
+                            * (salloc, srun) last said it is alive
+                            * (job_alive); 0: it never did (not watched,
+                            * and not kept over a restart) */
     struct job *user_prev, *user_next; /* its owner's jobs (ctld.h:
                                         * ctld_user_jobs()) */
     UT_hash_handle hh;

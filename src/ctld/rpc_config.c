@@ -141,6 +141,7 @@ static json_t *config_values(const struct slurm_conf *c)
     set_s(o, "MpiDefault", c->mpi_default);
     set_i(o, "GroupUpdateTime", c->group_update_time_s);
     set_i(o, "WaitTime", c->wait_time_s);
+    set_i(o, "InactiveLimit", c->inactive_limit_s);
     set_s(o, "TaskPluginParam", c->task_plugin_param);
     set_s(o, "HealthCheckProgram", c->health_check_program);
     set_s(o, "MailProg", c->mail_prog);

@@ -363,6 +363,12 @@ static const struct schema_field job_release_body[] = {
     END,
 };
 
+static const struct schema_field job_alive_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID,
+     SCHEMA_REQUIRED, NULL, "the allocation's job"},
+    END,
+};
+
 static const struct schema_field job_info_body[] = {
     {"stale_ok", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
      "a Raft follower may answer from its copy (DROVER_STALE_READS=1)"},
@@ -947,6 +953,10 @@ const struct proto_schema proto_schemas[] = {
      job_requeue_body, "`{}` once durable."},
     {"job_release", CTLD, "Give an allocation back (salloc, srun).",
      job_release_body, "`{}` once durable."},
+    {"job_alive", CTLD, "The allocation's command (salloc, srun) is "
+     "alive: with InactiveLimit set, an allocation whose command said so "
+     "once and then fell silent that long ends (TIMEOUT).",
+     job_alive_body, "`{}`."},
     {"job_complete", CTLD, "A batch script ended (older droverd; today the "
      "batch step reports as step_complete).", job_complete_body,
      "`{}` once durable."},

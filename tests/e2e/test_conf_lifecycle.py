@@ -209,3 +209,50 @@ def test_bad_value_names_file_line_and_keyword(cluster, tmp_path):
     assert r.returncode != 0
     assert f"{conf}:{line}: RequeueExitHold=4-2: expected exit codes" \
         in r.stderr
+
+
+@pytest.mark.parametrize("cluster", [extra("InactiveLimit=3", nodes=1)],
+                         indirect=True)
+def test_inactive_limit_ends_an_allocation_whose_command_is_gone(cluster):
+    """salloc and srun outside a job say they are alive; one killed -9
+    falls silent and its allocation ends TIMEOUT after InactiveLimit,
+    while live ones outlast it."""
+    import signal
+    import subprocess
+
+    c = cluster
+    assert c.show_config("InactiveLimit") == "3 sec"
+
+    def start(*args):
+        return subprocess.Popen(list(args), env=c.env, cwd=c.workdir,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True,
+                                start_new_session=True)
+
+    def running():
+        r = c.run("squeue", "-h", "-t", "R", "-o", "%i", check=True)
+        return r.stdout.split()
+
+    live = start("salloc", "-n1", "sleep", "9")
+    srun = start("srun", "-n1", "sleep", "9")
+    c.wait_until(lambda: len(running()) == 2, 30, "two allocations")
+    gone = subprocess.Popen(["salloc", "-n1", "sleep", "20"], env=c.env,
+                            cwd=c.workdir, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    c.wait_until(lambda: len(running()) == 3, 30, "the third allocation")
+    job = max(running(), key=int)
+    time.sleep(1.5)  # it has said it is alive
+    gone.send_signal(signal.SIGKILL)  # its command (sleep) outlives it
+    gone.wait(timeout=10)
+    c.wait_job_state(job, ["TIMEOUT"], timeout=30)
+    # the live ones ran past the limit to their command's end
+    assert live.wait(timeout=30) == 0
+    assert srun.wait(timeout=30) == 0
+    for p in (live, srun):
+        p.communicate(timeout=10)
+    r = c.run("sacct", "-X", "-n", "-P", "-o", "State", "-j", job,
+              check=True)
+    assert r.stdout.split() == ["TIMEOUT"]

@@ -75,6 +75,7 @@ EXPECTED_RPC = {
         "job_complete": "role role role ok role",
         "job_hold": "ok denied ok ok ok",
         "job_info": "ok ok ok ok ok",
+        "job_alive": "ok denied ok ok ok",
         "job_release": "ok denied ok ok ok",
         "job_requeue": "ok denied ok ok ok",
         "job_script": "ok denied ok ok ok",
@@ -418,6 +419,7 @@ RPC_CASES = {
                         consumes=True),
         "job_requeue": Case("running", lambda w, t, who: {"job_id": t},
                             consumes=True),
+        "job_alive": Case("alloc", lambda w, t, who: {"job_id": t}),
         "job_release": Case("alloc", lambda w, t, who: {
             "job_id": t, "exit_status": 0}, consumes=True),
         "job_suspend": Case("running", lambda w, t, who: {"job_id": t},

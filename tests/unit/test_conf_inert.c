@@ -264,7 +264,7 @@ static void former_ignored_keywords_are_covered(void **state)
         "DefaultStorageType", "DefaultStorageUser", "DependencyParameters",
         "EioTimeout", "EpilogMsgTime", "ExtSensorsFreq", "ExtSensorsType",
         "FastSchedule", "FederationParameters", "GetEnvTimeout",
-        "GpuFreqDef", "GroupUpdateForce", "InactiveLimit",
+        "GpuFreqDef", "GroupUpdateForce",
         "InteractiveStepOptions", "JobAcctGatherFrequency",
         "JobAcctGatherParams", "JobAcctGatherType", "JobCompHost",
         "JobCompLoc", "JobCompParams", "JobCompPass", "JobCompPort",

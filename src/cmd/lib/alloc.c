@@ -409,6 +409,25 @@ void alloc_set_env(const struct sbatch_opts *o, const json_t *job)
     setenv("SLURM_NODE_ALIASES", "(null)", 1);
 }
 
+int alloc_alive_interval_ms(const char *prog)
+{
+    uint32_t limit = cmd_conf(prog)->inactive_limit_s;
+    int ms = (int)(limit * 1000 / 3);
+
+    if (!limit)
+        return 0;
+    return ms < 1000 ? 1000 : ms > 30000 ? 30000 : ms;
+}
+
+int alloc_alive(const char *prog, uint32_t job_id)
+{
+    drv_error_t error = {{0}};
+
+    return cmd_rpc(prog, "job_alive",
+                   json_pack("{s:I}", "job_id", (json_int_t)job_id), NULL,
+                   &error);
+}
+
 int alloc_release(const char *prog, uint32_t job_id, int status,
                   bool announce)
 {

@@ -62,6 +62,16 @@ void alloc_set_env(const struct sbatch_opts *o, const json_t *job);
 int alloc_release(const char *prog, uint32_t job_id, int status,
                   bool announce);
 
+/* How often (ms) the allocation's command tells the controller it is
+ * alive (job_alive): a third of slurm.conf's InactiveLimit, from 1 s to
+ * 30 s; 0 when InactiveLimit is 0 (nothing watched). */
+int alloc_alive_interval_ms(const char *prog);
+
+/* Tell the controller that the command of allocation 'job_id' is alive
+ * (job_alive).  Returns 0, or -1 with errno (the allocation is gone:
+ * the caller's next look says so). */
+int alloc_alive(const char *prog, uint32_t job_id);
+
 /* One look at a granted job: 0 while it runs, else -1 after printing
  * salloc's "Job N has exceeded its time limit and its allocation has been
  * revoked." or "Job allocation N has been revoked." ('prog' prefix).

@@ -76,7 +76,7 @@ static const struct config_key {
     {"HealthCheckInterval", "sec", "0 sec"},
     {"HealthCheckNodeState", "", "ANY"},
     {"HealthCheckProgram", "", "(null)"},
-    {"InactiveLimit", "", "0 sec"},
+    {"InactiveLimit", "sec", "0 sec"},
     {"InteractiveStepOptions", "", "--interactive --preserve-env --pty $SHELL"},
     {"JobAcctGatherFrequency", "", "30"},
     {"JobAcctGatherType", "", "jobacct_gather/none"},
