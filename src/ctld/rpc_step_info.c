@@ -228,6 +228,25 @@ static void signal_done(int errnum, const char *errstr, json_t *resp,
 }
 
 /* Send step_signal to every node of the step. */
+/* Send step_signal for step 's' of 'job' to node 'idx'. */
+static void signal_node(struct ctld *ctld, const struct job *job,
+                        const struct job_step *s, long idx, int signo)
+{
+    const struct conf_node *cn = ctld->nodes->info[idx].conf;
+
+    if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
+                         "step_signal",
+                         json_pack("{s:I s:I s:i s:b}", "job_id",
+                                   (json_int_t)job->id, "step_id",
+                                   (json_int_t)s->id, "signal", signo,
+                                   "cancelled", s->cancelled),
+                         (int)ctld->conf->msg_timeout_s * 1000, signal_done,
+                         NULL)
+        < 0)
+        log_err("StepId=%u.%u: step_signal to %s", job->id, s->id,
+                cn->name);
+}
+
 static void signal_nodes(struct ctld *ctld, const struct job *job,
                          const struct job_step *s, int signo)
 {
@@ -235,23 +254,9 @@ static void signal_nodes(struct ctld *ctld, const struct job *job,
 
     for (size_t i = 0; hl && i < hostlist_count(hl); i++) {
         long idx = node_table_index(ctld->nodes, hostlist_nth(hl, i));
-        const struct conf_node *cn;
 
-        if (idx < 0)
-            continue;
-        cn = ctld->nodes->info[idx].conf;
-
-        if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
-                             "step_signal",
-                             json_pack("{s:I s:I s:i s:b}", "job_id",
-                                       (json_int_t)job->id, "step_id",
-                                       (json_int_t)s->id, "signal", signo,
-                                       "cancelled", s->cancelled),
-                             (int)ctld->conf->msg_timeout_s * 1000,
-                             signal_done, NULL)
-            < 0)
-            log_err("StepId=%u.%u: step_signal to %s", job->id, s->id,
-                    cn->name);
+        if (idx >= 0)
+            signal_node(ctld, job, s, idx, signo);
     }
     hostlist_destroy(hl);
 }
@@ -365,6 +370,17 @@ void ctld_steps_reconcile(struct ctld *ctld, long node, json_t *running,
         if (!(job = ctld_job_find(ctld, ids[k])))
             continue;
         for (struct job_step *s = job->steps; s; s = s->next) {
+            /* A cancel that did not reach the node (its droverd was
+             * restarting: connection refused) is sent again with each
+             * registration that still lists the step. */
+            if (s->state == JOB_RUNNING && s->cancelled
+                && s->id != STEP_ID_BATCH && job_step_pending_on(s, name)
+                && step_listed(running, job->id, s->id)) {
+                log_info("StepId=%u.%u: cancelled, still running on %s: "
+                         "signalled again", job->id, s->id, name);
+                signal_node(ctld, job, s, node, SIGKILL);
+                continue;
+            }
             if (s->state != JOB_RUNNING || s->id == STEP_ID_BATCH
                 || now - s->start_time < 5 || !job_step_pending_on(s, name)
                 || step_listed(running, job->id, s->id))

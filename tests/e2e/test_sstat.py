@@ -67,11 +67,17 @@ def test_sstat_reports_a_running_step(cluster, test_user, tmp_path):
     req = urllib.request.Request(
         f"http://{addr}/drover/v1/job/{job}/usage",
         headers={"X-SLURM-USER-TOKEN": tok})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        doc = json.loads(resp.read())
-    steps = {(n["node"], s["step"]): s for n in doc["nodes"]
-             for s in n["steps"]}
-    assert steps[("node01", "0")]["max_rss_kib"] > 40000
+
+    def usage():
+        """Step 0 on each node, once node01's task holds its 40 MB (the
+        wait above saw the larger of the two tasks)."""
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            doc = json.loads(resp.read())
+        steps = {(n["node"], s["step"]): s for n in doc["nodes"]
+                 for s in n["steps"]}
+        one = steps.get(("node01", "0"))
+        return steps if one and one["max_rss_kib"] > 40000 else None
+    steps = c.wait_until(usage, timeout=30, what="node01's task's 40 MB")
     assert steps[("node02", "0")]["processes"] >= 1
 
     # Another user may not look; an unknown field is refused.

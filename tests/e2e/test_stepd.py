@@ -116,6 +116,32 @@ def test_scancel_reaches_a_step_after_droverd_restart(cluster, tmp_path):
     assert cluster.run("scancel", job).returncode == 0
 
 
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_a_cancel_a_down_droverd_missed_is_sent_again(cluster, tmp_path):
+    """scancel while node02's droverd is down: the signal is refused
+    there; when droverd comes back and registers the step still running,
+    the controller sends the cancel again and the step ends CANCELLED."""
+    job = submit(cluster, tmp_path, "srun -N2 -n2 sleep 300\necho rc=$?\n"
+                 "sleep 300\n", "-N2", "-n2")
+    wait_step(cluster, job, 0)
+    cluster.wait_until(
+        lambda: len(cluster.job_pids(job, steps_only=True)) == 2, 30,
+        "the tasks")
+    tasks = cluster.job_pids(job, steps_only=True)
+    cluster.kill("droverd", signal.SIGKILL, node="node02")
+    r = cluster.run("scancel", f"{job}.0")
+    assert r.returncode == 0, r.stderr
+    time.sleep(1)  # the step_signal to node02 is refused
+    assert any(os.path.exists(f"/proc/{p}") for p in tasks)
+    cluster.start("droverd node02")
+    wait_step(cluster, job, 0, states=("CANCELLED",))
+    cluster.wait_until(
+        lambda: not any(os.path.exists(f"/proc/{p}") for p in tasks), 30,
+        "the step's tasks to go")
+    assert "signalled again" in cluster.log_file("droverctld").read_text()
+    assert cluster.run("scancel", job).returncode == 0
+
+
 # --- the batch step --------------------------------------------------------
 
 def _batch_host_pid(cluster, job):
