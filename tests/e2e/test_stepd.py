@@ -93,8 +93,9 @@ def test_step_survives_a_droverd_restart(cluster, tmp_path):
     assert steps[0]["exit_status"] == 0, steps
 
 
-@pytest.mark.parametrize("cluster", [2], indirect=True)
-def test_scancel_reaches_a_step_after_droverd_restart(cluster, tmp_path):
+def two_node_step(cluster, tmp_path):
+    """A batch job whose step 0 runs a task on each of two nodes, and srun
+    then prints its status: the job's id and the tasks' pids."""
     job = submit(cluster, tmp_path, "srun -N2 -n2 sleep 300\necho rc=$?\n"
                  "sleep 300\n", "-N2", "-n2")
     wait_step(cluster, job, 0)
@@ -102,6 +103,12 @@ def test_scancel_reaches_a_step_after_droverd_restart(cluster, tmp_path):
         lambda: len(cluster.job_pids(job, steps_only=True)) == 2, 30,
         "the tasks")
     tasks = cluster.job_pids(job, steps_only=True)
+    return job, tasks
+
+
+@pytest.mark.parametrize("cluster", [2], indirect=True)
+def test_scancel_reaches_a_step_after_droverd_restart(cluster, tmp_path):
+    job, tasks = two_node_step(cluster, tmp_path)
     cluster.kill("droverd", signal.SIGKILL, node="node02")
     cluster.start("droverd node02")
     # the new droverd found the step from its control socket
@@ -121,13 +128,7 @@ def test_a_cancel_a_down_droverd_missed_is_sent_again(cluster, tmp_path):
     """scancel while node02's droverd is down: the signal is refused
     there; when droverd comes back and registers the step still running,
     the controller sends the cancel again and the step ends CANCELLED."""
-    job = submit(cluster, tmp_path, "srun -N2 -n2 sleep 300\necho rc=$?\n"
-                 "sleep 300\n", "-N2", "-n2")
-    wait_step(cluster, job, 0)
-    cluster.wait_until(
-        lambda: len(cluster.job_pids(job, steps_only=True)) == 2, 30,
-        "the tasks")
-    tasks = cluster.job_pids(job, steps_only=True)
+    job, tasks = two_node_step(cluster, tmp_path)
     cluster.kill("droverd", signal.SIGKILL, node="node02")
     r = cluster.run("scancel", f"{job}.0")
     assert r.returncode == 0, r.stderr
