@@ -4,6 +4,8 @@ not to its batch script; -b/--batch sends it to the batch script (and its
 children) only, -f/--full to both.  The script's children include srun,
 which forwards the signal to its step's tasks, as Slurm's srun does: with
 -b or -f the step hears it through srun too."""
+import time
+
 import pytest
 
 SCRIPT = r"""#!/bin/bash
@@ -33,14 +35,18 @@ def test_scancel_signal_scopes(cluster, tmp_path):
     assert lines(batch) == []  # not the script
 
     c.run("scancel", "--full", "--signal=USR1", job, check=True)
-    # directly and through srun
-    c.wait_until(lambda: len(lines(step)) == 3 and lines(batch) == ["batch"],
+    # directly and through srun (two USR1s that arrive together while the
+    # first trap runs merge into one, as pending signals do: 1 or 2 more)
+    c.wait_until(lambda: len(lines(step)) >= 2 and lines(batch) == ["batch"],
                  15, "both traps")
+    time.sleep(1)
+    seen = len(lines(step))
+    assert seen in (2, 3)
 
     c.run("scancel", "-b", "-s", "USR1", job, check=True)
     # the script, and srun forwards it: once, not also directly
     c.wait_until(lambda: lines(batch) == ["batch", "batch"]
-                 and len(lines(step)) == 4, 15, "the script's trap")
+                 and len(lines(step)) == seen + 1, 15, "the script's trap")
     c.run("scancel", job, check=True)
     c.wait_job_done(job, timeout=30)
 
