@@ -235,8 +235,7 @@ static struct job *copy_task(struct ctld *ctld, struct job *master,
         log_error("JobId=%u: copying array task record", job->id);
     json_decref(o);
     job->launch = master->launch ? json_incref(master->launch) : NULL;
-    ctld_job_link(ctld, job);
-    ctld->next_job_id = id + 1; /* ids go on after it (job_id.h) */
+    ctld_job_enter(ctld, job);
     return job;
 }
 

@@ -110,6 +110,12 @@ void ctld_job_link(struct ctld *ctld, struct job *job)
     ctld_live_note(ctld, job);
 }
 
+void ctld_job_enter(struct ctld *ctld, struct job *job)
+{
+    ctld_job_link(ctld, job);
+    ctld->next_job_id = job->id + 1; /* also below it: ids wrapped */
+}
+
 static bool job_id_used(uint32_t id, void *arg)
 {
     return ctld_job_find(arg, id) != NULL;

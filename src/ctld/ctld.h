@@ -188,6 +188,11 @@ uint32_t ctld_job_id_next(struct ctld *ctld);
  * id.  The one way into the table. */
 void ctld_job_link(struct ctld *ctld, struct job *job);
 
+/* ctld_job_link() for a job new to the controller (submitted, or split
+ * from its array): the id sequence goes on after its id, also when the
+ * ids wrapped at MaxJobId and it lies below the sequence (job_id.h). */
+void ctld_job_enter(struct ctld *ctld, struct job *job);
+
 /* The jobs that may be pending, running or completing, by id, so that a
  * scheduling pass does not walk the ended ones the table keeps until
  * MinJobAge (100,000 records, two walks a pass, were most of a pass in a

@@ -137,8 +137,7 @@ static int apply_submitted(struct ctld *ctld, struct ctld_event *ev)
         job_destroy(job);
         return -1;
     }
-    ctld_job_link(ctld, job);
-    ctld->next_job_id = job->id + 1; /* ids go on after it (job_id.h) */
+    ctld_job_enter(ctld, job);
     return 0;
 }
 

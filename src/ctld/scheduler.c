@@ -808,12 +808,12 @@ static void resv_passes(struct ctld *ctld, struct job **pend, size_t *np,
 static bool completing_recently(struct ctld *ctld, time_t now)
 {
     time_t recent = now - (time_t)ctld->conf->complete_wait_s;
-    struct job *job, *tmp;
 
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
+    /* a completing job is live (ctld.h): not the ended records kept */
+    for (struct job *job = ctld_live_first(ctld); job;
+         job = ctld_live_next(ctld, job))
         if (job->completing && job->end_time >= recent)
             return true;
-    }
     return false;
 }
 

@@ -1120,9 +1120,9 @@ static int view_all(struct pass *p,
     if (!p->cl_on && closed_init(p) < 0)
         return -1;
     closed_window(p, t, e);
-    for (size_t w = 0; w < p->words; w++)
-        unmasked -= (size_t)__builtin_popcountll(p->mask[w]);
     if (!whole) {
+        for (size_t w = 0; w < p->words; w++)
+            unmasked -= (size_t)__builtin_popcountll(p->mask[w]);
         for (size_t k = 0; k < p->nchg; k++)
             mark_node(p, p->chglist[k]);
         if (p->vt != t)
