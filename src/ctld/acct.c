@@ -14,6 +14,7 @@
 #include "ctld/ctld.h"
 #include "ctld/event.h"
 #include "ctld/resv.h"
+#include "ctld/stats.h"
 #include "proto/client.h"
 
 #define SEND_MAX 500           /* events per acct_send */
@@ -147,7 +148,10 @@ static void spool_append(struct acct *a, json_t *rec)
 
 static void retry_cb(uv_timer_t *t)
 {
+    uint64_t began = uv_hrtime();
+
     send_next(t->data);
+    stats_turn_part(t->data, "accounting send", began);
 }
 
 static void schedule_retry(struct ctld *ctld)

@@ -357,8 +357,10 @@ void ctld_flush_cb(uv_prepare_t *h)
         if ((errnum = err[0]))
             log_error("journal: flush failed (%s); answering "
                       "EDRV_JOURNAL_WRITE", strerror(errnum));
+        began = uv_hrtime();
         ctld_answer_acks(ctld, acks, errnum ? EDRV_JOURNAL_WRITE : 0,
                          errnum ? strerror(errnum) : NULL);
+        stats_turn_part(ctld, "answers once durable", began);
     }
     if (!ctld_active(ctld))
         return;

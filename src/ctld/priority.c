@@ -15,6 +15,7 @@
 #include "ctld/event.h"
 #include "ctld/job_info.h"
 #include "ctld/priority.h"
+#include "ctld/stats.h"
 #include "ctld/priority_private.h"
 
 /* The calculation after the accounting tables changed waits this long,
@@ -133,7 +134,10 @@ static void calc_now(struct ctld *ctld, bool reset)
 
 static void calc_timer_cb(uv_timer_t *h)
 {
+    uint64_t began = uv_hrtime();
+
     calc_now(h->data, false);
+    stats_turn_part(h->data, "priority calculation", began);
 }
 
 void priority_start(struct ctld *ctld)

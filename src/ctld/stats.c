@@ -4,6 +4,8 @@
  * (stats.h)
  */
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
@@ -76,6 +78,61 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The largest sum of the turn's parts, NULL when none was timed. */
+static const struct stats_part *turn_part_max(const struct ctld_stats *st)
+{
+    const struct stats_part *max = NULL;
+
+    for (size_t i = 0; i < st->nturn_parts; i++)
+        if (!max || st->turn_parts[i].us > max->us)
+            max = &st->turn_parts[i];
+    return max;
+}
+
+/* Log a turn of 'us' with every part timed in it, largest first, and
+ * the time no part accounts for. */
+static void turn_log(struct ctld_stats *st, uint64_t us)
+{
+    char line[1024];
+    size_t len = 0;
+    uint64_t timed = 0;
+    bool done[STATS_TURN_PARTS] = { false };
+
+    for (size_t n = 0; n < st->nturn_parts; n++) {
+        size_t max = SIZE_MAX;
+
+        for (size_t i = 0; i < st->nturn_parts; i++)
+            if (!done[i] && (max == SIZE_MAX
+                             || st->turn_parts[i].us > st->turn_parts[max].us))
+                max = i;
+        done[max] = true;
+        timed += st->turn_parts[max].us;
+        if (len < sizeof(line))
+            len += (size_t)snprintf(line + len, sizeof(line) - len,
+                                    "; %s %" PRIu64 " us (%" PRIu32 " times)",
+                                    st->turn_parts[max].what,
+                                    st->turn_parts[max].us,
+                                    st->turn_parts[max].count);
+    }
+    log_info("loop: longest turn so far %" PRIu64 " us, %" PRIu64 " us of "
+             "it in no timed part%s", us, us > timed ? us - timed : 0,
+             len ? line : "");
+}
+
+/* A new longest turn of 'us': keep it with its largest part. */
+static void turn_max_record(struct ctld_stats *st, uint64_t us)
+{
+    const struct stats_part *part = turn_part_max(st);
+
+    st->loop_turn_max_us = us;
+    snprintf(st->loop_turn_max_part, sizeof(st->loop_turn_max_part), "%s",
+             part ? part->what : "");
+    st->loop_turn_max_part_us = part ? part->us : 0;
+    st->loop_turn_max_part_count = part ? part->count : 0;
+    if (us >= LONG_TURN_LOG_US)
+        turn_log(st, us);
+}
+
 void stats_loop_turn(struct ctld *ctld)
 {
     struct ctld_stats *st = &ctld->stats;
@@ -92,34 +149,39 @@ void stats_loop_turn(struct ctld *ctld)
         uint64_t busy = now - st->loop_turn_mark_ns;
 
         st->loop_turn_last_us = (busy > waited ? busy - waited : 0) / 1000;
-        if (st->loop_turn_last_us > st->loop_turn_max_us) {
-            st->loop_turn_max_us = st->loop_turn_last_us;
-            memcpy(st->loop_turn_max_part, st->turn_part,
-                   sizeof(st->turn_part));
-            st->loop_turn_max_part_us = st->turn_part_us;
-            if (st->loop_turn_max_us >= LONG_TURN_LOG_US)
-                log_info("loop: longest turn so far %" PRIu64 " us, its "
-                         "longest part %s %" PRIu64 " us",
-                         st->loop_turn_max_us,
-                         st->turn_part[0] ? st->turn_part : "(none timed)",
-                         st->turn_part_us);
-        }
+        if (st->loop_turn_last_us > st->loop_turn_max_us)
+            turn_max_record(st, st->loop_turn_last_us);
     }
     st->loop_turn_mark_ns = now;
     st->loop_idle_mark_ns = idle;
-    st->turn_part[0] = '\0';
-    st->turn_part_us = 0;
+    st->nturn_parts = 0;
 }
 
 void stats_turn_part(struct ctld *ctld, const char *what, uint64_t began_ns)
 {
     struct ctld_stats *st = &ctld->stats;
     uint64_t us = (uv_hrtime() - began_ns) / 1000;
+    struct stats_part *p = NULL, *min = NULL;
 
-    if (us > st->turn_part_us) {
-        st->turn_part_us = us;
-        snprintf(st->turn_part, sizeof(st->turn_part), "%s", what);
+    for (size_t i = 0; i < st->nturn_parts && !p; i++) {
+        if (!strcmp(st->turn_parts[i].what, what))
+            p = &st->turn_parts[i];
+        else if (!min || st->turn_parts[i].us < min->us)
+            min = &st->turn_parts[i];
     }
+    if (!p) {
+        if (st->nturn_parts < STATS_TURN_PARTS)
+            p = &st->turn_parts[st->nturn_parts++];
+        else if (min->us < us)
+            p = min;
+        else
+            return;
+        snprintf(p->what, sizeof(p->what), "%s", what);
+        p->us = 0;
+        p->count = 0;
+    }
+    p->us += us;
+    p->count++;
 }
 
 /* Microseconds 1000 calls of gettimeofday() take, as Slurm's sdiag. */
@@ -168,7 +230,7 @@ static json_t *stats_json(struct ctld *ctld, time_t now)
     }
     return json_pack(
         "{s:I s:I s:i s:I s:I s:i s:I s:{s:I s:I s:I s:I s:I} s:I s:I s:I"
-        " s:o s:I s:I s:I s:I s:s s:I s:I s:I s:o s:[]}",
+        " s:o s:I s:I s:I s:I s:s s:I s:I s:I s:I s:o s:[]}",
         "req_time", (json_int_t)now, "since", (json_int_t)st->since,
         "server_thread_count", 1, "agent_queue_size",
         (json_int_t)proto_call_count(), "agent_count",
@@ -186,6 +248,7 @@ static json_t *stats_json(struct ctld *ctld, time_t now)
         "loop_turn_max_us", (json_int_t)st->loop_turn_max_us,
         "loop_turn_max_part", st->loop_turn_max_part,
         "loop_turn_max_part_us", (json_int_t)st->loop_turn_max_part_us,
+        "loop_turn_max_part_count", (json_int_t)st->loop_turn_max_part_count,
         "loop_turn_max_cpu_us", (json_int_t)st->loop_turn_max_cpu_us,
         "loop_turn_last_us", (json_int_t)st->loop_turn_last_us, "rpc",
         rpc_stats_to_json(proto_server_stats(ctld->server)), "pending_rpcs");

@@ -22,6 +22,8 @@
 struct ctld;
 struct ctld_event;
 
+#define STATS_TURN_PARTS 16 /* part names summed apart in one turn */
+
 struct ctld_stats {
     time_t since;          /* start, or the last reset (epoch s) */
     uint64_t jobs_submitted, jobs_started, jobs_completed, jobs_canceled,
@@ -42,10 +44,18 @@ struct ctld_stats {
     /* the CPU time of the turn that took most (us): on a loaded machine
      * a turn's length is also the time other processes held the CPU */
     uint64_t loop_turn_max_cpu_us, loop_cpu_mark_ns;
-    /* the longest part of the turn under way (stats_turn_part()) and of
-     * the longest turn */
-    char turn_part[32], loop_turn_max_part[32];
-    uint64_t turn_part_us, loop_turn_max_part_us;
+    /* the parts of the turn under way (stats_turn_part()), summed by
+     * name, and the longest such sum of the longest turn with how many
+     * parts made it */
+    struct stats_part {
+        char what[40];
+        uint64_t us;
+        uint32_t count;
+    } turn_parts[STATS_TURN_PARTS];
+    size_t nturn_parts;
+    char loop_turn_max_part[40];
+    uint64_t loop_turn_max_part_us;
+    uint32_t loop_turn_max_part_count;
 };
 
 /* Count what event 'ev' means for the job counters (a subscriber). */
@@ -65,9 +75,12 @@ void stats_loop_turn(struct ctld *ctld);
 
 /* A part of the turn under way, named 'what' (copied; a message type, a
  * "scheduling pass"...), began at uv_hrtime() 'began_ns' and has just
- * ended.  The longest part of the longest turn is reported with it
- * (sdiag, and a log line at each new longest turn), so a long turn says
- * where it went. */
+ * ended.  Parts of one name are summed over the turn (300 answers to
+ * launches of 0.5 ms each are one part of 150 ms); the largest sum of the
+ * longest turn is reported with it and its count (sdiag, and a log line
+ * at each new longest turn), so a long turn says where it went.  Beyond
+ * STATS_TURN_PARTS names in one turn, a new name is dropped unless it
+ * alone is longer than the shortest sum kept, which it then replaces. */
 void stats_turn_part(struct ctld *ctld, const char *what, uint64_t began_ns);
 
 /* stats_info: {"reset"?: bool} -> the statistics (docs/protocol.md). */

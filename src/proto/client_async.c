@@ -282,6 +282,8 @@ static void on_connect(uv_connect_t *req, int status)
         try_next(call);
         return;
     }
+    uint64_t began = uv_hrtime();
+
     call->connected = true;
     uv_tcp_nodelay(&a->tcp, 1);
     b = uv_buf_init(call->frame, (unsigned)call->frame_len);
@@ -291,6 +293,8 @@ static void on_connect(uv_connect_t *req, int status)
         || (rc = uv_read_start((uv_stream_t *)&a->tcp, on_alloc, on_read))
                < 0)
         fail(call, -rc, "%s: %s", call->peer, strerror(-rc));
+    else if (timed)
+        timed("calls' sends", began, timed_arg);
 }
 
 /* Start connecting to 'sa'.  Returns 0, or a negative libuv status. */

@@ -609,6 +609,9 @@ static void dispatch_loop(struct conn *c)
                 ready_add(c->s, c); /* the next turn goes on with it */
             break;
         }
+        /* a request's part of the turn counts its decoding */
+        uint64_t began = uv_hrtime();
+
         if (!(msg = proto_decoder_next(c->dec, &error))) {
             if (errno == EPROTO)
                 conn_fail(c, EDRV_PROTOCOL_MALFORMED, error.text);
@@ -617,7 +620,6 @@ static void dispatch_loop(struct conn *c)
             break;
         }
         char type[PROTO_TYPE_NAME_MAX] = "(bad frame)";
-        uint64_t began = uv_hrtime();
         proto_server_t *s = c->s;
 
         handle_msg(c, msg, type, sizeof(type));

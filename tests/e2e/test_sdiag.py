@@ -115,8 +115,10 @@ def test_sdiag_shows_the_event_loops_longest_turn(cluster, tmp_path):
     last, longest = int(turns["Last turn"]), int(turns["Longest turn"])
     assert 0 < longest < 10_000_000 and last <= longest
     # Where the longest turn went: its longest timed part (a request's
-    # type, the scheduling pass, the journal flush...).
+    # type, the scheduling pass, the journal flush...), parts of one kind
+    # summed over the turn, with how many there were.
     part = turns["Its longest part"].strip()
-    us, what = part.split(" ", 1)
-    assert 0 <= int(us) <= longest and what.startswith("(") and len(what) > 2
+    m = re.fullmatch(r"(\d+) \((.+), (\d+) times\)", part)
+    assert m, part
+    assert 0 <= int(m[1]) <= longest and int(m[3]) >= 1
     assert 0 < int(turns["Most CPU in a turn"]) < 10_000_000

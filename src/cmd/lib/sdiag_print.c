@@ -233,8 +233,9 @@ void sdiag_print(FILE *out, json_t *st, enum sdiag_sort sort)
     const char *part =
         json_string_value(json_object_get(st, "loop_turn_max_part"));
     if (part && *part)
-        fprintf(out, "\tIts longest part: %lld (%s)\n",
-                num(st, "loop_turn_max_part_us"), part);
+        fprintf(out, "\tIts longest part: %lld (%s, %lld times)\n",
+                num(st, "loop_turn_max_part_us"), part,
+                num(st, "loop_turn_max_part_count"));
     fprintf(out, "\tMost CPU in a turn: %lld\n",
             num(st, "loop_turn_max_cpu_us"));
     fputc('\n', out);
