@@ -207,32 +207,35 @@ int journal_replay(struct journal *j, const struct journal_replay_cb *cb,
     return 0;
 }
 
-int journal_append(struct journal *j, json_t *rec)
+int journal_append_text(struct journal *j, const char *text, size_t n)
 {
-    char *s = json_dumps(rec, JSON_COMPACT);
-    size_t n;
-
-    if (!s)
-        return errno = ENOMEM, -1;
-    n = strlen(s);
     if (j->len + n + 1 > j->cap) {
         size_t cap = (j->cap ? j->cap * 2 : 65536);
         while (cap < j->len + n + 1)
             cap *= 2;
         char *nb = realloc(j->buf, cap);
-        if (!nb) {
-            free(s);
+        if (!nb)
             return errno = ENOMEM, -1;
-        }
         j->buf = nb;
         j->cap = cap;
     }
-    memcpy(j->buf + j->len, s, n);
+    memcpy(j->buf + j->len, text, n);
     j->buf[j->len + n] = '\n';
     j->len += n + 1;
     j->records++;
-    free(s);
     return 0;
+}
+
+int journal_append(struct journal *j, json_t *rec)
+{
+    char *s = json_dumps(rec, JSON_COMPACT);
+    int rc;
+
+    if (!s)
+        return errno = ENOMEM, -1;
+    rc = journal_append_text(j, s, strlen(s));
+    free(s);
+    return rc;
 }
 
 int journal_dirty(const struct journal *j)

@@ -54,6 +54,12 @@ int journal_replay(struct journal *j, const struct journal_replay_cb *cb,
  */
 int journal_append(struct journal *j, json_t *rec);
 
+/* journal_append() of a record already serialized: 'text' ('n' bytes,
+ * copied) is one JSON object on one line (no newline), as
+ * json_dumps(rec, JSON_COMPACT) writes it.  Returns 0, or -1 with
+ * errno=ENOMEM. */
+int journal_append_text(struct journal *j, const char *text, size_t n);
+
 /* True when records are queued and not yet flushed. */
 int journal_dirty(const struct journal *j);
 

@@ -72,22 +72,35 @@ int proto_auth_digest(const char *type, const json_t *body,
     return 0;
 }
 
-static int make_payload(const char *type, const json_t *body,
-                        char payload[PAYLOAD_LEN + 1])
+int proto_auth_digest_text(const char *type, const char *text, size_t len,
+                           unsigned char digest[PROTO_AUTH_DIGEST_LEN])
+{
+    struct sha256_ctx md;
+
+    if (!type || !text || !digest) {
+        errno = EINVAL;
+        return -1;
+    }
+    sha256_init(&md);
+    sha256_update(&md, strlen(type) + 1, (const uint8_t *)type);
+    sha256_update(&md, len, (const uint8_t *)text);
+    sha256_digest(&md, PROTO_AUTH_DIGEST_LEN, digest);
+    return 0;
+}
+
+/* The credential's payload for 'digest'. */
+static void make_payload(const unsigned char digest[PROTO_AUTH_DIGEST_LEN],
+                         char payload[PAYLOAD_LEN + 1])
 {
     static const char hex[] = "0123456789abcdef";
-    unsigned char digest[PROTO_AUTH_DIGEST_LEN];
     char *p = payload + PAYLOAD_PREFIX_LEN;
 
-    if (proto_auth_digest(type, body, digest) < 0)
-        return -1;
     memcpy(payload, PAYLOAD_PREFIX, PAYLOAD_PREFIX_LEN);
     for (size_t i = 0; i < PROTO_AUTH_DIGEST_LEN; i++) {
         *p++ = hex[digest[i] >> 4];
         *p++ = hex[digest[i] & 0xf];
     }
     *p = '\0';
-    return 0;
 }
 
 static int munge_fail(proto_auth_t *auth, munge_err_t e, const char *what,
@@ -137,24 +150,21 @@ void proto_auth_destroy(proto_auth_t *auth)
     }
 }
 
-char *proto_auth_encode(proto_auth_t *auth, const char *type,
-                        const json_t *body, drv_error_t *error)
+/* The credential for a message of 'digest' (NULL: a token context's,
+ * which binds none). */
+static char *encode_digest(proto_auth_t *auth,
+                           const unsigned char *digest, drv_error_t *error)
 {
     char payload[PAYLOAD_LEN + 1];
     char *cred = NULL;
     munge_err_t e;
 
-    if (auth && auth->token) {
+    if (auth->token) {
         if (!(cred = strdup(auth->token)))
             errprintf(error, "out of memory");
         return cred;
     }
-    if (!auth || make_payload(type, body, payload) < 0) {
-        if (!auth)
-            errno = EINVAL;
-        errprintf(error, "cannot digest the message: %s", strerror(errno));
-        return NULL;
-    }
+    make_payload(digest, payload);
     e = munge_encode(&cred, auth->ctx, payload, (int)PAYLOAD_LEN);
     if (e != EMUNGE_SUCCESS) {
         free(cred);
@@ -162,6 +172,38 @@ char *proto_auth_encode(proto_auth_t *auth, const char *type,
         return NULL;
     }
     return cred;
+}
+
+/* A digest failure as proto_auth_encode() reports it. */
+static char *digest_failed(drv_error_t *error)
+{
+    errprintf(error, "cannot digest the message: %s", strerror(errno));
+    return NULL;
+}
+
+char *proto_auth_encode(proto_auth_t *auth, const char *type,
+                        const json_t *body, drv_error_t *error)
+{
+    unsigned char digest[PROTO_AUTH_DIGEST_LEN];
+
+    if (!auth)
+        return errno = EINVAL, digest_failed(error);
+    if (!auth->token && proto_auth_digest(type, body, digest) < 0)
+        return digest_failed(error);
+    return encode_digest(auth, digest, error);
+}
+
+char *proto_auth_encode_text(proto_auth_t *auth, const char *type,
+                             const char *text, size_t len,
+                             drv_error_t *error)
+{
+    unsigned char digest[PROTO_AUTH_DIGEST_LEN];
+
+    if (!auth)
+        return errno = EINVAL, digest_failed(error);
+    if (!auth->token && proto_auth_digest_text(type, text, len, digest) < 0)
+        return digest_failed(error);
+    return encode_digest(auth, digest, error);
 }
 
 proto_auth_t *proto_auth_create_token(const char *token, const char *as_user,
@@ -229,6 +271,7 @@ int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
                       bool *by_token, drv_error_t *error)
 {
     char payload[PAYLOAD_LEN + 1];
+    unsigned char digest[PROTO_AUTH_DIGEST_LEN];
     void *buf = NULL;
     int len = 0;
     uid_t u;
@@ -243,12 +286,13 @@ int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
             *by_token = true;
         return decode_token(auth, cred, uid, gid, error);
     }
-    if (!auth || !cred || make_payload(type, body, payload) < 0) {
+    if (!auth || !cred || proto_auth_digest(type, body, digest) < 0) {
         if (!auth || !cred)
             errno = EINVAL;
         return errprintf(error, "cannot check the credential: %s",
                          strerror(errno));
     }
+    make_payload(digest, payload);
     e = munge_decode(cred, auth->ctx, &buf, &len, &u, &g);
     if (e != EMUNGE_SUCCESS) {
         /* MUNGE may return the payload along with an error (expired,

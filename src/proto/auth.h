@@ -46,6 +46,14 @@ void proto_auth_destroy(proto_auth_t *auth);
 char *proto_auth_encode(proto_auth_t *auth, const char *type,
                         const json_t *body, drv_error_t *error);
 
+/* proto_auth_encode() for a body already serialized: 'text' ('len'
+ * bytes, borrowed) must be what jansson's JSON_COMPACT|JSON_SORT_KEYS
+ * dump of the body gives (proto_auth_digest_text()), or the receiver's
+ * check fails.  Returns and errors as proto_auth_encode(). */
+char *proto_auth_encode_text(proto_auth_t *auth, const char *type,
+                             const char *text, size_t len,
+                             drv_error_t *error);
+
 /* What joins a token and the user it asks to act as in a credential:
  * "TOKEN;user=NAME" (docs/protocol.md). */
 #define PROTO_AUTH_AS_USER ";user="
@@ -105,5 +113,13 @@ int proto_auth_decode(proto_auth_t *auth, const char *cred, const char *type,
  */
 int proto_auth_digest(const char *type, const json_t *body,
                       unsigned char digest[PROTO_AUTH_DIGEST_LEN]);
+
+/* The same digest over a body already serialized as jansson's
+ * JSON_COMPACT|JSON_SORT_KEYS dump would ('text', 'len' bytes, borrowed;
+ * not checked), so a sender that keeps records as text (the controller's
+ * accounting spool) need not rebuild and dump them.  Returns 0, or -1
+ * with errno EINVAL (type, text or digest NULL). */
+int proto_auth_digest_text(const char *type, const char *text, size_t len,
+                           unsigned char digest[PROTO_AUTH_DIGEST_LEN]);
 
 #endif /* !DROVER_PROTO_AUTH_H */

@@ -114,6 +114,21 @@ int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
                      proto_auth_t *auth, const char *type, json_t *body,
                      int timeout_ms, proto_call_f cb, void *arg);
 
+/* proto_call_async() with a body already serialized: 'text' ('len'
+ * bytes, borrowed: copied into the frame before returning) must be a
+ * JSON object exactly as jansson's JSON_COMPACT|JSON_SORT_KEYS dump
+ * writes it, which is what the credential binds (proto_auth_digest_text;
+ * any other text is refused by the receiver as a credential that does
+ * not match its message).  For a sender that keeps its records as text
+ * (the controller's accounting spool) and so neither rebuilds nor dumps
+ * them again per call.  Returns and errors as proto_call_async(); also
+ * EINVAL when 'text' is NULL.
+ */
+int proto_call_async_text(uv_loop_t *loop, const char *host, uint16_t port,
+                          proto_auth_t *auth, const char *type,
+                          const char *text, size_t len, int timeout_ms,
+                          proto_call_f cb, void *arg);
+
 /* At a daemon's shutdown, before closing its loop's handles: every
  * proto_call_async still under way is finished now with ECANCELED (its
  * callback runs, so what it owns is freed); running the loop then frees

@@ -362,9 +362,12 @@ static void on_resolved(uv_getaddrinfo_t *req, int status,
     try_next(call);
 }
 
-int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
-                     proto_auth_t *auth, const char *type, json_t *body,
-                     int timeout_ms, proto_call_f cb, void *arg)
+/* proto_call_async() of 'body' (stolen), or with 'text' of 'text_len'
+ * bytes (borrowed) proto_call_async_text(). */
+static int call_start(uv_loop_t *loop, const char *host, uint16_t port,
+                      proto_auth_t *auth, const char *type, json_t *body,
+                      const char *text, size_t text_len, int timeout_ms,
+                      proto_call_f cb, void *arg)
 {
     struct addrinfo hints = { .ai_family = AF_UNSPEC,
                               .ai_socktype = SOCK_STREAM,
@@ -402,8 +405,11 @@ int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
     if (timeout_ms > 0)
         uv_timer_start(&call->timer, on_timer, (uint64_t)timeout_ms, 0);
 
-    if (proto__request_frame(auth, type, body, &call->frame, &call->frame_len,
-                             &call->deferred)
+    if ((text ? proto__request_frame_text(auth, type, text, text_len,
+                                          &call->frame, &call->frame_len,
+                                          &call->deferred)
+              : proto__request_frame(auth, type, body, &call->frame,
+                                     &call->frame_len, &call->deferred))
         < 0) {
         fail_later(call, errno);
         return 0;
@@ -441,6 +447,27 @@ int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
     call->gai_pending = true;
     call->pending++;
     return 0;
+}
+
+int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
+                     proto_auth_t *auth, const char *type, json_t *body,
+                     int timeout_ms, proto_call_f cb, void *arg)
+{
+    return call_start(loop, host, port, auth, type, body, NULL, 0,
+                      timeout_ms, cb, arg);
+}
+
+int proto_call_async_text(uv_loop_t *loop, const char *host, uint16_t port,
+                          proto_auth_t *auth, const char *type,
+                          const char *text, size_t len, int timeout_ms,
+                          proto_call_f cb, void *arg)
+{
+    if (!text) {
+        errno = EINVAL;
+        return -1;
+    }
+    return call_start(loop, host, port, auth, type, NULL, text, len,
+                      timeout_ms, cb, arg);
 }
 
 void proto_call_cancel_all(void)

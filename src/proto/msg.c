@@ -154,6 +154,58 @@ int proto__request_frame(proto_auth_t *auth, const char *type, json_t *body,
     return 0;
 }
 
+int proto__request_frame_text(proto_auth_t *auth, const char *type,
+                              const char *text, size_t len, char **buf,
+                              size_t *buf_len, drv_error_t *error)
+{
+    static const char body_key[] = ",\"body\":";
+    json_t *head;
+    char *cred, *head_text, *frame;
+    size_t head_len, n;
+
+    if (!type || !*type || !text || len < 2 || text[0] != '{') {
+        errno = EINVAL;
+        return errprintf(error, "invalid request: no type or a body that is "
+                                "not an object");
+    }
+    if (!(cred = proto_auth_encode_text(auth, type, text, len, error)))
+        return -1;
+    head = json_pack("{s:i s:s s:s}", "v", PROTO_VERSION, "type", type,
+                     "cred", cred);
+    free(cred);
+    head_text = head ? json_dumps(head, JSON_COMPACT) : NULL;
+    json_decref(head);
+    if (!head_text) {
+        errno = ENOMEM;
+        return errprintf(error, "out of memory");
+    }
+    /* {"v":..,"type":..,"cred":..} becomes {"v":..,...,"body":TEXT} */
+    head_len = strlen(head_text) - 1;
+    n = head_len + sizeof(body_key) - 1 + len + 1;
+    if (n > PROTO_FRAME_MAX) {
+        free(head_text);
+        errno = EMSGSIZE;
+        return errprintf(error, "'%s' request exceeds %u bytes", type,
+                         PROTO_FRAME_MAX);
+    }
+    if (!(frame = malloc(PROTO_FRAME_HDR + n))) {
+        free(head_text);
+        errno = ENOMEM;
+        return errprintf(error, "out of memory");
+    }
+    proto_frame_put_header(frame, (uint32_t)n);
+    memcpy(frame + PROTO_FRAME_HDR, head_text, head_len);
+    memcpy(frame + PROTO_FRAME_HDR + head_len, body_key,
+           sizeof(body_key) - 1);
+    memcpy(frame + PROTO_FRAME_HDR + head_len + sizeof(body_key) - 1, text,
+           len);
+    frame[PROTO_FRAME_HDR + n - 1] = '}';
+    free(head_text);
+    *buf = frame;
+    *buf_len = PROTO_FRAME_HDR + n;
+    return 0;
+}
+
 int proto__response_parse(json_t *msg, const char *type, const char *peer,
                           json_t **body, bool *server_error,
                           drv_error_t *error)

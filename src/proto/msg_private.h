@@ -21,6 +21,15 @@
 int proto__request_frame(proto_auth_t *auth, const char *type, json_t *body,
                          char **buf, size_t *len, drv_error_t *error);
 
+/* proto__request_frame() for a body already serialized: 'text' ('len'
+ * bytes, borrowed) is a JSON object as jansson's JSON_COMPACT|
+ * JSON_SORT_KEYS dump gives it (the credential binds that text:
+ * proto_auth_encode_text()).  Returns as proto__request_frame().
+ */
+int proto__request_frame_text(proto_auth_t *auth, const char *type,
+                              const char *text, size_t len, char **buf,
+                              size_t *buf_len, drv_error_t *error);
+
 /* Interpret 'msg' as the answer to a request of 'type'.  Returns 0 with
  * *body borrowed from 'msg'.  Returns -1 with errno and 'error' filled:
  * for an error response *server_error is set true and errno is the server's
