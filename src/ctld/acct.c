@@ -441,7 +441,6 @@ static void spool_changed(struct ctld *ctld)
         if (i && a->changed[i] == a->changed[i - 1])
             continue;
         if (!(job = ctld_job_find(ctld, a->changed[i]))
-            || array_is_master(job)
             || !(rec = acct_record_build(ctld, job)))
             continue;
         spool_record(a, rec);

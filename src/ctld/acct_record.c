@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/arrayspec.h"
@@ -135,14 +136,26 @@ static void put_alloc(json_t *o, const struct job *job)
                                                     : "None assigned"));
 }
 
+/* A task's ArrayJobId and ArrayTaskId; an array's record of the tasks
+ * not yet split off (its master) is accounted too, as Slurm's meta
+ * record: its ArrayJobId and those tasks as squeue writes them
+ * ("2-9%2": sacct's JobID 8374_[2-9%2]), with ArrayTaskId -1.  The last
+ * task split off keeps the master's id, so that row becomes the task's
+ * (array_task_str ""). */
 static void put_array(json_t *o, const struct job *job)
 {
-    bool task = job->array && job->array->task_id != ARRAY_TASK_NONE;
+    const struct job_array *a = job->array;
+    bool task = a && a->task_id != ARRAY_TASK_NONE;
+    char *pending = a && a->pending ? array_spec_fmt(a->pending, a->throttle)
+                                    : NULL;
 
     json_object_set_new(o, "array_job_id",
-                        json_integer(task ? job->array->job_id : 0));
+                        json_integer(task || pending ? a->job_id : 0));
     json_object_set_new(o, "array_task_id",
-                        json_integer(task ? (json_int_t)job->array->task_id : -1));
+                        json_integer(task ? (json_int_t)a->task_id : -1));
+    json_object_set_new(o, "array_task_str",
+                        json_string(pending ? pending : ""));
+    free(pending);
 }
 
 /* The steps changed since the last record (droverdbd keeps the others:

@@ -17,6 +17,7 @@ static const struct acct_col job_cols[] = {
     COL("submit_time", "submit_time", ACCT_INT, 0),
     COL("array_job_id", "array_job_id", ACCT_INT, 0),
     COL("array_task_id", "array_task_id", ACCT_INT, -1),
+    COL("array_task_str", "array_task_str", ACCT_TEXT, 0),
     COL("eligible_time", "eligible_time", ACCT_INT, 0),
     COL("start_time", "start_time", ACCT_INT, 0),
     COL("end_time", "end_time", ACCT_INT, 0),

@@ -104,6 +104,13 @@ static const char *const v4_suspended[] = {
     NULL,
 };
 
+/* An array's record of the tasks not yet split off (Slurm's meta
+ * record): those tasks, as sacct's JobID N_[2-9%2] shows them. */
+static const char *const v7_array_task_str[] = {
+    "ALTER TABLE job ADD COLUMN array_task_str TEXT NOT NULL DEFAULT ''",
+    NULL,
+};
+
 static const struct migration migrations[] = {
     {1, "clusters, jobs and steps", v1_steps},
     {2, "associations, QOS and users", assoc_schema_v2},
@@ -111,6 +118,7 @@ static const struct migration migrations[] = {
     {4, "time suspended", v4_suspended},
     {5, "planned time", usage_schema_v5},
     {6, "reservations and planned down time", usage_schema_v6},
+    {7, "pending array tasks", v7_array_task_str},
 };
 
 #define MIGRATION_COUNT (sizeof(migrations) / sizeof(migrations[0]))

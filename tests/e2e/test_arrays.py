@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Job arrays: ids, environment, %A/%a, throttle, squeue/scancel/scontrol
 forms, MaxArraySize, one record while pending, kill -9 of the controller."""
+import json
 import re
 import signal
 
@@ -168,3 +169,44 @@ def test_squeue_json_prints_empty_arrays_as_slurm(cluster, tmp_path):
     out = squeue(cluster, "--json")
     assert '  "errors": [\n  ],\n' in out
     assert '"cluster": "' in out and '"cluster": "",' not in out
+
+
+def test_sacct_accounts_the_record_of_pending_tasks(cluster, tmp_path):
+    """As Slurm's meta record: an array's tasks not split off yet are one
+    sacct row, JobID N_[2-4%1] (as squeue writes them), pending, then
+    cancelled with the array; the last task split off takes its id."""
+    def rows():
+        out = cluster.run("sacct", "-X", "-n", "-P", "-j", jid, "-o",
+                          "JobID,JobIDRaw,State", check=True).stdout
+        return {line.split("|")[0]: line.split("|")[1:]
+                for line in out.splitlines()}
+
+    jid = cluster.sbatch("--array=1-4%1", "-o", "/dev/null", "--wrap",
+                         "sleep 300", cwd=tmp_path)
+    cluster.wait_until(lambda: rows().get(f"{jid}_1", [0, ""])[1]
+                       == "RUNNING" and f"{jid}_[2-4%1]" in rows(),
+                       timeout=30, what="the running task and the rest")
+    got = rows()
+    assert got[f"{jid}_[2-4%1]"] == [jid, "PENDING"]
+    assert set(got) == {f"{jid}_1", f"{jid}_[2-4%1]"}
+    assert got[f"{jid}_1"][0] != jid  # a record of its own
+    out = cluster.run("sacct", "--json", "-j", jid, check=True).stdout
+    tasks = {j["job_id"]: j["array"]["task"]
+             for j in json.loads(out)["jobs"]}
+    assert tasks[int(jid)] == "2-4%1"
+    cluster.run("scancel", jid, check=True)
+    cluster.wait_until(lambda: all(r[1].startswith("CANCELLED")
+                                   for r in rows().values())
+                       and len(rows()) == 2, timeout=30,
+                       what="both records cancelled in sacct")
+
+    # the last task split off takes the master's id, and its row
+    kid = cluster.sbatch("--array=0-1", "-o", "/dev/null", "--wrap", "true",
+                         cwd=tmp_path)
+    cluster.wait_job_done(f"{kid}_1", timeout=60)
+    cluster.wait_job_done(f"{kid}_0", timeout=60)
+    jid = kid
+    cluster.wait_until(lambda: {k: v[1] for k, v in rows().items()}
+                       == {f"{kid}_0": "COMPLETED", f"{kid}_1": "COMPLETED"},
+                       timeout=30, what="two task rows, no array row left")
+    assert rows()[f"{kid}_1"][0] == kid

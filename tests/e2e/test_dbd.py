@@ -28,6 +28,7 @@ COMMENT = 'say "hi" it\'s ünïcødé ✓ 日本語 \\ back'
 def job_record(job_id, uid=0, user="root", **kw):
     rec = {
         "job_id": job_id, "array_job_id": 0, "array_task_id": -1,
+        "array_task_str": "",
         "submit_time": 1_700_000_000 + job_id, "eligible_time":
         1_700_000_000 + job_id, "start_time": 1_700_000_100 + job_id,
         "end_time": 1_700_000_200 + job_id, "name": f"job{job_id}",
@@ -110,7 +111,7 @@ def test_drover_up_starts_droverdbd_on_sqlite(cluster_root):
         pong = c.wait_until(lambda: (lambda p: p if p["schema_version"]
                                      else None)(dbd(c, "ping")),
                             30, "droverdbd connected")
-        assert pong["storage"] == "sqlite" and pong["schema_version"] == 6
+        assert pong["storage"] == "sqlite" and pong["schema_version"] == 7
         assert (c.dir / "state" / "acct.sqlite").exists()
         c.down()
         rc, daemons = c.status()
@@ -130,7 +131,7 @@ def test_records_round_trip_unchanged(acct_cluster):
     assert [strip(r) for r in got] == [expected(r) for r in recs]
     # The injection was stored as text: the job table is still there.
     assert len(query(c, names=[INJECTION])) == 1
-    assert dbd(c, "ping")["schema_version"] == 6
+    assert dbd(c, "ping")["schema_version"] == 7
 
 
 def test_a_record_sent_twice_is_stored_once(acct_cluster):
@@ -198,7 +199,7 @@ def test_bad_requests_get_errors_and_droverdbd_stays_up(acct_cluster):
     with pytest.raises(ClusterError, match="states"):
         query(c, states="RUNNING")
     assert query(c) == []  # the failed batch stored nothing
-    assert dbd(c, "ping")["schema_version"] == 6
+    assert dbd(c, "ping")["schema_version"] == 7
 
 
 def test_droverdbd_refuses_a_readable_slurmdbd_conf(cluster, drover_bin):

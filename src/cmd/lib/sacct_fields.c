@@ -36,8 +36,13 @@ void sacct_put_step_name(struct fmt_buf *out, int64_t id)
 void sacct_put_jobid(struct fmt_buf *out, const struct sacct_row *r)
 {
     int64_t task = jint(r->job, "array_task_id", -1);
+    const char *pending =
+        json_string_value(json_object_get(r->job, "array_task_str"));
 
-    if (task >= 0)
+    if (pending && *pending) /* an array's tasks not split off yet */
+        fmt_buf_printf(out, "%" PRId64 "_[%s]",
+                       jint(r->job, "array_job_id", 0), pending);
+    else if (task >= 0)
         fmt_buf_printf(out, "%" PRId64 "_%" PRId64,
                        jint(r->job, "array_job_id", 0), task);
     else
