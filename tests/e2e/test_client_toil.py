@@ -16,7 +16,6 @@ answers.
 """
 
 import json
-import os
 import re
 import subprocess
 import textwrap
