@@ -113,29 +113,37 @@ static void whole_hetjob_opt(const char *prog, const char *arg)
     }
 }
 
+/* A list option given again adds to the list, as Slurm's sacct does
+ * (submitit polls with `sacct -j A -j B ...`).  The joined list lives
+ * until the command exits. */
+static void add_to_list(const char **list, const char *arg)
+{
+    *list = *list ? xasprintf("%s,%s", *list, arg) : arg;
+}
+
 /* The options that select jobs (sacct_filter.c builds the filter). */
 static bool query_opt(struct sacct_query_opts *q, int c, const char *arg)
 {
     switch (c) {
     case 'a': q->all_users = true; break;
-    case 'A': q->accounts = arg; break;
+    case 'A': add_to_list(&q->accounts, arg); break;
     case 'D': q->duplicates = true; break;
     case 'E': q->end = arg; break;
-    case 'g': q->groups = arg; break;
+    case 'g': add_to_list(&q->groups, arg); break;
     case 'i': q->nnodes = arg; break;
     case 'I': q->ncpus = arg; break;
-    case 'j': q->jobs = arg; break;
+    case 'j': add_to_list(&q->jobs, arg); break;
     case 'k': q->timelimit_min = arg; break;
     case 'K': q->timelimit_max = arg; break;
     case 'N': q->nodelist = arg; break;
-    case 'q': q->qos = arg; break;
-    case 'r': q->partitions = arg; break;
-    case 's': q->states = arg; break;
+    case 'q': add_to_list(&q->qos, arg); break;
+    case 'r': add_to_list(&q->partitions, arg); break;
+    case 's': add_to_list(&q->states, arg); break;
     case 'S': q->start = arg; break;
     case 'T': q->truncate = true; break;
-    case 'u': q->users = arg; break;
-    case 'x': q->assoc_ids = arg; break;
-    case SACCT_OPT_NAME: q->names = arg; break;
+    case 'u': add_to_list(&q->users, arg); break;
+    case 'x': add_to_list(&q->assoc_ids, arg); break;
+    case SACCT_OPT_NAME: add_to_list(&q->names, arg); break;
     default: return false;
     }
     return true;
@@ -151,7 +159,7 @@ static void handle_opt(struct sacct_args *a, int c, const char *arg)
     case 'L': a->all_clusters = true; break;
     case 'M': clusters_opt(a, arg); break;
     case 'n': a->out.header = false; break;
-    case 'o': a->format = arg; break;
+    case 'o': add_to_list(&a->format, arg); break;
     case 'p': a->out.layout = SACCT_PARSABLE; break;
     case 'P': a->out.layout = SACCT_PARSABLE2; break;
     case 'v': a->verbose++; break;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -288,12 +289,37 @@ static bool gres_names_known(json_t *body)
     return true;
 }
 
+/* -M: Drover has one cluster, so each name must be its ClusterName (or
+ * "all").  Returns that name (borrowed from the configuration), or NULL
+ * after printing why not. */
+static const char *check_clusters(const char *list)
+{
+    const char *mine = cmd_conf("sbatch")->cluster_name;
+    char *copy = xstrdup(list), *save = NULL;
+    const char *bad = NULL;
+
+    if (!mine)
+        mine = "";
+    for (char *t = strtok_r(copy, ",", &save); t && !bad;
+         t = strtok_r(NULL, ",", &save))
+        if (strcmp(t, mine) && strcasecmp(t, "all"))
+            bad = t;
+    if (bad)
+        fprintf(stderr, "sbatch: error: --clusters: Drover has one cluster, "
+                "\"%s\"; not \"%s\"\n", mine, bad);
+    free(copy);
+    return bad ? NULL : mine;
+}
+
 static int submit_script(struct sbatch_opts *o, const char *script)
 {
     struct sbatch_error e = {0};
+    const char *cluster = NULL;
     json_t *body;
     uint32_t id;
 
+    if (o->clusters && !(cluster = check_clusters(o->clusters)))
+        return 1;
     o->submit_host = short_hostname();
     if (!(body = sbatch_opts_job_desc(o, script, environ, &e)))
         return report(&e);
@@ -311,8 +337,14 @@ static int submit_script(struct sbatch_opts *o, const char *script)
     if (!(id = submit(o, body)))
         return 1;
     if (!o->quiet) {
-        if (o->parsable)
+        /* With -M, Slurm names the cluster: "N;cluster" or "... on
+         * cluster NAME". */
+        if (o->parsable && cluster)
+            printf("%u;%s\n", id, cluster);
+        else if (o->parsable)
             printf("%u\n", id);
+        else if (cluster)
+            printf("Submitted batch job %u on cluster %s\n", id, cluster);
         else
             printf("Submitted batch job %u\n", id);
         fflush(stdout);

@@ -83,7 +83,7 @@ json_t *rest_api_db_job(const struct rest_api *api, const json_t *job,
     json_t *o = sacct_json_job(job, ctx);
 
     if (api->minor > 38)
-        shape_db_job(o, api->minor);
+        shape_db_job(o, job, api->minor);
     return o;
 }
 

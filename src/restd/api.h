@@ -68,8 +68,10 @@ json_t *shape_partition_v40(const json_t *rec);
 json_t *shape_resv_v39(const json_t *rec);
 json_t *shape_resv_v40(const json_t *rec);
 /* 'o', an accounting job in v0.0.38's shape, turned in place into
- * v0.0.39's (minor 39) or v0.0.40's (minor 40). */
-void shape_db_job(json_t *o, int minor);
+ * v0.0.39's (minor 39) or v0.0.40's (minor 40); 'rec' is droverdbd's
+ * record it was made from (v0.0.40's exit codes come from its wait
+ * statuses, which v0.0.38's shape does not keep). */
+void shape_db_job(json_t *o, const json_t *rec, int minor);
 
 /* 'v38', a QOS, association, user or account ('kind') in v0.0.38's
  * /slurmdb shape (slurmdb_v38.c) made from droverdbd's record 'rec'

@@ -403,27 +403,7 @@ json_t *shape_resv_v40(const json_t *rec)
 
 /* ---- accounting jobs (/slurmdb) ---- */
 
-/* v0.0.38's {"status","return_code","signal"} exit code as v0.0.40's
- * verbose one. */
-static void db_exit_v40(json_t *job, const char *key)
-{
-    json_t *e = json_object_get(job, key);
-    const char *st = json_string_value(json_object_get(e, "status"));
-    json_t *sig = json_object_get(e, "signal");
-    json_int_t id = json_integer_value(json_object_get(sig, "signal_id"));
-    const char *v40 = !st ? "PENDING"
-                      : !strcmp(st, "SIGNALED") ? "SIGNALED"
-                      : !strcmp(st, "FAILED") ? "ERROR" : "SUCCESS";
-
-    json_object_set_new(
-        job, key,
-        exit_verbose_of(v40, true,
-                        (int)json_integer_value(
-                            json_object_get(e, "return_code")),
-                        sig != NULL, (int)id));
-}
-
-void shape_db_job(json_t *o, int minor)
+void shape_db_job(json_t *o, const json_t *rec, int minor)
 {
     json_t *time = json_object_get(o, "time"), *state;
     json_int_t limit = json_integer_value(json_object_get(time, "limit"));
@@ -438,6 +418,10 @@ void shape_db_job(json_t *o, int minor)
     json_object_set_new(state, "current",
                         json_pack("[s]", jstr_or(state, "current",
                                                  "UNKNOWN")));
-    db_exit_v40(o, "exit_code");
-    db_exit_v40(o, "derived_exit_code");
+    /* From the record's wait statuses: v0.0.38's exit_code object says
+     * SUCCESS for any exit, as Slurm 22.05's does (sacct_json.c). */
+    json_object_set_new(o, "exit_code",
+                        exit_verbose(jint(rec, "exit_status", 0), 0));
+    json_object_set_new(o, "derived_exit_code",
+                        exit_verbose(jint(rec, "derived_exit_status", 0), 0));
 }

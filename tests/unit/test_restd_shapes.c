@@ -70,20 +70,23 @@ static void test_job(void **state)
     json_decref(j39), json_decref(j40), json_decref(u40);
 }
 
-/* An accounting job's v0.0.38 exit code (sacct --json's, the signal
- * named as strsignal() does) in v0.0.40's verbose form: the same signal
- * name as the controller's jobs get. */
+/* An accounting job's exit codes in v0.0.40's verbose form, from the
+ * record's wait statuses (v0.0.38's shape says SUCCESS for any exit, as
+ * Slurm 22.05): the signal named as the controller's jobs get it, an
+ * exit code kept. */
 static void test_db_job_exit(void **state)
 {
     json_t *o = json_pack(
-        "{s:{s:s s:i s:{s:i s:s}} s:{s:s s:i} s:{s:i}}", "exit_code",
-        "status", "SIGNALED", "return_code", 0, "signal", "signal_id", 9,
-        "name", "Killed", "derived_exit_code", "status", "COMPLETED",
+        "{s:{s:s s:n s:{s:i s:s}} s:{s:s s:i} s:{s:i}}", "exit_code",
+        "status", "SIGNALED", "return_code", "signal", "signal_id", 9,
+        "name", "Killed", "derived_exit_code", "status", "SUCCESS",
         "return_code", 0, "time", "limit", 10);
+    json_t *rec = json_pack("{s:i s:i}", "exit_status", 9,
+                            "derived_exit_status", 3 << 8);
     json_t *e;
 
     (void)state;
-    shape_db_job(o, 40);
+    shape_db_job(o, rec, 40);
     e = json_object_get(o, "exit_code");
     assert_string_equal(json_string_value(json_array_get(
                             json_object_get(e, "status"), 0)),
@@ -93,10 +96,15 @@ static void test_db_job_exit(void **state)
                         "SIGKILL");
     assert_no_val(json_object_get(e, "signal"), "id", 1, 0, 9);
     e = json_object_get(o, "derived_exit_code");
+    assert_string_equal(json_string_value(json_array_get(
+                            json_object_get(e, "status"), 0)),
+                        "ERROR");
+    assert_no_val(e, "return_code", 1, 0, 3);
     assert_string_equal(json_string_value(json_object_get(
                             json_object_get(e, "signal"), "name")),
                         "");
     json_decref(o);
+    json_decref(rec);
 }
 
 static void test_node_partition(void **state)

@@ -15,18 +15,23 @@
 #include "cmd/lib/sacct_json.h"
 #include "cmd/lib/sacct_print.h"
 
-/* Slurm's exit_code object: status COMPLETED / FAILED / SIGNALED. */
+/* Slurm 22.05's exit_code object of a wait status 'st', as its
+ * data_parser v0.0.38 dumps it: any normal exit is {"status": "SUCCESS",
+ * "return_code": 0}, whatever the code (Slurm's own quirk: the exit code
+ * shows in "state" and in sacct's ExitCode, not here); a signal is
+ * "SIGNALED" with return_code null and the signal's strsignal() name. */
 static json_t *exit_obj(int64_t st)
 {
     int sig = (int)(st & 0x7f);
-    int code = (int)((st >> 8) & 0xff);
 
-    if (sig && sig != 0x7f)
-        return json_pack("{s:s s:i s:{s:i s:s}}", "status", "SIGNALED",
-                         "return_code", 0, "signal", "signal_id", sig, "name",
+    if (sig == 0)
+        return json_pack("{s:s s:i}", "status", "SUCCESS", "return_code", 0);
+    if (sig != 0x7f)
+        return json_pack("{s:s s:n s:{s:i s:s}}", "status", "SIGNALED",
+                         "return_code", "signal", "signal_id", sig, "name",
                          strsignal(sig) ? strsignal(sig) : "");
-    return json_pack("{s:s s:i}", "status", code ? "FAILED" : "COMPLETED",
-                     "return_code", code);
+    return json_pack("{s:s s:i}", "status", "ERROR", "return_code",
+                     (int)((st >> 8) & 0xff));
 }
 
 /* "cpu=4,mem=8000M,gres/gpu=2" as [{type,name,id,count}]. */

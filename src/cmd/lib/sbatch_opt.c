@@ -406,6 +406,19 @@ static int set_pass(struct sbatch_opts *o, const struct optdef *d,
     return 0;
 }
 
+/* sbatch -M: kept for sbatch.c, which knows this cluster's name (Drover
+ * has one cluster; -M naming it is what Open OnDemand and other portals
+ * pass).  salloc and srun refuse it, as before. */
+static int set_clusters(struct sbatch_opts *o, const struct optdef *d,
+                        const char *arg, struct sbatch_error *e)
+{
+    if (o->cmd != SBATCH_CMD_SBATCH)
+        return set_pass(o, d, arg, e);
+    free(o->clusters);
+    o->clusters = xstrdup(arg);
+    return 0;
+}
+
 /* -F: the file's names become -w's list. */
 static int set_nodefile(struct sbatch_opts *o, const struct optdef *d,
                         const char *arg, struct sbatch_error *e)
@@ -777,7 +790,8 @@ static const struct optdef opt_table[] = {
      "", "do not kill job on node failure", NULL},
     {"licenses", 'L', REQ, NULL, PASS, 0, SEC_PARALLEL,
      "=names", "required license, comma separated", NULL},
-    {"clusters", 'M', REQ, "SBATCH_CLUSTERS", PASS, 0, SEC_PARALLEL,
+    {"clusters", 'M', REQ, "SBATCH_CLUSTERS", set_clusters, 0, 0,
+     SEC_PARALLEL,
      "=names", "Comma separated list of clusters to issue\n"
      "commands to.  Default is current cluster.\n"
      "Name of 'all' will submit to run on all clusters.\n"
@@ -1630,6 +1644,7 @@ static void free_strings(struct sbatch_opts *o)
         &o->partition, &o->comment, &o->work_dir, &o->std_out, &o->std_err,
         &o->std_in, &o->gres, &o->gpus, &o->gpus_per_node, &o->export_env,
         &o->mpi, &o->jobid, &o->srun_prolog, &o->srun_epilog,
+        &o->clusters,
     };
 
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)

@@ -99,6 +99,8 @@ struct sbatch_opts {
     int nice;
     bool nice_set;
     char *export_env;         /* --export, or NULL for ALL */
+    char *clusters;           /* sbatch -M as given, or NULL; sbatch.c
+                               * checks it names this cluster */
     bool parsable, wait, test_only;
     bool no_shell;            /* salloc --no-shell: allocate, run nothing */
     int bell;                 /* salloc --bell 1, --no-bell 0, else -1 */

@@ -328,6 +328,12 @@ static void p_reservation(struct fmt_buf *out, const void *rec,
     fmt_buf_puts(out, jstr_or(JOB(rec), "reservation", "(null)"));
 }
 
+static void p_dependency(struct fmt_buf *out, const void *rec,
+                         const void *ctx)
+{
+    fmt_buf_puts(out, jstr_or(JOB(rec), "dependency", "(null)"));
+}
+
 static void p_explain(struct fmt_buf *out, const void *rec, const void *ctx)
 {
     fmt_buf_puts(out, jstr_or(JOB(rec), "pending_explain", ""));
@@ -344,7 +350,7 @@ const struct fmt_field squeue_fields[] = {
     {'c', "MinCpus", "MIN_CPUS", p_min_cpus, 0},
     {'D', "NumNodes", "NODES", p_num_nodes, 0},
     {'d', "MinTmpDisk", "MIN_TMP_DISK", p_min_tmp, 0},
-    {'E', "Dependency", "DEPENDENCY", p_empty, 0},
+    {'E', "Dependency", "DEPENDENCY", p_dependency, 0},
     {'e', "EndTime", "END_TIME", p_end, 0},
     {'F', "ArrayJobID", "ARRAY_JOB_ID", p_array_job_id, 0},
     {'f', "Feature", "FEATURES", p_null, 0},
@@ -447,6 +453,7 @@ static const struct {
     {p_batch_host, "batch_host"},
     {p_sched_nodes, "sched_nodes"},
     {p_reservation, "reservation"},
+    {p_dependency, "dependency"},
     {p_explain, "pending_explain"},
     {p_empty, ""},
     {p_null, ""},
