@@ -113,12 +113,31 @@ static void whole_hetjob_opt(const char *prog, const char *arg)
     }
 }
 
+/* The lists add_to_list() joined, freed at exit (none is left for
+ * LeakSanitizer). */
+static char **joined;
+static size_t njoined;
+
+static void joined_free(void)
+{
+    for (size_t i = 0; i < njoined; i++)
+        free(joined[i]);
+    free(joined);
+}
+
 /* A list option given again adds to the list, as Slurm's sacct does
  * (submitit polls with `sacct -j A -j B ...`).  The joined list lives
  * until the command exits. */
 static void add_to_list(const char **list, const char *arg)
 {
-    *list = *list ? xasprintf("%s,%s", *list, arg) : arg;
+    if (!*list) {
+        *list = arg;
+        return;
+    }
+    if (!joined)
+        atexit(joined_free);
+    joined = xrealloc(joined, (njoined + 1) * sizeof(*joined));
+    *list = joined[njoined++] = xasprintf("%s,%s", *list, arg);
 }
 
 /* The options that select jobs (sacct_filter.c builds the filter). */
