@@ -87,20 +87,9 @@ static void refuse_opt(const char *prog, int c)
 /* -M: "all" as -L; otherwise only this cluster's own name. */
 static void clusters_opt(struct sacct_args *a, const char *arg)
 {
-    const char *mine = cmd_conf(a->prog)->cluster_name;
-    char *copy = xstrdup(arg), *save = NULL;
-
     a->all_clusters = !strcasecmp(arg, "all") || !strcmp(arg, "-1");
-    for (char *t = strtok_r(copy, ",", &save); t && !a->all_clusters;
-         t = strtok_r(NULL, ",", &save)) {
-        if (!mine || strcmp(t, mine)) {
-            cmd_error(a->prog, "--clusters: Drover has one cluster, \"%s\"; "
-                      "not \"%s\"", mine ? mine : "", t);
-            free(copy);
-            exit(1);
-        }
-    }
-    free(copy);
+    if (!cmd_clusters_check(a->prog, arg))
+        exit(1);
 }
 
 static void whole_hetjob_opt(const char *prog, const char *arg)

@@ -289,28 +289,6 @@ static bool gres_names_known(json_t *body)
     return true;
 }
 
-/* -M: Drover has one cluster, so each name must be its ClusterName (or
- * "all").  Returns that name (borrowed from the configuration), or NULL
- * after printing why not. */
-static const char *check_clusters(const char *list)
-{
-    const char *mine = cmd_conf("sbatch")->cluster_name;
-    char *copy = xstrdup(list), *save = NULL;
-    const char *bad = NULL;
-
-    if (!mine)
-        mine = "";
-    for (char *t = strtok_r(copy, ",", &save); t && !bad;
-         t = strtok_r(NULL, ",", &save))
-        if (strcmp(t, mine) && strcasecmp(t, "all"))
-            bad = t;
-    if (bad)
-        fprintf(stderr, "sbatch: error: --clusters: Drover has one cluster, "
-                "\"%s\"; not \"%s\"\n", mine, bad);
-    free(copy);
-    return bad ? NULL : mine;
-}
-
 static int submit_script(struct sbatch_opts *o, const char *script)
 {
     struct sbatch_error e = {0};
@@ -318,7 +296,7 @@ static int submit_script(struct sbatch_opts *o, const char *script)
     json_t *body;
     uint32_t id;
 
-    if (o->clusters && !(cluster = check_clusters(o->clusters)))
+    if (o->clusters && !(cluster = cmd_clusters_check("sbatch", o->clusters)))
         return 1;
     o->submit_host = short_hostname();
     if (!(body = sbatch_opts_job_desc(o, script, environ, &e)))

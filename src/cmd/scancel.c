@@ -170,9 +170,10 @@ static void parse_opt(struct scancel_args *a, int c, const char *arg)
     case OPT_WCKEY:
         a->wckey = arg;
         break;
-    case 'M': /* one cluster: refused, not ignored */
-        cmd_error(a->prog, "--clusters is not supported by Drover");
-        exit(1);
+    case 'M': /* one cluster: only its own name is taken */
+        if (!cmd_clusters_check(a->prog, arg))
+            exit(1);
+        break;
     case OPT_SIBLING: /* no federation: refused, not ignored */
         cmd_error(a->prog, "--sibling: federated clusters are not supported "
                            "by Drover");

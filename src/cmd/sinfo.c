@@ -125,6 +125,7 @@ struct sinfo_args {
     bool long_output;
     bool noheader;
     bool json; /* --json: nodes and partitions in v0.0.38 shapes */
+    const char *cluster; /* -M: this cluster, named before the listing */
     bool all;  /* -a (or -p): hidden partitions too; --hide: not */
     int iterate;
     struct sinfo_opts opts;
@@ -207,11 +208,12 @@ static void parse_args(int argc, char **argv, struct sinfo_args *a)
             exit(0);
         } else if (c == OPT_JSON) {
             a->json = true;
-        } else if (c == OPT_YAML || c == 'T' || c == 'M') {
+        } else if (c == 'M') {
+            if (!(a->cluster = cmd_clusters_check(a->prog, optarg)))
+                exit(1);
+        } else if (c == OPT_YAML || c == 'T') {
             cmd_error(a->prog, "%s is not supported by Drover",
-                      c == OPT_YAML ? "--yaml"
-                      : c == 'T'      ? "--reservation"
-                                      : "--clusters");
+                      c == OPT_YAML ? "--yaml" : "--reservation");
             exit(1);
         } else {
             parse_opt(a, c, optarg);
@@ -411,6 +413,8 @@ static int show(struct sinfo_args *a, struct format_choice fc)
             sinfo_fit_widths(spec, rows, nrows, fc.node_field, fc.part_field);
         if (a->long_output || a->iterate)
             cmd_print_date((time_t)jint(nresp, "now", (int64_t)time(NULL)));
+        if (a->cluster) /* as Slurm's with --clusters */
+            printf("CLUSTER: %s\n", a->cluster);
         sinfo_print(stdout, spec, rows, nrows, a->noheader);
         fflush(stdout);
         sinfo_rows_destroy(rows, nrows);

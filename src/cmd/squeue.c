@@ -194,6 +194,7 @@ struct squeue_args {
     bool noheader;
     bool start;
     bool json; /* --json: v0.0.38 shapes (json_out.c) */
+    const char *cluster; /* -M: this cluster, named before the listing */
     bool noconvert; /* --noconvert: %m in MiB */
     bool all;       /* -a (or -p): jobs in hidden partitions; --hide: not */
     hostlist_t *nodes; /* -w: jobs on any of these nodes */
@@ -325,8 +326,11 @@ static void parse_args(int argc, char **argv, struct squeue_args *a)
             exit(0);
         } else if (c == OPT_JSON) {
             a->json = true;
-        } else if (c == OPT_YAML || c == 'M') {
-            unsupported(a->prog, c == OPT_YAML ? "--yaml" : "--clusters");
+        } else if (c == 'M') {
+            if (!(a->cluster = cmd_clusters_check(a->prog, optarg)))
+                exit(1);
+        } else if (c == OPT_YAML) {
+            unsupported(a->prog, "--yaml");
         } else if (c == 's') {
             a->step_flag = true;
             if (optarg)
@@ -755,6 +759,8 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     ctx.noconvert = a->noconvert;
     if ((a->long_list || a->iterate) && !a->json)
         cmd_print_date(ctx.now);
+    if (a->cluster && !a->json) /* as Slurm's with --clusters */
+        printf("CLUSTER: %s\n", a->cluster);
     sel = xzalloc((json_array_size(jobs) + 1) * sizeof(*sel));
     json_array_foreach(jobs, i, job) {
         if (a->step_flag ? step_selected(a, f, job)

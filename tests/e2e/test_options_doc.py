@@ -46,10 +46,29 @@ def test_no_refusal_is_unexplained_for_sbatch_salloc_srun():
                 assert note != "refused", f"{cmd} {opt}: no reason given"
 
 
-def test_scancel_clusters_refused(cluster):
-    r = cluster.run("scancel", "-M", "other", "1")
-    assert r.returncode == 1
-    assert "scancel: error: --clusters is not supported by Drover" in r.stderr
+def test_clusters_names_this_cluster_only(cluster, tmp_path):
+    """-M: Drover has one cluster.  Its own name (or "all") is taken, as
+    portals such as Open OnDemand pass it: squeue and sinfo name it on a
+    line before the listing as Slurm's do with --clusters, scancel acts;
+    another name is refused, nothing done."""
+    name = cluster.show_config("ClusterName")
+    for cmd in ("squeue", "sinfo", "scancel"):
+        r = cluster.run(cmd, "-M", "other", *(["1"] if cmd == "scancel"
+                                                else []))
+        assert r.returncode == 1
+        assert r.stderr == (f'{cmd}: error: --clusters: Drover has one '
+                            f'cluster, "{name}"; not "other"\n')
+    job = cluster.sbatch("-H", "-J", "mjob", "--wrap", "true", cwd=tmp_path)
+    plain = cluster.run("squeue", "-j", job, check=True).stdout
+    r = cluster.run("squeue", "-M", name, "-j", job, check=True)
+    assert r.stdout == f"CLUSTER: {name}\n" + plain
+    r = cluster.run("squeue", "--clusters=all", "-h", "-o", "%j", check=True)
+    assert r.stdout.splitlines() == [f"CLUSTER: {name}", "mjob"]
+    plain = cluster.run("sinfo", check=True).stdout
+    assert cluster.run("sinfo", "-M", name, check=True).stdout == \
+        f"CLUSTER: {name}\n" + plain
+    cluster.run("scancel", "-M", name, job, check=True)
+    cluster.wait_job_state(job, "CANCELLED", timeout=30)
 
 
 def test_sacctmgr_readonly_refuses_changes(cluster):

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd/lib/rpc.h"
+#include "common/xalloc.h"
 #include "proto/auth.h"
 #include "proto/client.h"
 
@@ -31,6 +33,29 @@ static struct slurm_conf *load_or_exit(const char *prog, bool nodes)
         exit(1);
     }
     return c;
+}
+
+const char *cmd_clusters_check(const char *prog, const char *list)
+{
+    const char *mine = cmd_conf(prog)->cluster_name;
+    char *copy = xstrdup(list), *save = NULL;
+    const char *bad = NULL;
+
+    if (!mine)
+        mine = "";
+    if (!strcasecmp(list, "all") || !strcmp(list, "-1")) {
+        free(copy);
+        return mine;
+    }
+    for (char *t = strtok_r(copy, ",", &save); t && !bad;
+         t = strtok_r(NULL, ",", &save))
+        if (strcmp(t, mine))
+            bad = t;
+    if (bad)
+        fprintf(stderr, "%s: error: --clusters: Drover has one cluster, "
+                "\"%s\"; not \"%s\"\n", prog, mine, bad);
+    free(copy);
+    return bad ? NULL : mine;
 }
 
 const struct slurm_conf *cmd_conf(const char *prog)

@@ -26,6 +26,13 @@ const struct slurm_conf *cmd_conf(const char *prog);
  * that reaches nodes itself (sbcast, sattach: conf_node_find()). */
 const struct slurm_conf *cmd_conf_nodes(const char *prog);
 
+/* -M/--clusters 'list' (comma separated) as Drover takes it: it has one
+ * cluster, so each name must be this ClusterName, or the list "all" or
+ * "-1".  Returns that name (borrowed from the configuration; "" without
+ * ClusterName), or NULL after printing "<prog>: error: --clusters: ..."
+ * naming the other cluster. */
+const char *cmd_clusters_check(const char *prog, const char *list);
+
 /* Send one request of 'type' with 'body' (stolen) to the controller and
  * wait for the answer (MessageTimeout seconds).  The controller is each
  * SlurmctldHost= in order; while none accepts a connection, they are tried
