@@ -13,10 +13,12 @@ id as the last word of what sbatch prints, polls
 while sacct has no row), and inside the job runs the rule with
 `srun -n1 --cpu-bind=q python3 -m snakemake ...`.
 
-Each test runs a three-rule workflow (one rule needs another's output, one
-asks for threads, mem_mb and runtime) and checks what Drover did: the
+Three tests run a three-rule workflow (one rule needs another's output,
+one asks for threads, mem_mb and runtime) and check what Drover did: the
 outputs and what the jobs saw of their allocation, the Slurm log files
-where snakemake asked for them, and the jobs in sacct afterwards.
+where snakemake asked for them, and the jobs in sacct afterwards.  The
+last interrupts snakemake, which then cancels its running job with
+`scancel ID`.
 """
 
 import os
