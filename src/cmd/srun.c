@@ -218,6 +218,9 @@ static json_t *step_request(const struct sbatch_opts *o)
     if (o->cpus_per_task > 0)
         json_object_set_new(r, "cpus_per_task",
                             json_integer(o->cpus_per_task));
+    if (json_is_string(json_object_get(o->extra, "mincpus")))
+        json_object_set_new(r, "min_cpus", json_integer(atol(
+            json_string_value(json_object_get(o->extra, "mincpus")))));
     if (o->mem_per_node_mib >= 0)
         json_object_set_new(r, "mem_mib", json_integer(o->mem_per_node_mib));
     if (gpt)

@@ -549,15 +549,16 @@ static struct job *step_job(struct ctld *ctld, proto_req_t *req,
  * checked against its schema: proto/schema_msgs.c). */
 static void step_req_parse(json_t *body, struct step_req *rq)
 {
-    json_int_t cpt = 0, mem = 0, gpt = 0, gpn = 0, gpus = 0;
+    json_int_t cpt = 0, mem = 0, gpt = 0, gpn = 0, gpus = 0, minc = 0;
     int exact = 0, overlap = 0, over = 0;
 
-    json_unpack(body, "{s?I s?I s?I s?I s?I s?b s?b s?b}", "cpus_per_task",
-                &cpt, "mem_mib", &mem, "gpus_per_task", &gpt, "gpus_per_node",
-                &gpn, "gpus", &gpus, "exact", &exact, "overlap", &overlap,
-                "overcommit", &over);
+    json_unpack(body, "{s?I s?I s?I s?I s?I s?b s?b s?b s?I}",
+                "cpus_per_task", &cpt, "mem_mib", &mem, "gpus_per_task", &gpt,
+                "gpus_per_node", &gpn, "gpus", &gpus, "exact", &exact,
+                "overlap", &overlap, "overcommit", &over, "min_cpus", &minc);
     *rq = (struct step_req){
-        .cpus_per_task = (uint32_t)cpt, .exact = exact, .overlap = overlap,
+        .cpus_per_task = (uint32_t)cpt, .min_cpus = (uint32_t)minc,
+        .exact = exact, .overlap = overlap,
         .overcommit = over,
         .mem_mib = (uint64_t)mem, .gpus_per_task = (uint32_t)gpt,
         .gpus_per_node = (uint32_t)gpn, .gpus = (uint32_t)gpus};

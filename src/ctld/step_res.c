@@ -67,6 +67,10 @@ static int fit(const struct sched_alloc *job, const struct step_req *rq,
 
     if (t * cpt > job->cpus[e] && !rq->overcommit)
         return EDRV_TOO_MANY_REQUESTED_CPUS;
+    if (rq->min_cpus > job->cpus[e]) /* --mincpus: never on this node */
+        return EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+    if (cpus < rq->min_cpus)
+        cpus = rq->min_cpus;
     if (cpus > job->cpus[e]) /* -O: all there is */
         cpus = job->cpus[e];
     if (rq->mem_mib > job->mem_mib[e] && job->mem_mib[e])

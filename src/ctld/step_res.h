@@ -24,6 +24,9 @@
 /* The step's request (step_create's keys; 0: not given). */
 struct step_req {
     uint32_t cpus_per_task;
+    uint32_t min_cpus;         /* srun --mincpus: CPUs of the job a node of
+                                * the step must have, and the least it
+                                * takes there (Slurm's pn_min_cpus) */
     bool exact, overlap;
     bool overcommit;           /* srun -O: more tasks than CPUs */
     uint64_t mem_mib;          /* per node */

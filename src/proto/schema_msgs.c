@@ -211,6 +211,8 @@ static const struct schema_field step_create_body[] = {
     {"nodes", SCHEMA_INT, 0, 65536, EDRV_INVALID_NODE_COUNT, 0, "count",
      "-N; 0: as the tasks need"},
     {"cpus_per_task", SCHEMA_INT, 0, 65536, 0, 0, "count", "-c"},
+    {"min_cpus", SCHEMA_INT, 0, 65536, EDRV_TOO_MANY_REQUESTED_CPUS, 0,
+     "count", "--mincpus: the job's CPUs a node of the step must have"},
     {"mem_mib", SCHEMA_INT, 0, MIB_MAX, EDRV_INVALID_TASK_MEMORY, 0, "MiB",
      "--mem of the step"},
     {"gpus_per_task", SCHEMA_INT, 0, 1024, EDRV_INVALID_GRES, 0, "count",

@@ -94,3 +94,23 @@ def test_step_memory_fits_the_job(cluster, tmp_path):
         f"srun: Job {job} step creation temporarily disabled, retrying "
         "(Requested nodes are busy)",
         f"srun: Step created for StepId={job}.2"], err
+
+
+def test_step_mincpus_needs_that_many_of_the_jobs_cpus(cluster, tmp_path):
+    """srun --mincpus inside an allocation: a node where the job has fewer
+    CPUs is not one of the step's (Slurm's pn_min_cpus), and with --exact
+    the step takes at least that many CPUs."""
+    job, out, err = run_job(
+        cluster, tmp_path,
+        "srun -n1 --mincpus=3 echo ran; echo rc=$?\n"
+        "srun -n1 --exact --mincpus=2 true\n"
+        "srun -n1 --exact true\n",
+        "-N1", "-n2")
+    assert out == "rc=1\n", (out, err)
+    assert err == (
+        f"srun: error: Unable to create step for job {job}: Requested node "
+        "configuration is not available\n"), err
+    steps = cluster.rpc("step_info", {"job_ids": [int(job)],
+                                      "all_states": True})["steps"]
+    assert [(s["step_id"], s["ncpus"]) for s in steps
+            if s["step_id"] < 100] == [(0, 2), (1, 1)], steps

@@ -218,6 +218,31 @@ static void overcommit_outnumbers_cpus(void **state)
     sched_alloc_destroy(job);
 }
 
+/* --mincpus: a node of the job with fewer CPUs never fits; with --exact
+ * the step takes at least that many, so a second one waits. */
+static void min_cpus_per_node(void **state)
+{
+    struct sched_alloc *job = job_alloc();
+    struct step_req rq = {.exact = true, .min_cpus = 3};
+    uint32_t one = 1;
+    struct step_claim *a, *b;
+    const struct step_claim *claims[1];
+
+    (void)state;
+    job->cpus[1] = 4; /* node 9 has four */
+    assert_int_equal(step_res_pick(job, &rq, 1, &one, NULL, 0, &a), 0);
+    assert_int_equal(a->part->node_idx[0], 9);
+    assert_int_equal(a->part->cpus[0], 3);
+    claims[0] = a;
+    assert_int_equal(step_res_pick(job, &rq, 1, &one, claims, 1, &b),
+                     EDRV_NODES_BUSY);
+    rq.min_cpus = 5;
+    assert_int_equal(step_res_pick(job, &rq, 1, &one, NULL, 0, &b),
+                     EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+    step_claim_destroy(a);
+    sched_alloc_destroy(job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +253,7 @@ int main(void)
         cmocka_unit_test(never_fitting_steps_say_why),
         cmocka_unit_test(entry_mask_must_may_no),
         cmocka_unit_test(overcommit_outnumbers_cpus),
+        cmocka_unit_test(min_cpus_per_node),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
