@@ -87,6 +87,7 @@ struct item {
 struct slot {
     int64_t time;
     uint32_t nends;
+    uint32_t nbegins; /* planned items starting here (mark_slot) */
     uint32_t head;
     uint64_t *closed; /* bit i: node i has no free CPU over [time, the next
                        * slot's time) (closed_init() on) */
@@ -840,6 +841,7 @@ static int item_slots(struct pass *p, uint32_t id)
             return -1;
         p->ev[p->nev] = (struct evrec){ id, sl->head };
         sl->head = p->nev++;
+        sl->nbegins++;
         if (it->start < p->first_plan)
             p->first_plan = it->start;
     }
@@ -1026,6 +1028,9 @@ enum mark {
  */
 static void mark_slot(struct pass *p, const struct slot *sl, enum mark how)
 {
+    /* JOIN marks only beginnings, LEAVE only ends: none, nothing to do */
+    if ((how == MARK_JOIN && !sl->nbegins) || (how == MARK_LEAVE && !sl->nends))
+        return;
     for (uint32_t k = sl->head; k != NIL; k = p->ev[k].next) {
         const struct item *it = &p->items[p->ev[k].item];
         bool begins = it->planned && it->start == sl->time;
