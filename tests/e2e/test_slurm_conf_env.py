@@ -14,9 +14,14 @@ def test_commands_read_slurm_conf(cluster, tmp_path):
     job = c.run("sbatch", "--parsable", "-o", "/dev/null", "--wrap", "true",
                 env=env, check=True).stdout.strip()
     c.wait_job_done(job, timeout=60)
-    r = c.run("sacct", "-n", "-X", "-j", job, "-o", "State", env=env,
-              check=True)
-    assert r.stdout.split() == ["COMPLETED"], r.stdout
+    # The job's end reaches droverdbd after the controller's state: wait
+    # for sacct to show it, then check what it says.
+    def ended():
+        r = c.run("sacct", "-n", "-X", "-j", job, "-o", "State", env=env,
+                  check=True)
+        return None if "RUNNING" in r.stdout else r.stdout
+    assert c.wait_until(ended, 30, "sacct shows the end").split() == \
+        ["COMPLETED"]
     # DROVER_CONF first: a missing file there is an error, SLURM_CONF or not
     bad = str(tmp_path / "none.conf")
     r = c.run("sinfo", env={"DROVER_CONF": bad, "SLURM_CONF": str(c.conf)})
