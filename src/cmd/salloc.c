@@ -174,6 +174,8 @@ static int run(struct sbatch_opts *o)
     int rc, status;
     pid_t pid;
 
+    if (o->clusters && !cmd_clusters_check("salloc", o->clusters))
+        return 1;
     o->submit_host = alloc_submit_host();
     if (!(desc = sbatch_opts_job_desc(o, NULL, environ, &e))
         || sbatch_req_finish(desc, time(NULL), &e) < 0) {

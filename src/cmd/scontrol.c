@@ -1376,11 +1376,12 @@ static void parse_args(struct scontrol *sc, int argc, char **argv)
             sc->quiet = true;
         } else if (c == OPT_JSON) {
             sc->json = true;
-        } else if (c == OPT_YAML || c == 'M' || c == 'u') {
+        } else if (c == 'M') { /* one cluster: it must be this one */
+            if (!cmd_clusters_check(sc->prog, optarg))
+                exit(1);
+        } else if (c == OPT_YAML || c == 'u') {
             cmd_error(sc->prog, "%s is not supported by Drover",
-                      c == OPT_YAML ? "--yaml"
-                      : c == 'M'      ? "--clusters"
-                                      : "--uid");
+                      c == OPT_YAML ? "--yaml" : "--uid");
             exit(1);
         }
     }

@@ -62,9 +62,10 @@ static void parse_args(int argc, char **argv, struct args *a)
         case 't': a->sort = SDIAG_BY_TIME; break;
         case 'T': a->sort = SDIAG_BY_AVE; break;
         case OPT_JSON: a->json = true; break;
-        case 'M':
-            cmd_error(a->prog, "--cluster is not supported by Drover");
-            exit(1);
+        case 'M': /* one cluster: it must be this one */
+            if (!cmd_clusters_check(a->prog, optarg))
+                exit(1);
+            break;
         case 'V':
             cmd_print_version();
             exit(0);

@@ -172,9 +172,10 @@ static void parse_args(int argc, char **argv, struct args *a)
         case SPRIO_OPT_LOCAL: a->local = true; break;
         case SPRIO_OPT_SIBLING: sibling = true; break;
         case SPRIO_OPT_FEDERATION: break; /* one cluster: nothing to add */
-        case 'M':
-            cmd_error(a->prog, "--cluster is not supported by Drover");
-            exit(1);
+        case 'M': /* one cluster: it must be this one */
+            if (!cmd_clusters_check(a->prog, optarg))
+                exit(1);
+            break;
         case 'V':
             cmd_print_version();
             exit(0);

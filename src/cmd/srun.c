@@ -1649,6 +1649,13 @@ int main(int argc, char **argv)
         sbatch_opts_destroy(o);
         return rc;
     }
+    if (o->clusters && !cmd_clusters_check("srun", o->clusters)) {
+        free(s.argv);
+        free(s.multi_prog);
+        json_decref(s.req);
+        sbatch_opts_destroy(o);
+        return 1;
+    }
     signal(SIGPIPE, SIG_IGN);
     s.prolog = srun_script_pick(o->srun_prolog, cmd_conf("srun")->srun_prolog);
     s.epilog = srun_script_pick(o->srun_epilog, cmd_conf("srun")->srun_epilog);

@@ -142,9 +142,10 @@ static void parse_args(int argc, char **argv, struct args *a)
             break;
         case 'U': a->out.users_only = true; break;
         case 'v': a->verbose++; break;
-        case 'M':
-            cmd_error(a->prog, "--cluster is not supported by Drover");
-            exit(1);
+        case 'M': /* one cluster: it must be this one */
+            if (!cmd_clusters_check(a->prog, optarg))
+                exit(1);
+            break;
         case 'V':
             cmd_print_version();
             exit(0);

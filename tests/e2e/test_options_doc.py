@@ -52,9 +52,11 @@ def test_clusters_names_this_cluster_only(cluster, tmp_path):
     line before the listing as Slurm's do with --clusters, scancel acts;
     another name is refused, nothing done."""
     name = cluster.show_config("ClusterName")
-    for cmd in ("squeue", "sinfo", "scancel"):
-        r = cluster.run(cmd, "-M", "other", *(["1"] if cmd == "scancel"
-                                                else []))
+    for cmd in ("squeue", "sinfo", "scancel", "scontrol", "sprio", "sshare",
+                "sdiag", "salloc", "srun"):
+        r = cluster.run(cmd, "-M", "other",
+                        *{"scancel": ["1"], "scontrol": ["ping"],
+                          "salloc": ["true"], "srun": ["true"]}.get(cmd, []))
         assert r.returncode == 1
         assert r.stderr == (f'{cmd}: error: --clusters: Drover has one '
                             f'cluster, "{name}"; not "other"\n')
@@ -67,6 +69,19 @@ def test_clusters_names_this_cluster_only(cluster, tmp_path):
     plain = cluster.run("sinfo", check=True).stdout
     assert cluster.run("sinfo", "-M", name, check=True).stdout == \
         f"CLUSTER: {name}\n" + plain
+    # The commands that print no cluster line with -M do as without it.
+    for args in (["scontrol", "show", "job", job], ["sprio", "-j", job],
+                 ["sshare", "-a"]):
+        plain = cluster.run(*args)
+        r = cluster.run(args[0], "-M", name, *args[1:])
+        assert (r.returncode, r.stdout, r.stderr) == \
+            (plain.returncode, plain.stdout, plain.stderr), args
+    assert "Server thread count" in cluster.run(
+        "sdiag", "-M", name, check=True).stdout
+    r = cluster.run("srun", "-M", name, "-n1", "hostname", check=True)
+    assert r.stdout.strip()
+    r = cluster.run("salloc", "-M", name, "-n1", "true", check=True)
+    assert "Granted job allocation" in r.stderr
     cluster.run("scancel", "-M", name, job, check=True)
     cluster.wait_job_state(job, "CANCELLED", timeout=30)
 

@@ -20,9 +20,9 @@ def test_refused_options_name_themselves_and_queue_nothing(cluster,
         r = cluster.run(cmd, *args, *tail, cwd=tmp_path)
         name = "--clusters" if opt == "-M" else opt.split("=")[0]
         assert r.returncode == 1, (opt, r.stderr)
-        if cmd == "sbatch" and opt == "-M":
-            # sbatch takes -M naming this cluster (test_client_polling)
-            assert ('sbatch: error: --clusters: Drover has one cluster, '
+        if opt == "-M":
+            # -M naming this cluster is taken (test_options_doc)
+            assert (f'{cmd}: error: --clusters: Drover has one cluster, '
                     '"drover"; not "other"' in r.stderr), r.stderr
             continue
         assert (f"{cmd}: error: {name} is not supported by Drover"

@@ -406,14 +406,14 @@ static int set_pass(struct sbatch_opts *o, const struct optdef *d,
     return 0;
 }
 
-/* sbatch -M: kept for sbatch.c, which knows this cluster's name (Drover
- * has one cluster; -M naming it is what Open OnDemand and other portals
- * pass).  salloc and srun refuse it, as before. */
+/* -M: kept for the command, which checks it names this cluster
+ * (cmd_clusters_check(); Drover has one cluster, and -M naming it is what
+ * Open OnDemand and other portals pass). */
 static int set_clusters(struct sbatch_opts *o, const struct optdef *d,
                         const char *arg, struct sbatch_error *e)
 {
-    if (o->cmd != SBATCH_CMD_SBATCH)
-        return set_pass(o, d, arg, e);
+    (void)d;
+    (void)e;
     free(o->clusters);
     o->clusters = xstrdup(arg);
     return 0;

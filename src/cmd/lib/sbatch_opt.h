@@ -99,7 +99,7 @@ struct sbatch_opts {
     int nice;
     bool nice_set;
     char *export_env;         /* --export, or NULL for ALL */
-    char *clusters;           /* sbatch -M as given, or NULL; sbatch.c
+    char *clusters;           /* -M as given, or NULL; the command
                                * checks it names this cluster */
     bool parsable, wait, test_only;
     bool no_shell;            /* salloc --no-shell: allocate, run nothing */

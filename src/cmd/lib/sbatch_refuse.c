@@ -17,8 +17,6 @@ static const struct {
     {"bb", "no burst buffers"},
     {"bbf", "no burst buffers"},
     {"batch", "no node features for the batch host"},
-    {"clusters", "one cluster, no multi-cluster operation"},
-    {"cluster", "one cluster, no multi-cluster operation"},
     {"cluster-constraint", "no federation"},
     {"contiguous", "nodes are not placed contiguously"},
     {"core-spec", "no specialised cores"},
