@@ -24,6 +24,7 @@
 #include "cmd/lib/sinfo_print.h"
 #include "cmd/lib/states.h"
 #include "common/hostlist.h"
+#include "common/timefmt.h"
 #include "common/xalloc.h"
 
 enum {
@@ -128,6 +129,7 @@ struct sinfo_args {
     const char *cluster; /* -M: this cluster, named before the listing */
     bool all;  /* -a (or -p): hidden partitions too; --hide: not */
     int iterate;
+    bool reservations; /* -T */
     struct sinfo_opts opts;
 };
 
@@ -180,6 +182,12 @@ static void parse_opt(struct sinfo_args *a, int c, char *arg)
     case 's':
         a->opts.summarize = true;
         break;
+    case 'S':
+        a->opts.sort = arg;
+        break;
+    case 'T':
+        a->reservations = true;
+        break;
     case 't':
         a->states = arg;
         break;
@@ -211,9 +219,8 @@ static void parse_args(int argc, char **argv, struct sinfo_args *a)
         } else if (c == 'M') {
             if (!(a->cluster = cmd_clusters_check(a->prog, optarg)))
                 exit(1);
-        } else if (c == OPT_YAML || c == 'T') {
-            cmd_error(a->prog, "%s is not supported by Drover",
-                      c == OPT_YAML ? "--yaml" : "--reservation");
+        } else if (c == OPT_YAML) {
+            cmd_error(a->prog, "--yaml is not supported by Drover");
             exit(1);
         } else {
             parse_opt(a, c, optarg);
@@ -222,6 +229,11 @@ static void parse_args(int argc, char **argv, struct sinfo_args *a)
     if (optind < argc) {
         cmd_error(a->prog, "Unrecognized option: %s", argv[optind]);
         fputs(sinfo_usage, stdout);
+        exit(1);
+    }
+    if (a->reservations && a->json) {
+        cmd_error(a->prog, "--json with --reservation is not supported by "
+                           "Drover; use scontrol --json show reservation");
         exit(1);
     }
 }
@@ -361,6 +373,47 @@ static int load(const char *prog, const char *type, const char *key,
     return 0;
 }
 
+#define RESV_ROW "%-*s  %8s  %19s  %19s  %11s  %s\n"
+
+/* sinfo -T: the reservations in Slurm's columns, the name column as wide
+ * as the longest name (at least 9; Slurm measures it only for a header). */
+static int show_reservations(const struct sinfo_args *a)
+{
+    json_t *resp = NULL, *list, *r;
+    drv_error_t error = {{0}};
+    char t1[32], t2[32], d[32];
+    int width = 9;
+    size_t i;
+
+    if (cmd_rpc(a->prog, "resv_info", json_object(), &resp, &error) < 0) {
+        fprintf(stderr, "slurm_load_reservations: %s\n", error.text);
+        return 1;
+    }
+    list = json_object_get(resp, "reservations");
+    if (a->cluster)
+        printf("CLUSTER: %s\n", a->cluster);
+    if (!a->noheader)
+        json_array_foreach(list, i, r) {
+            int w = (int)strlen(jstr_or(r, "name", ""));
+            width = w > width ? w : width;
+        }
+    if (!a->noheader)
+        printf(RESV_ROW, width, "RESV_NAME", "STATE", "START_TIME",
+               "END_TIME", "DURATION", "NODELIST");
+    json_array_foreach(list, i, r) {
+        int64_t start = jint(r, "start_time", 0), end = jint(r, "end_time", 0);
+
+        printf(RESV_ROW, width, jstr_or(r, "name", ""),
+               jbool(r, "active", false) ? "ACTIVE" : "INACTIVE",
+               timefmt_stamp(start, 0, t1, sizeof(t1)),
+               timefmt_stamp(end, 0, t2, sizeof(t2)),
+               timefmt_duration(end - start, 1, d, sizeof(d)),
+               jstr_or(r, "nodes", ""));
+    }
+    json_decref(resp);
+    return 0;
+}
+
 /* sinfo --json: the filtered nodes and partitions. */
 static void show_json(json_t *parts, json_t *nodes)
 {
@@ -440,11 +493,11 @@ int main(int argc, char **argv)
         a.all = true;
     split_states(&a, &states);
     fc = choose_format(&a);
-    rc = show(&a, fc);
+    rc = a.reservations ? show_reservations(&a) : show(&a, fc);
     while (a.iterate && rc == 0) {
         printf("\n");
         sleep((unsigned)a.iterate);
-        rc = show(&a, fc);
+        rc = a.reservations ? show_reservations(&a) : show(&a, fc);
     }
     free(states);
     return rc;

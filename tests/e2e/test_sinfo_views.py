@@ -86,3 +86,60 @@ def test_sinfo_t_filters_by_state(cluster, tmp_path):
     cluster.run("scancel", j, check=True)
     cluster.run("scontrol", "update", "NodeName=node04", "State=RESUME",
                 check=True)
+
+
+def test_sinfo_S_sorts_by_its_keys(cluster, tmp_path):
+    """-S: Slurm's sort keys, the first first, '-' reversing one (was
+    accepted and ignored)."""
+    j = cluster.sbatch("--exclusive", "-w", "node03", "--wrap", "sleep 60",
+                       cwd=tmp_path)
+    cluster.wait_job_state(j, "RUNNING", timeout=30)
+
+    def rows(*args):
+        return cluster.run("sinfo", "-h", *args, check=True).stdout \
+            .splitlines()
+    # the default "#P,-t": busiest state first
+    assert rows("-o", "%t %D %N") == ["alloc 1 node03",
+                                      "idle 3 node[01-02,04]"]
+    assert rows("-S", "t", "-o", "%t %D %N") == ["idle 3 node[01-02,04]",
+                                                 "alloc 1 node03"]
+    assert rows("-S", "-D", "-o", "%t %D") == ["idle 3", "alloc 1"]
+    assert rows("-S", "+D", "-o", "%t %D") == ["alloc 1", "idle 3"]
+    assert rows("-N", "-S", "-N", "-o", "%N") == [
+        "node04", "node03", "node02", "node01"]
+    assert rows("-N", "-S", "-t,N", "-o", "%N %t") == [
+        "node03 alloc", "node01 idle", "node02 idle", "node04 idle"]
+    cluster.run("scancel", j, check=True)
+
+
+RESV_HEADER = ("RESV_NAME     STATE           START_TIME             END_TIME"
+               "     DURATION  NODELIST")
+STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
+
+
+def test_sinfo_T_lists_reservations(cluster):
+    """-T: the reservations in Slurm's sinfo columns (was refused)."""
+    r = cluster.run("sinfo", "-T", check=True)
+    assert r.stdout == RESV_HEADER + "\n"
+    cluster.run("scontrol", "create", "reservation",
+                "ReservationName=window_for_maint", "StartTime=now",
+                "Duration=90", "Nodes=node02", "Users=root", check=True)
+    cluster.run("scontrol", "create", "reservation", "ReservationName=later",
+                "StartTime=now+1day", "Duration=1-00:00:00", "Nodes=node04",
+                "Users=root", check=True)
+    lines = cluster.run("sinfo", "-T", check=True).stdout.splitlines()
+    # the name column widens to the longest name (16 here)
+    assert lines[0] == ("RESV_NAME            STATE           START_TIME  "
+                        "           END_TIME     DURATION  NODELIST")
+    got = sorted(lines[1:])
+    assert re.fullmatch(rf"later             INACTIVE  {STAMP}  {STAMP}   "
+                        r"1-00:00:00  node04", got[0]), got[0]
+    assert re.fullmatch(rf"window_for_maint    ACTIVE  {STAMP}  {STAMP}     "
+                        r"01:30:00  node02", got[1]), got[1]
+    # -h: no header, and the name column keeps Slurm's 9 (as Slurm's)
+    rows = cluster.run("sinfo", "-T", "-h", check=True).stdout.splitlines()
+    assert sorted(rows)[1].startswith("window_for_maint    ACTIVE  ")
+    assert sorted(rows)[0].startswith("later      INACTIVE  ")
+    for name in ("window_for_maint", "later"):
+        cluster.run("scontrol", "delete", f"ReservationName={name}",
+                    check=True)

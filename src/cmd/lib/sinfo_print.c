@@ -705,6 +705,103 @@ static uint32_t row_state_key(const struct sinfo_row *r)
 }
 
 static bool sort_by_node;
+static const char *sort_keys; /* -S, or NULL */
+
+static int cmp_num(double a, double b)
+{
+    return (a > b) - (a < b);
+}
+
+/* A column's printed value, as the rows show it. */
+static char *row_value(const struct sinfo_row *r, char letter)
+{
+    const struct fmt_field *f = fmt_field_by_letter(sinfo_fields, letter);
+    struct fmt_buf b = {0};
+
+    if (!f)
+        return NULL;
+    f->print(&b, r, NULL);
+    if (!b.s)
+        return xstrdup("");
+    return b.s;
+}
+
+/* What a reason's time sorts by: the text after its last '@' (Slurm's). */
+static const char *reason_time(const char *v)
+{
+    const char *at = strrchr(v, '@');
+
+    return at ? at + 1 : v;
+}
+
+/* One -S key: the partition, its time limit and the node state by their
+ * values as Slurm's sinfo sorts them; node names as names; any other
+ * column by its printed value, numerically where both begin with a
+ * number ("4+" and "16" as 4 and 16). */
+static int key_cmp(const struct sinfo_row *a, const struct sinfo_row *b,
+                   char letter, bool part_order)
+{
+    char *va, *vb, *ea, *eb;
+    double na, nb;
+    int d;
+
+    switch (letter) {
+    case 'P':
+        if (part_order)
+            return cmp_num((double)a->part_index, (double)b->part_index);
+        return strcmp(a->part ? jstr_or(a->part, "name", "") : "",
+                      b->part ? jstr_or(b->part, "name", "") : "");
+    case 'l': {
+        int64_t ta = a->part ? jint(a->part, "max_time_s", -1) : 0;
+        int64_t tb = b->part ? jint(b->part, "max_time_s", -1) : 0;
+
+        return cmp_num(ta < 0 ? 4294967295.0 : (double)ta,
+                       tb < 0 ? 4294967295.0 : (double)tb);
+    }
+    case 't':
+    case 'T':
+        return cmp_num(row_state_key(a), row_state_key(b));
+    case 'D':
+        return cmp_num((double)a->nnodes, (double)b->nnodes);
+    case 'N':
+        return name_cmp(row_name(a), row_name(b));
+    default:
+        break;
+    }
+    if (!(va = row_value(a, letter)))
+        return 0; /* not a column: Slurm's sinfo ignores it too */
+    vb = row_value(b, letter);
+    if (letter == 'n' || letter == 'o') {
+        d = name_cmp(va, vb);
+    } else if (letter == 'E') {
+        d = strcmp(reason_time(va), reason_time(vb));
+    } else {
+        na = strtod(va, &ea);
+        nb = strtod(vb, &eb);
+        d = ea != va && eb != vb && na != nb ? cmp_num(na, nb)
+                                               : strcmp(va, vb);
+    }
+    free(va);
+    free(vb);
+    return d;
+}
+
+/* -S: each key in turn, '-' reversing it and '#P' the partitions'
+ * configured order; ',' and '+' separate or do nothing, as in Slurm. */
+static int keys_cmp(const struct sinfo_row *a, const struct sinfo_row *b)
+{
+    for (const char *k = sort_keys; *k; k++) {
+        bool reverse = k > sort_keys && k[-1] == '-';
+        bool part_order = k > sort_keys && k[-1] == '#';
+        int d;
+
+        if (strchr(",#+-", *k))
+            continue;
+        if ((d = key_cmp(a, b, *k, part_order)))
+            return reverse ? -d : d;
+    }
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
 
 static int row_cmp(const void *pa, const void *pb)
 {
@@ -712,6 +809,8 @@ static int row_cmp(const void *pa, const void *pb)
     uint32_t sa, sb;
     int d;
 
+    if (sort_keys)
+        return keys_cmp(a, b);
     if (sort_by_node && (d = name_cmp(row_name(a), row_name(b))))
         return d;
     if (a->part_index != b->part_index)
@@ -740,6 +839,7 @@ struct sinfo_row *sinfo_rows_build(const struct fmt_spec *spec,
     rows_index_free(&r);
     /* qsort is not stable; row_cmp breaks ties by creation order. */
     sort_by_node = opts->node_view;
+    sort_keys = opts->sort;
     if (r.n > 1)
         qsort(r.v, r.n, sizeof(*r.v), row_cmp);
     *nrows = r.n;

@@ -53,12 +53,15 @@ struct sinfo_opts {
     size_t nstates;
     bool responding;     /* -r */
     bool dead;           /* -d */
+    const char *sort;    /* -S: "[+|-|#]letter,..." (Slurm's sort keys;
+                          * letters of the -o format), NULL: the default */
 };
 
 /* Build the rows for 'spec' from the partition_info and node_info
  * responses' arrays ('partitions' may already be filtered by -p), sorted as
- * sinfo sorts them: by partition order, then state, busiest first (Slurm's
- * "#P,-t"), or by node name with -N.  Returns the rows (free with
+ * sinfo sorts them: by opts->sort's keys, the first one first, or by
+ * default by partition order, then state, busiest first (Slurm's "#P,-t"),
+ * or by node name with -N ("N").  Returns the rows (free with
  * sinfo_rows_destroy()) and sets *nrows.
  */
 struct sinfo_row *sinfo_rows_build(const struct fmt_spec *spec,
