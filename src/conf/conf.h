@@ -279,6 +279,11 @@ struct conf_cgroup {
     double allowed_ram_space;   /* AllowedRAMSpace=, percent, 100 */
     double allowed_swap_space;  /* AllowedSwapSpace=, percent, 0 */
     uint64_t min_ram_space_mib; /* MinRAMSpace=, MiB, 30 */
+    /* "cgroup.conf:LINE: Key=value has no effect in Drover: why", one per
+     * keyword given that Drover accepts and does not use, in file order:
+     * droverctld logs them at start with slurm.conf's. */
+    char **notices;
+    size_t notice_count;
 };
 
 /* HealthCheckNodeState= words (slurm.conf(5), 22.05): the node states in

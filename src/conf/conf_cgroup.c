@@ -33,34 +33,53 @@ struct cg_key {
     enum cg_key_type type;
     size_t offset;    /* into struct conf_cgroup */
     const char *dflt; /* parsed like a value from the file */
+    const char *why;  /* CK_IGNORE: CONF_NO_EFFECT and why not used */
 };
 
 #define CF(f) offsetof(struct conf_cgroup, f)
-#define CIGNORED(name) { name, CK_IGNORE, 0, NULL }
+#define CKEY(name, type, field, dflt) { name, type, CF(field), dflt, NULL }
+#define CIGNORED(name, why) { name, CK_IGNORE, 0, NULL, CONF_NO_EFFECT why }
+
+#define NO_KMEM "no kernel memory limit (cgroup v1 only, deprecated)"
+#define NO_SYSTEMD "Drover makes its cgroups itself, without systemd"
 
 /* Defaults are Slurm's (cgroup.conf(5), 22.05). */
 static const struct cg_key cg_keys[] = {
     /* keyword              type        field                   default */
-    { "CgroupPlugin",       CK_PLUGIN,  CF(plugin),             "autodetect" },
-    { "CgroupMountpoint",   CK_PATH,    CF(mountpoint),         "/sys/fs/cgroup" },
-    { "ConstrainCores",     CK_BOOL,    CF(constrain_cores),    "no" },
-    { "ConstrainDevices",   CK_BOOL,    CF(constrain_devices),  "no" },
-    { "ConstrainRAMSpace",  CK_BOOL,    CF(constrain_ram_space), "no" },
-    { "ConstrainSwapSpace", CK_BOOL,    CF(constrain_swap_space), "no" },
-    { "AllowedRAMSpace",    CK_PERCENT, CF(allowed_ram_space),  "100" },
-    { "AllowedSwapSpace",   CK_PERCENT, CF(allowed_swap_space), "0" },
-    { "MinRAMSpace",        CK_MIB,     CF(min_ram_space_mib),  "30" },
-    /* Accepted silently: kernel memory (cgroup v1 only, deprecated),
-     * systemd, automount, and keywords of older or newer releases. */
-    CIGNORED("AllowedDevicesFile"), CIGNORED("AllowedKmemSpace"),
-    CIGNORED("CgroupAutomount"), CIGNORED("CgroupReleaseAgentDir"),
-    CIGNORED("CgroupSubsystems"), CIGNORED("ConstrainKmemSpace"),
-    CIGNORED("EnableControllers"), CIGNORED("IgnoreSystemd"),
-    CIGNORED("IgnoreSystemdOnFailure"), CIGNORED("MaxKmemPercent"),
-    CIGNORED("MaxRAMPercent"), CIGNORED("MaxSwapPercent"),
-    CIGNORED("MemorySwappiness"), CIGNORED("MinKmemSpace"),
-    CIGNORED("SignalChildrenProcesses"), CIGNORED("SystemdTimeout"),
-    CIGNORED("TaskAffinity"),
+    CKEY("CgroupPlugin",       CK_PLUGIN,  plugin,             "autodetect"),
+    CKEY("CgroupMountpoint",   CK_PATH,    mountpoint,     "/sys/fs/cgroup"),
+    CKEY("ConstrainCores",     CK_BOOL,    constrain_cores,    "no"),
+    CKEY("ConstrainDevices",   CK_BOOL,    constrain_devices,  "no"),
+    CKEY("ConstrainRAMSpace",  CK_BOOL,    constrain_ram_space, "no"),
+    CKEY("ConstrainSwapSpace", CK_BOOL,    constrain_swap_space, "no"),
+    CKEY("AllowedRAMSpace",    CK_PERCENT, allowed_ram_space,  "100"),
+    CKEY("AllowedSwapSpace",   CK_PERCENT, allowed_swap_space, "0"),
+    CKEY("MinRAMSpace",        CK_MIB,     min_ram_space_mib,  "30"),
+    /* Accepted, not used: each given one is a notice (the controller logs
+     * it at start) naming why. */
+    CIGNORED("AllowedDevicesFile", "the allowed devices are the job's "
+             "GRES (gres.conf) and the usual /dev nodes"),
+    CIGNORED("AllowedKmemSpace", NO_KMEM),
+    CIGNORED("CgroupAutomount", "Drover mounts nothing; it uses the "
+             "hierarchies mounted"),
+    CIGNORED("CgroupReleaseAgentDir", "droverd removes a job's cgroups "
+             "itself"),
+    CIGNORED("CgroupSubsystems", "Drover uses the controllers it needs"),
+    CIGNORED("ConstrainKmemSpace", NO_KMEM),
+    CIGNORED("EnableControllers", NO_SYSTEMD),
+    CIGNORED("IgnoreSystemd", NO_SYSTEMD),
+    CIGNORED("IgnoreSystemdOnFailure", NO_SYSTEMD),
+    CIGNORED("MaxKmemPercent", NO_KMEM),
+    CIGNORED("MaxRAMPercent", "the memory limit is the job's request "
+             "scaled by AllowedRAMSpace"),
+    CIGNORED("MaxSwapPercent", "the swap limit is AllowedSwapSpace of the "
+             "job's request"),
+    CIGNORED("MemorySwappiness", "the kernel's swappiness is kept"),
+    CIGNORED("MinKmemSpace", NO_KMEM),
+    CIGNORED("SignalChildrenProcesses", "a signal reaches every process "
+             "of the step's cgroup"),
+    CIGNORED("SystemdTimeout", NO_SYSTEMD),
+    CIGNORED("TaskAffinity", "CPU binding is TaskPlugin=task/affinity's"),
 };
 
 #define CG_KEY_COUNT (sizeof(cg_keys) / sizeof(cg_keys[0]))
@@ -128,7 +147,7 @@ static const char *set_cg_key(struct conf_cgroup *cg, const struct cg_key *k,
         return conf__parse_mib(value, field) < 0 ? "not a size in MiB"
                                                   : NULL;
     default:
-        return NULL;
+        return k->why;
     }
 }
 
@@ -137,8 +156,14 @@ static const char *set_cg_row(void *cg, const void *row, const char *value)
     return set_cg_key(cg, row, value);
 }
 
+static char ***cg_notices(void *cg, size_t **count)
+{
+    *count = &((struct conf_cgroup *)cg)->notice_count;
+    return &((struct conf_cgroup *)cg)->notices;
+}
+
 static const struct conf_keytab cg_table = {
-    cg_keys, CG_KEY_COUNT, sizeof(cg_keys[0]), set_cg_row,
+    cg_keys, CG_KEY_COUNT, sizeof(cg_keys[0]), set_cg_row, cg_notices,
 };
 
 static int cg_line(const struct conf_line *l, void *arg, drv_error_t *error)
@@ -188,6 +213,7 @@ void conf_cgroup_clear(struct conf_cgroup *cg)
     int saved_errno = errno;
     free(cg->path);
     free(cg->mountpoint);
+    conf__notice_list_free(&cg->notices, &cg->notice_count);
     memset(cg, 0, sizeof(*cg));
     errno = saved_errno;
 }

@@ -29,54 +29,75 @@ enum dbd_key_type {
     DK_AUTHINFO,
     DK_AUTH_ALT_TYPES,  /* checked (conf_auth.c) */
     DK_AUTH_ALT_PARAMS, /* checked (conf_auth.c) */
+    DK_PURGE,    /* PurgeJobAfter= */
     DK_IGNORE,   /* a slurmdbd.conf keyword we accept and do not use */
 };
 
 struct dbd_key {
     const char *name;
     enum dbd_key_type type;
-    size_t offset; /* into struct dbd_conf */
+    size_t offset;   /* into struct dbd_conf */
+    const char *why; /* DK_IGNORE: CONF_NO_EFFECT and why not used */
 };
 
 #define DF(f) offsetof(struct dbd_conf, f)
-#define DIGNORED(name) { name, DK_IGNORE, 0 }
+#define DKEY(name, type, field) { name, type, DF(field), NULL }
+#define DIGNORED(name, why) { name, DK_IGNORE, 0, CONF_NO_EFFECT why }
+
+#define NO_ARCHIVE "no archiving; PurgeJobAfter deletes old jobs"
+#define NO_PURGE "only PurgeJobAfter is applied"
+#define NO_TIMEOUT "droverdbd's own timeouts hold"
 
 /* Every char * field except 'path' has exactly one row (freed through it). */
 static const struct dbd_key dbd_keys[] = {
-    { "DbdHost",       DK_STRING,   DF(dbd_host) },
-    { "DbdAddr",       DK_STRING,   DF(dbd_addr) },
-    { "DbdPort",       DK_PORT,     DF(dbd_port) },
-    { "StorageType",   DK_STORAGE,  DF(storage_type) },
-    { "StorageHost",   DK_STRING,   DF(storage_host) },
-    { "StoragePort",   DK_PORT,     DF(storage_port) },
-    { "StorageUser",   DK_STRING,   DF(storage_user) },
-    { "StoragePass",   DK_STRING,   DF(storage_pass) },
-    { "StorageLoc",    DK_STRING,   DF(storage_loc) },
-    { "PurgeJobAfter", DK_STRING,   DF(purge_job_after) },
-    { "SlurmUser",     DK_STRING,   DF(slurm_user) },
-    { "LogFile",       DK_STRING,   DF(log_file) },
-    { "PidFile",       DK_STRING,   DF(pid_file) },
-    { "PrivateData",   DK_STRING,   DF(private_data) },
-    { "DebugLevel",    DK_DEBUG,    DF(debug_level) },
-    { "AuthInfo",      DK_AUTHINFO, DF(auth_socket) },
-    { "AuthAltTypes",  DK_AUTH_ALT_TYPES, DF(auth_alt_types) },
-    { "AuthAltParameters", DK_AUTH_ALT_PARAMS, DF(auth_alt_params) },
-    DIGNORED("AllowNoDefAcct"), DIGNORED("ArchiveDir"),
-    DIGNORED("ArchiveEvents"), DIGNORED("ArchiveJobs"),
-    DIGNORED("ArchiveResvs"), DIGNORED("ArchiveScript"),
-    DIGNORED("ArchiveSteps"), DIGNORED("ArchiveSuspend"),
-    DIGNORED("ArchiveTXN"), DIGNORED("ArchiveUsage"),
-    DIGNORED("AuthType"), DIGNORED("CommitDelay"),
-    DIGNORED("CommunicationParameters"), DIGNORED("DbdBackupHost"),
-    DIGNORED("DebugFlags"), DIGNORED("DebugLevelSyslog"),
-    DIGNORED("LogTimeFormat"), DIGNORED("MaxQueryTimeRange"),
-    DIGNORED("MessageTimeout"), DIGNORED("Parameters"),
-    DIGNORED("PluginDir"), DIGNORED("PurgeEventAfter"),
-    DIGNORED("PurgeResvAfter"), DIGNORED("PurgeStepAfter"),
-    DIGNORED("PurgeSuspendAfter"), DIGNORED("PurgeTXNAfter"),
-    DIGNORED("PurgeUsageAfter"), DIGNORED("StorageParameters"),
-    DIGNORED("TCPTimeout"), DIGNORED("TrackSlurmctldDown"),
-    DIGNORED("TrackWCKey"),
+    DKEY("DbdHost",       DK_STRING,   dbd_host),
+    DKEY("DbdAddr",       DK_STRING,   dbd_addr),
+    DKEY("DbdPort",       DK_PORT,     dbd_port),
+    DKEY("StorageType",   DK_STORAGE,  storage_type),
+    DKEY("StorageHost",   DK_STRING,   storage_host),
+    DKEY("StoragePort",   DK_PORT,     storage_port),
+    DKEY("StorageUser",   DK_STRING,   storage_user),
+    DKEY("StoragePass",   DK_STRING,   storage_pass),
+    DKEY("StorageLoc",    DK_STRING,   storage_loc),
+    DKEY("PurgeJobAfter", DK_PURGE,    purge_job_after),
+    DKEY("SlurmUser",     DK_STRING,   slurm_user),
+    DKEY("LogFile",       DK_STRING,   log_file),
+    DKEY("PidFile",       DK_STRING,   pid_file),
+    DKEY("PrivateData",   DK_STRING,   private_data),
+    DKEY("DebugLevel",    DK_DEBUG,    debug_level),
+    DKEY("AuthInfo",      DK_AUTHINFO, auth_socket),
+    DKEY("AuthAltTypes",  DK_AUTH_ALT_TYPES, auth_alt_types),
+    DKEY("AuthAltParameters", DK_AUTH_ALT_PARAMS, auth_alt_params),
+    /* Accepted, not used: each given one is a notice (droverdbd logs it
+     * at start) naming why.  AuthType=auth/munge is what Drover does. */
+    DIGNORED("AllowNoDefAcct", "users without a default account are "
+             "refused, as by Slurm's default"),
+    DIGNORED("ArchiveDir", NO_ARCHIVE), DIGNORED("ArchiveEvents", NO_ARCHIVE),
+    DIGNORED("ArchiveJobs", NO_ARCHIVE), DIGNORED("ArchiveResvs", NO_ARCHIVE),
+    DIGNORED("ArchiveScript", NO_ARCHIVE),
+    DIGNORED("ArchiveSteps", NO_ARCHIVE),
+    DIGNORED("ArchiveSuspend", NO_ARCHIVE),
+    DIGNORED("ArchiveTXN", NO_ARCHIVE), DIGNORED("ArchiveUsage", NO_ARCHIVE),
+    DIGNORED("AuthType", "MUNGE authenticates droverdbd's callers"),
+    DIGNORED("CommitDelay", "each change commits at once"),
+    DIGNORED("CommunicationParameters", NO_TIMEOUT),
+    DIGNORED("DbdBackupHost", "one droverdbd; its clients spool while it "
+             "is down"),
+    DIGNORED("DebugFlags", "no debug flags; DebugLevel= sets the log"),
+    DIGNORED("DebugLevelSyslog", "droverdbd logs to LogFile or stderr"),
+    DIGNORED("LogTimeFormat", "log lines carry ISO 8601 times"),
+    DIGNORED("MaxQueryTimeRange", "a query's time range is not limited"),
+    DIGNORED("MessageTimeout", NO_TIMEOUT),
+    DIGNORED("Parameters", "no slurmdbd parameters"),
+    DIGNORED("PluginDir", "no plugins"),
+    DIGNORED("PurgeEventAfter", NO_PURGE),
+    DIGNORED("PurgeResvAfter", NO_PURGE), DIGNORED("PurgeStepAfter", NO_PURGE),
+    DIGNORED("PurgeSuspendAfter", NO_PURGE),
+    DIGNORED("PurgeTXNAfter", NO_PURGE), DIGNORED("PurgeUsageAfter", NO_PURGE),
+    DIGNORED("StorageParameters", "the database's own settings hold"),
+    DIGNORED("TCPTimeout", NO_TIMEOUT),
+    DIGNORED("TrackSlurmctldDown", "no controller-down events"),
+    DIGNORED("TrackWCKey", "no WCKeys"),
 };
 
 #define DBD_KEY_COUNT (sizeof(dbd_keys) / sizeof(dbd_keys[0]))
@@ -108,6 +129,66 @@ static const char *set_storage(struct dbd_conf *c, const char *value)
                "accounting_storage/pgsql)";
     }
     return "expected accounting_storage/sqlite or accounting_storage/pgsql";
+}
+
+#define PURGE_FORM "expected N[hours|days|months]"
+
+/* PurgeJobAfter=: a count and an optional unit, "hours", "days" or
+ * "months" (the default; singular too, any case), as Slurm's
+ * slurmdb_parse_purge(). */
+static const char *set_purge(struct dbd_conf *c, const char *value)
+{
+    static const struct {
+        const char *word;
+        char unit;
+    } units[] = {{"", 'm'},     {"hour", 'h'},  {"hours", 'h'},
+                 {"day", 'd'},  {"days", 'd'},  {"month", 'm'},
+                 {"months", 'm'}};
+    char *end;
+    unsigned long n;
+
+    if (!*value) { /* "PurgeJobAfter=": no purge, Slurm's default */
+        c->purge_job_n = 0;
+        free(c->purge_job_after);
+        c->purge_job_after = NULL;
+        return NULL;
+    }
+    errno = 0;
+    n = strtoul(value, &end, 10);
+    if (end == value || errno || n == 0 || n > 100000 || value[0] == '-')
+        return PURGE_FORM;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcasecmp(end, units[i].word))
+            continue;
+        c->purge_job_n = (uint32_t)n;
+        c->purge_job_unit = units[i].unit;
+        return conf__set_string(&c->purge_job_after, value, strlen(value)) < 0
+                   ? "" : NULL;
+    }
+    return PURGE_FORM;
+}
+
+time_t conf_dbd_purge_job_cutoff(const struct dbd_conf *conf, time_t now)
+{
+    struct tm tm;
+
+    if (!conf->purge_job_n || !localtime_r(&now, &tm))
+        return 0;
+    tm.tm_sec = 0;
+    tm.tm_min = 0;
+    if (conf->purge_job_unit == 'h') {
+        tm.tm_hour -= (int)conf->purge_job_n;
+    } else {
+        tm.tm_hour = 0;
+        if (conf->purge_job_unit == 'd') {
+            tm.tm_mday -= (int)conf->purge_job_n;
+        } else {
+            tm.tm_mday = 1;
+            tm.tm_mon -= (int)conf->purge_job_n;
+        }
+    }
+    tm.tm_isdst = -1;
+    return mktime(&tm) - 1;
 }
 
 static const char *const string_defaults[][2] = {
@@ -158,8 +239,13 @@ static const char *set_dbd_key(struct dbd_conf *c, const struct dbd_key *k,
         return conf__set_auth_alt_types(field, value);
     case DK_AUTH_ALT_PARAMS:
         return conf__set_auth_alt_params(field, value);
+    case DK_PURGE:
+        return set_purge(c, value);
     default:
-        return NULL;
+        if (!strcasecmp(k->name, "AuthType")
+            && !strcasecmp(value, "auth/munge"))
+            return NULL; /* what Drover does */
+        return k->why;
     }
 }
 
@@ -168,8 +254,14 @@ static const char *set_dbd_row(void *c, const void *row, const char *value)
     return set_dbd_key(c, row, value);
 }
 
+static char ***dbd_notices(void *c, size_t **count)
+{
+    *count = &((struct dbd_conf *)c)->notice_count;
+    return &((struct dbd_conf *)c)->notices;
+}
+
 static const struct conf_keytab dbd_table = {
-    dbd_keys, DBD_KEY_COUNT, sizeof(dbd_keys[0]), set_dbd_row,
+    dbd_keys, DBD_KEY_COUNT, sizeof(dbd_keys[0]), set_dbd_row, dbd_notices,
 };
 
 static int dbd_line(const struct conf_line *l, void *arg, drv_error_t *error)
@@ -327,6 +419,7 @@ void conf_dbd_destroy(struct dbd_conf *conf)
             free(*(char **)((char *)conf + dbd_keys[i].offset));
     }
     free(conf->path);
+    conf__notice_list_free(&conf->notices, &conf->notice_count);
     free(conf);
     errno = saved_errno;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "common/error.h"
 
@@ -38,6 +39,8 @@ struct dbd_conf {
                             * defaults: DBD_SQLITE_DEFAULT_LOC, and
                             * "slurm_acct_db" */
     char *purge_job_after; /* PurgeJobAfter= as written ("12months"), or NULL */
+    uint32_t purge_job_n;  /* PurgeJobAfter='s count of units; 0: none */
+    char purge_job_unit;   /* its unit: 'h' hours, 'd' days, 'm' months */
     char *slurm_user;      /* SlurmUser=, "root" */
     char *log_file;        /* LogFile=, or NULL (stderr) */
     char *pid_file;        /* PidFile=, or NULL */
@@ -47,7 +50,19 @@ struct dbd_conf {
     char *auth_alt_types;  /* AuthAltTypes= ("auth/jwt"), or NULL */
     char *auth_alt_params; /* AuthAltParameters= (jwt_key= required with
                             * auth/jwt), or NULL; conf_auth_jwt_from() */
+    /* "slurmdbd.conf:LINE: Key=value has no effect in Drover: why", one
+     * per keyword given that Drover accepts and does not use, in file
+     * order: droverdbd logs them at start. */
+    char **notices;
+    size_t notice_count;
 };
+
+/* The time before which PurgeJobAfter purges jobs, as Slurm's slurmdbd
+ * computes it at 'now': the start of the current hour, day or month (local
+ * time, by the unit) less the count of units, less one second.  Jobs
+ * submitted at or before it that have ended are purged.  Returns the time,
+ * or 0 when the conf purges nothing. */
+time_t conf_dbd_purge_job_cutoff(const struct dbd_conf *conf, time_t now);
 
 /* Where slurmdbd.conf is: $DROVER_DBD_CONF, else slurmdbd.conf in the
  * directory of $DROVER_CONF, else DROVER_SYSCONFDIR/slurmdbd.conf.

@@ -304,22 +304,37 @@ static const char *record_of(const struct conf_inert *k,
     return buf;
 }
 
+int conf__notice_add(char ***v, size_t *n, const struct conf_line *l,
+                     const char *record, const struct conf_pair *kv,
+                     const char *why, drv_error_t *error)
+{
+    char **grown, *s;
+
+    if (!(grown = realloc(*v, (*n + 1) * sizeof(*grown))))
+        return conf__enomem(error);
+    *v = grown;
+    if (asprintf(&s, "%s:%d: %s%s=%s has no effect in Drover: %s", l->file,
+                 l->line, record, kv->key, kv->value, why) < 0)
+        return conf__enomem(error);
+    (*v)[(*n)++] = s;
+    return 0;
+}
+
+void conf__notice_list_free(char ***v, size_t *n)
+{
+    for (size_t i = 0; i < *n; i++)
+        free((*v)[i]);
+    free(*v);
+    *v = NULL;
+    *n = 0;
+}
+
 static int add_notice(struct slurm_conf *conf, const struct conf_inert *k,
                       const struct conf_line *l, const struct conf_pair *kv,
                       const char *record, drv_error_t *error)
 {
-    char **notices, *s;
-
-    notices = realloc(conf->notices,
-                      (conf->notice_count + 1) * sizeof(*notices));
-    if (!notices)
-        return conf__enomem(error);
-    conf->notices = notices;
-    if (asprintf(&s, "%s:%d: %s%s=%s has no effect in Drover: %s", l->file,
-                 l->line, record, kv->key, kv->value, k->why) < 0)
-        return conf__enomem(error);
-    conf->notices[conf->notice_count++] = s;
-    return 0;
+    return conf__notice_add(&conf->notices, &conf->notice_count, l, record,
+                            kv, k->why, error);
 }
 
 int conf__inert_apply(struct slurm_conf *conf, const struct conf_inert *k,
@@ -343,9 +358,5 @@ int conf__inert_apply(struct slurm_conf *conf, const struct conf_inert *k,
 
 void conf__notices_clear(struct slurm_conf *conf)
 {
-    for (size_t i = 0; i < conf->notice_count; i++)
-        free(conf->notices[i]);
-    free(conf->notices);
-    conf->notices = NULL;
-    conf->notice_count = 0;
+    conf__notice_list_free(&conf->notices, &conf->notice_count);
 }

@@ -40,6 +40,17 @@ int conf__keytab_line(const struct conf_line *l, const struct conf_keytab *t,
             continue;
         if (!*why)
             return conf__enomem(error);
+        if (*why == *CONF_NO_EFFECT) {
+            size_t *n;
+            char ***list;
+
+            if (!*kv->value || !t->notices) /* "Key=": Slurm's default */
+                continue;
+            list = t->notices(conf, &n);
+            if (conf__notice_add(list, n, l, "", kv, why + 1, error) < 0)
+                return -1;
+            continue;
+        }
         return conf__einval(error, "%s:%d: %s=%s: %s", l->file, l->line,
                             kv->key, kv->value, why);
     }

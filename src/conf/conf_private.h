@@ -47,14 +47,22 @@ typedef int (*conf_line_f)(const struct conf_line *line, void *arg,
 int conf__lex(const char *file, const char *text, const char *confdir,
               conf_line_f cb, void *arg, drv_error_t *error);
 
+/* A set() answer beginning with this byte takes the value and says it has
+ * no effect in Drover; the text after it is why (conf__keytab_line()). */
+#define CONF_NO_EFFECT "\001"
+
 /* A table of keywords (rows of any struct whose first member is the
  * keyword's name, a const char *) and how a value is set: 'set' returns
- * NULL, "" for ENOMEM, or why the value is refused (conf_keytab.c). */
+ * NULL, "" for ENOMEM, CONF_NO_EFFECT "why" for a keyword accepted and not
+ * used, or why the value is refused (conf_keytab.c).  'notices' is where
+ * the "no effect" lines go: the conf's own list (conf__notice_add()). */
 struct conf_keytab {
     const void *rows;
     size_t count;
     size_t row_size;
     const char *(*set)(void *conf, const void *row, const char *value);
+    /* The conf's list of notices and, in *count, its length's address. */
+    char ***(*notices)(void *conf, size_t **count);
 };
 
 /* The row named 'name' (case-insensitive), or NULL. */
@@ -62,8 +70,10 @@ const void *conf__key_find(const struct conf_keytab *t, const char *name);
 
 /* Apply every pair of line 'l' to 'conf' through 't': an unknown keyword
  * is logged ("file:line: unknown keyword 'X' ignored") and skipped; a
- * refused value fails with EINVAL and "file:line: Key=value: why".
- * Returns 0 or -1 with 'error' set. */
+ * keyword with no effect given a value adds "file:line: Key=value has no
+ * effect in Drover: why" to t->notices(conf); a refused value fails with
+ * EINVAL and "file:line: Key=value: why".  Returns 0 or -1 with 'error'
+ * set (ENOMEM too). */
 int conf__keytab_line(const struct conf_line *l, const struct conf_keytab *t,
                       void *conf, drv_error_t *error);
 
@@ -112,6 +122,16 @@ int conf__inert_apply(struct slurm_conf *conf, const struct conf_inert *k,
 
 /* Free conf->notices. */
 void conf__notices_clear(struct slurm_conf *conf);
+
+/* Append "file:line: RECORDKey=value has no effect in Drover: why" (record
+ * is "" or "NodeName=n: ") to the list *v of *n lines, growing it.
+ * Returns 0, or -1 with 'error' set (ENOMEM). */
+int conf__notice_add(char ***v, size_t *n, const struct conf_line *l,
+                     const char *record, const struct conf_pair *kv,
+                     const char *why, drv_error_t *error);
+
+/* Free a list of notices and zero it. */
+void conf__notice_list_free(char ***v, size_t *n);
 
 /* Read a whole file into a NUL-terminated string.  Caller frees.  NULL with
  * errno from open/read, or ENOMEM.

@@ -306,6 +306,8 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
      * commands that read slurm.conf too stay quiet). */
     for (size_t i = 0; i < ctld->conf->notice_count; i++)
         log_info("%s", ctld->conf->notices[i]);
+    for (size_t i = 0; i < ctld->conf->cgroup.notice_count; i++)
+        log_info("%s", ctld->conf->cgroup.notices[i]);
     pw = getpwnam(ctld->conf->slurm_user ? ctld->conf->slurm_user : "root");
     ctld->slurm_uid = pw ? pw->pw_uid : 0;
     /* GroupUpdateTime=0: Slurm's "no periodic updating". */

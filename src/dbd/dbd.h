@@ -56,6 +56,7 @@ struct dbd {
     bool stopping;            /* dbd_work_stop was called */
     uv_timer_t reconnect_timer;
     uv_timer_t rollup_timer;  /* rpc_usage.c */
+    time_t purged_before;     /* purge.c: the last PurgeJobAfter cutoff */
     uv_signal_t sigterm, sigint;
 };
 
@@ -132,7 +133,14 @@ void dbd_work_private_unless_operator(struct dbd_work *w);
 /* rpc_usage.c: acct_usage_report. */
 extern const struct proto_handler dbd_usage_handlers[];
 
-/* rpc_usage.c: start the periodic usage rollup. */
+/* rpc_usage.c: start the periodic usage rollup (which also calls
+ * dbd_purge_check each time). */
 void dbd_usage_start(struct dbd *dbd);
+
+/* purge.c: when PurgeJobAfter is set and its cutoff has moved since the
+ * last purge (at start, then at each new hour, day or month), queue a
+ * write-lane purge of the jobs submitted before it that have ended
+ * (logged with their count).  Nothing when PurgeJobAfter is not set. */
+void dbd_purge_check(struct dbd *dbd);
 
 #endif /* !DROVER_DBD_DBD_H */

@@ -246,3 +246,24 @@ int jobs_store_send(db_t *db, json_t *body, int64_t *acked_seq,
     *acked_seq = acked;
     return 0;
 }
+
+#define PURGED "FROM job WHERE submit_time <= ? AND end_time != 0"
+
+int jobs_store_purge(db_t *db, time_t cutoff, int64_t *purged,
+                     drv_error_t *error)
+{
+    struct db_param p[] = {DB_INT(cutoff)};
+
+    *purged = 0;
+    if (db_begin(db, error) < 0)
+        return -1;
+    if (db_query_int(db, "SELECT COUNT(*) " PURGED, p, 1, purged, error) < 0
+        || db_exec(db, "DELETE FROM step WHERE job_ref IN (SELECT id "
+                       PURGED ")", p, 1, error) < 0
+        || db_exec(db, "DELETE " PURGED, p, 1, error) < 0
+        || db_commit(db, error) < 0) {
+        db_rollback(db);
+        return -1;
+    }
+    return 0;
+}

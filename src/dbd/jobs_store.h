@@ -42,4 +42,13 @@ int jobs_store_upsert(db_t *db, const char *cluster, json_t *job,
 json_t *jobs_store_query(db_t *db, json_t *filter, int64_t only_uid,
                          drv_error_t *error);
 
+/* PurgeJobAfter: delete the jobs (with their steps) of every cluster
+ * submitted at or before 'cutoff' (seconds since the epoch) that have
+ * ended, as Slurm's slurmdbd purges its job table; running and pending
+ * jobs stay.  One transaction.  *purged gets the count of jobs deleted.
+ * Returns 0, or -1 with errno EIO (rolled back) and 'error' set.
+ */
+int jobs_store_purge(db_t *db, time_t cutoff, int64_t *purged,
+                     drv_error_t *error);
+
 #endif /* !DROVER_DBD_JOBS_STORE_H */

@@ -92,6 +92,9 @@ static void dbd_init(struct dbd *dbd, struct daemon_opts *o)
     if (conf_dbd_check_file(c->path, geteuid(), &error) < 0)
         log_fatal("slurmdbd.conf file %s %s", c->path, error.text);
     setup_logging(c, o);
+    /* Keywords Drover accepts and does not use: said once, here. */
+    for (size_t i = 0; i < c->notice_count; i++)
+        log_info("%s", c->notices[i]);
     if (!(pw = getpwnam(c->slurm_user)))
         log_fatal("%s: SlurmUser=%s: no such user", c->path, c->slurm_user);
     dbd->slurm_uid = pw->pw_uid;

@@ -75,6 +75,7 @@ static void rollup_cb(uv_timer_t *t)
 
     if (dbd->connected)
         dbd_work_submit(dbd, NULL, do_rollup, -1);
+    dbd_purge_check(dbd);
 }
 
 void dbd_usage_start(struct dbd *dbd)
@@ -83,6 +84,7 @@ void dbd_usage_start(struct dbd *dbd)
     dbd->rollup_timer.data = dbd;
     uv_timer_start(&dbd->rollup_timer, rollup_cb, DBD_ROLLUP_MS,
                    DBD_ROLLUP_MS);
+    dbd_purge_check(dbd);
 }
 
 const struct proto_handler dbd_usage_handlers[] = {

@@ -89,3 +89,31 @@ def test_wait_time_is_sruns_wait_default(cluster):
               "[ $SLURM_PROCID = 0 ] && exit 3; exec sleep 4", timeout=30)
     assert "First task exited" not in r.stderr, r.stderr
     assert r.returncode == 3
+
+
+@pytest.mark.parametrize("cluster", [{
+    "nodes": 1, "gpus_per_node": 0,
+    "up_args": ["--cgroup-conf-extra=CgroupAutomount=yes",
+                "--cgroup-conf-extra=MemorySwappiness=",
+                "--dbd-conf-extra=ArchiveJobs=yes",
+                "--dbd-conf-extra=AuthType=auth/munge"]}], indirect=True)
+def test_no_effect_keywords_of_cgroup_and_slurmdbd_conf_are_logged(cluster):
+    """cgroup.conf's and slurmdbd.conf's keywords Drover accepts and does
+    not use are said once, by the daemon that reads them (were silent);
+    "Key=" (Slurm's default) and AuthType=auth/munge (what Drover does)
+    are not."""
+    c = cluster
+    ctld = c.log_file("droverctld").read_text()
+    found = re.findall(r"cgroup\.conf:\d+: CgroupAutomount=yes has no "
+                       r"effect in Drover: Drover mounts nothing; it uses "
+                       r"the hierarchies mounted", ctld)
+    assert len(found) == 1, ctld[-3000:]
+    assert "MemorySwappiness" not in ctld
+    dbd = c.log_file("droverdbd").read_text()
+    found = re.findall(r"slurmdbd\.conf:\d+: ArchiveJobs=yes has no effect "
+                       r"in Drover: no archiving; PurgeJobAfter deletes old "
+                       r"jobs", dbd)
+    assert len(found) == 1, dbd[-3000:]
+    assert "AuthType" not in dbd
+    for cmd in (["sinfo"], ["sacct", "-n"]):
+        assert c.run(*cmd, check=True).stderr == "", cmd

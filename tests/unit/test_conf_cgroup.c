@@ -183,7 +183,7 @@ static void parse_capturing_stderr(struct conf_cgroup *cg, const char *text,
     unlink(path);
 }
 
-static void unknown_keywords_warn_and_ignored_ones_are_silent(void **state)
+static void unknown_keywords_warn_and_ignored_ones_are_noticed(void **state)
 {
     (void)state;
     struct conf_cgroup cg = { 0 };
@@ -204,7 +204,16 @@ static void unknown_keywords_warn_and_ignored_ones_are_silent(void **state)
         fail_msg("stderr: %s", out);
     assert_null(strstr(out, "CgroupAutomount"));
     assert_null(strstr(out, "MaxRAMPercent"));
+    /* not on stderr: in the notices droverctld logs, one each */
+    assert_int_equal(cg.notice_count, 6);
+    assert_string_equal(cg.notices[0],
+                        "cgroup.conf:1: CgroupAutomount=yes has no effect in "
+                        "Drover: Drover mounts nothing; it uses the "
+                        "hierarchies mounted");
+    assert_non_null(strstr(cg.notices[3], "cgroup.conf:4: MaxRAMPercent=98 "
+                                          "has no effect in Drover: "));
     conf_cgroup_clear(&cg);
+    assert_int_equal(cg.notice_count, 0);
 }
 
 static struct slurm_conf *parse_slurm_conf(const char *text)
@@ -333,7 +342,7 @@ int main(void)
         cmocka_unit_test(plugin_words),
         cmocka_unit_test(bad_values_name_file_line_and_keyword),
         cmocka_unit_test(failed_parse_leaves_the_struct_alone),
-        cmocka_unit_test(unknown_keywords_warn_and_ignored_ones_are_silent),
+        cmocka_unit_test(unknown_keywords_warn_and_ignored_ones_are_noticed),
         cmocka_unit_test(in_use_follows_proctrack_and_task_plugin),
         cmocka_unit_test(load_reads_cgroup_conf_beside_slurm_conf),
         cmocka_unit_test(load_fails_on_a_bad_cgroup_conf),

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -44,6 +45,56 @@ static void keys_are_read(void **state)
     assert_string_equal(c->debug_level, "debug2");
     assert_false(conf_dbd_private(c, "jobs"));
     assert_true(conf_dbd_private(c, "users"));
+    conf_dbd_destroy(c);
+}
+
+/* PurgeJobAfter's forms and its cutoff, as Slurm's slurmdbd: the start
+ * of the unit (local time) less N units, less a second. */
+static void purge_job_after_forms_and_cutoff(void **state)
+{
+    static const struct {
+        const char *value;
+        uint32_t n;
+        char unit;
+    } ok[] = {{"12", 12, 'm'},      {"12months", 12, 'm'},
+              {"1Month", 1, 'm'},   {"30days", 30, 'd'},
+              {"1day", 1, 'd'},     {"720HOURS", 720, 'h'}};
+    static const char *const bad[] = {"12weeks", "0", "-1days", "days",
+                                      "1.5days"};
+    drv_error_t error = {{0}};
+    struct tm tm = {.tm_year = 126, .tm_mon = 10, .tm_mday = 28,
+                    .tm_hour = 15, .tm_min = 37, .tm_sec = 12,
+                    .tm_isdst = -1};
+    time_t now = mktime(&tm), cut;
+    struct dbd_conf *c;
+    char text[64];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        snprintf(text, sizeof(text), "PurgeJobAfter=%s\n", ok[i].value);
+        assert_non_null(c = conf_dbd_parse("d.conf", text, &error));
+        assert_int_equal(c->purge_job_n, ok[i].n);
+        assert_int_equal(c->purge_job_unit, ok[i].unit);
+        cut = conf_dbd_purge_job_cutoff(c, now);
+        assert_non_null(localtime_r(&cut, &tm));
+        /* one second before a unit's start */
+        assert_int_equal(tm.tm_sec, 59);
+        assert_int_equal(tm.tm_min, 59);
+        if (ok[i].unit == 'h') /* 720 hours before 15:00 */
+            assert_int_equal(now - cut, 720 * 3600 + 37 * 60 + 12 + 1);
+        else
+            assert_int_equal(tm.tm_hour, 23);
+        if (ok[i].unit == 'm') /* Oct 31 2025 or Sep 30 2026 */
+            assert_int_equal(tm.tm_mday, ok[i].n == 12 ? 31 : 30);
+        conf_dbd_destroy(c);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(text, sizeof(text), "PurgeJobAfter=%s\n", bad[i]);
+        assert_null(conf_dbd_parse("d.conf", text, &error));
+        assert_non_null(strstr(error.text, "expected N[hours|days|months]"));
+    }
+    assert_non_null(c = conf_dbd_parse("d.conf", "", &error));
+    assert_int_equal(conf_dbd_purge_job_cutoff(c, now), 0); /* no purge */
     conf_dbd_destroy(c);
 }
 
@@ -127,6 +178,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(keys_are_read),
+        cmocka_unit_test(purge_job_after_forms_and_cutoff),
         cmocka_unit_test(defaults_are_sqlite_and_private_jobs),
         cmocka_unit_test(mysql_is_refused_with_a_reason),
         cmocka_unit_test(a_bad_port_names_file_line_and_key),
