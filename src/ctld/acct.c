@@ -417,7 +417,12 @@ void acct_run_ending(struct ctld *ctld, const struct ctld_event *ev)
                                                          : JOB_NODE_FAIL;
     if (ev->exit_requeue) /* RequeueExit: the run's record has its code */
         job->exit_status = ev->status;
-    if ((rec = acct_record_run_ended(ctld, job, state, ev->t)))
+    /* The batch step's status: the script's when the run's end is known,
+     * else SIGTERM's (the requeue killed it) */
+    if ((rec = acct_record_run_ended(ctld, job, state, ev->t,
+                                     ev->exit_requeue || ev->status_known
+                                         ? ev->status
+                                         : SIGTERM)))
         spool_record(ctld->acct, rec);
 }
 

@@ -246,7 +246,7 @@ json_t *acct_record_build(struct ctld *ctld, struct job *job)
 }
 
 json_t *acct_record_run_ended(struct ctld *ctld, struct job *job, int state,
-                              time_t end)
+                              time_t end, int batch_status)
 {
     enum job_state saved_state = job->state;
     time_t saved_end = job->end_time;
@@ -254,7 +254,7 @@ json_t *acct_record_run_ended(struct ctld *ctld, struct job *job, int state,
 
     job->state = (enum job_state)state;
     job->end_time = end;
-    job_steps_end_all(job, end);
+    job_steps_end_all(job, end, batch_status);
     for (struct job_step *s = job->steps; s; s = s->next)
         s->acct_dirty = true;
     rec = acct_record_build(ctld, job);

@@ -28,13 +28,14 @@ json_t *acct_record_build(struct ctld *ctld, struct job *job);
 /* The record of the run of 'job' that a requeue ends now (a new
  * reference; NULL with errno=ENOMEM): state 'state' (PREEMPTED, REQUEUED
  * or NODE_FAIL), ended at 'end' (seconds since the epoch), its running
- * steps ended as the job's end ends them (CANCELLED) and all its steps in
- * the record.  It leaves the job's state and end time as they were; the
+ * steps ended as the job's end ends them (CANCELLED; the batch step with
+ * 'batch_status', its script's raw wait status) and all its steps in the
+ * record.  It leaves the job's state and end time as they were; the
  * steps it ends belong to the run the requeue discards.  Slurm keeps one
  * accounting record per run (sacct -D), keyed by the run's submit time.
  */
 json_t *acct_record_run_ended(struct ctld *ctld, struct job *job, int state,
-                              time_t end);
+                              time_t end, int batch_status);
 
 /* Slurm's accounting TRES string, keys in sacct's (alphabetical) order:
  * "billing=4,cpu=4,gres/gpu=2,gres/shard=3,mem=8000M,node=1"; zero counts

@@ -443,9 +443,13 @@ void ctld_job_completed(struct ctld *ctld, struct job *job, int status,
         node_epilog_wait(ctld, job->alloc->node_idx[0], job->id);
     if (job->requeue_requested || (node_failed && job->requeue)) {
         log_info("JobId=%u requeued", job->id);
-        ctld_job_requeue(ctld, job, now,
-                         job->preempted ? now + PREEMPT_REQUEUE_DELAY_S : now,
-                         true);
+        rq.job_id = job->id;
+        rq.t = now;
+        rq.eligible_time = job->preempted ? now + PREEMPT_REQUEUE_DELAY_S
+                                          : now;
+        rq.status = status; /* the run's record: its batch step's status */
+        rq.status_known = !node_failed;
+        ctld_apply(ctld, &rq);
         return;
     }
     if ((rq.exit_requeue = exit_requeue(ctld, job, status, timed_out,

@@ -224,7 +224,7 @@ static int apply_ended(struct ctld *ctld, struct ctld_event *ev)
     if (!job->end_time || !job->cancel_requested)
         job->end_time = ev->t;
     job->completing = false;
-    job_steps_end_all(job, job->end_time);
+    job_steps_end_all(job, job->end_time, job->exit_status);
     predict_learn(ctld, job);
     return 0;
 }

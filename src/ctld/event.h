@@ -158,7 +158,11 @@ struct ctld_event {
     struct job_step *step;       /* STEP_STARTED (stolen) */
     int state;                   /* JOB_ENDED, STEP_ENDED: enum job_state */
     int status;                  /* JOB_ENDED, JOB_REQUEUED with
-                                  * exit_requeue: raw wait status */
+                                  * exit_requeue or status_known: raw
+                                  * wait status */
+    bool status_known;           /* JOB_REQUEUED: a run's end requeued
+                                  * it, and 'status' is its script's (not
+                                  * journaled, for the subscribers) */
     int exit_requeue;            /* JOB_REQUEUED: 1 RequeueExit, 2
                                   * RequeueExitHold, 0 neither */
     int64_t by;                  /* JOB_CANCELLED: the uid */

@@ -194,29 +194,31 @@ void job_step_settle(struct job_step *step, time_t now)
         step->state = step->exit_status ? JOB_FAILED : JOB_COMPLETED;
 }
 
-/* The batch step ends as its job: a cancelled or timed-out job's script
- * was killed by SIGTERM (sacct: CANCELLED 0:15). */
-static void end_batch(struct job_step *s, const struct job *job, time_t now)
+/* The batch step ends as its job, with the script's own status: a
+ * cancelled, timed-out, preempted or requeued job's step is CANCELLED, its
+ * status most often SIGTERM's (sacct: CANCELLED 0:15), a script that
+ * trapped it and exited 3 "3:0", as Slurm's batch step record carries what
+ * slurmstepd saw. */
+static void end_batch(struct job_step *s, const struct job *job,
+                      int status, time_t now)
 {
     int state = job->state;
 
     if (state == JOB_CANCELLED || state == JOB_TIMEOUT
-        || state == JOB_PREEMPTED || state == JOB_REQUEUED) {
-        state = JOB_CANCELLED; /* as Slurm: the script had SIGTERM */
-        s->exit_status = SIGTERM;
-    } else if (state != JOB_NODE_FAIL) {
-        s->exit_status = job->exit_status;
-    }
+        || state == JOB_PREEMPTED || state == JOB_REQUEUED)
+        state = JOB_CANCELLED;
+    if (state != JOB_NODE_FAIL)
+        s->exit_status = status;
     job_step_end(s, state, now);
 }
 
-void job_steps_end_all(struct job *job, time_t now)
+void job_steps_end_all(struct job *job, time_t now, int batch_status)
 {
     for (struct job_step *s = job->steps; s; s = s->next) {
         if (s->state != JOB_RUNNING)
             continue;
         if (s->id == STEP_ID_BATCH)
-            end_batch(s, job, now);
+            end_batch(s, job, batch_status, now);
         else
             job_step_end(s,
                          job->state == JOB_NODE_FAIL ? JOB_NODE_FAIL

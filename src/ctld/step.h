@@ -112,11 +112,12 @@ int job_step_final_state(const struct job_step *step);
  * takes COMPLETED or FAILED instead.  Otherwise nothing changes. */
 void job_step_settle(struct job_step *step, time_t now);
 
-/* End the job's running steps (its end, or a node failure): 'state' for
- * srun steps; the batch step takes the job's own state and status
- * (Slurm's: a cancelled or timed-out job's batch step is CANCELLED by
- * signal 15).  Caller journals the job. */
-void job_steps_end_all(struct job *job, time_t now);
+/* End the job's running steps (its end, or a node failure): srun steps
+ * CANCELLED (NODE_FAIL with the job); the batch step takes the job's own
+ * state, CANCELLED for a cancelled, timed-out, preempted or requeued job
+ * (as Slurm's), and 'batch_status', the script's raw wait status (most
+ * often SIGTERM's there: sacct's 0:15).  Caller journals the job. */
+void job_steps_end_all(struct job *job, time_t now, int batch_status);
 
 /* The step record (docs/protocol.md), new reference.  With 'internal',
  * the journal's keys too ("pending", "cancelled"). */

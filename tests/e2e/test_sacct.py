@@ -123,11 +123,23 @@ def test_sacct_shows_states_and_exit_codes_of_finished_jobs(acct_cluster,
     tmo = submit(cluster, tmp_path, "-J", "tmo", "--time=0:02", "--wrap",
                  "sleep 60")
     cancel = submit(cluster, tmp_path, "-J", "cancelme", "--wrap", "sleep 60")
+    # a script that traps SIGTERM and exits 3 when cancelled
+    trap = submit(cluster, tmp_path, "-J", "trap", "--wrap",
+                  "trap 'exit 3' TERM; touch trapping; sleep 60 & wait")
     cluster.wait_job_state(cancel, ["RUNNING"], timeout=30)
     cluster.run("scancel", cancel, check=True)
+    cluster.wait_until(lambda: (tmp_path / "trapping").exists(), 30,
+                       "the trap set")
+    cluster.run("scancel", trap, check=True)
     for job, state in ((ok, "COMPLETED"), (fail3, "FAILED"),
-                       (tmo, "TIMEOUT"), (cancel, "CANCELLED")):
+                       (tmo, "TIMEOUT"), (cancel, "CANCELLED"),
+                       (trap, "CANCELLED")):
         wait_recorded(cluster, job, state)
+    # the batch step carries the script's own status, as Slurm's
+    lines = sacct_lines(cluster, "-j", trap, "-o", "JobID,State,ExitCode")
+    uid = cluster.run("id", "-u", check=True).stdout.strip()
+    assert lines == [f"{trap}|CANCELLED by {uid}|3:0",
+                     f"{trap}.batch|CANCELLED|3:0"], lines
 
     ids = ",".join([ok, fail3, tmo, cancel])
     lines = sacct_lines(cluster, "-j", ids, "-o", "JobID,State,ExitCode")
@@ -137,8 +149,9 @@ def test_sacct_shows_states_and_exit_codes_of_finished_jobs(acct_cluster,
     assert f"{fail3}|FAILED|3:0" in lines
     assert f"{fail3}.batch|FAILED|3:0" in lines
     assert f"{tmo}|TIMEOUT|0:0" in lines
-    assert f"{cancel}|CANCELLED by {uid}|0:15" in lines or \
-        f"{cancel}|CANCELLED by {uid}|0:0" in lines
+    assert f"{tmo}.batch|CANCELLED|0:15" in lines
+    assert f"{cancel}|CANCELLED by {uid}|0:15" in lines
+    assert f"{cancel}.batch|CANCELLED|0:15" in lines
 
     # -X: the allocations only, no steps.
     lines = sacct_lines(cluster, "-X", "-j", ids, "-o", "JobID")
