@@ -232,9 +232,28 @@ static json_t *step_request(const struct sbatch_opts *o)
         long n = sbatch_gres_gpus(o->gres, &shares);
         if (!shares) /* else its tasks see the shares' GPU (step_launch) */
             json_object_set_new(r, "gpus_per_node", json_integer(n));
-    } else if (o->gpus_per_node)
+    } else if (o->gpus_per_node) {
         json_object_set_new(r, "gpus_per_node",
                             json_integer(gpu_count(o->gpus_per_node)));
+    } else if (o->gpus_per_socket && !o->gpus && !gpt) {
+        /* N per socket of -B/--sockets-per-node (required, sbatch_opt.c):
+         * N x S on each node, as for the job (ctld/rpc_job.c) */
+        long n = gpu_count(o->gpus_per_socket);
+
+        json_object_set_new(r, "gpus_per_node",
+                            json_integer(n < 0 ? n : n * o->sockets_per_node));
+    }
+    /* -B S:C:T: the step's nodes are those of the job's with at least
+     * these (ctld/step_nodes.h) */
+    if (o->sockets_per_node > 0)
+        json_object_set_new(r, "sockets_per_node",
+                            json_integer(o->sockets_per_node));
+    if (o->cores_per_socket > 0)
+        json_object_set_new(r, "cores_per_socket",
+                            json_integer(o->cores_per_socket));
+    if (o->threads_per_core > 0)
+        json_object_set_new(r, "threads_per_core",
+                            json_integer(o->threads_per_core));
     if (extra_flag(o, "exact"))
         json_object_set_new(r, "exact", json_true());
     if (extra_flag(o, "overlap"))
@@ -480,12 +499,14 @@ out:
 }
 
 /* The allocation's SLURM_NTASKS and SLURM_NNODES (srun's input
- * variables) yield to the command line: -w or -x drop both (srun -w n2
+ * variables) yield to the command line: -w, -x or -B drop both (srun -w n2
  * inside a two-task job runs one task there), -n the node count. */
 static void env_counts_yield(struct sbatch_opts *o)
 {
     bool w = json_object_get(o->extra, "nodelist")
-             || json_object_get(o->extra, "exclude");
+             || json_object_get(o->extra, "exclude")
+             || o->sockets_per_node || o->cores_per_socket
+             || o->threads_per_core; /* -B leaves nodes out as -x does */
     bool cli_n = o->ntasks_set && o->ntasks_src != SBATCH_SRC_ENV;
     bool cli_N = o->nodes_min > 0 && o->nodes_src != SBATCH_SRC_ENV;
 
@@ -1700,6 +1721,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "srun: error: %s is not supported by Drover (for a "
                         "step inside an allocation)\n",
                 json_object_get(o->extra, "tmp") ? "--tmp" : "--no-kill");
+        rc = 1;
+    } else if (o->gpus_per_socket
+               && (o->gres || o->gpus || o->gpus_per_node
+                   || json_object_get(o->extra, "gpus_per_task"))) {
+        fprintf(stderr, "srun: error: --gpus-per-socket with another GPU "
+                        "count is not supported by Drover\n");
         rc = 1;
     } else {
         srun_verbose_plugins(stderr, s.verbose);

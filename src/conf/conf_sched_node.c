@@ -11,6 +11,12 @@
 #include "common/hostlist.h"
 #include "conf/conf_sched_node.h"
 
+/* A count for the scheduler's 16-bit fields (Slurm's are 16-bit too). */
+static uint16_t clamp16(uint32_t v)
+{
+    return v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
+}
+
 int conf_sched_node_init(struct sched_node *sn, const struct conf_node *cn)
 {
     sn->name = cn->name;
@@ -19,6 +25,9 @@ int conf_sched_node_init(struct sched_node *sn, const struct conf_node *cn)
     sn->weight = cn->weight;
     sn->features = cn->features;
     sn->tmp_disk_mib = cn->tmp_disk_mib;
+    sn->sockets = clamp16(cn->sockets);
+    sn->cores_per_socket = clamp16(cn->cores_per_socket);
+    sn->threads_per_core = clamp16(cn->threads_per_core);
     sn->gpus = 0;
     sn->gpu_type = NULL;
     for (size_t g = 0; g < cn->gres_count; g++) {

@@ -157,6 +157,7 @@ enum field_kind {
     K_STR,    /* char *, left out when NULL */
     K_SHARED, /* const char * shared by job_set_str(), left out when NULL */
     K_NODES,  /* char *, "" when NULL */
+    K_U16,
     K_U32,
     K_I32,
     K_I64,
@@ -246,11 +247,15 @@ static const struct job_field {
     F("min_cpus_per_node", K_U32, req.min_cpus_per_node, F_OMIT_ZERO),
     F("min_tmp_mib", K_U64, req.min_tmp_mib, F_OMIT_ZERO),
     F("ntasks_per_node", K_U32, req.ntasks_per_node, 0),
+    F("sockets_per_node", K_U16, req.sockets_per_node, F_OMIT_ZERO),
+    F("cores_per_socket", K_U16, req.cores_per_socket, F_OMIT_ZERO),
+    F("threads_per_core", K_U16, req.threads_per_core, F_OMIT_ZERO),
     F("mem_per_node_mib", K_U64, req.mem_per_node_mib, 0),
     F("mem_per_cpu_mib", K_U64, req.mem_per_cpu_mib, 0),
     F("gpus_per_node", K_U32, req.gpus_per_node, 0),
     F("gpus", K_U32, req.gpus_total, 0),
     F("gpus_per_task", K_U32, req.gpus_per_task, F_OMIT_ZERO),
+    F("gpus_per_socket", K_U32, gpus_per_socket, F_OMIT_ZERO),
     F("shards_per_node", K_U32, shards_per_node, F_OMIT_ZERO),
     F("mps_per_node", K_U32, mps_per_node, F_OMIT_ZERO),
     F("cpus_per_gpu", K_U32, req.cpus_per_gpu, F_OMIT_ZERO),
@@ -266,6 +271,8 @@ static int64_t int_field(const struct job *job, const struct job_field *f)
     const char *base = (const char *)job + f->off;
 
     switch (f->kind) {
+    case K_U16:
+        return *(const uint16_t *)base;
     case K_JOB_ID:
     case K_U32:
         return *(const uint32_t *)base;
@@ -374,6 +381,9 @@ static void apply_int(struct job *job, const struct job_field *f, json_t *v)
     json_int_t n = json_is_boolean(v) ? json_is_true(v) : json_integer_value(v);
 
     switch (f->kind) {
+    case K_U16:
+        *(uint16_t *)base = (uint16_t)n;
+        break;
     case K_U32:
         *(uint32_t *)base = (uint32_t)n;
         break;

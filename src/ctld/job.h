@@ -155,6 +155,9 @@ struct job {
     uint32_t shards_per_node;    /* --gres=shard:N, or */
     uint32_t mps_per_node;       /* --gres=mps:N: req.shards_per_node and
                                   * req.share_name follow these two */
+    uint32_t gpus_per_socket;    /* --gpus-per-socket: GPUs per socket of
+                                  * req.sockets_per_node; req.gpus_per_node
+                                  * is the two multiplied (job_submit) */
     struct sched_alloc *alloc; /* while running/completing */
     char *nodes;           /* allocated hostlist, NULL when none */
     char *last_nodes;      /* nodes of the last run, kept after it ends */

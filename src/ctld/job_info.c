@@ -182,6 +182,8 @@ static const char *last_batch_host(const struct job *job)
 
 static char *tres_per_node(const struct job *job)
 {
+    if (job->gpus_per_socket) /* TresPerSocket= (the GPUs are per socket) */
+        return xstrdup("");
     if (job->req.shards_per_node)
         return xasprintf("gres:%s:%u", job_info_share(job),
                          job->req.shards_per_node);

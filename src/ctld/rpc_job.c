@@ -51,7 +51,8 @@ static const char *const submit_keys[] = {
     "gpus_per_task", "cpus_per_gpu", "mem_per_gpu_mib", "account", "qos",
     "reservation", "interactive", "oversubscribe", "shards_per_node", "mps_per_node",
     "mail_type", "mail_user", "min_cpus_per_node", "no_kill",
-    "min_tmp_mib", NULL,
+    "min_tmp_mib", "sockets_per_node", "cores_per_socket", "threads_per_core",
+    "gpus_per_socket", NULL,
 };
 
 static json_t *submit_fields(json_t *body)
@@ -343,6 +344,30 @@ static int submit_place(struct ctld *ctld, struct job *job,
     return 0;
 }
 
+/* --gpus-per-socket=N (Slurm's tres_per_socket): N GPUs on each of the
+ * job's --sockets-per-node sockets, so N x S on each node.  Slurm's sbatch
+ * refuses it without --sockets-per-node; so does the controller, for
+ * senders that do not check (REST).  Drover takes it alone: with another
+ * GPU count the two would have to be weighed against each other. */
+static int submit_gpus_per_socket(struct job *job, drv_error_t *error)
+{
+    struct sched_request *r = &job->req;
+
+    if (!job->gpus_per_socket)
+        return 0;
+    errno = EDRV_INVALID_GRES;
+    if (!r->sockets_per_node)
+        return errprintf(error, "--gpus-per-socket option requires "
+                                "--sockets-per-node specification");
+    if (r->gpus_per_node || r->gpus_total || r->gpus_per_task
+        || r->shards_per_node)
+        return errprintf(error, "--gpus-per-socket with another GPU or "
+                                "shard count (--gpus, --gpus-per-node, "
+                                "--gpus-per-task, --gres)");
+    r->gpus_per_node = job->gpus_per_socket * r->sockets_per_node;
+    return 0;
+}
+
 /* Values only the controller can judge, as Slurm's job_submit checks:
  * -N 0 is an invalid node count, a negative --nice is for administrators, and --time-min may not
  * exceed the job's time limit (after the partition's default). */
@@ -496,6 +521,7 @@ struct job *ctld_submit_prepare(struct ctld *ctld, proto_req_t *req,
     account_lower(job);
     if (submit_owner(ctld, job, body, req, error) < 0
         || submit_launch(job, body, error) < 0
+        || submit_gpus_per_socket(job, error) < 0
         || submit_place(ctld, job, fields, error) < 0
         || submit_check_values(job, body, req, error) < 0
         || depend_array_submit(ctld, job, body, error) < 0

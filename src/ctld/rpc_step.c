@@ -564,6 +564,18 @@ static void step_req_parse(json_t *body, struct step_req *rq)
         .gpus_per_node = (uint32_t)gpn, .gpus = (uint32_t)gpus};
 }
 
+/* The step's -B S:C:T (bounded by its schema). */
+static void step_topo_parse(json_t *body, struct step_topo *topo)
+{
+    json_int_t s = 0, c = 0, t = 0;
+
+    json_unpack(body, "{s?I s?I s?I}", "sockets_per_node", &s,
+                "cores_per_socket", &c, "threads_per_core", &t);
+    *topo = (struct step_topo){.sockets = (uint16_t)s,
+                               .cores = (uint16_t)c,
+                               .threads = (uint16_t)t};
+}
+
 static void rpc_step_create(proto_req_t *req, void *arg)
 {
     struct ctld *ctld = arg;
@@ -573,6 +585,7 @@ static void rpc_step_create(proto_req_t *req, void *arg)
     const struct step_claim *claims[256];
     struct step_req rq;
     struct step_nodes sn;
+    struct step_topo topo;
     struct step_ctx *sc;
     struct job *job;
     char dist[TASKDIST_TEXT_MAX];
@@ -599,10 +612,13 @@ static void rpc_step_create(proto_req_t *req, void *arg)
         proto_respond_error(req, EDRV_STEP_LIMIT, NULL);
         return;
     }
+    step_topo_parse(body, &topo);
     if ((errnum = step_nodes_resolve(
              ctld->nodes, job->alloc,
              json_string_value(json_object_get(body, "nodelist")),
-             json_string_value(json_object_get(body, "exclude")), &sn))) {
+             json_string_value(json_object_get(body, "exclude")),
+             topo.sockets || topo.cores || topo.threads ? &topo : NULL,
+             &sn))) {
         proto_respond_error(req, errnum, NULL);
         return;
     }

@@ -40,6 +40,20 @@
     {"container_workdir", SCHEMA_STR, 1, SCHEMA_PATH_MAX,                      \
      EDRV_PATHNAME_TOO_LONG, 0, "path", "--container-workdir"},
 
+/* -B S:C:T and its three options: node filters, for jobs and steps */
+#define TOPO_FIELDS                                                            \
+    {"sockets_per_node", SCHEMA_INT, 0, 65534,                                 \
+     EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE, 0, "count",                       \
+     "-B S, --sockets-per-node: nodes with at least this many sockets"},      \
+    {"cores_per_socket", SCHEMA_INT, 0, 65534,                                 \
+     EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE, 0, "count",                       \
+     "-B S:C, --cores-per-socket: nodes with at least this many cores per "   \
+     "socket"},                                                                \
+    {"threads_per_core", SCHEMA_INT, 0, 65534,                                 \
+     EDRV_REQUESTED_NODE_CONFIG_UNAVAILABLE, 0, "count",                       \
+     "-B S:C:T, --threads-per-core: nodes with at least this many threads "   \
+     "per core"},
+
 static const struct schema_field job_submit_body[] = {
     {"name", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL, "job name (-J)"},
     {"partition", SCHEMA_STR, 0, SCHEMA_STR_MAX, TOO_LONG, P, NULL,
@@ -110,6 +124,7 @@ static const struct schema_field job_submit_body[] = {
      0, "MiB", "--tmp: nodes with at least this TmpDisk"},
     {"ntasks_per_node", SCHEMA_INT, 0, 65535, EDRV_TOO_MANY_REQUESTED_CPUS, 0,
      "count", "--ntasks-per-node"},
+    TOPO_FIELDS
     {"cpus_per_gpu", SCHEMA_INT, 0, 65535, EDRV_TOO_MANY_REQUESTED_CPUS, 0,
      "count", "--cpus-per-gpu"},
     {"mem_per_node_mib", SCHEMA_INT, 0, MIB_MAX, EDRV_INVALID_TASK_MEMORY, 0,
@@ -125,6 +140,9 @@ static const struct schema_field job_submit_body[] = {
      "--gres=gpu:N, --gpus-per-node"},
     {"gpus_per_task", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
      "--gpus-per-task"},
+    {"gpus_per_socket", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
+     "--gpus-per-socket (needs sockets_per_node: the job gets this times "
+     "sockets_per_node GPUs on each node)"},
     {"shards_per_node", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
      "--gres=shard:N (gres/shard of one GPU per node)"},
     {"mps_per_node", SCHEMA_INT, 0, 65535, EDRV_INVALID_GRES, 0, "count",
@@ -213,6 +231,7 @@ static const struct schema_field step_create_body[] = {
     {"cpus_per_task", SCHEMA_INT, 0, 65536, 0, 0, "count", "-c"},
     {"min_cpus", SCHEMA_INT, 0, 65536, EDRV_TOO_MANY_REQUESTED_CPUS, 0,
      "count", "--mincpus: the job's CPUs a node of the step must have"},
+    TOPO_FIELDS
     {"mem_mib", SCHEMA_INT, 0, MIB_MAX, EDRV_INVALID_TASK_MEMORY, 0, "MiB",
      "--mem of the step"},
     {"gpus_per_task", SCHEMA_INT, 0, 1024, EDRV_INVALID_GRES, 0, "count",

@@ -51,6 +51,9 @@ static uint64_t class_hash(const struct sched_request *q)
                         ^ (uint64_t)(uintptr_t)q->excluded_nodes << 2);
     h = hash_str(h, q->features);
     h = hash_mix(h, q->min_tmp_mib);
+    h = hash_mix(h, (uint64_t)q->sockets_per_node << 32
+                        | (uint64_t)q->cores_per_socket << 16
+                        | q->threads_per_core);
     return hash_str(h, q->gpu_type);
 }
 
@@ -90,6 +93,9 @@ static bool class_eq(const struct sched_request *a,
            && str_eq(a->gpu_type, b->gpu_type)
            && str_eq(a->features, b->features)
            && a->min_tmp_mib == b->min_tmp_mib
+           && a->sockets_per_node == b->sockets_per_node
+           && a->cores_per_socket == b->cores_per_socket
+           && a->threads_per_core == b->threads_per_core
            && a->max_cpus_per_node == b->max_cpus_per_node;
 }
 

@@ -51,6 +51,9 @@ struct sched_node {
     const char *features; /* comma list (Feature=) or NULL; matched
                            * against sched_request.features */
     uint64_t tmp_disk_mib; /* slurm.conf TmpDisk=, MiB (0: none) */
+    uint16_t sockets;          /* slurm.conf Sockets= (all boards) */
+    uint16_t cores_per_socket; /* CoresPerSocket= */
+    uint16_t threads_per_core; /* ThreadsPerCore= */
     bool available;       /* up and not drained/down: may take new jobs */
     uint32_t weight;      /* slurm.conf Weight=: lower is chosen first */
     /* usage */
@@ -87,6 +90,13 @@ struct sched_request {
                                * least this, MiB (Slurm's pn_min_tmp_disk,
                                * MinTmpDiskNode); 0 = any */
     bool exclusive;           /* --exclusive: whole nodes, alone on them */
+    /* -B S:C:T, --sockets-per-node, --cores-per-socket, --threads-per-core:
+     * only nodes configured with at least this many sockets, cores per
+     * socket and threads per core (Slurm's job_desc sockets_per_node,
+     * cores_per_socket, threads_per_core as node filters); 0 = any */
+    uint16_t sockets_per_node;
+    uint16_t cores_per_socket;
+    uint16_t threads_per_core;
     uint64_t mem_per_node_mib; /* --mem */
     uint64_t mem_per_cpu_mib;  /* --mem-per-cpu (not with --mem) */
     uint32_t gpus_per_node;   /* --gres=gpu:N, --gpus-per-node=N */

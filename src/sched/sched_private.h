@@ -18,6 +18,9 @@ struct sel_req {
     uint32_t mincpn;   /* --mincpus: CPUs each node gives at least */
     uint32_t maxcpn;   /* MaxCPUsPerNode: CPUs a node gives at most; 0 none */
     uint64_t min_tmp;  /* --tmp: TmpDisk each node has at least, MiB */
+    uint16_t sockets;  /* -B: sockets, */
+    uint16_t cores;    /* cores per socket and */
+    uint16_t threads;  /* threads per core each node has at least */
     uint64_t mem_node;
     uint64_t mem_cpu;
     uint32_t gpn;

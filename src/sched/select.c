@@ -277,6 +277,9 @@ static int normalize(const struct sched_request *req,
         .mincpn = req->min_cpus_per_node,
         .maxcpn = req->max_cpus_per_node,
         .min_tmp = req->min_tmp_mib,
+        .sockets = req->sockets_per_node,
+        .cores = req->cores_per_socket,
+        .threads = req->threads_per_core,
         .mem_node = req->mem_per_node_mib,
         .mem_cpu = req->mem_per_cpu_mib,
         .gpn = req->gpus_per_node,
@@ -340,8 +343,16 @@ static bool in_bitmap(const bitmap_t *b, size_t idx)
     return idx < bitmap_size(b) && bitmap_test(b, idx);
 }
 
-/* In the partition, not excluded, with the features and the TmpDisk
- * (--tmp) asked for. */
+/* Configured with at least the sockets, cores per socket and threads
+ * per core of -B (Slurm compares the node's configured values). */
+static bool topo_ok(const struct sel_req *r, const struct sched_node *nd)
+{
+    return nd->sockets >= r->sockets && nd->cores_per_socket >= r->cores
+           && nd->threads_per_core >= r->threads;
+}
+
+/* In the partition, not excluded, with the features, the TmpDisk (--tmp)
+ * and the sockets, cores and threads (-B) asked for. */
 static bool node_allowed(const struct sel_req *r,
                          const struct sched_node *nodes,
                          size_t idx)
@@ -351,6 +362,8 @@ static bool node_allowed(const struct sel_req *r,
     if (r->excluded && in_bitmap(r->excluded, idx))
         return false;
     if (nodes[idx].tmp_disk_mib < r->min_tmp)
+        return false;
+    if (!topo_ok(r, &nodes[idx]))
         return false;
     return feature_expr_match(r->features, nodes[idx].features);
 }
@@ -1042,6 +1055,19 @@ static void find_biggest(const struct sched_node *nodes,
     }
 }
 
+/* "-B 4:*:*: no node has that many sockets, cores per socket and
+ * threads per core" ('*' where -B asks nothing). */
+static void explain_topo(const struct sel_req *r, drv_error_t *error)
+{
+    char part[3][8];
+    const uint16_t v[3] = {r->sockets, r->cores, r->threads};
+
+    for (int i = 0; i < 3; i++)
+        snprintf(part[i], sizeof(part[i]), v[i] ? "%u" : "*", v[i]);
+    errprintf(error, "-B %s:%s:%s: no node has that many sockets, cores per "
+              "socket and threads per core", part[0], part[1], part[2]);
+}
+
 /* Say why 'r' can never run, in 'error'.  Always returns SCHED_NEVER. */
 static int explain_never(const struct sched_node *nodes,
                          size_t n,
@@ -1054,6 +1080,8 @@ static int explain_never(const struct sched_node *nodes,
     if (b.nodes == 0 && r->min_tmp)
         errprintf(error, "--tmp=%" PRIu64 "M: no node has that much TmpDisk",
                   r->min_tmp);
+    else if (b.nodes == 0 && (r->sockets || r->cores || r->threads))
+        explain_topo(r, error);
     else if (b.nodes == 0)
         errprintf(error, "no nodes to run on");
     else if (r->gtype && (r->gpn || r->gtot) && b.typed == 0)

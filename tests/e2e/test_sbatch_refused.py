@@ -6,7 +6,7 @@ the file options --nodefile (-F) and --export-file do what Slurm's do."""
 REFUSED = [("--bb=capacity=1G", "no burst buffers"),
            ("--licenses=matlab:1", "no licenses"),
            ("--core-spec=1", "no specialised cores"),
-           ("--sockets-per-node=1", "no socket or core requests"),
+           ("--ntasks-per-core=1", "no per-core task placement"),
            ("--mem-bind=local", "no memory binding"),
            ("-M", "one cluster")]
 

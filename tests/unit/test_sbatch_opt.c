@@ -276,6 +276,48 @@ static void bad_gres_is_rejected_like_the_controller(void **state)
                                 "without type identification)");
 }
 
+static void extra_node_info_and_its_options_are_node_minimums(void **state)
+{
+    json_t *b = must_parse(ARGV("-B", "2:4", "--wrap=true"), "", NO_ENV);
+
+    (void)state;
+    assert_int_equal(num(b, "sockets_per_node"), 2);
+    assert_int_equal(num(b, "cores_per_socket"), 4);
+    assert_null(json_object_get(b, "threads_per_core"));
+    json_decref(b);
+    /* '*' asks nothing, a range asks its minimum, the last option wins */
+    b = must_parse(ARGV("--cores-per-socket=8", "-B", "*:2-4:1", "--wrap=x"),
+                   "", NO_ENV);
+    assert_null(json_object_get(b, "sockets_per_node"));
+    assert_int_equal(num(b, "cores_per_socket"), 2);
+    assert_int_equal(num(b, "threads_per_core"), 1);
+    json_decref(b);
+    b = must_parse(ARGV("-B", "2", "--threads-per-core=2", "--wrap=x"), "",
+                   NO_ENV);
+    assert_int_equal(num(b, "sockets_per_node"), 2);
+    assert_null(json_object_get(b, "cores_per_socket"));
+    assert_int_equal(num(b, "threads_per_core"), 2);
+    json_decref(b);
+}
+
+static void gpus_per_socket_goes_with_sockets_per_node(void **state)
+{
+    json_t *b = must_parse(ARGV("--gpus-per-socket=a100:1",
+                                "--sockets-per-node=2", "--wrap=true"),
+                           "", NO_ENV);
+
+    (void)state;
+    assert_int_equal(num(b, "gpus_per_socket"), 1);
+    assert_int_equal(num(b, "sockets_per_node"), 2);
+    assert_string_equal(str(b, "gpu_type"), "a100");
+    assert_null(json_object_get(b, "gpus_per_node"));
+    json_decref(b);
+    b = must_parse(ARGV("-B2", "--wrap=true"), "",
+                   ENVP("SBATCH_GPUS_PER_SOCKET=3"));
+    assert_int_equal(num(b, "gpus_per_socket"), 3);
+    json_decref(b);
+}
+
 static void bad_values_give_slurms_messages(void **state)
 {
     static const struct {
@@ -299,6 +341,14 @@ static void bad_values_give_slurms_messages(void **state)
          "Invalid --distribution specification"},
         {"-mplane", 255, "Invalid plane size or size not specified\n"
                          "Invalid --distribution specification"},
+        {"-Bx", 1, "Invalid numeric value \"x\" for first arg of -B."},
+        {"-B2:4:y", 1, "Invalid numeric value \"y\" for third arg of -B."},
+        {"--sockets-per-node=two", 1,
+         "Invalid numeric value \"two\" for sockets-per-node."},
+        {"--threads-per-core=*", 1,
+         "Invalid numeric value \"*\" for --threads-per-core."},
+        {"--gpus-per-socket=1", 1, "--gpus-per-socket option requires "
+                                   "--sockets-per-node specification"},
     };
     struct sbatch_error e;
 
@@ -639,6 +689,8 @@ int main(void)
         cmocka_unit_test(typed_gres_gives_gpus_per_node_and_type),
         cmocka_unit_test(gpus_option_counts_whole_job),
         cmocka_unit_test(bad_gres_is_rejected_like_the_controller),
+        cmocka_unit_test(extra_node_info_and_its_options_are_node_minimums),
+        cmocka_unit_test(gpus_per_socket_goes_with_sockets_per_node),
         cmocka_unit_test(bad_values_give_slurms_messages),
         cmocka_unit_test(bad_value_in_script_is_reported_too),
         cmocka_unit_test(unknown_option_asks_for_help),

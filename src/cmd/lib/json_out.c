@@ -79,6 +79,29 @@ static void set_each(json_t *o, void (*f)(json_t *, const char *),
         f(o, *keys);
 }
 
+/* A -B part of the record under the same key: the number, or null when
+ * not asked for (Slurm's NO_VAL16). */
+static void topo(json_t *o, const json_t *job, const char *key)
+{
+    if (jint(job, key, 0) > 0)
+        i(o, key, jint(job, key, 0));
+    else
+        nul(o, key);
+}
+
+/* --gpus-per-socket as Slurm's tres_per_socket ("gres:gpu:1"), or "". */
+static void tres_per_socket(json_t *o, const json_t *job)
+{
+    const char *type = jstr_or(job, "gpu_type", NULL);
+    int64_t n = jint(job, "gpus_per_socket", 0);
+    char buf[96] = "";
+
+    if (n > 0)
+        snprintf(buf, sizeof(buf), "gres:gpu:%s%s%lld", type ? type : "",
+                 type ? ":" : "", (long long)n);
+    s(o, "tres_per_socket", buf);
+}
+
 /* True once the job has left the queue for good (COMPLETED, CANCELLED, ...). */
 static bool job_ended(const json_t *job)
 {
@@ -135,8 +158,9 @@ static void job_head(json_t *o, const json_t *job)
     s(o, "container", "");
     b(o, "contiguous", 0);
     set_each(o, nul, (const char *const[]){"core_spec", "thread_spec",
-                                            "cores_per_socket",
-                                            "billable_tres", NULL});
+                                            NULL});
+    topo(o, job, "cores_per_socket");
+    nul(o, "billable_tres");
     if (jint(job, "cpus_per_task", 0) > 0)
         i(o, "cpus_per_task", jint(job, "cpus_per_task", 0));
     else
@@ -228,7 +252,7 @@ static void job_resources(json_t *o, const json_t *job)
     nul(o, "shared");
     empty(o, "show_flags");
     i(o, "sockets_per_board", 0);
-    nul(o, "sockets_per_node");
+    topo(o, job, "sockets_per_node");
     i(o, "start_time", jint(job, "start_time", 0));
     s(o, "state_description", "");
     s(o, "state_reason", job_view_reason(job));
@@ -243,7 +267,7 @@ static void job_resources(json_t *o, const json_t *job)
     else
         i(o, "time_limit", limit / 60);
     i(o, "time_minimum", jint(job, "time_min_s", 0) / 60);
-    nul(o, "threads_per_core");
+    topo(o, job, "threads_per_core");
 }
 
 json_t *json_out_job(const json_t *job)
@@ -258,7 +282,7 @@ json_t *json_out_job(const json_t *job)
     s(o, "tres_freq", "");
     s(o, "tres_per_job", "");
     s(o, "tres_per_node", jstr(job, "tres_per_node"));
-    s(o, "tres_per_socket", "");
+    tres_per_socket(o, job);
     s(o, "tres_per_task", "");
     s(o, "tres_req_str", jstr(job, "tres_req"));
     s(o, "tres_alloc_str", jstr(job, "tres_alloc"));

@@ -312,7 +312,6 @@ static const struct {
     {"kill-on-invalid-dep", valid_yes_no, false},
     {"wait-all-nodes", valid_zero_one, false},
     {"tmp", valid_size, false},
-    {"threads-per-core", NULL, true},
     {"ntasks-per-gpu", NULL, true},
     {"cpus-per-gpu", NULL, true},
     {"mincpus", NULL, true},
@@ -374,6 +373,88 @@ static int check_pass(const struct optdef *d, const char *arg,
                         d->name);
     }
     return 0;
+}
+
+/* Slurm's resource range "N" or "N-M" (the request is the minimum N),
+ * each with an optional k/m suffix, or "*" or "" for none (0).  A count
+ * beyond a node's 16-bit one asks for more than any node has: 65534.
+ * Returns 0, or -1 with Slurm's "Invalid numeric value" (exit 1) naming
+ * 'what'. */
+static int resource_min(const char *arg, const char *what, int *out,
+                        struct sbatch_error *e)
+{
+    const char *p = arg;
+    long v[2] = {0, 0};
+    int n = 0;
+
+    if (!*arg || !strcmp(arg, "*")) {
+        *out = 0;
+        return 0;
+    }
+    while (n < 2) {
+        char *end;
+
+        if (!isdigit((unsigned char)*p))
+            goto bad;
+        errno = 0;
+        v[n] = strtol(p, &end, 10);
+        if (errno)
+            v[n] = LONG_MAX / (1024 * 1024);
+        if (*end == 'k' || *end == 'K')
+            v[n] *= 1024, end++;
+        else if (*end == 'm' || *end == 'M')
+            v[n] *= 1024 * 1024, end++;
+        p = end;
+        n++;
+        if (*p != '-')
+            break;
+        p++;
+    }
+    if (*p || (n == 2 && v[1] <= 0))
+        goto bad;
+    *out = v[0] > 65534 ? 65534 : (int)v[0];
+    return 0;
+bad:
+    return fail(e, 1, "error", "Invalid numeric value \"%s\" for %s.", arg,
+                what);
+}
+
+/* --sockets-per-node, --cores-per-socket: resource ranges; Slurm 22.05's
+ * --threads-per-core is a positive number (its parse_int()). */
+static int set_topo(struct sbatch_opts *o, const struct optdef *d,
+                    const char *arg, struct sbatch_error *e)
+{
+    int *out = FIELD(o, d, int);
+
+    if (strcmp(d->name, "threads-per-core"))
+        return resource_min(arg, d->name, out, e);
+    if (parse_int("--threads-per-core", arg, true, out, e) < 0)
+        return -1;
+    if (*out > 65534)
+        *out = 65534;
+    return 0;
+}
+
+/* -B S[:C[:T]]: all three (a part left out asks nothing); a fourth part
+ * is ignored, as Slurm's verify_socket_core_thread_count() does. */
+static int set_extra_node_info(struct sbatch_opts *o, const struct optdef *d,
+                               const char *arg, struct sbatch_error *e)
+{
+    static const char *const what[] = {"first arg of -B", "second arg of -B",
+                                       "third arg of -B"};
+    int *field[] = {&o->sockets_per_node, &o->cores_per_socket,
+                    &o->threads_per_core};
+    char *copy = xstrdup(arg), *p = copy;
+    int rc = 0;
+
+    (void)d;
+    for (int i = 0; i < 3 && rc == 0; i++) {
+        char *part = p ? strsep(&p, ":") : "";
+
+        rc = resource_min(part, what[i], field[i], e);
+    }
+    free(copy);
+    return rc;
 }
 
 /* --mail-type: sent as Slurm's MAIL_* bits (common/mailtype.h); a bad
@@ -940,14 +1021,14 @@ static const struct optdef opt_table[] = {
      NULL, "For the following 4 options, you are\n"
      "specifying the minimum resources available for\n"
      "the node(s) allocated to the job.", ""},
-    {"sockets-per-node", 0, REQ, NULL, PASS, 0, SEC_AFFINITY,
-     "=S", "number of sockets per node to allocate", NULL},
-    {"cores-per-socket", 0, REQ, NULL, PASS, 0, SEC_AFFINITY,
-     "=C", "number of cores per socket to allocate", NULL},
-    {"threads-per-core", 0, REQ, NULL, PASS, 0, SEC_AFFINITY,
-     "=T", "number of threads per core to allocate", NULL},
-    {"extra-node-info", 'B', REQ, NULL, PASS, 0, SEC_AFFINITY,
-     NULL, "combine request of sockets per node,\n"
+    {"sockets-per-node", 0, REQ, NULL, set_topo, AT(sockets_per_node), 0,
+     SEC_AFFINITY, "=S", "number of sockets per node to allocate", NULL},
+    {"cores-per-socket", 0, REQ, NULL, set_topo, AT(cores_per_socket), 0,
+     SEC_AFFINITY, "=C", "number of cores per socket to allocate", NULL},
+    {"threads-per-core", 0, REQ, NULL, set_topo, AT(threads_per_core), 0,
+     SEC_AFFINITY, "=T", "number of threads per core to allocate", NULL},
+    {"extra-node-info", 'B', REQ, NULL, set_extra_node_info, 0, 0,
+     SEC_AFFINITY, NULL, "combine request of sockets per node,\n"
      "cores per socket and threads per core.\n"
      "Specify an asterisk (*) as a placeholder,\n"
      "a minimum value, or a min-max range.",
@@ -968,7 +1049,8 @@ static const struct optdef opt_table[] = {
     {"gpus-per-node", 0, REQ, "SBATCH_GPUS_PER_NODE", set_str,
      AT(gpus_per_node), 0, SEC_GPU,
      "=n", "number of GPUs required per allocated node", NULL},
-    {"gpus-per-socket", 0, REQ, "SBATCH_GPUS_PER_SOCKET", PASS, 0, SEC_GPU,
+    {"gpus-per-socket", 0, REQ, "SBATCH_GPUS_PER_SOCKET", set_str,
+     AT(gpus_per_socket), 0, SEC_GPU,
      "=n", "number of GPUs required per allocated socket", NULL},
     {"gpus-per-task", 0, REQ, "SBATCH_GPUS_PER_TASK", PASS, 0, SEC_GPU,
      "=n", "number of GPUs required per spawned task", NULL},
@@ -1568,6 +1650,10 @@ static int verify(struct sbatch_opts *o, struct sbatch_error *e)
                     "don't specify both --verbose (-v) and --quiet (-Q)");
     if (check_memory(o, e) < 0)
         return -1;
+    /* Slurm's sbatch, salloc and srun's allocation (a step's too here) */
+    if (o->gpus_per_socket && !o->sockets_per_node)
+        return fail(e, 1, "error", "--gpus-per-socket option requires "
+                                   "--sockets-per-node specification");
     settle_counts(o);
     if (!o->job_name) {
         if (o->wrap)
@@ -1642,7 +1728,8 @@ static void free_strings(struct sbatch_opts *o)
     char **fields[] = {
         &o->cwd, &o->submit_host, &o->wrap, &o->script_path, &o->job_name,
         &o->partition, &o->comment, &o->work_dir, &o->std_out, &o->std_err,
-        &o->std_in, &o->gres, &o->gpus, &o->gpus_per_node, &o->export_env,
+        &o->std_in, &o->gres, &o->gpus, &o->gpus_per_node,
+        &o->gpus_per_socket, &o->export_env,
         &o->mpi, &o->jobid, &o->srun_prolog, &o->srun_epilog,
         &o->clusters,
     };
@@ -1801,8 +1888,8 @@ static int gres_fail(const struct sbatch_opts *o, struct sbatch_error *e)
                 drv_strerror(EDRV_INVALID_GRES));
 }
 
-/* gres, gpus, gpus_per_node, gpu_type, shards_per_node and mps_per_node of
- * the body. */
+/* gres, gpus, gpus_per_node, gpus_per_socket, gpu_type, shards_per_node
+ * and mps_per_node of the body. */
 static int add_gpus(const struct sbatch_opts *o, json_t *body,
                     struct sbatch_error *e)
 {
@@ -1830,6 +1917,11 @@ static int add_gpus(const struct sbatch_opts *o, json_t *body,
         if (gres_parse(o->gpus_per_node, false, &gc) < 0)
             goto out;
         json_object_set_new(body, "gpus_per_node", json_integer(gc.gpus));
+    }
+    if (o->gpus_per_socket) {
+        if (gres_parse(o->gpus_per_socket, false, &gc) < 0)
+            goto out;
+        json_object_set_new(body, "gpus_per_socket", json_integer(gc.gpus));
     }
     if (gc.type)
         json_object_set_new(body, "gpu_type", json_string(gc.type));
@@ -2069,6 +2161,12 @@ static void add_resources(const struct sbatch_opts *o, json_t *body)
                                                        "mincpus"))));
     if (o->ntasks_per_node > 0)
         set_int(body, "ntasks_per_node", o->ntasks_per_node);
+    if (o->sockets_per_node > 0)
+        set_int(body, "sockets_per_node", o->sockets_per_node);
+    if (o->cores_per_socket > 0)
+        set_int(body, "cores_per_socket", o->cores_per_socket);
+    if (o->threads_per_core > 0)
+        set_int(body, "threads_per_core", o->threads_per_core);
     if (o->mem_per_node_mib >= 0)
         set_int(body, "mem_per_node_mib", o->mem_per_node_mib);
     if (o->mem_per_cpu_mib >= 0)

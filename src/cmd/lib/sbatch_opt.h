@@ -93,6 +93,11 @@ struct sbatch_opts {
     char *gres;               /* --gres as given ("gpu:a100:2"); not "none" */
     char *gpus;               /* --gpus as given ("4", "a100:4") */
     char *gpus_per_node;      /* --gpus-per-node as given */
+    char *gpus_per_socket;    /* --gpus-per-socket as given */
+    /* -B S[:C[:T]], --sockets-per-node, --cores-per-socket,
+     * --threads-per-core: nodes with at least these (each range's
+     * minimum); 0: not given or '*' */
+    int sockets_per_node, cores_per_socket, threads_per_core;
     bool exclusive;
     bool hold;
     int requeue;              /* -1 not given, 0 or 1 */

@@ -232,11 +232,28 @@ static void job_line_nodes(struct rec *r, const json_t *job)
     free(host);
 }
 
-/* Slurm shows "min-max" nodes for a pending job that set a maximum. */
+/* A -B part of the record ("sockets_per_node"...): the number, or "*"
+ * when not asked. */
+static const char *topo_part(const json_t *job, const char *key, char *buf,
+                             size_t size)
+{
+    int64_t v = jint(job, key, 0);
+
+    if (v <= 0)
+        return "*";
+    snprintf(buf, size, "%lld", (long long)v);
+    return buf;
+}
+
+/* Slurm shows "min-max" nodes for a pending job that set a maximum.
+ * ReqB:S:C:T is Slurm's boards per node, sockets per board (neither is
+ * asked for by its commands: 0), cores per socket and threads per core;
+ * Socks/Node is --sockets-per-node. */
 static void job_line_counts(struct rec *r, const json_t *job)
 {
     int64_t max = jint(job, "nodes_max", 0);
     const char *tres = jstr_or(job, "tres_alloc", NULL);
+    char sock[24], core[24], thread[24];
 
     if (job_state_is_pending(job_base_state_of(job)) && max > 0)
         fmt_buf_printf(&r->out, "NumNodes=%u-%lld ",
@@ -245,15 +262,19 @@ static void job_line_counts(struct rec *r, const json_t *job)
         fmt_buf_printf(&r->out, "NumNodes=%u ", job_view_node_count(job));
     fmt_buf_printf(&r->out,
                    "NumCPUs=%u NumTasks=%lld CPUs/Task=%lld "
-                   "ReqB:S:C:T=0:0:*:*",
+                   "ReqB:S:C:T=0:0:%s:%s",
                    job_view_cpus(job), (long long)jint(job, "num_tasks", 1),
-                   (long long)jint(job, "cpus_per_task", 1));
+                   (long long)jint(job, "cpus_per_task", 1),
+                   topo_part(job, "cores_per_socket", core, sizeof(core)),
+                   topo_part(job, "threads_per_core", thread,
+                             sizeof(thread)));
     rec_eol(r);
     fmt_buf_printf(&r->out, "TRES=%s",
                    tres ? tres : jstr_or(job, "tres_req", ""));
     rec_eol(r);
     fmt_buf_printf(&r->out,
-                   "Socks/Node=* NtasksPerN:B:S:C=%lld:0:*:* CoreSpec=*",
+                   "Socks/Node=%s NtasksPerN:B:S:C=%lld:0:*:* CoreSpec=*",
+                   topo_part(job, "sockets_per_node", sock, sizeof(sock)),
                    (long long)jint(job, "ntasks_per_node", 0));
     rec_eol(r);
 }
@@ -500,6 +521,8 @@ char *scontrol_sprint_job(const json_t *job, const struct scontrol_ctx *ctx)
     struct rec r;
     const char *comment = jstr_or(job, "comment", NULL);
     const char *tpn = jstr_or(job, "tres_per_node", NULL);
+    const char *gtype = jstr_or(job, "gpu_type", NULL);
+    int64_t gps = jint(job, "gpus_per_socket", 0);
 
     rec_init(&r, ctx);
     job_line_ids(&r, job);
@@ -523,6 +546,11 @@ char *scontrol_sprint_job(const json_t *job, const struct scontrol_ctx *ctx)
     if (tpn) {
         rec_eol(&r);
         fmt_buf_printf(&r.out, "TresPerNode=%s", tpn);
+    }
+    if (gps > 0) { /* Slurm's line after TresPerNode= */
+        rec_eol(&r);
+        fmt_buf_printf(&r.out, "TresPerSocket=gres:gpu:%s%s%lld",
+                       gtype ? gtype : "", gtype ? ":" : "", (long long)gps);
     }
     rec_eol(&r);
     fmt_buf_puts(&r.out, ctx->one_liner ? "\n" : "\n\n");

@@ -307,14 +307,48 @@ static void p_zero(struct fmt_buf *out, const void *rec, const void *ctx)
     fmt_buf_puts(out, "0");
 }
 
-static void p_star(struct fmt_buf *out, const void *rec, const void *ctx)
+/* A -B part: the number asked for, or "*" when none was (Slurm's
+ * NO_VAL16). */
+static void put_topo(struct fmt_buf *out, const void *rec, const char *key)
 {
-    fmt_buf_puts(out, "*");
+    int64_t v = jint(JOB(rec), key, 0);
+
+    if (v > 0)
+        fmt_buf_printf(out, "%lld", (long long)v);
+    else
+        fmt_buf_puts(out, "*");
 }
 
+/* %H: --sockets-per-node */
+static void p_sockets(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    (void)ctx;
+    put_topo(out, rec, "sockets_per_node");
+}
+
+/* %I: --cores-per-socket */
+static void p_cores(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    (void)ctx;
+    put_topo(out, rec, "cores_per_socket");
+}
+
+/* %J: --threads-per-core */
+static void p_threads(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    (void)ctx;
+    put_topo(out, rec, "threads_per_core");
+}
+
+/* %z: S:C:T, "*" for each part not asked for */
 static void p_sct(struct fmt_buf *out, const void *rec, const void *ctx)
 {
-    fmt_buf_puts(out, "*:*:*");
+    (void)ctx;
+    put_topo(out, rec, "sockets_per_node");
+    fmt_buf_puts(out, ":");
+    put_topo(out, rec, "cores_per_socket");
+    fmt_buf_puts(out, ":");
+    put_topo(out, rec, "threads_per_core");
 }
 
 static void p_na(struct fmt_buf *out, const void *rec, const void *ctx)
@@ -356,11 +390,11 @@ const struct fmt_field squeue_fields[] = {
     {'f', "Feature", "FEATURES", p_null, 0},
     {'G', "GroupID", "GROUP", p_gid, 0},
     {'g', "GroupName", "GROUP", p_group, 0},
-    {'H', "SocketsPerNode", "SOCKETS_PER_NODE", p_star, 0},
+    {'H', "SocketsPerNode", "SOCKETS_PER_NODE", p_sockets, 0},
     {'h', "OverSubscribe", "OVER_SUBSCRIBE", p_oversubscribe, 0},
-    {'I', "CoresPerSocket", "CORES_PER_SOCKET", p_star, 0},
+    {'I', "CoresPerSocket", "CORES_PER_SOCKET", p_cores, 0},
     {'i', "JobArrayID", "JOBID", p_job_id, 0},
-    {'J', "ThreadsPerCore", "THREADS_PER_CORE", p_star, 0},
+    {'J', "ThreadsPerCore", "THREADS_PER_CORE", p_threads, 0},
     {'j', "Name", "NAME", p_name, 0},
     {'K', "ArrayTaskID", "ARRAY_TASK_ID", p_array_task_id, 0},
     {'k', "Comment", "COMMENT", p_comment, 0},
@@ -458,8 +492,10 @@ static const struct {
     {p_empty, ""},
     {p_null, ""},
     {p_zero, ""},
-    {p_star, ""},
-    {p_sct, ""},
+    {p_sockets, "sockets_per_node"},
+    {p_cores, "cores_per_socket"},
+    {p_threads, "threads_per_core"},
+    {p_sct, "sockets_per_node cores_per_socket threads_per_core"},
     {p_na, ""},
     {p_step_id, K_ID},
     {p_step_name, ""},
