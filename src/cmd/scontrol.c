@@ -562,6 +562,37 @@ static void cmd_show(struct scontrol *sc, int argc, char **argv)
 
 /* --- ping ---------------------------------------------------------------- */
 
+/* reconfigure: the controller reads slurm.conf again (rpc_reconfig.c);
+ * its refusal names what needs a restart. */
+static void cmd_reconfigure(struct scontrol *sc, int argc, char **argv)
+{
+    drv_error_t error = {{0}};
+    json_t *resp = NULL;
+
+    if (argc > 1) {
+        fprintf(stderr, "too many arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+        return;
+    }
+    const json_t *refused, *r;
+    size_t i;
+
+    if (cmd_rpc(sc->prog, "reconfigure", json_object(), &resp, &error) < 0) {
+        fprintf(stderr, "slurm_reconfigure error: %s\n",
+                errno != EDRV_USER_ID_MISSING && error.text[0]
+                    ? error.text
+                    : err_text(errno, &error));
+        sc->exit_code = 1;
+    } else if (json_array_size(refused = json_object_get(resp, "refused"))) {
+        fprintf(stderr, "slurm_reconfigure error: nothing changed; these "
+                        "changes need a restart:\n");
+        json_array_foreach(refused, i, r)
+            fprintf(stderr, "  %s\n", json_string_value(r));
+        sc->exit_code = 1;
+    }
+    json_decref(resp);
+}
+
 static void cmd_ping(struct scontrol *sc, int argc, char **argv)
 {
     const struct slurm_conf *conf = cmd_conf(sc->prog);
@@ -1290,6 +1321,7 @@ static const struct {
     {"suspend", 2, cmd_suspend},  {"resume", 3, cmd_suspend},
     {"write", 2, cmd_write},      {"token", 3, cmd_token},
     {"takeover", 2, cmd_takeover},
+    {"reconfigure", 3, cmd_reconfigure},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
     {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},

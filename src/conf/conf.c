@@ -209,7 +209,7 @@ static const struct line_kind {
 static const struct conf_key *conf_key_find(const char *name)
 {
     static const struct conf_keytab table = {
-        conf_keys, CONF_KEY_COUNT, sizeof(conf_keys[0]), NULL,
+        conf_keys, CONF_KEY_COUNT, sizeof(conf_keys[0]), NULL, NULL,
     };
 
     return conf__key_find(&table, name);
@@ -634,8 +634,54 @@ static int unsupported_line(struct conf_parser *p, const struct conf_line *l,
     return 0;
 }
 
+/* Keep 'setting' (taken) in conf->settings. */
+static int keep_setting(struct slurm_conf *conf, char *setting,
+                        drv_error_t *error)
+{
+    char **grown;
+
+    if (!setting)
+        return conf__enomem(error);
+    if (!(grown = realloc(conf->settings,
+                          (conf->setting_count + 1) * sizeof(*grown)))) {
+        free(setting);
+        return conf__enomem(error);
+    }
+    conf->settings = grown;
+    conf->settings[conf->setting_count++] = setting;
+    return 0;
+}
+
+/* A line's settings as conf->settings keeps them (conf.h). */
+static int keep_line(struct slurm_conf *conf, const struct conf_line *l,
+                     bool record, drv_error_t *error)
+{
+    const struct conf_pair *r = &l->pairs[0];
+    char *s;
+
+    for (size_t i = 0; i < l->count; i++) {
+        const struct conf_pair *kv = &l->pairs[i];
+
+        int rc = !record || i == 0
+                     ? asprintf(&s, "%s=%s", kv->key, kv->value)
+                     : asprintf(&s, "%s=%s\x1f%s=%s", r->key, r->value,
+                                kv->key, kv->value);
+
+        if (keep_setting(conf, rc < 0 ? NULL : s, error) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int slurm_line(const struct conf_line *l, void *arg, drv_error_t *error)
 {
+    struct conf_parser *p = arg;
+    bool record = false;
+
+    for (size_t i = 0; i < sizeof(line_kinds) / sizeof(line_kinds[0]); i++)
+        record = record || !strcasecmp(l->pairs[0].key, line_kinds[i].key);
+    if (!p->client && keep_line(p->conf, l, record, error) < 0)
+        return -1;
     for (size_t i = 0; i < sizeof(line_kinds) / sizeof(line_kinds[0]); i++)
         if (!strcasecmp(l->pairs[0].key, line_kinds[i].key))
             return line_kinds[i].fn(arg, l, error);
@@ -739,6 +785,34 @@ static int load_cgroup(struct conf_parser *p, drv_error_t *error)
     return rc;
 }
 
+/* The files beside slurm.conf as conf->settings keeps them ('gres_text'
+ * stands for gres.conf when given). */
+static int keep_files(struct conf_parser *p, const char *gres_text,
+                      drv_error_t *error)
+{
+    static const char *const files[] = {"gres.conf", "cgroup.conf",
+                                        "job_container.conf", "oci.conf"};
+
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char *path, *text = NULL, *s;
+
+        if (i == 0 && gres_text) {
+            text = strdup(gres_text);
+        } else if (asprintf(&path, "%s/%s", p->confdir, files[i]) >= 0) {
+            text = conf__read_file(path);
+            free(path);
+        }
+        if (!text)
+            continue; /* not there (or unreadable: its loader said so) */
+        int rc = asprintf(&s, "%s\x1f%s", files[i], text);
+
+        free(text);
+        if (keep_setting(p->conf, rc < 0 ? NULL : s, error) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static void parser_clear(struct conf_parser *p)
 {
     conf__node_spec_destroy(p->node_defaults);
@@ -768,7 +842,8 @@ static struct slurm_conf *parse(const char *path, const char *text,
         || (!client && load_gres(&p, gres_text, error) < 0)
         || load_cgroup(&p, error) < 0
         || conf__load_job_container(p.conf, p.confdir, error) < 0
-        || conf__load_oci(p.conf, p.confdir, error) < 0)
+        || conf__load_oci(p.conf, p.confdir, error) < 0
+        || (!client && keep_files(&p, gres_text, error) < 0))
         goto error;
     conf = p.conf;
     parser_clear(&p);
@@ -930,6 +1005,9 @@ void conf_destroy(struct slurm_conf *conf)
     conf__oci_clear(&conf->oci);
     conf__priority_clear(&conf->priority);
     conf__notices_clear(conf);
+    for (size_t i = 0; i < conf->setting_count; i++)
+        free(conf->settings[i]);
+    free(conf->settings);
     free(conf->tls.cert);
     free(conf->bcast.dest_dir);
     free(conf->tls.key);

@@ -667,6 +667,14 @@ struct slurm_conf {
                                    * restarts; 600 */
     uint32_t wait_time_s;     /* WaitTime=: srun's -W when not given,
                                * seconds; 0: no limit */
+    /* Every setting as read, for conf_changes(): "Key=value" of a
+     * global keyword; "NodeName=n1" and "NodeName=n1\x1fKey=value" of a
+     * record line (PartitionName=, NodeName=, DownNodes=); and each of
+     * gres.conf, cgroup.conf, job_container.conf and oci.conf beside it,
+     * when there, as "gres.conf\x1f" and its whole text.  In file order;
+     * a later global setting of a keyword replaces an earlier one. */
+    char **settings;
+    size_t setting_count;
     /* "slurm.conf:LINE: Key=value has no effect in Drover: why", one per
      * keyword given that Drover accepts and does not use (conf_inert.c),
      * in file order: droverctld logs them at start; commands do not. */
@@ -727,6 +735,30 @@ struct slurm_conf *conf_load(const char *path, drv_error_t *error);
  * took 26 ms of each command's start (bench/scale).
  */
 struct slurm_conf *conf_load_client(const char *path, drv_error_t *error);
+
+/* One difference between two loads of slurm.conf (conf_changes()). */
+struct conf_change {
+    char *record; /* "PartitionName=debug", "NodeName=n1" for a record
+                   * line's keyword or the record itself, a file's name
+                   * ("gres.conf") for a file beside slurm.conf, NULL for a
+                   * global keyword */
+    char *key;    /* the keyword as the new file spells it (the old where
+                   * it was removed): "MaxTime", "PartitionName" for a
+                   * record added or removed; NULL for a file */
+};
+
+/* What changed from 'old' to 'new' (two loads of the same slurm.conf):
+ * each global keyword whose value differs, was added or removed, each
+ * keyword of a record line likewise, each record line added or removed,
+ * each file beside slurm.conf whose text differs.  Keywords compare
+ * case-insensitively, values exactly.  The *n changes, in the new file's
+ * order then the removed ones,
+ * in *out (free with conf_changes_free(); NULL when none).  Returns 0, or
+ * -1 with errno ENOMEM. */
+int conf_changes(const struct slurm_conf *old, const struct slurm_conf *new,
+                 struct conf_change **out, size_t *n);
+
+void conf_changes_free(struct conf_change *changes, size_t n);
 
 /* Parse slurm.conf text already in memory; 'path' is used for messages and
  * to find gres.conf (pass gres_text to give gres.conf text directly, or NULL

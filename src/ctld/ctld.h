@@ -65,6 +65,10 @@ struct ctld {
     bool job_count_known;      /* job_count was counted since start */
     struct journal *journal;   /* NULL in a Raft group: ha is the log */
     struct ha *ha;             /* the Raft group (ha.h); NULL: alone */
+    struct slurm_conf **retired_confs; /* replaced by reconfigures, kept
+                                        * until exit (rpc_reconfig.c) */
+    size_t retired_conf_count;
+    int log_verbose;           /* -v count, added to SlurmctldDebug */
     uv_prepare_t flush_handle; /* flushes the journal before the loop blocks */
     struct ack *acks;          /* responses waiting for the flush */
     struct ack **acks_tail;
@@ -441,6 +445,12 @@ struct job_step *ctld_step_record(struct ctld *ctld, struct job *job,
 extern const struct proto_handler rpc_job_handlers[];
 extern const struct proto_handler rpc_node_handlers[];
 extern const struct proto_handler rpc_config_handlers[]; /* rpc_config.c */
+/* rpc_reconfig.c: reconfigure (scontrol reconfigure). */
+extern const struct proto_handler rpc_reconfig_handlers[];
+
+/* main.c: the log level from SlurmctldDebug (info when unset) raised by
+ * droverctld's -v count; at start and after a reconfigure. */
+void ctld_log_level_set(const struct ctld *ctld);
 extern const struct proto_handler rpc_step_handlers[]; /* rpc_step.c */
 /* step_info, step_cancel, step_complete (rpc_step_info.c) */
 extern const struct proto_handler rpc_step_info_handlers[];

@@ -237,13 +237,21 @@ static void signal_cb(uv_signal_t *s, int signo)
     uv_stop(s->loop);
 }
 
-static void setup_logging(const struct slurm_conf *conf, struct daemon_opts *o)
+void ctld_log_level_set(const struct ctld *ctld)
 {
-    int level = log_level_parse(conf->ctld_debug ? conf->ctld_debug : "info");
+    const char *debug = ctld->conf->ctld_debug;
+    int level = log_level_parse(debug ? debug : "info");
 
     if (level < 0)
         level = LOG_LEVEL_INFO;
-    log_init("droverctld", (enum log_level)(level + o->verbose));
+    log_init("droverctld", (enum log_level)(level + ctld->log_verbose));
+}
+
+static void setup_logging(struct ctld *ctld, const struct slurm_conf *conf,
+                          struct daemon_opts *o)
+{
+    ctld->log_verbose = o->verbose;
+    ctld_log_level_set(ctld);
     if (!o->foreground && conf->ctld_log_file
         && log_open(conf->ctld_log_file) < 0)
         log_fatal("cannot open %s", conf->ctld_log_file);
@@ -301,7 +309,7 @@ static void ctld_init(struct ctld *ctld, struct daemon_opts *o)
     if (!(ctld->conf = conf_load(o->conf_path, &error)))
         log_fatal("%s", error.text);
     ha_identify(ctld->conf, o);
-    setup_logging(ctld->conf, o);
+    setup_logging(ctld, ctld->conf, o);
     /* Keywords Drover accepts and does not use: said once, here (the
      * commands that read slurm.conf too stay quiet). */
     for (size_t i = 0; i < ctld->conf->notice_count; i++)
@@ -392,6 +400,8 @@ static void ctld_listen(struct ctld *ctld)
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_resv_handlers, ctld,
                                  &error) < 0
+        || proto_server_register(ctld->server, rpc_reconfig_handlers, ctld,
+                                 &error) < 0
         || proto_server_register(ctld->server, rpc_trigger_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_crontab_handlers, ctld,
@@ -479,6 +489,9 @@ static void ctld_fini(struct ctld *ctld)
     token_fini(ctld);
     proto_auth_destroy(ctld->auth);
     conf_destroy(ctld->conf);
+    for (size_t i = 0; i < ctld->retired_conf_count; i++)
+        conf_destroy(ctld->retired_confs[i]);
+    free(ctld->retired_confs);
 }
 
 int main(int argc, char **argv)

@@ -405,3 +405,13 @@ void priority_restore(struct ctld *ctld, json_t *o)
     }
     p->tree_dirty = true;
 }
+
+void priority_reconfigure(struct ctld *ctld)
+{
+    struct ctld_priority *p = ctld->priority;
+
+    if (!p)
+        return;
+    conf_priority_sched(&ctld->conf->priority, &p->conf);
+    priority_calc_soon(ctld);
+}

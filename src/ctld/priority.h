@@ -80,6 +80,10 @@ void priority_calc_apply(struct ctld *ctld, time_t t, bool reset);
  * priority/basic. */
 void priority_calc_soon(struct ctld *ctld);
 
+/* The Priority* keywords of ctld->conf taken again (after a reconfigure)
+ * and the priorities recalculated soon. */
+void priority_reconfigure(struct ctld *ctld);
+
 /* The usage for the snapshot: {"last_calc":T,"usage":[{"account","user",
  * "raw"}]}; new reference.  priority_restore() reads it back (NULL or a
  * malformed entry is skipped). */

@@ -1006,6 +1006,11 @@ const struct proto_schema proto_schemas[] = {
      "durable."},
     {"config_info", CTLD, "The running configuration (scontrol show "
      "config).", NULL, "the configuration's keys and values."},
+    {"reconfigure", CTLD, "Read slurm.conf and the files beside it again "
+     "(scontrol reconfigure; an administrator's): every change applied, or "
+     "none.", NULL,
+     "`{}` once applied, or `{\"refused\":[\"Key: why\"...]}`, nothing "
+     "applied, naming each change that needs a restart."},
     {"stats_info", CTLD, "The controller's statistics (sdiag): job "
      "counters, scheduling cycles, requests by type and user with their "
      "times.", stats_info_body,

@@ -66,6 +66,7 @@ HEADINGS = {
 EXPECTED_RPC = {
     "droverctld": {
         "config_info": "ok ok ok ok ok",
+        "reconfigure": "denied denied denied ok ok",
         "crontab_get (as druser1: user_id)": "ok denied ok ok ok",
         "crontab_remove": "ok ok ok ok ok",
         "crontab_remove (as druser1: user_id)": "ok denied denied ok ok",
@@ -385,6 +386,7 @@ RPC_CASES = {
     "droverctld": {
         "ping": Case(None, _none),
         "config_info": Case(None, _none),
+        "reconfigure": Case(None, _none),
         "node_info": Case(None, _none),
         "partition_info": Case(None, _none),
         "priority_info": Case(None, _none),
