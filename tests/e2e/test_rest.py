@@ -625,3 +625,28 @@ def call_at(url, path, tok):
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read())
+
+
+def test_rest_submit_takes_sockets_cores_and_threads(cluster):
+    """sockets_per_node, cores_per_socket, threads_per_core of v0.0.38's
+    job description: sbatch -B's node filters (test_sockets.py)."""
+    c = cluster
+    tok = token(c)
+    status, doc = call(c, "/slurm/v0.0.38/job/submit", tok, "POST", {
+        "script": "#!/bin/sh\ntrue\n",
+        "job": {"name": "sct", "hold": True, "sockets_per_node": 1,
+                "cores_per_socket": 1, "threads_per_core": 1,
+                "current_directory": "/tmp", "standard_output": "/dev/null",
+                "environment": {"PATH": "/usr/bin:/bin"}}})
+    assert status == 200, doc
+    job = str(doc["job_id"])
+    r = c.run("squeue", "-h", "-j", job, "-o", "%z", check=True)
+    assert r.stdout.strip() == "1:1:1"
+    c.run("scancel", job, check=True)
+    status, doc = call(c, "/slurm/v0.0.38/job/submit", tok, "POST", {
+        "script": "#!/bin/sh\ntrue\n",
+        "job": {"sockets_per_node": 999, "current_directory": "/tmp",
+                "environment": {"PATH": "/usr/bin:/bin"}}})
+    assert status >= 400, doc
+    assert doc["errors"][0]["errno"] == 2014  # node config not available
+    assert error_text(doc).startswith("-B 999:*:*: no node has"), doc
