@@ -234,6 +234,13 @@ static json_t *request(const struct args *a)
     return body;
 }
 
+static void args_free(struct args *a)
+{
+    list_free(&a->users);
+    list_free(&a->parts);
+    free(a->job_ids);
+}
+
 int main(int argc, char **argv)
 {
     struct args a = {.prog = cmd_prog_name(argv[0])};
@@ -242,6 +249,7 @@ int main(int argc, char **argv)
     json_t *resp = NULL;
     char bad[64];
     size_t nbad;
+    int rc = 1;
 
     parse_args(argc, argv, &a);
     if (a.verbose)
@@ -250,23 +258,21 @@ int main(int argc, char **argv)
     if (cmd_rpc(a.prog, "priority_info", request(&a), &resp, &error) < 0) {
         fprintf(stderr, "Couldn't get priority factors from controller: "
                         "%s\n", error.text);
-        return 1;
+        goto out;
     }
     if (sprio_check_type(resp, &out) < 0) {
         fputs(fmt_buf_str(&out), stderr);
-        json_decref(resp);
-        free(out.s);
-        return 1;
+        goto out;
     }
     nbad = sprio_bad_letters(a.out.format, bad, sizeof(bad));
     for (size_t i = 0; i < nbad && i + 1 < sizeof(bad); i++)
         cmd_error(a.prog, "Invalid job format specification: %c", bad[i]);
     sprio_print(&out, resp, &a.out);
     fputs(fmt_buf_str(&out), stdout);
+    rc = 0;
+out:
     free(out.s);
     json_decref(resp);
-    list_free(&a.users);
-    list_free(&a.parts);
-    free(a.job_ids);
-    return 0;
+    args_free(&a);
+    return rc;
 }

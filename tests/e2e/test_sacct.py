@@ -135,11 +135,15 @@ def test_sacct_shows_states_and_exit_codes_of_finished_jobs(acct_cluster,
                        (tmo, "TIMEOUT"), (cancel, "CANCELLED"),
                        (trap, "CANCELLED")):
         wait_recorded(cluster, job, state)
-    # the batch step carries the script's own status, as Slurm's
-    lines = sacct_lines(cluster, "-j", trap, "-o", "JobID,State,ExitCode")
+    # the batch step carries the script's own status, as Slurm's (the
+    # job's record may say CANCELLED before its end is recorded: wait)
     uid = cluster.run("id", "-u", check=True).stdout.strip()
-    assert lines == [f"{trap}|CANCELLED by {uid}|3:0",
-                     f"{trap}.batch|CANCELLED|3:0"], lines
+    for job, code in ((trap, "3:0"), (cancel, "0:15")):
+        want = [f"{job}|CANCELLED by {uid}|{code}",
+                f"{job}.batch|CANCELLED|{code}"]
+        cluster.wait_until(lambda: sacct_lines(
+            cluster, "-j", job, "-o", "JobID,State,ExitCode") == want, 30,
+            f"sacct: {want}")
 
     ids = ",".join([ok, fail3, tmo, cancel])
     lines = sacct_lines(cluster, "-j", ids, "-o", "JobID,State,ExitCode")
@@ -150,8 +154,6 @@ def test_sacct_shows_states_and_exit_codes_of_finished_jobs(acct_cluster,
     assert f"{fail3}.batch|FAILED|3:0" in lines
     assert f"{tmo}|TIMEOUT|0:0" in lines
     assert f"{tmo}.batch|CANCELLED|0:15" in lines
-    assert f"{cancel}|CANCELLED by {uid}|0:15" in lines
-    assert f"{cancel}.batch|CANCELLED|0:15" in lines
 
     # -X: the allocations only, no steps.
     lines = sacct_lines(cluster, "-X", "-j", ids, "-o", "JobID")
