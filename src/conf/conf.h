@@ -760,6 +760,24 @@ int conf_changes(const struct slurm_conf *old, const struct slurm_conf *new,
 
 void conf_changes_free(struct conf_change *changes, size_t n);
 
+/* Who applies a changed global keyword at a reconfigure (scontrol
+ * reconfigure), reading it where it uses it: bits of enum conf_live, 0
+ * when a change needs a restart (read at start, or copied into tables
+ * built then).  'key' any case. */
+enum conf_live {
+    CONF_LIVE_CTLD = 1,     /* droverctld */
+    CONF_LIVE_PRIORITY = 2, /* droverctld's priority weights, recomputed */
+    CONF_LIVE_NODES = 4,    /* droverd (and the steps it starts next) */
+    CONF_LIVE_COMMANDS = 8, /* only the commands, which read the file */
+};
+unsigned conf_live_key(const char *key);
+
+/* The changes a reconfigure cannot apply, each as "Key: why",
+ * "PartitionName=p MaxTime: why" or "PartitionName=q: why" (a record
+ * added or removed once, not each of its keywords), in 'ch''s order: a
+ * new json_t array, or NULL when every change may be applied. */
+json_t *conf_changes_refused(const struct conf_change *ch, size_t n);
+
 /* Parse slurm.conf text already in memory; 'path' is used for messages and
  * to find gres.conf (pass gres_text to give gres.conf text directly, or NULL
  * to read it from beside 'path' if it exists) and cgroup.conf (always read

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <jansson.h>
 #include <uthash.h>
 
 #include "conf/conf.h"
@@ -208,4 +209,126 @@ void conf_changes_free(struct conf_change *changes, size_t n)
         free(changes[i].key);
     }
     free(changes);
+}
+
+/* The keywords a reconfigure applies (conf_live_key()); each read where it
+ * is used by the daemons marked, so the new value holds from then on. */
+static const struct {
+    const char *key;
+    unsigned who;
+} live_keys[] = {
+    {"AccountingStorageEnforce", CONF_LIVE_CTLD},
+    {"CompleteWait", CONF_LIVE_CTLD},
+    {"EnforcePartLimits", CONF_LIVE_CTLD},
+    {"Epilog", CONF_LIVE_CTLD | CONF_LIVE_NODES},
+    {"EpilogSlurmctld", CONF_LIVE_CTLD},
+    {"InactiveLimit", CONF_LIVE_CTLD},
+    {"JobFileAppend", CONF_LIVE_CTLD},
+    {"JobRequeue", CONF_LIVE_CTLD},
+    {"KillWait", CONF_LIVE_CTLD},
+    {"MailDomain", CONF_LIVE_CTLD},
+    {"MailProg", CONF_LIVE_CTLD},
+    {"MaxArraySize", CONF_LIVE_CTLD},
+    {"MaxJobCount", CONF_LIVE_CTLD},
+    {"MaxStepCount", CONF_LIVE_CTLD},
+    {"MaxTasksPerNode", CONF_LIVE_CTLD},
+    {"MinJobAge", CONF_LIVE_CTLD},
+    {"MpiDefault", CONF_LIVE_COMMANDS},
+    {"PreemptExemptTime", CONF_LIVE_CTLD},
+    {"PriorityCalcPeriod", CONF_LIVE_PRIORITY},
+    {"PriorityDecayHalfLife", CONF_LIVE_PRIORITY},
+    {"PriorityFavorSmall", CONF_LIVE_PRIORITY},
+    {"PriorityFlags", CONF_LIVE_PRIORITY},
+    {"PriorityMaxAge", CONF_LIVE_PRIORITY},
+    {"PriorityUsageResetPeriod", CONF_LIVE_PRIORITY},
+    {"PriorityWeightAge", CONF_LIVE_PRIORITY},
+    {"PriorityWeightAssoc", CONF_LIVE_PRIORITY},
+    {"PriorityWeightFairShare", CONF_LIVE_PRIORITY},
+    {"PriorityWeightJobSize", CONF_LIVE_PRIORITY},
+    {"PriorityWeightPartition", CONF_LIVE_PRIORITY},
+    {"PriorityWeightQOS", CONF_LIVE_PRIORITY},
+    {"PriorityWeightTRES", CONF_LIVE_PRIORITY},
+    {"PrivateData", CONF_LIVE_CTLD},
+    {"Prolog", CONF_LIVE_CTLD | CONF_LIVE_NODES},
+    {"PrologEpilogTimeout", CONF_LIVE_CTLD | CONF_LIVE_NODES},
+    {"PrologSlurmctld", CONF_LIVE_CTLD},
+    {"RequeueExit", CONF_LIVE_CTLD},
+    {"RequeueExitHold", CONF_LIVE_CTLD},
+    {"ReturnToService", CONF_LIVE_CTLD},
+    {"SlurmctldDebug", CONF_LIVE_CTLD},
+    {"SlurmdDebug", CONF_LIVE_NODES},
+    {"SlurmdTimeout", CONF_LIVE_CTLD},
+    {"SrunEpilog", CONF_LIVE_COMMANDS},
+    {"SrunProlog", CONF_LIVE_COMMANDS},
+    {"TaskEpilog", CONF_LIVE_NODES},
+    {"TaskProlog", CONF_LIVE_NODES},
+    {"WaitTime", CONF_LIVE_COMMANDS},
+};
+
+unsigned conf_live_key(const char *key)
+{
+    for (size_t i = 0; key && i < sizeof(live_keys) / sizeof(live_keys[0]);
+         i++)
+        if (!strcasecmp(key, live_keys[i].key))
+            return live_keys[i].who;
+    return 0;
+}
+
+/* Why change 'c' cannot be applied by a reconfigure, or NULL. */
+static const char *refusal(const struct conf_change *c)
+{
+    if (!c->key)
+        return "read by the daemons at start: restart them";
+    if (c->record && !strncasecmp(c->record, "PartitionName=", 14))
+        return "use scontrol update/create/delete partition, or restart "
+               "droverctld";
+    if (c->record)
+        return "the node table is built at start: restart droverctld and "
+               "droverd";
+    if (!conf_live_key(c->key))
+        return "read at start: restart the daemons that use it";
+    return NULL;
+}
+
+/* Whether change 'c' is a record line added or removed ("PartitionName"
+ * of "PartitionName=p"), not one of its keywords. */
+static bool whole_record(const struct conf_change *c)
+{
+    size_t len = c->key ? strlen(c->key) : 0;
+
+    return c->record && len && !strncasecmp(c->record, c->key, len)
+           && c->record[len] == '=';
+}
+
+/* Whether the record of 'c' was added or removed whole in 'ch'. */
+static bool in_whole_record(const struct conf_change *c,
+                            const struct conf_change *ch, size_t n)
+{
+    for (size_t i = 0; c->record && i < n; i++)
+        if (whole_record(&ch[i]) && !strcmp(ch[i].record, c->record))
+            return true;
+    return false;
+}
+
+json_t *conf_changes_refused(const struct conf_change *ch, size_t n)
+{
+    json_t *list = json_array();
+
+    for (size_t i = 0; i < n; i++) {
+        const struct conf_change *c = &ch[i];
+        const char *why = refusal(c);
+        bool whole = whole_record(c);
+
+        if (!why || (!whole && in_whole_record(c, ch, n)))
+            continue;
+        json_array_append_new(
+            list, json_sprintf("%s%s%s: %s", c->record ? c->record : "",
+                               c->record && c->key && !whole ? " " : "",
+                               c->key && !whole ? c->key : "", why));
+    }
+    if (!json_array_size(list)) {
+        json_decref(list);
+        return NULL;
+    }
+    return list;
 }

@@ -27,115 +27,47 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/priority.h"
+#include "proto/client.h"
 
-/* Global keywords a reconfigure applies, and who reads them. */
-static const struct {
-    const char *key;
-    bool priority; /* re-read into the priority calculation */
-} live_keys[] = {
-    /* the controller, where it uses them */
-    {"AccountingStorageEnforce", false}, {"CompleteWait", false},
-    {"EnforcePartLimits", false}, {"EpilogSlurmctld", false},
-    {"InactiveLimit", false}, {"JobFileAppend", false},
-    {"JobRequeue", false}, {"KillWait", false}, {"MailDomain", false},
-    {"MailProg", false}, {"MaxArraySize", false}, {"MaxJobCount", false},
-    {"MaxStepCount", false}, {"MaxTasksPerNode", false},
-    {"MinJobAge", false}, {"PreemptExemptTime", false},
-    {"PrivateData", false}, {"PrologSlurmctld", false},
-    {"RequeueExit", false}, {"RequeueExitHold", false},
-    {"ReturnToService", false}, {"SlurmctldDebug", false},
-    {"SlurmdTimeout", false},
-    /* the priority calculation, recomputed at once */
-    {"PriorityCalcPeriod", true}, {"PriorityDecayHalfLife", true},
-    {"PriorityFavorSmall", true}, {"PriorityFlags", true},
-    {"PriorityMaxAge", true}, {"PriorityUsageResetPeriod", true},
-    {"PriorityWeightAge", true}, {"PriorityWeightAssoc", true},
-    {"PriorityWeightFairShare", true}, {"PriorityWeightJobSize", true},
-    {"PriorityWeightPartition", true}, {"PriorityWeightQOS", true},
-    {"PriorityWeightTRES", true},
-    /* the commands, which read slurm.conf at each start */
-    {"MpiDefault", false}, {"SrunEpilog", false}, {"SrunProlog", false},
-    {"WaitTime", false},
-};
-
-#define LIVE_KEY_COUNT (sizeof(live_keys) / sizeof(live_keys[0]))
-
-static int live_key(const char *key)
+static void node_answered(int errnum, const char *errstr, json_t *resp,
+                          void *arg)
 {
-    for (size_t i = 0; i < LIVE_KEY_COUNT; i++)
-        if (!strcasecmp(key, live_keys[i].key))
-            return (int)i;
-    return -1;
+    char *node = arg;
+    const json_t *r;
+    size_t i;
+
+    if (errnum)
+        log_error("reconfigure: node %s: %s", node,
+                  errstr ? errstr : drv_strerror(errnum));
+    json_array_foreach(json_object_get(resp, "refused"), i, r)
+        log_error("reconfigure: node %s kept its configuration: %s", node,
+                  json_string_value(r));
+    free(node);
 }
 
-/* Why change 'c' cannot be applied by a reconfigure, or NULL. */
-static const char *refusal(const struct conf_change *c)
+/* Every droverd reads its slurm.conf again (noded/reconfig.c); what each
+ * answers is logged. */
+static void reconfigure_nodes(struct ctld *ctld)
 {
-    if (!c->key)
-        return "read by the daemons at start: restart them";
-    if (c->record && !strncasecmp(c->record, "PartitionName=", 14))
-        return "use scontrol update/create/delete partition, or restart "
-               "droverctld";
-    if (c->record)
-        return "the node table is built at start: restart droverctld and "
-               "droverd";
-    if (live_key(c->key) < 0)
-        return "read at start: restart the daemons that use it";
-    return NULL;
-}
+    for (size_t i = 0; i < ctld->nodes->count; i++) {
+        const struct conf_node *cn = ctld->nodes->info[i].conf;
+        char *name = xstrdup(cn->name);
 
-/* Whether change 'c' is a record line added or removed ("PartitionName"
- * of "PartitionName=p"), not one of its keywords. */
-static bool whole_record(const struct conf_change *c)
-{
-    size_t len = c->key ? strlen(c->key) : 0;
-
-    return c->record && len && !strncasecmp(c->record, c->key, len)
-           && c->record[len] == '=';
-}
-
-/* Whether the record of 'c' was added or removed whole in 'ch'. */
-static bool in_whole_record(const struct conf_change *c,
-                            const struct conf_change *ch, size_t n)
-{
-    for (size_t i = 0; c->record && i < n; i++)
-        if (whole_record(&ch[i]) && !strcmp(ch[i].record, c->record))
-            return true;
-    return false;
-}
-
-/* ["Key: why", "PartitionName=p MaxTime: why", "PartitionName=q: why"...]
- * for the refused changes (a record added or removed once, not each of
- * its keywords), or NULL when every change may be applied.  A new
- * reference. */
-static json_t *refusals(const struct conf_change *ch, size_t n)
-{
-    json_t *list = json_array();
-
-    for (size_t i = 0; i < n; i++) {
-        const struct conf_change *c = &ch[i];
-        const char *why = refusal(c);
-        bool whole = whole_record(c);
-
-        if (!why || (!whole && in_whole_record(c, ch, n)))
-            continue;
-        json_array_append_new(
-            list, json_sprintf("%s%s%s: %s", c->record ? c->record : "",
-                               c->record && c->key && !whole ? " " : "",
-                               c->key && !whole ? c->key : "", why));
+        if (proto_call_async(ctld->loop, cn->addr, cn->port, ctld->auth,
+                             "node_reconfigure", json_object(),
+                             (int)ctld->conf->msg_timeout_s * 1000,
+                             node_answered, name) < 0) {
+            log_err("reconfigure: node %s", name);
+            free(name);
+        }
     }
-    if (!json_array_size(list)) {
-        json_decref(list);
-        return NULL;
-    }
-    return list;
 }
 
 /* The new configuration in place: the old one kept (borrowed from). */
 static void apply(struct ctld *ctld, struct slurm_conf *conf,
                   const struct conf_change *ch, size_t n)
 {
-    bool priority = false;
+    bool priority = false, nodes = false;
 
     ctld->retired_confs = xrealloc(ctld->retired_confs,
                                    (ctld->retired_conf_count + 1)
@@ -143,13 +75,16 @@ static void apply(struct ctld *ctld, struct slurm_conf *conf,
     ctld->retired_confs[ctld->retired_conf_count++] = ctld->conf;
     ctld->conf = conf;
     for (size_t i = 0; i < n; i++) {
-        int k = live_key(ch[i].key);
+        unsigned who = conf_live_key(ch[i].key);
 
-        priority = priority || live_keys[k].priority;
-        log_info("reconfigure: %s changed", live_keys[k].key);
+        priority = priority || (who & CONF_LIVE_PRIORITY);
+        nodes = nodes || (who & CONF_LIVE_NODES);
+        log_info("reconfigure: %s changed", ch[i].key);
     }
     if (priority)
         priority_reconfigure(ctld);
+    if (nodes)
+        reconfigure_nodes(ctld);
     ctld_log_level_set(ctld);
     for (size_t i = 0; i < conf->notice_count; i++)
         log_info("%s", conf->notices[i]);
@@ -184,7 +119,7 @@ static void rpc_reconfigure(proto_req_t *req, void *arg)
         conf_destroy(conf);
         return respond_error(req, EDRV_ERROR, "reconfigure: out of memory");
     }
-    if ((refused = refusals(ch, n))) {
+    if ((refused = conf_changes_refused(ch, n))) {
         size_t i;
         json_t *r;
 

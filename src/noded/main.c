@@ -94,12 +94,22 @@ static void check_gres_devices(const struct conf_node *node)
     }
 }
 
+void noded_log_level_set(const struct noded *nd)
+{
+    static char *prog;
+    int level = log_level_parse(nd->conf->slurmd_debug ?: "info");
+
+    if (!prog)
+        prog = xasprintf("droverd(%s)", nd->node->name);
+    log_init(prog, (enum log_level)((level < 0 ? LOG_LEVEL_INFO : level)
+                                    + nd->log_verbose));
+}
+
 static void noded_init(struct noded *nd, struct daemon_opts *o)
 {
     drv_error_t error = {0};
     char host[256] = "";
     struct passwd *pw;
-    int level;
 
     if (!(nd->conf = conf_load(o->conf_path, &error)))
         log_fatal("%s", error.text);
@@ -107,10 +117,8 @@ static void noded_init(struct noded *nd, struct daemon_opts *o)
         o->node_name = host;
     if (!(nd->node = conf_node_find(nd->conf, o->node_name)))
         log_fatal("node %s is not in %s", o->node_name, nd->conf->path);
-    level = log_level_parse(nd->conf->slurmd_debug ?: "info");
-    log_init(xasprintf("droverd(%s)", nd->node->name),
-             (enum log_level)((level < 0 ? LOG_LEVEL_INFO : level)
-                              + o->verbose));
+    nd->log_verbose = o->verbose;
+    noded_log_level_set(nd);
     if (!o->foreground && nd->conf->slurmd_log_file) {
         char *p = conf_expand_node_path(nd->conf->slurmd_log_file, nd->node);
         if (log_open(p) < 0)
@@ -196,6 +204,8 @@ static void noded_listen(struct noded *nd)
     if (!(nd->server = proto_server_create(nd->loop, nd->auth, roles_of, nd,
                                            &error))
         || proto_server_register(nd->server, noded_handlers, nd, &error) < 0
+        || proto_server_register(nd->server, noded_reconfig_handlers, nd,
+                                 &error) < 0
         || proto_server_listen(nd->server, "0.0.0.0", nd->node->port, &error)
                < 0)
         log_fatal("%s", error.text);
@@ -271,6 +281,9 @@ int main(int argc, char **argv)
     cgroup_root_destroy(nd.cgroup);
     json_decref(nd.done);
     json_decref(nd.step_conf);
+    for (size_t i = 0; i < nd.retired_count; i++)
+        free(nd.retired[i]);
+    free(nd.retired);
     proto_auth_destroy(nd.auth);
     free(nd.spool_dir);
     free(nd.jc_base);

@@ -83,6 +83,10 @@ struct noded {
     json_t *done;             /* completions not yet acknowledged */
     json_t *step_conf;        /* droverd: conf_step_to_json() of its
                                * configuration, sent with each launch */
+    char **retired;           /* strings a reconfigure replaced, kept
+                               * until exit (reconfig.c) */
+    size_t retired_count;
+    int log_verbose;          /* -v count, added to SlurmdDebug */
     uv_timer_t register_timer;
     uv_fs_event_t spool_watch;  /* stepmgr.c: step reports appearing */
     uv_signal_t sigchld;
@@ -95,6 +99,13 @@ struct noded {
                                 * next one after a failure (register.c) */
     bool register_again;      /* register_now() while one was in flight */
 };
+
+/* reconfig.c: node_reconfigure (a reconfigure's part on this node). */
+extern const struct proto_handler noded_reconfig_handlers[];
+
+/* main.c: the log level from SlurmdDebug (info when unset) raised by
+ * droverd's -v count; at start and after a reconfigure. */
+void noded_log_level_set(const struct noded *nd);
 
 /* register.c: call 'type' with 'body' (stolen) at the controller that
  * registrations go to (SlurmctldHost line ctld_idx; a failure moves on to

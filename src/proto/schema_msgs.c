@@ -1055,6 +1055,11 @@ const struct proto_schema proto_schemas[] = {
      "its own droverstepd.", batch_launch_body, "`{}` once started."},
     {"step_launch", NODED, "Start a step's tasks on this node.",
      step_launch_body, "`{}` once the tasks started."},
+    {"node_reconfigure", NODED, "Read slurm.conf again after a "
+     "reconfigure (droverctld's, to each node): the keywords droverd "
+     "applies live take their new values.", NULL,
+     "`{}` once applied, or `{\"refused\":[\"Key: why\"...]}`, nothing "
+     "applied."},
     {"step_stat", NODED, "The job's steps' use of this node now "
      "(processes of each step cgroup, from /proc).", job_stat_body,
      "`{\"node\",\"steps\":[{\"step\",\"processes\",\"cpu_us\","

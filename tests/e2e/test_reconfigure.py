@@ -85,3 +85,44 @@ def test_reconfigure_applies_live_keys_and_refuses_the_rest(cluster,
     c.conf.write_text(original)
     assert reconfigure(c).returncode == 0
     assert c.show_config("MaxArraySize") == "1001"
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 2, "gpus_per_node": 0}],
+                         indirect=True)
+def test_reconfigure_reaches_the_nodes(cluster, tmp_path):
+    """Prolog, TaskProlog and SlurmdDebug are droverd's: after a
+    reconfigure each droverd reads its slurm.conf again and the next job
+    runs by the new values."""
+    c = cluster
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    marks.chmod(0o777)
+    prolog = c.dir / "etc" / "prolog.sh"
+    prolog.write_text(f"#!/bin/sh\ntouch {marks}/prolog-$SLURM_JOB_ID\n")
+    task_prolog = c.dir / "etc" / "task_prolog.sh"
+    task_prolog.write_text("#!/bin/sh\necho export FROM_TASK_PROLOG=yes\n")
+    for p in (prolog, task_prolog):
+        p.chmod(0o755)
+    show = "srun sh -c 'echo ${FROM_TASK_PROLOG:-no}'"
+    before = c.sbatch("-o", str(tmp_path / "before.out"), "--wrap", show,
+                      cwd=tmp_path)
+    assert c.wait_job_done(before) == "COMPLETED"
+    assert (tmp_path / "before.out").read_text() == "no\n"
+    assert not (marks / f"prolog-{before}").exists()
+
+    original = c.conf.read_text()
+    c.conf.write_text(original + f"Prolog={prolog}\n"
+                      f"TaskProlog={task_prolog}\nSlurmdDebug=debug\n")
+    r = reconfigure(c)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    for node in ("node01", "node02"):
+        c.wait_until(lambda: "reconfigure: TaskProlog changed" in
+                     c.log_file(node).read_text(), 30,
+                     f"{node} to read slurm.conf again")
+    after = c.sbatch("-o", str(tmp_path / "after.out"), "--wrap", show,
+                     cwd=tmp_path)
+    assert c.wait_job_done(after) == "COMPLETED"
+    assert (tmp_path / "after.out").read_text() == "yes\n"
+    assert (marks / f"prolog-{after}").exists()
+    c.conf.write_text(original)
+    assert reconfigure(c).returncode == 0

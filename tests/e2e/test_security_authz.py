@@ -118,6 +118,7 @@ EXPECTED_RPC = {
         "job_limit": "role role role ok auth",
         "job_signal": "role role role ok auth",
         "job_prolog": "role role role ok auth",
+        "node_reconfigure": "role role role ok auth",
         "ping": "ok ok ok ok auth",
         "step_launch": "role role role error auth",
         "step_signal": "role role role ok auth",
@@ -471,6 +472,7 @@ RPC_CASES = {
         "job_signal": Case("running", lambda w, t, who: {
             "job_id": t, "signal": 18}),
         "job_prolog": Case("running", lambda w, t, who: {"job_id": t}),
+        "node_reconfigure": Case(None, _none),
         "job_limit": Case("running", lambda w, t, who: {
             "job_id": t, "time_limit_s": -1}),
         "step_stat": Case("running", lambda w, t, who: {"job_id": t}),
