@@ -28,6 +28,7 @@
 #include "noded/oci.h"
 #include "noded/spool.h"
 #include "noded/step_bind.h"
+#include "noded/task_script.h"
 #include "noded/user_env.h"
 
 struct launch {
@@ -51,6 +52,7 @@ struct launch {
     bool have_cpus;         /* ConstrainCores or task/affinity asked */
     bool bind_cpus;         /* task/affinity: the script is bound to them */
     struct oci_step *oci;   /* --container (oci.h), or NULL */
+    const char *task_prolog; /* slurm.conf TaskProlog, or NULL */
 };
 
 /* The script goes in <spool>/job<ID>/slurm_script.  The directory is
@@ -165,6 +167,16 @@ static void exec_child(struct launch *l)
     /* After the output files: a failure is reported in the job's stderr. */
     if (l->user_env)
         l->envp = user_env_merge(l->envp, l->user, USER_ENV_TIMEOUT_S);
+    /* slurm.conf TaskProlog, as before each srun task: the script is the
+     * batch step's task (its "export NAME=value" lines reach it) */
+    if (l->task_prolog) {
+        int rc = task_prolog_run(l->task_prolog, &l->envp);
+
+        if (rc) {
+            fprintf(stderr, "TaskProlog failed status=%d\n", rc);
+            _exit(rc);
+        }
+    }
     set_task_pid(l->envp);
     if (l->oci)
         oci_task_exec(l->oci, 0, l->argv, l->envp);
@@ -323,6 +335,7 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     l.argv = build_argv(l.script_path, json_object_get(launch, "argv"));
     l.envp = launch_env_build(nd, job);
     l.user_env = json_is_true(json_object_get(launch, "get_user_env"));
+    l.task_prolog = nd->conf->task_prolog;
     if (batch_cpus(nd, job, &l, error) < 0
         || batch_cgroup(nd, job, &l, error) < 0) {
         pid = -1;

@@ -103,11 +103,14 @@ def test_reconfigure_reaches_the_nodes(cluster, tmp_path):
     task_prolog.write_text("#!/bin/sh\necho export FROM_TASK_PROLOG=yes\n")
     for p in (prolog, task_prolog):
         p.chmod(0o755)
-    show = "srun sh -c 'echo ${FROM_TASK_PROLOG:-no}'"
+    # the batch script is a task too (TaskProlog runs before it, as in
+    # Slurm), and so is each srun task
+    show = ("echo batch=${FROM_TASK_PROLOG:-no}; "
+            "srun sh -c 'echo step=${FROM_TASK_PROLOG:-no}'")
     before = c.sbatch("-o", str(tmp_path / "before.out"), "--wrap", show,
                       cwd=tmp_path)
     assert c.wait_job_done(before) == "COMPLETED"
-    assert (tmp_path / "before.out").read_text() == "no\n"
+    assert (tmp_path / "before.out").read_text() == "batch=no\nstep=no\n"
     assert not (marks / f"prolog-{before}").exists()
 
     original = c.conf.read_text()
@@ -122,7 +125,7 @@ def test_reconfigure_reaches_the_nodes(cluster, tmp_path):
     after = c.sbatch("-o", str(tmp_path / "after.out"), "--wrap", show,
                      cwd=tmp_path)
     assert c.wait_job_done(after) == "COMPLETED"
-    assert (tmp_path / "after.out").read_text() == "yes\n"
+    assert (tmp_path / "after.out").read_text() == "batch=yes\nstep=yes\n"
     assert (marks / f"prolog-{after}").exists()
     c.conf.write_text(original)
     assert reconfigure(c).returncode == 0
