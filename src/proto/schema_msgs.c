@@ -452,6 +452,20 @@ static const struct schema_field job_stat_body[] = {
     END,
 };
 
+/* scontrol show assoc_mgr: Slurm's assoc_mgr_info_request_msg_t */
+static const struct schema_field assoc_mgr_info_body[] = {
+    {"users", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "users=: these users' associations (and every account's) and "
+     "records"},
+    {"accounts", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "accounts=: these accounts' associations"},
+    {"qos", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "qos=: these QOS, in this order"},
+    {"flags", SCHEMA_INT, 0, 7, 0, 0, NULL,
+     "flags=: 1 associations, 2 users, 4 QOS; absent or 0: all"},
+    END,
+};
+
 static const struct schema_field takeover_body[] = {
     {"index", SCHEMA_INT, 0, 64, EDRV_PROTOCOL_MALFORMED, 0, NULL,
      "INDEX: SlurmctldHost[INDEX] takes over (default 1)"},
@@ -1042,6 +1056,14 @@ const struct proto_schema proto_schemas[] = {
     {"trigger_clear", CTLD, "Remove event triggers (strigger --clear): "
      "root and SlurmUser any, others their own.", trigger_clear_body,
      "`{}` once durable; ESRCH when none matched."},
+    {"assoc_mgr_info", CTLD, "The association manager's state (scontrol "
+     "show assoc_mgr): associations, QOS and users with their limits, "
+     "what their jobs use now and have used.  PrivateData=usage: a "
+     "user's own associations; PrivateData=users: a user's own record.",
+     assoc_mgr_info_body,
+     "`{\"tres\":[name],\"assocs\":[...],\"qos\":[...],"
+     "\"users\":[...]}`: limits and uses one number per TRES (-1: no "
+     "limit)."},
     {"share_info", CTLD, "The fair-share tree (sshare): shares, usage, "
      "effective usage, LevelFS and factor of every association.", NULL,
      "`{\"fair_tree\",\"rows\":[{\"account\",\"user\",\"depth\","
