@@ -2,7 +2,8 @@
  *
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
- * Supported: show job|step|node|partition|hostnames, ping, hold, release,
+ * Supported: show job|step|node|partition|hostnames|reservation|config|
+ * assoc_mgr, ping, hold, release,
  * requeue, requeuehold, suspend, resume, top, update NodeName=... (State, Reason, Weight)
  * and update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency,
  * Partition, NumNodes, StartTime, Name, Features, Priority, MailUser,
@@ -22,6 +23,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "cmd/lib/assoc_mgr_print.h"
 #include "cmd/lib/config_print.h"
 #include "cmd/lib/jobview.h"
 #include "cmd/lib/json_out.h"
@@ -529,12 +531,38 @@ static void show_resv(struct scontrol *sc, const char *name)
     json_decref(resp);
 }
 
+/* The controller's association manager (rpc_assoc_mgr.c): users=,
+ * accounts=, qos=, flags= as Slurm's scontrol takes them. */
+static void show_assoc_mgr(struct scontrol *sc, int argc, char **argv)
+{
+    drv_error_t error = {{0}};
+    json_t *body, *resp = NULL;
+    unsigned flags;
+
+    if (assoc_mgr_parse(argc, argv, sc->quiet, stderr, &body, &flags) < 0) {
+        sc->exit_code = 1;
+        return;
+    }
+    if (cmd_rpc(sc->prog, "assoc_mgr_info", body, &resp, &error) < 0) {
+        sc->exit_code = 1;
+        if (!sc->quiet)
+            fprintf(stderr, "slurm_load_assoc_mgr_info error: %s\n",
+                    err_text(errno, &error));
+        return;
+    }
+    assoc_mgr_print(stdout, resp, flags, sc->one_liner);
+    json_decref(resp);
+}
+
 static void cmd_show(struct scontrol *sc, int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : NULL;
     const char *arg = argc > 2 ? argv[2] : NULL;
 
-    if (!what) {
+    if (what && (keyword(what, "assoc_mgr", 2) || keyword(what, "cache", 2))) {
+        /* Slurm's allow_opt: any number of words after it */
+        show_assoc_mgr(sc, argc - 2, argv + 2);
+    } else if (!what) {
         fprintf(stderr, "too few arguments for keyword:%s\n", argv[0]);
         sc->exit_code = 1;
     } else if (argc > 3) {
