@@ -696,6 +696,14 @@ static const struct schema_field step_attach_body[] = {
     END,
 };
 
+static const struct schema_field step_pids_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0, NULL,
+     "the job; absent or 0: every job here"},
+    {"step_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0, NULL,
+     "the step; absent: every step of the job"},
+    END,
+};
+
 static const struct schema_field batch_launch_body[] = {
     /* {"job_id" (1..UINT32_MAX, else "no job"), "run_id", "user_id",
      * "group_id", "user_name", "work_dir", "std_out", "std_err", "std_in"
@@ -1096,6 +1104,13 @@ const struct proto_schema proto_schemas[] = {
      step_attach_body, "`{\"node\",\"ranks\",\"node_index\"}`; "
      "EDRV_ACCESS_DENIED, EDRV_INVALID_JOB_ID when not here, "
      "EDRV_ALREADY_DONE when ending."},
+    {"step_pids", NODED, "scontrol listpids: the processes of the steps "
+     "here, each task's with its local and global rank (the step's user, "
+     "root or SlurmUser; the step's droverstepd checks; others' steps are "
+     "left out).", step_pids_body,
+     "`{\"node\",\"steps\":[{\"job_id\",\"step_id\",\"tasks\":"
+     "[{\"pid\",\"local_id\",\"global_id\"}],\"pids\":[pid]}]}`; "
+     "EDRV_ACCESS_DENIED when every step of a named job refused."},
     {"acct_send", DBD, "The controller's job records, stored in one "
      "transaction.", acct_send_body, "`{\"acked_seq\"}`."},
     {"acct_job_query", DBD, "Job and step records (sacct).",
