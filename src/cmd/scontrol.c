@@ -3,7 +3,7 @@
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
  * Supported: show job|step|node|partition|hostnames|reservation|config|
- * assoc_mgr, ping, hold, release,
+ * assoc_mgr, listpids, ping, hold, release,
  * requeue, requeuehold, suspend, resume, top, update NodeName=... (State, Reason, Weight)
  * and update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency,
  * Partition, NumNodes, StartTime, Name, Features, Priority, MailUser,
@@ -28,6 +28,7 @@
 #include "cmd/lib/jobview.h"
 #include "cmd/lib/json_out.h"
 #include "cmd/lib/jsonget.h"
+#include "cmd/lib/listpids.h"
 #include "cmd/lib/opt.h"
 #include "cmd/lib/slurm_texts.h"
 #include "cmd/lib/rpc.h"
@@ -586,6 +587,20 @@ static void cmd_show(struct scontrol *sc, int argc, char **argv)
         fprintf(stderr, "invalid entity:%s for keyword:%s \n", what, argv[0]);
         sc->exit_code = 1;
     }
+}
+
+/* --- listpids ------------------------------------------------------------ */
+
+static void cmd_listpids(struct scontrol *sc, int argc, char **argv)
+{
+    if (argc > 3) {
+        fprintf(stderr, "too many arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+        return;
+    }
+    if (listpids_run(sc->prog, argc > 1 ? argv[1] : NULL,
+                     argc > 2 ? argv[2] : NULL))
+        sc->exit_code = 1;
 }
 
 /* --- ping ---------------------------------------------------------------- */
@@ -1318,6 +1333,7 @@ static const struct {
     {"suspend", 2, cmd_suspend},  {"resume", 3, cmd_suspend},
     {"write", 2, cmd_write},      {"token", 3, cmd_token},
     {"takeover", 2, cmd_takeover},
+    {"listpids", 1, cmd_listpids},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
     {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},
