@@ -281,8 +281,10 @@ static void assocs_build(struct am *am, json_t *listing)
         a->parent = *parent ? assoc_of(am, "", parent, "") : NULL;
         if (a->parent == a)
             a->parent = NULL;
-        if (a->parent)
-            a->parent->child_shares += (uint32_t)jint(a->row, "shares");
+        if (a->parent) /* Slurm's default fairshare is 1 */
+            a->parent->child_shares += jint(a->row, "shares") < 0
+                                           ? 1
+                                           : (uint32_t)jint(a->row, "shares");
     }
     /* Preorder: children follow their parent, so sizes add up backwards
      * and each child's Lft comes from its parent's next free number. */
