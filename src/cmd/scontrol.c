@@ -2,7 +2,8 @@
  *
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
- * Supported: show job|step|node|partition|hostnames, ping, hold, release,
+ * Supported: show job|step|node|partition|hostnames|reservation|config|
+ * assoc_mgr, listpids, ping, hold, release,
  * requeue, requeuehold, suspend, resume, top, update NodeName=... (State, Reason, Weight)
  * and update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency,
  * Partition, NumNodes, StartTime, Name, Features, Priority, MailUser,
@@ -22,10 +23,12 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "cmd/lib/assoc_mgr_print.h"
 #include "cmd/lib/config_print.h"
 #include "cmd/lib/jobview.h"
 #include "cmd/lib/json_out.h"
 #include "cmd/lib/jsonget.h"
+#include "cmd/lib/listpids.h"
 #include "cmd/lib/opt.h"
 #include "cmd/lib/slurm_texts.h"
 #include "cmd/lib/rpc.h"
@@ -529,12 +532,38 @@ static void show_resv(struct scontrol *sc, const char *name)
     json_decref(resp);
 }
 
+/* The controller's association manager (rpc_assoc_mgr.c): users=,
+ * accounts=, qos=, flags= as Slurm's scontrol takes them. */
+static void show_assoc_mgr(struct scontrol *sc, int argc, char **argv)
+{
+    drv_error_t error = {{0}};
+    json_t *body, *resp = NULL;
+    unsigned flags;
+
+    if (assoc_mgr_parse(argc, argv, sc->quiet, stderr, &body, &flags) < 0) {
+        sc->exit_code = 1;
+        return;
+    }
+    if (cmd_rpc(sc->prog, "assoc_mgr_info", body, &resp, &error) < 0) {
+        sc->exit_code = 1;
+        if (!sc->quiet)
+            fprintf(stderr, "slurm_load_assoc_mgr_info error: %s\n",
+                    err_text(errno, &error));
+        return;
+    }
+    assoc_mgr_print(stdout, resp, flags, sc->one_liner);
+    json_decref(resp);
+}
+
 static void cmd_show(struct scontrol *sc, int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : NULL;
     const char *arg = argc > 2 ? argv[2] : NULL;
 
-    if (!what) {
+    if (what && (keyword(what, "assoc_mgr", 2) || keyword(what, "cache", 2))) {
+        /* Slurm's allow_opt: any number of words after it */
+        show_assoc_mgr(sc, argc - 2, argv + 2);
+    } else if (!what) {
         fprintf(stderr, "too few arguments for keyword:%s\n", argv[0]);
         sc->exit_code = 1;
     } else if (argc > 3) {
@@ -558,6 +587,20 @@ static void cmd_show(struct scontrol *sc, int argc, char **argv)
         fprintf(stderr, "invalid entity:%s for keyword:%s \n", what, argv[0]);
         sc->exit_code = 1;
     }
+}
+
+/* --- listpids ------------------------------------------------------------ */
+
+static void cmd_listpids(struct scontrol *sc, int argc, char **argv)
+{
+    if (argc > 3) {
+        fprintf(stderr, "too many arguments for keyword:%s\n", argv[0]);
+        sc->exit_code = 1;
+        return;
+    }
+    if (listpids_run(sc->prog, argc > 1 ? argv[1] : NULL,
+                     argc > 2 ? argv[2] : NULL))
+        sc->exit_code = 1;
 }
 
 /* --- ping ---------------------------------------------------------------- */
@@ -1322,6 +1365,7 @@ static const struct {
     {"write", 2, cmd_write},      {"token", 3, cmd_token},
     {"takeover", 2, cmd_takeover},
     {"reconfigure", 3, cmd_reconfigure},
+    {"listpids", 1, cmd_listpids},
     {"oneliner", 1, cmd_flag},    {"details", 1, cmd_flag},
     {"quiet", 4, cmd_flag},       {"hide", 2, cmd_flag},
     {"exit", 2, cmd_flag},        {"quit", 4, cmd_flag},

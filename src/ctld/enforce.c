@@ -26,6 +26,8 @@
 struct enforce {
     unsigned flags;         /* enum limits_enforce */
     limits_table_t *table;  /* NULL until droverdbd or the cache gave one */
+    json_t *listing;        /* the acct_assoc_list answer 'table' came
+                             * from (scontrol show assoc_mgr) */
     char *cache_path;
     char *host;
     char *cluster;          /* ClusterName=, NULL: any */
@@ -84,10 +86,12 @@ static void usage_recompute(struct ctld *ctld, struct enforce *e)
 
 /* A new table: keep it, save it, and let pending jobs be judged again. */
 static void table_replace(struct ctld *ctld, struct enforce *e,
-                          limits_table_t *t)
+                          limits_table_t *t, json_t *listing)
 {
     limits_table_destroy(e->table);
     e->table = t;
+    json_decref(e->listing);
+    e->listing = json_incref(listing);
     e->usage_fresh = false;
     log_info("accounting: associations and QOS version %lld",
              (long long)limits_table_version(t));
@@ -123,7 +127,7 @@ static void cache_load(struct ctld *ctld, struct enforce *e)
     if (!(t = limits_table_parse(body, e->cluster, &error)))
         log_error("accounting: %s: %s; ignored", e->cache_path, error.text);
     else
-        table_replace(ctld, e, t);
+        table_replace(ctld, e, t, body);
     json_decref(body);
 }
 
@@ -153,7 +157,7 @@ static void poll_done(int errnum, const char *errstr, json_t *resp, void *arg)
         return;
     }
     cache_save(e, resp);
-    table_replace(ctld, e, t);
+    table_replace(ctld, e, t, resp);
 }
 
 static void poll_cb(uv_timer_t *h)
@@ -218,6 +222,12 @@ const limits_table_t *enforce_table(const struct ctld *ctld)
     return ctld->enforce ? ctld->enforce->table : NULL;
 }
 
+const json_t *enforce_listing(const struct ctld *ctld)
+{
+    return ctld->enforce && ctld->enforce->table ? ctld->enforce->listing
+                                                 : NULL;
+}
+
 void enforce_fini(struct ctld *ctld)
 {
     struct enforce *e = ctld->enforce;
@@ -225,6 +235,7 @@ void enforce_fini(struct ctld *ctld)
     if (!e)
         return;
     limits_table_destroy(e->table);
+    json_decref(e->listing);
     free(e->cache_path);
     free(e->host);
     free(e->cluster);

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <jansson.h>
 
 #include "common/error.h"
 #include "ctld/job.h"
@@ -41,6 +42,12 @@ int enforce_init(struct ctld *ctld, drv_error_t *error);
  * them, or when neither enforcement nor multifactor priority needs them).
  * Borrowed until the next poll replaces them. */
 const limits_table_t *enforce_table(const struct ctld *ctld);
+
+/* The acct_assoc_list answer the table was built from ({"version", "qos",
+ * "assocs", "users", ...}, docs/protocol.md: every association of this
+ * cluster with its effective limits, in sacctmgr's order), or NULL with
+ * no table.  Borrowed until the next poll replaces it. */
+const json_t *enforce_listing(const struct ctld *ctld);
 
 /* Stop polling and free everything.  NULL-safe on a ctld without it. */
 void enforce_fini(struct ctld *ctld);

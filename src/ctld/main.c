@@ -396,6 +396,8 @@ static void ctld_listen(struct ctld *ctld)
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_priority_handlers, ctld,
                                  &error) < 0
+        || proto_server_register(ctld->server, rpc_assoc_mgr_handlers, ctld,
+                                 &error) < 0
         || proto_server_register(ctld->server, rpc_suspend_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_resv_handlers, ctld,

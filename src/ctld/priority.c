@@ -22,21 +22,27 @@
  * so a burst of sacctmgr changes costs one. */
 #define CALC_SOON_MS 1000
 
-static struct prio_usage *usage_find(const struct ctld_priority *p,
-                                     const char *account, const char *user)
+static struct prio_usage *usage_find_in(struct prio_usage *hash,
+                                        const char *account, const char *user)
 {
     char *key = xasprintf("%s\x1f%s", account, user);
     struct prio_usage *u = NULL;
 
-    HASH_FIND_STR(p->usage, key, u);
+    HASH_FIND_STR(hash, key, u);
     free(key);
     return u;
 }
 
-static struct prio_usage *usage_get(struct ctld_priority *p,
-                                    const char *account, const char *user)
+static struct prio_usage *usage_find(const struct ctld_priority *p,
+                                     const char *account, const char *user)
 {
-    struct prio_usage *u = usage_find(p, account, user);
+    return usage_find_in(p->usage, account, user);
+}
+
+static struct prio_usage *usage_get_in(struct prio_usage **hash,
+                                       const char *account, const char *user)
+{
+    struct prio_usage *u = usage_find_in(*hash, account, user);
 
     if (u)
         return u;
@@ -44,20 +50,44 @@ static struct prio_usage *usage_get(struct ctld_priority *p,
     u->key = xasprintf("%s\x1f%s", account, user);
     u->account = xstrdup(account);
     u->user = xstrdup(user);
-    HASH_ADD_KEYPTR(hh, p->usage, u->key, strlen(u->key), u);
+    HASH_ADD_KEYPTR(hh, *hash, u->key, strlen(u->key), u);
     return u;
 }
 
-static void usage_clear(struct ctld_priority *p)
+static struct prio_usage *usage_get(struct ctld_priority *p,
+                                    const char *account, const char *user)
+{
+    return usage_get_in(&p->usage, account, user);
+}
+
+static void usage_clear_in(struct prio_usage **hash)
 {
     struct prio_usage *u, *tmp;
 
-    HASH_ITER(hh, p->usage, u, tmp) {
-        HASH_DEL(p->usage, u);
+    HASH_ITER(hh, *hash, u, tmp) {
+        HASH_DEL(*hash, u);
         free(u->key);
         free(u->account);
         free(u->user);
         free(u);
+    }
+}
+
+static void usage_clear(struct ctld_priority *p)
+{
+    usage_clear_in(&p->usage);
+    usage_clear_in(&p->qos_usage);
+}
+
+static void usage_decay(struct prio_usage *hash, double f)
+{
+    struct prio_usage *u, *tmp;
+
+    HASH_ITER(hh, hash, u, tmp) {
+        u->raw *= f;
+        u->wall *= f;
+        for (int k = 0; k < PRIO_USE_TRES; k++)
+            u->tres[k] *= f;
     }
 }
 
@@ -168,24 +198,39 @@ void priority_calc_soon(struct ctld *ctld)
                    period_ms);
 }
 
-/* Charge 'job''s association for its run in [from, to). */
+/* Add a run of 'secs' seconds times 'factor' to 'u'. */
+static void usage_add(struct prio_usage *u, uint32_t cpus, uint64_t mem,
+                      uint32_t nodes, uint32_t gpus, time_t from, time_t to,
+                      double factor)
+{
+    u->raw += prio_charge(cpus, from, to, factor);
+    u->tres[PRIO_USE_CPU] += prio_charge(cpus, from, to, factor);
+    u->tres[PRIO_USE_MEM] += (double)mem * (double)(to - from) * factor;
+    u->tres[PRIO_USE_NODE] += prio_charge(nodes, from, to, factor);
+    u->tres[PRIO_USE_GPU] += prio_charge(gpus, from, to, factor);
+    u->wall += prio_charge(1, from, to, factor);
+}
+
+/* Charge 'job''s association and QOS for its run in [from, to). */
 static void charge(struct ctld *ctld, const struct job *job, time_t from,
                    time_t to)
 {
     struct ctld_priority *p = ctld->priority;
     const limits_table_t *t = enforce_table(ctld);
+    const char *qos = job->qos ? job->qos : "normal";
+    double factor = t ? limits_qos_usage_factor(t, qos) : 1.0;
     uint64_t mem;
-    uint32_t gpus, cpus;
+    uint32_t gpus, cpus, nodes;
 
     if (!job->alloc || to <= from)
         return;
     cpus = job_info_cpus(job, &gpus, &mem);
-    usage_get(p, job->account ? job->account : "",
-              job->user_name ? job->user_name : "")
-        ->raw += prio_charge(cpus, from, to,
-                             t ? limits_qos_usage_factor(
-                                     t, job->qos ? job->qos : "normal")
-                               : 1.0);
+    nodes = job->alloc->node_count;
+    usage_add(usage_get(p, job->account ? job->account : "",
+                        job->user_name ? job->user_name : ""),
+              cpus, mem, nodes, gpus, from, to, factor);
+    usage_add(usage_get_in(&p->qos_usage, qos, ""), cpus, mem, nodes, gpus,
+              from, to, factor);
     p->tree_dirty = true;
 }
 
@@ -230,13 +275,12 @@ static void recompute(struct ctld *ctld, time_t t)
 void priority_calc_apply(struct ctld *ctld, time_t t, bool reset)
 {
     struct ctld_priority *p = ctld->priority;
-    struct prio_usage *u, *tmp;
     struct job *job, *jtmp;
 
     if (p->last_calc && t > p->last_calc) {
         double f = prio_calc_decay(&p->conf, p->last_calc, t);
-        HASH_ITER(hh, p->usage, u, tmp)
-            u->raw *= f;
+        usage_decay(p->usage, f);
+        usage_decay(p->qos_usage, f);
     }
     if (reset) {
         usage_clear(p);
@@ -371,18 +415,46 @@ time_t priority_time(const struct ctld *ctld, time_t submit)
 
 /* --- snapshot ------------------------------------------------------------ */
 
+/* One usage record; "tres" and "wall" were added with scontrol show
+ * assoc_mgr (older snapshots lack them: zero). */
+static json_t *usage_json(const struct prio_usage *u)
+{
+    return json_pack("{s:s s:s s:f s:[f f f f] s:f}", "account", u->account,
+                     "user", u->user, "raw", u->raw, "tres",
+                     u->tres[PRIO_USE_CPU], u->tres[PRIO_USE_MEM],
+                     u->tres[PRIO_USE_NODE], u->tres[PRIO_USE_GPU], "wall",
+                     u->wall);
+}
+
+static void usage_from_json(struct prio_usage **hash, json_t *v)
+{
+    const char *a = json_string_value(json_object_get(v, "account"));
+    const char *name = json_string_value(json_object_get(v, "user"));
+    json_t *raw = json_object_get(v, "raw");
+    json_t *tres = json_object_get(v, "tres");
+    struct prio_usage *u;
+
+    if (!a || !name || !json_is_number(raw))
+        return;
+    u = usage_get_in(hash, a, name);
+    u->raw = json_number_value(raw);
+    u->wall = json_number_value(json_object_get(v, "wall"));
+    for (int k = 0; k < PRIO_USE_TRES; k++)
+        u->tres[k] = json_number_value(json_array_get(tres, (size_t)k));
+}
+
 json_t *priority_snapshot(const struct ctld *ctld)
 {
     const struct ctld_priority *p = ctld->priority;
-    json_t *list = json_array();
+    json_t *list = json_array(), *qos = json_array();
     struct prio_usage *u, *tmp;
 
     HASH_ITER(hh, p->usage, u, tmp)
-        json_array_append_new(list, json_pack("{s:s s:s s:f}", "account",
-                                              u->account, "user", u->user,
-                                              "raw", u->raw));
-    return json_pack("{s:I s:o}", "last_calc", (json_int_t)p->last_calc,
-                     "usage", list);
+        json_array_append_new(list, usage_json(u));
+    HASH_ITER(hh, p->qos_usage, u, tmp)
+        json_array_append_new(qos, usage_json(u));
+    return json_pack("{s:I s:o s:o}", "last_calc", (json_int_t)p->last_calc,
+                     "usage", list, "qos_usage", qos);
 }
 
 void priority_restore(struct ctld *ctld, json_t *o)
@@ -395,14 +467,10 @@ void priority_restore(struct ctld *ctld, json_t *o)
         return;
     usage_clear(p);
     p->last_calc = (time_t)json_integer_value(json_object_get(o, "last_calc"));
-    json_array_foreach(json_object_get(o, "usage"), i, v) {
-        const char *a = json_string_value(json_object_get(v, "account"));
-        const char *u = json_string_value(json_object_get(v, "user"));
-        json_t *raw = json_object_get(v, "raw");
-        if (!a || !u || !json_is_number(raw))
-            continue;
-        usage_get(p, a, u)->raw = json_number_value(raw);
-    }
+    json_array_foreach(json_object_get(o, "usage"), i, v)
+        usage_from_json(&p->usage, v);
+    json_array_foreach(json_object_get(o, "qos_usage"), i, v)
+        usage_from_json(&p->qos_usage, v);
     p->tree_dirty = true;
 }
 

@@ -93,4 +93,7 @@ void priority_restore(struct ctld *ctld, json_t *o);
 /* priority_info (sprio) and share_info (sshare): docs/protocol.md. */
 extern const struct proto_handler rpc_priority_handlers[];
 
+/* rpc_assoc_mgr.c: assoc_mgr_info (scontrol show assoc_mgr). */
+extern const struct proto_handler rpc_assoc_mgr_handlers[];
+
 #endif /* !DROVER_CTLD_PRIORITY_H */

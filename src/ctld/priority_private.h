@@ -12,18 +12,31 @@
 #include "ctld/priority.h"
 #include "sched/fairshare.h"
 
-/* Raw usage of one (account, user): CPU-seconds times UsageFactor,
- * decayed. */
+/* What one association's or QOS's usage counts: CPU-seconds, MiB-seconds
+ * of memory, node-seconds, GPU-seconds (Slurm's usage_tres_raw of
+ * cpu, mem, node, gres/gpu). */
+enum prio_use_tres { PRIO_USE_CPU, PRIO_USE_MEM, PRIO_USE_NODE, PRIO_USE_GPU,
+                     PRIO_USE_TRES };
+
+/* Usage of one (account, user), or of one QOS (in ctld_priority.qos_usage:
+ * 'account' is the QOS's name, 'user' ""): 'raw' is CPU-seconds times the
+ * QOS's UsageFactor (the fair-share usage, Slurm's RawUsage), 'tres' the
+ * same for each TRES and 'wall' the seconds jobs ran (scontrol show
+ * assoc_mgr's GrpTRESMins and GrpWall), all times UsageFactor and decayed
+ * together. */
 struct prio_usage {
     char *key; /* "account\x1fuser" */
     char *account, *user;
     double raw;
+    double tres[PRIO_USE_TRES];
+    double wall;
     UT_hash_handle hh;
 };
 
 struct ctld_priority {
     struct prio_conf conf;
     struct prio_usage *usage; /* uthash by key */
+    struct prio_usage *qos_usage; /* per QOS, uthash by key */
     time_t last_calc;         /* the last calculation (0: none yet) */
     fs_tree_t *tree;          /* cached; rebuilt when dirty */
     bool tree_dirty;          /* usage changed since it was built */

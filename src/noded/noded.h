@@ -175,6 +175,12 @@ int step_signal(struct noded *nd, uint32_t job_id, uint32_t step_id,
  * address; EDRV_PROTOCOL_MALFORMED: no io_key).  New reference. */
 json_t *step_attach_control(struct noded *nd, uint32_t job_id,
                             uint32_t step_id, json_t *req);
+/* scontrol listpids (stepd.h's "pids" control request 'req', borrowed):
+ * for the step's user ("uid") or an administrator ("admin"), its live
+ * tasks {"tasks":[{"pid","local_id","global_id"}]}; else {"errnum"}
+ * (EDRV_ACCESS_DENIED, EDRV_INVALID_JOB_ID).  New reference. */
+json_t *step_pids_control(struct noded *nd, uint32_t job_id,
+                          uint32_t step_id, json_t *req);
 /* droverstepd: the step is over and freed (stepd_main.c ends). */
 void stepd_step_freed(struct noded *nd);
 

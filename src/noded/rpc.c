@@ -2,12 +2,12 @@
  *
  * rpc.c - what the node daemon answers: ping, batch_launch, job_signal,
  * job_limit, step_launch, step_signal, file_bcast (bcast.h), step_attach
- * (attach.h)
+ * (attach.h), step_pids (listpids.h)
  *
  * Launch and signal come only from the controller (role daemon: root or
  * SlurmUser, from the MUNGE credential); file_bcast from users, checked
- * against the controller's record of the job; step_attach from users,
- * checked by the step's droverstepd against the step's user.
+ * against the controller's record of the job; step_attach and step_pids
+ * from users, checked by the step's droverstepd against the step's user.
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,6 +18,7 @@
 #include "noded/attach.h"
 #include "noded/bcast.h"
 #include "noded/jobstat.h"
+#include "noded/listpids.h"
 #include "noded/noded.h"
 #include "noded/prolog.h"
 #include "noded/stepd.h"
@@ -311,6 +312,7 @@ const struct proto_handler noded_handlers[] = {
     {"job_signal", rpc_job_signal, PROTO_ROLE_DAEMON},
     {"file_bcast", bcast_rpc, PROTO_ROLE_USER},
     {"step_attach", attach_rpc, PROTO_ROLE_USER},
+    {"step_pids", listpids_rpc, PROTO_ROLE_USER},
     {"job_prolog", rpc_job_prolog, PROTO_ROLE_DAEMON},
     PROTO_HANDLER_END,
 };

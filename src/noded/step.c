@@ -1361,3 +1361,28 @@ json_t *step_attach_control(struct noded *nd, uint32_t job_id,
     json_object_del(hello, "io_key");
     return hello;
 }
+
+json_t *step_pids_control(struct noded *nd, uint32_t job_id,
+                          uint32_t step_id, json_t *req)
+{
+    struct nd_step *st = nd->steps;
+    json_t *tasks;
+
+    while (st && (st->job_id != job_id || st->step_id != step_id))
+        st = st->next;
+    if (!st)
+        return json_pack("{s:i}", "errnum", EDRV_INVALID_JOB_ID);
+    if (!attach_allowed(st, req))
+        return json_pack("{s:i}", "errnum", EDRV_ACCESS_DENIED);
+    tasks = json_array();
+    for (size_t i = 0; i < st->ntasks; i++) {
+        const struct step_task *t = &st->tasks[i];
+        if (t->pid > 0 && !t->reaped)
+            json_array_append_new(tasks,
+                                  json_pack("{s:i s:I s:i}", "pid",
+                                            (int)t->pid, "local_id",
+                                            (json_int_t)i, "global_id",
+                                            t->rank));
+    }
+    return json_pack("{s:o}", "tasks", tasks);
+}

@@ -28,6 +28,9 @@
  *                 "admin": bool, "layout": bool}
  *                -> {"node","ranks","node_index"} or {"errnum","errstr"}
  *                (sattach: step_attach_control() in noded.h)
+ *                {"pids": true, "uid": N, "admin": bool}
+ *                -> {"tasks":[{"pid","local_id","global_id"}]} or
+ *                {"errnum"} (scontrol listpids: step_pids_control())
  *   report     <spool>/step_<job>.<step>.done: the node's step_complete
  *              body, written (fsync'd, renamed into place) once every
  *              task has ended; droverd sends it to the controller and

@@ -162,6 +162,22 @@ static json_t *batch_attach(json_t *req)
                      "the batch step has no I/O to attach to");
 }
 
+/* scontrol listpids of the batch step: its script is task 0 (as
+ * slurmstepd's task list has it); the rest of its cgroup droverd adds. */
+static json_t *batch_pids(json_t *req)
+{
+    struct nd_job *job = jobs_find(&S.nd, S.job_id);
+
+    if (!job)
+        return json_pack("{s:i}", "errnum", EDRV_INVALID_JOB_ID);
+    if (!json_is_true(json_object_get(req, "admin"))
+        && json_integer_value(json_object_get(req, "uid"))
+               != (json_int_t)job->uid)
+        return json_pack("{s:i}", "errnum", EDRV_ACCESS_DENIED);
+    return json_pack("{s:[{s:i s:i s:i}]}", "tasks", "pid", (int)job->pid,
+                     "local_id", 0, "global_id", 0);
+}
+
 static void control_answer(struct control_conn *c, json_t *req)
 {
     int signo = (int)json_integer_value(json_object_get(req, "signal"));
@@ -170,7 +186,12 @@ static void control_answer(struct control_conn *c, json_t *req)
                     : json_is_true(json_object_get(req, "time_limit"))
                         ? STEP_CANCEL_TIME
                         : STEP_CANCEL;
-    json_t *resp = json_object_get(req, "attach")
+    json_t *resp = json_object_get(req, "pids")
+                       ? (S.step_id == STEPD_BATCH
+                              ? batch_pids(req)
+                              : step_pids_control(&S.nd, S.job_id,
+                                                  S.step_id, req))
+                   : json_object_get(req, "attach")
                        ? (S.step_id == STEPD_BATCH
                               ? batch_attach(req)
                               : step_attach_control(&S.nd, S.job_id,

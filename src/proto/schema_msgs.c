@@ -452,6 +452,20 @@ static const struct schema_field job_stat_body[] = {
     END,
 };
 
+/* scontrol show assoc_mgr: Slurm's assoc_mgr_info_request_msg_t */
+static const struct schema_field assoc_mgr_info_body[] = {
+    {"users", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "users=: these users' associations (and every account's) and "
+     "records"},
+    {"accounts", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "accounts=: these accounts' associations"},
+    {"qos", SCHEMA_STR_LIST, 0, SCHEMA_LIST_MAX, 0, 0, NULL,
+     "qos=: these QOS, in this order"},
+    {"flags", SCHEMA_INT, 0, 7, 0, 0, NULL,
+     "flags=: 1 associations, 2 users, 4 QOS; absent or 0: all"},
+    END,
+};
+
 static const struct schema_field takeover_body[] = {
     {"index", SCHEMA_INT, 0, 64, EDRV_PROTOCOL_MALFORMED, 0, NULL,
      "INDEX: SlurmctldHost[INDEX] takes over (default 1)"},
@@ -679,6 +693,14 @@ static const struct schema_field step_attach_body[] = {
      "it (needed unless layout)"},
     {"layout", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
      "sattach --layout: only the ranks here, no connection"},
+    END,
+};
+
+static const struct schema_field step_pids_body[] = {
+    {"job_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0, NULL,
+     "the job; absent or 0: every job here"},
+    {"step_id", SCHEMA_INT, 0, UINT32_MAX, EDRV_INVALID_JOB_ID, 0, NULL,
+     "the step; absent: every step of the job"},
     END,
 };
 
@@ -1047,6 +1069,14 @@ const struct proto_schema proto_schemas[] = {
     {"trigger_clear", CTLD, "Remove event triggers (strigger --clear): "
      "root and SlurmUser any, others their own.", trigger_clear_body,
      "`{}` once durable; ESRCH when none matched."},
+    {"assoc_mgr_info", CTLD, "The association manager's state (scontrol "
+     "show assoc_mgr): associations, QOS and users with their limits, "
+     "what their jobs use now and have used.  PrivateData=usage: a "
+     "user's own associations; PrivateData=users: a user's own record.",
+     assoc_mgr_info_body,
+     "`{\"tres\":[name],\"assocs\":[...],\"qos\":[...],"
+     "\"users\":[...]}`: limits and uses one number per TRES (-1: no "
+     "limit)."},
     {"share_info", CTLD, "The fair-share tree (sshare): shares, usage, "
      "effective usage, LevelFS and factor of every association.", NULL,
      "`{\"fair_tree\",\"rows\":[{\"account\",\"user\",\"depth\","
@@ -1084,6 +1114,13 @@ const struct proto_schema proto_schemas[] = {
      step_attach_body, "`{\"node\",\"ranks\",\"node_index\"}`; "
      "EDRV_ACCESS_DENIED, EDRV_INVALID_JOB_ID when not here, "
      "EDRV_ALREADY_DONE when ending."},
+    {"step_pids", NODED, "scontrol listpids: the processes of the steps "
+     "here, each task's with its local and global rank (the step's user, "
+     "root or SlurmUser; the step's droverstepd checks; others' steps are "
+     "left out).", step_pids_body,
+     "`{\"node\",\"steps\":[{\"job_id\",\"step_id\",\"tasks\":"
+     "[{\"pid\",\"local_id\",\"global_id\"}],\"pids\":[pid]}]}`; "
+     "EDRV_ACCESS_DENIED when every step of a named job refused."},
     {"acct_send", DBD, "The controller's job records, stored in one "
      "transaction.", acct_send_body, "`{\"acked_seq\"}`."},
     {"acct_job_query", DBD, "Job and step records (sacct).",

@@ -65,6 +65,8 @@ HEADINGS = {
 # Every bad credential is answered "auth" in every row.
 EXPECTED_RPC = {
     "droverctld": {
+        # everyone; PrivateData=usage|users would narrow what it lists
+        "assoc_mgr_info": "ok ok ok ok ok",
         "config_info": "ok ok ok ok ok",
         "reconfigure": "denied denied denied ok ok",
         "crontab_get (as druser1: user_id)": "ok denied ok ok ok",
@@ -126,6 +128,9 @@ EXPECTED_RPC = {
         # I/O to attach to, so those two get that error
         "step_attach": "error denied denied error auth",
         "step_stat": "role role role ok auth",
+        # scontrol listpids: the step's user or root (its droverstepd
+        # decides, as for step_attach)
+        "step_pids": "ok denied denied ok auth",
     },
     "droverdbd": {
         "acct_assoc_list": "ok ok ok ok ok",
@@ -392,6 +397,7 @@ RPC_CASES = {
         "partition_info": Case(None, _none),
         "priority_info": Case(None, _none),
         "share_info": Case(None, _none),
+        "assoc_mgr_info": Case(None, _none),
         "resv_info": Case(None, _none),
         "stats_info": Case(None, lambda w, t, who: {"reset": True}),
         "job_info": Case("pending", lambda w, t, who: {"job_ids": [t]}),
@@ -476,6 +482,7 @@ RPC_CASES = {
         "job_limit": Case("running", lambda w, t, who: {
             "job_id": t, "time_limit_s": -1}),
         "step_stat": Case("running", lambda w, t, who: {"job_id": t}),
+        "step_pids": Case("running", lambda w, t, who: {"job_id": t}),
         "step_attach": Case("running", lambda w, t, who: {
             "job_id": t, "step_id": BATCH_STEP, "layout": True}),
         "file_bcast": Case("running", lambda w, t, who: {
