@@ -173,6 +173,23 @@ static void grp_count(const struct pr *p, const char *key, int64_t limit,
         fprintf(p->out, "%s=N(%" PRIu64 ")", key, used);
 }
 
+/* MaxWallPJ, MaxTRESPJ, MaxTRESPN and MaxTRESMinsPJ of an association or
+ * a QOS record 'r', each followed by the record's separator. */
+static void per_job_limits(const struct pr *p, const json_t *r)
+{
+    if (jint(r, "max_wall_pj", -1) >= 0)
+        fprintf(p->out, "MaxWallPJ=%" PRId64, jint(r, "max_wall_pj", -1));
+    else
+        fputs("MaxWallPJ=", p->out);
+    fputs(p->nl, p->out);
+    tres_line(p, "MaxTRESPJ", jget(r, "max_tres_pj"), NULL, 0);
+    fputs(p->nl, p->out);
+    tres_line(p, "MaxTRESPN", jget(r, "max_tres_pn"), NULL, 0);
+    fputs(p->nl, p->out);
+    tres_line(p, "MaxTRESMinsPJ", jget(r, "max_tres_mins_pj"), NULL, 0);
+    fputs(p->nl, p->out);
+}
+
 /* "Key=LIMIT(USED) ", or "Key= " with no limit (the Max* counts). */
 static void max_count(const struct pr *p, const char *key, int64_t limit,
                       uint64_t used)
@@ -259,17 +276,7 @@ static void print_assoc(const struct pr *p, const json_t *a)
     max_count(p, "MaxJobs", jint(a, "max_jobs", -1), jobs);
     max_count(p, "MaxJobsAccrue", jint(a, "max_jobs_accrue", -1), accrue);
     max_count(p, "MaxSubmitJobs", jint(a, "max_submit_jobs", -1), submit);
-    if (jint(a, "max_wall_pj", -1) >= 0)
-        fprintf(p->out, "MaxWallPJ=%" PRId64, jint(a, "max_wall_pj", -1));
-    else
-        fputs("MaxWallPJ=", p->out);
-    fputs(p->nl, p->out);
-    tres_line(p, "MaxTRESPJ", jget(a, "max_tres_pj"), NULL, 0);
-    fputs(p->nl, p->out);
-    tres_line(p, "MaxTRESPN", jget(a, "max_tres_pn"), NULL, 0);
-    fputs(p->nl, p->out);
-    tres_line(p, "MaxTRESMinsPJ", jget(a, "max_tres_mins_pj"), NULL, 0);
-    fputs(p->nl, p->out);
+    per_job_limits(p, a);
     if (jint(a, "min_prio_thresh", -1) >= 0)
         fprintf(p->out, "MinPrioThresh=%" PRId64 "\n",
                 jint(a, "min_prio_thresh", -1));
@@ -362,17 +369,7 @@ static void print_qos(const struct pr *p, const json_t *q)
     tres_line(p, "GrpTRESRunMins", jget(q, "grp_tres_run_mins"),
               jget(used, "tres_run_secs"), 60);
     fputs(p->nl, p->out);
-    if (jint(q, "max_wall_pj", -1) >= 0)
-        fprintf(p->out, "MaxWallPJ=%" PRId64, jint(q, "max_wall_pj", -1));
-    else
-        fputs("MaxWallPJ=", p->out);
-    fputs(p->nl, p->out);
-    tres_line(p, "MaxTRESPJ", jget(q, "max_tres_pj"), NULL, 0);
-    fputs(p->nl, p->out);
-    tres_line(p, "MaxTRESPN", jget(q, "max_tres_pn"), NULL, 0);
-    fputs(p->nl, p->out);
-    tres_line(p, "MaxTRESMinsPJ", jget(q, "max_tres_mins_pj"), NULL, 0);
-    fputs(p->nl, p->out);
+    per_job_limits(p, q);
     if (jint(q, "min_prio_thresh", -1) >= 0)
         fprintf(p->out, "MinPrioThresh=%" PRId64 " ",
                 jint(q, "min_prio_thresh", -1));
