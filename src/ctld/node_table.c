@@ -653,6 +653,14 @@ json_t *node_table_partition_json(const struct node_table *nt, size_t p)
     json_object_set_new(o, "preempt_mode", json_string(
                                                conf_preempt_mode_string(
                                                    part->preempt_mode)));
+    /* OverSubscribe= as Slurm prints it; NO left out */
+    if (cp->exclusive_nodes)
+        json_object_set_new(o, "oversubscribe", json_string("EXCLUSIVE"));
+    else if (cp->oversubscribe)
+        json_object_set_new(o, "oversubscribe", json_sprintf(
+                                "%s:%u", cp->oversubscribe_force ? "FORCE"
+                                                                  : "YES",
+                                cp->oversubscribe));
     free(expr);
     free(tres);
     part_access_json(o, cp);

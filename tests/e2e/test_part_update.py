@@ -226,11 +226,11 @@ def test_scontrol_refuses_what_it_cannot_set(cluster):
                                 "specified\n")
     # Slurm's abbreviations and prefixes
     c.run("scontrol", "update", "PartitionName=debug", "MaxT=45", "Hid=y",
-          "St=d", check=True)
+          "St=d", "OverS=f:2", check=True)
     out = c.run("scontrol", "-a", "show", "partition", "debug",
                 check=True).stdout
     assert " MaxTime=00:45:00 " in out and " Hidden=YES" in out, out
-    assert "State=DOWN " in out, out
+    assert "State=DOWN " in out and " OverSubscribe=FORCE:2\n" in out, out
     r = c.run("scontrol", "update", "bogus=1")
     assert triple(r) == (1, "", 'No valid entity in update command\nInput '
                                 'line must include "NodeName", '
