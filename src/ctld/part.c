@@ -139,6 +139,13 @@ static int build(struct ctld *ctld, const struct change *c,
         conf_partition_clear(out);
         return -1;
     }
+    /* What slurm.conf would refuse (conf_preempt.c) a change may not make. */
+    if (out->preempt_mode == CONF_PREEMPT_MODE_SUSPEND
+        && !ctld->conf->preempt_gang) {
+        conf_partition_clear(out);
+        return FAIL(EINVAL, "PreemptMode=SUSPEND requires GANG too "
+                    "(slurm.conf's PreemptMode=SUSPEND,GANG)");
+    }
     return 0;
 }
 

@@ -157,6 +157,10 @@ static void changes_replay_and_snapshot_alike(void **state)
                      -1);
     assert_int_equal(change(live, "{\"op\":\"update\",\"name\":\"p\","
                                   "\"set\":{\"Nodes\":\"n9\"}}"), -1);
+    /* what slurm.conf would refuse: SUSPEND without GANG */
+    assert_int_equal(change(live, "{\"op\":\"update\",\"name\":\"p\","
+                                  "\"set\":{\"PreemptMode\":\"SUSPEND\"}}"),
+                     -1);
     want = describe(live);
     assert_string_equal(want, "p n[1-3] 0 DOWN 1800 12|"
                               "new n[3-4] 1 UP -1 8|");
