@@ -3,11 +3,12 @@
  * scontrol.c - view and change controller state (Slurm's scontrol)
  *
  * Supported: show job|step|node|partition|hostnames|reservation|config|
- * assoc_mgr, listpids, ping, hold, release,
- * requeue, requeuehold, suspend, resume, top, update NodeName=... (State, Reason, Weight)
- * and update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency,
+ * assoc_mgr, listpids, ping, hold, release, requeue, requeuehold,
+ * suspend, resume, top, reconfigure, update NodeName=... (State, Reason,
+ * Weight), update JobId=... (TimeLimit, ArrayTaskThrottle, Dependency,
  * Partition, NumNodes, StartTime, Name, Features, Priority, MailUser,
- * MailType).  Messages and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
+ * MailType), create|update|delete reservation and
+ * create|update|delete partition (slurm.conf's PartitionName= keywords).  Messages and exit codes are Slurm 22.05's ("Invalid job id specified for job N",
  * "slurm_suspend error: ...", "Node x not found").  With no command,
  * commands are read from standard input, one per line.
  */
@@ -33,6 +34,7 @@
 #include "cmd/lib/slurm_texts.h"
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/sbatch_req.h"
+#include "cmd/lib/scontrol_part.h"
 #include "cmd/lib/scontrol_print.h"
 #include "cmd/lib/scontrol_resv.h"
 #include "common/mailtype.h"
@@ -1252,72 +1254,157 @@ static void resv_change(struct scontrol *sc, int argc, char **argv,
     json_decref(resp);
 }
 
-static void cmd_create(struct scontrol *sc, int argc, char **argv)
+/* update PartitionName=... / create partition PartitionName=... */
+static void part_change(struct scontrol *sc, int argc, char **argv,
+                        bool create)
 {
-    if (argc < 2 || !keyword(argv[1], "reservation", 3)) {
-        fprintf(stderr, "invalid entity:%s for keyword:%s \n",
-                argc > 1 ? argv[1] : "", argv[0]);
+    drv_error_t error = {{0}};
+    json_t *body;
+
+    if (scontrol_part_parse(sc->prog, argc, argv, create, &body) < 0) {
         sc->exit_code = 1;
         return;
     }
-    resv_change(sc, argc - 2, argv + 2, false);
+    if (cmd_rpc(sc->prog, create ? "part_create" : "part_update", body, NULL,
+                &error)
+        < 0) {
+        fprintf(stderr, "%s: %s\n",
+                create ? "Error creating the partition" : "slurm_update error",
+                err_text(errno, &error));
+        sc->exit_code = 1;
+    }
 }
 
-static void cmd_delete(struct scontrol *sc, int argc, char **argv)
+/* The entity a word names, as Slurm 22.05's _update_it(), _create_it()
+ * and _delete_it() match it: the key of "Key=Value", else the word. */
+enum upd_entity { ENT_NONE, ENT_NODE, ENT_PART, ENT_JOB, ENT_RESV };
+
+static enum upd_entity entity_of(const char *arg)
 {
     struct kv kv;
-    drv_error_t error = {{0}};
 
-    if (argc != 2) {
-        fprintf(stderr, "too %s arguments for keyword:%s\n",
-                argc < 2 ? "few" : "many", argv[0]);
+    kv_split(&kv, arg);
+    if (keyword(kv.key, "NodeName", 3))
+        return ENT_NODE;
+    if (keyword(kv.key, "PartitionName", 3))
+        return ENT_PART;
+    if (keyword(kv.key, "JobId", 3) || keyword(kv.key, "JobName", 3))
+        return ENT_JOB;
+    if (keyword(kv.key, "ReservationName", 3))
+        return ENT_RESV;
+    return ENT_NONE;
+}
+
+/* create reservation|partition KEY=VALUE...: the first word naming an
+ * entity decides, as Slurm's _create_it(); a leading "reservation" or
+ * "partition" word is not one of the keys. */
+static void cmd_create(struct scontrol *sc, int argc, char **argv)
+{
+    enum upd_entity e = ENT_NONE;
+    int skip;
+
+    if (argc < 2) {
+        fprintf(stderr, "too few arguments for %s keyword\n", argv[0]);
+        sc->exit_code = 1;
+        return;
+    }
+    for (int i = 1; i < argc && e == ENT_NONE; i++)
+        e = entity_of(argv[i]);
+    skip = strchr(argv[1], '=') ? 1 : 2;
+    if (e == ENT_RESV) {
+        resv_change(sc, argc - skip, argv + skip, false);
+    } else if (e == ENT_PART) {
+        part_change(sc, argc - skip, argv + skip, true);
+    } else if (e == ENT_NODE) {
+        cmd_error(sc->prog, "create NodeName is not supported by Drover "
+                  "(nodes come from slurm.conf)");
+        sc->exit_code = 1;
+    } else {
+        cmd_error(sc->prog, "Invalid creation entity: %s", argv[1]);
+        sc->exit_code = 1;
+    }
+}
+
+/* delete ENTITY=NAME or delete ENTITY NAME (Slurm 22.05's _delete_it());
+ * its error line names the entity as written. */
+static void cmd_delete(struct scontrol *sc, int argc, char **argv)
+{
+    drv_error_t error = {{0}};
+    const char *val, *type = NULL;
+    char what[64];
+    struct kv kv;
+
+    if (argc < 2) {
+        fprintf(stderr, "too few arguments for %s keyword\n", argv[0]);
         sc->exit_code = 1;
         return;
     }
     kv_split(&kv, argv[1]);
-    if (!kv.val || !(keyword(kv.key, "ReservationName", 3)
-                     || keyword(kv.key, "Reservation", 3))) {
-        fprintf(stderr, "invalid entity:%s for keyword:%s \n", argv[1],
-                argv[0]);
+    val = argc == 3 ? argv[2] : kv.val;
+    if (argc > 3 || (argc == 2 && !kv.val)) {
+        cmd_error(sc->prog, "Proper format is 'delete <ENTITY>=<ID>' or "
+                  "'delete <ENTITY> <ID>'");
         sc->exit_code = 1;
         return;
     }
-    if (cmd_rpc(sc->prog, "resv_delete", json_pack("{s:s}", "name", kv.val),
-                NULL, &error)
+    if (argc == 3) /* the whole word is the entity */
+        snprintf(kv.key, sizeof(kv.key), "%s", argv[1]);
+    switch (entity_of(kv.key)) {
+    case ENT_PART:
+        type = "part_delete";
+        snprintf(what, sizeof(what), "delete_partition %s", argv[1]);
+        break;
+    case ENT_RESV:
+        type = "resv_delete";
+        snprintf(what, sizeof(what), "delete_reservation %s", argv[1]);
+        break;
+    case ENT_NODE:
+        cmd_error(sc->prog, "delete NodeName is not supported by Drover "
+                  "(nodes come from slurm.conf)");
+        sc->exit_code = 1;
+        return;
+    default:
+        fprintf(stderr, "Invalid deletion entity: %s\n", argv[1]);
+        sc->exit_code = 1;
+        return;
+    }
+    if (cmd_rpc(sc->prog, type, json_pack("{s:s}", "name", val), NULL,
+                &error)
         < 0) {
-        fprintf(stderr, "delete_reservation ReservationName=%s: %s\n",
-                kv.val, err_text(errno, &error));
+        fprintf(stderr, "%s: %s\n", what, err_text(errno, &error));
         sc->exit_code = 1;
     }
 }
 
+/* update ...: the entity its words name, in Slurm 22.05's order (a job's
+ * update may name a partition or a reservation, a reservation's a
+ * partition). */
 static void cmd_update(struct scontrol *sc, int argc, char **argv)
 {
-    struct kv kv;
+    bool has[ENT_RESV + 1] = {false};
 
     if (argc < 2) {
         fprintf(stderr, "too few arguments for update keyword\n");
         sc->exit_code = 1;
         return;
     }
-    for (int i = 1; i < argc; i++) {
-        kv_split(&kv, argv[i]);
-        if (keyword(kv.key, "NodeName", 3)) {
-            update_node(sc, argc, argv);
-            return;
-        }
-        if (keyword(kv.key, "JobId", 3)) {
-            update_job(sc, argc, argv);
-            return;
-        }
-        if (keyword(kv.key, "ReservationName", 3)) {
-            resv_change(sc, argc - 1, argv + 1, true);
-            return;
-        }
+    for (int i = 1; i < argc; i++)
+        has[entity_of(argv[i])] = true;
+    if (has[ENT_JOB])
+        update_job(sc, argc, argv);
+    else if (has[ENT_RESV])
+        resv_change(sc, argc - 1, argv + 1, true);
+    else if (has[ENT_NODE])
+        update_node(sc, argc, argv);
+    else if (has[ENT_PART])
+        part_change(sc, argc - 1, argv + 1, false);
+    else {
+        fprintf(stderr, "No valid entity in update command\n");
+        fprintf(stderr, "Input line must include \"NodeName\", "
+                        "\"PartitionName\", \"Reservation\", or "
+                        "\"JobId\"\n");
+        sc->exit_code = 1;
     }
-    fprintf(stderr, "No valid entity in update command\n");
-    fprintf(stderr, "Input line must include \"NodeName\" or \"JobId\"\n");
-    sc->exit_code = 1;
 }
 
 /* --- commands ------------------------------------------------------------ */

@@ -66,8 +66,10 @@ typedef struct {
     X(RESERVATION_OVERLAP, 2058, "Requested reservation overlaps with another reservation") \
     X(INVALID_QOS, 2066, "Invalid qos specification")                          \
     X(INVALID_CPU_COUNT, 2069, "CPU count specification invalid")              \
+    X(PARTITION_NOT_AVAIL, 2070, "Required partition not available (inactive or drain)") \
     X(INVALID_GRES, 2072, "Invalid generic resource (gres) specification")     \
     X(JOB_NOT_PENDING, 2073, "Job is no longer pending execution")             \
+    X(PARTITION_IN_USE, 2075, "Partition is in use")                           \
     X(STEP_LIMIT, 2076, "Step limit reached for this job")                     \
     X(INVALID_ARRAY, 2081, "Invalid job array specification")                  \
     X(RESERVATION_NAME_DUP, 2082, "Duplicate reservation name")               \

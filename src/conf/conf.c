@@ -1000,6 +1000,7 @@ void conf_destroy(struct slurm_conf *conf)
         conf__part_clear(&conf->partitions[i]);
     free(conf->partitions);
     conf__index_destroy(conf->node_index);
+    conf__part_defaults_free(conf);
     conf_cgroup_clear(&conf->cgroup);
     conf__job_container_clear(&conf->job_container);
     conf__oci_clear(&conf->oci);

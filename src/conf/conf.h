@@ -33,6 +33,7 @@
 #include "common/error.h"
 
 struct conf_index; /* private to src/conf */
+struct conf_part_spec; /* private to src/conf */
 struct slurm_conf;
 
 /* The name and the address (SlurmctldHost=name(addr): addr, else name)
@@ -658,6 +659,9 @@ struct slurm_conf {
     struct conf_partition *partitions;
     size_t partition_count;
     struct conf_index *node_index; /* private to src/conf: name lookup */
+    struct conf_part_spec *part_defaults; /* private to src/conf: the
+                                           * PartitionName=DEFAULT line
+                                           * (conf_partition_init()) */
     char *mpi_default;        /* MpiDefault=: srun's --mpi when neither
                                * --mpi nor SLURM_MPI_TYPE says; "none",
                                * "pmix" or "pmix_v4", "none" */
@@ -793,6 +797,58 @@ const struct conf_partition *conf_partition_find(const struct slurm_conf *conf,
                                                  const char *name);
 /* The Default=YES partition, else the first, else NULL. */
 const struct conf_partition *conf_partition_default(const struct slurm_conf *c);
+
+/* --- scontrol create|update partition -----------------------------------
+ * A running controller changes a partition with the keywords of slurm.conf's
+ * PartitionName= lines, read by the table that reads the file. */
+
+/* A copy of 'src' into 'dst', its strings its own (free with
+ * conf_partition_clear()).  0, or -1 with errno ENOMEM ('dst' cleared). */
+int conf_partition_copy(struct conf_partition *dst,
+                        const struct conf_partition *src);
+
+/* Free what 'part' owns and zero it; NULL is a no-op; errno is kept. */
+void conf_partition_clear(struct conf_partition *part);
+
+/* Partition 'name' as a PartitionName=name line with no other keyword
+ * makes it in 'conf' (NULL: no file): Slurm's values, the file's
+ * PartitionName=DEFAULT line's, the global memory and GPU defaults and
+ * DisableRootJobs, never Default (Slurm's scontrol create partition
+ * starts from the same).  0, or -1 with errno (ENOMEM, or a DEFAULT
+ * line's Nodes= the nodes no longer have) and 'error' set. */
+int conf_partition_init(const struct slurm_conf *conf,
+                        struct conf_partition *part, const char *name,
+                        drv_error_t *error);
+
+/* Set keys[i]=values[i] (i < n; slurm.conf's PartitionName= keywords, any
+ * case, the old Shared= and Slurm's JobDefaults=DefCpuPerGPU=N,
+ * DefMemPerGPU=MiB included) on 'part'.  Nodes= (a hostlist or ALL) is
+ * resolved against the nodes of 'conf' (NULL: kept as written); Default=
+ * sets this record's flag only (the caller moves the default).  All are
+ * checked before any is set: on failure 'part' is unchanged, 'error' says
+ * "Key=Value: why" and errno is
+ *   EINVAL                 a bad value (or DefaultTime over MaxTime)
+ *   ENOENT                 not a partition keyword
+ *   ENOTSUP                a keyword with no counterpart in Drover
+ *                          (conf_inert.c), with a value other than the
+ *                          one that is Drover's behaviour (which is
+ *                          taken as no change)
+ *   EDRV_INVALID_NODE_NAME Nodes= names a node 'conf' lacks
+ *   ENOMEM
+ */
+int conf_partition_update(const struct slurm_conf *conf,
+                          struct conf_partition *part, size_t n,
+                          const char *const keys[],
+                          const char *const values[], drv_error_t *error);
+
+/* How slurm.conf spells keyword 'key' (any case; Shared is OverSubscribe,
+ * a keyword Drover does not model its own), or NULL when partitions have
+ * no such keyword. */
+const char *conf_partition_keyword(const char *key);
+
+/* Do keywords 'a' and 'b' set the same value (the same keyword;
+ * DefMemPerCPU and DefMemPerNode; JobDefaults and DefCpuPerGPU)? */
+bool conf_partition_keys_overlap(const char *a, const char *b);
 
 /* Expand %n (node name) and %h (hostname) in a path template such as
  * SlurmdSpoolDir=/var/spool/drover/%n.  Caller frees.  NULL on ENOMEM.

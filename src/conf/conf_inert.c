@@ -360,3 +360,15 @@ void conf__notices_clear(struct slurm_conf *conf)
 {
     conf__notice_list_free(&conf->notices, &conf->notice_count);
 }
+
+int conf__inert_check(const struct conf_inert *k, const char *value,
+                      char *why, size_t size)
+{
+    if (!*value || (k->only && accepted(k, value)))
+        return 0;
+    if (k->only)
+        refusal(k, why, size);
+    else
+        snprintf(why, size, "has no effect in Drover: %s", k->why);
+    return -1;
+}

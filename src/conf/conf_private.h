@@ -120,6 +120,14 @@ int conf__inert_apply(struct slurm_conf *conf, const struct conf_inert *k,
                       const struct conf_line *l, const struct conf_pair *kv,
                       drv_error_t *error);
 
+/* Value 'value' of row 'k' given to a running controller (scontrol
+ * update): accepted (0) when it is empty or one an ONLY row accepts
+ * (Drover's behaviour: no change); else -1 with the reason in 'why'
+ * ("why (a or b)", or "has no effect in Drover: why" for a NO_EFFECT
+ * row, which a change never takes silently). */
+int conf__inert_check(const struct conf_inert *k, const char *value,
+                      char *why, size_t size);
+
 /* Free conf->notices. */
 void conf__notices_clear(struct slurm_conf *conf);
 
@@ -239,7 +247,7 @@ long conf__index_find(const struct conf_index *ix, const char *name);
 void conf__index_destroy(struct conf_index *ix);
 
 struct node_spec;
-struct part_spec;
+struct conf_part_spec;
 struct part_src;
 
 /* State of one conf_parse() call. */
@@ -249,7 +257,8 @@ struct conf_parser {
     size_t node_alloc;
     size_t part_alloc;
     struct node_spec *node_defaults; /* from NodeName=DEFAULT, or NULL */
-    struct part_spec *part_defaults; /* from PartitionName=DEFAULT, or NULL */
+    struct conf_part_spec *part_defaults; /* from PartitionName=DEFAULT,
+                                          * or NULL */
     struct part_src *part_srcs;      /* per partition: where and Nodes= */
     bool client; /* conf_load_client(): node lines checked, not expanded */
 };
@@ -277,7 +286,9 @@ int conf__part_line(struct conf_parser *p, const struct conf_line *l,
 /* Resolve each partition's Nodes= against the nodes; after the last line. */
 int conf__part_resolve(struct conf_parser *p, drv_error_t *error);
 void conf__part_clear(struct conf_partition *part);
+/* Free what the parser holds; PartitionName=DEFAULT moves to the conf. */
 void conf__part_parser_clear(struct conf_parser *p);
+void conf__part_defaults_free(struct slurm_conf *conf);
 
 /* conf_gres.c: read gres.conf text ('text' NULL: no gres.conf) and fill
  * each node's gres_devs.

@@ -624,8 +624,10 @@ void ctld_job_end_on_node(struct ctld *ctld, const struct job *job,
 
 int64_t ctld_job_over_time_s(const struct ctld *ctld, const struct job *job)
 {
-    uint32_t m = conf_over_time_min(
-        ctld->conf, conf_partition_find(ctld->conf, job->partition));
+    const struct ctld_partition *part =
+        job->partition ? node_table_partition(ctld->nodes, job->partition)
+                       : NULL;
+    uint32_t m = conf_over_time_min(ctld->conf, part ? part->conf : NULL);
 
     return m == CONF_OVERTIME_UNLIMITED ? -1 : (int64_t)m * 60;
 }

@@ -102,6 +102,8 @@ struct ctld {
                                 * none blocks the loop per request */
     struct ctld_stats stats;   /* sdiag's figures (stats.h) */
     struct resv *resvs;        /* reservations (resv.h), uthash by name */
+    json_t *part_changes;      /* scontrol's partition changes, merged
+                                * (part.h); NULL: none */
     struct triggers *triggers; /* strigger's triggers (trigger.h); NULL
                                 * until first used */
     json_t *crontabs;          /* scrontab (crontab.h): {"<uid>": {"text",

@@ -24,6 +24,7 @@
 #include "ctld/ha.h"
 #include "ctld/event_record.h"
 #include "ctld/job_update.h"
+#include "ctld/part.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/trigger.h"
@@ -496,6 +497,11 @@ static int apply_resv(struct ctld *ctld, struct ctld_event *ev)
     return resv_apply(ctld, ev->resv);
 }
 
+static int apply_part(struct ctld *ctld, struct ctld_event *ev)
+{
+    return part_apply(ctld, ev->part);
+}
+
 static int apply_trigger(struct ctld *ctld, struct ctld_event *ev)
 {
     return trigger_apply(ctld, ev->type, ev->t, ev->trigger);
@@ -546,6 +552,7 @@ static int (*const appliers[CTLD_EV_TYPE_COUNT])(struct ctld *,
     [CTLD_EV_TRIGGER_CLEARED] = apply_trigger,
     [CTLD_EV_TRIGGER_FIRED] = apply_trigger,
     [CTLD_EV_CRONTAB_SET] = crontab_apply,
+    [CTLD_EV_PART_CHANGED] = apply_part,
 };
 
 /* --- subscribers --------------------------------------------------------- */
@@ -586,6 +593,7 @@ static void acct_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_TRIGGER_CLEARED:
     case CTLD_EV_TRIGGER_FIRED:
     case CTLD_EV_CRONTAB_SET:
+    case CTLD_EV_PART_CHANGED:
         return;
     case CTLD_EV_RESV_CHANGED:
         acct_resv_changed(ctld, ev, false);
@@ -622,6 +630,7 @@ static void sched_subscriber(struct ctld *ctld, const struct ctld_event *ev)
     case CTLD_EV_ARRAY_THROTTLE:
     case CTLD_EV_JOB_SUSPENDED:
     case CTLD_EV_RESV_CHANGED:
+    case CTLD_EV_PART_CHANGED:
     case CTLD_EV_PRIORITY_CALC: /* the order changed */
         scheduler_request(ctld);
         break;

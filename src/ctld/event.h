@@ -143,6 +143,9 @@ enum ctld_event_type {
      * {"user_id", "text" (absent: removed), "disabled": [line],
      * "job_ids": [its entries' jobs]}. */
     CTLD_EV_CRONTAB_SET,
+    /* scontrol create|update|delete partition: 'part' (borrowed),
+     * {"op","name","set":{"Keyword":"value"}} (part.h). */
+    CTLD_EV_PART_CHANGED,
     CTLD_EV_TYPE_COUNT,
 };
 
@@ -196,6 +199,7 @@ struct ctld_event {
     json_t *resv;                /* RESV_CHANGED (borrowed) */
     json_t *trigger;             /* TRIGGER_* (borrowed) */
     json_t *crontab;             /* CRONTAB_SET (borrowed) */
+    json_t *part;                /* PART_CHANGED (borrowed) */
 };
 
 /* Apply 'ev' to the controller's tables, journal it and notify the

@@ -34,6 +34,7 @@
  *   trigger_fired  trigger ({"id"})
  *   crontab_set    crontab ({"user_id","text","disabled":[line],
  *                  "job_ids":[id]}; no text: removed)
+ *   part_changed   change ({"op","name","set":{"Keyword":"value"}})
  *
  * Journals of the first event format also hold "job_changed" records
  * (the whole record without its allocation and steps): replay reads them.
@@ -78,6 +79,7 @@ static const char *const event_names[CTLD_EV_TYPE_COUNT] = {
     [CTLD_EV_TRIGGER_CLEARED] = "trigger_cleared",
     [CTLD_EV_TRIGGER_FIRED] = "trigger_fired",
     [CTLD_EV_CRONTAB_SET] = "crontab_set",
+    [CTLD_EV_PART_CHANGED] = "part_changed",
 };
 
 /* The keys of a step report that change the step (job_step_add_usage()). */
@@ -199,6 +201,8 @@ static int put_keys(struct ctld *ctld, const struct ctld_event *ev, json_t *o)
         return json_object_set(o, "trigger", ev->trigger);
     case CTLD_EV_CRONTAB_SET:
         return json_object_set(o, "crontab", ev->crontab);
+    case CTLD_EV_PART_CHANGED:
+        return json_object_set(o, "change", ev->part);
     case CTLD_EV_NODE_STATE: {
         json_t *admin = node_table_admin_json(ctld->nodes,
                                               (size_t)ev->node_idx);
@@ -223,7 +227,8 @@ json_t *event_record(struct ctld *ctld, const struct ctld_event *ev)
         && ev->type != CTLD_EV_RESV_CHANGED
         && (ev->type < CTLD_EV_TRIGGER_SET
             || ev->type > CTLD_EV_TRIGGER_FIRED)
-        && ev->type != CTLD_EV_CRONTAB_SET)
+        && ev->type != CTLD_EV_CRONTAB_SET
+        && ev->type != CTLD_EV_PART_CHANGED)
         json_object_set_new(o, "job_id", json_integer(ev->job_id));
     if (ev->type >= CTLD_EV_STEP_REPORTED && ev->type <= CTLD_EV_STEP_CANCELLED)
         json_object_set_new(o, "step_id", json_integer(ev->step_id));
@@ -386,6 +391,10 @@ static int decode(struct ctld *ctld, json_t *rec, struct ctld_event *ev,
         ev->crontab = json_object_get(rec, "crontab");
         return json_is_object(ev->crontab)
                    ? 0 : errprintf(error, "crontab_set without crontab");
+    case CTLD_EV_PART_CHANGED:
+        ev->part = json_object_get(rec, "change");
+        return json_is_object(ev->part)
+                   ? 0 : errprintf(error, "part_changed without change");
     default:
         return 0;
     }

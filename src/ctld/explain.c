@@ -129,6 +129,14 @@ char *job_explain(struct ctld *ctld, const struct job *job, time_t now)
     case JOB_REASON_PART_TIME_LIMIT:
         return xasprintf("asks for more time than partition %s's MaxTime",
                          job->partition ? job->partition : "");
+    case JOB_REASON_PART_DOWN:
+        return xasprintf("partition %s is DOWN (scontrol update "
+                         "PartitionName=%s State=UP)",
+                         job->partition ? job->partition : "",
+                         job->partition ? job->partition : "");
+    case JOB_REASON_PART_INACTIVE:
+        return xasprintf("partition %s is INACTIVE",
+                         job->partition ? job->partition : "");
     case JOB_REASON_PN_MEM_LIMIT:
         return xasprintf("asks for more memory per node than partition "
                          "%s's MaxMemPerNode (or MaxMemPerCPU)",

@@ -20,8 +20,8 @@ static bool enabled(const struct ctld *ctld)
 {
     if (!ctld->conf->preempt_gang)
         return false;
-    for (size_t i = 0; i < ctld->conf->partition_count; i++)
-        if (ctld->conf->partitions[i].oversubscribe > 1)
+    for (size_t i = 0; i < ctld->nodes->part_count; i++)
+        if (ctld->nodes->parts[i].conf->oversubscribe > 1)
             return true;
     return false;
 }

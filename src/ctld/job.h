@@ -44,6 +44,7 @@ struct job_step;
     X(PART_TIME_LIMIT, "PartitionTimeLimit")                                   \
     X(PN_MEM_LIMIT, "MaxMemPerLimit")                                          \
     X(PART_DOWN, "PartitionDown")                                              \
+    X(PART_INACTIVE, "PartitionInactive")                                      \
     X(LAUNCH_FAILED, "launch failed requeued held")                           \
     X(NODE_DOWN, "NodeDown")                                                   \
     X(DEPENDENCY, "Dependency")                                                \

@@ -103,6 +103,9 @@ int job_update_check(struct ctld *ctld, const struct job *job, json_t *body,
     if (k.part && !(u->part = node_table_partition(
                         ctld->nodes, json_string_value(k.part))))
         return bad(EDRV_INVALID_PARTITION_NAME, error, "unknown partition");
+    if (u->part && !ctld_part_takes_jobs(u->part))
+        return bad(EDRV_PARTITION_NOT_AVAIL, error, "partition is DRAIN or "
+                   "INACTIVE");
     if (k.nmin && check_nodes(&k, u, error) < 0)
         return -1;
     if (k.features && json_string_length(k.features) > 0
@@ -141,14 +144,7 @@ static void apply_place(struct ctld *ctld, struct job *job,
         return;
     job->req.allowed_nodes = part->nodes;
     job->req.max_cpus_per_node = ctld_part_cpu_cap(part);
-    if (job->reason == JOB_REASON_PART_NODE_LIMIT
-        || job->reason == JOB_REASON_PART_TIME_LIMIT)
-        job->reason = JOB_REASON_NONE;
-    if (job->reason != JOB_REASON_NONE)
-        return;
-    submit_check_part_limits(job, part);
-    if (job->req.min_nodes > bitmap_count(part->nodes))
-        job->reason = JOB_REASON_PART_NODE_LIMIT;
+    submit_check_part_again(job, part);
 }
 
 /* StartTime: eligible then; BeginTime while that is in the future. */

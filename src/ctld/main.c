@@ -36,6 +36,7 @@
 #include "ctld/enforce.h"
 #include "ctld/gang.h"
 #include "ctld/node_epilog.h"
+#include "ctld/part.h"
 #include "ctld/preempt.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
@@ -404,6 +405,8 @@ static void ctld_listen(struct ctld *ctld)
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_reconfig_handlers, ctld,
                                  &error) < 0
+        || proto_server_register(ctld->server, rpc_part_handlers, ctld,
+                                 &error) < 0
         || proto_server_register(ctld->server, rpc_trigger_handlers, ctld,
                                  &error) < 0
         || proto_server_register(ctld->server, rpc_crontab_handlers, ctld,
@@ -471,6 +474,7 @@ static void ctld_fini(struct ctld *ctld)
     enforce_fini(ctld);
     priority_fini(ctld);
     resv_fini(ctld);
+    part_fini(ctld);
     json_decref(ctld->crontabs);
     bitmap_destroy(ctld->planned_nodes);
     sched_predict_destroy(ctld->predict);

@@ -45,21 +45,47 @@ static void node_init(struct node_table *nt, size_t i,
     node_table_update_avail(nt, i);
 }
 
+/* What partition p derives from its settings and nodes. */
+static void part_derive(struct node_table *nt, struct ctld_partition *part)
+{
+    const struct conf_partition *cp = part->conf;
+
+    part->preempt_mode = cp->preempt_mode != CONF_PREEMPT_MODE_UNSET
+                             ? cp->preempt_mode : nt->preempt_mode;
+    part->total_cpus = 0;
+    for (size_t i = 0; i < nt->count; i++)
+        if (bitmap_test(part->nodes, i))
+            part->total_cpus += nt->sched[i].cpus;
+}
+
+/* A copy of 'cp' of the table's own.  Aborts on ENOMEM (xalloc.h). */
+static struct conf_partition *part_conf_copy(const struct conf_partition *cp)
+{
+    struct conf_partition *own = xzalloc(sizeof(*own));
+
+    if (conf_partition_copy(own, cp) < 0) {
+        log_err("PartitionName=%s", cp->name);
+        abort();
+    }
+    return own;
+}
+
+static void part_conf_free(struct conf_partition *cp)
+{
+    conf_partition_clear(cp);
+    free(cp);
+}
+
 static int part_init(struct node_table *nt, size_t p,
-                     const struct slurm_conf *conf, uint32_t preempt_mode,
-                     drv_error_t *error)
+                     const struct slurm_conf *conf, drv_error_t *error)
 {
     struct ctld_partition *part = &nt->parts[p];
     const struct conf_partition *cp = &conf->partitions[p];
 
-    part->conf = cp;
-    part->preempt_mode = cp->preempt_mode != CONF_PREEMPT_MODE_UNSET
-                             ? cp->preempt_mode : preempt_mode;
+    part->conf = part_conf_copy(cp);
     if (!(part->nodes = conf_sched_node_part(conf, cp, error)))
         return -1;
-    for (size_t i = 0; i < nt->count; i++)
-        if (bitmap_test(part->nodes, i))
-            part->total_cpus += nt->sched[i].cpus;
+    part_derive(nt, part);
     return 0;
 }
 
@@ -76,8 +102,9 @@ struct node_table *node_table_create(const struct slurm_conf *conf,
         node_init(nt, i, &conf->nodes[i]);
     nt->part_count = conf->partition_count;
     nt->parts = xzalloc(sizeof(*nt->parts) * (nt->part_count + 1));
+    nt->preempt_mode = conf->preempt_mode;
     for (size_t p = 0; p < nt->part_count; p++) {
-        if (part_init(nt, p, conf, conf->preempt_mode, error) < 0) {
+        if (part_init(nt, p, conf, error) < 0) {
             node_table_destroy(nt);
             return NULL;
         }
@@ -105,8 +132,10 @@ void node_table_destroy(struct node_table *nt)
         HASH_DEL(nt->by_name, e);
         free(e);
     }
-    for (size_t p = 0; p < nt->part_count; p++)
+    for (size_t p = 0; p < nt->part_count; p++) {
         bitmap_destroy(nt->parts[p].nodes);
+        part_conf_free(nt->parts[p].conf);
+    }
     free(nt->parts);
     free(nt->sched);
     free(nt->info);
@@ -178,6 +207,69 @@ struct ctld_partition *node_table_partition(struct node_table *nt,
             return &nt->parts[p];
     }
     return name || !nt->part_count ? NULL : &nt->parts[0];
+}
+
+long node_table_part_index(const struct node_table *nt, const char *name)
+{
+    for (size_t p = 0; name && p < nt->part_count; p++)
+        if (!strcmp(nt->parts[p].conf->name, name))
+            return (long)p;
+    return -1;
+}
+
+/* The nodes of 'cp' as a bitmap over the table; NULL with errno and
+ * 'error' for a node the table lacks. */
+static bitmap_t *part_bitmap(const struct node_table *nt,
+                             const struct conf_partition *cp,
+                             drv_error_t *error)
+{
+    if (!cp->nodes || !*cp->nodes)
+        return bitmap_create(nt->count ? nt->count : 1);
+    return node_table_bitmap(nt, cp->nodes, error);
+}
+
+int node_table_part_set(struct node_table *nt, size_t p,
+                        struct conf_partition *cp, drv_error_t *error)
+{
+    struct ctld_partition *part = &nt->parts[p];
+    bitmap_t *b = part_bitmap(nt, cp, error);
+
+    if (!b)
+        return -1;
+    /* In place: pending jobs of the partition point at this bitmap. */
+    bitmap_clear_all(part->nodes);
+    for (long i = bitmap_first_set(b, 0); i >= 0;
+         i = bitmap_first_set(b, (size_t)i + 1))
+        bitmap_set(part->nodes, (size_t)i);
+    bitmap_destroy(b);
+    part_conf_free(part->conf);
+    part->conf = cp;
+    part_derive(nt, part);
+    return 0;
+}
+
+long node_table_part_add(struct node_table *nt, struct conf_partition *cp,
+                         drv_error_t *error)
+{
+    bitmap_t *b = part_bitmap(nt, cp, error);
+    struct ctld_partition *part;
+
+    if (!b)
+        return -1;
+    nt->parts = xrealloc(nt->parts, sizeof(*nt->parts) * (nt->part_count + 2));
+    part = &nt->parts[nt->part_count];
+    *part = (struct ctld_partition){.conf = cp, .nodes = b};
+    part_derive(nt, part);
+    return (long)nt->part_count++;
+}
+
+void node_table_part_remove(struct node_table *nt, size_t p)
+{
+    bitmap_destroy(nt->parts[p].nodes);
+    part_conf_free(nt->parts[p].conf);
+    memmove(&nt->parts[p], &nt->parts[p + 1],
+            sizeof(*nt->parts) * (nt->part_count - p - 1));
+    nt->part_count--;
 }
 
 void node_table_update_avail(struct node_table *nt, size_t i)
@@ -542,8 +634,8 @@ json_t *node_table_partition_json(const struct node_table *nt, size_t p)
     expr = node_table_hostlist(nt, part->nodes);
     tres = tres_string(part->total_cpus, mem, (int)nodes, gpus, true);
     o = json_pack("{s:s s:b s:s s:s s:i s:i s:I s:I s:I s:i s:i s:s}", "name",
-                  cp->name, "default", cp->is_default, "state",
-                  cp->state_up ? "UP" : "DOWN", "nodes", expr ? expr : "",
+                  cp->name, "default", cp->is_default, "state", cp->state,
+                  "nodes", expr ? expr : "",
                   "total_cpus", part->total_cpus, "total_nodes", (int)nodes,
                   "max_time_s", (json_int_t)cp->max_time_s, "default_time_s",
                   (json_int_t)cp->default_time_s, "max_nodes",
@@ -561,6 +653,14 @@ json_t *node_table_partition_json(const struct node_table *nt, size_t p)
     json_object_set_new(o, "preempt_mode", json_string(
                                                conf_preempt_mode_string(
                                                    part->preempt_mode)));
+    /* OverSubscribe= as Slurm prints it; NO left out */
+    if (cp->exclusive_nodes)
+        json_object_set_new(o, "oversubscribe", json_string("EXCLUSIVE"));
+    else if (cp->oversubscribe)
+        json_object_set_new(o, "oversubscribe", json_sprintf(
+                                "%s:%u", cp->oversubscribe_force ? "FORCE"
+                                                                  : "YES",
+                                cp->oversubscribe));
     free(expr);
     free(tres);
     part_access_json(o, cp);

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <time.h>
 #include <jansson.h>
 
@@ -48,12 +49,29 @@ struct ctld_node {
 };
 
 struct ctld_partition {
-    const struct conf_partition *conf;
-    bitmap_t *nodes; /* indexes into the node table */
+    struct conf_partition *conf; /* the table's own: slurm.conf's line as
+                                  * scontrol changed it (part.h) */
+    bitmap_t *nodes; /* indexes into the node table; pending jobs point at
+                      * it (sched_request.allowed_nodes): changed in
+                      * place, freed only with the partition */
     uint32_t total_cpus;
     uint32_t preempt_mode; /* its PreemptMode=, else the global one (enum
                             * conf_preempt_mode, never UNSET) */
 };
+
+/* State=UP or DOWN: jobs may be submitted to it (DRAIN and INACTIVE
+ * refuse them, Slurm's "Required partition not available"). */
+static inline bool ctld_part_takes_jobs(const struct ctld_partition *part)
+{
+    return part->conf->state_up || !strcmp(part->conf->state, "DOWN");
+}
+
+/* State=UP or DRAIN: its pending jobs may start (DOWN and INACTIVE hold
+ * them, PartitionDown and PartitionInactive). */
+static inline bool ctld_part_runs_jobs(const struct ctld_partition *part)
+{
+    return part->conf->state_up || !strcmp(part->conf->state, "DRAIN");
+}
 
 /* The partition's MaxCPUsPerNode as a request's cap
  * (sched_request.max_cpus_per_node): 0 when UNLIMITED or no partition. */
@@ -73,6 +91,8 @@ struct node_table {
     size_t count;
     struct ctld_partition *parts;
     size_t part_count;
+    uint32_t preempt_mode; /* the global PreemptMode=, for partitions
+                            * without their own */
 };
 
 /* Build from 'conf' (borrowed; must outlive the table).  Nodes start not
@@ -117,6 +137,27 @@ char *node_table_hostlist(const struct node_table *nt, const bitmap_t *b);
 /* Partition by name (NULL: the default partition); NULL if none. */
 struct ctld_partition *node_table_partition(struct node_table *nt,
                                             const char *name);
+
+/* Index of partition 'name', or -1. */
+long node_table_part_index(const struct node_table *nt, const char *name);
+
+/* Partition p takes the settings 'cp' (stolen: the table frees it): its
+ * nodes (cp->nodes, a hostlist of the table's nodes) set in its bitmap in
+ * place, its CPUs and PreemptMode computed again.  0, or -1 with errno
+ * EDRV_INVALID_NODE_NAME and 'error' set ('cp' not stolen).  The
+ * partition's jobs are the caller's (part.h). */
+int node_table_part_set(struct node_table *nt, size_t p,
+                        struct conf_partition *cp, drv_error_t *error);
+
+/* A new partition 'cp' (stolen) after the others: its index, or -1 as
+ * node_table_part_set() ('cp' not stolen).  Pointers to partitions of
+ * the table are no longer valid after it (their bitmaps are). */
+long node_table_part_add(struct node_table *nt, struct conf_partition *cp,
+                         drv_error_t *error);
+
+/* Partition p leaves the table, its bitmap freed: the caller drops every
+ * job's pointer to it first. */
+void node_table_part_remove(struct node_table *nt, size_t p);
 
 /* Recompute sched[i].available from the node's flags. */
 void node_table_update_avail(struct node_table *nt, size_t i);

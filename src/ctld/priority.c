@@ -105,10 +105,21 @@ void priority_init(struct ctld *ctld)
         p->cluster_gpus += nt->sched[i].gpus;
     }
     p->cluster_nodes = (uint32_t)nt->count;
+    priority_parts_changed(ctld);
+    p->table_version = -1;
+}
+
+void priority_parts_changed(struct ctld *ctld)
+{
+    struct ctld_priority *p = ctld->priority;
+    const struct node_table *nt = ctld->nodes;
+
+    if (!p)
+        return;
+    p->part_prio_max = 0;
     for (size_t i = 0; i < nt->part_count; i++)
         if (nt->parts[i].conf->priority_job_factor > p->part_prio_max)
             p->part_prio_max = nt->parts[i].conf->priority_job_factor;
-    p->table_version = -1;
 }
 
 void priority_fini(struct ctld *ctld)

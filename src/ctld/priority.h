@@ -37,6 +37,11 @@ struct job;
  * no loop needed).  Never fails. */
 void priority_init(struct ctld *ctld);
 
+/* The partitions changed (part.h): the largest PriorityJobFactor, which
+ * normalizes the partition factor, again.  Jobs' priorities follow at the
+ * next calculation, as Slurm's. */
+void priority_parts_changed(struct ctld *ctld);
+
 /* After the restore: start the calculation timer (multifactor only), and
  * clear the usage with PriorityUsageResetPeriod=NOW. */
 void priority_start(struct ctld *ctld);

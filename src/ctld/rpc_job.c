@@ -307,6 +307,11 @@ static int submit_place(struct ctld *ctld, struct job *job,
                          job->partition ? job->partition : "(default)");
     }
     cp = part->conf;
+    /* State=DRAIN or INACTIVE: no new jobs (Slurm's _valid_job_part()). */
+    if (!ctld_part_takes_jobs(part)) {
+        errno = EDRV_PARTITION_NOT_AVAIL;
+        return errprintf(error, "partition %s is %s", cp->name, cp->state);
+    }
     if (!job->partition)
         job_set_str(&job->partition, cp->name);
     if (cp->exclusive_nodes) /* OverSubscribe=EXCLUSIVE */

@@ -422,6 +422,27 @@ static void collect_running(struct ctld *ctld, time_t now,
     }
 }
 
+/* Does its partition hold eligible 'job' back?  State=DOWN or INACTIVE
+ * (or a partition since deleted): it waits with Slurm's PartitionDown or
+ * PartitionInactive, judged each pass, so State=UP frees it at once. */
+static bool part_holds(struct ctld *ctld, struct job *job)
+{
+    struct ctld_partition *part =
+        node_table_partition(ctld->nodes, job->partition);
+
+    if (part && ctld_part_runs_jobs(part)) {
+        if (job->reason == JOB_REASON_PART_DOWN
+            || job->reason == JOB_REASON_PART_INACTIVE)
+            job->reason = JOB_REASON_NONE;
+        return false;
+    }
+    job->reason = part && !strcmp(part->conf->state, "INACTIVE")
+                      ? JOB_REASON_PART_INACTIVE
+                      : JOB_REASON_PART_DOWN;
+    job->sched_start_time = 0;
+    return true;
+}
+
 /* The eligible pending jobs, highest priority first; an array master once
  * per task it may start (array_entries()). */
 static void collect_pending(struct ctld *ctld, time_t now, struct job ***pend,
@@ -435,7 +456,7 @@ static void collect_pending(struct ctld *ctld, time_t now, struct job ***pend,
          job = ctld_waiting_next(ctld, job)) {
         if (job->state == JOB_PENDING && depend_gate(ctld, job, now))
             continue; /* dependency or array throttle: reason set */
-        if (job_is_eligible(job, now))
+        if (job_is_eligible(job, now) && !part_holds(ctld, job))
             add_pending(ctld, job, cpus, pend, np, &cap);
     }
     qsort_r(*pend, *np, sizeof(**pend), ctld_job_order, ctld);

@@ -4,8 +4,9 @@
  * write snapshots
  *
  * The snapshot holds every job (with its steps, allocation and script),
- * node and the fair-share usage (priority.h); the journal after it holds events (event.h), replayed through
- * ctld_apply().
+ * node, scontrol's partition changes (part.h) and the fair-share usage
+ * (priority.h); the journal after it holds events (event.h), replayed
+ * through ctld_apply().
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/event.h"
+#include "ctld/part.h"
 #include "ctld/priority.h"
 #include "ctld/resv.h"
 #include "ctld/trigger.h"
@@ -68,6 +70,7 @@ int state_load(struct ctld *ctld, json_t *snap, drv_error_t *error)
         ctld->next_job_id = (uint32_t)next;
     json_array_foreach(json_object_get(snap, "nodes"), i, v)
         item_cb("nodes", v, ctld, error);
+    part_restore(ctld, json_object_get(snap, "partitions"));
     priority_restore(ctld, json_object_get(snap, "priority"));
     resv_restore(ctld, json_object_get(snap, "reservations"));
     trigger_restore(ctld, json_object_get(snap, "triggers"));
@@ -130,9 +133,10 @@ json_t *state_to_json(struct ctld *ctld)
                                                 JOB_JSON_LAUNCH));
     for (size_t i = 0; i < ctld->nodes->count; i++)
         json_array_append_new(nodes, node_table_admin_json(ctld->nodes, i));
-    return json_pack("{s:I s:o s:o s:o s:o s:o s:o}", "next_job_id",
+    return json_pack("{s:I s:o s:o s:o s:o s:o s:o s:o}", "next_job_id",
                      (json_int_t)ctld->next_job_id, "jobs", jobs, "nodes",
-                     nodes, "priority", priority_snapshot(ctld),
+                     nodes, "partitions", part_snapshot(ctld),
+                     "priority", priority_snapshot(ctld),
                      "reservations", resv_snapshot(ctld), "triggers",
                      trigger_snapshot(ctld), "crontabs",
                      crontab_snapshot(ctld));

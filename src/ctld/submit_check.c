@@ -94,6 +94,19 @@ void submit_check_part_limits(struct job *job,
         job->reason = JOB_REASON_PART_NODE_LIMIT;
 }
 
+void submit_check_part_again(struct job *job,
+                             const struct ctld_partition *part)
+{
+    if (job->reason == JOB_REASON_PART_NODE_LIMIT
+        || job->reason == JOB_REASON_PART_TIME_LIMIT)
+        job->reason = JOB_REASON_NONE;
+    if (job->reason != JOB_REASON_NONE)
+        return;
+    submit_check_part_limits(job, part);
+    if (job->req.min_nodes > bitmap_count(part->nodes))
+        job->reason = JOB_REASON_PART_NODE_LIMIT;
+}
+
 void submit_check_begin(struct job *job, time_t now)
 {
     if (job->place.begin_time <= now)

@@ -46,6 +46,13 @@ int submit_check_features(struct ctld *ctld, const char *expr,
 void submit_check_part_limits(struct job *job,
                               const struct ctld_partition *part);
 
+/* A pending job's partition limits judged again (its partition or node
+ * count changed, or the partition did: scontrol update): a
+ * PartitionTimeLimit or PartitionNodeLimit reason is cleared, and a job
+ * with no other reason gets the one its partition's limits give now. */
+void submit_check_part_again(struct job *job,
+                             const struct ctld_partition *part);
+
 /* --begin: a begin time after 'now' becomes the eligible time, with
  * reason BeginTime unless the job is held.  Call after submit_time and
  * eligible_time are set.

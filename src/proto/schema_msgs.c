@@ -319,6 +319,23 @@ static const struct schema_field node_update_body[] = {
     END,
 };
 
+/* scontrol create|update|delete partition: slurm.conf's keywords. */
+static const struct schema_field part_body[] = {
+    {"name", SCHEMA_STR, 1, 256, EDRV_INVALID_PARTITION_NAME,
+     SCHEMA_REQUIRED | P, NULL, "PartitionName="},
+    {"set", SCHEMA_STR_MAP, 0, 64, 0, 0, NULL,
+     "the settings, {\"Keyword\": \"value\"} with slurm.conf's "
+     "PartitionName= keywords and values (State, MaxTime, Nodes, Default, "
+     "AllowGroups...); part_update: at least one"},
+    END,
+};
+
+static const struct schema_field part_name_body[] = {
+    {"name", SCHEMA_STR, 1, 256, EDRV_INVALID_PARTITION_NAME,
+     SCHEMA_REQUIRED | P, NULL, "PartitionName="},
+    END,
+};
+
 static const struct schema_field node_register_body[] = {
     {"node", SCHEMA_STR, 0, SCHEMA_STR_MAX, EDRV_INVALID_NODE_NAME,
      SCHEMA_REQUIRED, NULL, "the registering node's name"},
@@ -1021,6 +1038,15 @@ const struct proto_schema proto_schemas[] = {
      "`{\"now\",\"partitions\":[record]}`."},
     {"node_update", CTLD, "Drain, resume or reweight nodes (scontrol update "
      "NodeName=).", node_update_body, "`{}` once durable."},
+    {"part_create", CTLD, "Create a partition (scontrol create partition; "
+     "an administrator): slurm.conf's values for what `set` leaves out.",
+     part_body, "`{}` once durable."},
+    {"part_update", CTLD, "Change a partition (scontrol update "
+     "PartitionName=; an administrator); kept across restarts.", part_body,
+     "`{}` once durable."},
+    {"part_delete", CTLD, "Delete a partition no job that has not ended "
+     "names (scontrol delete PartitionName=; an administrator).",
+     part_name_body, "`{}` once durable."},
     {"node_register", CTLD, "A droverd's registration and heartbeat, with "
      "what it runs and its unacknowledged reports.", node_register_body,
      "`{\"state\",\"drain\",\"boot_time\"}` (the node's base state, "

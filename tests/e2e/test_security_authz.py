@@ -12,7 +12,7 @@ one from another MUNGE key (a private munged of the test's), a JWT signed
 with another key, one with alg none, an expired JWT.  Every answer must be
 the expected one (EXPECTED_RPC, EXPECTED_REST; words in authz.py), and
 after every refusal the cluster's state (the target's job records, the
-number of jobs, nodes, reservations, accounting associations) must be as before.
+number of jobs, nodes, reservations, partitions, accounting associations) must be as before.
 
 The cases come from the daemons' own handler tables, written by each
 daemon started with DROVER_DEBUG_HANDLERS (src/proto/server.h), checked
@@ -93,6 +93,10 @@ EXPECTED_RPC = {
         "node_register": "role role role ok role",
         "node_update": "denied denied ok ok ok",
         "partition_info": "ok ok ok ok ok",
+        # administrators only, as Slurm's validate_super_user()
+        "part_create": "denied denied denied ok ok",
+        "part_delete": "denied denied denied ok ok",
+        "part_update": "denied denied denied ok ok",
         "ping": "ok ok ok ok ok",
         "priority_info": "ok ok ok ok ok",
         "resv_create": "denied denied ok ok ok",
@@ -308,6 +312,12 @@ class World:
         self.c.rpc("resv_create", body)
         return body["name"]
 
+    def partition(self):
+        """A partition root made: ("part", its name)."""
+        name = self.unique("authzpart")
+        self.c.rpc("part_create", {"name": name, "set": {"Nodes": "node01"}})
+        return ("part", name)
+
     def trigger(self):
         """A trigger druser1 set on a pending job of theirs: ("trigger",
         its id) (neither a job id nor a reservation name for cleanup)."""
@@ -340,6 +350,8 @@ class World:
                        n["reason"], n["weight"])
                       for n in c.rpc("node_info")["nodes"]],
             "resvs": c.rpc("resv_info")["reservations"],
+            "parts": c.rpc("partition_info",
+                           {"show_all": True})["partitions"],
             "triggers": c.rpc("trigger_info")["triggers"],
             "assocs": c.rpc("acct_assoc_list", {}, port=self.dbd_port()),
         }
@@ -359,7 +371,7 @@ def submit_body(**kw):
 
 class Case:
     """How to try one row: 'target' (None, "pending", "running", "alloc",
-    "done", "resv", "trigger")
+    "done", "resv", "trigger", "part")
     makes what the body names; body(world, target, caller) the body;
     'consumes': a success uses the target up (a fresh one for the next
     caller); judge(world, target, answer), for listings, turns a success
@@ -452,6 +464,12 @@ RPC_CASES = {
             "name": t, "duration_s": 7200}, consumes=True),
         "resv_delete": Case("resv", lambda w, t, who: {"name": t},
                             consumes=True),
+        "part_create": Case(None, lambda w, t, who: {
+            "name": w.unique("authznew"), "set": {"Nodes": "node01"}}),
+        "part_update": Case(None, lambda w, t, who: {
+            "name": "debug", "set": {"MaxTime": "UNLIMITED"}}),
+        "part_delete": Case("part", lambda w, t, who: {"name": t[1]},
+                            consumes=True),
         "token_issue": Case(None, lambda w, t, who: {
             "username": OWNER, "lifespan": 60}),
         "takeover": Case(None, lambda w, t, who: {"index": 1}),
@@ -534,6 +552,7 @@ class Row:
                        else self.w.finished_job() if kind == "done"
                        else self.w.reservation() if kind == "resv"
                        else self.w.trigger() if kind == "trigger"
+                       else self.w.partition() if kind == "part"
                        else None)
 
     def body(self, who):
@@ -547,6 +566,8 @@ class Row:
                 jobs.append(t)
             elif isinstance(t, str):
                 self.w.c.run("scontrol", "delete", f"ReservationName={t}")
+            elif isinstance(t, tuple) and t[0] == "part":
+                self.w.c.run("scontrol", "delete", f"PartitionName={t[1]}")
         # Their fini triggers fire at the controller's next trigger check:
         # wait, so that the next row's state check does not see them go.
         self.w.c.wait_until(

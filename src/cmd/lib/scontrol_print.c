@@ -737,10 +737,11 @@ static void part_lines_limits(struct rec *r, const json_t *p)
     rec_eol(r);
     fmt_buf_printf(&r->out,
                    "PriorityJobFactor=%lld PriorityTier=%lld RootOnly=%s "
-                   "ReqResv=NO OverSubscribe=NO",
+                   "ReqResv=NO OverSubscribe=%s",
                    (long long)jint(p, "priority_job_factor", 1),
                    (long long)jint(p, "priority_tier", 1),
-                   jbool(p, "root_only", false) ? "YES" : "NO");
+                   jbool(p, "root_only", false) ? "YES" : "NO",
+                   jstr_or(p, "oversubscribe", "NO"));
     rec_eol(r);
 }
 

@@ -360,6 +360,10 @@ static void p_avail(struct fmt_buf *out, const void *rec, const void *ctx)
         fmt_buf_puts(out, "n/a");
         return;
     }
+    if (!strcmp(state, "INACTIVE")) { /* Slurm's sinfo: "inact" */
+        fmt_buf_puts(out, "inact");
+        return;
+    }
     for (const char *p = state; *p; p++)
         fmt_buf_printf(out, "%c", tolower((unsigned char)*p));
 }
