@@ -384,8 +384,13 @@ static void transfer_done(struct raft_transfer *req)
 
 int ha_transfer(struct ha *ha, unsigned to, drv_error_t *error)
 {
-    struct raft_transfer *req = xzalloc(sizeof(*req));
-    int rc = raft_transfer(&ha->raft, req, to, transfer_done);
+    struct raft_transfer *req;
+    int rc;
+
+    if (to == ha->self)
+        return 0; /* it leads already (libraft: RAFT_BADID) */
+    req = xzalloc(sizeof(*req));
+    rc = raft_transfer(&ha->raft, req, to, transfer_done);
 
     if (rc) {
         free(req);

@@ -73,7 +73,8 @@ void ha_append(struct ha *ha, json_t *rec);
 void ha_flush(struct ha *ha, void *acks);
 
 /* Hand leadership to controller 'to' (1-based Raft id; 0: the most up to
- * date other one), as `scontrol takeover` asks.  0, or -1 with 'error'. */
+ * date other one), as `scontrol takeover` asks; 'to' being this
+ * controller is done already.  0, or -1 with 'error'. */
 int ha_transfer(struct ha *ha, unsigned to, drv_error_t *error);
 
 /* Stop Raft (the loop must run afterwards to close its handles). */

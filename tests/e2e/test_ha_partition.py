@@ -104,6 +104,8 @@ def make_leader(cluster, ctl):
     index = int(ctl[3:]) - 1
 
     def leads():
+        if cluster.controller_roles().get(ctl) == "leader":
+            return True
         cluster.run("scontrol", "takeover", str(index), check=True)
         try:
             cluster.wait_until(lambda: cluster.controller_roles().get(ctl)
