@@ -1012,6 +1012,7 @@ void conf_destroy(struct slurm_conf *conf)
     free(conf->tls.cert);
     free(conf->bcast.dest_dir);
     free(conf->tls.key);
+    free(conf->tls.ca);
     for (size_t i = 0; i < conf->ctld_backup_count; i++) {
         free(conf->ctld_backup_addrs[i]);
         free(conf->ctld_backup_hosts[i]);

@@ -514,6 +514,10 @@ struct slurm_conf {
     struct {
         char *cert, *key;     /* its drover_tls_cert=, drover_tls_key=:
                                * PEM files; both NULL: no TLS */
+        char *ca;             /* its drover_tls_ca=: the PEM CA bundle
+                               * RPC clients verify servers against */
+        bool rpc;             /* its drover_tls_rpc: the RPC protocol
+                               * runs over TLS (cert, key and ca set) */
     } tls;
     char *slurmd_params;      /* SlurmdParameters= */
     char *task_plugin_param;  /* TaskPluginParam= */

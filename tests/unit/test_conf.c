@@ -1333,6 +1333,35 @@ static void scheduler_parameters_drover_backfill(void **state)
                 "drover_backfill: not predict or slurm");
 }
 
+/* CommunicationParameters=drover_tls_*: the RPC protocol's TLS switch
+ * needs the certificate, key and CA; off by default. */
+static void comm_params_tls_rpc(void **state)
+{
+    struct slurm_conf *c;
+
+    (void)state;
+    c = parse_ok("NodeName=n1 CPUs=1\n", NULL);
+    assert_false(c->tls.rpc);
+    assert_null(c->tls.ca);
+    conf_destroy(c);
+    c = parse_ok("CommunicationParameters=NoAddrCache,drover_tls_rpc,"
+                 "drover_tls_cert=/etc/d/c.pem,drover_tls_key=/etc/d/k.pem,"
+                 "drover_tls_ca=/etc/d/ca.pem\nNodeName=n1 CPUs=1\n", NULL);
+    assert_true(c->tls.rpc);
+    assert_string_equal(c->tls.ca, "/etc/d/ca.pem");
+    assert_string_equal(c->tls.cert, "/etc/d/c.pem");
+    conf_destroy(c);
+    parse_fails("CommunicationParameters=drover_tls_rpc,"
+                "drover_tls_cert=/c.pem,drover_tls_key=/k.pem\n"
+                "NodeName=n1 CPUs=1\n", NULL,
+                "drover_tls_rpc needs drover_tls_cert=, drover_tls_key= "
+                "and drover_tls_ca=");
+    parse_fails("CommunicationParameters=drover_tls_rpc,drover_tls_ca=/ca\n"
+                "NodeName=n1 CPUs=1\n", NULL, "drover_tls_rpc needs");
+    parse_fails("CommunicationParameters=drover_tls_ca=ca.pem\n"
+                "NodeName=n1 CPUs=1\n", NULL, "not an absolute path");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1366,6 +1395,7 @@ int main(void)
         cmocka_unit_test(partition_access_keys),
         cmocka_unit_test(down_nodes_line_sets_state),
         cmocka_unit_test(errors_name_file_line_and_keyword),
+        cmocka_unit_test(comm_params_tls_rpc),
         cmocka_unit_test(unknown_keyword_warns_and_parses),
         cmocka_unit_test(tolerated_keyword_is_silent),
         cmocka_unit_test(parse_rejects_null),
