@@ -47,6 +47,7 @@
 #include "noded/cgroup.h"
 #include "proto/auth.h"
 #include "proto/client.h"
+#include "proto/tls.h"
 
 #define PROG "drover"
 #define EXIT_NOT_RUNNING 3 /* drover status: LSB's "program is not running" */
@@ -522,6 +523,13 @@ static struct cluster *cluster_open(char *dir, bool must_load)
     c->conf_path = drover_path(dir, DROVER_CONF_REL);
     c->conf = conf_load(c->conf_path, &error);
     if (!c->conf && must_load) {
+        cmd_error(PROG, "%s", error.text);
+        exit(1);
+    }
+    /* its calls to the daemons (up's readiness pings, down...) */
+    if (c->conf && !proto_tls_client_ctx_get()
+        && proto_tls_client_setup(c->conf->tls.rpc, c->conf->tls.ca, &error)
+               < 0) {
         cmd_error(PROG, "%s", error.text);
         exit(1);
     }

@@ -68,6 +68,7 @@ static const struct dbd_key dbd_keys[] = {
     DKEY("AuthInfo",      DK_AUTHINFO, auth_socket),
     DKEY("AuthAltTypes",  DK_AUTH_ALT_TYPES, auth_alt_types),
     DKEY("AuthAltParameters", DK_AUTH_ALT_PARAMS, auth_alt_params),
+    DKEY("CommunicationParameters", DK_STRING, comm_params),
     /* Accepted, not used: each given one is a notice (droverdbd logs it
      * at start) naming why.  AuthType=auth/munge is what Drover does. */
     DIGNORED("AllowNoDefAcct", "users without a default account are "
@@ -80,7 +81,6 @@ static const struct dbd_key dbd_keys[] = {
     DIGNORED("ArchiveTXN", NO_ARCHIVE), DIGNORED("ArchiveUsage", NO_ARCHIVE),
     DIGNORED("AuthType", "MUNGE authenticates droverdbd's callers"),
     DIGNORED("CommitDelay", "each change commits at once"),
-    DIGNORED("CommunicationParameters", NO_TIMEOUT),
     DIGNORED("DbdBackupHost", "one droverdbd; its clients spool while it "
              "is down"),
     DIGNORED("DebugFlags", "no debug flags; DebugLevel= sets the log"),
@@ -288,6 +288,34 @@ error:
     return NULL;
 }
 
+/* CommunicationParameters= read by slurm.conf's rules (conf_comm_params.c)
+ * into c->tls. */
+static int dbd_comm_params(struct dbd_conf *c, drv_error_t *error)
+{
+    struct slurm_conf *sc;
+    int rc;
+
+    if (!c->comm_params)
+        return 0;
+    if (!(sc = calloc(1, sizeof(*sc))))
+        return conf__enomem(error);
+    sc->path = c->path;
+    sc->comm_params = c->comm_params;
+    if ((rc = conf__comm_params(sc, error)) == 0) {
+        c->tls.cert = sc->tls.cert;
+        c->tls.key = sc->tls.key;
+        c->tls.ca = sc->tls.ca;
+        c->tls.rpc = sc->tls.rpc;
+    }
+    else {
+        free(sc->tls.cert);
+        free(sc->tls.key);
+        free(sc->tls.ca);
+    }
+    free(sc);
+    return rc;
+}
+
 /* Defaults that depend on other keywords. */
 static int dbd_finish(struct dbd_conf *c, drv_error_t *error)
 {
@@ -305,7 +333,7 @@ static int dbd_finish(struct dbd_conf *c, drv_error_t *error)
         return errprintf(error, "%s: AuthAltTypes=auth/jwt needs "
                          "AuthAltParameters=jwt_key=PATH", c->path);
     }
-    return 0;
+    return dbd_comm_params(c, error);
 }
 
 struct dbd_conf *conf_dbd_parse(const char *path, const char *text,
@@ -419,6 +447,9 @@ void conf_dbd_destroy(struct dbd_conf *conf)
             free(*(char **)((char *)conf + dbd_keys[i].offset));
     }
     free(conf->path);
+    free(conf->tls.cert);
+    free(conf->tls.key);
+    free(conf->tls.ca);
     conf__notice_list_free(&conf->notices, &conf->notice_count);
     free(conf);
     errno = saved_errno;

@@ -50,6 +50,13 @@ struct dbd_conf {
     char *auth_alt_types;  /* AuthAltTypes= ("auth/jwt"), or NULL */
     char *auth_alt_params; /* AuthAltParameters= (jwt_key= required with
                             * auth/jwt), or NULL; conf_auth_jwt_from() */
+    char *comm_params;     /* CommunicationParameters=, or NULL: read as
+                            * slurm.conf's (drover_tls_* items; Slurm's
+                            * accepted, no effect) */
+    struct {
+        char *cert, *key, *ca; /* drover_tls_cert=, _key=, _ca= */
+        bool rpc;              /* drover_tls_rpc: droverdbd serves TLS */
+    } tls;
     /* "slurmdbd.conf:LINE: Key=value has no effect in Drover: why", one
      * per keyword given that Drover accepts and does not use, in file
      * order: droverdbd logs them at start. */

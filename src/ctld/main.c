@@ -379,6 +379,9 @@ static void ctld_listen(struct ctld *ctld)
     daemon_raise_nofile();
     if (!(ctld->server = proto_server_create(ctld->loop, ctld->auth, roles_of,
                                              ctld, &error))
+        || proto_server_tls_setup(ctld->server, ctld->conf->tls.rpc,
+                                  ctld->conf->tls.cert, ctld->conf->tls.key,
+                                  ctld->conf->tls.ca, &error) < 0
         || proto_server_register(ctld->server, rpc_job_handlers, ctld, &error)
                < 0
         || proto_server_register(ctld->server, rpc_node_handlers, ctld,

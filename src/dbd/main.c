@@ -122,6 +122,9 @@ static void dbd_listen(struct dbd *dbd)
     daemon_raise_nofile();
     if (!(dbd->server = proto_server_create(dbd->loop, dbd->auth, roles_of,
                                             dbd, &error))
+        || proto_server_tls_setup(dbd->server, dbd->conf->tls.rpc,
+                                  dbd->conf->tls.cert, dbd->conf->tls.key,
+                                  dbd->conf->tls.ca, &error) < 0
         || proto_server_register(dbd->server, dbd_rpc_handlers, dbd, &error)
                < 0
         || proto_server_register(dbd->server, dbd_assoc_handlers, dbd, &error)

@@ -251,6 +251,9 @@ static void emud_listen(struct emud *e, uid_t *slurm_uid)
     daemon_raise_nofile();
     if (!(e->server = proto_server_create(e->loop, e->auth, roles_of,
                                           slurm_uid, &error))
+        || proto_server_tls_setup(e->server, e->conf->tls.rpc,
+                                  e->conf->tls.cert, e->conf->tls.key,
+                                  e->conf->tls.ca, &error) < 0
         || proto_server_register(e->server, emud_handlers, e, &error) < 0)
         log_fatal("%s", error.text);
     for (size_t i = 0; i < e->node_count; i++)

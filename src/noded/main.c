@@ -203,6 +203,9 @@ static void noded_listen(struct noded *nd)
     daemon_raise_nofile();
     if (!(nd->server = proto_server_create(nd->loop, nd->auth, roles_of, nd,
                                            &error))
+        || proto_server_tls_setup(nd->server, nd->conf->tls.rpc,
+                                  nd->conf->tls.cert, nd->conf->tls.key,
+                                  nd->conf->tls.ca, &error) < 0
         || proto_server_register(nd->server, noded_handlers, nd, &error) < 0
         || proto_server_register(nd->server, noded_reconfig_handlers, nd,
                                  &error) < 0

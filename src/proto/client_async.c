@@ -7,6 +7,9 @@
  * outstanding uv_getaddrinfo, and one TCP handle per connect attempt.
  * 'pending' counts those; the call is freed once it is finished and pending
  * drops to zero, i.e. after every libuv callback that can still mention it.
+ * With TLS (proto_tls_client_use) an attempt owns a TLS engine (tls.h)
+ * from its connect on: the frame goes through it, and so does every byte
+ * read; its records are written as the engine makes them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,6 +26,7 @@
 #include "proto/client.h"
 #include "proto/frame.h"
 #include "proto/msg_private.h"
+#include "proto/tls.h"
 
 struct call;
 
@@ -31,7 +35,15 @@ struct attempt {
     uv_connect_t connect;
     uv_write_t write;
     struct call *call;
+    proto_tls_t *tls; /* NULL: plain */
     bool closing;
+};
+
+/* One write of TLS records (their buffer is freed with it). */
+struct tls_write {
+    uv_write_t req;
+    struct attempt *a;
+    char *buf;
 };
 
 struct call {
@@ -57,6 +69,7 @@ struct call {
     proto_call_f cb;
     void *arg;
     char peer[300];
+    char *host;               /* as given: the name TLS checks */
     struct call *prev, *next; /* calls under way (live_calls) */
 };
 
@@ -111,6 +124,7 @@ static void call_maybe_free(struct call *call)
     proto_decoder_destroy(call->dec);
     free(call->frame);
     free(call->type);
+    free(call->host);
     free(call);
 }
 
@@ -119,6 +133,7 @@ static void on_attempt_close(uv_handle_t *h)
     struct attempt *a = h->data;
     struct call *call = a->call;
 
+    proto_tls_destroy(a->tls);
     free(a);
     call->pending--;
     call_maybe_free(call);
@@ -210,6 +225,84 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     buf->len = buf->base ? suggested : 0;
 }
 
+static void on_tls_write(uv_write_t *req, int status)
+{
+    struct tls_write *w = req->data;
+    struct call *call = w->a->call;
+
+    if (status < 0 && !call->finished && !w->a->closing)
+        fail(call, -status, "%s: sending '%s': %s", call->peer, call->type,
+             strerror(-status));
+    free(w->buf);
+    free(w);
+}
+
+/* Write what the TLS engine has for the server.  Returns 0, or -1 with
+ * the call failed. */
+static int tls_flush(struct attempt *a)
+{
+    struct call *call = a->call;
+    struct tls_write *w;
+    char *buf;
+    ssize_t n;
+    int rc;
+
+    while ((n = proto_tls_output(a->tls, &buf)) > 0) {
+        if (!(w = malloc(sizeof(*w)))) {
+            free(buf);
+            break;
+        }
+        w->a = a;
+        w->buf = buf;
+        w->req.data = w;
+        uv_buf_t b = uv_buf_init(buf, (unsigned)n);
+        if ((rc = uv_write(&w->req, (uv_stream_t *)&a->tcp, &b, 1,
+                           on_tls_write)) < 0) {
+            free(buf);
+            free(w);
+            fail(call, -rc, "%s: %s", call->peer, strerror(-rc));
+            return -1;
+        }
+    }
+    if (n != 0) {
+        fail(call, ENOMEM, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* Ciphertext from the server: decrypted into the decoder.  Returns 0, or
+ * -1 with the call failed. */
+static int tls_in(struct attempt *a, const char *buf, size_t len)
+{
+    struct call *call = a->call;
+    drv_error_t error = { { 0 } };
+    char plain[16384];
+    ssize_t n;
+
+    if (proto_tls_feed(a->tls, buf, len, &error) < 0) {
+        fail(call, errno, "%s: %s%s", call->peer, error.text,
+             !proto_tls_established(a->tls)
+                     && ((unsigned char)buf[0] != 0x16
+                         && (unsigned char)buf[0] != 0x15)
+                 ? " (the server does not speak TLS: is "
+                   "CommunicationParameters=drover_tls_rpc set in its "
+                   "slurm.conf?)"
+                 : "");
+        return -1;
+    }
+    while ((n = proto_tls_read(a->tls, plain, sizeof(plain), &error)) > 0)
+        if (proto_decoder_feed(call->dec, plain, (size_t)n) < 0) {
+            fail(call, ENOMEM, "out of memory");
+            return -1;
+        }
+    if (n < 0) {
+        fail(call, errno, "%s: %s", call->peer, error.text);
+        return -1;
+    }
+    return tls_flush(a);
+}
+
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     struct attempt *a = stream->data;
@@ -218,7 +311,13 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     json_t *msg, *body;
     bool server_error;
 
-    if (nread > 0 && !call->finished) {
+    if (nread > 0 && !call->finished && a->tls) {
+        if (tls_in(a, buf->base, (size_t)nread) < 0) {
+            free(buf->base);
+            return;
+        }
+    }
+    else if (nread > 0 && !call->finished) {
         if (proto_decoder_feed(call->dec, buf->base, (size_t)nread) < 0) {
             free(buf->base);
             fail(call, ENOMEM, "out of memory");
@@ -286,6 +385,23 @@ static void on_connect(uv_connect_t *req, int status)
 
     call->connected = true;
     uv_tcp_nodelay(&a->tcp, 1);
+    if (proto_tls_client_ctx_get()) {
+        drv_error_t error = { { 0 } };
+
+        if (!(a->tls = proto_tls_create(proto_tls_client_ctx_get(),
+                                        call->host, &error))
+            || proto_tls_write(a->tls, call->frame, call->frame_len, &error)
+                   < 0) {
+            fail(call, errno, "%s: %s", call->peer, error.text);
+            return;
+        }
+        if (tls_flush(a) < 0)
+            return;
+        if ((rc = uv_read_start((uv_stream_t *)&a->tcp, on_alloc, on_read))
+            < 0)
+            fail(call, -rc, "%s: %s", call->peer, strerror(-rc));
+        return;
+    }
     b = uv_buf_init(call->frame, (unsigned)call->frame_len);
     a->write.data = a;
     if ((rc = uv_write(&a->write, (uv_stream_t *)&a->tcp, &b, 1, on_write))
@@ -384,9 +500,12 @@ static int call_start(uv_loop_t *loop, const char *host, uint16_t port,
         return -1;
     }
     if (!(call = calloc(1, sizeof(*call))) || !(call->type = strdup(type))
+        || !(call->host = strdup(host))
         || !(call->dec = proto_decoder_create())) {
-        if (call)
+        if (call) {
             free(call->type);
+            free(call->host);
+        }
         free(call);
         json_decref(body);
         errno = ENOMEM;

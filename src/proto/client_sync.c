@@ -5,7 +5,9 @@
  * A non-blocking socket driven by poll() against one monotonic deadline per
  * call, so a dead or wedged daemon costs the command at most its timeout.
  * After any I/O or framing failure the connection is out of step with the
- * server and is never reused.
+ * server and is never reused.  With TLS (proto_tls_client_use) the
+ * handshake is part of connecting, and every byte passes the engine
+ * (tls.h) on its way to and from the socket.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -25,6 +27,7 @@
 #include "proto/client.h"
 #include "proto/frame.h"
 #include "proto/msg_private.h"
+#include "proto/tls.h"
 
 #define RECV_CHUNK 65536
 
@@ -33,8 +36,15 @@ struct proto_client {
     int timeout_ms;
     bool broken;
     proto_decoder_t *dec;
+    proto_tls_t *tls; /* NULL: plain */
+    int first_byte;   /* the server's first byte, -1 before it */
     char peer[300]; /* "host:port" for messages */
 };
+
+static int send_all(proto_client_t *c, const char *buf, size_t len,
+                    int64_t deadline);
+static int tls_handshake(proto_client_t *c, const char *host,
+                         int64_t deadline, drv_error_t *error);
 
 /* Deadline in ms on CLOCK_MONOTONIC; -1 = none. */
 static int64_t now_ms(void)
@@ -132,6 +142,7 @@ static proto_client_t *connect_deadline(const char *host, uint16_t port,
         return NULL;
     }
     c->fd = -1;
+    c->first_byte = -1;
     snprintf(c->peer, sizeof(c->peer), "%s:%u", host, (unsigned)port);
     snprintf(portstr, sizeof(portstr), "%u", (unsigned)port);
     if ((rc = getaddrinfo(host, portstr, &hints, &res)) != 0) {
@@ -160,6 +171,11 @@ static proto_client_t *connect_deadline(const char *host, uint16_t port,
     }
     /* Requests go out in one write; do not let Nagle hold the next one. */
     (void)setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (proto_tls_client_ctx_get()
+        && tls_handshake(c, host, deadline, error) < 0) {
+        proto_client_destroy(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -184,6 +200,7 @@ void proto_client_destroy(proto_client_t *c)
         int saved_errno = errno;
         if (c->fd >= 0)
             close(c->fd);
+        proto_tls_destroy(c->tls);
         proto_decoder_destroy(c->dec);
         free(c);
         errno = saved_errno;
@@ -213,13 +230,114 @@ static int send_all(proto_client_t *c, const char *buf, size_t len,
     return 0;
 }
 
+/* Send what the TLS engine has for the server.  Returns 0 or -1 with
+ * errno. */
+static int tls_flush(proto_client_t *c, int64_t deadline)
+{
+    char *buf;
+    ssize_t n;
+
+    while ((n = proto_tls_output(c->tls, &buf)) > 0) {
+        int rc = send_all(c, buf, (size_t)n, deadline);
+        free(buf);
+        if (rc < 0)
+            return -1;
+    }
+    return n < 0 ? -1 : 0;
+}
+
+/* Send a request frame: as it is, or through TLS. */
+static int send_frame(proto_client_t *c, const char *buf, size_t len,
+                      int64_t deadline, drv_error_t *error)
+{
+    if (!c->tls)
+        return send_all(c, buf, len, deadline);
+    if (proto_tls_write(c->tls, buf, len, error) < 0)
+        return -1;
+    return tls_flush(c, deadline);
+}
+
+/* Ciphertext 'buf' ('n' bytes) from the server: decrypted into the frame
+ * decoder, through 'plain' (RECV_CHUNK bytes).  Returns 0, or -1 with
+ * errno and 'error'. */
+static int tls_take(proto_client_t *c, const char *buf, size_t n,
+                    char *plain, drv_error_t *error)
+{
+    drv_error_t terr = { { 0 } };
+    ssize_t m;
+
+    if (proto_tls_feed(c->tls, buf, n, &terr) < 0)
+        return errprintf(error, "%s: %s", c->peer, terr.text);
+    while ((m = proto_tls_read(c->tls, plain, RECV_CHUNK, &terr)) > 0)
+        if (proto_decoder_feed(c->dec, plain, (size_t)m) < 0)
+            return errprintf(error, "out of memory");
+    if (m < 0)
+        return errprintf(error, "%s: %s", c->peer, terr.text);
+    return 0;
+}
+
+/* TLS with the server at 'host' (the name or address dialled, which its
+ * certificate must name), within 'deadline'.  Returns 0, or -1 with errno
+ * (EPROTO: the handshake failed; ECONNRESET, ETIMEDOUT...) and 'error'. */
+static int tls_handshake(proto_client_t *c, const char *host,
+                         int64_t deadline, drv_error_t *error)
+{
+    drv_error_t terr = { { 0 } };
+    char buf[16384];
+
+    if (!(c->tls = proto_tls_create(proto_tls_client_ctx_get(), host, &terr)))
+        return errprintf(error, "%s: %s", c->peer, terr.text);
+    for (;;) {
+        ssize_t n;
+
+        if (tls_flush(c, deadline) < 0) {
+            if (errno == ETIMEDOUT)
+                return errprintf(error, "%s: TLS handshake not done within "
+                                 "%d ms", c->peer, c->timeout_ms);
+            return errprintf(error, "%s: TLS handshake: %s", c->peer,
+                             strerror(errno));
+        }
+        if (proto_tls_established(c->tls))
+            return 0;
+        n = recv(c->fd, buf, sizeof(buf), 0);
+        if (n > 0 && c->first_byte < 0)
+            c->first_byte = (unsigned char)buf[0];
+        if (n > 0) {
+            /* TLS records start 0x16 (handshake) or 0x15 (alert) */
+            if (proto_tls_feed(c->tls, buf, (size_t)n, &terr) < 0)
+                return errprintf(error, "%s: %s%s", c->peer, terr.text,
+                                 c->first_byte == 0x16
+                                         || c->first_byte == 0x15 ? ""
+                                 : " (the server does not speak TLS: is "
+                                   "CommunicationParameters=drover_tls_rpc "
+                                   "set in its slurm.conf?)");
+            continue;
+        }
+        if (n == 0) {
+            errno = ECONNRESET;
+            return errprintf(error, "%s closed the connection during the "
+                             "TLS handshake", c->peer);
+        }
+        if (errno == EINTR)
+            continue;
+        if ((errno == EAGAIN || errno == EWOULDBLOCK)
+            && wait_fd(c->fd, POLLIN, deadline) == 0)
+            continue;
+        if (errno == ETIMEDOUT)
+            return errprintf(error, "%s: TLS handshake not done within %d ms",
+                             c->peer, c->timeout_ms);
+        return errprintf(error, "%s: TLS handshake: %s", c->peer,
+                         strerror(errno));
+    }
+}
+
 /* Read until one whole message is decoded.  Returns it, or NULL with errno
  * and 'error' filled.
  */
 static json_t *recv_msg(proto_client_t *c, const char *type, int64_t deadline,
                         drv_error_t *error)
 {
-    char *chunk = NULL;
+    char *chunk = NULL, *plain = NULL;
     json_t *msg = NULL;
     drv_error_t derr = { { 0 } };
 
@@ -230,18 +348,33 @@ static json_t *recv_msg(proto_client_t *c, const char *type, int64_t deadline,
             break;
         if (errno == EPROTO) {
             errno = EDRV_PROTOCOL_MALFORMED;
-            errprintf(error, "%s: invalid response: %s", c->peer, derr.text);
+            errprintf(error, "%s: invalid response: %s%s", c->peer, derr.text,
+                      !c->tls && (c->first_byte == 0x15
+                                  || c->first_byte == 0x16)
+                          ? " (the server speaks TLS: "
+                            "CommunicationParameters=drover_tls_rpc and "
+                            "drover_tls_ca= are needed here too)"
+                          : "");
             break;
         }
         if (errno != EAGAIN) {
             errprintf(error, "out of memory");
             break;
         }
-        if (!chunk && !(chunk = malloc(RECV_CHUNK))) {
+        if ((!chunk && !(chunk = malloc(RECV_CHUNK)))
+            || (c->tls && !plain && !(plain = malloc(RECV_CHUNK)))) {
+            errno = ENOMEM;
             errprintf(error, "out of memory");
             break;
         }
         n = recv(c->fd, chunk, RECV_CHUNK, 0);
+        if (n > 0 && c->first_byte < 0)
+            c->first_byte = (unsigned char)chunk[0];
+        if (n > 0 && c->tls) {
+            if (tls_take(c, chunk, (size_t)n, plain, error) < 0)
+                break;
+            continue;
+        }
         if (n > 0) {
             if (proto_decoder_feed(c->dec, chunk, (size_t)n) < 0) {
                 errprintf(error, "out of memory");
@@ -270,6 +403,7 @@ static json_t *recv_msg(proto_client_t *c, const char *type, int64_t deadline,
         break;
     }
     free(chunk);
+    free(plain);
     return msg;
 }
 
@@ -296,8 +430,12 @@ static int call_deadline(proto_client_t *c, proto_auth_t *auth,
     }
     if (proto__request_frame(auth, type, body, &buf, &len, error) < 0)
         return -1;
-    rc = send_all(c, buf, len, deadline);
+    rc = send_frame(c, buf, len, deadline, error);
     free(buf);
+    if (rc < 0 && errno == EPROTO) {
+        c->broken = true;
+        return -1;
+    }
     if (rc < 0) {
         c->broken = true;
         if (errno == ETIMEDOUT)

@@ -49,6 +49,7 @@
 #include "proto/rpc_stats.h"
 #include "proto/schema.h"
 #include "proto/server.h"
+#include "proto/tls.h"
 
 #define LISTEN_BACKLOG 1024
 #define READ_CHUNK 65536
@@ -98,6 +99,7 @@ struct conn {
     struct conn *ready_next;
     int in_ready;
     proto_decoder_t *dec;
+    proto_tls_t *tls;     /* NULL: plain (proto_server_set_tls) */
     proto_req_t *outstanding;
     int refs;
     int closing;
@@ -168,6 +170,9 @@ struct proto_server {
     int destroyed;
     int read_buf_busy;
     char read_buf[READ_CHUNK];
+    proto_tls_ctx_t *tls; /* borrowed; NULL: plain */
+    char plain_buf[READ_CHUNK]; /* decrypted bytes on their way to a
+                                 * decoder (which copies them) */
 };
 
 static void dispatch_loop(struct conn *c);
@@ -180,6 +185,7 @@ static void on_ready(uv_idle_t *idler);
 static void conn_decref(struct conn *c)
 {
     if (--c->refs == 0) {
+        proto_tls_destroy(c->tls);
         proto_decoder_destroy(c->dec);
         free(c);
     }
@@ -407,9 +413,10 @@ static void on_write(uv_write_t *wr, int status)
 /* Queue 'msg' (borrowed) on the connection.  Returns 0, or -1 with errno
  * (EMSGSIZE, ENOMEM, or a socket error).
  */
-/* Queue the frame at buf + off, len bytes long; 'buf' is taken (freed
- * once written, or now on failure).  Returns 0 or -1 with errno. */
-static int conn_write(struct conn *c, char *buf, size_t off, size_t len)
+/* Queue the bytes at buf + off, len bytes long, on the socket; 'buf' is
+ * taken (freed once written, or now on failure).  Returns 0 or -1 with
+ * errno. */
+static int conn_write_raw(struct conn *c, char *buf, size_t off, size_t len)
 {
     struct write_req *w;
     uv_buf_t b;
@@ -433,6 +440,37 @@ static int conn_write(struct conn *c, char *buf, size_t off, size_t len)
     c->refs++;
     c->writes_pending++;
     return 0;
+}
+
+/* Queue what the TLS engine has for the peer.  Returns 0 or -1 with
+ * errno. */
+static int conn_tls_flush(struct conn *c)
+{
+    char *buf;
+    ssize_t n;
+
+    while ((n = proto_tls_output(c->tls, &buf)) > 0)
+        if (conn_write_raw(c, buf, 0, (size_t)n) < 0)
+            return -1;
+    return n < 0 ? -1 : 0;
+}
+
+/* Queue the frame at buf + off, len bytes long: as it is, or encrypted;
+ * 'buf' is taken.  Returns 0 or -1 with errno. */
+static int conn_write(struct conn *c, char *buf, size_t off, size_t len)
+{
+    drv_error_t error = { { 0 } };
+    int rc;
+
+    if (!c->tls)
+        return conn_write_raw(c, buf, off, len);
+    rc = proto_tls_write(c->tls, buf + off, len - off, &error);
+    free(buf);
+    if (rc < 0) {
+        log_debug("proto: %s: %s", c->peer_str, error.text);
+        return -1;
+    }
+    return conn_tls_flush(c);
 }
 
 static int conn_send(struct conn *c, const json_t *msg)
@@ -679,6 +717,50 @@ static int unauth_budget_allows(struct conn *c, size_t more)
     return 0;
 }
 
+/* TLS failed on 'c' (not TLS at all, a handshake the server cannot
+ * finish, a bad record): send the alert the engine made, if any, and
+ * close.  A connection that never authenticated is held to the same
+ * limits until then as one sending garbage frames. */
+static void conn_tls_fail(struct conn *c, const char *why)
+{
+    log_verbose("proto: %s: %s; closing connection", c->peer_str, why);
+    c->close_after_write = 1;
+    if (conn_tls_flush(c) < 0 || c->writes_pending == 0)
+        conn_close(c);
+    else if (c->reading) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        c->reading = 0;
+    }
+}
+
+/* Ciphertext from the peer: decrypted into the decoder, with the
+ * handshake's answers queued.  Returns 0, or -1 when the connection
+ * failed (then it is closing) or with errno ENOMEM. */
+static int conn_tls_in(struct conn *c, const char *buf, size_t len)
+{
+    proto_server_t *s = c->s;
+    drv_error_t error = { { 0 } };
+    ssize_t n;
+
+    if (proto_tls_feed(c->tls, buf, len, &error) < 0) {
+        if (errno == ENOMEM)
+            return -1;
+        conn_tls_fail(c, error.text);
+        return -1;
+    }
+    while ((n = proto_tls_read(c->tls, s->plain_buf, sizeof(s->plain_buf),
+                               &error)) > 0)
+        if (proto_decoder_feed(c->dec, s->plain_buf, (size_t)n) < 0)
+            return -1;
+    if (n < 0 && errno != ENOMEM) {
+        conn_tls_fail(c, error.text);
+        return -1;
+    }
+    if (n < 0 || conn_tls_flush(c) < 0)
+        return -1;
+    return 0;
+}
+
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     struct conn *c = stream->data;
@@ -692,8 +774,10 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         c->last_active = uv_now(s->loop);
         if (!unauth_budget_allows(c, (size_t)nread))
             return;
-        if (proto_decoder_feed(c->dec, buf->base, (size_t)nread) < 0) {
-            conn_fail(c, ENOMEM, "server out of memory");
+        if (c->tls ? conn_tls_in(c, buf->base, (size_t)nread) < 0
+                   : proto_decoder_feed(c->dec, buf->base, (size_t)nread) < 0) {
+            if (!c->closing && !c->close_after_write)
+                conn_fail(c, ENOMEM, "server out of memory");
             return;
         }
         dispatch_loop(c);
@@ -867,6 +951,15 @@ static struct conn *conn_accept(proto_server_t *s, uv_stream_t *server)
         memset(&c->peer, 0, sizeof(c->peer));
     peer_format(c);
     c->accepted = c->last_active = uv_now(s->loop);
+    if (s->tls) {
+        drv_error_t error = { { 0 } };
+
+        if (!(c->tls = proto_tls_create(s->tls, NULL, &error))) {
+            log_error("proto: %s: %s", c->peer_str, error.text);
+            conn_close(c);
+            return NULL;
+        }
+    }
     return c;
 }
 
@@ -1300,6 +1393,31 @@ void proto_server_fit_script(proto_server_t *s, uint32_t script_max)
         s->unauth.budget = (size_t)want;
 }
 
+void proto_server_set_tls(proto_server_t *s, proto_tls_ctx_t *ctx)
+{
+    if (s->tls != ctx)
+        proto_tls_ctx_destroy(s->tls);
+    s->tls = ctx;
+}
+
+int proto_server_tls_setup(proto_server_t *s, bool rpc, const char *cert,
+                           const char *key, const char *ca,
+                           drv_error_t *error)
+{
+    proto_tls_ctx_t *ctx;
+
+    if (!rpc)
+        return 0;
+    if (!(ctx = proto_tls_server_ctx(cert, key, error)))
+        return -1;
+    if (proto_tls_client_setup(true, ca, error) < 0) {
+        proto_tls_ctx_destroy(ctx);
+        return -1;
+    }
+    proto_server_set_tls(s, ctx);
+    return 0;
+}
+
 void proto_server_set_gate(proto_server_t *s, proto_gate_f gate, void *arg)
 {
     s->gate = gate;
@@ -1327,6 +1445,8 @@ void proto_server_destroy(proto_server_t *s)
         s->destroyed = 1;
         while (s->conns)
             conn_close(s->conns);
+        proto_tls_ctx_destroy(s->tls); /* connections hold their own ref */
+        s->tls = NULL;
         for (l = s->listeners; l; l = next) {
             next = l->next;
             l->tcp.data = s;

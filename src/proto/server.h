@@ -27,6 +27,7 @@
 #ifndef DROVER_PROTO_SERVER_H
 #define DROVER_PROTO_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -38,6 +39,7 @@
 #include "common/error.h"
 #include "proto/auth.h"
 #include "proto/rpc_stats.h"
+#include "proto/tls.h"
 
 /* Who may call a handler.  A caller's mask comes from the server's roles_of
  * callback; a handler runs only if (caller's mask & handler.roles) != 0.
@@ -173,6 +175,28 @@ int proto_server_unregister(proto_server_t *s,
  */
 int proto_server_listen(proto_server_t *s, const char *host, uint16_t port,
                         drv_error_t *error);
+
+/* Serve TLS with 'ctx' (a server context, proto_tls_server_ctx(); taken:
+ * freed with the server) on every connection accepted from now on; NULL:
+ * plain (the default).  A peer that does not complete the handshake (a
+ * plain client, garbage, a client that refuses the certificate) gets the
+ * alert OpenSSL makes, if any, and is closed; until a request of it
+ * authenticates, a TLS connection is held to the limits on
+ * unauthenticated connections like any other.  MUNGE authenticates each
+ * request as without TLS.
+ */
+void proto_server_set_tls(proto_server_t *s, proto_tls_ctx_t *ctx);
+
+/* A daemon's TLS as slurm.conf's CommunicationParameters say: with 'rpc'
+ * (drover_tls_rpc) false, nothing; else 's' serves TLS with certificate
+ * 'cert' and key 'key' (proto_server_set_tls) and this process's RPC
+ * clients verify servers against the CA bundle 'ca'
+ * (proto_tls_client_setup).  Returns 0, or -1 with errno and 'error' as
+ * proto_tls_server_ctx().
+ */
+int proto_server_tls_setup(proto_server_t *s, bool rpc, const char *cert,
+                           const char *key, const char *ca,
+                           drv_error_t *error);
 
 /* The port the first listener is bound to (useful after listening on port
  * 0), or 0 when not listening.

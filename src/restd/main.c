@@ -23,6 +23,7 @@
 
 #include <microhttpd.h>
 
+#include "proto/tls.h"
 #include "cmd/lib/json_out.h"
 #include "common/daemon.h"
 #include "common/log.h"
@@ -197,7 +198,8 @@ int main(int argc, char **argv)
 
     parse_args(argc, argv, &conf_path, &listen, &verbose, &ttl_ms);
     log_init("droverrestd", LOG_LEVEL_INFO + verbose);
-    if (!(conf = conf_load(conf_path, &error)))
+    if (!(conf = conf_load(conf_path, &error))
+        || proto_tls_client_setup(conf->tls.rpc, conf->tls.ca, &error) < 0)
         log_fatal("%s", error.text);
     rd = (struct restd){
         .conf = conf,

@@ -174,6 +174,30 @@ static void path_comes_from_the_environment(void **state)
     unsetenv("DROVER_CONF");
 }
 
+/* CommunicationParameters= in slurmdbd.conf: slurm.conf's TLS items. */
+static void comm_params_turn_on_tls(void **state)
+{
+    drv_error_t error = { { 0 } };
+    struct dbd_conf *c;
+
+    (void)state;
+    assert_non_null(c = conf_dbd_parse("d.conf", "", &error));
+    assert_false(c->tls.rpc);
+    conf_dbd_destroy(c);
+    assert_non_null(c = conf_dbd_parse(
+        "d.conf", "CommunicationParameters=drover_tls_rpc,"
+        "drover_tls_cert=/c.pem,drover_tls_key=/k.pem,drover_tls_ca=/ca.pem\n",
+        &error));
+    assert_true(c->tls.rpc);
+    assert_string_equal(c->tls.cert, "/c.pem");
+    assert_string_equal(c->tls.ca, "/ca.pem");
+    conf_dbd_destroy(c);
+    assert_null(conf_dbd_parse("d.conf", "CommunicationParameters="
+                               "drover_tls_rpc\n", &error));
+    assert_non_null(strstr(error.text, "d.conf: CommunicationParameters: "
+                                       "drover_tls_rpc needs"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +208,7 @@ int main(void)
         cmocka_unit_test(a_bad_port_names_file_line_and_key),
         cmocka_unit_test(file_must_be_0600_and_ours),
         cmocka_unit_test(path_comes_from_the_environment),
+        cmocka_unit_test(comm_params_turn_on_tls),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);

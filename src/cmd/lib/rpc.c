@@ -18,6 +18,7 @@
 #include "common/xalloc.h"
 #include "proto/auth.h"
 #include "proto/client.h"
+#include "proto/tls.h"
 
 static struct slurm_conf *conf, *conf_nodes;
 static proto_auth_t *auth;
@@ -29,6 +30,12 @@ static struct slurm_conf *load_or_exit(const char *prog, bool nodes)
                                  : conf_load_client(NULL, &error);
 
     if (!c) {
+        fprintf(stderr, "%s: error: %s\n", prog, error.text);
+        exit(1);
+    }
+    /* CommunicationParameters=drover_tls_rpc: libssl is loaded only then */
+    if (!proto_tls_client_ctx_get()
+        && proto_tls_client_setup(c->tls.rpc, c->tls.ca, &error) < 0) {
         fprintf(stderr, "%s: error: %s\n", prog, error.text);
         exit(1);
     }
