@@ -81,8 +81,8 @@ int conf__comm_params(struct slurm_conf *conf, drv_error_t *error)
                             "drover_tls_cert= and drover_tls_key= go "
                             "together", conf->path);
     if (conf->tls.rpc && (!conf->tls.cert || !conf->tls.ca))
-        return conf__einval(error, "%s: CommunicationParameters: "
-                            "drover_tls_rpc needs drover_tls_cert=, "
-                            "drover_tls_key= and drover_tls_ca=", conf->path);
+        return conf__einval(error, "%s: drover_tls_rpc needs "
+                            "drover_tls_cert=,drover_tls_key=,drover_tls_ca=",
+                            conf->path);
     return 0;
 }

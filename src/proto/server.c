@@ -733,6 +733,30 @@ static void conn_tls_fail(struct conn *c, const char *why)
     }
 }
 
+/* A plain request (a frame: 4 bytes of length, then '{') to a TLS
+ * server: answered with a plain error saying so, then closed. */
+static void conn_tls_refuse_plain(struct conn *c)
+{
+    json_t *msg = proto_msg_error(EDRV_PROTOCOL_AUTH,
+                                  "this server speaks TLS: the client's "
+                                  "slurm.conf needs CommunicationParameters="
+                                  "drover_tls_rpc,drover_tls_ca=...");
+    char *buf;
+    size_t len;
+
+    log_verbose("proto: %s: a plain request to a TLS server; closing "
+                "connection", c->peer_str);
+    c->close_after_write = 1;
+    if (!msg || proto_frame_encode(msg, &buf, &len) < 0
+        || conn_write_raw(c, buf, 0, len) < 0 || c->writes_pending == 0)
+        conn_close(c);
+    else if (c->reading) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        c->reading = 0;
+    }
+    json_decref(msg);
+}
+
 /* Ciphertext from the peer: decrypted into the decoder, with the
  * handshake's answers queued.  Returns 0, or -1 when the connection
  * failed (then it is closing) or with errno ENOMEM. */
@@ -745,7 +769,10 @@ static int conn_tls_in(struct conn *c, const char *buf, size_t len)
     if (proto_tls_feed(c->tls, buf, len, &error) < 0) {
         if (errno == ENOMEM)
             return -1;
-        conn_tls_fail(c, error.text);
+        if (!proto_tls_established(c->tls) && len > 4 && buf[4] == '{')
+            conn_tls_refuse_plain(c);
+        else
+            conn_tls_fail(c, error.text);
         return -1;
     }
     while ((n = proto_tls_read(c->tls, s->plain_buf, sizeof(s->plain_buf),

@@ -1354,8 +1354,8 @@ static void comm_params_tls_rpc(void **state)
     parse_fails("CommunicationParameters=drover_tls_rpc,"
                 "drover_tls_cert=/c.pem,drover_tls_key=/k.pem\n"
                 "NodeName=n1 CPUs=1\n", NULL,
-                "drover_tls_rpc needs drover_tls_cert=, drover_tls_key= "
-                "and drover_tls_ca=");
+                "slurm.conf: drover_tls_rpc needs drover_tls_cert=,"
+                "drover_tls_key=,drover_tls_ca=");
     parse_fails("CommunicationParameters=drover_tls_rpc,drover_tls_ca=/ca\n"
                 "NodeName=n1 CPUs=1\n", NULL, "drover_tls_rpc needs");
     parse_fails("CommunicationParameters=drover_tls_ca=ca.pem\n"
