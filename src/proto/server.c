@@ -170,7 +170,7 @@ struct proto_server {
     int destroyed;
     int read_buf_busy;
     char read_buf[READ_CHUNK];
-    proto_tls_ctx_t *tls; /* borrowed; NULL: plain */
+    proto_tls_ctx_t *tls; /* owned (proto_server_set_tls); NULL: plain */
     char plain_buf[READ_CHUNK]; /* decrypted bytes on their way to a
                                  * decoder (which copies them) */
 };
