@@ -220,10 +220,12 @@ static void periodic_cb(uv_timer_t *t)
     gang_periodic(ctld, now);
     launch_store_sweep(ctld->launches);
     acct_periodic(ctld);
+    stats_turn_part(ctld, "periodic checks", began);
+    began = uv_hrtime();
     if (ctld->journal && state_snapshot_periodic(ctld, snapshot_records()) < 0)
         log_err("snapshot");
+    stats_turn_part(ctld, "periodic snapshot", began);
     scheduler_request(ctld);
-    stats_turn_part(ctld, "periodic work", began);
 }
 
 /* Each request's handling is a part of its loop turn (stats.h). */
