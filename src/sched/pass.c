@@ -1294,17 +1294,19 @@ static int start_job(struct pass *p,
  * can take part): SCHED_OK with *alloc, SCHED_BUSY, or -1 with
  * errno=ENOMEM.
  */
-/* 'r' on the nodes as they are now.  For a one-node request with no
- * required node on nodes of one weight, choose()'s order is the nodes'
- * index order, so the first candidate that holds all of it is the choice
- * and the scan stops there (a storm of one-node jobs on 10,000 nodes
- * judged every node for each start: bench/storm); otherwise every node
- * with a free CPU is judged. */
+/* 'r' on the nodes as they are now.  For a request with no required node
+ * on nodes of one weight, choose()'s order is the nodes' index order and
+ * take_prefix() takes the first candidate alone when it holds all of the
+ * request, so that candidate is the choice and the scan stops there (a
+ * storm of one-task jobs on 10,000 nodes judged every node for each
+ * start: bench/storm; a job that gave no node count has no most, so this
+ * may not ask for max_nodes 1); otherwise every node with a free CPU is
+ * judged. */
 static int select_now(struct pass *p,
                       const struct sel_req *r,
                       struct sched_alloc **alloc)
 {
-    bool first_fit = p->one_weight && r->max_nodes == 1 && r->nreq == 0;
+    bool first_fit = p->one_weight && r->nreq == 0;
     size_t nc = 0;
 
     *alloc = NULL;
