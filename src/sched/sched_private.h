@@ -81,7 +81,9 @@ int sched__select_cands(const struct sched_node *nodes,
 
 /* Judge all n nodes (as if idle and up with 'empty') and choose, as
  * sched_select() does; 'scratch' has room for n candidates.  Same returns
- * as sched__select_cands().
+ * as sched__select_cands().  With 'alloc_out' NULL (is there a set at
+ * all?), no required node and no GPU total, the scan ends at the first
+ * node that holds the whole request.
  */
 int sched__select_run(const struct sched_node *nodes,
                       size_t n,

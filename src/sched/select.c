@@ -961,11 +961,19 @@ int sched__select_run(const struct sched_node *nodes,
                       struct cand *scratch,
                       struct sched_alloc **alloc_out)
 {
+    /* Only whether a set exists: with no required node and no --gpus
+     * total, one candidate that holds all of the request means choose()
+     * finds a set (in preference order, or else the biggest node first,
+     * which holds as much), so the scan stops there. */
+    bool exists_only = !alloc_out && r->nreq == 0 && r->gtot == 0;
     size_t nc = 0;
 
     for (size_t i = 0; i < n; i++) {
-        if (node_eval(nodes, i, r, empty, &scratch[nc]))
-            nc++;
+        if (!node_eval(nodes, i, r, empty, &scratch[nc]))
+            continue;
+        if (exists_only && sched__cand_holds_all(&scratch[nc], r))
+            return SCHED_OK;
+        nc++;
     }
     return sched__select_cands(nodes, r, scratch, nc, alloc_out);
 }
