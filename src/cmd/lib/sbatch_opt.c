@@ -209,6 +209,13 @@ static int parse_int(const char *name, const char *s, bool positive, int *out,
     return 0;
 }
 
+/* v * by, or LONG_MAX when that is more (v >= 0, by > 0): a count is
+ * capped afterwards, never wrapped (fuzz_sbatch found -B 7777...:7M). */
+static long saturated_mul(long v, long by)
+{
+    return v > LONG_MAX / by ? LONG_MAX : v * by;
+}
+
 /* A node count with Slurm's optional k/m suffix; -1 when malformed. */
 static long node_count(const char *s)
 {
@@ -375,6 +382,7 @@ static int check_pass(const struct optdef *d, const char *arg,
     return 0;
 }
 
+
 /* Slurm's resource range "N" or "N-M" (the request is the minimum N),
  * each with an optional k/m suffix, or "*" or "" for none (0).  A count
  * beyond a node's 16-bit one asks for more than any node has: 65534.
@@ -399,11 +407,11 @@ static int resource_min(const char *arg, const char *what, int *out,
         errno = 0;
         v[n] = strtol(p, &end, 10);
         if (errno)
-            v[n] = LONG_MAX / (1024 * 1024);
+            v[n] = LONG_MAX;
         if (*end == 'k' || *end == 'K')
-            v[n] *= 1024, end++;
+            v[n] = saturated_mul(v[n], 1024), end++;
         else if (*end == 'm' || *end == 'M')
-            v[n] *= 1024 * 1024, end++;
+            v[n] = saturated_mul(v[n], 1024 * 1024), end++;
         p = end;
         n++;
         if (*p != '-')
@@ -1775,11 +1783,11 @@ static long gres_count(const char *s)
     errno = 0;
     v = strtol(s, &end, 10);
     if (*end == 'k' || *end == 'K')
-        v *= 1024L, end++;
+        v = saturated_mul(v, 1024L), end++;
     else if (*end == 'm' || *end == 'M')
-        v *= 1024L * 1024, end++;
+        v = saturated_mul(v, 1024L * 1024), end++;
     else if (*end == 'g' || *end == 'G')
-        v *= 1024L * 1024 * 1024, end++;
+        v = saturated_mul(v, 1024L * 1024 * 1024), end++;
     return (*end || errno || v > INT_MAX) ? -1 : v;
 }
 
