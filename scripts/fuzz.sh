@@ -12,6 +12,12 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+# Inputs name file descriptors (sbatch's --export-file=N reads descriptor
+# N, as Slurm's): one inherited from the caller, a pipe, would block a
+# target until libFuzzer calls it a timeout.  None is kept open above 2.
+for fd in $(ls /proc/$$/fd); do
+    [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+done
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
