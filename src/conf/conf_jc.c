@@ -158,8 +158,17 @@ int conf__load_job_container(struct slurm_conf *conf, const char *confdir,
         errno = saved_errno;
         return -1;
     }
-    rc = conf__lex(jc->path, text, confdir, jc_line, jc, error);
+    rc = conf__parse_job_container(jc, text, confdir, error);
     free(text);
+    return rc;
+}
+
+int conf__parse_job_container(struct conf_job_container *jc,
+                              const char *text, const char *confdir,
+                              drv_error_t *error)
+{
+    int rc = conf__lex(jc->path, text, confdir, jc_line, jc, error);
+
     if (rc == 0 && jc->dirs && check_dirs(jc->dirs))
         rc = conf__einval(error, "%s: Dirs=%s: %s", jc->path, jc->dirs,
                           check_dirs(jc->dirs));

@@ -123,7 +123,6 @@ int conf__load_oci(struct slurm_conf *conf, const char *confdir,
                    drv_error_t *error)
 {
     struct conf_oci *oci = &conf->oci;
-    const char *why;
     char *path, *text;
     int rc;
 
@@ -139,9 +138,19 @@ int conf__load_oci(struct slurm_conf *conf, const char *confdir,
         errno = saved_errno;
         return -1;
     }
+    rc = conf__parse_oci(oci, path, text, confdir, error);
+    free(text);
+    return rc;
+}
+
+int conf__parse_oci(struct conf_oci *oci, char *path, const char *text,
+                    const char *confdir, drv_error_t *error)
+{
+    const char *why;
+    int rc;
+
     oci->path = path;
     rc = conf__lex(path, text, confdir, oci_line, oci, error);
-    free(text);
     if (rc == 0 && (why = check_runtimes(oci)))
         rc = conf__einval(error, "%s: %s", path, why);
     for (size_t i = 0; rc == 0 && i < OCI_KEYS; i++) {

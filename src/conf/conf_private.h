@@ -334,6 +334,14 @@ const char *conf__set_job_container(char **field, const char *value);
 int conf__load_job_container(struct slurm_conf *conf, const char *confdir,
                              drv_error_t *error);
 
+/* The job_container.conf text 'text' into 'jc', whose path (jc->path,
+ * set by the caller) names it in errors; includes are read from
+ * 'confdir'.  Returns 0, or -1 with 'error' (file:line); either way
+ * conf__job_container_clear() frees what was read. */
+int conf__parse_job_container(struct conf_job_container *jc,
+                              const char *text, const char *confdir,
+                              drv_error_t *error);
+
 /* Free what conf->job_container holds and zero it. */
 void conf__job_container_clear(struct conf_job_container *jc);
 
@@ -342,6 +350,12 @@ void conf__job_container_clear(struct conf_job_container *jc);
  * Returns 0, or -1 with 'error'. */
 int conf__load_oci(struct slurm_conf *conf, const char *confdir,
                    drv_error_t *error);
+/* The oci.conf text 'text' into a zeroed 'oci', which takes 'path' (the
+ * file's name in errors; freed with it); includes are read from
+ * 'confdir'.  Returns 0, or -1 with 'error'; either way conf__oci_clear()
+ * frees what was read. */
+int conf__parse_oci(struct conf_oci *oci, char *path, const char *text,
+                    const char *confdir, drv_error_t *error);
 void conf__oci_clear(struct conf_oci *oci);
 
 /* conf->oci for the step daemons (conf_step.c): to JSON, and back into

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * fuzz_conf.c - configuration files: slurm.conf with gres.conf, and
- * cgroup.conf, slurmdbd.conf
+ * cgroup.conf, slurmdbd.conf, oci.conf, job_container.conf
  *
  * The first byte picks the parser; the rest is the file.  For slurm.conf a
  * line "%%" splits it from a gres.conf text.  A parse that succeeds is
@@ -13,9 +13,11 @@
 #include "common/log.h"
 #include "conf/conf.h"
 #include "conf/conf_dbd.h"
+#include "conf/conf_private.h"
 
 /* Not a directory that exists: nothing beside it is read. */
-#define PATH "/nonexistent/drover-fuzz/slurm.conf"
+#define DIR "/nonexistent/drover-fuzz"
+#define PATH DIR "/slurm.conf"
 
 static void slurm_conf(char *text)
 {
@@ -35,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     drv_error_t error = {{0}};
     struct conf_cgroup cg = {0};
+    struct conf_oci oci = {0};
+    struct conf_job_container jc = {0};
     struct dbd_conf *dbd;
     char *text;
 
@@ -42,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     log_init("fuzz", LOG_LEVEL_QUIET); /* warnings are not findings */
     text = fuzz_string(data + 1, size - 1);
-    switch (data[0] % 3) {
+    switch (data[0] % 5) {
     case 0:
         slurm_conf(text);
         break;
@@ -51,10 +55,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                               &error) == 0)
             conf_cgroup_clear(&cg);
         break;
-    default:
+    case 2:
         if ((dbd = conf_dbd_parse("/nonexistent/slurmdbd.conf", text,
                                   &error)))
             conf_dbd_destroy(dbd);
+        break;
+    case 3:
+        (void)conf__parse_oci(&oci, strdup(DIR "/oci.conf"), text, DIR,
+                              &error);
+        conf__oci_clear(&oci);
+        break;
+    default:
+        jc.path = strdup(DIR "/job_container.conf");
+        (void)conf__parse_job_container(&jc, text, DIR, &error);
+        conf__job_container_clear(&jc);
         break;
     }
     free(text);

@@ -77,6 +77,16 @@ PartitionName=q Nodes=n[01-02] PriorityTier=2 OverSubscribe=FORCE:2
     put("conf", b"\x02DbdHost=localhost\nDbdPort=6819\nStorageType="
         b"accounting_storage/pgsql\nStorageLoc=db\nAuthAltTypes=auth/jwt\n"
         b"AuthAltParameters=jwt_key=/k\nPurgeJobAfter=12months\n")
+    rt = "/usr/bin/crun --rootless=true --root=/run/crun/%U"
+    name = "drover-%n-%j-%s-%t"
+    put("conf", (f'\x03RunTimeRun="{rt} run --bundle %b {name}"\n'
+                 f'RunTimeQuery="{rt} state {name}"\n'
+                 f'RunTimeKill="{rt} kill -a {name}"\n'
+                 f'RunTimeDelete="{rt} delete --force {name}"\n'
+                 "ContainerPath=/run/drover/oci/%j.%s\n"
+                 "CreateEnvFile=true\n"))
+    put("conf", b"\x04AutoBasePath=true\nBasePath=/var/tmp/drover\n"
+        b"NodeName=n[01-02] BasePath=/scratch Dirs=/tmp,/dev/shm\n")
     del ex
 
 
