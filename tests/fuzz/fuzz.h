@@ -17,6 +17,9 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Optional, once before the first input (libFuzzer; replay.c does not
+ * call it). */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* The input as a NUL-terminated string (embedded NULs end it early, as
  * they would a line read from a file).  Caller frees; aborts on ENOMEM. */
