@@ -27,11 +27,12 @@ def make_ca(d, name):
                    check=True, capture_output=True)
 
 
-def make_server_cert(d, ca):
-    """d/server.key and d/server.pem for 127.0.0.1, signed by 'ca'."""
-    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+def make_server_cert(d, ca, san="IP:127.0.0.1", cn="127.0.0.1"):
+    """d/server.key and d/server.pem for 'san' (subjectAltName), signed by
+    'ca'."""
+    (d / "san.ext").write_text(f"subjectAltName={san}\n")
     subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes",
-                    "-subj", "/CN=127.0.0.1", "-keyout", str(d / "server.key"),
+                    "-subj", f"/CN={cn}", "-keyout", str(d / "server.key"),
                     "-out", str(d / "server.csr")],
                    check=True, capture_output=True)
     subprocess.run(["openssl", "x509", "-req", "-in", str(d / "server.csr"),

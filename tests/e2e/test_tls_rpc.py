@@ -18,21 +18,12 @@ import pytest
 
 from cluster import Cluster, ClusterError, require, run_job
 from test_rest_tls import make_ca
+from test_rest_tls import make_server_cert as rest_server_cert
 
 
 def make_server_cert(d, ca):
     """d/server.key, d/server.pem for 127.0.0.1 and localhost, by 'ca'."""
-    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
-    subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes",
-                    "-subj", "/CN=drover", "-keyout", str(d / "server.key"),
-                    "-out", str(d / "server.csr")],
-                   check=True, capture_output=True)
-    subprocess.run(["openssl", "x509", "-req", "-in", str(d / "server.csr"),
-                    "-CA", str(d / f"{ca}.pem"), "-CAkey",
-                    str(d / f"{ca}.key"), "-CAcreateserial", "-days", "2",
-                    "-extfile", str(d / "san.ext"),
-                    "-out", str(d / "server.pem")],
-                   check=True, capture_output=True)
+    rest_server_cert(d, ca, san="IP:127.0.0.1,DNS:localhost", cn="drover")
 
 
 def tls_items(d, ca="ca"):
