@@ -12,7 +12,6 @@ import shutil
 import socket
 import ssl
 import struct
-import subprocess
 
 import pytest
 
