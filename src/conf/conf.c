@@ -1009,10 +1009,8 @@ void conf_destroy(struct slurm_conf *conf)
     for (size_t i = 0; i < conf->setting_count; i++)
         free(conf->settings[i]);
     free(conf->settings);
-    free(conf->tls.cert);
+    conf_tls_clear(&conf->tls);
     free(conf->bcast.dest_dir);
-    free(conf->tls.key);
-    free(conf->tls.ca);
     for (size_t i = 0; i < conf->ctld_backup_count; i++) {
         free(conf->ctld_backup_addrs[i]);
         free(conf->ctld_backup_hosts[i]);

@@ -31,6 +31,7 @@
 
 #include "common/cpubind.h"
 #include "common/error.h"
+#include "conf/conf_tls.h"
 
 struct conf_index; /* private to src/conf */
 struct conf_part_spec; /* private to src/conf */
@@ -511,14 +512,7 @@ struct slurm_conf {
         bool send_libs;       /* its send_libs (--send-libs' default) */
     } bcast;
     char *comm_params;        /* CommunicationParameters= */
-    struct {
-        char *cert, *key;     /* its drover_tls_cert=, drover_tls_key=:
-                               * PEM files; both NULL: no TLS */
-        char *ca;             /* its drover_tls_ca=: the PEM CA bundle
-                               * RPC clients verify servers against */
-        bool rpc;             /* its drover_tls_rpc: the RPC protocol
-                               * runs over TLS (cert, key and ca set) */
-    } tls;
+    struct conf_tls tls;      /* its drover_tls_* items */
     char *slurmd_params;      /* SlurmdParameters= */
     char *task_plugin_param;  /* TaskPluginParam= */
     struct conf_task_param task_param; /* its items */

@@ -67,13 +67,17 @@ static int one_item(struct slurm_conf *conf, const char *item,
                         conf->path, item);
 }
 
+void conf_tls_clear(struct conf_tls *tls)
+{
+    free(tls->cert);
+    free(tls->key);
+    free(tls->ca);
+    *tls = (struct conf_tls){0};
+}
+
 int conf__comm_params(struct slurm_conf *conf, drv_error_t *error)
 {
-    free(conf->tls.cert);
-    free(conf->tls.key);
-    free(conf->tls.ca);
-    conf->tls.cert = conf->tls.key = conf->tls.ca = NULL;
-    conf->tls.rpc = false;
+    conf_tls_clear(&conf->tls);
     if (conf__each_item(conf, conf->comm_params, one_item, error) < 0)
         return -1;
     if (!conf->tls.cert != !conf->tls.key)

@@ -301,17 +301,10 @@ static int dbd_comm_params(struct dbd_conf *c, drv_error_t *error)
         return conf__enomem(error);
     sc->path = c->path;
     sc->comm_params = c->comm_params;
-    if ((rc = conf__comm_params(sc, error)) == 0) {
-        c->tls.cert = sc->tls.cert;
-        c->tls.key = sc->tls.key;
-        c->tls.ca = sc->tls.ca;
-        c->tls.rpc = sc->tls.rpc;
-    }
-    else {
-        free(sc->tls.cert);
-        free(sc->tls.key);
-        free(sc->tls.ca);
-    }
+    if ((rc = conf__comm_params(sc, error)) == 0)
+        c->tls = sc->tls;
+    else
+        conf_tls_clear(&sc->tls);
     free(sc);
     return rc;
 }
@@ -447,9 +440,7 @@ void conf_dbd_destroy(struct dbd_conf *conf)
             free(*(char **)((char *)conf + dbd_keys[i].offset));
     }
     free(conf->path);
-    free(conf->tls.cert);
-    free(conf->tls.key);
-    free(conf->tls.ca);
+    conf_tls_clear(&conf->tls);
     conf__notice_list_free(&conf->notices, &conf->notice_count);
     free(conf);
     errno = saved_errno;

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "common/error.h"
+#include "conf/conf_tls.h"
 
 enum dbd_storage {
     DBD_STORAGE_SQLITE, /* accounting_storage/sqlite (Drover's default) */
@@ -53,10 +54,8 @@ struct dbd_conf {
     char *comm_params;     /* CommunicationParameters=, or NULL: read as
                             * slurm.conf's (drover_tls_* items; Slurm's
                             * accepted, no effect) */
-    struct {
-        char *cert, *key, *ca; /* drover_tls_cert=, _key=, _ca= */
-        bool rpc;              /* drover_tls_rpc: droverdbd serves TLS */
-    } tls;
+    struct conf_tls tls;   /* its drover_tls_* items (drover_tls_rpc:
+                            * droverdbd serves TLS) */
     /* "slurmdbd.conf:LINE: Key=value has no effect in Drover: why", one
      * per keyword given that Drover accepts and does not use, in file
      * order: droverdbd logs them at start. */
