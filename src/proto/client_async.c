@@ -282,13 +282,8 @@ static int tls_in(struct attempt *a, const char *buf, size_t len)
 
     if (proto_tls_feed(a->tls, buf, len, &error) < 0) {
         fail(call, errno, "%s: %s%s", call->peer, error.text,
-             !proto_tls_established(a->tls)
-                     && ((unsigned char)buf[0] != 0x16
-                         && (unsigned char)buf[0] != 0x15)
-                 ? " (the server does not speak TLS: is "
-                   "CommunicationParameters=drover_tls_rpc set in its "
-                   "slurm.conf?)"
-                 : "");
+             proto_tls_established(a->tls)
+                 ? "" : proto_tls_hint_plain((unsigned char)buf[0]));
         return -1;
     }
     while ((n = proto_tls_read(a->tls, plain, sizeof(plain), &error)) > 0)

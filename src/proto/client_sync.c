@@ -303,14 +303,9 @@ static int tls_handshake(proto_client_t *c, const char *host,
         if (n > 0 && c->first_byte < 0)
             c->first_byte = (unsigned char)buf[0];
         if (n > 0) {
-            /* TLS records start 0x16 (handshake) or 0x15 (alert) */
             if (proto_tls_feed(c->tls, buf, (size_t)n, &terr) < 0)
                 return errprintf(error, "%s: %s%s", c->peer, terr.text,
-                                 c->first_byte == 0x16
-                                         || c->first_byte == 0x15 ? ""
-                                 : " (the server does not speak TLS: is "
-                                   "CommunicationParameters=drover_tls_rpc "
-                                   "set in its slurm.conf?)");
+                                 proto_tls_hint_plain(c->first_byte));
             continue;
         }
         if (n == 0) {
@@ -349,12 +344,7 @@ static json_t *recv_msg(proto_client_t *c, const char *type, int64_t deadline,
         if (errno == EPROTO) {
             errno = EDRV_PROTOCOL_MALFORMED;
             errprintf(error, "%s: invalid response: %s%s", c->peer, derr.text,
-                      !c->tls && (c->first_byte == 0x15
-                                  || c->first_byte == 0x16)
-                          ? " (the server speaks TLS: "
-                            "CommunicationParameters=drover_tls_rpc and "
-                            "drover_tls_ca= are needed here too)"
-                          : "");
+                      c->tls ? "" : proto_tls_hint_tls(c->first_byte));
             break;
         }
         if (errno != EAGAIN) {

@@ -400,3 +400,24 @@ bool proto_tls_established(const proto_tls_t *t)
 {
     return tls_dl.SSL_is_init_finished(t->ssl) == 1;
 }
+
+static bool record_start(int first)
+{
+    return first == 0x16 || first == 0x15;
+}
+
+const char *proto_tls_hint_plain(int first)
+{
+    return first < 0 || record_start(first)
+               ? "" : " (the server does not speak TLS: is "
+                      "CommunicationParameters=drover_tls_rpc set in its "
+                      "slurm.conf?)";
+}
+
+const char *proto_tls_hint_tls(int first)
+{
+    return record_start(first) ? " (the server speaks TLS: "
+                                 "CommunicationParameters=drover_tls_rpc "
+                                 "and drover_tls_ca= are needed here too)"
+                               : "";
+}

@@ -137,4 +137,13 @@ ssize_t proto_tls_output(proto_tls_t *t, char **buf);
 /* Whether the handshake has completed. */
 bool proto_tls_established(const proto_tls_t *t);
 
+/* What a client adds to its error, given the server's first byte
+ * 'first' (0-255; -1: none yet), when the two disagree about TLS:
+ * proto_tls_hint_plain() for a TLS client whose server's bytes are not
+ * TLS records (which start 0x16, a handshake, or 0x15, an alert),
+ * proto_tls_hint_tls() for a plain client whose server's are.  A static
+ * string, "" when nothing is to be said. */
+const char *proto_tls_hint_plain(int first);
+const char *proto_tls_hint_tls(int first);
+
 #endif /* !DROVER_PROTO_TLS_H */
