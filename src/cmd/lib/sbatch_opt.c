@@ -382,7 +382,6 @@ static int check_pass(const struct optdef *d, const char *arg,
     return 0;
 }
 
-
 /* Slurm's resource range "N" or "N-M" (the request is the minimum N),
  * each with an optional k/m suffix, or "*" or "" for none (0).  A count
  * beyond a node's 16-bit one asks for more than any node has: 65534.
