@@ -570,8 +570,13 @@ static void acct_mark_steps(struct job *job, const struct ctld_event *ev)
         if ((s = job_step_find(job, ev->step_id)))
             s->acct_dirty = true;
         break;
+    case CTLD_EV_JOB_ENDED:
+        /* the running steps end with the job, at its end time: a cancelled
+         * job's is the cancel's, which may be a second before this event */
+        job_steps_acct_dirty(job, job->end_time < ev->t ? job->end_time
+                                                        : ev->t);
+        break;
     case CTLD_EV_JOB_STARTED:   /* the batch step begins */
-    case CTLD_EV_JOB_ENDED:     /* the running steps end with the job */
     case CTLD_EV_JOB_CANCELLED:
         job_steps_acct_dirty(job, ev->t); /* not those ended before */
         break;

@@ -181,6 +181,10 @@ def test_basepath_in_dirs_is_refused(jc_cluster):
     (etc / "job_container.conf").write_text(
         "AutoBasePath=true\nBasePath=/tmp/jc\n")
     r = c.drover_cmd("up")
-    log = c.log_file("node01").read_text()
     assert r.returncode != 0
-    assert re.search(r"BasePath /tmp/jc/node01 cannot also be in Dirs", log), log
+    # `drover up` fails on the first droverd it finds exited, which may be
+    # node02's: node01's may write its reason a moment later
+    c.wait_until(lambda: re.search(
+        r"BasePath /tmp/jc/node01 cannot also be in Dirs",
+        c.log_file("node01").read_text()), 10,
+        "node01's droverd naming BasePath in its log")

@@ -7,6 +7,7 @@
  * usage, and that one's snapshot into a third.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -1013,6 +1014,51 @@ static void test_step_records_linear(void **state)
     free(cmd);
 }
 
+/* A job cancelled in one second and ended in the next: its steps end at
+ * the cancel's time, and its accounting record still carries them (the
+ * batch step CANCELLED), not only the steps that ended in the later
+ * second.  CI once saw the batch step left RUNNING in sacct so. */
+static void test_cancel_across_a_second(void **state)
+{
+    struct model *m = xzalloc(sizeof(*m));
+    struct ctld *ctld;
+    struct job *job;
+    char *cmd;
+
+    (void)state;
+    assert_non_null(mkdtemp(strcpy(dir, "/tmp/test_event.XXXXXX")));
+    m->next_id = 1;
+    m->t = 1700000000;
+    ctld = ctld_open();
+    ev_submit(ctld, m);
+    while (m->jobs[1].state != M_RUNNING)
+        ev_start(ctld, m);
+    job = ctld_job_find(ctld, 1);
+    json_decref(acct_record_build(ctld, job)); /* the start's record */
+    m->t += 5;
+    apply(ctld, m, (struct ctld_event){.type = CTLD_EV_JOB_CANCELLED,
+                                       .job_id = 1, .by = 0});
+    json_decref(acct_record_build(ctld, job)); /* the cancel's record */
+    m->t += 1;
+    apply(ctld, m, (struct ctld_event){.type = CTLD_EV_JOB_ENDED,
+                                       .job_id = 1, .state = JOB_CANCELLED,
+                                       .status = SIGTERM});
+    json_t *rec = acct_record_build(ctld, job);
+    json_t *steps = json_object_get(rec, "steps");
+    assert_int_equal(json_array_size(steps), 1);
+    json_t *batch = json_array_get(steps, 0);
+    assert_int_equal(json_integer_value(json_object_get(batch, "step_id")),
+                     STEP_ID_BATCH);
+    assert_string_equal(json_string_value(json_object_get(batch, "state")),
+                        "CANCELLED");
+    json_decref(rec);
+    ctld_close(ctld);
+    free(m);
+    cmd = xasprintf("rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+}
+
 static int count_record(json_t *rec, void *arg, drv_error_t *error)
 {
     (void)rec;
@@ -1069,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_random_replay),
         cmocka_unit_test(test_async_snapshot),
         cmocka_unit_test(test_step_records_linear),
+        cmocka_unit_test(test_cancel_across_a_second),
         cmocka_unit_test(test_trigger_replay),
     };
 
