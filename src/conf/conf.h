@@ -103,6 +103,12 @@ struct conf_gres_dev {
  * the caller's). */
 void conf_gres_dev_clear(struct conf_gres_dev *dev);
 
+/* Devices of one GRES on a node (a Gres= count or a gres.conf Count=;
+ * shard and mps counts, which are not devices, have no such bound): one
+ * record each is made, so a count of billions would hold a daemon at
+ * start for minutes (found by fuzzing). */
+#define CONF_GRES_DEVICES_MAX 1024u
+
 /* Gres= of a NodeName line: "gpu:8" or "gpu:a100:8". */
 struct conf_gres {
     char *name;      /* "gpu" */

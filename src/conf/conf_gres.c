@@ -117,6 +117,13 @@ static int why_fail(char *why, size_t len, int errnum, const char *msg)
     return -1;
 }
 
+/* A GRES that shares GPUs (gres.conf(5)): its File= names the GPUs its
+ * Count= is spread over, not one device per file. */
+static bool is_shared(const char *name)
+{
+    return !strcasecmp(name, "shard") || !strcasecmp(name, "mps");
+}
+
 /* "gpu", "gpu:8", "gpu:a100", "gpu:a100:8", with an ignored "(S:0-1)". */
 static int gres_item(char *item, struct conf_gres *g, char *why, size_t len)
 {
@@ -145,6 +152,12 @@ static int gres_item(char *item, struct conf_gres *g, char *why, size_t len)
         return why_fail(why, len, EINVAL, "empty GRES type");
     if (count && (!all_digits(count) || conf__parse_u32(count, &c) < 0))
         return why_fail(why, len, EINVAL, "count is not a number");
+    if (c > CONF_GRES_DEVICES_MAX && !is_shared(f[0])) {
+        snprintf(why, len, "count %u over %u (devices of one GRES on a "
+                 "node)", c, CONF_GRES_DEVICES_MAX);
+        errno = ERANGE;
+        return -1;
+    }
     g->count = c;
     if (!(g->name = strdup(f[0])) || (type && !(g->type = strdup(type))))
         return why_fail(why, len, ENOMEM, "out of memory");
@@ -303,13 +316,6 @@ static int entry_files(const struct conf_line *l, struct gres_entry *e,
     return 0;
 }
 
-/* A GRES that shares GPUs (gres.conf(5)): its File= names the GPUs its
- * Count= is spread over, not one device per file. */
-static bool is_shared(const char *name)
-{
-    return !strcasecmp(name, "shard") || !strcasecmp(name, "mps");
-}
-
 static int entry_count(const struct conf_line *l, struct gres_entry *e,
                        const char *const *v, drv_error_t *error)
 {
@@ -320,6 +326,11 @@ static int entry_count(const struct conf_line *l, struct gres_entry *e,
     if (conf__parse_u32(v[GK_COUNT], &count) < 0)
         return conf__einval(error, "%s:%d: Name=%s: Count=%s: not a number",
                             l->file, l->line, v[GK_NAME], v[GK_COUNT]);
+    if (count > CONF_GRES_DEVICES_MAX && !is_shared(v[GK_NAME]))
+        return conf__einval(error, "%s:%d: Name=%s: Count=%s: over %u "
+                            "(devices of one GRES on a node)", l->file,
+                            l->line, v[GK_NAME], v[GK_COUNT],
+                            CONF_GRES_DEVICES_MAX);
     if (e->files && count != e->count && !is_shared(v[GK_NAME]))
         return conf__einval(error, "%s:%d: Name=%s: Count=%s, but File=%s "
                             "names %u devices", l->file, l->line, v[GK_NAME],

@@ -68,6 +68,7 @@ class Soak:
         self.arrays = {}         # array job id -> its task count
         self.recent = collections.deque(maxlen=50)  # ids, for depend/cancel
         self.counts = collections.Counter()
+        self.refusals = collections.Counter()  # "kind: message" -> count
         self.stop = threading.Event()
 
     # --- the workload ---------------------------------------------------
@@ -106,12 +107,19 @@ class Soak:
                        user=user, cwd=self.workdir, timeout=120)
         m = re.fullmatch(r"(\d+)(;\S+)?\n", r.stdout)
         if r.returncode != 0 or not m:
-            self.counts["refused:" + kind] += 1
+            self._refused(kind, r)
             return None
         with self.lock:
             self.jobs[m.group(1)] = kind
             self.recent.append(m.group(1))
         return m.group(1)
+
+    def _refused(self, kind, r):
+        """Count a command that failed (during a fault, most likely), and
+        what it said."""
+        self.counts["refused:" + kind] += 1
+        said = (r.stderr.strip().splitlines() or ["(nothing)"])[-1]
+        self.refusals[f"{kind}: {said[:200]}"] += 1
 
     def _sleep_script(self):
         return f"sleep {self.rng.choice(['0', '0.2', '1', '2', '4'])}"
@@ -156,7 +164,7 @@ class Soak:
         r = self.c.run("srun", "-N1", "-n1", "sh", "-c", "echo $SLURM_JOB_ID",
                        user=self._who(), cwd=self.workdir, timeout=120)
         if r.returncode != 0 or not r.stdout.strip().isdigit():
-            self.counts["refused:srun"] += 1
+            self._refused("srun", r)
             return
         with self.lock:
             self.jobs[r.stdout.strip()] = "srun"

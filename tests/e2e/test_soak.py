@@ -22,6 +22,7 @@ def test_a_minute_of_mixed_work_and_faults_loses_no_job(cluster, test_user):
                 faults={"node": 20, "dbd": 25, "ctld": 30})
     soak.run(SECONDS)
     print(soak.summary())
+    print(dict(soak.refusals))
     assert soak.counts["fault:node"] >= 1, soak.summary()
     assert soak.counts["fault:dbd"] >= 1, soak.summary()
     assert soak.counts["fault:ctld"] >= 1, soak.summary()

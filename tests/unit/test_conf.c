@@ -733,6 +733,17 @@ static void gres_untyped_without_gres_conf(void **state)
     conf_destroy(conf);
 }
 
+/* 1,024 devices of a GRES on a node is the most; shares are no devices. */
+static void gres_device_count_bound(void **state)
+{
+    (void)state;
+    struct slurm_conf *conf =
+        parse_ok("NodeName=g1 Gres=gpu:1024,mps:100000\n", NULL);
+
+    assert_int_equal(conf->nodes[0].gres_dev_count, 1024);
+    conf_destroy(conf);
+}
+
 static void gres_typed_without_gres_conf(void **state)
 {
     (void)state;
@@ -1009,6 +1020,10 @@ static const struct {
     { "NodeName=g1 Gres=gpu:8x\n", NULL, "count is not a number" },
     { "NodeName=g1 Gres=gpu:1,gpu:2\n", NULL, "gpu given twice" },
     { "NodeName=g1 Gres=gpu:a:b:c\n", NULL, "too many ':' fields" },
+    /* a device record each: a count of billions held a daemon (fuzz) */
+    { "NodeName=g1 Gres=gpu:a100:2444444444\n", NULL,
+      "NodeName=g1: Gres=gpu:a100:2444444444: count 2444444444 over 1024 "
+      "(devices of one GRES on a node)" },
     { "NodeName=n[1-4] Port=17001-17003\n", NULL,
       "slurm.conf:1: NodeName=n[1-4]: Port=17001-17003: 3 ports for 4 nodes" },
     { "NodeName=n1 Port=70000\n", NULL, "Port=70000: not a port" },
@@ -1050,6 +1065,9 @@ static const struct {
       "gres.conf:2: Name=gpu Type=v100: not in Gres= of node g1" },
     { "NodeName=g1 Gres=gpu:2\n", "Name=gpu Count=two\n",
       "gres.conf:1: Name=gpu: Count=two: not a number" },
+    { "NodeName=g1 Gres=gpu:2\n", "Name=gpu Count=1025\n",
+      "gres.conf:1: Name=gpu: Count=1025: over 1024 (devices of one GRES on "
+      "a node)" },
     { "NodeName=g1\n", "File=/dev/nvidia0\n", "gres.conf:1: Name= is required" },
     { "NodeName=g1\n", "AutoDetect=magic\n", "gres.conf:1: AutoDetect=magic" },
     { "NodeName=g1\n", "NodeName=g[1 Name=gpu\n", "gres.conf:1: NodeName=g[1:" },
@@ -1378,6 +1396,7 @@ int main(void)
         cmocka_unit_test(port_range_is_assigned_in_order),
         cmocka_unit_test(gres_untyped_without_gres_conf),
         cmocka_unit_test(gres_typed_without_gres_conf),
+        cmocka_unit_test(gres_device_count_bound),
         cmocka_unit_test(gres_name_only_counts_one),
         cmocka_unit_test(gres_conf_file_range),
         cmocka_unit_test(gres_conf_without_nodename_applies_to_all),
