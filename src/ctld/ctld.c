@@ -144,6 +144,12 @@ static bool job_live(const struct job *job)
     return !job_state_is_final(job->state) || job->alloc || job->completing;
 }
 
+/* Holding an allocation. */
+static bool job_running(const struct job *job)
+{
+    return job->alloc != NULL;
+}
+
 /* Pending or held: neither started nor ended. */
 static bool job_waiting(const struct job *job)
 {
@@ -195,6 +201,8 @@ void ctld_live_note(struct ctld *ctld, const struct job *job)
         set_add(&ctld->live, job->id);
     if (job_waiting(job))
         set_add(&ctld->waiting, job->id);
+    if (job_running(job))
+        set_add(&ctld->running, job->id);
 }
 
 struct job *ctld_live_from(struct ctld *ctld, uint64_t from)
@@ -210,6 +218,32 @@ struct job *ctld_live_first(struct ctld *ctld)
 struct job *ctld_live_next(struct ctld *ctld, const struct job *job)
 {
     return ctld_live_from(ctld, (uint64_t)job->id + 1);
+}
+
+size_t ctld_running_all(struct ctld *ctld, struct job **out)
+{
+    struct ctld_job_set *set = &ctld->running;
+    size_t n = 0;
+
+    for (size_t w = 0; w < set->words; w++) {
+        struct job *batch[64];
+        unsigned bit[64], k = 0;
+
+        for (uint64_t bits = set->bits[w]; bits; bits &= bits - 1) {
+            bit[k] = (unsigned)__builtin_ctzll(bits);
+            batch[k] = ctld_job_find(ctld, (uint32_t)(w * 64 + bit[k]));
+            if (batch[k])
+                __builtin_prefetch(&batch[k]->alloc);
+            k++;
+        }
+        for (unsigned i = 0; i < k; i++) {
+            if (batch[i] && job_running(batch[i]))
+                out[n++] = batch[i];
+            else
+                set->bits[w] &= ~(1ull << bit[i]);
+        }
+    }
+    return n;
 }
 
 struct job *ctld_waiting_first(struct ctld *ctld)

@@ -298,6 +298,7 @@ static int replay_changed(struct ctld *ctld, json_t *o, drv_error_t *error)
     job = ctld_job_find(ctld, (uint32_t)id);
     job->alloc = alloc; /* its usage of the nodes never stopped */
     job->steps = steps;
+    ctld_live_note(ctld, job); /* with its allocation back */
     return 0;
 }
 

@@ -491,6 +491,7 @@ static void ctld_fini(struct ctld *ctld)
     free(ctld->replayed); /* a Raft follower's, never respooled */
     free(ctld->live.bits);
     free(ctld->waiting.bits);
+    free(ctld->running.bits);
     idmap_free(&ctld->job_ids);
     ctld_user_jobs_free(ctld);
     launch_store_destroy(ctld->launches);

@@ -412,12 +412,16 @@ static void collect_running(struct ctld *ctld, time_t now,
                             struct sched_job **run, size_t *nr)
 {
     bool predict = predicting(ctld);
+    struct job **jobs =
+        xrealloc(NULL, sizeof(*jobs) * (HASH_COUNT(ctld->jobs) + 1));
+    size_t n = ctld_running_all(ctld, jobs);
 
-    *run = xzalloc(sizeof(**run) * (HASH_COUNT(ctld->jobs) + 1));
+    *run = xzalloc(sizeof(**run) * (n + 1));
     *nr = 0;
-    for (struct job *job = ctld_live_first(ctld); job;
-         job = ctld_live_next(ctld, job)) {
-        if (job->alloc && !job->preempt_suspended)
+    for (size_t i = 0; i < n; i++) {
+        struct job *job = jobs[i];
+
+        if (!job->preempt_suspended)
             (*run)[(*nr)++] = (struct sched_job){
                 .id = job->id,
                 .time_limit_s = predict ? sched_predict_running(
@@ -428,6 +432,7 @@ static void collect_running(struct ctld *ctld, time_t now,
                 .alloc = job->alloc,
             };
     }
+    free(jobs);
 }
 
 /* Does its partition hold eligible 'job' back?  State=DOWN or INACTIVE

@@ -1541,6 +1541,13 @@ static int add_running(struct pass *p,
         int64_t end = end_of(job->start_time, job->time_limit_s);
         uint32_t id;
 
+        /* the allocations lie all over the heap: fetch a few ahead (the
+         * record and its per-node arrays after it, sched_alloc_create()) */
+        if (i + 8 < nrunning && running[i + 8].alloc) {
+            __builtin_prefetch(running[i + 8].alloc);
+            __builtin_prefetch((const char *)running[i + 8].alloc + 64);
+        }
+
         end = held_until(p, end > p->now ? end : p->now + 1);
         if (!job->alloc)
             continue;

@@ -28,48 +28,51 @@ struct node_room {
     long shard_gpu; /* the GPU to lend the request's shards, or -1 */
 };
 
+/* One block: the record, then each per-node array (pointers first, so
+ * every array is aligned), so that a pass reading 40,000 running jobs'
+ * allocations misses one or two cache lines of each, not eight
+ * (bench/scale). */
 struct sched_alloc *sched_alloc_create(uint32_t node_count)
 {
     struct sched_alloc *a;
     size_t k = node_count ? node_count : 1;
+    size_t size = sizeof(*a)
+                  + k * (sizeof(*a->gpus) + sizeof(*a->cpu_ids)
+                         + sizeof(*a->mem_mib) + sizeof(*a->node_idx)
+                         + sizeof(*a->tasks) + sizeof(*a->cpus)
+                         + sizeof(*a->shards));
+    char *p;
 
-    if (!(a = calloc(1, sizeof(*a))))
+    if (!(a = calloc(1, size))) {
+        errno = ENOMEM;
         return NULL;
+    }
+    p = (char *)(a + 1);
     a->node_count = node_count;
-    if (!(a->node_idx = calloc(k, sizeof(*a->node_idx)))
-        || !(a->tasks = calloc(k, sizeof(*a->tasks)))
-        || !(a->cpus = calloc(k, sizeof(*a->cpus)))
-        || !(a->mem_mib = calloc(k, sizeof(*a->mem_mib)))
-        || !(a->gpus = calloc(k, sizeof(*a->gpus)))
-        || !(a->shards = calloc(k, sizeof(*a->shards)))
-        || !(a->cpu_ids = calloc(k, sizeof(*a->cpu_ids))))
-        goto error;
+    a->gpus = (bitmap_t **)p;
+    p += k * sizeof(*a->gpus);
+    a->cpu_ids = (bitmap_t **)p;
+    p += k * sizeof(*a->cpu_ids);
+    a->mem_mib = (uint64_t *)p;
+    p += k * sizeof(*a->mem_mib);
+    a->node_idx = (uint32_t *)p;
+    p += k * sizeof(*a->node_idx);
+    a->tasks = (uint32_t *)p;
+    p += k * sizeof(*a->tasks);
+    a->cpus = (uint32_t *)p;
+    p += k * sizeof(*a->cpus);
+    a->shards = (uint32_t *)p;
     return a;
-error:
-    sched_alloc_destroy(a);
-    errno = ENOMEM;
-    return NULL;
 }
 
 void sched_alloc_destroy(struct sched_alloc *a)
 {
     if (a) {
         int saved_errno = errno;
-        if (a->gpus) {
-            for (uint32_t i = 0; i < a->node_count; i++)
-                bitmap_destroy(a->gpus[i]);
+        for (uint32_t i = 0; i < a->node_count; i++) {
+            bitmap_destroy(a->gpus[i]);
+            bitmap_destroy(a->cpu_ids[i]);
         }
-        if (a->cpu_ids) {
-            for (uint32_t i = 0; i < a->node_count; i++)
-                bitmap_destroy(a->cpu_ids[i]);
-        }
-        free(a->cpu_ids);
-        free(a->gpus);
-        free(a->shards);
-        free(a->mem_mib);
-        free(a->cpus);
-        free(a->tasks);
-        free(a->node_idx);
         free(a);
         errno = saved_errno;
     }

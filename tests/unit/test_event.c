@@ -107,6 +107,7 @@ static void ctld_close(struct ctld *ctld)
     free(ctld->replayed);
     free(ctld->live.bits);
     free(ctld->waiting.bits);
+    free(ctld->running.bits);
     idmap_free(&ctld->job_ids);
     free(ctld);
 }
