@@ -930,24 +930,43 @@ static void test_trigger_replay(void **state)
 /* A step's change is a record of that step: the journal grows by about
  * the same bytes for the 1,000th step as for the 10th (not by the job's
  * whole list of steps), and so does the job's accounting record. */
+/* A controller over a fresh journal in 'dir' whose job 1 runs (*m: its
+ * model, at time 1,700,000,000); end with one_job_done(). */
+static struct ctld *one_job_running(struct model **m)
+{
+    struct ctld *ctld;
+
+    assert_non_null(mkdtemp(strcpy(dir, "/tmp/test_event.XXXXXX")));
+    *m = xzalloc(sizeof(**m));
+    (*m)->next_id = 1;
+    (*m)->t = 1700000000;
+    ctld = ctld_open();
+    ev_submit(ctld, *m);
+    while ((*m)->jobs[1].state != M_RUNNING)
+        ev_start(ctld, *m);
+    return ctld;
+}
+
+static void one_job_done(struct ctld *ctld, struct model *m)
+{
+    char *cmd = xasprintf("rm -rf '%s'", dir);
+
+    ctld_close(ctld);
+    free(m);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+}
+
 static void test_step_records_linear(void **state)
 {
-    struct model *m = xzalloc(sizeof(*m));
-    struct ctld *ctld;
-    struct job *job;
+    struct model *m;
+    struct ctld *ctld = one_job_running(&m);
+    struct job *job = ctld_job_find(ctld, 1);
     off_t size[3] = {0};
-    char *path, *cmd;
+    char *path;
     FILE *f;
 
     (void)state;
-    assert_non_null(mkdtemp(strcpy(dir, "/tmp/test_event.XXXXXX")));
-    m->next_id = 1;
-    m->t = 1700000000;
-    ctld = ctld_open();
-    ev_submit(ctld, m);
-    while (m->jobs[1].state != M_RUNNING)
-        ev_start(ctld, m);
-    job = ctld_job_find(ctld, 1);
     path = xasprintf("%s/journal", dir);
     for (uint32_t k = 0; k < 1000; k++) {
         struct job_step *s = job_step_create(job->next_step_id++, "true",
@@ -1007,12 +1026,8 @@ static void test_step_records_linear(void **state)
     rec = acct_record_build(ctld, job);
     assert_int_equal(json_array_size(json_object_get(rec, "steps")), 0);
     json_decref(rec);
-    ctld_close(ctld);
-    free(m);
     free(path);
-    cmd = xasprintf("rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    free(cmd);
+    one_job_done(ctld, m);
 }
 
 /* A job cancelled in one second and ended in the next: its steps end at
@@ -1021,20 +1036,11 @@ static void test_step_records_linear(void **state)
  * second.  CI once saw the batch step left RUNNING in sacct so. */
 static void test_cancel_across_a_second(void **state)
 {
-    struct model *m = xzalloc(sizeof(*m));
-    struct ctld *ctld;
-    struct job *job;
-    char *cmd;
+    struct model *m;
+    struct ctld *ctld = one_job_running(&m);
+    struct job *job = ctld_job_find(ctld, 1);
 
     (void)state;
-    assert_non_null(mkdtemp(strcpy(dir, "/tmp/test_event.XXXXXX")));
-    m->next_id = 1;
-    m->t = 1700000000;
-    ctld = ctld_open();
-    ev_submit(ctld, m);
-    while (m->jobs[1].state != M_RUNNING)
-        ev_start(ctld, m);
-    job = ctld_job_find(ctld, 1);
     json_decref(acct_record_build(ctld, job)); /* the start's record */
     m->t += 5;
     apply(ctld, m, (struct ctld_event){.type = CTLD_EV_JOB_CANCELLED,
@@ -1053,11 +1059,7 @@ static void test_cancel_across_a_second(void **state)
     assert_string_equal(json_string_value(json_object_get(batch, "state")),
                         "CANCELLED");
     json_decref(rec);
-    ctld_close(ctld);
-    free(m);
-    cmd = xasprintf("rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    free(cmd);
+    one_job_done(ctld, m);
 }
 
 static int count_record(json_t *rec, void *arg, drv_error_t *error)
