@@ -191,7 +191,12 @@ def test_sattach_forwards_its_stdin_to_the_tasks(cluster):
             return steps
         c.wait_until(step_running, timeout=60, what="srun's step running")
         r = c.run("sattach", steps[0], input="hello\n", timeout=30)
-        assert (r.returncode, r.stdout) == (0, "got hello\n"), r.stderr
+        if (r.returncode, r.stdout) != (0, "got hello\n"):
+            srun.kill()  # what srun said, for the report
+            out, err = srun.communicate(timeout=30)
+            raise AssertionError(f"sattach: {r.returncode} {r.stdout!r} "
+                                 f"{r.stderr!r}; srun: {srun.returncode} "
+                                 f"{out!r} {err!r}")
         out, err = srun.communicate(timeout=30)
         assert (srun.returncode, out) == (0, "got hello\n"), err
     finally:
