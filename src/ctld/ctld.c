@@ -220,10 +220,10 @@ struct job *ctld_live_next(struct ctld *ctld, const struct job *job)
     return ctld_live_from(ctld, (uint64_t)job->id + 1);
 }
 
-size_t ctld_running_all(struct ctld *ctld, struct job **out)
+void ctld_running_each(struct ctld *ctld,
+                       void (*fn)(struct job *job, void *arg), void *arg)
 {
     struct ctld_job_set *set = &ctld->running;
-    size_t n = 0;
 
     for (size_t w = 0; w < set->words; w++) {
         struct job *batch[64];
@@ -232,18 +232,19 @@ size_t ctld_running_all(struct ctld *ctld, struct job **out)
         for (uint64_t bits = set->bits[w]; bits; bits &= bits - 1) {
             bit[k] = (unsigned)__builtin_ctzll(bits);
             batch[k] = ctld_job_find(ctld, (uint32_t)(w * 64 + bit[k]));
-            if (batch[k])
+            if (batch[k]) { /* id and plan_s; alloc and the times */
+                __builtin_prefetch(batch[k]);
                 __builtin_prefetch(&batch[k]->alloc);
+            }
             k++;
         }
         for (unsigned i = 0; i < k; i++) {
             if (batch[i] && job_running(batch[i]))
-                out[n++] = batch[i];
+                fn(batch[i], arg);
             else
                 set->bits[w] &= ~(1ull << bit[i]);
         }
     }
-    return n;
 }
 
 struct job *ctld_waiting_first(struct ctld *ctld)

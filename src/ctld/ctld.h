@@ -55,7 +55,7 @@ struct ctld {
     struct array_group *array_groups; /* array.h: array_first() */
     struct ctld_job_set live;    /* ctld_live_first() */
     struct ctld_job_set waiting; /* ctld_waiting_first() */
-    struct ctld_job_set running; /* ctld_running_first() */
+    struct ctld_job_set running; /* ctld_running_each() */
     struct listing *listings;  /* answers being written (listing.h) */
     uv_idle_t listing_idle;    /* writes them */
     struct launch_store *launches; /* shared scripts/environments */
@@ -215,13 +215,14 @@ struct job *ctld_live_next(struct ctld *ctld, const struct job *job);
  * all to find a few pending records. */
 struct job *ctld_waiting_first(struct ctld *ctld);
 struct job *ctld_waiting_next(struct ctld *ctld, const struct job *job);
-/* The jobs holding an allocation (running, suspended or completing),
- * which each pass lays on its plan, into out[] (room for every job of
- * the table) in id order; returns their count.  A set of them like the
- * two above, walked a word of ids at a time with each job's record
- * prefetched: the walk of 40,000 running jobs beside 60,000 pending was
- * a quarter of the controller's CPU (bench/scale), mostly cache misses. */
-size_t ctld_running_all(struct ctld *ctld, struct job **out);
+/* fn(job, arg) for each job holding an allocation (running, suspended or
+ * completing), in id order: what each pass lays on its plan.  A set of
+ * them like the two above, walked a word of ids at a time with each
+ * job's record prefetched before fn reads it: the walk of 40,000 running
+ * jobs beside 60,000 pending was a quarter of the controller's CPU
+ * (bench/scale), mostly cache misses.  fn must not change the table. */
+void ctld_running_each(struct ctld *ctld,
+                       void (*fn)(struct job *job, void *arg), void *arg);
 /* The jobs of user 'uid' in the table, in no order (NULL: none), and
  * how many in *count: `squeue -u` of a user with a few jobs among
  * 100,000 walked them all (job_listing.c). */

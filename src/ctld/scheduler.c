@@ -404,35 +404,50 @@ static bool predicting(const struct ctld *ctld)
     return conf_sched_predicting(ctld->conf);
 }
 
+struct running_acc {
+    struct sched_job *run;
+    size_t n;
+    bool predict;
+    time_t now;
+};
+
+static void add_running_job(struct job *job, void *arg)
+{
+    struct running_acc *acc = arg;
+
+    if (job->preempt_suspended)
+        return;
+    acc->run[acc->n++] = (struct sched_job){
+        .id = job->id,
+        .time_limit_s = acc->predict
+                            ? sched_predict_running(job->plan_s,
+                                                    job->time_limit_s,
+                                                    job->start_time, acc->now)
+                            : job->time_limit_s,
+        .start_time = job->start_time,
+        .alloc = job->alloc,
+    };
+}
+
 /* The running jobs (anything holding an allocation), but those
  * suspended by preemption: their memory and GPUs stay, with no planned
  * end; each until its planned time (a prediction, while it holds) or its
- * limit.  *run is allocated; the caller frees it. */
+ * limit.  *run is allocated (room for every job, only *nr written: not
+ * cleared, a pass of 100,000 jobs spent 2-4% in memset); the caller
+ * frees it. */
 static void collect_running(struct ctld *ctld, time_t now,
                             struct sched_job **run, size_t *nr)
 {
-    bool predict = predicting(ctld);
-    struct job **jobs =
-        xrealloc(NULL, sizeof(*jobs) * (HASH_COUNT(ctld->jobs) + 1));
-    size_t n = ctld_running_all(ctld, jobs);
+    size_t room = HASH_COUNT(ctld->jobs) + 1;
+    struct running_acc acc = {
+        .run = xrealloc(NULL, sizeof(*acc.run) * room),
+        .predict = predicting(ctld),
+        .now = now,
+    };
 
-    *run = xzalloc(sizeof(**run) * (n + 1));
-    *nr = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct job *job = jobs[i];
-
-        if (!job->preempt_suspended)
-            (*run)[(*nr)++] = (struct sched_job){
-                .id = job->id,
-                .time_limit_s = predict ? sched_predict_running(
-                                              job->plan_s, job->time_limit_s,
-                                              job->start_time, now)
-                                        : job->time_limit_s,
-                .start_time = job->start_time,
-                .alloc = job->alloc,
-            };
-    }
-    free(jobs);
+    ctld_running_each(ctld, add_running_job, &acc);
+    *run = acc.run;
+    *nr = acc.n;
 }
 
 /* Does its partition hold eligible 'job' back?  State=DOWN or INACTIVE
