@@ -124,6 +124,13 @@ static bool is_shared(const char *name)
     return !strcasecmp(name, "shard") || !strcasecmp(name, "mps");
 }
 
+/* More devices of GRES 'name' than a node may have (CONF_GRES_DEVICES_MAX);
+ * shares are no devices. */
+static bool too_many_devices(const char *name, uint32_t count)
+{
+    return count > CONF_GRES_DEVICES_MAX && !is_shared(name);
+}
+
 /* "gpu", "gpu:8", "gpu:a100", "gpu:a100:8", with an ignored "(S:0-1)". */
 static int gres_item(char *item, struct conf_gres *g, char *why, size_t len)
 {
@@ -152,7 +159,7 @@ static int gres_item(char *item, struct conf_gres *g, char *why, size_t len)
         return why_fail(why, len, EINVAL, "empty GRES type");
     if (count && (!all_digits(count) || conf__parse_u32(count, &c) < 0))
         return why_fail(why, len, EINVAL, "count is not a number");
-    if (c > CONF_GRES_DEVICES_MAX && !is_shared(f[0])) {
+    if (too_many_devices(f[0], c)) {
         snprintf(why, len, "count %u over %u (devices of one GRES on a "
                  "node)", c, CONF_GRES_DEVICES_MAX);
         errno = ERANGE;
@@ -326,7 +333,7 @@ static int entry_count(const struct conf_line *l, struct gres_entry *e,
     if (conf__parse_u32(v[GK_COUNT], &count) < 0)
         return conf__einval(error, "%s:%d: Name=%s: Count=%s: not a number",
                             l->file, l->line, v[GK_NAME], v[GK_COUNT]);
-    if (count > CONF_GRES_DEVICES_MAX && !is_shared(v[GK_NAME]))
+    if (too_many_devices(v[GK_NAME], count))
         return conf__einval(error, "%s:%d: Name=%s: Count=%s: over %u "
                             "(devices of one GRES on a node)", l->file,
                             l->line, v[GK_NAME], v[GK_COUNT],
