@@ -26,6 +26,7 @@
 #include "ctld/event.h"
 #include "ctld/ha.h"
 #include "ctld/ha_disk.h"
+#include "ctld/ha_transport.h"
 #include "ctld/state.h"
 
 #define HA_POLL_MS 100            /* how often the role is looked at */
@@ -446,8 +447,9 @@ struct ha *ha_start(struct ctld *ctld, long self, const char *dir,
                                 .apply = fsm_apply,
                                 .snapshot = fsm_snapshot,
                                 .restore = fsm_restore};
-    if ((rv = raft_uv_tcp_init(&ha->transport, ctld->loop))
-        || (rv = raft_uv_init(&ha->io, ctld->loop, dir, &ha->transport))
+    if (ha_transport_init(&ha->transport, ctld, error) < 0)
+        goto fail;
+    if ((rv = raft_uv_init(&ha->io, ctld->loop, dir, &ha->transport))
         || (ha_disk_guard(&ha->io, disk_failed, ha), 0)
         || (rv = raft_init(&ha->raft, &ha->io, &ha->fsm, ha->self, addr))) {
         errprintf(error, "Raft in %s: %s", dir, raft_strerror(rv));
@@ -504,7 +506,7 @@ void ha_destroy(struct ha *ha)
     if (!ha)
         return;
     raft_uv_close(&ha->io);
-    raft_uv_tcp_close(&ha->transport);
+    ha_transport_free(&ha->transport);
     json_decref(ha->pending);
     free(ha);
 }

@@ -489,6 +489,29 @@ static const struct schema_field takeover_body[] = {
     END,
 };
 
+/* The first frame on a connection to a controller's Raft port, and the
+ * answer (src/ctld/ha_transport.h): who is connecting to whom, bound to
+ * the sender's MUNGE credential. */
+static const struct schema_field raft_hello_body[] = {
+    {"id", SCHEMA_INT, 1, 65, 0, SCHEMA_REQUIRED, NULL,
+     "the sender's Raft id (its SlurmctldHost index + 1)"},
+    {"to", SCHEMA_INT, 1, 65, 0, SCHEMA_REQUIRED, NULL,
+     "the Raft id the sender dialled"},
+    {"address", SCHEMA_STR, 3, 300, 0, SCHEMA_REQUIRED | P, NULL,
+     "the sender's Raft address, ADDR:drover_raft_port"},
+    {"nonce", SCHEMA_STR, 32, 32, 0, SCHEMA_REQUIRED | SCHEMA_HEX, NULL,
+     "128 random bits, echoed in the welcome"},
+    END,
+};
+
+static const struct schema_field raft_welcome_body[] = {
+    {"id", SCHEMA_INT, 1, 65, 0, SCHEMA_REQUIRED, NULL,
+     "the answering controller's Raft id"},
+    {"nonce", SCHEMA_STR, 32, 32, 0, SCHEMA_REQUIRED | SCHEMA_HEX, NULL,
+     "the hello's nonce"},
+    END,
+};
+
 static const struct schema_field token_issue_body[] = {
     {"username", SCHEMA_STR, 1, 256, EDRV_USER_ID_MISSING, P, NULL,
      "username=: whose token (default: the sender; another user's needs "
@@ -1006,6 +1029,17 @@ const struct proto_schema proto_schemas[] = {
      "SlurmctldHost[INDEX] (scontrol takeover; administrators).",
      takeover_body, "`{}` once the transfer is under way; "
      "EDRV_NOT_SUPPORTED with one controller."},
+    {"raft_hello", CTLD " (drover_raft_port)", "Open a Raft connection "
+     "between two controllers: the first frame, from the one that "
+     "connects (a MUNGE credential of root or SlurmUser; over TLS with "
+     "drover_tls_rpc).  Anything else, or a credential of another user, "
+     "and the connection is closed.", raft_hello_body,
+     "`raft_welcome` `{\"id\",\"nonce\"}` under the answering "
+     "controller's own credential; then libraft's messages."},
+    {"raft_welcome", CTLD " (drover_raft_port)", "The answer to "
+     "raft_hello; the connecting controller checks its credential (root "
+     "or SlurmUser), the id it dialled and its nonce.", raft_welcome_body,
+     "(none: libraft's messages follow)."},
     {"token_issue", CTLD, "A JWT for AuthAltTypes=auth/jwt (scontrol "
      "token).", token_issue_body, "`{\"token\",\"username\","
      "\"expires\"}`; EDRV_NOT_SUPPORTED without auth/jwt."},
