@@ -1318,9 +1318,15 @@ static void conn_drop(struct srun *s, struct conn *conns, int *nconn, int i,
         conn_closed(s, c);
         (*closed)++;
     } else {
+        /* a node speaking TLS to a plain srun waits for a ClientHello */
         fprintf(stderr, "srun: error: dropped an I/O connection that did "
-                        "not authenticate as a node of StepId=%ld.%ld\n",
-                s->job_id, s->step_id);
+                        "not authenticate as a node of StepId=%ld.%ld%s\n",
+                s->job_id, s->step_id,
+                !c->io.tls && c->io.preauth_in == 0
+                    ? " (it sent nothing: a node whose I/O runs over TLS "
+                      "needs CommunicationParameters=drover_tls_rpc here "
+                      "too)"
+                    : "");
     }
     stepio_conn_close(&c->io);
     if (!c->io.authed) {

@@ -107,8 +107,7 @@ static void write_to(struct attacher *c, const char *data, size_t len)
 {
     if (c->closing)
         return;
-    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp)
-        > STEP_ATTACH_QUEUE_MAX) {
+    if (stepd_link_queued(&c->link) > STEP_ATTACH_QUEUE_MAX) {
         log_info("an attached sattach fell %d bytes behind: dropped",
                  STEP_ATTACH_QUEUE_MAX);
         drop(c);

@@ -91,6 +91,8 @@ int stepd_link_write(struct stepd_link *l, const char *data, size_t len)
     }
     if (proto_tls_write(l->tls, data, len, &error) < 0)
         return -1;
+    if (!proto_tls_established(l->tls))
+        l->held += len;
     return tls_flush(l);
 }
 
@@ -133,12 +135,19 @@ int stepd_link_feed(struct stepd_link *l, const char *buf, size_t n,
         }
         return -1;
     }
+    if (proto_tls_established(l->tls))
+        l->held = 0; /* encrypted now, in libuv's queue */
     while ((m = proto_tls_read(l->tls, plain, sizeof(plain), error)) > 0)
         if (proto_decoder_feed(l->dec, plain, (size_t)m) < 0)
             return errprintf(error, "out of memory");
     if (m < 0 || tls_flush(l) < 0)
         return -1;
     return 0;
+}
+
+size_t stepd_link_queued(const struct stepd_link *l)
+{
+    return uv_stream_get_write_queue_size(l->stream) + l->held;
 }
 
 bool stepd_link_flushed(const struct stepd_link *l)

@@ -31,6 +31,8 @@ struct stepd_link {
     uv_stream_t *stream;  /* borrowed: the owner's TCP handle */
     proto_tls_t *tls;     /* NULL: plain */
     proto_decoder_t *dec; /* the frames the peer sent */
+    size_t held;          /* bytes written before the TLS handshake
+                           * ended, kept by the engine */
 };
 
 /* The TLS server context of droverstepd's I/O connections, from the
@@ -68,6 +70,11 @@ int stepd_link_send(struct stepd_link *l, json_t *msg);
  * connection is unusable. */
 int stepd_link_feed(struct stepd_link *l, const char *buf, size_t n,
                     drv_error_t *error);
+
+/* Bytes written and not yet sent: libuv's queue, and what the TLS
+ * engine keeps until the handshake ends (an owner bounding a slow peer
+ * counts both). */
+size_t stepd_link_queued(const struct stepd_link *l);
 
 /* Is every byte written so far on the stream (libuv's queue), so that a
  * shutdown loses none?  Always with plain links; with TLS once the
