@@ -31,7 +31,6 @@
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/stepio.h"
 #include "common/base64.h"
-#include "common/fdio.h"
 #include "common/hostlist.h"
 #include "common/xalloc.h"
 #include "proto/frame.h"
@@ -81,14 +80,6 @@ struct sattach_opts {
     int quiet, verbose;
 };
 
-/* One node's connection back to us. */
-struct conn {
-    int fd;
-    proto_decoder_t *dec;
-    bool authed;
-    size_t preauth_in;
-};
-
 struct sattach {
     const struct sattach_opts *o;
     char io_key[2 * STEPIO_KEY_BYTES + 1];
@@ -100,7 +91,7 @@ struct sattach {
     int nauth;             /* their connections that said hello */
     int closed;            /* their connections that ended */
     int rc;                /* the highest exit code */
-    struct conn conns[MAX_CONNS];
+    struct stepio_conn conns[MAX_CONNS]; /* the nodes' connections */
     int nconn;
 };
 
@@ -399,9 +390,9 @@ static void handle_frame(struct sattach *sa, json_t *m)
 
 /* Read what arrived on 'c'; false at its end, or at anything but a
  * node's hello with our secret first. */
-static bool conn_read(struct sattach *sa, struct conn *c)
+static bool conn_read(struct sattach *sa, struct stepio_conn *c)
 {
-    int fed = stepio_conn_feed(c->fd, c->dec, c->authed, &c->preauth_in);
+    int fed = stepio_conn_feed(PROG, c);
     json_t *m;
 
     if (fed <= 0)
@@ -425,12 +416,11 @@ static bool conn_read(struct sattach *sa, struct conn *c)
 
 static void conn_drop(struct sattach *sa, int i)
 {
-    struct conn *c = &sa->conns[i];
+    struct stepio_conn *c = &sa->conns[i];
 
     if (c->authed)
         sa->closed++;
-    close(c->fd);
-    proto_decoder_destroy(c->dec);
+    stepio_conn_close(c);
     sa->conns[i] = sa->conns[--sa->nconn];
 }
 
@@ -450,15 +440,11 @@ static bool forward_stdin(struct sattach *sa)
     b64 = base64_encode(buf, (size_t)n);
     for (int i = 0; i < sa->nconn; i++) {
         json_t *m = json_pack("{s:s}", "stdin", b64);
-        char *data;
-        size_t len;
 
         if (sa->o->in_filter >= 0)
             json_object_set_new(m, "task", json_integer(sa->o->in_filter));
-        if (sa->conns[i].authed && proto_frame_encode(m, &data, &len) == 0) {
-            (void)fd_write_all(sa->conns[i].fd, data, len); /* EOF says */
-            free(data);
-        }
+        if (sa->conns[i].authed) /* a node gone: its EOF says so */
+            (void)stepio_conn_send(&sa->conns[i], m);
         json_decref(m);
     }
     free(b64);
@@ -467,16 +453,15 @@ static bool forward_stdin(struct sattach *sa)
 
 static void accept_conn(struct sattach *sa, int lfd)
 {
-    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    struct stepio_conn c;
 
-    if (fd < 0)
+    if (stepio_accept(PROG, lfd, &c) < 0)
         return;
     if (sa->nconn == MAX_CONNS) {
-        close(fd);
+        stepio_conn_close(&c);
         return;
     }
-    sa->conns[sa->nconn++] = (struct conn){fd, proto_decoder_create(), false,
-                                           0};
+    sa->conns[sa->nconn++] = c;
 }
 
 static long mono_ms(void)
@@ -535,10 +520,8 @@ static void io_loop(struct sattach *sa, int lfd)
 
 static void sattach_free(struct sattach *sa)
 {
-    for (int i = 0; i < sa->nconn; i++) {
-        close(sa->conns[i].fd);
-        proto_decoder_destroy(sa->conns[i].dec);
-    }
+    for (int i = 0; i < sa->nconn; i++)
+        stepio_conn_close(&sa->conns[i]);
     free(sa->mid_line);
     free(sa->exited);
     free(sa);

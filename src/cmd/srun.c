@@ -47,7 +47,6 @@
 #include "cmd/lib/srun_verbose.h"
 #include "cmd/lib/stepio.h"
 #include "common/base64.h"
-#include "common/fdio.h"
 #include "common/hostlist.h"
 #include "common/jobpath.h"
 #include "common/rlimits.h"
@@ -942,13 +941,11 @@ static void handle_frame(struct srun *s, json_t *m)
 }
 
 struct conn {
-    int fd;
-    proto_decoder_t *dec;
+    struct stepio_conn io; /* io.authed: its first frame carried the
+                            * step's I/O key */
     bool stdin_to; /* its node runs a task that reads our stdin */
     char *node; /* its first frame's "node" and "ranks" */
     json_t *ranks;
-    bool authed;       /* its first frame carried the step's I/O key */
-    size_t preauth_in; /* bytes read before that */
     struct timespec accepted;
 };
 
@@ -998,7 +995,7 @@ static bool conn_authenticate(struct srun *s, struct conn *c, json_t *m)
         || !json_is_array(json_object_get(m, "ranks"))
         || !stepio_key_ok(s->io_key, m))
         return false;
-    c->authed = true;
+    c->io.authed = true;
     s->nauth++;
     return true;
 }
@@ -1008,13 +1005,13 @@ static bool conn_authenticate(struct srun *s, struct conn *c, json_t *m)
  * hello). */
 static bool conn_read(struct srun *s, struct conn *c)
 {
-    int fed = stepio_conn_feed(c->fd, c->dec, c->authed, &c->preauth_in);
+    int fed = stepio_conn_feed("srun", &c->io);
     json_t *m;
 
     if (fed <= 0)
         return fed == 0;
-    while ((m = proto_decoder_next(c->dec, NULL))) {
-        if (!c->authed && !conn_authenticate(s, c, m)) {
+    while ((m = proto_decoder_next(c->io.dec, NULL))) {
+        if (!c->io.authed && !conn_authenticate(s, c, m)) {
             json_decref(m);
             return false;
         }
@@ -1040,25 +1037,19 @@ static bool conn_read(struct srun *s, struct conn *c)
     return errno == EAGAIN;
 }
 
-/* --pty: one frame to task 0's node (blocking; the node reads them as
- * they come). */
-static void send_to(int fd, json_t *msg)
+/* One frame ('msg', stolen) to a node (blocking; the node reads them
+ * as they come). */
+static void send_to(struct conn *c, json_t *msg)
 {
-    char *data;
-    size_t len;
-
-    if (proto_frame_encode(msg, &data, &len) == 0) {
-        (void)fd_write_all(fd, data, len); /* a node gone: its EOF says so */
-        free(data);
-    }
+    (void)stepio_conn_send(&c->io, msg); /* a node gone: its EOF says so */
     json_decref(msg);
 }
 
 static void send_all(struct srun *s, json_t *msg)
 {
     for (int i = 0; i < s->nconn; i++)
-        if (s->conns[i].fd >= 0)
-            send_to(s->conns[i].fd, json_incref(msg));
+        if (s->conns[i].io.fd >= 0)
+            send_to(&s->conns[i], json_incref(msg));
     json_decref(msg);
 }
 
@@ -1270,7 +1261,7 @@ static void on_winch(int signo)
 /* Our stdin to the tasks that read it (-i, or task 0's terminal with
  * --pty): {"stdin":base64} to each of their nodes, at its end
  * {"stdin_eof":true}; returns false once it ended. */
-static bool forward_stdin(const struct conn *conns, int nconn)
+static bool forward_stdin(struct conn *conns, int nconn)
 {
     char buf[4096];
     ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
@@ -1281,9 +1272,9 @@ static bool forward_stdin(const struct conn *conns, int nconn)
     if (n > 0)
         b64 = base64_encode(buf, (size_t)n);
     for (int i = 0; i < nconn; i++) {
-        if (!conns[i].stdin_to || conns[i].fd < 0)
+        if (!conns[i].stdin_to || conns[i].io.fd < 0)
             continue;
-        send_to(conns[i].fd, b64 ? json_pack("{s:s}", "stdin", b64)
+        send_to(&conns[i], b64 ? json_pack("{s:s}", "stdin", b64)
                                  : json_pack("{s:b}", "stdin_eof", 1));
     }
     free(b64);
@@ -1291,13 +1282,13 @@ static bool forward_stdin(const struct conn *conns, int nconn)
 }
 
 /* The connection of the first node reading our stdin (with --pty, task
- * 0's), or -1. */
-static int stdin_fd(const struct conn *conns, int nconn)
+ * 0's), or NULL. */
+static struct conn *stdin_conn(struct conn *conns, int nconn)
 {
     for (int i = 0; i < nconn; i++)
-        if (conns[i].stdin_to && conns[i].fd >= 0)
-            return conns[i].fd;
-    return -1;
+        if (conns[i].stdin_to && conns[i].io.fd >= 0)
+            return &conns[i];
+    return NULL;
 }
 
 /* Our stdin is read once every node has said which tasks it runs, so
@@ -1323,19 +1314,22 @@ static void conn_drop(struct srun *s, struct conn *conns, int *nconn, int i,
 {
     struct conn *c = &conns[i];
 
-    if (c->authed) {
+    if (c->io.authed) {
         conn_closed(s, c);
         (*closed)++;
     } else {
+        /* a node speaking TLS to a plain srun waits for a ClientHello */
         fprintf(stderr, "srun: error: dropped an I/O connection that did "
-                        "not authenticate as a node of StepId=%ld.%ld\n",
-                s->job_id, s->step_id);
+                        "not authenticate as a node of StepId=%ld.%ld%s\n",
+                s->job_id, s->step_id,
+                !c->io.tls && c->io.preauth_in == 0
+                    ? " (it sent nothing: a node whose I/O runs over TLS "
+                      "needs CommunicationParameters=drover_tls_rpc here "
+                      "too)"
+                    : "");
     }
-    close(c->fd);
-    proto_decoder_destroy(c->dec);
-    c->fd = -1;
-    c->dec = NULL;
-    if (!c->authed) {
+    stepio_conn_close(&c->io);
+    if (!c->io.authed) {
         free(c->node);
         json_decref(c->ranks);
         conns[i] = conns[--*nconn];
@@ -1374,7 +1368,8 @@ static int io_loop(struct srun *s, int lfd)
 {
     struct pollfd pfd[MAX_CONNS + 2];
     struct conn conns[MAX_CONNS];
-    int nconn = 0, closed = 0, tty_fd = -1;
+    int nconn = 0, closed = 0;
+    struct conn *tty = NULL;
     bool in_open = s->stdin_rank != -2;
     int connect_ms = (int)cmd_conf("srun")->msg_timeout_s * 1000;
     struct timespec began;
@@ -1387,21 +1382,22 @@ static int io_loop(struct srun *s, int lfd)
 
         pfd[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
         for (int i = 0; i < nconn; i++) {
-            pfd[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
-            preauth += !conns[i].authed;
+            pfd[i + 1] = (struct pollfd){.fd = conns[i].io.fd,
+                                         .events = POLLIN};
+            preauth += !conns[i].io.authed;
         }
-        tty_fd = stdin_fd(conns, nconn);
+        tty = stdin_conn(conns, nconn);
         pfd[nconn + 1] = (struct pollfd){
-            .fd = in_open && tty_fd >= 0 && stdin_ready(s)
+            .fd = in_open && tty && stdin_ready(s)
                       ? STDIN_FILENO
                       : -1,
             .events = POLLIN};
-        if (winched && tty_fd >= 0 && s->pty) {
+        if (winched && tty && s->pty) {
             int rows, cols;
 
             winched = 0;
             tty_size(&rows, &cols);
-            send_to(tty_fd, json_pack("{s:{s:i s:i}}", "winsize", "rows",
+            send_to(tty, json_pack("{s:{s:i s:i}}", "winsize", "rows",
                                       rows, "cols", cols));
         }
         /* Every node connects back at launch: one that has not within
@@ -1448,35 +1444,27 @@ static int io_loop(struct srun *s, int lfd)
         /* Backwards, so that dropping i (the last entry moves into its
          * place) leaves the entries still to visit where they were. */
         for (int i = nconn - 1; i >= 0; i--) {
-            if (conns[i].fd < 0)
+            if (conns[i].io.fd < 0)
                 continue;
             if (pfd[i + 1].revents && !conn_read(s, &conns[i]))
                 conn_drop(s, conns, &nconn, i, &closed);
-            else if (!conns[i].authed
+            else if (!conns[i].io.authed
                      && ms_since(&conns[i].accepted) > IO_PREAUTH_MAX_MS)
                 conn_drop(s, conns, &nconn, i, &closed);
         }
-        if (in_events && tty_fd >= 0)
+        if (in_events && tty)
             in_open = forward_stdin(conns, nconn);
         if ((pfd[0].revents & POLLIN) && nconn < MAX_CONNS) {
-            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-
-            if (fd >= 0) {
-                conns[nconn] = (struct conn){fd, proto_decoder_create(),
-                                             false, NULL, NULL, false, 0,
-                                             {0, 0}};
+            conns[nconn] = (struct conn){.io.fd = -1};
+            if (stepio_accept("srun", lfd, &conns[nconn].io) == 0)
                 clock_gettime(CLOCK_MONOTONIC, &conns[nconn++].accepted);
-            }
         }
         handle_signals(s);
         if (stopped)
             break; /* main() gives the allocation back: tasks end */
     }
     for (int i = 0; i < nconn; i++) {
-        if (conns[i].fd >= 0) {
-            close(conns[i].fd);
-            proto_decoder_destroy(conns[i].dec);
-        }
+        stepio_conn_close(&conns[i].io);
         free(conns[i].node);
         json_decref(conns[i].ranks);
     }

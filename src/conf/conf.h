@@ -931,7 +931,9 @@ char *conf_private_string(uint32_t flags, char *buf, size_t size);
 /* The part of 'conf' a step daemon runs by (droverstepd: src/noded/stepd.h),
  * for its node 'node': the path, the controller's address, SlurmdSpoolDir,
  * SlurmdLogFile, SlurmdDebug, ProctrackType, TaskPlugin, cgroup.conf's
- * settings, and the node's name, port and GRES devices (gres.conf).
+ * settings, the node's name, port and GRES devices (gres.conf), and
+ * with drover_tls_rpc the drover_tls_* paths (the step's I/O to srun and
+ * sattach runs over TLS: src/noded/stepd_link.h).
  * droverd sends it with each launch, so a step runs by the configuration
  * its node daemon loaded.  New reference; NULL on ENOMEM.
  */

@@ -70,6 +70,39 @@ static json_t *node_to_json(const struct conf_node *node)
                      "gres_devs", devs);
 }
 
+/* drover_tls_rpc: the step's I/O to srun and sattach runs over TLS, the
+ * step presenting drover_tls_cert with drover_tls_key (paths: the step
+ * daemon runs as root on this host and reads them itself). */
+static json_t *tls_to_json(const struct conf_tls *tls)
+{
+    return json_pack("{s:b s:s* s:s* s:s*}", "rpc", tls->rpc, "cert",
+                     tls->cert, "key", tls->key, "ca", tls->ca);
+}
+
+static int tls_from_json(json_t *o, struct conf_tls *tls, drv_error_t *error)
+{
+    const char *cert = NULL, *key = NULL, *ca = NULL;
+    int rpc = 0;
+    json_error_t jerr;
+
+    if (!o)
+        return 0; /* TLS off */
+    if (json_unpack_ex(o, &jerr, JSON_STRICT, "{s:b s?s s?s s?s}", "rpc",
+                       &rpc, "cert", &cert, "key", &key, "ca", &ca)
+            < 0
+        || (rpc && (!cert || !key)))
+        return errprintf(error, "step configuration: tls: %s",
+                         jerr.text[0] ? jerr.text
+                                      : "drover_tls_rpc without a "
+                                        "certificate and key");
+    conf_tls_clear(tls);
+    tls->rpc = rpc;
+    tls->cert = cert ? xstrdup(cert) : NULL;
+    tls->key = key ? xstrdup(key) : NULL;
+    tls->ca = ca ? xstrdup(ca) : NULL;
+    return 0;
+}
+
 json_t *conf_step_to_json(const struct slurm_conf *conf,
                           const struct conf_node *node)
 {
@@ -85,6 +118,8 @@ json_t *conf_step_to_json(const struct slurm_conf *conf,
     }
     if (o && conf->oci.path)
         json_object_set_new(o, "oci", conf__oci_to_json(&conf->oci));
+    if (o && conf->tls.rpc)
+        json_object_set_new(o, "tls", tls_to_json(&conf->tls));
     return o;
 }
 
@@ -217,6 +252,7 @@ struct slurm_conf *conf_step_from_json(json_t *o, drv_error_t *error)
         || node_from_json(json_object_get(o, "node"), conf, error) < 0
         || conf__oci_from_json(json_object_get(o, "oci"), &conf->oci, error)
                < 0
+        || tls_from_json(json_object_get(o, "tls"), &conf->tls, error) < 0
         || conf__task_param(conf, error) < 0) {
         conf_destroy(conf);
         return NULL;

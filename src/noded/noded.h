@@ -28,6 +28,7 @@
 #include "proto/auth.h"
 #include "proto/client.h"
 #include "proto/server.h"
+#include "proto/tls.h"
 
 struct cgroup_root;
 struct cgroup_step;
@@ -78,6 +79,9 @@ struct noded {
                                * (jobcontainer.h), NULL: none */
     struct nd_job *jobs;      /* uthash by id */
     struct nd_step *steps;    /* droverstepd (step.c): its step */
+    proto_tls_ctx_t *io_tls;  /* droverstepd: the TLS server context of
+                               * the step's I/O to srun and sattach
+                               * (stepd_link.h), NULL: plain */
     struct nd_stepd *stepds;  /* droverd (stepmgr.c): its step processes */
     char *pmix_dir;           /* droverstepd: the step's PMIx directory */
     json_t *done;             /* completions not yet acknowledged */

@@ -43,6 +43,7 @@
 #include "noded/stepd.h"
 #include "noded/step_attach.h"
 #include "noded/step_bind.h"
+#include "noded/stepd_link.h"
 #include "noded/task_limits.h"
 #include "noded/task_script.h"
 #include "noded/mpi_pmix.h"
@@ -76,7 +77,7 @@ struct nd_step {
     bool finishing;
     bool pty;          /* srun --pty: rank 0 on a pseudo-terminal */
     struct step_task *tty_task; /* that task, while its terminal is open */
-    proto_decoder_t *dec; /* frames from srun */
+    struct stepd_link link; /* frames to and from srun (TLS or plain) */
     bool killed;       /* ended for its job or by scancel: "cancelled" */
     struct step_task *tasks;
     struct nd_pmix_ns *pmix;  /* --mpi=pmix: the step's PMIx namespace */
@@ -106,7 +107,7 @@ static void unlink_free(struct nd_step *st)
     cgroup_step_destroy(st->cg);
     step_bind_destroy(st->bind);
     oci_step_destroy(st->oci);
-    proto_decoder_destroy(st->dec);
+    stepd_link_clear(&st->link);
     json_decref(st->body);
     step_attach_destroy(st->attach);
     free(st->tasks);
@@ -129,25 +130,12 @@ static void write_done(uv_write_t *w, int status)
     free(w);
 }
 
+/* A frame ('msg', stolen) to srun. */
 static void send_frame(struct nd_step *st, json_t *msg)
 {
-    uv_write_t *w;
-    uv_buf_t buf;
-    char *data;
-    size_t len;
-
-    if (st->io_failed || proto_frame_encode(msg, &data, &len) < 0) {
-        json_decref(msg);
-        return;
-    }
+    if (!st->io_failed)
+        (void)stepd_link_send(&st->link, msg); /* srun gone: reads say */
     json_decref(msg);
-    w = xzalloc(sizeof(*w));
-    w->data = data;
-    buf = uv_buf_init(data, (unsigned)len);
-    if (uv_write(w, (uv_stream_t *)&st->tcp, &buf, 1, write_done) < 0) {
-        free(data);
-        free(w);
-    }
 }
 
 /* An output or exit frame: to srun, and kept and sent for sattach. */
@@ -175,8 +163,11 @@ static void shutdown_done(uv_shutdown_t *req, int status)
 
 static void finish(struct nd_step *st)
 {
+    /* With TLS, frames wait in the engine until srun's handshake ends
+     * (io_read_cb() calls again): a shutdown now would lose them. */
     if (st->remaining > 0 || st->finishing
-        || (!st->connected && !st->io_failed))
+        || (!st->connected && !st->io_failed)
+        || (!st->io_failed && !stepd_link_flushed(&st->link)))
         return;
     st->finishing = true;
     st->handles++; /* the attachers, as one */
@@ -466,10 +457,17 @@ static void srun_lost(struct nd_step *st)
 static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     struct nd_step *st = s->data;
+    drv_error_t error = {{0}};
     json_t *m;
 
-    if (n > 0 && proto_decoder_feed(st->dec, buf->base, (size_t)n) == 0) {
-        while ((m = proto_decoder_next(st->dec, NULL))) {
+    if (n > 0
+        && stepd_link_feed(&st->link, buf->base, (size_t)n, &error) < 0) {
+        log_error("StepId=%u.%u: I/O connection to srun: %s", st->job_id,
+                  st->step_id, error.text);
+        n = UV_EPROTO; /* as if srun went away */
+    }
+    if (n > 0) {
+        while ((m = proto_decoder_next(st->link.dec, NULL))) {
             if (json_object_get(m, "abort"))
                 kill_tasks(st, SIGKILL);
             else if (json_object_get(m, "fence") && st->pmix)
@@ -480,6 +478,7 @@ static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
                 stdin_to_tasks(st, m, -1);
             json_decref(m);
         }
+        finish(st); /* waiting for the TLS handshake to end */
     } else if (n < 0) {
         uv_read_stop(s);
         if (st->pmix)
@@ -489,6 +488,8 @@ static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         for (size_t i = 0; i < st->ntasks; i++)
             close_stdin(&st->tasks[i]);
         srun_lost(st);
+        st->io_failed = true; /* nothing more goes to srun */
+        finish(st);
     }
     free(buf->base);
 }
@@ -973,6 +974,11 @@ static int connect_srun(struct nd_step *st, json_t *body, drv_error_t *error)
     uv_tcp_init(st->nd->loop, &st->tcp);
     st->tcp.data = st;
     st->handles++;
+    if (stepd_link_init(&st->link, (uv_stream_t *)&st->tcp, st->nd->io_tls,
+                        error) < 0) {
+        st->io_failed = true;
+        return -1;
+    }
     st->connect_req.data = st;
     rc = uv_tcp_connect(&st->connect_req, &st->tcp, (struct sockaddr *)&sa,
                         connect_cb);
@@ -1128,6 +1134,10 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
 
     if (parse_desc(body, &d, error) < 0)
         return -1;
+    /* drover_tls_rpc: the step's I/O to srun and sattach runs over TLS */
+    if (!nd->io_tls
+        && stepd_link_tls_setup(&nd->conf->tls, &nd->io_tls, error) < 0)
+        return -1;
     st = xzalloc(sizeof(*st));
     st->nd = nd;
     st->job_id = (uint32_t)d.job_id;
@@ -1135,9 +1145,8 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
     st->ntasks = st->remaining = json_array_size(ranks);
     st->tasks = xzalloc(sizeof(*st->tasks) * st->ntasks);
     st->pty = json_is_true(json_object_get(body, "pty"));
-    st->dec = proto_decoder_create();
     st->body = json_incref(body);
-    st->attach = step_attach_create(nd->loop, attach_input, st);
+    st->attach = step_attach_create(nd->loop, nd->io_tls, attach_input, st);
     st->next = nd->steps;
     nd->steps = st;
     if (mpi_setup(st, &d, error) < 0 || cgroup_setup(st, &d, error) < 0

@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "noded/step_attach.h"
 #include "noded/stepd.h"
+#include "noded/stepd_link.h"
 #include "proto/frame.h"
 
 struct cached {
@@ -26,13 +27,15 @@ struct attacher {
     uv_tcp_t tcp;
     uv_connect_t connect_req;
     uv_shutdown_t shutdown_req;
-    proto_decoder_t *dec;
+    struct stepd_link link; /* frames, plain or TLS */
     bool closing;
+    bool shutdown_wanted; /* the step ended; shut down once flushed */
     struct attacher *next;
 };
 
 struct step_attach {
     uv_loop_t *loop;
+    proto_tls_ctx_t *tls; /* borrowed; NULL: plain */
     step_attach_input_f in;
     void *arg;
     struct cached ring[STEP_ATTACH_CACHE_FRAMES];
@@ -47,12 +50,13 @@ struct step_attach {
     void *done_arg;
 };
 
-struct step_attach *step_attach_create(uv_loop_t *loop,
+struct step_attach *step_attach_create(uv_loop_t *loop, proto_tls_ctx_t *tls,
                                        step_attach_input_f in, void *arg)
 {
     struct step_attach *a = xzalloc(sizeof(*a));
 
     a->loop = loop;
+    a->tls = tls;
     a->in = in;
     a->arg = arg;
     a->exits = json_array();
@@ -81,7 +85,7 @@ static void conn_closed(uv_handle_t *h)
         pp = &(*pp)->next;
     if (*pp)
         *pp = c->next;
-    proto_decoder_destroy(c->dec);
+    stepd_link_clear(&c->link);
     free(c);
     a->open--;
     if (a->lingering && !a->conns) {
@@ -99,36 +103,18 @@ static void drop(struct attacher *c)
     uv_close((uv_handle_t *)&c->tcp, conn_closed);
 }
 
-static void write_done(uv_write_t *w, int status)
-{
-    (void)status; /* a failed write: the read side sees the end */
-    free(w->data);
-    free(w);
-}
-
 static void write_to(struct attacher *c, const char *data, size_t len)
 {
-    uv_write_t *w;
-    uv_buf_t buf;
-
     if (c->closing)
         return;
-    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp)
-        > STEP_ATTACH_QUEUE_MAX) {
+    if (stepd_link_queued(&c->link) > STEP_ATTACH_QUEUE_MAX) {
         log_info("an attached sattach fell %d bytes behind: dropped",
                  STEP_ATTACH_QUEUE_MAX);
         drop(c);
         return;
     }
-    w = xzalloc(sizeof(*w));
-    w->data = xzalloc(len);
-    memcpy(w->data, data, len);
-    buf = uv_buf_init(w->data, (unsigned)len);
-    if (uv_write(w, (uv_stream_t *)&c->tcp, &buf, 1, write_done) < 0) {
-        free(w->data);
-        free(w);
+    if (stepd_link_write(&c->link, data, len) < 0)
         drop(c);
-    }
 }
 
 static void write_msg(struct attacher *c, json_t *msg)
@@ -186,17 +172,26 @@ void step_attach_frame(struct step_attach *a, json_t *msg)
     }
 }
 
+static void attacher_shutdown(struct attacher *c);
+
 static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     struct attacher *c = s->data;
+    drv_error_t error = {{0}};
     json_t *m;
 
-    if (n > 0 && proto_decoder_feed(c->dec, buf->base, (size_t)n) == 0) {
-        while ((m = proto_decoder_next(c->dec, NULL))) {
+    if (n > 0 && stepd_link_feed(&c->link, buf->base, (size_t)n, &error) < 0) {
+        log_info("I/O connection to sattach: %s", error.text);
+        n = UV_EPROTO;
+    }
+    if (n > 0) {
+        while ((m = proto_decoder_next(c->link.dec, NULL))) {
             if (!c->a->closing)
                 c->a->in(m, c->a->arg);
             json_decref(m);
         }
+        if (c->shutdown_wanted) /* the TLS handshake may have ended */
+            attacher_shutdown(c);
     } else if (n != 0) { /* gone, or not speaking frames */
         uv_read_stop(s);
         drop(c);
@@ -246,13 +241,21 @@ int step_attach_add(struct step_attach *a, const char *host, int port,
     }
     c = xzalloc(sizeof(*c));
     c->a = a;
-    c->dec = proto_decoder_create();
     uv_tcp_init(a->loop, &c->tcp);
     c->tcp.data = c;
     c->connect_req.data = c;
     c->next = a->conns;
     a->conns = c;
     a->open++;
+    if (stepd_link_init(&c->link, (uv_stream_t *)&c->tcp, a->tls, error)
+        < 0) {
+        int saved = errno;
+
+        json_decref(hello);
+        drop(c);
+        errno = saved;
+        return -1;
+    }
     rc = uv_tcp_connect(&c->connect_req, &c->tcp, (struct sockaddr *)&sa,
                         connect_cb);
     if (rc < 0) {
@@ -278,6 +281,19 @@ static void shutdown_cb(uv_shutdown_t *req, int status)
 {
     (void)status;
     drop(req->data);
+}
+
+/* The step ended: once every frame is on the stream (with TLS, after
+ * the handshake: read_cb() calls again), the attacher's end.  Once. */
+static void attacher_shutdown(struct attacher *c)
+{
+    if (c->closing || !stepd_link_flushed(&c->link))
+        return;
+    c->shutdown_wanted = false;
+    c->shutdown_req.data = c;
+    if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, shutdown_cb)
+        < 0)
+        drop(c);
 }
 
 static void linger_closed(uv_handle_t *h)
@@ -312,13 +328,8 @@ void step_attach_close(struct step_attach *a, void (*done)(void *arg),
         uv_timer_start(&a->linger, linger_cb, STEP_ATTACH_LINGER_MS, 0);
     }
     for (struct attacher *c = a->conns; c; c = c->next) {
-        if (c->closing)
-            continue;
-        c->shutdown_req.data = c;
-        if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp,
-                        shutdown_cb)
-            < 0)
-            drop(c);
+        c->shutdown_wanted = true;
+        attacher_shutdown(c);
     }
     maybe_done(a);
 }

@@ -22,6 +22,7 @@
 #include <uv.h>
 
 #include "common/error.h"
+#include "proto/tls.h"
 
 #define STEP_ATTACH_CACHE_FRAMES 128
 #define STEP_ATTACH_CACHE_BYTES (1024 * 1024)
@@ -37,9 +38,11 @@ struct step_attach;
 typedef void (*step_attach_input_f)(json_t *m, void *arg);
 
 /* The cache and attacher list of one step, on 'loop'; 'in' (with 'arg')
- * gets the attachers' frames.  Never NULL (xalloc).  Holds no handle
- * until step_attach_add(). */
-struct step_attach *step_attach_create(uv_loop_t *loop,
+ * gets the attachers' frames.  With 'tls' (borrowed, must outlive 'a';
+ * drover_tls_rpc) every attacher's connection runs over TLS, this side
+ * the server (stepd_link.h); NULL: plain.  Never NULL (xalloc).  Holds
+ * no handle until step_attach_add(). */
+struct step_attach *step_attach_create(uv_loop_t *loop, proto_tls_ctx_t *tls,
                                        step_attach_input_f in, void *arg);
 
 /* An output frame ({"task","stream","data"}) or exit frame ({"task",

@@ -419,6 +419,7 @@ int main(int argc, char **argv)
     nd_pmix_shutdown();
     remove_pmix_dir(&S.nd);
     cgroup_root_destroy(S.nd.cgroup);
+    proto_tls_ctx_destroy(S.nd.io_tls);
     free(S.sock_path);
     free(S.nd.pmix_dir);
     free(S.nd.spool_dir);

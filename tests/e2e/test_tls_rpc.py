@@ -6,12 +6,17 @@ talk TLS.  Jobs, steps, squeue/scontrol and sacct (through droverdbd) work;
 a command trusting another CA is refused with OpenSSL's reason, a command
 without TLS is refused with a hint, and the controller keeps serving; the
 controller's port speaks TLS (a plain frame gets only that refusal, the
-same frame inside TLS gets its answer).  The certificates are made here with openssl."""
+same frame inside TLS gets its answer).  srun's and sattach's task I/O
+streams run over TLS too (droverstepd the TLS server on the connection it
+dials): output, stdin, sattach; a plain node on srun's I/O port is refused
+naming TLS.  The certificates are made here with openssl."""
 import json
+import re
 import shutil
 import socket
 import ssl
 import struct
+import subprocess
 
 import pytest
 
@@ -51,6 +56,97 @@ def frame(c, msg_type):
     return struct.pack(">I", len(req)) + req
 
 
+def hello_frame(node="n1", key="00" * 32):
+    """A node's first frame on srun's I/O port (docs/security.md, "srun's
+    I/O port"), with a secret that is not the step's."""
+    body = json.dumps({"node": node, "ranks": [0], "node_index": 0,
+                       "io_key": key}).encode()
+    return struct.pack(">I", len(body)) + body
+
+
+def recv_exactly(s, n):
+    data = b""
+    while len(data) < n:
+        more = s.recv(n - len(data))
+        assert more, data
+        data += more
+    return data
+
+
+def srun_io_port(c, wd):
+    """A step (its tasks print $SLURM_SRUN_COMM_PORT, then sleep) under a
+    running srun: (the Popen, srun's I/O port)."""
+    p = subprocess.Popen(
+        ["srun", "bash", "-c", "echo port=$SLURM_SRUN_COMM_PORT; sleep 6"],
+        env=c.env, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    line = p.stdout.readline()  # the task's output came through TLS
+    m = re.fullmatch(r"port=(\d+)\n", line)
+    assert m, (line, p.stderr.read() if p.poll() is not None else "")
+    return p, int(m.group(1))
+
+
+def check_step_io_over_tls(c, d, wd):
+    """srun's and sattach's task I/O runs over TLS: output, stdin and
+    sattach work; on srun's I/O port srun speaks TLS first and refuses a
+    plain node, and the secret is checked inside TLS."""
+    r = c.run("srun", "cat", input="hi over tls\n", check=True)
+    assert r.stdout == "hi over tls\n", (r.stdout, r.stderr)
+    r = c.run("srun", "-N2", "-l", "bash", "-c", "echo marker-$SLURM_PROCID",
+              check=True)
+    assert sorted(r.stdout.split("\n")[:2]) == ["0: marker-0",
+                                                 "1: marker-1"], r.stdout
+
+    # as a plain droverstepd would: srun's ClientHello comes first (a
+    # plain srun sends nothing before a node's hello), our plain hello is
+    # refused naming TLS, the connection is closed, the step goes on
+    p, port = srun_io_port(c, wd)
+    with socket.create_connection(("127.0.0.1", port), 10) as s:
+        s.settimeout(10)
+        first = recv_exactly(s, 5)  # a TLS record: handshake, 3.x
+        assert first[:1] == b"\x16" and first[1:2] == b"\x03", first
+        recv_exactly(s, struct.unpack(">H", first[3:5])[0])  # ClientHello
+        s.sendall(hello_frame())
+        rest = b""
+        while True:  # an alert at most, then the end
+            more = s.recv(4096)
+            if not more:
+                break
+            rest += more
+        assert rest[:1] in (b"", b"\x15"), rest
+    # inside TLS, with the cluster's certificate (as droverstepd): the
+    # handshake is srun's to verify, the hello's secret is checked after
+    sctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    sctx.load_cert_chain(d / "server.pem", d / "server.key")
+    with socket.create_connection(("127.0.0.1", port), 10) as raw:
+        with sctx.wrap_socket(raw, server_side=True) as s:
+            s.settimeout(10)
+            s.sendall(hello_frame())
+            assert s.recv(4096) == b""  # dropped: not the step's secret
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, (out, err)
+    assert "srun: error: I/O connection from 127.0.0.1: TLS:" in err, err
+    assert "does not speak TLS" in err, err
+    assert ("dropped an I/O connection that did not authenticate" in err), \
+        err
+
+    # sattach to a running step: the replay and the live lines
+    job = c.sbatch("-o", str(wd / "ticks-%j.out"), "--wrap",
+                   "srun bash -c 'for i in $(seq 8); do echo tick $i; "
+                   "sleep 1; done'", cwd=wd)
+    out = wd / f"ticks-{job}.out"
+    c.wait_until(lambda: out.exists()
+                 and re.search(r"^tick 2\b", out.read_text(), re.M),
+                 timeout=60, what="step 0 printing its second tick")
+    r = c.run("timeout", "3", "sattach", f"{job}.0")
+    assert r.returncode == 124, r.stderr
+    assert r.stderr == "", r.stderr
+    got = [int(n) for n in re.findall(r"^tick (\d+)$", r.stdout, re.M)]
+    assert got[:2] == [1, 2] and got == list(range(1, len(got) + 1)), \
+        r.stdout
+    c.wait_job_state(job, ("COMPLETED",), timeout=60)
+
+
 @pytest.mark.needs_root
 def test_cluster_over_tls(cluster_root, tmp_path):
     require(shutil.which("openssl"), "the openssl command is not installed")
@@ -75,6 +171,7 @@ def test_cluster_over_tls(cluster_root, tmp_path):
         assert "batch-over-tls" in out
         r = c.run("srun", "-N2", "hostname", check=True)
         assert len(r.stdout.split()) == 2, r.stdout
+        check_step_io_over_tls(c, d, wd)
         c.run("squeue", check=True)
         r = c.run("scontrol", "show", "job", job_id, check=True)
         assert "JobState=COMPLETED" in r.stdout, r.stdout

@@ -31,21 +31,24 @@ static void put(const char *name, const char *text)
     fclose(f);
 }
 
-static struct slurm_conf *load(void)
+/* The test's slurm.conf with the line 'extra' ("" for none) added. */
+static struct slurm_conf *load_with(const char *extra)
 {
-    char path[256];
+    char path[256], text[1024];
     drv_error_t error = {{0}};
     struct slurm_conf *conf;
 
     assert_non_null(mkdtemp(dir));
-    put("slurm.conf",
-        "ClusterName=t\nSlurmctldHost=ctl(10.0.0.1)\nSlurmctldPort=7001\n"
-        "SlurmdSpoolDir=/tmp/spool/%n\nSlurmdLogFile=/tmp/log/%n.log\n"
-        "SlurmdDebug=debug\nTaskPlugin=task/affinity,task/cgroup\n"
-        "GresTypes=gpu\n"
-        "NodeName=n1 CPUs=4 Port=7101 Gres=gpu:a100:2\n"
-        "NodeName=n2 CPUs=4 Port=7102 Gres=gpu:2\n"
-        "PartitionName=p Nodes=n[1-2] Default=YES\n");
+    snprintf(text, sizeof(text), "%s%s",
+             "ClusterName=t\nSlurmctldHost=ctl(10.0.0.1)\nSlurmctldPort=7001\n"
+             "SlurmdSpoolDir=/tmp/spool/%n\nSlurmdLogFile=/tmp/log/%n.log\n"
+             "SlurmdDebug=debug\nTaskPlugin=task/affinity,task/cgroup\n"
+             "GresTypes=gpu\n"
+             "NodeName=n1 CPUs=4 Port=7101 Gres=gpu:a100:2\n"
+             "NodeName=n2 CPUs=4 Port=7102 Gres=gpu:2\n"
+             "PartitionName=p Nodes=n[1-2] Default=YES\n",
+             extra);
+    put("slurm.conf", text);
     put("gres.conf", "NodeName=n1 Name=gpu Type=a100 File=/dev/nvidia0\n"
                      "NodeName=n1 Name=gpu Type=a100 MultipleFiles="
                      "/dev/nvidia1,/dev/nvidia-caps/nvidia-cap3\n");
@@ -57,6 +60,13 @@ static struct slurm_conf *load(void)
         fail_msg("conf_load: %s", error.text);
     return conf;
 }
+
+static struct slurm_conf *load(void)
+{
+    return load_with("");
+}
+
+static void refused(json_t *o, const char *want);
 
 static void cleanup(void)
 {
@@ -131,6 +141,43 @@ static void round_trip_keeps_what_a_step_reads(void **state)
     cleanup();
 }
 
+/* drover_tls_rpc: the step learns the certificate and key its I/O to
+ * srun and sattach presents (stepd_link.h); without it, nothing. */
+static void tls_paths_travel_only_when_on(void **state)
+{
+    struct slurm_conf *conf = load(), *step;
+    json_t *o = conf_step_to_json(conf, conf_node_find(conf, "n1"));
+    drv_error_t error = {{0}};
+
+    (void)state;
+    assert_null(json_object_get(o, "tls"));
+    assert_non_null(step = conf_step_from_json(o, &error));
+    assert_false(step->tls.rpc);
+    assert_null(step->tls.cert);
+    json_decref(o);
+    conf_destroy(step);
+    conf_destroy(conf);
+    cleanup();
+
+    conf = load_with("CommunicationParameters=drover_tls_rpc,"
+                     "drover_tls_cert=/etc/d/c.pem,drover_tls_key=/etc/d/"
+                     "k.pem,drover_tls_ca=/etc/d/ca.pem\n");
+    o = conf_step_to_json(conf, conf_node_find(conf, "n1"));
+    if (!(step = conf_step_from_json(o, &error)))
+        fail_msg("conf_step_from_json: %s", error.text);
+    assert_true(step->tls.rpc);
+    assert_string_equal(step->tls.cert, "/etc/d/c.pem");
+    assert_string_equal(step->tls.key, "/etc/d/k.pem");
+    assert_string_equal(step->tls.ca, "/etc/d/ca.pem");
+    /* on without a key: refused, named */
+    json_object_del(json_object_get(o, "tls"), "key");
+    refused(o, "tls");
+    json_decref(o);
+    conf_destroy(step);
+    conf_destroy(conf);
+    cleanup();
+}
+
 static void refused(json_t *o, const char *want)
 {
     drv_error_t error = {{0}};
@@ -177,6 +224,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip_keeps_what_a_step_reads),
         cmocka_unit_test(bad_objects_are_refused),
+        cmocka_unit_test(tls_paths_travel_only_when_on),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
