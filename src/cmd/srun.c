@@ -1045,10 +1045,13 @@ static void send_to(struct conn *c, json_t *msg)
     json_decref(msg);
 }
 
+/* One frame ('msg', stolen) to every node of the step: the connections
+ * that authenticated, never one still to say its hello (anyone may
+ * connect to the port). */
 static void send_all(struct srun *s, json_t *msg)
 {
     for (int i = 0; i < s->nconn; i++)
-        if (s->conns[i].io.fd >= 0)
+        if (s->conns[i].io.fd >= 0 && s->conns[i].io.authed)
             send_to(&s->conns[i], json_incref(msg));
     json_decref(msg);
 }

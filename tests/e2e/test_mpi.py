@@ -5,6 +5,7 @@ daemons (launched with srun) under `mpirun`.  Jobs run as an ordinary user:
 Open MPI refuses root."""
 import os
 import shutil
+import socket
 import subprocess
 from pathlib import Path
 
@@ -140,3 +141,33 @@ def test_srun_mpi_pmix_block_map(cluster, mpi_user):
                       "srun --mpi=pmix -m block ./mpi_hello local\n",
                       "-N2", "-n4")
     assert mpi_layout(out) == {"node01": [0, 1], "node02": [2, 3]}, (out, err)
+
+
+def test_srun_sends_step_frames_only_to_the_step_nodes(cluster, mpi_user):
+    """A connection to srun's I/O port that never said the step's hello
+    (anyone may connect) gets none of the frames srun sends every node:
+    not the PMIx fence answers, not the MPI abort."""
+    from test_security_node import _srun_listen_ports
+    user, work = mpi_user
+    path = work / "job.sh"
+    path.write_text("#!/bin/bash\n" + OMPI_ONE_HOST
+                    + "srun --mpi=pmix bash -c 'sleep 3; exec ./mpi_hello "
+                      "abort'\n")
+    path.chmod(0o755)
+    job = cluster.sbatch("-D", str(work), "-o", "out.txt", "-e", "err.txt",
+                         "-N2", "-n4", str(path), user=user)
+    ports = []
+    cluster.wait_until(lambda: ports.extend(_srun_listen_ports(user))
+                       or ports, timeout=60, what="srun listening")
+    got = b""
+    with socket.create_connection(ports[0], timeout=5) as s:
+        s.settimeout(30)  # srun drops it after 10 s without a hello
+        try:
+            while chunk := s.recv(65536):
+                got += chunk
+        except OSError:
+            pass
+    cluster.wait_job_state(job, ["COMPLETED", "FAILED"], timeout=90)
+    err = (work / "err.txt").read_text()
+    assert "MPI_Abort with status 3; killing the step" in err, err
+    assert got == b"", got[:200]
