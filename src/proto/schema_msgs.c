@@ -1029,14 +1029,14 @@ const struct proto_schema proto_schemas[] = {
      "SlurmctldHost[INDEX] (scontrol takeover; administrators).",
      takeover_body, "`{}` once the transfer is under way; "
      "EDRV_NOT_SUPPORTED with one controller."},
-    {"raft_hello", CTLD " (drover_raft_port)", "Open a Raft connection "
+    {"raft_hello", CTLD "'s Raft port", "Open a Raft connection "
      "between two controllers: the first frame, from the one that "
      "connects (a MUNGE credential of root or SlurmUser; over TLS with "
      "drover_tls_rpc).  Anything else, or a credential of another user, "
      "and the connection is closed.", raft_hello_body,
      "`raft_welcome` `{\"id\",\"nonce\"}` under the answering "
      "controller's own credential; then libraft's messages."},
-    {"raft_welcome", CTLD " (drover_raft_port)", "The answer to "
+    {"raft_welcome", CTLD "'s Raft port", "The answer to "
      "raft_hello; the connecting controller checks its credential (root "
      "or SlurmUser), the id it dialled and its nonce.", raft_welcome_body,
      "(none: libraft's messages follow)."},
