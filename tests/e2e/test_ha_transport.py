@@ -12,6 +12,7 @@ handshake (what its TCP transport would take), garbage, a 1 GB length.
 With drover_tls_rpc the Raft port speaks TLS, and the group still elects
 a leader and runs jobs.
 """
+import hashlib
 import json
 import re
 import shutil
@@ -19,6 +20,7 @@ import signal
 import socket
 import ssl
 import struct
+import subprocess
 import time
 
 import pytest
@@ -132,6 +134,17 @@ def test_the_raft_port_lets_in_only_controllers(cluster, tmp_path):
         "garbage": b"\x7f" * 64,
         "a 1 GB length prefix": struct.pack(">I", 1 << 30) + b"{",
     }
+    # root's credential, but expired (MUNGE TTL 1 s)
+    body = hello_body(c, nonce="aa" * 16)
+    digest = hashlib.sha256(b"raft_hello\0" + body_text(body).encode())
+    cred = subprocess.run(
+        ["munge", "-S", str(c.dir / "munge" / "munge.socket.2"), "-t", "1",
+         "-s", f"drv2:{digest.hexdigest()}"], capture_output=True,
+        text=True, check=True, timeout=30).stdout.strip()
+    msg = json.dumps({"type": "raft_hello", "cred": cred, "body": body})
+    refused["an expired credential"] = struct.pack(">I", len(msg)) \
+        + msg.encode()
+    time.sleep(2.5)
     for what, data in refused.items():
         assert to_ctl1(c, data) == b"", what
 
