@@ -376,7 +376,9 @@ static int load(const char *prog, const char *type, const char *key,
 #define RESV_ROW "%-*s  %8s  %19s  %19s  %11s  %s\n"
 
 /* sinfo -T: the reservations in Slurm's columns, the name column as wide
- * as the longest name (at least 9; Slurm measures it only for a header). */
+ * as the longest name (at least 9; Slurm measures it only for a header).
+ * With none, Slurm's sinfo prints a sentence instead of the table, on
+ * stdout, -h or not, and exits 0. */
 static int show_reservations(const struct sinfo_args *a)
 {
     json_t *resp = NULL, *list, *r;
@@ -392,6 +394,11 @@ static int show_reservations(const struct sinfo_args *a)
     list = json_object_get(resp, "reservations");
     if (a->cluster)
         printf("CLUSTER: %s\n", a->cluster);
+    if (!json_array_size(list)) {
+        printf("No reservations in the system\n");
+        json_decref(resp);
+        return 0;
+    }
     if (!a->noheader)
         json_array_foreach(list, i, r) {
             int w = (int)strlen(jstr_or(r, "name", ""));

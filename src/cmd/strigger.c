@@ -2,13 +2,14 @@
  *
  * strigger.c - set, get and clear event triggers (Slurm's strigger)
  *
- * --set sends trigger_set (one event: -d, -D, -u, -I on nodes, -f, -t on
- * a job), --get trigger_info and prints Slurm's table (filtered here, as
- * Slurm's strigger does), --clear trigger_clear.  The controller runs the
- * program (src/ctld/trigger.h).  Differences (docs/compatibility.md): one
- * event per trigger; -F (Drover has no FAIL node state), the slurmctld,
- * slurmdbd and database events, --burst_buffer, --front_end, -r and -M
- * are refused; -d/-u/-D/-F with --jobid (events of a job's nodes) too.
+ * --set sends trigger_set (one event: -d, -D, -u, -I on nodes, -r, -f,
+ * -t on a job), --get trigger_info and prints Slurm's table (filtered
+ * here, as Slurm's strigger does), --clear trigger_clear.  The controller
+ * runs the program (src/ctld/trigger.h).  Differences
+ * (docs/compatibility.md): one event per trigger; -F (Drover has no FAIL
+ * node state), the slurmctld, slurmdbd and database events,
+ * --burst_buffer, --front_end and -M are refused; -d/-u/-D/-F/-I/-r with
+ * --jobid (events of a job's nodes) too.
  */
 #include "config.h"
 
@@ -237,7 +238,6 @@ static void refuse(int c)
     case 'H': unsupported("--primary_database_resumed_operation",
                           "no database event");
     case 'F': unsupported("--fail", "Drover has no FAIL node state");
-    case 'r': unsupported("--reconfig", "no reconfiguration event");
     case 'M': unsupported("--cluster", "one cluster per configuration");
     case OPT_BB: unsupported("--burst_buffer", "no burst buffers");
     case OPT_FRONT_END: unsupported("--front_end", "no front end nodes");
@@ -257,6 +257,7 @@ static void parse_one(int c, struct strigger_opts *o)
     case 'I': event(o, "idle"); break;
     case 'f': event(o, "fini"); break;
     case 't': event(o, "time"); break;
+    case 'r': event(o, "reconfig"); break;
     case 'i':
         o->trig_id = (uint32_t)parse_long("trigger id", optarg, 1,
                                           UINT32_MAX);
@@ -304,7 +305,7 @@ static void validate(const struct strigger_opts *o)
         die("You must specify a --id, --jobid, or --user to clear");
     if (o->set && !o->ntypes)
         die("You must specify a trigger (--down, --drained, --up, --idle, "
-            "--time or --fini)");
+            "--reconfig, --time or --fini)");
     if (o->set && !o->program)
         die("You must specify a --program value");
     if (o->type && (!strcmp(o->type, "fini") || !strcmp(o->type, "time"))
@@ -386,7 +387,10 @@ static bool wanted(const struct strigger_opts *o, json_t *t)
     const char *type = json_string_value(json_object_get(t, "type"));
     json_t *job = json_object_get(t, "job_id");
 
-    if (o->type && strcmp(o->type, type ? type : ""))
+    /* Slurm's strigger filters --get by every event option but
+     * --reconfig, which lists every trigger. */
+    if (o->type && strcmp(o->type, "reconfig")
+        && strcmp(o->type, type ? type : ""))
         return false;
     if (o->job_id && (!job || json_integer_value(job) != o->job_id))
         return false;

@@ -16,6 +16,10 @@
  * applies them.  Partitions change at run time through `scontrol update
  * PartitionName=`.
  *
+ * A reconfigure accepted (changes or none: slurm.conf was read again) is
+ * the event of strigger's RECONFIG triggers (trigger.h); a refused one
+ * changed nothing and is not.
+ *
  * The replaced configuration stays allocated until exit: tables built at
  * start borrow strings from it.
  */
@@ -27,6 +31,7 @@
 #include "common/xalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/priority.h"
+#include "ctld/trigger.h"
 #include "proto/client.h"
 
 static void node_answered(int errnum, const char *errstr, json_t *resp,
@@ -139,6 +144,7 @@ static void rpc_reconfigure(proto_req_t *req, void *arg)
     log_info("reconfigure: %s read again, %zu change%s applied",
              ctld->conf->path, n, n == 1 ? "" : "s");
     conf_changes_free(ch, n);
+    trigger_reconfigured(ctld); /* strigger --reconfig: read again */
     if (proto_respond(req, json_object()) < 0)
         log_err("reconfigure: responding");
 }

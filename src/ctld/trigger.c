@@ -17,6 +17,7 @@ static const char *const type_names[TRIGGER_TYPE_COUNT] = {
     [TRIGGER_DOWN] = "down", [TRIGGER_DRAINED] = "drained",
     [TRIGGER_UP] = "up",     [TRIGGER_IDLE] = "idle",
     [TRIGGER_FINI] = "fini", [TRIGGER_TIME] = "time",
+    [TRIGGER_RECONFIG] = "reconfig",
 };
 
 int trigger_type_parse(const char *name)

@@ -2,9 +2,10 @@
  *
  * trigger.h - event triggers (Slurm's strigger): a program run by the
  * controller when a node goes DOWN, becomes DRAINED, returns to service
- * (UP) or stays IDLE for OFFSET seconds, or when a job finishes (FINI) or
- * reaches its time limit plus OFFSET (TIME; a negative OFFSET precedes
- * it).
+ * (UP) or stays IDLE for OFFSET seconds, when the configuration is read
+ * again (RECONFIG: an accepted `scontrol reconfigure`), or when a job
+ * finishes (FINI) or reaches its time limit plus OFFSET (TIME; a negative
+ * OFFSET precedes it).
  *
  * Triggers are controller state like the reservations: the trigger_set,
  * trigger_cleared and trigger_fired events (event.h) and the snapshot's
@@ -17,11 +18,12 @@
  * never on replay) its program runs as the user who set it, with one
  * argument, the hostlist of the nodes concerned or the job id, an empty
  * environment, stdin/stdout/stderr on /dev/null, never waited for
- * (prog_run.h).  A fired trigger is removed unless it has the PERM flag
- * (then it fires at the next such event; a PERM idle trigger at most once
- * every TRIGGER_REFIRE_S while its nodes stay idle).  A job trigger whose
- * job ended (TIME) or was forgotten (TIME; FINI fires) without it firing
- * is cleared.
+ * (prog_run.h); a RECONFIG trigger's argument is the word "reconfig", as
+ * slurmctld passes it.  A fired trigger is removed unless it has the PERM
+ * flag (then it fires at the next such event; a PERM idle trigger at
+ * most once every TRIGGER_REFIRE_S while its nodes stay idle).  A job
+ * trigger whose job ended (TIME) or was forgotten (TIME; FINI fires)
+ * without it firing is cleared.
  *
  * A record is {"id","type","nodes" (node triggers: a hostlist; absent:
  * every node),"job_id" (job triggers),"offset","uid","gid","user",
@@ -46,7 +48,7 @@ struct ctld;
 #define TRIGGER_MAX_CHILDREN 32 /* trigger programs running at once */
 
 /* The events, by Slurm's names ("down", "drained", "up", "idle", "fini",
- * "time"). */
+ * "time", "reconfig"). */
 enum trigger_type {
     TRIGGER_DOWN,
     TRIGGER_DRAINED,
@@ -54,6 +56,7 @@ enum trigger_type {
     TRIGGER_IDLE,
     TRIGGER_FINI,
     TRIGGER_TIME,
+    TRIGGER_RECONFIG,
     TRIGGER_TYPE_COUNT,
 };
 
@@ -101,6 +104,11 @@ int trigger_apply(struct ctld *ctld, enum ctld_event_type type, time_t t,
  * states now are the baseline the next trigger_check() compares with
  * (what changed before is not an event), idle ones idle since 'now'. */
 void trigger_watch(struct ctld *ctld, time_t now);
+
+/* The configuration was read again (a reconfigure accepted): the next
+ * trigger_check() fires the RECONFIG triggers.  Kept in memory only, as
+ * slurmctld keeps its event flag: a restart before that check loses it. */
+void trigger_reconfigured(struct ctld *ctld);
 
 /* Periodic, on the acting controller only: fire the triggers whose event
  * happened by 'now' (the header), clear job triggers that can no longer

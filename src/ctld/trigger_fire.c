@@ -148,6 +148,9 @@ static bool outcome(struct ctld *ctld, struct triggers *ts,
     case TRIGGER_DRAINED: f->arg = node_arg(ctld, t, ev->drained); break;
     case TRIGGER_UP: f->arg = node_arg(ctld, t, ev->up); break;
     case TRIGGER_IDLE: f->arg = idle_arg(ctld, ts, t, now); break;
+    case TRIGGER_RECONFIG: /* slurmctld's argument is the event's name */
+        f->arg = ts->reconfigured ? xstrdup("reconfig") : NULL;
+        break;
     default:
         if ((due = job_due(ctld, t, now)) == 0)
             return false;
@@ -205,6 +208,11 @@ void trigger_watch(struct ctld *ctld, time_t now)
     observe(ctld, triggers_of(ctld), now, NULL);
 }
 
+void trigger_reconfigured(struct ctld *ctld)
+{
+    triggers_of(ctld)->reconfigured = true;
+}
+
 void trigger_check(struct ctld *ctld, time_t now)
 {
     struct triggers *ts = triggers_of(ctld);
@@ -214,6 +222,7 @@ void trigger_check(struct ctld *ctld, time_t now)
 
     if (!ts->head) { /* nothing to fire: no scan of every node */
         ts->stale = true;
+        ts->reconfigured = false;
         return;
     }
     ev = (struct node_events){bitmap_create(n), bitmap_create(n),
@@ -225,6 +234,7 @@ void trigger_check(struct ctld *ctld, time_t now)
     for (struct trigger *t = ts->head; t; t = t->next)
         if (outcome(ctld, ts, t, &ev, now, &fs[nf]))
             nf++;
+    ts->reconfigured = false; /* the event is seen once, as Slurm's */
     for (size_t i = 0; i < nf; i++) { /* the table changes from here */
         settle(ctld, ts, &fs[i], now);
         free(fs[i].arg);

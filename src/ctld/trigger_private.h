@@ -25,6 +25,7 @@ struct triggers {
     unsigned char *seen;     /* per node, SEEN_* at the last check; NULL
                               * before the first (memory only) */
     time_t *idle_since;      /* per node: idle since (epoch s); 0: not */
+    bool reconfigured;       /* a reconfigure since the last check */
     bool stale;              /* no trigger was there to watch the nodes:
                               * 'seen' is old, the next check only looks */
     struct prog_run *run;    /* the programs' runner; NULL until one */

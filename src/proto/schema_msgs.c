@@ -953,7 +953,8 @@ static const struct schema_field resv_name_body[] = {
 /* strigger --set: one event of one resource (trigger.h). */
 static const struct schema_field trigger_set_body[] = {
     {"type", SCHEMA_STR, 1, 16, 0, SCHEMA_REQUIRED | P, NULL,
-     "the event: down, drained, up, idle (nodes), fini, time (a job)"},
+     "the event: down, drained, up, idle, reconfig (nodes), fini, time (a "
+     "job)"},
     {"nodes", SCHEMA_STR, 1, SCHEMA_STR_MAX, EDRV_INVALID_NODE_NAME, P,
      NULL, "node events: a hostlist; absent or *: every node"},
     {"job_id", SCHEMA_INT, 1, UINT32_MAX, EDRV_INVALID_JOB_ID, 0, NULL,

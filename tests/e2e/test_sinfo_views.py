@@ -118,9 +118,13 @@ STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
 
 
 def test_sinfo_T_lists_reservations(cluster):
-    """-T: the reservations in Slurm's sinfo columns (was refused)."""
-    r = cluster.run("sinfo", "-T", check=True)
-    assert r.stdout == RESV_HEADER + "\n"
+    """-T: the reservations in Slurm's sinfo columns (was refused); with
+    none, Slurm's sentence instead of a header (sinfo.c's reservation
+    report; the same text as golden resv-show-none), -h or not."""
+    for args in (["-T"], ["-T", "-h"]):
+        r = cluster.run("sinfo", *args)
+        assert (r.returncode, r.stdout, r.stderr) == (
+            0, "No reservations in the system\n", ""), args
     cluster.run("scontrol", "create", "reservation",
                 "ReservationName=window_for_maint", "StartTime=now",
                 "Duration=90", "Nodes=node02", "Users=root", check=True)
@@ -140,6 +144,11 @@ def test_sinfo_T_lists_reservations(cluster):
     rows = cluster.run("sinfo", "-T", "-h", check=True).stdout.splitlines()
     assert sorted(rows)[1].startswith("window_for_maint    ACTIVE  ")
     assert sorted(rows)[0].startswith("later      INACTIVE  ")
-    for name in ("window_for_maint", "later"):
-        cluster.run("scontrol", "delete", f"ReservationName={name}",
-                    check=True)
+    # one short name: the name column back at 9
+    cluster.run("scontrol", "delete", "ReservationName=window_for_maint",
+                check=True)
+    lines = cluster.run("sinfo", "-T", check=True).stdout.splitlines()
+    assert lines[0] == RESV_HEADER and len(lines) == 2, lines
+    cluster.run("scontrol", "delete", "ReservationName=later", check=True)
+    r = cluster.run("sinfo", "-T", check=True)
+    assert r.stdout == "No reservations in the system\n"

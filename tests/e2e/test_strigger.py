@@ -4,7 +4,8 @@ options and texts (goldens help-strigger, usage-strigger, strigger-get,
 strigger-get-none, strigger-get-alice, strigger-set-node-down), and the
 controller running the trigger's program as the user who set it: a node
 going DOWN (its droverd killed), coming back UP, DRAINED, IDLE for a
-while, a job finishing, a job nearing its time limit.  A trigger set
+while, the configuration read again (scontrol reconfigure), a job
+finishing, a job nearing its time limit.  A trigger set
 before a controller restart still fires after it; a restart (the journal
 replayed) runs no program again."""
 import os
@@ -61,7 +62,7 @@ def test_strigger_prints_slurms_help_and_refuses_what_drover_lacks(cluster):
     assert r.stderr == ("strigger: error: You must specify a --id, --jobid, "
                         "or --user to clear\n")
     for opt in ("-a", "-C", "-g", "-h", "-F", "--burst_buffer",
-                "--front_end", "-r"):
+                "--front_end"):
         r = strigger(c, "--set", opt, "--program=/bin/true")
         assert r.returncode == 1, opt
         assert "is not supported by Drover" in r.stderr, (opt, r.stderr)
@@ -197,6 +198,61 @@ def test_job_triggers_run_as_the_owner(cluster, test_users):
     assert c.job_state(long_job) == "RUNNING"
     assert strigger(c, "--get").stdout == ""  # both fired, removed
     c.run("scancel", long_job, check=True)
+
+
+def test_reconfig_trigger_fires_on_scontrol_reconfigure(cluster, test_user):
+    """-r/--reconfig: Slurm's TYPE "reconfig" on a node resource ("*"),
+    set by root/SlurmUser only, kept across a controller restart, fired
+    by an accepted `scontrol reconfigure` (not a refused one) with the
+    argument "reconfig"; gone after firing unless PERM."""
+    c = cluster
+    once, once_out = program(c, "root", "reconf_once")
+    perm, perm_out = program(c, "root", "reconf_perm")
+    r = strigger(c, "--set", "-r", "--program=/bin/true", user=test_user)
+    assert (r.returncode, r.stdout, r.stderr) == (
+        1, "", "slurm_set_trigger: Access/permission denied\n")
+    r = strigger(c, "--set", "-r", f"--program={once}")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    c.run("strigger", "--set", "--reconfig", "--flags=PERM",
+          f"--program={perm}", check=True)
+    c.run("strigger", "--set", "--down", "--program=/bin/true", check=True)
+    header = (GOLDEN / "strigger-get.stdout").read_text().splitlines()[0]
+    row = "%7s %-9s %7s %-35s %6s %-8s %-5s %s"
+    want = [header,
+            row % (1, "node", "*", "reconfig", 0, "root", "", once),
+            row % (2, "node", "*", "reconfig", 0, "root", "PERM", perm),
+            row % (3, "node", "*", "down", 0, "root", "", "/bin/true")]
+    assert strigger(c, "--get").stdout.splitlines() == want
+    # Slurm's strigger filters --get by --down but not by --reconfig.
+    assert strigger(c, "--get", "--down").stdout.splitlines() == [
+        header, want[3]]
+    assert strigger(c, "--get", "-r").stdout.splitlines() == want
+    assert strigger(c, "--clear", "--id=3").returncode == 0
+
+    c.restart_alone("droverctld")  # kill -9: the journal replays them
+    c.wait_until(lambda: strigger(c, "--get").returncode == 0, timeout=30,
+                 what="the controller back")
+    assert strigger(c, "--get").stdout.splitlines() == want[:3]
+    # A reconfigure refused changes nothing: no event.
+    original = c.conf.read_text()
+    c.conf.write_text(original + "SlurmdPort=1\n")
+    assert c.run("scontrol", "reconfigure").returncode == 1
+    c.conf.write_text(original)
+    time.sleep(5)  # two periodic checks (2 s)
+    assert lines_of(once_out) == [] and lines_of(perm_out) == []
+
+    c.run("scontrol", "reconfigure", check=True)
+    c.wait_until(lambda: lines_of(once_out) and lines_of(perm_out),
+                 timeout=30, what="the reconfig triggers' programs")
+    assert lines_of(once_out) == ["root reconfig"]
+    assert lines_of(perm_out) == ["root reconfig"]
+    assert strigger(c, "--get").stdout.splitlines() == [header, want[2]]
+    c.run("scontrol", "reconfigure", check=True)
+    c.wait_until(lambda: len(lines_of(perm_out)) == 2, timeout=30,
+                 what="the PERM reconfig trigger firing again")
+    assert lines_of(once_out) == ["root reconfig"]
+    assert strigger(c, "--clear", "--id=2").returncode == 0
+    assert strigger(c, "--get").stdout == ""
 
 
 HA = {"nodes": 2, "gpus_per_node": 0, "up_args": ["--controllers=3"]}

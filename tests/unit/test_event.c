@@ -866,7 +866,8 @@ static json_t *trigger_rec(uint32_t id, const char *type, bool perm)
 }
 
 /* strigger's triggers: set, fired (a PERM one stays and remembers when),
- * cleared, journaled and snapshotted; bad events are not applied. */
+ * cleared, journaled and snapshotted (a reconfig one too); bad events
+ * are not applied. */
 static void test_trigger_replay(void **state)
 {
     struct ctld *live, *replayed, *from_snapshot;
@@ -887,6 +888,8 @@ static void test_trigger_replay(void **state)
                                    trigger_rec(3, "up", false)), -1);
     assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_SET, 11,
                                    trigger_rec(4, "fail", false)), -1);
+    assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_SET, 12,
+                                   trigger_rec(4, "reconfig", true)), 0);
     assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_FIRED, 20,
                                    json_pack("{s:i}", "id", 1)), 0);
     assert_int_equal(trigger_event(live, CTLD_EV_TRIGGER_FIRED, 21,
@@ -900,8 +903,10 @@ static void test_trigger_replay(void **state)
     assert_non_null(trigger_list(live));
     assert_int_equal(trigger_list(live)->id, 2);
     assert_int_equal(trigger_list(live)->fired_at, 21);
-    assert_null(trigger_list(live)->next);
-    assert_int_equal(trigger_next_id(live), 4);
+    assert_non_null(trigger_list(live)->next);
+    assert_int_equal(trigger_list(live)->next->type, TRIGGER_RECONFIG);
+    assert_null(trigger_list(live)->next->next);
+    assert_int_equal(trigger_next_id(live), 5);
     assert_int_equal(journal_flush(live->journal), 0);
 
     want = trigger_snapshot(live);
