@@ -15,7 +15,6 @@ a leader and runs jobs.
 import hashlib
 import json
 import re
-import shutil
 import signal
 import socket
 import ssl
@@ -25,11 +24,9 @@ import time
 
 import pytest
 
-from cluster import Cluster, require, run_job
+from cluster import Cluster, run_job
 from conftest import create_user
-from test_rest_tls import make_ca
-from test_rest_tls import make_server_cert
-from test_tls_rpc import tls_items
+from test_tls_rpc import tls_dir, tls_items
 
 HA = {"nodes": 1, "gpus_per_node": 0, "up_args": ["--controllers=3"]}
 
@@ -163,16 +160,9 @@ def test_the_raft_port_lets_in_only_controllers(cluster, tmp_path):
 
 @pytest.mark.needs_root
 def test_a_raft_group_over_tls(cluster_root, tmp_path):
-    require(shutil.which("openssl"), "the openssl command is not installed")
-    d = cluster_root / "tls"
-    d.mkdir()
-    d.chmod(0o755)
-    make_ca(d, "ca")
     # one certificate for every daemon: each controller's address
-    make_server_cert(d, "ca", cn="drover",
-                     san="IP:127.0.0.1,IP:127.0.0.2,IP:127.0.0.3,DNS:localhost")
-    for f in ("ca.pem", "server.pem"):
-        (d / f).chmod(0o644)
+    d = tls_dir(cluster_root,
+                san="IP:127.0.0.1,IP:127.0.0.2,IP:127.0.0.3,DNS:localhost")
     c = Cluster(cluster_root, nodes=1, gpus_per_node=0, up_args=[
         "--controllers=3",
         f"--conf-extra=CommunicationParameters={tls_items(d)}",

@@ -25,9 +25,20 @@ from test_rest_tls import make_ca
 from test_rest_tls import make_server_cert as rest_server_cert
 
 
-def make_server_cert(d, ca):
-    """d/server.key, d/server.pem for 127.0.0.1 and localhost, by 'ca'."""
-    rest_server_cert(d, ca, san="IP:127.0.0.1,DNS:localhost", cn="drover")
+def tls_dir(root, cas=("ca",), san="IP:127.0.0.1,DNS:localhost"):
+    """root/tls holding a CA for each name of 'cas' (NAME.pem; the first
+    signs) and d/server.pem, d/server.key for 'san', all but the key
+    readable by every user.  Returns the directory."""
+    require(shutil.which("openssl"), "the openssl command is not installed")
+    d = root / "tls"
+    d.mkdir()
+    d.chmod(0o755)
+    for ca in cas:
+        make_ca(d, ca)
+    rest_server_cert(d, cas[0], san=san, cn="drover")
+    for f in (*(f"{ca}.pem" for ca in cas), "server.pem"):
+        (d / f).chmod(0o644)
+    return d
 
 
 def tls_items(d, ca="ca"):
@@ -149,15 +160,7 @@ def check_step_io_over_tls(c, d, wd):
 
 @pytest.mark.needs_root
 def test_cluster_over_tls(cluster_root, tmp_path):
-    require(shutil.which("openssl"), "the openssl command is not installed")
-    d = cluster_root / "tls"
-    d.mkdir()
-    d.chmod(0o755)
-    make_ca(d, "ca")
-    make_ca(d, "other")
-    make_server_cert(d, "ca")
-    for f in ("ca.pem", "other.pem", "server.pem"):
-        (d / f).chmod(0o644)
+    d = tls_dir(cluster_root, ("ca", "other"))
     c = Cluster(cluster_root, nodes=2, gpus_per_node=0, up_args=[
         f"--conf-extra=CommunicationParameters={tls_items(d)}",
         f"--dbd-conf-extra=CommunicationParameters={tls_items(d)}"])

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,23 +24,10 @@
 #include "cmd/lib/stepio.h"
 #include "common/fdio.h"
 
+#include "certs.h"
+
 static char dir[] = "/tmp/drover-test-stepio-tls-XXXXXX";
 static char path[4][160]; /* ca.pem, node.pem, node.key, far.pem */
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    return system(cmd);
-}
-
-#define EC "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
 
 /* CA "ca" signs node.pem (IP:127.0.0.1) and far.pem (IP:10.9.9.9, the
  * same key). */
@@ -54,19 +40,11 @@ static int make_certs(void **state)
     snprintf(path[1], sizeof(path[1]), "%s/node.pem", dir);
     snprintf(path[2], sizeof(path[2]), "%s/node.key", dir);
     snprintf(path[3], sizeof(path[3]), "%s/far.pem", dir);
-    return sh("cd %s && "
-              "openssl req -x509 " EC " -days 2 -subj /CN=ca -keyout ca.key "
-              "-out ca.pem 2>/dev/null && "
-              "openssl req " EC " -subj /CN=node -keyout node.key "
-              "-out node.csr 2>/dev/null && "
-              "echo subjectAltName=IP:127.0.0.1 > near && "
-              "echo subjectAltName=IP:10.9.9.9 > far && "
-              "openssl x509 -req -in node.csr -CA ca.pem -CAkey ca.key "
-              "-CAcreateserial -days 2 -extfile near -out node.pem "
-              "2>/dev/null && "
-              "openssl x509 -req -in node.csr -CA ca.pem -CAkey ca.key "
-              "-CAcreateserial -days 2 -extfile far -out far.pem 2>/dev/null",
-              dir) == 0 ? 0 : -1;
+    return certs_ca(dir, "ca")
+                   || certs_issue(dir, "ca", "node", "node", "IP:127.0.0.1")
+                   || certs_issue(dir, "ca", "far", "node", "IP:10.9.9.9")
+               ? -1
+               : 0;
 }
 
 static int remove_certs(void **state)
@@ -74,7 +52,7 @@ static int remove_certs(void **state)
     (void)state;
     proto_tls_ctx_destroy(proto_tls_client_ctx_get());
     proto_tls_client_use(NULL);
-    return sh("rm -rf '%s'", dir) == 0 ? 0 : -1;
+    return certs_sh("rm -rf '%s'", dir) == 0 ? 0 : -1;
 }
 
 /* A listening socket on 127.0.0.1, a node connected to it (*node), and

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,23 +19,10 @@
 
 #include "proto/tls.h"
 
+#include "certs.h"
+
 static char dir[] = "/tmp/drover-test-tls-XXXXXX";
 static char ca_pem[128], other_pem[128], cert_pem[128], key_pem[128];
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    return system(cmd);
-}
-
-#define EC "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
 
 /* CA "ca" signs the server's certificate (127.0.0.1 and localhost); CA
  * "other" signs nothing. */
@@ -49,23 +35,17 @@ static int make_certs(void **state)
     snprintf(other_pem, sizeof(other_pem), "%s/other.pem", dir);
     snprintf(cert_pem, sizeof(cert_pem), "%s/server.pem", dir);
     snprintf(key_pem, sizeof(key_pem), "%s/server.key", dir);
-    return sh("cd %s && "
-              "openssl req -x509 " EC " -days 2 -subj /CN=ca -keyout ca.key "
-              "-out ca.pem && "
-              "openssl req -x509 " EC " -days 2 -subj /CN=other "
-              "-keyout other.key -out other.pem && "
-              "openssl req " EC " -subj /CN=server -keyout server.key "
-              "-out server.csr && "
-              "printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > san && "
-              "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key "
-              "-CAcreateserial -days 2 -extfile san -out server.pem",
-              dir) == 0 ? 0 : -1;
+    return certs_ca(dir, "ca") || certs_ca(dir, "other")
+                   || certs_issue(dir, "ca", "server", "server",
+                                  "IP:127.0.0.1,DNS:localhost")
+               ? -1
+               : 0;
 }
 
 static int remove_certs(void **state)
 {
     (void)state;
-    return sh("rm -rf '%s'", dir) == 0 ? 0 : -1;
+    return certs_sh("rm -rf '%s'", dir) == 0 ? 0 : -1;
 }
 
 /* Move what 'from' has for its peer into 'to'.  Returns 1 when something
