@@ -17,14 +17,17 @@ connection kept alive) instead of Python threads, whose own CPU would
 count against the cluster.  --tokens each gives every poller its own token (a portal's users; the
 default, one, is one token for all: a dashboard service).  --cache-ttl MS
 restarts droverrestd with that --cache-ttl (0: every GET asks the
-controller; docs/rest.md).
+controller; docs/rest.md).  --gzip: the pollers take gzip answers
+(Accept-Encoding: gzip, as browsers and python-requests send it; curl
+--compressed), which droverrestd then sends compressed.
 
 Usage: bench/rest_load.py [--jobs N] [--pollers P] [--reps R]
                           [--interval SECONDS] [--tokens one|each]
                           [--cache-ttl MS] [--client python|curl]
-                          [BUILD_DIR]
+                          [--gzip] [BUILD_DIR]
 """
 import argparse
+import gzip
 import os
 import shutil
 import statistics
@@ -57,13 +60,18 @@ def round_time(n, env, work):
     return time.monotonic() - start
 
 
-def poll(url, token, stop, lat, interval):
-    req = urllib.request.Request(url, headers={"X-SLURM-USER-TOKEN": token})
+def poll(url, token, stop, lat, interval, gz):
+    h = {"X-SLURM-USER-TOKEN": token}
+    if gz:
+        h["Accept-Encoding"] = "gzip"
+    req = urllib.request.Request(url, headers=h)
     while not stop.is_set():
         t0 = time.monotonic()
         try:
             with urllib.request.urlopen(req, timeout=30) as r:
-                r.read()
+                body = r.read()
+                if r.headers.get("Content-Encoding") == "gzip":
+                    gzip.decompress(body)
         except OSError:
             continue
         lat.append(time.monotonic() - t0)
@@ -71,13 +79,13 @@ def poll(url, token, stop, lat, interval):
             stop.wait(max(0.0, interval - (time.monotonic() - t0)))
 
 
-def start_curls(url, tokens, pollers, interval):
+def start_curls(url, tokens, pollers, interval, gz):
     """One curl per poller, each fetching 'url' once per 'interval' (at
     most 1,000 times) on a kept-alive connection, printing each fetch's
     time."""
     rate = f"{max(1, round(60 / interval))}/m" if interval else "1000/s"
     return [subprocess.Popen(
-        ["curl", "-s", "--rate", rate,
+        ["curl", "-s", "--rate", rate] + (["--compressed"] if gz else []) + [
          "-w", "%{stderr}%{time_total}\\n",  # unbuffered: it is killed
          "-H", f"X-SLURM-USER-TOKEN: {tokens[i % len(tokens)]}"]
         + ["-o", "/dev/null", url] * 1000, stdout=subprocess.DEVNULL,
@@ -124,6 +132,8 @@ def main():
                     "dashboard's refresh); 0: as fast as it can")
     ap.add_argument("--tokens", choices=("one", "each"), default="one")
     ap.add_argument("--client", choices=("python", "curl"), default="python")
+    ap.add_argument("--gzip", action="store_true",
+                    help="the pollers take gzip answers")
     ap.add_argument("--cache-ttl", type=int, default=None,
                     help="droverrestd --cache-ttl in ms (default: its own)")
     ap.add_argument("build", nargs="?",
@@ -152,7 +162,8 @@ def main():
             quiet.append(round_time(a.jobs, env, work))
             t0 = time.monotonic()
             if a.client == "curl":
-                procs = start_curls(url, tokens, a.pollers, a.interval)
+                procs = start_curls(url, tokens, a.pollers, a.interval,
+                                    a.gzip)
                 time.sleep(1)  # every poller under way
                 loaded.append(round_time(a.jobs, env, work))
                 stop_curls(procs, lat)
@@ -160,7 +171,7 @@ def main():
                 stop = threading.Event()
                 threads = [threading.Thread(
                     target=poll, args=(url, tokens[i % len(tokens)], stop,
-                                       lat, a.interval))
+                                       lat, a.interval, a.gzip))
                     for i in range(a.pollers)]
                 for t in threads:
                     t.start()
@@ -176,7 +187,8 @@ def main():
               f"request every {a.interval:g} s each; 0: flat out), "
               f"rounds: {a.reps} each, tokens: {a.tokens}, droverrestd "
               f"--cache-ttl: "
-              f"{'default' if a.cache_ttl is None else a.cache_ttl}")
+              f"{'default' if a.cache_ttl is None else a.cache_ttl}"
+              f"{', gzip' if a.gzip else ''}")
         print(f"release to last completion, no REST clients: {q:.2f} s "
               f"({a.jobs / q:.0f} jobs/s)  rounds {quiet}")
         print(f"the same under {a.pollers} pollers of /jobs: {l:.2f} s "

@@ -102,7 +102,7 @@ static bool wait_filled(struct rest_cache *c, uint64_t deadline)
     return pthread_cond_timedwait(&c->filled, &c->lock, &ts) != ETIMEDOUT;
 }
 
-char *rest_cache_get(struct rest_cache *c, const char *key,
+char *rest_cache_get(struct rest_cache *c, const char *key, size_t *len,
                      const char **type, unsigned *age_ms, unsigned wait_ms)
 {
     uint64_t now = now_ms(), deadline = now + wait_ms;
@@ -115,6 +115,7 @@ char *rest_cache_get(struct rest_cache *c, const char *key,
         if (e && fresh(c, e, now)) {
             if ((text = malloc(e->len + 1))) {
                 memcpy(text, e->text, e->len + 1);
+                *len = e->len;
                 *type = e->type;
                 *age_ms = (unsigned)(now - e->made_ms);
             }
@@ -155,9 +156,8 @@ static void sweep(struct rest_cache *c, uint64_t now)
 }
 
 void rest_cache_put(struct rest_cache *c, const char *key, const char *text,
-                    const char *type)
+                    size_t len, const char *type)
 {
-    size_t len = strlen(text);
     uint64_t now = now_ms();
     struct entry *e;
 
@@ -167,7 +167,9 @@ void rest_cache_put(struct rest_cache *c, const char *key, const char *text,
     if (e) {
         e->filling = false;
         entry_drop_text(c, e);
-        if (c->bytes + len <= c->max_bytes && (e->text = strdup(text))) {
+        if (c->bytes + len <= c->max_bytes && (e->text = malloc(len + 1))) {
+            memcpy(e->text, text, len);
+            e->text[len] = '\0';
             e->len = len;
             e->type = type;
             e->made_ms = now;

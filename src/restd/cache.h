@@ -37,18 +37,20 @@ struct rest_cache *rest_cache_create(unsigned ttl_ms, size_t max_bytes);
 void rest_cache_destroy(struct rest_cache *c);
 
 /* The answer kept for 'key' (any NUL-terminated text): a new copy of its
- * text (caller frees), with *type set to its content type (a static
- * string) and *age_ms to its age.  If another thread is answering the
+ * bytes (caller frees; a NUL follows them), with *len set to their
+ * count, *type to its content type (a static string) and *age_ms to its
+ * age.  If another thread is answering the
  * same key, waits for it (at most the controller's MessageTimeout,
  * 'wait_ms').  Otherwise returns NULL and the caller now answers 'key':
  * it must then call rest_cache_put() or rest_cache_abandon() for it. */
-char *rest_cache_get(struct rest_cache *c, const char *key,
+char *rest_cache_get(struct rest_cache *c, const char *key, size_t *len,
                      const char **type, unsigned *age_ms, unsigned wait_ms);
 
-/* Keep 'text' (copied) of content type 'type' (static) as the answer of
- * 'key', which this thread was answering, and wake those waiting. */
+/* Keep the 'len' bytes at 'text' (copied; gzip data too) of content type
+ * 'type' (static) as the answer of 'key', which this thread was
+ * answering, and wake those waiting. */
 void rest_cache_put(struct rest_cache *c, const char *key, const char *text,
-                    const char *type);
+                    size_t len, const char *type);
 
 /* This thread's answer to 'key' is not to be kept (an error): wake those
  * waiting, who then answer it themselves. */

@@ -23,6 +23,7 @@
 #include "restd/http.h"
 #include "restd/api.h"
 #include "restd/cache.h"
+#include "restd/gzip.h"
 #include "restd/rest.h"
 
 /* A request being received: its body grows with each upload chunk. */
@@ -269,11 +270,14 @@ static char *answer_text(struct rest_req *r, const char **type)
     return text;
 }
 
-/* Queue 'text' (taken) as the answer: 'status', its content 'type', the
- * 'headers' (name, value, ..., NULL) and, for a kept answer, its age. */
+/* Queue the 'len' bytes at 'text' (taken) as the answer: 'status', its
+ * content 'type', gzip-encoded or not ('gz'), the 'headers' (name, value,
+ * ..., NULL) and, for a kept answer, its age.  Every answer varies with
+ * Accept-Encoding (gzip.h). */
 static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status,
-                                 char *text, const char *type,
-                                 const char *const *headers, int age_s)
+                                 char *text, size_t len, const char *type,
+                                 bool gz, const char *const *headers,
+                                 int age_s)
 {
     struct MHD_Response *resp;
     enum MHD_Result ret;
@@ -281,13 +285,16 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status,
 
     if (!text)
         return MHD_NO;
-    resp = MHD_create_response_from_buffer(strlen(text), text,
-                                           MHD_RESPMEM_MUST_FREE);
+    resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
         free(text);
         return MHD_NO;
     }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+    if (gz)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING,
+                                "gzip");
     for (const char *const *h = headers; h && h[0] && h[1]; h += 2)
         MHD_add_response_header(resp, h[0], h[1]);
     if (age_s >= 0) {
@@ -319,19 +326,49 @@ static bool peer_is_self(const struct restd *rd, struct MHD_Connection *c)
 
 /* The cache key of a GET (cache.h): the credential exactly (the token,
  * the user it asks to act as; or this daemon's own user on its unix
- * socket), then the path and query as sent.  NULL when the request is
- * not to be shared: not a GET, or with no credential (it gets 401). */
-static char *cache_key(const struct rest_req *r, const struct pending *p)
+ * socket), then the path and query as sent, and whether the answer is
+ * gzip-encoded ('gz').  NULL when the request is not to be shared: not a
+ * GET, or with no credential (it gets 401). */
+static char *cache_key(const struct rest_req *r, const struct pending *p,
+                       bool gz)
 {
     char *key;
 
     if (!r->rd->cache || strcmp(r->method, "GET") || !p->uri
         || (!r->token && !r->local))
         return NULL;
-    if (asprintf(&key, "%s\x1f%s\x1f%s", r->token ? r->token : "\x1flocal",
-                 r->user_name ? r->user_name : "", p->uri) < 0)
+    if (asprintf(&key, "%s\x1f%s\x1f%s%s", r->token ? r->token : "\x1flocal",
+                 r->user_name ? r->user_name : "", p->uri,
+                 gz ? "\x1fgzip" : "") < 0)
         return NULL;
     return key;
+}
+
+/* Is a kept answer gzip-encoded (maybe_gzip())?  Its magic bytes
+ * 1f 8b; a JSON text never starts so. */
+static bool is_gzip(const char *text, size_t len)
+{
+    return len >= 2 && (unsigned char)text[0] == 0x1f
+           && (unsigned char)text[1] == 0x8b;
+}
+
+/* 'text' (taken; *len bytes) gzip-encoded when it is worth it: a client
+ * that takes gzip, a whole answer, REST_GZIP_MIN bytes or more.  Sets
+ * *gz to whether it now is. */
+static char *maybe_gzip(char *text, size_t *len, bool accepts,
+                        const struct rest_req *r, bool *gz)
+{
+    size_t zlen;
+    char *z;
+
+    *gz = false;
+    if (!accepts || !text || r->status != MHD_HTTP_OK || r->headers
+        || *len < REST_GZIP_MIN || !(z = rest_gzip(text, *len, &zlen)))
+        return text;
+    free(text);
+    *len = zlen;
+    *gz = true;
+    return z;
 }
 
 /* Run the request once its whole body is in; a GET answered a moment
@@ -348,19 +385,24 @@ static enum MHD_Result handle(const struct restd *rd,
         .body = p->body, .body_len = p->len,
         .local = peer_is_self(rd, c),
     };
+    bool accepts = rest_accepts_gzip(MHD_lookup_connection_value(
+             c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING)),
+         gz;
     const char *type;
     unsigned age_ms;
     char *key, *text;
+    size_t len;
     enum MHD_Result ret;
 
     if (r.user_name && !*r.user_name)
         r.user_name = NULL;
-    key = cache_key(&r, p);
-    if (key && (text = rest_cache_get(rd->cache, key, &type, &age_ms,
+    key = cache_key(&r, p, accepts);
+    if (key && (text = rest_cache_get(rd->cache, key, &len, &type, &age_ms,
                                       (unsigned)rd->timeout_ms))) {
         free(key);
         log_debug("%s %s -> kept answer, %u ms old", method, url, age_ms);
-        return send_text(c, MHD_HTTP_OK, text, type, NULL,
+        return send_text(c, MHD_HTTP_OK, text, len, type,
+                         accepts && is_gzip(text, len), NULL,
                          (int)(age_ms / 1000));
     }
     if (p->too_big)
@@ -370,14 +412,16 @@ static enum MHD_Result handle(const struct restd *rd,
         rest_dispatch(&r);
     log_debug("%s %s -> %u", method, url, r.status);
     text = answer_text(&r, &type);
+    len = text ? strlen(text) : 0;
+    text = maybe_gzip(text, &len, accepts, &r, &gz);
     if (key && text && r.status == MHD_HTTP_OK && !r.headers)
-        rest_cache_put(rd->cache, key, text, type);
+        rest_cache_put(rd->cache, key, text, len, type);
     else if (key)
         rest_cache_abandon(rd->cache, key);
     else if (rd->cache && strcmp(method, "GET") && strcmp(method, "HEAD"))
         rest_cache_clear(rd->cache); /* a write: show it at once */
     free(key);
-    ret = send_text(c, r.status, text, type, r.headers, -1);
+    ret = send_text(c, r.status, text, len, type, gz, r.headers, -1);
     json_decref(r.answer);
     return ret;
 }

@@ -609,6 +609,47 @@ def test_get_answers_are_shared_for_their_ttl(cluster, test_user):
         p.wait(timeout=30)
 
 
+def get_raw(url, path, tok, accept_encoding=None):
+    """(status, headers, body bytes) of one GET, as sent."""
+    h = {"X-SLURM-USER-TOKEN": tok}
+    if accept_encoding:
+        h["Accept-Encoding"] = accept_encoding
+    req = urllib.request.Request(url + path, headers=h)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return r.status, r.headers, r.read()
+
+
+@pytest.mark.parametrize("cluster", [1], indirect=True)
+def test_answers_are_gzipped_for_clients_that_take_it(cluster):
+    """A client whose Accept-Encoding takes gzip gets a large answer
+    gzip-encoded (and again from the cache); one that does not, or says
+    q=0, gets it as it is; small answers are never encoded."""
+    import gzip
+    c = cluster
+    tok = token(c)
+    ids = [c.sbatch("-H", "-J", f"gz{i}", "--wrap", "true")
+           for i in range(8)]
+    url = rest_url(c)
+    path = "/slurm/v0.0.38/jobs"
+    status, h, plain = get_raw(url, path, tok)
+    assert status == 200 and h.get("Content-Encoding") is None
+    assert "Accept-Encoding" in h.get("Vary", "")
+    assert len(plain) > 1024
+    for attempt in range(2):  # answered, then from the cache
+        status, h, body = get_raw(url, path, tok, "gzip, deflate")
+        assert status == 200 and h.get("Content-Encoding") == "gzip", h
+        assert body[:2] == b"\x1f\x8b" and len(body) < len(plain)
+        doc = json.loads(gzip.decompress(body))
+        assert sorted(str(j["job_id"]) for j in doc["jobs"]) == sorted(ids)
+    status, h, body = get_raw(url, path, tok, "gzip;q=0, identity")
+    assert h.get("Content-Encoding") is None and body[:1] == b"{"
+    status, h, body = get_raw(url, "/slurm/v0.0.38/ping", tok, "gzip")
+    assert status == 200 and h.get("Content-Encoding") is None
+    assert json.loads(body)["pings"]
+    for i in ids:
+        c.run("scancel", i, check=True)
+
+
 def call_ok(url):
     try:
         urllib.request.urlopen(url + "/openapi.json", timeout=5).read()
