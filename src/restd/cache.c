@@ -112,7 +112,10 @@ char *rest_cache_get(struct rest_cache *c, const char *key, size_t *len,
     pthread_mutex_lock(&c->lock);
     for (;;) {
         HASH_FIND_STR(c->entries, key, e);
-        if (e && fresh(c, e, now)) {
+        /* fresh, or past its time while one request renews it: the
+         * others take the last answer meanwhile instead of all waiting
+         * for the renewal together (cache.h) */
+        if (e && (fresh(c, e, now) || (e->filling && e->text))) {
             if ((text = malloc(e->len + 1))) {
                 memcpy(text, e->text, e->len + 1);
                 *len = e->len;

@@ -14,7 +14,9 @@
  * droverrestd does not verify: only the very token the controller
  * accepted gets the answer made for it.  Identical requests that arrive
  * while one is being answered wait for that one instead of asking the
- * controller again.  Any POST, PUT or DELETE through droverrestd empties
+ * controller again; once an answer is past its time, the first request
+ * renews it and the others meanwhile get the last one (its Age tells),
+ * so a hundred pollers do not all wait together every TTL.  Any POST, PUT or DELETE through droverrestd empties
  * the cache, so a client sees its own changes at once; changes made
  * elsewhere (sbatch, scancel) show within the TTL.
  *
