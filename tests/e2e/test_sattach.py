@@ -7,6 +7,7 @@ killed sattach leaves the step running to its normal end (goldens
 help-sattach, usage-sattach)."""
 import os
 import re
+import shutil
 import signal
 import subprocess
 
@@ -192,11 +193,20 @@ def test_sattach_forwards_its_stdin_to_the_tasks(cluster):
         c.wait_until(step_running, timeout=60, what="srun's step running")
         r = c.run("sattach", steps[0], input="hello\n", timeout=30)
         if (r.returncode, r.stdout) != (0, "got hello\n"):
-            srun.kill()  # what srun said, for the report
+            # what srun listened on and held, and what it said, for the
+            # report (a rare failure: its step's node found no listener)
+            ss = subprocess.run(["ss", "-ltnp"], capture_output=True,
+                                text=True).stdout if shutil.which("ss") \
+                else ""
+            fds = subprocess.run(["ls", "-l", f"/proc/{srun.pid}/fd"],
+                                 capture_output=True, text=True).stdout
+            srun.kill()
             out, err = srun.communicate(timeout=30)
-            raise AssertionError(f"sattach: {r.returncode} {r.stdout!r} "
-                                 f"{r.stderr!r}; srun: {srun.returncode} "
-                                 f"{out!r} {err!r}")
+            raise AssertionError(
+                f"sattach: {r.returncode} {r.stdout!r} {r.stderr!r}; srun: "
+                f"{srun.returncode} {out!r} {err!r}; srun's listening "
+                f"sockets: {[l for l in ss.splitlines() if 'srun' in l]}; "
+                f"its fds: {fds}")
         out, err = srun.communicate(timeout=30)
         assert (srun.returncode, out) == (0, "got hello\n"), err
     finally:
