@@ -283,7 +283,8 @@ static void free_raft_handle(uv_handle_t *handle)
     raft_free(handle);
 }
 
-static void local_alloc(uv_handle_t *h, size_t size, uv_buf_t *buf)
+/* A read buffer, for the TCP handle and the tunnel's end alike. */
+static void read_alloc(uv_handle_t *h, size_t size, uv_buf_t *buf)
 {
     (void)h;
     (void)size;
@@ -343,7 +344,7 @@ static uv_stream_t *raft_stream(struct link *l, drv_error_t *error)
         close(sv[1]);
         goto fail;
     }
-    if (uv_read_start((uv_stream_t *)&l->local, local_alloc, local_read)
+    if (uv_read_start((uv_stream_t *)&l->local, read_alloc, local_read)
         < 0)
         goto fail;
     return (uv_stream_t *)end;
@@ -353,14 +354,20 @@ fail:
     return NULL;
 }
 
+/* An incoming link leaves the unauthenticated count (once). */
+static void pending_done(struct link *l)
+{
+    if (l->pending_in) {
+        l->pending_in = false;
+        l->hat->pending_in--;
+    }
+}
+
 static void unlink_link(struct link *l)
 {
     struct hat *h = l->hat;
 
-    if (l->pending_in) {
-        l->pending_in = false;
-        h->pending_in--;
-    }
+    pending_done(l);
     if (l->prev)
         l->prev->next = l->next;
     else if (h->links == l)
@@ -389,10 +396,7 @@ static void handover(struct link *l)
         l->req = NULL;
         req->cb(req, s, 0);
     } else {
-        if (l->pending_in) {
-            l->pending_in = false;
-            h->pending_in--;
-        }
+        pending_done(l);
         id_address(h, l->peer, address, sizeof(address));
         h->accept_cb(h->t, l->peer, address, s);
     }
@@ -608,11 +612,6 @@ static void timed_out(uv_timer_t *timer)
     link_close(l);
 }
 
-static void tcp_alloc(uv_handle_t *h, size_t size, uv_buf_t *buf)
-{
-    local_alloc(h, size, buf);
-}
-
 /* A new link around the TCP handle 'tcp' (initialised; raft_malloc'd). */
 static struct link *link_new(struct hat *h, uv_tcp_t *tcp, bool outgoing)
 {
@@ -654,7 +653,7 @@ static int link_start(struct link *l, const char *peer, drv_error_t *error)
             return -1;
         }
     }
-    if (uv_read_start((uv_stream_t *)l->tcp, tcp_alloc, tcp_read) < 0) {
+    if (uv_read_start((uv_stream_t *)l->tcp, read_alloc, tcp_read) < 0) {
         errprintf(error, "cannot read");
         return -1;
     }
