@@ -131,8 +131,9 @@ int proto__request_frame(proto_auth_t *auth, const char *type, json_t *body,
                                 "not an object");
     }
     /* One dump serves the credential's digest and the frame (the digest
-     * is over this very text: auth.h); dumping for each cost a launch
-     * storm a tenth of the controller's CPU (bench/README.md). */
+     * is over this very text: auth.h); a second dump was part of the 19%
+     * of a launch storm's controller CPU spent in jansson's dumps
+     * (bench/README.md). */
     text = body ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS)
                 : strdup("{}");
     json_decref(body);
