@@ -192,20 +192,21 @@ static void parse_args(int argc, char **argv, struct sattach_opts *o)
 
 /* --- the step, from the controller -------------------------------------- */
 
-/* The step's record (new reference); Slurm's error and exit 1 when it is
- * not there, not ours, or over. */
-static json_t *find_step(const struct sattach_opts *o)
+/* The step's record (new reference), or NULL with errno and the text of
+ * Slurm's error in *error: the controller not answering, or the step not
+ * there, not ours, or over. */
+static json_t *lookup_step(const struct sattach_opts *o, drv_error_t *error)
 {
     json_t *resp = NULL, *s, *found = NULL;
-    drv_error_t error = {0};
+    int err = 0;
     size_t i;
 
     if (cmd_rpc(PROG, "step_info",
                 json_pack("{s:[I] s:b}", "job_ids", (json_int_t)o->job_id,
                           "all_states", 1),
-                &resp, &error)
+                &resp, error)
         < 0)
-        die("Could not get job step info: %s", error.text);
+        return NULL;
     json_array_foreach(json_object_get(resp, "steps"), i, s) {
         if (json_integer_value(json_object_get(s, "job_id")) == o->job_id
             && json_integer_value(json_object_get(s, "step_id"))
@@ -214,18 +215,40 @@ static json_t *find_step(const struct sattach_opts *o)
     }
     json_decref(resp);
     if (!found)
-        die("Could not get job step info: %s",
-            drv_strerror(EDRV_INVALID_JOB_ID));
-    if (getuid() != 0
-        && json_integer_value(json_object_get(found, "user_id"))
-               != (json_int_t)getuid())
-        die("Could not get job step info: %s",
-            drv_strerror(EDRV_ACCESS_DENIED));
-    if (strcmp(json_string_value(json_object_get(found, "state")) ?: "",
-               "RUNNING"))
-        die("Could not get job step info: %s",
-            drv_strerror(EDRV_ALREADY_DONE));
-    return found;
+        err = EDRV_INVALID_JOB_ID;
+    else if (getuid() != 0
+             && json_integer_value(json_object_get(found, "user_id"))
+                    != (json_int_t)getuid())
+        err = EDRV_ACCESS_DENIED;
+    else if (strcmp(json_string_value(json_object_get(found, "state")) ?: "",
+                    "RUNNING"))
+        err = EDRV_ALREADY_DONE;
+    if (!err)
+        return found;
+    json_decref(found);
+    errprintf(error, "%s", drv_strerror(err));
+    errno = err;
+    return NULL;
+}
+
+/* The step's record (new reference); Slurm's error and exit 1 when it is
+ * not there, not ours, or over. */
+static json_t *find_step(const struct sattach_opts *o)
+{
+    drv_error_t error = {0};
+    json_t *step = lookup_step(o, &error);
+
+    if (!step)
+        die("Could not get job step info: %s", error.text);
+    return step;
+}
+
+static long mono_ms(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
 }
 
 /* step_attach to 'node' (body stolen): its answer, or NULL with the
@@ -238,12 +261,43 @@ static json_t *ask_node(const char *node, json_t *body, drv_error_t *error)
     if (!cn) {
         json_decref(body);
         errprintf(error, "%s", drv_strerror(EDRV_INVALID_NODE_NAME));
+        errno = EDRV_INVALID_NODE_NAME;
         return NULL;
     }
     if (cmd_rpc_to(PROG, cn->addr, cn->port, "step_attach", body, &resp,
                    error)
         < 0)
         return NULL;
+    return resp;
+}
+
+/* step_attach to 'node' (body stolen), waiting for a launch on its way:
+ * the controller says a step runs once it made it, and its nodes hear of
+ * it a moment later, so a node that does not know the step yet is asked
+ * again every 50 ms while the controller still says it runs, for
+ * MessageTimeout at most (as srun waits for its nodes to connect back).
+ * Returns as ask_node(). */
+static json_t *ask_node_launched(const struct sattach_opts *o,
+                                 const char *node, json_t *body,
+                                 drv_error_t *error)
+{
+    long deadline = mono_ms() + (long)cmd_conf(PROG)->msg_timeout_s * 1000;
+    json_t *resp, *step;
+    int err = 0;
+
+    for (;;) {
+        drv_error_t again = {0};
+
+        if ((resp = ask_node(node, json_incref(body), error))
+            || (err = errno) != EDRV_INVALID_JOB_ID || mono_ms() >= deadline)
+            break;
+        if (!(step = lookup_step(o, &again)))
+            break; /* over: the node's answer stands */
+        json_decref(step);
+        nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
+    }
+    json_decref(body);
+    errno = err;
     return resp;
 }
 
@@ -277,7 +331,7 @@ static int print_layout(const struct sattach_opts *o, json_t *step)
            nodes ? nodes : "");
     for (size_t i = 0; i < n; i++) {
         drv_error_t error = {0};
-        json_t *resp = ask_node(hostlist_nth(hl, i),
+        json_t *resp = ask_node_launched(o, hostlist_nth(hl, i),
                                 json_pack("{s:I s:I s:b}", "job_id",
                                           (json_int_t)o->job_id, "step_id",
                                           (json_int_t)o->step_id, "layout",
@@ -308,8 +362,8 @@ static void attach_nodes(struct sattach *sa, json_t *step, int port)
 
     for (size_t i = 0; hl && i < hostlist_count(hl); i++) {
         drv_error_t error = {0};
-        json_t *resp = ask_node(
-            hostlist_nth(hl, i),
+        json_t *resp = ask_node_launched(
+            sa->o, hostlist_nth(hl, i),
             json_pack("{s:I s:I s:i s:s}", "job_id",
                       (json_int_t)sa->o->job_id, "step_id",
                       (json_int_t)sa->o->step_id, "io_port", port, "io_key",
@@ -462,14 +516,6 @@ static void accept_conn(struct sattach *sa, int lfd)
         return;
     }
     sa->conns[sa->nconn++] = c;
-}
-
-static long mono_ms(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
 }
 
 /* Serve the nodes' connections until every task we attached to ended,

@@ -430,7 +430,7 @@ static void attach_input(json_t *m, void *arg)
 /* srun went away (killed, or its host lost) while tasks run: they are
  * killed, as Slurm's slurmstepd does when it loses srun; the step's
  * report says "cancelled". */
-static void srun_lost(struct nd_step *st)
+static void srun_lost(struct nd_step *st, ssize_t why)
 {
     bool live = false;
 
@@ -444,8 +444,8 @@ static void srun_lost(struct nd_step *st)
         kill_tasks(st, SIGKILL);
     if (!live)
         return;
-    log_error("StepId=%u.%u: srun is gone, tasks killed", st->job_id,
-              st->step_id);
+    log_error("StepId=%u.%u: srun is gone (%s), tasks killed", st->job_id,
+              st->step_id, uv_strerror((int)why));
     st->killed = true;
     st->io_failed = true;
 }
@@ -487,7 +487,7 @@ static void io_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
             killpg(st->tty_task->pid, SIGHUP);
         for (size_t i = 0; i < st->ntasks; i++)
             close_stdin(&st->tasks[i]);
-        srun_lost(st);
+        srun_lost(st, n);
         st->io_failed = true; /* nothing more goes to srun */
         finish(st);
     }

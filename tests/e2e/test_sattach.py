@@ -7,12 +7,11 @@ killed sattach leaves the step running to its normal end (goldens
 help-sattach, usage-sattach)."""
 import os
 import re
-import shutil
 import signal
 import subprocess
 
 import pytest
-from cluster import REPO, require
+from cluster import REPO, Cluster, require
 
 GOLDEN = REPO / "tests" / "unit" / "data" / "slurm-golden"
 
@@ -178,7 +177,30 @@ def test_a_step_takes_at_most_16_sattach(cluster, test_user):
 def test_sattach_forwards_its_stdin_to_the_tasks(cluster):
     """srun's stdin stays open (a pipe nobody writes): the task reads the
     line sattach was given, and srun and sattach both print its answer."""
-    c = cluster
+    attach_stdin_to_a_new_step(cluster)
+
+
+@pytest.mark.needs_root
+def test_sattach_waits_for_a_launch_on_its_way(cluster_root):
+    """The controller lists a step as running once it made it; its node
+    hears of it a moment later (here 2 s later: the node runs the job's
+    Prolog before the first launch).  sattach in between waits for the
+    launch instead of saying "no tasks running"."""
+    prolog = cluster_root / "slow-prolog.sh"
+    prolog.write_text("#!/bin/sh\nsleep 2\n")
+    os.chmod(prolog, 0o755)
+    c = Cluster(cluster_root, nodes=1,
+                up_args=[f"--conf-extra=Prolog={prolog}"])
+    try:
+        c.up()
+        attach_stdin_to_a_new_step(c)
+    finally:
+        c.down()
+
+
+def attach_stdin_to_a_new_step(c):
+    """srun -n1 reading a line; sattach, as soon as squeue lists the step,
+    gives the line: both print the task's answer."""
     srun = subprocess.Popen(
         [str(c.which("srun")), "-n1", "bash", "-c", "read x; echo got $x"],
         env=c.env, cwd=c.workdir, stdin=subprocess.PIPE,
@@ -193,20 +215,11 @@ def test_sattach_forwards_its_stdin_to_the_tasks(cluster):
         c.wait_until(step_running, timeout=60, what="srun's step running")
         r = c.run("sattach", steps[0], input="hello\n", timeout=30)
         if (r.returncode, r.stdout) != (0, "got hello\n"):
-            # what srun listened on and held, and what it said, for the
-            # report (a rare failure: its step's node found no listener)
-            ss = subprocess.run(["ss", "-ltnp"], capture_output=True,
-                                text=True).stdout if shutil.which("ss") \
-                else ""
-            fds = subprocess.run(["ls", "-l", f"/proc/{srun.pid}/fd"],
-                                 capture_output=True, text=True).stdout
-            srun.kill()
+            srun.kill()  # what srun said, for the report
             out, err = srun.communicate(timeout=30)
             raise AssertionError(
                 f"sattach: {r.returncode} {r.stdout!r} {r.stderr!r}; srun: "
-                f"{srun.returncode} {out!r} {err!r}; srun's listening "
-                f"sockets: {[l for l in ss.splitlines() if 'srun' in l]}; "
-                f"its fds: {fds}")
+                f"{srun.returncode} {out!r} {err!r}")
         out, err = srun.communicate(timeout=30)
         assert (srun.returncode, out) == (0, "got hello\n"), err
     finally:
