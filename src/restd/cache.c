@@ -13,12 +13,21 @@
 
 #include "restd/cache.h"
 
+/* An answer that took T to make is kept for at least RENEW_FACTOR T, so
+ * renewing it takes at most a tenth of the time, however many jobs it
+ * lists (as the controller spaces its scheduling passes); at most
+ * KEEP_MAX_MS, so that it is never older than that. */
+#define RENEW_FACTOR 9
+#define KEEP_MAX_MS 60000
+
 struct entry {
     char *key;
     char *text;        /* NULL while it is being answered, or abandoned */
     size_t len;
     const char *type;
     uint64_t made_ms;  /* when text was kept */
+    uint64_t keep_ms;  /* how long text is fresh (RENEW_FACTOR) */
+    uint64_t began_ms; /* when the thread answering it began */
     bool filling;      /* a thread is answering this key */
     UT_hash_handle hh;
 };
@@ -89,7 +98,8 @@ void rest_cache_destroy(struct rest_cache *c)
 static bool fresh(const struct rest_cache *c, const struct entry *e,
                   uint64_t now)
 {
-    return e->text && now - e->made_ms < c->ttl_ms;
+    (void)c;
+    return e->text && now - e->made_ms < e->keep_ms;
 }
 
 /* Wait on c->filled until 'deadline' (CLOCK_MONOTONIC ms); false once
@@ -136,8 +146,10 @@ char *rest_cache_get(struct rest_cache *c, const char *key, size_t *len,
             }
             HASH_ADD_KEYPTR(hh, c->entries, e->key, strlen(e->key), e);
         }
-        if (e)
+        if (e) {
             e->filling = true;
+            e->began_ms = now;
+        }
         break;
     }
     pthread_mutex_unlock(&c->lock);
@@ -168,7 +180,11 @@ void rest_cache_put(struct rest_cache *c, const char *key, const char *text,
     sweep(c, now); /* before: it keeps entries being answered, as this */
     HASH_FIND_STR(c->entries, key, e);
     if (e) {
+        uint64_t keep = RENEW_FACTOR * (now - e->began_ms);
+
         e->filling = false;
+        e->keep_ms = keep < c->ttl_ms ? c->ttl_ms
+                     : keep > KEEP_MAX_MS ? KEEP_MAX_MS : keep;
         entry_drop_text(c, e);
         if (c->bytes + len <= c->max_bytes && (e->text = malloc(len + 1))) {
             memcpy(e->text, text, len);

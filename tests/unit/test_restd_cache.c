@@ -37,7 +37,9 @@ static void put(struct rest_cache *c, const char *key, const char *text)
     rest_cache_put(c, key, text, strlen(text), "application/json");
 }
 
-/* An answer is kept for its TTL; past it, the first request renews it and
+/* An answer is kept for its TTL (these take microseconds to make, and
+ * the sleeps leave room for 16 ms: 9 times that is still within them);
+ * past it, the first request renews it and
  * the others meanwhile get the last one with its age; the renewal
  * replaces it; a write (clear) during a renewal leaves nothing stale to
  * serve; a renewal given up leaves the last answer for the next one. */
@@ -53,19 +55,19 @@ static void stale_answers_while_one_renews(void **state)
     assert_string_equal(t = get(c, "k", 0, &age), "{\"a\":1}");
     free(t);
 
-    sleep_ms(60);
+    sleep_ms(150);
     assert_null(get(c, "k", 0, &age)); /* past its time: this one renews */
     t = get(c, "k", 1000, &age);       /* the others: no wait */
     assert_non_null(t);
     assert_string_equal(t, "{\"a\":1}");
-    assert_true(age >= 60);
+    assert_true(age >= 150);
     free(t);
     put(c, "k", "{\"a\":2}");
     assert_string_equal(t = get(c, "k", 0, &age), "{\"a\":2}");
     assert_true(age < 50);
     free(t);
 
-    sleep_ms(60);
+    sleep_ms(150);
     assert_null(get(c, "k", 0, &age)); /* renewing... */
     rest_cache_clear(c);               /* ...when a write went through */
     assert_null(get(c, "k", 10, &age)); /* nothing stale: waits, then
@@ -74,13 +76,55 @@ static void stale_answers_while_one_renews(void **state)
 
     assert_null(get(c, "k", 0, &age));
     put(c, "k", "{\"a\":3}");
-    sleep_ms(60);
+    sleep_ms(150);
     assert_null(get(c, "k", 0, &age)); /* renewing... */
     rest_cache_abandon(c, "k");        /* ...given up (an error) */
     assert_null(get(c, "k", 0, &age)); /* the next one renews */
     t = get(c, "k", 0, &age);           /* and the others get the last */
     assert_string_equal(t, "{\"a\":3}");
     free(t);
+    rest_cache_abandon(c, "k");
+    rest_cache_destroy(c);
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* An answer that took T to make is kept for 9 T when that is longer than
+ * the TTL: renewals take at most a tenth of the time. */
+static void slow_answers_are_kept_longer(void **state)
+{
+    struct rest_cache *c = rest_cache_create(50, 1 << 20);
+    uint64_t began, made, built, gone;
+    unsigned age;
+    char *t;
+
+    (void)state;
+    began = mono_ms();
+    assert_null(get(c, "k", 0, &age)); /* this caller answers... */
+    sleep_ms(100);                     /* ...taking 100 ms */
+    put(c, "k", "{\"a\":1}");
+    made = mono_ms();
+    built = made - began;
+    sleep_ms(300); /* past the TTL, well within 9 x 100 ms */
+    assert_non_null(t = get(c, "k", 0, &age));
+    free(t);
+    /* it goes stale at 9 x its making, as this caller measured it */
+    while ((t = get(c, "k", 0, &age))) {
+        free(t);
+        assert_true(mono_ms() - made < 9 * built + 500);
+        sleep_ms(20);
+    }
+    gone = mono_ms();
+    assert_true(gone - made >= 9 * 100 - 20);
+    put(c, "k", "{\"a\":2}"); /* renewed at once: the TTL again */
+    sleep_ms(150);
+    assert_null(get(c, "k", 0, &age));
     rest_cache_abandon(c, "k");
     rest_cache_destroy(c);
 }
@@ -110,6 +154,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stale_answers_while_one_renews),
+        cmocka_unit_test(slow_answers_are_kept_longer),
         cmocka_unit_test(binary_answers),
     };
 
