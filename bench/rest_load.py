@@ -21,6 +21,10 @@ controller; docs/rest.md).  --gzip: the pollers take gzip answers
 (Accept-Encoding: gzip, as browsers and python-requests send it; curl
 --compressed), which droverrestd then sends compressed.
 
+Besides the times it prints the CPU seconds droverrestd, droverctld and
+the pollers used in the timed part of the rounds (medians): what the
+pollers cost the daemons, apart from what they cost themselves.
+
 Usage: bench/rest_load.py [--jobs N] [--pollers P] [--reps R]
                           [--interval SECONDS] [--tokens one|each]
                           [--cache-ttl MS] [--client python|curl]
@@ -47,17 +51,33 @@ def run(*args, **kw):
                           **kw).stdout
 
 
-def round_time(n, env, work):
+def cpu_s(pids):
+    """CPU seconds (user and system) the processes 'pids' used so far."""
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1]
+            ticks += sum(int(x) for x in fields.split()[11:13])
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def round_time(n, env, work, watch):
+    """Release n held jobs; the seconds until the last completed, and the
+    CPU seconds each of 'watch' (name: list of pids) used meanwhile."""
     ids = []
     for _ in range(n):
         out = run("sbatch", "--parsable", "-H", "-o", "/dev/null", "--wrap",
                   "true", env=env, cwd=work)
         ids.append(out.strip())
+    before = {k: cpu_s(v) for k, v in watch.items()}
     start = time.monotonic()
     run("scontrol", "release", ",".join(ids), env=env)
     while run("squeue", "-h", "-o", "%i", env=env).strip():
         time.sleep(0.02)
-    return time.monotonic() - start
+    took = time.monotonic() - start
+    return took, {k: cpu_s(v) - before[k] for k, v in watch.items()}
 
 
 def poll(url, token, stop, lat, interval, gz):
@@ -158,14 +178,25 @@ def main():
                   for i in range(a.pollers if a.tokens == "each" else 1)]
         url = "http://" + addr + "/slurm/v0.0.38/jobs"
         quiet, loaded, lat, polled_s = [], [], [], 0.0
+        cpu_q, cpu_l = [], []
         for _ in range(a.reps):
-            quiet.append(round_time(a.jobs, env, work))
+            daemons = {
+                "droverrestd": [restd.pid if restd else int(
+                    (cdir / "run" / "droverrestd.pid").read_text())],
+                "droverctld": [int((cdir / "run" / "droverctld.pid")
+                                   .read_text())]}
+            took, cpu = round_time(a.jobs, env, work, daemons)
+            quiet.append(took)
+            cpu_q.append(cpu)
             t0 = time.monotonic()
             if a.client == "curl":
                 procs = start_curls(url, tokens, a.pollers, a.interval,
                                     a.gzip)
                 time.sleep(1)  # every poller under way
-                loaded.append(round_time(a.jobs, env, work))
+                took, cpu = round_time(a.jobs, env, work, dict(
+                    daemons, pollers=[p.pid for p in procs]))
+                loaded.append(took)
+                cpu_l.append(cpu)
                 stop_curls(procs, lat)
             else:
                 stop = threading.Event()
@@ -176,7 +207,10 @@ def main():
                 for t in threads:
                     t.start()
                 time.sleep(1)  # every poller under way
-                loaded.append(round_time(a.jobs, env, work))
+                took, cpu = round_time(a.jobs, env, work, dict(
+                    daemons, pollers=[os.getpid()]))
+                loaded.append(took)
+                cpu_l.append(cpu)
                 stop.set()
                 for t in threads:
                     t.join()
@@ -194,6 +228,13 @@ def main():
         print(f"the same under {a.pollers} pollers of /jobs: {l:.2f} s "
               f"({a.jobs / l:.0f} jobs/s)  rounds {loaded}")
         print(f"slowdown: {100 * (l - q) / q:+.1f}%")
+
+        def med(rounds, k):
+            return statistics.median(r[k] for r in rounds)
+        print("CPU seconds in a round, median (no clients / pollers): "
+              + ", ".join(f"{k} {med(cpu_q, k):.2f} / {med(cpu_l, k):.2f}"
+                          for k in ("droverrestd", "droverctld"))
+              + f", the pollers themselves {med(cpu_l, 'pollers'):.2f}")
         if lat:
             print(f"polls: {len(lat)} in {polled_s:.0f} s "
                   f"({len(lat) / polled_s:.0f}/s), latency p50 "
