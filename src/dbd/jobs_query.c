@@ -132,38 +132,71 @@ static int where_assoc_ids(struct sql_build *b, json_t *filter,
     return 0;
 }
 
+/* The IN list "(?, ?, ...)" of job_ids' entries with an array_task_id
+ * ('tasks': their array's id * 2^32 + task id) or without one (the id). */
+static void job_ids_in(struct sql_build *b, json_t *list, bool tasks)
+{
+    json_t *v;
+    size_t i, n = 0;
+
+    sql_add(b, "(");
+    json_array_foreach(list, i, v) {
+        json_int_t id = json_integer_value(json_object_get(v, "job_id"));
+        json_t *task = json_object_get(v, "array_task_id");
+
+        if (!task == !tasks) {
+            sql_add(b, n++ ? ", " : "");
+            sql_param(b, DB_INT(task ? id * 4294967296LL
+                                           + json_integer_value(task)
+                                     : id));
+        }
+    }
+    sql_add(b, ")");
+}
+
 /* job_ids: an id is a job's own id or its array's; with array_task_id,
- * that task of the array.
+ * that task of the array.  IN lists, not a chain of ORs: SQLite refuses
+ * an expression more than 1,000 deep (sacct -j with hundreds of ids).
  */
 static int where_job_ids(struct sql_build *b, json_t *filter,
                          drv_error_t *error)
 {
     json_t *list = list_of(filter, "job_ids"), *v;
-    size_t i;
+    size_t i, whole = 0, tasks = 0;
 
     if (!list)
         return 0;
-    sql_add(b, " AND (");
     json_array_foreach(list, i, v) {
         json_t *id = json_object_get(v, "job_id");
         json_t *task = json_object_get(v, "array_task_id");
 
-        if (!json_is_integer(id) || (task && !json_is_integer(task)))
+        if (!json_is_integer(id) || json_integer_value(id) < 0
+            || json_integer_value(id) > UINT32_MAX
+            || (task && (!json_is_integer(task)
+                         || json_integer_value(task) < 0
+                         || json_integer_value(task) > UINT32_MAX)))
             return bad_filter("job_ids", "an array of {\"job_id\":N, "
                               "\"array_task_id\":N}", error);
-        sql_add(b, i ? " OR " : "");
-        if (task) {
-            sql_add(b, "(j.array_job_id = ");
-            sql_param(b, DB_INT(json_integer_value(id)));
-            sql_add(b, " AND j.array_task_id = ");
-            sql_param(b, DB_INT(json_integer_value(task)));
-        } else {
-            sql_add(b, "(j.job_id = ");
-            sql_param(b, DB_INT(json_integer_value(id)));
-            sql_add(b, " OR j.array_job_id = ");
-            sql_param(b, DB_INT(json_integer_value(id)));
-        }
-        sql_add(b, ")");
+        if (task)
+            tasks++;
+        else
+            whole++;
+    }
+    if (!whole && !tasks) {
+        sql_add(b, " AND 1 = 0"); /* no job asked for */
+        return 0;
+    }
+    sql_add(b, " AND (");
+    if (whole) {
+        sql_add(b, "j.job_id IN ");
+        job_ids_in(b, list, false);
+        sql_add(b, " OR j.array_job_id IN ");
+        job_ids_in(b, list, false);
+    }
+    if (tasks) {
+        sql_add(b, whole ? " OR " : "");
+        sql_add(b, "j.array_job_id * 4294967296 + j.array_task_id IN ");
+        job_ids_in(b, list, true);
     }
     sql_add(b, ")");
     return 0;
