@@ -331,12 +331,11 @@ static int print_layout(const struct sattach_opts *o, json_t *step)
            nodes ? nodes : "");
     for (size_t i = 0; i < n; i++) {
         drv_error_t error = {0};
-        json_t *resp = ask_node_launched(o, hostlist_nth(hl, i),
-                                json_pack("{s:I s:I s:b}", "job_id",
-                                          (json_int_t)o->job_id, "step_id",
-                                          (json_int_t)o->step_id, "layout",
-                                          1),
-                                &error);
+        json_t *resp = ask_node_launched(
+            o, hostlist_nth(hl, i),
+            json_pack("{s:I s:I s:b}", "job_id", (json_int_t)o->job_id,
+                      "step_id", (json_int_t)o->step_id, "layout", 1),
+            &error);
         json_t *ranks = json_object_get(resp, "ranks"), *r;
         size_t k;
 

@@ -165,6 +165,14 @@ def test_filters_select_jobs(acct_cluster):
     assert ids(states=["FAILED"]) == [(302, -1)]
     assert ids(job_ids=[{"job_id": 304}]) == [(304, 0), (305, 1)]
     assert ids(job_ids=[{"job_id": 304, "array_task_id": 1}]) == [(305, 1)]
+    assert ids(job_ids=[{"job_id": 302},
+                        {"job_id": 304, "array_task_id": 0}]) == [
+        (302, -1), (304, 0)]
+    # sacct -j with thousands of ids (SQLite refused a chain of 1,000 ORs)
+    many = [{"job_id": i} for i in range(1000, 4000)] + [
+        {"job_id": 301}] + [{"job_id": 304, "array_task_id": t}
+                            for t in range(1, 1500)]
+    assert ids(job_ids=many) == [(301, -1), (305, 1)]
     # Job N ends at t0 + 200 + N: 301 and 302 end before the window;
     # 303 is still pending.
     assert ids(start=t0 + 503, end=t0 + 600) == [(303, -1), (304, 0),
