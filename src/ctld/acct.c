@@ -26,7 +26,10 @@
 #define RETRY_MIN_MS 1000
 #define RETRY_MAX_MS 10000
 #define COMPACT_RECORDS 20000  /* spool log length that triggers compaction */
-#define COMPACT_FORK_EVENTS 1000 /* pending events past which a child does it */
+/* Pending events from which a forked child compacts the spool: rewriting
+ * one on the loop costs about 30 us (bench/README.md: 277-314 ms of CPU
+ * for 10,000), so from 200 on a fork (3 ms of CPU) costs less. */
+#define COMPACT_FORK_EVENTS 200
 #define STOP_WAIT_MS 3000       /* acct_fini waits this long for a send */
 /* How records are kept and sent: the form the credential of a send binds
  * (proto_call_async_text), so a batch is their concatenation. */
