@@ -95,10 +95,9 @@ void rest_cache_destroy(struct rest_cache *c)
     free(c);
 }
 
-static bool fresh(const struct rest_cache *c, const struct entry *e,
-                  uint64_t now)
+/* Is e's answer still within its keep time? */
+static bool fresh(const struct entry *e, uint64_t now)
 {
-    (void)c;
     return e->text && now - e->made_ms < e->keep_ms;
 }
 
@@ -125,7 +124,7 @@ char *rest_cache_get(struct rest_cache *c, const char *key, size_t *len,
         /* fresh, or past its time while one request renews it: the
          * others take the last answer meanwhile instead of all waiting
          * for the renewal together (cache.h) */
-        if (e && (fresh(c, e, now) || (e->filling && e->text))) {
+        if (e && (fresh(e, now) || (e->filling && e->text))) {
             if ((text = malloc(e->len + 1))) {
                 memcpy(text, e->text, e->len + 1);
                 *len = e->len;
@@ -166,7 +165,7 @@ static void sweep(struct rest_cache *c, uint64_t now)
         return;
     c->swept_ms = now;
     HASH_ITER(hh, c->entries, e, tmp)
-        if (!e->filling && !fresh(c, e, now))
+        if (!e->filling && !fresh(e, now))
             entry_remove(c, e);
 }
 
