@@ -156,6 +156,26 @@ static bool job_waiting(const struct job *job)
     return !job->alloc && !job_state_is_final(job->state);
 }
 
+static bool job_interactive(const struct job *job)
+{
+    return job->interactive && job->state == JOB_RUNNING && job->alloc;
+}
+
+static bool job_in_grace(const struct job *job)
+{
+    return job->preempted && job->alloc && job->preempt_kill_at
+           && !job->preempt_kill_sent;
+}
+
+/* Each set's state (enum ctld_set). */
+static bool (*const set_keep[CTLD_SET_COUNT])(const struct job *) = {
+    [CTLD_SET_LIVE] = job_live,
+    [CTLD_SET_WAITING] = job_waiting,
+    [CTLD_SET_RUNNING] = job_running,
+    [CTLD_SET_INTERACTIVE] = job_interactive,
+    [CTLD_SET_GRACE] = job_in_grace,
+};
+
 static void set_add(struct ctld_job_set *set, uint32_t id)
 {
     size_t w = id / 64;
@@ -172,11 +192,21 @@ static void set_add(struct ctld_job_set *set, uint32_t id)
     set->bits[w] |= 1ull << (id % 64);
 }
 
-/* The first job of 'set' of id 'from' or above for which 'keep' holds;
- * those found gone or not kept leave the set on the way. */
-static struct job *set_from(struct ctld *ctld, struct ctld_job_set *set,
-                            uint64_t from, bool (*keep)(const struct job *))
+static bool set_has(const struct ctld_job_set *set, uint32_t id)
 {
+    return id / 64 < set->words && set->bits[id / 64] >> (id % 64) & 1;
+}
+
+static void set_del(struct ctld_job_set *set, uint32_t id)
+{
+    if (id / 64 < set->words)
+        set->bits[id / 64] &= ~(1ull << (id % 64));
+}
+
+struct job *ctld_set_from(struct ctld *ctld, enum ctld_set s, uint64_t from)
+{
+    struct ctld_job_set *set = &ctld->sets[s];
+
     for (size_t w = from / 64; w < set->words; w++) {
         uint64_t bits = set->bits[w];
 
@@ -187,7 +217,7 @@ static struct job *set_from(struct ctld *ctld, struct ctld_job_set *set,
             struct job *job = ctld_job_find(ctld, id);
 
             bits &= bits - 1;
-            if (job && keep(job))
+            if (job && set_keep[s](job))
                 return job;
             set->bits[w] &= ~(1ull << (id % 64));
         }
@@ -195,19 +225,119 @@ static struct job *set_from(struct ctld *ctld, struct ctld_job_set *set,
     return NULL;
 }
 
+struct job *ctld_set_first(struct ctld *ctld, enum ctld_set s)
+{
+    return ctld_set_from(ctld, s, 0);
+}
+
+struct job *ctld_set_next(struct ctld *ctld, enum ctld_set s,
+                          const struct job *job)
+{
+    return ctld_set_from(ctld, s, (uint64_t)job->id + 1);
+}
+
+/* ---- the purge heap: ended jobs by end time ---- */
+
+static bool purge_before(const struct ctld_purge_entry *a,
+                         const struct ctld_purge_entry *b)
+{
+    return a->end_time < b->end_time
+           || (a->end_time == b->end_time && a->id < b->id);
+}
+
+static void purge_swap(struct ctld_purge_heap *h, size_t a, size_t b)
+{
+    struct ctld_purge_entry t = h->e[a];
+
+    h->e[a] = h->e[b];
+    h->e[b] = t;
+}
+
+static void purge_push(struct ctld_purge_heap *h, int64_t end_time,
+                       uint32_t id)
+{
+    size_t i = h->count++;
+
+    if (h->count > h->cap) {
+        h->cap = h->cap ? 2 * h->cap : 1024;
+        h->e = xrealloc(h->e, h->cap * sizeof(*h->e));
+    }
+    h->e[i] = (struct ctld_purge_entry){end_time, id};
+    for (; i > 0 && purge_before(&h->e[i], &h->e[(i - 1) / 2]);
+         i = (i - 1) / 2)
+        purge_swap(h, i, (i - 1) / 2);
+    set_add(&h->queued, id);
+}
+
+/* Take the first entry out (the heap is not empty). */
+static struct ctld_purge_entry purge_pop(struct ctld_purge_heap *h)
+{
+    struct ctld_purge_entry top = h->e[0];
+    size_t i = 0;
+
+    h->e[0] = h->e[--h->count];
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+
+        if (l < h->count && purge_before(&h->e[l], &h->e[m]))
+            m = l;
+        if (r < h->count && purge_before(&h->e[r], &h->e[m]))
+            m = r;
+        if (m == i)
+            break;
+        purge_swap(h, i, m);
+        i = m;
+    }
+    set_del(&h->queued, top.id);
+    return top;
+}
+
+/* Ended: its record is kept only until MinJobAge. */
+static bool job_ended(const struct job *job)
+{
+    return job_state_is_final(job->state) && !job_live(job);
+}
+
+struct job *ctld_purge_next(struct ctld *ctld, time_t before)
+{
+    struct ctld_purge_heap *h = &ctld->purge;
+
+    while (h->count && h->e[0].end_time <= (int64_t)before) {
+        struct ctld_purge_entry top = purge_pop(h);
+        struct job *job = ctld_job_find(ctld, top.id);
+
+        if (!job || !job_ended(job))
+            continue; /* gone, or requeued: noted again once it ends */
+        if ((int64_t)job->end_time != top.end_time) {
+            /* ended again (a requeue) while in the heap: its new end */
+            purge_push(h, (int64_t)job->end_time, job->id);
+            continue;
+        }
+        return job;
+    }
+    return NULL;
+}
+
+void ctld_job_sets_free(struct ctld *ctld)
+{
+    for (size_t s = 0; s < CTLD_SET_COUNT; s++)
+        free(ctld->sets[s].bits);
+    free(ctld->purge.e);
+    free(ctld->purge.queued.bits);
+}
+
 void ctld_live_note(struct ctld *ctld, const struct job *job)
 {
-    if (job_live(job))
-        set_add(&ctld->live, job->id);
-    if (job_waiting(job))
-        set_add(&ctld->waiting, job->id);
-    if (job_running(job))
-        set_add(&ctld->running, job->id);
+    for (size_t s = 0; s < CTLD_SET_COUNT; s++)
+        if (set_keep[s](job))
+            set_add(&ctld->sets[s], job->id);
+    if (job_ended(job) && !set_has(&ctld->purge.queued, job->id))
+        purge_push(&ctld->purge, (int64_t)job->end_time, job->id);
 }
 
 struct job *ctld_live_from(struct ctld *ctld, uint64_t from)
 {
-    return set_from(ctld, &ctld->live, from, job_live);
+    return ctld_set_from(ctld, CTLD_SET_LIVE, from);
 }
 
 struct job *ctld_live_first(struct ctld *ctld)
@@ -223,7 +353,7 @@ struct job *ctld_live_next(struct ctld *ctld, const struct job *job)
 void ctld_running_each(struct ctld *ctld,
                        void (*fn)(struct job *job, void *arg), void *arg)
 {
-    struct ctld_job_set *set = &ctld->running;
+    struct ctld_job_set *set = &ctld->sets[CTLD_SET_RUNNING];
 
     for (size_t w = 0; w < set->words; w++) {
         struct job *batch[64];
@@ -249,13 +379,12 @@ void ctld_running_each(struct ctld *ctld,
 
 struct job *ctld_waiting_first(struct ctld *ctld)
 {
-    return set_from(ctld, &ctld->waiting, 0, job_waiting);
+    return ctld_set_first(ctld, CTLD_SET_WAITING);
 }
 
 struct job *ctld_waiting_next(struct ctld *ctld, const struct job *job)
 {
-    return set_from(ctld, &ctld->waiting, (uint64_t)job->id + 1,
-                    job_waiting);
+    return ctld_set_next(ctld, CTLD_SET_WAITING, job);
 }
 
 void ctld_job_unlink(struct ctld *ctld, struct job *job)

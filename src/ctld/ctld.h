@@ -41,6 +41,34 @@ struct ctld_job_set {
     size_t words;
 };
 
+/* The sets ctld_live_note() keeps (ctld_set_first()), so that what looks
+ * for jobs in a state does not walk the 100,000 records of a deep queue
+ * (bench/scale: three such walks a second were a 12 ms loop turn). */
+enum ctld_set {
+    CTLD_SET_LIVE,        /* pending, running or completing */
+    CTLD_SET_WAITING,     /* pending or held: no allocation, not ended */
+    CTLD_SET_RUNNING,     /* holding an allocation (running, suspended or
+                           * completing) */
+    CTLD_SET_INTERACTIVE, /* an interactive allocation, running
+                           * (interactive_check_limits()) */
+    CTLD_SET_GRACE,       /* preempted with a GraceTime, its kill not yet
+                           * sent (preempt_grace_check()) */
+    CTLD_SET_COUNT
+};
+
+/* The ended jobs (no allocation, not completing) in order of their end
+ * times, a binary heap: the next to reach MinJobAge is first
+ * (state_purge_old_jobs()).  'queued' has a bit per job id in the heap. */
+struct ctld_purge_entry {
+    int64_t end_time;
+    uint32_t id;
+};
+struct ctld_purge_heap {
+    struct ctld_purge_entry *e;
+    size_t count, cap;
+    struct ctld_job_set queued;
+};
+
 struct ctld {
     uv_loop_t *loop;
     struct slurm_conf *conf;
@@ -53,9 +81,8 @@ struct ctld {
     struct idmap job_ids;      /* the same jobs by id: ctld_job_find() */
     struct ctld_user_jobs *user_jobs; /* the same jobs by owner */
     struct array_group *array_groups; /* array.h: array_first() */
-    struct ctld_job_set live;    /* ctld_live_first() */
-    struct ctld_job_set waiting; /* ctld_waiting_first() */
-    struct ctld_job_set running; /* ctld_running_each() */
+    struct ctld_job_set sets[CTLD_SET_COUNT]; /* ctld_set_first() */
+    struct ctld_purge_heap purge; /* ctld_purge_next() */
     struct listing *listings;  /* answers being written (listing.h) */
     uv_idle_t listing_idle;    /* writes them */
     struct launch_store *launches; /* shared scripts/environments */
@@ -204,10 +231,26 @@ void ctld_job_enter(struct ctld *ctld, struct job *job);
  * scheduling pass does not walk the ended ones the table keeps until
  * MinJobAge (100,000 records, two walks a pass, were most of a pass in a
  * launch storm: bench/storm).  ctld_apply() and ctld_job_link() note
- * every job they touch; the walk drops those found ended:
+ * every job they touch, in each set of enum ctld_set whose state it is
+ * in, and in the purge heap once it has ended; the walk drops those no
+ * longer in the set's state:
  *     for (j = ctld_live_first(ctld); j; j = ctld_live_next(ctld, j))
  * in id order.  A job noted again comes back. */
 void ctld_live_note(struct ctld *ctld, const struct job *job);
+/* The first job of set 's' with id 'from' or above, in its state; NULL:
+ * none.  ctld_set_first(): from 0; ctld_set_next(): after 'job'. */
+struct job *ctld_set_from(struct ctld *ctld, enum ctld_set s, uint64_t from);
+struct job *ctld_set_first(struct ctld *ctld, enum ctld_set s);
+struct job *ctld_set_next(struct ctld *ctld, enum ctld_set s,
+                          const struct job *job);
+/* The ended job that has been so longest, if it ended at or before
+ * 'before' (seconds since the epoch; MinJobAge ago): taken out of the
+ * purge heap and returned; else NULL.  Costs O(log jobs) a job, whatever
+ * the table holds.  Jobs not ended after all (requeued) are dropped on the
+ * way, and come back when they end. */
+struct job *ctld_purge_next(struct ctld *ctld, time_t before);
+/* Free the sets and the purge heap (at exit; the jobs stay). */
+void ctld_job_sets_free(struct ctld *ctld);
 struct job *ctld_live_first(struct ctld *ctld);
 struct job *ctld_live_next(struct ctld *ctld, const struct job *job);
 /* The same for the waiting jobs (pending or held: no allocation, not

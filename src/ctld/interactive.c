@@ -34,12 +34,10 @@ void interactive_check_limits(struct ctld *ctld, time_t now)
 {
     struct job *job, *next;
 
-    for (job = ctld_live_first(ctld); job; job = next) {
+    for (job = ctld_set_first(ctld, CTLD_SET_INTERACTIVE); job; job = next) {
         int64_t over = 0;
 
-        next = ctld_live_next(ctld, job);
-        if (!job->interactive || job->state != JOB_RUNNING || !job->alloc)
-            continue;
+        next = ctld_set_next(ctld, CTLD_SET_INTERACTIVE, job);
         if (inactive(ctld, job, now)) {
             log_info("InactiveLimit: JobId=%u: its command was not heard "
                      "for %ld s", job->id, (long)(now - job->alive_at));

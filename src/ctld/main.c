@@ -489,9 +489,7 @@ static void ctld_fini(struct ctld *ctld)
         job_destroy(job);
     }
     free(ctld->replayed); /* a Raft follower's, never respooled */
-    free(ctld->live.bits);
-    free(ctld->waiting.bits);
-    free(ctld->running.bits);
+    ctld_job_sets_free(ctld);
     idmap_free(&ctld->job_ids);
     ctld_user_jobs_free(ctld);
     launch_store_destroy(ctld->launches);

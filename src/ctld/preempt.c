@@ -112,11 +112,11 @@ static void preempt_job(struct ctld *ctld, struct job *v, struct job *by,
 
 void preempt_grace_check(struct ctld *ctld, time_t now)
 {
-    struct job *job, *tmp;
+    struct job *job, *next;
 
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (!job->preempted || !job->alloc || !job->preempt_kill_at
-            || now < job->preempt_kill_at || job->preempt_kill_sent)
+    for (job = ctld_set_first(ctld, CTLD_SET_GRACE); job; job = next) {
+        next = ctld_set_next(ctld, CTLD_SET_GRACE, job);
+        if (now < job->preempt_kill_at)
             continue;
         log_info("JobId=%u: GraceTime over, ending it", job->id);
         job->preempt_kill_sent = true;

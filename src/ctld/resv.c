@@ -493,7 +493,7 @@ static void resv_delete(struct ctld *ctld, struct resv *r, time_t now)
 static void purge_idle(struct ctld *ctld, time_t now)
 {
     struct resv *r, *tmp;
-    struct job *job, *jtmp;
+    struct job *job;
     bool any = false;
 
     HASH_ITER(hh, ctld->resvs, r, tmp) {
@@ -505,7 +505,7 @@ static void purge_idle(struct ctld *ctld, time_t now)
     }
     if (!any)
         return;
-    HASH_ITER(hh, ctld->jobs, job, jtmp) {
+    for (job = ctld_live_first(ctld); job; job = ctld_live_next(ctld, job)) {
         if (job->reservation && !job_state_is_final(job->state)
             && (r = resv_find(ctld, job->reservation)))
             r->idle_since = now; /* in use */

@@ -172,12 +172,12 @@ int state_snapshot_periodic(struct ctld *ctld, size_t records)
 
 void state_purge_old_jobs(struct ctld *ctld, time_t now)
 {
-    struct job *job, *tmp;
+    struct job *job;
 
-    HASH_ITER(hh, ctld->jobs, job, tmp) {
-        if (!job_state_is_final(job->state) || job->alloc || job->completing
-            || now - job->end_time < (time_t)ctld->conf->min_job_age_s)
-            continue;
+    if (!ctld->conf->min_job_age_s) /* 0: records are never purged */
+        return;
+    while ((job = ctld_purge_next(ctld,
+                                  now - (time_t)ctld->conf->min_job_age_s))) {
         struct ctld_event ev = {
             .type = CTLD_EV_JOB_PURGED, .t = now, .job_id = job->id};
         ctld_apply(ctld, &ev);

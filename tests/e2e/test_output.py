@@ -76,6 +76,34 @@ def test_finished_job_gone_after_min_job_age(cluster):
     assert r.stderr == "slurm_load_jobs error: Invalid job id specified\n"
 
 
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "up_args": ["--conf-extra=MinJobAge=3"]}],
+                         indirect=True)
+def test_jobs_purged_in_the_order_they_ended(cluster):
+    """The purge takes ended jobs by end time, not by id: a job that ended
+    later is kept later."""
+    first = cluster.sbatch("--wrap", "sleep 6")
+    second = cluster.sbatch("--wrap", "true")
+    cluster.wait_job_state(second, ["COMPLETED"], timeout=30)
+
+    def gone(job):
+        return lambda: cluster.run("scontrol", "show", "job", job).returncode == 1
+    cluster.wait_until(gone(second), timeout=60, what="the job that ended first to be purged")
+    assert cluster.job_field(first, "JobState") in ("RUNNING", "COMPLETED")
+    cluster.wait_until(gone(first), timeout=60, what="the job that ended last to be purged")
+
+
+@pytest.mark.parametrize("cluster", [{"nodes": 1, "up_args": ["--conf-extra=MinJobAge=0"]}],
+                         indirect=True)
+def test_min_job_age_zero_purges_nothing(cluster):
+    """MinJobAge=0: finished jobs are never purged, as Slurm's."""
+    job = cluster.sbatch("--wrap", "true")
+    cluster.wait_job_state(job, ["COMPLETED"], timeout=30)
+    time.sleep(3)  # the purge runs every second
+    assert cluster.job_field(job, "JobState") == "COMPLETED"
+    assert cluster.run("squeue", "-j", job, "-t", "all", "-h", "-o", "%i %T").stdout \
+        == f"{job} COMPLETED\n"
+
+
 @pytest.mark.parametrize("cluster", [{"nodes": 2, "up_args": ["--conf-extra=SchedulerParameters=drover_backfill=slurm"]}],
                          indirect=True)
 def test_squeue_start_shows_the_planned_start(cluster):

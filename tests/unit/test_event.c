@@ -105,9 +105,7 @@ static void ctld_close(struct ctld *ctld)
     node_table_destroy(ctld->nodes);
     conf_destroy(ctld->conf);
     free(ctld->replayed);
-    free(ctld->live.bits);
-    free(ctld->waiting.bits);
-    free(ctld->running.bits);
+    ctld_job_sets_free(ctld);
     idmap_free(&ctld->job_ids);
     free(ctld);
 }
@@ -523,6 +521,47 @@ static void ev_node(struct ctld *ctld, struct model *m)
     ctld_node_admin(ctld, i, &a);
 }
 
+/* The walk of set 's' finds exactly the jobs of the model in states
+ * 'a', 'b' or 'c' (M_NONE: none), each once, in id order. */
+static void check_set(struct ctld *ctld, const struct model *m,
+                      enum ctld_set s, enum m_state a, enum m_state b,
+                      enum m_state c)
+{
+    bool seen[MAX_JOBS + 1] = {false};
+    uint32_t last = 0;
+
+    for (struct job *job = ctld_set_first(ctld, s); job;
+         job = ctld_set_next(ctld, s, job)) {
+        assert_true(job->id > last && job->id < m->next_id);
+        last = job->id;
+        seen[job->id] = true;
+    }
+    for (uint32_t id = 1; id < m->next_id; id++) {
+        enum m_state st = m->jobs[id].state;
+        assert_int_equal(seen[id], st == a || st == b || st == c);
+    }
+}
+
+/* The purge heap gives every ended job of the model once, in order of
+ * end time, and no other (it is emptied). */
+static void check_purge(struct ctld *ctld, const struct model *m)
+{
+    bool seen[MAX_JOBS + 1] = {false};
+    time_t last = 0;
+    struct job *job;
+
+    while ((job = ctld_purge_next(ctld, m->t + 1))) {
+        assert_true(job->id < m->next_id);
+        assert_int_equal(m->jobs[job->id].state, M_FINAL);
+        assert_false(seen[job->id]);
+        assert_true(job->end_time >= last);
+        seen[job->id] = true;
+        last = job->end_time;
+    }
+    for (uint32_t id = 1; id < m->next_id; id++)
+        assert_int_equal(seen[id], m->jobs[id].state == M_FINAL);
+}
+
 /* The tables agree with the model. */
 static void check_model(struct ctld *ctld, const struct model *m)
 {
@@ -565,6 +604,10 @@ static void check_model(struct ctld *ctld, const struct model *m)
     }
     for (size_t i = 0; i < NODES; i++)
         assert_int_equal(ctld->nodes->sched[i].alloc_cpus, m->used[i]);
+    check_set(ctld, m, CTLD_SET_LIVE, M_PENDING, M_RUNNING, M_CANCELLING);
+    check_set(ctld, m, CTLD_SET_WAITING, M_PENDING, M_NONE, M_NONE);
+    check_set(ctld, m, CTLD_SET_RUNNING, M_RUNNING, M_CANCELLING, M_NONE);
+    check_set(ctld, m, CTLD_SET_INTERACTIVE, M_NONE, M_NONE, M_NONE);
 }
 
 /* Two controllers hold the same jobs (every journaled field, steps and
@@ -736,6 +779,9 @@ static void test_random_replay(void **state)
         if (state_restore(from_snapshot, &error) < 0)
             fail_msg("seed %u: restore from snapshot: %s", seed, error.text);
         check_equal(live, from_snapshot);
+        check_purge(live, m);
+        check_purge(replayed, m);
+        check_purge(from_snapshot, m);
 
         ctld_close(live);
         ctld_close(replayed);

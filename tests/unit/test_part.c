@@ -68,9 +68,7 @@ static void ctld_close(struct ctld *ctld)
     node_table_destroy(ctld->nodes);
     conf_destroy(ctld->conf);
     free(ctld->replayed);
-    free(ctld->live.bits);
-    free(ctld->waiting.bits);
-    free(ctld->running.bits);
+    ctld_job_sets_free(ctld);
     idmap_free(&ctld->job_ids);
     free(ctld);
 }
