@@ -101,6 +101,7 @@ struct result {
     double median_ms, max_ms, min_ms;
     size_t started, reserved, unplanned, limit, never;
     bool whole_queue;
+    uint64_t digest; /* of every decision (decisions_digest()) */
 };
 
 static void *xcalloc(size_t n, size_t size)
@@ -336,6 +337,38 @@ static int cmp_double(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++, v >>= 8)
+        h = (h ^ (v & 0xff)) * 1099511628211ULL;
+    return h;
+}
+
+/* FNV-1a over each decision: action, reason, start and the resources
+ * (nodes, tasks, CPUs, shards, MiB, GPU indexes): two builds of the pass that
+ * print the same digest decided the same. */
+static uint64_t decisions_digest(const struct sched_decision *out,
+                                 size_t count)
+{
+    uint64_t h = 14695981039346656037ULL;
+
+    for (size_t i = 0; i < count; i++) {
+        const struct sched_alloc *a = out[i].alloc;
+
+        h = fnv(h, (uint64_t)out[i].action << 32 | (uint64_t)out[i].reason);
+        h = fnv(h, (uint64_t)out[i].start_time);
+        for (uint32_t j = 0; a && j < a->node_count; j++) {
+            h = fnv(h, (uint64_t)a->node_idx[j] << 32 | a->tasks[j]);
+            h = fnv(h, (uint64_t)a->cpus[j] << 32 | (a->shards ? a->shards[j] : 0));
+            h = fnv(h, a->mem_mib[j]);
+            for (long g = a->gpus && a->gpus[j] ? bitmap_first_set(a->gpus[j], 0) : -1;
+                 g >= 0; g = bitmap_first_set(a->gpus[j], (size_t)g + 1))
+                h = fnv(h, (uint64_t)g);
+        }
+    }
+    return h;
+}
+
 static void count_decisions(const struct sched_decision *out,
                             size_t count,
                             struct result *res)
@@ -415,6 +448,7 @@ static int run_case(size_t nnodes,
         }
         ms[k] = now_ms() - t0;
         count_decisions(out, q.count, res);
+        res->digest = decisions_digest(out, q.count);
         sched_decisions_clear(out, q.count);
     }
     qsort(ms, runs, sizeof(*ms), cmp_double);
@@ -436,18 +470,18 @@ static int run_case(size_t nnodes,
 
 static void print_header(void)
 {
-    printf("%7s %7s %8s %6s %11s %11s %8s %9s %9s %6s %6s\n", "nodes",
+    printf("%7s %7s %8s %6s %11s %11s %8s %9s %9s %6s %6s %16s\n", "nodes",
            "running", "pending", "depth", "median_ms", "max_ms", "started",
-           "reserved", "unplanned", "never", "whole");
+           "reserved", "unplanned", "never", "whole", "digest");
 }
 
 static void print_row(const struct result *x)
 {
     printf("%7zu %7zu %8zu %6" PRIu32 " %11.2f %11.2f %8zu %9zu %9zu %6zu"
-           " %6s\n",
+           " %6s %016" PRIx64 "\n",
            x->nodes, x->nrunning, x->pending, x->depth, x->median_ms,
            x->max_ms, x->started, x->reserved, x->unplanned, x->never,
-           x->whole_queue ? "yes" : "no");
+           x->whole_queue ? "yes" : "no", x->digest);
 }
 
 static void print_json(const struct result *res,
@@ -464,11 +498,12 @@ static void print_json(const struct result *res,
                "\"resolution_s\":%" PRId64 ","
                "\"runs\":%u,\"median_ms\":%.3f,\"min_ms\":%.3f,"
                "\"max_ms\":%.3f,\"started\":%zu,\"reserved\":%zu,"
-               "\"unplanned\":%zu,\"never\":%zu,\"whole_queue\":%s}",
+               "\"unplanned\":%zu,\"never\":%zu,\"whole_queue\":%s,"
+               "\"digest\":\"%016" PRIx64 "\"}",
                i ? "," : "", x->nodes, x->nrunning, x->pending, x->depth,
                x->window_s, x->resolution_s, x->runs, x->median_ms, x->min_ms, x->max_ms,
                x->started, x->reserved, x->unplanned, x->never,
-               x->whole_queue ? "true" : "false");
+               x->whole_queue ? "true" : "false", x->digest);
     }
     printf("]}\n");
 }
