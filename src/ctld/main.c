@@ -201,26 +201,51 @@ static void check_node_timeouts(struct ctld *ctld, time_t now)
     ctld->node_timeouts_held = held > 0;
 }
 
+static void sweep_launches(struct ctld *ctld, time_t now)
+{
+    (void)now;
+    launch_store_sweep(ctld->launches);
+}
+
+static void acct_check(struct ctld *ctld, time_t now)
+{
+    (void)now;
+    acct_periodic(ctld);
+}
+
+/* The periodic checks, each a part of its turn by its name (stats.h), so
+ * that a long turn says which. */
+static const struct periodic_check {
+    const char *name;
+    void (*fn)(struct ctld *ctld, time_t now);
+} periodic_checks[] = {
+    {"periodic: node timeouts", check_node_timeouts},
+    {"periodic: node epilogs", node_epilog_check},
+    {"periodic: interactive limits", interactive_check_limits},
+    {"periodic: job purge", state_purge_old_jobs},
+    {"periodic: reservations", resv_expire},
+    {"periodic: triggers", trigger_check},
+    {"periodic: preemption grace", preempt_grace_check},
+    {"periodic: gang scheduling", gang_periodic},
+    {"periodic: launch store", sweep_launches},
+    {"periodic: accounting spool", acct_check},
+};
+
 /* Node health, purging and snapshots, every PERIODIC_MS. */
 static void periodic_cb(uv_timer_t *t)
 {
     struct ctld *ctld = t->data;
     time_t now = ctld_now(ctld);
-    uint64_t began = uv_hrtime();
+    uint64_t began;
 
     if (!ctld_active(ctld)) /* a Raft follower changes nothing itself */
         return;
-    check_node_timeouts(ctld, now);
-    node_epilog_check(ctld, now);
-    interactive_check_limits(ctld, now);
-    state_purge_old_jobs(ctld, now);
-    resv_expire(ctld, now);
-    trigger_check(ctld, now);
-    preempt_grace_check(ctld, now);
-    gang_periodic(ctld, now);
-    launch_store_sweep(ctld->launches);
-    acct_periodic(ctld);
-    stats_turn_part(ctld, "periodic checks", began);
+    for (size_t i = 0; i < sizeof(periodic_checks) / sizeof(*periodic_checks);
+         i++) {
+        began = uv_hrtime();
+        periodic_checks[i].fn(ctld, now);
+        stats_turn_part(ctld, periodic_checks[i].name, began);
+    }
     began = uv_hrtime();
     if (ctld->journal && state_snapshot_periodic(ctld, snapshot_records()) < 0)
         log_err("snapshot");
