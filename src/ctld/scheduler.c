@@ -62,6 +62,29 @@
  * share) and a loaded machine's wall time, a turn stays under issue 18's
  * 50 ms (bench/storm, bench/scale); 20 ms gave 66-80 ms turns. */
 #define SCHED_TURN_TARGET_NS 10000000ull
+/* A pass makes no more starts once it has run this long (wall time): the
+ * starts it decided beyond are dropped and the next pass, one loop turn
+ * later, makes them, as Slurm's max_sched_time ends its scheduling loop.
+ * The start cap fits a pass's cost to the last passes'; this bounds the
+ * pass whose cost jumps (a machine the controller shares: a pass of 55-76
+ * ms wall, 27-43 ms CPU, in bench/scale's launch storm), so that a turn
+ * stays under issue 18's 50 ms.  Only the prefix of the starts in queue
+ * order is made, so no start made delays one decided before it; the
+ * first SCHED_MAX_STARTS are always made, so that a pass that took its
+ * time deciding (a sanitizer build, a deep queue) still starts jobs. */
+#define SCHED_PASS_WALL_MAX_NS 20000000ull
+/* The launches waiting for their MUNGE credential (proto_call_minting():
+ * minted on the thread pool, about 200 us each) a pass may leave: it
+ * starts no more jobs than the room below this, and runs only with half
+ * of it free (else it waits SCHED_BACKLOG_WAIT_MS and looks again): a
+ * pass's fixed cost (the queue, the running jobs) is then shared by many
+ * starts (with any room, passes of a few starts each took four times the
+ * CPU).  Unbounded, a launch storm queued
+ * 40,000 launches (350 MB) faster than munged minted them, and the nodes
+ * registering meanwhile were found without jobs whose launch had not
+ * reached them in 5 s (rpc_node.c, reconcile()). */
+#define SCHED_LAUNCH_BACKLOG 128
+#define SCHED_BACKLOG_WAIT_MS 2
 /* Below this wait (ns), the next pass runs on the next loop turn. */
 #define SCHED_MIN_WAIT_NS 1000000ull
 
@@ -86,11 +109,26 @@ static uint32_t start_cap_fit(uint32_t cap, uint64_t cost_ns)
     return cap;
 }
 
+/* Starts the launches waiting for credentials leave room for. */
+static uint32_t launch_room(void)
+{
+    size_t backlog = proto_call_minting();
+
+    return backlog < SCHED_LAUNCH_BACKLOG
+               ? (uint32_t)(SCHED_LAUNCH_BACKLOG - backlog)
+               : 0;
+}
+
 static void sched_timer_cb(uv_timer_t *t)
 {
     struct ctld *ctld = t->data;
     uint64_t start = cpu_ns(), began = uv_hrtime(), wall_ns;
 
+    if (launch_room() < SCHED_LAUNCH_BACKLOG / 2) { /* launches mint */
+        uv_timer_start(&ctld->sched_timer, sched_timer_cb,
+                       SCHED_BACKLOG_WAIT_MS, 0);
+        return;
+    }
     scheduler_run(ctld);
     ctld->sched_last_cost_ns = cpu_ns() - start;
     ctld->sched_last_end_ns = uv_hrtime();
@@ -103,14 +141,17 @@ static void sched_timer_cb(uv_timer_t *t)
                                                : ctld->sched_last_cost_ns);
 }
 
-/* The pass's max_starts: the fitted cap, within bf_max_job_start. */
+/* The pass's max_starts: the fitted cap, within bf_max_job_start and the
+ * launches' room (never none: a pass runs only with room). */
 static uint32_t start_cap(const struct ctld *ctld)
 {
     uint32_t cap = ctld->sched_start_cap ? ctld->sched_start_cap
                                          : SCHED_MAX_STARTS;
-    uint32_t most = ctld->conf->sched.bf_max_job_start;
+    uint32_t most = ctld->conf->sched.bf_max_job_start, room = launch_room();
 
-    return most && most < cap ? most : cap;
+    if (most && most < cap)
+        cap = most;
+    return room && room < cap ? room : cap;
 }
 
 /* Milliseconds until the next pass may start. */
@@ -616,6 +657,8 @@ void scheduler_opts(struct ctld *ctld, const struct resv *except,
 /* What a scheduling run carries from one pass to the next. */
 struct run_state {
     time_t now;
+    uint64_t began_ns; /* uv_hrtime() at its start */
+    size_t dropped;    /* starts left to the next pass: out of time */
     size_t considered, starts, backfilled;
     bool waiting; /* a job of higher priority waits (a later start is
                    * backfilled) */
@@ -739,6 +782,14 @@ static void pass_apply(struct ctld *ctld, struct job **pend,
             decision_drop(ctld, &dec[i]);
             if (pend[i]->state == JOB_PENDING)
                 pend[i]->reason = JOB_REASON_PRIORITY;
+            continue;
+        }
+        if (start && (st->dropped
+                      || (st->starts >= SCHED_MAX_STARTS
+                          && uv_hrtime() - st->began_ns
+                                 > SCHED_PASS_WALL_MAX_NS))) {
+            decision_drop(ctld, &dec[i]); /* the next pass's */
+            st->dropped++;
             continue;
         }
         st->starts += start;
@@ -868,8 +919,8 @@ static bool completing_recently(struct ctld *ctld, time_t now)
 
 void scheduler_run(struct ctld *ctld)
 {
-    struct run_state st = {.now = ctld_now(ctld)};
     uint64_t began = uv_hrtime();
+    struct run_state st = {.now = ctld_now(ctld), .began_ns = began};
     struct job **pend;
     size_t np;
 
@@ -893,8 +944,12 @@ void scheduler_run(struct ctld *ctld)
     gang_check(ctld, st.now, false); /* what started on shared CPUs */
     /* As many starts as the cap: more may be waiting (an array's entries
      * stop at the cap, so no job was left to the next pass by name). */
-    if (st.starts >= start_cap(ctld))
+    if (st.starts >= start_cap(ctld) || st.dropped)
         ctld->sched_more = true;
+    if (st.dropped)
+        log_debug("sched: %zu starts left to the next pass: %llu ms spent",
+                  st.dropped,
+                  (unsigned long long)((uv_hrtime() - began) / 1000000));
     if (ctld->sched_more)
         scheduler_request(ctld);
     free(pend);

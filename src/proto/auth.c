@@ -150,6 +150,24 @@ void proto_auth_destroy(proto_auth_t *auth)
     }
 }
 
+proto_auth_t *proto_auth_clone(const proto_auth_t *auth)
+{
+    proto_auth_t *c;
+
+    if (!auth) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(c = calloc(1, sizeof(*c)))
+        || (auth->ctx && !(c->ctx = munge_ctx_copy(auth->ctx)))
+        || (auth->token && !(c->token = strdup(auth->token)))) {
+        proto_auth_destroy(c);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return c;
+}
+
 /* The credential for a message of 'digest' (NULL: a token context's,
  * which binds none). */
 static char *encode_digest(proto_auth_t *auth,

@@ -34,6 +34,14 @@ proto_auth_t *proto_auth_create(const char *socket_path, drv_error_t *error);
 /* NULL is a no-op.  errno is preserved. */
 void proto_auth_destroy(proto_auth_t *auth);
 
+/* A new context that encodes as 'auth' does (the same munged socket, or
+ * the same token) with MUNGE state of its own, so that another thread may
+ * encode with it while 'auth' is in use (a MUNGE context is not
+ * thread-safe; the async client encodes on libuv's thread pool).  Only
+ * for encoding: no token verifier is copied.  Returns NULL with errno
+ * EINVAL ('auth' NULL) or ENOMEM.  Free with proto_auth_destroy(). */
+proto_auth_t *proto_auth_clone(const proto_auth_t *auth);
+
 /* Mint a credential for a request of 'type' carrying 'body' (a JSON object,
  * borrowed; NULL is taken as {}).  Returns a new string (caller frees with
  * free()), or NULL with errno:

@@ -145,4 +145,11 @@ void proto_call_set_timed(proto_call_timed_f fn, void *arg);
 /* proto_call_async() calls under way (sdiag's "Agent queue size"). */
 size_t proto_call_count(void);
 
+/* Of those, the calls waiting for their credential: MUNGE credentials are
+ * minted on libuv's thread pool, one at a time in call order, so that the
+ * loop does not wait on munged (about 200 us a call on a loaded machine).
+ * A sender that makes many calls at once (the controller's launches)
+ * keeps this bounded, as the wait to connect grows with it. */
+size_t proto_call_minting(void);
+
 #endif /* !DROVER_PROTO_CLIENT_H */

@@ -118,17 +118,17 @@ void proto_msg_error_parse(const json_t *body, int *errnum,
                   : NULL;
 }
 
-int proto__request_frame(proto_auth_t *auth, const char *type, json_t *body,
-                         char **buf, size_t *len, drv_error_t *error)
+char *proto__request_text(const char *type, json_t *body, size_t *len,
+                          drv_error_t *error)
 {
     char *text;
-    int rc;
 
     if (!type || !*type || (body && !json_is_object(body))) {
         json_decref(body);
         errno = EINVAL;
-        return errprintf(error, "invalid request: no type or a body that is "
-                                "not an object");
+        errprintf(error, "invalid request: no type or a body that is not "
+                         "an object");
+        return NULL;
     }
     /* One dump serves the credential's digest and the frame (the digest
      * is over this very text: auth.h); a second dump was part of the 19%
@@ -139,9 +139,23 @@ int proto__request_frame(proto_auth_t *auth, const char *type, json_t *body,
     json_decref(body);
     if (!text) {
         errno = ENOMEM;
-        return errprintf(error, "out of memory");
+        errprintf(error, "out of memory");
+        return NULL;
     }
-    rc = proto__request_frame_text(auth, type, text, strlen(text), buf, len,
+    *len = strlen(text);
+    return text;
+}
+
+int proto__request_frame(proto_auth_t *auth, const char *type, json_t *body,
+                         char **buf, size_t *len, drv_error_t *error)
+{
+    size_t text_len;
+    char *text = proto__request_text(type, body, &text_len, error);
+    int rc;
+
+    if (!text)
+        return -1;
+    rc = proto__request_frame_text(auth, type, text, text_len, buf, len,
                                    error);
     free(text);
     return rc;

@@ -21,6 +21,14 @@
 int proto__request_frame(proto_auth_t *auth, const char *type, json_t *body,
                          char **buf, size_t *len, drv_error_t *error);
 
+/* The text a request's 'body' (stolen, also on failure; NULL means {})
+ * is sent and its credential bound as: jansson's JSON_COMPACT|
+ * JSON_SORT_KEYS dump.  Returns it (caller frees) with *len, or NULL with
+ * errno (EINVAL: no type, or a body that is not an object; ENOMEM) and
+ * 'error' filled. */
+char *proto__request_text(const char *type, json_t *body, size_t *len,
+                          drv_error_t *error);
+
 /* proto__request_frame() for a body already serialized: 'text' ('len'
  * bytes, borrowed) is a JSON object as jansson's JSON_COMPACT|
  * JSON_SORT_KEYS dump gives it (the credential binds that text:
