@@ -185,6 +185,7 @@ struct pass {
     uint32_t *stamp;   /* == gen: node already in 'dirty' */
     uint32_t gen;
     uint32_t *dirty;
+    uint32_t *todo;    /* scratch: the nodes a whole view computes */
     size_t ndirty;
     size_t nc, nreqc; /* candidates, required ones among them */
     uint64_t sumcap, sumgpu;
@@ -310,6 +311,7 @@ static void pass_destroy(struct pass *p)
     free(p->gmax);
     free(p->stamp);
     free(p->dirty);
+    free(p->todo);
     free(p->chg);
     free(p->chglist);
     free(p->hist);
@@ -418,6 +420,7 @@ static int pass_init(struct pass *p,
         || !(p->chg = calloc(k, sizeof(*p->chg)))
         || !(p->chglist = calloc(k, sizeof(*p->chglist)))
         || !(p->dirty = calloc(k, sizeof(*p->dirty)))
+        || !(p->todo = calloc(k, sizeof(*p->todo)))
         || !(p->mask = calloc((k + 63) / 64, sizeof(*p->mask))))
         return -1;
     p->words = (n + 63) / 64;
@@ -616,23 +619,24 @@ static struct slot *slot_get(struct pass *p, int64_t time)
  * A job's search moves its window forward, so the search gallops from the
  * step found last (tl->hint: 1, 2, 4... steps on) before it bisects: a
  * node's view then reads one or two cache lines of its steps, not the
- * log2(k) a bisection from the start reads (bench/README.md).
+ * log2(k) a bisection from the start reads (bench/README.md).  A 't'
+ * before the hint (the next job's search, which begins near now) gallops
+ * from the first step the same way.
  */
 static uint32_t step_find(const struct tline *ctl, int64_t t)
 {
     struct tline *tl = (struct tline *)ctl; /* the hint only */
-    uint32_t lo = 0, hi = tl->k;
+    uint32_t lo = 0, hi, step = 1;
 
-    if (tl->hint < tl->k && tl->st[tl->hint].time <= t) {
-        uint32_t step = 1;
-
+    /* from the hint, or when t lies before it from the start (a new job's
+     * search begins near now: its step is among the first) */
+    if (tl->hint < tl->k && tl->st[tl->hint].time <= t)
         lo = tl->hint;
-        while (lo + step < tl->k && tl->st[lo + step].time <= t) {
-            lo += step;
-            step *= 2;
-        }
-        hi = lo + step < tl->k ? lo + step : tl->k;
+    while (lo + step < tl->k && tl->st[lo + step].time <= t) {
+        lo += step;
+        step *= 2;
     }
+    hi = lo + step < tl->k ? lo + step : tl->k;
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (tl->st[mid].time <= t)
@@ -1190,6 +1194,8 @@ static int view_all(struct pass *p,
         p->chg[p->chglist[k]] = 0;
     p->nchg = 0;
     if (whole) {
+        size_t nt = 0;
+
         /* only the nodes open throughout: a judged node is open */
         for (size_t w = 0; w < p->words; w++) {
             uint64_t todo = ~p->mask[w];
@@ -1199,11 +1205,22 @@ static int view_all(struct pass *p,
             p->open[w] = 0;
             if (w == p->words - 1 && p->n % 64)
                 todo &= (UINT64_C(1) << (p->n % 64)) - 1;
-            for (; todo; todo &= todo - 1) {
-                size_t i = w * 64 + (size_t)__builtin_ctzll(todo);
-                view_node(p, i, t, e);
-                p->judge[i].cap = 0;
+            for (; todo; todo &= todo - 1)
+                p->todo[nt++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(todo));
+        }
+        /* a few nodes ahead, their timelines' steps are fetched (a
+         * whole view reads hundreds of nodes spread over the heap) */
+        for (size_t k = 0; k < nt; k++) {
+            if (k + 8 < nt)
+                __builtin_prefetch(&p->tl[p->todo[k + 8]]);
+            if (k + 4 < nt) {
+                const struct tline *ahead = &p->tl[p->todo[k + 4]];
+                if (ahead->k)
+                    __builtin_prefetch(&ahead->st[ahead->hint]);
+                __builtin_prefetch(&p->nodes[p->todo[k + 4]]);
             }
+            view_node(p, p->todo[k], t, e);
+            p->judge[p->todo[k]].cap = 0;
         }
         closed_check(p, t, e);
     } else {
