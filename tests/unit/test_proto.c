@@ -652,6 +652,61 @@ static void async_round_trip(void **state)
     result_clear(&r);
 }
 
+/* Many calls at once: their credentials are minted off the loop one at a
+ * time (proto_call_minting() counts those waiting, none minted before the
+ * loop turns), and every call is answered with its own body. */
+static void async_calls_mint_off_the_loop(void **state)
+{
+    struct fx *fx = *state;
+    enum { N = 40 };
+    struct result r[N];
+
+    memset(r, 0, sizeof(r));
+    for (int i = 0; i < N; i++)
+        assert_int_equal(proto_call_async(&fx->loop, "127.0.0.1", fx->port,
+                                          fx->auth, "echo",
+                                          json_pack("{s:i}", "i", i), 5000,
+                                          on_call, &r[i]),
+                         0);
+    assert_int_equal(proto_call_minting(), N);
+    for (int i = 0; i < N; i++) {
+        run_until(fx, &r[i].done);
+        assert_int_equal(r[i].calls, 1);
+        assert_int_equal(r[i].errnum, 0);
+        assert_int_equal(json_integer_value(json_object_get(r[i].body, "i")),
+                         i);
+        result_clear(&r[i]);
+    }
+    assert_int_equal(proto_call_minting(), 0);
+}
+
+/* Calls cancelled while they wait for their credential are answered once,
+ * ECANCELED, and freed once the credential under way is done. */
+static void async_calls_cancelled_while_minting(void **state)
+{
+    struct fx *fx = *state;
+    enum { N = 20 };
+    struct result r[N];
+
+    memset(r, 0, sizeof(r));
+    for (int i = 0; i < N; i++)
+        assert_int_equal(proto_call_async(&fx->loop, "127.0.0.1", fx->port,
+                                          fx->auth, "echo",
+                                          json_pack("{s:i}", "i", i), 5000,
+                                          on_call, &r[i]),
+                         0);
+    proto_call_cancel_all();
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(r[i].calls, 1);
+        assert_int_equal(r[i].errnum, ECANCELED);
+    }
+    /* the credential under way, then the timers' closes: each wakes it */
+    for (int turns = 0; proto_call_count() > 0 && turns < 1000; turns++)
+        uv_run(&fx->loop, UV_RUN_ONCE);
+    assert_int_equal(proto_call_count(), 0);
+    assert_int_equal(proto_call_minting(), 0);
+}
+
 /* A body sent as text (proto_call_async_text): the canonical dump of an
  * object passes the server's credential check and arrives whole; the
  * same object in another key order does not match its credential. */
@@ -1753,6 +1808,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
         T(async_round_trip),
+        T(async_calls_mint_off_the_loop),
+        T(async_calls_cancelled_while_minting),
         T(async_text_body_round_trip),
         T(async_resolves_localhost_by_name),
         T(async_error_response_carries_errnum_and_text),
