@@ -186,6 +186,14 @@ struct pass {
     uint32_t gen;
     uint32_t *dirty;
     uint32_t *todo;    /* scratch: the nodes a whole view computes */
+    /* sched__node_allowed() of node i for the requests of one static
+     * class (sched__same_static() with 'aclass'): aok[i] when astamp[i]
+     * == agen.  The queue's requests share a few classes, and the
+     * features expression was parsed again for each node judged. */
+    struct sel_req aclass;
+    uint32_t agen;     /* 0: no class yet */
+    uint32_t *astamp;
+    uint8_t *aok;
     size_t ndirty;
     size_t nc, nreqc; /* candidates, required ones among them */
     uint64_t sumcap, sumgpu;
@@ -312,6 +320,8 @@ static void pass_destroy(struct pass *p)
     free(p->stamp);
     free(p->dirty);
     free(p->todo);
+    free(p->astamp);
+    free(p->aok);
     free(p->chg);
     free(p->chglist);
     free(p->hist);
@@ -421,6 +431,8 @@ static int pass_init(struct pass *p,
         || !(p->chglist = calloc(k, sizeof(*p->chglist)))
         || !(p->dirty = calloc(k, sizeof(*p->dirty)))
         || !(p->todo = calloc(k, sizeof(*p->todo)))
+        || !(p->astamp = calloc(k, sizeof(*p->astamp)))
+        || !(p->aok = calloc(k, sizeof(*p->aok)))
         || !(p->mask = calloc((k + 63) / 64, sizeof(*p->mask))))
         return -1;
     p->words = (n + 63) / 64;
@@ -1020,7 +1032,31 @@ static bool is_open(const struct pass *p, size_t i)
     return p->open[i / 64] >> (i % 64) & 1;
 }
 
-/* Judge view[i] for 'r' again, keeping the sums in step. */
+/* The nodes' sched__node_allowed() answers to be those for 'r': kept
+ * when 'r' is of the class they were found for. */
+static void allow_class(struct pass *p, const struct sel_req *r)
+{
+    if (p->agen && sched__same_static(&p->aclass, r))
+        return;
+    p->aclass = *r;
+    if (++p->agen == 0) { /* wrapped: no stamp may look current */
+        memset(p->astamp, 0, p->n * sizeof(*p->astamp));
+        p->agen = 1;
+    }
+}
+
+/* sched__node_allowed() for node i and the class allow_class() set. */
+static bool allowed(struct pass *p, size_t i)
+{
+    if (p->astamp[i] != p->agen) {
+        p->aok[i] = sched__node_allowed(&p->aclass, p->nodes, i);
+        p->astamp[i] = p->agen;
+    }
+    return p->aok[i];
+}
+
+/* Judge view[i] for 'r' (of the class allow_class() set) again, keeping
+ * the sums in step. */
 static void judge_node(struct pass *p, const struct sel_req *r, size_t i)
 {
     struct cand *c = &p->judge[i];
@@ -1028,7 +1064,8 @@ static void judge_node(struct pass *p, const struct sel_req *r, size_t i)
     if (c->cap)
         judge_count(p, c, -1);
     /* no free CPU: no request can use it (a task takes one at least) */
-    if (!is_open(p, i) || !sched__node_eval(p->view, i, r, c))
+    if (!is_open(p, i) || !allowed(p, i)
+        || !sched__node_eval_allowed(p->view, i, r, c))
         c->cap = 0;
     if (c->cap)
         judge_count(p, c, +1);
@@ -1127,6 +1164,7 @@ static void view_dirty(struct pass *p,
                        int64_t t,
                        int64_t e)
 {
+    allow_class(p, r);
     for (size_t k = 0; k < p->ndirty; k++) {
         view_node(p, p->dirty[k], t, e);
         judge_node(p, r, p->dirty[k]);
@@ -1175,6 +1213,7 @@ static int view_all(struct pass *p,
     bool whole = !p->vvalid;
     size_t unmasked = p->n;
 
+    allow_class(p, r);
     if (!p->cl_on && closed_init(p) < 0)
         return -1;
     closed_window(p, t, e);
@@ -1358,10 +1397,12 @@ static int select_now(struct pass *p,
     size_t nc = 0;
 
     *alloc = NULL;
+    allow_class(p, r);
     for (size_t w = 0; w < (p->n + 63) / 64; w++) {
         for (uint64_t bits = p->open_now[w]; bits; bits &= bits - 1) {
             size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
-            if (!sched__node_eval(p->nodes, i, r, &p->cand[nc]))
+            if (!allowed(p, i)
+                || !sched__node_eval_allowed(p->nodes, i, r, &p->cand[nc]))
                 continue;
             if (first_fit && nc == 0 && sched__cand_holds_all(&p->cand[0], r))
                 return sched__select_cands(p->nodes, r, p->cand, 1, alloc);

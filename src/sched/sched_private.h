@@ -64,6 +64,18 @@ bool sched__node_eval(const struct sched_node *nodes,
                       const struct sel_req *r,
                       struct cand *c);
 
+/* The part of judging that depends on the node's configuration only: in
+ * r->allowed, not in r->excluded, its TmpDisk, sockets, cores and threads
+ * (-B) and features (r->features) as asked.  Requests that agree on those
+ * fields get the same answer (sched__same_static()). */
+bool sched__node_allowed(const struct sel_req *r,
+                         const struct sched_node *nodes, size_t idx);
+bool sched__same_static(const struct sel_req *a, const struct sel_req *b);
+
+/* sched__node_eval() for a node sched__node_allowed() said true of. */
+bool sched__node_eval_allowed(const struct sched_node *nodes, size_t idx,
+                              const struct sel_req *r, struct cand *c);
+
 /* Does candidate 'c' alone satisfy 'r'?  Then, first in the order
  * sched__select_cands() takes candidates in, it is the one chosen. */
 bool sched__cand_holds_all(const struct cand *c, const struct sel_req *r);

@@ -541,16 +541,32 @@ static uint64_t room_task_cap(const struct sel_req *r,
 }
 
 /* Judge node 'idx' into 'c'.  False if it cannot take part. */
-static bool node_eval(const struct sched_node *nodes,
-                      size_t idx,
-                      const struct sel_req *r,
-                      bool empty,
-                      struct cand *c)
+bool sched__node_allowed(const struct sel_req *r,
+                         const struct sched_node *nodes, size_t idx)
+{
+    return node_allowed(r, nodes, idx);
+}
+
+bool sched__same_static(const struct sel_req *a, const struct sel_req *b)
+{
+    return a->allowed == b->allowed && a->excluded == b->excluded
+           && a->min_tmp == b->min_tmp && a->sockets == b->sockets
+           && a->cores == b->cores && a->threads == b->threads
+           && (a->features == b->features
+               || (a->features && b->features
+                   && strcmp(a->features, b->features) == 0));
+}
+
+/* node_eval() after node_allowed(). */
+static bool node_eval_room(const struct sched_node *nodes,
+                           size_t idx,
+                           const struct sel_req *r,
+                           bool empty,
+                           struct cand *c)
 {
     struct node_room room;
 
-    if (!node_allowed(r, nodes, idx)
-        || !node_room(&nodes[idx], r, empty, &room))
+    if (!node_room(&nodes[idx], r, empty, &room))
         return false;
     c->cap = room_task_cap(r, &room);
     if (c->cap == 0)
@@ -562,12 +578,28 @@ static bool node_eval(const struct sched_node *nodes,
     return true;
 }
 
+static bool node_eval(const struct sched_node *nodes,
+                      size_t idx,
+                      const struct sel_req *r,
+                      bool empty,
+                      struct cand *c)
+{
+    return node_allowed(r, nodes, idx)
+           && node_eval_room(nodes, idx, r, empty, c);
+}
+
 bool sched__node_eval(const struct sched_node *nodes,
                       size_t idx,
                       const struct sel_req *r,
                       struct cand *c)
 {
     return node_eval(nodes, idx, r, false, c);
+}
+
+bool sched__node_eval_allowed(const struct sched_node *nodes, size_t idx,
+                              const struct sel_req *r, struct cand *c)
+{
+    return node_eval_room(nodes, idx, r, false, c);
 }
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
