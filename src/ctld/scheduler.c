@@ -79,10 +79,10 @@
  * of it free (else it waits SCHED_BACKLOG_WAIT_MS and looks again): a
  * pass's fixed cost (the queue, the running jobs) is then shared by many
  * starts (with any room, passes of a few starts each took four times the
- * CPU).  Unbounded, a launch storm queued
- * 40,000 launches (350 MB) faster than munged minted them, and the nodes
- * registering meanwhile were found without jobs whose launch had not
- * reached them in 5 s (rpc_node.c, reconcile()). */
+ * CPU).  Unbounded, a launch storm queued 40,000 launches (350 MB) faster
+ * than munged minted them, and the nodes registering meanwhile were found
+ * without jobs whose launch had not reached them in 5 s (rpc_node.c,
+ * reconcile()). */
 #define SCHED_LAUNCH_BACKLOG 128
 #define SCHED_BACKLOG_WAIT_MS 2
 /* Below this wait (ns), the next pass runs on the next loop turn. */

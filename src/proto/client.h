@@ -100,8 +100,12 @@ typedef void (*proto_call_f)(int errnum, const char *errstr,
 /* Call 'type' with 'body' (stolen, also on failure; NULL means {}) at
  * 'host':'port', on its own connection, from 'loop'.  Numeric addresses are
  * used directly; names are resolved with uv_getaddrinfo (each address is
- * tried in turn).  The credential is minted before returning (a blocking
- * munged round trip).  Sets SIGPIPE to SIG_IGN if it has its default action.
+ * tried in turn).  The body is serialized before returning; the
+ * credential is minted afterwards on libuv's thread pool, the calls of
+ * the process one at a time in the order they were made (so they also
+ * connect in that order), and 'auth' is copied for it (proto_auth_clone():
+ * the caller may free 'auth' once this returns).  Sets SIGPIPE to SIG_IGN
+ * if it has its default action.
  * Returns 0 when the call is under way: 'cb' will be called exactly once,
  * never from inside proto_call_async, with every failure including
  * credential, lookup, connect and timeout failures.  Returns -1 with errno
@@ -115,7 +119,7 @@ int proto_call_async(uv_loop_t *loop, const char *host, uint16_t port,
                      int timeout_ms, proto_call_f cb, void *arg);
 
 /* proto_call_async() with a body already serialized: 'text' ('len'
- * bytes, borrowed: copied into the frame before returning) must be a
+ * bytes, borrowed: copied before returning) must be a
  * JSON object exactly as jansson's JSON_COMPACT|JSON_SORT_KEYS dump
  * writes it, which is what the credential binds (proto_auth_digest_text;
  * any other text is refused by the receiver as a credential that does

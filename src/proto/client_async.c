@@ -3,10 +3,12 @@
  * client_async.c - one RPC on its own connection, driven by a libuv loop
  *
  * A call owns a timer (the overall timeout, and the way failures found
- * before proto_call_async returns are reported later), at most one
- * outstanding uv_getaddrinfo, and one TCP handle per connect attempt.
- * 'pending' counts those; the call is freed once it is finished and pending
- * drops to zero, i.e. after every libuv callback that can still mention it.
+ * before proto_call_async returns are reported later), its place in the
+ * queue of calls waiting for a credential (minted on the thread pool:
+ * mint_kick()), at most one outstanding uv_getaddrinfo, and one TCP
+ * handle per connect attempt.  'pending' counts those; the call is freed
+ * once it is finished and pending drops to zero, i.e. after every libuv
+ * callback that can still mention it.
  * With TLS (proto_tls_client_use) an attempt owns a TLS engine (tls.h)
  * from its connect on: the frame goes through it, and so does every byte
  * read; its records are written as the engine makes them.
