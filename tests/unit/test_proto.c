@@ -652,6 +652,18 @@ static void async_round_trip(void **state)
     result_clear(&r);
 }
 
+/* n echo calls {"i": i} at once, answered into r[i]. */
+static void echo_calls(struct fx *fx, struct result *r, int n)
+{
+    memset(r, 0, (size_t)n * sizeof(*r));
+    for (int i = 0; i < n; i++)
+        assert_int_equal(proto_call_async(&fx->loop, "127.0.0.1", fx->port,
+                                          fx->auth, "echo",
+                                          json_pack("{s:i}", "i", i), 5000,
+                                          on_call, &r[i]),
+                         0);
+}
+
 /* Many calls at once: their credentials are minted off the loop one at a
  * time (proto_call_minting() counts those waiting, none minted before the
  * loop turns), and every call is answered with its own body. */
@@ -661,13 +673,7 @@ static void async_calls_mint_off_the_loop(void **state)
     enum { N = 40 };
     struct result r[N];
 
-    memset(r, 0, sizeof(r));
-    for (int i = 0; i < N; i++)
-        assert_int_equal(proto_call_async(&fx->loop, "127.0.0.1", fx->port,
-                                          fx->auth, "echo",
-                                          json_pack("{s:i}", "i", i), 5000,
-                                          on_call, &r[i]),
-                         0);
+    echo_calls(fx, r, N);
     assert_int_equal(proto_call_minting(), N);
     for (int i = 0; i < N; i++) {
         run_until(fx, &r[i].done);
@@ -688,13 +694,7 @@ static void async_calls_cancelled_while_minting(void **state)
     enum { N = 20 };
     struct result r[N];
 
-    memset(r, 0, sizeof(r));
-    for (int i = 0; i < N; i++)
-        assert_int_equal(proto_call_async(&fx->loop, "127.0.0.1", fx->port,
-                                          fx->auth, "echo",
-                                          json_pack("{s:i}", "i", i), 5000,
-                                          on_call, &r[i]),
-                         0);
+    echo_calls(fx, r, N);
     proto_call_cancel_all();
     for (int i = 0; i < N; i++) {
         assert_int_equal(r[i].calls, 1);
