@@ -528,6 +528,8 @@ void ctld_flush_cb(uv_prepare_t *h)
     }
     if (!ctld_active(ctld))
         return;
+    if (!err[0])
+        prolog_ctld_flushed(ctld); /* the starts they are for are on disk */
     acct_send_soon(ctld);
     scheduler_arm(ctld);
 }

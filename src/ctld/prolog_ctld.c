@@ -49,6 +49,12 @@ struct prolog_ctld {
     bool primed;  /* the CONFIGURING jobs were checked since this
                    * controller became the one that applies events */
     bool stopped; /* the daemon is ending: a run's end changes nothing */
+    /* jobs whose start is not yet on disk: their prologs run once it is
+     * (prolog_ctld_flushed()) */
+    struct pc_due {
+        uint32_t job_id, run_id;
+    } *due;
+    size_t ndue, due_cap;
 };
 
 char **prolog_ctld_env(const struct ctld *ctld, const struct job *job,
@@ -266,6 +272,18 @@ static void start_node_prologs(struct ctld *ctld, struct job *job,
 void prolog_ctld_start(struct ctld *ctld, struct job *job)
 {
     struct prolog_ctld *pc = ctld->prolog_ctld;
+
+    if (pc->ndue == pc->due_cap) {
+        pc->due_cap = pc->due_cap ? 2 * pc->due_cap : 16;
+        pc->due = xrealloc(pc->due, pc->due_cap * sizeof(*pc->due));
+    }
+    pc->due[pc->ndue++] = (struct pc_due){job->id, job->run_id};
+}
+
+/* Run the prologs of configuring 'job' now. */
+static void start_now(struct ctld *ctld, struct job *job)
+{
+    struct prolog_ctld *pc = ctld->prolog_ctld;
     struct pc_run *r;
     char label[48];
 
@@ -293,10 +311,30 @@ void prolog_ctld_start(struct ctld *ctld, struct job *job)
     piece_done(r, true, NULL, -1, false); /* the hold */
 }
 
+void prolog_ctld_flushed(struct ctld *ctld)
+{
+    struct prolog_ctld *pc = ctld->prolog_ctld;
+    size_t n;
+
+    if (!pc || !pc->ndue)
+        return;
+    n = pc->ndue;
+    pc->ndue = 0; /* start_now() may fail a job: nothing is added here */
+    for (size_t i = 0; i < n; i++) {
+        struct job *job = ctld_job_find(ctld, pc->due[i].job_id);
+        if (job && job->configuring && job->alloc
+            && job->run_id == pc->due[i].run_id)
+            start_now(ctld, job);
+    }
+}
+
 static bool runs_here(const struct prolog_ctld *pc, const struct job *job)
 {
     for (const struct pc_run *r = pc->runs; r; r = r->next)
         if (r->job_id == job->id && r->run_id == job->run_id)
+            return true;
+    for (size_t i = 0; i < pc->ndue; i++) /* to run once on disk */
+        if (pc->due[i].job_id == job->id && pc->due[i].run_id == job->run_id)
             return true;
     return false;
 }
@@ -388,6 +426,7 @@ void prolog_ctld_fini(struct ctld *ctld)
         return;
     prog_run_destroy(pc->prolog);
     prog_run_destroy(pc->epilog);
+    free(pc->due);
     for (r = pc->runs; r; r = next) {
         next = r->next;
         free(r->nodes);

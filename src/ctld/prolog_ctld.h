@@ -66,9 +66,17 @@ bool prolog_ctld_wanted(const struct ctld *ctld);
 bool prolog_ctld_nodes_know(const struct ctld *ctld, const struct job *job);
 
 /* 'job' started CONFIGURING (job_started applied): run PrologSlurmctld
- * for it.  When it passes, job_configured is applied and a batch job is
- * launched (scheduler_launch()). */
+ * (and PrologFlags=Alloc's node prologs) for it once its start is on
+ * disk (prolog_ctld_flushed()), so that a controller killed before then
+ * has not run a prolog for a start it never made (its successor runs it
+ * for the job's next start).  When it passes, job_configured is applied
+ * and a batch job is launched (scheduler_launch()). */
 void prolog_ctld_start(struct ctld *ctld, struct job *job);
+
+/* After a journal flush that succeeded (ctld_flush_cb): run the prologs
+ * prolog_ctld_start() held back, of the jobs still configuring in the same
+ * run. */
+void prolog_ctld_flushed(struct ctld *ctld);
 
 /* The ctld_apply() subscriber: EpilogSlurmctld for a job_ended event, and
  * for a job_requeued one that ends a run. */
