@@ -42,6 +42,9 @@
  *    from there on that was of no use already;
  *  - the nodes' capacities for the job are summed (and counted by value),
  *    and sched_select()'s choice runs only when they add up to enough;
+ *    its candidates are gathered tier by tier of Weight=, so they come in
+ *    Slurm's node order without a sort, and when it must take the largest
+ *    nodes it finds them by counting capacities (select.c);
  *  - usage only grows during a pass, so a job whose request and time limit
  *    equal those of a job before it, or are larger in every size (CPUs
  *    per task, memory, GPUs per node, the limit; pass_keys.c), cannot
@@ -70,6 +73,9 @@
  * many slots between them; beyond, a whole view (which computes only the
  * nodes open throughout the window) costs less (bench/sched). */
 #define MARK_SLOTS_MAX 64
+/* Candidates are gathered tier by tier of Weight= when the nodes have at
+ * most this many weights (then they come in Slurm's node order). */
+#define WEIGHT_TIERS 8
 
 /* Something that holds resources over [start, end): a running job, a job
  * started by this pass, or a reservation ('planned', not in node usage).
@@ -172,7 +178,11 @@ struct pass {
     uint64_t *open;    /* bit i: view[i] has a free CPU (else no request
                         * can use it, and judge[i].cap == 0) */
     uint64_t *open_now; /* bit i: nodes[i] has a free CPU now */
-    bool one_weight;    /* every node has the same Weight= */
+    /* The nodes by Weight=, lowest first: tier[t] a bitmap of those of
+     * the t-th weight (NULL: all nodes, the one weight); ntiers 0 when
+     * there are more than WEIGHT_TIERS weights. */
+    uint64_t *tier[WEIGHT_TIERS];
+    size_t ntiers;
     struct cand *cand; /* scratch, n candidates */
     int32_t *gmax;     /* scratch, a node's GPU counts */
     bool vvalid;       /* view[i] holds [vt, ve) for every node not in chg
@@ -308,6 +318,8 @@ static void pass_destroy(struct pass *p)
         free(p->blk[b]->closed);
         free(p->blk[b]);
     }
+    for (size_t t = 0; t < WEIGHT_TIERS; t++)
+        free(p->tier[t]);
     free(p->mask);
     free(p->blk);
     free(p->tl);
@@ -395,6 +407,40 @@ static void set_open(uint64_t *bits, size_t i, const struct sched_node *nd,
         bits[i / 64] &= ~(UINT64_C(1) << (i % 64));
 }
 
+/* p->tier and p->ntiers from the nodes' weights.  Returns 0 or -1 with
+ * errno=ENOMEM. */
+static int tiers_init(struct pass *p)
+{
+    uint32_t w[WEIGHT_TIERS];
+    size_t nw = 0;
+
+    for (size_t i = 0; i < p->n; i++) {
+        size_t t = 0;
+
+        while (t < nw && w[t] != p->nodes[i].weight)
+            t++;
+        if (t < nw)
+            continue;
+        if (nw == WEIGHT_TIERS)
+            return 0; /* too many: p->ntiers stays 0 */
+        for (t = nw++; t > 0 && w[t - 1] > p->nodes[i].weight; t--)
+            w[t] = w[t - 1]; /* kept in order */
+        w[t] = p->nodes[i].weight;
+    }
+    p->ntiers = nw ? nw : 1;
+    if (nw <= 1)
+        return 0; /* tier[0] NULL: all of them */
+    for (size_t t = 0; t < nw; t++) {
+        if (!(p->tier[t] = calloc(p->words, sizeof(*p->tier[t]))))
+            return -1;
+        for (size_t i = 0; i < p->n; i++) {
+            if (p->nodes[i].weight == w[t])
+                p->tier[t][i / 64] |= UINT64_C(1) << (i % 64);
+        }
+    }
+    return 0;
+}
+
 /* Returns 0 or -1 with errno=ENOMEM; pass_destroy() cleans up either way. */
 static int pass_init(struct pass *p,
                      struct sched_node *nodes,
@@ -436,12 +482,9 @@ static int pass_init(struct pass *p,
         || !(p->mask = calloc((k + 63) / 64, sizeof(*p->mask))))
         return -1;
     p->words = (n + 63) / 64;
-    p->one_weight = true;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         set_open(p->open_now, i, &nodes[i], p->oversub);
-        p->one_weight &= nodes[i].weight == nodes[0].weight;
-    }
-    return view_create(p);
+    return tiers_init(p) < 0 ? -1 : view_create(p);
 }
 
 /* ---- the times at which usage changes, in order ---- */
@@ -1328,6 +1371,27 @@ static bool may_fit(const struct pass *p, const struct sel_req *r)
     return true;
 }
 
+/* How many times select_view() and select_now() walk the nodes: once per
+ * tier of Weight= (once for all, with too many tiers). */
+static size_t tiers(const struct pass *p)
+{
+    return p->ntiers ? p->ntiers : 1;
+}
+
+/* Word w of the bitmap of tier t's nodes. */
+static uint64_t tier_word(const struct pass *p, size_t t, size_t w)
+{
+    return p->tier[t] ? p->tier[t][w] : ~UINT64_C(0);
+}
+
+/* Do the candidates of 'r', gathered tier by tier, come in Slurm's node
+ * order (sched__select_cands()'s in_pref)?  Not when there are too many
+ * weights, or required nodes, which come first. */
+static bool in_pref(const struct pass *p, const struct sel_req *r)
+{
+    return p->ntiers && r->nreq == 0;
+}
+
 /* sched_select() on the judged view (which must be whole): SCHED_OK with
  * *alloc, SCHED_BUSY, or -1 with errno=ENOMEM.
  */
@@ -1340,14 +1404,17 @@ static int select_view(struct pass *p,
     *alloc = NULL;
     if (!may_fit(p, r))
         return SCHED_BUSY;
-    for (size_t w = 0; w < (p->n + 63) / 64; w++) {
-        for (uint64_t bits = p->open[w]; bits; bits &= bits - 1) {
-            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
-            if (p->judge[i].cap)
-                p->cand[nc++] = p->judge[i];
+    for (size_t t = 0; t < tiers(p); t++) {
+        for (size_t w = 0; w < p->words; w++) {
+            for (uint64_t bits = p->open[w] & tier_word(p, t, w); bits;
+                 bits &= bits - 1) {
+                size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+                if (p->judge[i].cap)
+                    p->cand[nc++] = p->judge[i];
+            }
         }
     }
-    return sched__select_cands(p->view, r, p->cand, nc, alloc);
+    return sched__select_cands(p->view, r, p->cand, nc, in_pref(p, r), alloc);
 }
 
 /* ---- the pass ---- */
@@ -1393,23 +1460,29 @@ static int select_now(struct pass *p,
                       const struct sel_req *r,
                       struct sched_alloc **alloc)
 {
-    bool first_fit = p->one_weight && r->nreq == 0;
+    bool first_fit = in_pref(p, r);
     size_t nc = 0;
 
     *alloc = NULL;
     allow_class(p, r);
-    for (size_t w = 0; w < (p->n + 63) / 64; w++) {
-        for (uint64_t bits = p->open_now[w]; bits; bits &= bits - 1) {
-            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
-            if (!allowed(p, i)
-                || !sched__node_eval_allowed(p->nodes, i, r, &p->cand[nc]))
-                continue;
-            if (first_fit && nc == 0 && sched__cand_holds_all(&p->cand[0], r))
-                return sched__select_cands(p->nodes, r, p->cand, 1, alloc);
-            nc++;
+    for (size_t t = 0; t < tiers(p); t++) {
+        for (size_t w = 0; w < p->words; w++) {
+            for (uint64_t bits = p->open_now[w] & tier_word(p, t, w); bits;
+                 bits &= bits - 1) {
+                size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+                if (!allowed(p, i)
+                    || !sched__node_eval_allowed(p->nodes, i, r,
+                                                 &p->cand[nc]))
+                    continue;
+                if (first_fit && nc == 0
+                    && sched__cand_holds_all(&p->cand[0], r))
+                    return sched__select_cands(p->nodes, r, p->cand, 1,
+                                               true, alloc);
+                nc++;
+            }
         }
     }
-    return sched__select_cands(p->nodes, r, p->cand, nc, alloc);
+    return sched__select_cands(p->nodes, r, p->cand, nc, first_fit, alloc);
 }
 
 /* What is known of 'key' (NULL: nothing): KEY_* learnt of it or of a

@@ -81,14 +81,17 @@ bool sched__node_eval_allowed(const struct sched_node *nodes, size_t idx,
 bool sched__cand_holds_all(const struct cand *c, const struct sel_req *r);
 
 /* Choose among the candidates c[0..nc), which sched__node_eval() judged
- * on 'nodes' and which are in node index order, and build the allocation
- * (c is reordered).  SCHED_OK with *alloc_out set (if alloc_out is not
- * NULL), SCHED_BUSY, or -1 with errno=ENOMEM.
+ * on 'nodes' and which are in node index order or, with 'in_pref', in
+ * Slurm's node order already (required first, then by Weight, then by
+ * index), and build the allocation (c is reordered).  SCHED_OK with
+ * *alloc_out set (if alloc_out is not NULL), SCHED_BUSY, or -1 with
+ * errno=ENOMEM.
  */
 int sched__select_cands(const struct sched_node *nodes,
                         const struct sel_req *r,
                         struct cand *c,
                         size_t nc,
+                        bool in_pref,
                         struct sched_alloc **alloc_out);
 
 /* Judge all n nodes (as if idle and up with 'empty') and choose, as

@@ -754,6 +754,42 @@ static void sort_front(struct cand *c,
     qsort(c, m, sizeof(*c), cmp);
 }
 
+/* Task capacities below this are counted by value in front_by_tasks(). */
+#define CAP_COUNTED 1024
+
+/* sort_front() by cmp_by_tasks for candidates in cmp_pref order, none of
+ * them required, without comparing: the m-th largest capacity is found by
+ * counting, and the candidates above it, then those equal to it in their
+ * (preference) order, are moved to the front, keeping their order, and
+ * sorted.  False (and 'c' untouched) when a capacity is too large to
+ * count.  A deep queue's plan chose among thousands of candidates for
+ * each multi-node job this way (bench/sched).
+ */
+static bool front_by_tasks(struct cand *c, size_t nc, size_t m)
+{
+    uint32_t count[CAP_COUNTED];
+    uint64_t top = 0, above = 0, level, quota;
+    size_t w = 0;
+
+    for (size_t i = 0; i < nc; i++)
+        top = c[i].cap > top ? c[i].cap : top;
+    if (top >= CAP_COUNTED)
+        return false;
+    memset(count, 0, (top + 1) * sizeof(*count));
+    for (size_t i = 0; i < nc; i++)
+        count[c[i].cap]++;
+    for (level = top; above + count[level] < m; level--)
+        above += count[level];
+    quota = m - above; /* of those at 'level' */
+    /* c[..w) are taken; c[w..i) were passed over, in any order */
+    for (size_t i = 0; i < nc && w < m; i++) {
+        if (c[i].cap > level || (c[i].cap == level && quota && quota--))
+            cand_swap(&c[w++], &c[i]);
+    }
+    qsort(c, m, sizeof(*c), cmp_by_tasks);
+    return true;
+}
+
 /* Take candidates from the front until 'r' is satisfied.  Returns the node
  * count, or 0 if max_nodes or the candidates run out first.
  */
@@ -791,7 +827,8 @@ bool sched__cand_holds_all(const struct cand *c, const struct sel_req *r)
  * the biggest nodes, which finds a set whenever one exists (for the task
  * or GPU count, one at a time).
  */
-static uint32_t choose(struct cand *c, size_t nc, const struct sel_req *r)
+static uint32_t choose(struct cand *c, size_t nc, const struct sel_req *r,
+                       bool in_pref)
 {
     uint32_t k, nreq = 0;
     uint64_t tasks = 0, gpus = 0;
@@ -811,10 +848,12 @@ static uint32_t choose(struct cand *c, size_t nc, const struct sel_req *r)
         || (r->gtot && gpus < r->gtot))
         return 0;
 
-    sort_pref(c, nc);
+    if (!in_pref)
+        sort_pref(c, nc);
     if ((k = take_prefix(c, nc, r)) || nc <= r->max_nodes)
         return k;
-    sort_front(c, nc, r->max_nodes, r->gtot ? cmp_by_gpus : cmp_by_tasks);
+    if (r->gtot || nreq || !front_by_tasks(c, nc, r->max_nodes))
+        sort_front(c, nc, r->max_nodes, r->gtot ? cmp_by_gpus : cmp_by_tasks);
     return take_prefix(c, nc, r);
 }
 
@@ -978,9 +1017,10 @@ int sched__select_cands(const struct sched_node *nodes,
                         const struct sel_req *r,
                         struct cand *c,
                         size_t nc,
+                        bool in_pref,
                         struct sched_alloc **alloc_out)
 {
-    uint32_t k = choose(c, nc, r);
+    uint32_t k = choose(c, nc, r, in_pref);
 
     if (k == 0)
         return SCHED_BUSY;
@@ -1010,7 +1050,7 @@ int sched__select_run(const struct sched_node *nodes,
             return SCHED_OK;
         nc++;
     }
-    return sched__select_cands(nodes, r, scratch, nc, alloc_out);
+    return sched__select_cands(nodes, r, scratch, nc, false, alloc_out);
 }
 
 /* Judge every node and choose.  Returns SCHED_OK (with *alloc_out set if

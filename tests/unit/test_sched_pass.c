@@ -328,6 +328,43 @@ static void pass_long_job_starts_off_the_reserved_nodes(void **state)
     world_destroy(w);
 }
 
+/* Nodes of several weights (3 1 2 1 2 3): the pass gathers candidates
+ * tier by tier, lightest first, as sched_select() orders them.  Nodes 1,
+ * 3 and 5 are full until +100, node 0 half full for longer.  A -N3 job of
+ * whole nodes waits and reserves the two lightest and the lower of the
+ * weight-2 nodes; a one-task job that outlasts +100 has nodes 0 and 4
+ * free throughout and takes the lighter, 4; one that ends before +100
+ * takes the lowest of the lightest free now, 2. */
+static void pass_takes_nodes_lightest_first(void **state)
+{
+    (void)state;
+    struct world *w = world_create(6, 8, 0);
+    static const uint32_t weight[] = { 3, 1, 2, 1, 2, 3 };
+    struct sched_request three = { .min_nodes = 3, .ntasks = 24 };
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &three, .time_limit_s = 1000 },
+        { .id = 2, .req = &one, .time_limit_s = 500 },
+        { .id = 3, .req = &one, .time_limit_s = 50 },
+    };
+
+    for (size_t i = 0; i < 6; i++)
+        w->c->nodes[i].weight = weight[i];
+    run_on(w, 1, 8, NOW, 100);
+    run_on(w, 3, 8, NOW, 100);
+    run_on(w, 5, 8, NOW, 100);
+    run_on(w, 0, 4, NOW, 2000);
+    assert_int_equal(pass(w, q, 3, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_int_equal(w->out[0].alloc->node_count, 3);
+    assert_int_equal(w->out[0].alloc->node_idx[0], 1);
+    assert_int_equal(w->out[0].alloc->node_idx[1], 2);
+    assert_int_equal(w->out[0].alloc->node_idx[2], 3);
+    assert_starts_on(&w->out[1], 4);
+    assert_starts_on(&w->out[2], 2);
+    world_destroy(w);
+}
+
 static void pass_small_job_shares_node_with_reservation_when_room(void **s)
 {
     (void)s;
@@ -966,6 +1003,7 @@ int main(void)
             pass_blocked_job_gets_resources_later_fit_gets_priority),
         cmocka_unit_test(pass_backfills_short_job_before_reservation),
         cmocka_unit_test(pass_long_job_starts_off_the_reserved_nodes),
+        cmocka_unit_test(pass_takes_nodes_lightest_first),
         cmocka_unit_test(pass_small_job_shares_node_with_reservation_when_room),
         cmocka_unit_test(
             pass_oversubscribed_gpu_jobs_some_start_rest_resources),

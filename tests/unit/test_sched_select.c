@@ -504,6 +504,108 @@ static void select_large_cluster_orders_like_a_full_sort(void **state)
     cluster_destroy(c);
 }
 
+/* The node set sched_select() must choose for -N k -n t of one CPU per
+ * task on CPU-only nodes, computed the slow way: candidates fully sorted
+ * in Slurm's order (weight, index), the shortest prefix holding the job;
+ * else fully sorted by free CPUs (largest first, ties in that order).
+ * in[i] is set for the chosen nodes; false if none will do. */
+struct ref_cand {
+    uint32_t idx, weight, cap;
+};
+
+static int ref_by_pref(const void *pa, const void *pb)
+{
+    const struct ref_cand *a = pa, *b = pb;
+
+    if (a->weight != b->weight)
+        return a->weight < b->weight ? -1 : 1;
+    return a->idx < b->idx ? -1 : 1;
+}
+
+static int ref_by_cap(const void *pa, const void *pb)
+{
+    const struct ref_cand *a = pa, *b = pb;
+
+    if (a->cap != b->cap)
+        return a->cap > b->cap ? -1 : 1;
+    return ref_by_pref(pa, pb);
+}
+
+static bool ref_prefix(const struct ref_cand *c, size_t nc, uint32_t k,
+                       uint32_t t, bool *in)
+{
+    uint32_t sum = 0;
+
+    for (size_t i = 0; i < nc && i < k; i++) {
+        sum += c[i].cap;
+        if (i + 1 == k && sum >= t) {
+            for (size_t j = 0; j <= i; j++)
+                in[c[j].idx] = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool ref_choose(const struct cluster *cl, uint32_t k, uint32_t t,
+                       bool *in)
+{
+    struct ref_cand c[64];
+    size_t nc = 0;
+
+    for (size_t i = 0; i < cl->n; i++) {
+        uint32_t free_cpus = cl->nodes[i].cpus - cl->nodes[i].alloc_cpus;
+        if (free_cpus)
+            c[nc++] = (struct ref_cand){ (uint32_t)i, cl->nodes[i].weight,
+                                         free_cpus };
+    }
+    qsort(c, nc, sizeof(*c), ref_by_pref);
+    if (ref_prefix(c, nc, k, t, in))
+        return true;
+    qsort(c, nc, sizeof(*c), ref_by_cap);
+    return ref_prefix(c, nc, k, t, in);
+}
+
+/* Random clusters of 60 eight-CPU nodes in three weights, partly used, and
+ * -N k -n t requests: sched_select() chooses the nodes the slow way does
+ * (select.c counts capacities to find the largest; ties at the last
+ * capacity taken go in Slurm's node order). */
+static void select_largest_nodes_match_a_full_sort(void **state)
+{
+    (void)state;
+    uint64_t seed = 7;
+    int chosen = 0;
+
+    for (int round = 0; round < 400; round++) {
+        struct cluster *c = cluster_create(60, 8, 64 * GIB, 0, NULL);
+        struct sched_request req = { 0 };
+        struct sched_alloc *a = NULL;
+        bool in[60] = { false };
+        bool ok;
+
+        for (size_t i = 0; i < c->n; i++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            c->nodes[i].alloc_cpus = (uint32_t)(seed >> 33) % 9;
+            c->nodes[i].weight = 1 + (uint32_t)(seed >> 40) % 3;
+        }
+        req.min_nodes = req.max_nodes = 1 + (uint32_t)(seed >> 50) % 6;
+        req.ntasks = req.min_nodes
+                     + (uint32_t)(seed >> 20) % (7 * req.min_nodes + 1);
+        ok = ref_choose(c, req.min_nodes, req.ntasks, in);
+        assert_int_equal(sched_select(c->nodes, c->n, &req, &a),
+                         ok ? SCHED_OK : SCHED_BUSY);
+        if (ok) {
+            assert_int_equal(a->node_count, req.min_nodes);
+            for (uint32_t j = 0; j < a->node_count; j++)
+                assert_true(in[a->node_idx[j]]);
+            chosen++;
+        }
+        sched_alloc_destroy(a);
+        cluster_destroy(c);
+    }
+    assert_true(chosen > 100);
+}
+
 static void select_gpus_total_fills_nodes_in_order(void **state)
 {
     (void)state;
@@ -696,6 +798,7 @@ int main(void)
         cmocka_unit_test(select_gives_partly_used_node_what_fits),
         cmocka_unit_test(select_passes_over_small_nodes_for_one_big_enough),
         cmocka_unit_test(select_prefers_lowest_weight_then_index),
+        cmocka_unit_test(select_largest_nodes_match_a_full_sort),
         cmocka_unit_test(select_large_cluster_orders_like_a_full_sort),
         cmocka_unit_test(select_gpus_total_fills_nodes_in_order),
         cmocka_unit_test(select_gpus_total_gives_each_node_at_least_one),
