@@ -125,7 +125,10 @@ enum mix { MIX_MIXED, MIX_BACKLOG };
 static void cluster_create(struct cluster *c, size_t n, enum mix mix)
 {
     *c = (struct cluster){ .n = n };
-    c->nodes = xcalloc(n, sizeof(*c->nodes));
+    if (!(c->nodes = sched_nodes_alloc(n))) {
+        perror("sched_nodes_alloc");
+        exit(1);
+    }
     c->names = xcalloc(n, sizeof(*c->names));
     for (size_t i = 0; i < n; i++) {
         struct sched_node *nd = &c->nodes[i];

@@ -95,7 +95,12 @@ struct node_table *node_table_create(const struct slurm_conf *conf,
     struct node_table *nt = xzalloc(sizeof(*nt));
 
     nt->count = conf->node_count;
-    nt->sched = xzalloc(sizeof(*nt->sched) * (nt->count + 1));
+    /* cache-line aligned: the scheduler judges these nodes millions of
+     * times a pass */
+    if (!(nt->sched = sched_nodes_alloc(nt->count + 1))) {
+        perror("node table");
+        abort();
+    }
     nt->info = xzalloc(sizeof(*nt->info) * (nt->count + 1));
     nt->names = xzalloc(sizeof(*nt->names) * (nt->count + 1));
     for (size_t i = 0; i < nt->count; i++)

@@ -366,7 +366,7 @@ static int view_create(struct pass *p)
 {
     uint32_t maxgpus = 0, maxcpus = 0;
 
-    if (!(p->view = calloc(p->n ? p->n : 1, sizeof(*p->view))))
+    if (!(p->view = sched_nodes_alloc(p->n)))
         return -1;
     for (size_t i = 0; i < p->n; i++) {
         p->view[i] = p->nodes[i];

@@ -174,9 +174,26 @@ void sched_nodes_free(struct sched_node *c, size_t n)
     free(c);
 }
 
+_Static_assert(sizeof(struct sched_node) == 128,
+               "struct sched_node: two cache lines");
+
+struct sched_node *sched_nodes_alloc(size_t n)
+{
+    size_t size = (n ? n : 1) * sizeof(struct sched_node);
+    struct sched_node *c;
+
+    if (n > SIZE_MAX / sizeof(*c)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if ((c = aligned_alloc(64, size)))
+        memset(c, 0, size);
+    return c;
+}
+
 struct sched_node *sched_nodes_copy(const struct sched_node *nodes, size_t n)
 {
-    struct sched_node *c = calloc(n ? n : 1, sizeof(*c));
+    struct sched_node *c = sched_nodes_alloc(n);
 
     if (!c)
         return NULL;
@@ -400,7 +417,7 @@ static uint32_t gpus_of_type(const struct sel_req *r,
 
 static bool gpu_type_ok(const struct sel_req *r, const struct sched_node *nd)
 {
-    if (nd->gpu_types && r->gtype)
+    if (r->gtype && nd->gpu_types)
         return gpus_of_type(r, nd, true) > 0;
     return !r->gtype || (nd->gpu_type && strcmp(nd->gpu_type, r->gtype) == 0);
 }
@@ -446,9 +463,9 @@ static bool node_room(const struct sched_node *nd,
     if (!empty) {
         if (!nd->available || nd->exclusive_alloc)
             return false;
-        if (!nd->alloc_shards) /* the common case, one count */
+        if (!nd->shards) /* the common case, one count */
             used_gpus = nd->alloc_gpus ? bitmap_count(nd->alloc_gpus) : 0;
-        for (size_t g = 0; nd->alloc_shards && g < nd->gpus; g++)
+        for (size_t g = 0; nd->shards && g < nd->gpus; g++)
             used_gpus += sched_gpu_busy(nd, g);
         /* Exclusive jobs need a node with nothing on it. */
         if (r->exclusive
@@ -466,7 +483,7 @@ static bool node_room(const struct sched_node *nd,
         room->cpus = r->maxcpn;
     room->mem =
         nd->mem_mib - (empty ? 0 : MIN(nd->mem_mib, nd->alloc_mem_mib));
-    if (nd->gpu_types && r->gtype) /* several types: count this one's */
+    if (r->gtype && nd->gpu_types) /* several types: count this one's */
         room->gpus = gpus_of_type(r, nd, empty);
     else
         room->gpus = gpu_type_ok(r, nd) ? nd->gpus - MIN(nd->gpus, used_gpus)

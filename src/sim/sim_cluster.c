@@ -16,7 +16,7 @@
 
 static int take_nodes(struct sim_cluster *c, const struct slurm_conf *conf)
 {
-    if (!(c->nodes = calloc(conf->node_count, sizeof(*c->nodes))))
+    if (!(c->nodes = sched_nodes_alloc(conf->node_count)))
         return -1;
     for (size_t i = 0; i < conf->node_count; i++) {
         if (conf_sched_node_init(&c->nodes[i], &conf->nodes[i]) < 0)

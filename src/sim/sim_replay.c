@@ -165,7 +165,7 @@ static int pool_uniform(struct sim *s)
     uint32_t nn = o->nodes ? o->nodes : 1;
     uint32_t cpn = o->cpus_per_node ? o->cpus_per_node : s->t->max_procs;
 
-    if (!(s->nodes = calloc(nn, sizeof(*s->nodes))))
+    if (!(s->nodes = sched_nodes_alloc(nn)))
         return -1;
     s->nnodes = nn;
     for (uint32_t i = 0; i < nn; i++)
@@ -179,7 +179,7 @@ static int pool_uniform(struct sim *s)
 /* The cluster's nodes, idle, each with GPU usage of its own. */
 static int pool_cluster(struct sim *s, const struct sim_cluster *c)
 {
-    if (!(s->nodes = calloc(c->nnodes, sizeof(*s->nodes))))
+    if (!(s->nodes = sched_nodes_alloc(c->nnodes)))
         return -1;
     for (size_t i = 0; i < c->nnodes; i++) {
         const struct sched_node *cn = &c->nodes[i];
