@@ -1275,6 +1275,10 @@ static int view_all(struct pass *p,
     for (size_t k = 0; k < p->nchg; k++)
         p->chg[p->chglist[k]] = 0;
     p->nchg = 0;
+    p->nc = p->nreqc = p->hbig = 0; /* every open node is judged below */
+    p->sumcap = p->sumgpu = p->hbig_sum = 0;
+    memset(p->hist, 0, p->hsize * sizeof(*p->hist));
+    memset(p->hbits, 0, (p->hsize + 63) / 64 * sizeof(*p->hbits));
     if (whole) {
         size_t nt = 0;
 
@@ -1303,6 +1307,8 @@ static int view_all(struct pass *p,
             }
             view_node(p, p->todo[k], t, e);
             p->judge[p->todo[k]].cap = 0;
+            if (is_open(p, p->todo[k])) /* judged while it is at hand */
+                judge_node(p, r, p->todo[k]);
         }
         closed_check(p, t, e);
     } else {
@@ -1315,19 +1321,15 @@ static int view_all(struct pass *p,
             else
                 view_node(p, i, t, e);
         }
-    }
-    dirty_reset(p);
-    p->nc = p->nreqc = p->hbig = 0;
-    p->sumcap = p->sumgpu = p->hbig_sum = 0;
-    memset(p->hist, 0, p->hsize * sizeof(*p->hist));
-    memset(p->hbits, 0, (p->hsize + 63) / 64 * sizeof(*p->hbits));
-    for (size_t w = 0; w < (p->n + 63) / 64; w++) {
-        for (uint64_t bits = p->open[w]; bits; bits &= bits - 1) {
-            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
-            p->judge[i].cap = 0;
-            judge_node(p, r, i);
+        for (size_t w = 0; w < p->words; w++) {
+            for (uint64_t bits = p->open[w]; bits; bits &= bits - 1) {
+                size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+                p->judge[i].cap = 0;
+                judge_node(p, r, i);
+            }
         }
     }
+    dirty_reset(p);
     p->vvalid = true;
     p->vt = t;
     p->ve = e;
