@@ -33,6 +33,9 @@
  *    looked at again;
  *  - a node with no free CPU in the window is of use to no request: it is
  *    not judged, and a step joining the end of the window cannot free it;
+ *  - a request for GPUs computes the view of the nodes with GPUs only;
+ *    the others are left stale, and computed when a request that can use
+ *    them looks at the view again;
  *  - each slot keeps which nodes are closed (no free CPU) from its time to
  *    the next slot's, and each block of slots their union, so a whole view
  *    computes only the nodes open throughout its window (in bench/sched's
@@ -125,24 +128,26 @@ struct cursor {
     uint32_t s;
 };
 
-/* Usage of a node from 'time' on, relative to its usage now. */
+/* Usage of a node from a step's time on, relative to its usage now. */
 struct step {
-    int64_t time;
     int64_t cpus;
     int64_t mem;
     int32_t running;
     int32_t excl;
 };
 
-/* One node's timeline: st[0] is at INT64_MIN (no change), steps in time
- * order; gpu[j * w + g] is GPU g's count of whole holders at step j, and
- * on a node with shards gpu[j * w + gpus + g] its shards in use (w is
- * tl_width()).  k == 0: no steps.
+/* One node's timeline: step j begins at time[j], in time order, time[0]
+ * at INT64_MIN (no change), with usage st[j]; the times are an array of
+ * their own, so that a search reads one or two cache lines.  gpu[j * w +
+ * g] is GPU g's count of whole holders at step j, and on a node with
+ * shards gpu[j * w + gpus + g] its shards in use (w is tl_width()).
+ * k == 0: no steps.
  */
 struct tline {
     uint32_t k;
     uint32_t cap;
     uint32_t hint; /* the step step_find() found last (a guess only) */
+    int64_t *time;
     struct step *st;
     int32_t *gpu;
 };
@@ -186,8 +191,15 @@ struct pass {
     struct cand *cand; /* scratch, n candidates */
     int32_t *gmax;     /* scratch, a node's GPU counts */
     bool vvalid;       /* view[i] holds [vt, ve) for every node not in chg
-                        * (or, if it is not open, less than that, and
-                        * [vt, ve) has no free CPU on it either) */
+                        * and not stale (or, if it is not open, less than
+                        * that, and [vt, ve) has no free CPU on it
+                        * either) */
+    uint64_t *gpu_nodes; /* bit i: node i has GPUs, the only nodes a
+                          * request for GPUs can use */
+    uint64_t *stale;   /* bit i: view[i] was not computed for [vt, ve),
+                        * where node i may have a free CPU: it was of no
+                        * use to the request of the view (not among the
+                        * nodes its kind can use, use_word()); not open */
     int64_t vt, ve;
     uint8_t *chg;      /* node's timeline or usage changed since */
     uint32_t *chglist;
@@ -305,6 +317,7 @@ static void pass_destroy(struct pass *p)
     }
     if (p->tl) {
         for (size_t i = 0; i < p->n; i++) {
+            free(p->tl[i].time);
             free(p->tl[i].st);
             free(p->tl[i].gpu);
         }
@@ -321,6 +334,8 @@ static void pass_destroy(struct pass *p)
     for (size_t t = 0; t < WEIGHT_TIERS; t++)
         free(p->tier[t]);
     free(p->mask);
+    free(p->gpu_nodes);
+    free(p->stale);
     free(p->blk);
     free(p->tl);
     free(p->view);
@@ -479,11 +494,16 @@ static int pass_init(struct pass *p,
         || !(p->todo = calloc(k, sizeof(*p->todo)))
         || !(p->astamp = calloc(k, sizeof(*p->astamp)))
         || !(p->aok = calloc(k, sizeof(*p->aok)))
-        || !(p->mask = calloc((k + 63) / 64, sizeof(*p->mask))))
+        || !(p->mask = calloc((k + 63) / 64, sizeof(*p->mask)))
+        || !(p->gpu_nodes = calloc((k + 63) / 64, sizeof(*p->gpu_nodes)))
+        || !(p->stale = calloc((k + 63) / 64, sizeof(*p->stale))))
         return -1;
     p->words = (n + 63) / 64;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         set_open(p->open_now, i, &nodes[i], p->oversub);
+        if (nodes[i].gpus)
+            p->gpu_nodes[i / 64] |= UINT64_C(1) << (i % 64);
+    }
     return tiers_init(p) < 0 ? -1 : view_create(p);
 }
 
@@ -685,16 +705,16 @@ static uint32_t step_find(const struct tline *ctl, int64_t t)
 
     /* from the hint, or when t lies before it from the start (a new job's
      * search begins near now: its step is among the first) */
-    if (tl->hint < tl->k && tl->st[tl->hint].time <= t)
+    if (tl->hint < tl->k && tl->time[tl->hint] <= t)
         lo = tl->hint;
-    while (lo + step < tl->k && tl->st[lo + step].time <= t) {
+    while (lo + step < tl->k && tl->time[lo + step] <= t) {
         lo += step;
         step *= 2;
     }
     hi = lo + step < tl->k ? lo + step : tl->k;
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (tl->st[mid].time <= t)
+        if (tl->time[mid] <= t)
             lo = mid;
         else
             hi = mid;
@@ -710,12 +730,17 @@ static long step_split(struct tline *tl, uint32_t gpus, int64_t t)
 {
     uint32_t j = step_find(tl, t);
 
-    if (tl->st[j].time == t)
+    if (tl->time[j] == t)
         return j;
     if (tl->k == tl->cap) {
         uint32_t cap = tl->cap * 2;
-        struct step *st = realloc(tl->st, cap * sizeof(*st));
-        if (!st)
+        int64_t *time = realloc(tl->time, cap * sizeof(*time));
+        struct step *st;
+
+        if (!time)
+            return -1;
+        tl->time = time;
+        if (!(st = realloc(tl->st, cap * sizeof(*st))))
             return -1;
         tl->st = st;
         if (gpus) {
@@ -726,9 +751,11 @@ static long step_split(struct tline *tl, uint32_t gpus, int64_t t)
         }
         tl->cap = cap;
     }
+    memmove(&tl->time[j + 2], &tl->time[j + 1],
+            (tl->k - j - 1) * sizeof(*tl->time));
     memmove(&tl->st[j + 2], &tl->st[j + 1], (tl->k - j - 1) * sizeof(*tl->st));
+    tl->time[j + 1] = t;
     tl->st[j + 1] = tl->st[j];
-    tl->st[j + 1].time = t;
     if (gpus) {
         memmove(&tl->gpu[(size_t)(j + 2) * gpus],
                 &tl->gpu[(size_t)(j + 1) * gpus],
@@ -749,12 +776,13 @@ static int tline_init(struct tline *tl, uint32_t gpus)
 {
     if (tl->k)
         return 0;
-    if (!(tl->st = calloc(4, sizeof(*tl->st)))
+    if (!(tl->time = calloc(4, sizeof(*tl->time)))
+        || !(tl->st = calloc(4, sizeof(*tl->st)))
         || (gpus && !(tl->gpu = calloc(4 * (size_t)gpus, sizeof(*tl->gpu)))))
         return -1;
     tl->cap = 4;
     tl->k = 1;
-    tl->st[0].time = INT64_MIN;
+    tl->time[0] = INT64_MIN;
     return 0;
 }
 
@@ -828,12 +856,10 @@ static void closed_mark(struct pass *p, uint32_t i, int64_t s, int64_t e)
             slots_close(p, i, s, e);
         return;
     }
-    for (uint32_t j = step_find(tl, s); j < tl->k && tl->st[j].time < e;
-         j++) {
-        int64_t a = tl->st[j].time > s ? tl->st[j].time : s;
-        int64_t b = j + 1 < tl->k && tl->st[j + 1].time < e
-                        ? tl->st[j + 1].time
-                        : e;
+    for (uint32_t j = step_find(tl, s); j < tl->k && tl->time[j] < e; j++) {
+        int64_t a = tl->time[j] > s ? tl->time[j] : s;
+        int64_t b = j + 1 < tl->k && tl->time[j + 1] < e ? tl->time[j + 1]
+                                                         : e;
 
         if (closed_with(p, i, tl->st[j].cpus, tl->st[j].excl))
             slots_close(p, i, a, b);
@@ -1013,7 +1039,7 @@ static void view_node(struct pass *p, size_t i, int64_t t, int64_t e)
         excl = st->excl;
         if (gpus)
             memcpy(gmax, &tl->gpu[(size_t)j * gpus], gpus * sizeof(*gmax));
-        for (j++; j < tl->k && tl->st[j].time < e; j++) {
+        for (j++; j < tl->k && tl->time[j] < e; j++) {
             st = &tl->st[j];
             cpus = st->cpus > cpus ? st->cpus : cpus;
             mem = st->mem > mem ? st->mem : mem;
@@ -1201,6 +1227,36 @@ static void dirty_reset(struct pass *p)
     }
 }
 
+/* Word w of the bitmap of the nodes a request of r's kind can use at
+ * all: those with GPUs for a request of GPUs (a quarter of bench/sched's
+ * nodes, whose views the GPU jobs' plans no longer compute), else all.
+ */
+static uint64_t use_word(const struct pass *p, const struct sel_req *r,
+                         size_t w)
+{
+    if (r->gpn || r->gpt || r->gtot || r->spn)
+        return p->gpu_nodes[w];
+    uint64_t all = ~UINT64_C(0);
+    return w == p->words - 1 && p->n % 64 ? all >> (64 - p->n % 64) : all;
+}
+
+static bool of_use(const struct pass *p, const struct sel_req *r, size_t i)
+{
+    return use_word(p, r, i / 64) >> (i % 64) & 1;
+}
+
+/* Node i, of no use to the view's request, is left stale, not open. */
+static void leave_stale(struct pass *p, size_t i)
+{
+    struct cand *c = &p->judge[i];
+
+    if (c->cap)
+        judge_count(p, c, -1);
+    c->cap = 0;
+    p->open[i / 64] &= ~(UINT64_C(1) << (i % 64));
+    p->stale[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
 /* The view of the dirty nodes for [t, e), judged again. */
 static void view_dirty(struct pass *p,
                        const struct sel_req *r,
@@ -1209,8 +1265,15 @@ static void view_dirty(struct pass *p,
 {
     allow_class(p, r);
     for (size_t k = 0; k < p->ndirty; k++) {
-        view_node(p, p->dirty[k], t, e);
-        judge_node(p, r, p->dirty[k]);
+        uint32_t i = p->dirty[k];
+
+        if (!of_use(p, r, i)) {
+            leave_stale(p, i);
+            continue;
+        }
+        view_node(p, i, t, e);
+        p->stale[i / 64] &= ~(UINT64_C(1) << (i % 64));
+        judge_node(p, r, i);
     }
     dirty_reset(p);
     p->vt = t;
@@ -1271,6 +1334,12 @@ static int view_all(struct pass *p,
         if (!whole && p->ve != e)
             whole = !mark_times(p, p->ve < e ? p->ve : e,
                                 p->ve < e ? e : p->ve, unmasked);
+        /* the stale nodes this request can use, open throughout */
+        for (size_t w = 0; !whole && w < p->words; w++) {
+            for (uint64_t bits = p->stale[w] & ~p->mask[w] & use_word(p, r, w);
+                 bits; bits &= bits - 1)
+                mark_node(p, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)));
+        }
     }
     for (size_t k = 0; k < p->nchg; k++)
         p->chg[p->chglist[k]] = 0;
@@ -1282,15 +1351,19 @@ static int view_all(struct pass *p,
     if (whole) {
         size_t nt = 0;
 
-        /* only the nodes open throughout: a judged node is open */
+        /* only the nodes open throughout that the request can use: a
+         * judged node is open */
         for (size_t w = 0; w < p->words; w++) {
-            uint64_t todo = ~p->mask[w];
+            uint64_t use = use_word(p, r, w), todo = ~p->mask[w] & use;
 
             for (uint64_t bits = p->open[w]; bits; bits &= bits - 1)
                 p->judge[w * 64 + (size_t)__builtin_ctzll(bits)].cap = 0;
             p->open[w] = 0;
             if (w == p->words - 1 && p->n % 64)
                 todo &= (UINT64_C(1) << (p->n % 64)) - 1;
+            p->stale[w] = ~p->mask[w] & ~use;
+            if (w == p->words - 1 && p->n % 64)
+                p->stale[w] &= (UINT64_C(1) << (p->n % 64)) - 1;
             for (; todo; todo &= todo - 1)
                 p->todo[nt++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(todo));
         }
@@ -1301,8 +1374,10 @@ static int view_all(struct pass *p,
                 __builtin_prefetch(&p->tl[p->todo[k + 8]]);
             if (k + 4 < nt) {
                 const struct tline *ahead = &p->tl[p->todo[k + 4]];
-                if (ahead->k)
+                if (ahead->k) {
+                    __builtin_prefetch(&ahead->time[ahead->hint]);
                     __builtin_prefetch(&ahead->st[ahead->hint]);
+                }
                 __builtin_prefetch(&p->nodes[p->todo[k + 4]]);
             }
             view_node(p, p->todo[k], t, e);
@@ -1316,10 +1391,15 @@ static int view_all(struct pass *p,
             uint32_t i = p->dirty[k];
 
             p->judge[i].cap = 0;
-            if (p->mask[i / 64] >> (i % 64) & 1)
+            if (p->mask[i / 64] >> (i % 64) & 1) {
                 p->open[i / 64] &= ~(UINT64_C(1) << (i % 64));
-            else
+                p->stale[i / 64] &= ~(UINT64_C(1) << (i % 64));
+            } else if (!of_use(p, r, i)) {
+                leave_stale(p, i);
+            } else {
                 view_node(p, i, t, e);
+                p->stale[i / 64] &= ~(UINT64_C(1) << (i % 64));
+            }
         }
         for (size_t w = 0; w < p->words; w++) {
             for (uint64_t bits = p->open[w]; bits; bits &= bits - 1) {
@@ -1661,7 +1741,7 @@ static int tline_release(struct pass *p, uint32_t id, uint32_t j, int64_t t)
     int32_t *use;
 
     if (tline_init(tl, gpus) < 0
-        || (tl->st[tl->k - 1].time != t && step_split(tl, gpus, t) < 0))
+        || (tl->time[tl->k - 1] != t && step_split(tl, gpus, t) < 0))
         return -1;
     st = &tl->st[tl->k - 1];
     use = gpus ? &tl->gpu[(size_t)(tl->k - 1) * gpus] : NULL;

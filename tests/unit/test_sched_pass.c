@@ -365,6 +365,31 @@ static void pass_takes_nodes_lightest_first(void **state)
     world_destroy(w);
 }
 
+/* A GPU job's plan computes the view of the GPU nodes only; the CPU
+ * job after it, which outlasts that reservation's start, still finds the
+ * CPU node the plan left uncomputed (pass.c: stale). */
+static void pass_cpu_job_after_gpu_plan_finds_the_cpu_node(void **state)
+{
+    (void)state;
+    struct world *w = world_create(2, 8, 4);
+    struct sched_request gpu = { .ntasks = 1, .gpus_per_node = 1 };
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &gpu, .time_limit_s = 1000 },
+        { .id = 2, .req = &one, .time_limit_s = 1000 },
+    };
+
+    w->c->nodes[0].gpus = 0; /* node 0: CPUs only */
+    bitmap_destroy(w->c->nodes[0].alloc_gpus);
+    w->c->nodes[0].alloc_gpus = NULL;
+    run_on(w, 1, 8, NOW, 100); /* the GPU node's CPUs, until +100 */
+    assert_int_equal(pass(w, q, 2, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_int_equal(w->out[0].alloc->node_idx[0], 1);
+    assert_starts_on(&w->out[1], 0);
+    world_destroy(w);
+}
+
 static void pass_small_job_shares_node_with_reservation_when_room(void **s)
 {
     (void)s;
@@ -1004,6 +1029,7 @@ int main(void)
         cmocka_unit_test(pass_backfills_short_job_before_reservation),
         cmocka_unit_test(pass_long_job_starts_off_the_reserved_nodes),
         cmocka_unit_test(pass_takes_nodes_lightest_first),
+        cmocka_unit_test(pass_cpu_job_after_gpu_plan_finds_the_cpu_node),
         cmocka_unit_test(pass_small_job_shares_node_with_reservation_when_room),
         cmocka_unit_test(
             pass_oversubscribed_gpu_jobs_some_start_rest_resources),
