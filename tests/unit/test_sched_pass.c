@@ -390,6 +390,30 @@ static void pass_cpu_job_after_gpu_plan_finds_the_cpu_node(void **state)
     world_destroy(w);
 }
 
+/* An exclusive job's plan leaves out the nodes busy within its window:
+ * node 1, full only until +100, is reserved for it; node 0, with one CPU
+ * in use until +7200, is not computed, and the one-task job after it,
+ * which outlasts +100, still finds it. */
+static void pass_exclusive_plan_skips_busy_nodes_others_still_see_them(void **s)
+{
+    (void)s;
+    struct world *w = world_create(2, 8, 0);
+    struct sched_request excl = { .min_nodes = 1, .exclusive = true };
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &excl, .time_limit_s = 10000 },
+        { .id = 2, .req = &one, .time_limit_s = 5000 },
+    };
+
+    run_on(w, 0, 1, NOW, 7200);
+    run_on(w, 1, 8, NOW, 100);
+    assert_int_equal(pass(w, q, 2, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_int_equal(w->out[0].alloc->node_idx[0], 1);
+    assert_starts_on(&w->out[1], 0);
+    world_destroy(w);
+}
+
 static void pass_small_job_shares_node_with_reservation_when_room(void **s)
 {
     (void)s;
@@ -1030,6 +1054,8 @@ int main(void)
         cmocka_unit_test(pass_long_job_starts_off_the_reserved_nodes),
         cmocka_unit_test(pass_takes_nodes_lightest_first),
         cmocka_unit_test(pass_cpu_job_after_gpu_plan_finds_the_cpu_node),
+        cmocka_unit_test(
+            pass_exclusive_plan_skips_busy_nodes_others_still_see_them),
         cmocka_unit_test(pass_small_job_shares_node_with_reservation_when_room),
         cmocka_unit_test(
             pass_oversubscribed_gpu_jobs_some_start_rest_resources),
