@@ -14,6 +14,7 @@ struct sel_req {
     uint32_t ntasks;   /* 0: per_node tasks on every chosen node */
     uint32_t per_node; /* tasks per node when ntasks == 0 */
     uint32_t cpt;      /* CPUs per task, >= 1 */
+    uint64_t tcpus;    /* CPUs one task holds, >= 1 (with its GPUs') */
     uint32_t tpn;      /* at most this many tasks per node; 0 = no limit */
     uint32_t mincpn;   /* --mincpus: CPUs each node gives at least */
     uint32_t maxcpn;   /* MaxCPUsPerNode: CPUs a node gives at most; 0 none */
@@ -23,6 +24,7 @@ struct sel_req {
     uint16_t threads;  /* threads per core each node has at least */
     uint64_t mem_node;
     uint64_t mem_cpu;
+    uint64_t mem_task; /* mem_cpu * cpt, MiB; 0 when that overflows */
     uint32_t gpn;
     uint32_t gtot;
     uint32_t gpt;      /* GPUs per task */

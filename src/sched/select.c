@@ -278,6 +278,16 @@ static int invalid(drv_error_t *error, const char *fmt, ...)
     return -1;
 }
 
+/* CPUs one task holds: its own, or those of its GPUs (--gpus-per-task
+ * with --cpus-per-gpu), whichever is more.
+ */
+static uint64_t task_cpus(const struct sel_req *r)
+{
+    uint64_t by_gpu = (uint64_t)r->gpt * r->cpg;
+
+    return by_gpu > r->cpt ? by_gpu : r->cpt;
+}
+
 /* Fill in defaults and reject combinations Slurm rejects.
  * Returns 0, or -1 with errno=EINVAL and the reason in 'error'.
  */
@@ -350,6 +360,9 @@ static int normalize(const struct sched_request *req,
         return invalid(error, "GPU type '%s' without a GPU count", r->gtype);
     if (r->spn && (r->gpn || r->gtot || r->gpt || r->gtype))
         return invalid(error, "shards with GPUs");
+    r->tcpus = task_cpus(r);
+    if (__builtin_mul_overflow(r->mem_cpu, (uint64_t)r->cpt, &r->mem_task))
+        r->mem_task = 0; /* more than any node has */
     return 0;
 }
 
@@ -493,16 +506,6 @@ static bool node_room(const struct sched_node *nd,
     return true;
 }
 
-/* CPUs one task holds: its own, or those of its GPUs (--gpus-per-task
- * with --cpus-per-gpu), whichever is more.
- */
-static uint64_t task_cpus(const struct sel_req *r)
-{
-    uint64_t by_gpu = (uint64_t)r->gpt * r->cpg;
-
-    return by_gpu > r->cpt ? by_gpu : r->cpt;
-}
-
 /* A node's CPUs for 'tasks' tasks and 'gpus' GPUs (Slurm cons_tres:
  * --cpus-per-gpu raises the CPU count to cover the GPUs, --mincpus to
  * its minimum). */
@@ -528,21 +531,14 @@ static uint64_t room_gpus(const struct sel_req *r, const struct node_room *room)
     return g;
 }
 
-/* Tasks of 'r' that fit in 'room', or 0 if the node cannot be used. */
+/* Tasks of 'r' that fit in 'room', or 0 if the node cannot be used.
+ * The refusals come first, then the divisions, mem / mem_cpu / cpt as
+ * one. */
 static uint64_t room_task_cap(const struct sel_req *r,
                               const struct node_room *room)
 {
-    uint64_t cap = room->cpus / task_cpus(r);
+    uint64_t cap;
 
-    if (r->mem_cpu)
-        cap = MIN(cap, room->mem / r->mem_cpu / r->cpt);
-    if (r->gpt) {
-        cap = MIN(cap, room->gpus / r->gpt);
-        if (r->mpg)
-            cap = MIN(cap, room->mem / (r->mpg * r->gpt));
-    }
-    if (r->tpn)
-        cap = MIN(cap, r->tpn);
     if ((r->mem_node && room->mem < r->mem_node) || room->cpus < r->mincpn)
         return 0;
     if (room->gpus < r->gpn || (r->gtot && room_gpus(r, room) == 0))
@@ -552,6 +548,16 @@ static uint64_t room_task_cap(const struct sel_req *r,
     if (r->gpn && (room->cpus < (uint64_t)r->gpn * r->cpg
                    || room->mem < r->gpn * r->mpg))
         return 0;
+    cap = r->tcpus == 1 ? room->cpus : room->cpus / r->tcpus;
+    if (r->mem_cpu)
+        cap = MIN(cap, r->mem_task ? room->mem / r->mem_task : 0);
+    if (r->gpt) {
+        cap = MIN(cap, room->gpus / r->gpt);
+        if (r->mpg)
+            cap = MIN(cap, room->mem / (r->mpg * r->gpt));
+    }
+    if (r->tpn)
+        cap = MIN(cap, r->tpn);
     if (r->ntasks == 0)
         return cap >= r->per_node ? r->per_node : 0;
     return cap;
