@@ -37,7 +37,9 @@
  *    and an exclusive request leaves out the nodes busy in a half hour
  *    within its window (each node keeps which half hours it is busy in);
  *    the others are left stale, and computed when a request that can use
- *    them looks at the view again;
+ *    them looks at the view again; so are the nodes after the first in
+ *    Slurm's order when that one holds the whole request (most often a
+ *    one-task job's), the choice then;
  *  - each slot keeps which nodes are closed (no free CPU) from its time to
  *    the next slot's, and each block of slots their union, so a whole view
  *    computes only the nodes open throughout its window (in bench/sched's
@@ -1413,6 +1415,93 @@ static void closed_check(struct pass *p, int64_t t, int64_t e)
 #define closed_check(p, t, e) ((void)0)
 #endif
 
+/* How many times select_view() and select_now() walk the nodes: once per
+ * tier of Weight= (once for all, with too many tiers). */
+static size_t tiers(const struct pass *p)
+{
+    return p->ntiers ? p->ntiers : 1;
+}
+
+/* Word w of the bitmap of tier t's nodes. */
+static uint64_t tier_word(const struct pass *p, size_t t, size_t w)
+{
+    return p->tier[t] ? p->tier[t][w] : ~UINT64_C(0);
+}
+
+/* Do the candidates of 'r', gathered tier by tier, come in Slurm's node
+ * order (sched__select_cands()'s in_pref)?  Not when there are too many
+ * weights, or required nodes, which come first. */
+static bool in_pref(const struct pass *p, const struct sel_req *r)
+{
+    return p->ntiers && r->nreq == 0;
+}
+
+/* Node list[k + 1..n) fetched ahead of view_node() on list[k]. */
+static void view_prefetch(const struct pass *p, const uint32_t *list,
+                          size_t n, size_t k)
+{
+    if (k + 8 < n)
+        __builtin_prefetch(&p->tl[list[k + 8]]);
+    if (k + 4 < n) {
+        const struct tline *ahead = &p->tl[list[k + 4]];
+        if (ahead->k) {
+            __builtin_prefetch(&ahead->time[ahead->hint]);
+            __builtin_prefetch(&ahead->st[ahead->hint]);
+        }
+        __builtin_prefetch(&p->nodes[list[k + 4]]);
+    }
+}
+
+/* view_all() computing every node anew: those want_word() gives, tier by
+ * tier of Weight= (Slurm's node order), judged as they are computed; the
+ * others are left, stale where they may be open.  When the first
+ * candidate in that order holds all of the request, it is the choice
+ * (sched__select_cands()), and the nodes after it are left stale too: a
+ * one-task job's view in a deep plan computed hundreds of nodes for its
+ * first. */
+static void view_whole(struct pass *p,
+                       const struct sel_req *r,
+                       int64_t t,
+                       int64_t e)
+{
+    bool first_fit = in_pref(p, r);
+    size_t nt = 0;
+
+    for (size_t w = 0; w < p->words; w++) {
+        for (uint64_t bits = p->open[w]; bits; bits &= bits - 1)
+            p->judge[w * 64 + (size_t)__builtin_ctzll(bits)].cap = 0;
+        p->open[w] = 0;
+        p->stale[w] = ~p->mask[w] & ~want_word(p, r, w);
+        if (w == p->words - 1 && p->n % 64)
+            p->stale[w] &= (UINT64_C(1) << (p->n % 64)) - 1;
+    }
+    for (size_t tr = 0; tr < tiers(p); tr++) {
+        for (size_t w = 0; w < p->words; w++) {
+            for (uint64_t todo = want_word(p, r, w) & tier_word(p, tr, w);
+                 todo; todo &= todo - 1)
+                p->todo[nt++] =
+                    (uint32_t)(w * 64 + (size_t)__builtin_ctzll(todo));
+        }
+    }
+    for (size_t k = 0; k < nt; k++) {
+        uint32_t i = p->todo[k];
+
+        view_prefetch(p, p->todo, nt, k);
+        view_node(p, i, t, e);
+        p->judge[i].cap = 0;
+        if (!is_open(p, i))
+            continue;
+        judge_node(p, r, i); /* while it is at hand */
+        if (first_fit && p->nc == 1 && p->judge[i].cap
+            && sched__cand_holds_all(&p->judge[i], r)) {
+            while (++k < nt)
+                p->stale[p->todo[k] / 64] |= UINT64_C(1) << (p->todo[k] % 64);
+            break;
+        }
+    }
+    closed_check(p, t, e);
+}
+
 /* The whole view for [t, e), judged for 'r'.  What the view held is kept
  * for the nodes with no change since and no step between the two windows'
  * starts or between their ends, unless more would be computed again than
@@ -1460,41 +1549,7 @@ static int view_all(struct pass *p,
     memset(p->hist, 0, p->hsize * sizeof(*p->hist));
     memset(p->hbits, 0, (p->hsize + 63) / 64 * sizeof(*p->hbits));
     if (whole) {
-        size_t nt = 0;
-
-        /* only the nodes open throughout that the request can use: a
-         * judged node is open */
-        for (size_t w = 0; w < p->words; w++) {
-            uint64_t todo = want_word(p, r, w);
-
-            for (uint64_t bits = p->open[w]; bits; bits &= bits - 1)
-                p->judge[w * 64 + (size_t)__builtin_ctzll(bits)].cap = 0;
-            p->open[w] = 0;
-            p->stale[w] = ~p->mask[w] & ~todo;
-            if (w == p->words - 1 && p->n % 64)
-                p->stale[w] &= (UINT64_C(1) << (p->n % 64)) - 1;
-            for (; todo; todo &= todo - 1)
-                p->todo[nt++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(todo));
-        }
-        /* a few nodes ahead, their timelines' steps are fetched (a
-         * whole view reads hundreds of nodes spread over the heap) */
-        for (size_t k = 0; k < nt; k++) {
-            if (k + 8 < nt)
-                __builtin_prefetch(&p->tl[p->todo[k + 8]]);
-            if (k + 4 < nt) {
-                const struct tline *ahead = &p->tl[p->todo[k + 4]];
-                if (ahead->k) {
-                    __builtin_prefetch(&ahead->time[ahead->hint]);
-                    __builtin_prefetch(&ahead->st[ahead->hint]);
-                }
-                __builtin_prefetch(&p->nodes[p->todo[k + 4]]);
-            }
-            view_node(p, p->todo[k], t, e);
-            p->judge[p->todo[k]].cap = 0;
-            if (is_open(p, p->todo[k])) /* judged while it is at hand */
-                judge_node(p, r, p->todo[k]);
-        }
-        closed_check(p, t, e);
+        view_whole(p, r, t, e);
     } else {
         for (size_t k = 0; k < p->ndirty; k++) {
             uint32_t i = p->dirty[k];
@@ -1560,27 +1615,6 @@ static bool may_fit(const struct pass *p, const struct sel_req *r)
     if (r->ntasks && r->nreq == 0 && r->gtot == 0 && r->max_nodes < p->nc)
         return top_holds(p, r->max_nodes, r->ntasks);
     return true;
-}
-
-/* How many times select_view() and select_now() walk the nodes: once per
- * tier of Weight= (once for all, with too many tiers). */
-static size_t tiers(const struct pass *p)
-{
-    return p->ntiers ? p->ntiers : 1;
-}
-
-/* Word w of the bitmap of tier t's nodes. */
-static uint64_t tier_word(const struct pass *p, size_t t, size_t w)
-{
-    return p->tier[t] ? p->tier[t][w] : ~UINT64_C(0);
-}
-
-/* Do the candidates of 'r', gathered tier by tier, come in Slurm's node
- * order (sched__select_cands()'s in_pref)?  Not when there are too many
- * weights, or required nodes, which come first. */
-static bool in_pref(const struct pass *p, const struct sel_req *r)
-{
-    return p->ntiers && r->nreq == 0;
 }
 
 /* sched_select() on the judged view (which must be whole): SCHED_OK with

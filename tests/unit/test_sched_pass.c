@@ -414,6 +414,56 @@ static void pass_exclusive_plan_skips_busy_nodes_others_still_see_them(void **s)
     world_destroy(w);
 }
 
+/* A plan's view stops at the first node in Slurm's order when it holds
+ * the whole request (a one-task job's), leaving the rest stale: the
+ * -N2 job after it still finds nodes 1 and 2 free from +100. */
+static void pass_first_fit_view_leaves_the_rest_for_the_next_job(void **s)
+{
+    (void)s;
+    struct world *w = world_create(3, 8, 0);
+    struct sched_request one = { .ntasks = 1 };
+    struct sched_request two = { .min_nodes = 2, .ntasks = 16 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &one, .time_limit_s = 1000 },
+        { .id = 2, .req = &two, .time_limit_s = 1000 },
+    };
+
+    for (uint32_t i = 0; i < 3; i++)
+        run_on(w, i, 8, NOW, 100);
+    assert_int_equal(pass(w, q, 2, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_int_equal(w->out[0].alloc->node_idx[0], 0);
+    assert_waits(&w->out[1], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_int_equal(w->out[1].alloc->node_idx[0], 1);
+    assert_int_equal(w->out[1].alloc->node_idx[1], 2);
+    world_destroy(w);
+}
+
+/* The view stops early only when the first candidate holds the job
+ * alone.  -N1 -n5 from +100: node 0 holds two tasks, node 1 five, node 2
+ * eight; the first, node 0, does not hold it, so sched_select()'s rule
+ * takes the largest, node 2, not node 1, the first that holds it. */
+static void pass_first_fit_view_only_when_the_first_holds_all(void **s)
+{
+    (void)s;
+    struct world *w = world_create(3, 8, 0);
+    struct sched_request five = { .min_nodes = 1, .max_nodes = 1,
+                                  .ntasks = 5 };
+    struct sched_job q[] = {
+        { .id = 1, .req = &five, .time_limit_s = 1000 },
+    };
+
+    run_on(w, 0, 6, NOW, 50000);
+    run_on(w, 1, 3, NOW, 50000);
+    run_on(w, 1, 2, NOW, 100);
+    run_on(w, 2, 8, NOW, 100);
+    assert_int_equal(pass(w, q, 1, NULL), 0);
+    assert_waits(&w->out[0], SCHED_REASON_RESOURCES, NOW + 100);
+    assert_int_equal(w->out[0].alloc->node_count, 1);
+    assert_int_equal(w->out[0].alloc->node_idx[0], 2);
+    world_destroy(w);
+}
+
 static void pass_small_job_shares_node_with_reservation_when_room(void **s)
 {
     (void)s;
@@ -1056,6 +1106,8 @@ int main(void)
         cmocka_unit_test(pass_cpu_job_after_gpu_plan_finds_the_cpu_node),
         cmocka_unit_test(
             pass_exclusive_plan_skips_busy_nodes_others_still_see_them),
+        cmocka_unit_test(pass_first_fit_view_leaves_the_rest_for_the_next_job),
+        cmocka_unit_test(pass_first_fit_view_only_when_the_first_holds_all),
         cmocka_unit_test(pass_small_job_shares_node_with_reservation_when_room),
         cmocka_unit_test(
             pass_oversubscribed_gpu_jobs_some_start_rest_resources),
