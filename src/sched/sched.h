@@ -191,8 +191,10 @@ bool sched_gpu_busy(const struct sched_node *nd, size_t g);
 void sched_node_free_usage(struct sched_node *nd);
 
 /* n nodes, zeroed, in memory aligned to a cache line (64 bytes), so that
- * each node's first 64 bytes, what judging it reads, are one line.  Free
- * with free() or sched_nodes_free().  NULL with errno=ENOMEM. */
+ * each node's first 64 bytes, what judging it reads, are one line: for a
+ * cluster's long-lived node array (glibc's aligned_alloc(), made and freed
+ * on every pass, grew a controller's heap).  Free with free() or
+ * sched_nodes_free().  NULL with errno=ENOMEM. */
 struct sched_node *sched_nodes_alloc(size_t n);
 
 /* A copy of nodes[0..n) with usage arrays of its own (alloc_gpus,

@@ -193,7 +193,7 @@ struct sched_node *sched_nodes_alloc(size_t n)
 
 struct sched_node *sched_nodes_copy(const struct sched_node *nodes, size_t n)
 {
-    struct sched_node *c = sched_nodes_alloc(n);
+    struct sched_node *c = calloc(n ? n : 1, sizeof(*c)); /* short-lived */
 
     if (!c)
         return NULL;
