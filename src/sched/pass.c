@@ -80,9 +80,6 @@
  * many slots between them; beyond, a whole view (which computes only the
  * nodes open throughout the window) costs less (bench/sched). */
 #define MARK_SLOTS_MAX 64
-/* Candidates are gathered tier by tier of Weight= when the nodes have at
- * most this many weights (then they come in Slurm's node order). */
-#define WEIGHT_TIERS 8
 /* Each node keeps in which spans of BUSY_SPAN_S seconds from now on it is
  * busy at some instant (busy_with()): BUSY_WORDS words of bits, span k
  * [now + k * BUSY_SPAN_S, now + (k + 1) * BUSY_SPAN_S) in bit k.  A busy
@@ -250,7 +247,8 @@ struct pass {
     bool cl_on;
     size_t words;      /* of a bitmap of the n nodes */
     uint64_t *mask;    /* scratch: the nodes closed somewhere in a window */
-    uint64_t *busy;    /* node i's busy spans: busy[i * BUSY_WORDS ...] */
+    uint64_t *busy;    /* node i's busy spans: busy[i * BUSY_WORDS ...]
+                        * (closed_init() on) */
     uint64_t *bmask;   /* scratch: nodes busy in a span within a window */
 };
 
@@ -518,8 +516,6 @@ static int pass_init(struct pass *p,
         || !(p->astamp = calloc(k, sizeof(*p->astamp)))
         || !(p->aok = calloc(k, sizeof(*p->aok)))
         || !(p->mask = calloc((k + 63) / 64, sizeof(*p->mask)))
-        || !(p->bmask = calloc((k + 63) / 64, sizeof(*p->bmask)))
-        || !(p->busy = calloc(k * BUSY_WORDS, sizeof(*p->busy)))
         || !(p->gpu_nodes = calloc((k + 63) / 64, sizeof(*p->gpu_nodes)))
         || !(p->stale = calloc((k + 63) / 64, sizeof(*p->stale))))
         return -1;
@@ -585,13 +581,19 @@ static void words_or(uint64_t *dst, const uint64_t *src, size_t words)
         dst[w] |= src[w];
 }
 
+/* Word w of a bitmap of the n nodes: the bits that stand for nodes. */
+static uint64_t word_valid(const struct pass *p, size_t w)
+{
+    return w == p->words - 1 && p->n % 64
+               ? (UINT64_C(1) << (p->n % 64)) - 1
+               : ~UINT64_C(0);
+}
+
 /* 'out' := the nodes closed now, before the first slot. */
 static void closed_now(const struct pass *p, uint64_t *out)
 {
     for (size_t w = 0; w < p->words; w++)
-        out[w] = ~p->open_now[w];
-    if (p->n % 64)
-        out[p->words - 1] &= (UINT64_C(1) << (p->n % 64)) - 1;
+        out[w] = ~p->open_now[w] & word_valid(p, w);
 }
 
 /* A block's OR of its slots' closed nodes, from scratch. */
@@ -979,6 +981,10 @@ static int closed_init(struct pass *p)
 {
     size_t words = p->words ? p->words : 1;
 
+    /* so do the nodes' busy spans (busy_mark()) */
+    if (!(p->busy = calloc(p->n ? p->n * BUSY_WORDS : 1, sizeof(*p->busy)))
+        || !(p->bmask = calloc(words, sizeof(*p->bmask))))
+        return -1;
     for (size_t b = 0; b < p->nblk; b++) {
         struct block *bk = p->blk[b];
 
@@ -1339,10 +1345,8 @@ static void dirty_reset(struct pass *p)
 static uint64_t use_word(const struct pass *p, const struct sel_req *r,
                          size_t w)
 {
-    if (r->gpn || r->gpt || r->gtot || r->spn)
-        return p->gpu_nodes[w];
-    uint64_t all = ~UINT64_C(0);
-    return w == p->words - 1 && p->n % 64 ? all >> (64 - p->n % 64) : all;
+    return r->gpn || r->gpt || r->gtot || r->spn ? p->gpu_nodes[w]
+                                                 : word_valid(p, w);
 }
 
 /* Word w of the nodes a view of [t, e) for 'r' computes (after
@@ -1360,6 +1364,13 @@ static uint64_t want_word(const struct pass *p, const struct sel_req *r,
 static bool of_use(const struct pass *p, const struct sel_req *r, size_t i)
 {
     return use_word(p, r, i / 64) >> (i % 64) & 1;
+}
+
+/* view_node() of node i, which is then no longer stale. */
+static void view_fresh(struct pass *p, size_t i, int64_t t, int64_t e)
+{
+    view_node(p, i, t, e);
+    p->stale[i / 64] &= ~(UINT64_C(1) << (i % 64));
 }
 
 /* Node i, of no use to the view's request, is left stale, not open. */
@@ -1388,8 +1399,7 @@ static void view_dirty(struct pass *p,
             leave_stale(p, i);
             continue;
         }
-        view_node(p, i, t, e);
-        p->stale[i / 64] &= ~(UINT64_C(1) << (i % 64));
+        view_fresh(p, i, t, e);
         judge_node(p, r, i);
     }
     dirty_reset(p);
@@ -1477,9 +1487,7 @@ static void view_whole(struct pass *p,
         for (uint64_t bits = p->open[w]; bits; bits &= bits - 1)
             p->judge[w * 64 + (size_t)__builtin_ctzll(bits)].cap = 0;
         p->open[w] = 0;
-        p->stale[w] = ~p->mask[w] & ~want_word(p, r, w);
-        if (w == p->words - 1 && p->n % 64)
-            p->stale[w] &= (UINT64_C(1) << (p->n % 64)) - 1;
+        p->stale[w] = ~p->mask[w] & ~want_word(p, r, w) & word_valid(p, w);
     }
     for (size_t tr = 0; tr < tiers(p); tr++) {
         for (size_t w = 0; w < p->words; w++) {
@@ -1567,8 +1575,7 @@ static int view_all(struct pass *p,
             } else if (!(want_word(p, r, i / 64) >> (i % 64) & 1)) {
                 leave_stale(p, i);
             } else {
-                view_node(p, i, t, e);
-                p->stale[i / 64] &= ~(UINT64_C(1) << (i % 64));
+                view_fresh(p, i, t, e);
             }
         }
         for (size_t w = 0; w < p->words; w++) {

@@ -7,6 +7,11 @@
 
 #include "sched/sched.h"
 
+/* At most this many distinct Weight= values are sorted by counting
+ * (select.c) and walked tier by tier (pass.c); beyond, a comparison sort
+ * and one walk. */
+#define WEIGHT_TIERS 8
+
 /* A request with defaults filled in and its combination checked. */
 struct sel_req {
     uint32_t min_nodes;
@@ -58,14 +63,6 @@ struct cand {
  */
 int sched__normalize(const struct sched_request *req, struct sel_req *r);
 
-/* Judge node 'idx' as it is now for 'r' into 'c' (every field set).
- * False if it cannot take part in an allocation.
- */
-bool sched__node_eval(const struct sched_node *nodes,
-                      size_t idx,
-                      const struct sel_req *r,
-                      struct cand *c);
-
 /* The part of judging that depends on the node's configuration only: in
  * r->allowed, not in r->excluded, its TmpDisk, sockets, cores and threads
  * (-B) and features (r->features) as asked.  Requests that agree on those
@@ -74,7 +71,9 @@ bool sched__node_allowed(const struct sel_req *r,
                          const struct sched_node *nodes, size_t idx);
 bool sched__same_static(const struct sel_req *a, const struct sel_req *b);
 
-/* sched__node_eval() for a node sched__node_allowed() said true of. */
+/* Judge node 'idx' as it is now for 'r' into 'c' (every field set), for a
+ * node sched__node_allowed() said true of.  False if it cannot take part
+ * in an allocation. */
 bool sched__node_eval_allowed(const struct sched_node *nodes, size_t idx,
                               const struct sel_req *r, struct cand *c);
 
@@ -82,9 +81,9 @@ bool sched__node_eval_allowed(const struct sched_node *nodes, size_t idx,
  * sched__select_cands() takes candidates in, it is the one chosen. */
 bool sched__cand_holds_all(const struct cand *c, const struct sel_req *r);
 
-/* Choose among the candidates c[0..nc), which sched__node_eval() judged
- * on 'nodes' and which are in node index order or, with 'in_pref', in
- * Slurm's node order already (required first, then by Weight, then by
+/* Choose among the candidates c[0..nc), which sched__node_eval_allowed()
+ * judged on 'nodes' and which are in node index order or, with 'in_pref',
+ * in Slurm's node order already (required first, then by Weight, then by
  * index), and build the allocation (c is reordered).  SCHED_OK with
  * *alloc_out set (if alloc_out is not NULL), SCHED_BUSY, or -1 with
  * errno=ENOMEM.

@@ -611,14 +611,6 @@ static bool node_eval(const struct sched_node *nodes,
            && node_eval_room(nodes, idx, r, empty, c);
 }
 
-bool sched__node_eval(const struct sched_node *nodes,
-                      size_t idx,
-                      const struct sel_req *r,
-                      struct cand *c)
-{
-    return node_eval(nodes, idx, r, false, c);
-}
-
 bool sched__node_eval_allowed(const struct sched_node *nodes, size_t idx,
                               const struct sel_req *r, struct cand *c)
 {
@@ -672,7 +664,6 @@ static int cmp_by_gpus(const void *pa, const void *pb)
  * by weight, O(nc) instead of qsort's O(nc log nc) (which dominated a
  * backfill pass on 10,000 nodes: bench/sched).
  */
-#define WEIGHT_TIERS 8
 static void sort_pref(struct cand *c, size_t nc)
 {
     uint32_t w[WEIGHT_TIERS];
