@@ -267,15 +267,17 @@ def small_disk(cluster, ctl, size_mib=100):
 
 
 def fill(path):
-    """Fill the file system of 'path' with path/filler until ENOSPC."""
+    """Fill the file system of 'path' with path/filler until ENOSPC.  It
+    may be full already (the controller's preallocated Raft segments can
+    take the last of it first): then even creating the filler fails so."""
     chunk = b"\0" * (1 << 20)
-    with open(path / "filler", "wb") as f:
-        try:
+    try:
+        with open(path / "filler", "wb") as f:
             while True:
                 f.write(chunk)
                 f.flush()
-        except OSError as e:
-            assert e.errno == errno.ENOSPC, e
+    except OSError as e:
+        assert e.errno == errno.ENOSPC, e
 
 
 def big_script(cluster):
