@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 DEMO_DIR=${DROVER_DEMO_DIR:-/tmp/drover-demo}
 BUILD_DIR=${BUILD_DIR:-build}
-PACKAGES=(meson ninja-build pkg-config gcc libc6-dev libjansson-dev
+PACKAGES=(meson ninja-build pkg-config gcc g++ libc6-dev libsimdjson-dev libjansson-dev
           libuv1-dev libraft-dev libmunge-dev munge libcmocka-dev python3-pytest
           uthash-dev libsqlite3-dev libpq-dev postgresql libpmix-dev
           nettle-dev zlib1g-dev liblz4-dev libmicrohttpd-dev libjwt-dev libhwloc-dev

@@ -24,7 +24,7 @@ if [ ${#targets[@]} -eq 0 ]; then
     targets=(frame conf specs sbatch jwt rest_submit swf)
 fi
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
-    CC=clang meson setup "$BUILD_DIR" -Dfuzz=true \
+    CC=clang CXX=clang++ meson setup "$BUILD_DIR" -Dfuzz=true \
         -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false \
         -Dman=disabled
 fi

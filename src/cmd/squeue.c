@@ -25,6 +25,7 @@
 #include "cmd/lib/jsonget.h"
 #include "cmd/lib/names.h"
 #include "cmd/lib/opt.h"
+#include "cmd/lib/rowtable.h"
 #include "cmd/lib/rpc.h"
 #include "cmd/lib/squeue_print.h"
 #include "cmd/lib/states.h"
@@ -735,15 +736,19 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     json_t *resp = NULL, *jobs, *job;
     const json_t **sel;
     struct squeue_ctx ctx;
+    /* printed text asks for rows (request_body()): read into a table */
+    struct row_table_read rows = {.rows_key = "jobs"};
     size_t i, n = 0;
 
-    if (cmd_rpc(a->prog, "job_info", request_body(a, f, spec), &resp, &error)
+    if (cmd_rpc_read(a->prog, "job_info", request_body(a, f, spec),
+                     !a->json && !a->step_flag ? row_table_frame_reader
+                                               : NULL,
+                     &rows, &resp, &error)
         < 0) {
         fprintf(stderr, "slurm_load_jobs error: %s\n", error.text);
         return 1;
     }
     jobs = json_object_get(resp, "jobs");
-    jget_set_columns(json_object_get(resp, "keys"));
     if (f->njob_ids == 1)
         one_job_order(jobs, f->job_ids[0]);
     if (a->array_expand)
@@ -751,8 +756,8 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     if (!a->step_flag && single_job_missing(f, jobs)) {
         fprintf(stderr, "slurm_load_jobs error: %s\n",
                 drv_strerror(EDRV_INVALID_JOB_ID));
-        jget_set_columns(NULL);
         json_decref(resp);
+        row_table_free(rows.table);
         return 1;
     }
     ctx.now = (time_t)jint(resp, "now", (int64_t)time(NULL));
@@ -778,8 +783,8 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     }
     fflush(stdout);
     free(sel);
-    jget_set_columns(NULL);
     json_decref(resp);
+    row_table_free(rows.table);
     return 0;
 }
 

@@ -95,27 +95,54 @@ int timefmt_parse_limit(const char *s, int64_t *secs, drv_error_t *error)
     return 0;
 }
 
+/* Append 'v' (>= 0) in decimal at 'p', at least 'min' digits; returns
+ * the end. */
+static char *put_num(char *p, long long v, int min)
+{
+    char num[24], *q = num + sizeof(num);
+
+    do
+        *--q = (char)('0' + v % 10);
+    while ((v /= 10) || num + sizeof(num) - q < min);
+    memcpy(p, q, (size_t)(num + sizeof(num) - q));
+    return p + (num + sizeof(num) - q);
+}
+
 char *timefmt_duration(int64_t secs, int padded, char *buf, size_t size)
 {
     long long days = secs / 86400;
     long long hours = secs / 3600 % 24;
     long long mins = secs / 60 % 60;
     long long s = secs % 60;
+    char text[64], *p = text;
+    size_t n;
 
     if (!buf || size == 0)
         return buf;
-    if (secs == TIME_INFINITE)
-        snprintf(buf, size, "UNLIMITED");
-    else if (secs < 0)
-        snprintf(buf, size, "INVALID");
-    else if (days)
-        snprintf(buf, size, "%lld-%02lld:%02lld:%02lld", days, hours, mins, s);
-    else if (padded)
-        snprintf(buf, size, "%02lld:%02lld:%02lld", hours, mins, s);
-    else if (hours)
-        snprintf(buf, size, "%lld:%02lld:%02lld", hours, mins, s);
-    else
-        snprintf(buf, size, "%lld:%02lld", mins, s);
+    if (secs == TIME_INFINITE || secs < 0) {
+        snprintf(buf, size, "%s",
+                 secs == TIME_INFINITE ? "UNLIMITED" : "INVALID");
+        return buf;
+    }
+    /* as "%lld-%02lld:%02lld:%02lld", "%02lld:%02lld:%02lld",
+     * "%lld:%02lld:%02lld" or "%lld:%02lld", without printf (squeue
+     * prints one per job) */
+    if (days) {
+        p = put_num(p, days, 1);
+        *p++ = '-';
+    }
+    if (days || padded || hours) {
+        p = put_num(p, hours, days || padded ? 2 : 1);
+        *p++ = ':';
+        p = put_num(p, mins, 2);
+    } else {
+        p = put_num(p, mins, 1);
+    }
+    *p++ = ':';
+    p = put_num(p, s, 2);
+    n = (size_t)(p - text) < size ? (size_t)(p - text) : size - 1;
+    memcpy(buf, text, n); /* cut as snprintf() would */
+    buf[n] = '\0';
     return buf;
 }
 

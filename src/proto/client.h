@@ -23,6 +23,7 @@
 
 #include "common/error.h"
 #include "proto/auth.h"
+#include "proto/frame.h"
 
 /* --- synchronous (no event loop; blocks in poll) ------------------------ */
 
@@ -60,6 +61,11 @@ int proto_client_call(proto_client_t *c, proto_auth_t *auth, const char *type,
  * connect's (as Slurm's TCPTimeout for the connect, MessageTimeout for the
  * answer). */
 void proto_client_set_timeout(proto_client_t *c, int timeout_ms);
+
+/* Read each later answer on 'c' with 'reader' (proto_frame_reader_f,
+ * frame.h) instead of jansson; NULL: jansson again. */
+void proto_client_set_reader(proto_client_t *c, proto_frame_reader_f reader,
+                             void *arg);
 
 /* Close the connection and free the client.  NULL is a no-op; errno is
  * preserved.

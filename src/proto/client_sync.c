@@ -194,6 +194,12 @@ void proto_client_set_timeout(proto_client_t *c, int timeout_ms)
     c->timeout_ms = timeout_ms;
 }
 
+void proto_client_set_reader(proto_client_t *c, proto_frame_reader_f reader,
+                             void *arg)
+{
+    proto_decoder_set_reader(c->dec, reader, arg);
+}
+
 void proto_client_destroy(proto_client_t *c)
 {
     if (c) {

@@ -23,6 +23,8 @@ struct proto_decoder {
     size_t end;   /* one past the last fed byte */
     uint32_t max; /* largest frame taken, bytes */
     int broken;   /* saw garbage: the stream is unusable */
+    proto_frame_reader_f reader; /* NULL: json_loadb() */
+    void *reader_arg;
 };
 
 struct dump_buf {
@@ -142,15 +144,15 @@ int proto_decoder_feed(proto_decoder_t *d, const void *data, size_t len)
     if (len == 0)
         return 0;
     /* Slide unconsumed bytes to the front before growing. */
-    if (d->start > 0 && d->end + len > d->cap) {
+    if (d->start > 0 && d->end + len + PROTO_DECODER_SLACK > d->cap) {
         memmove(d->buf, d->buf + d->start, d->end - d->start);
         d->end -= d->start;
         d->start = 0;
     }
-    if (d->end + len > d->cap) {
+    if (d->end + len + PROTO_DECODER_SLACK > d->cap) {
         size_t cap = d->cap ? d->cap : 4096;
         char *p;
-        while (cap < d->end + len)
+        while (cap < d->end + len + PROTO_DECODER_SLACK)
             cap *= 2;
         if (!(p = realloc(d->buf, cap))) {
             errno = ENOMEM;
@@ -219,9 +221,12 @@ json_t *proto_decoder_next(proto_decoder_t *d, drv_error_t *error)
         errno = EAGAIN;
         return NULL;
     }
-    msg = json_loadb(d->buf + d->start + PROTO_FRAME_HDR, n,
-                     JSON_REJECT_DUPLICATES, &jerr);
-    if (!msg) {
+    if (d->reader) {
+        if (!(msg = d->reader(d->buf + d->start + PROTO_FRAME_HDR, n,
+                              d->reader_arg, error)))
+            return errno == ENOMEM ? NULL : garbage(d);
+    } else if (!(msg = json_loadb(d->buf + d->start + PROTO_FRAME_HDR, n,
+                                  JSON_REJECT_DUPLICATES, &jerr))) {
         if (json_error_code(&jerr) == json_error_out_of_memory) {
             errprintf(error, "out of memory parsing a %lu byte frame",
                       (unsigned long)n);
@@ -246,6 +251,13 @@ json_t *proto_decoder_next(proto_decoder_t *d, drv_error_t *error)
         }
     }
     return msg;
+}
+
+void proto_decoder_set_reader(proto_decoder_t *d, proto_frame_reader_f reader,
+                              void *arg)
+{
+    d->reader = reader;
+    d->reader_arg = arg;
 }
 
 size_t proto_decoder_buffered(const proto_decoder_t *d)

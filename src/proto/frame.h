@@ -76,6 +76,26 @@ int proto_decoder_set_max(proto_decoder_t *d, uint32_t max);
  */
 json_t *proto_decoder_next(proto_decoder_t *d, drv_error_t *error);
 
+/* Readable bytes the decoder keeps after the end of what it was fed, so
+ * that a reader may read ahead of a frame's last byte (simdjson reads up
+ * to 64 bytes ahead). */
+#define PROTO_DECODER_SLACK 64
+
+/* A reader of one frame's payload in place of jansson's json_loadb(): a
+ * command reads a large listing with one of its own (rowtable.h).  'text'
+ * holds the payload's 'len' bytes, followed by at least
+ * PROTO_DECODER_SLACK readable bytes of no meaning.  Returns the message
+ * (a new reference to a JSON object), or NULL with errno EPROTO (not a
+ * JSON object: the stream is then failed, as for jansson's refusal) or
+ * ENOMEM, and 'error' set. */
+typedef json_t *(*proto_frame_reader_f)(const char *text, size_t len,
+                                        void *arg, drv_error_t *error);
+
+/* Read each later frame's payload with 'reader' (called with 'arg');
+ * NULL: with jansson again. */
+void proto_decoder_set_reader(proto_decoder_t *d, proto_frame_reader_f reader,
+                              void *arg);
+
 /* Bytes fed but not yet returned as messages.  Non-zero at end of stream
  * means the peer sent a truncated frame.
  */

@@ -17,7 +17,9 @@
 #include "cmd/lib/format.h"
 #include "cmd/lib/jobview.h"
 #include "cmd/lib/jsonget.h"
+#include "cmd/lib/rowtable.h"
 #include "cmd/lib/squeue_print.h"
+#include "proto/frame.h"
 
 #define NOW 1795000000
 
@@ -98,7 +100,7 @@ static json_t *restrict_to(const json_t *full, const json_t *keys)
 }
 
 /* 'full' as a row of job_info "rows" whose columns are 'keys' (null
- * where it has no value); the reads need jget_set_columns(keys). */
+ * where it has no value), as the controller writes it. */
 static json_t *to_row(const json_t *full, const json_t *keys)
 {
     json_t *row = json_array(), *k, *v;
@@ -109,6 +111,33 @@ static json_t *to_row(const json_t *full, const json_t *keys)
         json_array_append_new(row, v ? json_incref(v) : json_null());
     }
     return row;
+}
+
+/* 'rows' (stolen) under 'keys' in a job_info answer, read as squeue
+ * reads it (row_table_frame_reader()): the message, whose body's "jobs"
+ * are the records of *table. */
+static json_t *read_rows(json_t *rows, const json_t *keys,
+                         struct row_table **table)
+{
+    json_t *msg = json_pack("{s:i s:s s:{s:i s:O s:o}}", "v", 1, "type",
+                            "job_info", "body", "now", NOW, "keys", keys,
+                            "jobs", rows);
+    char *text = json_dumps(msg, JSON_COMPACT);
+    size_t len = strlen(text);
+    char *padded = calloc(1, len + PROTO_DECODER_SLACK);
+    struct row_table_read read = {.rows_key = "jobs"};
+    drv_error_t error = {{0}};
+    json_t *got;
+
+    memcpy(padded, text, len);
+    got = row_table_frame_reader(padded, len, &read, &error);
+    if (!got || !read.table)
+        fail_msg("rows not read: %s", error.text);
+    *table = read.table;
+    free(text);
+    free(padded);
+    json_decref(msg);
+    return got;
 }
 
 static char *print_one(const struct fmt_field *field, const json_t *job)
@@ -132,15 +161,17 @@ static void check_table(const struct fmt_field *table)
         for (size_t j = 0; j < NJOBS; j++) {
             json_t *full = load(full_jobs[j]);
             json_t *cut = restrict_to(full, keys);
-            json_t *row = to_row(full, keys);
+            struct row_table *rt;
+            json_t *msg = read_rows(json_pack("[o]", to_row(full, keys)),
+                                    keys, &rt);
+            json_t *row = json_array_get(
+                json_object_get(json_object_get(msg, "body"), "jobs"), 0);
             char *want = print_one(f, full), *got = print_one(f, cut), *r;
 
             if (strcmp(want, got))
                 fail_msg("%c/%s on job %zu: \"%s\" cut, \"%s\" full",
                          f->letter, f->name, j, got, want);
-            jget_set_columns(keys);
             r = print_one(f, row);
-            jget_set_columns(NULL);
             if (strcmp(want, r))
                 fail_msg("%c/%s on job %zu: \"%s\" as a row, \"%s\" full",
                          f->letter, f->name, j, r, want);
@@ -149,7 +180,8 @@ static void check_table(const struct fmt_field *table)
             free(r);
             json_decref(full);
             json_decref(cut);
-            json_decref(row);
+            json_decref(msg);
+            row_table_free(rt);
         }
         json_decref(keys);
     }
@@ -197,6 +229,8 @@ static void every_sort_key_orders_the_same(void **state)
     for (size_t s = 0; s < sizeof(sorts) / sizeof(sorts[0]); s++) {
         json_t *keys = squeue_wanted_keys(NULL, sorts[s]);
         json_t *full = json_array(), *cut = json_array(), *rows = json_array();
+        struct row_table *table;
+        json_t *msg;
         char *want, *got, *r;
 
         for (size_t j = 0; j < NJOBS; j++) {
@@ -212,20 +246,22 @@ static void every_sort_key_orders_the_same(void **state)
         want = sorted_ids(full, sorts[s]);
         got = sorted_ids(cut, sorts[s]);
         assert_string_equal(got, want);
-        jget_set_columns(keys); /* rows: selection, -r expansion, order */
+        /* rows: selection, -r expansion (rows copied), order */
+        msg = read_rows(rows, keys, &table);
+        rows = json_object_get(json_object_get(msg, "body"), "jobs");
         for (size_t j = 0; j < NJOBS; j++)
             assert_int_equal(squeue_job_selected(json_array_get(rows, j), &f),
                              squeue_job_selected(json_array_get(full, j),
                                                  &f));
         r = sorted_ids(rows, sorts[s]);
-        jget_set_columns(NULL);
         assert_string_equal(r, want);
         free(want);
         free(got);
         free(r);
         json_decref(full);
         json_decref(cut);
-        json_decref(rows);
+        json_decref(msg);
+        row_table_free(table);
         json_decref(keys);
     }
 }

@@ -30,13 +30,45 @@ static void buf_grow(struct fmt_buf *b, size_t add)
     }
 }
 
-void fmt_buf_puts(struct fmt_buf *b, const char *s)
+void fmt_buf_putn(struct fmt_buf *b, const char *s, size_t n)
 {
-    size_t n = s ? strlen(s) : 0;
-
     buf_grow(b, n);
     if (n)
         memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void fmt_buf_puts(struct fmt_buf *b, const char *s)
+{
+    fmt_buf_putn(b, s, s ? strlen(s) : 0);
+}
+
+void fmt_buf_putu(struct fmt_buf *b, unsigned long long v)
+{
+    char num[24], *p = num + sizeof(num);
+
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    fmt_buf_putn(b, p, (size_t)(num + sizeof(num) - p));
+}
+
+void fmt_buf_puti(struct fmt_buf *b, long long v)
+{
+    if (v < 0) {
+        fmt_buf_putn(b, "-", 1);
+        fmt_buf_putu(b, 0 - (unsigned long long)v);
+    } else {
+        fmt_buf_putu(b, (unsigned long long)v);
+    }
+}
+
+/* 'n' spaces. */
+static void put_spaces(struct fmt_buf *b, size_t n)
+{
+    buf_grow(b, n);
+    memset(b->s + b->len, ' ', n);
     b->len += n;
     b->s[b->len] = '\0';
 }
@@ -115,7 +147,7 @@ static void pad(struct fmt_buf *out, const char *value, int width, bool right,
     if (!value)
         value = "";
     if (w == 0) {
-        fmt_buf_puts(out, value);
+        fmt_buf_putn(out, value, len);
         return;
     }
     /* Slurm formats left-justified text with "%.Ns", which always cuts. */
@@ -127,13 +159,14 @@ static void pad(struct fmt_buf *out, const char *value, int width, bool right,
         return;
     }
     if (len >= w) {
-        fmt_buf_puts(out, value);
+        fmt_buf_putn(out, value, len);
         return;
     }
     if (right)
-        fmt_buf_printf(out, "%*s", (int)w, value);
-    else
-        fmt_buf_printf(out, "%-*s", (int)w, value);
+        put_spaces(out, w - len);
+    fmt_buf_putn(out, value, len);
+    if (!right)
+        put_spaces(out, w - len);
 }
 
 void fmt_pad(struct fmt_buf *out, const char *value, int width, bool right,
@@ -326,21 +359,29 @@ char *fmt_header(const struct fmt_spec *spec)
     return out.s;
 }
 
+void fmt_row_append(const struct fmt_spec *spec, const void *rec,
+                    const void *ctx, struct fmt_buf *out,
+                    struct fmt_buf *scratch)
+{
+    fmt_buf_puts(out, spec->prefix);
+    for (size_t i = 0; i < spec->count; i++) {
+        const struct fmt_item *it = &spec->items[i];
+
+        fmt_buf_reset(scratch);
+        it->field->print(scratch, rec, ctx);
+        fmt_pad(out, fmt_buf_str(scratch), it->width, it->right,
+                !(it->field->flags & FMT_NOCUT));
+        fmt_buf_puts(out, it->suffix);
+    }
+    fmt_buf_putn(out, "\n", 1);
+}
+
 char *fmt_row(const struct fmt_spec *spec, const void *rec, const void *ctx)
 {
     struct fmt_buf out = {0}, val = {0};
 
-    fmt_buf_puts(&out, spec->prefix);
-    for (size_t i = 0; i < spec->count; i++) {
-        const struct fmt_item *it = &spec->items[i];
-
-        fmt_buf_reset(&val);
-        it->field->print(&val, rec, ctx);
-        fmt_pad(&out, fmt_buf_str(&val), it->width, it->right,
-                !(it->field->flags & FMT_NOCUT));
-        fmt_buf_puts(&out, it->suffix);
-    }
+    fmt_row_append(spec, rec, ctx, &out, &val);
     free(val.s);
-    fmt_buf_puts(&out, "");
+    out.s[--out.len] = '\0'; /* the line without its newline */
     return out.s;
 }

@@ -25,6 +25,11 @@ struct fmt_buf {
 };
 
 void fmt_buf_puts(struct fmt_buf *b, const char *s);
+/* 'n' bytes of 's'. */
+void fmt_buf_putn(struct fmt_buf *b, const char *s, size_t n);
+/* 'v' in decimal, as printf's "%lld" / "%llu" (no format parsed). */
+void fmt_buf_puti(struct fmt_buf *b, long long v);
+void fmt_buf_putu(struct fmt_buf *b, unsigned long long v);
 void fmt_buf_printf(struct fmt_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Empty the buffer, keeping its storage. */
@@ -105,6 +110,13 @@ char *fmt_header(const struct fmt_spec *spec);
 
 /* One record's line, without newline.  Caller frees. */
 char *fmt_row(const struct fmt_spec *spec, const void *rec, const void *ctx);
+
+/* As fmt_row(), appended to 'out' with a newline; 'scratch' is a buffer
+ * for each value that the caller keeps from row to row (and frees), so
+ * that a listing of many records allocates nothing per line. */
+void fmt_row_append(const struct fmt_spec *spec, const void *rec,
+                    const void *ctx, struct fmt_buf *out,
+                    struct fmt_buf *scratch);
 
 /* Look up a field by -o letter or -O name; NULL when none. */
 const struct fmt_field *fmt_field_by_letter(const struct fmt_field *table,

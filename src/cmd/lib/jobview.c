@@ -34,7 +34,16 @@ char *job_view_id(const json_t *job, char *buf, size_t size)
     else if (array_id > 0 && jhas(job, "array_task_id"))
         snprintf(buf, size, "%lld_%lld", array_id,
                  (long long)jint(job, "array_task_id", 0));
-    else
+    else if (size > 10) { /* "%u" without printf: squeue prints many */
+        char num[12], *p = num + sizeof(num);
+        uint32_t id = job_view_job_id(job);
+
+        *--p = '\0';
+        do
+            *--p = (char)('0' + id % 10);
+        while (id /= 10);
+        memcpy(buf, p, (size_t)(num + sizeof(num) - p));
+    } else
         snprintf(buf, size, "%u", job_view_job_id(job));
     return buf;
 }
@@ -199,7 +208,7 @@ static void expand_one(json_t *out, json_t *job)
 
     for (long k = set ? bitmap_first_set(set, 0) : -1; k >= 0;
          k = bitmap_first_set(set, (size_t)k + 1)) {
-        json_t *t = json_deep_copy(job);
+        json_t *t = jcopy(job);
         jset(t, "array_task_str", NULL);
         jset(t, "array_task_id", json_integer(k));
         json_array_append_new(out, t);

@@ -3,66 +3,60 @@
  * jsonget.c - forgiving reads of fields in controller records
  */
 #include "cmd/lib/jsonget.h"
-
-/* Column name -> its index (a JSON integer), for rows. */
-static json_t *columns;
-
-void jget_set_columns(json_t *keys)
-{
-    json_t *k;
-    size_t i;
-
-    json_decref(columns);
-    columns = NULL;
-    if (!json_is_array(keys))
-        return;
-    columns = json_object();
-    json_array_foreach(keys, i, k)
-        if (json_is_string(k))
-            json_object_set_new(columns, json_string_value(k),
-                                json_integer((json_int_t)i));
-}
-
-static long column(const char *key)
-{
-    json_t *i = columns ? json_object_get(columns, key) : NULL;
-
-    return i ? (long)json_integer_value(i) : -1;
-}
+#include "cmd/lib/rowtable.h"
 
 json_t *jget(const json_t *o, const char *key)
 {
-    json_t *v;
-    long i;
+    struct row_table_row *row = row_table_row_of(o);
 
-    if (!o)
-        return NULL;
-    if (!json_is_array(o))
-        return json_object_get(o, key);
-    v = (i = column(key)) >= 0 ? json_array_get(o, (size_t)i) : NULL;
-    return json_is_null(v) ? NULL : v; /* a row's null: no value */
+    if (row)
+        return row_table_value(row, key);
+    return o ? json_object_get(o, key) : NULL;
 }
 
 void jset(json_t *o, const char *key, json_t *v)
 {
-    long i;
+    struct row_table_row *row = row_table_row_of(o);
 
-    if (json_is_object(o)) {
+    if (row) {
+        row_table_set(row, key, v);
+    } else if (json_is_object(o)) {
         if (v)
             json_object_set_new(o, key, v);
         else
             json_object_del(o, key);
-    } else if (json_is_array(o) && (i = column(key)) >= 0) {
-        json_array_set_new(o, (size_t)i, v ? v : json_null());
     } else {
         json_decref(v);
     }
 }
 
+json_t *jcopy(const json_t *o)
+{
+    struct row_table_row *row = row_table_row_of(o);
+
+    return row ? row_table_copy_row(row) : json_deep_copy(o);
+}
+
+/* The cell of 'key' when 'o' is a table row (NULL: no such column, or
+ * 'o' is no row: *is_row says which). */
+static const struct row_cell *cell_of(const json_t *o, const char *key,
+                                      bool *is_row)
+{
+    struct row_table_row *row = row_table_row_of(o);
+
+    *is_row = row != NULL;
+    return row ? row_table_cell(row, key) : NULL;
+}
+
 const char *jstr(const json_t *o, const char *key)
 {
-    json_t *v = jget(o, key);
+    bool is_row;
+    const struct row_cell *c = cell_of(o, key, &is_row);
+    json_t *v;
 
+    if (is_row)
+        return c && c->type == ROW_STR ? c->v.s : NULL;
+    v = jget(o, key);
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
@@ -75,8 +69,24 @@ const char *jstr_or(const json_t *o, const char *key, const char *dflt)
 
 int64_t jint(const json_t *o, const char *key, int64_t dflt)
 {
-    json_t *v = jget(o, key);
+    bool is_row;
+    const struct row_cell *c = cell_of(o, key, &is_row);
+    json_t *v;
 
+    if (is_row) {
+        if (!c)
+            return dflt;
+        switch (c->type) {
+        case ROW_INT:
+        case ROW_BOOL:
+            return c->v.i;
+        case ROW_REAL:
+            return (int64_t)c->v.d;
+        default:
+            return dflt;
+        }
+    }
+    v = jget(o, key);
     if (json_is_integer(v))
         return (int64_t)json_integer_value(v);
     if (json_is_real(v))
@@ -88,8 +98,14 @@ int64_t jint(const json_t *o, const char *key, int64_t dflt)
 
 bool jbool(const json_t *o, const char *key, bool dflt)
 {
-    json_t *v = jget(o, key);
+    bool is_row;
+    const struct row_cell *c = cell_of(o, key, &is_row);
+    json_t *v;
 
+    if (is_row)
+        return c && (c->type == ROW_BOOL || c->type == ROW_INT) ? c->v.i != 0
+                                                                 : dflt;
+    v = jget(o, key);
     if (json_is_boolean(v))
         return json_is_true(v);
     if (json_is_integer(v))
@@ -99,5 +115,10 @@ bool jbool(const json_t *o, const char *key, bool dflt)
 
 bool jhas(const json_t *o, const char *key)
 {
+    bool is_row;
+    const struct row_cell *c = cell_of(o, key, &is_row);
+
+    if (is_row)
+        return c && c->type != ROW_NULL;
     return jget(o, key) != NULL;
 }

@@ -6,9 +6,10 @@
  * missing ones fall back to a default, so an older or newer controller still
  * gives readable output (docs/protocol.md: unknown fields are ignored).
  *
- * A record is an object, or a row: an array of values in the order of the
- * columns jget_set_columns() named (job_info "rows": a listing parsed
- * without a hash table per record).  Every read below takes either.
+ * A record is an object, or a row of a listing read into a table
+ * (rowtable.h: job_info "rows", read without a hash table per record).
+ * Every read below takes either.  The key of a read of a row must be a
+ * text that does not change while its table lives: a string literal.
  */
 #ifndef DROVER_CMD_LIB_JSONGET_H
 #define DROVER_CMD_LIB_JSONGET_H
@@ -39,16 +40,18 @@ bool jbool(const json_t *o, const char *key, bool dflt);
 /* True when 'key' is present (any type). */
 bool jhas(const json_t *o, const char *key);
 
-/* The columns of the rows this process reads: 'keys' (a JSON array of
- * strings, borrowed: it must outlive the reads; NULL forgets them). */
-void jget_set_columns(json_t *keys);
-
 /* The value at 'key' of record 'o' (object or row); NULL when absent
- * (for a row: null) or 'o' is NULL.  Borrowed. */
+ * (for a row: null) or 'o' is NULL.  Borrowed (a row's is made once and
+ * kept with its table). */
 json_t *jget(const json_t *o, const char *key);
 
 /* Set 'key' of record 'o' to 'v' (stolen; NULL removes it).  A row has
  * only its columns: a key that is none is not set. */
 void jset(json_t *o, const char *key, json_t *v);
+
+/* A copy of record 'o' that jset() may change: an object's deep copy
+ * (caller decrefs), or a row added to its table (json_decref() is a no-op
+ * on it; it lives as long as the table).  NULL without memory. */
+json_t *jcopy(const json_t *o);
 
 #endif /* !DROVER_CMD_LIB_JSONGET_H */

@@ -22,6 +22,9 @@
 
 static struct slurm_conf *conf, *conf_nodes;
 static proto_auth_t *auth;
+/* cmd_rpc_read()'s reader of the answer during its call */
+static proto_frame_reader_f answer_reader;
+static void *answer_reader_arg;
 
 static struct slurm_conf *load_or_exit(const char *prog, bool nodes)
 {
@@ -108,6 +111,7 @@ static int ctld_try(const struct slurm_conf *c, size_t i, proto_auth_t *a,
                                             error)))
             return -1;
         proto_client_set_timeout(client, timeout_ms);
+        proto_client_set_reader(client, answer_reader, answer_reader_arg);
         *connected = true;
         rc = proto_client_call(client, a, type, json_incref(body), resp,
                                error);
@@ -243,6 +247,20 @@ int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
 {
     return call(prog, jwt_auth(cmd_conf(prog)), NULL, 0, type,
                 maybe_stale(type, body), resp, error);
+}
+
+int cmd_rpc_read(const char *prog, const char *type, json_t *body,
+                 proto_frame_reader_f reader, void *arg, json_t **resp,
+                 drv_error_t *error)
+{
+    int rc;
+
+    answer_reader = reader;
+    answer_reader_arg = arg;
+    rc = cmd_rpc(prog, type, body, resp, error);
+    answer_reader = NULL;
+    answer_reader_arg = NULL;
+    return rc;
 }
 
 int cmd_rpc_dbd(const char *prog, const char *type, json_t *body,

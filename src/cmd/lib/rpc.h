@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "conf/conf.h"
+#include "proto/frame.h"
 
 /* Load (once) and return the configuration, as a command needs it
  * (conf_load_client(): no node is expanded).  On failure prints
@@ -51,6 +52,13 @@ const char *cmd_clusters_check(const char *prog, const char *list);
  */
 int cmd_rpc(const char *prog, const char *type, json_t *body, json_t **resp,
             drv_error_t *error);
+
+/* As cmd_rpc(), with the answer read by 'reader' (called with 'arg')
+ * instead of jansson: squeue reads its rows with rowtable.h's
+ * row_table_frame_reader(). */
+int cmd_rpc_read(const char *prog, const char *type, json_t *body,
+                 proto_frame_reader_f reader, void *arg, json_t **resp,
+                 drv_error_t *error);
 
 /* cmd_rpc() to another daemon at 'host':'port' (sacct to droverdbd), with
  * the same credential, timeout and errors.

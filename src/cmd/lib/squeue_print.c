@@ -51,7 +51,7 @@ static void p_job_id(struct fmt_buf *out, const void *rec, const void *ctx)
 
 static void p_job_id2(struct fmt_buf *out, const void *rec, const void *ctx)
 {
-    fmt_buf_printf(out, "%u", job_view_job_id(JOB(rec)));
+    fmt_buf_putu(out, job_view_job_id(JOB(rec)));
 }
 
 static void p_array_job_id(struct fmt_buf *out, const void *rec,
@@ -94,7 +94,7 @@ static void p_user(struct fmt_buf *out, const void *rec, const void *ctx)
 
 static void p_uid(struct fmt_buf *out, const void *rec, const void *ctx)
 {
-    fmt_buf_printf(out, "%lld", (long long)jint(JOB(rec), "user_id", 0));
+    fmt_buf_puti(out, jint(JOB(rec), "user_id", 0));
 }
 
 static void p_group(struct fmt_buf *out, const void *rec, const void *ctx)
@@ -104,7 +104,7 @@ static void p_group(struct fmt_buf *out, const void *rec, const void *ctx)
 
 static void p_gid(struct fmt_buf *out, const void *rec, const void *ctx)
 {
-    fmt_buf_printf(out, "%lld", (long long)jint(JOB(rec), "group_id", 0));
+    fmt_buf_puti(out, jint(JOB(rec), "group_id", 0));
 }
 
 static void p_state_compact(struct fmt_buf *out, const void *rec,
@@ -142,12 +142,12 @@ static void p_time_left(struct fmt_buf *out, const void *rec, const void *ctx)
 static void p_num_nodes(struct fmt_buf *out, const void *rec,
                         const void *ctx)
 {
-    fmt_buf_printf(out, "%u", job_view_node_count(JOB(rec)));
+    fmt_buf_putu(out, job_view_node_count(JOB(rec)));
 }
 
 static void p_num_cpus(struct fmt_buf *out, const void *rec, const void *ctx)
 {
-    fmt_buf_printf(out, "%u", job_view_cpus(JOB(rec)));
+    fmt_buf_putu(out, job_view_cpus(JOB(rec)));
 }
 
 static void p_nodes(struct fmt_buf *out, const void *rec, const void *ctx)
@@ -198,7 +198,7 @@ static void p_min_memory(struct fmt_buf *out, const void *rec,
 
 static void p_min_cpus(struct fmt_buf *out, const void *rec, const void *ctx)
 {
-    fmt_buf_printf(out, "%u", job_view_min_cpus(JOB(rec)));
+    fmt_buf_putu(out, job_view_min_cpus(JOB(rec)));
 }
 
 /* %d: --tmp, MiB with Slurm's unit suffix ("100M", "2G"), "0" when none */
@@ -221,7 +221,7 @@ static void p_priority(struct fmt_buf *out, const void *rec, const void *ctx)
 static void p_priority_long(struct fmt_buf *out, const void *rec,
                             const void *ctx)
 {
-    fmt_buf_printf(out, "%lld", (long long)jint(JOB(rec), "priority", 0));
+    fmt_buf_puti(out, jint(JOB(rec), "priority", 0));
 }
 
 static void p_submit(struct fmt_buf *out, const void *rec, const void *ctx)
@@ -277,7 +277,7 @@ static void p_oversubscribe(struct fmt_buf *out, const void *rec,
 
 static void p_nice(struct fmt_buf *out, const void *rec, const void *ctx)
 {
-    fmt_buf_printf(out, "%lld", (long long)jint(JOB(rec), "nice", 0));
+    fmt_buf_puti(out, jint(JOB(rec), "nice", 0));
 }
 
 static void p_batch_host(struct fmt_buf *out, const void *rec,
@@ -314,7 +314,7 @@ static void put_topo(struct fmt_buf *out, const void *rec, const char *key)
     int64_t v = jint(JOB(rec), key, 0);
 
     if (v > 0)
-        fmt_buf_printf(out, "%lld", (long long)v);
+        fmt_buf_puti(out, v);
     else
         fmt_buf_puts(out, "*");
 }
@@ -860,9 +860,13 @@ void squeue_sort(const json_t **jobs, size_t n, const char *spec, time_t now)
     free(items);
 }
 
+/* Lines are written to the stream in blocks of about this many bytes. */
+#define PRINT_CHUNK (64 * 1024)
+
 void squeue_print(FILE *out, const struct fmt_spec *spec, const json_t **jobs,
                   size_t n, const struct squeue_ctx *ctx, bool noheader)
 {
+    struct fmt_buf text = {0}, scratch = {0};
     char *line;
 
     if (!noheader) {
@@ -871,10 +875,14 @@ void squeue_print(FILE *out, const struct fmt_spec *spec, const json_t **jobs,
         free(line);
     }
     for (size_t i = 0; i < n; i++) {
-        line = fmt_row(spec, jobs[i], ctx);
-        fprintf(out, "%s\n", line);
-        free(line);
+        fmt_row_append(spec, jobs[i], ctx, &text, &scratch);
+        if (text.len >= PRINT_CHUNK || i + 1 == n) {
+            fwrite(text.s, 1, text.len, out);
+            fmt_buf_reset(&text);
+        }
     }
+    free(text.s);
+    free(scratch.s);
 }
 
 /* --- squeue -s: steps ----------------------------------------------------- */

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rowtable.h - a listing answer's rows, read without a tree of values
+ *
+ * A job_info request with "rows" gets each job as an array of values in
+ * the order of the answer's "keys" (docs/protocol.md).  jansson would
+ * make a json_t of every value, 270,000 allocations for 10,000 jobs of
+ * squeue's 27 columns, and most of squeue's time.  Here one pass of
+ * simdjson (rowtable_read.cc) fills a flat array of cells instead: an
+ * integer, a number, a boolean, or a string (or an object or array, as
+ * its JSON text) kept in one block of text.
+ *
+ * Each row is also a record the forgiving reads of jsonget.h take
+ * (jstr(), jint(), jset(), ...): its first member is a json_t header of
+ * a type jansson does not have (ROW_TABLE_JSON_TYPE) and of the static
+ * reference count jansson gives json_true(), so a row can sit in a
+ * jansson array (json_array_append_new() and json_decref() leave it be)
+ * and pass through the code that prints objects.  Every other jansson
+ * call sees a value of no known type: json_object_get() finds nothing,
+ * json_deep_copy() returns NULL (jcopy() copies a row).
+ */
+#ifndef DROVER_CMD_LIB_ROWTABLE_H
+#define DROVER_CMD_LIB_ROWTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The json_t type of a row: none of jansson's (JSON_OBJECT .. JSON_NULL). */
+#define ROW_TABLE_JSON_TYPE 0x40
+
+enum row_cell_type {
+    ROW_NULL,  /* null, or no value */
+    ROW_INT,   /* v.i */
+    ROW_REAL,  /* v.d: a number that is not a 64-bit integer */
+    ROW_BOOL,  /* v.i: 0 or 1 */
+    ROW_STR,   /* v.s: 'len' bytes, NUL-terminated */
+    ROW_JSON,  /* v.s: an object or array as its JSON text, 'len' bytes */
+};
+
+struct row_cell {
+    uint8_t type;   /* enum row_cell_type */
+    uint32_t len;   /* ROW_STR, ROW_JSON: bytes, the NUL not counted */
+    union {
+        int64_t i;
+        double d;
+        const char *s;
+    } v;
+};
+
+struct row_table;
+
+/* One row: a record for jsonget.h's reads (see above). */
+struct row_table_row {
+    json_t hdr;               /* ROW_TABLE_JSON_TYPE, static refcount */
+    struct row_table *table;
+    struct row_cell *cells;   /* table->ncols of them */
+    json_t **made;            /* jget()'s values, made on demand; NULL */
+};
+
+/* Look-up slots for a key's column, by the key's address: ROW_LOOKUP of
+ * them.  A key read from rows must be a text that does not change while
+ * the table lives (a string literal, as the printers' are), for a key's
+ * address stands for its text. */
+#define ROW_LOOKUP 256
+
+struct row_table {
+    char **keys;                  /* the columns' names, ncols */
+    size_t ncols;
+    struct row_table_row *rows;   /* nrows, in the answer's order */
+    size_t nrows;
+    struct row_cell *cells;       /* nrows * ncols, row after row */
+    char *text;                   /* the strings and JSON texts */
+    struct row_table_row **added; /* rows made by row_table_copy_row() */
+    size_t nadded;
+    char **owned;                 /* texts row_table_set() copied */
+    size_t nowned;
+    const char *look_ptr[ROW_LOOKUP]; /* key address -> column */
+    int look_col[ROW_LOOKUP];         /* -1: no such column */
+};
+
+/* The row of record 'o', or NULL when 'o' is NULL or a jansson value. */
+static inline struct row_table_row *row_table_row_of(const json_t *o)
+{
+    return o && (int)o->type == ROW_TABLE_JSON_TYPE ? (struct row_table_row *)o
+                                                     : NULL;
+}
+
+/* The header of row 'i' of 't', as a record (borrowed from 't'). */
+json_t *row_table_record(struct row_table *t, size_t i);
+
+/* The column of 'key' (a text that does not change while 't' lives: see
+ * ROW_LOOKUP) in 't', or -1. */
+int row_table_column(struct row_table *t, const char *key);
+
+/* The cell of 'key' in 'row', or NULL when 't' has no such column. */
+const struct row_cell *row_table_cell(const struct row_table_row *row,
+                                      const char *key);
+
+/* The value of 'key' in 'row' as a jansson value made once and kept with
+ * the table (borrowed); NULL when the cell is null or there is no such
+ * column. */
+json_t *row_table_value(struct row_table_row *row, const char *key);
+
+/* Set 'key' of 'row' to 'v' (stolen; NULL or null: no value).  A key that
+ * is no column is dropped, as in a row of fixed columns. */
+void row_table_set(struct row_table_row *row, const char *key, json_t *v);
+
+/* A copy of 'row' added to its table (freed with it).  Returns its
+ * record. */
+json_t *row_table_copy_row(const struct row_table_row *row);
+
+/* Free 't' and every row; NULL is a no-op.  Records from it are invalid
+ * afterwards. */
+void row_table_free(struct row_table *t);
+
+/* What row_table_frame_reader() is given and fills. */
+struct row_table_read {
+    const char *rows_key;     /* the body's member of rows ("jobs") */
+    struct row_table *table;  /* set when that member was rows; the
+                               * caller frees it after the message */
+};
+
+/* A frame reader for proto_decoder_set_reader() (rowtable_read.cc): one
+ * frame's 'len' bytes of JSON at 'text' (with the decoder's slack of
+ * readable bytes after them) read with simdjson into a message whose
+ * body member arg->rows_key, when it is an array of arrays, is a jansson
+ * array of the records of a new table (stored in arg->table), and whose
+ * other members are jansson values.  Returns the message (a new
+ * reference), or NULL with errno EPROTO (not JSON, not an object, a
+ * duplicate key, rows of different lengths or not matching "keys") or
+ * ENOMEM and 'error' set. */
+json_t *row_table_frame_reader(const char *text, size_t len, void *arg,
+                               drv_error_t *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* !DROVER_CMD_LIB_ROWTABLE_H */

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rowtable_read.cc - read a listing answer's rows with simdjson
+ *
+ * One pass of simdjson's On-Demand parser over the frame: the members of
+ * the message and of its body become jansson values (each parsed from its
+ * own JSON text: they are few and small), except the body's member of
+ * rows, which fills a struct row_table (rowtable.h).  Only this file is
+ * C++; it is linked only into the commands that read rows (squeue), so
+ * the others do not load libstdc++.
+ */
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include <simdjson.h>
+
+extern "C" {
+#include "cmd/lib/rowtable.h"
+#include "proto/frame.h"
+}
+
+using namespace simdjson;
+
+static_assert(PROTO_DECODER_SLACK >= SIMDJSON_PADDING,
+              "the decoder keeps simdjson's padding after a frame");
+
+namespace {
+
+/* What one read builds; freed by the destructor unless taken. */
+struct reader {
+    struct row_table *t = nullptr;
+    size_t cap_cells = 0;
+    size_t ntext = 0; /* bytes of t->text used */
+    size_t row_len = SIZE_MAX; /* values in each row: the first row's */
+    drv_error_t *error;
+
+    explicit reader(drv_error_t *e) : error(e) {}
+    ~reader() { row_table_free(t); }
+
+    /* A failure: errno 'errnum' (EPROTO unless ENOMEM), 'error' set. */
+    json_t *fail(const char *what, error_code code = SUCCESS)
+    {
+        if (code == MEMALLOC) {
+            errno = ENOMEM;
+            errprintf(error, "out of memory reading a frame");
+            return nullptr;
+        }
+        errno = EPROTO;
+        if (code != SUCCESS)
+            errprintf(error, "frame is not valid JSON: %s: %s", what,
+                      error_message(code));
+        else
+            errprintf(error, "frame %s", what);
+        return nullptr;
+    }
+
+    /* 'len' bytes kept in the table's text, NUL-terminated. */
+    const char *keep(const char *s, size_t len)
+    {
+        char *p = t->text + ntext;
+
+        memcpy(p, s, len);
+        p[len] = '\0';
+        ntext += len + 1;
+        return p;
+    }
+
+    /* The next cell of the row being read, or NULL without memory.  A
+     * frame of 'len' bytes holds at most len / 2 values ("0,"): that many
+     * are allocated at once, and only the pages used are ever touched. */
+    struct row_cell *next_cell(size_t len)
+    {
+        if (ncells == cap_cells) {
+            size_t cap = cap_cells ? cap_cells * 2 : len / 2 + 16;
+            void *p = realloc(t->cells, cap * sizeof(*t->cells));
+
+            if (!p)
+                return nullptr;
+            t->cells = static_cast<struct row_cell *>(p);
+            cap_cells = cap;
+        }
+        return &t->cells[ncells++];
+    }
+
+    size_t len = 0; /* the frame's bytes */
+
+    size_t ncells = 0;
+    bool not_rows = false; /* the first row is not an array */
+
+    error_code cell(ondemand::value v, struct row_cell *c);
+    json_t *rows(ondemand::array a);
+};
+
+/* The JSON text of any value. */
+static error_code raw_text(ondemand::value v, std::string_view &out)
+{
+    ondemand::json_type type;
+    error_code e = v.type().get(type);
+
+    if (e)
+        return e;
+    if (type == ondemand::json_type::object) {
+        ondemand::object o;
+        if ((e = v.get_object().get(o)))
+            return e;
+        return o.raw_json().get(out);
+    }
+    if (type == ondemand::json_type::array) {
+        ondemand::array a;
+        if ((e = v.get_array().get(a)))
+            return e;
+        return a.raw_json().get(out);
+    }
+    out = v.raw_json_token();
+    return SUCCESS;
+}
+
+/* A value as jansson's (small members only), or NULL with 'error' set. */
+static json_t *to_jansson(ondemand::value v, reader &r)
+{
+    std::string_view text;
+    error_code e = raw_text(v, text);
+    json_error_t jerr;
+    json_t *j;
+
+    if (e)
+        return r.fail("a member", e);
+    if (!(j = json_loadb(text.data(), text.size(), JSON_DECODE_ANY
+                         | JSON_REJECT_DUPLICATES, &jerr))) {
+        errno = EPROTO;
+        errprintf(r.error, "frame is not valid JSON: %s", jerr.text);
+    }
+    return j;
+}
+
+error_code reader::cell(ondemand::value v, struct row_cell *c)
+{
+    ondemand::json_type type;
+    error_code e = v.type().get(type);
+    std::string_view s;
+
+    if (e)
+        return e;
+    c->len = 0;
+    switch (type) {
+    case ondemand::json_type::null:
+        c->type = ROW_NULL;
+        return v.is_null() ? SUCCESS : INCORRECT_TYPE;
+    case ondemand::json_type::boolean: {
+        bool b;
+        if ((e = v.get_bool().get(b)))
+            return e;
+        c->type = ROW_BOOL;
+        c->v.i = b;
+        return SUCCESS;
+    }
+    case ondemand::json_type::number: {
+        ondemand::number n;
+        if ((e = v.get_number().get(n)))
+            return e;
+        if (n.is_int64()) {
+            c->type = ROW_INT;
+            c->v.i = n.get_int64();
+        } else {
+            c->type = ROW_REAL;
+            c->v.d = n.as_double();
+        }
+        return SUCCESS;
+    }
+    case ondemand::json_type::string:
+        if ((e = v.get_string().get(s)))
+            return e;
+        c->type = ROW_STR;
+        break;
+    default: /* an object or array: its text */
+        if ((e = raw_text(v, s)))
+            return e;
+        c->type = ROW_JSON;
+        break;
+    }
+    if (s.size() > UINT32_MAX || memchr(s.data(), '\0', s.size()))
+        return STRING_ERROR; /* jansson too refuses \u0000 */
+    c->len = static_cast<uint32_t>(s.size());
+    c->v.s = keep(s.data(), s.size());
+    return SUCCESS;
+}
+
+/* The rows of array 'a' into the table; a jansson array of their
+ * records, or NULL with 'error' set. */
+json_t *reader::rows(ondemand::array a)
+{
+    json_t *list;
+    error_code e;
+
+    for (auto rv : a) {
+        ondemand::array row;
+
+        if ((e = rv.get_array().get(row))) {
+            not_rows = e == INCORRECT_TYPE && t->nrows == 0;
+            return fail("rows", e);
+        }
+        size_t cells_in_row = ncells;
+        for (auto v : row) {
+            ondemand::value val;
+            struct row_cell *c;
+
+            if ((e = v.get(val)))
+                return fail("rows", e);
+            if (!(c = next_cell(len)))
+                return fail("", MEMALLOC);
+            if ((e = cell(val, c)))
+                return fail("rows", e);
+        }
+        cells_in_row = ncells - cells_in_row;
+        if (row_len == SIZE_MAX)
+            row_len = cells_in_row;
+        else if (cells_in_row != row_len)
+            return fail("has rows of different lengths");
+        t->nrows++;
+    }
+    if (row_len == SIZE_MAX)
+        row_len = 0;
+    if (!(list = json_array()))
+        return fail("", MEMALLOC);
+    if (t->nrows
+        && !(t->rows = static_cast<struct row_table_row *>(
+                 calloc(t->nrows, sizeof(*t->rows)))))
+        return json_decref(list), fail("", MEMALLOC);
+    for (size_t i = 0; i < t->nrows; i++) {
+        struct row_table_row *row = &t->rows[i];
+
+        row->hdr.type = static_cast<json_type>(ROW_TABLE_JSON_TYPE);
+        row->hdr.refcount = static_cast<size_t>(-1);
+        row->table = t;
+        row->cells = t->cells + i * row_len;
+        if (json_array_append_new(list, &row->hdr) < 0)
+            return json_decref(list), fail("", MEMALLOC);
+    }
+    return list;
+}
+
+/* The table's columns from the body's "keys". */
+static int take_keys(reader &r, const json_t *keys)
+{
+    size_t n = json_array_size(keys);
+
+    if (!json_is_array(keys) || (r.t->nrows && n != r.row_len)) {
+        r.fail("has rows that do not match its \"keys\"");
+        return -1;
+    }
+    r.t->keys = static_cast<char **>(calloc(n + 1, sizeof(char *)));
+    if (!r.t->keys) {
+        r.fail("", MEMALLOC);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *k = json_string_value(json_array_get(keys, i));
+
+        if (!k || !(r.t->keys[i] = strdup(k))) {
+            r.fail(k ? "" : "has a key that is not a string",
+                   k ? MEMALLOC : SUCCESS);
+            return -1;
+        }
+        r.t->ncols++;
+    }
+    return 0;
+}
+
+/* Add member 'key' = 'v' (stolen) to 'obj'; a duplicate is an error. */
+static int add_member(reader &r, json_t *obj, std::string_view key, json_t *v)
+{
+    char *k = strndup(key.data(), key.size());
+    int rc = -1;
+
+    if (!k)
+        r.fail("", MEMALLOC);
+    else if (json_object_get(obj, k))
+        r.fail("has a duplicate key");
+    else if (json_object_set_new(obj, k, v) == 0)
+        v = nullptr, rc = 0;
+    else
+        r.fail("", MEMALLOC);
+    free(k);
+    json_decref(v);
+    return rc;
+}
+
+/* The body: its members, the member of rows read into the table. */
+static json_t *read_body(reader &r, ondemand::object o, const char *rows_key)
+{
+    json_t *body = json_object(), *rows = nullptr;
+    error_code e;
+
+    if (!body)
+        return r.fail("", MEMALLOC);
+    for (auto field : o) {
+        std::string_view key;
+        ondemand::value v;
+        json_t *m;
+
+        if ((e = field.unescaped_key().get(key)) || (e = field.value().get(v)))
+            return json_decref(body), r.fail("body", e);
+        if (key == rows_key && !rows) {
+            ondemand::array a;
+            ondemand::json_type type;
+
+            if ((e = v.type().get(type)))
+                return json_decref(body), r.fail("body", e);
+            if (type == ondemand::json_type::array
+                && !(e = v.get_array().get(a)))
+                m = rows = r.rows(a);
+            else
+                m = to_jansson(v, r);
+        } else {
+            m = to_jansson(v, r);
+        }
+        if (!m || add_member(r, body, key, m) < 0)
+            return json_decref(body), nullptr;
+    }
+    if (!rows) { /* no rows: nothing of the table is used */
+        row_table_free(r.t);
+        r.t = nullptr;
+    } else if (take_keys(r, json_object_get(body, "keys")) < 0) {
+        return json_decref(body), nullptr;
+    }
+    return body;
+}
+
+/* The whole frame read by jansson, as proto_decoder_next() does. */
+static json_t *whole(const char *text, size_t len, drv_error_t *error)
+{
+    json_error_t jerr;
+    json_t *msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+
+    if (!msg) {
+        errno = EPROTO;
+        errprintf(error, "frame is not valid JSON: %s", jerr.text);
+    }
+    return msg;
+}
+
+} // namespace
+
+extern "C" json_t *row_table_frame_reader(const char *text, size_t len,
+                                          void *arg, drv_error_t *error)
+{
+    struct row_table_read *out = static_cast<struct row_table_read *>(arg);
+    reader r(error);
+    ondemand::parser parser;
+    ondemand::document doc;
+    ondemand::object o;
+    json_t *msg;
+    error_code e;
+
+    out->table = nullptr;
+    r.len = len;
+    if (!(r.t = static_cast<struct row_table *>(calloc(1, sizeof(*r.t))))
+        || !(r.t->text = static_cast<char *>(malloc(len + 1))))
+        return r.fail("", MEMALLOC);
+    if ((e = parser.iterate(text, len, len + PROTO_DECODER_SLACK).get(doc))
+        || (e = doc.get_object().get(o)))
+        return r.fail("message", e == INCORRECT_TYPE ? TAPE_ERROR : e);
+    if (!(msg = json_object()))
+        return r.fail("", MEMALLOC);
+    for (auto field : o) {
+        std::string_view key;
+        ondemand::value v;
+        json_t *m;
+
+        if ((e = field.unescaped_key().get(key)) || (e = field.value().get(v)))
+            return json_decref(msg), r.fail("message", e);
+        if (key == "body" && json_object_get(msg, "body")) {
+            m = nullptr;
+            r.fail("has a duplicate key");
+        } else if (key == "body") {
+            ondemand::object b;
+            m = v.get_object().get(b) ? to_jansson(v, r)
+                                      : read_body(r, b, out->rows_key);
+        } else {
+            m = to_jansson(v, r);
+        }
+        if (!m && r.not_rows) /* an older controller's objects */
+            return json_decref(msg), whole(text, len, error);
+        if (!m || add_member(r, msg, key, m) < 0)
+            return json_decref(msg), nullptr;
+    }
+    const char *after;
+    if (doc.current_location().get(after) != OUT_OF_BOUNDS)
+        return json_decref(msg), r.fail("has text after its object");
+    out->table = r.t;
+    r.t = nullptr;
+    return msg;
+}
