@@ -452,6 +452,7 @@ struct job_info_plan {
     size_t nbuilds;
     const char **cols;  /* job_info_plan_columns() */
     size_t ncols;
+    bool wanted[NKEYS]; /* the builders' keys asked for */
 };
 
 static void plan_add_build(struct job_info_plan *p, info_build_f b)
@@ -469,6 +470,7 @@ static void plan_add(struct job_info_plan *p, const char *key)
     for (size_t i = 0; i < NKEYS; i++) {
         if (!strcmp(key, info_keys[i].key)) {
             plan_add_build(p, info_keys[i].build);
+            p->wanted[i] = true;
             return;
         }
     }
@@ -480,7 +482,9 @@ static void plan_add(struct job_info_plan *p, const char *key)
     p->fields[p->nfields++] = f;
 }
 
-/* The fields' keys, then every key of each builder. */
+/* The fields' keys, then each builder's keys that were asked for (a row
+ * has no room for the others: "array_job_id" does not bring the eight
+ * other array keys its builder writes, null for most jobs). */
 static void plan_columns(struct job_info_plan *p)
 {
     p->cols = xzalloc((p->nfields + NKEYS + 1) * sizeof(*p->cols));
@@ -488,7 +492,7 @@ static void plan_columns(struct job_info_plan *p)
         p->cols[p->ncols++] = job_field_key(p->fields[i]);
     for (size_t b = 0; b < p->nbuilds; b++)
         for (size_t i = 0; i < NKEYS; i++)
-            if (info_keys[i].build == p->builds[b])
+            if (info_keys[i].build == p->builds[b] && p->wanted[i])
                 p->cols[p->ncols++] = info_keys[i].key;
 }
 

@@ -59,9 +59,9 @@ struct job_info_plan *job_info_plan_create(json_t *fields);
 /* NULL is a no-op. */
 void job_info_plan_destroy(struct job_info_plan *plan);
 
-/* Every key job_info_put_plan() may write for 'plan': the fields asked
- * for and, for a derived key, the rest of its group (the columns of a
- * "rows" answer).  Returns their count; *keys is the plan's (static
+/* The columns of a "rows" answer for 'plan': the keys asked for, fields
+ * first (a derived key's group writes more keys as object members; a row
+ * drops them).  Returns their count; *keys is the plan's (static
  * strings). */
 size_t job_info_plan_columns(const struct job_info_plan *plan,
                              const char *const **keys);

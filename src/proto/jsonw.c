@@ -51,7 +51,7 @@ static inline bool room(struct jsonw *w, size_t n)
     return (w->buf && w->cap - w->len >= n) || grow(w, n);
 }
 
-static void put(struct jsonw *w, const char *s, size_t n)
+static inline void put(struct jsonw *w, const char *s, size_t n)
 {
     if (room(w, n)) {
         memcpy(w->buf + w->len, s, n);
@@ -59,14 +59,14 @@ static void put(struct jsonw *w, const char *s, size_t n)
     }
 }
 
-static void put_c(struct jsonw *w, char c)
+static inline void put_c(struct jsonw *w, char c)
 {
     if (room(w, 1))
         w->buf[w->len++] = c;
 }
 
 /* Before a value or a key: the separator from the previous one. */
-static void sep(struct jsonw *w)
+static inline void sep(struct jsonw *w)
 {
     if (w->comma)
         put_c(w, ',');
@@ -261,24 +261,40 @@ void jsonw_row_begin(struct jsonw_row *r)
 
 void jsonw_row_write(struct jsonw_row *r, struct jsonw *w)
 {
-    jsonw_arr_open(w);
-    for (size_t i = 0; i < r->ncols; i++) {
-        if (!r->len[i]) {
-            jsonw_null(w);
-            continue;
-        }
-        sep(w);
-        put(w, r->vals.buf + r->off[i], r->len[i]);
-        w->comma = true;
-    }
-    jsonw_arr_close(w);
+    size_t need = 2 + r->ncols; /* brackets, commas (one spare) */
+    char *p;
+
+    for (size_t i = 0; i < r->ncols; i++)
+        need += r->len[i] ? r->len[i] : 4;
+    sep(w);
     if (r->vals.failed)
         w->failed = true;
+    if (!room(w, need))
+        return;
+    /* the whole row at once: one check for room, no call per value */
+    p = w->buf + w->len;
+    *p++ = '[';
+    for (size_t i = 0; i < r->ncols; i++) {
+        if (i)
+            *p++ = ',';
+        if (r->len[i]) {
+            memcpy(p, r->vals.buf + r->off[i], r->len[i]);
+            p += r->len[i];
+        } else {
+            memcpy(p, "null", 4);
+            p += 4;
+        }
+    }
+    *p++ = ']';
+    w->len = (size_t)(p - w->buf);
+    w->comma = true;
 }
 
 /* The column of 'key', trying the one after the last put first. */
 static long row_column(struct jsonw_row *r, const char *key)
 {
+    if (r->guess < r->ncols && r->keys[r->guess] == key)
+        return (long)r->guess++;
     for (size_t k = 0; k < r->ncols; k++) {
         size_t i = (r->guess + k) % r->ncols;
         if (r->keys[i] == key || !strcmp(r->keys[i], key)) {
