@@ -293,11 +293,16 @@ void jsonw_row_write(struct jsonw_row *r, struct jsonw *w)
 /* The column of 'key', trying the one after the last put first. */
 static long row_column(struct jsonw_row *r, const char *key)
 {
-    if (r->guess < r->ncols && r->keys[r->guess] == key)
-        return (long)r->guess++;
+    /* by address first: the keys put are mostly the columns' own */
     for (size_t k = 0; k < r->ncols; k++) {
         size_t i = (r->guess + k) % r->ncols;
-        if (r->keys[i] == key || !strcmp(r->keys[i], key)) {
+        if (r->keys[i] == key) {
+            r->guess = i + 1;
+            return (long)i;
+        }
+    }
+    for (size_t i = 0; i < r->ncols; i++) {
+        if (!strcmp(r->keys[i], key)) {
             r->guess = i + 1;
             return (long)i;
         }

@@ -696,10 +696,11 @@ static int64_t start_key(const json_t *job, time_t now)
     return start;
 }
 
-/* A job's value for one sort key: a string (str not NULL, owned) or up
- * to two numbers compared in order. */
+/* A job's value for one sort key: a string (str not NULL: borrowed from
+ * the record, a static text or the names cache, all of which outlive the
+ * sort) or up to two numbers compared in order. */
 struct sort_val {
-    char *str;
+    const char *str;
     int64_t num, num2;
 };
 
@@ -786,7 +787,7 @@ static void key_value(char key, const json_t *job, time_t now,
         v->num = time_value(key, job, now);
         return;
     }
-    v->str = xstrdup(str ? str : "");
+    v->str = str ? str : "";
 }
 
 static int cmp_val(const struct sort_val *a, const struct sort_val *b)
@@ -854,8 +855,6 @@ void squeue_sort(const json_t **jobs, size_t n, const char *spec, time_t now)
     qsort_r(items, n, sizeof(*items), sort_cmp, &sc);
     for (size_t i = 0; i < n; i++)
         jobs[i] = items[i].job;
-    for (size_t i = 0; i < n * sc.nkeys; i++)
-        free(vals[i].str);
     free(vals);
     free(items);
 }
