@@ -337,16 +337,22 @@ static void b_paths(struct info_ctx *c, const struct jsonw_sink *o)
 
 static void b_array(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    json_t *m = json_object();
+    json_t *m;
 
+    if (!c->job->array) /* no object made for most jobs */
+        return;
+    m = json_object();
     array_to_json(c->job, m, true);
     jsonw_put_members(o, m);
 }
 
 static void b_depend(struct info_ctx *c, const struct jsonw_sink *o)
 {
-    json_t *m = json_object();
+    json_t *m;
 
+    if (!c->job->depend)
+        return;
+    m = json_object();
     depend_to_json(c->job, m);
     jsonw_put_members(o, m);
 }

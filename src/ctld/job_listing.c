@@ -178,7 +178,7 @@ static void put_job(struct ctld *ctld, struct job_listing *l,
     if (!filter_matches(&l->f, job) || !job_shown(ctld, l->req, &l->f, job))
         return;
     if (l->rows) {
-        jsonw_row_begin(&l->row);
+        jsonw_row_begin(&l->row, &l->w);
         job_info_put_plan(ctld, job, l->plan, &l->out);
         jsonw_row_write(&l->row, &l->w);
     } else if (l->plan) {

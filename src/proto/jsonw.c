@@ -251,15 +251,46 @@ void jsonw_row_release(struct jsonw_row *r)
     *r = (struct jsonw_row){0};
 }
 
-void jsonw_row_begin(struct jsonw_row *r)
+void jsonw_row_begin(struct jsonw_row *r, struct jsonw *w)
 {
     memset(r->len, 0, r->ncols * sizeof(*r->len));
     r->vals.len = 0;
     r->vals.comma = false;
     r->guess = 0;
+    r->out = w;
+    r->start = w->len;
+    r->comma_before = w->comma;
+    r->next = 0;
+    r->started = false;
+    r->collected = false;
 }
 
-void jsonw_row_write(struct jsonw_row *r, struct jsonw *w)
+/* Values that come in column order are written straight to the writer;
+ * the first that comes out of order (or again) moves those written so far
+ * into 'vals', and the rest of the row is collected there. */
+static void row_collect(struct jsonw_row *r)
+{
+    struct jsonw *w = r->out;
+
+    for (size_t i = 0; i < r->next; i++) {
+        if (!r->len[i])
+            continue;
+        if (!room(&r->vals, r->len[i])) {
+            r->len[i] = 0;
+            continue;
+        }
+        memcpy(r->vals.buf + r->vals.len, w->buf + r->off[i], r->len[i]);
+        r->off[i] = r->vals.len;
+        r->vals.len += r->len[i];
+    }
+    w->len = r->start;
+    w->comma = r->comma_before;
+    r->started = false;
+    r->collected = true;
+}
+
+/* The collected row, written at once: one check for room. */
+static void row_write_collected(struct jsonw_row *r, struct jsonw *w)
 {
     size_t need = 2 + r->ncols; /* brackets, commas (one spare) */
     char *p;
@@ -271,7 +302,6 @@ void jsonw_row_write(struct jsonw_row *r, struct jsonw *w)
         w->failed = true;
     if (!room(w, need))
         return;
-    /* the whole row at once: one check for room, no call per value */
     p = w->buf + w->len;
     *p++ = '[';
     for (size_t i = 0; i < r->ncols; i++) {
@@ -290,12 +320,49 @@ void jsonw_row_write(struct jsonw_row *r, struct jsonw *w)
     w->comma = true;
 }
 
+/* Write nulls for the columns from r->next up to 'col' (excluded), the
+ * row's '[' first if it has not begun. */
+static void row_fill(struct jsonw_row *r, size_t col)
+{
+    struct jsonw *w = r->out;
+
+    if (!r->started) {
+        sep(w);
+        put_c(w, '[');
+        r->started = true;
+    }
+    for (size_t i = r->next; i < col; i++) {
+        if (i)
+            put_c(w, ',');
+        put(w, "null", 4);
+    }
+}
+
+void jsonw_row_write(struct jsonw_row *r, struct jsonw *w)
+{
+    if (r->collected || w != r->out) {
+        if (!r->collected)
+            row_collect(r);
+        row_write_collected(r, w);
+        return;
+    }
+    row_fill(r, r->ncols);
+    put_c(w, ']');
+    w->comma = true;
+}
+
 /* The column of 'key', trying the one after the last put first. */
 static long row_column(struct jsonw_row *r, const char *key)
 {
-    /* by address first: the keys put are mostly the columns' own */
-    for (size_t k = 0; k < r->ncols; k++) {
-        size_t i = (r->guess + k) % r->ncols;
+    /* by address first, from the guess on: the keys put are mostly the
+     * columns' own, in their order */
+    for (size_t i = r->guess; i < r->ncols; i++) {
+        if (r->keys[i] == key) {
+            r->guess = i + 1;
+            return (long)i;
+        }
+    }
+    for (size_t i = 0; i < r->guess && i < r->ncols; i++) {
         if (r->keys[i] == key) {
             r->guess = i + 1;
             return (long)i;
@@ -325,6 +392,19 @@ static struct jsonw *put_begin(const struct jsonw_sink *s, const char *key)
     if ((col = row_column(r, key)) < 0)
         return NULL;
     r->open = (size_t)col;
+    if (!r->collected && (size_t)col >= r->next) {
+        struct jsonw *w = r->out;
+
+        row_fill(r, (size_t)col);
+        if (col)
+            put_c(w, ',');
+        w->comma = false;
+        r->off[col] = w->len;
+        r->next = (size_t)col + 1;
+        return w;
+    }
+    if (!r->collected)
+        row_collect(r);
     r->vals.comma = false;
     r->off[col] = r->vals.len;
     return &r->vals;
@@ -335,7 +415,8 @@ static void put_end(const struct jsonw_sink *s)
     struct jsonw_row *r = s->row;
 
     if (r)
-        r->len[r->open] = r->vals.len - r->off[r->open];
+        r->len[r->open] = (r->collected ? r->vals.len : r->out->len)
+                          - r->off[r->open];
 }
 
 void jsonw_put_int(const struct jsonw_sink *s, const char *key, int64_t v)

@@ -76,27 +76,40 @@ void jsonw_members(struct jsonw *w, const json_t *obj);
 char *jsonw_take(struct jsonw *w, size_t *len);
 
 /* A record written as a row of values: the columns are fixed keys, and a
- * record's members are collected by key (in any order; a key that is not
- * a column is dropped) and then written as one array, null where a record
- * has no value.  Listings of many records (job_info "rows") are read
- * without a hash table per record.
+ * record's members come by key (in any order; a key that is not a column
+ * is dropped) and are written as one array, null where a record has no
+ * value.  Listings of many records (job_info "rows") are read without a
+ * hash table per record.  Members that come in column order (a plan's
+ * fields do) go straight to the writer; from the first that comes out of
+ * order or again, the row is collected in 'vals' and written whole.
  */
 struct jsonw_row {
     const char *const *keys; /* the columns (borrowed) */
     size_t ncols;
-    size_t *off, *len;       /* each column's value in 'vals'; len 0: none */
-    struct jsonw vals;       /* the record's values, one after another */
+    size_t *off, *len;       /* each column's value: in 'out' while
+                              * written straight, else in 'vals'; len 0:
+                              * none */
+    struct jsonw vals;       /* a collected row's values */
     size_t guess;            /* the column after the last one put: records
                               * put their members in the same order */
     size_t open;             /* the column whose value is being written */
+    struct jsonw *out;       /* the writer of jsonw_row_begin() */
+    size_t start;            /* out->len when the row began */
+    bool comma_before;       /* out->comma then */
+    size_t next;             /* columns before it are written to 'out' */
+    bool started;            /* the row's '[' is written */
+    bool collected;          /* the row is collected in 'vals' */
 };
 
 /* Columns 'keys[0..n)' (borrowed: they must outlive the row). */
 void jsonw_row_init(struct jsonw_row *r, const char *const *keys, size_t n);
 void jsonw_row_release(struct jsonw_row *r);
-/* Start a record: every column empty. */
-void jsonw_row_begin(struct jsonw_row *r);
-/* Write the record to 'w' as [v0,v1,...] (a value of what 'w' writes). */
+/* Start a record, every column empty, to be written to 'w' as
+ * [v0,v1,...] (a value of what 'w' writes).  Nothing else may be written
+ * to 'w' until jsonw_row_write(). */
+void jsonw_row_begin(struct jsonw_row *r, struct jsonw *w);
+/* Finish the record: its columns not put are null.  'w' is the writer of
+ * jsonw_row_begin(). */
 void jsonw_row_write(struct jsonw_row *r, struct jsonw *w);
 
 /* Where a record's members go: the object 'obj' when it is not NULL, the

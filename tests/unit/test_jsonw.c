@@ -142,7 +142,7 @@ static void rows_place_members_by_column(void **state)
     jsonw_row_init(&row, cols, 6);
     jsonw_arr_open(&w);
     for (int i = 0; i < 2; i++) {
-        jsonw_row_begin(&row);
+        jsonw_row_begin(&row, &w);
         put_record(&out);
         jsonw_put_int(&out, "not_a_column", 7);
         if (i == 1) /* a group written from an object, as b_array does */
@@ -158,6 +158,58 @@ static void rows_place_members_by_column(void **state)
                       "[{\"node\":\"n1\",\"cpus\":2}],9]]",
                       0, NULL);
     assert_non_null(want);
+    if (!json_equal(v, want))
+        fail_msg("rows: %s", json_dumps(v, JSON_COMPACT));
+    json_decref(v);
+    json_decref(want);
+}
+
+/* Rows whose members come in column order, out of it, again and not at
+ * all, 500 of them in a row of the writer: each as jansson would write
+ * the record's values by column (the last value of a key wins). */
+static void rows_in_any_order_match_a_reference(void **state)
+{
+    static const char *const cols[] = {"a", "b", "c", "d", "e", "f"};
+    struct jsonw w;
+    struct jsonw_row row;
+    struct jsonw_sink out = {.row = &row};
+    json_t *want = json_array(), *v;
+    unsigned seed = 7;
+
+    (void)state;
+    jsonw_init(&w, 0);
+    jsonw_row_init(&row, cols, 6);
+    jsonw_arr_open(&w);
+    for (int i = 0; i < 500; i++) {
+        json_t *ref = json_pack("[nnnnnn]");
+        int puts = rand_r(&seed) % 9;
+        bool ordered = i % 3 == 0;
+
+        jsonw_row_begin(&row, &w);
+        for (int k = 0; k < puts; k++) {
+            int col = ordered ? k : rand_r(&seed) % 7; /* 6: no column */
+            char key[2] = {(char)('a' + col), 0};
+
+            if (ordered && col > 5)
+                break;
+            if (k % 2) {
+                jsonw_put_int(&out, col < 6 ? cols[col] : key, i * 10 + k);
+                if (col < 6)
+                    json_array_set_new(ref, (size_t)col,
+                                       json_integer(i * 10 + k));
+            } else {
+                jsonw_put_str(&out, col < 6 ? cols[col] : key, "s,\"]");
+                if (col < 6)
+                    json_array_set_new(ref, (size_t)col,
+                                       json_string("s,\"]"));
+            }
+        }
+        jsonw_row_write(&row, &w);
+        json_array_append_new(want, ref);
+    }
+    jsonw_arr_close(&w);
+    jsonw_row_release(&row);
+    v = parse(&w, 0);
     if (!json_equal(v, want))
         fail_msg("rows: %s", json_dumps(v, JSON_COMPACT));
     json_decref(v);
@@ -196,6 +248,7 @@ int main(void)
         cmocka_unit_test(strings_and_numbers),
         cmocka_unit_test(sinks_agree),
         cmocka_unit_test(rows_place_members_by_column),
+        cmocka_unit_test(rows_in_any_order_match_a_reference),
         cmocka_unit_test(large),
     };
 
