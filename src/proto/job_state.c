@@ -37,6 +37,10 @@ int job_state_parse(const char *s)
 
 int job_state_lookup(const char *s)
 {
+    /* the controller's own spelling first: a command reads it per job */
+    for (int i = 0; s && i < JOB_STATE_COUNT; i++)
+        if (!strcmp(s, job_states[i].name))
+            return i;
     for (int i = 0; s && i < JOB_STATE_COUNT; i++)
         if (!strcasecmp(s, job_states[i].name)
             || !strcasecmp(s, job_states[i].code))

@@ -138,14 +138,12 @@ char *fmt_escape(const char *s)
     return b.s;
 }
 
-static void pad(struct fmt_buf *out, const char *value, int width, bool right,
-                bool cut)
+/* 'value' ('len' bytes) in 'width' columns. */
+static void pad(struct fmt_buf *out, const char *value, size_t len, int width,
+                bool right, bool cut)
 {
-    size_t len = value ? strlen(value) : 0;
     size_t w = width > 0 ? (size_t)width : 0;
 
-    if (!value)
-        value = "";
     if (w == 0) {
         fmt_buf_putn(out, value, len);
         return;
@@ -172,9 +170,19 @@ static void pad(struct fmt_buf *out, const char *value, int width, bool right,
 void fmt_pad(struct fmt_buf *out, const char *value, int width, bool right,
              bool cut)
 {
-    char *esc = fmt_escape(value);
+    const char *p = value ? value : "";
+    char *esc;
 
-    pad(out, esc ? esc : value, width, right, cut);
+    /* one scan: the length, unless a control character needs escaping */
+    while (*p && !is_control((unsigned char)*p))
+        p++;
+    if (!*p) {
+        pad(out, value ? value : "", (size_t)(p - (value ? value : "")),
+            width, right, cut);
+        return;
+    }
+    esc = fmt_escape(value);
+    pad(out, esc, strlen(esc), width, right, cut);
     free(esc);
 }
 

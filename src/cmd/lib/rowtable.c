@@ -26,15 +26,21 @@ static int column_search(const struct row_table *t, const char *key)
 
 int row_table_column(struct row_table *t, const char *key)
 {
-    /* Fibonacci hashing of the address (its low bits are alignment) */
-    size_t h = (size_t)(((uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 56)
-               % ROW_LOOKUP;
+    /* Fibonacci hashing of the address (its low bits are alignment), then
+     * the next slots in turn: a key keeps its slot for the table's life */
+    size_t h = (size_t)(((uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 56);
 
-    if (t->look_ptr[h] != key) {
-        t->look_ptr[h] = key;
-        t->look_col[h] = column_search(t, key);
+    for (size_t k = 0; k < ROW_LOOKUP; k++) {
+        size_t i = (h + k) & (ROW_LOOKUP - 1);
+
+        if (t->look_ptr[i] == key)
+            return t->look_col[i];
+        if (!t->look_ptr[i]) {
+            t->look_ptr[i] = key;
+            return t->look_col[i] = column_search(t, key);
+        }
     }
-    return t->look_col[h];
+    return column_search(t, key); /* every slot taken */
 }
 
 const struct row_cell *row_table_cell(const struct row_table_row *row,

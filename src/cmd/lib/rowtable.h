@@ -66,8 +66,8 @@ struct row_table_row {
     json_t **made;            /* jget()'s values, made on demand; NULL */
 };
 
-/* Look-up slots for a key's column, by the key's address: ROW_LOOKUP of
- * them.  A key read from rows must be a text that does not change while
+/* Look-up slots for a key's column, by the key's address: ROW_LOOKUP (a
+ * power of two) of them.  A key read from rows must be a text that does not change while
  * the table lives (a string literal, as the printers' are), for a key's
  * address stands for its text. */
 #define ROW_LOOKUP 256

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 #include <simdjson.h>
 
@@ -89,7 +90,13 @@ struct reader {
     size_t ncells = 0;
     bool not_rows = false; /* the first row is not an array */
 
-    error_code cell(ondemand::value v, struct row_cell *c);
+    /* Each column's last string: a listing repeats the same partition,
+     * user, state and reason, kept once and shared by the rows that have
+     * it (less memory to touch; equal texts compare by address). */
+    std::vector<const char *> last;
+    std::vector<uint32_t> last_len;
+
+    error_code cell(ondemand::value v, struct row_cell *c, size_t col);
     json_t *rows(ondemand::array a);
 };
 
@@ -135,7 +142,7 @@ static json_t *to_jansson(ondemand::value v, reader &r)
     return j;
 }
 
-error_code reader::cell(ondemand::value v, struct row_cell *c)
+error_code reader::cell(ondemand::value v, struct row_cell *c, size_t col)
 {
     ondemand::json_type type;
     error_code e = v.type().get(type);
@@ -183,7 +190,20 @@ error_code reader::cell(ondemand::value v, struct row_cell *c)
     if (s.size() > UINT32_MAX || memchr(s.data(), '\0', s.size()))
         return STRING_ERROR; /* jansson too refuses \u0000 */
     c->len = static_cast<uint32_t>(s.size());
-    c->v.s = keep(s.data(), s.size());
+    if (c->type != ROW_STR) {
+        c->v.s = keep(s.data(), s.size());
+        return SUCCESS;
+    }
+    if (col >= last.size()) {
+        last.resize(col + 1, nullptr);
+        last_len.resize(col + 1, 0);
+    }
+    if (!last[col] || last_len[col] != c->len
+        || memcmp(last[col], s.data(), s.size())) {
+        last[col] = keep(s.data(), s.size());
+        last_len[col] = c->len;
+    }
+    c->v.s = last[col];
     return SUCCESS;
 }
 
@@ -210,7 +230,7 @@ json_t *reader::rows(ondemand::array a)
                 return fail("rows", e);
             if (!(c = next_cell(len)))
                 return fail("", MEMALLOC);
-            if ((e = cell(val, c)))
+            if ((e = cell(val, c, ncells - 1 - cells_in_row)))
                 return fail("rows", e);
         }
         cells_in_row = ncells - cells_in_row;

@@ -792,8 +792,8 @@ static void key_value(char key, const json_t *job, time_t now,
 
 static int cmp_val(const struct sort_val *a, const struct sort_val *b)
 {
-    if (a->str)
-        return strcmp(a->str, b->str);
+    if (a->str) /* one text is often shared (rowtable.h, static names) */
+        return a->str == b->str ? 0 : strcmp(a->str, b->str);
     if (a->num != b->num)
         return cmp_num(a->num, b->num);
     return cmp_num(a->num2, b->num2);
