@@ -37,25 +37,26 @@ json_t *jcopy(const json_t *o)
     return row ? row_table_copy_row(row) : json_deep_copy(o);
 }
 
-/* The cell of 'key' when 'o' is a table row (NULL: no such column, or
- * 'o' is no row: *is_row says which). */
-static const struct row_cell *cell_of(const json_t *o, const char *key,
-                                      bool *is_row)
+/* The cell of 'key' into *c when 'o' is a table row (ROW_NULL when it
+ * has no such column); false when 'o' is no row. */
+static bool cell_of(const json_t *o, const char *key, struct row_cell *c)
 {
     struct row_table_row *row = row_table_row_of(o);
 
-    *is_row = row != NULL;
-    return row ? row_table_cell(row, key) : NULL;
+    if (!row)
+        return false;
+    if (!row_table_cell(row, key, c))
+        c->type = ROW_NULL;
+    return true;
 }
 
 const char *jstr(const json_t *o, const char *key)
 {
-    bool is_row;
-    const struct row_cell *c = cell_of(o, key, &is_row);
+    struct row_cell c;
     json_t *v;
 
-    if (is_row)
-        return c && c->type == ROW_STR ? c->v.s : NULL;
+    if (cell_of(o, key, &c))
+        return c.type == ROW_STR ? c.v.s : NULL;
     v = jget(o, key);
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
@@ -69,19 +70,16 @@ const char *jstr_or(const json_t *o, const char *key, const char *dflt)
 
 int64_t jint(const json_t *o, const char *key, int64_t dflt)
 {
-    bool is_row;
-    const struct row_cell *c = cell_of(o, key, &is_row);
+    struct row_cell c;
     json_t *v;
 
-    if (is_row) {
-        if (!c)
-            return dflt;
-        switch (c->type) {
+    if (cell_of(o, key, &c)) {
+        switch (c.type) {
         case ROW_INT:
         case ROW_BOOL:
-            return c->v.i;
+            return c.v.i;
         case ROW_REAL:
-            return (int64_t)c->v.d;
+            return (int64_t)c.v.d;
         default:
             return dflt;
         }
@@ -98,13 +96,11 @@ int64_t jint(const json_t *o, const char *key, int64_t dflt)
 
 bool jbool(const json_t *o, const char *key, bool dflt)
 {
-    bool is_row;
-    const struct row_cell *c = cell_of(o, key, &is_row);
+    struct row_cell c;
     json_t *v;
 
-    if (is_row)
-        return c && (c->type == ROW_BOOL || c->type == ROW_INT) ? c->v.i != 0
-                                                                 : dflt;
+    if (cell_of(o, key, &c))
+        return c.type == ROW_BOOL || c.type == ROW_INT ? c.v.i != 0 : dflt;
     v = jget(o, key);
     if (json_is_boolean(v))
         return json_is_true(v);
@@ -115,10 +111,9 @@ bool jbool(const json_t *o, const char *key, bool dflt)
 
 bool jhas(const json_t *o, const char *key)
 {
-    bool is_row;
-    const struct row_cell *c = cell_of(o, key, &is_row);
+    struct row_cell c;
 
-    if (is_row)
-        return c && c->type != ROW_NULL;
+    if (cell_of(o, key, &c))
+        return c.type != ROW_NULL;
     return jget(o, key) != NULL;
 }

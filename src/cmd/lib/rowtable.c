@@ -43,27 +43,31 @@ int row_table_column(struct row_table *t, const char *key)
     return column_search(t, key); /* every slot taken */
 }
 
-const struct row_cell *row_table_cell(const struct row_table_row *row,
-                                      const char *key)
+bool row_table_cell(const struct row_table_row *row, const char *key,
+                    struct row_cell *c)
 {
     int col = row_table_column(row->table, key);
 
-    return col < 0 ? NULL : &row->cells[col];
+    if (col < 0)
+        return false;
+    c->type = (enum row_cell_type)row->types[col];
+    c->v = row->vals[col];
+    return true;
 }
 
-static json_t *cell_value(const struct row_cell *c)
+static json_t *cell_value(enum row_cell_type type, union row_value v)
 {
-    switch (c->type) {
+    switch (type) {
     case ROW_INT:
-        return json_integer((json_int_t)c->v.i);
+        return json_integer((json_int_t)v.i);
     case ROW_REAL:
-        return json_real(c->v.d);
+        return json_real(v.d);
     case ROW_BOOL:
-        return json_boolean(c->v.i);
+        return json_boolean(v.i);
     case ROW_STR:
-        return json_stringn(c->v.s, c->len);
+        return json_string(v.s);
     case ROW_JSON:
-        return json_loadb(c->v.s, c->len, 0, NULL);
+        return json_loads(v.s, 0, NULL);
     default:
         return NULL;
     }
@@ -73,12 +77,13 @@ json_t *row_table_value(struct row_table_row *row, const char *key)
 {
     int col = row_table_column(row->table, key);
 
-    if (col < 0 || row->cells[col].type == ROW_NULL)
+    if (col < 0 || row->types[col] == ROW_NULL)
         return NULL;
     if (!row->made)
         row->made = xzalloc(row->table->ncols * sizeof(*row->made));
     if (!row->made[col])
-        row->made[col] = cell_value(&row->cells[col]);
+        row->made[col] = cell_value((enum row_cell_type)row->types[col],
+                                    row->vals[col]);
     return row->made[col];
 }
 
@@ -112,16 +117,12 @@ static struct row_cell to_cell(struct row_table *t, const json_t *v)
         break;
     case JSON_STRING:
         c.type = ROW_STR;
-        c.len = (uint32_t)json_string_length(v);
-        text = own(t, xzalloc(c.len + 1));
-        memcpy(text, json_string_value(v), c.len + 1);
-        c.v.s = text;
+        c.v.s = own(t, xstrdup(json_string_value(v)));
         break;
     case JSON_OBJECT:
     case JSON_ARRAY:
         if ((text = json_dumps(v, JSON_COMPACT))) {
             c.type = ROW_JSON;
-            c.len = (uint32_t)strlen(text);
             c.v.s = own(t, text);
         }
         break;
@@ -134,10 +135,13 @@ static struct row_cell to_cell(struct row_table *t, const json_t *v)
 void row_table_set(struct row_table_row *row, const char *key, json_t *v)
 {
     int col = row_table_column(row->table, key);
+    struct row_cell c = {.type = ROW_NULL};
 
     if (col >= 0) {
-        row->cells[col] = v ? to_cell(row->table, v)
-                            : (struct row_cell){.type = ROW_NULL};
+        if (v)
+            c = to_cell(row->table, v);
+        row->types[col] = (uint8_t)c.type;
+        row->vals[col] = c.v;
         if (row->made) {
             json_decref(row->made[col]);
             row->made[col] = NULL;
@@ -154,8 +158,10 @@ json_t *row_table_copy_row(const struct row_table_row *row)
 
     copy->hdr = row->hdr;
     copy->table = t;
-    copy->cells = xzalloc(ncells * sizeof(*copy->cells));
-    memcpy(copy->cells, row->cells, t->ncols * sizeof(*copy->cells));
+    copy->types = xzalloc(ncells * sizeof(*copy->types));
+    copy->vals = xzalloc(ncells * sizeof(*copy->vals));
+    memcpy(copy->types, row->types, t->ncols * sizeof(*copy->types));
+    memcpy(copy->vals, row->vals, t->ncols * sizeof(*copy->vals));
     t->added = xrealloc(t->added, (t->nadded + 1) * sizeof(*t->added));
     t->added[t->nadded++] = copy;
     return &copy->hdr;
@@ -177,7 +183,8 @@ void row_table_free(struct row_table *t)
         row_release(&t->rows[i], t->ncols);
     for (size_t i = 0; i < t->nadded; i++) {
         row_release(t->added[i], t->ncols);
-        free(t->added[i]->cells);
+        free(t->added[i]->types);
+        free(t->added[i]->vals);
         free(t->added[i]);
     }
     for (size_t i = 0; i < t->nowned; i++)
@@ -186,7 +193,8 @@ void row_table_free(struct row_table *t)
         free(t->keys[i]);
     free(t->keys);
     free(t->rows);
-    free(t->cells);
+    free(t->types);
+    free(t->vals);
     free(t->text);
     free(t->added);
     free(t->owned);

@@ -68,21 +68,25 @@ struct reader {
         return p;
     }
 
-    /* The next cell of the row being read, or NULL without memory.  A
-     * frame of 'len' bytes holds at most len / 2 values ("0,"): that many
-     * are allocated at once, and only the pages used are ever touched. */
-    struct row_cell *next_cell(size_t len)
+    /* The index of the next cell of the row being read, or SIZE_MAX
+     * without memory.  A frame of 'len' bytes holds at most len / 2 values
+     * ("0,"): that many are allocated at once, and only the pages used
+     * are ever touched. */
+    size_t next_cell(size_t len)
     {
         if (ncells == cap_cells) {
             size_t cap = cap_cells ? cap_cells * 2 : len / 2 + 16;
-            void *p = realloc(t->cells, cap * sizeof(*t->cells));
+            void *p = realloc(t->types, cap * sizeof(*t->types));
 
             if (!p)
-                return nullptr;
-            t->cells = static_cast<struct row_cell *>(p);
+                return SIZE_MAX;
+            t->types = static_cast<uint8_t *>(p);
+            if (!(p = realloc(t->vals, cap * sizeof(*t->vals))))
+                return SIZE_MAX;
+            t->vals = static_cast<union row_value *>(p);
             cap_cells = cap;
         }
-        return &t->cells[ncells++];
+        return ncells++;
     }
 
     size_t len = 0; /* the frame's bytes */
@@ -97,6 +101,7 @@ struct reader {
     std::vector<uint32_t> last_len;
 
     error_code cell(ondemand::value v, struct row_cell *c, size_t col);
+
     json_t *rows(ondemand::array a);
 };
 
@@ -150,7 +155,6 @@ error_code reader::cell(ondemand::value v, struct row_cell *c, size_t col)
 
     if (e)
         return e;
-    c->len = 0;
     switch (type) {
     case ondemand::json_type::null:
         c->type = ROW_NULL;
@@ -189,7 +193,6 @@ error_code reader::cell(ondemand::value v, struct row_cell *c, size_t col)
     }
     if (s.size() > UINT32_MAX || memchr(s.data(), '\0', s.size()))
         return STRING_ERROR; /* jansson too refuses \u0000 */
-    c->len = static_cast<uint32_t>(s.size());
     if (c->type != ROW_STR) {
         c->v.s = keep(s.data(), s.size());
         return SUCCESS;
@@ -198,10 +201,10 @@ error_code reader::cell(ondemand::value v, struct row_cell *c, size_t col)
         last.resize(col + 1, nullptr);
         last_len.resize(col + 1, 0);
     }
-    if (!last[col] || last_len[col] != c->len
+    if (!last[col] || last_len[col] != s.size()
         || memcmp(last[col], s.data(), s.size())) {
         last[col] = keep(s.data(), s.size());
-        last_len[col] = c->len;
+        last_len[col] = static_cast<uint32_t>(s.size());
     }
     c->v.s = last[col];
     return SUCCESS;
@@ -224,14 +227,17 @@ json_t *reader::rows(ondemand::array a)
         size_t cells_in_row = ncells;
         for (auto v : row) {
             ondemand::value val;
-            struct row_cell *c;
+            struct row_cell c = {};
+            size_t i;
 
             if ((e = v.get(val)))
                 return fail("rows", e);
-            if (!(c = next_cell(len)))
+            if ((i = next_cell(len)) == SIZE_MAX)
                 return fail("", MEMALLOC);
-            if ((e = cell(val, c, ncells - 1 - cells_in_row)))
+            if ((e = cell(val, &c, i - cells_in_row)))
                 return fail("rows", e);
+            t->types[i] = static_cast<uint8_t>(c.type);
+            t->vals[i] = c.v;
         }
         cells_in_row = ncells - cells_in_row;
         if (row_len == SIZE_MAX)
@@ -254,7 +260,8 @@ json_t *reader::rows(ondemand::array a)
         row->hdr.type = static_cast<json_type>(ROW_TABLE_JSON_TYPE);
         row->hdr.refcount = static_cast<size_t>(-1);
         row->table = t;
-        row->cells = t->cells + i * row_len;
+        row->types = t->types + i * row_len;
+        row->vals = t->vals + i * row_len;
         if (json_array_append_new(list, &row->hdr) < 0)
             return json_decref(list), fail("", MEMALLOC);
     }
