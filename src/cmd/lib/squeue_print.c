@@ -165,9 +165,11 @@ static void p_reason_list(struct fmt_buf *out, const void *rec,
     const char *name = job_state_name(s);
 
     if (job_state_is_pending(s) || strcmp(name, "FAILED") == 0
-        || strcmp(name, "TIMEOUT") == 0)
-        fmt_buf_printf(out, "(%s)", job_view_reason(JOB(rec)));
-    else
+        || strcmp(name, "TIMEOUT") == 0) {
+        fmt_buf_putn(out, "(", 1);
+        fmt_buf_puts(out, job_view_reason(JOB(rec)));
+        fmt_buf_putn(out, ")", 1);
+    } else
         fmt_buf_puts(out, job_view_nodes(JOB(rec)));
 }
 
