@@ -21,7 +21,7 @@ done
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(frame conf specs sbatch jwt rest_submit swf)
+    targets=(frame conf specs sbatch jwt rest_submit swf rows)
 fi
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     CC=clang CXX=clang++ meson setup "$BUILD_DIR" -Dfuzz=true \

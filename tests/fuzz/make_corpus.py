@@ -52,6 +52,31 @@ def frames():
     put("frame", b"\x05" + frame({"v": 2}) + frame({"type": 7}))
 
 
+def rows():
+    """job_info answers as squeue reads them (fuzz_rows.c): the text of a
+    frame, no length prefix."""
+    keys = ["job_id", "job_state", "partition", "name", "priority",
+            "array_task_str", "nodes"]
+    put("rows", json.dumps({"v": 1, "type": "job_info", "body": {
+        "now": 1795984585, "keys": keys, "jobs": [
+            [1, "PENDING", "debug", "wrap", 0, None, ""],
+            [2, "RUNNING", "debug", "w\"x\u00e9\n", 7.5, "0-3%2", "n[1-2]"],
+            [3, "PENDING", "debug", "wrap", -1, None, {"a": [1]}]]}}))
+    put("rows", json.dumps({"v": 1, "type": "job_info", "body": {
+        "now": 1, "keys": [], "jobs": []}}))
+    put("rows", json.dumps({"v": 1, "type": "job_info", "body": {
+        "keys": ["job_id"], "jobs": [{"job_id": 1}]}}))
+    put("rows", json.dumps({"v": 1, "type": "error", "body": {
+        "errno": 2017, "error": "Invalid job id specified"}}))
+    put("rows", '{"v":1,"type":"job_info","body":{"keys":["a","b"],'
+                '"jobs":[[1,2],[3]]}}')
+    put("rows", '{"v":1,"type":"job_info","body":{"keys":["a"],'
+                '"jobs":[[1]]},"body":{}}')
+    put("rows", '{"v":1,"body":{"keys":["a"],"jobs":[["\u0000"]]}}')
+    put("rows", '{"v":1}trailing')
+    put("rows", '[1,2]')
+
+
 def confs():
     ex = ROOT / "docs" / "examples"
     slurm = """ClusterName=c
@@ -161,6 +186,7 @@ def swf():
 
 if __name__ == "__main__":
     frames()
+    rows()
     confs()
     specs()
     scripts()

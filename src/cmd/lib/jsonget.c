@@ -50,6 +50,19 @@ static bool cell_of(const json_t *o, const char *key, struct row_cell *c)
     return true;
 }
 
+/* A number truncated to an integer, saturated at the int64_t range (a
+ * cast of one outside it is undefined); NaN: 'dflt'. */
+static int64_t real_to_int(double d, int64_t dflt)
+{
+    if (d != d)
+        return dflt;
+    if (d >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
 const char *jstr(const json_t *o, const char *key)
 {
     struct row_cell c;
@@ -79,7 +92,7 @@ int64_t jint(const json_t *o, const char *key, int64_t dflt)
         case ROW_BOOL:
             return c.v.i;
         case ROW_REAL:
-            return (int64_t)c.v.d;
+            return real_to_int(c.v.d, dflt);
         default:
             return dflt;
         }
@@ -88,7 +101,7 @@ int64_t jint(const json_t *o, const char *key, int64_t dflt)
     if (json_is_integer(v))
         return (int64_t)json_integer_value(v);
     if (json_is_real(v))
-        return (int64_t)json_real_value(v);
+        return real_to_int(json_real_value(v), dflt);
     if (json_is_boolean(v))
         return json_is_true(v) ? 1 : 0;
     return dflt;

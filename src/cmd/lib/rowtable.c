@@ -179,7 +179,8 @@ void row_table_free(struct row_table *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->nrows; i++)
+    /* a read that failed half way counted rows it made no records for */
+    for (size_t i = 0; t->rows && i < t->nrows; i++)
         row_release(&t->rows[i], t->ncols);
     for (size_t i = 0; i < t->nadded; i++) {
         row_release(t->added[i], t->ncols);

@@ -143,8 +143,8 @@ struct row_table_read {
  * array of the records of a new table (stored in arg->table), and whose
  * other members are jansson values.  Returns the message (a new
  * reference), or NULL with errno EPROTO (not JSON, not an object, a
- * duplicate key, rows of different lengths or not matching "keys") or
- * ENOMEM and 'error' set. */
+ * duplicate key, rows of different lengths or not matching "keys", a
+ * column named twice) or ENOMEM and 'error' set. */
 json_t *row_table_frame_reader(const char *text, size_t len, void *arg,
                                drv_error_t *error);
 

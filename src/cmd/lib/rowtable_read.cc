@@ -33,7 +33,8 @@ namespace {
 struct reader {
     struct row_table *t = nullptr;
     size_t cap_cells = 0;
-    size_t ntext = 0; /* bytes of t->text used */
+    size_t ntext = 0;    /* bytes of t->text used */
+    size_t text_cap = 0; /* and allocated */
     size_t row_len = SIZE_MAX; /* values in each row: the first row's */
     drv_error_t *error;
 
@@ -57,11 +58,16 @@ struct reader {
         return nullptr;
     }
 
-    /* 'len' bytes kept in the table's text, NUL-terminated. */
+    /* 'len' bytes kept in the table's text, NUL-terminated; NULL if
+     * they do not fit.  They always do: what is kept is a string
+     * unescaped or an object's text, each shorter than its place in the
+     * frame, and the text has the frame's length and one byte more. */
     const char *keep(const char *s, size_t len)
     {
         char *p = t->text + ntext;
 
+        if (len >= text_cap - ntext)
+            return nullptr;
         memcpy(p, s, len);
         p[len] = '\0';
         ntext += len + 1;
@@ -156,9 +162,13 @@ error_code reader::cell(ondemand::value v, struct row_cell *c, size_t col)
     if (e)
         return e;
     switch (type) {
-    case ondemand::json_type::null:
+    case ondemand::json_type::null: {
+        bool null;
+        if ((e = v.is_null().get(null)))
+            return e;
         c->type = ROW_NULL;
-        return v.is_null() ? SUCCESS : INCORRECT_TYPE;
+        return null ? SUCCESS : INCORRECT_TYPE;
+    }
     case ondemand::json_type::boolean: {
         bool b;
         if ((e = v.get_bool().get(b)))
@@ -195,7 +205,7 @@ error_code reader::cell(ondemand::value v, struct row_cell *c, size_t col)
         return STRING_ERROR; /* jansson too refuses \u0000 */
     if (c->type != ROW_STR) {
         c->v.s = keep(s.data(), s.size());
-        return SUCCESS;
+        return c->v.s ? SUCCESS : CAPACITY;
     }
     if (col >= last.size()) {
         last.resize(col + 1, nullptr);
@@ -203,7 +213,8 @@ error_code reader::cell(ondemand::value v, struct row_cell *c, size_t col)
     }
     if (!last[col] || last_len[col] != s.size()
         || memcmp(last[col], s.data(), s.size())) {
-        last[col] = keep(s.data(), s.size());
+        if (!(last[col] = keep(s.data(), s.size())))
+            return CAPACITY;
         last_len[col] = static_cast<uint32_t>(s.size());
     }
     c->v.s = last[col];
@@ -291,6 +302,12 @@ static int take_keys(reader &r, const json_t *keys)
             return -1;
         }
         r.t->ncols++;
+        for (size_t j = 0; j < i; j++) {
+            if (!strcmp(r.t->keys[j], k)) {
+                r.fail("names a column twice in its \"keys\"");
+                return -1;
+            }
+        }
     }
     return 0;
 }
@@ -386,6 +403,7 @@ extern "C" json_t *row_table_frame_reader(const char *text, size_t len,
     if (!(r.t = static_cast<struct row_table *>(calloc(1, sizeof(*r.t))))
         || !(r.t->text = static_cast<char *>(malloc(len + 1))))
         return r.fail("", MEMALLOC);
+    r.text_cap = len + 1;
     if ((e = parser.iterate(text, len, len + PROTO_DECODER_SLACK).get(doc))
         || (e = doc.get_object().get(o)))
         return r.fail("message", e == INCORRECT_TYPE ? TAPE_ERROR : e);
