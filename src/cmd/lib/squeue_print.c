@@ -652,17 +652,15 @@ struct sort_key {
 
 struct sort_val;
 
-struct sort_item {
-    const json_t *job;
-    size_t index;
-    struct sort_val *vals; /* one per sort key */
-    int64_t start;         /* start_key(): the last tie-breaker */
-};
-
+/* The jobs' sort values, by the jobs' positions in the controller's
+ * order; the sort orders positions (4 bytes each), not records. */
 struct sort_ctx {
     struct sort_key keys[32];
+    bool text[32];         /* keys[i] is compared as text */
     size_t nkeys;
     time_t now;
+    struct sort_val *vals; /* nkeys per job */
+    int64_t *start;        /* start_key(): the last tie-breaker */
 };
 
 static const char sort_letters[] = "CDGMNPQSTUVegijlLmNpStuV";
@@ -698,13 +696,22 @@ static int64_t start_key(const json_t *job, time_t now)
     return start;
 }
 
-/* A job's value for one sort key: a string (str not NULL: borrowed from
- * the record, a static text or the names cache, all of which outlive the
- * sort) or up to two numbers compared in order. */
+/* A job's value for one sort key: a string (borrowed from the record, a
+ * static text or the names cache, all of which outlive the sort) or up
+ * to two numbers compared in order. */
 struct sort_val {
-    const char *str;
-    int64_t num, num2;
+    union {
+        const char *str;
+        int64_t num;
+    };
+    int64_t num2;
 };
+
+/* The keys whose values are texts (key_value()). */
+static bool key_is_text(char key)
+{
+    return key && strchr("jPtTugN", key);
+}
 
 /* Slurm sorts array tasks under their array's id; the pending remainder of
  * an array (no task id) sorts after its tasks.
@@ -743,7 +750,7 @@ static void key_value(char key, const json_t *job, time_t now,
 {
     const char *str = NULL;
 
-    *v = (struct sort_val){0};
+    *v = (struct sort_val){.num = 0};
     switch (key) {
     case 'i':
         job_id_value(job, v);
@@ -792,9 +799,10 @@ static void key_value(char key, const json_t *job, time_t now,
     v->str = str ? str : "";
 }
 
-static int cmp_val(const struct sort_val *a, const struct sort_val *b)
+static int cmp_val(const struct sort_val *a, const struct sort_val *b,
+                   bool text)
 {
-    if (a->str) /* one text is often shared (rowtable.h, static names) */
+    if (text) /* one text is often shared (rowtable.h, static names) */
         return a->str == b->str ? 0 : strcmp(a->str, b->str);
     if (a->num != b->num)
         return cmp_num(a->num, b->num);
@@ -804,19 +812,21 @@ static int cmp_val(const struct sort_val *a, const struct sort_val *b)
 /* Each job's sort values are computed once, not at every comparison. */
 static int sort_cmp(const void *pa, const void *pb, void *arg)
 {
-    const struct sort_item *a = pa, *b = pb;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     const struct sort_ctx *sc = arg;
+    const struct sort_val *va = sc->vals + (size_t)a * sc->nkeys;
+    const struct sort_val *vb = sc->vals + (size_t)b * sc->nkeys;
     int d;
 
     for (size_t i = 0; i < sc->nkeys; i++) {
-        d = cmp_val(&a->vals[i], &b->vals[i]);
+        d = cmp_val(&va[i], &vb[i], sc->text[i]);
         if (d)
             return sc->keys[i].reverse ? -d : d;
     }
-    d = cmp_num(a->start, b->start);
+    d = cmp_num(sc->start[a], sc->start[b]);
     if (d)
         return -d;
-    return cmp_num((int64_t)a->index, (int64_t)b->index);
+    return cmp_num(a, b);
 }
 
 static void sort_keys_parse(struct sort_ctx *sc, const char *spec)
@@ -832,6 +842,7 @@ static void sort_keys_parse(struct sort_ctx *sc, const char *spec)
             reverse = true;
             continue;
         }
+        sc->text[sc->nkeys] = key_is_text(*p);
         sc->keys[sc->nkeys++] = (struct sort_key){*p, reverse};
         reverse = false;
     }
@@ -840,25 +851,31 @@ static void sort_keys_parse(struct sort_ctx *sc, const char *spec)
 void squeue_sort(const json_t **jobs, size_t n, const char *spec, time_t now)
 {
     struct sort_ctx sc = {.nkeys = 0, .now = now};
-    struct sort_item *items;
-    struct sort_val *vals;
+    const json_t **by_pos;
+    uint32_t *order;
 
     if (n < 2)
         return;
     sort_keys_parse(&sc, spec ? spec : "P,t,-p");
-    items = xzalloc(n * sizeof(*items));
-    vals = xzalloc(n * (sc.nkeys + 1) * sizeof(*vals));
+    sc.vals = xzalloc(n * (sc.nkeys + 1) * sizeof(*sc.vals));
+    sc.start = xzalloc(n * sizeof(*sc.start));
+    order = xzalloc(n * sizeof(*order));
+    by_pos = xzalloc(n * sizeof(*by_pos));
     for (size_t i = 0; i < n; i++) {
-        items[i] = (struct sort_item){jobs[i], i, vals + i * sc.nkeys,
-                                      start_key(jobs[i], now)};
+        order[i] = (uint32_t)i;
+        by_pos[i] = jobs[i];
+        sc.start[i] = start_key(jobs[i], now);
         for (size_t k = 0; k < sc.nkeys; k++)
-            key_value(sc.keys[k].key, jobs[i], now, &items[i].vals[k]);
+            key_value(sc.keys[k].key, jobs[i], now,
+                      &sc.vals[i * sc.nkeys + k]);
     }
-    qsort_r(items, n, sizeof(*items), sort_cmp, &sc);
+    qsort_r(order, n, sizeof(*order), sort_cmp, &sc);
     for (size_t i = 0; i < n; i++)
-        jobs[i] = items[i].job;
-    free(vals);
-    free(items);
+        jobs[i] = by_pos[order[i]];
+    free(by_pos);
+    free(order);
+    free(sc.start);
+    free(sc.vals);
 }
 
 /* Lines are written to the stream in blocks of about this many bytes. */
