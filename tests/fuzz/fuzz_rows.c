@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * fuzz_rows.c - a listing answer read as squeue reads it: the frame's
- * text through row_table_frame_reader() (simdjson, src/cmd/lib/rowtable.h),
- * then every column of every row read as each type, a row copied and
- * changed, as squeue -r does
+ * fuzz_rows.c - a listing answer read as squeue reads it, by both of its
+ * readers (src/cmd/lib/rowtable.h): jansson's, for small answers, and
+ * simdjson's, for large ones.  Each table's every column of every row is
+ * then read as each type, and rows copied and changed as squeue -r does.
  *
- * Invariant beyond "no crash, leak, UB or hang": the reader answers a
- * message, or NULL with errno EPROTO or ENOMEM.
+ * Invariants beyond "no crash, leak, UB or hang": each reader answers a
+ * message, or NULL with errno EPROTO or ENOMEM; when both answer, their
+ * tables hold the same cells and their messages the same other members.
  */
 #include "fuzz.h"
 
 #include <errno.h>
+#include <math.h>
 
 #include <jansson.h>
 
@@ -50,10 +52,52 @@ static void read_rows(struct row_table *t)
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Two JSON texts of equal values (the readers keep an object's text as
+ * simdjson saw it or as jansson writes it). */
+static bool same_json(const char *a, const char *b)
+{
+    json_t *x = json_loads(a, JSON_DECODE_ANY, NULL);
+    json_t *y = json_loads(b, JSON_DECODE_ANY, NULL);
+    bool same = (!x && !y) || (x && y && json_equal(x, y));
+
+    json_decref(x);
+    json_decref(y);
+    return same;
+}
+
+static void same_tables(const struct row_table *a, const struct row_table *b)
+{
+    FUZZ_ASSERT(a->nrows == b->nrows && a->ncols == b->ncols);
+    for (size_t k = 0; k < a->ncols; k++)
+        FUZZ_ASSERT(!strcmp(a->keys[k], b->keys[k]));
+    for (size_t i = 0; i < a->nrows * a->ncols; i++) {
+        union row_value x = a->vals[i], y = b->vals[i];
+
+        FUZZ_ASSERT(a->types[i] == b->types[i]);
+        switch (a->types[i]) {
+        case ROW_INT:
+        case ROW_BOOL:
+            FUZZ_ASSERT(x.i == y.i);
+            break;
+        case ROW_REAL:
+            FUZZ_ASSERT(x.d == y.d || (isnan(x.d) && isnan(y.d)));
+            break;
+        case ROW_STR:
+            FUZZ_ASSERT(!strcmp(x.s, y.s));
+            break;
+        case ROW_JSON:
+            FUZZ_ASSERT(same_json(x.s, y.s));
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static json_t *read_with(proto_frame_reader_f reader, const uint8_t *data,
+                         size_t size, struct row_table_read *read)
 {
     char *text = malloc(size + PROTO_DECODER_SLACK);
-    struct row_table_read read = {.rows_key = "jobs"};
     drv_error_t error = {{0}};
     json_t *msg;
 
@@ -62,13 +106,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     memset(text + size, 0, PROTO_DECODER_SLACK);
     errno = 0;
-    msg = row_table_frame_reader(text, size, &read, &error);
+    msg = reader(text, size, read, &error);
     FUZZ_ASSERT(msg || errno == EPROTO || errno == ENOMEM);
-    FUZZ_ASSERT(msg || !read.table);
-    if (read.table)
-        read_rows(read.table);
-    json_decref(msg);
-    row_table_free(read.table);
+    FUZZ_ASSERT(msg || !read->table);
     free(text);
+    return msg;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct row_table_read sr = {.rows_key = "jobs"};
+    struct row_table_read jr = {.rows_key = "jobs"};
+    json_t *sm = read_with(row_table_simd_read, data, size, &sr);
+    json_t *jm = read_with(row_table_jansson_read, data, size, &jr);
+
+    if (sm && jm) {
+        json_t *sb = json_object_get(sm, "body");
+        json_t *jb = json_object_get(jm, "body");
+
+        FUZZ_ASSERT(!sr.table == !jr.table);
+        if (sr.table && jr.table) {
+            same_tables(sr.table, jr.table);
+            /* the rows compared, the rest of the message must agree */
+            json_object_del(sb, "jobs");
+            json_object_del(jb, "jobs");
+        }
+        FUZZ_ASSERT(json_equal(sm, jm));
+    }
+    if (sr.table)
+        read_rows(sr.table);
+    if (jr.table)
+        read_rows(jr.table);
+    json_decref(sm);
+    json_decref(jm);
+    row_table_free(sr.table);
+    row_table_free(jr.table);
     return 0;
 }

@@ -87,9 +87,10 @@ json_t *row_table_value(struct row_table_row *row, const char *key)
     return row->made[col];
 }
 
-/* Keep 'text' (malloc'ed) until the table is freed; returns it. */
-static char *own(struct row_table *t, char *text)
+char *row_table_own(struct row_table *t, char *text)
 {
+    if (!text)
+        return NULL;
     t->owned = xrealloc(t->owned, (t->nowned + 1) * sizeof(*t->owned));
     t->owned[t->nowned++] = text;
     return text;
@@ -117,13 +118,13 @@ static struct row_cell to_cell(struct row_table *t, const json_t *v)
         break;
     case JSON_STRING:
         c.type = ROW_STR;
-        c.v.s = own(t, xstrdup(json_string_value(v)));
+        c.v.s = row_table_own(t, xstrdup(json_string_value(v)));
         break;
     case JSON_OBJECT:
     case JSON_ARRAY:
         if ((text = json_dumps(v, JSON_COMPACT))) {
             c.type = ROW_JSON;
-            c.v.s = own(t, text);
+            c.v.s = row_table_own(t, text);
         }
         break;
     default:

@@ -8,7 +8,8 @@
  * squeue's 27 columns, and most of squeue's time.  Here one pass of
  * simdjson (rowtable_read.cc) fills a flat array of cells instead: an
  * integer, a number, a boolean, or a string (or an object or array, as
- * its JSON text) kept in one block of text.
+ * its JSON text) kept in one block of text.  Small answers are read with
+ * jansson and moved into the same table (rowtable_load.c).
  *
  * Each row is also a record the forgiving reads of jsonget.h take
  * (jstr(), jint(), jset(), ...): its first member is a json_t header of
@@ -29,6 +30,7 @@
 #include <jansson.h>
 
 #include "common/error.h"
+#include "proto/frame.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -129,24 +131,45 @@ json_t *row_table_copy_row(const struct row_table_row *row);
  * afterwards. */
 void row_table_free(struct row_table *t);
 
-/* What row_table_frame_reader() is given and fills. */
+/* Keep 'text' (malloc'ed; NULL: none) until 't' is freed.  Returns it. */
+char *row_table_own(struct row_table *t, char *text);
+
+/* What the readers below are given and fill. */
 struct row_table_read {
     const char *rows_key;     /* the body's member of rows ("jobs") */
     struct row_table *table;  /* set when that member was rows; the
                                * caller frees it after the message */
 };
 
-/* A frame reader for proto_decoder_set_reader() (rowtable_read.cc): one
+/* Answers of at least this many bytes are read with simdjson, from
+ * ROW_TABLE_MODULE, loaded for the first of them; shorter ones with
+ * jansson.  Loading the module, libsimdjson and libstdc++ costs about
+ * 0.6 ms, what jansson takes to read about 40 KB (bench/README.md). */
+#define ROW_TABLE_SIMD_MIN (64 * 1024)
+
+/* The module of row_table_simd_read(), found through the command's
+ * RUNPATH (the build directory, or <libdir>/drover installed). */
+#define ROW_TABLE_MODULE "libdrover-rows.so"
+
+/* A frame reader for proto_decoder_set_reader() (rowtable_load.c): one
  * frame's 'len' bytes of JSON at 'text' (with the decoder's slack of
- * readable bytes after them) read with simdjson into a message whose
- * body member arg->rows_key, when it is an array of arrays, is a jansson
- * array of the records of a new table (stored in arg->table), and whose
- * other members are jansson values.  Returns the message (a new
- * reference), or NULL with errno EPROTO (not JSON, not an object, a
- * duplicate key, rows of different lengths or not matching "keys", a
- * column named twice) or ENOMEM and 'error' set. */
+ * readable bytes after them) read into a message whose body member
+ * arg->rows_key, when it is an array of arrays, is a jansson array of the
+ * records of a new table (stored in arg->table), and whose other members
+ * are jansson values.  Answers of ROW_TABLE_SIMD_MIN bytes or more go to
+ * row_table_simd_read() when its module loads, the others (and all, when
+ * it does not) to row_table_jansson_read(); both give the same table.
+ * Returns the message (a new reference), or NULL with errno EPROTO (not
+ * JSON, not an object, a duplicate key, rows of different lengths or not
+ * matching "keys", a column named twice) or ENOMEM and 'error' set. */
 json_t *row_table_frame_reader(const char *text, size_t len, void *arg,
                                drv_error_t *error);
+
+/* The two readers, as above (tests compare them). */
+json_t *row_table_jansson_read(const char *text, size_t len, void *arg,
+                               drv_error_t *error);
+json_t *row_table_simd_read(const char *text, size_t len, void *arg,
+                            drv_error_t *error);
 
 #ifdef __cplusplus
 }

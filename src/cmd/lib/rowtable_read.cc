@@ -5,9 +5,10 @@
  * One pass of simdjson's On-Demand parser over the frame: the members of
  * the message and of its body become jansson values (each parsed from its
  * own JSON text: they are few and small), except the body's member of
- * rows, which fills a struct row_table (rowtable.h).  Only this file is
- * C++; it is linked only into the commands that read rows (squeue), so
- * the others do not load libstdc++.
+ * rows, which fills a struct row_table (rowtable.h).  The only C++ file:
+ * it is built into a module of its own (libdrover-rows.so) that a command
+ * loads for a large answer only (row_table_frame_reader()), so that no
+ * command loads libstdc++ and libsimdjson at start.
  */
 #include <cerrno>
 #include <cstdlib>
@@ -387,8 +388,9 @@ static json_t *whole(const char *text, size_t len, drv_error_t *error)
 
 } // namespace
 
-extern "C" json_t *row_table_frame_reader(const char *text, size_t len,
-                                          void *arg, drv_error_t *error)
+extern "C" __attribute__((visibility("default"))) json_t *
+row_table_simd_read(const char *text, size_t len, void *arg,
+                    drv_error_t *error)
 {
     struct row_table_read *out = static_cast<struct row_table_read *>(arg);
     reader r(error);

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * rowtable_load.c - which reader reads a listing answer into a table
+ *
+ * A small answer is read with jansson and its rows moved into a table; a
+ * large one with simdjson (rowtable_read.cc), from a module loaded the
+ * first time one comes, so that a command asking for a few jobs loads
+ * neither libstdc++ nor libsimdjson.  Both give the same table
+ * (test_squeue_fields and fuzz_rows compare them).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/lib/rowtable.h"
+#include "common/xalloc.h"
+
+/* --- the jansson path -------------------------------------------------- */
+
+/* 'v' (borrowed) as cell 'i' of 't'; strings equal to the column's last
+ * one share it, as simdjson's reader does.  -1 when a text does not fit
+ * (it always does: see below). */
+static int put_cell(struct row_table *t, size_t i, size_t col,
+                    const json_t *v, const char **last, size_t *ntext,
+                    size_t text_cap)
+{
+    const char *s;
+    size_t n;
+
+    t->vals[i].i = 0;
+    switch (json_typeof(v)) {
+    case JSON_INTEGER:
+        t->types[i] = ROW_INT;
+        t->vals[i].i = (int64_t)json_integer_value(v);
+        return 0;
+    case JSON_REAL:
+        t->types[i] = ROW_REAL;
+        t->vals[i].d = json_real_value(v);
+        return 0;
+    case JSON_TRUE:
+    case JSON_FALSE:
+        t->types[i] = ROW_BOOL;
+        t->vals[i].i = json_is_true(v);
+        return 0;
+    case JSON_STRING:
+        break;
+    case JSON_OBJECT:
+    case JSON_ARRAY:
+        t->types[i] = ROW_JSON;
+        t->vals[i].s = row_table_own(t, json_dumps(v, JSON_COMPACT));
+        return t->vals[i].s ? 0 : -1;
+    default:
+        t->types[i] = ROW_NULL;
+        return 0;
+    }
+    s = json_string_value(v);
+    n = json_string_length(v);
+    t->types[i] = ROW_STR;
+    if (!last[col] || strcmp(last[col], s)) {
+        /* an unescaped string and its NUL are shorter than its quoted
+         * text in the frame, and the text has the frame's length */
+        if (n >= text_cap - *ntext)
+            return -1;
+        memcpy(t->text + *ntext, s, n + 1);
+        last[col] = t->text + *ntext;
+        *ntext += n + 1;
+    }
+    t->vals[i].s = last[col];
+    return 0;
+}
+
+/* The columns from 'keys': strings, each once. */
+static int take_keys(struct row_table *t, const json_t *keys,
+                     drv_error_t *error)
+{
+    size_t n = json_array_size(keys);
+
+    t->keys = xzalloc((n + 1) * sizeof(*t->keys));
+    for (size_t i = 0; i < n; i++) {
+        const char *k = json_string_value(json_array_get(keys, i));
+
+        if (!k) {
+            errno = EPROTO;
+            return errprintf(error, "frame has a key that is not a string");
+        }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(t->keys[j], k)) {
+                errno = EPROTO;
+                return errprintf(error, "frame names a column twice in its "
+                                        "\"keys\"");
+            }
+        t->keys[t->ncols++] = xstrdup(k);
+    }
+    return 0;
+}
+
+/* The rows of 'rows' (an array of arrays, 'len' the frame's bytes) into
+ * a new table; NULL with 'error' set. */
+static struct row_table *rows_to_table(const json_t *rows, const json_t *keys,
+                                       size_t len, drv_error_t *error)
+{
+    struct row_table *t = xzalloc(sizeof(*t));
+    size_t nrows = json_array_size(rows);
+    size_t ncols = json_array_size(json_array_get(rows, 0));
+    size_t ntext = 0;
+    const char **last = xzalloc((ncols + 1) * sizeof(*last));
+    const json_t *row;
+    size_t r;
+
+    if (!json_is_array(keys)
+        || (nrows && json_array_size(keys) != ncols)) {
+        errno = EPROTO;
+        errprintf(error, "frame has rows that do not match its \"keys\"");
+        goto fail;
+    }
+    if (take_keys(t, keys, error) < 0)
+        goto fail;
+    t->text = xzalloc(len + 1);
+    t->types = xzalloc(nrows * ncols + 1);
+    t->vals = xzalloc((nrows * ncols + 1) * sizeof(*t->vals));
+    json_array_foreach(rows, r, row) {
+        if (!json_is_array(row) || json_array_size(row) != ncols) {
+            errno = EPROTO;
+            errprintf(error, "frame has rows of different lengths");
+            goto fail;
+        }
+        for (size_t c = 0; c < ncols; c++)
+            if (put_cell(t, r * ncols + c, c, json_array_get(row, c), last,
+                         &ntext, len + 1) < 0) {
+                errno = ENOMEM;
+                errprintf(error, "out of memory reading a frame");
+                goto fail;
+            }
+    }
+    t->nrows = nrows;
+    t->rows = xzalloc((nrows + 1) * sizeof(*t->rows));
+    for (size_t i = 0; i < nrows; i++) {
+        t->rows[i].hdr.type = (json_type)ROW_TABLE_JSON_TYPE;
+        t->rows[i].hdr.refcount = (size_t)-1;
+        t->rows[i].table = t;
+        t->rows[i].types = t->types + i * ncols;
+        t->rows[i].vals = t->vals + i * ncols;
+    }
+    free(last);
+    return t;
+fail:
+    free(last);
+    row_table_free(t);
+    return NULL;
+}
+
+json_t *row_table_jansson_read(const char *text, size_t len, void *arg,
+                               drv_error_t *error)
+{
+    struct row_table_read *out = arg;
+    json_error_t jerr;
+    json_t *msg, *body, *rows, *list;
+
+    out->table = NULL;
+    if (!(msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr))) {
+        errno = json_error_code(&jerr) == json_error_out_of_memory ? ENOMEM
+                                                                   : EPROTO;
+        errprintf(error, "frame is not valid JSON: %s", jerr.text);
+        return NULL;
+    }
+    if (!json_is_object(msg)) {
+        json_decref(msg);
+        errno = EPROTO;
+        errprintf(error, "frame is not a JSON object");
+        return NULL;
+    }
+    body = json_object_get(msg, "body");
+    rows = json_object_get(body, out->rows_key);
+    /* rows only when the first is an array: an older controller's
+     * objects stay jansson's */
+    if (!json_is_object(body) || !json_is_array(rows)
+        || (json_array_size(rows) && !json_is_array(json_array_get(rows, 0))))
+        return msg;
+    if (!(out->table = rows_to_table(rows, json_object_get(body, "keys"), len,
+                                     error))) {
+        json_decref(msg);
+        return NULL;
+    }
+    list = json_array();
+    for (size_t i = 0; i < out->table->nrows; i++)
+        json_array_append_new(list, row_table_record(out->table, i));
+    json_object_set_new(body, out->rows_key, list);
+    return msg;
+}
+
+/* --- which one --------------------------------------------------------- */
+
+/* simdjson's reader from ROW_TABLE_MODULE, loaded once; NULL when it
+ * cannot be (the jansson path reads every answer then). */
+static proto_frame_reader_f simd_reader(void)
+{
+    static bool tried;
+    static proto_frame_reader_f fn;
+    void *lib;
+
+    if (!tried) {
+        tried = true;
+        if ((lib = dlopen(ROW_TABLE_MODULE, RTLD_NOW | RTLD_LOCAL)))
+            *(void **)&fn = dlsym(lib, "row_table_simd_read");
+    }
+    return fn;
+}
+
+json_t *row_table_frame_reader(const char *text, size_t len, void *arg,
+                               drv_error_t *error)
+{
+    proto_frame_reader_f simd;
+
+    if (len >= ROW_TABLE_SIMD_MIN && (simd = simd_reader()))
+        return simd(text, len, arg, error);
+    return row_table_jansson_read(text, len, arg, error);
+}
