@@ -25,6 +25,7 @@ Root only; no systemd needed (the CI machine has none as PID 1).
 """
 
 import argparse
+import ctypes
 import glob
 import json
 import os
@@ -139,6 +140,13 @@ def check_layout():
     for d in ("droverctld", "droverd", "droverstepd", "droverdbd",
               "droverrestd"):
         assert_path(f"/usr/sbin/{d}", executable=True)
+    # squeue's reader of large listings, found through its RUNPATH
+    # (src/cmd/lib/rowtable.h): there, and loadable (libsimdjson is a
+    # dependency of the package)
+    modules = glob.glob("/usr/lib/*/drover/libdrover-rows.so")
+    if len(modules) != 1:
+        raise Failure(f"libdrover-rows.so: {modules or 'not installed'}")
+    ctypes.CDLL(modules[0]).row_table_simd_read  # noqa: B018
     for c in COMMANDS:
         assert_path(f"/usr/share/man/man1/{c}.1.gz")
     for u in UNITS:
