@@ -140,7 +140,7 @@ def check_layout():
     for d in ("droverctld", "droverd", "droverstepd", "droverdbd",
               "droverrestd"):
         assert_path(f"/usr/sbin/{d}", executable=True)
-    # squeue's reader of large listings, found through its RUNPATH
+    # squeue's reader of large listings, at the path squeue was built with
     # (src/cmd/lib/rowtable.h): there, and loadable (libsimdjson is a
     # dependency of the package)
     modules = glob.glob("/usr/lib/*/drover/libdrover-rows.so")

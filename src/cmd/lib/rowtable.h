@@ -147,8 +147,11 @@ struct row_table_read {
  * 0.6 ms, what jansson takes to read about 40 KB (bench/README.md). */
 #define ROW_TABLE_SIMD_MIN (64 * 1024)
 
-/* The module of row_table_simd_read(), found through the command's
- * RUNPATH (the build directory, or <libdir>/drover installed). */
+/* The module of row_table_simd_read(): the one beside the running
+ * command (the build tree) if there is one, else config.h's
+ * DROVER_ROWS_MODULE (<libdir>/drover/, installed).  An absolute path:
+ * a dlopen() by name would search the RUNPATH of its caller, which an
+ * interposer such as ASan's changes. */
 #define ROW_TABLE_MODULE "libdrover-rows.so"
 
 /* A frame reader for proto_decoder_set_reader() (rowtable_load.c): one

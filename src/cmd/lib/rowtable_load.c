@@ -10,8 +10,12 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "config.h"
 
 #include "cmd/lib/rowtable.h"
 #include "common/xalloc.h"
@@ -191,6 +195,25 @@ json_t *row_table_jansson_read(const char *text, size_t len, void *arg,
 
 /* --- which one --------------------------------------------------------- */
 
+/* ROW_TABLE_MODULE beside the running command, or NULL. */
+static void *open_beside(void)
+{
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    char *slash;
+
+    if (n <= 0)
+        return NULL;
+    path[n] = '\0';
+    if (!(slash = strrchr(path, '/'))
+        || (size_t)(slash + 1 - path) + sizeof(ROW_TABLE_MODULE)
+               > sizeof(path))
+        return NULL;
+    memcpy(slash + 1, ROW_TABLE_MODULE, sizeof(ROW_TABLE_MODULE));
+    return access(path, R_OK) == 0 ? dlopen(path, RTLD_NOW | RTLD_LOCAL)
+                                   : NULL;
+}
+
 /* simdjson's reader from ROW_TABLE_MODULE, loaded once; NULL when it
  * cannot be (the jansson path reads every answer then). */
 static proto_frame_reader_f simd_reader(void)
@@ -201,7 +224,8 @@ static proto_frame_reader_f simd_reader(void)
 
     if (!tried) {
         tried = true;
-        if ((lib = dlopen(ROW_TABLE_MODULE, RTLD_NOW | RTLD_LOCAL)))
+        if ((lib = open_beside())
+            || (lib = dlopen(DROVER_ROWS_MODULE, RTLD_NOW | RTLD_LOCAL)))
             *(void **)&fn = dlsym(lib, "row_table_simd_read");
     }
     return fn;

@@ -436,7 +436,9 @@ row_table_simd_read(const char *text, size_t len, void *arg,
     const char *after;
     if (doc.current_location().get(after) != OUT_OF_BOUNDS)
         return json_decref(msg), r.fail("has text after its object");
-    out->table = r.t;
-    r.t = nullptr;
+    if (r.t && r.t->keys) { /* read_body() read rows into it */
+        out->table = r.t;
+        r.t = nullptr;
+    }
     return msg;
 }
