@@ -179,17 +179,20 @@ error_code reader::cell(ondemand::value v, struct row_cell *c, size_t col)
         return SUCCESS;
     }
     case ondemand::json_type::number: {
-        ondemand::number n;
-        if ((e = v.get_number().get(n)))
+        ondemand::number_type nt;
+        if ((e = v.get_number_type().get(nt)))
             return e;
-        if (n.is_int64()) {
+        if (nt == ondemand::number_type::signed_integer) {
             c->type = ROW_INT;
-            c->v.i = n.get_int64();
-        } else {
-            c->type = ROW_REAL;
-            c->v.d = n.as_double();
+            return v.get_int64().get(c->v.i);
         }
-        return SUCCESS;
+        /* an integer beyond int64_t is refused, as jansson refuses it;
+         * a number with a fraction or exponent is read whole (number's
+         * as_double() gave 0 for 121 digits and ".5": found by fuzz_rows) */
+        if (nt != ondemand::number_type::floating_point_number)
+            return NUMBER_OUT_OF_RANGE;
+        c->type = ROW_REAL;
+        return v.get_double().get(c->v.d);
     }
     case ondemand::json_type::string:
         if ((e = v.get_string().get(s)))
