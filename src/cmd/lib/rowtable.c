@@ -2,8 +2,9 @@
  *
  * rowtable.c - a listing answer's rows: columns, cells and their records
  *
- * The reading itself is rowtable_read.cc (simdjson); this is what the
- * commands do with the rows once read, in C.
+ * The reading itself is rowtable_load.c (jansson, and the choice of
+ * reader) and rowtable_read.cc (simdjson); this is what the commands do
+ * with the rows once read.
  */
 #include <stdlib.h>
 #include <string.h>
