@@ -6,6 +6,7 @@
  * reader) and rowtable_read.cc (simdjson); this is what the commands do
  * with the rows once read.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,53 @@ char *row_table_own(struct row_table *t, char *text)
     t->owned = xrealloc(t->owned, (t->nowned + 1) * sizeof(*t->owned));
     t->owned[t->nowned++] = text;
     return text;
+}
+
+const char *row_table_keep(struct row_table *t, const char **last,
+                           const char *s, size_t n)
+{
+    char *p;
+
+    if (last && *last && !strncmp(*last, s, n) && (*last)[n] == '\0')
+        return *last;
+    if (n >= t->text_cap - t->text_used)
+        return NULL;
+    p = t->text + t->text_used;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    t->text_used += n + 1;
+    if (last)
+        *last = p;
+    return p;
+}
+
+/* A frame's rows refused: -1 with errno EPROTO and 'error' saying why. */
+static int refused(drv_error_t *error, const char *why)
+{
+    errno = EPROTO;
+    return errprintf(error, "frame %s", why);
+}
+
+int row_table_keys(struct row_table *t, const json_t *keys, size_t nrows,
+                   size_t row_len, drv_error_t *error)
+{
+    size_t n = json_array_size(keys);
+
+    if (!json_is_array(keys) || (nrows && n != row_len))
+        return refused(error, "has rows that do not match its \"keys\"");
+    t->keys = xzalloc((n + 1) * sizeof(*t->keys));
+    for (size_t i = 0; i < n; i++) {
+        const char *k = json_string_value(json_array_get(keys, i));
+
+        if (!k)
+            return refused(error, "has a key that is not a string");
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(t->keys[j], k))
+                return refused(error, "names a column twice in its "
+                                      "\"keys\"");
+        t->keys[t->ncols++] = xstrdup(k);
+    }
+    return 0;
 }
 
 /* 'v' (borrowed) as a cell whose texts 't' keeps. */

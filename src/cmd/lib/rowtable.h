@@ -86,7 +86,8 @@ struct row_table {
     size_t nrows;
     uint8_t *types;               /* nrows * ncols cells, row after row: */
     union row_value *vals;        /* their types and values */
-    char *text;                   /* the strings and JSON texts */
+    char *text;                   /* the strings and JSON texts, */
+    size_t text_used, text_cap;   /* bytes used and allocated */
     struct row_table_row **added; /* rows made by row_table_copy_row() */
     size_t nadded;
     char **owned;                 /* texts row_table_set() copied */
@@ -133,6 +134,23 @@ void row_table_free(struct row_table *t);
 
 /* Keep 'text' (malloc'ed; NULL: none) until 't' is freed.  Returns it. */
 char *row_table_own(struct row_table *t, char *text);
+
+/* For the readers.  Keep 's' ('n' bytes, no NUL among them) in t->text,
+ * NUL-terminated, unless '*last' (a column's last string kept; NULL
+ * 'last': no such) holds the same text: that is returned and kept once
+ * (a listing repeats a partition, user, state and reason in every row:
+ * less memory to touch, and equal texts compare by address).  NULL when
+ * it does not fit in t->text_cap; a reader allocates the frame's length
+ * and one byte, which a string unescaped or a value's own text fits. */
+const char *row_table_keep(struct row_table *t, const char **last,
+                           const char *s, size_t n);
+
+/* For the readers: the columns from the body's "keys" (borrowed) for
+ * 'nrows' rows of 'row_len' values: an array of strings, each once, as
+ * many as a row's values when there are rows.  0, or -1 with errno EPROTO
+ * (or ENOMEM) and 'error' set. */
+int row_table_keys(struct row_table *t, const json_t *keys, size_t nrows,
+                   size_t row_len, drv_error_t *error);
 
 /* What the readers below are given and fill. */
 struct row_table_read {

@@ -22,16 +22,12 @@
 
 /* --- the jansson path -------------------------------------------------- */
 
-/* 'v' (borrowed) as cell 'i' of 't'; strings equal to the column's last
- * one share it, as simdjson's reader does.  -1 when a text does not fit
- * (it always does: see below). */
-static int put_cell(struct row_table *t, size_t i, size_t col,
-                    const json_t *v, const char **last, size_t *ntext,
-                    size_t text_cap)
+/* 'v' (borrowed) as cell 'i' of 't', of column 'last' (its last string
+ * kept: see row_table_keep()).  -1 when a text does not fit (it always
+ * does) or without memory. */
+static int put_cell(struct row_table *t, size_t i, const json_t *v,
+                    const char **last)
 {
-    const char *s;
-    size_t n;
-
     t->vals[i].i = 0;
     switch (json_typeof(v)) {
     case JSON_INTEGER:
@@ -48,7 +44,10 @@ static int put_cell(struct row_table *t, size_t i, size_t col,
         t->vals[i].i = json_is_true(v);
         return 0;
     case JSON_STRING:
-        break;
+        t->types[i] = ROW_STR;
+        t->vals[i].s = row_table_keep(t, last, json_string_value(v),
+                                      json_string_length(v));
+        return t->vals[i].s ? 0 : -1;
     case JSON_OBJECT:
     case JSON_ARRAY:
         t->types[i] = ROW_JSON;
@@ -58,45 +57,6 @@ static int put_cell(struct row_table *t, size_t i, size_t col,
         t->types[i] = ROW_NULL;
         return 0;
     }
-    s = json_string_value(v);
-    n = json_string_length(v);
-    t->types[i] = ROW_STR;
-    if (!last[col] || strcmp(last[col], s)) {
-        /* an unescaped string and its NUL are shorter than its quoted
-         * text in the frame, and the text has the frame's length */
-        if (n >= text_cap - *ntext)
-            return -1;
-        memcpy(t->text + *ntext, s, n + 1);
-        last[col] = t->text + *ntext;
-        *ntext += n + 1;
-    }
-    t->vals[i].s = last[col];
-    return 0;
-}
-
-/* The columns from 'keys': strings, each once. */
-static int take_keys(struct row_table *t, const json_t *keys,
-                     drv_error_t *error)
-{
-    size_t n = json_array_size(keys);
-
-    t->keys = xzalloc((n + 1) * sizeof(*t->keys));
-    for (size_t i = 0; i < n; i++) {
-        const char *k = json_string_value(json_array_get(keys, i));
-
-        if (!k) {
-            errno = EPROTO;
-            return errprintf(error, "frame has a key that is not a string");
-        }
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(t->keys[j], k)) {
-                errno = EPROTO;
-                return errprintf(error, "frame names a column twice in its "
-                                        "\"keys\"");
-            }
-        t->keys[t->ncols++] = xstrdup(k);
-    }
-    return 0;
 }
 
 /* The rows of 'rows' (an array of arrays, 'len' the frame's bytes) into
@@ -107,20 +67,14 @@ static struct row_table *rows_to_table(const json_t *rows, const json_t *keys,
     struct row_table *t = xzalloc(sizeof(*t));
     size_t nrows = json_array_size(rows);
     size_t ncols = json_array_size(json_array_get(rows, 0));
-    size_t ntext = 0;
     const char **last = xzalloc((ncols + 1) * sizeof(*last));
     const json_t *row;
     size_t r;
 
-    if (!json_is_array(keys)
-        || (nrows && json_array_size(keys) != ncols)) {
-        errno = EPROTO;
-        errprintf(error, "frame has rows that do not match its \"keys\"");
-        goto fail;
-    }
-    if (take_keys(t, keys, error) < 0)
+    if (row_table_keys(t, keys, nrows, ncols, error) < 0)
         goto fail;
     t->text = xzalloc(len + 1);
+    t->text_cap = len + 1;
     t->types = xzalloc(nrows * ncols + 1);
     t->vals = xzalloc((nrows * ncols + 1) * sizeof(*t->vals));
     json_array_foreach(rows, r, row) {
@@ -130,8 +84,8 @@ static struct row_table *rows_to_table(const json_t *rows, const json_t *keys,
             goto fail;
         }
         for (size_t c = 0; c < ncols; c++)
-            if (put_cell(t, r * ncols + c, c, json_array_get(row, c), last,
-                         &ntext, len + 1) < 0) {
+            if (put_cell(t, r * ncols + c, json_array_get(row, c), &last[c])
+                < 0) {
                 errno = ENOMEM;
                 errprintf(error, "out of memory reading a frame");
                 goto fail;

@@ -34,8 +34,6 @@ namespace {
 struct reader {
     struct row_table *t = nullptr;
     size_t cap_cells = 0;
-    size_t ntext = 0;    /* bytes of t->text used */
-    size_t text_cap = 0; /* and allocated */
     size_t row_len = SIZE_MAX; /* values in each row: the first row's */
     drv_error_t *error;
 
@@ -57,22 +55,6 @@ struct reader {
         else
             errprintf(error, "frame %s", what);
         return nullptr;
-    }
-
-    /* 'len' bytes kept in the table's text, NUL-terminated; NULL if
-     * they do not fit.  They always do: what is kept is a string
-     * unescaped or an object's text, each shorter than its place in the
-     * frame, and the text has the frame's length and one byte more. */
-    const char *keep(const char *s, size_t len)
-    {
-        char *p = t->text + ntext;
-
-        if (len >= text_cap - ntext)
-            return nullptr;
-        memcpy(p, s, len);
-        p[len] = '\0';
-        ntext += len + 1;
-        return p;
     }
 
     /* The index of the next cell of the row being read, or SIZE_MAX
@@ -101,11 +83,8 @@ struct reader {
     size_t ncells = 0;
     bool not_rows = false; /* the first row is not an array */
 
-    /* Each column's last string: a listing repeats the same partition,
-     * user, state and reason, kept once and shared by the rows that have
-     * it (less memory to touch; equal texts compare by address). */
+    /* Each column's last string kept (row_table_keep()). */
     std::vector<const char *> last;
-    std::vector<uint32_t> last_len;
 
     error_code cell(ondemand::value v, struct row_cell *c, size_t col);
 
@@ -207,22 +186,11 @@ error_code reader::cell(ondemand::value v, struct row_cell *c, size_t col)
     }
     if (s.size() > UINT32_MAX || memchr(s.data(), '\0', s.size()))
         return STRING_ERROR; /* jansson too refuses \u0000 */
-    if (c->type != ROW_STR) {
-        c->v.s = keep(s.data(), s.size());
-        return c->v.s ? SUCCESS : CAPACITY;
-    }
-    if (col >= last.size()) {
+    if (c->type == ROW_STR && col >= last.size())
         last.resize(col + 1, nullptr);
-        last_len.resize(col + 1, 0);
-    }
-    if (!last[col] || last_len[col] != s.size()
-        || memcmp(last[col], s.data(), s.size())) {
-        if (!(last[col] = keep(s.data(), s.size())))
-            return CAPACITY;
-        last_len[col] = static_cast<uint32_t>(s.size());
-    }
-    c->v.s = last[col];
-    return SUCCESS;
+    c->v.s = row_table_keep(t, c->type == ROW_STR ? &last[col] : nullptr,
+                            s.data(), s.size());
+    return c->v.s ? SUCCESS : CAPACITY;
 }
 
 /* The rows of array 'a' into the table; a jansson array of their
@@ -239,7 +207,8 @@ json_t *reader::rows(ondemand::array a)
             not_rows = e == INCORRECT_TYPE && t->nrows == 0;
             return fail("rows", e);
         }
-        size_t cells_in_row = ncells;
+        size_t row_start = ncells, count;
+
         for (auto v : row) {
             ondemand::value val;
             struct row_cell c = {};
@@ -249,15 +218,15 @@ json_t *reader::rows(ondemand::array a)
                 return fail("rows", e);
             if ((i = next_cell(len)) == SIZE_MAX)
                 return fail("", MEMALLOC);
-            if ((e = cell(val, &c, i - cells_in_row)))
+            if ((e = cell(val, &c, i - row_start)))
                 return fail("rows", e);
             t->types[i] = static_cast<uint8_t>(c.type);
             t->vals[i] = c.v;
         }
-        cells_in_row = ncells - cells_in_row;
+        count = ncells - row_start;
         if (row_len == SIZE_MAX)
-            row_len = cells_in_row;
-        else if (cells_in_row != row_len)
+            row_len = count;
+        else if (count != row_len)
             return fail("has rows of different lengths");
         t->nrows++;
     }
@@ -281,39 +250,6 @@ json_t *reader::rows(ondemand::array a)
             return json_decref(list), fail("", MEMALLOC);
     }
     return list;
-}
-
-/* The table's columns from the body's "keys". */
-static int take_keys(reader &r, const json_t *keys)
-{
-    size_t n = json_array_size(keys);
-
-    if (!json_is_array(keys) || (r.t->nrows && n != r.row_len)) {
-        r.fail("has rows that do not match its \"keys\"");
-        return -1;
-    }
-    r.t->keys = static_cast<char **>(calloc(n + 1, sizeof(char *)));
-    if (!r.t->keys) {
-        r.fail("", MEMALLOC);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const char *k = json_string_value(json_array_get(keys, i));
-
-        if (!k || !(r.t->keys[i] = strdup(k))) {
-            r.fail(k ? "" : "has a key that is not a string",
-                   k ? MEMALLOC : SUCCESS);
-            return -1;
-        }
-        r.t->ncols++;
-        for (size_t j = 0; j < i; j++) {
-            if (!strcmp(r.t->keys[j], k)) {
-                r.fail("names a column twice in its \"keys\"");
-                return -1;
-            }
-        }
-    }
-    return 0;
 }
 
 /* Add member 'key' = 'v' (stolen) to 'obj'; a duplicate is an error. */
@@ -370,7 +306,8 @@ static json_t *read_body(reader &r, ondemand::object o, const char *rows_key)
     if (!rows) { /* no rows: nothing of the table is used */
         row_table_free(r.t);
         r.t = nullptr;
-    } else if (take_keys(r, json_object_get(body, "keys")) < 0) {
+    } else if (row_table_keys(r.t, json_object_get(body, "keys"), r.t->nrows,
+                              r.row_len, r.error) < 0) {
         return json_decref(body), nullptr;
     }
     return body;
@@ -408,7 +345,7 @@ row_table_simd_read(const char *text, size_t len, void *arg,
     if (!(r.t = static_cast<struct row_table *>(calloc(1, sizeof(*r.t))))
         || !(r.t->text = static_cast<char *>(malloc(len + 1))))
         return r.fail("", MEMALLOC);
-    r.text_cap = len + 1;
+    r.t->text_cap = len + 1;
     if ((e = parser.iterate(text, len, len + PROTO_DECODER_SLACK).get(doc))
         || (e = doc.get_object().get(o)))
         return r.fail("message", e == INCORRECT_TYPE ? TAPE_ERROR : e);
