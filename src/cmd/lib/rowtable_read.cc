@@ -252,57 +252,62 @@ json_t *reader::rows(ondemand::array a)
     return list;
 }
 
-/* Add member 'key' = 'v' (stolen) to 'obj'; a duplicate is an error. */
-static int add_member(reader &r, json_t *obj, std::string_view key, json_t *v)
+/* The members of object 'o' ('what' in messages) as a jansson object:
+ * the member 'special' read by read_special(value), the others by
+ * to_jansson().  A key seen twice is refused before its value is read
+ * (a second member of rows would fill the table again).  NULL with
+ * 'error' set. */
+template <typename F>
+static json_t *read_members(reader &r, ondemand::object o, const char *what,
+                            std::string_view special, F read_special)
 {
-    char *k = strndup(key.data(), key.size());
-    int rc = -1;
-
-    if (!k)
-        r.fail("", MEMALLOC);
-    else if (json_object_get(obj, k))
-        r.fail("has a duplicate key");
-    else if (json_object_set_new(obj, k, v) == 0)
-        v = nullptr, rc = 0;
-    else
-        r.fail("", MEMALLOC);
-    free(k);
-    json_decref(v);
-    return rc;
-}
-
-/* The body: its members, the member of rows read into the table. */
-static json_t *read_body(reader &r, ondemand::object o, const char *rows_key)
-{
-    json_t *body = json_object(), *rows = nullptr;
+    json_t *obj = json_object();
     error_code e;
 
-    if (!body)
+    if (!obj)
         return r.fail("", MEMALLOC);
     for (auto field : o) {
         std::string_view key;
         ondemand::value v;
         json_t *m;
+        char *k;
 
         if ((e = field.unescaped_key().get(key)) || (e = field.value().get(v)))
-            return json_decref(body), r.fail("body", e);
-        if (key == rows_key && !rows) {
-            ondemand::array a;
-            ondemand::json_type type;
-
-            if ((e = v.type().get(type)))
-                return json_decref(body), r.fail("body", e);
-            if (type == ondemand::json_type::array
-                && !(e = v.get_array().get(a)))
-                m = rows = r.rows(a);
-            else
-                m = to_jansson(v, r);
-        } else {
-            m = to_jansson(v, r);
+            return json_decref(obj), r.fail(what, e);
+        if (json_object_getn(obj, key.data(), key.size()))
+            return json_decref(obj), r.fail("has a duplicate key");
+        if (!(m = key == special ? read_special(v) : to_jansson(v, r)))
+            return json_decref(obj), nullptr;
+        if (!(k = strndup(key.data(), key.size()))
+            || json_object_set_new(obj, k, m) < 0) {
+            free(k);
+            return json_decref(obj), r.fail("", MEMALLOC);
         }
-        if (!m || add_member(r, body, key, m) < 0)
-            return json_decref(body), nullptr;
+        free(k);
     }
+    return obj;
+}
+
+/* The body: its members, the member of rows read into the table. */
+static json_t *read_body(reader &r, ondemand::object o, const char *rows_key)
+{
+    bool rows = false;
+    json_t *body = read_members(r, o, "body", rows_key,
+                                [&](ondemand::value v) -> json_t * {
+        ondemand::json_type type;
+        ondemand::array a;
+        error_code e;
+
+        if ((e = v.type().get(type)))
+            return r.fail("body", e);
+        if (type != ondemand::json_type::array || v.get_array().get(a))
+            return to_jansson(v, r);
+        rows = true;
+        return r.rows(a);
+    });
+
+    if (!body)
+        return nullptr;
     if (!rows) { /* no rows: nothing of the table is used */
         row_table_free(r.t);
         r.t = nullptr;
@@ -349,30 +354,17 @@ row_table_simd_read(const char *text, size_t len, void *arg,
     if ((e = parser.iterate(text, len, len + PROTO_DECODER_SLACK).get(doc))
         || (e = doc.get_object().get(o)))
         return r.fail("message", e == INCORRECT_TYPE ? TAPE_ERROR : e);
-    if (!(msg = json_object()))
-        return r.fail("", MEMALLOC);
-    for (auto field : o) {
-        std::string_view key;
-        ondemand::value v;
-        json_t *m;
+    msg = read_members(r, o, "message", "body",
+                       [&](ondemand::value v) -> json_t * {
+        ondemand::object b;
 
-        if ((e = field.unescaped_key().get(key)) || (e = field.value().get(v)))
-            return json_decref(msg), r.fail("message", e);
-        if (key == "body" && json_object_get(msg, "body")) {
-            m = nullptr;
-            r.fail("has a duplicate key");
-        } else if (key == "body") {
-            ondemand::object b;
-            m = v.get_object().get(b) ? to_jansson(v, r)
-                                      : read_body(r, b, out->rows_key);
-        } else {
-            m = to_jansson(v, r);
-        }
-        if (!m && r.not_rows) /* an older controller's objects */
-            return json_decref(msg), whole(text, len, error);
-        if (!m || add_member(r, msg, key, m) < 0)
-            return json_decref(msg), nullptr;
-    }
+        return v.get_object().get(b) ? to_jansson(v, r)
+                                     : read_body(r, b, out->rows_key);
+    });
+    if (!msg && r.not_rows) /* an older controller's objects */
+        return whole(text, len, error);
+    if (!msg)
+        return nullptr;
     const char *after;
     if (doc.current_location().get(after) != OUT_OF_BOUNDS)
         return json_decref(msg), r.fail("has text after its object");
