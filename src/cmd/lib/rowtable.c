@@ -26,12 +26,10 @@ static int column_search(const struct row_table *t, const char *key)
     return -1;
 }
 
-int row_table_column(struct row_table *t, const char *key)
+int row_table_column_probe(struct row_table *t, const char *key, size_t h)
 {
-    /* Fibonacci hashing of the address (its low bits are alignment), then
-     * the next slots in turn: a key keeps its slot for the table's life */
-    size_t h = (size_t)(((uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 56);
-
+    /* the slots after the first in turn: a key keeps its slot for the
+     * table's life */
     for (size_t k = 0; k < ROW_LOOKUP; k++) {
         size_t i = (h + k) & (ROW_LOOKUP - 1);
 
@@ -43,18 +41,6 @@ int row_table_column(struct row_table *t, const char *key)
         }
     }
     return column_search(t, key); /* every slot taken */
-}
-
-bool row_table_cell(const struct row_table_row *row, const char *key,
-                    struct row_cell *c)
-{
-    int col = row_table_column(row->table, key);
-
-    if (col < 0)
-        return false;
-    c->type = (enum row_cell_type)row->types[col];
-    c->v = row->vals[col];
-    return true;
 }
 
 static json_t *cell_value(enum row_cell_type type, union row_value v)
