@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/decfmt.h"
 #include "common/timefmt.h"
 
 /* Digits in one field: large enough for any sane limit, small enough that
@@ -99,13 +100,7 @@ int timefmt_parse_limit(const char *s, int64_t *secs, drv_error_t *error)
  * the end. */
 static char *put_num(char *p, long long v, int min)
 {
-    char num[24], *q = num + sizeof(num);
-
-    do
-        *--q = (char)('0' + v % 10);
-    while ((v /= 10) || num + sizeof(num) - q < min);
-    memcpy(p, q, (size_t)(num + sizeof(num) - q));
-    return p + (num + sizeof(num) - q);
+    return p + dec_format(p, (uint64_t)v, min);
 }
 
 char *timefmt_duration(int64_t secs, int padded, char *buf, size_t size)

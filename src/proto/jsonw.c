@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/decfmt.h"
 #include "common/xalloc.h"
 #include "proto/jsonw.h"
 
@@ -160,16 +161,13 @@ void jsonw_str(struct jsonw *w, const char *s)
 
 void jsonw_int(struct jsonw *w, int64_t v)
 {
-    char num[24], *p = num + sizeof(num);
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    char num[DECFMT_MAX + 1], *p = num;
 
-    do
-        *--p = (char)('0' + u % 10);
-    while (u /= 10);
     if (v < 0)
-        *--p = '-';
+        *p++ = '-';
+    p += dec_format(p, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 1);
     sep(w);
-    put(w, p, (size_t)(num + sizeof(num) - p));
+    put(w, num, (size_t)(p - num));
     w->comma = true;
 }
 

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "cmd/lib/format.h"
+#include "common/decfmt.h"
 #include "common/xalloc.h"
 
 static void buf_grow(struct fmt_buf *b, size_t add)
@@ -46,12 +47,9 @@ void fmt_buf_puts(struct fmt_buf *b, const char *s)
 
 void fmt_buf_putu(struct fmt_buf *b, unsigned long long v)
 {
-    char num[24], *p = num + sizeof(num);
+    char num[DECFMT_MAX];
 
-    do
-        *--p = (char)('0' + v % 10);
-    while (v /= 10);
-    fmt_buf_putn(b, p, (size_t)(num + sizeof(num) - p));
+    fmt_buf_putn(b, num, dec_format(num, v, 1));
 }
 
 void fmt_buf_puti(struct fmt_buf *b, long long v)

@@ -10,6 +10,7 @@
 #include "cmd/lib/names.h"
 #include "cmd/lib/states.h"
 #include "common/bitmap.h"
+#include "common/decfmt.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -34,16 +35,9 @@ char *job_view_id(const json_t *job, char *buf, size_t size)
     else if (array_id > 0 && jhas(job, "array_task_id"))
         snprintf(buf, size, "%lld_%lld", array_id,
                  (long long)jint(job, "array_task_id", 0));
-    else if (size > 10) { /* "%u" without printf: squeue prints many */
-        char num[12], *p = num + sizeof(num);
-        uint32_t id = job_view_job_id(job);
-
-        *--p = '\0';
-        do
-            *--p = (char)('0' + id % 10);
-        while (id /= 10);
-        memcpy(buf, p, (size_t)(num + sizeof(num) - p));
-    } else
+    else if (size > DECFMT_MAX) /* "%u" without printf: squeue prints many */
+        buf[dec_format(buf, job_view_job_id(job), 1)] = '\0';
+    else
         snprintf(buf, size, "%u", job_view_job_id(job));
     return buf;
 }
