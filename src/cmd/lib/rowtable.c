@@ -18,6 +18,31 @@ json_t *row_table_record(struct row_table *t, size_t i)
     return &t->rows[i].hdr;
 }
 
+json_t *row_table_records(struct row_table *t, size_t row_len)
+{
+    json_t *list = json_array();
+
+    if (!list
+        || !(t->rows = calloc(t->nrows + 1, sizeof(*t->rows)))) {
+        json_decref(list);
+        return NULL;
+    }
+    for (size_t i = 0; i < t->nrows; i++) {
+        struct row_table_row *row = &t->rows[i];
+
+        row->hdr.type = (json_type)ROW_TABLE_JSON_TYPE;
+        row->hdr.refcount = (size_t)-1; /* jansson's static values' */
+        row->table = t;
+        row->types = t->types + i * row_len;
+        row->vals = t->vals + i * row_len;
+        if (json_array_append_new(list, &row->hdr) < 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
 static int column_search(const struct row_table *t, const char *key)
 {
     for (size_t i = 0; i < t->ncols; i++)

@@ -106,6 +106,11 @@ static inline struct row_table_row *row_table_row_of(const json_t *o)
 /* The header of row 'i' of 't', as a record (borrowed from 't'). */
 json_t *row_table_record(struct row_table *t, size_t i);
 
+/* For the readers: the records of the t->nrows rows of 'row_len' cells
+ * read into t->types and t->vals, made (t->rows) and listed in a new
+ * jansson array (the caller's).  NULL without memory. */
+json_t *row_table_records(struct row_table *t, size_t row_len);
+
 /* The look-up slot of 'key' first tried: Fibonacci hashing of its
  * address (whose low bits are alignment) to 8 bits. */
 static inline size_t row_table_slot(const char *key)

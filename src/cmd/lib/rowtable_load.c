@@ -10,7 +10,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 #include "config.h"
 
 #include "cmd/lib/rowtable.h"
+#include "common/selfpath.h"
 #include "common/xalloc.h"
 
 /* --- the jansson path -------------------------------------------------- */
@@ -92,14 +92,6 @@ static struct row_table *rows_to_table(const json_t *rows, const json_t *keys,
             }
     }
     t->nrows = nrows;
-    t->rows = xzalloc((nrows + 1) * sizeof(*t->rows));
-    for (size_t i = 0; i < nrows; i++) {
-        t->rows[i].hdr.type = (json_type)ROW_TABLE_JSON_TYPE;
-        t->rows[i].hdr.refcount = (size_t)-1;
-        t->rows[i].table = t;
-        t->rows[i].types = t->types + i * ncols;
-        t->rows[i].vals = t->vals + i * ncols;
-    }
     free(last);
     return t;
 fail:
@@ -140,9 +132,14 @@ json_t *row_table_jansson_read(const char *text, size_t len, void *arg,
         json_decref(msg);
         return NULL;
     }
-    list = json_array();
-    for (size_t i = 0; i < out->table->nrows; i++)
-        json_array_append_new(list, row_table_record(out->table, i));
+    if (!(list = row_table_records(out->table, out->table->ncols))) {
+        errno = ENOMEM;
+        errprintf(error, "out of memory reading a frame");
+        row_table_free(out->table);
+        out->table = NULL;
+        json_decref(msg);
+        return NULL;
+    }
     json_object_set_new(body, out->rows_key, list);
     return msg;
 }
@@ -152,20 +149,13 @@ json_t *row_table_jansson_read(const char *text, size_t len, void *arg,
 /* ROW_TABLE_MODULE beside the running command, or NULL. */
 static void *open_beside(void)
 {
-    char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-    char *slash;
+    char *path = self_sibling(ROW_TABLE_MODULE);
+    void *lib = path && access(path, R_OK) == 0
+                    ? dlopen(path, RTLD_NOW | RTLD_LOCAL)
+                    : NULL;
 
-    if (n <= 0)
-        return NULL;
-    path[n] = '\0';
-    if (!(slash = strrchr(path, '/'))
-        || (size_t)(slash + 1 - path) + sizeof(ROW_TABLE_MODULE)
-               > sizeof(path))
-        return NULL;
-    memcpy(slash + 1, ROW_TABLE_MODULE, sizeof(ROW_TABLE_MODULE));
-    return access(path, R_OK) == 0 ? dlopen(path, RTLD_NOW | RTLD_LOCAL)
-                                   : NULL;
+    free(path);
+    return lib;
 }
 
 /* simdjson's reader from ROW_TABLE_MODULE, loaded once; NULL when it

@@ -61,7 +61,7 @@ struct reader {
      * without memory.  A frame of 'len' bytes holds at most len / 2 values
      * ("0,"): that many are allocated at once, and only the pages used
      * are ever touched. */
-    size_t next_cell(size_t len)
+    size_t next_cell()
     {
         if (ncells == cap_cells) {
             size_t cap = cap_cells ? cap_cells * 2 : len / 2 + 16;
@@ -216,7 +216,7 @@ json_t *reader::rows(ondemand::array a)
 
             if ((e = v.get(val)))
                 return fail("rows", e);
-            if ((i = next_cell(len)) == SIZE_MAX)
+            if ((i = next_cell()) == SIZE_MAX)
                 return fail("", MEMALLOC);
             if ((e = cell(val, &c, i - row_start)))
                 return fail("rows", e);
@@ -232,23 +232,8 @@ json_t *reader::rows(ondemand::array a)
     }
     if (row_len == SIZE_MAX)
         row_len = 0;
-    if (!(list = json_array()))
+    if (!(list = row_table_records(t, row_len)))
         return fail("", MEMALLOC);
-    if (t->nrows
-        && !(t->rows = static_cast<struct row_table_row *>(
-                 calloc(t->nrows, sizeof(*t->rows)))))
-        return json_decref(list), fail("", MEMALLOC);
-    for (size_t i = 0; i < t->nrows; i++) {
-        struct row_table_row *row = &t->rows[i];
-
-        row->hdr.type = static_cast<json_type>(ROW_TABLE_JSON_TYPE);
-        row->hdr.refcount = static_cast<size_t>(-1);
-        row->table = t;
-        row->types = t->types + i * row_len;
-        row->vals = t->vals + i * row_len;
-        if (json_array_append_new(list, &row->hdr) < 0)
-            return json_decref(list), fail("", MEMALLOC);
-    }
     return list;
 }
 
