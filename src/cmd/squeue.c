@@ -667,6 +667,13 @@ static json_t *wanted_fields(const struct squeue_args *a,
     return keys;
 }
 
+/* Printed text asks for each job as a row of values, read into a table
+ * (rowtable.h); --json and steps read objects. */
+static bool wants_rows(const struct squeue_args *a)
+{
+    return !a->json && !a->step_flag;
+}
+
 /* The controller filters and sends only the keys printed; squeue filters
  * again (names, accounts, -w, completing flags).  "squeue -j N" asks for
  * job N alone in any state, so that a finished job it still holds prints
@@ -684,9 +691,7 @@ static json_t *request_body(const struct squeue_args *a,
         return NULL;
     if ((v = wanted_fields(a, spec))) {
         json_object_set_new(body, "fields", v);
-        /* printed text: each job a row of values (no hash table per
-         * record to parse); --json and steps read objects */
-        if (!a->json && !a->step_flag)
+        if (wants_rows(a))
             json_object_set_new(body, "rows", json_true());
     }
     if (f->njob_ids)
@@ -736,13 +741,11 @@ static int show_queue(const struct squeue_args *a, const struct squeue_filter *f
     json_t *resp = NULL, *jobs, *job;
     const json_t **sel;
     struct squeue_ctx ctx;
-    /* printed text asks for rows (request_body()): read into a table */
     struct row_table_read rows = {.rows_key = "jobs"};
     size_t i, n = 0;
 
     if (cmd_rpc_read(a->prog, "job_info", request_body(a, f, spec),
-                     !a->json && !a->step_flag ? row_table_frame_reader
-                                               : NULL,
+                     wants_rows(a) ? row_table_frame_reader : NULL,
                      &rows, &resp, &error)
         < 0) {
         fprintf(stderr, "slurm_load_jobs error: %s\n", error.text);
