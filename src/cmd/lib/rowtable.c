@@ -33,8 +33,9 @@ json_t *row_table_records(struct row_table *t, size_t row_len)
         row->hdr.type = (json_type)ROW_TABLE_JSON_TYPE;
         row->hdr.refcount = (size_t)-1; /* jansson's static values' */
         row->table = t;
-        row->types = t->types + i * row_len;
-        row->vals = t->vals + i * row_len;
+        /* rows of no value leave the cells unallocated */
+        row->types = t->types ? t->types + i * row_len : NULL;
+        row->vals = t->vals ? t->vals + i * row_len : NULL;
         if (json_array_append_new(list, &row->hdr) < 0) {
             json_decref(list);
             return NULL;
