@@ -691,8 +691,10 @@ static json_t *request_body(const struct squeue_args *a,
         return NULL;
     if ((v = wanted_fields(a, spec))) {
         json_object_set_new(body, "fields", v);
-        if (wants_rows(a))
+        if (wants_rows(a)) { /* read a part while the next is written */
             json_object_set_new(body, "rows", json_true());
+            json_object_set_new(body, "parts", json_true());
+        }
     }
     if (f->njob_ids)
         json_object_set_new(body, "job_ids",

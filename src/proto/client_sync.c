@@ -26,6 +26,7 @@
 
 #include "proto/client.h"
 #include "proto/frame.h"
+#include "proto/msg.h"
 #include "proto/msg_private.h"
 #include "proto/tls.h"
 
@@ -339,14 +340,22 @@ static json_t *recv_msg(proto_client_t *c, const char *type, int64_t deadline,
                         drv_error_t *error)
 {
     char *chunk = NULL, *plain = NULL;
-    json_t *msg = NULL;
+    json_t *msg = NULL, *parts = NULL;
     drv_error_t derr = { { 0 } };
 
     for (;;) {
         ssize_t n;
 
-        if ((msg = proto_decoder_next(c->dec, &derr)))
+        /* an answer in parts is read to its last frame (proto/msg.h) */
+        if ((msg = proto_decoder_next(c->dec, &derr))) {
+            if ((msg = proto_msg_join_part(&parts, msg)))
+                break;
+            if (parts)
+                continue;
+            errno = ENOMEM;
+            errprintf(error, "out of memory");
             break;
+        }
         if (errno == EPROTO) {
             errno = EDRV_PROTOCOL_MALFORMED;
             errprintf(error, "%s: invalid response: %s%s", c->peer, derr.text,
@@ -400,6 +409,7 @@ static json_t *recv_msg(proto_client_t *c, const char *type, int64_t deadline,
     }
     free(chunk);
     free(plain);
+    json_decref(parts);
     return msg;
 }
 

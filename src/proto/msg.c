@@ -246,6 +246,67 @@ int proto__response_parse(json_t *msg, const char *type, const char *peer,
     return 0;
 }
 
+bool proto_msg_is_part(const json_t *msg)
+{
+    return json_is_true(json_object_get(msg, "more"));
+}
+
+/* Append each array of 'from' to the same array of 'to'; set the other
+ * members.  0, or -1 without memory. */
+static int join_body(json_t *to, json_t *from)
+{
+    const char *key;
+    json_t *v, *have;
+
+    json_object_foreach(from, key, v) {
+        have = json_object_get(to, key);
+        if (json_is_array(v) && json_is_array(have)) {
+            if (json_array_extend(have, v) < 0)
+                return -1;
+        } else if (json_object_set(to, key, v) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+json_t *proto_msg_join_part(json_t **acc, json_t *msg)
+{
+    json_t *to, *from = json_object_get(msg, "body");
+    const char *type = json_string_value(json_object_get(msg, "type"));
+    bool part = proto_msg_is_part(msg);
+
+    if (!*acc || (type && !strcmp(type, PROTO_TYPE_ERROR))) {
+        json_decref(*acc);
+        *acc = NULL;
+        if (!part)
+            return msg;
+        *acc = msg;
+        return NULL;
+    }
+    to = json_object_get(*acc, "body");
+    if (json_is_object(to) && json_is_object(from)
+        && join_body(to, from) < 0) {
+        json_decref(*acc);
+        *acc = NULL;
+        json_decref(msg);
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (part) {
+        json_decref(msg);
+        return NULL;
+    }
+    if (json_is_object(to) && json_object_set(msg, "body", to) < 0) {
+        json_decref(msg);
+        msg = NULL;
+        errno = ENOMEM;
+    }
+    json_decref(*acc);
+    *acc = NULL;
+    return msg;
+}
+
 void proto__sigpipe_ignore(void)
 {
     struct sigaction sa;

@@ -16,6 +16,8 @@
 #ifndef DROVER_PROTO_MSG_H
 #define DROVER_PROTO_MSG_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
 
 #include "common/error.h"
@@ -65,5 +67,20 @@ int proto_msg_parse(json_t *msg, struct proto_msg *out, drv_error_t *error);
  */
 void proto_msg_error_parse(const json_t *body, int *errnum,
                            const char **errstr);
+
+/* Answers in parts (docs/protocol.md): whether 'msg' is a part that more
+ * frames follow ("more": true). */
+bool proto_msg_is_part(const json_t *msg);
+
+/* Join the answer read so far, '*acc' (NULL before the first part), and
+ * the next frame 'msg' (stolen): each array member of msg's body is
+ * appended to the same member of acc's body, other members are set.
+ * When 'msg' is a part, it is kept in *acc (the first) or joined to it
+ * and NULL is returned; otherwise the joined answer is returned (msg's
+ * envelope with the joined body) and *acc is NULL.  An error answer ends
+ * the parts: it is returned as it is and the parts are dropped.  NULL
+ * with errno ENOMEM (everything freed, *acc NULL) also.  Parts whose
+ * bodies are not objects join as empty ones. */
+json_t *proto_msg_join_part(json_t **acc, json_t *msg);
 
 #endif /* !DROVER_PROTO_MSG_H */

@@ -425,6 +425,9 @@ static const struct schema_field job_info_body[] = {
     {"rows", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
      "with fields: each job as an array of values in the order of the "
      "answer's \"keys\" (null: none), not an object"},
+    {"parts", SCHEMA_BOOL, 0, 0, 0, 0, NULL,
+     "the answer in parts, sent as written: frames marked \"more\", the "
+     "later ones with \"jobs\" alone (docs/protocol.md)"},
     END,
 };
 

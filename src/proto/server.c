@@ -1552,7 +1552,6 @@ static void req_finish(proto_req_t *req)
     conn_decref(c);
 }
 
-/* Send 'resp' (stolen) for 'req' and free 'req'.  Returns 0 or -1/errno. */
 /* Send the frame at buf + off (len bytes in all, 'buf' taken) for 'req'
  * and free 'req'.  Returns 0 or -1/errno (the connection is closed). */
 static int respond_frame(proto_req_t *req, char *buf, size_t off, size_t len)
@@ -1650,33 +1649,85 @@ int proto_respond(proto_req_t *req, json_t *body)
     return respond_msg(req, resp);
 }
 
-/* The envelope around a written body: {"v":1,"type":"T","body": ... } */
-int proto_respond_jsonw(proto_req_t *req, struct jsonw *w)
+/* The body written in 'w' framed for 'req': the envelope
+ * {"v":1,"type":"T",["more":true,]"body": ... } put in the room 'w' left
+ * in front (PROTO_RESPOND_RESERVE).  Returns the buffer (taken from 'w',
+ * which is left empty) holding the frame from *off to *len, or NULL with
+ * errno EINVAL (no body was written), ENOMEM or EMSGSIZE. */
+static char *frame_written(const proto_req_t *req, struct jsonw *w, bool more,
+                           size_t *off, size_t *len)
 {
     char prefix[PROTO_RESPOND_RESERVE];
-    size_t len, off;
-    int n;
     char *buf;
+    int n;
 
-    n = snprintf(prefix, sizeof(prefix), "{\"v\":%d,\"type\":\"%s\",\"body\":",
-                 PROTO_VERSION, req->type);
+    n = snprintf(prefix, sizeof(prefix), "{\"v\":%d,\"type\":\"%s\",%s\"body\":",
+                 PROTO_VERSION, req->type, more ? "\"more\":true," : "");
     jsonw_raw(w, "}", 1);
     if (n < 0 || (size_t)n + PROTO_FRAME_HDR > PROTO_RESPOND_RESERVE
         || w->len < PROTO_RESPOND_RESERVE + 2) {
         jsonw_release(w);
-        log_error("proto: '%s': bad written body", req->type);
-        return proto_respond_error(req, EINVAL, "handler wrote a bad body");
+        errno = EINVAL;
+        return NULL;
     }
-    if (!(buf = jsonw_take(w, &len)))
-        return respond_nomem(req);
-    off = PROTO_RESPOND_RESERVE - (size_t)n - PROTO_FRAME_HDR;
-    if (len - off - PROTO_FRAME_HDR > PROTO_FRAME_MAX) {
+    if (!(buf = jsonw_take(w, len))) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    *off = PROTO_RESPOND_RESERVE - (size_t)n - PROTO_FRAME_HDR;
+    if (*len - *off - PROTO_FRAME_HDR > PROTO_FRAME_MAX) {
         free(buf);
-        return respond_too_large(req);
+        errno = EMSGSIZE;
+        return NULL;
     }
-    proto_frame_put_header(buf + off, (uint32_t)(len - off - PROTO_FRAME_HDR));
-    memcpy(buf + off + PROTO_FRAME_HDR, prefix, (size_t)n);
-    return respond_frame(req, buf, off, len);
+    proto_frame_put_header(buf + *off,
+                           (uint32_t)(*len - *off - PROTO_FRAME_HDR));
+    memcpy(buf + *off + PROTO_FRAME_HDR, prefix, (size_t)n);
+    return buf;
+}
+
+int proto_respond_jsonw(proto_req_t *req, struct jsonw *w)
+{
+    size_t len, off;
+    char *buf;
+
+    if ((buf = frame_written(req, w, false, &off, &len)))
+        return respond_frame(req, buf, off, len);
+    if (errno == ENOMEM)
+        return respond_nomem(req);
+    if (errno == EMSGSIZE)
+        return respond_too_large(req);
+    log_error("proto: '%s': bad written body", req->type);
+    return proto_respond_error(req, EINVAL, "handler wrote a bad body");
+}
+
+int proto_respond_part_jsonw(proto_req_t *req, struct jsonw *w)
+{
+    struct conn *c = req->conn;
+    size_t len, off;
+    char *buf;
+    int errnum;
+
+    if (!(buf = frame_written(req, w, true, &off, &len))) {
+        errnum = errno;
+        log_error("proto: %s: '%s' part: %s", c->peer_str, req->type,
+                  strerror(errnum));
+        errno = errnum;
+        return -1;
+    }
+    if (c->closing || !c->s) { /* the final answer frees the request */
+        free(buf);
+        return 0;
+    }
+    if (conn_write(c, buf, off, len) < 0) {
+        errnum = errno;
+        log_error("proto: %s: '%s' part: %s", c->peer_str, req->type,
+                  strerror(errnum));
+        conn_close(c);
+        errno = errnum;
+        return -1;
+    }
+    return 0;
 }
 
 int proto_respond_error(proto_req_t *req, int errnum, const char *errstr)

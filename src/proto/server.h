@@ -317,6 +317,20 @@ int proto_respond(proto_req_t *req, json_t *body);
 struct jsonw;
 int proto_respond_jsonw(proto_req_t *req, struct jsonw *w);
 
+/* Send the body written in 'w' (as proto_respond_jsonw()) as one part of
+ * the answer to 'req', which stays open: a frame marked "more":true
+ * (docs/protocol.md, "Answers in parts"), whose arrays the client puts
+ * before those of the parts after it.  Only for a request that asked for
+ * parts; the answer ends with proto_respond_jsonw() (or an error).  The
+ * frame is written to the socket at once when it has room, so the client
+ * reads a long listing while the rest is written.  'w' is left empty:
+ * jsonw_init() it again for the next part.  Returns 0 (also when the
+ * connection has gone away: the final answer finds out), or -1 with errno
+ * EINVAL (nothing written), ENOMEM or EMSGSIZE, or the write's errno (the
+ * connection is then closed); the request stays for its final answer
+ * either way. */
+int proto_respond_part_jsonw(proto_req_t *req, struct jsonw *w);
+
 /* Answer 'req' with an error and free it.  errnum: EDRV_* or errno (0 is
  * sent as EDRV_ERROR); errstr (copied; NULL for none) is detail a person can
  * act on, e.g. "job 77 not found"; the client falls back to

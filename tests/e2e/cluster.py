@@ -669,6 +669,14 @@ class Cluster:
         (a JWT).  Returns the response body; an error response raises
         ClusterError with its errnum and errstr.
         """
+        return self.rpc_messages(msg_type, body, port, timeout, user, cred,
+                                 host)[-1].get("body", {})
+
+    def rpc_messages(self, msg_type, body=None, port=None, timeout=10,
+                     user=None, cred=None, host="127.0.0.1"):
+        """As rpc(), the whole messages of the answer: one, or for an
+        answer in parts (docs/protocol.md) each part ("more": true) and
+        the last message, in the order they came."""
         body = body or {}
         port = port or self.ctld_port
         text = json.dumps(body, separators=(",", ":"), sort_keys=True,
@@ -677,14 +685,16 @@ class Cluster:
             cred = self._munge_cred(msg_type, text, user)
         req = json.dumps({"v": 1, "type": msg_type, "cred": cred,
                           "body": body}).encode()
+        messages = []
         with socket.create_connection((host, port), timeout) as s:
             s.sendall(struct.pack(">I", len(req)) + req)
-            resp = json.loads(self._recv_frame(s))
-        if resp.get("type") == "error":
-            b = resp.get("body", {})
+            while not messages or messages[-1].get("more") is True:
+                messages.append(json.loads(self._recv_frame(s)))
+        if messages[-1].get("type") == "error":
+            b = messages[-1].get("body", {})
             raise ClusterError(f"{msg_type}: error {b.get('errnum')}: "
                                f"{b.get('errstr')}")
-        return resp.get("body", {})
+        return messages
 
     def _munge_cred(self, msg_type, body_text, user=None):
         """A credential bound to (type, body) as src/proto/auth.c binds it:

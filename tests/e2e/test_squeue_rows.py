@@ -5,6 +5,8 @@ simdjson's, from the module libdrover-rows.so loaded for the first
 larger one.  A listing of 1,000 jobs takes the second path, one job the
 first; each job's line must be the same either way, and the module must
 be loaded only for the large listing."""
+import json
+
 import pytest
 
 pytestmark = pytest.mark.parametrize(
@@ -45,3 +47,40 @@ def test_large_and_small_listings_print_the_same_lines(cluster):
         fields = by_id[job].split("|")
         assert fields[1] == jobs[job]
         assert fields[2] == "PENDING" and fields[7] == "(JobHeldUser)"
+
+
+FIELDS = ["job_id", "name", "job_state", "partition", "user_name",
+          "state_reason", "array_job_id", "nodes"]
+
+
+def test_a_listing_in_parts_holds_the_same_rows(cluster):
+    """squeue asks for its listing in parts (docs/protocol.md, "Answers in
+    parts"): frames of about 64 KiB marked "more", sent as the controller
+    writes them; the first names the columns, the later ones hold rows
+    alone.  Joined, they are the rows of the same listing in one frame."""
+    for _ in range(1500):
+        cluster.sbatch("-H", "--parsable", "-J", "a-long-enough-name",
+                       "--wrap", "true")
+    body = {"fields": FIELDS, "rows": True, "show_all": True}
+    whole = cluster.rpc_messages("job_info", body)
+    assert len(whole) == 1 and "more" not in whole[0]
+    parts = cluster.rpc_messages("job_info", dict(body, parts=True))
+    # 1,500 rows of some 80 bytes: a part of 64 KiB, then the rest
+    sizes = [len(json.dumps(m, separators=(",", ":"), ensure_ascii=False))
+             for m in parts]
+    assert len(parts) >= 2, sizes
+    assert all(size >= 64 * 1024 for size in sizes[:-1]), sizes
+    assert all(m.get("more") is True for m in parts[:-1])
+    assert "more" not in parts[-1]
+    assert all(m["type"] == "job_info" for m in parts)
+    first = parts[0]["body"]
+    assert first["keys"] == whole[0]["body"]["keys"] and "now" in first
+    for m in parts[1:]:
+        assert set(m["body"]) == {"jobs"}, sorted(m["body"])
+    rows = [row for m in parts for row in m["body"]["jobs"]]
+    assert len(rows) == 1500
+    assert rows == whole[0]["body"]["jobs"]
+    # squeue reads the parts: every job once, in the controller's order
+    r = cluster.run("squeue", "-h", "-o", "%i %j", check=True)
+    ids = [line.split()[0] for line in r.stdout.splitlines()]
+    assert ids == [str(row[FIELDS.index("job_id")]) for row in rows]

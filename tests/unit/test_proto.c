@@ -42,6 +42,7 @@
 #include "proto/auth.h"
 #include "proto/client.h"
 #include "proto/frame.h"
+#include "proto/jsonw.h"
 #include "proto/msg.h"
 #include "proto/server.h"
 
@@ -308,6 +309,45 @@ static void rpc_big(proto_req_t *req, void *arg)
                                  sizeof(pad)));
 }
 
+/* Answers in parts (proto_respond_part_jsonw()): "items" 0..249 over
+ * three frames, the first with "first", the last with "last"; with
+ * "fail" in the body, an error after the first part. */
+static void rpc_parts(proto_req_t *req, void *arg)
+{
+    bool fail = json_is_true(json_object_get(proto_req_body(req), "fail"));
+    struct jsonw w;
+    int item = 0;
+
+    ((struct fx *)arg)->handled++;
+    for (int part = 0; part < 3; part++) {
+        jsonw_init(&w, PROTO_RESPOND_RESERVE);
+        jsonw_obj_open(&w);
+        if (part == 0) {
+            jsonw_key(&w, "first");
+            jsonw_int(&w, 1);
+        }
+        jsonw_key(&w, "items");
+        jsonw_arr_open(&w);
+        for (int end = part < 2 ? item + 100 : 250; item < end; item++)
+            jsonw_int(&w, item);
+        jsonw_arr_close(&w);
+        if (part == 2) {
+            jsonw_key(&w, "last");
+            jsonw_bool(&w, true);
+        }
+        jsonw_obj_close(&w);
+        if (part == 2) {
+            proto_respond_jsonw(req, &w);
+            return;
+        }
+        assert_int_equal(proto_respond_part_jsonw(req, &w), 0);
+        if (fail) {
+            proto_respond_error(req, EDRV_INVALID_JOB_ID, "gone half way");
+            return;
+        }
+    }
+}
+
 static const struct proto_handler test_handlers[] = {
     { "echo", rpc_echo, PROTO_ROLE_USER },
     { "fail", rpc_fail, PROTO_ROLE_USER },
@@ -317,6 +357,7 @@ static const struct proto_handler test_handlers[] = {
     { "admin_only", rpc_admin, PROTO_ROLE_ADMIN },
     { "bad_body", rpc_bad_body, PROTO_ROLE_USER },
     { "big", rpc_big, PROTO_ROLE_USER },
+    { "parts", rpc_parts, PROTO_ROLE_USER },
     PROTO_HANDLER_END,
 };
 
@@ -1009,6 +1050,43 @@ static void sync_large_body_round_trip(void **state)
     assert_int_equal(j.rc, 0);
     assert_int_equal(json_string_length(json_object_get(j.resp, "d")), big);
     json_decref(j.resp);
+}
+
+/* An answer in parts reaches the caller joined: the arrays in order,
+ * the other members of each part kept. */
+static void sync_answer_in_parts_is_joined(void **state)
+{
+    struct fx *fx = *state;
+    struct sync_job j = { .host = "127.0.0.1", .port = fx->port,
+                          .type = "parts", .timeout_ms = 5000 };
+    json_t *items;
+
+    j.body = json_object();
+    run_in_thread(fx, sync_call_fn, &j);
+    assert_int_equal(j.rc, 0);
+    assert_int_equal(json_integer_value(json_object_get(j.resp, "first")), 1);
+    assert_true(json_is_true(json_object_get(j.resp, "last")));
+    assert_null(json_object_get(j.resp, "more"));
+    items = json_object_get(j.resp, "items");
+    assert_int_equal(json_array_size(items), 250);
+    for (size_t i = 0; i < 250; i++)
+        assert_int_equal(json_integer_value(json_array_get(items, i)), i);
+    json_decref(j.resp);
+}
+
+/* An error after a part ends the answer: the caller gets the error. */
+static void sync_error_after_a_part_is_the_answer(void **state)
+{
+    struct fx *fx = *state;
+    struct sync_job j = { .host = "127.0.0.1", .port = fx->port,
+                          .type = "parts", .timeout_ms = 5000 };
+
+    j.body = json_pack("{s:b}", "fail", 1);
+    run_in_thread(fx, sync_call_fn, &j);
+    assert_int_equal(j.rc, -1);
+    assert_int_equal(j.errnum, EDRV_INVALID_JOB_ID);
+    assert_string_equal(j.error.text, "gone half way");
+    assert_null(j.resp);
 }
 
 static void sync_error_response_sets_errno_and_text(void **state)
@@ -1826,6 +1904,8 @@ int main(void)
         T(sync_client_keeps_connection_across_calls),
         T(sync_one_shot_by_name),
         T(sync_large_body_round_trip),
+        T(sync_answer_in_parts_is_joined),
+        T(sync_error_after_a_part_is_the_answer),
         T(sync_error_response_sets_errno_and_text),
         T(sync_connect_refused),
         T(sync_timeout),

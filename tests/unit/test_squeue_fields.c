@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
 #include <cmocka.h>
 #include <jansson.h>
 
@@ -20,6 +22,7 @@
 #include "cmd/lib/rowtable.h"
 #include "cmd/lib/squeue_print.h"
 #include "proto/frame.h"
+#include "proto/msg.h"
 
 #define NOW 1795000000
 
@@ -283,11 +286,109 @@ static void every_sort_key_orders_the_same(void **state)
     }
 }
 
+/* Frame 'msg' (stolen) read by 'reader' into 'rr' (the tables of the
+ * parts before kept in it); NULL with 'error' set when it is refused. */
+static json_t *read_frame(json_t *msg, struct row_table_read *rr,
+                          drv_error_t *error)
+{
+    char *text = json_dumps(msg, JSON_COMPACT);
+    size_t len = strlen(text);
+    char *padded = calloc(1, len + PROTO_DECODER_SLACK);
+    json_t *got;
+
+    memcpy(padded, text, len);
+    got = reader(padded, len, rr, error);
+    free(text);
+    free(padded);
+    json_decref(msg);
+    return got;
+}
+
+/* An answer in parts (docs/protocol.md): the first part names the
+ * columns, the later ones carry rows alone; read a frame at a time into
+ * tables of their own and joined (proto_msg_join_part()), the rows sort
+ * and print as the full records do.  A later part whose rows have
+ * another length is refused. */
+static void parts_read_as_one(void)
+{
+    json_t *keys = squeue_wanted_keys(NULL, NULL), *full = json_array();
+    json_t *rows[3] = {json_array(), json_array(), json_array()};
+    struct row_table_read rr = {.rows_key = "jobs"};
+    drv_error_t error = {{0}};
+    json_t *acc = NULL, *msg = NULL, *jobs;
+    char *want, *got;
+
+    for (const struct fmt_field *f = squeue_fields; f->header; f++)
+        squeue_keys_add(keys, squeue_field_keys(f)); /* every column */
+    for (size_t j = 0; j < NJOBS; j++) {
+        json_t *o = load(full_jobs[j]);
+
+        json_array_append_new(rows[j == 0 ? 0 : j < 3 ? 1 : 2],
+                              to_row(o, keys));
+        json_array_append_new(full, o);
+    }
+    for (int part = 0; part < 3; part++) {
+        json_t *body = json_pack("{s:o}", "jobs", rows[part]);
+        json_t *frame = json_pack("{s:i s:s s:o}", "v", 1, "type",
+                                  "job_info", "body", body);
+
+        if (part == 0) {
+            json_object_set_new(body, "now", json_integer(NOW));
+            json_object_set(body, "keys", keys);
+        }
+        if (part < 2)
+            json_object_set_new(frame, "more", json_true());
+        json_t *read = read_frame(frame, &rr, &error);
+        if (!read)
+            fail_msg("part %d not read: %s", part, error.text);
+        msg = proto_msg_join_part(&acc, read);
+        assert_true(part < 2 ? !msg && acc : msg && !acc);
+    }
+    for (struct row_table *t = rr.table; t; t = t->next)
+        assert_int_equal(t->ncols, json_array_size(keys));
+    jobs = json_object_get(json_object_get(msg, "body"), "jobs");
+    assert_int_equal(json_array_size(jobs), NJOBS);
+    for (size_t j = 0; j < NJOBS; j++)
+        for (const struct fmt_field *f = squeue_fields; f->header; f++) {
+            char *w = print_one(f, json_array_get(full, j));
+            char *g = print_one(f, json_array_get(jobs, j));
+
+            assert_string_equal(g, w);
+            free(w);
+            free(g);
+        }
+    want = sorted_ids(full, NULL);
+    got = sorted_ids(jobs, NULL);
+    assert_string_equal(got, want);
+    free(want);
+    free(got);
+    json_decref(msg);
+    /* a later part of rows one value short */
+    json_t *bad = json_pack("{s:i s:s s:{s:[[i]]}}", "v", 1, "type",
+                            "job_info", "body", "jobs", 5);
+    assert_null(read_frame(bad, &rr, &error));
+    assert_int_equal(errno, EPROTO);
+    assert_non_null(strstr(error.text, "part before"));
+    row_table_free(rr.table);
+    json_decref(full);
+    json_decref(keys);
+}
+
+static void an_answer_in_parts_reads_as_one(void **state)
+{
+    (void)state;
+    for (size_t r = 0; r < 2; r++) {
+        reader = readers[r];
+        parts_read_as_one();
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_field_prints_the_same),
         cmocka_unit_test(every_sort_key_orders_the_same),
+        cmocka_unit_test(an_answer_in_parts_reads_as_one),
     };
 
     setenv("TZ", "UTC", 1);

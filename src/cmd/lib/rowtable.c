@@ -135,11 +135,27 @@ static int refused(drv_error_t *error, const char *why)
     return errprintf(error, "frame %s", why);
 }
 
-int row_table_keys(struct row_table *t, const json_t *keys, size_t nrows,
+/* The columns of 'prev' for 't'. */
+static int keys_of(struct row_table *t, const struct row_table *prev,
+                   size_t nrows, size_t row_len, drv_error_t *error)
+{
+    if (nrows && prev->ncols != row_len)
+        return refused(error, "has rows that do not match the \"keys\" "
+                              "of the part before");
+    t->keys = xzalloc((prev->ncols + 1) * sizeof(*t->keys));
+    for (size_t i = 0; i < prev->ncols; i++)
+        t->keys[t->ncols++] = xstrdup(prev->keys[i]);
+    return 0;
+}
+
+int row_table_keys(struct row_table *t, const json_t *keys,
+                   const struct row_table *prev, size_t nrows,
                    size_t row_len, drv_error_t *error)
 {
     size_t n = json_array_size(keys);
 
+    if (!keys && prev)
+        return keys_of(t, prev, nrows, row_len, error);
     if (!json_is_array(keys) || (nrows && n != row_len))
         return refused(error, "has rows that do not match its \"keys\"");
     t->keys = xzalloc((n + 1) * sizeof(*t->keys));
@@ -237,10 +253,20 @@ static void row_release(struct row_table_row *row, size_t ncols)
     free(row->made);
 }
 
+static void table_free(struct row_table *t);
+
 void row_table_free(struct row_table *t)
 {
-    if (!t)
-        return;
+    while (t) {
+        struct row_table *next = t->next;
+
+        table_free(t);
+        t = next;
+    }
+}
+
+static void table_free(struct row_table *t)
+{
     /* a read that failed half way counted rows it made no records for */
     for (size_t i = 0; t->rows && i < t->nrows; i++)
         row_release(&t->rows[i], t->ncols);

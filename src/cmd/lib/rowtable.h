@@ -94,6 +94,8 @@ struct row_table {
     size_t nowned;
     const char *look_ptr[ROW_LOOKUP]; /* key address -> column */
     int look_col[ROW_LOOKUP];         /* -1: no such column */
+    struct row_table *next;       /* an answer's part before (see
+                                   * struct row_table_read) */
 };
 
 /* The row of record 'o', or NULL when 'o' is NULL or a jansson value. */
@@ -158,8 +160,8 @@ void row_table_set(struct row_table_row *row, const char *key, json_t *v);
  * record. */
 json_t *row_table_copy_row(const struct row_table_row *row);
 
-/* Free 't' and every row; NULL is a no-op.  Records from it are invalid
- * afterwards. */
+/* Free 't' and every row, and the tables before it ('next'); NULL is a
+ * no-op.  Records from them are invalid afterwards. */
 void row_table_free(struct row_table *t);
 
 /* Keep 'text' (malloc'ed; NULL: none) until 't' is freed.  Returns it. */
@@ -177,16 +179,23 @@ const char *row_table_keep(struct row_table *t, const char **last,
 
 /* For the readers: the columns from the body's "keys" (borrowed) for
  * 'nrows' rows of 'row_len' values: an array of strings, each once, as
- * many as a row's values when there are rows.  0, or -1 with errno EPROTO
- * (or ENOMEM) and 'error' set. */
-int row_table_keys(struct row_table *t, const json_t *keys, size_t nrows,
+ * many as a row's values when there are rows.  A body without "keys"
+ * after a part (an answer in parts: only the first part names them) has
+ * the columns of the part before, 'prev' (NULL: none).  0, or -1 with
+ * errno EPROTO (or ENOMEM) and 'error' set. */
+int row_table_keys(struct row_table *t, const json_t *keys,
+                   const struct row_table *prev, size_t nrows,
                    size_t row_len, drv_error_t *error);
 
 /* What the readers below are given and fill. */
 struct row_table_read {
     const char *rows_key;     /* the body's member of rows ("jobs") */
-    struct row_table *table;  /* set when that member was rows; the
-                               * caller frees it after the message */
+    /* The tables of the frames whose member of rows was rows, the last
+     * read first, the others by their 'next': an answer in parts
+     * (proto/msg.h) is read a frame at a time, its later frames' rows
+     * with the columns of the first.  NULL at first; the caller frees
+     * it (row_table_free()) after the message. */
+    struct row_table *table;
 };
 
 /* Answers of at least this many bytes are read with simdjson, from

@@ -62,6 +62,7 @@ static int put_cell(struct row_table *t, size_t i, const json_t *v,
 /* The rows of 'rows' (an array of arrays, 'len' the frame's bytes) into
  * a new table; NULL with 'error' set. */
 static struct row_table *rows_to_table(const json_t *rows, const json_t *keys,
+                                       const struct row_table *prev,
                                        size_t len, drv_error_t *error)
 {
     struct row_table *t = xzalloc(sizeof(*t));
@@ -71,7 +72,7 @@ static struct row_table *rows_to_table(const json_t *rows, const json_t *keys,
     const json_t *row;
     size_t r;
 
-    if (row_table_keys(t, keys, nrows, ncols, error) < 0)
+    if (row_table_keys(t, keys, prev, nrows, ncols, error) < 0)
         goto fail;
     t->text = xzalloc(len + 1);
     t->text_cap = len + 1;
@@ -104,10 +105,10 @@ json_t *row_table_jansson_read(const char *text, size_t len, void *arg,
                                drv_error_t *error)
 {
     struct row_table_read *out = arg;
+    struct row_table *t;
     json_error_t jerr;
     json_t *msg, *body, *rows, *list;
 
-    out->table = NULL;
     if (!(msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr))) {
         errno = json_error_code(&jerr) == json_error_out_of_memory ? ENOMEM
                                                                    : EPROTO;
@@ -127,19 +128,20 @@ json_t *row_table_jansson_read(const char *text, size_t len, void *arg,
     if (!json_is_object(body) || !json_is_array(rows)
         || (json_array_size(rows) && !json_is_array(json_array_get(rows, 0))))
         return msg;
-    if (!(out->table = rows_to_table(rows, json_object_get(body, "keys"), len,
-                                     error))) {
+    if (!(t = rows_to_table(rows, json_object_get(body, "keys"), out->table,
+                            len, error))) {
         json_decref(msg);
         return NULL;
     }
-    if (!(list = row_table_records(out->table, out->table->ncols))) {
+    if (!(list = row_table_records(t, t->ncols))) {
         errno = ENOMEM;
         errprintf(error, "out of memory reading a frame");
-        row_table_free(out->table);
-        out->table = NULL;
+        row_table_free(t);
         json_decref(msg);
         return NULL;
     }
+    t->next = out->table;
+    out->table = t;
     json_object_set_new(body, out->rows_key, list);
     return msg;
 }

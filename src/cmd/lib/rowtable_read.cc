@@ -273,8 +273,10 @@ static json_t *read_members(reader &r, ondemand::object o, const char *what,
     return obj;
 }
 
-/* The body: its members, the member of rows read into the table. */
-static json_t *read_body(reader &r, ondemand::object o, const char *rows_key)
+/* The body: its members, the member of rows read into the table (whose
+ * columns, in a later part of an answer, may be those of 'prev'). */
+static json_t *read_body(reader &r, ondemand::object o, const char *rows_key,
+                         const struct row_table *prev)
 {
     bool rows = false;
     json_t *body = read_members(r, o, "body", rows_key,
@@ -296,8 +298,8 @@ static json_t *read_body(reader &r, ondemand::object o, const char *rows_key)
     if (!rows) { /* no rows: nothing of the table is used */
         row_table_free(r.t);
         r.t = nullptr;
-    } else if (row_table_keys(r.t, json_object_get(body, "keys"), r.t->nrows,
-                              r.row_len, r.error) < 0) {
+    } else if (row_table_keys(r.t, json_object_get(body, "keys"), prev,
+                              r.t->nrows, r.row_len, r.error) < 0) {
         return json_decref(body), nullptr;
     }
     return body;
@@ -324,13 +326,13 @@ row_table_simd_read(const char *text, size_t len, void *arg,
 {
     struct row_table_read *out = static_cast<struct row_table_read *>(arg);
     reader r(error);
-    ondemand::parser parser;
+    /* kept: the parts of an answer reuse its memory */
+    static thread_local ondemand::parser parser;
     ondemand::document doc;
     ondemand::object o;
     json_t *msg;
     error_code e;
 
-    out->table = nullptr;
     r.len = len;
     if (!(r.t = static_cast<struct row_table *>(calloc(1, sizeof(*r.t))))
         || !(r.t->text = static_cast<char *>(malloc(len + 1))))
@@ -344,7 +346,8 @@ row_table_simd_read(const char *text, size_t len, void *arg,
         ondemand::object b;
 
         return v.get_object().get(b) ? to_jansson(v, r)
-                                     : read_body(r, b, out->rows_key);
+                                     : read_body(r, b, out->rows_key,
+                                                 out->table);
     });
     if (!msg && r.not_rows) /* an older controller's objects */
         return whole(text, len, error);
@@ -354,6 +357,7 @@ row_table_simd_read(const char *text, size_t len, void *arg,
     if (doc.current_location().get(after) != OUT_OF_BOUNDS)
         return json_decref(msg), r.fail("has text after its object");
     if (r.t && r.t->keys) { /* read_body() read rows into it */
+        r.t->next = out->table;
         out->table = r.t;
         r.t = nullptr;
     }
