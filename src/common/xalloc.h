@@ -12,6 +12,9 @@
 
 /* calloc(1, size) that never returns NULL (logs file:line and aborts). */
 #define xzalloc(size) xzalloc_at((size), __FILE__, __LINE__)
+/* malloc(size) that never returns NULL: for memory the caller writes
+ * whole (xzalloc() clears every byte first, touching every page). */
+#define xmalloc(size) xrealloc_at(NULL, (size), __FILE__, __LINE__)
 /* strdup(s) that never returns NULL; NULL in gives NULL out. */
 #define xstrdup(s) xstrdup_at((s), __FILE__, __LINE__)
 /* realloc(p, size) that never returns NULL. */

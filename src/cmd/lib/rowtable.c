@@ -215,6 +215,7 @@ void row_table_set(struct row_table_row *row, const char *key, json_t *v)
     int col = row_table_column(row->table, key);
     struct row_cell c = {.type = ROW_NULL};
 
+    memset(row->memo, 0, sizeof(row->memo));
     if (col >= 0) {
         if (v)
             c = to_cell(row->table, v);

@@ -64,6 +64,9 @@ struct row_cell {
 
 struct row_table;
 
+/* Bytes of struct row_table_row's memo: which is whose (states.c). */
+enum { ROW_MEMO_JOB_STATE, ROW_MEMO_BASE_STATE, ROW_MEMO };
+
 /* One row: a record for jsonget.h's reads (see above). */
 struct row_table_row {
     json_t hdr;               /* ROW_TABLE_JSON_TYPE, static refcount */
@@ -71,6 +74,10 @@ struct row_table_row {
     uint8_t *types;           /* table->ncols cells: their types, */
     union row_value *vals;    /* and values */
     json_t **made;            /* jget()'s values, made on demand; NULL */
+    /* Values the commands derive from the row and keep with it (states.c:
+     * the job's states, read per row by the filters, the sort and
+     * several printers): 0 until set; row_table_set() clears them. */
+    uint8_t memo[ROW_MEMO];
 };
 
 /* Look-up slots for a key's column, by the key's address: ROW_LOOKUP (a

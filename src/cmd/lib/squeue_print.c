@@ -648,19 +648,28 @@ bool squeue_job_selected(const json_t *job, const struct squeue_filter *f)
 struct sort_key {
     char key;
     bool reverse;
+    bool text;     /* compared as text (key_is_text()) */
+    uint8_t slot;  /* its first value in a job's values */
 };
 
-struct sort_val;
+/* A job's value for one sort key, or one of the two numbers of 'i': a
+ * string (borrowed from the record, a static text or the names cache, all
+ * of which outlive the sort) or a number. */
+union sort_val {
+    const char *str;
+    int64_t num;
+};
 
 /* The jobs' sort values, by the jobs' positions in the controller's
- * order; the sort orders positions (4 bytes each), not records. */
+ * order; the sort orders positions (4 bytes each), not records.  A job's
+ * values: one per key ('i' two: the array's id, then the task's), then
+ * its start_key(), the last tie-breaker. */
 struct sort_ctx {
     struct sort_key keys[32];
-    bool text[32];         /* keys[i] is compared as text */
     size_t nkeys;
+    size_t nslots;         /* values per job */
     time_t now;
-    struct sort_val *vals; /* nkeys per job */
-    int64_t *start;        /* start_key(): the last tie-breaker */
+    union sort_val *vals;  /* nslots per job */
 };
 
 static const char sort_letters[] = "CDGMNPQSTUVegijlLmNpStuV";
@@ -696,17 +705,6 @@ static int64_t start_key(const json_t *job, time_t now)
     return start;
 }
 
-/* A job's value for one sort key: a string (borrowed from the record, a
- * static text or the names cache, all of which outlive the sort) or up
- * to two numbers compared in order. */
-struct sort_val {
-    union {
-        const char *str;
-        int64_t num;
-    };
-    int64_t num2;
-};
-
 /* The keys whose values are texts (key_value()). */
 static bool key_is_text(char key)
 {
@@ -714,15 +712,15 @@ static bool key_is_text(char key)
 }
 
 /* Slurm sorts array tasks under their array's id; the pending remainder of
- * an array (no task id) sorts after its tasks.
+ * an array (no task id) sorts after its tasks: v[0] and v[1].
  */
-static void job_id_value(const json_t *job, struct sort_val *v)
+static void job_id_value(const json_t *job, union sort_val *v)
 {
     int64_t id = jint(job, "array_job_id", 0);
 
-    v->num = id > 0 ? id : job_view_job_id(job);
-    v->num2 = jhas(job, "array_task_id") ? jint(job, "array_task_id", 0)
-                                         : INT64_MAX;
+    v[0].num = id > 0 ? id : job_view_job_id(job);
+    v[1].num = jhas(job, "array_task_id") ? jint(job, "array_task_id", 0)
+                                          : INT64_MAX;
 }
 
 static int64_t time_value(char key, const json_t *job, time_t now)
@@ -745,12 +743,12 @@ static int64_t time_value(char key, const json_t *job, time_t now)
     }
 }
 
+/* The value of 'key' for 'job' in v[0] (and v[1] for 'i'). */
 static void key_value(char key, const json_t *job, time_t now,
-                      struct sort_val *v)
+                      union sort_val *v)
 {
     const char *str = NULL;
 
-    *v = (struct sort_val){.num = 0};
     switch (key) {
     case 'i':
         job_id_value(job, v);
@@ -799,14 +797,16 @@ static void key_value(char key, const json_t *job, time_t now,
     v->str = str ? str : "";
 }
 
-static int cmp_val(const struct sort_val *a, const struct sort_val *b,
-                   bool text)
+static int cmp_key(const struct sort_key *k, const union sort_val *a,
+                   const union sort_val *b)
 {
-    if (text) /* one text is often shared (rowtable.h, static names) */
-        return a->str == b->str ? 0 : strcmp(a->str, b->str);
-    if (a->num != b->num)
-        return cmp_num(a->num, b->num);
-    return cmp_num(a->num2, b->num2);
+    int d;
+
+    if (k->text) /* one text is often shared (rowtable.h, static names) */
+        d = a->str == b->str ? 0 : strcmp(a->str, b->str);
+    else if (!(d = cmp_num(a->num, b->num)) && k->key == 'i')
+        d = cmp_num(a[1].num, b[1].num);
+    return k->reverse ? -d : d;
 }
 
 /* Each job's sort values are computed once, not at every comparison. */
@@ -814,16 +814,17 @@ static int sort_cmp(const void *pa, const void *pb, void *arg)
 {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     const struct sort_ctx *sc = arg;
-    const struct sort_val *va = sc->vals + (size_t)a * sc->nkeys;
-    const struct sort_val *vb = sc->vals + (size_t)b * sc->nkeys;
+    const union sort_val *va = sc->vals + (size_t)a * sc->nslots;
+    const union sort_val *vb = sc->vals + (size_t)b * sc->nslots;
     int d;
 
     for (size_t i = 0; i < sc->nkeys; i++) {
-        d = cmp_val(&va[i], &vb[i], sc->text[i]);
-        if (d)
-            return sc->keys[i].reverse ? -d : d;
+        const struct sort_key *k = &sc->keys[i];
+
+        if ((d = cmp_key(k, va + k->slot, vb + k->slot)))
+            return d;
     }
-    d = cmp_num(sc->start[a], sc->start[b]);
+    d = cmp_num(va[sc->nslots - 1].num, vb[sc->nslots - 1].num);
     if (d)
         return -d;
     return cmp_num(a, b);
@@ -842,10 +843,13 @@ static void sort_keys_parse(struct sort_ctx *sc, const char *spec)
             reverse = true;
             continue;
         }
-        sc->text[sc->nkeys] = key_is_text(*p);
-        sc->keys[sc->nkeys++] = (struct sort_key){*p, reverse};
+        sc->keys[sc->nkeys++] = (struct sort_key){
+            .key = *p, .reverse = reverse, .text = key_is_text(*p),
+            .slot = (uint8_t)sc->nslots};
+        sc->nslots += *p == 'i' ? 2 : 1;
         reverse = false;
     }
+    sc->nslots++; /* start_key() */
 }
 
 void squeue_sort(const json_t **jobs, size_t n, const char *spec, time_t now)
@@ -857,24 +861,24 @@ void squeue_sort(const json_t **jobs, size_t n, const char *spec, time_t now)
     if (n < 2)
         return;
     sort_keys_parse(&sc, spec ? spec : "P,t,-p");
-    sc.vals = xzalloc(n * (sc.nkeys + 1) * sizeof(*sc.vals));
-    sc.start = xzalloc(n * sizeof(*sc.start));
-    order = xzalloc(n * sizeof(*order));
-    by_pos = xzalloc(n * sizeof(*by_pos));
+    /* every value is written below: no memory cleared first */
+    sc.vals = xmalloc(n * sc.nslots * sizeof(*sc.vals));
+    order = xmalloc(n * sizeof(*order));
+    by_pos = xmalloc(n * sizeof(*by_pos));
     for (size_t i = 0; i < n; i++) {
+        union sort_val *v = sc.vals + i * sc.nslots;
+
         order[i] = (uint32_t)i;
         by_pos[i] = jobs[i];
-        sc.start[i] = start_key(jobs[i], now);
         for (size_t k = 0; k < sc.nkeys; k++)
-            key_value(sc.keys[k].key, jobs[i], now,
-                      &sc.vals[i * sc.nkeys + k]);
+            key_value(sc.keys[k].key, jobs[i], now, v + sc.keys[k].slot);
+        v[sc.nslots - 1].num = start_key(jobs[i], now);
     }
     qsort_r(order, n, sizeof(*order), sort_cmp, &sc);
     for (size_t i = 0; i < n; i++)
         jobs[i] = by_pos[order[i]];
     free(by_pos);
     free(order);
-    free(sc.start);
     free(sc.vals);
 }
 

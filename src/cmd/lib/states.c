@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "cmd/lib/jsonget.h"
+#include "cmd/lib/rowtable.h"
 #include "cmd/lib/states.h"
 #include "common/xalloc.h"
 
@@ -15,14 +16,23 @@ int job_state_count(void)
     return JOB_STATE_COUNT;
 }
 
-job_state_t job_base_state_of(const json_t *job)
+/* 'job''s state memo 'which' (rowtable.h; a row's only): the state + 1,
+ * 0 when not known. */
+static uint8_t *memo_of(const json_t *job, int which)
+{
+    struct row_table_row *row = row_table_row_of(job);
+
+    return row ? &row->memo[which] : NULL;
+}
+
+static job_state_t base_state(const json_t *job)
 {
     job_state_t s = job_state_lookup(jstr(job, "job_state"));
 
     return s < 0 ? JOB_PENDING : s;
 }
 
-job_state_t job_state_of(const json_t *job)
+static job_state_t state(const json_t *job)
 {
     if (jbool(job, "completing", false))
         return JOB_COMPLETING;
@@ -31,6 +41,30 @@ job_state_t job_state_of(const json_t *job)
     if (jbool(job, "configuring", false))
         return JOB_CONFIGURING;
     return job_base_state_of(job);
+}
+
+/* A row's state is read once, then kept in its memo: squeue reads it
+ * some five times per job (selection, sort, three printers). */
+job_state_t job_base_state_of(const json_t *job)
+{
+    uint8_t *memo = memo_of(job, ROW_MEMO_BASE_STATE);
+
+    if (!memo)
+        return base_state(job);
+    if (!*memo)
+        *memo = (uint8_t)(base_state(job) + 1);
+    return (job_state_t)(*memo - 1);
+}
+
+job_state_t job_state_of(const json_t *job)
+{
+    uint8_t *memo = memo_of(job, ROW_MEMO_JOB_STATE);
+
+    if (!memo)
+        return state(job);
+    if (!*memo)
+        *memo = (uint8_t)(state(job) + 1);
+    return (job_state_t)(*memo - 1);
 }
 
 bool job_state_is_pending(job_state_t s)
