@@ -123,6 +123,51 @@ static void pad_follows_slurm_print_str(void **state)
     }
 }
 
+/* The record is the text printed. */
+static void p_text(struct fmt_buf *out, const void *rec, const void *ctx)
+{
+    (void)ctx;
+    fmt_buf_puts(out, rec);
+}
+
+/* A line pads each value in place (fmt_row_append()): as fmt_pad() would,
+ * for every width, justification and cut, with a value written after
+ * others on the line, and escaped when it holds a control character. */
+static void row_pads_in_place_as_fmt_pad(void **state)
+{
+    static const char *const values[] = {"", "ab", "abcdef", "x\ny\tz",
+                                         "h\xc3\xa9llo", "\x7f"};
+    static const int widths[] = {0, 1, 2, 3, 5, 8, 12};
+
+    (void)state;
+    for (int cut = 0; cut < 2; cut++) {
+        struct fmt_field table[] = {
+            {'v', "v", "V", p_text, cut ? 0 : FMT_NOCUT},
+            {0, NULL, NULL, NULL, 0}};
+
+        for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++)
+            for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++)
+                for (int right = 0; right < 2; right++) {
+                    struct fmt_item items[2] = {
+                        {&table[0], 3, false, "|"},
+                        {&table[0], widths[w], right, "#"}};
+                    struct fmt_spec spec = {.prefix = "<", .items = items,
+                                            .count = 2};
+                    struct fmt_buf want = {0};
+                    char *got = fmt_row(&spec, values[v], NULL);
+
+                    fmt_buf_puts(&want, "<");
+                    fmt_pad(&want, values[v], 3, false, cut);
+                    fmt_buf_puts(&want, "|");
+                    fmt_pad(&want, values[v], widths[w], right, cut);
+                    fmt_buf_puts(&want, "#");
+                    assert_string_equal(got, fmt_buf_str(&want));
+                    free(got);
+                    free(want.s);
+                }
+    }
+}
+
 static void p_a(struct fmt_buf *out, const void *rec_, const void *ctx)
 {
     fmt_buf_puts(out, (const char *)rec_);
@@ -1017,6 +1062,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pad_follows_slurm_print_str),
         cmocka_unit_test(control_characters_print_escaped),
+        cmocka_unit_test(row_pads_in_place_as_fmt_pad),
         cmocka_unit_test(parse_keeps_prefix_suffix_and_widths),
         cmocka_unit_test(parse_skips_unknown_letter),
         cmocka_unit_test(parse_long_names_and_widths),

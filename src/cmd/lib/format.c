@@ -365,6 +365,49 @@ char *fmt_header(const struct fmt_spec *spec)
     return out.s;
 }
 
+/* The value a field printed at the end of 'out', from 'start', padded or
+ * cut in place as fmt_pad() would write it; a value with a control
+ * character is escaped first (through 'scratch'). */
+static void pad_tail(struct fmt_buf *out, size_t start, int width, bool right,
+                     bool cut, struct fmt_buf *scratch)
+{
+    size_t len, w = width > 0 ? (size_t)width : 0;
+    const char *p, *end;
+
+    if (!out->s) /* nothing written yet: an empty text */
+        fmt_buf_putn(out, "", 0);
+    p = out->s + start;
+    end = out->s + out->len;
+    while (p < end && *p && !is_control((unsigned char)*p))
+        p++;
+    if (p < end && *p) { /* rare: the value again, escaped */
+        fmt_buf_reset(scratch);
+        fmt_buf_putn(scratch, out->s + start, out->len - start);
+        out->len = start;
+        fmt_pad(out, fmt_buf_str(scratch), width, right, cut);
+        return;
+    }
+    out->len = (size_t)(p - out->s); /* a value ends at a NUL, as a text */
+    out->s[out->len] = '\0';
+    len = out->len - start;
+    if (w == 0 || len == w)
+        return;
+    if (len > w) { /* Slurm's "%.Ns" cuts left-justified text */
+        if (cut || !right)
+            out->s[out->len = start + w] = '\0';
+        return;
+    }
+    if (!right) {
+        put_spaces(out, w - len);
+        return;
+    }
+    buf_grow(out, w - len);
+    memmove(out->s + start + (w - len), out->s + start, len);
+    memset(out->s + start, ' ', w - len);
+    out->len = start + w;
+    out->s[out->len] = '\0';
+}
+
 void fmt_row_append(const struct fmt_spec *spec, const void *rec,
                     const void *ctx, struct fmt_buf *out,
                     struct fmt_buf *scratch)
@@ -372,12 +415,14 @@ void fmt_row_append(const struct fmt_spec *spec, const void *rec,
     fmt_buf_puts(out, spec->prefix);
     for (size_t i = 0; i < spec->count; i++) {
         const struct fmt_item *it = &spec->items[i];
+        size_t start = out->len;
 
-        fmt_buf_reset(scratch);
-        it->field->print(scratch, rec, ctx);
-        fmt_pad(out, fmt_buf_str(scratch), it->width, it->right,
-                !(it->field->flags & FMT_NOCUT));
-        fmt_buf_puts(out, it->suffix);
+        /* written in place, then padded: no copy of each value */
+        it->field->print(out, rec, ctx);
+        pad_tail(out, start, it->width, it->right,
+                 !(it->field->flags & FMT_NOCUT), scratch);
+        if (it->suffix[0])
+            fmt_buf_puts(out, it->suffix);
     }
     fmt_buf_putn(out, "\n", 1);
 }
