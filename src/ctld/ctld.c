@@ -5,7 +5,8 @@
  *
  * A transition is an event applied by ctld_apply() (event.h); an answer
  * that promises durability waits in 'acks' until the journal flush that runs
- * before the loop next blocks (one fdatasync per loop iteration).
+ * before the loop next blocks, or right after the loop's I/O when answers
+ * wait (one fdatasync per loop iteration, two when both have records).
  */
 #include <errno.h>
 #include <signal.h>
@@ -496,16 +497,14 @@ void *ctld_acks_join(void *a, void *b)
 /* uv_prepare: runs before the loop blocks.  Flush, then answer (alone),
  * or propose the turn's records to the Raft group, whose commit answers
  * (ha.h). */
-void ctld_flush_cb(uv_prepare_t *h)
+static void flush(struct ctld *ctld)
 {
-    struct ctld *ctld = h->data;
     struct journal *js[2] = {ctld->journal, acct_spool_prepare(ctld)};
     struct ack *acks = ctld->acks;
     int err[2], errnum;
 
     uint64_t began;
 
-    stats_loop_turn(ctld);
     /* The state and the accounting spool reach the disk together. */
     began = uv_hrtime();
     journal_flush_together(js, 2, err);
@@ -532,6 +531,22 @@ void ctld_flush_cb(uv_prepare_t *h)
         prolog_ctld_flushed(ctld); /* the starts they are for are on disk */
     acct_send_soon(ctld);
     scheduler_arm(ctld);
+}
+
+void ctld_flush_cb(uv_prepare_t *h)
+{
+    struct ctld *ctld = h->data;
+
+    stats_loop_turn(ctld);
+    flush(ctld);
+}
+
+void ctld_answers_cb(uv_check_t *h)
+{
+    struct ctld *ctld = h->data;
+
+    if (ctld->acks)
+        flush(ctld);
 }
 
 void ctld_take_over(struct ctld *ctld)

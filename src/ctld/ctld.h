@@ -98,6 +98,7 @@ struct ctld {
     size_t retired_conf_count;
     int log_verbose;           /* -v count, added to SlurmctldDebug */
     uv_prepare_t flush_handle; /* flushes the journal before the loop blocks */
+    uv_check_t answers_handle; /* and after its I/O, for answers waiting */
     struct ack *acks;          /* responses waiting for the flush */
     struct ack **acks_tail;
     uv_timer_t sched_timer;    /* coalesced "schedule soon" */
@@ -451,6 +452,12 @@ bool ctld_active(const struct ctld *ctld);
 
 /* The journal flush before the loop blocks (uv_prepare callback). */
 void ctld_flush_cb(uv_prepare_t *h);
+
+/* The same flush right after the loop's I/O (uv_check callback), when
+ * requests of this turn wait for it to be answered: they are answered
+ * before the timers of the next turn (a scheduling pass, the periodic
+ * checks) run, not after. */
+void ctld_answers_cb(uv_check_t *h);
 
 /* Priority of a job that is not held: earlier submissions first, less
  * its nice value (Slurm's priority/basic order). */

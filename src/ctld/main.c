@@ -471,6 +471,9 @@ static void ctld_start_handles(struct ctld *ctld)
     uv_prepare_init(ctld->loop, &ctld->flush_handle);
     ctld->flush_handle.data = ctld;
     uv_prepare_start(&ctld->flush_handle, ctld_flush_cb);
+    uv_check_init(ctld->loop, &ctld->answers_handle);
+    ctld->answers_handle.data = ctld;
+    uv_check_start(&ctld->answers_handle, ctld_answers_cb);
     uv_timer_init(ctld->loop, &ctld->sched_timer);
     ctld->sched_timer.data = ctld;
     uv_timer_init(ctld->loop, &ctld->periodic_timer);
