@@ -1661,8 +1661,9 @@ static char *frame_written(const proto_req_t *req, struct jsonw *w, bool more,
     char *buf;
     int n;
 
-    n = snprintf(prefix, sizeof(prefix), "{\"v\":%d,\"type\":\"%s\",%s\"body\":",
-                 PROTO_VERSION, req->type, more ? "\"more\":true," : "");
+    n = snprintf(prefix, sizeof(prefix),
+                 "{\"v\":%d,\"type\":\"%s\",%s\"body\":", PROTO_VERSION,
+                 req->type, more ? "\"more\":true," : "");
     jsonw_raw(w, "}", 1);
     if (n < 0 || (size_t)n + PROTO_FRAME_HDR > PROTO_RESPOND_RESERVE
         || w->len < PROTO_RESPOND_RESERVE + 2) {

@@ -16,15 +16,6 @@ int job_state_count(void)
     return JOB_STATE_COUNT;
 }
 
-/* 'job''s state memo 'which' (rowtable.h; a row's only): the state + 1,
- * 0 when not known. */
-static uint8_t *memo_of(const json_t *job, int which)
-{
-    struct row_table_row *row = row_table_row_of(job);
-
-    return row ? &row->memo[which] : NULL;
-}
-
 static job_state_t base_state(const json_t *job)
 {
     job_state_t s = job_state_lookup(jstr(job, "job_state"));
@@ -43,28 +34,29 @@ static job_state_t state(const json_t *job)
     return job_base_state_of(job);
 }
 
-/* A row's state is read once, then kept in its memo: squeue reads it
- * some five times per job (selection, sort, three printers). */
+/* 'read'('job'), for a row read once and then kept in its memo 'which'
+ * (rowtable.h: the state + 1, 0 while not known): squeue reads a job's
+ * states some five times (selection, sort, three printers). */
+static job_state_t memoized(const json_t *job, int which,
+                            job_state_t (*read)(const json_t *))
+{
+    struct row_table_row *row = row_table_row_of(job);
+
+    if (!row)
+        return read(job);
+    if (!row->memo[which])
+        row->memo[which] = (uint8_t)(read(job) + 1);
+    return (job_state_t)(row->memo[which] - 1);
+}
+
 job_state_t job_base_state_of(const json_t *job)
 {
-    uint8_t *memo = memo_of(job, ROW_MEMO_BASE_STATE);
-
-    if (!memo)
-        return base_state(job);
-    if (!*memo)
-        *memo = (uint8_t)(base_state(job) + 1);
-    return (job_state_t)(*memo - 1);
+    return memoized(job, ROW_MEMO_BASE_STATE, base_state);
 }
 
 job_state_t job_state_of(const json_t *job)
 {
-    uint8_t *memo = memo_of(job, ROW_MEMO_JOB_STATE);
-
-    if (!memo)
-        return state(job);
-    if (!*memo)
-        *memo = (uint8_t)(state(job) + 1);
-    return (job_state_t)(*memo - 1);
+    return memoized(job, ROW_MEMO_JOB_STATE, state);
 }
 
 bool job_state_is_pending(job_state_t s)
