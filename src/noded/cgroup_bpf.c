@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "noded/bpf_dl.h"
 #include "noded/cgroup.h"
 #include "noded/cgroup_bpf.h"
 
@@ -43,6 +44,11 @@ static int load(const struct cgroup_dev_rule *rules, size_t n,
     LIBBPF_OPTS(bpf_prog_load_opts, opts);
     int fd;
 
+    if (bpf_dl_load(error) < 0) {
+        free(insns);
+        free(log);
+        return -1;
+    }
     fd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_DEVICE, "drover_devices",
                        "Apache-2.0", insns, count, &opts);
     if (fd < 0) {
@@ -90,11 +96,15 @@ int cgroup_bpf_attach(const char *dir, const struct cgroup_dev_rule *rules,
 
 int cgroup_bpf_attached(const char *dir)
 {
-    int cg = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    drv_error_t error = {{0}};
     __u32 count = 0, flags = 0;
-    int rc;
+    int cg, rc;
 
-    if (cg < 0)
+    if (bpf_dl_load(&error) < 0) {
+        log_debug("cgroup v2: %s", error.text);
+        return -1;
+    }
+    if ((cg = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0)
         return -1;
     rc = bpf_prog_query(cg, BPF_CGROUP_DEVICE, 0, &flags, NULL, &count);
     close(cg);

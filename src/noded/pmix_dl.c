@@ -7,54 +7,39 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
+#include "common/dl.h"
 #include "noded/pmix_dl.h"
 
 struct pmix_dl pmix_dl;
 
-static const struct {
-    const char *name;
-    size_t off;
-} symbols[] = {
-    {"PMIx_Info_list_start", offsetof(struct pmix_dl, Info_list_start)},
-    {"PMIx_Info_list_add", offsetof(struct pmix_dl, Info_list_add)},
-    {"PMIx_Info_list_convert", offsetof(struct pmix_dl, Info_list_convert)},
-    {"PMIx_Info_list_release", offsetof(struct pmix_dl, Info_list_release)},
-    {"PMIx_Data_array_destruct",
-     offsetof(struct pmix_dl, Data_array_destruct)},
-    {"PMIx_Error_string", offsetof(struct pmix_dl, Error_string)},
-    {"PMIx_Get_version", offsetof(struct pmix_dl, Get_version)},
-    {"PMIx_server_init", offsetof(struct pmix_dl, server_init)},
-    {"PMIx_server_finalize", offsetof(struct pmix_dl, server_finalize)},
-    {"PMIx_server_register_nspace",
-     offsetof(struct pmix_dl, server_register_nspace)},
-    {"PMIx_server_deregister_nspace",
-     offsetof(struct pmix_dl, server_deregister_nspace)},
-    {"PMIx_server_register_client",
-     offsetof(struct pmix_dl, server_register_client)},
-    {"PMIx_server_deregister_client",
-     offsetof(struct pmix_dl, server_deregister_client)},
-    {"PMIx_server_setup_fork", offsetof(struct pmix_dl, server_setup_fork)},
+#define SYM(member, name) DL_SYMBOL_AS(struct pmix_dl, member, name)
+
+static const struct dl_symbol symbols[] = {
+    SYM(Info_list_start, "PMIx_Info_list_start"),
+    SYM(Info_list_add, "PMIx_Info_list_add"),
+    SYM(Info_list_convert, "PMIx_Info_list_convert"),
+    SYM(Info_list_release, "PMIx_Info_list_release"),
+    SYM(Data_array_destruct, "PMIx_Data_array_destruct"),
+    SYM(Error_string, "PMIx_Error_string"),
+    SYM(Get_version, "PMIx_Get_version"),
+    SYM(server_init, "PMIx_server_init"),
+    SYM(server_finalize, "PMIx_server_finalize"),
+    SYM(server_register_nspace, "PMIx_server_register_nspace"),
+    SYM(server_deregister_nspace, "PMIx_server_deregister_nspace"),
+    SYM(server_register_client, "PMIx_server_register_client"),
+    SYM(server_deregister_client, "PMIx_server_deregister_client"),
+    SYM(server_setup_fork, "PMIx_server_setup_fork"),
 };
+
+_Static_assert(sizeof(symbols) / sizeof(symbols[0])
+                   == sizeof(struct pmix_dl) / sizeof(void (*)(void)),
+               "pmix_dl: a function without its symbol");
 
 int pmix_dl_load(drv_error_t *error)
 {
     static void *lib;
-    void *sym;
 
-    if (lib)
-        return 0;
     /* GLOBAL: libpmix's plugins resolve its symbols */
-    if (!(lib = dlopen(DROVER_PMIX_LIB, RTLD_NOW | RTLD_GLOBAL)))
-        return errprintf(error, "cannot load %s: %s", DROVER_PMIX_LIB,
-                         dlerror());
-    for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
-        if (!(sym = dlsym(lib, symbols[i].name))) {
-            errprintf(error, "%s: no %s", DROVER_PMIX_LIB, symbols[i].name);
-            dlclose(lib);
-            lib = NULL;
-            return -1;
-        }
-        *(void **)((char *)&pmix_dl + symbols[i].off) = sym;
-    }
-    return 0;
+    return dl_load(&lib, DROVER_PMIX_LIB, RTLD_NOW | RTLD_GLOBAL, symbols,
+                   sizeof(symbols) / sizeof(symbols[0]), &pmix_dl, error);
 }

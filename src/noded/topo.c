@@ -2,7 +2,8 @@
  *
  * topo.c - the node's sockets, cores and threads from hwloc (affinity.h)
  *
- * Only droverstepd links libhwloc, and only steps that bind load it.
+ * Only the droverstepd of a step that binds its tasks loads libhwloc
+ * (hwloc_dl.h), and reads the topology.
  * hwloc leaves out the PUs this process may not use (its cgroup's
  * cpuset), so a droverd started in a cpuset binds within it.
  */
@@ -12,6 +13,7 @@
 
 #include "common/xalloc.h"
 #include "noded/affinity.h"
+#include "noded/hwloc_dl.h" /* after hwloc.h: its calls through pointers */
 
 /* The logical index of pu's ancestor of 'type' (0 when none). */
 static int ancestor_index(hwloc_topology_t topo, hwloc_obj_type_t type,
@@ -25,10 +27,12 @@ static int ancestor_index(hwloc_topology_t topo, hwloc_obj_type_t type,
 int topo_load(struct topo *t, drv_error_t *error)
 {
     hwloc_topology_t topo;
-    int n;
+    int n, depth;
 
     t->pu = NULL;
     t->npu = 0;
+    if (hwloc_dl_load(error) < 0)
+        return -1;
     if (hwloc_topology_init(&topo) < 0)
         return errprintf(error, "hwloc: cannot initialise a topology");
     /* sockets, cores and threads only: no caches, NUMA details or I/O
@@ -42,15 +46,17 @@ int topo_load(struct topo *t, drv_error_t *error)
         hwloc_topology_destroy(topo);
         return errprintf(error, "hwloc: cannot load the node's topology");
     }
-    n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    /* PUs are one level, as hwloc_get_nbobjs_by_type() would read it */
+    depth = hwloc_get_type_depth(topo, HWLOC_OBJ_PU);
+    n = depth < 0 ? 0 : (int)hwloc_get_nbobjs_by_depth(topo, (unsigned)depth);
     if (n <= 0) {
         hwloc_topology_destroy(topo);
         return errprintf(error, "hwloc: no processing unit found");
     }
     t->pu = xzalloc(sizeof(*t->pu) * (size_t)n);
     for (int i = 0; i < n; i++) {
-        hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU,
-                                               (unsigned)i);
+        hwloc_obj_t pu = hwloc_get_obj_by_depth(topo, (unsigned)depth,
+                                                (unsigned)i);
         hwloc_obj_t core;
 
         if (!pu || pu->os_index >= CPU_SETSIZE)

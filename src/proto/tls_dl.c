@@ -6,17 +6,15 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include "common/dl.h"
 #include "proto/tls.h"
 #include "proto/tls_dl.h"
 
 struct tls_dl tls_dl;
 
-#define SYM(name) { #name, offsetof(struct tls_dl, name) }
+#define SYM(name) DL_SYMBOL(struct tls_dl, name)
 
-static const struct {
-    const char *name;
-    size_t off;
-} symbols[] = {
+static const struct dl_symbol symbols[] = {
     SYM(TLS_client_method), SYM(TLS_server_method), SYM(SSL_CTX_new),
     SYM(SSL_CTX_free), SYM(SSL_CTX_ctrl),
     SYM(SSL_CTX_set_options), SYM(SSL_CTX_set_num_tickets),
@@ -40,27 +38,14 @@ _Static_assert(sizeof(symbols) / sizeof(symbols[0])
 int tls_dl_load(drv_error_t *error)
 {
     static void *lib;
-    void *sym;
+    drv_error_t why = {{0}};
 
-    if (lib)
-        return 0;
     /* libcrypto comes in as libssl's dependency; dlsym() on libssl's
      * handle finds its functions too. */
-    if (!(lib = dlopen(PROTO_TLS_LIB, RTLD_NOW | RTLD_LOCAL))) {
-        errno = ENOENT;
-        return errprintf(error, "TLS (CommunicationParameters=drover_tls_rpc) "
-                         "needs OpenSSL 3: cannot load %s: %s", PROTO_TLS_LIB,
-                         dlerror());
-    }
-    for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
-        if (!(sym = dlsym(lib, symbols[i].name))) {
-            dlclose(lib);
-            lib = NULL;
-            errno = ENOENT;
-            return errprintf(error, "%s: no symbol %s (OpenSSL 3 is needed)",
-                             PROTO_TLS_LIB, symbols[i].name);
-        }
-        *(void **)((char *)&tls_dl + symbols[i].off) = sym;
-    }
-    return 0;
+    if (dl_load(&lib, PROTO_TLS_LIB, RTLD_NOW | RTLD_LOCAL, symbols,
+                sizeof(symbols) / sizeof(symbols[0]), &tls_dl, &why) == 0)
+        return 0;
+    errno = ENOENT;
+    return errprintf(error, "TLS (CommunicationParameters=drover_tls_rpc) "
+                     "needs OpenSSL 3: %s", why.text);
 }
