@@ -147,6 +147,13 @@ def check_layout():
     if len(modules) != 1:
         raise Failure(f"libdrover-rows.so: {modules or 'not installed'}")
     ctypes.CDLL(modules[0]).row_table_simd_read  # noqa: B018
+    # the libraries the daemons load with dlopen() when first needed
+    # (src/common/dl.h): dpkg-shlibdeps sees only what is linked, so
+    # debian/control names them
+    depends = run("dpkg-query", "-W", "-f", "${Depends}", "drover").stdout
+    for lib in ("libssl3", "libpmix2", "libhwloc15", "libbpf1"):
+        if not re.search(rf"(^|[ ,]){re.escape(lib)}([ ,(]|$)", depends):
+            raise Failure(f"the package's Depends lacks {lib}: {depends}")
     for c in COMMANDS:
         assert_path(f"/usr/share/man/man1/{c}.1.gz")
     for u in UNITS:
