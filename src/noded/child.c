@@ -4,14 +4,26 @@
  * signal dispositions and mask, a new session, the open files limit droverd
  * was started with, the user's identity.
  * Shared by batch scripts (launch.c) and step tasks (step.c).
+ *
+ * A child of a process with threads (droverstepd runs PMIx's and libuv's)
+ * may only make async-signal-safe calls until it execs: a lock another
+ * thread held at the fork stays held in the child.  initgroups() is not
+ * one (NSS loads its modules and allocates): a task forked while PMIx's
+ * thread held the allocator's lock hung in it under ASan, holding the
+ * step's answer to droverd open (tests/e2e/test_mpi.py, 1 run in 6).  So
+ * the parent resolves the user's groups first (child_user_groups()), and
+ * the child only calls setgroups().
  */
 #include <errno.h>
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/daemon.h"
+#include "common/xalloc.h"
 #include "noded/noded.h"
 
 void child_reset(void)
@@ -44,14 +56,59 @@ void child_set_mnt_ns(int fd)
     mnt_ns_fd = fd;
 }
 
+/* The supplementary groups of the user child_user_groups() resolved. */
+static struct {
+    char *user;
+    gid_t gid;
+    gid_t *groups;
+    int n;
+} known;
+
+static bool is_known(const char *user, gid_t gid)
+{
+    return known.user && known.gid == gid && !strcmp(known.user, user);
+}
+
+void child_user_groups(const char *user, gid_t gid)
+{
+    int n = 32, want;
+    gid_t *groups = NULL;
+
+    if (!user || is_known(user, gid))
+        return;
+    for (;;) {
+        groups = xrealloc(groups, (size_t)n * sizeof(*groups));
+        want = n;
+        if (getgrouplist(user, gid, groups, &want) >= 0) {
+            n = want;
+            break;
+        }
+        if (want <= n) { /* no count to retry with */
+            free(groups);
+            return;
+        }
+        n = want;
+    }
+    free(known.user);
+    free(known.groups);
+    known.user = xstrdup(user);
+    known.gid = gid;
+    known.groups = groups;
+    known.n = n;
+}
+
 int child_become_user(const char *user, uid_t uid, gid_t gid)
 {
     if (mnt_ns_fd >= 0 && setns(mnt_ns_fd, CLONE_NEWNS) < 0)
         return -1;
     if (getuid() != 0)
         return uid == getuid() ? 0 : (errno = EPERM, -1);
-    if (initgroups(user, gid) < 0 && setgroups(0, NULL) < 0)
+    if (is_known(user, gid)) { /* resolved before the fork */
+        if (setgroups((size_t)known.n, known.groups) < 0)
+            return -1;
+    } else if (initgroups(user, gid) < 0 && setgroups(0, NULL) < 0) {
         return -1;
+    }
     if (setgid(gid) < 0 || setuid(uid) < 0)
         return -1;
     return 0;

@@ -336,6 +336,7 @@ struct nd_job *launch_batch(struct noded *nd, json_t *job, drv_error_t *error)
     l.envp = launch_env_build(nd, job);
     l.user_env = json_is_true(json_object_get(launch, "get_user_env"));
     l.task_prolog = nd->conf->task_prolog;
+    child_user_groups(l.user, l.gid); /* not in the child (child.c) */
     if (batch_cpus(nd, job, &l, error) < 0
         || batch_cgroup(nd, job, &l, error) < 0) {
         pid = -1;

@@ -136,6 +136,12 @@ void child_reset(void);
  * syscall, and none above the old 1024 limit is left open to the job). */
 void child_close_fds(void);
 int child_become_user(const char *user, uid_t uid, gid_t gid);
+/* child.c: in the parent, before forking children that will
+ * child_become_user('user', ..., 'gid'): resolve the user's supplementary
+ * groups (getgrouplist(), NSS) here, so that the child does not call NSS
+ * (see child.c).  Kept for the last user and gid; a child of another user
+ * falls back to initgroups().  Failures are left to that fallback. */
+void child_user_groups(const char *user, gid_t gid);
 /* child.c: the job's mount namespace (jc_job_enter(): job_container/tmpfs)
  * that child_become_user() enters first (setns), so the batch script and
  * every task see the job's private /tmp and /dev/shm; -1: none. */

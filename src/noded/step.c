@@ -1178,6 +1178,7 @@ int step_launch(struct noded *nd, json_t *body, drv_error_t *error)
                              json_object_get(body, "node_index"), "io_key",
                              json_object_get(body, "io_key")));
     argv = str_array(json_object_get(body, "argv"));
+    child_user_groups(d.user, (gid_t)d.gid); /* not in the children */
     for (size_t i = 0; i < st->ntasks; i++) {
         struct step_task *t = &st->tasks[i];
         char **targv;
