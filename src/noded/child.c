@@ -66,7 +66,8 @@ static struct {
 
 static bool is_known(const char *user, gid_t gid)
 {
-    return known.user && known.gid == gid && !strcmp(known.user, user);
+    return user && known.user && known.gid == gid
+           && !strcmp(known.user, user);
 }
 
 void child_user_groups(const char *user, gid_t gid)
