@@ -196,15 +196,26 @@ static void check_table(const struct fmt_field *table)
     }
 }
 
+/* 'check' once with each reader. */
+static void with_each_reader(void (*check)(void))
+{
+    for (size_t r = 0; r < sizeof(readers) / sizeof(readers[0]); r++) {
+        reader = readers[r];
+        check();
+    }
+}
+
+static void fields_print_the_same(void)
+{
+    check_table(squeue_fields);
+    check_table(squeue_step_fields);
+}
+
 /* Every -o letter / -O name of squeue and squeue -s. */
 static void every_field_prints_the_same(void **state)
 {
     (void)state;
-    for (size_t r = 0; r < 2; r++) {
-        reader = readers[r];
-        check_table(squeue_fields);
-        check_table(squeue_step_fields);
-    }
+    with_each_reader(fields_print_the_same);
 }
 
 /* Sorted by 'sort' (NULL: default), the job ids in order, "-r" expanded. */
@@ -280,10 +291,7 @@ static void sorts_order_the_same(void)
 static void every_sort_key_orders_the_same(void **state)
 {
     (void)state;
-    for (size_t r = 0; r < 2; r++) {
-        reader = readers[r];
-        sorts_order_the_same();
-    }
+    with_each_reader(sorts_order_the_same);
 }
 
 /* Frame 'msg' (stolen) read by 'reader' into 'rr' (the tables of the
@@ -377,10 +385,7 @@ static void parts_read_as_one(void)
 static void an_answer_in_parts_reads_as_one(void **state)
 {
     (void)state;
-    for (size_t r = 0; r < 2; r++) {
-        reader = readers[r];
-        parts_read_as_one();
-    }
+    with_each_reader(parts_read_as_one);
 }
 
 int main(void)

@@ -136,52 +136,50 @@ char *fmt_escape(const char *s)
     return b.s;
 }
 
-/* 'value' ('len' bytes) in 'width' columns. */
-static void pad(struct fmt_buf *out, const char *value, size_t len, int width,
-                bool right, bool cut)
+/* The value written at the end of 'out', from 'start' (no control
+ * character in it), in 'width' columns, in place. */
+static void pad_in_place(struct fmt_buf *out, size_t start, int width,
+                         bool right, bool cut)
 {
-    size_t w = width > 0 ? (size_t)width : 0;
+    size_t len = out->len - start, w = width > 0 ? (size_t)width : 0;
 
-    if (w == 0) {
-        fmt_buf_putn(out, value, len);
+    if (w == 0 || len == w)
+        return;
+    if (len > w) { /* Slurm formats left-justified text with "%.Ns": cut */
+        if (cut || !right)
+            out->s[out->len = start + w] = '\0';
         return;
     }
-    /* Slurm formats left-justified text with "%.Ns", which always cuts. */
-    if (len > w && (cut || !right)) {
-        buf_grow(out, w);
-        memcpy(out->s + out->len, value, w);
-        out->len += w;
-        out->s[out->len] = '\0';
-        return;
-    }
-    if (len >= w) {
-        fmt_buf_putn(out, value, len);
-        return;
-    }
-    if (right)
+    if (!right) {
         put_spaces(out, w - len);
-    fmt_buf_putn(out, value, len);
-    if (!right)
-        put_spaces(out, w - len);
+        return;
+    }
+    buf_grow(out, w - len);
+    memmove(out->s + start + (w - len), out->s + start, len);
+    memset(out->s + start, ' ', w - len);
+    out->len = start + w;
+    out->s[out->len] = '\0';
 }
 
 void fmt_pad(struct fmt_buf *out, const char *value, int width, bool right,
              bool cut)
 {
     const char *p = value ? value : "";
+    size_t start = out->len;
     char *esc;
 
     /* one scan: the length, unless a control character needs escaping */
     while (*p && !is_control((unsigned char)*p))
         p++;
     if (!*p) {
-        pad(out, value ? value : "", (size_t)(p - (value ? value : "")),
-            width, right, cut);
-        return;
+        fmt_buf_putn(out, value ? value : "",
+                     (size_t)(p - (value ? value : "")));
+    } else {
+        esc = fmt_escape(value);
+        fmt_buf_puts(out, esc);
+        free(esc);
     }
-    esc = fmt_escape(value);
-    pad(out, esc, strlen(esc), width, right, cut);
-    free(esc);
+    pad_in_place(out, start, width, right, cut);
 }
 
 const struct fmt_field *fmt_field_by_letter(const struct fmt_field *table,
@@ -371,7 +369,6 @@ char *fmt_header(const struct fmt_spec *spec)
 static void pad_tail(struct fmt_buf *out, size_t start, int width, bool right,
                      bool cut, struct fmt_buf *scratch)
 {
-    size_t len, w = width > 0 ? (size_t)width : 0;
     const char *p, *end;
 
     if (!out->s) /* nothing written yet: an empty text */
@@ -389,23 +386,7 @@ static void pad_tail(struct fmt_buf *out, size_t start, int width, bool right,
     }
     out->len = (size_t)(p - out->s); /* a value ends at a NUL, as a text */
     out->s[out->len] = '\0';
-    len = out->len - start;
-    if (w == 0 || len == w)
-        return;
-    if (len > w) { /* Slurm's "%.Ns" cuts left-justified text */
-        if (cut || !right)
-            out->s[out->len = start + w] = '\0';
-        return;
-    }
-    if (!right) {
-        put_spaces(out, w - len);
-        return;
-    }
-    buf_grow(out, w - len);
-    memmove(out->s + start + (w - len), out->s + start, len);
-    memset(out->s + start, ' ', w - len);
-    out->len = start + w;
-    out->s[out->len] = '\0';
+    pad_in_place(out, start, width, right, cut);
 }
 
 void fmt_row_append(const struct fmt_spec *spec, const void *rec,
