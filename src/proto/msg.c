@@ -246,10 +246,6 @@ int proto__response_parse(json_t *msg, const char *type, const char *peer,
     return 0;
 }
 
-bool proto_msg_is_part(const json_t *msg)
-{
-    return json_is_true(json_object_get(msg, "more"));
-}
 
 /* Append each array of 'from' to the same array of 'to'; set the other
  * members.  0, or -1 without memory. */
@@ -274,7 +270,7 @@ json_t *proto_msg_join_part(json_t **acc, json_t *msg)
 {
     json_t *to, *from = json_object_get(msg, "body");
     const char *type = json_string_value(json_object_get(msg, "type"));
-    bool part = proto_msg_is_part(msg);
+    bool part = json_is_true(json_object_get(msg, "more")); /* more follow */
 
     if (!*acc || (type && !strcmp(type, PROTO_TYPE_ERROR))) {
         json_decref(*acc);

@@ -68,12 +68,9 @@ int proto_msg_parse(json_t *msg, struct proto_msg *out, drv_error_t *error);
 void proto_msg_error_parse(const json_t *body, int *errnum,
                            const char **errstr);
 
-/* Answers in parts (docs/protocol.md): whether 'msg' is a part that more
- * frames follow ("more": true). */
-bool proto_msg_is_part(const json_t *msg);
-
-/* Join the answer read so far, '*acc' (NULL before the first part), and
- * the next frame 'msg' (stolen): each array member of msg's body is
+/* Answers in parts (docs/protocol.md): join the answer read so far,
+ * '*acc' (NULL before the first part), and the next frame 'msg' (stolen),
+ * a part when it is marked "more": true.  Each array member of msg's body is
  * appended to the same member of acc's body, other members are set.
  * When 'msg' is a part, it is kept in *acc (the first) or joined to it
  * and NULL is returned; otherwise the joined answer is returned (msg's
